@@ -1,0 +1,254 @@
+import type { Polygon, Vec2 } from '../core/geometry.js';
+
+/**
+ * The expanded scenario: what every stage of the data path reads. Produced from a scenario
+ * file by `loadScenario` (templates expanded, defaults applied, references resolved to ids,
+ * everything validated). Plain data, so it can cross a worker boundary.
+ *
+ * `src` on an entity is the JSON pointer of the scenario-file node it came from (after
+ * template expansion, the node of the template use), so later checks can name file:line.
+ */
+export interface ScenarioModel {
+  version: 1;
+  name: string;
+  /** Absolute path of the file, or '<inline>' for objects passed in directly. */
+  file: string;
+  seed: number;
+  /** Epoch ms (UTC) of the first simulated instant. */
+  startMs: number;
+  durationMs: number;
+  fidelity: Fidelity;
+  /** World step: people move and sensors sample on this grid. */
+  tickMs: number;
+  /** Hives publish an uplink batch every this many ms. */
+  batchIntervalMs: number;
+  noise: NoiseModel;
+  org: OrgModel;
+  sites: SiteModel[];
+  buildings: BuildingModel[];
+  floors: FloorModel[];
+  rooms: RoomModel[];
+  zones: ZoneModel[];
+  doors: DoorModel[];
+  hives: HiveModel[];
+  sensors: SensorModel[];
+  populations: PopulationModel[];
+  meetings: MeetingModel[];
+  users: UserModel[];
+  clients: ClientModel[];
+}
+
+export type Fidelity = 'model' | 'frame';
+export type SensorMode = 'presence' | 'traffic';
+export type Backhaul = 'wifi' | 'cellular' | 'ethernet';
+
+/** Supported thermopile arrays (platform-reference §6). */
+export const SENSOR_MODELS = {
+  'tp-8x8': { cols: 8, rows: 8 },
+  'tp-16x12': { cols: 16, rows: 12 },
+  'tp-32x24': { cols: 32, rows: 24 },
+  'tp-32x32': { cols: 32, rows: 32 },
+} as const;
+export type SensorModelName = keyof typeof SENSOR_MODELS;
+
+/**
+ * Error model of `--fidelity model` sensors (documented in docs/sensor-model.md).
+ * Probabilities are per person per sample (presence) or per crossing (traffic).
+ */
+export interface NoiseModel {
+  presence: {
+    /** Base probability that a person in the footprint is missed in one sample. */
+    miss: number;
+    /** Expected false detections per sensor per sample. */
+    falsePositive: number;
+    /** Standard deviation of position error, metres, at 3 m mounting height (scales with height). */
+    jitterM: number;
+  };
+  traffic: {
+    /** Probability that a crossing is not counted. */
+    miss: number;
+    /** Extra miss probability when another person crosses the same door within 1 s (side by side). */
+    crowdMiss: number;
+  };
+}
+
+export interface OrgModel {
+  id: string;
+  name: string;
+}
+
+export interface SiteModel {
+  id: string;
+  name: string;
+  customId: string | null;
+  siteNumber: string | null;
+  timezone: string;
+  buildingIds: string[];
+  src: string;
+}
+
+export interface BuildingModel {
+  id: string;
+  name: string;
+  siteId: string;
+  customId: string | null;
+  buildingNumber: string | null;
+  capacity: { max: number; mid: number } | null;
+  address: { lines: string[]; country: string | null } | null;
+  floorIds: string[];
+  src: string;
+}
+
+export interface FloorModel {
+  id: string; // space_…
+  name: string;
+  siteId: string;
+  buildingId: string;
+  level: number;
+  customId: string | null;
+  /** Outline of the floor: the given one, else the bounding box of its rooms. */
+  outline: Polygon;
+  roomIds: string[];
+  zoneIds: string[];
+  doorIds: string[];
+  hiveIds: string[];
+  sensorIds: string[];
+  src: string;
+}
+
+export interface RoomModel {
+  id: string;
+  name: string;
+  floorId: string;
+  customId: string | null;
+  capacity: { max: number; mid: number } | null;
+  polygon: Polygon;
+  src: string;
+}
+
+export interface ZoneModel {
+  id: string;
+  name: string;
+  floorId: string;
+  /** The room the zone subdivides, or null for a zone of the floor. */
+  roomId: string | null;
+  customId: string | null;
+  polygon: Polygon;
+  src: string;
+}
+
+/**
+ * A door: a line segment on the boundary between two rooms, or between a room and the
+ * outside of the floor (an entrance). Crossing from `fromRoomId` into `toRoomId` is "in".
+ */
+export interface DoorModel {
+  id: string;
+  name: string;
+  floorId: string;
+  line: readonly [Vec2, Vec2];
+  /** null = outside the floor (building entrance or stair core). */
+  fromRoomId: string | null;
+  toRoomId: string;
+  entrance: boolean;
+  src: string;
+}
+
+export interface HiveModel {
+  id: string;
+  name: string;
+  serial: string;
+  floorId: string;
+  roomId: string | null;
+  position: Vec2;
+  backhaul: Backhaul;
+  /** Seeded MQTT credential (username = serial). */
+  password: string;
+  firmwareVersion: string;
+  src: string;
+}
+
+export interface SensorModel {
+  id: string; // sensor_…
+  name: string;
+  mac: string;
+  floorId: string;
+  /** The room the sensor is mounted in (for a door sensor: the door's `toRoomId` side). */
+  roomId: string | null;
+  zoneId: string | null;
+  /** Traffic mode only: the door whose line it counts. */
+  doorId: string | null;
+  hiveId: string;
+  mode: SensorMode;
+  model: SensorModelName;
+  center: Vec2;
+  height: number;
+  orientationDeg: number;
+  fovDeg: number;
+  /** 1 (least sensitive) … 5 (most). */
+  sensitivity: number;
+  /** Presence: a detection packet every this many ms; traffic: in/out counts per interval. */
+  reportIntervalMs: number;
+  src: string;
+}
+
+/** Wall-clock time of day as a normal distribution, in minutes after local midnight. */
+export interface TimeOfDayDist {
+  meanMin: number;
+  sdMin: number;
+}
+
+export interface ActivityModel {
+  /** Candidate destination rooms (one picked per trip). */
+  roomIds: string[];
+  /** Mean time between trips (exponential). */
+  everyMs: number;
+  /** Mean time spent at the destination (exponential, at least one tick). */
+  dwellMs: number;
+}
+
+/** A group of people who share a schedule; the simulation creates `count` agents. */
+export interface PopulationModel {
+  id: string;
+  name: string;
+  siteId: string;
+  buildingId: string;
+  floorId: string;
+  count: number;
+  /** Rooms where members have desks (positions drawn inside them). */
+  homeRoomIds: string[];
+  /** Door by which members enter and leave the floor (an entrance of the floor). */
+  entranceDoorIds: string[];
+  arrival: TimeOfDayDist;
+  departure: TimeOfDayDist;
+  activities: ActivityModel[];
+  src: string;
+}
+
+/** A recurring daily meeting: `attendees` present members of the floor go to the room. */
+export interface MeetingModel {
+  id: string;
+  name: string;
+  floorId: string;
+  roomId: string;
+  atMin: number;
+  durationMs: number;
+  attendees: number;
+  src: string;
+}
+
+export interface UserModel {
+  id: string;
+  username: string;
+  /** Seeded when the file gives none. */
+  password: string;
+  src: string;
+}
+
+export interface ClientModel {
+  /** `client_<ksuid>`. */
+  clientId: string;
+  name: string;
+  description: string;
+  secret: string;
+  src: string;
+}
