@@ -1,0 +1,101 @@
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { AppError, ErrorCodes, isAppError } from '../core/errors.js';
+import { runCommand, schemaCommand, validateCommand, type Flags, type Io } from './commands.js';
+
+/**
+ * `occusim` command line: a thin shell over the library API. Exit codes (DESIGN §3.1):
+ * 0 ok, 1 a run found a failure condition, 2 usage or input error.
+ */
+const HELP = `occusim — deterministic simulator of a thermal people-sensing platform
+
+Usage:
+  occusim run <scenario> [options]   simulate end to end and compare with ground truth
+  occusim validate <scenario>        check a scenario file; every problem as file:line:col path: message
+  occusim schema                     print the scenario JSON Schema
+  occusim --help | --version
+
+run options:
+  --seed N              override the scenario's seed
+  --speed max|F         max (default): virtual time, deterministic; F: F× real time
+  --duration D          override the duration (90s, 30m, 2h, 1h30m, 1d)
+  --fidelity model      sensor fidelity (frame: thermal frames, not available yet)
+  --workers N           worker threads for frame fidelity (no effect at model fidelity)
+  --report FILE         write the JSON report { scenario, seed, result, perf, db }
+  --db FILE             SQLite file of the cloud store (default: a new temp file)
+  --mqtt-port N         port of the embedded MQTT broker (default: a free port)
+  --quiet               no progress bar, no summary
+
+Exit codes: 0 ok, 1 the run found a failure condition (data lost), 2 usage or input error.
+`;
+
+const OPTIONS = {
+  seed: { type: 'string' },
+  speed: { type: 'string' },
+  duration: { type: 'string' },
+  fidelity: { type: 'string' },
+  workers: { type: 'string' },
+  report: { type: 'string' },
+  db: { type: 'string' },
+  'mqtt-port': { type: 'string' },
+  broker: { type: 'string' },
+  record: { type: 'string' },
+  serve: { type: 'boolean' },
+  port: { type: 'string' },
+  quiet: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean' },
+} as const;
+
+export async function main(argv: readonly string[], io: Io): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (err) {
+    io.stderr.write(`occusim: ${(err as Error).message}\n\n${HELP}`);
+    return 2;
+  }
+  const flags = parsed.values as Flags;
+  const [command, ...rest] = parsed.positionals;
+  if (flags.version) {
+    io.stdout.write(`${packageVersion()}\n`);
+    return 0;
+  }
+  if (flags.help || command === undefined || command === 'help') {
+    io.stdout.write(HELP);
+    return command === undefined && !flags.help ? 2 : 0;
+  }
+  try {
+    return await dispatch(command, rest, flags, io);
+  } catch (err) {
+    if (isAppError(err)) {
+      io.stderr.write(`occusim: ${err.message}\n`);
+      return err.code === 'USAGE' || err.code === 'SCENARIO_INVALID' || err.code === 'NOT_IMPLEMENTED' || err.code === 'SCENARIO_NOT_FOUND' ? 2 : 1;
+    }
+    io.stderr.write(`occusim: internal error: ${(err as Error).stack ?? String(err)}\n`);
+    return 1;
+  }
+}
+
+async function dispatch(command: string, args: string[], flags: Flags, io: Io): Promise<number> {
+  const needFile = (): string => {
+    const [file, extra] = args;
+    if (file === undefined || extra !== undefined) throw new AppError(ErrorCodes.USAGE, `occusim ${command} takes exactly one scenario file`);
+    return file;
+  };
+  switch (command) {
+    case 'run':
+      return runCommand(needFile(), flags, io);
+    case 'validate':
+      return validateCommand(needFile(), io);
+    case 'schema':
+      return schemaCommand(io);
+    default:
+      throw new AppError(ErrorCodes.USAGE, `unknown command ${JSON.stringify(command)} (try occusim --help)`);
+  }
+}
+
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}

@@ -1,0 +1,52 @@
+import type { RunReport } from '../run/run-scenario.js';
+
+/** The human summary of a run, printed on stdout. */
+export function formatSummary(report: RunReport): string {
+  const r = report.result;
+  const lines: string[] = [];
+  lines.push(`occusim run: ${r.scenario.name} (seed ${r.scenario.seed}, ${r.scenario.fidelity} fidelity)`);
+  lines.push(
+    `  simulated ${(r.scenario.durationMs / 3_600_000).toFixed(2)} h from ${r.scenario.start}: ${r.scenario.people} people, ` +
+      `${r.scenario.sensors} sensors, ${r.scenario.hives} hive(s)`,
+  );
+  lines.push('');
+  lines.push('Presence occupancy, measured vs true, per minute');
+  lines.push(`  ${'space'.padEnd(28)}${'kind'.padEnd(7)}${'minutes'.padStart(8)}${'MAE'.padStart(8)}${'exact'.padStart(8)}${'±1'.padStart(8)}${'mean true'.padStart(11)}${'mean meas'.padStart(11)}`);
+  for (const s of r.presence.spaces) {
+    lines.push(
+      `  ${s.name.slice(0, 27).padEnd(28)}${s.kind.padEnd(7)}${String(s.minutes).padStart(8)}${s.mae.toFixed(2).padStart(8)}` +
+        `${pct(s.exactRate).padStart(8)}${pct(s.withinOneRate).padStart(8)}${s.meanTrue.toFixed(2).padStart(11)}${s.meanMeasured.toFixed(2).padStart(11)}`,
+    );
+  }
+  const rooms = r.presence.rooms;
+  const verdict = rooms.mae <= 1 ? 'within 1 person of truth on average' : 'MORE than 1 person from truth on average';
+  lines.push(`  rooms overall: MAE ${rooms.mae.toFixed(2)} people per room-minute over ${rooms.minutes} room-minutes — ${verdict}`);
+  lines.push('');
+  lines.push('Traffic, counted vs true door crossings');
+  for (const t of r.traffic.sensors) {
+    lines.push(
+      `  ${t.name.slice(0, 27).padEnd(28)}door ${t.door.slice(0, 20).padEnd(21)} in ${t.measured.in}/${t.truth.in}  out ${t.measured.out}/${t.truth.out}` +
+        `  recall in ${pct(t.recall.in)} out ${pct(t.recall.out)}`,
+    );
+  }
+  lines.push('');
+  const m = r.messages;
+  lines.push(
+    `Messages: ${m.packetsSent} packets in ${m.batchesSent} batches sent; ${m.packetsDelivered} delivered, ` +
+      `${m.duplicateBatches} duplicate batches, ${m.deadLettered} dead-lettered, ${m.lost} lost`,
+  );
+  lines.push(`Latency (sim time, sensing → stored): p50 ${ms(r.latencyMs.p50)}, p99 ${ms(r.latencyMs.p99)}, max ${ms(r.latencyMs.max)}`);
+  const p = report.perf;
+  lines.push(
+    `Wall time ${(p.wallMs / 1000).toFixed(1)} s (×${p.speedup} real time, ${p.sensorSecondsPerWallSecond.toLocaleString('en-US')} sensor-s/s); store: ${report.db}`,
+  );
+  return lines.join('\n');
+}
+
+function pct(x: number): string {
+  return `${(x * 100).toFixed(1)}%`;
+}
+
+function ms(x: number): string {
+  return x >= 1000 ? `${(x / 1000).toFixed(1)} s` : `${x} ms`;
+}

@@ -1,0 +1,65 @@
+import { AppError, ErrorCodes } from '../core/errors.js';
+import type { ScenarioModel } from '../scenario/model.js';
+import type { World, WorldStep } from '../sim/types.js';
+import { ModelPresenceSensor } from './model-presence.js';
+import { ModelTrafficSensor } from './model-traffic.js';
+import type { SensorPacket } from './packet.js';
+
+/**
+ * The edge stage: every sensor of the scenario, sampled once per world tick. Sensors are
+ * grouped by floor so each floor's people are fetched once per tick.
+ */
+export interface EdgeStage {
+  /** Packets due at this tick, in sensor order (deterministic). */
+  sample(step: WorldStep, world: World): SensorPacket[];
+}
+
+interface FloorSensors {
+  floorId: string;
+  presence: ModelPresenceSensor[];
+  traffic: ModelTrafficSensor[];
+}
+
+export function createEdgeStage(model: ScenarioModel): EdgeStage {
+  if (model.fidelity === 'frame') {
+    throw new AppError(
+      ErrorCodes.NOT_IMPLEMENTED,
+      '--fidelity frame (thermal frame synthesis and edge detection) is not available yet; use --fidelity model',
+    );
+  }
+  const doors = new Map(model.doors.map((d) => [d.id, d]));
+  const byFloor = new Map<string, FloorSensors>();
+  for (const floor of model.floors) byFloor.set(floor.id, { floorId: floor.id, presence: [], traffic: [] });
+  for (const s of model.sensors) {
+    const group = byFloor.get(s.floorId);
+    if (!group) continue;
+    if (s.mode === 'presence') {
+      group.presence.push(new ModelPresenceSensor(s, model.noise.presence, model.seed, model.startMs));
+    } else {
+      const door = s.doorId === null ? undefined : doors.get(s.doorId);
+      if (!door) throw new AppError(ErrorCodes.SCENARIO_INVALID, `traffic sensor ${s.name} watches no door`);
+      group.traffic.push(new ModelTrafficSensor(s, door, model.noise.traffic, model.seed, model.startMs));
+    }
+  }
+  const floors = [...byFloor.values()].filter((f) => f.presence.length + f.traffic.length > 0);
+
+  return {
+    sample(step, world) {
+      const out: SensorPacket[] = [];
+      for (const f of floors) {
+        if (f.presence.length > 0) {
+          const people = world.peopleOnFloor(f.floorId);
+          for (const s of f.presence) {
+            const p = s.sample(step.atMs, people);
+            if (p) out.push(p);
+          }
+        }
+        for (const s of f.traffic) {
+          const p = s.sample(step.atMs, step.crossings);
+          if (p) out.push(p);
+        }
+      }
+      return out;
+    },
+  };
+}

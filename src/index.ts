@@ -1,0 +1,17 @@
+/**
+ * occusim library API: run scenarios from your own code and tests.
+ *
+ * @example
+ * import { runScenario } from 'occusim';
+ * const report = await runScenario('scenarios/quickstart.yaml', { seed: 7 });
+ */
+export { runScenario, type RunReport, type RunPerf } from './run/run-scenario.js';
+export type { RunOptions } from './run/options.js';
+export type { RunResult, SpaceAccuracy, TrafficAccuracy } from './run/report.js';
+export { loadScenarioFile, loadScenarioText, loadScenarioObject, type LoadResult, type LoadOverrides } from './scenario/load.js';
+export { formatDiagnostic, type Diagnostic } from './scenario/diagnostics.js';
+export { scenarioJsonSchema } from './scenario/schema.js';
+export type * from './scenario/model.js';
+export { AppError, ErrorCodes, type ErrorCode } from './core/errors.js';
+export { VirtualClock, ScaledWallClock, type Clock } from './core/clock.js';
+export { rngFor, type Rng } from './core/rng.js';

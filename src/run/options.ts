@@ -1,0 +1,38 @@
+import { AppError, ErrorCodes } from '../core/errors.js';
+import type { Fidelity } from '../scenario/model.js';
+
+/** Options of `runScenario` (and of `occusim run`, which maps its flags onto these). */
+export interface RunOptions {
+  /** Overrides the scenario's seed. */
+  seed?: number;
+  /** 'max' (default): virtual time, as fast as possible, deterministic. A number: that many times real time. */
+  speed?: 'max' | number;
+  /** Overrides the scenario's duration. */
+  durationMs?: number;
+  fidelity?: Fidelity;
+  /** SQLite file of the cloud store; default a new file in a temporary directory. */
+  dbPath?: string;
+  /** Port of the embedded MQTT broker; default 0 (a free port). */
+  mqttPort?: number;
+  /** Called as the run advances, at most about 200 times a run. */
+  onProgress?: (doneMs: number, totalMs: number) => void;
+}
+
+export interface ResolvedRunOptions {
+  speed: 'max' | number;
+  dbPath: string | null;
+  mqttPort: number;
+  onProgress: ((doneMs: number, totalMs: number) => void) | null;
+}
+
+export function resolveRunOptions(opts: RunOptions): ResolvedRunOptions {
+  const speed = opts.speed ?? 'max';
+  if (speed !== 'max' && !(typeof speed === 'number' && speed > 0 && Number.isFinite(speed))) {
+    throw new AppError(ErrorCodes.USAGE, `speed must be 'max' or a positive number, got ${String(speed)}`);
+  }
+  const mqttPort = opts.mqttPort ?? 0;
+  if (!Number.isInteger(mqttPort) || mqttPort < 0 || mqttPort > 65535) {
+    throw new AppError(ErrorCodes.USAGE, `mqtt port must be an integer in 0..65535, got ${mqttPort}`);
+  }
+  return { speed, dbPath: opts.dbPath ?? null, mqttPort, onProgress: opts.onProgress ?? null };
+}

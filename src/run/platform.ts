@@ -1,0 +1,65 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startBroker, type EmbeddedBroker } from '../broker/aedes-broker.js';
+import { startCloud, type Cloud } from '../cloud/cloud.js';
+import type { Clock } from '../core/clock.js';
+import { secretFor } from '../core/ids.js';
+import { HiveBatcher } from '../hive/batcher.js';
+import { connectHive, type HiveLink } from '../hive/mqtt-hive.js';
+import type { ScenarioModel } from '../scenario/model.js';
+
+/**
+ * The running platform of one simulation: embedded broker, cloud ingest with its store, and
+ * one MQTT link per hive. Started in order, closed in reverse.
+ */
+export interface HiveRuntime {
+  readonly serial: string;
+  readonly batcher: HiveBatcher;
+  readonly link: HiveLink;
+}
+
+export interface Platform {
+  readonly broker: EmbeddedBroker;
+  readonly cloud: Cloud;
+  /** By hive id, in scenario order. */
+  readonly hives: ReadonlyMap<string, HiveRuntime>;
+  readonly dbPath: string;
+  close(): Promise<void>;
+}
+
+export interface PlatformOptions {
+  dbPath: string | null;
+  mqttPort: number;
+}
+
+const CLOUD_USER = 'occusim-cloud';
+
+export async function startPlatform(model: ScenarioModel, clock: Clock, opts: PlatformOptions): Promise<Platform> {
+  const cloudPassword = secretFor(model.seed, 'service', CLOUD_USER);
+  const dbPath = opts.dbPath ?? join(mkdtempSync(join(tmpdir(), 'occusim-')), 'occusim.sqlite');
+  const closers: Array<() => Promise<void>> = [];
+  const close = async (): Promise<void> => {
+    for (const c of closers.reverse()) await c();
+  };
+  try {
+    const broker = await startBroker({
+      port: opts.mqttPort,
+      hives: model.hives.map((h) => ({ serial: h.serial, password: h.password })),
+      services: [{ username: CLOUD_USER, password: cloudPassword, role: 'cloud' }],
+    });
+    closers.push(() => broker.close());
+    const cloud = await startCloud({ brokerUrl: broker.url, username: CLOUD_USER, password: cloudPassword, model, clock, dbPath });
+    closers.push(() => cloud.close());
+    const hives = new Map<string, HiveRuntime>();
+    for (const h of model.hives) {
+      const link = await connectHive({ brokerUrl: broker.url, serial: h.serial, password: h.password });
+      closers.push(() => link.close());
+      hives.set(h.id, { serial: h.serial, batcher: new HiveBatcher({ hiveSerial: h.serial }), link });
+    }
+    return { broker, cloud, hives, dbPath, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}

@@ -1,0 +1,187 @@
+import type { Cloud } from '../cloud/cloud.js';
+import { percentile, round } from '../core/stats.js';
+import { isoUtc } from '../core/time.js';
+import type { ScenarioModel } from '../scenario/model.js';
+import type { TruthRecorder } from '../sim/truth.js';
+import type { LoopStats } from './loop.js';
+
+/**
+ * The deterministic `result` section of a run report: what the platform measured against
+ * the ground truth. Every number is rounded so the JSON is byte-identical across machines.
+ */
+export interface SpaceAccuracy {
+  id: string;
+  name: string;
+  kind: 'room' | 'zone' | 'floor';
+  /** Minutes where both a measured and a true value exist. */
+  minutes: number;
+  /** True minutes with no measured value (no sensor sample reached the cloud). */
+  missingMinutes: number;
+  /** Mean absolute error, people, per minute. */
+  mae: number;
+  /** Share of minutes where measured equals truth exactly. */
+  exactRate: number;
+  /** Share of minutes within one person of truth. */
+  withinOneRate: number;
+  meanTrue: number;
+  meanMeasured: number;
+}
+
+export interface TrafficAccuracy {
+  id: string;
+  name: string;
+  door: string;
+  measured: { in: number; out: number };
+  truth: { in: number; out: number };
+  /** Counted share of true crossings (count-based: min(measured, true) / true). */
+  recall: { in: number; out: number };
+}
+
+export interface RunResult {
+  scenario: { name: string; seed: number; fidelity: string; start: string; durationMs: number; sensors: number; hives: number; people: number };
+  presence: {
+    spaces: SpaceAccuracy[];
+    /** Over every room-minute of rooms with presence sensors. */
+    rooms: { minutes: number; mae: number; exactRate: number; withinOneRate: number };
+  };
+  traffic: { sensors: TrafficAccuracy[]; overall: { trueCrossings: number; counted: number; recall: number } };
+  messages: {
+    packetsSent: number;
+    batchesSent: number;
+    batchesProcessed: number;
+    duplicateBatches: number;
+    packetsDelivered: number;
+    deadLettered: number;
+    lost: number;
+  };
+  latencyMs: { p50: number; p90: number; p99: number; max: number };
+}
+
+export function buildResult(model: ScenarioModel, truth: TruthRecorder, cloud: Cloud, loop: LoopStats): RunResult {
+  const spaces = presenceAccuracy(model, truth, cloud);
+  const roomSpaces = spaces.filter((s) => s.kind === 'room');
+  const traffic = trafficAccuracy(model, truth, cloud);
+  const counters = cloud.counters();
+  const latencies = cloud.latenciesMs();
+  const trueCrossings = traffic.reduce((a, s) => a + s.truth.in + s.truth.out, 0);
+  const counted = traffic.reduce((a, s) => a + Math.min(s.measured.in, s.truth.in) + Math.min(s.measured.out, s.truth.out), 0);
+  return {
+    scenario: {
+      name: model.name,
+      seed: model.seed,
+      fidelity: model.fidelity,
+      start: isoUtc(model.startMs),
+      durationMs: model.durationMs,
+      sensors: model.sensors.length,
+      hives: model.hives.length,
+      people: model.populations.reduce((a, p) => a + p.count, 0),
+    },
+    presence: { spaces, rooms: pooled(roomSpaces) },
+    traffic: { sensors: traffic, overall: { trueCrossings, counted, recall: ratio(counted, trueCrossings) } },
+    messages: {
+      packetsSent: loop.packetsSent,
+      batchesSent: loop.batchesSent,
+      batchesProcessed: counters.batchesProcessed,
+      duplicateBatches: counters.duplicateBatches,
+      packetsDelivered: counters.packetsProcessed,
+      deadLettered: counters.deadLettered,
+      lost: loop.packetsSent - counters.packetsProcessed - counters.deadLettered,
+    },
+    latencyMs: {
+      p50: round(percentile(latencies, 50) || 0, 1),
+      p90: round(percentile(latencies, 90) || 0, 1),
+      p99: round(percentile(latencies, 99) || 0, 1),
+      max: round(percentile(latencies, 100) || 0, 1),
+    },
+  };
+}
+
+function ratio(a: number, b: number): number {
+  return b === 0 ? 1 : round(a / b);
+}
+
+function presenceAccuracy(model: ScenarioModel, truth: TruthRecorder, cloud: Cloud): SpaceAccuracy[] {
+  const spaces = [
+    ...model.floors.map((f) => ({ id: f.id, name: f.name, kind: 'floor' as const })),
+    ...model.rooms.map((r) => ({ id: r.id, name: r.name, kind: 'room' as const })),
+    ...model.zones.map((z) => ({ id: z.id, name: z.name, kind: 'zone' as const })),
+  ];
+  const out: SpaceAccuracy[] = [];
+  for (const space of spaces) {
+    const measured = cloud.presenceMinutes(space.id);
+    if (measured.length === 0) continue; // no presence coverage: nothing to compare
+    const byMinute = new Map(measured.map((m) => [m.minuteMs, m.value]));
+    let minutes = 0;
+    let missing = 0;
+    let absErr = 0;
+    let exact = 0;
+    let withinOne = 0;
+    let sumTrue = 0;
+    let sumMeasured = 0;
+    for (const [minuteMs, trueValue] of truth.minuteSeries(space.id)) {
+      const m = byMinute.get(minuteMs);
+      if (m === undefined) {
+        missing++;
+        continue;
+      }
+      const err = Math.abs(m - trueValue);
+      minutes++;
+      absErr += err;
+      if (err === 0) exact++;
+      if (err <= 1) withinOne++;
+      sumTrue += trueValue;
+      sumMeasured += m;
+    }
+    out.push({
+      ...space,
+      minutes,
+      missingMinutes: missing,
+      mae: minutes ? round(absErr / minutes) : 0,
+      exactRate: ratio(exact, minutes),
+      withinOneRate: ratio(withinOne, minutes),
+      meanTrue: minutes ? round(sumTrue / minutes) : 0,
+      meanMeasured: minutes ? round(sumMeasured / minutes) : 0,
+    });
+  }
+  return out;
+}
+
+function pooled(spaces: readonly SpaceAccuracy[]): RunResult['presence']['rooms'] {
+  const minutes = spaces.reduce((a, s) => a + s.minutes, 0);
+  const weighted = (f: (s: SpaceAccuracy) => number): number =>
+    minutes === 0 ? 0 : round(spaces.reduce((a, s) => a + f(s) * s.minutes, 0) / minutes);
+  return { minutes, mae: weighted((s) => s.mae), exactRate: weighted((s) => s.exactRate), withinOneRate: weighted((s) => s.withinOneRate) };
+}
+
+function trafficAccuracy(model: ScenarioModel, truth: TruthRecorder, cloud: Cloud): TrafficAccuracy[] {
+  const doors = new Map(model.doors.map((d) => [d.id, d]));
+  const out: TrafficAccuracy[] = [];
+  for (const s of model.sensors) {
+    if (s.mode !== 'traffic' || s.doorId === null) continue;
+    const door = doors.get(s.doorId);
+    if (!door) continue;
+    const sameSense = s.roomId === door.toRoomId;
+    const trueCounts = { in: 0, out: 0 };
+    for (const c of truth.crossings(door.id)) {
+      if ((c.direction === 'in') === sameSense) trueCounts.in++;
+      else trueCounts.out++;
+    }
+    const measured = { in: 0, out: 0 };
+    for (const m of cloud.trafficMinutes(s.id)) {
+      measured.in += m.in;
+      measured.out += m.out;
+    }
+    out.push({
+      id: s.id,
+      name: s.name,
+      door: door.name,
+      measured,
+      truth: trueCounts,
+      recall: {
+        in: ratio(Math.min(measured.in, trueCounts.in), trueCounts.in),
+        out: ratio(Math.min(measured.out, trueCounts.out), trueCounts.out),
+      },
+    });
+  }
+  return out;
+}
