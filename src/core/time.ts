@@ -77,9 +77,11 @@ export function localMinuteOfDay(ms: number, zone: string): number {
  */
 export function atLocalTime(dayMs: number, minuteOfDay: number, zone: string): number {
   const day = DateTime.fromMillis(dayMs, { zone });
-  const h = Math.floor(minuteOfDay / 60);
-  const m = Math.floor(minuteOfDay % 60);
-  const s = Math.round((minuteOfDay * 60) % 60);
+  // Work in whole seconds so rounding can never produce second 60.
+  const total = Math.min(86_399, Math.max(0, Math.round(minuteOfDay * 60)));
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = total % 60;
   return DateTime.fromObject({ year: day.year, month: day.month, day: day.day, hour: h, minute: m, second: s }, { zone }).toMillis();
 }
 

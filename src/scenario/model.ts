@@ -3,7 +3,7 @@ import type { Polygon, Vec2 } from '../core/geometry.js';
 /**
  * The expanded scenario: what every stage of the data path reads. Produced from a scenario
  * file by `loadScenario` (templates expanded, defaults applied, references resolved to ids,
- * everything validated). Plain data, so it can cross a worker boundary.
+ * everything validated; see `loadScenarioFile` and friends in load.ts). Plain data, so it can cross a worker boundary.
  *
  * `src` on an entity is the JSON pointer of the scenario-file node it came from (after
  * template expansion, the node of the template use), so later checks can name file:line.
@@ -172,7 +172,10 @@ export interface SensorModel {
   name: string;
   mac: string;
   floorId: string;
-  /** The room the sensor is mounted in (for a door sensor: the door's `toRoomId` side). */
+  /**
+   * The room the sensor is mounted in. For a traffic sensor: the room on its "in" side —
+   * a crossing into this room counts as in (by default the door's `toRoomId`).
+   */
   roomId: string | null;
   zoneId: string | null;
   /** Traffic mode only: the door whose line it counts. */

@@ -57,3 +57,11 @@ describe('local time in IANA zones', () => {
     expect(atLocalTime(day, 9 * 60, 'Europe/Paris')).toBe(Date.UTC(2026, 2, 2, 8, 0));
   });
 });
+
+describe('wall times near the end of the day', () => {
+  it('never produce an invalid second when minutes are fractional', () => {
+    const day = Date.UTC(2026, 2, 2, 12);
+    expect(Number.isFinite(atLocalTime(day, 1439.999, 'Europe/Paris'))).toBe(true);
+    expect(atLocalTime(day, 1439.999, 'Europe/Paris')).toBe(Date.UTC(2026, 2, 2, 22, 59, 59));
+  });
+});

@@ -1,0 +1,106 @@
+import type { AedesOptions, AuthenticateError, Client, ConnectPacket, PublishPacket, Subscription } from 'aedes';
+import { effectiveSubscription, isSystemTopic, mayPublish } from './acl.js';
+import type { CredentialTable, Principal } from './credentials.js';
+
+/**
+ * The embedded broker's policy as Aedes hooks: one small function per rule, each citing the
+ * MQTT 3.1.1 clause it implements. Aedes 1.x speaks MQTT 3.1/3.1.1 only, so refusals use
+ * CONNACK return codes, SUBACK 0x80, or closing the connection.
+ */
+
+/** Counters the hooks bump; read by `EmbeddedBroker.stats()`. */
+export interface PolicyCounters {
+  connections: number;
+  refusedAuth: number;
+  refusedAcl: number;
+}
+
+export interface HookOptions {
+  credentials: CredentialTable;
+  maxPayloadBytes: number;
+  counters: PolicyCounters;
+}
+
+type PolicyHooks = Required<Pick<AedesOptions, 'preConnect' | 'authenticate' | 'authorizePublish' | 'authorizeSubscribe'>>;
+
+// CONNACK return codes (MQTT 3.1.1 §3.2.2.3). Aedes types them as an ambient const enum,
+// which isolatedModules cannot read, hence the literals.
+const IDENTIFIER_REJECTED = 2;
+const BAD_USERNAME_OR_PASSWORD = 4;
+
+function authError(returnCode: number, message: string): AuthenticateError {
+  return Object.assign(new Error(message), { returnCode }) as AuthenticateError;
+}
+
+function payloadBytes(packet: PublishPacket): number {
+  const { payload } = packet;
+  return typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length;
+}
+
+/** Builds the hooks; principals live in a WeakMap so nothing outlives its connection. */
+export function policyHooks(opts: HookOptions): PolicyHooks {
+  const principals = new WeakMap<Client, Principal>();
+  const unnamedPersistent = new WeakSet<Client>();
+  const { counters } = opts;
+
+  // Aedes replaces an empty client id before `authenticate` runs, so the raw CONNECT is
+  // inspected here and the verdict delivered with the other CONNACK refusals below.
+  const preConnect: PolicyHooks['preConnect'] = (client, packet: ConnectPacket, callback) => {
+    if (packet.clientId.length === 0 && packet.clean === false) unnamedPersistent.add(client);
+    callback(null, true);
+  };
+
+  const authenticate: PolicyHooks['authenticate'] = (client, username, password, done) => {
+    if (unnamedPersistent.has(client)) {
+      counters.refusedAuth++;
+      // [MQTT-3.1.3-8] zero-byte ClientId with CleanSession=0: CONNACK 0x02, then close.
+      done(authError(IDENTIFIER_REJECTED, 'identifier rejected: empty client id needs clean session'), false);
+      return;
+    }
+    const principal = opts.credentials.verify(username, password);
+    if (principal === null) {
+      counters.refusedAuth++;
+      // [MQTT-3.2.2-5] a non-zero CONNACK return code is followed by closing the connection.
+      done(authError(BAD_USERNAME_OR_PASSWORD, 'bad user name or password'), false);
+      return;
+    }
+    principals.set(client, principal);
+    counters.connections++;
+    done(null, true);
+  };
+
+  const authorizePublish: PolicyHooks['authorizePublish'] = (client, packet, callback) => {
+    const refusal = publishRefusal(client === null ? null : (principals.get(client) ?? 'unknown'), packet, opts.maxPayloadBytes);
+    if (refusal === null) return callback(null);
+    counters.refusedAcl++;
+    // [MQTT-3.3.5-2] MQTT 3.1.1 cannot tell the client why: the server closes the connection.
+    callback(new Error(refusal));
+  };
+
+  const authorizeSubscribe: PolicyHooks['authorizeSubscribe'] = (client, sub: Subscription, callback) => {
+    const principal = principals.get(client);
+    const topic = principal === undefined ? null : effectiveSubscription(principal, sub.topic);
+    if (topic === null) {
+      counters.refusedAcl++;
+      // [MQTT-3.8.4-5] one return code per filter: a refused one gets 0x80 (§3.9.3), the rest apply.
+      return callback(null, null);
+    }
+    callback(null, topic === sub.topic ? sub : { ...sub, topic });
+  };
+
+  return { preConnect, authenticate, authorizePublish, authorizeSubscribe };
+}
+
+/**
+ * Why a publish is refused, or null when it may go. `null` principal = published by the
+ * broker itself (e.g. a will being cleared), which only the $SYS rule applies to.
+ */
+function publishRefusal(who: Principal | 'unknown' | null, packet: PublishPacket, maxPayloadBytes: number): string | null {
+  if (isSystemTopic(packet.topic)) return `publish to reserved topic ${packet.topic}`;
+  if (who === null) return null;
+  if (who === 'unknown') return 'publish from an unauthenticated client';
+  const size = payloadBytes(packet);
+  if (size > maxPayloadBytes) return `payload of ${size} bytes exceeds the ${maxPayloadBytes}-byte limit`;
+  if (!mayPublish(who, packet.topic)) return `not authorised to publish to ${packet.topic}`;
+  return null;
+}

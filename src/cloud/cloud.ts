@@ -1,0 +1,118 @@
+import type { Clock } from '../core/clock.js';
+import { AppError, ErrorCodes } from '../core/errors.js';
+import { MINUTE_MS } from '../core/time.js';
+import type { ScenarioModel } from '../scenario/model.js';
+import { startMqttIngest, type MqttIngest } from './mqtt-ingest.js';
+import { CloudPipeline, type CloudCounters } from './pipeline.js';
+import { buildRegistry } from './registry.js';
+import { SqliteStore } from './store/sqlite-store.js';
+
+/**
+ * The embedded cloud: MQTT ingest → pipeline (validate, dedupe, store, aggregate) → SQLite,
+ * composed from the pure pipeline and its two adapters.
+ */
+export type { CloudCounters } from './pipeline.js';
+
+export interface CloudOptions {
+  brokerUrl: string;
+  username: string;
+  password: string;
+  model: ScenarioModel;
+  clock: Clock;
+  dbPath: string;
+  /** Default 5 minutes. */
+  lookbackMs?: number;
+}
+
+export interface PresenceMinute {
+  minuteMs: number;
+  value: number;
+  samples: number;
+}
+
+export interface TrafficMinute {
+  minuteMs: number;
+  in: number;
+  out: number;
+}
+
+export interface Cloud {
+  /** Finalises (computes and writes to the store) every minute whose end is at least lookbackMs before nowMs. Called by the runner as sim time advances. */
+  advance(nowMs: number): void;
+  /** Finalises every remaining minute (end of run). */
+  finish(): void;
+  counters(): CloudCounters;
+  /** Sim-time latency (processing instant from clock.now() minus sensedAtMs) of every processed packet, for percentiles. */
+  latenciesMs(): readonly number[];
+  /** Read back from the store, ordered by minute. */
+  presenceMinutes(spaceId: string): PresenceMinute[];
+  /** Read back from the store, ordered by minute. */
+  trafficMinutes(sensorId: string): TrafficMinute[];
+  deadLetters(): Array<{ receivedAtMs: number; topic: string; reason: string; message: string }>;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_LOOKBACK_MS = 5 * MINUTE_MS;
+
+/**
+ * Opens the store, connects to the broker (client id `occusim-cloud`) and resolves once
+ * subscribed to every hive's uplink topic (QoS 1).
+ */
+export async function startCloud(opts: CloudOptions): Promise<Cloud> {
+  const store = new SqliteStore(opts.dbPath);
+  const pipeline = new CloudPipeline({
+    registry: buildRegistry(opts.model),
+    store,
+    clock: opts.clock,
+    lookbackMs: opts.lookbackMs ?? DEFAULT_LOOKBACK_MS,
+  });
+  // A failure inside the MQTT callback (e.g. the disk is full) cannot be thrown to anyone
+  // there; it is kept and raised by the runner's next call.
+  let failure: unknown = undefined;
+  let ingest: MqttIngest;
+  try {
+    ingest = await startMqttIngest({
+      brokerUrl: opts.brokerUrl,
+      username: opts.username,
+      password: opts.password,
+      clientId: 'occusim-cloud',
+      onMessage(topic, payload) {
+        if (failure !== undefined) return null;
+        try {
+          return pipeline.handleMessage(topic, payload);
+        } catch (err) {
+          failure = err;
+          return null;
+        }
+      },
+    });
+  } catch (err) {
+    store.close();
+    throw err;
+  }
+  const check = (): void => {
+    if (failure !== undefined) throw new AppError(ErrorCodes.CLOUD_FAILED, `cloud ingest failed: ${(failure as Error).message}`, { cause: failure });
+  };
+  let closed = false;
+  return {
+    advance(nowMs) {
+      check();
+      pipeline.advance(nowMs);
+    },
+    finish() {
+      check();
+      pipeline.finish();
+    },
+    counters: () => pipeline.counters(),
+    latenciesMs: () => pipeline.latenciesMs(),
+    presenceMinutes: (spaceId) => store.presenceMinutes(spaceId).map(({ minuteMs, value, samples }) => ({ minuteMs, value, samples })),
+    trafficMinutes: (sensorId) => store.trafficMinutes(sensorId).map((r) => ({ minuteMs: r.minuteMs, in: r.in, out: r.out })),
+    deadLetters: () => store.deadLetters().map(({ receivedAtMs, topic, reason, message }) => ({ receivedAtMs, topic, reason, message })),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await ingest.close();
+      store.close();
+    },
+  };
+}

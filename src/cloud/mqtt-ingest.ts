@@ -1,0 +1,71 @@
+import type { Socket } from 'node:net';
+import { connectAsync, type MqttClient } from 'mqtt';
+import { AppError, ErrorCodes } from '../core/errors.js';
+import { ackTopic, allHivesFilter } from '../core/topics.js';
+import { encodeAck } from '../proto/codec.js';
+import type { UplinkAck } from '../proto/messages.js';
+
+/**
+ * MQTT adapter of the cloud ingest: subscribes to every hive's uplink topic (QoS 1), hands
+ * each message to `onMessage` synchronously, in arrival order, and publishes the ack it
+ * returns (QoS 1) on the hive's ack topic, after `onMessage` has stored the batch.
+ */
+export interface MqttIngestOptions {
+  brokerUrl: string;
+  username: string;
+  password: string;
+  clientId: string;
+  onMessage(topic: string, payload: Uint8Array): UplinkAck | null;
+}
+
+export interface MqttIngest {
+  close(): Promise<void>;
+}
+
+async function connect(o: MqttIngestOptions): Promise<MqttClient> {
+  try {
+    // clean session: after a reconnect, hives retransmit every unacked batch themselves.
+    return await connectAsync(o.brokerUrl, { clientId: o.clientId, username: o.username, password: o.password, clean: true, reconnectPeriod: 1000 }, false);
+  } catch (err) {
+    throw new AppError(ErrorCodes.CLOUD_FAILED, `cloud ingest cannot connect to ${o.brokerUrl}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+function disableNagle(client: MqttClient): void {
+  (client.stream as Partial<Socket>).setNoDelay?.(true);
+}
+
+async function subscribe(client: MqttClient, filter: string): Promise<void> {
+  const grants = await client.subscribeAsync(filter, { qos: 1 });
+  const refused = grants.find((g) => g.qos !== 0 && g.qos !== 1 && g.qos !== 2);
+  if (refused) throw new AppError(ErrorCodes.CLOUD_FAILED, `subscription to ${filter} refused by the broker`);
+}
+
+export async function startMqttIngest(o: MqttIngestOptions): Promise<MqttIngest> {
+  const client = await connect(o);
+  // Acks are small writes a hive waits on: Nagle would hold each one back ~40 ms.
+  disableNagle(client);
+  client.on('connect', () => disableNagle(client));
+  let closing = false;
+  client.on('message', (topic, payload) => {
+    const ack = o.onMessage(topic, payload);
+    if (ack === null) return;
+    client.publishAsync(ackTopic(ack.hiveSerial), Buffer.from(encodeAck(ack)), { qos: 1 }).catch(() => {
+      // Nothing to do: a lost ack is recovered end to end (the hive retransmits the batch,
+      // the cloud counts it as a duplicate and acks again).
+    });
+  });
+  try {
+    await subscribe(client, allHivesFilter('uplink'));
+  } catch (err) {
+    await client.endAsync(true);
+    throw err instanceof AppError ? err : new AppError(ErrorCodes.CLOUD_FAILED, `cloud ingest cannot subscribe: ${(err as Error).message}`, { cause: err });
+  }
+  return {
+    async close() {
+      if (closing) return;
+      closing = true;
+      await client.endAsync();
+    },
+  };
+}

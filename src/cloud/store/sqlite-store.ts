@@ -1,0 +1,169 @@
+import Database from 'better-sqlite3';
+import { AppError, ErrorCodes } from '../../core/errors.js';
+import { MINUTE_MS } from '../../core/time.js';
+import type { DeadLetter } from '../ingest.js';
+import type { PresenceMinuteRow } from '../presence.js';
+import type { TrafficMinuteRow } from '../traffic.js';
+import { MIGRATIONS, type Migration } from './migrations.js';
+import type { BatchWrite, Store, StoredDeadLetter, StoredPresencePacket, StoredTrafficPacket } from './port.js';
+
+/**
+ * The embedded store: one SQLite file (or ':memory:'), WAL journal with synchronous=NORMAL
+ * (durable across process crashes, cheap commits), prepared statements, one transaction per
+ * batch or per set of finalised minutes.
+ */
+type Db = Database.Database;
+
+function migrate(db: Db, migrations: readonly Migration[]): void {
+  db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)');
+  const row = db.prepare('SELECT MAX(version) AS v FROM schema_version').get() as { v: number | null };
+  const current = row.v ?? 0;
+  for (const m of migrations.filter((x) => x.version > current)) {
+    db.transaction(() => {
+      db.exec(m.sql);
+      db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(m.version);
+    })();
+  }
+}
+
+function open(path: string): Db {
+  try {
+    const db = new Database(path);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    migrate(db, MIGRATIONS);
+    return db;
+  } catch (err) {
+    throw new AppError(ErrorCodes.STORE_FAILED, `cannot open store ${path}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+function prepareAll(db: Db) {
+  return {
+    hasBatch: db.prepare<[string, number], { one: number }>('SELECT 1 AS one FROM batches WHERE hive_serial = ? AND seq = ?'),
+    ackedSeq: db.prepare<[string], { acked_seq: number }>('SELECT acked_seq FROM hive_progress WHERE hive_serial = ?'),
+    insertBatch: db.prepare('INSERT INTO batches (hive_serial, seq, sent_at_ms, received_at_ms, packet_count) VALUES (?, ?, ?, ?, ?)'),
+    upsertProgress: db.prepare(
+      'INSERT INTO hive_progress (hive_serial, acked_seq) VALUES (?, ?) ON CONFLICT (hive_serial) DO UPDATE SET acked_seq = excluded.acked_seq',
+    ),
+    insertDetection: db.prepare('INSERT INTO detections (sensor_id, sensed_at_ms, hive_serial, seq, points) VALUES (?, ?, ?, ?, ?)'),
+    insertTraffic: db.prepare(
+      'INSERT INTO traffic_samples (sensor_id, sensed_at_ms, interval_ms, in_count, out_count, hive_serial, seq) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    ),
+    insertDeadLetter: db.prepare('INSERT INTO dead_letters (received_at_ms, topic, reason, message, payload) VALUES (?, ?, ?, ?, ?)'),
+    detectionsIn: db.prepare<[number, number], { sensor_id: string; sensed_at_ms: number; points: string }>(
+      'SELECT sensor_id, sensed_at_ms, points FROM detections WHERE sensed_at_ms >= ? AND sensed_at_ms < ? ORDER BY rowid',
+    ),
+    trafficIn: db.prepare<[number, number], { sensor_id: string; sensed_at_ms: number; interval_ms: number; in_count: number; out_count: number }>(
+      'SELECT sensor_id, sensed_at_ms, interval_ms, in_count, out_count FROM traffic_samples WHERE sensed_at_ms >= ? AND sensed_at_ms < ? ORDER BY rowid',
+    ),
+    upsertPresenceMinute: db.prepare('INSERT OR REPLACE INTO presence_minute (space_id, minute_ms, value, samples) VALUES (?, ?, ?, ?)'),
+    upsertTrafficMinute: db.prepare('INSERT OR REPLACE INTO traffic_minute (sensor_id, minute_ms, in_count, out_count) VALUES (?, ?, ?, ?)'),
+    presenceMinutes: db.prepare<[string], { minute_ms: number; value: number; samples: number }>(
+      'SELECT minute_ms, value, samples FROM presence_minute WHERE space_id = ? ORDER BY minute_ms',
+    ),
+    trafficMinutes: db.prepare<[string], { minute_ms: number; in_count: number; out_count: number }>(
+      'SELECT minute_ms, in_count, out_count FROM traffic_minute WHERE sensor_id = ? ORDER BY minute_ms',
+    ),
+    deadLetters: db.prepare<[], { received_at_ms: number; topic: string; reason: string; message: string; payload: Buffer }>(
+      'SELECT received_at_ms, topic, reason, message, payload FROM dead_letters ORDER BY id',
+    ),
+  };
+}
+
+export class SqliteStore implements Store {
+  readonly #db: Db;
+  readonly #q: ReturnType<typeof prepareAll>;
+
+  /** Opens (creating and migrating when needed) the store at `path`; ':memory:' for tests. */
+  constructor(path: string) {
+    this.#db = open(path);
+    this.#q = prepareAll(this.#db);
+  }
+
+  /** Applied schema version (the highest migration number). */
+  schemaVersion(): number {
+    return (this.#db.prepare('SELECT MAX(version) AS v FROM schema_version').get() as { v: number }).v;
+  }
+
+  hasBatch(hiveSerial: string, seq: number): boolean {
+    return this.#q.hasBatch.get(hiveSerial, seq) !== undefined;
+  }
+
+  ackedSeq(hiveSerial: string): number {
+    return this.#q.ackedSeq.get(hiveSerial)?.acked_seq ?? 0;
+  }
+
+  writeBatch(w: BatchWrite): void {
+    const q = this.#q;
+    this.#db.transaction(() => {
+      q.insertBatch.run(w.hiveSerial, w.seq, w.sentAtMs, w.receivedAtMs, w.presence.length + w.traffic.length + w.deadLetters.length);
+      for (const p of w.presence) q.insertDetection.run(p.sensorId, p.sensedAtMs, w.hiveSerial, w.seq, JSON.stringify(p.detections));
+      for (const t of w.traffic) q.insertTraffic.run(t.sensorId, t.sensedAtMs, t.intervalMs, t.in, t.out, w.hiveSerial, w.seq);
+      for (const d of w.deadLetters) this.#insertDeadLetter(d);
+      q.upsertProgress.run(w.hiveSerial, w.ackedSeq);
+    })();
+  }
+
+  writeDeadLetter(d: DeadLetter): void {
+    this.#insertDeadLetter(d);
+  }
+
+  presencePacketsInMinute(minuteMs: number): StoredPresencePacket[] {
+    return this.#q.detectionsIn.all(minuteMs, minuteMs + MINUTE_MS).map((r) => ({
+      sensorId: r.sensor_id,
+      sensedAtMs: r.sensed_at_ms,
+      detections: JSON.parse(r.points) as Array<[number, number]>,
+    }));
+  }
+
+  trafficPacketsInMinute(minuteMs: number): StoredTrafficPacket[] {
+    return this.#q.trafficIn.all(minuteMs, minuteMs + MINUTE_MS).map((r) => ({
+      sensorId: r.sensor_id,
+      sensedAtMs: r.sensed_at_ms,
+      intervalMs: r.interval_ms,
+      in: r.in_count,
+      out: r.out_count,
+    }));
+  }
+
+  writePresenceMinutes(rows: readonly PresenceMinuteRow[]): void {
+    const q = this.#q;
+    this.#db.transaction(() => {
+      for (const r of rows) q.upsertPresenceMinute.run(r.spaceId, r.minuteMs, r.value, r.samples);
+    })();
+  }
+
+  writeTrafficMinutes(rows: readonly TrafficMinuteRow[]): void {
+    const q = this.#q;
+    this.#db.transaction(() => {
+      for (const r of rows) q.upsertTrafficMinute.run(r.sensorId, r.minuteMs, r.in, r.out);
+    })();
+  }
+
+  presenceMinutes(spaceId: string): PresenceMinuteRow[] {
+    return this.#q.presenceMinutes.all(spaceId).map((r) => ({ spaceId, minuteMs: r.minute_ms, value: r.value, samples: r.samples }));
+  }
+
+  trafficMinutes(sensorId: string): TrafficMinuteRow[] {
+    return this.#q.trafficMinutes.all(sensorId).map((r) => ({ sensorId, minuteMs: r.minute_ms, in: r.in_count, out: r.out_count }));
+  }
+
+  deadLetters(): StoredDeadLetter[] {
+    return this.#q.deadLetters.all().map((r) => ({
+      receivedAtMs: r.received_at_ms,
+      topic: r.topic,
+      reason: r.reason,
+      message: r.message,
+      payload: new Uint8Array(r.payload),
+    }));
+  }
+
+  close(): void {
+    if (this.#db.open) this.#db.close();
+  }
+
+  #insertDeadLetter(d: DeadLetter): void {
+    this.#q.insertDeadLetter.run(d.receivedAtMs, d.topic, d.reason, d.message, Buffer.from(d.payload));
+  }
+}

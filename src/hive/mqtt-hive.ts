@@ -1,0 +1,174 @@
+import type { Socket } from 'node:net';
+import { connectAsync } from 'mqtt';
+import type { IClientOptions, MqttClient } from 'mqtt';
+import { AppError, ErrorCodes } from '../core/errors.js';
+import { ackTopic, uplinkTopic } from '../core/topics.js';
+import { decodeAck, encodeUplink } from '../proto/codec.js';
+import type { UplinkBatch } from '../proto/messages.js';
+import { AckWaiters } from './ack-waiters.js';
+
+export interface HiveLinkOptions {
+  brokerUrl: string;
+  serial: string;
+  password: string;
+  /** Wall-clock ms to wait for the cloud's ack of one batch; default 10000. */
+  ackTimeoutMs?: number;
+}
+
+export interface HiveLinkStats {
+  /** Batches the broker acknowledged (PUBACK). */
+  published: number;
+  /** Batches the cloud acknowledged end to end. */
+  acked: number;
+  /** Uplink payload bytes the broker acknowledged. */
+  bytesSent: number;
+}
+
+export interface HiveLink {
+  /**
+   * Publishes (QoS 1) and resolves once the cloud has acknowledged seq (an UplinkAck with
+   * ackedSeq >= batch.seq on the hive's ack topic). Rejects with AppError TIMEOUT after
+   * ackTimeoutMs.
+   */
+  publish(batch: UplinkBatch): Promise<void>;
+  stats(): HiveLinkStats;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_ACK_TIMEOUT_MS = 10_000;
+/** Wall ms between reconnect attempts after a drop (e.g. a broker restart fault). */
+const RECONNECT_PERIOD_MS = 250;
+const CONNECT_TIMEOUT_MS = 5_000;
+
+/**
+ * Connects a hive to the broker (username = serial, clientId = `hive-<serial>`, clean
+ * session) and subscribes to its ack topic before resolving. Refused logins and unreachable
+ * brokers reject with AppError BROKER_FAILED.
+ */
+export async function connectHive(opts: HiveLinkOptions): Promise<HiveLink> {
+  const client = await openClient(opts);
+  try {
+    await subscribeAcks(client, opts.serial);
+  } catch (err) {
+    await client.endAsync(true);
+    throw err;
+  }
+  return new MqttHiveLink(client, opts);
+}
+
+async function openClient(opts: HiveLinkOptions): Promise<MqttClient> {
+  const options: IClientOptions = {
+    username: opts.serial,
+    password: opts.password,
+    clientId: `hive-${opts.serial}`,
+    clean: true,
+    reconnectPeriod: RECONNECT_PERIOD_MS,
+    connectTimeout: CONNECT_TIMEOUT_MS,
+  };
+  try {
+    // allowRetries=false: a refused first connection is an error, not a retry loop.
+    const client = await connectAsync(opts.brokerUrl, options, false);
+    // mqtt.js retries on its own after a drop; without a listener an 'error' would throw.
+    client.on('error', () => undefined);
+    disableNagle(client);
+    client.on('connect', () => disableNagle(client));
+    return client;
+  } catch (err) {
+    throw new AppError(ErrorCodes.BROKER_FAILED, `hive ${opts.serial}: cannot connect to ${opts.brokerUrl}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+/** Each batch is a small write awaiting a reply; Nagle would hold it back behind the last ACK. */
+function disableNagle(client: MqttClient): void {
+  const socket = client.stream as Partial<Socket>;
+  socket.setNoDelay?.(true);
+}
+
+async function subscribeAcks(client: MqttClient, serial: string): Promise<void> {
+  const topic = ackTopic(serial);
+  try {
+    // mqtt.js rejects when the SUBACK carries 0x80 (refused filter, MQTT 3.1.1 §3.9.3).
+    await client.subscribeAsync(topic, { qos: 1 });
+  } catch (err) {
+    throw new AppError(ErrorCodes.BROKER_FAILED, `hive ${serial}: broker refused subscription to ${topic}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+class MqttHiveLink implements HiveLink {
+  private readonly serial: string;
+  private readonly uplink: string;
+  private readonly ack: string;
+  private readonly waiters: AckWaiters;
+  private readonly counts: HiveLinkStats = { published: 0, acked: 0, bytesSent: 0 };
+  private closing: Promise<void> | undefined;
+
+  constructor(
+    private readonly client: MqttClient,
+    opts: HiveLinkOptions,
+  ) {
+    this.serial = opts.serial;
+    this.uplink = uplinkTopic(opts.serial);
+    this.ack = ackTopic(opts.serial);
+    this.waiters = new AckWaiters(opts.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS, `hive ${opts.serial}`);
+    client.on('message', (topic, payload) => this.onMessage(topic, payload));
+  }
+
+  async publish(batch: UplinkBatch): Promise<void> {
+    this.checkPublishable(batch);
+    const payload = Buffer.from(encodeUplink(batch));
+    const wait = this.waiters.wait(batch.seq);
+    this.client.publishAsync(this.uplink, payload, { qos: 1 }).then(
+      () => this.countPublished(payload.length),
+      (err: unknown) => wait.cancel(this.brokerError(`publish of seq ${batch.seq} failed`, err)),
+    );
+    await wait.promise;
+    this.counts.acked++;
+  }
+
+  stats(): HiveLinkStats {
+    return { ...this.counts };
+  }
+
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  private async shutdown(): Promise<void> {
+    this.waiters.rejectAll(this.brokerError('link closed before the ack arrived'));
+    await this.client.endAsync();
+  }
+
+  private checkPublishable(batch: UplinkBatch): void {
+    if (batch.hiveSerial !== this.serial) {
+      throw new AppError(ErrorCodes.USAGE, `hive ${this.serial}: cannot publish a batch of hive ${batch.hiveSerial}`);
+    }
+    if (this.closing !== undefined) throw this.brokerError('link is closed');
+  }
+
+  private countPublished(bytes: number): void {
+    this.counts.published++;
+    this.counts.bytesSent += bytes;
+  }
+
+  private onMessage(topic: string, payload: Buffer): void {
+    if (topic !== this.ack) return;
+    let ackedSeq: number;
+    try {
+      const ack = decodeAck(payload);
+      if (ack.hiveSerial !== this.serial) return;
+      ackedSeq = ack.ackedSeq;
+    } catch {
+      // A malformed ack cannot be attributed to a batch; the batch's own timeout reports it.
+      return;
+    }
+    this.waiters.ack(ackedSeq);
+  }
+
+  private brokerError(message: string, cause?: unknown): AppError {
+    const text = `hive ${this.serial}: ${message}`;
+    return cause === undefined
+      ? new AppError(ErrorCodes.BROKER_FAILED, text)
+      : new AppError(ErrorCodes.BROKER_FAILED, `${text}: ${(cause as Error).message}`, { cause });
+  }
+}

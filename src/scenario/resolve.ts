@@ -1,0 +1,182 @@
+import { z } from 'zod';
+import { ksuidFor, secretFor, stableId } from '../core/ids.js';
+import { localToEpoch, parseDuration } from '../core/time.js';
+import type { Finding, Seg } from './diagnostics.js';
+import type { ClientModel, Fidelity, NoiseModel, ScenarioModel, UserModel } from './model.js';
+import { claimId, emptyLists, error, NameSet, parseAt, rawList, rawName, warn, type Ctx, type SensorDefaults } from './resolve-context.js';
+import { resolveFloor } from './resolve-floor.js';
+import { buildingSchema, fileSchema, siteSchema, type ScenarioFile } from './schema.js';
+
+/** Values that replace the file's (CLI flags). */
+export interface Overrides {
+  seed?: number;
+  durationMs?: number;
+  fidelity?: Fidelity;
+}
+
+export interface Resolution {
+  model: ScenarioModel;
+  findings: Finding[];
+}
+
+const headerSchema = fileSchema.extend({ sites: z.array(z.unknown()).min(1) });
+const siteOwnSchema = siteSchema.extend({ buildings: z.array(z.unknown()).min(1) });
+const buildingOwnSchema = buildingSchema.extend({ floors: z.array(z.unknown()).min(1) });
+
+type Header = z.output<typeof headerSchema>;
+
+/**
+ * Turns the expanded tree into the model, checking every rule. The model is only meaningful
+ * when no finding is an error; it is returned anyway so callers can count what was built.
+ */
+export function resolveScenario(tree: unknown, file: string, overrides: Overrides, pointerOf: (p: readonly Seg[]) => string): Resolution {
+  const findings: Finding[] = [];
+  const probe: Ctx = { findings, pointerOf, seed: 1, orgName: '', tickMs: 1000, defaults: sensorDefaults(undefined), lists: emptyLists(), ids: new Map(), macs: new Set() };
+  const header = parseAt(probe, headerSchema, tree, []);
+  const seed = overrides.seed ?? header?.seed ?? 1;
+  const orgName = header?.organization.name ?? 'org';
+  const ctx: Ctx = { ...probe, seed, orgName, tickMs: durationOr(header?.tick, 1000), defaults: sensorDefaults(header?.sensor_defaults) };
+  const orgId = stableId('org', orgName);
+  const sites = rawList((tree as Record<string, unknown> | null)?.['sites']);
+  const siteNames = new NameSet('site', 'the organization');
+  sites.forEach((raw, i) => resolveSite(ctx, raw, ['sites', i], siteNames, i));
+  const firstZone = ctx.lists.sites[0]?.timezone ?? 'UTC';
+  const startMs = header === null ? 0 : startOf(ctx, header, firstZone);
+  const durationMs = overrides.durationMs ?? durationOr(header?.duration, 0);
+  if (header !== null && durationMs <= 0) error(ctx, ['duration'], 'duration must be > 0');
+  const batchIntervalMs = durationOr(header?.batch_interval, 10_000);
+  if (header !== null) checkIntervals(ctx, batchIntervalMs);
+  const model: ScenarioModel = {
+    version: 1,
+    name: header?.name ?? '',
+    file,
+    seed,
+    startMs,
+    durationMs,
+    fidelity: overrides.fidelity ?? header?.fidelity ?? 'model',
+    tickMs: ctx.tickMs,
+    batchIntervalMs,
+    noise: noiseOf(header?.noise),
+    org: { id: orgId, name: orgName },
+    ...ctx.lists,
+    users: users(ctx, header, orgName),
+    clients: clients(ctx, header, orgName, startMs),
+  };
+  return { model, findings };
+}
+
+function resolveSite(ctx: Ctx, raw: unknown, path: Seg[], names: NameSet, index: number): void {
+  const own = parseAt(ctx, siteOwnSchema, raw, path);
+  const name = own?.name ?? rawName(raw) ?? `#${index}`;
+  if (own !== null && !names.add(ctx, name, index, path)) return;
+  const site = {
+    id: stableId('site', ctx.orgName, name),
+    name,
+    customId: own?.custom_id ?? null,
+    siteNumber: own?.site_number ?? null,
+    timezone: own?.timezone ?? 'UTC',
+    buildingIds: [] as string[],
+    src: ctx.pointerOf(path),
+  };
+  claimId(ctx, site.id, path, `site \`${name}\``);
+  ctx.lists.sites.push(site);
+  const buildingNames = new NameSet('building', `site \`${name}\``);
+  rawList((raw as Record<string, unknown> | null)?.['buildings']).forEach((b, i) => {
+    const id = resolveBuilding(ctx, b, [...path, 'buildings', i], site, buildingNames, i);
+    if (id !== null) site.buildingIds.push(id);
+  });
+}
+
+function resolveBuilding(ctx: Ctx, raw: unknown, path: Seg[], site: { id: string; name: string }, names: NameSet, index: number): string | null {
+  const own = parseAt(ctx, buildingOwnSchema, raw, path);
+  const name = own?.name ?? rawName(raw) ?? `#${index}`;
+  if (own !== null && !names.add(ctx, name, index, path)) return null;
+  const building = {
+    id: stableId('building', ctx.orgName, site.name, name),
+    name,
+    siteId: site.id,
+    customId: own?.custom_id ?? null,
+    buildingNumber: own?.building_number ?? null,
+    capacity: own?.capacity ?? null,
+    address: own?.address === undefined ? null : { lines: own.address.lines, country: own.address.country ?? null },
+    floorIds: [] as string[],
+    src: ctx.pointerOf(path),
+  };
+  claimId(ctx, building.id, path, `building \`${name}\``);
+  ctx.lists.buildings.push(building);
+  const floorNames = new NameSet('floor', `building \`${name}\``);
+  const parent = { siteId: site.id, buildingId: building.id, names: [ctx.orgName, site.name, name] };
+  rawList((raw as Record<string, unknown> | null)?.['floors']).forEach((f, i) => {
+    const fpath = [...path, 'floors', i];
+    const fname = rawName(f);
+    if (fname !== null && !floorNames.add(ctx, fname, i, fpath)) return;
+    building.floorIds.push(resolveFloor(ctx, f, fpath, parent));
+  });
+  return building.id;
+}
+
+function startOf(ctx: Ctx, header: Header, zone: string): number {
+  const ms = localToEpoch(header.start, zone);
+  if (ms === null) {
+    error(ctx, ['start'], `bad start time ${JSON.stringify(header.start)}: expected a local date-time like 2026-03-02T08:00`);
+    return 0;
+  }
+  return ms;
+}
+
+function checkIntervals(ctx: Ctx, batchMs: number): void {
+  if (ctx.tickMs <= 0) error(ctx, ['tick'], 'tick must be > 0');
+  if (batchMs <= 0) error(ctx, ['batch_interval'], 'batch_interval must be > 0');
+  else if (batchMs < ctx.tickMs) warn(ctx, ['batch_interval'], `batch_interval is shorter than the tick (${ctx.tickMs} ms)`);
+}
+
+function durationOr(text: string | undefined, fallback: number): number {
+  return text === undefined ? fallback : (parseDuration(text) ?? fallback);
+}
+
+function sensorDefaults(d: ScenarioFile['sensor_defaults']): SensorDefaults {
+  return {
+    model: d?.model ?? 'tp-32x32',
+    height: d?.height ?? 3.0,
+    orientation: d?.orientation ?? 0,
+    fieldOfView: d?.field_of_view ?? 60,
+    sensitivity: d?.sensitivity ?? 3,
+    presenceReportMs: durationOr(d?.report_interval, 1000),
+    trafficReportMs: durationOr(d?.traffic_report_interval, 10_000),
+  };
+}
+
+function noiseOf(n: ScenarioFile['noise']): NoiseModel {
+  return {
+    presence: { miss: n?.presence?.miss ?? 0.01, falsePositive: n?.presence?.false_positive ?? 0.002, jitterM: n?.presence?.jitter_m ?? 0.08 },
+    traffic: { miss: n?.traffic?.miss ?? 0.02, crowdMiss: n?.traffic?.crowd_miss ?? 0.15 },
+  };
+}
+
+function users(ctx: Ctx, header: Header | null, org: string): UserModel[] {
+  const names = new NameSet('user', 'the organization');
+  const out: UserModel[] = [];
+  (header?.organization.users ?? []).forEach((u, i) => {
+    const path = ['organization', 'users', i];
+    if (!names.add(ctx, u.username, i, path)) return;
+    out.push({ id: stableId('user', org, u.username), username: u.username, password: u.password ?? secretFor(ctx.seed, 'user', org, u.username), src: ctx.pointerOf(path) });
+  });
+  return out;
+}
+
+function clients(ctx: Ctx, header: Header | null, org: string, startMs: number): ClientModel[] {
+  const names = new NameSet('client', 'the organization');
+  const out: ClientModel[] = [];
+  (header?.organization.clients ?? []).forEach((c, i) => {
+    const path = ['organization', 'clients', i];
+    if (!names.add(ctx, c.name, i, path)) return;
+    out.push({
+      clientId: `client_${ksuidFor(startMs, `${org}/${c.name}`)}`,
+      name: c.name,
+      description: c.description ?? '',
+      secret: c.secret ?? secretFor(ctx.seed, 'client', org, c.name),
+      src: ctx.pointerOf(path),
+    });
+  });
+  return out;
+}

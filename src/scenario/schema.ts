@@ -1,0 +1,224 @@
+import { z } from 'zod';
+import { isValidZone } from '../core/time.js';
+import { SENSOR_MODELS } from './model.js';
+
+/**
+ * The scenario file format v1 as zod schemas. The validator parses the expanded tree
+ * (templates and repeats applied) with `fileSchema`, and `scenarioJsonSchema()` is generated
+ * from the very same objects, so editors complete exactly what the loader accepts.
+ */
+
+// Same grammar as parseDuration in core/time.ts, spelled out so the JSON Schema carries it.
+const DURATION_PATTERN = /^(?:\d+(?:\.\d+)?d)?(?:\d+(?:\.\d+)?h)?(?:\d+(?:\.\d+)?m(?!s))?(?:\d+(?:\.\d+)?s)?(?:\d+ms)?$/;
+const CLOCK_PATTERN = /^([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?$/;
+
+/** Names may be written as numbers (`name: 101`); they are always strings in the model. */
+const name = z.union([z.string().min(1), z.number()]).transform(String).describe('Name, unique within its parent');
+const ref = (what: string) => z.union([z.string().min(1), z.number()]).transform(String).describe(`Name of a ${what} on the same floor`);
+const refs = (what: string) => z.array(ref(what)).min(1);
+const finite = z.number().refine(Number.isFinite, { message: 'must be a finite number' });
+const vec2 = z.tuple([finite, finite]).describe('[x, y] in metres');
+const polygon = z.array(vec2).min(3).describe('Vertices [[x, y], ...], implicitly closed');
+const duration = z.string().regex(DURATION_PATTERN, { message: 'bad duration' }).describe('Duration such as 500ms, 90s, 30m, 1h30m, 1d');
+const clock = z.string().regex(CLOCK_PATTERN, { message: 'bad clock time' }).describe('Local time of day HH:MM');
+const probability = z.number().min(0).max(1);
+const capacity = z.strictObject({ max: z.number().int().nonnegative(), mid: z.number().int().nonnegative() });
+const optionalId = z.union([z.string(), z.number()]).transform(String).optional();
+
+const repeatSpec = z
+  .union([
+    z.number().int().nonnegative(),
+    z.strictObject({
+      count: z.number().int().nonnegative(),
+      as: z.string().regex(/^[A-Za-z_]\w*$/).optional().describe('Variable name (default i)'),
+      offset: vec2.optional().describe('Shift of copy k: k × offset'),
+    }),
+  ])
+  .describe('Emit this item N times; ${i} in strings is the 0-based copy index');
+
+/** Fields every list item may carry; the expander removes them before validation. */
+const itemFields = {
+  use: z.string().optional().describe('Name of a template whose fields this item starts from'),
+  repeat: repeatSpec.optional(),
+};
+
+export const sensorModelNames = Object.keys(SENSOR_MODELS) as [keyof typeof SENSOR_MODELS, ...(keyof typeof SENSOR_MODELS)[]];
+
+const sensorTuning = {
+  model: z.enum(sensorModelNames).optional(),
+  height: z.number().positive().max(10).optional().describe('Mounting height, metres (supported 2.4–4.6)'),
+  orientation: finite.optional().describe('Yaw, degrees counter-clockwise from the x axis'),
+  field_of_view: z.number().gt(0).lt(180).optional().describe('Degrees'),
+  sensitivity: z.number().int().min(1).max(5).optional(),
+  report_interval: duration.optional(),
+};
+
+export const roomSchema = z.strictObject({ ...itemFields, name, polygon, capacity: capacity.optional(), custom_id: optionalId });
+export const zoneSchema = z.strictObject({ ...itemFields, name, room: ref('room').optional(), polygon, custom_id: optionalId });
+export const doorSchema = z.strictObject({
+  ...itemFields,
+  name,
+  line: z.tuple([vec2, vec2]).describe('[[x1, y1], [x2, y2]] on the rooms\u2019 shared wall'),
+  between: z.tuple([ref('room'), ref('room')]).optional().describe('[A, B]: walking from A into B is "in"'),
+  entrance: ref('room').optional().describe('Entrance from outside the floor into this room'),
+});
+export const hiveSchema = z.strictObject({
+  ...itemFields,
+  name,
+  position: vec2,
+  room: ref('room').optional(),
+  backhaul: z.enum(['wifi', 'cellular', 'ethernet']).optional(),
+  firmware: z.string().optional(),
+});
+export const sensorSchema = z.strictObject({
+  ...itemFields,
+  name,
+  mode: z.enum(['presence', 'traffic']),
+  room: ref('room').optional(),
+  zone: ref('zone').optional(),
+  door: ref('door').optional(),
+  hive: ref('hive').optional(),
+  in: ref('room').optional().describe('Traffic: the room a crossing counts "in" towards'),
+  center: vec2,
+  ...sensorTuning,
+  grid: z
+    .strictObject({ count: z.tuple([z.number().int().positive(), z.number().int().positive()]), step: vec2 })
+    .optional()
+    .describe('Expand into nx × ny sensors starting at center'),
+});
+const timeDist = z.strictObject({ mean: clock, sd: duration.optional() });
+const activity = z.strictObject({ to: refs('room'), every: duration, dwell: duration });
+export const peopleSchema = z.strictObject({
+  ...itemFields,
+  name,
+  count: z.number().int().nonnegative(),
+  desks: refs('room'),
+  entrance: z.union([ref('door'), refs('door')]).optional().describe('Entrance door(s); default all entrances of the floor'),
+  arrival: timeDist,
+  departure: timeDist,
+  activities: z.array(activity).optional(),
+});
+export const meetingSchema = z.strictObject({
+  ...itemFields,
+  name,
+  room: ref('room'),
+  at: clock,
+  duration,
+  attendees: z.number().int().positive(),
+});
+export const floorSchema = z.strictObject({
+  ...itemFields,
+  name,
+  level: z.number().int(),
+  custom_id: optionalId,
+  outline: polygon.optional().describe('Default: bounding box of the rooms'),
+  rooms: z.array(roomSchema).min(1),
+  zones: z.array(zoneSchema).optional(),
+  doors: z.array(doorSchema).optional(),
+  hives: z.array(hiveSchema).optional(),
+  sensors: z.array(sensorSchema).optional(),
+  people: z.array(peopleSchema).optional(),
+  meetings: z.array(meetingSchema).optional(),
+});
+export const buildingSchema = z.strictObject({
+  ...itemFields,
+  name,
+  custom_id: optionalId,
+  building_number: optionalId,
+  capacity: capacity.optional(),
+  address: z.strictObject({ lines: z.array(z.string()), country: z.string().optional() }).optional(),
+  floors: z.array(floorSchema).min(1),
+});
+export const siteSchema = z.strictObject({
+  ...itemFields,
+  name,
+  timezone: z.string().refine(isValidZone, { message: 'unknown IANA time zone' }).describe('IANA zone, e.g. Europe/Paris'),
+  custom_id: optionalId,
+  site_number: optionalId,
+  buildings: z.array(buildingSchema).min(1),
+});
+
+const noise = z.strictObject({
+  presence: z.strictObject({ miss: probability.optional(), false_positive: z.number().nonnegative().optional(), jitter_m: z.number().nonnegative().optional() }).optional(),
+  traffic: z.strictObject({ miss: probability.optional(), crowd_miss: probability.optional() }).optional(),
+});
+
+const organization = z.strictObject({
+  name,
+  users: z.array(z.strictObject({ ...itemFields, username: z.string().min(1), password: z.string().min(1).optional() })).optional(),
+  clients: z.array(z.strictObject({ ...itemFields, name, description: z.string().optional(), secret: z.string().min(1).optional() })).optional(),
+});
+
+export const fileSchema = z
+  .strictObject({
+    $schema: z.string().optional().describe('Ignored; lets editors find this schema'),
+    version: z.literal(1),
+    name,
+    description: z.string().optional(),
+    seed: z.number().int().nonnegative().optional().describe('Default 1'),
+    start: z.string().min(1).describe('Local time of the first site, e.g. 2026-03-02T08:00 (an explicit offset or Z wins)'),
+    duration,
+    fidelity: z.enum(['model', 'frame']).optional(),
+    tick: duration.optional().describe('Default 1s'),
+    batch_interval: duration.optional().describe('Default 10s'),
+    noise: noise.optional(),
+    sensor_defaults: z
+      .strictObject({ ...sensorTuning, traffic_report_interval: duration.optional().describe('Default 10s') })
+      .optional(),
+    organization,
+    templates: z.record(z.string(), z.record(z.string(), z.unknown())).optional().describe('Named item bodies for `use:`'),
+    sites: z.array(siteSchema).min(1),
+  })
+  .describe('occusim scenario file, format version 1');
+
+export type ScenarioFile = z.output<typeof fileSchema>;
+export type SiteFile = z.output<typeof siteSchema>;
+export type BuildingFile = z.output<typeof buildingSchema>;
+export type FloorFile = z.output<typeof floorSchema>;
+export type SensorFile = z.output<typeof sensorSchema>;
+export type PeopleFile = z.output<typeof peopleSchema>;
+
+/**
+ * The JSON Schema (draft 2020-12) of scenario files, generated from `fileSchema`. Required
+ * fields of an item are conditional on the item having no `use:` (a template supplies them).
+ */
+export function scenarioJsonSchema(): object {
+  return z.toJSONSchema(fileSchema, {
+    io: 'input',
+    unrepresentable: 'any',
+    override: (ctx) => {
+      const js = ctx.jsonSchema as { properties?: Record<string, unknown>; required?: string[]; if?: unknown; then?: unknown };
+      if (js.properties?.['use'] !== undefined && js.required !== undefined) {
+        js.if = { not: { required: ['use'] } };
+        js.then = { required: js.required };
+        delete js.required;
+      }
+    },
+  });
+}
+
+/** The keys an object at `path` of the file accepts (for "did you mean"), or [] when unknown. */
+export function keysAt(path: readonly (string | number)[]): string[] {
+  let s: unknown = fileSchema;
+  for (const seg of [...path, null]) {
+    s = unwrap(s);
+    const def = (s as { _zod?: { def?: Record<string, unknown> } } | undefined)?._zod?.def;
+    if (def === undefined) return [];
+    if (seg === null) return def['type'] === 'object' ? Object.keys(def['shape'] as object) : [];
+    if (def['type'] === 'object') s = (def['shape'] as Record<string, unknown>)[String(seg)];
+    else if (def['type'] === 'array') s = def['element'];
+    else if (def['type'] === 'record') s = def['valueType'];
+    else return [];
+  }
+  return [];
+}
+
+function unwrap(s: unknown): unknown {
+  for (;;) {
+    const def = (s as { _zod?: { def?: Record<string, unknown> } } | undefined)?._zod?.def;
+    if (def === undefined) return s;
+    if (def['type'] === 'optional' || def['type'] === 'default' || def['type'] === 'nullable') s = def['innerType'];
+    else if (def['type'] === 'pipe') s = def['in'];
+    else return s;
+  }
+}

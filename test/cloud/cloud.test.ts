@@ -1,0 +1,78 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Aedes } from 'aedes';
+import { connectAsync, type MqttClient } from 'mqtt';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCloud, type Cloud } from '../../src/cloud/cloud.js';
+import { VirtualClock } from '../../src/core/clock.js';
+import { ackTopic, uplinkTopic } from '../../src/core/topics.js';
+import { decodeAck, encodeUplink } from '../../src/proto/codec.js';
+import type { UplinkAck } from '../../src/proto/messages.js';
+import { HIVE_SERIAL, presenceAt, ROOM_A, SENSOR_PA, SENSOR_PB, SENSOR_T, T0, tinyModel, trafficAt } from './fixture.js';
+
+describe('cloud over real MQTT', () => {
+  let broker: Aedes;
+  let server: Server;
+  let url: string;
+  let dir: string;
+  let cloud: Cloud;
+  let hive: MqttClient;
+  const clock = new VirtualClock(T0);
+
+  beforeAll(async () => {
+    broker = await Aedes.createBroker();
+    server = createServer(broker.handle);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `mqtt://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    dir = mkdtempSync(join(tmpdir(), 'occusim-cloud-'));
+    cloud = await startCloud({ brokerUrl: url, username: 'cloud', password: 'x', model: tinyModel(), clock, dbPath: join(dir, 'cloud.db') });
+    hive = await connectAsync(url, { clientId: HIVE_SERIAL, username: HIVE_SERIAL, password: 'secret' });
+    await hive.subscribeAsync(ackTopic(HIVE_SERIAL), { qos: 1 });
+  });
+
+  afterAll(async () => {
+    await hive?.endAsync();
+    await cloud?.close();
+    await new Promise<void>((resolve) => broker.close(() => resolve()));
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const nextAck = (): Promise<UplinkAck> =>
+    new Promise((resolve) => {
+      hive.once('message', (_topic, payload) => resolve(decodeAck(payload)));
+    });
+
+  it('stores an uplink, acks it to the hive and serves the finalised minute after finish()', async () => {
+    clock.advanceTo(T0 + 1500);
+    const acked = nextAck();
+    const payload = encodeUplink({
+      hiveSerial: HIVE_SERIAL,
+      seq: 1,
+      sentAtMs: T0 + 1000,
+      packets: [presenceAt(SENSOR_PA, T0, [[9.5, 5], [5, 5]]), presenceAt(SENSOR_PB, T0, [[9.5, 5]]), trafficAt(SENSOR_T, T0 + 1000, 1, 0)],
+    });
+    await hive.publishAsync(uplinkTopic(HIVE_SERIAL), Buffer.from(payload), { qos: 1 });
+    expect(await acked).toEqual({ hiveSerial: HIVE_SERIAL, ackedSeq: 1, ackedAtMs: T0 + 1500 });
+    cloud.finish();
+    expect(cloud.presenceMinutes(ROOM_A)).toEqual([{ minuteMs: T0, value: 2, samples: 1 }]);
+    expect(cloud.trafficMinutes(SENSOR_T.id)).toEqual([{ minuteMs: T0, in: 1, out: 0 }]);
+    expect(cloud.counters()).toMatchObject({ batchesReceived: 1, batchesProcessed: 1, packetsProcessed: 3 });
+    expect(cloud.latenciesMs()).toEqual([1500, 1500, 500]);
+  });
+
+  it('dead-letters garbage published on an uplink topic and keeps running', async () => {
+    await hive.publishAsync(uplinkTopic(HIVE_SERIAL), Buffer.from([0xff, 0xff, 0xff, 0xff, 0x0f]), { qos: 1 });
+    // The broker acks the publish before the cloud sees it: wait for the dead letter to land.
+    for (let i = 0; i < 100 && cloud.deadLetters().length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(cloud.deadLetters()).toEqual([
+      expect.objectContaining({ topic: uplinkTopic(HIVE_SERIAL), reason: 'DECODE_FAILED', receivedAtMs: T0 + 1500 }),
+    ]);
+    const acked = nextAck();
+    await hive.publishAsync(uplinkTopic(HIVE_SERIAL), Buffer.from(encodeUplink({ hiveSerial: HIVE_SERIAL, seq: 2, sentAtMs: T0 + 2000, packets: [] })), { qos: 1 });
+    expect((await acked).ackedSeq).toBe(2);
+    expect(cloud.counters().deadLettered).toBe(1);
+  });
+});

@@ -1,0 +1,90 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MIGRATIONS } from '../../../src/cloud/store/migrations.js';
+import { SqliteStore } from '../../../src/cloud/store/sqlite-store.js';
+import { T0 } from '../fixture.js';
+
+const dirs: string[] = [];
+function tempDb(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'occusim-store-'));
+  dirs.push(dir);
+  return join(dir, 'cloud.db');
+}
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+describe('SQLite store', () => {
+  it('creates the schema with the numbered migrations and records the version once', () => {
+    const path = tempDb();
+    new SqliteStore(path).close();
+    const store = new SqliteStore(path); // reopening must not re-run migration 1
+    expect(store.schemaVersion()).toBe(MIGRATIONS.length);
+    store.close();
+    const db = new Database(path, { readonly: true });
+    expect(db.prepare('SELECT COUNT(*) AS n FROM schema_version').get()).toEqual({ n: 1 });
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as Array<{ name: string }>).map((t) => t.name);
+    expect(tables).toEqual(
+      expect.arrayContaining(['batches', 'dead_letters', 'detections', 'hive_progress', 'presence_minute', 'schema_version', 'traffic_minute', 'traffic_samples']),
+    );
+    db.close();
+  });
+
+  it('writes a batch with its packets, dead letters and ack progress atomically', () => {
+    const store = new SqliteStore(':memory:');
+    store.writeBatch({
+      hiveSerial: 'HV1',
+      seq: 1,
+      sentAtMs: T0,
+      receivedAtMs: T0 + 10,
+      ackedSeq: 1,
+      presence: [{ sensorId: 'sensor_a', sensedAtMs: T0, detections: [[0.25, 0.5]] }],
+      traffic: [{ sensorId: 'sensor_t', sensedAtMs: T0 + 5000, intervalMs: 5000, in: 2, out: 1 }],
+      deadLetters: [{ receivedAtMs: T0 + 10, topic: 't', reason: 'UNKNOWN_SENSOR', message: 'm', payload: new Uint8Array([1, 2]) }],
+    });
+    expect(store.hasBatch('HV1', 1)).toBe(true);
+    expect(store.hasBatch('HV1', 2)).toBe(false);
+    expect(store.ackedSeq('HV1')).toBe(1);
+    expect(store.ackedSeq('HV2')).toBe(0);
+    expect(store.presencePacketsInMinute(T0)).toEqual([{ sensorId: 'sensor_a', sensedAtMs: T0, detections: [[0.25, 0.5]] }]);
+    expect(store.presencePacketsInMinute(T0 + 60_000)).toEqual([]);
+    expect(store.trafficPacketsInMinute(T0)).toEqual([{ sensorId: 'sensor_t', sensedAtMs: T0 + 5000, intervalMs: 5000, in: 2, out: 1 }]);
+    expect(store.deadLetters()).toEqual([{ receivedAtMs: T0 + 10, topic: 't', reason: 'UNKNOWN_SENSOR', message: 'm', payload: new Uint8Array([1, 2]) }]);
+    store.close();
+  });
+
+  it('rolls the whole batch back when any part of it fails', () => {
+    const store = new SqliteStore(':memory:');
+    const write = { hiveSerial: 'HV1', seq: 1, sentAtMs: T0, receivedAtMs: T0, ackedSeq: 1, presence: [], traffic: [], deadLetters: [] };
+    store.writeBatch(write);
+    const again = { ...write, presence: [{ sensorId: 'sensor_a', sensedAtMs: T0, detections: [] }] };
+    expect(() => store.writeBatch(again)).toThrow(); // primary key (HV1, 1) already stored
+    expect(store.presencePacketsInMinute(T0)).toEqual([]);
+    store.close();
+  });
+
+  it('replaces a finalised minute when it is written again and reads minutes in order', () => {
+    const store = new SqliteStore(':memory:');
+    store.writePresenceMinutes([
+      { spaceId: 'room_a', minuteMs: T0 + 60_000, value: 1, samples: 12 },
+      { spaceId: 'room_a', minuteMs: T0, value: 2, samples: 12 },
+    ]);
+    store.writePresenceMinutes([{ spaceId: 'room_a', minuteMs: T0, value: 2.5, samples: 13 }]);
+    expect(store.presenceMinutes('room_a')).toEqual([
+      { spaceId: 'room_a', minuteMs: T0, value: 2.5, samples: 13 },
+      { spaceId: 'room_a', minuteMs: T0 + 60_000, value: 1, samples: 12 },
+    ]);
+    store.writeTrafficMinutes([{ sensorId: 'sensor_t', minuteMs: T0, in: 3, out: 4 }]);
+    expect(store.trafficMinutes('sensor_t')).toEqual([{ sensorId: 'sensor_t', minuteMs: T0, in: 3, out: 4 }]);
+    expect(store.trafficMinutes('sensor_other')).toEqual([]);
+    store.close();
+  });
+
+  it('fails with STORE_FAILED when the file cannot be opened', () => {
+    expect(() => new SqliteStore('/nonexistent-dir/x/cloud.db')).toThrow(expect.objectContaining({ code: 'STORE_FAILED' }));
+  });
+});

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { keysAt, scenarioJsonSchema } from '../../src/scenario/schema.js';
+
+describe('scenario JSON Schema', () => {
+  const schema = scenarioJsonSchema() as Record<string, unknown> & { properties: Record<string, unknown>; required: string[] };
+
+  it('is a draft 2020-12 schema of the top-level fields', () => {
+    expect(schema['$schema']).toBe('https://json-schema.org/draft/2020-12/schema');
+    expect(schema.required).toEqual(expect.arrayContaining(['version', 'name', 'start', 'duration', 'organization', 'sites']));
+    expect(schema['additionalProperties']).toBe(false);
+  });
+
+  it('makes an item’s required fields conditional on it having no `use:`', () => {
+    const text = JSON.stringify(schema);
+    expect(text).toContain('"if":{"not":{"required":["use"]}}');
+    expect(text).toContain('"required":["name","polygon"]');
+  });
+
+  it('carries the duration pattern the validator checks', () => {
+    const duration = schema.properties['duration'] as { pattern?: string };
+    expect(new RegExp(duration.pattern ?? '^$').test('1h30m')).toBe(true);
+    expect(new RegExp(duration.pattern ?? '^$').test('1 hour')).toBe(false);
+  });
+});
+
+describe('keysAt', () => {
+  it('lists the fields accepted at a path of the file', () => {
+    expect(keysAt(['sites', 0, 'buildings', 0, 'floors', 0, 'sensors', 3])).toEqual(expect.arrayContaining(['field_of_view', 'grid', 'door', 'in']));
+    expect(keysAt(['nowhere'])).toEqual([]);
+  });
+});
