@@ -12,9 +12,11 @@ export function formatSummary(report: RunReport): string {
   lines.push('');
   lines.push('Presence occupancy, measured vs true, per minute');
   lines.push(`  ${'space'.padEnd(28)}${'kind'.padEnd(7)}${'minutes'.padStart(8)}${'MAE'.padStart(8)}${'exact'.padStart(8)}${'±1'.padStart(8)}${'mean true'.padStart(11)}${'mean meas'.padStart(11)}`);
+  const multiFloor = new Set(r.presence.spaces.map((s) => s.floor)).size > 1;
   for (const s of r.presence.spaces) {
+    const label = s.kind === 'floor' ? s.name : multiFloor ? `${s.floor} › ${s.name}` : `  ${s.name}`;
     lines.push(
-      `  ${s.name.slice(0, 27).padEnd(28)}${s.kind.padEnd(7)}${String(s.minutes).padStart(8)}${s.mae.toFixed(2).padStart(8)}` +
+      `  ${label.slice(0, 27).padEnd(28)}${s.kind.padEnd(7)}${String(s.minutes).padStart(8)}${s.mae.toFixed(2).padStart(8)}` +
         `${pct(s.exactRate).padStart(8)}${pct(s.withinOneRate).padStart(8)}${s.meanTrue.toFixed(2).padStart(11)}${s.meanMeasured.toFixed(2).padStart(11)}`,
     );
   }
@@ -24,8 +26,9 @@ export function formatSummary(report: RunReport): string {
   lines.push('');
   lines.push('Traffic, counted vs true door crossings');
   for (const t of r.traffic.sensors) {
+    const label = multiFloor ? `${t.floor} › ${t.name}` : t.name;
     lines.push(
-      `  ${t.name.slice(0, 27).padEnd(28)}door ${t.door.slice(0, 20).padEnd(21)} in ${t.measured.in}/${t.truth.in}  out ${t.measured.out}/${t.truth.out}` +
+      `  ${label.slice(0, 27).padEnd(28)}door ${t.door.slice(0, 20).padEnd(21)} in ${t.measured.in}/${t.truth.in}  out ${t.measured.out}/${t.truth.out}` +
         `  recall in ${pct(t.recall.in)} out ${pct(t.recall.out)}`,
     );
   }

@@ -12,6 +12,8 @@ import type { LoopStats } from './loop.js';
 export interface SpaceAccuracy {
   id: string;
   name: string;
+  /** Name of the floor the space is on (the floor itself for a floor). */
+  floor: string;
   kind: 'room' | 'zone' | 'floor';
   /** Minutes where both a measured and a true value exist. */
   minutes: number;
@@ -30,6 +32,7 @@ export interface SpaceAccuracy {
 export interface TrafficAccuracy {
   id: string;
   name: string;
+  floor: string;
   door: string;
   measured: { in: number; out: number };
   truth: { in: number; out: number };
@@ -101,11 +104,12 @@ function ratio(a: number, b: number): number {
 }
 
 function presenceAccuracy(model: ScenarioModel, truth: TruthRecorder, cloud: Cloud): SpaceAccuracy[] {
-  const spaces = [
-    ...model.floors.map((f) => ({ id: f.id, name: f.name, kind: 'floor' as const })),
-    ...model.rooms.map((r) => ({ id: r.id, name: r.name, kind: 'room' as const })),
-    ...model.zones.map((z) => ({ id: z.id, name: z.name, kind: 'zone' as const })),
-  ];
+  // Floor by floor: the floor, then its rooms, then its zones.
+  const spaces = model.floors.flatMap((f) => [
+    { id: f.id, name: f.name, floor: f.name, kind: 'floor' as const },
+    ...model.rooms.filter((r) => r.floorId === f.id).map((r) => ({ id: r.id, name: r.name, floor: f.name, kind: 'room' as const })),
+    ...model.zones.filter((z) => z.floorId === f.id).map((z) => ({ id: z.id, name: z.name, floor: f.name, kind: 'zone' as const })),
+  ]);
   const out: SpaceAccuracy[] = [];
   for (const space of spaces) {
     const measured = cloud.presenceMinutes(space.id);
@@ -155,6 +159,7 @@ function pooled(spaces: readonly SpaceAccuracy[]): RunResult['presence']['rooms'
 
 function trafficAccuracy(model: ScenarioModel, truth: TruthRecorder, cloud: Cloud): TrafficAccuracy[] {
   const doors = new Map(model.doors.map((d) => [d.id, d]));
+  const floorNames = new Map(model.floors.map((f) => [f.id, f.name]));
   const out: TrafficAccuracy[] = [];
   for (const s of model.sensors) {
     if (s.mode !== 'traffic' || s.doorId === null) continue;
@@ -174,6 +179,7 @@ function trafficAccuracy(model: ScenarioModel, truth: TruthRecorder, cloud: Clou
     out.push({
       id: s.id,
       name: s.name,
+      floor: floorNames.get(s.floorId) ?? '',
       door: door.name,
       measured,
       truth: trueCounts,

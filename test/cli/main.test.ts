@@ -1,0 +1,72 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import type { Io } from '../../src/cli/commands.js';
+
+const scenario = (name: string): string => new URL(`../../scenarios/${name}`, import.meta.url).pathname;
+const fixture = (name: string): string => new URL(`../scenario/fixtures/${name}`, import.meta.url).pathname;
+
+async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough() as unknown as NodeJS.WriteStream;
+  let out = '';
+  let err = '';
+  stdout.on('data', (c: Buffer) => (out += c.toString()));
+  (stderr as unknown as PassThrough).on('data', (c: Buffer) => (err += c.toString()));
+  const code = await main(argv, { stdout, stderr } as Io);
+  return { code, out, err };
+}
+
+describe('occusim command line', () => {
+  it('validates a good scenario with exit 0 and a one-line description', async () => {
+    const r = await cli('validate', scenario('quickstart.yaml'));
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/valid — 1 site\(s\).*9 sensor\(s\)/);
+  });
+
+  it('lists located problems and exits 2 for a bad scenario, never a stack trace', async () => {
+    const r = await cli('validate', fixture('unknown-field.yaml'));
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/unknown-field\.yaml:\d+:\d+ \S+: /);
+    expect(r.err).not.toMatch(/\n\s+at /);
+  });
+
+  it('exits 2 with a message for a missing file', async () => {
+    const r = await cli('validate', '/nonexistent/scenario.yaml');
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/nonexistent/);
+  });
+
+  it('prints the JSON Schema', async () => {
+    const r = await cli('schema');
+    expect(r.code).toBe(0);
+    const schema = JSON.parse(r.out) as { type?: string; properties?: Record<string, unknown> };
+    expect(schema.properties).toHaveProperty('sites');
+  });
+
+  it('refuses unknown flags, bad values and flags of capabilities still to come with exit 2', async () => {
+    expect((await cli('run', scenario('quickstart.yaml'), '--bogus')).code).toBe(2);
+    expect((await cli('run', scenario('quickstart.yaml'), '--speed', 'fast')).code).toBe(2);
+    expect((await cli('run', scenario('quickstart.yaml'), '--duration', 'soon')).code).toBe(2);
+    const serve = await cli('run', scenario('quickstart.yaml'), '--serve');
+    expect(serve.code).toBe(2);
+    expect(serve.err).toMatch(/--serve is not available yet/);
+    expect((await cli('frobnicate')).code).toBe(2);
+  });
+
+  it('runs a scenario, prints the summary and writes the report', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'occusim-cli-'));
+    const report = join(dir, 'r.json');
+    const r = await cli('run', scenario('quickstart.yaml'), '--duration', '20m', '--seed', '3', '--report', report, '--db', join(dir, 's.sqlite'));
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/Presence occupancy, measured vs true/);
+    expect(r.out).toMatch(/0 lost/);
+    const json = JSON.parse(readFileSync(report, 'utf8')) as { scenario: string; seed: number; result: unknown; perf: unknown };
+    expect(json).toMatchObject({ scenario: 'quickstart', seed: 3 });
+    expect(json.result).toBeDefined();
+    expect(json.perf).toBeDefined();
+  });
+});
