@@ -6,7 +6,7 @@ export function formatSummary(report: RunReport): string {
   const lines: string[] = [];
   lines.push(`occusim run: ${r.scenario.name} (seed ${r.scenario.seed}, ${r.scenario.fidelity} fidelity)`);
   lines.push(
-    `  simulated ${(r.scenario.durationMs / 3_600_000).toFixed(2)} h from ${r.scenario.start}: ${r.scenario.people} people, ` +
+    `  simulated ${(r.scenario.durationMs / 3_600_000).toFixed(2)} h from ${r.scenario.startLocal}: ${r.scenario.people} people, ` +
       `${r.scenario.sensors} sensors, ${r.scenario.hives} hive(s)`,
   );
   lines.push('');

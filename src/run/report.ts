@@ -1,6 +1,6 @@
 import type { Cloud } from '../cloud/cloud.js';
 import { percentile, round } from '../core/stats.js';
-import { isoUtc } from '../core/time.js';
+import { isoLocal, isoUtc } from '../core/time.js';
 import type { ScenarioModel } from '../scenario/model.js';
 import type { TruthRecorder } from '../sim/truth.js';
 import type { LoopStats } from './loop.js';
@@ -41,7 +41,7 @@ export interface TrafficAccuracy {
 }
 
 export interface RunResult {
-  scenario: { name: string; seed: number; fidelity: string; start: string; durationMs: number; sensors: number; hives: number; people: number };
+  scenario: { name: string; seed: number; fidelity: string; start: string; startLocal: string; durationMs: number; sensors: number; hives: number; people: number };
   presence: {
     spaces: SpaceAccuracy[];
     /** Over every room-minute of rooms with presence sensors. */
@@ -74,6 +74,7 @@ export function buildResult(model: ScenarioModel, truth: TruthRecorder, cloud: C
       seed: model.seed,
       fidelity: model.fidelity,
       start: isoUtc(model.startMs),
+      startLocal: isoLocal(model.startMs, model.sites[0]?.timezone ?? 'UTC'),
       durationMs: model.durationMs,
       sensors: model.sensors.length,
       hives: model.hives.length,
