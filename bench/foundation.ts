@@ -6,7 +6,7 @@
  * - fleet: parse + expand + validate of scenarios/fleet.yaml, time and heap.
  */
 import { join } from 'node:path';
-import { createEdgeStage } from '../src/edge/sensors.js';
+import { createModelSensors } from '../src/edge/sensors.js';
 import { runScenario } from '../src/run/run-scenario.js';
 import { loadScenarioFile } from '../src/scenario/load.js';
 import type { ScenarioModel } from '../src/scenario/model.js';
@@ -24,7 +24,7 @@ function kernel(model: ScenarioModel): { sensorSecondsPerS: number; wallMs: numb
   const t0 = performance.now();
   const world = createWorld(model);
   const truth = createTruthRecorder(model);
-  const edge = createEdgeStage(model);
+  const edge = createModelSensors(model);
   let packets = 0;
   for (let t = model.startMs; t < model.startMs + model.durationMs; t += model.tickMs) {
     const step = world.step(t);

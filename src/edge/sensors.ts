@@ -4,12 +4,10 @@ import type { World, WorldStep } from '../sim/types.js';
 import { ModelPresenceSensor } from './model-presence.js';
 import { ModelTrafficSensor } from './model-traffic.js';
 import type { SensorPacket } from './packet.js';
+import type { EdgeStage } from './stage.js';
 
-/**
- * The edge stage: every sensor of the scenario, sampled once per world tick. Sensors are
- * grouped by floor so each floor's people are fetched once per tick.
- */
-export interface EdgeStage {
+/** Model-fidelity sensors of one scenario, sampled once per world tick. */
+export interface ModelSensors {
   /** Packets due at this tick, in sensor order (deterministic). */
   sample(step: WorldStep, world: World): SensorPacket[];
 }
@@ -20,7 +18,28 @@ interface FloorSensors {
   traffic: ModelTrafficSensor[];
 }
 
+/**
+ * The edge stage for a scenario. Model fidelity samples in-process at every tick and buffers
+ * the packets until the loop drains them.
+ */
 export function createEdgeStage(model: ScenarioModel): EdgeStage {
+  const sensors = createModelSensors(model);
+  let buffer: SensorPacket[] = [];
+  return {
+    observe(step, world) {
+      for (const p of sensors.sample(step, world)) buffer.push(p);
+    },
+    drain() {
+      const out = buffer;
+      buffer = [];
+      return Promise.resolve(out);
+    },
+    close: () => Promise.resolve(),
+  };
+}
+
+/** Sensors are grouped by floor so each floor's people are fetched once per tick. */
+export function createModelSensors(model: ScenarioModel): ModelSensors {
   if (model.fidelity === 'frame') {
     throw new AppError(
       ErrorCodes.NOT_IMPLEMENTED,

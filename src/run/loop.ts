@@ -1,17 +1,17 @@
 import { ScaledWallClock, type VirtualClock } from '../core/clock.js';
-import type { EdgeStage } from '../edge/sensors.js';
-import type { SensorPacket } from '../edge/packet.js';
-import type { WirePacket } from '../proto/messages.js';
+import type { EdgeStage } from '../edge/stage.js';
+import type { DeliveryStage } from '../hive/delivery.js';
 import type { ScenarioModel } from '../scenario/model.js';
 import type { TruthRecorder } from '../sim/truth.js';
 import type { World } from '../sim/types.js';
+import type { Cloud } from '../cloud/cloud.js';
 import { sleepWall } from './perf.js';
-import type { Platform } from './platform.js';
 
 /**
- * The simulation loop: one world tick at a time, on the one clock. At every batch interval
- * the hives publish and the loop waits for the cloud's end-to-end acknowledgements before
- * time moves on, so at `--speed max` the simulator never outruns the cloud and the run is
+ * The simulation loop, on the one clock: the world advances one tick at a time and the edge
+ * observes it; at every batch interval the edge hands over its packets, the delivery stage
+ * carries them to the cloud and the loop waits for the cloud's acknowledgements before time
+ * moves on. At `--speed max` the simulator never outruns the cloud, so the run is
  * deterministic.
  */
 export interface LoopContext {
@@ -20,7 +20,8 @@ export interface LoopContext {
   world: World;
   truth: TruthRecorder;
   edge: EdgeStage;
-  platform: Platform;
+  delivery: DeliveryStage;
+  cloud: Cloud;
   speed: 'max' | number;
   onProgress: ((doneMs: number, totalMs: number) => void) | null;
 }
@@ -33,18 +34,12 @@ export interface LoopStats {
   sensorSeconds: number;
 }
 
-interface Route {
-  mac: string;
-  hiveId: string;
-}
-
 export async function simulate(ctx: LoopContext): Promise<LoopStats> {
-  const { model, clock, world, truth, edge, platform } = ctx;
-  const routes = new Map<string, Route>(model.sensors.map((s) => [s.id, { mac: s.mac, hiveId: s.hiveId }]));
+  const { model, clock, world, truth, edge } = ctx;
   const pacer = ctx.speed === 'max' ? null : new ScaledWallClock(model.startMs, ctx.speed);
   const endMs = model.startMs + model.durationMs;
   const progressEvery = Math.max(1, Math.floor(model.durationMs / model.tickMs / 200));
-  const stats: LoopStats = { ticks: 0, packetsSent: 0, batchesSent: 0, sensorSeconds: (model.sensors.length * model.durationMs) / 1000 };
+  let ticks = 0;
 
   let t = model.startMs;
   for (; t < endMs; t += model.tickMs) {
@@ -52,18 +47,15 @@ export async function simulate(ctx: LoopContext): Promise<LoopStats> {
     clock.advanceTo(t);
     const step = world.step(t);
     truth.observe(step, world);
-    for (const packet of edge.sample(step, world)) {
-      enqueue(platform, routes, packet);
-      stats.packetsSent++;
-    }
-    stats.ticks++;
-    if ((t + model.tickMs - model.startMs) % model.batchIntervalMs === 0) stats.batchesSent += await flush(platform, t);
-    if (stats.ticks % progressEvery === 0) ctx.onProgress?.(t + model.tickMs - model.startMs, model.durationMs);
+    edge.observe(step, world);
+    ticks++;
+    if ((t + model.tickMs - model.startMs) % model.batchIntervalMs === 0) await deliver(ctx, t);
+    if (ticks % progressEvery === 0) ctx.onProgress?.(t + model.tickMs - model.startMs, model.durationMs);
   }
-  const lastMs = Math.max(model.startMs, t - model.tickMs);
-  stats.batchesSent += await flush(platform, lastMs);
+  await deliver(ctx, Math.max(model.startMs, t - model.tickMs));
   ctx.onProgress?.(model.durationMs, model.durationMs);
-  return stats;
+  const d = ctx.delivery.stats();
+  return { ticks, packetsSent: d.packetsSubmitted, batchesSent: d.batchesPublished, sensorSeconds: (model.sensors.length * model.durationMs) / 1000 };
 }
 
 async function paceTo(pacer: ScaledWallClock, simMs: number): Promise<void> {
@@ -71,27 +63,9 @@ async function paceTo(pacer: ScaledWallClock, simMs: number): Promise<void> {
   if (delay > 1) await sleepWall(delay);
 }
 
-function enqueue(platform: Platform, routes: ReadonlyMap<string, Route>, packet: SensorPacket): void {
-  const route = routes.get(packet.sensorId);
-  const hive = route ? platform.hives.get(route.hiveId) : undefined;
-  if (!route || !hive) throw new Error(`no route for sensor ${packet.sensorId}`);
-  hive.batcher.enqueue(toWire(packet, route.mac));
-}
-
-function toWire(p: SensorPacket, mac: string): WirePacket {
-  if (p.kind === 'presence') return { kind: 'presence', sensorMac: mac, sensedAtMs: p.sensedAtMs, detections: p.detections };
-  return { kind: 'traffic', sensorMac: mac, sensedAtMs: p.sensedAtMs, intervalMs: p.intervalMs, in: p.in, out: p.out };
-}
-
-/** Every hive publishes what it holds; resolves when the cloud has acknowledged all of it. */
-async function flush(platform: Platform, atMs: number): Promise<number> {
-  const counts = await Promise.all(
-    [...platform.hives.values()].map(async (hive) => {
-      const batches = hive.batcher.takeBatches(atMs);
-      for (const b of batches) await hive.link.publish(b);
-      return batches.length;
-    }),
-  );
-  platform.cloud.advance(atMs);
-  return counts.reduce((a, b) => a + b, 0);
+/** Edge → delivery → cloud for everything produced up to `atMs`. */
+async function deliver(ctx: LoopContext, atMs: number): Promise<void> {
+  ctx.delivery.submit(await ctx.edge.drain());
+  await ctx.delivery.flush(atMs);
+  ctx.cloud.advance(atMs);
 }

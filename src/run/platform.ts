@@ -6,18 +6,15 @@ import { startCloud, type Cloud } from '../cloud/cloud.js';
 import type { Clock } from '../core/clock.js';
 import { secretFor } from '../core/ids.js';
 import { HiveBatcher } from '../hive/batcher.js';
-import { connectHive, type HiveLink } from '../hive/mqtt-hive.js';
+import type { HiveEndpoint } from '../hive/delivery.js';
+import { connectHive } from '../hive/mqtt-hive.js';
 import type { ScenarioModel } from '../scenario/model.js';
 
 /**
  * The running platform of one simulation: embedded broker, cloud ingest with its store, and
  * one MQTT link per hive. Started in order, closed in reverse.
  */
-export interface HiveRuntime {
-  readonly serial: string;
-  readonly batcher: HiveBatcher;
-  readonly link: HiveLink;
-}
+export type HiveRuntime = HiveEndpoint;
 
 export interface Platform {
   readonly broker: EmbeddedBroker;

@@ -2,6 +2,7 @@ import { VirtualClock } from '../core/clock.js';
 import { AppError, ErrorCodes } from '../core/errors.js';
 import { round } from '../core/stats.js';
 import { createEdgeStage } from '../edge/sensors.js';
+import { createDirectDelivery } from '../hive/delivery.js';
 import { formatDiagnostic } from '../scenario/diagnostics.js';
 import { loadScenarioFile, loadScenarioObject, type LoadOverrides, type LoadResult } from '../scenario/load.js';
 import type { ScenarioModel } from '../scenario/model.js';
@@ -56,7 +57,8 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
   const truth = createTruthRecorder(model);
   const platform = await startPlatform(model, clock, { dbPath: opts.dbPath, mqttPort: opts.mqttPort });
   try {
-    const loop = await simulate({ model, clock, world, truth, edge, platform, speed: opts.speed, onProgress: opts.onProgress });
+    const delivery = createDirectDelivery(model, platform.hives);
+    const loop = await simulate({ model, clock, world, truth, edge, delivery, cloud: platform.cloud, speed: opts.speed, onProgress: opts.onProgress });
     platform.cloud.finish();
     const result = buildResult(model, truth, platform.cloud, loop);
     const wallMs = wall.elapsedMs();
@@ -78,6 +80,7 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
       db: platform.dbPath,
     };
   } finally {
+    await edge.close();
     await platform.close();
   }
 }
