@@ -58,3 +58,6 @@ export class ScaledWallClock implements Clock {
     return Math.max(0, (simMs - this.now()) / this.#factor);
   }
 }
+
+/** Wall time as a Clock, for adapters that face real clients (token lifetimes, rate limits). */
+export const systemClock: Clock = { now: () => Math.floor(systemWallTime()) };

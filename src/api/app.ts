@@ -1,0 +1,130 @@
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
+import mercurius from 'mercurius';
+import { GraphQLError, NoSchemaIntrospectionCustomRule, type GraphQLFormattedError } from 'graphql';
+import type { Clock } from '../core/clock.js';
+import type { AssetService } from './assets/asset-service.js';
+import type { AccountService } from './auth/accounts.js';
+import { authenticate } from './auth/guard.js';
+import { registerLoginRoutes } from './auth/login-routes.js';
+import { FailureLimiter } from './auth/rate-limit.js';
+import type { Principal, TokenService } from './auth/tokens.js';
+import { registerClientRoutes } from './clients/client-routes.js';
+import { ApiError } from './errors.js';
+import { DEFAULT_LIMITS, queryLimitsRule, type QueryLimits } from './graphql/limits.js';
+import { resolvers, type GqlContext } from './graphql/resolvers.js';
+import { typeDefs } from './graphql/schema.js';
+
+/**
+ * The platform API as a Fastify app that never listens by itself: tests call `inject()`,
+ * `occusim serve` / `run --serve` call `listen()`. Routes: /api/v2 login, /api/v1/client,
+ * /api/v3/graphql.
+ */
+export interface ApiDeps {
+  assets: AssetService;
+  accounts: AccountService;
+  tokens: TokenService;
+  clock: Clock;
+  firstPartyClientId?: string;
+  introspection?: boolean;
+  limits?: QueryLimits;
+  logger?: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal?: Principal;
+  }
+}
+
+const GRAPHQL_PATH = '/api/v3/graphql';
+
+export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
+  const app = Fastify({ logger: deps.logger ?? false, bodyLimit: 1024 * 1024 });
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler((req, reply) => reply.code(404).send({ code: 'NOT_FOUND', message: `no route ${req.method} ${req.url}` }));
+
+  const limiter = new FailureLimiter({ maxFailures: 5, windowMs: 60_000, clock: deps.clock });
+  registerLoginRoutes(app, { accounts: deps.accounts, tokens: deps.tokens, limiter, firstPartyClientId: deps.firstPartyClientId ?? 'client_occusim_dashboard' });
+  registerClientRoutes(app, { accounts: deps.accounts, tokens: deps.tokens });
+
+  // GraphQL is authenticated before mercurius parses anything: an anonymous request is a 401.
+  app.addHook('preHandler', async (req) => {
+    if (req.url.split('?')[0] === GRAPHQL_PATH) req.principal = await authenticate(req, deps.tokens);
+  });
+  const rules = [queryLimitsRule(deps.limits ?? DEFAULT_LIMITS), ...(deps.introspection === false ? [NoSchemaIntrospectionCustomRule] : [])];
+  await app.register(mercurius, {
+    schema: typeDefs,
+    resolvers: resolvers as never,
+    path: GRAPHQL_PATH,
+    graphiql: false,
+    allowBatchedQueries: false,
+    validationRules: rules,
+    context: (req): GqlContext => ({ principal: req.principal as Principal, assets: deps.assets }),
+    errorFormatter: (execution) => formatGraphqlErrors(execution.data ?? null, execution.errors ?? []),
+    // Errors raised outside execution (authentication in the hook, validation): an ApiError
+    // keeps its HTTP status; everything else is answered as a GraphQL error.
+    errorHandler: async (error, _req, reply) => {
+      if (error instanceof ApiError) {
+        await reply.code(error.status).send(apiErrorBody(error));
+        return;
+      }
+      const { statusCode, response } = formatGraphqlErrors(null, [toGraphQLError(error)]);
+      await reply.code(statusCode).send(response);
+    },
+  });
+  return app;
+}
+
+/** By name, not instanceof: a bundler may load graphql's ESM build beside mercurius's CJS one. */
+function isGraphQLError(x: unknown): x is GraphQLError {
+  return x instanceof Error && x.name === 'GraphQLError';
+}
+
+function toGraphQLError(err: Error): GraphQLError {
+  return isGraphQLError(err) ? err : new GraphQLError(err.message, { originalError: err });
+}
+
+/** mercurius wraps validation failures in one error holding the list; unwrap it. */
+function flatten(errors: readonly GraphQLError[]): GraphQLError[] {
+  return errors.flatMap((e) => {
+    const inner = (e.originalError as { errors?: unknown } | undefined)?.errors;
+    return Array.isArray(inner) ? inner.map((x) => toGraphQLError(x as Error)) : [e];
+  });
+}
+
+function formatGraphqlErrors(data: unknown, raw: readonly GraphQLError[]): { statusCode: number; response: { data: never; errors: GraphQLFormattedError[] } } {
+  const first = raw[0]?.originalError as { statusCode?: unknown } | undefined;
+  const statusCode = data === null && raw.length === 1 && typeof first?.statusCode === 'number' ? first.statusCode : 200;
+  return { statusCode, response: { data: data as never, errors: flatten(raw).map(maskError) } };
+}
+
+/** Errors leave with a message and a code in extensions, never a stack or internal detail. */
+function maskError(err: GraphQLError): GraphQLFormattedError {
+  const original = err.originalError;
+  const code = err.extensions?.code;
+  // Our own errors carry a code; graphql-js's syntax and validation errors have no original error.
+  const known = code !== undefined || original === undefined || isGraphQLError(original);
+  return {
+    message: known ? err.message : 'internal error',
+    ...(err.locations ? { locations: err.locations } : {}),
+    ...(err.path ? { path: err.path } : {}),
+    extensions: { code: code ?? (known ? 'GRAPHQL_VALIDATION_FAILED' : 'INTERNAL') },
+  };
+}
+
+function apiErrorBody(err: ApiError): Record<string, string> {
+  return err.exposeCode ? { code: err.code, message: err.message } : { message: err.message };
+}
+
+function errorHandler(err: FastifyError | ApiError, _req: unknown, reply: FastifyReply): void {
+  if (err instanceof ApiError) {
+    void reply.code(err.status).send(apiErrorBody(err));
+    return;
+  }
+  const status = err.statusCode ?? 500;
+  if (status >= 400 && status < 500) {
+    void reply.code(status).send({ code: 'INVALID_REQUEST', message: err.message });
+    return;
+  }
+  void reply.code(500).send({ message: 'internal error' });
+}

@@ -1,0 +1,124 @@
+import { randomBytes } from 'node:crypto';
+import type { Clock } from '../../core/clock.js';
+import { ksuidFor } from '../../core/ids.js';
+import type { ScenarioModel } from '../../scenario/model.js';
+import { dummyHash, hashSecret, OWASP_SCRYPT, verifySecret, type ScryptCost } from './passwords.js';
+import { ALL_SCOPES } from './scopes.js';
+
+/**
+ * Users and machine-to-machine clients of every organisation the API serves. Secrets are
+ * kept only as slow hashes; a failed lookup still costs one hash verification.
+ */
+export interface UserAccount {
+  id: string;
+  username: string;
+  orgId: string;
+  hash: string;
+}
+
+export interface ClientAccount {
+  /** Record id (equal to the client id: one client, one record). */
+  id: string;
+  clientId: string;
+  orgId: string;
+  name: string;
+  description: string;
+  hash: string;
+  scopes: readonly string[];
+  /** client_id of the token that created it (spec §4.5 rule 1); null for scenario clients. */
+  createdBy: string | null;
+}
+
+export interface CreatedClient {
+  account: ClientAccount;
+  /** Shown once, never stored in clear. */
+  secret: string;
+}
+
+export class AccountService {
+  readonly #users = new Map<string, UserAccount>();
+  readonly #clients = new Map<string, ClientAccount>();
+  readonly #cost: ScryptCost;
+  readonly #clock: Clock;
+  #dummy = '';
+
+  private constructor(cost: ScryptCost, clock: Clock) {
+    this.#cost = cost;
+    this.#clock = clock;
+  }
+
+  /** Hashes every scenario user's password and client's secret (slow by design: done once at start). */
+  static async fromModels(models: readonly ScenarioModel[], clock: Clock, cost: ScryptCost = OWASP_SCRYPT): Promise<AccountService> {
+    const svc = new AccountService(cost, clock);
+    svc.#dummy = await dummyHash(cost);
+    for (const m of models) {
+      for (const u of m.users) {
+        svc.#users.set(u.username.toLowerCase(), { id: u.id, username: u.username, orgId: m.org.id, hash: await hashSecret(u.password, cost) });
+      }
+      for (const c of m.clients) {
+        svc.#clients.set(c.clientId, {
+          id: c.clientId,
+          clientId: c.clientId,
+          orgId: m.org.id,
+          name: c.name,
+          description: c.description,
+          hash: await hashSecret(c.secret, cost),
+          scopes: ALL_SCOPES,
+          createdBy: null,
+        });
+      }
+    }
+    return svc;
+  }
+
+  /** The user when the password matches, else null (same cost either way). */
+  async authenticateUser(username: string, password: string): Promise<UserAccount | null> {
+    const user = this.#users.get(username.toLowerCase());
+    const ok = await verifySecret(password, user?.hash ?? this.#dummy);
+    return ok && user ? user : null;
+  }
+
+  async authenticateClient(clientId: string, secret: string): Promise<ClientAccount | null> {
+    const client = this.#clients.get(clientId);
+    const ok = await verifySecret(secret, client?.hash ?? this.#dummy);
+    return ok && client ? client : null;
+  }
+
+  userById(id: string): UserAccount | undefined {
+    for (const u of this.#users.values()) if (u.id === id) return u;
+    return undefined;
+  }
+
+  async createClient(orgId: string, name: string, description: string, createdBy: string): Promise<CreatedClient> {
+    const secret = randomBytes(32).toString('base64url');
+    const clientId = `client_${ksuidFor(this.#clock.now(), `${orgId}/${name}/${randomBytes(8).toString('hex')}`)}`;
+    const account: ClientAccount = {
+      id: clientId,
+      clientId,
+      orgId,
+      name,
+      description,
+      hash: await hashSecret(secret, this.#cost),
+      scopes: ALL_SCOPES,
+      createdBy,
+    };
+    this.#clients.set(clientId, account);
+    return { account, secret };
+  }
+
+  /** Clients of one organisation, oldest first. */
+  listClients(orgId: string): ClientAccount[] {
+    return [...this.#clients.values()].filter((c) => c.orgId === orgId);
+  }
+
+  /** A client of the organisation; another organisation's client is not found. */
+  getClient(orgId: string, id: string): ClientAccount | undefined {
+    const c = this.#clients.get(id);
+    return c && c.orgId === orgId ? c : undefined;
+  }
+
+  deleteClient(orgId: string, id: string): boolean {
+    if (!this.getClient(orgId, id)) return false;
+    return this.#clients.delete(id);
+  }
+}

@@ -1,0 +1,124 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { OAuthError } from '../errors.js';
+import type { AccountService } from './accounts.js';
+import type { FailureLimiter } from './rate-limit.js';
+import { ALL_SCOPES, formatScopes } from './scopes.js';
+import type { Principal, TokenService } from './tokens.js';
+
+/**
+ * Login operations (spec §4.1, §4.2, §5; platform-reference §1): password grant with
+ * refresh and ID tokens, refresh-token grant (an extension on the same path), and
+ * client-credentials grant. Errors per RFC 6749 §5.2, never cached.
+ */
+export interface LoginDeps {
+  accounts: AccountService;
+  tokens: TokenService;
+  limiter: FailureLimiter;
+  /** client_id carried by password-grant tokens: the platform's first-party application. */
+  firstPartyClientId: string;
+}
+
+type Body = Record<string, unknown>;
+
+function str(body: Body, field: string): string | null {
+  const v = body[field];
+  return typeof v === 'string' && v.length > 0 ? v : null;
+}
+
+function bodyOf(req: FastifyRequest): Body {
+  const b = req.body;
+  if (typeof b !== 'object' || b === null || Array.isArray(b)) throw new OAuthError(400, 'invalid_request', 'the body must be a JSON object');
+  return b as Body;
+}
+
+function checkLimit(deps: LoginDeps, key: string): void {
+  const wait = deps.limiter.retryAfterS(key);
+  if (wait > 0) throw new OAuthError(429, 'access_denied', `too many failed attempts; retry in ${wait} s`, wait);
+}
+
+async function passwordGrant(deps: LoginDeps, body: Body): Promise<Record<string, unknown>> {
+  const username = str(body, 'username');
+  const password = str(body, 'password');
+  if (!username || !password) throw new OAuthError(400, 'invalid_request', 'username and password are required');
+  const key = `user:${username.toLowerCase()}`;
+  checkLimit(deps, key);
+  const user = await deps.accounts.authenticateUser(username, password);
+  if (!user) {
+    deps.limiter.fail(key);
+    throw new OAuthError(400, 'invalid_grant', 'wrong username or password');
+  }
+  deps.limiter.succeed(key);
+  const principal: Principal = { sub: user.id, orgId: user.orgId, clientId: deps.firstPartyClientId, scopes: new Set(ALL_SCOPES), kind: 'user', operator: false };
+  return userTokens(deps, principal, user.username);
+}
+
+async function userTokens(deps: LoginDeps, principal: Principal, username: string): Promise<Record<string, unknown>> {
+  const access = await deps.tokens.issueAccess(principal);
+  return {
+    access_token: access.token,
+    refresh_token: deps.tokens.issueRefresh(principal),
+    id_token: await deps.tokens.issueIdToken(principal, username),
+    scope: formatScopes(principal.scopes),
+    expires_in: access.expiresIn,
+    token_type: 'Bearer',
+  };
+}
+
+async function refreshGrant(deps: LoginDeps, body: Body): Promise<Record<string, unknown>> {
+  const token = str(body, 'refresh_token');
+  if (!token) throw new OAuthError(400, 'invalid_request', 'refresh_token is required');
+  const principal = deps.tokens.redeemRefresh(token);
+  const user = principal ? deps.accounts.userById(principal.sub) : undefined;
+  if (!principal || !user) throw new OAuthError(400, 'invalid_grant', 'refresh token unknown, used or expired');
+  return userTokens(deps, principal, user.username);
+}
+
+async function clientCredentialsGrant(deps: LoginDeps, body: Body): Promise<Record<string, unknown>> {
+  const grant = str(body, 'grant_type');
+  if (!grant) throw new OAuthError(400, 'invalid_request', 'grant_type is required');
+  if (grant !== 'client_credentials') throw new OAuthError(400, 'unsupported_grant_type', `grant_type must be client_credentials, got ${grant}`);
+  const clientId = str(body, 'client_id');
+  const secret = str(body, 'client_secret');
+  const audience = str(body, 'audience');
+  if (!clientId || !secret || !audience) throw new OAuthError(400, 'invalid_request', 'client_id, client_secret and audience are required');
+  const key = `client:${clientId}`;
+  checkLimit(deps, key);
+  const client = await deps.accounts.authenticateClient(clientId, secret);
+  if (!client) {
+    deps.limiter.fail(key);
+    throw new OAuthError(401, 'invalid_client', 'client authentication failed');
+  }
+  deps.limiter.succeed(key);
+  if (audience !== deps.tokens.audience) throw new OAuthError(403, 'access_denied', `unknown audience ${JSON.stringify(audience)}`);
+  const principal: Principal = { sub: client.clientId, orgId: client.orgId, clientId: client.clientId, scopes: new Set(client.scopes), kind: 'client', operator: false };
+  const access = await deps.tokens.issueAccess(principal);
+  return { access_token: access.token, scope: formatScopes(principal.scopes), expires_in: access.expiresIn, token_type: 'Bearer' };
+}
+
+function sendOAuthError(reply: FastifyReply, err: OAuthError): FastifyReply {
+  if (err.retryAfterS !== null) void reply.header('Retry-After', String(err.retryAfterS));
+  return reply.code(err.status).send({ error: err.error, error_description: err.message });
+}
+
+export function registerLoginRoutes(app: FastifyInstance, deps: LoginDeps): void {
+  const handle = (grant: (body: Body) => Promise<Record<string, unknown>>) => async (req: FastifyRequest, reply: FastifyReply) => {
+    void reply.header('Cache-Control', 'no-store').header('Pragma', 'no-cache');
+    try {
+      return await grant(bodyOf(req));
+    } catch (err) {
+      if (err instanceof OAuthError) return sendOAuthError(reply, err);
+      throw err;
+    }
+  };
+  app.post(
+    '/api/v2/login',
+    handle((body) => {
+      const grant = body.grant_type ?? 'password';
+      if (grant === 'password') return passwordGrant(deps, body);
+      if (grant === 'refresh_token') return refreshGrant(deps, body);
+      throw new OAuthError(400, 'unsupported_grant_type', `grant_type must be password or refresh_token, got ${String(grant)}`);
+    }),
+  );
+  app.post('/api/v2/clients/login', handle((body) => clientCredentialsGrant(deps, body)));
+  app.get('/.well-known/jwks.json', () => deps.tokens.jwks());
+}

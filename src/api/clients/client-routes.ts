@@ -1,0 +1,68 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AccountService, ClientAccount } from '../auth/accounts.js';
+import { authenticate } from '../auth/guard.js';
+import type { TokenService } from '../auth/tokens.js';
+import { ApiError, ApiErrorCodes, invalidRequest, unauthorized } from '../errors.js';
+
+/**
+ * Client management (spec §4.5, §7): create (secret shown once), list, get, delete. A
+ * token without a client_id claim is refused (401); clients belong to the caller's
+ * organisation and another organisation's client is "not found".
+ */
+export interface ClientRouteDeps {
+  accounts: AccountService;
+  tokens: TokenService;
+}
+
+const view = (c: ClientAccount): Record<string, string> => ({ id: c.id, name: c.name, description: c.description, client_id: c.clientId });
+
+const notFound = (id: string): ApiError => new ApiError(404, ApiErrorCodes.CLIENT_NOT_FOUND, `client ${id} does not exist`);
+
+async function caller(req: FastifyRequest, tokens: TokenService) {
+  const p = await authenticate(req, tokens);
+  if (!p.clientId) throw unauthorized('the token carries no client_id claim');
+  return p;
+}
+
+function createBody(body: unknown): { name: string; description: string } {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidRequest('the body must be a JSON object');
+  const { name, description } = body as Record<string, unknown>;
+  if (typeof name !== 'string' || name.trim() === '') throw invalidRequest('name is required (a non-empty string)');
+  if (name.length > 200) throw invalidRequest('name must be at most 200 characters');
+  if (description !== undefined && typeof description !== 'string') throw invalidRequest('description must be a string');
+  return { name: name.trim(), description: description ?? '' };
+}
+
+export function registerClientRoutes(app: FastifyInstance, deps: ClientRouteDeps): void {
+  app.post('/api/v1/client', async (req, reply) => {
+    const p = await caller(req, deps.tokens);
+    const { name, description } = createBody(req.body);
+    let created;
+    try {
+      created = await deps.accounts.createClient(p.orgId, name, description, p.clientId);
+    } catch (err) {
+      throw new ApiError(500, ApiErrorCodes.CLIENT_CREATE_FAILED, `creating the client failed: ${(err as Error).message}`);
+    }
+    void reply.code(201).header('Cache-Control', 'no-store');
+    return { name: created.account.name, description: created.account.description, client_id: created.account.clientId, client_secret: created.secret };
+  });
+
+  app.get('/api/v1/client', async (req) => {
+    const p = await caller(req, deps.tokens);
+    return deps.accounts.listClients(p.orgId).map(view);
+  });
+
+  app.get<{ Params: { id: string } }>('/api/v1/client/:id', async (req) => {
+    const p = await caller(req, deps.tokens);
+    const c = deps.accounts.getClient(p.orgId, req.params.id);
+    if (!c) throw notFound(req.params.id);
+    return view(c);
+  });
+
+  app.delete<{ Params: { id: string } }>('/api/v1/client/:id', async (req, reply) => {
+    const p = await caller(req, deps.tokens);
+    if (!deps.accounts.deleteClient(p.orgId, req.params.id)) throw notFound(req.params.id);
+    deps.tokens.revokeSubject(req.params.id);
+    return reply.code(204).send();
+  });
+}

@@ -1,0 +1,114 @@
+import type { GqlContext } from './resolvers.js';
+import { gqlError, need } from './resolvers.js';
+
+/**
+ * Mutations (spec §4.3; platform-reference §2). Inputs name ids of the caller's
+ * organisation; any other id is NOT_FOUND, exactly as an id that does not exist.
+ */
+interface SiteInput {
+  id: string;
+  name?: string | null;
+  customID?: string | null;
+  siteNumber?: string | null;
+}
+interface BuildingInput {
+  id: string;
+  name?: string | null;
+  customID?: string | null;
+  buildingNumber?: string | null;
+  capacityMax?: number | null;
+  capacityMid?: number | null;
+}
+interface FloorInput {
+  id: string;
+  name?: string | null;
+  customID?: string | null;
+}
+
+function nonEmpty(name: string | null | undefined, field: string): string | undefined {
+  if (name === undefined || name === null) return undefined;
+  if (name.trim() === '') throw gqlError('BAD_USER_INPUT', `${field} must not be empty`);
+  return name.trim();
+}
+
+export const mutationResolvers = {
+  updateSiteInfo(_: unknown, { input }: { input: SiteInput }, ctx: GqlContext) {
+    need(ctx, 'write:spaces');
+    const site = ctx.assets.get('site', ctx.principal.orgId, input.id);
+    if (!site) throw gqlError('NOT_FOUND', `site ${input.id} does not exist`);
+    site.name = nonEmpty(input.name, 'name') ?? site.name;
+    if (input.customID !== undefined) site.customId = input.customID;
+    if (input.siteNumber !== undefined) site.siteNumber = input.siteNumber;
+    return { site };
+  },
+
+  updateBuildingInfo(_: unknown, { input }: { input: BuildingInput }, ctx: GqlContext) {
+    need(ctx, 'write:spaces');
+    const b = ctx.assets.get('building', ctx.principal.orgId, input.id);
+    if (!b) throw gqlError('NOT_FOUND', `building ${input.id} does not exist`);
+    b.name = nonEmpty(input.name, 'name') ?? b.name;
+    if (input.customID !== undefined) b.customId = input.customID;
+    if (input.buildingNumber !== undefined) b.buildingNumber = input.buildingNumber;
+    if (input.capacityMax != null || input.capacityMid != null) {
+      const max = input.capacityMax ?? b.capacity?.max ?? 0;
+      const mid = input.capacityMid ?? b.capacity?.mid ?? 0;
+      if (max < 0 || mid < 0 || mid > max) throw gqlError('BAD_USER_INPUT', 'capacity needs 0 <= mid <= max');
+      b.capacity = { max, mid };
+    }
+    return { building: b };
+  },
+
+  updateFloorInfo(_: unknown, { input }: { input: FloorInput }, ctx: GqlContext) {
+    need(ctx, 'write:spaces');
+    const f = ctx.assets.get('floor', ctx.principal.orgId, input.id);
+    if (!f) throw gqlError('NOT_FOUND', `floor ${input.id} does not exist`);
+    f.name = nonEmpty(input.name, 'name') ?? f.name;
+    if (input.customID !== undefined) f.customId = input.customID;
+    return { floor: f };
+  },
+
+  updateSensors(_: unknown, { sensors }: { sensors: Array<{ sensor_id: string; name: string }> }, ctx: GqlContext) {
+    need(ctx, 'write:sensors');
+    // Validate everything first: a batch applies entirely or not at all.
+    const found = sensors.map((u) => {
+      const s = ctx.assets.get('sensor', ctx.principal.orgId, u.sensor_id);
+      if (!s) throw gqlError('NOT_FOUND', `sensor ${u.sensor_id} does not exist`);
+      return { s, name: nonEmpty(u.name, 'name') as string };
+    });
+    for (const { s, name } of found) s.name = name;
+    return found.map(({ s }) => s);
+  },
+
+  deleteSensors(_: unknown, { ids }: { ids: string[] }, ctx: GqlContext) {
+    if (!ctx.principal.operator) throw gqlError('FORBIDDEN', 'deleteSensors is restricted to the operator\'s internal use');
+    need(ctx, 'delete:sensors');
+    for (const id of ids) if (!ctx.assets.get('sensor', ctx.principal.orgId, id)) throw gqlError('NOT_FOUND', `sensor ${id} does not exist`);
+    return ids.map((id) => ctx.assets.deleteSensor(ctx.principal.orgId, id));
+  },
+
+  createTag(_: unknown, { input }: { input: { name: string } }, ctx: GqlContext) {
+    need(ctx, 'write:spaces');
+    return ctx.assets.createTag(ctx.principal.orgId, nonEmpty(input.name, 'name') as string);
+  },
+
+  associateTag(_: unknown, { input }: { input: { ids: string[]; tag_id: string } }, ctx: GqlContext) {
+    need(ctx, 'write:spaces');
+    const tag = tagAndSpaces(ctx, input);
+    for (const id of input.ids) tag.spaceIds.add(id);
+    return tag;
+  },
+
+  disassociateTag(_: unknown, { input }: { input: { ids: string[]; tag_id: string } }, ctx: GqlContext) {
+    need(ctx, 'write:spaces');
+    const tag = tagAndSpaces(ctx, input);
+    for (const id of input.ids) tag.spaceIds.delete(id);
+    return tag;
+  },
+};
+
+function tagAndSpaces(ctx: GqlContext, input: { ids: string[]; tag_id: string }) {
+  const tag = ctx.assets.tag(ctx.principal.orgId, input.tag_id);
+  if (!tag) throw gqlError('NOT_FOUND', `tag ${input.tag_id} does not exist`);
+  for (const id of input.ids) if (!ctx.assets.isSpace(ctx.principal.orgId, id)) throw gqlError('NOT_FOUND', `floor, room or zone ${id} does not exist`);
+  return tag;
+}

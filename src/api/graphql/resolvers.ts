@@ -1,0 +1,197 @@
+import { GraphQLError } from 'graphql';
+import { area } from '../../core/geometry.js';
+import type { BuildingModel, FloorModel, HiveModel, RoomModel, SensorModel, SiteModel, ZoneModel } from '../../scenario/model.js';
+import type { AssetService } from '../assets/asset-service.js';
+import type { Principal } from '../auth/tokens.js';
+import { mutationResolvers } from './mutations.js';
+
+/**
+ * Resolvers over the in-memory asset registry. Every lookup goes through the caller's
+ * organisation; nested lists resolve through id indexes, so deep queries over thousands of
+ * sensors stay linear without a loader.
+ */
+export interface GqlContext {
+  principal: Principal;
+  assets: AssetService;
+}
+
+export function gqlError(code: 'FORBIDDEN' | 'NOT_FOUND' | 'BAD_USER_INPUT', message: string): GraphQLError {
+  return new GraphQLError(message, { extensions: { code } });
+}
+
+/** Throws FORBIDDEN unless the token carries the scope. */
+export function need(ctx: GqlContext, scope: string): void {
+  if (!ctx.principal.scopes.has(scope)) throw gqlError('FORBIDDEN', `this operation needs the scope ${scope}`);
+}
+
+const wrap = <T>(data: T[]): { data: T[] } => ({ data });
+const byIds = <T extends { id: string }>(items: T[], ids: readonly string[] | null | undefined): T[] =>
+  ids ? items.filter((x) => ids.includes(x.id)) : items;
+const present = <T>(xs: ReadonlyArray<T | undefined>): T[] => xs.filter((x): x is T => x !== undefined);
+
+function byCustom<T extends { id: string; customId: string | null }>(items: T[], args: { id?: string | null; customID?: string | null }): T | null {
+  if (!args.id && !args.customID) throw gqlError('BAD_USER_INPUT', 'give id or customID');
+  return items.find((x) => (args.id ? x.id === args.id : x.customId === args.customID)) ?? null;
+}
+
+function byTags<T extends { id: string }>(ctx: GqlContext, items: T[], tagIDs: readonly string[], useOR: boolean | null | undefined): T[] {
+  const tags = tagIDs.map((id) => ctx.assets.tag(ctx.principal.orgId, id));
+  return items.filter((x) => {
+    const has = tags.map((t) => t?.spaceIds.has(x.id) ?? false);
+    return useOR ? has.some(Boolean) : has.every(Boolean);
+  });
+}
+
+const queries = {
+  sites: (_: unknown, __: unknown, ctx: GqlContext) => (need(ctx, 'read:spaces'), wrap(ctx.assets.list('site', ctx.principal.orgId))),
+  site: (_: unknown, a: { id?: string; customID?: string }, ctx: GqlContext) => (need(ctx, 'read:spaces'), byCustom(ctx.assets.list('site', ctx.principal.orgId), a)),
+  buildings: (_: unknown, __: unknown, ctx: GqlContext) => (need(ctx, 'read:spaces'), wrap(ctx.assets.list('building', ctx.principal.orgId))),
+  building: (_: unknown, a: { id?: string; customID?: string }, ctx: GqlContext) =>
+    (need(ctx, 'read:spaces'), byCustom(ctx.assets.list('building', ctx.principal.orgId), a)),
+  floors: (_: unknown, a: { ids?: string[] }, ctx: GqlContext) => (need(ctx, 'read:spaces'), wrap(byIds(ctx.assets.list('floor', ctx.principal.orgId), a.ids))),
+  floor: (_: unknown, a: { id?: string; customID?: string }, ctx: GqlContext) => (need(ctx, 'read:spaces'), byCustom(ctx.assets.list('floor', ctx.principal.orgId), a)),
+  floorsByTag: (_: unknown, a: { tagIDs: string[]; useOR?: boolean }, ctx: GqlContext) =>
+    (need(ctx, 'read:spaces'), wrap(byTags(ctx, ctx.assets.list('floor', ctx.principal.orgId), a.tagIDs, a.useOR))),
+  rooms: (_: unknown, a: { ids?: string[] }, ctx: GqlContext) => (need(ctx, 'read:rooms'), wrap(byIds(ctx.assets.list('room', ctx.principal.orgId), a.ids))),
+  room: (_: unknown, a: { id?: string; customID?: string }, ctx: GqlContext) => (need(ctx, 'read:rooms'), byCustom(ctx.assets.list('room', ctx.principal.orgId), a)),
+  roomsByTag: (_: unknown, a: { tagIDs: string[]; useOR?: boolean }, ctx: GqlContext) =>
+    (need(ctx, 'read:rooms'), wrap(byTags(ctx, ctx.assets.list('room', ctx.principal.orgId), a.tagIDs, a.useOR))),
+  zones: (_: unknown, a: { ids?: string[] }, ctx: GqlContext) => (need(ctx, 'read:spaces'), wrap(byIds(ctx.assets.list('zone', ctx.principal.orgId), a.ids))),
+  zone: (_: unknown, a: { id?: string; customID?: string }, ctx: GqlContext) => (need(ctx, 'read:spaces'), byCustom(ctx.assets.list('zone', ctx.principal.orgId), a)),
+  zonesByTag: (_: unknown, a: { tagIDs: string[]; useOR?: boolean }, ctx: GqlContext) =>
+    (need(ctx, 'read:spaces'), wrap(byTags(ctx, ctx.assets.list('zone', ctx.principal.orgId), a.tagIDs, a.useOR))),
+  hives: (_: unknown, a: { ids?: string[]; serial_numbers?: string[] }, ctx: GqlContext) => {
+    need(ctx, 'read:hives');
+    const all = byIds(ctx.assets.list('hive', ctx.principal.orgId), a.ids);
+    return wrap(a.serial_numbers ? all.filter((h) => a.serial_numbers?.includes(h.serial)) : all);
+  },
+  sensors: (_: unknown, a: { ids?: string[]; mac_addresses?: string[] }, ctx: GqlContext) => {
+    need(ctx, 'read:sensors');
+    const all = byIds(ctx.assets.list('sensor', ctx.principal.orgId), a.ids);
+    const macs = a.mac_addresses?.map((m) => m.toLowerCase());
+    return wrap(macs ? all.filter((s) => macs.includes(s.mac)) : all);
+  },
+  tags: (_: unknown, a: { ids?: string[] }, ctx: GqlContext) => {
+    need(ctx, 'read:spaces');
+    const all = [...ctx.assets.tags.values()].filter((t) => t.orgId === ctx.principal.orgId);
+    return a.ids ? all.filter((t) => a.ids?.includes(t.id)) : all;
+  },
+};
+
+const org = (_: unknown, __: unknown, ctx: GqlContext): string => ctx.principal.orgId;
+const polygonArea = (poly: RoomModel['polygon']) => ({ value: Math.round(area(poly) * 100) / 100, unit: 'm2' });
+const tagsOf = (x: { id: string }, _: unknown, ctx: GqlContext) => ctx.assets.tagsOf(ctx.principal.orgId, x.id);
+
+const types = {
+  Site: {
+    siteNumber: (s: SiteModel) => s.siteNumber,
+    customID: (s: SiteModel) => s.customId,
+    org_id: org,
+    buildings: (s: SiteModel, _: unknown, ctx: GqlContext) => present(s.buildingIds.map((id) => ctx.assets.get('building', ctx.principal.orgId, id))),
+  },
+  Building: {
+    site_id: (b: BuildingModel) => b.siteId,
+    building_number: (b: BuildingModel) => b.buildingNumber,
+    buildingNumber: (b: BuildingModel) => b.buildingNumber,
+    customID: (b: BuildingModel) => b.customId,
+    floors: (b: BuildingModel, _: unknown, ctx: GqlContext) => present(b.floorIds.map((id) => ctx.assets.get('floor', ctx.principal.orgId, id))),
+    site: (b: BuildingModel, _: unknown, ctx: GqlContext) => ctx.assets.get('site', ctx.principal.orgId, b.siteId),
+  },
+  Floor: {
+    floor_id: (f: FloorModel) => f.id,
+    client_id: org,
+    building_id: (f: FloorModel) => f.buildingId,
+    floorNumber: (f: FloorModel) => f.level,
+    timezone: (f: FloorModel, _: unknown, ctx: GqlContext) => ctx.assets.timezoneOfFloor(f.id),
+    installation_date: () => null,
+    customID: (f: FloorModel) => f.customId,
+    capacity: () => null,
+    area: (f: FloorModel) => polygonArea(f.outline),
+    rooms: (f: FloorModel, _: unknown, ctx: GqlContext) => present(f.roomIds.map((id) => ctx.assets.get('room', ctx.principal.orgId, id))),
+    zones: (f: FloorModel, _: unknown, ctx: GqlContext) => present(f.zoneIds.map((id) => ctx.assets.get('zone', ctx.principal.orgId, id))),
+    sensors: (f: FloorModel, _: unknown, ctx: GqlContext) => present(f.sensorIds.map((id) => ctx.assets.get('sensor', ctx.principal.orgId, id))),
+    hives: (f: FloorModel, _: unknown, ctx: GqlContext) => present(f.hiveIds.map((id) => ctx.assets.get('hive', ctx.principal.orgId, id))),
+    tags: tagsOf,
+  },
+  Room: {
+    room_id: (r: RoomModel) => r.id,
+    client_id: org,
+    floor_id: (r: RoomModel) => r.floorId,
+    roomType: () => null,
+    customID: (r: RoomModel) => r.customId,
+    area: (r: RoomModel) => polygonArea(r.polygon),
+    coordinates: (r: RoomModel) => r.polygon,
+    note: () => null,
+    sensors: (r: RoomModel, _: unknown, ctx: GqlContext) => sensorsWhere(ctx, r.floorId, (s) => s.roomId === r.id),
+    tags: tagsOf,
+  },
+  Zone: {
+    zone_id: (z: ZoneModel) => z.id,
+    client_id: org,
+    floor_id: (z: ZoneModel) => z.floorId,
+    room_id: (z: ZoneModel) => z.roomId,
+    customID: (z: ZoneModel) => z.customId,
+    capacity: () => null,
+    coordinates: (z: ZoneModel) => z.polygon,
+    sensors: (z: ZoneModel, _: unknown, ctx: GqlContext) => sensorsWhere(ctx, z.floorId, (s) => s.zoneId === z.id),
+    tags: tagsOf,
+  },
+  Sensor: sensorFields(),
+  Hive: {
+    hive_id: (h: HiveModel) => h.id,
+    client_id: org,
+    serialNumber: (h: HiveModel) => h.serial,
+    serial_number: (h: HiveModel) => h.serial,
+    floor_id: (h: HiveModel) => h.floorId,
+    room_id: (h: HiveModel) => h.roomId,
+    isOnline: () => true,
+    isStreaming: () => true,
+    hiveVersion: (h: HiveModel) => h.firmwareVersion,
+    hiveType: (h: HiveModel) => h.backhaul,
+    lastHeartbeat: () => null,
+    netPathStability: () => null,
+    coordinates: (h: HiveModel) => h.position,
+    installed: () => true,
+    note: () => null,
+  },
+  Tag: {
+    organization_id: org,
+    rooms: (t: { spaceIds: Set<string> }, _: unknown, ctx: GqlContext) => present([...t.spaceIds].map((id) => ctx.assets.get('room', ctx.principal.orgId, id))),
+    zones: (t: { spaceIds: Set<string> }, _: unknown, ctx: GqlContext) => present([...t.spaceIds].map((id) => ctx.assets.get('zone', ctx.principal.orgId, id))),
+    floors: (t: { spaceIds: Set<string> }, _: unknown, ctx: GqlContext) => present([...t.spaceIds].map((id) => ctx.assets.get('floor', ctx.principal.orgId, id))),
+  },
+};
+
+function sensorsWhere(ctx: GqlContext, floorId: string, pred: (s: SensorModel) => boolean): SensorModel[] {
+  const floor = ctx.assets.get('floor', ctx.principal.orgId, floorId);
+  return floor ? present(floor.sensorIds.map((id) => ctx.assets.get('sensor', ctx.principal.orgId, id))).filter(pred) : [];
+}
+
+function sensorFields() {
+  return {
+    sensor_id: (s: SensorModel) => s.id,
+    client_id: org,
+    mac_address: (s: SensorModel) => s.mac,
+    floor_id: (s: SensorModel) => s.floorId,
+    room_id: (s: SensorModel) => s.roomId,
+    room: (s: SensorModel, _: unknown, ctx: GqlContext) => (s.roomId ? ctx.assets.get('room', ctx.principal.orgId, s.roomId) ?? null : null),
+    hive_id: (s: SensorModel) => s.hiveId,
+    hive_serial: (s: SensorModel, _: unknown, ctx: GqlContext) => ctx.assets.get('hive', ctx.principal.orgId, s.hiveId)?.serial ?? '',
+    orientation: (s: SensorModel) => s.orientationDeg,
+    field_of_view: (s: SensorModel) => s.fovDeg,
+    effective_field_of_view: (s: SensorModel) => s.fovDeg,
+    door_line: (s: SensorModel, _: unknown, ctx: GqlContext) => (s.doorId ? ctx.assets.doors.get(s.doorId)?.line ?? null : null),
+    in_direction: (s: SensorModel) => (s.mode === 'traffic' ? s.roomId : null),
+    is_entrance: (s: SensorModel, _: unknown, ctx: GqlContext) => (s.doorId ? ctx.assets.doors.get(s.doorId)?.entrance ?? false : false),
+    is_online: () => true,
+    is_streaming: () => true,
+    power_type: () => 'battery',
+    last_battery_change_date: () => null,
+    next_battery_change_date: () => null,
+    battery_change_by_date: () => null,
+    last_heartbeat: () => null,
+    installation_status: () => 'installed',
+  };
+}
+
+export const resolvers = { Query: queries, Mutation: mutationResolvers, ...types };

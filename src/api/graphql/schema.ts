@@ -1,0 +1,197 @@
+/**
+ * GraphQL schema of `/api/v3/graphql` (spec §2, §4.3; platform-reference §2): list queries
+ * wrapped as `{ data }`, `tags` and `webhooks` bare; no pagination. Printable with
+ * `occusim schema --graphql`.
+ */
+export const typeDefs = /* GraphQL */ `
+  type Capacity { max: Int mid: Int }
+  type Address { lines: [String!]! country: String }
+  type Area { value: Float unit: String }
+
+  type Site {
+    id: ID!
+    name: String!
+    timezone: String!
+    siteNumber: String
+    customID: String
+    org_id: String!
+    buildings: [Building!]!
+  }
+
+  type Building {
+    id: ID!
+    name: String!
+    site_id: String!
+    building_number: String
+    buildingNumber: String
+    capacity: Capacity
+    address: Address
+    customID: String
+    floors: [Floor!]!
+    site: Site!
+  }
+
+  type Floor {
+    id: ID!
+    floor_id: ID!
+    client_id: String!
+    name: String!
+    building_id: String!
+    floorNumber: Int
+    timezone: String!
+    installation_date: String
+    customID: String
+    capacity: Capacity
+    area: Area
+    rooms: [Room!]!
+    zones: [Zone!]!
+    sensors: [Sensor!]!
+    hives: [Hive!]!
+    tags: [Tag!]!
+  }
+
+  type Room {
+    id: ID!
+    room_id: ID!
+    client_id: String!
+    name: String!
+    floor_id: String!
+    roomType: String
+    customID: String
+    capacity: Capacity
+    area: Area
+    "Polygon vertices [x, y] in metres on the floor plan."
+    coordinates: [[Float!]!]!
+    note: String
+    sensors: [Sensor!]!
+    tags: [Tag!]!
+  }
+
+  type Zone {
+    id: ID!
+    zone_id: ID!
+    client_id: String!
+    name: String!
+    floor_id: String!
+    room_id: String
+    customID: String
+    capacity: Capacity
+    coordinates: [[Float!]!]!
+    sensors: [Sensor!]!
+    tags: [Tag!]!
+  }
+
+  type RoomName { name: String! }
+
+  type Sensor {
+    id: ID!
+    sensor_id: ID!
+    client_id: String!
+    name: String!
+    mac_address: String!
+    mode: String!
+    model: String!
+    floor_id: String!
+    room_id: String
+    room: RoomName
+    hive_id: String!
+    hive_serial: String!
+    height: Float!
+    center: [Float!]!
+    orientation: Float!
+    field_of_view: Float!
+    effective_field_of_view: Float!
+    sensitivity: Int!
+    door_line: [[Float!]!]
+    in_direction: String
+    is_entrance: Boolean!
+    is_online: Boolean!
+    is_streaming: Boolean!
+    power_type: String!
+    last_battery_change_date: String
+    next_battery_change_date: String
+    battery_change_by_date: String
+    last_heartbeat: String
+    installation_status: String!
+  }
+
+  type Hive {
+    id: ID!
+    hive_id: ID!
+    client_id: String!
+    name: String!
+    serialNumber: String!
+    serial_number: String!
+    floor_id: String!
+    room_id: String
+    isOnline: Boolean!
+    isStreaming: Boolean!
+    hiveVersion: String!
+    hiveType: String!
+    lastHeartbeat: String
+    netPathStability: Float
+    coordinates: [Float!]!
+    installed: Boolean!
+    note: String
+  }
+
+  type NamedRef { id: ID! name: String! }
+
+  type Tag {
+    id: ID!
+    name: String!
+    organization_id: String!
+    rooms: [NamedRef!]!
+    zones: [NamedRef!]!
+    floors: [NamedRef!]!
+  }
+
+  type SiteList { data: [Site!]! }
+  type BuildingList { data: [Building!]! }
+  type FloorList { data: [Floor!]! }
+  type RoomList { data: [Room!]! }
+  type ZoneList { data: [Zone!]! }
+  type HiveList { data: [Hive!]! }
+  type SensorList { data: [Sensor!]! }
+
+  type Query {
+    sites: SiteList!
+    site(id: ID, customID: String): Site
+    buildings: BuildingList!
+    building(id: ID, customID: String): Building
+    floors(ids: [ID!]): FloorList!
+    floor(id: ID, customID: String): Floor
+    floorsByTag(tagIDs: [String!]!, useOR: Boolean): FloorList!
+    rooms(ids: [ID!]): RoomList!
+    room(id: ID, customID: String): Room
+    roomsByTag(tagIDs: [String!]!, useOR: Boolean): RoomList!
+    zones(ids: [ID!]): ZoneList!
+    zone(id: ID, customID: String): Zone
+    zonesByTag(tagIDs: [String!]!, useOR: Boolean): ZoneList!
+    hives(ids: [ID!], serial_numbers: [String!]): HiveList!
+    sensors(ids: [ID!], mac_addresses: [String!]): SensorList!
+    tags(ids: [ID!]): [Tag!]!
+  }
+
+  input UpdateSiteInfoInput { id: ID! name: String customID: String siteNumber: String }
+  type UpdateSitePayload { site: Site! }
+  input UpdateBuildingInfoInput { id: ID! name: String customID: String buildingNumber: String capacityMax: Int capacityMid: Int }
+  type UpdateBuildingPayload { building: Building! }
+  input UpdateFloorInfoInput { id: ID! name: String customID: String }
+  type UpdateFloorPayload { floor: Floor! }
+  input UpdateSensorInput { sensor_id: ID! name: String! }
+  input CreateTagInput { name: String! }
+  input TagAssociationInput { ids: [ID!]! tag_id: ID! }
+
+  type Mutation {
+    updateSiteInfo(input: UpdateSiteInfoInput!): UpdateSitePayload!
+    updateBuildingInfo(input: UpdateBuildingInfoInput!): UpdateBuildingPayload!
+    updateFloorInfo(input: UpdateFloorInfoInput!): UpdateFloorPayload!
+    updateSensors(sensors: [UpdateSensorInput!]!): [Sensor!]!
+    "Operator-only (internal use): ordinary tokens get FORBIDDEN."
+    deleteSensors(ids: [String!]!): [Sensor!]!
+    createTag(input: CreateTagInput!): Tag!
+    associateTag(input: TagAssociationInput!): Tag!
+    disassociateTag(input: TagAssociationInput!): Tag!
+  }
+`;

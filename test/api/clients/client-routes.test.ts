@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AUDIENCE, harness, type Harness } from '../harness.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await harness();
+});
+afterAll(async () => {
+  await h.app.close();
+});
+
+const call = (method: 'GET' | 'POST' | 'DELETE', url: string, token: string | null, payload?: unknown) =>
+  h.app.inject({ method, url, headers: token ? { authorization: `Bearer ${token}` } : {}, ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
+
+describe('client management', () => {
+  it('creates a client (201) whose secret is shown once, lists and gets it without the secret, and deletes it (204)', async () => {
+    const created = await call('POST', '/api/v1/client', h.tokenA, { name: 'ci runner', description: 'nightly' });
+    expect(created.statusCode).toBe(201);
+    const body = created.json() as { client_id: string; client_secret: string; name: string; description: string };
+    expect(body).toMatchObject({ name: 'ci runner', description: 'nightly' });
+    expect(body.client_id).toMatch(/^client_[0-9A-Za-z]{27}$/);
+    expect(body.client_secret.length).toBeGreaterThan(30);
+
+    const list = (await call('GET', '/api/v1/client', h.tokenA)).json() as Array<Record<string, string>>;
+    const listed = list.find((c) => c.client_id === body.client_id);
+    expect(listed).toEqual({ id: body.client_id, name: 'ci runner', description: 'nightly', client_id: body.client_id });
+    expect(JSON.stringify(list)).not.toContain(body.client_secret);
+
+    const got = await call('GET', `/api/v1/client/${body.client_id}`, h.tokenA);
+    expect(got.statusCode).toBe(200);
+    expect(got.json()).toEqual(listed);
+
+    // The new client logs in, with every scope of spec §4.5 rule 2.
+    const login = await h.app.inject({
+      method: 'POST',
+      url: '/api/v2/clients/login',
+      payload: { client_id: body.client_id, client_secret: body.client_secret, audience: AUDIENCE, grant_type: 'client_credentials' },
+    });
+    expect(login.statusCode).toBe(200);
+    const scopes = String((login.json() as { scope: string }).scope).split(' ');
+    for (const s of ['read:spaces', 'write:rooms', 'delete:sensors', 'read:hives']) expect(scopes).toContain(s);
+
+    const del = await call('DELETE', `/api/v1/client/${body.client_id}`, h.tokenA);
+    expect(del.statusCode).toBe(204);
+    expect(del.body).toBe('');
+    const again = await h.app.inject({
+      method: 'POST',
+      url: '/api/v2/clients/login',
+      payload: { client_id: body.client_id, client_secret: body.client_secret, audience: AUDIENCE, grant_type: 'client_credentials' },
+    });
+    expect(again.statusCode).toBe(401);
+    // Its unexpired access token stops working too.
+    const stale = await call('GET', '/api/v1/client', (login.json() as { access_token: string }).access_token);
+    expect(stale.statusCode).toBe(401);
+  });
+
+  it('answers missing name with 400 INVALID_REQUEST and unknown ids with 404 CLIENT_NOT_FOUND', async () => {
+    const bad = await call('POST', '/api/v1/client', h.tokenA, { description: 'no name' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toMatchObject({ code: 'INVALID_REQUEST' });
+    for (const method of ['GET', 'DELETE'] as const) {
+      const res = await call(method, '/api/v1/client/client_doesnotexist', h.tokenA);
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toMatchObject({ code: 'CLIENT_NOT_FOUND' });
+    }
+  });
+
+  it('answers 401 with a message only when the token is missing or malformed', async () => {
+    for (const token of [null, 'not-a-jwt']) {
+      const res = await call('GET', '/api/v1/client', token);
+      expect(res.statusCode).toBe(401);
+      const body = res.json() as Record<string, unknown>;
+      expect(typeof body.message).toBe('string');
+      expect(body).not.toHaveProperty('code');
+    }
+  });
+
+  it('hides another organisation\'s clients exactly like clients that do not exist', async () => {
+    const theirs = h.b.clients[0]!.clientId;
+    for (const method of ['GET', 'DELETE'] as const) {
+      const res = await call(method, `/api/v1/client/${theirs}`, h.tokenA);
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toMatchObject({ code: 'CLIENT_NOT_FOUND' });
+    }
+    const list = (await call('GET', '/api/v1/client', h.tokenA)).json() as Array<{ client_id: string }>;
+    expect(list.map((c) => c.client_id)).not.toContain(theirs);
+  });
+});
