@@ -58,6 +58,8 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     path: GRAPHQL_PATH,
     graphiql: false,
     allowBatchedQueries: false,
+    // Compile a query to JS after its first run: large topology queries resolve ~2× faster.
+    jit: 1,
     validationRules: rules,
     context: (req): GqlContext => ({ principal: req.principal as Principal, assets: deps.assets }),
     errorFormatter: (execution) => formatGraphqlErrors(execution.data ?? null, execution.errors ?? []),

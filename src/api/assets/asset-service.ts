@@ -74,6 +74,13 @@ export class AssetService {
     return this.#timezones.get(floorId) ?? 'UTC';
   }
 
+  /** Adds an item created through the API to the organisation (parents' child lists are the caller's to update). */
+  add<K extends Kind>(kind: K, orgId: string, item: ItemOf<K>): ItemOf<K> {
+    const orgName = this.orgName(orgId) ?? '';
+    (this.#map(kind) as Map<string, Owned<ItemOf<K>>>).set((item as { id: string }).id, { orgId, orgName, item });
+    return item;
+  }
+
   deleteSensor(orgId: string, id: string): SensorModel | undefined {
     const s = this.get('sensor', orgId, id);
     if (s) this.sensors.delete(id);

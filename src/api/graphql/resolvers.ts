@@ -3,6 +3,7 @@ import { area } from '../../core/geometry.js';
 import type { BuildingModel, FloorModel, HiveModel, RoomModel, SensorModel, SiteModel, ZoneModel } from '../../scenario/model.js';
 import type { AssetService } from '../assets/asset-service.js';
 import type { Principal } from '../auth/tokens.js';
+import { createMutations } from './create-mutations.js';
 import { mutationResolvers } from './mutations.js';
 
 /**
@@ -194,4 +195,4 @@ function sensorFields() {
   };
 }
 
-export const resolvers = { Query: queries, Mutation: mutationResolvers, ...types };
+export const resolvers = { Query: queries, Mutation: { ...mutationResolvers, ...createMutations }, ...types };

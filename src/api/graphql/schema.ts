@@ -183,7 +183,21 @@ export const typeDefs = /* GraphQL */ `
   input CreateTagInput { name: String! }
   input TagAssociationInput { ids: [ID!]! tag_id: ID! }
 
+  input CreateFloorInput { building_id: ID! name: String! floorNumber: Int customID: String outline: [[Float!]!] }
+  input CreateRoomInput { floor_id: ID! name: String! coordinates: [[Float!]!]! customID: String capacityMax: Int capacityMid: Int }
+  input CreateZoneInput { floor_id: ID! room_id: ID name: String! coordinates: [[Float!]!]! customID: String }
+  input CreateHiveInput { floor_id: ID! name: String! serial_number: String! coordinates: [Float!] hiveType: String }
+  input CreateSensorInput {
+    floor_id: ID! hive_id: ID! name: String! mode: String! model: String room_id: ID center: [Float!]!
+    height: Float orientation: Float field_of_view: Float sensitivity: Int mac_address: String
+  }
+
   type Mutation {
+    createFloors(input: [CreateFloorInput!]!): [Floor!]!
+    createRooms(input: [CreateRoomInput!]!): [Room!]!
+    createZones(input: [CreateZoneInput!]!): [Zone!]!
+    createHives(input: [CreateHiveInput!]!): [Hive!]!
+    createSensors(input: [CreateSensorInput!]!): [Sensor!]!
     updateSiteInfo(input: UpdateSiteInfoInput!): UpdateSitePayload!
     updateBuildingInfo(input: UpdateBuildingInfoInput!): UpdateBuildingPayload!
     updateFloorInfo(input: UpdateFloorInfoInput!): UpdateFloorPayload!

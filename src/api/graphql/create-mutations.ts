@@ -1,0 +1,141 @@
+import { randomBytes } from 'node:crypto';
+import { selfIntersections, type Vec2 } from '../../core/geometry.js';
+import { macFor } from '../../core/ids.js';
+import { isValidSerial } from '../../core/topics.js';
+import { SENSOR_MODELS, type FloorModel, type SensorModelName } from '../../scenario/model.js';
+import type { GqlContext } from './resolvers.js';
+import { gqlError, need } from './resolvers.js';
+
+/**
+ * Create mutations (their names are not published by the platform: `createFloors`,
+ * `createRooms`, `createZones`, `createHives`, `createSensors`, each taking a list and
+ * returning the created records; documented in docs/api.md). Each list is validated whole
+ * before anything is created.
+ */
+const newId = (prefix: string): string => `${prefix}_${randomBytes(8).toString('hex')}`;
+
+function polygon(coords: number[][], field: string): Vec2[] {
+  if (coords.length < 3) throw gqlError('BAD_USER_INPUT', `${field}: a polygon needs at least 3 points`);
+  const poly = coords.map((p, i) => {
+    if (p.length !== 2 || !p.every(Number.isFinite)) throw gqlError('BAD_USER_INPUT', `${field}[${i}]: a point is [x, y] in metres`);
+    return [p[0], p[1]] as Vec2;
+  });
+  if (selfIntersections(poly).length > 0) throw gqlError('BAD_USER_INPUT', `${field}: the polygon intersects itself`);
+  return poly;
+}
+
+function floorOf(ctx: GqlContext, id: string): FloorModel {
+  const f = ctx.assets.get('floor', ctx.principal.orgId, id);
+  if (!f) throw gqlError('NOT_FOUND', `floor ${id} does not exist`);
+  return f;
+}
+
+function named(name: string): string {
+  if (name.trim() === '') throw gqlError('BAD_USER_INPUT', 'name must not be empty');
+  return name.trim();
+}
+
+interface FloorInput { building_id: string; name: string; floorNumber?: number | null; customID?: string | null; outline?: number[][] | null }
+interface RoomInput { floor_id: string; name: string; coordinates: number[][]; customID?: string | null; capacityMax?: number | null; capacityMid?: number | null }
+interface ZoneInput { floor_id: string; room_id?: string | null; name: string; coordinates: number[][]; customID?: string | null }
+interface HiveInput { floor_id: string; name: string; serial_number: string; coordinates?: number[] | null; hiveType?: string | null }
+interface SensorInput {
+  floor_id: string;
+  hive_id: string;
+  name: string;
+  mode: string;
+  model?: string | null;
+  room_id?: string | null;
+  center: number[];
+  height?: number | null;
+  orientation?: number | null;
+  field_of_view?: number | null;
+  sensitivity?: number | null;
+  mac_address?: string | null;
+}
+
+export const createMutations = {
+  createFloors(_: unknown, { input }: { input: FloorInput[] }, ctx: GqlContext) {
+    need(ctx, 'write:spaces');
+    const plans = input.map((f, i) => {
+      const b = ctx.assets.get('building', ctx.principal.orgId, f.building_id);
+      if (!b) throw gqlError('NOT_FOUND', `building ${f.building_id} does not exist`);
+      const outline = f.outline ? polygon(f.outline, `input[${i}].outline`) : ([[0, 0], [0, 0], [0, 0]] as Vec2[]);
+      return { b, floor: { id: newId('space'), name: named(f.name), siteId: b.siteId, buildingId: b.id, level: f.floorNumber ?? 0, customId: f.customID ?? null, outline, roomIds: [], zoneIds: [], doorIds: [], hiveIds: [], sensorIds: [], src: 'api' } as FloorModel };
+    });
+    return plans.map(({ b, floor }) => {
+      b.floorIds.push(floor.id);
+      return ctx.assets.add('floor', ctx.principal.orgId, floor);
+    });
+  },
+
+  createRooms(_: unknown, { input }: { input: RoomInput[] }, ctx: GqlContext) {
+    need(ctx, 'write:rooms');
+    const plans = input.map((r, i) => {
+      const floor = floorOf(ctx, r.floor_id);
+      const cap = r.capacityMax != null ? { max: r.capacityMax, mid: r.capacityMid ?? r.capacityMax } : null;
+      return { floor, room: { id: newId('room'), name: named(r.name), floorId: floor.id, customId: r.customID ?? null, capacity: cap, polygon: polygon(r.coordinates, `input[${i}].coordinates`), src: 'api' } };
+    });
+    return plans.map(({ floor, room }) => {
+      floor.roomIds.push(room.id);
+      return ctx.assets.add('room', ctx.principal.orgId, room);
+    });
+  },
+
+  createZones(_: unknown, { input }: { input: ZoneInput[] }, ctx: GqlContext) {
+    need(ctx, 'write:rooms');
+    const plans = input.map((z, i) => {
+      const floor = floorOf(ctx, z.floor_id);
+      if (z.room_id && !ctx.assets.get('room', ctx.principal.orgId, z.room_id)) throw gqlError('NOT_FOUND', `room ${z.room_id} does not exist`);
+      return { floor, zone: { id: newId('zone'), name: named(z.name), floorId: floor.id, roomId: z.room_id ?? null, customId: z.customID ?? null, polygon: polygon(z.coordinates, `input[${i}].coordinates`), src: 'api' } };
+    });
+    return plans.map(({ floor, zone }) => {
+      floor.zoneIds.push(zone.id);
+      return ctx.assets.add('zone', ctx.principal.orgId, zone);
+    });
+  },
+
+  createHives(_: unknown, { input }: { input: HiveInput[] }, ctx: GqlContext) {
+    need(ctx, 'write:hives');
+    const plans = input.map((h) => {
+      const floor = floorOf(ctx, h.floor_id);
+      if (!isValidSerial(h.serial_number)) throw gqlError('BAD_USER_INPUT', `serial_number ${JSON.stringify(h.serial_number)} must be 1-64 of [A-Za-z0-9_-]`);
+      const backhaul = h.hiveType ?? 'wifi';
+      if (backhaul !== 'wifi' && backhaul !== 'cellular' && backhaul !== 'ethernet') throw gqlError('BAD_USER_INPUT', 'hiveType must be wifi, cellular or ethernet');
+      const position = (h.coordinates ?? [0, 0]) as unknown as Vec2;
+      return { floor, hive: { id: newId('hive'), name: named(h.name), serial: h.serial_number, floorId: floor.id, roomId: null, position, backhaul, password: randomBytes(24).toString('base64url'), firmwareVersion: '1.4.2', src: 'api' } as const };
+    });
+    return plans.map(({ floor, hive }) => {
+      floor.hiveIds.push(hive.id);
+      return ctx.assets.add('hive', ctx.principal.orgId, { ...hive, position: [hive.position[0], hive.position[1]] });
+    });
+  },
+
+  createSensors(_: unknown, { input }: { input: SensorInput[] }, ctx: GqlContext) {
+    need(ctx, 'write:sensors');
+    const plans = input.map((s, i) => {
+      const floor = floorOf(ctx, s.floor_id);
+      const hive = ctx.assets.get('hive', ctx.principal.orgId, s.hive_id);
+      if (!hive || hive.floorId !== floor.id) throw gqlError('NOT_FOUND', `hive ${s.hive_id} does not exist on floor ${floor.id}`);
+      if (s.mode !== 'presence' && s.mode !== 'traffic') throw gqlError('BAD_USER_INPUT', `input[${i}].mode must be presence or traffic`);
+      const model = (s.model ?? 'tp-32x32') as SensorModelName;
+      if (!(model in SENSOR_MODELS)) throw gqlError('BAD_USER_INPUT', `input[${i}].model must be one of ${Object.keys(SENSOR_MODELS).join(', ')}`);
+      if (s.center.length !== 2) throw gqlError('BAD_USER_INPUT', `input[${i}].center is [x, y] in metres`);
+      const height = s.height ?? 3;
+      if (height < 2.4 || height > 4.6) throw gqlError('BAD_USER_INPUT', `input[${i}].height must be within 2.4–4.6 m`);
+      const id = newId('sensor');
+      return {
+        floor,
+        sensor: {
+          id, name: named(s.name), mac: s.mac_address?.toLowerCase() ?? macFor('api', id), floorId: floor.id, roomId: s.room_id ?? null, zoneId: null, doorId: null,
+          hiveId: hive.id, mode: s.mode, model, center: [s.center[0] ?? 0, s.center[1] ?? 0] as Vec2, height, orientationDeg: s.orientation ?? 0,
+          fovDeg: s.field_of_view ?? 60, sensitivity: s.sensitivity ?? 3, reportIntervalMs: s.mode === 'presence' ? 1000 : 10_000, src: 'api',
+        } as const,
+      };
+    });
+    return plans.map(({ floor, sensor }) => {
+      floor.sensorIds.push(sensor.id);
+      return ctx.assets.add('sensor', ctx.principal.orgId, { ...sensor });
+    });
+  },
+};
