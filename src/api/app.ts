@@ -9,6 +9,8 @@ import { registerLoginRoutes } from './auth/login-routes.js';
 import { FailureLimiter } from './auth/rate-limit.js';
 import type { Principal, TokenService } from './auth/tokens.js';
 import { registerClientRoutes } from './clients/client-routes.js';
+import { registerReportingRoutes } from './reporting/routes.js';
+import type { SeriesPort } from './reporting/series.js';
 import { ApiError } from './errors.js';
 import { DEFAULT_LIMITS, queryLimitsRule, type QueryLimits } from './graphql/limits.js';
 import { resolvers, type GqlContext } from './graphql/resolvers.js';
@@ -25,6 +27,8 @@ export interface ApiDeps {
   tokens: TokenService;
   clock: Clock;
   firstPartyClientId?: string;
+  /** Per-minute series for `/api/v3/reporting`; the route is absent without it. */
+  series?: SeriesPort;
   introspection?: boolean;
   limits?: QueryLimits;
   logger?: boolean;
@@ -46,6 +50,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   const limiter = new FailureLimiter({ maxFailures: 5, windowMs: 60_000, clock: deps.clock });
   registerLoginRoutes(app, { accounts: deps.accounts, tokens: deps.tokens, limiter, firstPartyClientId: deps.firstPartyClientId ?? 'client_occusim_dashboard' });
   registerClientRoutes(app, { accounts: deps.accounts, tokens: deps.tokens });
+  if (deps.series) registerReportingRoutes(app, { assets: deps.assets, tokens: deps.tokens, series: deps.series });
 
   // GraphQL is authenticated before mercurius parses anything: an anonymous request is a 401.
   app.addHook('preHandler', async (req) => {

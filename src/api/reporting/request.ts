@@ -1,0 +1,206 @@
+import { DateTime } from 'luxon';
+import { isValidZone } from '../../core/time.js';
+import { invalidRequest } from '../errors.js';
+
+/**
+ * The reporting request (platform-reference §3; spec §4.4, §8), validated whole before any
+ * data is read: unknown values, `window.offset`, and ranges beyond an interval's limit are
+ * 400s with a message that says the rule.
+ */
+export const EVERY_MS = { '1m': 60_000, '5m': 300_000, '15m': 900_000, '30m': 1_800_000, '1h': 3_600_000, '1d': 86_400_000 } as const;
+export type Every = keyof typeof EVERY_MS;
+
+const DAY = 86_400_000;
+/** Longest `stop - start` per interval (docs/api.md): finer data is kept for shorter spans. */
+export const MAX_RANGE_MS: Record<Every, number> = {
+  '1m': 2 * DAY,
+  '5m': 14 * DAY,
+  '15m': 31 * DAY,
+  '30m': 62 * DAY,
+  '1h': 93 * DAY,
+  '1d': 1096 * DAY,
+};
+
+export const FUNCTIONS = ['mean', 'max', 'min', 'sum', 'first', 'last', 'median'] as const;
+export type WindowFunction = (typeof FUNCTIONS)[number];
+
+export const MEASUREMENTS = ['floor_occupancy', 'room_occupancy', 'zone_occupancy', 'traffic', 'traffic_floor_occupancy', 'traffic_room_occupancy'] as const;
+export type Measurement = (typeof MEASUREMENTS)[number];
+
+export const ID_FILTERS = ['spaces', 'rooms', 'zones', 'buildings', 'sensors', 'hives', 'tags'] as const;
+export type IdFilter = (typeof ID_FILTERS)[number];
+
+const DAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
+
+export interface ValueFilter {
+  gte?: number;
+  lte?: number;
+  gt?: number;
+  lt?: number;
+}
+
+export interface ReportingQuery {
+  every: Every;
+  fn: WindowFunction;
+  timezone: string;
+  createEmpty: boolean;
+  fill: { usePrevious: boolean; value: number | null };
+  measurements: Measurement[];
+  startMs: number;
+  stopMs: number;
+  ids: Partial<Record<IdFilter, string[]>>;
+  value: ValueFilter | null;
+  calibrated: 'calibrated' | 'raw';
+  calibrationPoints: Array<{ timestampMs: number; occupancy: number }>;
+  /** Local wall-clock ranges in minutes after midnight, [start, stop). */
+  timeRanges: Array<{ startMin: number; stopMin: number }>;
+  /** ISO weekday numbers (1 = Monday) to leave out. */
+  excludeDays: number[];
+  groupBy: { order: string[]; raw: boolean } | null;
+  page: { page: number; limit: number } | null;
+  format: 'json' | 'csv';
+}
+
+type Obj = Record<string, unknown>;
+
+function obj(x: unknown, path: string): Obj {
+  if (typeof x !== 'object' || x === null || Array.isArray(x)) throw invalidRequest(`${path} must be an object`);
+  return x as Obj;
+}
+
+function optObj(x: unknown, path: string): Obj | null {
+  return x === undefined || x === null ? null : obj(x, path);
+}
+
+function oneOf<T extends string>(x: unknown, allowed: readonly T[], path: string): T {
+  if (typeof x !== 'string' || !(allowed as readonly string[]).includes(x)) throw invalidRequest(`${path} must be one of ${allowed.join(', ')}`);
+  return x as T;
+}
+
+function instant(x: unknown, path: string): number {
+  if (typeof x !== 'string') throw invalidRequest(`${path} must be an ISO 8601 timestamp`);
+  if (/^now|^-|^\+/.test(x.trim())) throw invalidRequest(`${path}: relative times are not supported; give an ISO 8601 timestamp`);
+  const dt = DateTime.fromISO(x, { zone: 'utc' });
+  if (!dt.isValid) throw invalidRequest(`${path} must be an ISO 8601 timestamp, got ${JSON.stringify(x)}`);
+  return dt.toMillis();
+}
+
+function idList(x: unknown, path: string): string[] {
+  const eq = obj(x, path).eq;
+  if (!Array.isArray(eq) || eq.length === 0 || !eq.every((v) => typeof v === 'string')) throw invalidRequest(`${path}.eq must be a non-empty array of ids`);
+  return eq as string[];
+}
+
+function clockMinutes(x: unknown, path: string): number {
+  const m = typeof x === 'string' ? /^([01]\d|2[0-4]):([0-5]\d)$/.exec(x) : null;
+  if (!m) throw invalidRequest(`${path} must be HH:MM`);
+  return Number(m[1]) * 60 + Number(m[2]);
+}
+
+function parseWindow(w: Obj): Pick<ReportingQuery, 'every' | 'fn' | 'timezone' | 'createEmpty' | 'fill'> {
+  if (w.offset !== undefined) throw invalidRequest('window.offset is no longer supported');
+  const every = oneOf(w.every, Object.keys(EVERY_MS) as Every[], 'window.every');
+  const fn = w.function === undefined ? (every === '1m' ? 'median' : 'max') : oneOf(w.function, FUNCTIONS, 'window.function');
+  const timezone = w.timezone === undefined ? 'UTC' : String(w.timezone);
+  if (!isValidZone(timezone)) throw invalidRequest(`window.timezone ${JSON.stringify(timezone)} is not an IANA time zone`);
+  const fill = optObj(w.fill, 'window.fill');
+  const value = fill?.value;
+  if (value !== undefined && value !== null && typeof value !== 'number') throw invalidRequest('window.fill.value must be a number');
+  return { every, fn, timezone, createEmpty: w.create_empty === true, fill: { usePrevious: fill?.use_previous === true, value: typeof value === 'number' ? value : null } };
+}
+
+function parseCalibrated(x: unknown): 'calibrated' | 'raw' {
+  if (x === undefined || x === false || x === 'false' || x === 'raw') return 'raw';
+  if (x === true || x === 'true') return 'calibrated';
+  throw invalidRequest('filter.calibrated must be true, "true", "raw" or false');
+}
+
+function parseConstraints(x: unknown): Pick<ReportingQuery, 'timeRanges' | 'excludeDays'> {
+  const c = optObj(x, 'filter.time_constraints');
+  if (!c) return { timeRanges: [], excludeDays: [] };
+  const ranges = c.time_ranges === undefined ? [] : c.time_ranges;
+  if (!Array.isArray(ranges)) throw invalidRequest('filter.time_constraints.time_ranges must be an array');
+  const timeRanges = ranges.map((r, i) => {
+    const o = obj(r, `filter.time_constraints.time_ranges[${i}]`);
+    const range = { startMin: clockMinutes(o.start, `time_ranges[${i}].start`), stopMin: clockMinutes(o.stop, `time_ranges[${i}].stop`) };
+    if (range.stopMin <= range.startMin) throw invalidRequest(`time_ranges[${i}]: stop must be after start`);
+    return range;
+  });
+  const days = c.exclude_days_of_week === undefined ? [] : c.exclude_days_of_week;
+  if (!Array.isArray(days)) throw invalidRequest('filter.time_constraints.exclude_days_of_week must be an array');
+  const excludeDays = days.map((d, i) => {
+    const n = DAYS.indexOf(String(d).toLowerCase() as (typeof DAYS)[number]);
+    if (n < 0) throw invalidRequest(`exclude_days_of_week[${i}] must be a day name like "Wednesday"`);
+    return n + 1;
+  });
+  return { timeRanges, excludeDays };
+}
+
+export function parseReportingRequest(body: unknown): ReportingQuery {
+  const b = obj(body, 'the body');
+  const window = parseWindow(obj(b.window, 'window'));
+  const f = obj(b.filter, 'filter');
+  if (!Array.isArray(f.measurements) || f.measurements.length === 0) throw invalidRequest('filter.measurements must be a non-empty array');
+  const measurements = f.measurements.map((m, i) => oneOf(m, MEASUREMENTS, `filter.measurements[${i}]`));
+  const startMs = instant(f.start, 'filter.start');
+  const stopMs = f.stop === undefined ? startMs + EVERY_MS[window.every] : instant(f.stop, 'filter.stop');
+  if (stopMs <= startMs) throw invalidRequest('filter.stop must be after filter.start');
+  const limit = MAX_RANGE_MS[window.every];
+  if (stopMs - startMs > limit) {
+    throw invalidRequest(`the time range for window.every=${window.every} is at most ${limit / DAY} day(s); got ${((stopMs - startMs) / DAY).toFixed(2)} days — use a coarser interval`);
+  }
+  const ids: ReportingQuery['ids'] = {};
+  for (const key of ID_FILTERS) if (f[key] !== undefined) ids[key] = idList(f[key], `filter.${key}`);
+  const calibrated = parseCalibrated(f.calibrated);
+  if (f.calibrated !== undefined && f.calibrated !== false && !measurements.every((m) => m === 'traffic_floor_occupancy' || m === 'traffic_room_occupancy')) {
+    throw invalidRequest('filter.calibrated applies only to traffic_floor_occupancy and traffic_room_occupancy');
+  }
+  const points = b.calibration_points ?? f.calibration_points;
+  const calibrationPoints = points === undefined ? [] : parsePoints(points);
+  const g = optObj(b.group_by, 'group_by');
+  const p = optObj(b.paginate, 'paginate');
+  const options = optObj(b.options, 'options');
+  return {
+    ...window,
+    measurements,
+    startMs,
+    stopMs,
+    ids,
+    value: parseValue(f.value),
+    calibrated,
+    calibrationPoints,
+    ...parseConstraints(f.time_constraints),
+    groupBy: g ? { order: Array.isArray(g.order) ? g.order.map(String) : [], raw: g.raw === true } : null,
+    page: p ? parsePage(p) : null,
+    format: options?.format === undefined ? 'json' : oneOf(options.format, ['json', 'csv'] as const, 'options.format'),
+  };
+}
+
+function parsePoints(x: unknown): ReportingQuery['calibrationPoints'] {
+  if (!Array.isArray(x)) throw invalidRequest('calibration_points must be an array');
+  return x.map((p, i) => {
+    const o = obj(p, `calibration_points[${i}]`);
+    if (typeof o.occupancy !== 'number' || o.occupancy < 0) throw invalidRequest(`calibration_points[${i}].occupancy must be a number >= 0`);
+    return { timestampMs: instant(o.timestamp, `calibration_points[${i}].timestamp`), occupancy: o.occupancy };
+  });
+}
+
+function parseValue(x: unknown): ValueFilter | null {
+  const v = optObj(x, 'filter.value');
+  if (!v) return null;
+  const out: ValueFilter = {};
+  for (const k of ['gte', 'lte', 'gt', 'lt'] as const) {
+    if (v[k] === undefined) continue;
+    if (typeof v[k] !== 'number') throw invalidRequest(`filter.value.${k} must be a number`);
+    out[k] = v[k];
+  }
+  return out;
+}
+
+function parsePage(p: Obj): { page: number; limit: number } {
+  const page = p.page ?? 1;
+  const limit = p.limit ?? 1000;
+  if (!Number.isInteger(page) || (page as number) < 1) throw invalidRequest('paginate.page must be an integer >= 1');
+  if (!Number.isInteger(limit) || (limit as number) < 1 || (limit as number) > 10_000) throw invalidRequest('paginate.limit must be an integer in 1..10000');
+  return { page: page as number, limit: limit as number };
+}

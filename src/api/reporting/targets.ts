@@ -1,0 +1,95 @@
+import type { SensorModel } from '../../scenario/model.js';
+import type { AssetService } from '../assets/asset-service.js';
+import { ApiError, ApiErrorCodes } from '../errors.js';
+import type { Measurement, ReportingQuery } from './request.js';
+
+/**
+ * What a reporting request is about: for each measurement, the floors, rooms, zones or
+ * sensors of the caller's organisation its filters select, with the metadata every point
+ * carries. An id that is not the organisation's is a 404, as for an id that does not exist.
+ */
+export interface Target {
+  /** Floor, room, zone or sensor id the series is read for. */
+  seriesId: string;
+  kind: 'floor' | 'room' | 'zone' | 'sensor';
+  meta: Record<string, string>;
+}
+
+const notFound = (what: string, id: string): ApiError => new ApiError(404, ApiErrorCodes.NOT_FOUND, `${what} ${id} does not exist`);
+
+export function resolveTargets(assets: AssetService, orgId: string, q: ReportingQuery, m: Measurement): Target[] {
+  const ids = checkIds(assets, orgId, q);
+  const floors = assets.list('floor', orgId);
+  const rooms = assets.list('room', orgId);
+  const zones = assets.list('zone', orgId);
+  const floorIds = new Set([...(ids.spaces ?? []), ...floors.filter((f) => ids.buildings?.includes(f.buildingId)).map((f) => f.id)]);
+  const tagged = new Set((ids.tags ?? []).flatMap((t) => [...(assets.tag(orgId, t)?.spaceIds ?? [])]));
+  const any = (...xs: Array<unknown[] | undefined>): boolean => xs.some((x) => x !== undefined);
+  switch (m) {
+    case 'floor_occupancy':
+    case 'traffic_floor_occupancy': {
+      const sel = any(ids.spaces, ids.buildings, ids.tags) ? floors.filter((f) => floorIds.has(f.id) || tagged.has(f.id)) : floors;
+      return sel.map((f) => ({ seriesId: f.id, kind: 'floor', meta: floorMeta(assets, orgId, f.id) }));
+    }
+    case 'room_occupancy':
+    case 'traffic_room_occupancy': {
+      const sel = any(ids.rooms, ids.spaces, ids.buildings, ids.tags)
+        ? rooms.filter((r) => ids.rooms?.includes(r.id) || floorIds.has(r.floorId) || tagged.has(r.id))
+        : rooms;
+      return sel.map((r) => ({ seriesId: r.id, kind: 'room', meta: roomMeta(assets, orgId, r.id) }));
+    }
+    case 'zone_occupancy': {
+      const sel = any(ids.zones, ids.rooms, ids.spaces, ids.buildings, ids.tags)
+        ? zones.filter((z) => ids.zones?.includes(z.id) || (z.roomId !== null && ids.rooms?.includes(z.roomId)) || floorIds.has(z.floorId) || tagged.has(z.id))
+        : zones;
+      return sel.map((z) => ({ seriesId: z.id, kind: 'zone', meta: zoneMeta(assets, orgId, z.id) }));
+    }
+    case 'traffic': {
+      const traffic = assets.list('sensor', orgId).filter((s) => s.mode === 'traffic');
+      const sel = any(ids.sensors, ids.hives, ids.rooms, ids.spaces, ids.buildings)
+        ? traffic.filter((s) => ids.sensors?.includes(s.id) || ids.hives?.includes(s.hiveId) || (s.roomId !== null && ids.rooms?.includes(s.roomId)) || floorIds.has(s.floorId))
+        : traffic;
+      return sel.map((s) => ({ seriesId: s.id, kind: 'sensor', meta: sensorMeta(assets, orgId, s) }));
+    }
+  }
+}
+
+function checkIds(assets: AssetService, orgId: string, q: ReportingQuery): ReportingQuery['ids'] {
+  const kinds = { spaces: 'floor', rooms: 'room', zones: 'zone', buildings: 'building', sensors: 'sensor', hives: 'hive' } as const;
+  for (const [key, kind] of Object.entries(kinds) as Array<[keyof typeof kinds, (typeof kinds)[keyof typeof kinds]]>) {
+    for (const id of q.ids[key] ?? []) if (!assets.get(kind, orgId, id)) throw notFound(kind, id);
+  }
+  for (const id of q.ids.tags ?? []) if (!assets.tag(orgId, id)) throw notFound('tag', id);
+  return q.ids;
+}
+
+function withCustom(meta: Record<string, string>, key: string, value: string | null): Record<string, string> {
+  // Custom ids are returned only when a value exists (spec §4.4).
+  if (value !== null && value !== '') meta[key] = value;
+  return meta;
+}
+
+export function floorMeta(assets: AssetService, orgId: string, floorId: string): Record<string, string> {
+  const f = assets.get('floor', orgId, floorId);
+  const b = f ? assets.get('building', orgId, f.buildingId) : undefined;
+  const meta = { building_id: b?.id ?? '', building_name: b?.name ?? '', space_id: f?.id ?? '', space_name: f?.name ?? '' };
+  return withCustom(meta, 'floor_custom_id', f?.customId ?? null);
+}
+
+function roomMeta(assets: AssetService, orgId: string, roomId: string): Record<string, string> {
+  const r = assets.get('room', orgId, roomId);
+  const meta = { ...floorMeta(assets, orgId, r?.floorId ?? ''), room_id: roomId, room_name: r?.name ?? '' };
+  return withCustom(meta, 'room_custom_id', r?.customId ?? null);
+}
+
+function zoneMeta(assets: AssetService, orgId: string, zoneId: string): Record<string, string> {
+  const z = assets.get('zone', orgId, zoneId);
+  const base = z?.roomId ? roomMeta(assets, orgId, z.roomId) : floorMeta(assets, orgId, z?.floorId ?? '');
+  return withCustom({ ...base, zone_id: zoneId, zone_name: z?.name ?? '' }, 'zone_custom_id', z?.customId ?? null);
+}
+
+function sensorMeta(assets: AssetService, orgId: string, s: SensorModel): Record<string, string> {
+  const base = s.roomId ? roomMeta(assets, orgId, s.roomId) : floorMeta(assets, orgId, s.floorId);
+  const hive = assets.get('hive', orgId, s.hiveId);
+  return { ...base, sensor_id: s.id, hive_id: s.hiveId, hive_serial: hive?.serial ?? '', mac_address: s.mac };
+}

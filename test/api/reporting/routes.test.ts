@@ -1,0 +1,123 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { harness, type Harness } from '../harness.js';
+import { MemorySeries, minutes } from './fixture-series.js';
+
+const T0 = Date.UTC(2026, 2, 2, 8, 0); // 09:00 in Paris
+let h: Harness;
+const series = new MemorySeries();
+
+beforeAll(async () => {
+  h = await harness(series);
+  const office = h.a.rooms.find((r) => r.name === 'Open office')!;
+  series.setPresence(office.id, minutes(T0, 120, (i) => (i < 60 ? 5 : 8)));
+  const traffic = h.a.sensors.find((s) => s.mode === 'traffic')!;
+  series.traffic.set(traffic.id, Array.from({ length: 120 }, (_, i) => ({ minuteMs: T0 + i * 60_000, in: i % 10 === 0 ? 2 : 0, out: i % 20 === 0 ? 1 : 0 })));
+});
+afterAll(async () => {
+  await h.app.close();
+});
+
+const report = (body: unknown, token = h.tokenA) =>
+  h.app.inject({ method: 'POST', url: '/api/v3/reporting', headers: { authorization: `Bearer ${token}` }, payload: body as Record<string, unknown> });
+const iso = (ms: number): string => new Date(ms).toISOString();
+const officeId = (): string => h.a.rooms.find((r) => r.name === 'Open office')!.id;
+
+describe('reporting request validation (400 before any processing)', () => {
+  const ok = () => ({ window: { every: '1h', function: 'max', timezone: 'Europe/Paris' }, filter: { measurements: ['room_occupancy'], start: iso(T0), stop: iso(T0 + 7_200_000) } });
+  it.each([
+    ['window.offset', (b: ReturnType<typeof ok>) => Object.assign(b.window, { offset: '5m' }), /offset is no longer supported/],
+    ['an interval beyond its range', (b: ReturnType<typeof ok>) => Object.assign(b.window, { every: '1m' }) && Object.assign(b.filter, { stop: iso(T0 + 3 * 86_400_000) }), /at most 2 day\(s\)/],
+    ['an unknown interval', (b: ReturnType<typeof ok>) => Object.assign(b.window, { every: '2m' }), /window.every must be one of/],
+    ['an unknown function', (b: ReturnType<typeof ok>) => Object.assign(b.window, { function: 'p95' }), /window.function/],
+    ['an unknown time zone', (b: ReturnType<typeof ok>) => Object.assign(b.window, { timezone: 'Mars/Base' }), /IANA/],
+    ['a relative start', (b: ReturnType<typeof ok>) => Object.assign(b.filter, { start: 'now-1h' }), /relative times/],
+    ['calibrated on presence', (b: ReturnType<typeof ok>) => Object.assign(b.filter, { calibrated: true }), /only to traffic_floor_occupancy/],
+    ['an unknown measurement', (b: ReturnType<typeof ok>) => Object.assign(b.filter, { measurements: ['co2'] }), /measurements\[0\]/],
+  ])('refuses %s', async (_name, mutate, message) => {
+    const body = ok();
+    mutate(body);
+    const res = await report(body);
+    expect(res.statusCode).toBe(400);
+    expect((res.json() as { message: string }).message).toMatch(message);
+  });
+});
+
+describe('reporting computation', () => {
+  it('aggregates per-minute occupancy with the window function in the requested zone', async () => {
+    const res = await report({ window: { every: '1h', function: 'max', timezone: 'Europe/Paris' }, filter: { measurements: ['room_occupancy'], rooms: { eq: [officeId()] }, start: iso(T0), stop: iso(T0 + 7_200_000) } });
+    const data = (res.json() as { data: Array<Record<string, unknown>> }).data;
+    expect(data.map((p) => [p.time, p.value])).toEqual([
+      ['2026-03-02T09:00:00+01:00', 5],
+      ['2026-03-02T10:00:00+01:00', 8],
+    ]);
+    expect(data[0]).toMatchObject({ field: 'value', measurement: 'room_occupancy', room_id: officeId(), room_name: 'Open office', space_name: 'Ground', timezone_offset: '+01:00' });
+    expect(data[0]).not.toHaveProperty('room_custom_id');
+  });
+
+  it('aligns hourly windows to local hours in half-hour zones', async () => {
+    const res = await report({ window: { every: '1h', function: 'mean', timezone: 'Asia/Kolkata' }, filter: { measurements: ['room_occupancy'], rooms: { eq: [officeId()] }, start: iso(T0), stop: iso(T0 + 7_200_000) } });
+    const times = (res.json() as { data: Array<{ time: string }> }).data.map((p) => p.time);
+    expect(times[0]).toBe('2026-03-02T13:00:00+05:30'); // 07:30 UTC: the window holding 08:00 UTC
+  });
+
+  it('fills empty windows when asked and filters by value', async () => {
+    const body = { window: { every: '30m', function: 'max', timezone: 'UTC', create_empty: true, fill: { value: 0 } }, filter: { measurements: ['room_occupancy'], rooms: { eq: [officeId()] }, start: iso(T0 - 3_600_000), stop: iso(T0 + 3_600_000), value: { gte: 0 } } };
+    const values = (await report(body)).json() as { data: Array<{ value: number }> };
+    expect(values.data.map((p) => p.value)).toEqual([0, 0, 5, 5]);
+    const gt = (await report({ ...body, filter: { ...body.filter, value: { gt: 0 } } })).json() as { data: unknown[] };
+    expect(gt.data).toHaveLength(2);
+  });
+
+  it('keeps only windows inside time constraints', async () => {
+    const res = await report({
+      window: { every: '15m', function: 'max', timezone: 'Europe/Paris' },
+      filter: { measurements: ['room_occupancy'], rooms: { eq: [officeId()] }, start: iso(T0), stop: iso(T0 + 7_200_000), time_constraints: { time_ranges: [{ start: '10:00', stop: '10:30' }] } },
+    });
+    expect((res.json() as { data: Array<{ time: string }> }).data.map((p) => p.time)).toEqual(['2026-03-02T10:00:00+01:00', '2026-03-02T10:15:00+01:00']);
+    const monday = await report({
+      window: { every: '1h', function: 'max', timezone: 'Europe/Paris' },
+      filter: { measurements: ['room_occupancy'], rooms: { eq: [officeId()] }, start: iso(T0), stop: iso(T0 + 7_200_000), time_constraints: { exclude_days_of_week: ['Monday'] } },
+    });
+    expect((monday.json() as { data: unknown[] }).data).toEqual([]);
+  });
+
+  it('reports traffic in and out with cumulative fields', async () => {
+    const res = await report({ window: { every: '1h', function: 'sum', timezone: 'UTC' }, filter: { measurements: ['traffic'], start: iso(T0), stop: iso(T0 + 7_200_000) } });
+    const data = (res.json() as { data: Array<Record<string, unknown>> }).data.filter((p) => p.sensor_id === h.a.sensors.find((s) => s.mode === 'traffic')!.id);
+    expect(data.map((p) => [p.field, p.value, p.in_csum, p.out_csum, p.delta_sum, p.delta_csum])).toEqual([
+      ['in', 12, 12, 3, 9, 9],
+      ['out', 3, 12, 3, 9, 9],
+      ['in', 12, 24, 6, 9, 18],
+      ['out', 3, 24, 6, 9, 18],
+    ]);
+    expect(data[0]).toHaveProperty('mac_address');
+    expect(data[0]).toHaveProperty('hive_serial');
+  });
+
+  it('groups by room and time, with statistics or raw points', async () => {
+    const body = { window: { every: '30m', function: 'max', timezone: 'UTC' }, filter: { measurements: ['room_occupancy'], rooms: { eq: [officeId()] }, start: iso(T0), stop: iso(T0 + 3_600_000) } };
+    const stats = (await report({ ...body, group_by: { order: ['room_id', 'time'] } })).json() as { data: Record<string, Record<string, Record<string, number>>> };
+    expect(Object.values(stats.data[officeId()]!)[0]).toEqual({ sum: 5, min: 5, max: 5, count: 1, mean: 5, median: 5, stddev: 0, first: 5, last: 5 });
+    const raw = (await report({ ...body, group_by: { order: ['room_id', 'time'], raw: true } })).json() as { data: Record<string, Record<string, unknown[]>> };
+    expect(Object.values(raw.data[officeId()]!)[0]).toHaveLength(1);
+  });
+
+  it('pages and writes CSV', async () => {
+    const body = { window: { every: '5m', function: 'max', timezone: 'UTC' }, filter: { measurements: ['room_occupancy'], rooms: { eq: [officeId()] }, start: iso(T0), stop: iso(T0 + 7_200_000) } };
+    const paged = (await report({ ...body, paginate: { page: 2, limit: 10 } })).json() as { data: unknown[]; page_info: unknown };
+    expect(paged.page_info).toEqual({ page: 2, page_item_count: 10, total_item_count: 24, total_pages: 3 });
+    const csv = await report({ ...body, options: { format: 'csv' } });
+    expect(csv.headers['content-type']).toMatch(/text\/csv/);
+    const lines = csv.body.trim().split('\r\n');
+    expect(lines).toHaveLength(25);
+    expect(lines[0]).toMatch(/^field,measurement,time,start,stop,timezone_offset,/);
+  });
+
+  it('treats another organisation\'s ids as ids that do not exist', async () => {
+    const theirs = await report({ window: { every: '1h' }, filter: { measurements: ['room_occupancy'], rooms: { eq: [h.b.rooms[0]!.id] }, start: iso(T0), stop: iso(T0 + 3_600_000) } });
+    const none = await report({ window: { every: '1h' }, filter: { measurements: ['room_occupancy'], rooms: { eq: ['room_0000000000000000'] }, start: iso(T0), stop: iso(T0 + 3_600_000) } });
+    expect(theirs.statusCode).toBe(404);
+    expect(none.statusCode).toBe(404);
+    expect((theirs.json() as { message: string }).message.replace(h.b.rooms[0]!.id, 'X')).toBe((none.json() as { message: string }).message.replace('room_0000000000000000', 'X'));
+  });
+});
