@@ -11,6 +11,7 @@ import type { Principal, TokenService } from './auth/tokens.js';
 import { registerClientRoutes } from './clients/client-routes.js';
 import { registerReportingRoutes } from './reporting/routes.js';
 import type { SeriesPort } from './reporting/series.js';
+import { registerStatsRoutes } from './reporting/stats.js';
 import { ApiError } from './errors.js';
 import { DEFAULT_LIMITS, queryLimitsRule, type QueryLimits } from './graphql/limits.js';
 import { resolvers, type GqlContext } from './graphql/resolvers.js';
@@ -50,7 +51,10 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   const limiter = new FailureLimiter({ maxFailures: 5, windowMs: 60_000, clock: deps.clock });
   registerLoginRoutes(app, { accounts: deps.accounts, tokens: deps.tokens, limiter, firstPartyClientId: deps.firstPartyClientId ?? 'client_occusim_dashboard' });
   registerClientRoutes(app, { accounts: deps.accounts, tokens: deps.tokens });
-  if (deps.series) registerReportingRoutes(app, { assets: deps.assets, tokens: deps.tokens, series: deps.series });
+  if (deps.series) {
+    registerReportingRoutes(app, { assets: deps.assets, tokens: deps.tokens, series: deps.series });
+    registerStatsRoutes(app, { assets: deps.assets, tokens: deps.tokens, series: deps.series });
+  }
 
   // GraphQL is authenticated before mercurius parses anything: an anonymous request is a 401.
   app.addHook('preHandler', async (req) => {
