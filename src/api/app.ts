@@ -9,6 +9,7 @@ import { registerLoginRoutes } from './auth/login-routes.js';
 import { FailureLimiter } from './auth/rate-limit.js';
 import type { Principal, TokenService } from './auth/tokens.js';
 import { registerClientRoutes } from './clients/client-routes.js';
+import { registerOpenApi } from './openapi.js';
 import { registerReportingRoutes } from './reporting/routes.js';
 import type { SeriesPort } from './reporting/series.js';
 import { registerStatsRoutes } from './reporting/stats.js';
@@ -51,6 +52,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   const limiter = new FailureLimiter({ maxFailures: 5, windowMs: 60_000, clock: deps.clock });
   registerLoginRoutes(app, { accounts: deps.accounts, tokens: deps.tokens, limiter, firstPartyClientId: deps.firstPartyClientId ?? 'client_occusim_dashboard' });
   registerClientRoutes(app, { accounts: deps.accounts, tokens: deps.tokens });
+  registerOpenApi(app);
   if (deps.series) {
     registerReportingRoutes(app, { assets: deps.assets, tokens: deps.tokens, series: deps.series });
     registerStatsRoutes(app, { assets: deps.assets, tokens: deps.tokens, series: deps.series });
