@@ -4,9 +4,17 @@
  * ratios, not absolute numbers across runs). Results are recorded in bench/README.md.
  */
 import { fileURLToPath } from 'node:url';
+import { runApiBench } from './api.js';
+import { runEdgeBench } from './edge.js';
 import { runFoundationBench } from './foundation.js';
+import { runDeliveryBench } from './delivery.js';
+import { runPipelineBench } from './pipeline.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const only = process.argv[2];
 
 if (only === undefined || only === 'foundation') await runFoundationBench(root);
+if (only === undefined || only === 'api') await runApiBench(root);
+if (only === undefined || only === 'edge') await runEdgeBench();
+if (only === undefined || only === 'pipeline') await runPipelineBench(root);
+if (only === undefined || only === 'delivery') await runDeliveryBench(root);

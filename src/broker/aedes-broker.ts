@@ -20,6 +20,8 @@ export interface BrokerOptions {
   services: ReadonlyArray<BrokerCredentials & { role: 'cloud' }>;
   /** Largest accepted PUBLISH payload; default 256 KiB. Larger publishes close the connection. */
   maxPayloadBytes?: number;
+  /** Called for every client PUBLISH the broker accepted, in the order it accepted them (capture recording). */
+  onPublish?: (topic: string, payload: Buffer) => void;
 }
 
 /**
@@ -42,6 +44,13 @@ export interface EmbeddedBroker {
   stats(): BrokerStats;
   /** Closes every client connection, the listener and the broker. Idempotent. */
   close(): Promise<void>;
+  /**
+   * Stops the broker (every connection dropped, in-memory state lost, as a crashed broker
+   * process) and starts a fresh one on the same port (the broker-restart fault).
+   */
+  restart?(): Promise<void>;
+  /** Resolves once every filter in `filters` has been subscribed since the last (re)start; rejects after timeoutMs. */
+  waitForSubscriptions?(filters: readonly string[], timeoutMs: number): Promise<void>;
 }
 
 export const DEFAULT_MAX_PAYLOAD_BYTES = 256 * 1024;
@@ -49,34 +58,82 @@ export const DEFAULT_MAX_PAYLOAD_BYTES = 256 * 1024;
 /** Starts an Aedes broker (MQTT 3.1.1 over TCP) with hive authentication and topic ACL. */
 export async function startBroker(opts: BrokerOptions): Promise<EmbeddedBroker> {
   const counters: BrokerStats = { connections: 0, published: 0, refusedAuth: 0, refusedAcl: 0 };
-  const credentials = buildCredentialTable(opts.hives, opts.services);
-  const maxPayloadBytes = opts.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES;
-  const aedes = await Aedes.createBroker(policyHooks({ credentials, maxPayloadBytes, counters }));
-  countTraffic(aedes, counters);
-  const sockets = new Set<Socket>();
-  const server = createServer({ noDelay: true }, (socket) => acceptConnection(aedes, sockets, socket));
   const host = opts.host ?? '127.0.0.1';
-  try {
-    await listen(server, host, opts.port ?? 0);
-  } catch (err) {
-    await closeAedes(aedes);
-    throw new AppError(ErrorCodes.BROKER_FAILED, `broker: cannot listen on ${host}:${opts.port ?? 0}: ${(err as Error).message}`, { cause: err });
-  }
-  const port = (server.address() as AddressInfo).port;
+  let core = await startCore(opts, counters, host, opts.port ?? 0);
+  const port = (core.server.address() as AddressInfo).port;
   let closing: Promise<void> | undefined;
   return {
     url: `mqtt://${urlHost(host)}:${port}`,
     port,
     stats: () => ({ ...counters }),
-    close: () => (closing ??= shutdown(server, aedes, sockets)),
+    close: () => (closing ??= shutdown(core.server, core.aedes, core.sockets)),
+    async restart() {
+      if (closing !== undefined) throw new AppError(ErrorCodes.BROKER_FAILED, 'broker: closed, cannot restart');
+      await shutdown(core.server, core.aedes, core.sockets);
+      core = await startCore(opts, counters, host, port);
+    },
+    waitForSubscriptions: (filters, timeoutMs) => core.subscribed.waitFor(filters, timeoutMs),
   };
 }
 
+interface Core {
+  aedes: Aedes;
+  server: Server;
+  sockets: Set<Socket>;
+  subscribed: SubscriptionLog;
+}
+
+async function startCore(opts: BrokerOptions, counters: BrokerStats, host: string, port: number): Promise<Core> {
+  const credentials = buildCredentialTable(opts.hives, opts.services);
+  const maxPayloadBytes = opts.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES;
+  const aedes = await Aedes.createBroker(policyHooks({ credentials, maxPayloadBytes, counters }));
+  countTraffic(aedes, counters, opts.onPublish);
+  const subscribed = new SubscriptionLog();
+  aedes.on('subscribe', (subs) => subscribed.add(subs.map((x) => x.topic)));
+  const sockets = new Set<Socket>();
+  const server = createServer({ noDelay: true }, (socket) => acceptConnection(aedes, sockets, socket));
+  try {
+    await listen(server, host, port);
+  } catch (err) {
+    await closeAedes(aedes);
+    throw new AppError(ErrorCodes.BROKER_FAILED, `broker: cannot listen on ${host}:${port}: ${(err as Error).message}`, { cause: err });
+  }
+  return { aedes, server, sockets, subscribed };
+}
+
+/** Filters granted since the broker started, to know when clients are back after a restart. */
+class SubscriptionLog {
+  readonly #seen = new Set<string>();
+  #waiters: Array<() => void> = [];
+
+  add(filters: readonly string[]): void {
+    for (const f of filters) this.#seen.add(f);
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const w of waiters) w();
+  }
+
+  waitFor(filters: readonly string[], timeoutMs: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new AppError(ErrorCodes.TIMEOUT, `broker: clients did not resubscribe within ${timeoutMs} ms`)), timeoutMs);
+      const check = (): void => {
+        if (filters.every((f) => this.#seen.has(f))) {
+          clearTimeout(timer);
+          resolve();
+        } else this.#waiters.push(check);
+      };
+      check();
+    });
+  }
+}
+
 /** `connections` and refusals are counted by the policy hooks, which see every CONNECT. */
-function countTraffic(aedes: Aedes, counters: BrokerStats): void {
+function countTraffic(aedes: Aedes, counters: BrokerStats, onPublish?: (topic: string, payload: Buffer) => void): void {
   // Broker-internal publishes ($SYS heartbeats) have no client and are not traffic.
-  aedes.on('publish', (_packet, client) => {
-    if (client !== null) counters.published++;
+  aedes.on('publish', (packet, client) => {
+    if (client === null) return;
+    counters.published++;
+    onPublish?.(packet.topic, Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload));
   });
 }
 

@@ -19,8 +19,6 @@ export type Flags = Record<string, string | boolean | undefined>;
 
 /** Flags of later capabilities: refused clearly rather than silently ignored. */
 const NOT_YET: Record<string, string> = {
-  broker: 'an external broker (--broker) arrives with the wire-protocol issue',
-  record: 'capture recording (--record) arrives with the wire-protocol issue',
   serve: 'the platform API (--serve) arrives with the API issue',
   port: 'the platform API (--port) arrives with the API issue',
 };
@@ -58,9 +56,11 @@ function runOptionsFromFlags(flags: Flags): RunOptions {
     if (flags.fidelity !== 'model' && flags.fidelity !== 'frame') throw usage(`--fidelity must be model or frame, got ${JSON.stringify(flags.fidelity)}`);
     opts.fidelity = flags.fidelity;
   }
-  if (typeof flags.workers === 'string') integerFlag('workers', flags.workers, 1); // frame workers: model fidelity runs in-process
+  if (typeof flags.workers === 'string') opts.workers = integerFlag('workers', flags.workers, 0, 64); // frame fidelity; 0 = main thread
   if (typeof flags.db === 'string') opts.dbPath = flags.db;
   if (typeof flags['mqtt-port'] === 'string') opts.mqttPort = integerFlag('mqtt-port', flags['mqtt-port'], 0, 65535);
+  if (typeof flags.broker === 'string') opts.brokerUrl = flags.broker;
+  if (typeof flags.record === 'string') opts.record = flags.record;
   return opts;
 }
 

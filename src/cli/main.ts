@@ -2,6 +2,10 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { AppError, ErrorCodes, isAppError } from '../core/errors.js';
 import { runCommand, schemaCommand, validateCommand, type Flags, type Io } from './commands.js';
+import { framesCommand } from './frames.js';
+import { checkCommand } from './check.js';
+import { replayCommand } from './replay.js';
+import { deadlettersCommand } from './deadletters.js';
 
 /**
  * `occusim` command line: a thin shell over the library API. Exit codes (DESIGN §3.1):
@@ -13,17 +17,28 @@ Usage:
   occusim run <scenario> [options]   simulate end to end and compare with ground truth
   occusim validate <scenario>        check a scenario file; every problem as file:line:col path: message
   occusim schema                     print the scenario JSON Schema
+  occusim frames <scenario> --sensor <id|name> --from <t> --to <t> --out DIR
+                                     PNG heat maps of what one sensor saw (t: HH:MM or 30m)
+  occusim check <capture.occap>      protocol conformance of a capture (violations: exit 1)
+  occusim check --listen --scenario <file> [--mqtt-port N] [--duration D]
+                                     embedded broker + live conformance of a device under test
+  occusim replay <capture.occap> [--speed max|F] [--broker URL] [--scenario <file>]
+                                     re-publish a capture's hive messages
+  occusim deadletters --db <store.sqlite>
+                                     list the cloud store's dead letters (reason, topic, message)
   occusim --help | --version
 
 run options:
   --seed N              override the scenario's seed
   --speed max|F         max (default): virtual time, deterministic; F: F× real time
   --duration D          override the duration (90s, 30m, 2h, 1h30m, 1d)
-  --fidelity model      sensor fidelity (frame: thermal frames, not available yet)
-  --workers N           worker threads for frame fidelity (no effect at model fidelity)
+  --fidelity F          model (statistical sensors) or frame (thermal frames + edge detection)
+  --workers N           worker threads for frame fidelity (0: main thread; results identical)
   --report FILE         write the JSON report { scenario, seed, result, perf, db }
   --db FILE             SQLite file of the cloud store (default: a new temp file)
   --mqtt-port N         port of the embedded MQTT broker (default: a free port)
+  --broker URL          use an external MQTT broker (mqtt://host:port) instead
+  --record FILE         write every MQTT message to a capture (.occap; embedded broker only)
   --quiet               no progress bar, no summary
 
 Exit codes: 0 ok, 1 the run found a failure condition (data lost), 2 usage or input error.
@@ -40,9 +55,15 @@ const OPTIONS = {
   'mqtt-port': { type: 'string' },
   broker: { type: 'string' },
   record: { type: 'string' },
+  listen: { type: 'boolean' },
+  scenario: { type: 'string' },
   serve: { type: 'boolean' },
   port: { type: 'string' },
   quiet: { type: 'boolean' },
+  sensor: { type: 'string' },
+  from: { type: 'string' },
+  to: { type: 'string' },
+  out: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean' },
 } as const;
@@ -70,7 +91,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
   } catch (err) {
     if (isAppError(err)) {
       io.stderr.write(`occusim: ${err.message}\n`);
-      return err.code === 'USAGE' || err.code === 'SCENARIO_INVALID' || err.code === 'NOT_IMPLEMENTED' || err.code === 'SCENARIO_NOT_FOUND' ? 2 : 1;
+      return err.code === 'USAGE' || err.code === 'SCENARIO_INVALID' || err.code === 'NOT_IMPLEMENTED' || err.code === 'SCENARIO_NOT_FOUND' || err.code === 'CAPTURE_INVALID' ? 2 : 1;
     }
     io.stderr.write(`occusim: internal error: ${(err as Error).stack ?? String(err)}\n`);
     return 1;
@@ -90,6 +111,14 @@ async function dispatch(command: string, args: string[], flags: Flags, io: Io): 
       return validateCommand(needFile(), io);
     case 'schema':
       return schemaCommand(io);
+    case 'frames':
+      return framesCommand(needFile(), flags, io);
+    case 'check':
+      return checkCommand(args, flags, io);
+    case 'replay':
+      return replayCommand(args, flags, io);
+    case 'deadletters':
+      return deadlettersCommand(args, flags, io);
     default:
       throw new AppError(ErrorCodes.USAGE, `unknown command ${JSON.stringify(command)} (try occusim --help)`);
   }

@@ -1,4 +1,5 @@
 import type { RunReport } from '../run/run-scenario.js';
+import { formatDelivery } from './delivery-summary.js';
 
 /** The human summary of a run, printed on stdout. */
 export function formatSummary(report: RunReport): string {
@@ -32,6 +33,25 @@ export function formatSummary(report: RunReport): string {
         `  recall in ${pct(t.recall.in)} out ${pct(t.recall.out)}`,
     );
   }
+  const to = r.trafficOccupancy;
+  if (to.spaces.length > 0) {
+    const resets = Math.max(...to.spaces.map((s) => s.resets));
+    lines.push(
+      `  traffic occupancy (${to.spaces.length} spaces, ${resets} daily reset(s)): MAE raw ${mean(to.spaces.map((s) => s.maeRaw))}, ` +
+        `calibrated ${mean(to.spaces.map((s) => s.maeCalibrated))}; end-of-day drift ` +
+        (to.endOfDayDriftReduction === null ? 'none in raw' : `reduced ${pct(to.endOfDayDriftReduction)} by calibration`),
+    );
+  }
+  lines.push(`Pipeline: ${r.pipeline.eventsEmitted} occupancy events; late packets ${r.pipeline.lateInWindow} within the 5-min window, ${r.pipeline.lateBeyondWindow} beyond it (stored)`);
+  const d = r.detector;
+  if (d) {
+    const p = d.presence.overall;
+    const t = d.traffic.overall;
+    lines.push(
+      `Detector vs truth (${r.scenario.fidelity}): presence exact ${pct(p.exactRate)}, MAE ${p.mae.toFixed(3)}, localisation ${p.locErrorM.toFixed(2)} m over ${p.samples} reports; ` +
+        `traffic precision ${pct(t.precision)} recall ${pct(t.recall)} (${t.counted} counted / ${t.trueCrossings} true)`,
+    );
+  }
   lines.push('');
   const m = r.messages;
   lines.push(
@@ -39,11 +59,16 @@ export function formatSummary(report: RunReport): string {
       `${m.duplicateBatches} duplicate batches, ${m.deadLettered} dead-lettered, ${m.lost} lost`,
   );
   lines.push(`Latency (sim time, sensing → stored): p50 ${ms(r.latencyMs.p50)}, p99 ${ms(r.latencyMs.p99)}, max ${ms(r.latencyMs.max)}`);
+  if (r.delivery) lines.push(...formatDelivery(r.delivery));
   const p = report.perf;
   lines.push(
     `Wall time ${(p.wallMs / 1000).toFixed(1)} s (×${p.speedup} real time, ${p.sensorSecondsPerWallSecond.toLocaleString('en-US')} sensor-s/s); store: ${report.db}`,
   );
   return lines.join('\n');
+}
+
+function mean(xs: readonly number[]): string {
+  return (xs.reduce((a, x) => a + x, 0) / Math.max(1, xs.length)).toFixed(2);
 }
 
 function pct(x: number): string {

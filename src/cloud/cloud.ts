@@ -4,8 +4,13 @@ import { MINUTE_MS } from '../core/time.js';
 import type { ScenarioModel } from '../scenario/model.js';
 import { startMqttIngest, type MqttIngest } from './mqtt-ingest.js';
 import { CloudPipeline, type CloudCounters } from './pipeline.js';
+import { calibrate } from './calibration.js';
+import { LocalDays } from './local-day.js';
 import { buildRegistry } from './registry.js';
+import { assetRows, zoneOfSpace } from './assets.js';
+import type { OccupancyEvent } from './store/port.js';
 import { SqliteStore } from './store/sqlite-store.js';
+import { rawOccupancy, trafficSpaces, type OccupancyPoint, type TrafficSpace } from './traffic-occupancy.js';
 
 /**
  * The embedded cloud: MQTT ingest → pipeline (validate, dedupe, store, aggregate) → SQLite,
@@ -22,6 +27,10 @@ export interface CloudOptions {
   dbPath: string;
   /** Default 5 minutes. */
   lookbackMs?: number;
+  /** MQTT shared-subscription group: several ingest processes split the hives' load. */
+  shareGroup?: string;
+  clientId?: string;
+  onEvent?: (e: OccupancyEvent) => void;
 }
 
 export interface PresenceMinute {
@@ -49,6 +58,13 @@ export interface Cloud {
   /** Read back from the store, ordered by minute. */
   trafficMinutes(sensorId: string): TrafficMinute[];
   deadLetters(): Array<{ receivedAtMs: number; topic: string; reason: string; message: string }>;
+  /** Rooms (all doors counted) and floors (all entrances counted) with a traffic occupancy. */
+  trafficSpaces(): readonly TrafficSpace[];
+  /**
+   * Traffic occupancy of a space for every minute of [fromMs, toMs) (docs/occupancy.md):
+   * raw, or calibrated with the space's presence series as hints.
+   */
+  trafficOccupancy(spaceId: string, fromMs: number, toMs: number, calibrated: boolean): OccupancyPoint[];
   close(): Promise<void>;
 }
 
@@ -60,12 +76,17 @@ export const DEFAULT_LOOKBACK_MS = 5 * MINUTE_MS;
  */
 export async function startCloud(opts: CloudOptions): Promise<Cloud> {
   const store = new SqliteStore(opts.dbPath);
+  store.writeAssets(assetRows(opts.model));
+  const zoneOf = zoneOfSpace(opts.model);
   const pipeline = new CloudPipeline({
     registry: buildRegistry(opts.model),
     store,
     clock: opts.clock,
     lookbackMs: opts.lookbackMs ?? DEFAULT_LOOKBACK_MS,
+    zoneOf,
+    ...(opts.onEvent ? { onEvent: opts.onEvent } : {}),
   });
+  const spaces = trafficSpaces(opts.model);
   // A failure inside the MQTT callback (e.g. the disk is full) cannot be thrown to anyone
   // there; it is kept and raised by the runner's next call.
   let failure: unknown = undefined;
@@ -75,7 +96,8 @@ export async function startCloud(opts: CloudOptions): Promise<Cloud> {
       brokerUrl: opts.brokerUrl,
       username: opts.username,
       password: opts.password,
-      clientId: 'occusim-cloud',
+      clientId: opts.clientId ?? 'occusim-cloud',
+      ...(opts.shareGroup !== undefined ? { shareGroup: opts.shareGroup } : {}),
       onMessage(topic, payload) {
         if (failure !== undefined) return null;
         try {
@@ -108,6 +130,17 @@ export async function startCloud(opts: CloudOptions): Promise<Cloud> {
     presenceMinutes: (spaceId) => store.presenceMinutes(spaceId).map(({ minuteMs, value, samples }) => ({ minuteMs, value, samples })),
     trafficMinutes: (sensorId) => store.trafficMinutes(sensorId).map((r) => ({ minuteMs: r.minuteMs, in: r.in, out: r.out })),
     deadLetters: () => store.deadLetters().map(({ receivedAtMs, topic, reason, message }) => ({ receivedAtMs, topic, reason, message })),
+    trafficSpaces: () => spaces,
+    trafficOccupancy(spaceId, fromMs, toMs, calibrated) {
+      const space = spaces.find((s) => s.spaceId === spaceId);
+      if (!space) return [];
+      const days = new LocalDays(zoneOf(spaceId));
+      const rows = new Map(space.terms.map((t) => [t.sensorId, store.trafficMinutes(t.sensorId)] as const));
+      const raw = rawOccupancy(space, rows, days, fromMs, toMs);
+      if (!calibrated) return raw;
+      const presence = new Map(store.presenceMinutes(spaceId).map((m) => [m.minuteMs, m.value] as const));
+      return calibrate(raw, days, { presence });
+    },
     async close() {
       if (closed) return;
       closed = true;

@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import { connectAsync, type MqttClient } from 'mqtt';
 import { AppError, ErrorCodes } from '../core/errors.js';
-import { ackTopic, allHivesFilter } from '../core/topics.js';
+import { ackTopic, allHivesFilter, sharedFilter } from '../core/topics.js';
 import { encodeAck } from '../proto/codec.js';
 import type { UplinkAck } from '../proto/messages.js';
 
@@ -15,7 +15,14 @@ export interface MqttIngestOptions {
   username: string;
   password: string;
   clientId: string;
+  /**
+   * MQTT 5 shared-subscription group (`$share/<group>/…`): the broker splits the hives'
+   * messages across every ingest process subscribed in the group. Omit for one process.
+   */
+  shareGroup?: string;
   onMessage(topic: string, payload: Uint8Array): UplinkAck | null;
+  /** When given, the ingest also subscribes to every hive's heartbeat topic and hands HiveHeartbeat payloads here (never to onMessage). */
+  onHeartbeat?(topic: string, payload: Uint8Array): void;
 }
 
 export interface MqttIngest {
@@ -48,6 +55,7 @@ export async function startMqttIngest(o: MqttIngestOptions): Promise<MqttIngest>
   client.on('connect', () => disableNagle(client));
   let closing = false;
   client.on('message', (topic, payload) => {
+    if (o.onHeartbeat && topic.endsWith('/heartbeat')) return o.onHeartbeat(topic, payload);
     const ack = o.onMessage(topic, payload);
     if (ack === null) return;
     client.publishAsync(ackTopic(ack.hiveSerial), Buffer.from(encodeAck(ack)), { qos: 1 }).catch(() => {
@@ -56,7 +64,9 @@ export async function startMqttIngest(o: MqttIngestOptions): Promise<MqttIngest>
     });
   });
   try {
-    await subscribe(client, allHivesFilter('uplink'));
+    const filter = allHivesFilter('uplink');
+    await subscribe(client, o.shareGroup === undefined ? filter : sharedFilter(o.shareGroup, filter));
+    if (o.onHeartbeat) await subscribe(client, allHivesFilter('heartbeat'));
   } catch (err) {
     await client.endAsync(true);
     throw err instanceof AppError ? err : new AppError(ErrorCodes.CLOUD_FAILED, `cloud ingest cannot subscribe: ${(err as Error).message}`, { cause: err });

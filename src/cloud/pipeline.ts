@@ -1,18 +1,19 @@
 import type { Clock } from '../core/clock.js';
-import { floorToMinute, MINUTE_MS } from '../core/time.js';
+import { floorToMinute } from '../core/time.js';
 import type { UplinkAck } from '../proto/messages.js';
 import { inspectUplink, type AcceptedPacket } from './ingest.js';
-import { PresenceAggregator, type PresenceMinuteRow } from './presence.js';
+import { PresenceAggregator } from './presence.js';
+import { Recompute, type RecomputeCounters } from './recompute.js';
 import type { AssetRegistry } from './registry.js';
-import type { StoredPresencePacket, StoredTrafficPacket, Store } from './store/port.js';
-import { TrafficAggregator, type TrafficMinuteRow } from './traffic.js';
+import type { OccupancyEvent, StoredPresencePacket, StoredTrafficPacket, Store } from './store/port.js';
+import { TrafficAggregator } from './traffic.js';
 
 /**
  * The cloud's processing, without sockets: message in → validated, deduplicated, stored in
  * one transaction, aggregated → the ack to publish (or null). The MQTT adapter feeds it and
  * publishes what it returns; tests call it directly.
  */
-export interface CloudCounters {
+export interface CloudCounters extends RecomputeCounters {
   batchesReceived: number;
   batchesProcessed: number;
   duplicateBatches: number;
@@ -26,26 +27,39 @@ export interface PipelineOptions {
   clock: Clock;
   /** A minute is finalised once its end is at least this far behind the time passed to advance(). */
   lookbackMs: number;
+  /** IANA zone of the site holding a space (rollup buckets); default UTC. */
+  zoneOf?: (spaceId: string) => string;
+  /** Listener of the internal occupancy event stream (the outbox table holds them too). */
+  onEvent?: (e: OccupancyEvent) => void;
 }
-
-const byKeyThenMinute = <T extends { minuteMs: number }>(key: (r: T) => string) => (a: T, b: T): number => {
-  const ka = key(a);
-  const kb = key(b);
-  return ka < kb ? -1 : ka > kb ? 1 : a.minuteMs - b.minuteMs;
-};
 
 export class CloudPipeline {
   readonly #o: PipelineOptions;
   readonly #presence: PresenceAggregator;
   readonly #traffic = new TrafficAggregator();
   readonly #latencies: number[] = [];
-  readonly #counters: CloudCounters = { batchesReceived: 0, batchesProcessed: 0, duplicateBatches: 0, packetsProcessed: 0, deadLettered: 0 };
-  /** Every minute starting before this has been finalised once; data for it reopens it from the store. */
-  #finalisedBefore = -Infinity;
+  readonly #counters = { batchesReceived: 0, batchesProcessed: 0, duplicateBatches: 0, packetsProcessed: 0, deadLettered: 0 };
+  readonly #recompute: Recompute;
 
+  /** Resumes from the store: raw packets of minutes not yet finalised are reloaded (crash recovery). */
   constructor(opts: PipelineOptions) {
     this.#o = opts;
     this.#presence = new PresenceAggregator(opts.registry);
+    this.#recompute = new Recompute({
+      store: opts.store,
+      presence: this.#presence,
+      traffic: this.#traffic,
+      lookbackMs: opts.lookbackMs,
+      zoneOf: opts.zoneOf ?? (() => 'UTC'),
+      ...(opts.onEvent ? { onEvent: opts.onEvent } : {}),
+    });
+    this.#recover();
+  }
+
+  #recover(): void {
+    const from = this.#recompute.recoverFrom();
+    for (const p of this.#o.store.presencePacketsSince(from)) this.#presence.add(p.sensorId, p.sensedAtMs, p.detections);
+    for (const t of this.#o.store.trafficPacketsSince(from)) this.#traffic.add(t.sensorId, t.sensedAtMs, t);
   }
 
   /** Handles one message from an uplink subscription; returns the ack to publish, if any. */
@@ -81,21 +95,18 @@ export class CloudPipeline {
     return { hiveSerial: serial, ackedSeq, ackedAtMs: clock.now() };
   }
 
-  /** Finalises every open minute whose end is at least lookbackMs before nowMs. */
+  /** At each new minute, recomputes the look-back window (events); finalises minutes leaving it. */
   advance(nowMs: number): void {
-    const horizon = nowMs - this.#o.lookbackMs;
-    this.#finalise((minuteMs) => minuteMs + MINUTE_MS <= horizon);
-    this.#finalisedBefore = Math.max(this.#finalisedBefore, floorToMinute(horizon));
+    this.#recompute.advance(nowMs);
   }
 
   /** Finalises every open minute (end of run); later data reopens its minute from the store. */
   finish(): void {
-    this.#finalise(() => true);
-    this.#finalisedBefore = Infinity;
+    this.#recompute.finish(this.#o.clock.now());
   }
 
   counters(): CloudCounters {
-    return { ...this.#counters };
+    return { ...this.#counters, ...this.#recompute.counters };
   }
 
   latenciesMs(): readonly number[] {
@@ -115,10 +126,10 @@ export class CloudPipeline {
     for (const { sensorId, packet: p } of packets) {
       const minuteMs = floorToMinute(p.sensedAtMs);
       if (p.kind === 'presence') {
-        if (minuteMs < this.#finalisedBefore && !this.#presence.hasMinute(minuteMs)) this.#reopenPresence(minuteMs);
+        if (this.#recompute.noteArrival(minuteMs, this.#presence.hasMinute(minuteMs))) this.#reopenPresence(minuteMs);
         this.#presence.add(sensorId, p.sensedAtMs, p.detections);
       } else {
-        if (minuteMs < this.#finalisedBefore && !this.#traffic.hasMinute(minuteMs)) this.#reopenTraffic(minuteMs);
+        if (this.#recompute.noteArrival(minuteMs, this.#traffic.hasMinute(minuteMs))) this.#reopenTraffic(minuteMs);
         this.#traffic.add(sensorId, p.sensedAtMs, p);
       }
       this.#latencies.push(processedAtMs - p.sensedAtMs);
@@ -134,13 +145,6 @@ export class CloudPipeline {
 
   #reopenTraffic(minuteMs: number): void {
     for (const t of this.#o.store.trafficPacketsInMinute(minuteMs)) this.#traffic.add(t.sensorId, t.sensedAtMs, t);
-  }
-
-  #finalise(due: (minuteMs: number) => boolean): void {
-    const presence: PresenceMinuteRow[] = this.#presence.openMinutes().filter(due).flatMap((m) => this.#presence.finalise(m));
-    const traffic: TrafficMinuteRow[] = this.#traffic.openMinutes().filter(due).flatMap((m) => this.#traffic.finalise(m));
-    if (presence.length > 0) this.#o.store.writePresenceMinutes(presence.sort(byKeyThenMinute((r) => r.spaceId)));
-    if (traffic.length > 0) this.#o.store.writeTrafficMinutes(traffic.sort(byKeyThenMinute((r) => r.sensorId)));
   }
 }
 

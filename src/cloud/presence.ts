@@ -161,8 +161,19 @@ export class PresenceAggregator {
 
   /** Computes a minute's rows (sorted by space id) and forgets its data. */
   finalise(minuteMs: number): PresenceMinuteRow[] {
-    const floors = this.#minutes.get(minuteMs);
+    const rows = this.compute(minuteMs);
     this.#minutes.delete(minuteMs);
+    return rows;
+  }
+
+  /** Forgets a minute's data. */
+  drop(minuteMs: number): void {
+    this.#minutes.delete(minuteMs);
+  }
+
+  /** Computes a minute's rows (sorted by space id) from the reports held so far; keeps them. */
+  compute(minuteMs: number): PresenceMinuteRow[] {
+    const floors = this.#minutes.get(minuteMs);
     if (!floors) return [];
     const series = new Map<string, number[]>();
     for (const floorId of [...floors.keys()].sort()) {

@@ -44,8 +44,18 @@ export class TrafficAggregator {
 
   /** Computes a minute's rows (sorted by sensor id) and forgets its data. */
   finalise(minuteMs: number): TrafficMinuteRow[] {
-    const sensors = this.#minutes.get(minuteMs);
+    const rows = this.compute(minuteMs);
     this.#minutes.delete(minuteMs);
+    return rows;
+  }
+
+  drop(minuteMs: number): void {
+    this.#minutes.delete(minuteMs);
+  }
+
+  /** Computes a minute's rows (sorted by sensor id) from the packets held so far; keeps them. */
+  compute(minuteMs: number): TrafficMinuteRow[] {
+    const sensors = this.#minutes.get(minuteMs);
     if (!sensors) return [];
     return [...sensors.keys()].sort().map((sensorId) => {
       let sumIn = 0;

@@ -17,6 +17,7 @@ export const ErrorCodes = {
   SENSOR_MODE_MISMATCH: 'SENSOR_MODE_MISMATCH',
   BAD_TOPIC: 'BAD_TOPIC',
   TIMEOUT: 'TIMEOUT',
+  CAPTURE_INVALID: 'CAPTURE_INVALID',
 } as const;
 
 export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];

@@ -1,6 +1,6 @@
 import { footprintTransform, type FootprintTransform } from '../core/footprint.js';
 import { rngFor, type Rng } from '../core/rng.js';
-import type { NoiseModel, SensorModel } from '../scenario/model.js';
+import type { NoiseModel, SensorModel, SensorModelName } from '../scenario/model.js';
 import type { PersonState } from '../sim/types.js';
 import type { PresencePacket } from './packet.js';
 
@@ -15,6 +15,17 @@ import type { PresencePacket } from './packet.js';
 const BLOB_MERGE_M = 0.35;
 /** Mounting height at which `jitterM` and `miss` apply unscaled. */
 const REFERENCE_HEIGHT_M = 3;
+/**
+ * Per-array factors on `miss` and `jitterM`, calibrated against the frame detector's measured
+ * accuracy on quickstart (docs/sensor-model.md, "Calibration"): coarse arrays miss and
+ * mislocate far more than fine ones.
+ */
+export const RESOLUTION_FACTORS: Record<SensorModelName, { miss: number; jitter: number }> = {
+  'tp-8x8': { miss: 2.5, jitter: 0.85 },
+  'tp-16x12': { miss: 0.6, jitter: 0.25 },
+  'tp-32x24': { miss: 0.2, jitter: 0.12 },
+  'tp-32x32': { miss: 0.15, jitter: 0.1 },
+};
 
 export class ModelPresenceSensor {
   readonly sensor: SensorModel;
@@ -78,8 +89,9 @@ export class ModelPresenceSensor {
     const heightScale = this.sensor.height / REFERENCE_HEIGHT_M;
     const n = this.#seenX.length;
     // Higher mounting → fewer pixels per person; crowds → more occlusion of blob edges.
-    const pMiss = Math.min(0.9, this.#noise.miss * heightScale * heightScale * (1 + 0.15 * Math.max(0, n - 1)));
-    const sd = this.#noise.jitterM * heightScale;
+    const f = RESOLUTION_FACTORS[this.sensor.model];
+    const pMiss = Math.min(0.9, this.#noise.miss * f.miss * heightScale * heightScale * (1 + 0.15 * Math.max(0, n - 1)));
+    const sd = this.#noise.jitterM * f.jitter * heightScale;
     for (let i = 0; i < n; i++) {
       // Draw both numbers whatever the outcome, so one miss does not shift later draws' meaning.
       const missed = this.#rng.chance(pMiss);

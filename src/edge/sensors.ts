@@ -1,9 +1,13 @@
+import { availableParallelism } from 'node:os';
 import { AppError, ErrorCodes } from '../core/errors.js';
 import type { ScenarioModel } from '../scenario/model.js';
 import type { World, WorldStep } from '../sim/types.js';
+import { withAccuracy } from './accuracy.js';
+import { createFrameEdgeStage } from './frame-stage.js';
 import { ModelPresenceSensor } from './model-presence.js';
 import { ModelTrafficSensor } from './model-traffic.js';
 import type { SensorPacket } from './packet.js';
+import { poolRunner } from './pool/frame-pool.js';
 import type { EdgeStage } from './stage.js';
 
 /** Model-fidelity sensors of one scenario, sampled once per world tick. */
@@ -18,11 +22,26 @@ interface FloorSensors {
   traffic: ModelTrafficSensor[];
 }
 
+export interface EdgeOptions {
+  /** Worker threads for frame fidelity (0: in this thread); default min(4, cores). No effect at model fidelity. */
+  workers?: number;
+}
+
 /**
- * The edge stage for a scenario. Model fidelity samples in-process at every tick and buffers
- * the packets until the loop drains them.
+ * The edge stage for a scenario, wrapped so it measures its own detection accuracy against
+ * the true positions and crossings it observes. Frame fidelity synthesises and detects
+ * thermal frames in a worker pool (frame-stage.ts); model fidelity samples in-process at
+ * every tick and buffers the packets until the loop drains them.
  */
-export function createEdgeStage(model: ScenarioModel): EdgeStage {
+export function createEdgeStage(model: ScenarioModel, opts: EdgeOptions = {}): EdgeStage {
+  if (model.fidelity === 'frame') {
+    const workers = opts.workers ?? Math.max(1, Math.min(4, availableParallelism()));
+    return withAccuracy(model, createFrameEdgeStage(model, { workers, poolRunner }));
+  }
+  return withAccuracy(model, createModelStage(model));
+}
+
+function createModelStage(model: ScenarioModel): EdgeStage {
   const sensors = createModelSensors(model);
   let buffer: SensorPacket[] = [];
   return {
@@ -40,12 +59,6 @@ export function createEdgeStage(model: ScenarioModel): EdgeStage {
 
 /** Sensors are grouped by floor so each floor's people are fetched once per tick. */
 export function createModelSensors(model: ScenarioModel): ModelSensors {
-  if (model.fidelity === 'frame') {
-    throw new AppError(
-      ErrorCodes.NOT_IMPLEMENTED,
-      '--fidelity frame (thermal frame synthesis and edge detection) is not available yet; use --fidelity model',
-    );
-  }
   const doors = new Map(model.doors.map((d) => [d.id, d]));
   const byFloor = new Map<string, FloorSensors>();
   for (const floor of model.floors) byFloor.set(floor.id, { floorId: floor.id, presence: [], traffic: [] });

@@ -1,4 +1,5 @@
 import type { World, WorldStep } from '../sim/types.js';
+import type { DetectorAccuracy } from './accuracy.js';
 import type { SensorPacket } from './packet.js';
 
 /**
@@ -12,4 +13,6 @@ export interface EdgeStage {
   /** Packets produced since the last drain, ordered by (sensedAtMs, sensor order). */
   drain(): Promise<SensorPacket[]>;
   close(): Promise<void>;
+  /** Detection accuracy of the sensors against ground truth, so far (docs/edge.md). */
+  accuracy?(): DetectorAccuracy;
 }

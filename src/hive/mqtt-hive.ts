@@ -2,9 +2,9 @@ import type { Socket } from 'node:net';
 import { connectAsync } from 'mqtt';
 import type { IClientOptions, MqttClient } from 'mqtt';
 import { AppError, ErrorCodes } from '../core/errors.js';
-import { ackTopic, uplinkTopic } from '../core/topics.js';
-import { decodeAck, encodeUplink } from '../proto/codec.js';
-import type { UplinkBatch } from '../proto/messages.js';
+import { ackTopic, heartbeatTopic, uplinkTopic } from '../core/topics.js';
+import { decodeAck, encodeHeartbeat, encodeUplink } from '../proto/codec.js';
+import type { HiveHeartbeat, UplinkBatch } from '../proto/messages.js';
 import { AckWaiters } from './ack-waiters.js';
 
 export interface HiveLinkOptions {
@@ -31,6 +31,14 @@ export interface HiveLink {
    * ackTimeoutMs.
    */
   publish(batch: UplinkBatch): Promise<void>;
+  /**
+   * Publishes (QoS 1) and resolves with the acked_seq of the next ack the cloud sends (the
+   * cloud answers every valid uplink with exactly one ack, in order), so the caller knows
+   * the cloud's progress after this batch. Rejects with TIMEOUT after ackTimeoutMs.
+   */
+  transmit(batch: UplinkBatch): Promise<number>;
+  /** Publishes a heartbeat (QoS 1) and resolves on the broker's PUBACK. */
+  heartbeat(hb: HiveHeartbeat): Promise<void>;
   stats(): HiveLinkStats;
   close(): Promise<void>;
 }
@@ -99,6 +107,8 @@ class MqttHiveLink implements HiveLink {
   private readonly uplink: string;
   private readonly ack: string;
   private readonly waiters: AckWaiters;
+  private readonly nextAck: Array<{ resolve: (seq: number) => void; timer: NodeJS.Timeout }> = [];
+  private readonly ackTimeoutMs: number;
   private readonly counts: HiveLinkStats = { published: 0, acked: 0, bytesSent: 0 };
   private closing: Promise<void> | undefined;
 
@@ -109,7 +119,8 @@ class MqttHiveLink implements HiveLink {
     this.serial = opts.serial;
     this.uplink = uplinkTopic(opts.serial);
     this.ack = ackTopic(opts.serial);
-    this.waiters = new AckWaiters(opts.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS, `hive ${opts.serial}`);
+    this.ackTimeoutMs = opts.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS;
+    this.waiters = new AckWaiters(this.ackTimeoutMs, `hive ${opts.serial}`);
     client.on('message', (topic, payload) => this.onMessage(topic, payload));
   }
 
@@ -125,6 +136,36 @@ class MqttHiveLink implements HiveLink {
     this.counts.acked++;
   }
 
+  async transmit(batch: UplinkBatch): Promise<number> {
+    this.checkPublishable(batch);
+    const payload = Buffer.from(encodeUplink(batch));
+    const acked = new Promise<number>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        const i = this.nextAck.findIndex((w) => w.timer === timer);
+        if (i >= 0) this.nextAck.splice(i, 1);
+        reject(new AppError(ErrorCodes.TIMEOUT, `hive ${this.serial}: no ack after batch seq ${batch.seq} within ${this.ackTimeoutMs} ms`));
+      }, this.ackTimeoutMs);
+      this.nextAck.push({ resolve, timer });
+    });
+    try {
+      await this.client.publishAsync(this.uplink, payload, { qos: 1 });
+    } catch (err) {
+      throw this.brokerError(`publish of seq ${batch.seq} failed`, err);
+    }
+    this.countPublished(payload.length);
+    const seq = await acked;
+    this.counts.acked++;
+    return seq;
+  }
+
+  async heartbeat(hb: HiveHeartbeat): Promise<void> {
+    try {
+      await this.client.publishAsync(heartbeatTopic(this.serial), Buffer.from(encodeHeartbeat(hb)), { qos: 1 });
+    } catch (err) {
+      throw this.brokerError('heartbeat publish failed', err);
+    }
+  }
+
   stats(): HiveLinkStats {
     return { ...this.counts };
   }
@@ -136,6 +177,7 @@ class MqttHiveLink implements HiveLink {
 
   private async shutdown(): Promise<void> {
     this.waiters.rejectAll(this.brokerError('link closed before the ack arrived'));
+    for (const w of this.nextAck.splice(0)) clearTimeout(w.timer);
     await this.client.endAsync();
   }
 
@@ -163,6 +205,11 @@ class MqttHiveLink implements HiveLink {
       return;
     }
     this.waiters.ack(ackedSeq);
+    const next = this.nextAck.shift();
+    if (next) {
+      clearTimeout(next.timer);
+      next.resolve(ackedSeq);
+    }
   }
 
   private brokerError(message: string, cause?: unknown): AppError {

@@ -1,7 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
 import { AppError, ErrorCodes } from '../core/errors.js';
-import type { UplinkAck, UplinkBatch, WirePacket } from './messages.js';
+import { healthFromRaw, healthToRaw, stateFromRaw, stateToRaw, type RawHealth } from './health.js';
+import type { HiveHeartbeat, MeshFrame, UplinkAck, UplinkBatch, WirePacket } from './messages.js';
 
 /**
  * Protobuf codec for proto/occusim/v1, loaded by reflection from the .proto file at start
@@ -10,11 +11,14 @@ import type { UplinkAck, UplinkBatch, WirePacket } from './messages.js';
  */
 const PROTO_FILE = fileURLToPath(new URL('../../proto/occusim/v1/uplink.proto', import.meta.url));
 
-const root = protobuf.loadSync(PROTO_FILE);
-const HiveUplinkT = root.lookupType('occusim.v1.HiveUplink');
-const UplinkAckT = root.lookupType('occusim.v1.UplinkAck');
+/** The loaded schema (reflection), e.g. for golden vectors and the conformance checker. */
+export const protoRoot = protobuf.loadSync(PROTO_FILE);
+const HiveUplinkT = protoRoot.lookupType('occusim.v1.HiveUplink');
+const UplinkAckT = protoRoot.lookupType('occusim.v1.UplinkAck');
+const MeshFrameT = protoRoot.lookupType('occusim.v1.MeshFrame');
+const HeartbeatT = protoRoot.lookupType('occusim.v1.HiveHeartbeat');
 
-const TO_OBJECT: protobuf.IConversionOptions = { longs: Number, defaults: true, oneofs: true, arrays: true };
+const TO_OBJECT: protobuf.IConversionOptions = { longs: Number, enums: Number, defaults: true, oneofs: true, arrays: true };
 
 export const PROTOCOL_VERSION = 'occusim.v1';
 
@@ -34,6 +38,18 @@ interface RawUplink {
   seq: number;
   sentAtMs: number;
   packets: RawPacket[];
+  protocolMinor: number;
+}
+interface RawFrame {
+  meshSeq: number;
+  hops: number;
+  payload?: 'data' | 'health';
+  data?: RawPacket;
+  health?: RawHealth;
+}
+interface RawHeartbeat extends Omit<HiveHeartbeat, 'state' | 'sensors'> {
+  state: number;
+  sensors: RawHealth[];
 }
 
 function packetToRaw(p: WirePacket): Record<string, unknown> {
@@ -69,19 +85,25 @@ function packetFromRaw(r: RawPacket, index: number): WirePacket {
   throw new AppError(ErrorCodes.DECODE_FAILED, `packets[${index}]: no presence or traffic body`);
 }
 
+function decodeRaw<T>(type: protobuf.Type, bytes: Uint8Array): T {
+  try {
+    return type.toObject(type.decode(bytes), TO_OBJECT) as T;
+  } catch (err) {
+    throw new AppError(ErrorCodes.DECODE_FAILED, `${type.name}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
 export function encodeUplink(batch: UplinkBatch): Uint8Array {
-  const raw = { hiveSerial: batch.hiveSerial, seq: batch.seq, sentAtMs: batch.sentAtMs, packets: batch.packets.map(packetToRaw) };
+  const raw: Record<string, unknown> = { hiveSerial: batch.hiveSerial, seq: batch.seq, sentAtMs: batch.sentAtMs, packets: batch.packets.map(packetToRaw) };
+  if (batch.protocolMinor !== undefined) raw['protocolMinor'] = batch.protocolMinor;
   return HiveUplinkT.encode(HiveUplinkT.fromObject(raw)).finish();
 }
 
 export function decodeUplink(bytes: Uint8Array): UplinkBatch {
-  let raw: RawUplink;
-  try {
-    raw = HiveUplinkT.toObject(HiveUplinkT.decode(bytes), TO_OBJECT) as RawUplink;
-  } catch (err) {
-    throw new AppError(ErrorCodes.DECODE_FAILED, `HiveUplink: ${(err as Error).message}`, { cause: err });
-  }
-  return { hiveSerial: raw.hiveSerial, seq: raw.seq, sentAtMs: raw.sentAtMs, packets: raw.packets.map(packetFromRaw) };
+  const raw = decodeRaw<RawUplink>(HiveUplinkT, bytes);
+  const batch = { hiveSerial: raw.hiveSerial, seq: raw.seq, sentAtMs: raw.sentAtMs, packets: raw.packets.map(packetFromRaw) };
+  // protocol_minor is absent on the wire from v1.0 senders: keep the domain object minimal.
+  return raw.protocolMinor === 0 ? batch : { ...batch, protocolMinor: raw.protocolMinor };
 }
 
 export function encodeAck(ack: UplinkAck): Uint8Array {
@@ -89,9 +111,28 @@ export function encodeAck(ack: UplinkAck): Uint8Array {
 }
 
 export function decodeAck(bytes: Uint8Array): UplinkAck {
-  try {
-    return UplinkAckT.toObject(UplinkAckT.decode(bytes), TO_OBJECT) as UplinkAck;
-  } catch (err) {
-    throw new AppError(ErrorCodes.DECODE_FAILED, `UplinkAck: ${(err as Error).message}`, { cause: err });
-  }
+  const raw = decodeRaw<UplinkAck>(UplinkAckT, bytes);
+  return { hiveSerial: raw.hiveSerial, ackedSeq: raw.ackedSeq, ackedAtMs: raw.ackedAtMs };
+}
+
+export function encodeMeshFrame(frame: MeshFrame): Uint8Array {
+  const payload = frame.payload.kind === 'data' ? { data: packetToRaw(frame.payload.packet) } : { health: healthToRaw(frame.payload.health) };
+  return MeshFrameT.encode(MeshFrameT.fromObject({ meshSeq: frame.meshSeq, hops: frame.hops, ...payload })).finish();
+}
+
+export function decodeMeshFrame(bytes: Uint8Array): MeshFrame {
+  const raw = decodeRaw<RawFrame>(MeshFrameT, bytes);
+  if (raw.payload === 'data' && raw.data) return { meshSeq: raw.meshSeq, hops: raw.hops, payload: { kind: 'data', packet: packetFromRaw(raw.data, 0) } };
+  if (raw.payload === 'health' && raw.health) return { meshSeq: raw.meshSeq, hops: raw.hops, payload: { kind: 'health', health: healthFromRaw(raw.health) } };
+  throw new AppError(ErrorCodes.DECODE_FAILED, 'MeshFrame: no data or health payload');
+}
+
+export function encodeHeartbeat(hb: HiveHeartbeat): Uint8Array {
+  const raw = { ...hb, state: stateToRaw(hb.state), sensors: hb.sensors.map(healthToRaw) };
+  return HeartbeatT.encode(HeartbeatT.fromObject(raw)).finish();
+}
+
+export function decodeHeartbeat(bytes: Uint8Array): HiveHeartbeat {
+  const raw = decodeRaw<RawHeartbeat>(HeartbeatT, bytes);
+  return { ...raw, state: stateFromRaw(raw.state), sensors: raw.sensors.map(healthFromRaw) };
 }

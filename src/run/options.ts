@@ -10,10 +10,16 @@ export interface RunOptions {
   /** Overrides the scenario's duration. */
   durationMs?: number;
   fidelity?: Fidelity;
+  /** Worker threads for frame fidelity (0: in the main thread); default min(4, cores). Results do not depend on it. */
+  workers?: number;
   /** SQLite file of the cloud store; default a new file in a temporary directory. */
   dbPath?: string;
   /** Port of the embedded MQTT broker; default 0 (a free port). */
   mqttPort?: number;
+  /** Use this external MQTT broker (mqtt://host:port) instead of the embedded one. */
+  brokerUrl?: string;
+  /** Write every MQTT message the embedded broker accepts to this capture file (.occap). */
+  record?: string;
   /** Called as the run advances, at most about 200 times a run. */
   onProgress?: (doneMs: number, totalMs: number) => void;
 }

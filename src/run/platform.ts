@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBroker, type EmbeddedBroker } from '../broker/aedes-broker.js';
+import { externalBroker } from '../broker/external.js';
 import { startCloud, type Cloud } from '../cloud/cloud.js';
 import type { Clock } from '../core/clock.js';
 import { secretFor } from '../core/ids.js';
@@ -28,6 +29,10 @@ export interface Platform {
 export interface PlatformOptions {
   dbPath: string | null;
   mqttPort: number;
+  /** An external broker instead of the embedded one. */
+  brokerUrl?: string | undefined;
+  /** Sees every message the embedded broker accepts (capture recording). */
+  onPublish?: ((topic: string, payload: Buffer) => void) | undefined;
 }
 
 const CLOUD_USER = 'occusim-cloud';
@@ -40,10 +45,11 @@ export async function startPlatform(model: ScenarioModel, clock: Clock, opts: Pl
     for (const c of closers.reverse()) await c();
   };
   try {
-    const broker = await startBroker({
+    const broker = opts.brokerUrl !== undefined ? externalBroker(opts.brokerUrl) : await startBroker({
       port: opts.mqttPort,
       hives: model.hives.map((h) => ({ serial: h.serial, password: h.password })),
       services: [{ username: CLOUD_USER, password: cloudPassword, role: 'cloud' }],
+      ...(opts.onPublish ? { onPublish: opts.onPublish } : {}),
     });
     closers.push(() => broker.close());
     const cloud = await startCloud({ brokerUrl: broker.url, username: CLOUD_USER, password: cloudPassword, model, clock, dbPath });

@@ -1,9 +1,13 @@
 import type { Cloud } from '../cloud/cloud.js';
+import type { DeliveryReport } from '../hive/ledger.js';
+import type { DetectorAccuracy } from '../edge/accuracy.js';
 import { percentile, round } from '../core/stats.js';
 import { isoLocal, isoUtc } from '../core/time.js';
 import type { ScenarioModel } from '../scenario/model.js';
 import type { TruthRecorder } from '../sim/truth.js';
 import type { LoopStats } from './loop.js';
+import { zoneOfSpace } from '../cloud/assets.js';
+import { trafficOccupancyAccuracy, type TrafficOccupancyResult } from './traffic-occupancy-report.js';
 
 /**
  * The deterministic `result` section of a run report: what the platform measured against
@@ -48,6 +52,10 @@ export interface RunResult {
     rooms: { minutes: number; mae: number; exactRate: number; withinOneRate: number };
   };
   traffic: { sensors: TrafficAccuracy[]; overall: { trueCrossings: number; counted: number; recall: number } };
+  /** Traffic-based occupancy (raw and calibrated) vs true occupancy, daily resets, end-of-day drift. */
+  trafficOccupancy: TrafficOccupancyResult;
+  /** The recompute window (spec §6): events emitted, late packets revising it or landing beyond it. */
+  pipeline: { eventsEmitted: number; lateInWindow: number; lateBeyondWindow: number };
   messages: {
     packetsSent: number;
     batchesSent: number;
@@ -58,9 +66,13 @@ export interface RunResult {
     lost: number;
   };
   latencyMs: { p50: number; p90: number; p99: number; max: number };
+  /** Delivery ledger: mesh, hives, retransmissions, losses, hops, battery (src/hive/ledger.ts). */
+  delivery?: DeliveryReport;
+  /** The sensors' own detection accuracy against truth, per sensor and overall (docs/edge.md). */
+  detector?: DetectorAccuracy;
 }
 
-export function buildResult(model: ScenarioModel, truth: TruthRecorder, cloud: Cloud, loop: LoopStats): RunResult {
+export function buildResult(model: ScenarioModel, truth: TruthRecorder, cloud: Cloud, loop: LoopStats, detector?: DetectorAccuracy): RunResult {
   const spaces = presenceAccuracy(model, truth, cloud);
   const roomSpaces = spaces.filter((s) => s.kind === 'room');
   const traffic = trafficAccuracy(model, truth, cloud);
@@ -82,6 +94,8 @@ export function buildResult(model: ScenarioModel, truth: TruthRecorder, cloud: C
     },
     presence: { spaces, rooms: pooled(roomSpaces) },
     traffic: { sensors: traffic, overall: { trueCrossings, counted, recall: ratio(counted, trueCrossings) } },
+    trafficOccupancy: trafficOccupancyAccuracy(model, truth, cloud, zoneOfSpace(model)),
+    pipeline: { eventsEmitted: counters.eventsEmitted, lateInWindow: counters.lateInWindow, lateBeyondWindow: counters.lateBeyondWindow },
     messages: {
       packetsSent: loop.packetsSent,
       batchesSent: loop.batchesSent,
@@ -97,6 +111,7 @@ export function buildResult(model: ScenarioModel, truth: TruthRecorder, cloud: C
       p99: round(percentile(latencies, 99) || 0, 1),
       max: round(percentile(latencies, 100) || 0, 1),
     },
+    ...(detector ? { detector } : {}),
   };
 }
 

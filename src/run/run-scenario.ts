@@ -2,7 +2,7 @@ import { VirtualClock } from '../core/clock.js';
 import { AppError, ErrorCodes } from '../core/errors.js';
 import { round } from '../core/stats.js';
 import { createEdgeStage } from '../edge/sensors.js';
-import { createDirectDelivery } from '../hive/delivery.js';
+import { brokerRestartHook, createMeshDelivery, meshEndpoints } from '../hive/mesh-delivery.js';
 import { formatDiagnostic } from '../scenario/diagnostics.js';
 import { loadScenarioFile, loadScenarioObject, type LoadOverrides, type LoadResult } from '../scenario/load.js';
 import type { ScenarioModel } from '../scenario/model.js';
@@ -12,6 +12,7 @@ import { simulate } from './loop.js';
 import { resolveRunOptions, type RunOptions } from './options.js';
 import { peakRssMb, startStopwatch } from './perf.js';
 import { startPlatform } from './platform.js';
+import { recorderFor } from '../capture/recorder.js';
 import { buildResult, type RunResult } from './report.js';
 
 /** Wall-clock figures: differ run to run, kept apart from `result`. */
@@ -52,15 +53,22 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
   const model = loadModel(scenario, options);
   const loadMs = wall.elapsedMs();
   const clock = new VirtualClock(model.startMs);
-  const edge = createEdgeStage(model);
+  const edge = createEdgeStage(model, options.workers === undefined ? {} : { workers: options.workers });
   const world = createWorld(model);
   const truth = createTruthRecorder(model);
-  const platform = await startPlatform(model, clock, { dbPath: opts.dbPath, mqttPort: opts.mqttPort });
+  const recorder = recorderFor(options, model, clock);
+  const platform = await startPlatform(model, clock, { dbPath: opts.dbPath, mqttPort: opts.mqttPort, brokerUrl: options.brokerUrl, onPublish: recorder?.onPublish }).catch((err: unknown) => {
+    recorder?.close();
+    throw err;
+  });
   try {
-    const delivery = createDirectDelivery(model, platform.hives);
+    const delivery = createMeshDelivery(model, meshEndpoints(model, platform.hives), clock, brokerRestartHook(model, platform.broker));
     const loop = await simulate({ model, clock, world, truth, edge, delivery, cloud: platform.cloud, speed: opts.speed, onProgress: opts.onProgress });
+    await delivery.drain();
+    loop.batchesSent = delivery.stats().batchesPublished;
     platform.cloud.finish();
-    const result = buildResult(model, truth, platform.cloud, loop);
+    const result = buildResult(model, truth, platform.cloud, loop, edge.accuracy?.());
+    result.delivery = delivery.report();
     const wallMs = wall.elapsedMs();
     const simSeconds = wallMs / 1000;
     return {
@@ -82,6 +90,7 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
   } finally {
     await edge.close();
     await platform.close();
+    recorder?.close();
   }
 }
 

@@ -36,6 +36,37 @@ export interface ScenarioModel {
   meetings: MeetingModel[];
   users: UserModel[];
   clients: ClientModel[];
+  /** Thermal environment for `--fidelity frame` (absent: the defaults of docs/edge.md). */
+  thermal?: ThermalModel;
+  /** Mesh radio and hive parameters; the loader fills defaults (absent in hand-built models: defaults apply). */
+  network?: NetworkModel;
+  /** Fault timeline, ordered by start time. */
+  faults?: FaultModel[];
+}
+
+/** Ambient, HVAC and static warm objects seen by thermal frames (docs/edge.md). */
+export interface ThermalModel {
+  /** Room air temperature, °C. */
+  ambientC: number;
+  /** HVAC cycle: ambient swings ± this many kelvin … */
+  hvacAmplitudeK: number;
+  /** … over this period, ms. */
+  hvacPeriodMs: number;
+  /** Static warm objects (radiators, laptops, coffee machines). */
+  objects: WarmObjectModel[];
+}
+
+export interface WarmObjectModel {
+  name: string;
+  kind: 'radiator' | 'laptop' | 'coffee_machine' | 'other';
+  floorId: string;
+  /** Centre, metres. */
+  position: Vec2;
+  /** [width, depth] along the floor plan's axes, metres. */
+  size: Vec2;
+  /** Surface temperature seen from above, °C. */
+  temperatureC: number;
+  src: string;
 }
 
 export type Fidelity = 'model' | 'frame';
@@ -191,6 +222,8 @@ export interface SensorModel {
   sensitivity: number;
   /** Presence: a detection packet every this many ms; traffic: in/out counts per interval. */
   reportIntervalMs: number;
+  /** Frames per second at `--fidelity frame`; absent: 3 (presence) or 8 (traffic). */
+  fps?: number;
   src: string;
 }
 
@@ -255,3 +288,52 @@ export interface ClientModel {
   secret: string;
   src: string;
 }
+
+/** Mesh radio, battery and hive parameters (docs/scenario-format.md, "Network and faults"). */
+export interface NetworkModel {
+  mesh: {
+    /** Transmit power, dBm. */
+    txPowerDbm: number;
+    /** Log-distance path loss: loss(d) = refLossDb + 10·exponent·log10(d / 1 m) + wallLossDb per wall. */
+    pathLossExponent: number;
+    refLossDb: number;
+    wallLossDb: number;
+    /** Receiver sensitivity, dBm: the RSSI at which half the frames get through. */
+    sensitivityDbm: number;
+    /** TSCH timeslot length and slotframe length in slots. */
+    slotMs: number;
+    slotframeSlots: number;
+    /** Retransmissions per hop and parent after the first attempt. */
+    maxRetries: number;
+    /** Frames a node's queue holds; more are dropped and counted. */
+    queueFrames: number;
+    /** Battery capacity, mAh (0 = wired). */
+    batteryMah: number;
+    /** Sensor health report period over the mesh. */
+    healthIntervalMs: number;
+  };
+  hive: {
+    /** Store-and-forward limit of each hive, bytes of encoded batches. */
+    bufferBytes: number;
+    heartbeatIntervalMs: number;
+    /** Retransmit an unacknowledged batch after this long (sim time). */
+    ackTimeoutMs: number;
+    maxBatchPackets: number;
+  };
+}
+
+interface FaultBase {
+  /** Epoch ms of the start and the length of the fault. */
+  atMs: number;
+  durationMs: number;
+  src: string;
+}
+
+/** One fault of the scenario timeline (docs/scenario-format.md, "Network and faults"). */
+export type FaultModel =
+  | (FaultBase & { kind: 'sensor_offline'; sensorIds: string[] })
+  | (FaultBase & { kind: 'link_degradation'; sensorIds: string[]; /** Extra frame loss on every mesh link from these sensors, 0..1. */ loss: number })
+  | (FaultBase & { kind: 'hive_reboot'; hiveIds: string[] })
+  | (FaultBase & { kind: 'hive_outage'; hiveIds: string[] })
+  | (FaultBase & { kind: 'broker_restart' });
+export type FaultKind = FaultModel['kind'];

@@ -20,6 +20,8 @@ export interface SensorDefaults {
   sensitivity: number;
   presenceReportMs: number;
   trafficReportMs: number;
+  /** Frames per second at frame fidelity; absent: by mode (docs/edge.md). */
+  fps?: number;
 }
 
 export interface Ctx {

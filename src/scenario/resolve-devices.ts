@@ -6,6 +6,7 @@ import type { Seg } from './diagnostics.js';
 import { lookup, type FloorScope } from './floor-scope.js';
 import type { DoorModel, HiveModel, RoomModel, SensorModel, ZoneModel } from './model.js';
 import { claimId, error, NameSet, parseAt, warn, type Ctx } from './resolve-context.js';
+import { checkSensorView } from './resolve-thermal.js';
 import { hiveSchema, sensorSchema, type SensorFile } from './schema.js';
 import { fmtPoint, insideOrOn } from './shape-checks.js';
 
@@ -91,9 +92,11 @@ function resolveSensor(ctx: Ctx, fs: FloorScope, s: SensorFile, path: readonly S
     fovDeg: s.field_of_view ?? d.fieldOfView,
     sensitivity: s.sensitivity ?? d.sensitivity,
     reportIntervalMs: reportMs,
+    ...((s.fps ?? d.fps) !== undefined ? { fps: (s.fps ?? d.fps) as number } : {}),
     src: ctx.pointerOf(path),
   };
   if (place.door !== null) checkDoorSeen(ctx, sensor, place.door, path);
+  checkSensorView(ctx, sensor, place.room, place.door, path);
   return sensor;
 }
 

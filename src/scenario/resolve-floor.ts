@@ -7,6 +7,7 @@ import type { DoorModel, FloorModel, RoomModel } from './model.js';
 import { claimId, error, NameSet, parseAt, rawList, rawName, type Ctx } from './resolve-context.js';
 import { resolveHives, resolveSensors } from './resolve-devices.js';
 import { resolveMeetings, resolvePeople } from './resolve-people.js';
+import { resolveWarmObjects } from './resolve-thermal.js';
 import { doorSchema, floorSchema, roomSchema, zoneSchema } from './schema.js';
 import { fmtPoint, insideOrOn, ON_EDGE_TOL_M, polygonProblem, polygonWithin } from './shape-checks.js';
 
@@ -19,6 +20,7 @@ const floorOwnSchema = floorSchema.extend({
   sensors: z.array(z.unknown()).optional(),
   people: z.array(z.unknown()).optional(),
   meetings: z.array(z.unknown()).optional(),
+  warm_objects: z.array(z.unknown()).optional(),
 });
 
 export interface FloorParent {
@@ -69,6 +71,7 @@ export function resolveFloor(ctx: Ctx, raw: unknown, path: readonly Seg[], paren
   resolveSensors(ctx, fs, field('sensors'));
   resolvePeople(ctx, fs, field('people'), parent);
   resolveMeetings(ctx, fs, field('meetings'));
+  resolveWarmObjects(ctx, fs, field('warm_objects'));
   ctx.lists.floors.push(floor);
   return floor.id;
 }

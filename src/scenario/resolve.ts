@@ -5,6 +5,8 @@ import type { Finding, Seg } from './diagnostics.js';
 import type { ClientModel, Fidelity, NoiseModel, ScenarioModel, UserModel } from './model.js';
 import { claimId, emptyLists, error, NameSet, parseAt, rawList, rawName, warn, type Ctx, type SensorDefaults } from './resolve-context.js';
 import { resolveFloor } from './resolve-floor.js';
+import { resolveFaults, resolveNetwork } from './resolve-network.js';
+import { defaultFidelity, resolveThermal } from './resolve-thermal.js';
 import { buildingSchema, fileSchema, siteSchema, type ScenarioFile } from './schema.js';
 
 /** Values that replace the file's (CLI flags). */
@@ -53,7 +55,7 @@ export function resolveScenario(tree: unknown, file: string, overrides: Override
     seed,
     startMs,
     durationMs,
-    fidelity: overrides.fidelity ?? header?.fidelity ?? 'model',
+    fidelity: overrides.fidelity ?? header?.fidelity ?? defaultFidelity(header?.thermal, ctx.lists.sensors.length),
     tickMs: ctx.tickMs,
     batchIntervalMs,
     noise: noiseOf(header?.noise),
@@ -61,6 +63,9 @@ export function resolveScenario(tree: unknown, file: string, overrides: Override
     ...ctx.lists,
     users: users(ctx, header, orgName),
     clients: clients(ctx, header, orgName, startMs),
+    network: resolveNetwork(header?.network),
+    thermal: resolveThermal(ctx, header?.thermal),
+    faults: resolveFaults(ctx, header?.faults, startMs),
   };
   return { model, findings };
 }
@@ -143,6 +148,7 @@ function sensorDefaults(d: ScenarioFile['sensor_defaults']): SensorDefaults {
     sensitivity: d?.sensitivity ?? 3,
     presenceReportMs: durationOr(d?.report_interval, 1000),
     trafficReportMs: durationOr(d?.traffic_report_interval, 10_000),
+    ...(d?.fps !== undefined ? { fps: d.fps } : {}),
   };
 }
 

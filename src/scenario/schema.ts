@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { isValidZone } from '../core/time.js';
 import { SENSOR_MODELS } from './model.js';
+import { thermalSchema, warmObjectSchema } from './thermal-schema.js';
+import { faultSchema, networkSchema } from './network-schema.js';
 
 /**
  * The scenario file format v1 as zod schemas. The validator parses the expanded tree
@@ -51,6 +53,7 @@ const sensorTuning = {
   field_of_view: z.number().gt(0).lt(180).optional().describe('Degrees'),
   sensitivity: z.number().int().min(1).max(5).optional(),
   report_interval: duration.optional(),
+  fps: z.number().positive().max(60).optional().describe('Frames per second at frame fidelity (default 3 presence, 8 traffic)'),
 };
 
 export const roomSchema = z.strictObject({ ...itemFields, name, polygon, capacity: capacity.optional(), custom_id: optionalId });
@@ -119,6 +122,7 @@ export const floorSchema = z.strictObject({
   sensors: z.array(sensorSchema).optional(),
   people: z.array(peopleSchema).optional(),
   meetings: z.array(meetingSchema).optional(),
+  warm_objects: z.array(warmObjectSchema).optional().describe('Static warm objects seen by frame-fidelity sensors'),
 });
 export const buildingSchema = z.strictObject({
   ...itemFields,
@@ -162,11 +166,14 @@ export const fileSchema = z
     tick: duration.optional().describe('Default 1s'),
     batch_interval: duration.optional().describe('Default 10s'),
     noise: noise.optional(),
+    thermal: thermalSchema.optional(),
     sensor_defaults: z
       .strictObject({ ...sensorTuning, traffic_report_interval: duration.optional().describe('Default 10s') })
       .optional(),
     organization,
     templates: z.record(z.string(), z.record(z.string(), z.unknown())).optional().describe('Named item bodies for `use:`'),
+    network: networkSchema.optional(),
+    faults: z.array(faultSchema).optional().describe('Fault timeline'),
     sites: z.array(siteSchema).min(1),
   })
   .describe('occusim scenario file, format version 1');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decodeAck, decodeUplink, encodeAck, encodeUplink } from '../../src/proto/codec.js';
-import type { UplinkBatch } from '../../src/proto/messages.js';
+import { decodeAck, decodeHeartbeat, decodeMeshFrame, decodeUplink, encodeAck, encodeHeartbeat, encodeMeshFrame, encodeUplink } from '../../src/proto/codec.js';
+import type { HiveHeartbeat, MeshFrame, UplinkBatch } from '../../src/proto/messages.js';
 import { isAppError } from '../../src/core/errors.js';
 
 describe('uplink codec', () => {
@@ -31,5 +31,31 @@ describe('uplink codec', () => {
       caught = err;
     }
     expect(isAppError(caught, 'DECODE_FAILED')).toBe(true);
+  });
+});
+
+describe('mesh frame and heartbeat codec', () => {
+  const health = {
+    sensorMac: '00-17-0d-00-00-aa-bb-cc', measuredAtMs: 1_772_434_800_000, batteryLevel: 0.5, batteryRuntimeS: 1000, rssiDbm: -80, linkPdr: 0.75,
+    uptimeMs: 5000, parent: 'HV1', hops: 3, queueOverflows: 0,
+  };
+
+  it('round-trips a data frame and a health frame', () => {
+    const data: MeshFrame = { meshSeq: 9, hops: 2, payload: { kind: 'data', packet: { kind: 'traffic', sensorMac: 'm', sensedAtMs: 5, intervalMs: 10, in: 1, out: 0 } } };
+    expect(decodeMeshFrame(encodeMeshFrame(data))).toEqual(data);
+    const h: MeshFrame = { meshSeq: 10, hops: 3, payload: { kind: 'health', health } };
+    expect(decodeMeshFrame(encodeMeshFrame(h))).toEqual(h);
+  });
+
+  it('round-trips a heartbeat with its sensors and state', () => {
+    const hb: HiveHeartbeat = {
+      hiveSerial: 'HV1', sentAtMs: 1, firmwareVersion: '1.0.0', protocolMinor: 1, state: 'catching_up', uptimeMs: 2, netPathStability: 1, ackedSeq: 3, nextSeq: 5,
+      bufferedBatches: 1, bufferedBytes: 100, droppedPackets: 0, sensors: [health],
+    };
+    expect(decodeHeartbeat(encodeHeartbeat(hb))).toEqual(hb);
+  });
+
+  it('refuses a frame without a payload as DECODE_FAILED', () => {
+    expect(() => decodeMeshFrame(new Uint8Array([0x08, 0x01]))).toThrow(/no data or health/);
   });
 });

@@ -41,8 +41,9 @@ describe('runScenario on the quickstart office', () => {
     expect((err as Error).message).toMatch(/bogus/);
   });
 
-  it('refuses frame fidelity clearly until the thermal-frame stage exists', async () => {
-    const err = await runScenario(QUICKSTART, { fidelity: 'frame', durationMs: 60_000 }).catch((e: unknown) => e);
-    expect(isAppError(err, 'NOT_IMPLEMENTED')).toBe(true);
+  it('runs frame fidelity too (workers and determinism: test/edge/frame-run.test.ts)', async () => {
+    const r = await runScenario(QUICKSTART, { fidelity: 'frame', workers: 0, durationMs: 60_000 });
+    expect(r.result.scenario.fidelity).toBe('frame');
+    expect(r.result.messages.lost).toBe(0);
   });
 });

@@ -102,7 +102,7 @@ describe('shipped scenarios', () => {
 describe('loading API', () => {
   it('loads a plain object with defaults applied and positions unknown', () => {
     const m = model(loadScenarioObject(minimal));
-    expect(m).toMatchObject({ file: '<inline>', seed: 1, fidelity: 'model', tickMs: 1000, batchIntervalMs: 10_000 });
+    expect(m).toMatchObject({ file: '<inline>', seed: 1, fidelity: 'frame', tickMs: 1000, batchIntervalMs: 10_000 }); // small fleet: frame fidelity by default
     expect(m.noise).toEqual({ presence: { miss: 0.01, falsePositive: 0.002, jitterM: 0.08 }, traffic: { miss: 0.02, crowdMiss: 0.15 } });
     expect(m.floors[0]?.outline).toEqual([[0, 0], [4, 0], [4, 4], [0, 4]]);
     const bad = loadScenarioObject({ ...minimal, seed: 'x' });

@@ -35,11 +35,11 @@ function named(name: string): string {
   return name.trim();
 }
 
-interface FloorInput { building_id: string; name: string; floorNumber?: number | null; customID?: string | null; outline?: number[][] | null }
-interface RoomInput { floor_id: string; name: string; coordinates: number[][]; customID?: string | null; capacityMax?: number | null; capacityMid?: number | null }
-interface ZoneInput { floor_id: string; room_id?: string | null; name: string; coordinates: number[][]; customID?: string | null }
-interface HiveInput { floor_id: string; name: string; serial_number: string; coordinates?: number[] | null; hiveType?: string | null }
-interface SensorInput {
+export interface FloorInput { building_id: string; name: string; floorNumber?: number | null; customID?: string | null; outline?: number[][] | null }
+export interface RoomInput { floor_id: string; name: string; coordinates: number[][]; customID?: string | null; capacityMax?: number | null; capacityMid?: number | null }
+export interface ZoneInput { floor_id: string; room_id?: string | null; name: string; coordinates: number[][]; customID?: string | null }
+export interface HiveInput { floor_id: string; name: string; serial_number: string; coordinates?: number[] | null; hiveType?: string | null }
+export interface SensorInput {
   floor_id: string;
   hive_id: string;
   name: string;

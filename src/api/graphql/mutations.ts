@@ -5,13 +5,13 @@ import { gqlError, need } from './resolvers.js';
  * Mutations (spec §4.3; platform-reference §2). Inputs name ids of the caller's
  * organisation; any other id is NOT_FOUND, exactly as an id that does not exist.
  */
-interface SiteInput {
+export interface SiteInput {
   id: string;
   name?: string | null;
   customID?: string | null;
   siteNumber?: string | null;
 }
-interface BuildingInput {
+export interface BuildingInput {
   id: string;
   name?: string | null;
   customID?: string | null;
@@ -19,7 +19,7 @@ interface BuildingInput {
   capacityMax?: number | null;
   capacityMid?: number | null;
 }
-interface FloorInput {
+export interface FloorInput {
   id: string;
   name?: string | null;
   customID?: string | null;

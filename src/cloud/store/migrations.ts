@@ -67,4 +67,38 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 2,
+    description: 'assets, rollups (5m–1d, local-time buckets), occupancy event outbox',
+    sql: `
+      CREATE TABLE assets (
+        id TEXT PRIMARY KEY,
+        kind TEXT NOT NULL,
+        parent_id TEXT,
+        name TEXT NOT NULL,
+        timezone TEXT NOT NULL
+      ) WITHOUT ROWID;
+      CREATE TABLE presence_rollup (
+        space_id TEXT NOT NULL,
+        every TEXT NOT NULL,
+        bucket_ms INTEGER NOT NULL,
+        value REAL NOT NULL, -- max of the bucket's minute values (spec §4.4: max for occupancy)
+        minutes INTEGER NOT NULL,
+        PRIMARY KEY (space_id, every, bucket_ms)
+      ) WITHOUT ROWID;
+      CREATE TABLE events (
+        id INTEGER PRIMARY KEY,
+        type TEXT NOT NULL,
+        space_id TEXT NOT NULL,
+        minute_ms INTEGER NOT NULL,
+        value REAL NOT NULL,
+        revision INTEGER NOT NULL,
+        emitted_at_ms INTEGER NOT NULL
+      );
+      CREATE TABLE pipeline_state (
+        key TEXT PRIMARY KEY,
+        value INTEGER NOT NULL
+      ) WITHOUT ROWID;
+    `,
+  },
 ];

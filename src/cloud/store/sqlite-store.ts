@@ -5,7 +5,20 @@ import type { DeadLetter } from '../ingest.js';
 import type { PresenceMinuteRow } from '../presence.js';
 import type { TrafficMinuteRow } from '../traffic.js';
 import { MIGRATIONS, type Migration } from './migrations.js';
-import type { BatchWrite, Store, StoredDeadLetter, StoredPresencePacket, StoredTrafficPacket } from './port.js';
+import type { Interval } from '../rollup.js';
+import type {
+  AssetRow,
+  BatchWrite,
+  OccupancyEvent,
+  RollupBucket,
+  SeriesPoint,
+  Store,
+  StoredDeadLetter,
+  StoredEvent,
+  StoredPresencePacket,
+  StoredTrafficPacket,
+} from './port.js';
+import { prepareSeries } from './sqlite-series.js';
 
 /**
  * The embedded store: one SQLite file (or ':memory:'), WAL journal with synchronous=NORMAL
@@ -71,14 +84,20 @@ function prepareAll(db: Db) {
   };
 }
 
+function trafficPacket(r: { sensor_id: string; sensed_at_ms: number; interval_ms: number; in_count: number; out_count: number }): StoredTrafficPacket {
+  return { sensorId: r.sensor_id, sensedAtMs: r.sensed_at_ms, intervalMs: r.interval_ms, in: r.in_count, out: r.out_count };
+}
+
 export class SqliteStore implements Store {
   readonly #db: Db;
   readonly #q: ReturnType<typeof prepareAll>;
+  readonly #s: ReturnType<typeof prepareSeries>;
 
   /** Opens (creating and migrating when needed) the store at `path`; ':memory:' for tests. */
   constructor(path: string) {
     this.#db = open(path);
     this.#q = prepareAll(this.#db);
+    this.#s = prepareSeries(this.#db);
   }
 
   /** Applied schema version (the highest migration number). */
@@ -110,7 +129,11 @@ export class SqliteStore implements Store {
   }
 
   presencePacketsInMinute(minuteMs: number): StoredPresencePacket[] {
-    return this.#q.detectionsIn.all(minuteMs, minuteMs + MINUTE_MS).map((r) => ({
+    return this.presencePacketsInRange(minuteMs, minuteMs + MINUTE_MS);
+  }
+
+  presencePacketsInRange(fromMs: number, toMs: number): StoredPresencePacket[] {
+    return this.#q.detectionsIn.all(fromMs, toMs).map((r) => ({
       sensorId: r.sensor_id,
       sensedAtMs: r.sensed_at_ms,
       detections: JSON.parse(r.points) as Array<[number, number]>,
@@ -118,13 +141,7 @@ export class SqliteStore implements Store {
   }
 
   trafficPacketsInMinute(minuteMs: number): StoredTrafficPacket[] {
-    return this.#q.trafficIn.all(minuteMs, minuteMs + MINUTE_MS).map((r) => ({
-      sensorId: r.sensor_id,
-      sensedAtMs: r.sensed_at_ms,
-      intervalMs: r.interval_ms,
-      in: r.in_count,
-      out: r.out_count,
-    }));
+    return this.#q.trafficIn.all(minuteMs, minuteMs + MINUTE_MS).map(trafficPacket);
   }
 
   writePresenceMinutes(rows: readonly PresenceMinuteRow[]): void {
@@ -157,6 +174,79 @@ export class SqliteStore implements Store {
       message: r.message,
       payload: new Uint8Array(r.payload),
     }));
+  }
+
+  writeAssets(rows: readonly AssetRow[]): void {
+    const q = this.#s;
+    this.#db.transaction(() => {
+      for (const a of rows) q.upsertAsset.run(a.id, a.kind, a.parentId, a.name, a.timezone);
+    })();
+  }
+
+  assets(): AssetRow[] {
+    return this.#s.assets.all().map((r) => ({ id: r.id, kind: r.kind as AssetRow['kind'], parentId: r.parent_id, name: r.name, timezone: r.timezone }));
+  }
+
+  writeEvents(events: readonly OccupancyEvent[]): void {
+    const q = this.#s;
+    this.#db.transaction(() => {
+      for (const e of events) q.insertEvent.run(e.type, e.spaceId, e.minuteMs, e.value, e.revision, e.emittedAtMs);
+    })();
+  }
+
+  events(afterId = 0): StoredEvent[] {
+    return this.#s.events.all(afterId).map((r) => ({
+      id: r.id,
+      type: r.type,
+      spaceId: r.space_id,
+      minuteMs: r.minute_ms,
+      value: r.value,
+      revision: r.revision,
+      emittedAtMs: r.emitted_at_ms,
+    }));
+  }
+
+  refreshRollups(buckets: readonly RollupBucket[]): void {
+    const q = this.#s;
+    this.#db.transaction(() => {
+      for (const b of buckets) q.refreshRollup.run(b.spaceId, b.level, b.startMs, b.spaceId, b.startMs, b.endMs);
+    })();
+  }
+
+  presenceSeries(spaceId: string, every: Interval, fromMs: number, toMs: number): SeriesPoint[] {
+    if (every === '1m') return this.#s.minuteSeries.all(spaceId, fromMs, toMs).map((r) => ({ bucketMs: r.minute_ms, value: r.value }));
+    return this.#s.rollupSeries.all(spaceId, every, fromMs, toMs).map((r) => ({ bucketMs: r.bucket_ms, value: r.value }));
+  }
+
+  prune(cutoffs: Readonly<Partial<Record<Interval, number>>>): void {
+    const q = this.#s;
+    this.#db.transaction(() => {
+      for (const [every, cutoff] of Object.entries(cutoffs)) {
+        if (cutoff === undefined || !Number.isFinite(cutoff)) continue;
+        if (every === '1m') {
+          q.pruneMinutes.run(cutoff);
+          q.pruneTrafficMinutes.run(cutoff);
+          q.pruneDetections.run(cutoff);
+          q.pruneTrafficSamples.run(cutoff);
+        } else q.pruneRollup.run(every, cutoff);
+      }
+    })();
+  }
+
+  presencePacketsSince(fromMs: number): StoredPresencePacket[] {
+    return this.presencePacketsInRange(fromMs, Number.MAX_SAFE_INTEGER);
+  }
+
+  trafficPacketsSince(fromMs: number): StoredTrafficPacket[] {
+    return this.#q.trafficIn.all(fromMs, Number.MAX_SAFE_INTEGER).map(trafficPacket);
+  }
+
+  getState(key: string): number | undefined {
+    return this.#s.getState.get(key)?.value;
+  }
+
+  setState(key: string, value: number): void {
+    this.#s.setState.run(key, value);
   }
 
   close(): void {

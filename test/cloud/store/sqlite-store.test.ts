@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MIGRATIONS } from '../../../src/cloud/store/migrations.js';
 import { SqliteStore } from '../../../src/cloud/store/sqlite-store.js';
 import { T0 } from '../fixture.js';
+import { describeStoreContract } from './store-contract.js';
 
 const dirs: string[] = [];
 function tempDb(): string {
@@ -21,11 +22,11 @@ describe('SQLite store', () => {
   it('creates the schema with the numbered migrations and records the version once', () => {
     const path = tempDb();
     new SqliteStore(path).close();
-    const store = new SqliteStore(path); // reopening must not re-run migration 1
+    const store = new SqliteStore(path); // reopening must not re-run any migration
     expect(store.schemaVersion()).toBe(MIGRATIONS.length);
     store.close();
     const db = new Database(path, { readonly: true });
-    expect(db.prepare('SELECT COUNT(*) AS n FROM schema_version').get()).toEqual({ n: 1 });
+    expect(db.prepare('SELECT COUNT(*) AS n FROM schema_version').get()).toEqual({ n: MIGRATIONS.length });
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as Array<{ name: string }>).map((t) => t.name);
     expect(tables).toEqual(
@@ -88,3 +89,6 @@ describe('SQLite store', () => {
     expect(() => new SqliteStore('/nonexistent-dir/x/cloud.db')).toThrow(expect.objectContaining({ code: 'STORE_FAILED' }));
   });
 });
+
+describeStoreContract('SQLite (in memory)', () => new SqliteStore(':memory:'));
+describeStoreContract('SQLite (WAL file)', () => new SqliteStore(tempDb()));

@@ -1,0 +1,153 @@
+import { parseHiveTopic } from '../core/topics.js';
+import { CLOCK_SKEW_TOLERANCE_MS, MAX_HEARTBEAT_BYTES, MAX_PACKETS_PER_BATCH, MAX_PAYLOAD_BYTES } from '../proto/limits.js';
+import type { CaptureHeader, CapturedMessage } from './format.js';
+import { packetsKey, rawDecode, type RawAckFields, type RawHeartbeatFields, type RawUplinkFields, type Rule, type Violation } from './rules.js';
+
+/**
+ * Protocol conformance of hive traffic (docs/protocol.md §Conformance), incremental so the
+ * same checker serves recorded captures and live devices: `check` each message in order,
+ * then `finish` for what can only be judged at the end (gaps never filled).
+ */
+export interface Checker {
+  check(m: CapturedMessage): Violation[];
+  finish(): Violation[];
+  counts(): { messages: number; uplinks: number; acks: number; heartbeats: number; retransmissions: number };
+}
+
+export interface CheckerOptions {
+  /** Sensing-time tolerance for per-sensor monotonicity and for clock skew; default 2 s. */
+  skewToleranceMs?: number;
+}
+
+interface HiveState {
+  /** seq → packets key of every batch seen. */
+  seen: Map<number, string>;
+  maxSeq: number;
+  contiguous: number;
+  lastAck: number;
+  lastSensed: Map<string, number>;
+}
+
+export function createChecker(header: Pick<CaptureHeader, 'hives'>, opts: CheckerOptions = {}): Checker {
+  const tolerance = opts.skewToleranceMs ?? CLOCK_SKEW_TOLERANCE_MS;
+  const sensorsOf = new Map(header.hives.map((h) => [h.serial, new Set(h.sensors)]));
+  const hives = new Map<string, HiveState>();
+  const counts = { messages: 0, uplinks: 0, acks: 0, heartbeats: 0, retransmissions: 0 };
+  const state = (serial: string): HiveState => {
+    let s = hives.get(serial);
+    if (!s) hives.set(serial, (s = { seen: new Map(), maxSeq: 0, contiguous: 0, lastAck: 0, lastSensed: new Map() }));
+    return s;
+  };
+
+  function check(m: CapturedMessage): Violation[] {
+    counts.messages++;
+    const out: Violation[] = [];
+    const v = (field: string, rule: Rule, message: string): void => void out.push({ index: m.i, topic: m.topic, field, rule, message });
+    const parsed = parseHiveTopic(m.topic);
+    if (!parsed) {
+      v('topic', 'topic', `not an occusim/v1 hive topic`);
+      return out;
+    }
+    if (!sensorsOf.has(parsed.serial)) v('topic', 'topic', `unknown hive serial ${parsed.serial}`);
+    if (parsed.kind === 'uplink') checkUplink(m, parsed.serial, v);
+    else if (parsed.kind === 'ack') checkAck(m, parsed.serial, v);
+    else checkHeartbeat(m, parsed.serial, v);
+    return out;
+  }
+
+  type Report = (field: string, rule: Rule, message: string) => void;
+
+  function checkUplink(m: CapturedMessage, serial: string, v: Report): void {
+    counts.uplinks++;
+    if (m.payload.length > MAX_PAYLOAD_BYTES) v('payload', 'limits', `payload of ${m.payload.length} bytes exceeds ${MAX_PAYLOAD_BYTES}`);
+    const b = rawDecode<RawUplinkFields>('HiveUplink', m.payload);
+    if (typeof b === 'string') return v('payload', 'decode', b);
+    if (b.hiveSerial === '') v('hive_serial', 'required', 'hive_serial is missing');
+    else if (b.hiveSerial !== serial) v('hive_serial', 'required', `hive_serial ${b.hiveSerial} does not match the topic's ${serial}`);
+    if (b.sentAtMs <= 0) v('sent_at_ms', 'required', 'sent_at_ms is missing');
+    if (b.packets.length > MAX_PACKETS_PER_BATCH) v('packets', 'limits', `${b.packets.length} packets exceed ${MAX_PACKETS_PER_BATCH} per batch`);
+    b.packets.forEach((p, k) => checkPacket(p, k, b, serial, v));
+    if (b.seq < 1) return v('seq', 'required', 'seq is missing (sequences start at 1)');
+    checkSequence(b, state(serial), v);
+  }
+
+  function checkPacket(p: RawUplinkFields['packets'][number], k: number, b: RawUplinkFields, serial: string, v: Report): void {
+    const at = `packets[${k}]`;
+    if (p.sensorMac === '') v(`${at}.sensor_mac`, 'required', 'sensor_mac is missing');
+    else if (sensorsOf.has(serial) && !sensorsOf.get(serial)?.has(p.sensorMac)) v(`${at}.sensor_mac`, 'known-sensor', `sensor ${p.sensorMac} is not attached to hive ${serial}`);
+    if (p.sensedAtMs <= 0) v(`${at}.sensed_at_ms`, 'required', 'sensed_at_ms is missing');
+    if (p.body === undefined) v(`${at}.body`, 'required', 'neither presence nor traffic is set');
+    if (b.sentAtMs > 0 && p.sensedAtMs > b.sentAtMs + tolerance) {
+      v(`${at}.sensed_at_ms`, 'timestamp', `sensed ${p.sensedAtMs - b.sentAtMs} ms after the batch was sent (tolerance ${tolerance} ms)`);
+    }
+  }
+
+  function checkSequence(b: RawUplinkFields, s: HiveState, v: Report): void {
+    const key = packetsKey(b.packets);
+    const before = s.seen.get(b.seq);
+    if (before !== undefined) {
+      counts.retransmissions++;
+      // A retransmission repeats the batch; an emptied batch is the tombstone of a buffer overflow.
+      if (before !== key && b.packets.length > 0) v('packets', 'retransmission', `seq ${b.seq} repeated with different packets`);
+      return;
+    }
+    // A new seq below the highest fills a gap (a batch lost before the broker, retransmitted): allowed.
+    s.seen.set(b.seq, key);
+    s.maxSeq = Math.max(s.maxSeq, b.seq);
+    while (s.seen.has(s.contiguous + 1)) s.contiguous++;
+    b.packets.forEach((p, k) => {
+      const last = s.lastSensed.get(p.sensorMac);
+      if (last !== undefined && p.sensedAtMs < last - tolerance) {
+        v(`packets[${k}].sensed_at_ms`, 'timestamp', `sensor ${p.sensorMac} went back ${last - p.sensedAtMs} ms in sensing time (tolerance ${tolerance} ms)`);
+      }
+      s.lastSensed.set(p.sensorMac, Math.max(last ?? 0, p.sensedAtMs));
+    });
+  }
+
+  function checkAck(m: CapturedMessage, serial: string, v: Report): void {
+    counts.acks++;
+    const a = rawDecode<RawAckFields>('UplinkAck', m.payload);
+    if (typeof a === 'string') return v('payload', 'decode', a);
+    if (a.hiveSerial !== serial) v('hive_serial', 'ack', `ack for ${a.hiveSerial || '(missing)'} on the topic of ${serial}`);
+    const s = state(serial);
+    if (a.ackedSeq > s.contiguous) v('acked_seq', 'ack', `acks seq ${a.ackedSeq} but the highest contiguous seq received is ${s.contiguous}`);
+    if (a.ackedSeq < s.lastAck) v('acked_seq', 'ack', `ack went back from ${s.lastAck} to ${a.ackedSeq}`);
+    s.lastAck = Math.max(s.lastAck, a.ackedSeq);
+  }
+
+  function checkHeartbeat(m: CapturedMessage, serial: string, v: Report): void {
+    counts.heartbeats++;
+    if (m.payload.length > MAX_HEARTBEAT_BYTES) v('payload', 'limits', `heartbeat of ${m.payload.length} bytes exceeds ${MAX_HEARTBEAT_BYTES}`);
+    const h = rawDecode<RawHeartbeatFields>('HiveHeartbeat', m.payload);
+    if (typeof h === 'string') return v('payload', 'decode', h);
+    if (h.hiveSerial !== serial) v('hive_serial', 'heartbeat', `hive_serial ${h.hiveSerial || '(missing)'} does not match the topic's ${serial}`);
+    if (h.sentAtMs <= 0) v('sent_at_ms', 'heartbeat', 'sent_at_ms is missing');
+    if (h.firmwareVersion === '') v('firmware_version', 'heartbeat', 'firmware_version is missing');
+    if (h.state === 0) v('state', 'heartbeat', 'state is unspecified');
+  }
+
+  function finish(): Violation[] {
+    const out: Violation[] = [];
+    for (const [serial, s] of hives) {
+      for (let seq = s.contiguous + 1; seq < s.maxSeq; seq++) {
+        if (!s.seen.has(seq)) out.push({ index: -1, topic: `occusim/v1/hives/${serial}/uplink`, field: 'seq', rule: 'sequence', message: `seq ${seq} never arrived (gap before ${s.maxSeq})` });
+      }
+    }
+    return out;
+  }
+
+  return { check, finish, counts: () => ({ ...counts }) };
+}
+
+/** Checks a whole capture: every violation, in message order, then the end-of-capture ones. */
+export function checkCapture(header: CaptureHeader, messages: readonly CapturedMessage[], opts: CheckerOptions = {}): { violations: Violation[]; counts: ReturnType<Checker['counts']> } {
+  const c = createChecker(header, opts);
+  const violations = messages.flatMap((m) => c.check(m));
+  violations.push(...c.finish());
+  return { violations, counts: c.counts() };
+}
+
+export function formatViolation(v: Violation): string {
+  const where = v.index < 0 ? 'end of capture' : `message ${v.index}`;
+  return `${where} ${v.topic} ${v.field}: [${v.rule}] ${v.message}`;
+}

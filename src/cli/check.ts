@@ -1,0 +1,131 @@
+import { connectAsync, type MqttClient } from 'mqtt';
+import { startBroker, type EmbeddedBroker } from '../broker/aedes-broker.js';
+import { checkCapture, createChecker, formatViolation, type Checker } from '../capture/check.js';
+import { readCapture } from '../capture/format.js';
+import type { Violation } from '../capture/rules.js';
+import { AppError, ErrorCodes } from '../core/errors.js';
+import { secretFor } from '../core/ids.js';
+import { parseDuration } from '../core/time.js';
+import { ackTopic, allHivesFilter, parseHiveTopic } from '../core/topics.js';
+import { decodeUplink, encodeAck } from '../proto/codec.js';
+import { loadScenarioFile } from '../scenario/load.js';
+import type { ScenarioModel } from '../scenario/model.js';
+import type { Flags, Io } from './commands.js';
+
+/**
+ * `occusim check <capture>`: protocol conformance of a recorded capture.
+ * `occusim check --listen --scenario <file>`: starts the embedded broker with the scenario's
+ * hive credentials, plays the cloud (acks the highest contiguous seq of every hive) and checks
+ * a device under test live; violations are printed as they happen, a summary at the end
+ * (SIGINT/SIGTERM, or after --duration of wall time). Exit 0 conformant, 1 violations.
+ */
+export async function checkCommand(args: readonly string[], flags: Flags, io: Io): Promise<number> {
+  if (flags.listen === true) {
+    if (args.length > 0) throw new AppError(ErrorCodes.USAGE, 'occusim check --listen takes no capture file');
+    return listen(flags, io);
+  }
+  const [file, extra] = args;
+  if (file === undefined || extra !== undefined) throw new AppError(ErrorCodes.USAGE, 'occusim check takes exactly one capture file (or --listen)');
+  const { header, messages } = readCapture(file);
+  const { violations, counts } = checkCapture(header, messages);
+  for (const v of violations) io.stdout.write(`${file}: ${formatViolation(v)}\n`);
+  io.stdout.write(
+    `${file}: ${header.protocol} capture of ${header.scenario} (seed ${header.seed}): ${counts.messages} messages — ${counts.uplinks} uplinks ` +
+      `(${counts.retransmissions} retransmissions), ${counts.acks} acks, ${counts.heartbeats} heartbeats: ` +
+      `${violations.length === 0 ? 'conformant' : `${violations.length} violation(s)`}\n`,
+  );
+  return violations.length === 0 ? 0 : 1;
+}
+
+const CHECK_USER = 'occusim-check';
+
+async function listen(flags: Flags, io: Io): Promise<number> {
+  const model = scenarioFor(flags);
+  const forMs = typeof flags.duration === 'string' ? parseDuration(flags.duration) : null;
+  if (typeof flags.duration === 'string' && (forMs === null || forMs <= 0)) throw new AppError(ErrorCodes.USAGE, `--duration must be a duration like 30s or 5m, got ${JSON.stringify(flags.duration)}`);
+  const port = typeof flags['mqtt-port'] === 'string' ? Number(flags['mqtt-port']) : 0;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new AppError(ErrorCodes.USAGE, `--mqtt-port must be an integer in 0..65535`);
+  const hives = model.hives.map((h) => ({ serial: h.serial, sensors: model.sensors.filter((s) => s.hiveId === h.id).map((s) => s.mac) }));
+  const checker = createChecker({ hives });
+  const violations: Violation[] = [];
+  let index = 0;
+  const report = (vs: Violation[]): void => {
+    for (const v of vs) io.stdout.write(`VIOLATION ${formatViolation(v)}\n`);
+    violations.push(...vs);
+  };
+  const password = secretFor(model.seed, 'service', CHECK_USER);
+  const broker = await startBroker({
+    port,
+    hives: model.hives.map((h) => ({ serial: h.serial, password: h.password })),
+    services: [{ username: CHECK_USER, password, role: 'cloud' }],
+    onPublish: (topic, payload) => report(checker.check({ i: index++, t: Date.now(), topic, payload })),
+  });
+  let cloud: MqttClient | null = null;
+  try {
+    cloud = await ackingCloud(broker, password);
+    io.stdout.write(`check: listening on ${broker.url} for ${model.hives.length} hive(s) of ${model.name} (username = hive serial, password from the scenario seed)\n`);
+    await untilStopped(forMs);
+  } finally {
+    await cloud?.endAsync();
+    await broker.close();
+  }
+  report(checker.finish());
+  return summary(checker, violations, io);
+}
+
+function summary(checker: Checker, violations: readonly Violation[], io: Io): number {
+  const c = checker.counts();
+  const byRule = new Map<string, number>();
+  for (const v of violations) byRule.set(v.rule, (byRule.get(v.rule) ?? 0) + 1);
+  const rules = [...byRule].map(([r, n]) => `${r} ${n}`).join(', ');
+  io.stdout.write(
+    `check summary: ${c.messages} messages — ${c.uplinks} uplinks (${c.retransmissions} retransmissions), ${c.acks} acks, ${c.heartbeats} heartbeats: ` +
+      `${violations.length === 0 ? 'conformant' : `${violations.length} violation(s) (${rules})`}\n`,
+  );
+  return violations.length === 0 ? 0 : 1;
+}
+
+function scenarioFor(flags: Flags): ScenarioModel {
+  if (typeof flags.scenario !== 'string') throw new AppError(ErrorCodes.USAGE, 'check --listen needs --scenario <file>: its hives, their credentials and sensors');
+  const loaded = loadScenarioFile(flags.scenario);
+  if (!loaded.ok) throw new AppError(ErrorCodes.SCENARIO_INVALID, `invalid scenario ${flags.scenario} (run occusim validate)`);
+  return loaded.model;
+}
+
+/** The checker's cloud: acks every uplink with the hive's highest contiguous seq (docs/protocol.md §Acks). */
+async function ackingCloud(broker: EmbeddedBroker, password: string): Promise<MqttClient> {
+  const client = await connectAsync(broker.url, { username: CHECK_USER, password, clientId: CHECK_USER, clean: true, reconnectPeriod: 0 });
+  const seen = new Map<string, { seqs: Set<number>; contiguous: number }>();
+  client.on('message', (topic, payload) => {
+    const parsed = parseHiveTopic(topic);
+    if (parsed?.kind !== 'uplink') return;
+    let seq: number;
+    try {
+      seq = decodeUplink(payload).seq;
+    } catch {
+      return; // reported by the checker; an undecodable batch is never acked
+    }
+    const s = seen.get(parsed.serial) ?? { seqs: new Set<number>(), contiguous: 0 };
+    seen.set(parsed.serial, s);
+    s.seqs.add(seq);
+    while (s.seqs.has(s.contiguous + 1)) s.contiguous++;
+    const ack = encodeAck({ hiveSerial: parsed.serial, ackedSeq: s.contiguous, ackedAtMs: Date.now() });
+    client.publishAsync(ackTopic(parsed.serial), Buffer.from(ack), { qos: 1 }).catch(() => undefined);
+  });
+  await client.subscribeAsync([allHivesFilter('uplink')], { qos: 1 });
+  return client;
+}
+
+function untilStopped(ms: number | null): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = (): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = ms === null ? undefined : setTimeout(stop, ms);
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}

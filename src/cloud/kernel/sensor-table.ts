@@ -1,0 +1,102 @@
+import { MERGE_RADIUS_M } from '../presence.js';
+import type { AssetRegistry } from '../registry.js';
+
+/**
+ * Per-sensor constants of the hot path in typed arrays: placement (for sensor-local → world),
+ * floor, sampled spaces, and a SOLO_N × SOLO_N "solo" grid over the sensor's local square:
+ * a cell is solo when no other sensor of the floor can see within a merge radius of it, so
+ * its detections never merge (docs/occupancy.md, merging) and can be counted at once.
+ */
+const SOLO_N = 32;
+
+export class SensorTable {
+  readonly ids: readonly string[];
+  readonly side: Float64Array;
+  readonly cos: Float64Array;
+  readonly sin: Float64Array;
+  readonly cx: Float64Array;
+  readonly cy: Float64Array;
+  readonly floor: Int32Array;
+  readonly sampled: Int32Array[];
+  readonly #solo: Uint8Array;
+
+  constructor(registry: AssetRegistry, sensorIds: readonly string[], floorIds: readonly string[], spaceIndex: ReadonlyMap<string, number>) {
+    const n = sensorIds.length;
+    this.ids = sensorIds;
+    this.side = new Float64Array(n);
+    this.cos = new Float64Array(n);
+    this.sin = new Float64Array(n);
+    this.cx = new Float64Array(n);
+    this.cy = new Float64Array(n);
+    this.floor = new Int32Array(n);
+    this.#solo = new Uint8Array(n * SOLO_N * SOLO_N);
+    const floorIdx = new Map(floorIds.map((f, i) => [f, i] as const));
+    sensorIds.forEach((id, i) => {
+      const s = registry.sensor(id);
+      if (!s) throw new RangeError(`unknown sensor ${id}`);
+      const yaw = (s.orientationDeg * Math.PI) / 180;
+      this.side[i] = registry.transform(id).side;
+      this.cos[i] = Math.cos(yaw);
+      this.sin[i] = Math.sin(yaw);
+      this.cx[i] = s.center[0];
+      this.cy[i] = s.center[1];
+      this.floor[i] = floorIdx.get(s.floorId) ?? 0;
+    });
+    this.sampled = sensorIds.map((id) => Int32Array.from(registry.sampledSpaces(id).map((sp) => spaceIndex.get(sp) ?? -1).filter((k) => k >= 0)));
+    sensorIds.forEach((_id, i) => this.#markSolo(registry, sensorIds, i));
+  }
+
+  /** Sensor-local coordinates of a world point (same arithmetic as footprintTransform.toLocal). */
+  covers(sensor: number, x: number, y: number): boolean {
+    const side = this.side[sensor] as number;
+    const c = this.cos[sensor] as number;
+    const s = this.sin[sensor] as number;
+    const dx = x - (this.cx[sensor] as number);
+    const dy = y - (this.cy[sensor] as number);
+    const lx = (dx * c + dy * s) / side + 0.5;
+    const ly = (-dx * s + dy * c) / side + 0.5;
+    const margin = MERGE_RADIUS_M / side;
+    return lx >= -margin && lx <= 1 + margin && ly >= -margin && ly <= 1 + margin;
+  }
+
+  isSolo(sensor: number, lx: number, ly: number): boolean {
+    const i = Math.floor(lx * SOLO_N);
+    const j = Math.floor(ly * SOLO_N);
+    if (i < 0 || j < 0 || i >= SOLO_N || j >= SOLO_N) return false;
+    return this.#solo[(sensor * SOLO_N + j) * SOLO_N + i] === 1;
+  }
+
+  /**
+   * A detection p of this sensor can merge with (or absorb) one of sensor A only when A
+   * covers p (footprint grown by the merge margin, `PresenceAggregator`'s coverage test).
+   * A cell is solo when its world box misses every other sensor's grown footprint box
+   * (conservative for rotated sensors, exact for axis-aligned ones).
+   */
+  #markSolo(registry: AssetRegistry, ids: readonly string[], i: number): void {
+    const me = registry.transform(ids[i] as string);
+    const others = ids
+      .map((id, k) => ({ id, k }))
+      .filter(({ k }) => k !== i && this.floor[k] === this.floor[i])
+      .map(({ id }) => {
+        const t = registry.transform(id);
+        const m = MERGE_RADIUS_M / t.side;
+        return boxOf([t.toWorld(-m, -m), t.toWorld(1 + m, -m), t.toWorld(1 + m, 1 + m), t.toWorld(-m, 1 + m)], 1e-9);
+      });
+    for (let j = 0; j < SOLO_N; j++) {
+      for (let k = 0; k < SOLO_N; k++) {
+        const a = k / SOLO_N;
+        const b = j / SOLO_N;
+        const d = 1 / SOLO_N;
+        const cell = boxOf([me.toWorld(a, b), me.toWorld(a + d, b), me.toWorld(a + d, b + d), me.toWorld(a, b + d)], 1e-9);
+        const solo = others.every((o) => cell.maxX < o.minX || cell.minX > o.maxX || cell.maxY < o.minY || cell.minY > o.maxY);
+        this.#solo[(i * SOLO_N + j) * SOLO_N + k] = solo ? 1 : 0;
+      }
+    }
+  }
+}
+
+function boxOf(points: ReadonlyArray<readonly [number, number]>, grow: number): { minX: number; minY: number; maxX: number; maxY: number } {
+  const xs = points.map((p) => p[0]);
+  const ys = points.map((p) => p[1]);
+  return { minX: Math.min(...xs) - grow, minY: Math.min(...ys) - grow, maxX: Math.max(...xs) + grow, maxY: Math.max(...ys) + grow };
+}

@@ -1,0 +1,164 @@
+/**
+ * A zero-allocation scanner of `HiveUplink` (proto/occusim/v1/uplink.proto) for the hot
+ * path: it walks the protobuf wire format once and hands each packet to a visitor with the
+ * sensor resolved to an index, without building objects or strings per packet. Field
+ * numbers and wire types are those of the .proto; unknown fields are skipped (proto3 rule).
+ * Malformed input throws `WireError` (never reads past the buffer).
+ */
+export class WireError extends Error {}
+
+export interface ScanVisitor {
+  /** Once, before the packets; the serial's bytes are [start, end) of the buffer. */
+  header(seq: number, sentAtMs: number, serialStart: number, serialEnd: number): void;
+  /** A presence packet's detections are [start, end) in the visitor's xs/ys after `point` calls. */
+  presenceStart(macStart: number, macEnd: number, sensedAtMs: number): void;
+  point(x: number, y: number): void;
+  presenceEnd(): void;
+  traffic(macStart: number, macEnd: number, sensedAtMs: number, intervalMs: number, inCount: number, outCount: number): void;
+}
+
+export class WireScanner {
+  #b: Uint8Array = new Uint8Array(0);
+  #v: DataView = new DataView(new ArrayBuffer(0));
+  #p = 0;
+  /** End of the span last read by #span (kept in a field: no tuple per field). */
+  #end = 0;
+  readonly #packets: number[] = [];
+
+  scan(bytes: Uint8Array, visit: ScanVisitor): void {
+    this.#b = bytes;
+    this.#v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.#p = 0;
+    let seq = 0;
+    let sent = 0;
+    let sStart = 0;
+    let sEnd = 0;
+    const packets = this.#packets;
+    packets.length = 0;
+    while (this.#p < bytes.length) {
+      const tag = this.#varint();
+      const field = tag > 0x7fffffff ? Math.floor(tag / 8) : tag >>> 3;
+      if (field === 1 && (tag & 7) === 2) {
+        sStart = this.#span();
+        sEnd = this.#end;
+      }
+      else if (field === 2 && (tag & 7) === 0) seq = this.#varint();
+      else if (field === 3 && (tag & 7) === 0) sent = this.#varint();
+      else if (field === 4 && (tag & 7) === 2) {
+        packets.push(this.#span(), this.#end);
+      } else this.#skip(tag & 7);
+    }
+    visit.header(seq, sent, sStart, sEnd);
+    for (let i = 0; i < packets.length; i += 2) this.#packet(packets[i] as number, packets[i + 1] as number, visit);
+  }
+
+  #packet(start: number, end: number, visit: ScanVisitor): void {
+    this.#p = start;
+    let macS = 0;
+    let macE = 0;
+    let t = 0;
+    let bodyKind = 0;
+    let bodyS = 0;
+    let bodyE = 0;
+    while (this.#p < end) {
+      const tag = this.#varint();
+      const field = tag > 0x7fffffff ? Math.floor(tag / 8) : tag >>> 3;
+      if (field === 1 && (tag & 7) === 2) {
+        macS = this.#span();
+        macE = this.#end;
+      }
+      else if (field === 2 && (tag & 7) === 0) t = this.#varint();
+      else if ((field === 3 || field === 4) && (tag & 7) === 2) {
+        bodyKind = field;
+        bodyS = this.#span();
+        bodyE = this.#end;
+      } else this.#skip(tag & 7);
+      if (this.#p > end) throw new WireError('packet overruns its length');
+    }
+    if (bodyKind === 3) this.#presence(macS, macE, t, bodyS, bodyE, visit);
+    else if (bodyKind === 4) this.#traffic(macS, macE, t, bodyS, bodyE, visit);
+    else throw new WireError('SensorPacket without a body');
+  }
+
+  #presence(macS: number, macE: number, t: number, start: number, end: number, visit: ScanVisitor): void {
+    visit.presenceStart(macS, macE, t);
+    this.#p = start;
+    while (this.#p < end) {
+      const tag = this.#varint();
+      if (tag !== 0x0a) {
+        this.#skip(tag & 7);
+        continue;
+      }
+      const ds = this.#span();
+      const de = this.#end;
+      let x = 0;
+      let y = 0;
+      this.#p = ds;
+      while (this.#p < de) {
+        const dt = this.#varint();
+        if (dt === 0x0d) x = this.#float();
+        else if (dt === 0x15) y = this.#float();
+        else this.#skip(dt & 7);
+      }
+      visit.point(x, y);
+    }
+    visit.presenceEnd();
+  }
+
+  #traffic(macS: number, macE: number, t: number, start: number, end: number, visit: ScanVisitor): void {
+    this.#p = start;
+    let interval = 0;
+    let inC = 0;
+    let outC = 0;
+    while (this.#p < end) {
+      const tag = this.#varint();
+      if (tag === 0x08) interval = this.#varint();
+      else if (tag === 0x10) inC = this.#varint();
+      else if (tag === 0x18) outC = this.#varint();
+      else this.#skip(tag & 7);
+    }
+    visit.traffic(macS, macE, t, interval, inC, outC);
+  }
+
+  #varint(): number {
+    const b = this.#b;
+    // One-byte varints (tags, small lengths) are the common case.
+    if (this.#p < b.length && (b[this.#p] as number) < 0x80) return b[this.#p++] as number;
+    let result = 0;
+    let mul = 1;
+    for (let i = 0; i < 10; i++) {
+      if (this.#p >= b.length) throw new WireError('truncated varint');
+      const byte = b[this.#p++] as number;
+      result += (byte & 0x7f) * mul;
+      if (byte < 0x80) return result;
+      mul *= 128;
+    }
+    throw new WireError('varint longer than 10 bytes');
+  }
+
+  /** Reads a length-delimited field: returns its start, leaves its end in #end. */
+  #span(): number {
+    const len = this.#varint();
+    const start = this.#p;
+    if (start + len > this.#b.length) throw new WireError('length-delimited field overruns the message');
+    this.#p = start + len;
+    this.#end = this.#p;
+    return start;
+  }
+
+  #float(): number {
+    if (this.#p + 4 > this.#b.length) throw new WireError('truncated float');
+    const x = this.#v.getFloat32(this.#p, true);
+    this.#p += 4;
+    return x;
+  }
+
+  #skip(wireType: number): void {
+    if (wireType === 0) this.#varint();
+    else if (wireType === 1) this.#p += 8;
+    else if (wireType === 2) this.#span();
+    else if (wireType === 5) this.#p += 4;
+    else throw new WireError(`unsupported wire type ${wireType}`);
+    if (this.#p > this.#b.length) throw new WireError('field overruns the message');
+  }
+}

@@ -1,0 +1,226 @@
+import { HOUR_MS, MINUTE_MS } from '../core/time.js';
+import { LocalDays } from './local-day.js';
+import type { PresenceAggregator, PresenceMinuteRow } from './presence.js';
+import { Bucketer, RETENTION_MS, ROLLUP_LEVELS, type Interval } from './rollup.js';
+import type { OccupancyEvent, RollupBucket, Store } from './store/port.js';
+import type { TrafficAggregator, TrafficMinuteRow } from './traffic.js';
+
+/**
+ * The per-minute recompute of spec §6 rule 1 / §8: at every new minute of sim time the
+ * complete minutes of the rolling look-back window are recomputed from everything received
+ * so far, written (upsert) to the stored series, and an occupancy `_1M` event is emitted for
+ * each (space, minute) whose value is new (revision 0) or changed (revision n). A minute
+ * leaving the window is finalised: written a last time, its rollup buckets marked dirty, its
+ * data dropped. Data for a finalised minute reopens it from the store (still stored, no
+ * event). Rollup buckets are recomputed once they are complete, or at finish.
+ */
+export interface RecomputeCounters {
+  eventsEmitted: number;
+  /** Packets for a minute already computed, still inside the window: they revise it. */
+  lateInWindow: number;
+  /** Packets for a minute already finalised: stored and rolled up, no event. */
+  lateBeyondWindow: number;
+}
+
+export interface RecomputeOptions {
+  store: Store;
+  presence: PresenceAggregator;
+  traffic: TrafficAggregator;
+  lookbackMs: number;
+  /** IANA zone of the site holding a space (rollup buckets are local-time aligned). */
+  zoneOf: (spaceId: string) => string;
+  onEvent?: (e: OccupancyEvent) => void;
+}
+
+const STATE_FINALISED = 'finalised_before';
+/** Earliest finalised minute reopened by late data and not yet finalised again. */
+const STATE_REOPENED = 'reopened_from';
+const PRUNE_EVERY_MS = HOUR_MS;
+
+const EVENT_TYPE: Record<string, string> = { space: 'FLOOR_OCCUPANCY_1M', room: 'ROOM_OCCUPANCY_1M', zone: 'ZONE_OCCUPANCY_1M' };
+
+export function eventTypeOf(spaceId: string): string {
+  return EVENT_TYPE[spaceId.slice(0, spaceId.indexOf('_'))] ?? 'ZONE_OCCUPANCY_1M';
+}
+
+export class Recompute {
+  readonly #o: RecomputeOptions;
+  readonly counters: RecomputeCounters = { eventsEmitted: 0, lateInWindow: 0, lateBeyondWindow: 0 };
+  /** Minutes before this are finalised (persisted, so a restart knows what to reload). */
+  finalisedBefore: number;
+  reopenedFrom: number;
+  #lastRecompute = -Infinity;
+  #lastPrune = -Infinity;
+  readonly #computed = new Set<number>();
+  /** Minutes computed and unchanged since: recomputing them would give the same rows. */
+  readonly #clean = new Map<number, PresenceMinuteRow[]>();
+  readonly #emitted = new Map<string, { value: number; revision: number }>();
+  /** Buckets to recompute, by end instant (refreshed once complete). */
+  readonly #dirty = new Map<number, Map<string, RollupBucket>>();
+  readonly #bucketers = new Map<string, Bucketer>();
+
+  constructor(o: RecomputeOptions) {
+    this.#o = o;
+    this.finalisedBefore = o.store.getState(STATE_FINALISED) ?? -Infinity;
+    const reopened = o.store.getState(STATE_REOPENED);
+    this.reopenedFrom = reopened === undefined || reopened === Number.MAX_SAFE_INTEGER ? Infinity : reopened;
+  }
+
+  /** Where crash recovery must reload raw packets from. */
+  recoverFrom(): number {
+    return Math.max(Number.MIN_SAFE_INTEGER, Math.min(this.finalisedBefore, this.reopenedFrom));
+  }
+
+  /** Classifies an incoming packet's minute; true when the minute must be reopened from the store. */
+  noteArrival(minuteMs: number, open: boolean): boolean {
+    this.#clean.delete(minuteMs);
+    if (minuteMs < this.finalisedBefore && !open) {
+      this.counters.lateBeyondWindow++;
+      // Persisted before the batch is acked, so a restart reloads this minute too.
+      if (minuteMs < this.reopenedFrom) {
+        this.reopenedFrom = minuteMs;
+        this.#o.store.setState(STATE_REOPENED, minuteMs);
+      }
+      return true;
+    }
+    if (minuteMs < this.finalisedBefore) this.counters.lateBeyondWindow++;
+    else if (this.#computed.has(minuteMs)) this.counters.lateInWindow++;
+    return false;
+  }
+
+  advance(nowMs: number): void {
+    const nowMinute = Math.floor(nowMs / MINUTE_MS) * MINUTE_MS;
+    const horizon = nowMs - this.#o.lookbackMs;
+    if (nowMinute > this.#lastRecompute) {
+      this.#lastRecompute = nowMinute;
+      this.#recompute((m) => m + MINUTE_MS <= nowMs, nowMs);
+    }
+    this.#finalise((m) => m + MINUTE_MS <= horizon, Math.max(this.finalisedBefore, Math.floor(horizon / MINUTE_MS) * MINUTE_MS));
+    if (nowMs - this.#lastPrune >= PRUNE_EVERY_MS) this.#prune(nowMs);
+  }
+
+  finish(nowMs: number): void {
+    this.#recompute(() => true, nowMs);
+    this.#finalise(() => true, Math.max(this.finalisedBefore, Math.floor(nowMs / MINUTE_MS) * MINUTE_MS));
+    this.#refreshRollups(Infinity);
+  }
+
+  #openMinutes(): number[] {
+    return [...new Set([...this.#o.presence.openMinutes(), ...this.#o.traffic.openMinutes()])].sort((a, b) => a - b);
+  }
+
+  #recompute(due: (m: number) => boolean, nowMs: number): void {
+    const presence: PresenceMinuteRow[] = [];
+    const traffic: TrafficMinuteRow[] = [];
+    const events: OccupancyEvent[] = [];
+    for (const m of this.#openMinutes().filter(due)) {
+      // Only minutes that received data since their last computation can change.
+      if (this.#clean.has(m)) continue;
+      const rows = this.#o.presence.compute(m);
+      this.#clean.set(m, rows);
+      presence.push(...rows);
+      traffic.push(...this.#o.traffic.compute(m));
+      if (m >= this.finalisedBefore) {
+        this.#computed.add(m);
+        for (const r of rows) this.#event(r, nowMs, events);
+      }
+    }
+    this.#write(presence, traffic);
+    if (events.length > 0) {
+      this.#o.store.writeEvents(events);
+      this.counters.eventsEmitted += events.length;
+      for (const e of events) this.#o.onEvent?.(e);
+    }
+  }
+
+  #event(r: PresenceMinuteRow, nowMs: number, out: OccupancyEvent[]): void {
+    const key = `${r.spaceId}|${r.minuteMs}`;
+    const prev = this.#emitted.get(key);
+    if (prev !== undefined && prev.value === r.value) return;
+    const revision = prev === undefined ? 0 : prev.revision + 1;
+    this.#emitted.set(key, { value: r.value, revision });
+    out.push({ type: eventTypeOf(r.spaceId), spaceId: r.spaceId, minuteMs: r.minuteMs, value: r.value, revision, emittedAtMs: nowMs });
+  }
+
+  #finalise(due: (m: number) => boolean, finalisedBefore: number): void {
+    const minutes = this.#openMinutes().filter(due);
+    if (minutes.length > 0) {
+      // A clean minute's rows are already stored: finalising it only drops its data.
+      const changed = minutes.filter((m) => !this.#clean.has(m));
+      const fresh = changed.map((m) => [m, this.#o.presence.compute(m)] as const);
+      this.#write(
+        fresh.flatMap(([, rows]) => rows),
+        changed.flatMap((m) => this.#o.traffic.compute(m)),
+      );
+      const presence = [...minutes.flatMap((m) => this.#clean.get(m) ?? []), ...fresh.flatMap(([, rows]) => rows)];
+      for (const m of minutes) {
+        this.#o.presence.drop(m);
+        this.#o.traffic.drop(m);
+      }
+      for (const r of presence) this.#markDirty(r.spaceId, r.minuteMs);
+      for (const m of minutes) this.#forget(m);
+    }
+    if (this.reopenedFrom !== Infinity && !this.#openMinutes().some((m) => m < this.finalisedBefore)) {
+      this.reopenedFrom = Infinity;
+      this.#o.store.setState(STATE_REOPENED, Number.MAX_SAFE_INTEGER);
+    }
+    if (finalisedBefore > this.finalisedBefore) {
+      this.finalisedBefore = finalisedBefore;
+      this.#o.store.setState(STATE_FINALISED, finalisedBefore);
+    }
+    this.#refreshRollups(this.finalisedBefore);
+  }
+
+  #forget(m: number): void {
+    this.#computed.delete(m);
+    this.#clean.delete(m);
+    for (const key of [...this.#emitted.keys()]) if (key.endsWith(`|${m}`)) this.#emitted.delete(key);
+  }
+
+  #write(presence: PresenceMinuteRow[], traffic: TrafficMinuteRow[]): void {
+    if (presence.length > 0) this.#o.store.writePresenceMinutes(presence.sort(bySpaceThenMinute));
+    if (traffic.length > 0) this.#o.store.writeTrafficMinutes(traffic.sort(bySensorThenMinute));
+  }
+
+  #bucketer(spaceId: string): Bucketer {
+    const zone = this.#o.zoneOf(spaceId);
+    let b = this.#bucketers.get(zone);
+    if (!b) this.#bucketers.set(zone, (b = new Bucketer(new LocalDays(zone))));
+    return b;
+  }
+
+  #markDirty(spaceId: string, minuteMs: number): void {
+    const b = this.#bucketer(spaceId);
+    for (const level of ROLLUP_LEVELS) {
+      const [startMs, endMs] = b.bucketOf(minuteMs, level);
+      let byEnd = this.#dirty.get(endMs);
+      if (!byEnd) this.#dirty.set(endMs, (byEnd = new Map()));
+      byEnd.set(`${spaceId}|${level}|${startMs}`, { spaceId, level, startMs, endMs });
+    }
+  }
+
+  /** Recomputes dirty buckets that are complete (end ≤ before), in a fixed order. */
+  #refreshRollups(before: number): void {
+    const ready: Array<[string, RollupBucket]> = [];
+    for (const [endMs, byEnd] of this.#dirty) {
+      if (endMs > before) continue;
+      ready.push(...byEnd);
+      this.#dirty.delete(endMs);
+    }
+    if (ready.length === 0) return;
+    ready.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    this.#o.store.refreshRollups(ready.map(([, b]) => b));
+  }
+
+  #prune(nowMs: number): void {
+    this.#lastPrune = nowMs;
+    const cutoffs: Partial<Record<Interval, number>> = {};
+    for (const [every, keep] of Object.entries(RETENTION_MS) as Array<[Interval, number]>) if (Number.isFinite(keep)) cutoffs[every] = nowMs - keep;
+    this.#o.store.prune(cutoffs);
+  }
+}
+
+const bySpaceThenMinute = (a: PresenceMinuteRow, b: PresenceMinuteRow): number =>
+  a.spaceId < b.spaceId ? -1 : a.spaceId > b.spaceId ? 1 : a.minuteMs - b.minuteMs;
+const bySensorThenMinute = (a: TrafficMinuteRow, b: TrafficMinuteRow): number =>
+  a.sensorId < b.sensorId ? -1 : a.sensorId > b.sensorId ? 1 : a.minuteMs - b.minuteMs;

@@ -1,0 +1,193 @@
+import { footprintTransform, type FootprintTransform } from '../core/footprint.js';
+import { round } from '../core/stats.js';
+import type { ScenarioModel, SensorModel } from '../scenario/model.js';
+import type { World, WorldStep } from '../sim/types.js';
+import type { EdgeStage } from './stage.js';
+
+/**
+ * Detection accuracy of the edge against ground truth, per sensor and overall, the same way
+ * at both fidelities: at each presence report instant the true people in the sensor's room
+ * and footprint are compared with its detections (count, and position after local→world
+ * mapping); each traffic interval's counts are matched with the true crossings of its door,
+ * a crossing counted in the next interval still matching (detection lags a few frames).
+ */
+export interface PresenceSensorAccuracy {
+  id: string;
+  name: string;
+  model: string;
+  height: number;
+  samples: number;
+  /** Share of reports whose count equals the true count. */
+  exactRate: number;
+  /** Mean absolute count error per report. */
+  mae: number;
+  /** Mean distance from a detection to the true person it matches (≤ 1 m), metres. */
+  locErrorM: number;
+}
+
+export interface TrafficSensorAccuracy {
+  id: string;
+  name: string;
+  model: string;
+  trueCrossings: number;
+  counted: number;
+  precision: number;
+  recall: number;
+}
+
+export interface DetectorAccuracy {
+  presence: { sensors: PresenceSensorAccuracy[]; overall: { samples: number; exactRate: number; mae: number; locErrorM: number } };
+  traffic: { sensors: TrafficSensorAccuracy[]; overall: { trueCrossings: number; counted: number; precision: number; recall: number } };
+}
+
+/** A detection farther than this from every true person is a false positive, not a located person. */
+const MATCH_M = 1;
+
+interface PresenceAcc {
+  s: SensorModel;
+  view: FootprintTransform;
+  truth: Map<number, number[]>;
+  samples: number;
+  exact: number;
+  absErr: number;
+  locSum: number;
+  locN: number;
+}
+
+interface TrafficAcc {
+  s: SensorModel;
+  sameSense: boolean;
+  /** True crossings since the last report instant, [in, out]. */
+  pendingTruth: [number, number];
+  pendingTrue: [number, number];
+  pendingMeas: [number, number];
+  matched: number;
+  trueTotal: number;
+  measTotal: number;
+}
+
+/** Wraps an edge stage so it measures itself; `accuracy()` returns the figures so far. */
+export function withAccuracy(model: ScenarioModel, inner: EdgeStage): EdgeStage {
+  const doors = new Map(model.doors.map((d) => [d.id, d]));
+  const presence = model.sensors.filter((s) => s.mode === 'presence').map((s): PresenceAcc => ({ s, view: footprintTransform(s), truth: new Map(), samples: 0, exact: 0, absErr: 0, locSum: 0, locN: 0 }));
+  const traffic = model.sensors
+    .filter((s) => s.mode === 'traffic' && s.doorId !== null)
+    .map((s): TrafficAcc => ({ s, sameSense: s.roomId === doors.get(s.doorId as string)?.toRoomId, pendingTruth: [0, 0], pendingTrue: [0, 0], pendingMeas: [0, 0], matched: 0, trueTotal: 0, measTotal: 0 }));
+  const byId = new Map<string, PresenceAcc | TrafficAcc>([...presence.map((a) => [a.s.id, a] as const), ...traffic.map((a) => [a.s.id, a] as const)]);
+  const trueCounts = new Map<string, [number, number][]>();
+  return {
+    observe(step: WorldStep, world: World) {
+      observePresence(presence, model.startMs, step.atMs, world);
+      for (const a of traffic) {
+        for (const c of step.crossings) if (c.doorId === a.s.doorId) a.pendingTruth[(c.direction === 'in') === a.sameSense ? 0 : 1]++;
+        const elapsed = step.atMs - model.startMs;
+        if (elapsed > 0 && elapsed % a.s.reportIntervalMs === 0) {
+          let list = trueCounts.get(a.s.id);
+          if (!list) trueCounts.set(a.s.id, (list = []));
+          list.push([a.pendingTruth[0], a.pendingTruth[1]]);
+          a.pendingTruth = [0, 0];
+        }
+      }
+      inner.observe(step, world);
+    },
+    async drain() {
+      const packets = await inner.drain();
+      for (const p of packets) {
+        const a = byId.get(p.sensorId);
+        if (!a) continue;
+        if (p.kind === 'presence' && 'view' in a) scorePresence(a, p.sensedAtMs, p.detections);
+        else if (p.kind === 'traffic' && 'sameSense' in a) scoreTraffic(a, trueCounts.get(a.s.id)?.shift() ?? [0, 0], [p.in, p.out]);
+      }
+      return packets;
+    },
+    close: () => inner.close(),
+    accuracy: () => summarise(presence, traffic),
+  };
+}
+
+function observePresence(list: PresenceAcc[], startMs: number, atMs: number, world: World): void {
+  for (const a of list) {
+    if ((atMs - startMs) % a.s.reportIntervalMs !== 0) continue;
+    const pos: number[] = [];
+    for (const p of world.peopleOnFloor(a.s.floorId)) if (p.roomId === a.s.roomId && a.view.sees(p.x, p.y)) pos.push(p.x, p.y);
+    a.truth.set(atMs, pos);
+  }
+}
+
+function scorePresence(a: PresenceAcc, atMs: number, detections: ReadonlyArray<readonly [number, number]>): void {
+  const truth = a.truth.get(atMs);
+  if (!truth) return;
+  a.truth.delete(atMs);
+  const nTrue = truth.length / 2;
+  a.samples++;
+  const err = Math.abs(detections.length - nTrue);
+  a.absErr += err;
+  if (err === 0) a.exact++;
+  // Greedy nearest matching, closest pairs first.
+  const det = detections.map(([lx, ly]) => a.view.toWorld(lx, ly));
+  const pairs: Array<[number, number, number]> = [];
+  det.forEach(([x, y], d) => {
+    for (let t = 0; t < nTrue; t++) pairs.push([Math.hypot(x - (truth[2 * t] as number), y - (truth[2 * t + 1] as number)), d, t]);
+  });
+  pairs.sort((p, q) => p[0] - q[0] || p[1] - q[1] || p[2] - q[2]);
+  const usedD = new Set<number>();
+  const usedT = new Set<number>();
+  for (const [dist, d, t] of pairs) {
+    if (dist > MATCH_M) break;
+    if (usedD.has(d) || usedT.has(t)) continue;
+    usedD.add(d);
+    usedT.add(t);
+    a.locSum += dist;
+    a.locN++;
+  }
+}
+
+/** Matches counts with one interval of tolerance either way (see the module comment). */
+function scoreTraffic(a: TrafficAcc, truth: [number, number], meas: [number, number]): void {
+  for (const k of [0, 1] as const) {
+    let t = truth[k];
+    let m = meas[k];
+    a.trueTotal += t;
+    a.measTotal += m;
+    const m1 = Math.min(m, a.pendingTrue[k]);
+    m -= m1;
+    const m2 = Math.min(a.pendingMeas[k], t);
+    t -= m2;
+    const m3 = Math.min(m, t);
+    a.matched += m1 + m2 + m3;
+    a.pendingTrue[k] = t - m3;
+    a.pendingMeas[k] = m - m3;
+  }
+}
+
+function summarise(presence: PresenceAcc[], traffic: TrafficAcc[]): DetectorAccuracy {
+  const ratio = (x: number, n: number, empty = 1): number => (n === 0 ? empty : round(x / n));
+  const p = presence.map((a) => ({
+    id: a.s.id,
+    name: a.s.name,
+    model: a.s.model,
+    height: a.s.height,
+    samples: a.samples,
+    exactRate: ratio(a.exact, a.samples),
+    mae: ratio(a.absErr, a.samples, 0),
+    locErrorM: ratio(a.locSum, a.locN, 0),
+  }));
+  const t = traffic.map((a) => ({
+    id: a.s.id,
+    name: a.s.name,
+    model: a.s.model,
+    trueCrossings: a.trueTotal,
+    counted: a.measTotal,
+    precision: ratio(a.matched, a.measTotal),
+    recall: ratio(a.matched, a.trueTotal),
+  }));
+  const sum = (f: (a: PresenceAcc) => number): number => presence.reduce((x, a) => x + f(a), 0);
+  const samples = sum((a) => a.samples);
+  const trueCrossings = traffic.reduce((x, a) => x + a.trueTotal, 0);
+  const counted = traffic.reduce((x, a) => x + a.measTotal, 0);
+  const matched = traffic.reduce((x, a) => x + a.matched, 0);
+  return {
+    presence: { sensors: p, overall: { samples, exactRate: ratio(sum((a) => a.exact), samples), mae: ratio(sum((a) => a.absErr), samples, 0), locErrorM: ratio(sum((a) => a.locSum), sum((a) => a.locN), 0) } },
+    traffic: { sensors: t, overall: { trueCrossings, counted, precision: ratio(matched, counted), recall: ratio(matched, trueCrossings) } },
+  };
+}

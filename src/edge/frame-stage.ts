@@ -1,0 +1,178 @@
+import { footprintTransform, type FootprintTransform } from '../core/footprint.js';
+import { rngFor } from '../core/rng.js';
+import type { ScenarioModel, SensorModel } from '../scenario/model.js';
+import type { PersonState, World } from '../sim/types.js';
+import type { BatchOutput, SensorBatch } from './frame/kernel.js';
+import { buildSpec, initialState, type FrameSpec } from './frame/spec.js';
+import { PERSON_STRIDE, POSTURE_CODE } from './frame/synth.js';
+import { inThreadRunner, type FrameTask, type TaskRunner } from './frame/task.js';
+import type { PresencePacket, SensorPacket, TrafficPacket } from './packet.js';
+import type { EdgeStage } from './stage.js';
+
+/**
+ * The edge stage at `--fidelity frame`. Every tick, each sensor's view of the world (the
+ * people it could see, in its own metres) is appended to a per-sensor buffer; at each drain
+ * the buffers become tasks for the runner (a Piscina pool, or this thread), which
+ * synthesises and detects every frame of the interval and moves the sensors' state back.
+ */
+
+/** People this far outside the footprint are kept: they warm its edge pixels, and someone walking in between two ticks (≤ 1.5 m) is interpolated in from outside rather than popping up inside. */
+const EDGE_MARGIN_M = 1.6;
+/** Sensors per task: enough frames per task to amortise the ~25 µs dispatch. */
+const SENSORS_PER_TASK = 16;
+
+/** One sensor's view of the world and its state (exported for the frames viewer). */
+export interface FrameSensor {
+  readonly model: SensorModel;
+  readonly spec: FrameSpec;
+  readonly view: FootprintTransform;
+  /** Rooms whose people it sees (walls block thermal radiation). */
+  readonly rooms: ReadonlySet<string | null>;
+  state: ArrayBuffer;
+  ticks: number[];
+  offsets: number[];
+  ids: number[];
+  people: number[];
+  /** The last tick's people, carried into the next batch for interpolation. */
+  prev: { t: number; ids: number[]; people: number[] } | null;
+}
+
+export interface FrameStageOptions {
+  /** Worker threads; 0 runs the kernel in this thread. */
+  workers: number;
+  /** Builds the pool runner (injected so only the adapter imports piscina). */
+  poolRunner?: (workers: number) => TaskRunner;
+}
+
+export function createFrameEdgeStage(model: ScenarioModel, opts: FrameStageOptions): EdgeStage {
+  const runner = opts.workers > 0 && opts.poolRunner ? opts.poolRunner(opts.workers) : inThreadRunner();
+  const sensors = model.sensors.map((s) => frameSensor(model, s));
+  const floors = [...new Set(model.sensors.map((s) => s.floorId))];
+  const byFloor = new Map(floors.map((f) => [f, sensors.filter((s) => s.model.floorId === f)]));
+  const people = personTable(model.seed);
+  return {
+    observe(step, world: World) {
+      for (const [floorId, list] of byFloor) {
+        const onFloor = world.peopleOnFloor(floorId);
+        for (const s of list) record(s, step.atMs, onFloor, people);
+      }
+    },
+    async drain() {
+      const tasks = buildTasks(sensors);
+      const results = await runner.run(tasks.map((t) => t.task));
+      const packets: Array<{ order: number; packet: SensorPacket }> = [];
+      results.forEach((r, ti) => {
+        const members = (tasks[ti] as { members: number[] }).members;
+        members.forEach((si, k) => {
+          const s = sensors[si] as FrameSensor;
+          s.state = r.states[k] as ArrayBuffer;
+          for (const p of toPackets(s, r.outputs[k] as BatchOutput)) packets.push({ order: si, packet: p });
+        });
+      });
+      packets.sort((a, b) => a.packet.sensedAtMs - b.packet.sensedAtMs || a.order - b.order);
+      return packets.map((p) => p.packet);
+    },
+    close: () => runner.close(),
+  };
+}
+
+export function frameSensor(model: ScenarioModel, s: SensorModel): FrameSensor {
+  const spec = buildSpec(model, s);
+  const door = s.doorId === null ? undefined : model.doors.find((d) => d.id === s.doorId);
+  const rooms = new Set<string | null>(s.mode === 'traffic' && door ? [door.fromRoomId, door.toRoomId] : [s.roomId]);
+  return {
+    model: s,
+    spec,
+    view: footprintTransform(s),
+    rooms,
+    state: initialState(model, s, spec).buffer,
+    ticks: [],
+    offsets: [],
+    ids: [],
+    people: [],
+    prev: null,
+  };
+}
+
+/** Person id → small integer and surface temperature (30.5–33.5 °C, fixed per person). */
+export function personTable(seed: number): (id: string) => { index: number; surfaceC: number } {
+  const table = new Map<string, { index: number; surfaceC: number }>();
+  return (id) => {
+    let e = table.get(id);
+    if (!e) table.set(id, (e = { index: table.size, surfaceC: rngFor(seed, `${id}:skin`).uniform(30.5, 33.5) }));
+    return e;
+  };
+}
+
+/** Appends what the sensor sees at this tick to its buffer. */
+export function record(s: FrameSensor, atMs: number, onFloor: readonly PersonState[], people: ReturnType<typeof personTable>): void {
+  s.ticks.push(atMs);
+  s.offsets.push(s.ids.length);
+  const side = s.view.side;
+  const m = EDGE_MARGIN_M / side;
+  for (const p of onFloor) {
+    if (!s.rooms.has(p.roomId)) continue;
+    const [lx, ly] = s.view.toLocal(p.x, p.y);
+    if (lx < -m || lx > 1 + m || ly < -m || ly > 1 + m) continue;
+    const e = people(p.id);
+    s.ids.push(e.index);
+    s.people.push(lx * side, ly * side, POSTURE_CODE[p.posture], e.surfaceC);
+  }
+}
+
+function buildTasks(sensors: FrameSensor[]): Array<{ task: FrameTask; members: number[] }> {
+  const tasks: Array<{ task: FrameTask; members: number[] }> = [];
+  sensors.forEach((s, si) => {
+    if (s.ticks.length === 0) return;
+    let t = tasks[tasks.length - 1];
+    if (!t || t.members.length >= SENSORS_PER_TASK) tasks.push((t = { task: { specs: [], states: [], batches: [] }, members: [] }));
+    t.members.push(si);
+    t.task.specs.push(s.spec);
+    t.task.states.push(s.state);
+    t.task.batches.push(takeBatch(s));
+  });
+  return tasks;
+}
+
+/** The sensor's buffered ticks as typed arrays, with the previous tick in front. */
+export function takeBatch(s: FrameSensor): SensorBatch {
+  const first = s.ticks[0] as number;
+  const prev = s.prev ?? { t: first - 1, ids: s.ids.slice(0, s.offsets[1] ?? s.ids.length), people: s.people.slice(0, PERSON_STRIDE * (s.offsets[1] ?? s.ids.length)) };
+  const n = s.ticks.length;
+  const ticks = new Float64Array(n + 1);
+  ticks[0] = prev.t;
+  ticks.set(s.ticks, 1);
+  const offsets = new Int32Array(n + 2);
+  for (let k = 0; k < n; k++) offsets[k + 1] = prev.ids.length + (s.offsets[k] as number);
+  offsets[n + 1] = prev.ids.length + s.ids.length;
+  const ids = Int32Array.from([...prev.ids, ...s.ids]);
+  const people = Float32Array.from([...prev.people, ...s.people]);
+  const lastStart = s.offsets[n - 1] as number;
+  s.prev = { t: s.ticks[n - 1] as number, ids: s.ids.slice(lastStart), people: s.people.slice(lastStart * PERSON_STRIDE) };
+  s.ticks = [];
+  s.offsets = [];
+  s.ids = [];
+  s.people = [];
+  return { ticks, offsets, ids, people };
+}
+
+function toPackets(s: FrameSensor, out: BatchOutput): SensorPacket[] {
+  const packets: SensorPacket[] = [];
+  const id = s.model.id;
+  for (let i = 0; i < out.length; ) {
+    const t = out[i] as number;
+    if (s.spec.mode === 1) {
+      const p: TrafficPacket = { kind: 'traffic', sensorId: id, sensedAtMs: t, intervalMs: s.model.reportIntervalMs, in: out[i + 1] as number, out: out[i + 2] as number };
+      packets.push(p);
+      i += 3;
+      continue;
+    }
+    const n = out[i + 1] as number;
+    const detections: Array<readonly [number, number]> = [];
+    for (let d = 0; d < n; d++) detections.push([out[i + 2 + 2 * d] as number, out[i + 3 + 2 * d] as number]);
+    const p: PresencePacket = { kind: 'presence', sensorId: id, sensedAtMs: t, detections };
+    packets.push(p);
+    i += 2 + 2 * n;
+  }
+  return packets;
+}

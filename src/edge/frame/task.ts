@@ -1,0 +1,52 @@
+import { runBatch, type BatchOutput, type SensorBatch } from './kernel.js';
+import type { FrameSpec } from './spec.js';
+import { stateViews } from './state.js';
+
+/**
+ * One unit of work for a worker: several sensors, each with its spec, its state buffer
+ * (moved in and moved back) and its batch of ticks. Sensors are independent, so how they
+ * are grouped into tasks never changes a result.
+ */
+export interface FrameTask {
+  specs: FrameSpec[];
+  states: ArrayBuffer[];
+  batches: SensorBatch[];
+}
+
+export interface FrameTaskResult {
+  states: ArrayBuffer[];
+  outputs: BatchOutput[];
+}
+
+export function runTask(task: FrameTask): FrameTaskResult {
+  const outputs = task.specs.map((spec, i) => {
+    const st = stateViews(spec.cols * spec.rows, task.states[i] as ArrayBuffer);
+    return runBatch(spec, st, task.batches[i] as SensorBatch);
+  });
+  return { states: task.states, outputs };
+}
+
+/** Every buffer of a task or result, for a transfer list (moved, not copied). */
+export function transferablesOf(x: FrameTask | FrameTaskResult): ArrayBuffer[] {
+  const list: ArrayBuffer[] = [...x.states];
+  if ('batches' in x) {
+    for (const b of x.batches) list.push(b.ticks.buffer as ArrayBuffer, b.offsets.buffer as ArrayBuffer, b.ids.buffer as ArrayBuffer, b.people.buffer as ArrayBuffer);
+  } else {
+    for (const o of x.outputs) list.push(o.buffer as ArrayBuffer);
+  }
+  return list;
+}
+
+/** Runs tasks somewhere (in this thread, or a worker pool) and returns results in task order. */
+export interface TaskRunner {
+  run(tasks: FrameTask[]): Promise<FrameTaskResult[]>;
+  close(): Promise<void>;
+}
+
+/** The in-thread runner (`workers: 0`, the frames viewer and tests). */
+export function inThreadRunner(): TaskRunner {
+  return {
+    run: (tasks) => Promise.resolve(tasks.map(runTask)),
+    close: () => Promise.resolve(),
+  };
+}

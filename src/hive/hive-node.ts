@@ -1,0 +1,191 @@
+import { rngFor, type Rng } from '../core/rng.js';
+import type { FaultTimeline, Window } from '../mesh/faults.js';
+import { encodeUplink } from '../proto/codec.js';
+import { PROTOCOL_MINOR } from '../proto/limits.js';
+import type { HiveState, UplinkBatch, WirePacket } from '../proto/messages.js';
+import type { NetworkModel } from '../scenario/model.js';
+import { randomOutages, sampleLatencyMs, type UplinkProfile } from './uplink-profile.js';
+
+/**
+ * A hive's uplink behaviour in sim time, pure (docs/protocol.md §Hive): packets from the mesh
+ * are cut into sequenced batches every interval; batches stay in a store-and-forward buffer
+ * (bounded in bytes) until the cloud acknowledges them; unacknowledged batches are sent
+ * again after the ack timeout. While the uplink is down nothing is sent, except at the first
+ * interval of an outage, which the hive has not detected yet: what it sends then is lost on
+ * the way and retransmitted after the outage.
+ */
+export interface Transmission {
+  readonly batch: UplinkBatch;
+  readonly bytes: number;
+  readonly retransmission: boolean;
+  /** Lost before reaching the broker (sent into an undetected outage). */
+  readonly lost: boolean;
+}
+
+export interface HiveCounters {
+  packetsIn: number;
+  batches: number;
+  transmissions: number;
+  retransmissions: number;
+  lostInFlight: number;
+  /** Packets dropped because the store-and-forward buffer was full (reported loss). */
+  overflowPackets: number;
+  ackedBatches: number;
+  ackedPackets: number;
+}
+
+interface Buffered {
+  batch: UplinkBatch;
+  bytes: number;
+  sends: number;
+  lastSentAtMs: number;
+  lastArrivalMs: number;
+}
+
+export interface HiveNodeOptions {
+  hiveId: string;
+  serial: string;
+  params: NetworkModel['hive'];
+  profile: UplinkProfile;
+  faults: FaultTimeline;
+  seed: number;
+  startMs: number;
+  endMs: number;
+  batchIntervalMs: number;
+}
+
+export class HiveNode {
+  readonly counters: HiveCounters = { packetsIn: 0, batches: 0, transmissions: 0, retransmissions: 0, lostInFlight: 0, overflowPackets: 0, ackedBatches: 0, ackedPackets: 0 };
+  /** Sim-time latency, sensing → arrival at the broker, of every acknowledged packet. */
+  readonly latenciesMs: number[] = [];
+  readonly #o: HiveNodeOptions;
+  readonly #latencyRng: Rng;
+  readonly #randomOutages: Window[];
+  #queue: WirePacket[] = [];
+  #buffer: Buffered[] = [];
+  #bufferedBytes = 0;
+  #seq = 1;
+  #ackedSeq = 0;
+  /** Start of the outage already detected (nothing is sent until it ends). */
+  #detectedOutage: number | null = null;
+  #lastHeartbeatMs = -Infinity;
+  #bootMs: number;
+  #booted = true;
+
+  constructor(o: HiveNodeOptions) {
+    this.#o = o;
+    this.#latencyRng = rngFor(o.seed, `uplink:${o.hiveId}`);
+    this.#randomOutages = randomOutages(o.profile, rngFor(o.seed, `uplink-outages:${o.hiveId}`), o.startMs, o.endMs);
+    this.#bootMs = o.startMs;
+  }
+
+  get ackedSeq(): number {
+    return this.#ackedSeq;
+  }
+  get nextSeq(): number {
+    return this.#seq;
+  }
+  get buffered(): { batches: number; bytes: number } {
+    return { batches: this.#buffer.length, bytes: this.#bufferedBytes };
+  }
+
+  receive(packets: readonly WirePacket[]): void {
+    this.counters.packetsIn += packets.length;
+    this.#queue.push(...packets);
+  }
+
+  uplinkDown(t: number): Window | null {
+    return this.#o.faults.uplinkDownWindow(this.#o.hiveId, t) ?? this.#randomOutages.find((w) => t >= w.from && t < w.to) ?? null;
+  }
+
+  /** Cuts this interval's batch and returns what goes on the uplink at `t`, in sequence order. */
+  plan(t: number): Transmission[] {
+    this.#cut(t);
+    for (const end of this.#o.faults.rebootsEnded(this.#o.hiveId, t - this.#o.batchIntervalMs, t)) this.#reboot(end);
+    const down = this.uplinkDown(t);
+    if (down !== null && this.#detectedOutage === down.from) return [];
+    const budget = Math.max(1, Math.floor((this.#o.profile.bandwidthBytesPerS * this.#o.batchIntervalMs) / 1000));
+    const out: Transmission[] = [];
+    let used = 0;
+    for (const b of this.#buffer) {
+      const due = b.sends === 0 || t - b.lastSentAtMs >= this.#o.params.ackTimeoutMs;
+      if (!due) continue;
+      if (out.length > 0 && used + b.bytes > budget) break;
+      used += b.bytes;
+      out.push(this.#send(b, t, down !== null));
+    }
+    if (down !== null) this.#detectedOutage = down.from;
+    return out;
+  }
+
+  /** The cloud acknowledged every batch up to `ackedSeq` (cumulative). */
+  acked(ackedSeq: number): void {
+    if (ackedSeq <= this.#ackedSeq) return;
+    this.#ackedSeq = ackedSeq;
+    while (this.#buffer.length > 0 && this.#buffer[0]!.batch.seq <= ackedSeq) {
+      const b = this.#buffer.shift()!;
+      this.#bufferedBytes -= b.bytes;
+      this.counters.ackedBatches++;
+      this.counters.ackedPackets += b.batch.packets.length;
+      for (const p of b.batch.packets) this.latenciesMs.push(b.lastArrivalMs - p.sensedAtMs);
+    }
+  }
+
+  heartbeatDue(t: number): boolean {
+    return this.uplinkDown(t) === null && t - this.#lastHeartbeatMs >= this.#o.params.heartbeatIntervalMs;
+  }
+
+  /** State for a heartbeat sent at `t` (marks it sent). */
+  heartbeatState(t: number, sent: readonly Transmission[]): { state: HiveState; uptimeMs: number } {
+    this.#lastHeartbeatMs = t;
+    const state: HiveState = this.#booted ? 'booting' : sent.some((s) => s.retransmission) ? 'catching_up' : this.#buffer.length > 0 ? 'streaming' : 'online';
+    this.#booted = false;
+    return { state, uptimeMs: t - this.#bootMs };
+  }
+
+  #reboot(atMs: number): void {
+    this.#bootMs = atMs;
+    this.#booted = true;
+  }
+
+  #cut(t: number): void {
+    while (this.#queue.length > 0) {
+      const packets = this.#queue.splice(0, this.#o.params.maxBatchPackets);
+      const batch: UplinkBatch = { hiveSerial: this.#o.serial, seq: this.#seq++, sentAtMs: t, packets, protocolMinor: PROTOCOL_MINOR };
+      const bytes = encodeUplink(batch).length;
+      this.#buffer.push({ batch, bytes, sends: 0, lastSentAtMs: -Infinity, lastArrivalMs: t });
+      this.#bufferedBytes += bytes;
+      this.counters.batches++;
+    }
+    this.#enforceLimit();
+  }
+
+  /**
+   * Overflow drops the packets of the oldest batch still holding packets but keeps its
+   * sequence number as an empty batch (a tombstone), so the cloud's contiguous ack can move on.
+   */
+  #enforceLimit(): void {
+    for (const b of this.#buffer) {
+      if (this.#bufferedBytes <= this.#o.params.bufferBytes) return;
+      if (b.batch.packets.length === 0) continue;
+      this.counters.overflowPackets += b.batch.packets.length;
+      const tomb: UplinkBatch = { ...b.batch, packets: [] };
+      const bytes = encodeUplink(tomb).length;
+      this.#bufferedBytes += bytes - b.bytes;
+      b.batch = tomb;
+      b.bytes = bytes;
+    }
+  }
+
+  #send(b: Buffered, t: number, lost: boolean): Transmission {
+    b.sends++;
+    b.lastSentAtMs = t;
+    b.lastArrivalMs = t + sampleLatencyMs(this.#o.profile, this.#latencyRng);
+    b.batch = { ...b.batch, sentAtMs: t };
+    const retransmission = b.sends > 1;
+    this.counters.transmissions++;
+    if (retransmission) this.counters.retransmissions++;
+    if (lost) this.counters.lostInFlight++;
+    return { batch: b.batch, bytes: b.bytes, retransmission, lost };
+  }
+}

@@ -1,0 +1,241 @@
+import { rngFor, type Rng } from '../core/rng.js';
+import type { NetworkModel, ScenarioModel, SensorModel } from '../scenario/model.js';
+import { Battery } from './battery.js';
+import type { FaultTimeline } from './faults.js';
+import { buildHiveMesh, route, type HiveMesh, type MeshLink, type Routing } from './topology.js';
+
+/**
+ * One hive's TSCH mesh in sim time, pure and deterministic: each frame walks from its
+ * sensor to the hive hop by hop. A node transmits in its own cells of the slotframe (more
+ * cells for nodes relaying more traffic); every attempt succeeds with the link's delivery
+ * ratio (seeded stream per link), failed attempts are retried in the next cell up to
+ * maxRetries times, then on the backup parent; a frame arriving at a full queue is dropped
+ * and counted. Frames of one sensor reach the hive in the order they were sent.
+ */
+export interface MeshArrival<T> {
+  readonly item: T;
+  readonly sensorId: string;
+  readonly sentAtMs: number;
+  readonly arrivedAtMs: number;
+  readonly hops: number;
+}
+
+export interface MeshCounters {
+  /** Frames handed to the mesh by their sensors. */
+  sent: number;
+  delivered: number;
+  /** Retries on every parent exhausted, or no route. */
+  dropped: number;
+  queueOverflow: number;
+  attempts: number;
+  /** Preferred-parent changes after a fault (rejoins). */
+  rejoins: number;
+  /** Copies received again because a per-hop ack was lost (dropped by mesh_seq, never forwarded). */
+  duplicates: number;
+}
+
+/** Slotframes a node listens for enhanced beacons before it has joined, per hop. */
+const JOIN_SLOTFRAMES_PER_HOP = 3;
+/** A node gets this many transmit cells per slotframe per frame source it carries. */
+const CELLS_PER_SOURCE = 4;
+
+interface Pending<T> {
+  arrival: MeshArrival<T>;
+}
+
+export class MeshSim<T> {
+  readonly mesh: HiveMesh;
+  readonly counters: MeshCounters = { sent: 0, delivered: 0, dropped: 0, queueOverflow: 0, attempts: 0, rejoins: 0, duplicates: 0 };
+  readonly batteries = new Map<string, Battery>();
+  readonly #p: NetworkModel['mesh'];
+  readonly #faults: FaultTimeline;
+  readonly #seed: number;
+  readonly #startMs: number;
+  readonly #routings = new Map<string, Routing>();
+  readonly #busy: number[];
+  readonly #queues: number[][];
+  readonly #lastArrival = new Map<string, number>();
+  readonly #rngs = new Map<string, Rng>();
+  readonly #linkStats = new Map<string, { tries: number; ok: number }>();
+  readonly #overflowsBy = new Map<string, number>();
+  #preferred: number[] = [];
+  #pending: Array<Pending<T>> = [];
+
+  constructor(model: ScenarioModel, hiveId: string, params: NetworkModel['mesh'], faults: FaultTimeline) {
+    this.#p = params;
+    this.#faults = faults;
+    this.#seed = model.seed;
+    this.#startMs = model.startMs;
+    this.mesh = buildHiveMesh(model, hiveId, params);
+    this.#busy = this.mesh.nodes.map(() => model.startMs);
+    this.#queues = this.mesh.nodes.map(() => []);
+    for (const n of this.mesh.nodes.slice(1)) this.batteries.set(n.id, new Battery(params.batteryMah, model.startMs));
+    this.#preferred = this.routingAt(model.startMs).parents.map((p) => p[0]?.to ?? -1);
+  }
+
+  get slotframeMs(): number {
+    return this.#p.slotframeSlots * this.#p.slotMs;
+  }
+
+  routingAt(t: number): Routing {
+    const down = this.#faults.offlineAt(t);
+    const key = [...down].sort().join(',');
+    let r = this.#routings.get(key);
+    if (!r) {
+      r = route(this.mesh, down);
+      this.#routings.set(key, r);
+    }
+    return r;
+  }
+
+  /** Sends one frame from `sensor` at `t`; returns false when it was dropped (counted). */
+  send(sensor: SensorModel, t: number, item: T): boolean {
+    this.counters.sent++;
+    const start = this.#index(sensor.id);
+    const routing = this.routingAt(t);
+    this.#noteParents(routing);
+    let time = Math.max(t, this.#joinedAt(sensor.id, routing, t));
+    let node = start;
+    let hops = 0;
+    while (node !== 0) {
+      if (!this.#enqueue(node, time)) return this.#drop('queueOverflow', sensor.id);
+      const next = this.#forward(node, time, routing.parents[node] ?? []);
+      if (next === null) return this.#drop('dropped');
+      node = next.to;
+      time = next.at;
+      hops++;
+    }
+    time = this.#afterHiveReboot(time);
+    const arrivedAtMs = Math.max(time, this.#lastArrival.get(sensor.id) ?? 0);
+    this.#lastArrival.set(sensor.id, arrivedAtMs);
+    this.counters.delivered++;
+    this.#pending.push({ arrival: { item, sensorId: sensor.id, sentAtMs: t, arrivedAtMs, hops } });
+    return true;
+  }
+
+  /** Frames that reached the hive by `t`, in arrival order (ties: send order). */
+  takeArrived(t: number): Array<MeshArrival<T>> {
+    const due = this.#pending.filter((p) => p.arrival.arrivedAtMs <= t);
+    if (due.length === 0) return [];
+    this.#pending = this.#pending.filter((p) => p.arrival.arrivedAtMs > t);
+    return due.map((p) => p.arrival).sort((a, b) => a.arrivedAtMs - b.arrivedAtMs);
+  }
+
+  get inFlight(): number {
+    return this.#pending.length;
+  }
+
+  /** Preferred-parent link stats of a sensor: [rssi, pdr over the attempts so far]. */
+  linkQuality(sensorId: string, t: number): { parent: string; rssi: number; pdr: number; hops: number; overflows: number } {
+    const i = this.#index(sensorId);
+    const routing = this.routingAt(t);
+    const p = routing.parents[i]?.[0];
+    const s = p ? this.#linkStats.get(`${i}>${p.to}`) : undefined;
+    return {
+      parent: p ? this.mesh.nodes[p.to]!.id : '',
+      rssi: p ? Math.round(p.rssi) : 0,
+      pdr: s && s.tries > 0 ? s.ok / s.tries : (p?.pdr ?? 0),
+      hops: Number.isFinite(routing.hops[i]) ? routing.hops[i]! : 0,
+      overflows: this.#overflowsBy.get(sensorId) ?? 0,
+    };
+  }
+
+  #index(sensorId: string): number {
+    const i = this.mesh.index.get(sensorId);
+    if (i === undefined) throw new RangeError(`sensor ${sensorId} is not in the mesh of hive ${this.mesh.hiveId}`);
+    return i;
+  }
+
+  #drop(kind: 'dropped' | 'queueOverflow', sensorId?: string): false {
+    this.counters[kind]++;
+    if (sensorId !== undefined) this.#overflowsBy.set(sensorId, (this.#overflowsBy.get(sensorId) ?? 0) + 1);
+    return false;
+  }
+
+  /** Join on boot and rejoin after an offline period: frames wait until the node has joined. */
+  #joinedAt(sensorId: string, routing: Routing, t: number): number {
+    const boot = this.#faults.lastBootAfterOffline(sensorId, t) ?? this.#startMs;
+    const hops = routing.hops[this.#index(sensorId)] ?? 1;
+    return boot + JOIN_SLOTFRAMES_PER_HOP * Math.max(1, Number.isFinite(hops) ? hops : 1) * this.slotframeMs;
+  }
+
+  #noteParents(routing: Routing): void {
+    routing.parents.forEach((p, i) => {
+      const to = p[0]?.to ?? -1;
+      if (to !== this.#preferred[i] && i > 0) {
+        this.counters.rejoins++;
+        this.#preferred[i] = to;
+      }
+    });
+  }
+
+  #enqueue(node: number, t: number): boolean {
+    const q = this.#queues[node]!;
+    while (q.length > 0 && q[0]! <= t) q.shift();
+    return q.length < this.#p.queueFrames;
+  }
+
+  /** Transmits from `node` (retries, then the backup parent); the next hop and when it got the frame, or null. */
+  #forward(node: number, t: number, parents: readonly MeshLink[]): { to: number; at: number } | null {
+    const from = this.mesh.nodes[node]!;
+    const battery = this.batteries.get(from.id);
+    let time = Math.max(t, this.#busy[node]!);
+    // The hive's radio is down while it reboots: the last hop holds its frames (and its queue fills).
+    if (parents.some((l) => l.to === 0)) time = this.#afterHiveReboot(time);
+    let result: { to: number; at: number } | null = null;
+    let acked = false;
+    for (const link of parents) {
+      const rng = this.#rng(node, link.to);
+      const stats = this.#linkStats.get(`${node}>${link.to}`) ?? { tries: 0, ok: 0 };
+      this.#linkStats.set(`${node}>${link.to}`, stats);
+      for (let attempt = 0; attempt <= this.#p.maxRetries && !acked; attempt++) {
+        time = this.#nextCell(node, time);
+        this.counters.attempts++;
+        stats.tries++;
+        battery?.transmit();
+        const pdr = link.pdr * (1 - this.#faults.linkLoss(from.id, time));
+        if (rng.next() < pdr) {
+          stats.ok++;
+          this.batteries.get(this.mesh.nodes[link.to]!.id)?.receive();
+          // A copy already received whose ack was lost: the receiver drops it by mesh_seq.
+          if (result === null) result = { to: link.to, at: time + this.#p.slotMs };
+          else this.counters.duplicates++;
+          // The per-hop ack crosses the same link back and can be lost too.
+          acked = rng.next() < pdr;
+        }
+        time += this.#p.slotMs;
+      }
+      if (acked) break;
+    }
+    this.#busy[node] = time;
+    this.#queues[node]!.push(time);
+    return result;
+  }
+
+  /** Start of the node's next transmit cell at or after t (cells spread evenly over the slotframe). */
+  #nextCell(node: number, t: number): number {
+    const load = this.routingAt(t).load[node] ?? 1;
+    const slots = this.#p.slotframeSlots;
+    const periodSlots = Math.max(1, Math.floor(slots / Math.min(slots, CELLS_PER_SOURCE * load)));
+    const offset = (node * 7) % periodSlots;
+    const slot = Math.ceil((t - this.#startMs) / this.#p.slotMs);
+    const k = Math.max(0, Math.ceil((slot - offset) / periodSlots));
+    return this.#startMs + (offset + k * periodSlots) * this.#p.slotMs;
+  }
+
+  /** The hive's radio is down while it reboots: the last hop holds its frames until the network has re-formed. */
+  #afterHiveReboot(t: number): number {
+    const w = this.#faults.rebootWindow(this.mesh.hiveId, t);
+    return w === null ? t : w.to + JOIN_SLOTFRAMES_PER_HOP * this.slotframeMs;
+  }
+
+  #rng(from: number, to: number): Rng {
+    const key = `${from}>${to}`;
+    let r = this.#rngs.get(key);
+    if (!r) {
+      r = rngFor(this.#seed, `link:${this.mesh.nodes[from]!.id}>${this.mesh.nodes[to]!.id}`);
+      this.#rngs.set(key, r);
+    }
+    return r;
+  }
+}

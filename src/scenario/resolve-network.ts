@@ -1,0 +1,123 @@
+import { parseDuration } from '../core/time.js';
+import type { FaultModel, NetworkModel } from './model.js';
+import type { FaultFile, NetworkFile } from './network-schema.js';
+import { error, type Ctx } from './resolve-context.js';
+
+/** Defaults of the `network:` section (docs/scenario-format.md, "Network and faults"). */
+export const DEFAULT_NETWORK: NetworkModel = {
+  mesh: {
+    txPowerDbm: 0,
+    pathLossExponent: 3,
+    refLossDb: 40,
+    wallLossDb: 6,
+    sensitivityDbm: -95,
+    slotMs: 10,
+    slotframeSlots: 101,
+    maxRetries: 7,
+    queueFrames: 256,
+    batteryMah: 2600,
+    healthIntervalMs: 5 * 60_000,
+  },
+  hive: { bufferBytes: 8 * 1024 * 1024, heartbeatIntervalMs: 60_000, ackTimeoutMs: 30_000, maxBatchPackets: 500 },
+};
+
+const dur = (text: string | undefined, fallback: number): number => (text === undefined ? fallback : (parseDuration(text) ?? fallback));
+
+export function resolveNetwork(n: NetworkFile | undefined): NetworkModel {
+  const m = n?.mesh;
+  const d = DEFAULT_NETWORK.mesh;
+  const h = n?.hive;
+  const dh = DEFAULT_NETWORK.hive;
+  return {
+    mesh: {
+      txPowerDbm: m?.tx_power ?? d.txPowerDbm,
+      pathLossExponent: m?.path_loss_exponent ?? d.pathLossExponent,
+      refLossDb: m?.reference_loss ?? d.refLossDb,
+      wallLossDb: m?.wall_loss ?? d.wallLossDb,
+      sensitivityDbm: m?.sensitivity ?? d.sensitivityDbm,
+      slotMs: dur(m?.slot, d.slotMs),
+      slotframeSlots: m?.slotframe ?? d.slotframeSlots,
+      maxRetries: m?.retries ?? d.maxRetries,
+      queueFrames: m?.queue ?? d.queueFrames,
+      batteryMah: m?.battery_mah ?? d.batteryMah,
+      healthIntervalMs: dur(m?.health_interval, d.healthIntervalMs),
+    },
+    hive: {
+      bufferBytes: h?.buffer_bytes ?? dh.bufferBytes,
+      heartbeatIntervalMs: dur(h?.heartbeat_interval, dh.heartbeatIntervalMs),
+      ackTimeoutMs: dur(h?.ack_timeout, dh.ackTimeoutMs),
+      maxBatchPackets: h?.max_batch ?? dh.maxBatchPackets,
+    },
+  };
+}
+
+/** Resolves fault targets by name (after every floor is resolved); unknown names are located errors. */
+export function resolveFaults(ctx: Ctx, faults: readonly FaultFile[] | undefined, startMs: number): FaultModel[] {
+  const out: FaultModel[] = [];
+  (faults ?? []).forEach((f, i) => {
+    const fault = resolveFault(ctx, f, ['faults', i], startMs);
+    if (fault !== null) out.push(fault);
+  });
+  return out.sort((a, b) => a.atMs - b.atMs);
+}
+
+function resolveFault(ctx: Ctx, f: FaultFile, path: Array<string | number>, startMs: number): FaultModel | null {
+  const base = { atMs: startMs + dur(f.at, 0), durationMs: dur(f.duration, 0), src: ctx.pointerOf(path) };
+  if (f.kind !== 'broker_restart' && base.durationMs <= 0) {
+    error(ctx, [...path, 'duration'], `fault ${f.kind} needs a duration > 0`);
+    return null;
+  }
+  switch (f.kind) {
+    case 'broker_restart':
+      return { ...base, kind: f.kind };
+    case 'hive_outage':
+    case 'hive_reboot': {
+      const hiveIds = hivesNamed(ctx, f, path);
+      return hiveIds === null ? null : { ...base, kind: f.kind, hiveIds };
+    }
+    case 'sensor_offline':
+    case 'link_degradation': {
+      const sensorIds = sensorsOf(ctx, f, path);
+      if (sensorIds === null) return null;
+      if (f.kind === 'sensor_offline') return { ...base, kind: f.kind, sensorIds };
+      if (f.loss === undefined) {
+        error(ctx, [...path, 'loss'], 'link_degradation needs `loss` (0..1)');
+        return null;
+      }
+      return { ...base, kind: f.kind, sensorIds, loss: f.loss };
+    }
+  }
+}
+
+function hivesNamed(ctx: Ctx, f: FaultFile, path: Array<string | number>): string[] | null {
+  if (f.hive === undefined) {
+    error(ctx, path, `fault ${f.kind} needs \`hive\``);
+    return null;
+  }
+  const ids = ctx.lists.hives.filter((h) => h.name === f.hive).map((h) => h.id);
+  if (ids.length === 0) error(ctx, [...path, 'hive'], `unknown hive \`${f.hive}\``);
+  return ids.length === 0 ? null : ids;
+}
+
+function sensorsOf(ctx: Ctx, f: FaultFile, path: Array<string | number>): string[] | null {
+  if (f.sensors === undefined && f.hive === undefined) {
+    error(ctx, path, `fault ${f.kind} needs \`sensors\` or \`hive\``);
+    return null;
+  }
+  const ids: string[] = [];
+  if (f.hive !== undefined) {
+    const hives = hivesNamed(ctx, f, path);
+    if (hives === null) return null;
+    ids.push(...ctx.lists.sensors.filter((s) => hives.includes(s.hiveId)).map((s) => s.id));
+  }
+  let ok = true;
+  (f.sensors ?? []).forEach((name, j) => {
+    const found = ctx.lists.sensors.filter((s) => s.name === name);
+    if (found.length === 0) {
+      error(ctx, [...path, 'sensors', j], `unknown sensor \`${name}\``);
+      ok = false;
+    }
+    ids.push(...found.map((s) => s.id));
+  });
+  return ok ? [...new Set(ids)] : null;
+}

@@ -1,0 +1,28 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connectAsync } from 'mqtt';
+
+/** A Debian mosquitto on a free localhost port, anonymous (an "external broker" for tests). */
+export async function startMosquitto(): Promise<{ url: string; stop(): void }> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as AddressInfo).port;
+  await new Promise<void>((r) => srv.close(() => r()));
+  const dir = mkdtempSync(join(tmpdir(), 'occusim-mosquitto-'));
+  writeFileSync(join(dir, 'm.conf'), `listener ${port} 127.0.0.1\nallow_anonymous true\npersistence false\n`);
+  const proc: ChildProcess = spawn('/usr/sbin/mosquitto', ['-c', join(dir, 'm.conf')], { stdio: 'ignore' });
+  const url = `mqtt://127.0.0.1:${port}`;
+  for (let i = 0; i < 50; i++) {
+    try {
+      await (await connectAsync(url, { reconnectPeriod: 0, connectTimeout: 500 }, false)).endAsync();
+      return { url, stop: () => void proc.kill('SIGTERM') };
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  proc.kill('SIGTERM');
+  throw new Error('mosquitto did not start');
+}

@@ -1,0 +1,41 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import type { Io } from '../../src/cli/commands.js';
+import { main } from '../../src/cli/main.js';
+import { SqliteStore } from '../../src/cloud/store/sqlite-store.js';
+
+async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (c: Buffer) => (out += c.toString()));
+  stderr.on('data', (c: Buffer) => (err += c.toString()));
+  const code = await main(argv, { stdout, stderr: stderr as unknown as NodeJS.WriteStream } as Io);
+  return { code, out, err };
+}
+
+describe('occusim deadletters', () => {
+  it('lists a store’s dead letters oldest first with reason, topic and message', async () => {
+    const db = join(mkdtempSync(join(tmpdir(), 'occusim-dl-')), 'store.sqlite');
+    const store = new SqliteStore(db);
+    store.writeDeadLetter({ receivedAtMs: Date.UTC(2026, 2, 2, 7), topic: 'occusim/v1/hives/HV1/uplink', reason: 'DECODE_FAILED', message: 'bad bytes', payload: new Uint8Array([1]) });
+    store.writeDeadLetter({ receivedAtMs: Date.UTC(2026, 2, 2, 8), topic: 'occusim/v1/hives/HV9/uplink', reason: 'UNKNOWN_HIVE', message: 'no hive with serial HV9', payload: new Uint8Array([2]) });
+    store.close();
+    const r = await cli('deadletters', '--db', db);
+    expect(r.code).toBe(0);
+    expect(r.out.split('\n').filter(Boolean)).toEqual([
+      expect.stringMatching(/^2026-03-02T07:00:00.000Z\s+DECODE_FAILED\s+occusim\/v1\/hives\/HV1\/uplink\s+bad bytes$/),
+      expect.stringMatching(/^2026-03-02T08:00:00.000Z\s+UNKNOWN_HIVE\s+.*no hive with serial HV9$/),
+    ]);
+    expect(r.err).toContain('2 dead letter(s)');
+  });
+
+  it('exits 2 with a clear message without --db or with a missing file', async () => {
+    expect(await cli('deadletters')).toMatchObject({ code: 2, err: expect.stringContaining('needs --db') });
+    expect(await cli('deadletters', '--db', '/nonexistent/store.sqlite')).toMatchObject({ code: 2, err: expect.stringContaining('no store at') });
+  });
+});

@@ -1,0 +1,24 @@
+/**
+ * A cloud in its own process, for the SIGKILL/restart test: `node --import tsx
+ * cloud-process.ts <brokerUrl> <password> <dbPath>`. It runs the embedded cloud of the tiny
+ * fixture model against the broker and obeys IPC commands: `advance <ms>`, `finish`.
+ */
+import { startCloud } from '../../../src/cloud/cloud.js';
+import { VirtualClock } from '../../../src/core/clock.js';
+import { T0, tinyModel } from '../fixture.js';
+
+const [brokerUrl = '', password = '', dbPath = ''] = process.argv.slice(2);
+const clock = new VirtualClock(T0 + 3_600_000);
+const cloud = await startCloud({ brokerUrl, username: 'occusim-cloud', password, model: tinyModel(), clock, dbPath });
+process.on('message', (msg: string) => {
+  const [cmd, arg] = msg.split(' ');
+  if (cmd === 'advance') cloud.advance(Number(arg));
+  if (cmd === 'finish') {
+    cloud.finish();
+    void cloud.close().then(() => {
+      process.send?.('done');
+      process.disconnect?.();
+    });
+  }
+});
+process.send?.('ready');
