@@ -5,6 +5,7 @@ import { buildApi } from './app.js';
 import { AssetService } from './assets/asset-service.js';
 import { AccountService } from './auth/accounts.js';
 import { TokenService } from './auth/tokens.js';
+import type { SeriesPort } from './reporting/series.js';
 
 /**
  * The API as a listening HTTP server over the organisations of one or more scenarios
@@ -21,6 +22,8 @@ export interface ApiServerOptions {
   issuer?: string;
   introspection?: boolean;
   clock?: Clock;
+  /** Per-minute series for reporting and stats (absent: those routes are not served). */
+  series?: SeriesPort;
 }
 
 export interface ApiServer {
@@ -43,7 +46,14 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
     clock,
   });
   const accounts = await AccountService.fromModels(opts.models, clock);
-  const app = await buildApi({ assets: new AssetService(opts.models), accounts, tokens, clock, introspection: opts.introspection ?? true });
+  const app = await buildApi({
+    assets: new AssetService(opts.models),
+    accounts,
+    tokens,
+    clock,
+    introspection: opts.introspection ?? true,
+    ...(opts.series ? { series: opts.series } : {}),
+  });
   await app.listen({ host, port: opts.port ?? 0 });
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : 0;

@@ -7,6 +7,7 @@ import { scenarioJsonSchema } from '../scenario/schema.js';
 import type { RunOptions } from '../run/options.js';
 import { runScenario } from '../run/run-scenario.js';
 import { createProgressBar } from './progress.js';
+import { serveModel, serveOptions, serveSignal } from './serve.js';
 import { formatSummary } from './summary.js';
 
 /** What a command needs from the process: streams, so commands are testable in-process. */
@@ -17,17 +18,9 @@ export interface Io {
 
 export type Flags = Record<string, string | boolean | undefined>;
 
-/** Flags of later capabilities: refused clearly rather than silently ignored. */
-const NOT_YET: Record<string, string> = {
-  serve: 'the platform API (--serve) arrives with the API issue',
-  port: 'the platform API (--port) arrives with the API issue',
-};
-
 export async function runCommand(file: string, flags: Flags, io: Io): Promise<number> {
-  for (const [flag, why] of Object.entries(NOT_YET)) {
-    if (flags[flag] !== undefined) throw new AppError(ErrorCodes.NOT_IMPLEMENTED, `--${flag} is not available yet: ${why}`);
-  }
   const opts = runOptionsFromFlags(flags);
+  const serve = flags.serve === true ? serveOptions(flags) : null;
   const quiet = flags.quiet === true;
   const bar = !quiet && io.stderr.isTTY ? createProgressBar(io.stderr, 'simulating') : null;
   if (bar) opts.onProgress = (done, total) => bar.update(done, total);
@@ -35,6 +28,10 @@ export async function runCommand(file: string, flags: Flags, io: Io): Promise<nu
   bar?.done();
   if (typeof flags.report === 'string') writeFileSync(flags.report, `${JSON.stringify(report, null, 2)}\n`);
   if (!quiet) io.stdout.write(`${formatSummary(report)}\n`);
+  if (serve) {
+    const loaded = loadScenarioFile(file, { ...(opts.seed !== undefined ? { seed: opts.seed } : {}) });
+    if (loaded.ok) await serveModel(loaded.model, { ...serve, dbPath: report.db }, io, serveSignal());
+  }
   // A run that lost data has found a failure condition (exit 1).
   return report.result.messages.lost > 0 ? 1 : 0;
 }

@@ -6,6 +6,7 @@ import { framesCommand } from './frames.js';
 import { checkCommand } from './check.js';
 import { replayCommand } from './replay.js';
 import { deadlettersCommand } from './deadletters.js';
+import { serveCommand } from './serve.js';
 
 /**
  * `occusim` command line: a thin shell over the library API. Exit codes (DESIGN §3.1):
@@ -24,6 +25,8 @@ Usage:
                                      embedded broker + live conformance of a device under test
   occusim replay <capture.occap> [--speed max|F] [--broker URL] [--scenario <file>]
                                      re-publish a capture's hive messages
+  occusim serve --scenario <file> [--db FILE] [--port N] [--mqtt-port N] [--audience A]
+                                     the platform alone: broker, cloud ingest and HTTP API
   occusim deadletters --db <store.sqlite>
                                      list the cloud store's dead letters (reason, topic, message)
   occusim --help | --version
@@ -40,6 +43,9 @@ run options:
   --broker URL          use an external MQTT broker (mqtt://host:port) instead
   --record FILE         write every MQTT message to a capture (.occap; embedded broker only)
   --quiet               no progress bar, no summary
+  --serve               keep the platform running after the run: API (--port, default 8080,
+                        0: free port) and MQTT (--mqtt-port), until Ctrl-C
+  --audience A          API identifier accepted in client logins (default https://api.occusim.local)
 
 Exit codes: 0 ok, 1 the run found a failure condition (data lost), 2 usage or input error.
 `;
@@ -58,6 +64,7 @@ const OPTIONS = {
   listen: { type: 'boolean' },
   scenario: { type: 'string' },
   serve: { type: 'boolean' },
+  audience: { type: 'string' },
   port: { type: 'string' },
   quiet: { type: 'boolean' },
   sensor: { type: 'string' },
@@ -119,6 +126,9 @@ async function dispatch(command: string, args: string[], flags: Flags, io: Io): 
       return replayCommand(args, flags, io);
     case 'deadletters':
       return deadlettersCommand(args, flags, io);
+    case 'serve':
+      if (args.length > 0) throw new AppError(ErrorCodes.USAGE, 'occusim serve takes no positional argument (use --scenario <file>)');
+      return serveCommand(flags, io);
     default:
       throw new AppError(ErrorCodes.USAGE, `unknown command ${JSON.stringify(command)} (try occusim --help)`);
   }

@@ -33,6 +33,8 @@ export interface PlatformOptions {
   brokerUrl?: string | undefined;
   /** Sees every message the embedded broker accepts (capture recording). */
   onPublish?: ((topic: string, payload: Buffer) => void) | undefined;
+  /** false: broker and cloud only, for real hives to connect to (`occusim serve`). */
+  connectHives?: boolean;
 }
 
 const CLOUD_USER = 'occusim-cloud';
@@ -55,7 +57,7 @@ export async function startPlatform(model: ScenarioModel, clock: Clock, opts: Pl
     const cloud = await startCloud({ brokerUrl: broker.url, username: CLOUD_USER, password: cloudPassword, model, clock, dbPath });
     closers.push(() => cloud.close());
     const hives = new Map<string, HiveRuntime>();
-    for (const h of model.hives) {
+    for (const h of opts.connectHives === false ? [] : model.hives) {
       const link = await connectHive({ brokerUrl: broker.url, serial: h.serial, password: h.password });
       closers.push(() => link.close());
       hives.set(h.id, { serial: h.serial, batcher: new HiveBatcher({ hiveSerial: h.serial }), link });

@@ -47,13 +47,14 @@ describe('occusim command line', () => {
     expect(schema.properties).toHaveProperty('sites');
   });
 
-  it('refuses unknown flags, bad values and flags of capabilities still to come with exit 2', async () => {
+  it('refuses unknown flags, bad values and incomplete commands with exit 2', async () => {
     expect((await cli('run', scenario('quickstart.yaml'), '--bogus')).code).toBe(2);
     expect((await cli('run', scenario('quickstart.yaml'), '--speed', 'fast')).code).toBe(2);
     expect((await cli('run', scenario('quickstart.yaml'), '--duration', 'soon')).code).toBe(2);
-    const serve = await cli('run', scenario('quickstart.yaml'), '--serve');
+    const serve = await cli('serve');
     expect(serve.code).toBe(2);
-    expect(serve.err).toMatch(/--serve is not available yet/);
+    expect(serve.err).toMatch(/needs --scenario/);
+    expect((await cli('run', scenario('quickstart.yaml'), '--serve', '--port', '99999')).code).toBe(2);
     expect((await cli('frobnicate')).code).toBe(2);
   });
 

@@ -1,0 +1,42 @@
+import { zoneOfSpace } from '../../cloud/assets.js';
+import { calibrate } from '../../cloud/calibration.js';
+import { LocalDays } from '../../cloud/local-day.js';
+import type { Store } from '../../cloud/store/port.js';
+import { rawOccupancy, trafficSpaces, type TrafficSpace } from '../../cloud/traffic-occupancy.js';
+import type { ScenarioModel } from '../../scenario/model.js';
+import type { MinuteTraffic, MinuteValue, SeriesPort } from './series.js';
+
+/**
+ * The reporting API's view of the cloud store: per-minute presence from the store's 1m
+ * series, traffic counts per sensor, and traffic occupancy computed on read with the same
+ * functions the pipeline uses (raw since the local day's first instant, or calibrated).
+ */
+export function storeSeries(store: Store, models: readonly ScenarioModel[]): SeriesPort {
+  const spaces = new Map<string, TrafficSpace>();
+  const zones = new Map<string, string>();
+  for (const m of models) {
+    for (const s of trafficSpaces(m)) spaces.set(s.spaceId, s);
+    const zoneOf = zoneOfSpace(m);
+    for (const x of [...m.floors, ...m.rooms, ...m.zones]) zones.set(x.id, zoneOf(x.id));
+  }
+  const zoneOf = (id: string): string => zones.get(id) ?? 'UTC';
+  const inRange = <T extends { minuteMs: number }>(rows: readonly T[], from: number, to: number): T[] => rows.filter((r) => r.minuteMs >= from && r.minuteMs < to);
+  return {
+    presenceMinutes(spaceId, from, to): MinuteValue[] {
+      return store.presenceSeries(spaceId, '1m', from, to).map((p) => ({ minuteMs: p.bucketMs, value: p.value }));
+    },
+    trafficMinutes(sensorId, from, to): MinuteTraffic[] {
+      return inRange(store.trafficMinutes(sensorId), from, to).map((r) => ({ minuteMs: r.minuteMs, in: r.in, out: r.out }));
+    },
+    trafficOccupancyMinutes(spaceId, from, to, mode, calibrationPoints): MinuteValue[] {
+      const space = spaces.get(spaceId);
+      if (!space) return [];
+      const days = new LocalDays(zoneOf(spaceId));
+      const rows = new Map(space.terms.map((t) => [t.sensorId, store.trafficMinutes(t.sensorId)] as const));
+      const raw = rawOccupancy(space, rows, days, from, to);
+      if (mode === 'raw') return raw;
+      const presence = new Map(store.presenceMinutes(spaceId).map((m) => [m.minuteMs, m.value] as const));
+      return calibrate(raw, days, { presence, calibrationPoints });
+    },
+  };
+}
