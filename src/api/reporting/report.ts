@@ -12,8 +12,18 @@ import { localParts, offsetText, rfc3339, windowsBetween, type Window } from './
  */
 export type Point = Record<string, string | number | null>;
 
+/** A window with its labels formatted once (formatting per point would dominate large reports). */
+interface LabelledWindow extends Window {
+  labels: { time: string; start: string; stop: string; timezone_offset: string };
+}
+
 export function computePoints(assets: AssetService, series: SeriesPort, orgId: string, q: ReportingQuery): Point[] {
-  const windows = windowsBetween(q.startMs, q.stopMs, q.every, q.timezone).filter((w) => keepWindow(q, w));
+  const windows: LabelledWindow[] = windowsBetween(q.startMs, q.stopMs, q.every, q.timezone)
+    .filter((w) => keepWindow(q, w))
+    .map((w) => {
+      const start = rfc3339(w.startMs, q.timezone);
+      return { ...w, labels: { time: start, start, stop: rfc3339(w.stopMs, q.timezone), timezone_offset: offsetText(w.startMs, q.timezone) } };
+    });
   if (windows.length === 0) return [];
   const from = windows[0]!.startMs;
   const to = windows[windows.length - 1]!.stopMs;
@@ -45,16 +55,8 @@ function passes(q: ReportingQuery, v: number | null): boolean {
   return (f.gte === undefined || v >= f.gte) && (f.lte === undefined || v <= f.lte) && (f.gt === undefined || v > f.gt) && (f.lt === undefined || v < f.lt);
 }
 
-function base(q: ReportingQuery, m: Measurement, w: Window, target: Target, field: string): Point {
-  return {
-    field,
-    measurement: m,
-    time: rfc3339(w.startMs, q.timezone),
-    start: rfc3339(w.startMs, q.timezone),
-    stop: rfc3339(w.stopMs, q.timezone),
-    timezone_offset: offsetText(w.startMs, q.timezone),
-    ...target.meta,
-  };
+function base(m: Measurement, w: LabelledWindow, target: Target, field: string): Point {
+  return { field, measurement: m, ...w.labels, ...target.meta };
 }
 
 /** Walks sorted minute rows once across sorted windows. */
@@ -69,7 +71,7 @@ function bucket<T extends { minuteMs: number }>(rows: readonly T[], windows: rea
   return out;
 }
 
-function occupancyPoints(out: Point[], q: ReportingQuery, windows: readonly Window[], m: Measurement, target: Target, rows: readonly MinuteValue[]): void {
+function occupancyPoints(out: Point[], q: ReportingQuery, windows: readonly LabelledWindow[], m: Measurement, target: Target, rows: readonly MinuteValue[]): void {
   let previous: number | null = null;
   const buckets = bucket(rows, windows);
   windows.forEach((w, k) => {
@@ -80,11 +82,11 @@ function occupancyPoints(out: Point[], q: ReportingQuery, windows: readonly Wind
       value = q.fill.value ?? (q.fill.usePrevious ? previous : null);
     }
     previous = value;
-    if (passes(q, value)) out.push({ ...base(q, m, w, target, 'value'), value });
+    if (passes(q, value)) out.push({ ...base(m, w, target, 'value'), value });
   });
 }
 
-function trafficPoints(out: Point[], q: ReportingQuery, windows: readonly Window[], target: Target, rows: readonly MinuteTraffic[]): void {
+function trafficPoints(out: Point[], q: ReportingQuery, windows: readonly LabelledWindow[], target: Target, rows: readonly MinuteTraffic[]): void {
   // Cumulative fields run from the start of the requested range (docs/api.md).
   let inCsum = 0;
   let outCsum = 0;
@@ -98,7 +100,7 @@ function trafficPoints(out: Point[], q: ReportingQuery, windows: readonly Window
     inCsum += vin;
     outCsum += vout;
     const cum = { in_csum: r4(inCsum), out_csum: r4(outCsum), delta_sum: r4(vin - vout), delta_csum: r4(inCsum - outCsum) };
-    if (passes(q, vin)) out.push({ ...base(q, 'traffic', w, target, 'in'), value: vin, ...cum });
-    if (passes(q, vout)) out.push({ ...base(q, 'traffic', w, target, 'out'), value: vout, ...cum });
+    if (passes(q, vin)) out.push({ ...base('traffic', w, target, 'in'), value: vin, ...cum });
+    if (passes(q, vout)) out.push({ ...base('traffic', w, target, 'out'), value: vout, ...cum });
   });
 }
