@@ -1,3 +1,4 @@
+import { systemClock } from '../core/clock.js';
 import { connectAsync, type MqttClient } from 'mqtt';
 import { startBroker, type EmbeddedBroker } from '../broker/aedes-broker.js';
 import { checkCapture, createChecker, formatViolation, type Checker } from '../capture/check.js';
@@ -58,7 +59,7 @@ async function listen(flags: Flags, io: Io): Promise<number> {
     port,
     hives: model.hives.map((h) => ({ serial: h.serial, password: h.password })),
     services: [{ username: CHECK_USER, password, role: 'cloud' }],
-    onPublish: (topic, payload) => report(checker.check({ i: index++, t: Date.now(), topic, payload })),
+    onPublish: (topic, payload) => report(checker.check({ i: index++, t: systemClock.now(), topic, payload })),
   });
   let cloud: MqttClient | null = null;
   try {
@@ -109,7 +110,7 @@ async function ackingCloud(broker: EmbeddedBroker, password: string): Promise<Mq
     seen.set(parsed.serial, s);
     s.seqs.add(seq);
     while (s.seqs.has(s.contiguous + 1)) s.contiguous++;
-    const ack = encodeAck({ hiveSerial: parsed.serial, ackedSeq: s.contiguous, ackedAtMs: Date.now() });
+    const ack = encodeAck({ hiveSerial: parsed.serial, ackedSeq: s.contiguous, ackedAtMs: systemClock.now() });
     client.publishAsync(ackTopic(parsed.serial), Buffer.from(ack), { qos: 1 }).catch(() => undefined);
   });
   await client.subscribeAsync([allHivesFilter('uplink')], { qos: 1 });

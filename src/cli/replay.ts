@@ -1,3 +1,4 @@
+import { systemClock } from '../core/clock.js';
 import { connectAsync, type MqttClient } from 'mqtt';
 import { readCapture } from '../capture/format.js';
 import { AppError, ErrorCodes } from '../core/errors.js';
@@ -21,7 +22,7 @@ export async function replayCommand(args: readonly string[], flags: Flags, io: I
   const { header, messages } = readCapture(file);
   const passwords = passwordsOf(flags);
   const clients = new Map<string, MqttClient>();
-  const started = Date.now();
+  const started = systemClock.now();
   let published = 0;
   let skipped = 0;
   try {
@@ -34,14 +35,14 @@ export async function replayCommand(args: readonly string[], flags: Flags, io: I
         skipped++;
         continue;
       }
-      if (speed !== 'max') await sleep(started + (m.t - firstT) / speed - Date.now());
+      if (speed !== 'max') await sleep(started + (m.t - firstT) / speed - systemClock.now());
       await client.publishAsync(m.topic, Buffer.from(m.payload), { qos: 1 });
       published++;
     }
   } finally {
     for (const c of clients.values()) await c.endAsync();
   }
-  io.stdout.write(`replayed ${published} message(s) of ${file} to ${url} in ${((Date.now() - started) / 1000).toFixed(1)} s (${skipped} acks/other skipped)\n`);
+  io.stdout.write(`replayed ${published} message(s) of ${file} to ${url} in ${((systemClock.now() - started) / 1000).toFixed(1)} s (${skipped} acks/other skipped)\n`);
   return 0;
 }
 
