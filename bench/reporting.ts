@@ -64,6 +64,8 @@ export async function runReportingBench(): Promise<void> {
     for (const row of rows) add(row.spaceId, row.minuteMs, row.value);
   }
   appender.closeSync();
+  // The pipeline keeps 1d rollups (max per local day) up to date; do the same here.
+  store.refreshRollups(model.rooms.slice(0, 10).flatMap((room) => Array.from({ length: 60 }, (_, d) => ({ spaceId: room.id, level: '1d' as const, startMs: DAY0 + d * DAY, endMs: DAY0 + (d + 1) * DAY }))));
 
   const clock = new VirtualClock(DAY0);
   const tokens = await TokenService.create({ issuer: 'b', audience: 'b', accessTtlS: 3600, refreshTtlS: 3600, clock });

@@ -39,6 +39,12 @@ export function computePoints(assets: AssetService, series: SeriesPort, orgId: s
 
 function readOccupancy(series: SeriesPort, q: ReportingQuery, m: Measurement, id: string, from: number, to: number): readonly MinuteValue[] {
   if (m === 'traffic_floor_occupancy' || m === 'traffic_room_occupancy') return series.trafficOccupancyMinutes(id, from, to, q.calibrated, q.calibrationPoints);
+  // max over a coarse window is the store's rollup of that window: read one row per window
+  // (and windows older than the minutes' retention exist only there).
+  if (q.fn === 'max' && q.every !== '1m' && series.presenceRollupMax) {
+    const rows = series.presenceRollupMax(id, q.every, q.timezone, from, to);
+    if (rows !== null) return rows;
+  }
   return series.presenceMinutes(id, from, to);
 }
 

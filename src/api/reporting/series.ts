@@ -16,6 +16,13 @@ export interface MinuteTraffic {
 
 export interface SeriesPort {
   presenceMinutes(spaceId: string, startMs: number, stopMs: number): readonly MinuteValue[];
+  /**
+   * The store's rollup of presence at a coarser interval (max per bucket, buckets aligned in
+   * the space's own zone), one row per bucket keyed by its start; null when the store keeps
+   * none for that interval or `timezone` is not the space's zone. Minutes are kept for a week
+   * only (spec §8): older windows exist only here.
+   */
+  presenceRollupMax?(spaceId: string, every: '5m' | '15m' | '30m' | '1h' | '1d', timezone: string, startMs: number, stopMs: number): readonly MinuteValue[] | null;
   trafficMinutes(sensorId: string, startMs: number, stopMs: number): readonly MinuteTraffic[];
   /** Traffic-based occupancy of a floor or room (in − out since the local day's start), raw or calibrated. */
   trafficOccupancyMinutes(

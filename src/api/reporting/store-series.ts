@@ -25,6 +25,10 @@ export function storeSeries(store: Store, models: readonly ScenarioModel[]): Ser
     presenceMinutes(spaceId, from, to): MinuteValue[] {
       return store.presenceSeries(spaceId, '1m', from, to).map((p) => ({ minuteMs: p.bucketMs, value: p.value }));
     },
+    presenceRollupMax(spaceId, every, timezone, from, to): MinuteValue[] | null {
+      if (zoneOf(spaceId) !== timezone) return null;
+      return store.presenceSeries(spaceId, every, from, to).map((p) => ({ minuteMs: p.bucketMs, value: p.value }));
+    },
     trafficMinutes(sensorId, from, to): MinuteTraffic[] {
       return inRange(store.trafficMinutes(sensorId), from, to).map((r) => ({ minuteMs: r.minuteMs, in: r.in, out: r.out }));
     },
