@@ -1,22 +1,9 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { Io } from '../../src/cli/commands.js';
-import { main } from '../../src/cli/main.js';
 import { SqliteStore } from '../../src/cloud/store/sqlite-store.js';
-
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString()));
-  stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const code = await main(argv, { stdout, stderr: stderr as unknown as NodeJS.WriteStream } as Io);
-  return { code, out, err };
-}
+import { cli } from './fixtures/run-cli.js';
 
 describe('occusim deadletters', () => {
   it('lists a store’s dead letters oldest first with reason, topic and message', async () => {

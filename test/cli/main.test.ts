@@ -1,24 +1,11 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
-import type { Io } from '../../src/cli/commands.js';
+import { cli } from './fixtures/run-cli.js';
 
 const scenario = (name: string): string => new URL(`../../scenarios/${name}`, import.meta.url).pathname;
 const fixture = (name: string): string => new URL(`../scenario/fixtures/${name}`, import.meta.url).pathname;
-
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough() as unknown as NodeJS.WriteStream;
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString()));
-  (stderr as unknown as PassThrough).on('data', (c: Buffer) => (err += c.toString()));
-  const code = await main(argv, { stdout, stderr } as Io);
-  return { code, out, err };
-}
 
 describe('occusim command line', () => {
   it('validates a good scenario with exit 0 and a one-line description', async () => {

@@ -1,25 +1,12 @@
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
-import type { Io } from '../../src/cli/commands.js';
 import { crc32, encodePng } from '../../src/edge/frame/png.js';
+import { cli } from '../cli/fixtures/run-cli.js';
 
 const QUICKSTART = new URL('../../scenarios/quickstart.yaml', import.meta.url).pathname;
-
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString()));
-  stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const code = await main(argv, { stdout, stderr } as unknown as Io);
-  return { code, out, err };
-}
 
 describe('the PNG encoder', () => {
   it('writes a valid signature, CRC-checked chunks and the exact pixels', () => {

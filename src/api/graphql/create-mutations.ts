@@ -4,7 +4,7 @@ import { macFor } from '../../core/ids.js';
 import { isValidSerial } from '../../core/topics.js';
 import { SENSOR_MODELS, type FloorModel, type SensorModelName } from '../../scenario/model.js';
 import type { GqlContext } from './resolvers.js';
-import { gqlError, need } from './resolvers.js';
+import { gqlError, mustGet, need } from './resolvers.js';
 
 /**
  * Create mutations (their names are not published by the platform: `createFloors`,
@@ -25,9 +25,7 @@ function polygon(coords: number[][], field: string): Vec2[] {
 }
 
 function floorOf(ctx: GqlContext, id: string): FloorModel {
-  const f = ctx.assets.get('floor', ctx.principal.orgId, id);
-  if (!f) throw gqlError('NOT_FOUND', `floor ${id} does not exist`);
-  return f;
+  return mustGet(ctx, 'floor', id);
 }
 
 function named(name: string): string {
@@ -58,8 +56,7 @@ export const createMutations = {
   createFloors(_: unknown, { input }: { input: FloorInput[] }, ctx: GqlContext) {
     need(ctx, 'write:spaces');
     const plans = input.map((f, i) => {
-      const b = ctx.assets.get('building', ctx.principal.orgId, f.building_id);
-      if (!b) throw gqlError('NOT_FOUND', `building ${f.building_id} does not exist`);
+      const b = mustGet(ctx, 'building', f.building_id);
       const outline = f.outline ? polygon(f.outline, `input[${i}].outline`) : ([[0, 0], [0, 0], [0, 0]] as Vec2[]);
       return { b, floor: { id: newId('space'), name: named(f.name), siteId: b.siteId, buildingId: b.id, level: f.floorNumber ?? 0, customId: f.customID ?? null, outline, roomIds: [], zoneIds: [], doorIds: [], hiveIds: [], sensorIds: [], src: 'api' } as FloorModel };
     });
@@ -86,7 +83,7 @@ export const createMutations = {
     need(ctx, 'write:rooms');
     const plans = input.map((z, i) => {
       const floor = floorOf(ctx, z.floor_id);
-      if (z.room_id && !ctx.assets.get('room', ctx.principal.orgId, z.room_id)) throw gqlError('NOT_FOUND', `room ${z.room_id} does not exist`);
+      if (z.room_id) mustGet(ctx, 'room', z.room_id);
       return { floor, zone: { id: newId('zone'), name: named(z.name), floorId: floor.id, roomId: z.room_id ?? null, customId: z.customID ?? null, polygon: polygon(z.coordinates, `input[${i}].coordinates`), src: 'api' } };
     });
     return plans.map(({ floor, zone }) => {

@@ -1,5 +1,5 @@
 import type { GqlContext } from './resolvers.js';
-import { gqlError, need } from './resolvers.js';
+import { gqlError, mustGet, need } from './resolvers.js';
 
 /**
  * Mutations (spec §4.3; platform-reference §2). Inputs name ids of the caller's
@@ -34,8 +34,7 @@ function nonEmpty(name: string | null | undefined, field: string): string | unde
 export const mutationResolvers = {
   updateSiteInfo(_: unknown, { input }: { input: SiteInput }, ctx: GqlContext) {
     need(ctx, 'write:spaces');
-    const site = ctx.assets.get('site', ctx.principal.orgId, input.id);
-    if (!site) throw gqlError('NOT_FOUND', `site ${input.id} does not exist`);
+    const site = mustGet(ctx, 'site', input.id);
     site.name = nonEmpty(input.name, 'name') ?? site.name;
     if (input.customID !== undefined) site.customId = input.customID;
     if (input.siteNumber !== undefined) site.siteNumber = input.siteNumber;
@@ -44,8 +43,7 @@ export const mutationResolvers = {
 
   updateBuildingInfo(_: unknown, { input }: { input: BuildingInput }, ctx: GqlContext) {
     need(ctx, 'write:spaces');
-    const b = ctx.assets.get('building', ctx.principal.orgId, input.id);
-    if (!b) throw gqlError('NOT_FOUND', `building ${input.id} does not exist`);
+    const b = mustGet(ctx, 'building', input.id);
     b.name = nonEmpty(input.name, 'name') ?? b.name;
     if (input.customID !== undefined) b.customId = input.customID;
     if (input.buildingNumber !== undefined) b.buildingNumber = input.buildingNumber;
@@ -60,8 +58,7 @@ export const mutationResolvers = {
 
   updateFloorInfo(_: unknown, { input }: { input: FloorInput }, ctx: GqlContext) {
     need(ctx, 'write:spaces');
-    const f = ctx.assets.get('floor', ctx.principal.orgId, input.id);
-    if (!f) throw gqlError('NOT_FOUND', `floor ${input.id} does not exist`);
+    const f = mustGet(ctx, 'floor', input.id);
     f.name = nonEmpty(input.name, 'name') ?? f.name;
     if (input.customID !== undefined) f.customId = input.customID;
     return { floor: f };
@@ -71,8 +68,7 @@ export const mutationResolvers = {
     need(ctx, 'write:sensors');
     // Validate everything first: a batch applies entirely or not at all.
     const found = sensors.map((u) => {
-      const s = ctx.assets.get('sensor', ctx.principal.orgId, u.sensor_id);
-      if (!s) throw gqlError('NOT_FOUND', `sensor ${u.sensor_id} does not exist`);
+      const s = mustGet(ctx, 'sensor', u.sensor_id);
       return { s, name: nonEmpty(u.name, 'name') as string };
     });
     for (const { s, name } of found) s.name = name;
@@ -82,7 +78,7 @@ export const mutationResolvers = {
   deleteSensors(_: unknown, { ids }: { ids: string[] }, ctx: GqlContext) {
     if (!ctx.principal.operator) throw gqlError('FORBIDDEN', 'deleteSensors is restricted to the operator\'s internal use');
     need(ctx, 'delete:sensors');
-    for (const id of ids) if (!ctx.assets.get('sensor', ctx.principal.orgId, id)) throw gqlError('NOT_FOUND', `sensor ${id} does not exist`);
+    for (const id of ids) mustGet(ctx, 'sensor', id);
     return ids.map((id) => ctx.assets.deleteSensor(ctx.principal.orgId, id));
   },
 

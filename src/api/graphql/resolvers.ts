@@ -1,7 +1,7 @@
 import { GraphQLError } from 'graphql';
 import { area } from '../../core/geometry.js';
 import type { BuildingModel, FloorModel, HiveModel, RoomModel, SensorModel, SiteModel, ZoneModel } from '../../scenario/model.js';
-import type { AssetService } from '../assets/asset-service.js';
+import type { AssetService, ItemOf } from '../assets/asset-service.js';
 import type { Principal } from '../auth/tokens.js';
 import { createMutations } from './create-mutations.js';
 import { mutationResolvers } from './mutations.js';
@@ -18,6 +18,13 @@ export interface GqlContext {
 
 export function gqlError(code: 'FORBIDDEN' | 'NOT_FOUND' | 'BAD_USER_INPUT', message: string): GraphQLError {
   return new GraphQLError(message, { extensions: { code } });
+}
+
+/** The caller's organisation's item of that kind, or NOT_FOUND (as for an id that does not exist). */
+export function mustGet<K extends Parameters<AssetService['get']>[0]>(ctx: GqlContext, kind: K, id: string): ItemOf<K> {
+  const item = ctx.assets.get(kind, ctx.principal.orgId, id);
+  if (!item) throw gqlError('NOT_FOUND', `${kind} ${id} does not exist`);
+  return item;
 }
 
 /** Throws FORBIDDEN unless the token carries the scope. */
