@@ -5,9 +5,9 @@ import { formatDiagnostic } from '../scenario/diagnostics.js';
 import { loadScenarioFile } from '../scenario/load.js';
 import { scenarioJsonSchema } from '../scenario/schema.js';
 import type { RunOptions } from '../run/options.js';
-import { runScenario } from '../run/run-scenario.js';
+import { runScenario, type RunReport } from '../run/run-scenario.js';
 import { createProgressBar } from './progress.js';
-import { serveModel, serveOptions, serveSignal } from './serve.js';
+import { serveDuringRun, serveOptions, serveSignal, untilAborted } from './serve.js';
 import { formatSummary } from './summary.js';
 
 /** What a command needs from the process: streams, so commands are testable in-process. */
@@ -24,15 +24,49 @@ export async function runCommand(file: string, flags: Flags, io: Io): Promise<nu
   const quiet = flags.quiet === true;
   const bar = !quiet && io.stderr.isTTY ? createProgressBar(io.stderr, 'simulating') : null;
   if (bar) opts.onProgress = (done, total) => bar.update(done, total);
-  const report = await runScenario(file, opts);
-  bar?.done();
-  if (typeof flags.report === 'string') writeFileSync(flags.report, `${JSON.stringify(report, null, 2)}\n`);
-  if (!quiet) io.stdout.write(`${formatSummary(report)}\n`);
-  if (serve) {
-    const loaded = loadScenarioFile(file, { ...(opts.seed !== undefined ? { seed: opts.seed } : {}) });
-    if (loaded.ok) await serveModel(loaded.model, { ...serve, dbPath: report.db }, io, serveSignal());
+  const finish = (report: RunReport): void => {
+    bar?.done();
+    if (typeof flags.report === 'string') writeFileSync(flags.report, `${JSON.stringify(report, null, 2)}\n`);
+    if (!quiet) io.stdout.write(`${formatSummary(report)}\n`);
+  };
+  if (!serve) {
+    const report = await runScenario(file, opts);
+    finish(report);
+    return exitCodeOf(report);
   }
-  // A run that lost data has found a failure condition (exit 1).
+  // Served: the API is up from the start (a real-time run can be watched), the run's end is
+  // announced, then the same platform keeps serving until Ctrl-C, which also ends a run early.
+  const signal = serveSignal();
+  const session = serveDuringRun(serve, io);
+  try {
+    const report = await runScenario(file, {
+      ...opts,
+      signal,
+      onPlatform: (ready) => session.start(ready),
+      beforeClose: async (r) => {
+        finish(r);
+        io.stdout.write(`run ${r.perf.interrupted ? 'interrupted' : 'finished'}; serving until Ctrl-C\n`);
+        await untilAborted(signal);
+      },
+    });
+    return exitCodeOf(report);
+  } finally {
+    await session.close();
+  }
+}
+
+/**
+ * `occusim serve --scenario s --feed [--speed F]`: the platform fed live by the scenario, at
+ * real time unless told otherwise (`--speed max` is refused: a feed is meant to be watched).
+ */
+export function feedCommand(flags: Flags, io: Io): Promise<number> {
+  if (typeof flags.scenario !== 'string') throw usage('occusim serve --feed needs --scenario <file>');
+  if (flags.speed === 'max') throw usage('occusim serve --feed runs in real time: --speed must be a factor such as 1 or 10 (use occusim run --serve for max speed)');
+  return runCommand(flags.scenario, { ...flags, serve: true, speed: typeof flags.speed === 'string' ? flags.speed : '1' }, io);
+}
+
+/** A run that lost data has found a failure condition (exit 1). */
+function exitCodeOf(report: RunReport): number {
   return report.result.messages.lost > 0 ? 1 : 0;
 }
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { AppError, ErrorCodes, isAppError } from '../core/errors.js';
-import { runCommand, schemaCommand, validateCommand, type Flags, type Io } from './commands.js';
+import { feedCommand, runCommand, schemaCommand, validateCommand, type Flags, type Io } from './commands.js';
 import { framesCommand } from './frames.js';
 import { checkCommand } from './check.js';
 import { replayCommand } from './replay.js';
@@ -27,6 +27,9 @@ Usage:
                                      re-publish a capture's hive messages
   occusim serve --scenario <file> [--db FILE] [--port N] [--mqtt-port N] [--audience A]
                                      the platform alone: broker, cloud ingest and HTTP API
+  occusim serve --scenario <file> --feed [--speed F] [run options]
+                                     the same, fed live by the scenario at F× real time
+                                     (default 1); keeps serving after it ends, until Ctrl-C
   occusim deadletters --db <store.sqlite>
                                      list the cloud store's dead letters (reason, topic, message)
   occusim --help | --version
@@ -43,8 +46,9 @@ run options:
   --broker URL          use an external MQTT broker (mqtt://host:port) instead
   --record FILE         write every MQTT message to a capture (.occap; embedded broker only)
   --quiet               no progress bar, no summary
-  --serve               keep the platform running after the run: API (--port, default 8080,
-                        0: free port) and MQTT (--mqtt-port), until Ctrl-C
+  --serve               serve the platform from the run's start and after its end: API
+                        (--port, default 8080, 0: free port) and MQTT (--mqtt-port), until
+                        Ctrl-C (which also ends a running simulation early)
   --audience A          API identifier accepted in client logins (default https://api.occusim.local)
 
 Exit codes: 0 ok, 1 the run found a failure condition (data lost), 2 usage or input error.
@@ -64,6 +68,7 @@ const OPTIONS = {
   listen: { type: 'boolean' },
   scenario: { type: 'string' },
   serve: { type: 'boolean' },
+  feed: { type: 'boolean' },
   audience: { type: 'string' },
   port: { type: 'string' },
   quiet: { type: 'boolean' },
@@ -128,7 +133,7 @@ async function dispatch(command: string, args: string[], flags: Flags, io: Io): 
       return deadlettersCommand(args, flags, io);
     case 'serve':
       if (args.length > 0) throw new AppError(ErrorCodes.USAGE, 'occusim serve takes no positional argument (use --scenario <file>)');
-      return serveCommand(flags, io);
+      return flags.feed === true ? feedCommand(flags, io) : serveCommand(flags, io);
     default:
       throw new AppError(ErrorCodes.USAGE, `unknown command ${JSON.stringify(command)} (try occusim --help)`);
   }

@@ -6,6 +6,7 @@ import { AppError, ErrorCodes } from '../core/errors.js';
 import { formatDiagnostic } from '../scenario/diagnostics.js';
 import { loadScenarioFile } from '../scenario/load.js';
 import type { ScenarioModel } from '../scenario/model.js';
+import type { PlatformReady } from '../run/options.js';
 import { startPlatform } from '../run/platform.js';
 import type { Flags, Io } from './commands.js';
 
@@ -47,23 +48,53 @@ export async function serveCommand(flags: Flags, io: Io, signal: AbortSignal = s
 
 export async function serveModel(model: ScenarioModel, opts: ServeOptions, io: Io, signal: AbortSignal): Promise<number> {
   const platform = await startPlatform(model, systemClock, { dbPath: opts.dbPath, mqttPort: opts.mqttPort, connectHives: false });
-  const store = new SqliteStore(platform.dbPath);
   try {
-    const api = await startApiServer({ models: [model], port: opts.port, audience: opts.audience, series: storeSeries(store, [model]) });
+    const session = serveDuringRun(opts, io);
     try {
-      io.stdout.write(`api listening on ${api.url}\nmqtt listening on ${platform.broker.url}\n`);
-      io.stdout.write(`store ${platform.dbPath}; audience ${opts.audience}\n`);
-      for (const c of model.clients) io.stdout.write(`client ${c.name}: client_id ${c.clientId} client_secret ${c.secret}\n`);
-      for (const u of model.users) io.stdout.write(`user ${u.username}: password ${u.password}\n`);
-      await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
+      await session.start({ model, dbPath: platform.dbPath, brokerUrl: platform.broker.url });
+      await untilAborted(signal);
     } finally {
-      await api.close();
+      await session.close();
     }
   } finally {
-    store.close();
     await platform.close();
   }
   return 0;
+}
+
+/**
+ * The HTTP API over a running platform's store (`occusim run --serve`, `serve --feed`): started
+ * when the platform is up, so a real-time run can be queried while it runs, and closed after.
+ */
+export interface ServeSession {
+  start(ready: PlatformReady): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function serveDuringRun(opts: ServeOptions, io: Io): ServeSession {
+  let store: SqliteStore | null = null;
+  let api: Awaited<ReturnType<typeof startApiServer>> | null = null;
+  return {
+    async start({ model, dbPath, brokerUrl }): Promise<void> {
+      // A second connection: the cloud writes through its own, WAL lets this one read meanwhile.
+      store = new SqliteStore(dbPath);
+      api = await startApiServer({ models: [model], port: opts.port, audience: opts.audience, series: storeSeries(store, [model]) });
+      io.stdout.write(`api listening on ${api.url}\nmqtt listening on ${brokerUrl}\n`);
+      io.stdout.write(`store ${dbPath}; audience ${opts.audience}\n`);
+      for (const c of model.clients) io.stdout.write(`client ${c.name}: client_id ${c.clientId} client_secret ${c.secret}\n`);
+      for (const u of model.users) io.stdout.write(`user ${u.username}: password ${u.password}\n`);
+    },
+    async close(): Promise<void> {
+      await api?.close();
+      store?.close();
+      api = null;
+      store = null;
+    },
+  };
+}
+
+export function untilAborted(signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
 }
 
 /** Aborted by SIGINT or SIGTERM (Ctrl-C ends `serve` cleanly). */

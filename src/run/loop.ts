@@ -24,6 +24,8 @@ export interface LoopContext {
   cloud: Cloud;
   speed: 'max' | number;
   onProgress: ((doneMs: number, totalMs: number) => void) | null;
+  /** Aborted: stop at the next tick (Ctrl-C during a served real-time run). */
+  signal?: AbortSignal | null;
 }
 
 export interface LoopStats {
@@ -32,6 +34,8 @@ export interface LoopStats {
   batchesSent: number;
   /** Sensor-seconds simulated: sensors × simulated seconds. */
   sensorSeconds: number;
+  /** Stopped by the signal before the scenario's end. */
+  interrupted: boolean;
 }
 
 export async function simulate(ctx: LoopContext): Promise<LoopStats> {
@@ -42,8 +46,13 @@ export async function simulate(ctx: LoopContext): Promise<LoopStats> {
   let ticks = 0;
 
   let t = model.startMs;
+  let interrupted = false;
   for (; t < endMs; t += model.tickMs) {
     if (pacer) await paceTo(pacer, t);
+    if (ctx.signal?.aborted) {
+      interrupted = true;
+      break;
+    }
     clock.advanceTo(t);
     const step = world.step(t);
     truth.observe(step, world);
@@ -55,7 +64,7 @@ export async function simulate(ctx: LoopContext): Promise<LoopStats> {
   await deliver(ctx, Math.max(model.startMs, t - model.tickMs));
   ctx.onProgress?.(model.durationMs, model.durationMs);
   const d = ctx.delivery.stats();
-  return { ticks, packetsSent: d.packetsSubmitted, batchesSent: d.batchesPublished, sensorSeconds: (model.sensors.length * model.durationMs) / 1000 };
+  return { ticks, packetsSent: d.packetsSubmitted, batchesSent: d.batchesPublished, sensorSeconds: (model.sensors.length * (Math.min(t, endMs) - model.startMs)) / 1000, interrupted };
 }
 
 async function paceTo(pacer: ScaledWallClock, simMs: number): Promise<void> {

@@ -1,5 +1,6 @@
 import { AppError, ErrorCodes } from '../core/errors.js';
-import type { Fidelity } from '../scenario/model.js';
+import type { Fidelity, ScenarioModel } from '../scenario/model.js';
+import type { RunReport } from './run-scenario.js';
 
 /** Options of `runScenario` (and of `occusim run`, which maps its flags onto these). */
 export interface RunOptions {
@@ -22,6 +23,23 @@ export interface RunOptions {
   record?: string;
   /** Called as the run advances, at most about 200 times a run. */
   onProgress?: (doneMs: number, totalMs: number) => void;
+  /**
+   * Called once the platform (broker, cloud, store) is up and before simulated time starts:
+   * `--serve` starts the HTTP API here, so a real-time run can be queried while it runs.
+   */
+  onPlatform?: (ready: PlatformReady) => Promise<void> | void;
+  /** Called with the finished report while the platform still runs: `--serve` keeps serving here until stopped. */
+  beforeClose?: (report: RunReport) => Promise<void> | void;
+  /** Aborting stops the simulation at the next tick; the run then finishes with what was simulated. */
+  signal?: AbortSignal;
+}
+
+/** What a caller needs to serve a running platform. */
+export interface PlatformReady {
+  model: ScenarioModel;
+  /** The cloud store's SQLite file (WAL: other connections may read while the cloud writes). */
+  dbPath: string;
+  brokerUrl: string;
 }
 
 export interface ResolvedRunOptions {

@@ -26,6 +26,8 @@ export interface RunPerf {
   sensorSecondsPerWallSecond: number;
   packetsPerWallSecond: number;
   peakRssMb: number;
+  /** True when the run was stopped (`signal`) before the scenario's end. */
+  interrupted: boolean;
 }
 
 export interface RunReport {
@@ -62,8 +64,9 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
     throw err;
   });
   try {
+    await options.onPlatform?.({ model, dbPath: platform.dbPath, brokerUrl: platform.broker.url });
     const delivery = createMeshDelivery(model, meshEndpoints(model, platform.hives), clock, brokerRestartHook(model, platform.broker));
-    const loop = await simulate({ model, clock, world, truth, edge, delivery, cloud: platform.cloud, speed: opts.speed, onProgress: opts.onProgress });
+    const loop = await simulate({ model, clock, world, truth, edge, delivery, cloud: platform.cloud, speed: opts.speed, onProgress: opts.onProgress, signal: options.signal ?? null });
     await delivery.drain();
     loop.batchesSent = delivery.stats().batchesPublished;
     platform.cloud.finish();
@@ -71,7 +74,7 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
     result.delivery = delivery.report();
     const wallMs = wall.elapsedMs();
     const simSeconds = wallMs / 1000;
-    return {
+    const report: RunReport = {
       scenario: model.name,
       seed: model.seed,
       result,
@@ -84,9 +87,12 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
         sensorSecondsPerWallSecond: Math.round(loop.sensorSeconds / simSeconds),
         packetsPerWallSecond: Math.round(loop.packetsSent / simSeconds),
         peakRssMb: peakRssMb(),
+        interrupted: loop.interrupted,
       },
       db: platform.dbPath,
     };
+    await options.beforeClose?.(report);
+    return report;
   } finally {
     await edge.close();
     await platform.close();

@@ -6,11 +6,15 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_AUDIENCE } from '../../src/api/server.js';
 import { SqliteStore } from '../../src/cloud/store/sqlite-store.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
+import { cli } from './fixtures/run-cli.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 
-/** Spawns `occusim run … --serve` and resolves with the API URL once it listens. */
-function startServing(args: string[]): { child: ReturnType<typeof spawn>; ready: Promise<{ api: string; out: string }> } {
+/**
+ * Spawns `occusim run … --serve` (or `serve --feed`) and resolves with the API URL once it
+ * listens and stdout matches `until`; `output()` reads what it printed so far.
+ */
+function startServing(args: string[], until = /run finished; serving until Ctrl-C/): { child: ReturnType<typeof spawn>; ready: Promise<{ api: string; out: string }>; output: () => string } {
   const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'test/cli/fixtures/cli-entry.ts'), ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
@@ -18,53 +22,127 @@ function startServing(args: string[]): { child: ReturnType<typeof spawn>; ready:
     child.stdout?.on('data', (c: Buffer) => {
       out += c.toString();
       const m = /api listening on (http:\/\/\S+)/.exec(out);
-      if (m && /client \S+: client_id/.test(out)) resolve({ api: m[1] as string, out });
+      if (m && /client \S+: client_id/.test(out) && until.test(out)) resolve({ api: m[1] as string, out });
     });
     child.stderr?.on('data', (c: Buffer) => (err += c.toString()));
     child.on('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
   });
-  return { child, ready };
+  return { child, ready, output: () => out };
+}
+
+const scenario = join(root, 'scenarios/quickstart.yaml');
+const model = (loadScenarioFile(scenario) as { ok: true; model: { startMs: number; rooms: Array<{ id: string; name: string }> } }).model;
+const office = model.rooms.find((r) => r.name === 'Open office')!;
+
+async function login(api: string, out: string): Promise<string> {
+  const [, clientId, secret] = /client \S+: client_id (\S+) client_secret (\S+)/.exec(out) as unknown as [string, string, string];
+  const res = await fetch(`${api}/api/v2/clients/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_id: clientId, client_secret: secret, audience: DEFAULT_AUDIENCE, grant_type: 'client_credentials' }),
+  });
+  return ((await res.json()) as { access_token: string }).access_token;
+}
+
+/** The open office's per-minute occupancy through the reporting API, as [minute, value] pairs. */
+async function officeMinutes(api: string, token: string, start: number, stop: number): Promise<Array<[number, number]>> {
+  const res = await fetch(`${api}/api/v3/reporting`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({
+      window: { every: '1m', function: 'max', timezone: 'Europe/Paris' },
+      filter: { measurements: ['room_occupancy'], rooms: { eq: [office.id] }, start: new Date(start).toISOString(), stop: new Date(stop).toISOString() },
+    }),
+  });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { data: Array<{ start: string; value: number }> }).data.map((p) => [Date.parse(p.start), p.value]);
+}
+
+function storedMinutes(db: string, start: number, stop: number): Array<[number, number]> {
+  const store = new SqliteStore(db);
+  try {
+    return store.presenceSeries(office.id, '1m', start, stop).map((s) => [s.bucketMs, s.value]);
+  } finally {
+    store.close();
+  }
+}
+
+async function stop(child: ReturnType<typeof spawn>): Promise<number | null> {
+  if (child.exitCode !== null) return child.exitCode;
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  child.kill('SIGTERM');
+  return exited;
 }
 
 describe('occusim run --serve', () => {
   it('serves the run\'s store over real HTTP: reported occupancy equals what the store holds', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'occusim-serve-'));
-    const db = join(dir, 'store.sqlite');
-    const scenario = join(root, 'scenarios/quickstart.yaml');
+    const db = join(mkdtempSync(join(tmpdir(), 'occusim-serve-')), 'store.sqlite');
     const { child, ready } = startServing(['run', scenario, '--duration', '40m', '--db', db, '--serve', '--port', '0', '--mqtt-port', '0', '--quiet']);
     try {
       const { api, out } = await ready;
       expect(out).toMatch(/mqtt listening on mqtt:\/\/127\.0\.0\.1:\d+/);
-      const [, clientId, secret] = /client \S+: client_id (\S+) client_secret (\S+)/.exec(out) as unknown as [string, string, string];
-      const login = await fetch(`${api}/api/v2/clients/login`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ client_id: clientId, client_secret: secret, audience: DEFAULT_AUDIENCE, grant_type: 'client_credentials' }),
-      });
-      const { access_token: token } = (await login.json()) as { access_token: string };
-      const model = (loadScenarioFile(scenario) as { ok: true; model: { startMs: number; rooms: Array<{ id: string; name: string }> } }).model;
-      const office = model.rooms.find((r) => r.name === 'Open office')!;
+      const token = await login(api, out);
       const start = model.startMs;
-      const stop = start + 40 * 60_000;
-      const res = await fetch(`${api}/api/v3/reporting`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-        body: JSON.stringify({
-          window: { every: '1m', function: 'max', timezone: 'Europe/Paris' },
-          filter: { measurements: ['room_occupancy'], rooms: { eq: [office.id] }, start: new Date(start).toISOString(), stop: new Date(stop).toISOString() },
-        }),
-      });
-      expect(res.status).toBe(200);
-      const points = ((await res.json()) as { data: Array<{ start: string; value: number }> }).data;
-      const store = new SqliteStore(db);
-      const stored = store.presenceSeries(office.id, '1m', start, stop);
-      store.close();
+      const stopMs = start + 40 * 60_000;
+      const points = await officeMinutes(api, token, start, stopMs);
+      const stored = storedMinutes(db, start, stopMs);
       expect(stored.length).toBeGreaterThan(30);
-      expect(points.map((p) => [Date.parse(p.start), p.value])).toEqual(stored.map((s) => [s.bucketMs, s.value]));
-      expect(points.some((p) => p.value > 0)).toBe(true);
+      expect(points).toEqual(stored);
+      expect(points.some(([, v]) => v > 0)).toBe(true);
     } finally {
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
+      await stop(child);
     }
+  });
+});
+
+describe('occusim serve --feed', () => {
+  it('serves a real-time run while it runs: the API sees minutes arrive, then all of them, and SIGTERM exits 0', async () => {
+    const db = join(mkdtempSync(join(tmpdir(), 'occusim-feed-')), 'store.sqlite');
+    // 20 simulated minutes at 240× real time: about 5 s of wall time.
+    const { child, ready, output } = startServing(['serve', '--scenario', scenario, '--feed', '--speed', '240', '--duration', '20m', '--db', db, '--port', '0', '--mqtt-port', '0', '--quiet'], /store /);
+    try {
+      const { api, out } = await ready;
+      expect(out).not.toMatch(/run finished/);
+      const token = await login(api, out);
+      const start = model.startMs;
+      const stopMs = start + 20 * 60_000;
+      // While the simulation runs, the served store fills minute by minute.
+      const seen: number[] = [];
+      while (!/run finished; serving until Ctrl-C/.test(output())) {
+        seen.push((await officeMinutes(api, token, start, stopMs)).length);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      const during = seen.filter((n) => n > 0 && n < 20);
+      expect(during.length).toBeGreaterThan(0);
+      const final = await officeMinutes(api, token, start, stopMs);
+      expect(final.length).toBe(20);
+      expect(final).toEqual(storedMinutes(db, start, stopMs));
+      expect(await stop(child)).toBe(0);
+    } finally {
+      await stop(child);
+    }
+  });
+
+  it('ends a real-time run early on SIGTERM: the run is reported interrupted and the process exits 0', async () => {
+    const db = join(mkdtempSync(join(tmpdir(), 'occusim-feed-')), 'store.sqlite');
+    const { child, ready, output } = startServing(['serve', '--scenario', scenario, '--feed', '--db', db, '--port', '0', '--mqtt-port', '0'], /store /);
+    try {
+      await ready;
+      const t0 = process.hrtime.bigint();
+      expect(await stop(child)).toBe(0);
+      expect(Number(process.hrtime.bigint() - t0) / 1e6).toBeLessThan(15_000);
+      expect(output()).toMatch(/run interrupted; serving until Ctrl-C/);
+    } finally {
+      await stop(child);
+    }
+  });
+
+  it('refuses --speed max and a missing --scenario with usage errors', async () => {
+    const max = await cli('serve', '--scenario', scenario, '--feed', '--speed', 'max');
+    expect(max.code).toBe(2);
+    expect(max.err).toMatch(/real time: --speed must be a factor/);
+    const none = await cli('serve', '--feed');
+    expect(none.code).toBe(2);
+    expect(none.err).toMatch(/needs --scenario/);
   });
 });
