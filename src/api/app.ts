@@ -17,6 +17,8 @@ import { ApiError } from './errors.js';
 import { DEFAULT_LIMITS, queryLimitsRule, type QueryLimits } from './graphql/limits.js';
 import { resolvers, type GqlContext } from './graphql/resolvers.js';
 import { typeDefs } from './graphql/schema.js';
+import type { ApiStatePort } from './state/port.js';
+import { RequestStatus, type StatusSource } from './status.js';
 
 /**
  * The platform API as a Fastify app that never listens by itself: tests call `inject()`,
@@ -34,6 +36,10 @@ export interface ApiDeps {
   introspection?: boolean;
   limits?: QueryLimits;
   logger?: boolean;
+  /** Where mutations' results are kept across restarts (absent: in memory only). */
+  state?: ApiStatePort;
+  /** Live hive and sensor status (the cloud store); absent: devices read as online, never heard. */
+  status?: StatusSource;
 }
 
 declare module 'fastify' {
@@ -72,7 +78,11 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     // Compile a query to JS after its first run: large topology queries resolve ~2× faster.
     jit: 1,
     validationRules: rules,
-    context: (req): GqlContext => ({ principal: req.principal as Principal, assets: deps.assets }),
+    context: (req): GqlContext => {
+      const principal = req.principal as Principal;
+      const status = deps.status ? { status: new RequestStatus(deps.status, deps.assets, principal.orgId) } : {};
+      return { principal, assets: deps.assets, ...status };
+    },
     errorFormatter: (execution) => formatGraphqlErrors(execution.data ?? null, execution.errors ?? []),
     // Errors raised outside execution (authentication in the hook, validation): an ApiError
     // keeps its HTTP status; everything else is answered as a GraphQL error.
@@ -85,7 +95,25 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
       await reply.code(statusCode).send(response);
     },
   });
+  if (deps.state) persistMutations(app, deps.assets, deps.state);
   return app;
+}
+
+/**
+ * After a mutation operation, the caller's organisation's asset overlay is written to the
+ * state store (whole overlay: mutations are rare, and a partial failure of a batch may still
+ * have changed something).
+ */
+function persistMutations(app: FastifyInstance, assets: AssetService, state: ApiStatePort): void {
+  const mutating = new WeakSet<object>();
+  app.graphql.addHook('preExecution', async (_schema, document, context) => {
+    if (document.definitions.some((d) => d.kind === 'OperationDefinition' && d.operation === 'mutation')) mutating.add(context);
+  });
+  app.graphql.addHook('onResolution', async (_execution, context) => {
+    if (!mutating.has(context)) return;
+    const orgId = (context as unknown as GqlContext).principal.orgId;
+    state.putOverlay(orgId, assets.overlay(orgId));
+  });
 }
 
 /** By name, not instanceof: a bundler may load graphql's ESM build beside mercurius's CJS one. */

@@ -4,8 +4,11 @@ import type { ScenarioModel } from '../scenario/model.js';
 import { buildApi } from './app.js';
 import { AssetService } from './assets/asset-service.js';
 import { AccountService } from './auth/accounts.js';
+import type { ScryptCost } from './auth/passwords.js';
 import { TokenService } from './auth/tokens.js';
 import type { SeriesPort } from './reporting/series.js';
+import type { ApiStatePort } from './state/port.js';
+import type { StatusSource } from './status.js';
 
 /**
  * The API as a listening HTTP server over the organisations of one or more scenarios
@@ -24,6 +27,10 @@ export interface ApiServerOptions {
   clock?: Clock;
   /** Per-minute series for reporting and stats (absent: those routes are not served). */
   series?: SeriesPort;
+  /** Keeps API-created clients and mutations across restarts (`--db`); absent: in memory. */
+  state?: ApiStatePort;
+  /** Live hive and sensor status (the cloud store). */
+  status?: StatusSource;
 }
 
 export interface ApiServer {
@@ -35,6 +42,20 @@ export interface ApiServer {
 
 export const DEFAULT_AUDIENCE = 'https://api.occusim.local';
 
+/**
+ * The registry and accounts the API serves: the scenarios' own, with what `state` kept of
+ * earlier API changes applied on top (clients created or deleted, mutations, tags).
+ */
+export async function apiServices(models: readonly ScenarioModel[], clock: Clock, state: ApiStatePort | null, cost?: ScryptCost): Promise<{ accounts: AccountService; assets: AssetService }> {
+  const accounts = await AccountService.fromModels(models, clock, cost, state);
+  const assets = new AssetService(models);
+  for (const m of models) {
+    const overlay = state?.overlay(m.org.id);
+    if (overlay) assets.applyOverlay(m.org.id, overlay);
+  }
+  return { accounts, assets };
+}
+
 export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer> {
   const clock = opts.clock ?? systemClock;
   const host = opts.host ?? '127.0.0.1';
@@ -45,14 +66,16 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
     refreshTtlS: 30 * 86_400,
     clock,
   });
-  const accounts = await AccountService.fromModels(opts.models, clock);
+  const { accounts, assets } = await apiServices(opts.models, clock, opts.state ?? null);
   const app = await buildApi({
-    assets: new AssetService(opts.models),
+    assets,
     accounts,
     tokens,
     clock,
     introspection: opts.introspection ?? true,
     ...(opts.series ? { series: opts.series } : {}),
+    ...(opts.state ? { state: opts.state } : {}),
+    ...(opts.status ? { status: opts.status } : {}),
   });
   await app.listen({ host, port: opts.port ?? 0 });
   const address = app.server.address();

@@ -28,12 +28,12 @@ export function mayPublish(who: Principal, topic: string): boolean {
 }
 
 /**
- * The filter a subscription really matches on this broker, or null when `who` may not hold
- * it. Aedes 1.x implements no shared subscriptions, so `$share/<group>/F` is granted as plain
- * F: every ingest instance then sees every message (acks are idempotent; the cloud dedupes).
+ * The filter a subscription is granted as, or null when `who` may not hold it. A shared
+ * subscription `$share/<group>/F` is granted as itself: `SharedSubscriptions` delivers each
+ * matching message to one member of the group (Aedes 1.x has no shared subscriptions).
  */
 export function effectiveSubscription(who: Principal, filter: string): string | null {
   if (who.role === 'hive') return filter === ackTopic(who.serial) ? filter : null;
   const inner = SHARE_RE.exec(filter)?.[2] ?? filter;
-  return CLOUD_FILTERS.has(inner) ? inner : null;
+  return CLOUD_FILTERS.has(inner) ? filter : null;
 }

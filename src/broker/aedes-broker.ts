@@ -4,6 +4,7 @@ import { Aedes } from 'aedes';
 import { AppError, ErrorCodes } from '../core/errors.js';
 import { buildCredentialTable } from './credentials.js';
 import { policyHooks } from './hooks.js';
+import { SharedSubscriptions } from './shared-subscriptions.js';
 
 export interface BrokerCredentials {
   username: string;
@@ -88,6 +89,7 @@ async function startCore(opts: BrokerOptions, counters: BrokerStats, host: strin
   const maxPayloadBytes = opts.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES;
   const aedes = await Aedes.createBroker(policyHooks({ credentials, maxPayloadBytes, counters }));
   countTraffic(aedes, counters, opts.onPublish);
+  new SharedSubscriptions().attach(aedes);
   const subscribed = new SubscriptionLog();
   aedes.on('subscribe', (subs) => subscribed.add(subs.map((x) => x.topic)));
   const sockets = new Set<Socket>();

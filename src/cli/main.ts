@@ -7,6 +7,7 @@ import { checkCommand } from './check.js';
 import { replayCommand } from './replay.js';
 import { deadlettersCommand } from './deadletters.js';
 import { serveCommand } from './serve.js';
+import { graphqlSchemaCommand } from '../api/graphql/sdl.js';
 
 /**
  * `occusim` command line: a thin shell over the library API. Exit codes (DESIGN §3.1):
@@ -18,6 +19,7 @@ Usage:
   occusim run <scenario> [options]   simulate end to end and compare with ground truth
   occusim validate <scenario>        check a scenario file; every problem as file:line:col path: message
   occusim schema                     print the scenario JSON Schema
+  occusim schema --graphql           print the GraphQL SDL of the platform API (/api/v3/graphql)
   occusim frames <scenario> --sensor <id|name> --from <t> --to <t> --out DIR
                                      PNG heat maps of what one sensor saw (t: HH:MM or 30m)
   occusim check <capture.occap>      protocol conformance of a capture (violations: exit 1)
@@ -38,6 +40,8 @@ run options:
   --seed N              override the scenario's seed
   --speed max|F         max (default): virtual time, deterministic; F: F× real time
   --duration D          override the duration (90s, 30m, 2h, 1h30m, 1d)
+  --start T             override the start: site-local 2026-11-23T08:00, with Z or an
+                        offset, or 'now' (a live feed whose data carries today's times)
   --fidelity F          model (statistical sensors) or frame (thermal frames + edge detection)
   --workers N           worker threads for frame fidelity (0: main thread; results identical)
   --report FILE         write the JSON report { scenario, seed, result, perf, db }
@@ -58,6 +62,7 @@ const OPTIONS = {
   seed: { type: 'string' },
   speed: { type: 'string' },
   duration: { type: 'string' },
+  start: { type: 'string' },
   fidelity: { type: 'string' },
   workers: { type: 'string' },
   report: { type: 'string' },
@@ -78,6 +83,7 @@ const OPTIONS = {
   out: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean' },
+  graphql: { type: 'boolean' },
 } as const;
 
 export async function main(argv: readonly string[], io: Io): Promise<number> {
@@ -122,7 +128,7 @@ async function dispatch(command: string, args: string[], flags: Flags, io: Io): 
     case 'validate':
       return validateCommand(needFile(), io);
     case 'schema':
-      return schemaCommand(io);
+      return flags.graphql === true ? graphqlSchemaCommand(io) : schemaCommand(io);
     case 'frames':
       return framesCommand(needFile(), flags, io);
     case 'check':

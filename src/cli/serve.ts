@@ -1,5 +1,6 @@
 import { DEFAULT_AUDIENCE, startApiServer } from '../api/server.js';
 import { storeSeries } from '../api/reporting/store-series.js';
+import { SqliteApiState } from '../api/state/sqlite-state.js';
 import { SqliteStore } from '../cloud/store/sqlite-store.js';
 import { systemClock } from '../core/clock.js';
 import { AppError, ErrorCodes } from '../core/errors.js';
@@ -73,12 +74,17 @@ export interface ServeSession {
 
 export function serveDuringRun(opts: ServeOptions, io: Io): ServeSession {
   let store: SqliteStore | null = null;
+  let state: SqliteApiState | null = null;
+  let series: ReturnType<typeof storeSeries> | null = null;
   let api: Awaited<ReturnType<typeof startApiServer>> | null = null;
   return {
     async start({ model, dbPath, brokerUrl }): Promise<void> {
       // A second connection: the cloud writes through its own, WAL lets this one read meanwhile.
       store = new SqliteStore(dbPath);
-      api = await startApiServer({ models: [model], port: opts.port, audience: opts.audience, series: storeSeries(store, [model]) });
+      state = new SqliteApiState(dbPath);
+      // With the file path, reporting reads minutes through its own read-only connection (faster).
+      series = storeSeries(store, [model], { dbPath });
+      api = await startApiServer({ models: [model], port: opts.port, audience: opts.audience, series, state, status: store });
       io.stdout.write(`api listening on ${api.url}\nmqtt listening on ${brokerUrl}\n`);
       io.stdout.write(`store ${dbPath}; audience ${opts.audience}\n`);
       for (const c of model.clients) io.stdout.write(`client ${c.name}: client_id ${c.clientId} client_secret ${c.secret}\n`);
@@ -86,8 +92,12 @@ export function serveDuringRun(opts: ServeOptions, io: Io): ServeSession {
     },
     async close(): Promise<void> {
       await api?.close();
+      series?.close();
+      state?.close();
       store?.close();
       api = null;
+      series = null;
+      state = null;
       store = null;
     },
   };

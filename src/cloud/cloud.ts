@@ -4,11 +4,12 @@ import { MINUTE_MS } from '../core/time.js';
 import type { ScenarioModel } from '../scenario/model.js';
 import { startMqttIngest, type MqttIngest } from './mqtt-ingest.js';
 import { CloudPipeline, type CloudCounters } from './pipeline.js';
-import { calibrate } from './calibration.js';
+import { calibrate, type CalibrationPoint } from './calibration.js';
+import type { SensorEvent } from './events.js';
 import { LocalDays } from './local-day.js';
 import { buildRegistry } from './registry.js';
 import { assetRows, zoneOfSpace } from './assets.js';
-import type { OccupancyEvent } from './store/port.js';
+import type { HiveStatus, OccupancyEvent, SensorStatus } from './store/port.js';
 import { SqliteStore } from './store/sqlite-store.js';
 import { rawOccupancy, trafficSpaces, type OccupancyPoint, type TrafficSpace } from './traffic-occupancy.js';
 
@@ -31,6 +32,8 @@ export interface CloudOptions {
   shareGroup?: string;
   clientId?: string;
   onEvent?: (e: OccupancyEvent) => void;
+  /** DETECTIONS and TRAFFIC events (internal stream only, not in the outbox). */
+  onSensorEvent?: (e: SensorEvent) => void;
 }
 
 export interface PresenceMinute {
@@ -58,6 +61,10 @@ export interface Cloud {
   /** Read back from the store, ordered by minute. */
   trafficMinutes(sensorId: string): TrafficMinute[];
   deadLetters(): Array<{ receivedAtMs: number; topic: string; reason: string; message: string }>;
+  /** The hive's latest heartbeat (by hive id), or null before the first one (`Store.hiveStatus`). */
+  hiveStatus(hiveId: string): HiveStatus | null;
+  /** A sensor's last-seen instant and latest health, or null when never seen (`Store.sensorStatus`). */
+  sensorStatus(sensorId: string): SensorStatus | null;
   /** Rooms (all doors counted) and floors (all entrances counted) with a traffic occupancy. */
   trafficSpaces(): readonly TrafficSpace[];
   /**
@@ -85,8 +92,13 @@ export async function startCloud(opts: CloudOptions): Promise<Cloud> {
     lookbackMs: opts.lookbackMs ?? DEFAULT_LOOKBACK_MS,
     zoneOf,
     ...(opts.onEvent ? { onEvent: opts.onEvent } : {}),
+    ...(opts.onSensorEvent ? { onSensorEvent: opts.onSensorEvent } : {}),
   });
   const spaces = trafficSpaces(opts.model);
+  // Scenario `calibration_points` per room and floor: anchors of the calibrated series.
+  const calibrationPoints = new Map<string, readonly CalibrationPoint[]>(
+    [...opts.model.rooms, ...opts.model.floors].flatMap((s) => (s.calibrationPoints ? [[s.id, s.calibrationPoints] as const] : [])),
+  );
   // A failure inside the MQTT callback (e.g. the disk is full) cannot be thrown to anyone
   // there; it is kept and raised by the runner's next call.
   let failure: unknown = undefined;
@@ -105,6 +117,14 @@ export async function startCloud(opts: CloudOptions): Promise<Cloud> {
         } catch (err) {
           failure = err;
           return null;
+        }
+      },
+      onHeartbeat(topic, payload) {
+        if (failure !== undefined) return;
+        try {
+          pipeline.handleHeartbeat(topic, payload);
+        } catch (err) {
+          failure = err;
         }
       },
     });
@@ -130,6 +150,8 @@ export async function startCloud(opts: CloudOptions): Promise<Cloud> {
     presenceMinutes: (spaceId) => store.presenceMinutes(spaceId).map(({ minuteMs, value, samples }) => ({ minuteMs, value, samples })),
     trafficMinutes: (sensorId) => store.trafficMinutes(sensorId).map((r) => ({ minuteMs: r.minuteMs, in: r.in, out: r.out })),
     deadLetters: () => store.deadLetters().map(({ receivedAtMs, topic, reason, message }) => ({ receivedAtMs, topic, reason, message })),
+    hiveStatus: (hiveId) => store.hiveStatus(hiveId),
+    sensorStatus: (sensorId) => store.sensorStatus(sensorId),
     trafficSpaces: () => spaces,
     trafficOccupancy(spaceId, fromMs, toMs, calibrated) {
       const space = spaces.find((s) => s.spaceId === spaceId);
@@ -139,7 +161,8 @@ export async function startCloud(opts: CloudOptions): Promise<Cloud> {
       const raw = rawOccupancy(space, rows, days, fromMs, toMs);
       if (!calibrated) return raw;
       const presence = new Map(store.presenceMinutes(spaceId).map((m) => [m.minuteMs, m.value] as const));
-      return calibrate(raw, days, { presence });
+      const points = calibrationPoints.get(spaceId);
+      return calibrate(raw, days, { presence, ...(points ? { calibrationPoints: points } : {}) });
     },
     async close() {
       if (closed) return;

@@ -1,17 +1,24 @@
 import type { Clock } from '../core/clock.js';
-import { floorToMinute } from '../core/time.js';
+import { floorToMinute, MINUTE_MS } from '../core/time.js';
+import { uplinkTopic } from '../core/topics.js';
 import type { UplinkAck } from '../proto/messages.js';
-import { inspectUplink, type AcceptedPacket } from './ingest.js';
-import { PresenceAggregator } from './presence.js';
+import { eventId, type SensorEvent } from './events.js';
+import { inspectHeartbeat } from './heartbeat.js';
+import { inspectUplink, type DeadLetter } from './ingest.js';
+import { PresenceKernel } from './kernel/presence-kernel.js';
+import { PacketKind, ReadStatus, UplinkReader } from './kernel/uplink-reader.js';
 import { Recompute, type RecomputeCounters } from './recompute.js';
 import type { AssetRegistry } from './registry.js';
-import type { OccupancyEvent, StoredPresencePacket, StoredTrafficPacket, Store } from './store/port.js';
+import type { OccupancyEvent, Store } from './store/port.js';
 import { TrafficAggregator } from './traffic.js';
 
 /**
  * The cloud's processing, without sockets: message in → validated, deduplicated, stored in
  * one transaction, aggregated → the ack to publish (or null). The MQTT adapter feeds it and
- * publishes what it returns; tests call it directly.
+ * publishes what it returns; tests call it directly. Decode, validation and presence run on
+ * the typed-array hot path (`kernel/`: `UplinkReader`, `PresenceKernel`) that
+ * `npm run bench -- pipeline` measures; a message the hot path does not find clean is
+ * explained by `inspectUplink` (dead letters with reasons).
  */
 export interface CloudCounters extends RecomputeCounters {
   batchesReceived: number;
@@ -31,20 +38,38 @@ export interface PipelineOptions {
   zoneOf?: (spaceId: string) => string;
   /** Listener of the internal occupancy event stream (the outbox table holds them too). */
   onEvent?: (e: OccupancyEvent) => void;
+  /**
+   * Listener of DETECTIONS and TRAFFIC events (spec §6), one per accepted packet, on the
+   * internal stream only: they are not written to the outbox (docs/occupancy.md, Events).
+   */
+  onSensorEvent?: (e: SensorEvent) => void;
 }
+
+// A local copy: an imported binding is a property read per use under some loaders.
+const PRESENCE: number = PacketKind.Presence;
+
+type Read = { ok: false; deadLetter: DeadLetter } | { ok: true; serial: string; seq: number; sentAtMs: number; packetCount: number; deadLetters: readonly DeadLetter[] };
+
+const KIND_BOTH = 3;
 
 export class CloudPipeline {
   readonly #o: PipelineOptions;
-  readonly #presence: PresenceAggregator;
+  readonly #reader: UplinkReader;
+  /** Re-reads stored payloads (late data, recovery) without disturbing the message in hand. */
+  readonly #reloader: UplinkReader;
+  readonly #presence: PresenceKernel;
   readonly #traffic = new TrafficAggregator();
   readonly #latencies: number[] = [];
   readonly #counters = { batchesReceived: 0, batchesProcessed: 0, duplicateBatches: 0, packetsProcessed: 0, deadLettered: 0 };
   readonly #recompute: Recompute;
 
-  /** Resumes from the store: raw packets of minutes not yet finalised are reloaded (crash recovery). */
+  /** Resumes from the store: payloads of minutes not yet finalised are re-read (crash recovery). */
   constructor(opts: PipelineOptions) {
     this.#o = opts;
-    this.#presence = new PresenceAggregator(opts.registry);
+    this.#reader = new UplinkReader(opts.registry);
+    this.#reloader = new UplinkReader(opts.registry);
+    const model = opts.registry.scenario;
+    this.#presence = new PresenceKernel(opts.registry, this.#reader.sensorIds, model.floors.map((f) => f.id), model.tickMs);
     this.#recompute = new Recompute({
       store: opts.store,
       presence: this.#presence,
@@ -53,46 +78,61 @@ export class CloudPipeline {
       zoneOf: opts.zoneOf ?? (() => 'UTC'),
       ...(opts.onEvent ? { onEvent: opts.onEvent } : {}),
     });
-    this.#recover();
-  }
-
-  #recover(): void {
-    const from = this.#recompute.recoverFrom();
-    for (const p of this.#o.store.presencePacketsSince(from)) this.#presence.add(p.sensorId, p.sensedAtMs, p.detections);
-    for (const t of this.#o.store.trafficPacketsSince(from)) this.#traffic.add(t.sensorId, t.sensedAtMs, t);
+    this.#reload(this.#recompute.recoverFrom(), Number.MAX_SAFE_INTEGER, KIND_BOTH);
   }
 
   /** Handles one message from an uplink subscription; returns the ack to publish, if any. */
   handleMessage(topic: string, payload: Uint8Array): UplinkAck | null {
-    const { registry, store, clock } = this.#o;
+    const { store, clock } = this.#o;
     this.#counters.batchesReceived++;
     const receivedAtMs = clock.now();
-    const v = inspectUplink(registry, { topic, payload, receivedAtMs });
-    if (v.kind === 'rejected') {
+    const v = this.#read(this.#reader, topic, payload, receivedAtMs);
+    if (!v.ok) {
       store.writeDeadLetter(v.deadLetter);
       this.#counters.deadLettered++;
       return null;
     }
-    const serial = v.hive.serial;
-    if (store.hasBatch(serial, v.batch.seq)) {
+    if (store.hasBatch(v.serial, v.seq)) {
       // A retransmission (lost ack, or QoS 1 redelivery): already stored, so only re-ack.
       this.#counters.duplicateBatches++;
-      return { hiveSerial: serial, ackedSeq: store.ackedSeq(serial), ackedAtMs: clock.now() };
+      return { hiveSerial: v.serial, ackedSeq: store.ackedSeq(v.serial), ackedAtMs: clock.now() };
     }
-    const ackedSeq = this.#nextAckedSeq(serial, v.batch.seq);
+    const r = this.#reader;
+    const ackedSeq = this.#nextAckedSeq(v.serial, v.seq);
+    const accepted = r.count - r.rejected;
     store.writeBatch({
-      hiveSerial: serial,
-      seq: v.batch.seq,
-      sentAtMs: v.batch.sentAtMs,
+      hiveSerial: v.serial,
+      seq: v.seq,
+      sentAtMs: v.sentAtMs,
       receivedAtMs,
       ackedSeq,
-      ...splitByKind(v.packets),
+      packetCount: v.packetCount,
+      raw: accepted > 0 ? { payload, minSensedMs: r.minSensedMs, maxSensedMs: r.maxSensedMs } : null,
       deadLetters: v.deadLetters,
+      sensorsSeen: lastSeen(r),
     });
     this.#counters.batchesProcessed++;
     this.#counters.deadLettered += v.deadLetters.length;
-    this.#aggregate(v.packets, receivedAtMs);
-    return { hiveSerial: serial, ackedSeq, ackedAtMs: clock.now() };
+    this.#aggregate(receivedAtMs);
+    return { hiveSerial: v.serial, ackedSeq, ackedAtMs: clock.now() };
+  }
+
+  /**
+   * Handles one message from the heartbeat subscription: the hive's latest status and its
+   * sensors' health replace the stored ones; rejected heartbeats and health entries are
+   * dead-lettered with their reasons (`inspectHeartbeat`).
+   */
+  handleHeartbeat(topic: string, payload: Uint8Array): void {
+    const { store, clock, registry } = this.#o;
+    const v = inspectHeartbeat(registry, { topic, payload, receivedAtMs: clock.now() });
+    if (v.kind === 'rejected') {
+      store.writeDeadLetter(v.deadLetter);
+      this.#counters.deadLettered++;
+      return;
+    }
+    store.writeHeartbeat(v.status, v.sensors);
+    for (const d of v.deadLetters) store.writeDeadLetter(d);
+    this.#counters.deadLettered += v.deadLetters.length;
   }
 
   /** At each new minute, recomputes the look-back window (events); finalises minutes leaving it. */
@@ -113,6 +153,23 @@ export class CloudPipeline {
     return this.#latencies;
   }
 
+  /**
+   * Reads a message into `reader`: the hot path when it is clean; otherwise `inspectUplink`
+   * explains it (dead letters with reasons) and decides. Stored payloads are re-read with
+   * the same function, so recovery accepts exactly what ingest accepted.
+   */
+  #read(reader: UplinkReader, topic: string, payload: Uint8Array, receivedAtMs: number): Read {
+    const hive = reader.hiveOfTopic(topic);
+    const status = reader.read(hive, payload);
+    const serial = (): string => this.#o.registry.scenario.hives[hive]?.serial ?? '';
+    if (status === ReadStatus.Clean) return { ok: true, serial: serial(), seq: reader.seq, sentAtMs: reader.sentAtMs, packetCount: reader.count, deadLetters: [] };
+    const v = inspectUplink(this.#o.registry, { topic, payload, receivedAtMs });
+    if (v.kind === 'rejected') return { ok: false, deadLetter: v.deadLetter };
+    // Bytes the scanner refused but protobufjs decoded: take the decoded packets.
+    if (status === ReadStatus.Message) reader.fill(hive, v.packets);
+    return { ok: true, serial: v.hive.serial, seq: v.batch.seq, sentAtMs: v.batch.sentAtMs, packetCount: v.batch.packets.length, deadLetters: v.deadLetters };
+  }
+
   /** Ack progress including `seq`: it extends the contiguous run only when it fills the next gap. */
   #nextAckedSeq(serial: string, seq: number): number {
     let acked = this.#o.store.ackedSeq(serial);
@@ -122,38 +179,65 @@ export class CloudPipeline {
     return acked;
   }
 
-  #aggregate(packets: readonly AcceptedPacket[], processedAtMs: number): void {
-    for (const { sensorId, packet: p } of packets) {
-      const minuteMs = floorToMinute(p.sensedAtMs);
-      if (p.kind === 'presence') {
-        if (this.#recompute.noteArrival(minuteMs, this.#presence.hasMinute(minuteMs))) this.#reopenPresence(minuteMs);
-        this.#presence.add(sensorId, p.sensedAtMs, p.detections);
-      } else {
-        if (this.#recompute.noteArrival(minuteMs, this.#traffic.hasMinute(minuteMs))) this.#reopenTraffic(minuteMs);
-        this.#traffic.add(sensorId, p.sensedAtMs, p);
-      }
-      this.#latencies.push(processedAtMs - p.sensedAtMs);
+  #aggregate(processedAtMs: number): void {
+    const r = this.#reader;
+    for (let i = 0; i < r.count; i++) {
+      if ((r.sensor[i] as number) < 0) continue;
+      const t = r.sensedAt[i] as number;
+      const minuteMs = floorToMinute(t);
+      const presence = r.kind[i] === PRESENCE;
+      const open = presence ? this.#presence.hasMinute(minuteMs) : this.#traffic.hasMinute(minuteMs);
+      // Late data for a finalised minute: re-read everything stored for it (this batch
+      // included, it was written first) so the recomputed minute is complete.
+      if (this.#recompute.noteArrival(minuteMs, open)) this.#reload(minuteMs, minuteMs + MINUTE_MS, r.kind[i] as number);
+      this.#feed(r, i);
+      if (this.#o.onSensorEvent) this.#o.onSensorEvent(this.#sensorEvent(r, i));
+      this.#latencies.push(processedAtMs - t);
       this.#counters.packetsProcessed++;
     }
   }
 
-  // Late data for a finalised minute: reload everything stored for it (the new packet
-  // included, it was written first) so the recomputed minute is complete, not just the news.
-  #reopenPresence(minuteMs: number): void {
-    for (const p of this.#o.store.presencePacketsInMinute(minuteMs)) this.#presence.add(p.sensorId, p.sensedAtMs, p.detections);
+  #sensorEvent(r: UplinkReader, i: number): SensorEvent {
+    const sensorId = r.sensorIds[r.sensor[i] as number] as string;
+    const t = r.sensedAt[i] as number;
+    if (r.kind[i] !== PRESENCE) return { eventId: eventId('TRAFFIC', sensorId, t, 0), type: 'TRAFFIC', sensorId, timestampMs: t, data: { in: r.inCount[i] as number, out: r.outCount[i] as number } };
+    const transform = this.#o.registry.transform(sensorId);
+    const local: Array<[number, number]> = [];
+    const world: Array<[number, number]> = [];
+    for (let d = r.detStart[i] as number; d < (r.detStart[i + 1] as number); d++) {
+      local.push([r.xs[d] as number, r.ys[d] as number]);
+      world.push(transform.toWorld(r.xs[d] as number, r.ys[d] as number) as [number, number]);
+    }
+    return { eventId: eventId('DETECTIONS', sensorId, t, 0), type: 'DETECTIONS', sensorId, timestampMs: t, data: { local, world } };
   }
 
-  #reopenTraffic(minuteMs: number): void {
-    for (const t of this.#o.store.trafficPacketsInMinute(minuteMs)) this.#traffic.add(t.sensorId, t.sensedAtMs, t);
+  /** Feeds the stored packets sensed in [fromMs, toMs) of the given kinds (bit mask) to the aggregators. */
+  #reload(fromMs: number, toMs: number, kinds: number): void {
+    const r = this.#reloader;
+    for (const p of this.#o.store.payloadsSensedIn(fromMs, toMs)) {
+      if (!this.#read(r, uplinkTopic(p.hiveSerial), p.payload, 0).ok) continue;
+      for (let i = 0; i < r.count; i++) {
+        const t = r.sensedAt[i] as number;
+        if ((r.sensor[i] as number) >= 0 && t >= fromMs && t < toMs && ((r.kind[i] as number) & kinds) !== 0) this.#feed(r, i);
+      }
+    }
+  }
+
+  /** One accepted packet into its aggregator; a repeated (sensor, instant) changes nothing. */
+  #feed(r: UplinkReader, i: number): void {
+    const sensor = r.sensor[i] as number;
+    const t = r.sensedAt[i] as number;
+    if (r.kind[i] === PRESENCE) this.#presence.add(sensor, t, r.xs, r.ys, r.detStart[i] as number, r.detStart[i + 1] as number);
+    else this.#traffic.add(r.sensorIds[sensor] as string, t, { in: r.inCount[i] as number, out: r.outCount[i] as number });
   }
 }
 
-function splitByKind(packets: readonly AcceptedPacket[]): { presence: StoredPresencePacket[]; traffic: StoredTrafficPacket[] } {
-  const presence: StoredPresencePacket[] = [];
-  const traffic: StoredTrafficPacket[] = [];
-  for (const { sensorId, packet: p } of packets) {
-    if (p.kind === 'presence') presence.push({ sensorId, sensedAtMs: p.sensedAtMs, detections: p.detections });
-    else traffic.push({ sensorId, sensedAtMs: p.sensedAtMs, intervalMs: p.intervalMs, in: p.in, out: p.out });
+/** Latest sensing instant per sensor with an accepted packet in the message read. */
+function lastSeen(r: UplinkReader): Array<{ sensorId: string; lastSeenMs: number }> {
+  const latest = new Map<number, number>();
+  for (let i = 0; i < r.count; i++) {
+    const s = r.sensor[i] as number;
+    if (s >= 0 && !((latest.get(s) ?? -Infinity) >= (r.sensedAt[i] as number))) latest.set(s, r.sensedAt[i] as number);
   }
-  return { presence, traffic };
+  return [...latest].sort((a, b) => a[0] - b[0]).map(([s, t]) => ({ sensorId: r.sensorIds[s] as string, lastSeenMs: t }));
 }

@@ -1,9 +1,10 @@
 import { HOUR_MS, MINUTE_MS } from '../core/time.js';
+import { eventId } from './events.js';
 import { LocalDays } from './local-day.js';
-import type { PresenceAggregator, PresenceMinuteRow } from './presence.js';
+import type { PresenceMinuteRow } from './presence.js';
 import { Bucketer, RETENTION_MS, ROLLUP_LEVELS, type Interval } from './rollup.js';
 import type { OccupancyEvent, RollupBucket, Store } from './store/port.js';
-import type { TrafficAggregator, TrafficMinuteRow } from './traffic.js';
+import type { TrafficMinuteRow } from './traffic.js';
 
 /**
  * The per-minute recompute of spec §6 rule 1 / §8: at every new minute of sim time the
@@ -22,10 +23,22 @@ export interface RecomputeCounters {
   lateBeyondWindow: number;
 }
 
+/** What the recompute needs of an aggregator: its open minutes, computed without forgetting. */
+export interface MinuteSource<Row> {
+  hasMinute(minuteMs: number): boolean;
+  /** Minutes holding data, ascending. */
+  openMinutes(): number[];
+  /** The minute's rows (sorted by id) from the data held so far; keeps the data. */
+  compute(minuteMs: number): Row[];
+  drop(minuteMs: number): void;
+  /** Presence only: the instantaneous count of every sampled (space, instant) of the minute. */
+  instants?(minuteMs: number, visit: (spaceId: string, sensedAtMs: number, count: number) => void): void;
+}
+
 export interface RecomputeOptions {
   store: Store;
-  presence: PresenceAggregator;
-  traffic: TrafficAggregator;
+  presence: MinuteSource<PresenceMinuteRow>;
+  traffic: MinuteSource<TrafficMinuteRow>;
   lookbackMs: number;
   /** IANA zone of the site holding a space (rollup buckets are local-time aligned). */
   zoneOf: (spaceId: string) => string;
@@ -43,6 +56,9 @@ export function eventTypeOf(spaceId: string): string {
   return EVENT_TYPE[spaceId.slice(0, spaceId.indexOf('_'))] ?? 'ZONE_OCCUPANCY_1M';
 }
 
+/** The non-`_1M` type of a space: FLOOR_OCCUPANCY, ROOM_OCCUPANCY or ZONE_OCCUPANCY. */
+const instantTypeOf = (spaceId: string): string => eventTypeOf(spaceId).slice(0, -3);
+
 export class Recompute {
   readonly #o: RecomputeOptions;
   readonly counters: RecomputeCounters = { eventsEmitted: 0, lateInWindow: 0, lateBeyondWindow: 0 };
@@ -55,6 +71,8 @@ export class Recompute {
   /** Minutes computed and unchanged since: recomputing them would give the same rows. */
   readonly #clean = new Map<number, PresenceMinuteRow[]>();
   readonly #emitted = new Map<string, { value: number; revision: number }>();
+  /** Last instantaneous count emitted per space (FLOOR/ROOM/ZONE_OCCUPANCY on change). */
+  readonly #lastCount = new Map<string, number>();
   /** Buckets to recompute, by end instant (refreshed once complete). */
   readonly #dirty = new Map<number, Map<string, RollupBucket>>();
   readonly #bucketers = new Map<string, Bucketer>();
@@ -118,9 +136,11 @@ export class Recompute {
       if (this.#clean.has(m)) continue;
       const rows = this.#o.presence.compute(m);
       this.#clean.set(m, rows);
-      presence.push(...rows);
-      traffic.push(...this.#o.traffic.compute(m));
+      // Loops, not spreads: a fleet's minute has more rows than the engine's argument limit.
+      for (const r of rows) presence.push(r);
+      for (const r of this.#o.traffic.compute(m)) traffic.push(r);
       if (m >= this.finalisedBefore) {
+        if (!this.#computed.has(m)) this.#instantEvents(m, nowMs, events);
         this.#computed.add(m);
         for (const r of rows) this.#event(r, nowMs, events);
       }
@@ -139,7 +159,26 @@ export class Recompute {
     if (prev !== undefined && prev.value === r.value) return;
     const revision = prev === undefined ? 0 : prev.revision + 1;
     this.#emitted.set(key, { value: r.value, revision });
-    out.push({ type: eventTypeOf(r.spaceId), spaceId: r.spaceId, minuteMs: r.minuteMs, value: r.value, revision, emittedAtMs: nowMs });
+    const type = eventTypeOf(r.spaceId);
+    out.push({ eventId: eventId(type, r.spaceId, r.minuteMs, revision), type, spaceId: r.spaceId, minuteMs: r.minuteMs, value: r.value, revision, emittedAtMs: nowMs });
+  }
+
+  /**
+   * The "current count" events of a minute computed for the first time: at each sensing
+   * instant (in time order, then space id) where a space's count differs from the last one
+   * emitted for it. Late data revising those instants afterwards is reflected by the `_1M`
+   * revisions, not by new instant events (docs/occupancy.md).
+   */
+  #instantEvents(m: number, nowMs: number, out: OccupancyEvent[]): void {
+    const instants: Array<{ spaceId: string; t: number; count: number }> = [];
+    this.#o.presence.instants?.(m, (spaceId, t, count) => instants.push({ spaceId, t, count }));
+    instants.sort((a, b) => a.t - b.t || (a.spaceId < b.spaceId ? -1 : a.spaceId > b.spaceId ? 1 : 0));
+    for (const { spaceId, t, count } of instants) {
+      if (this.#lastCount.get(spaceId) === count) continue;
+      this.#lastCount.set(spaceId, count);
+      const type = instantTypeOf(spaceId);
+      out.push({ eventId: eventId(type, spaceId, t, 0), type, spaceId, minuteMs: t, value: count, revision: 0, emittedAtMs: nowMs });
+    }
   }
 
   #finalise(due: (m: number) => boolean, finalisedBefore: number): void {
@@ -153,11 +192,13 @@ export class Recompute {
         changed.flatMap((m) => this.#o.traffic.compute(m)),
       );
       const presence = [...minutes.flatMap((m) => this.#clean.get(m) ?? []), ...fresh.flatMap(([, rows]) => rows)];
+      const traffic = minutes.flatMap((m) => this.#o.traffic.compute(m));
       for (const m of minutes) {
         this.#o.presence.drop(m);
         this.#o.traffic.drop(m);
       }
-      for (const r of presence) this.#markDirty(r.spaceId, r.minuteMs);
+      for (const r of presence) this.#markDirty(r.spaceId, r.minuteMs, 'presence');
+      for (const r of traffic) this.#markDirty(r.sensorId, r.minuteMs, 'traffic');
       for (const m of minutes) this.#forget(m);
     }
     if (this.reopenedFrom !== Infinity && !this.#openMinutes().some((m) => m < this.finalisedBefore)) {
@@ -189,13 +230,14 @@ export class Recompute {
     return b;
   }
 
-  #markDirty(spaceId: string, minuteMs: number): void {
+  /** Marks the rollup buckets of a space's (presence) or sensor's (traffic) minute for recomputation. */
+  #markDirty(spaceId: string, minuteMs: number, kind: 'presence' | 'traffic'): void {
     const b = this.#bucketer(spaceId);
     for (const level of ROLLUP_LEVELS) {
       const [startMs, endMs] = b.bucketOf(minuteMs, level);
       let byEnd = this.#dirty.get(endMs);
       if (!byEnd) this.#dirty.set(endMs, (byEnd = new Map()));
-      byEnd.set(`${spaceId}|${level}|${startMs}`, { spaceId, level, startMs, endMs });
+      byEnd.set(`${kind}|${spaceId}|${level}|${startMs}`, kind === 'presence' ? { spaceId, level, startMs, endMs } : { kind, spaceId, level, startMs, endMs });
     }
   }
 
@@ -204,7 +246,7 @@ export class Recompute {
     const ready: Array<[string, RollupBucket]> = [];
     for (const [endMs, byEnd] of this.#dirty) {
       if (endMs > before) continue;
-      ready.push(...byEnd);
+      for (const b of byEnd) ready.push(b);
       this.#dirty.delete(endMs);
     }
     if (ready.length === 0) return;

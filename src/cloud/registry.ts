@@ -23,6 +23,8 @@ export interface FloorIndex {
 }
 
 export interface AssetRegistry {
+  /** The scenario the registry was built from (the hot path derives its tables from it). */
+  readonly scenario: ScenarioModel;
   hiveBySerial(serial: string): HiveModel | undefined;
   /** MACs are matched case-insensitively. */
   sensorByMac(mac: string): SensorModel | undefined;
@@ -90,6 +92,7 @@ export function buildRegistry(model: ScenarioModel): AssetRegistry {
   const sampled = buildSampledSpaces(model);
   const presenceSpaces = [...new Set([...sampled.values()].flat())].sort();
   return {
+    scenario: model,
     hiveBySerial: (serial) => hives.get(serial),
     sensorByMac: (mac) => sensorsByMac.get(mac.toLowerCase()),
     sensor: (id) => sensors.get(id),

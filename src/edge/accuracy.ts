@@ -1,7 +1,7 @@
 import { footprintTransform, type FootprintTransform } from '../core/footprint.js';
 import { round } from '../core/stats.js';
 import type { ScenarioModel, SensorModel } from '../scenario/model.js';
-import type { World, WorldStep } from '../sim/types.js';
+import type { PersonState, World, WorldStep } from '../sim/types.js';
 import type { EdgeStage } from './stage.js';
 
 /**
@@ -66,8 +66,17 @@ interface TrafficAcc {
   measTotal: number;
 }
 
+/**
+ * Whether a presence sensor can see a person: by default anyone of its room inside its
+ * floor footprint; at frame fidelity, anyone whose shoulders are in its field of view
+ * (parallax, docs/edge.md) — the detector is scored on the people it can see.
+ */
+export type InView = (sensor: SensorModel, view: FootprintTransform, p: PersonState) => boolean;
+
+const onFootprint: InView = (_s, view, p) => view.sees(p.x, p.y);
+
 /** Wraps an edge stage so it measures itself; `accuracy()` returns the figures so far. */
-export function withAccuracy(model: ScenarioModel, inner: EdgeStage): EdgeStage {
+export function withAccuracy(model: ScenarioModel, inner: EdgeStage, inView: InView = onFootprint): EdgeStage {
   const doors = new Map(model.doors.map((d) => [d.id, d]));
   const presence = model.sensors.filter((s) => s.mode === 'presence').map((s): PresenceAcc => ({ s, view: footprintTransform(s), truth: new Map(), samples: 0, exact: 0, absErr: 0, locSum: 0, locN: 0 }));
   const traffic = model.sensors
@@ -77,7 +86,7 @@ export function withAccuracy(model: ScenarioModel, inner: EdgeStage): EdgeStage 
   const trueCounts = new Map<string, [number, number][]>();
   return {
     observe(step: WorldStep, world: World) {
-      observePresence(presence, model.startMs, step.atMs, world);
+      observePresence(presence, model.startMs, step.atMs, world, inView);
       for (const a of traffic) {
         for (const c of step.crossings) if (c.doorId === a.s.doorId) a.pendingTruth[(c.direction === 'in') === a.sameSense ? 0 : 1]++;
         const elapsed = step.atMs - model.startMs;
@@ -105,11 +114,11 @@ export function withAccuracy(model: ScenarioModel, inner: EdgeStage): EdgeStage 
   };
 }
 
-function observePresence(list: PresenceAcc[], startMs: number, atMs: number, world: World): void {
+function observePresence(list: PresenceAcc[], startMs: number, atMs: number, world: World, inView: InView): void {
   for (const a of list) {
     if ((atMs - startMs) % a.s.reportIntervalMs !== 0) continue;
     const pos: number[] = [];
-    for (const p of world.peopleOnFloor(a.s.floorId)) if (p.roomId === a.s.roomId && a.view.sees(p.x, p.y)) pos.push(p.x, p.y);
+    for (const p of world.peopleOnFloor(a.s.floorId)) if (p.roomId === a.s.roomId && inView(a.s, a.view, p)) pos.push(p.x, p.y);
     a.truth.set(atMs, pos);
   }
 }

@@ -3,10 +3,11 @@ import { rngFor } from '../core/rng.js';
 import type { ScenarioModel, SensorModel } from '../scenario/model.js';
 import type { PersonState, World } from '../sim/types.js';
 import type { BatchOutput, SensorBatch } from './frame/kernel.js';
-import { buildSpec, initialState, type FrameSpec } from './frame/spec.js';
+import { BODY, buildSpec, initialState, magnification, PARALLAX, type FrameSpec } from './frame/spec.js';
 import { PERSON_STRIDE, POSTURE_CODE } from './frame/synth.js';
 import { inThreadRunner, type FrameTask, type TaskRunner } from './frame/task.js';
 import type { PresencePacket, SensorPacket, TrafficPacket } from './packet.js';
+import type { InView } from './accuracy.js';
 import type { EdgeStage } from './stage.js';
 
 /**
@@ -18,8 +19,9 @@ import type { EdgeStage } from './stage.js';
 
 /** People this far outside the footprint are kept: they warm its edge pixels, and someone walking in between two ticks (≤ 1.5 m) is interpolated in from outside rather than popping up inside. */
 const EDGE_MARGIN_M = 1.6;
-/** Sensors per task: enough frames per task to amortise the ~25 µs dispatch. */
-const SENSORS_PER_TASK = 16;
+/** Sensors per task: at least this many (enough frames to amortise the dispatch), at most 64, and two tasks per worker when the fleet allows. */
+const MIN_SENSORS_PER_TASK = 8;
+const MAX_SENSORS_PER_TASK = 64;
 
 /** One sensor's view of the world and its state (exported for the frames viewer). */
 export interface FrameSensor {
@@ -58,7 +60,7 @@ export function createFrameEdgeStage(model: ScenarioModel, opts: FrameStageOptio
       }
     },
     async drain() {
-      const tasks = buildTasks(sensors);
+      const tasks = buildTasks(sensors, sensorsPerTask(sensors.length, opts.workers));
       const results = await runner.run(tasks.map((t) => t.task));
       const packets: Array<{ order: number; packet: SensorPacket }> = [];
       results.forEach((r, ti) => {
@@ -74,6 +76,11 @@ export function createFrameEdgeStage(model: ScenarioModel, opts: FrameStageOptio
     },
     close: () => runner.close(),
   };
+}
+
+/** Sensors per task for a fleet and a pool size: two tasks per worker, 8…64 sensors each. */
+export function sensorsPerTask(sensors: number, workers: number): number {
+  return Math.min(MAX_SENSORS_PER_TASK, Math.max(MIN_SENSORS_PER_TASK, Math.ceil(sensors / (2 * Math.max(1, workers)))));
 }
 
 export function frameSensor(model: ScenarioModel, s: SensorModel): FrameSensor {
@@ -93,6 +100,18 @@ export function frameSensor(model: ScenarioModel, s: SensorModel): FrameSensor {
     prev: null,
   };
 }
+
+/**
+ * A person is in a frame sensor's view when their shoulders are: seen at their height through
+ * the pinhole, within the field of view (parallax shrinks the floor footprint by H/(H − h)).
+ */
+export const inViewAtShoulders: InView = (sensor, view, p) => {
+  if (!PARALLAX) return view.sees(p.x, p.y);
+  const m = magnification(sensor.height, p.posture === 'sitting' ? BODY.seatedShoulderM : BODY.standingShoulderM);
+  const [lx, ly] = view.toLocal(p.x, p.y);
+  // Normalised offset ≤ 0.5: the shoulders' centre is in view (half of them, at least).
+  return Math.abs(lx - 0.5) * m <= 0.5 && Math.abs(ly - 0.5) * m <= 0.5;
+};
 
 /** Person id → small integer and surface temperature (30.5–33.5 °C, fixed per person). */
 export function personTable(seed: number): (id: string) => { index: number; surfaceC: number } {
@@ -120,12 +139,13 @@ export function record(s: FrameSensor, atMs: number, onFloor: readonly PersonSta
   }
 }
 
-function buildTasks(sensors: FrameSensor[]): Array<{ task: FrameTask; members: number[] }> {
+/** Groups sensors into tasks of `perTask` (grouping never changes a result: sensors are independent). */
+function buildTasks(sensors: FrameSensor[], perTask: number): Array<{ task: FrameTask; members: number[] }> {
   const tasks: Array<{ task: FrameTask; members: number[] }> = [];
   sensors.forEach((s, si) => {
     if (s.ticks.length === 0) return;
     let t = tasks[tasks.length - 1];
-    if (!t || t.members.length >= SENSORS_PER_TASK) tasks.push((t = { task: { specs: [], states: [], batches: [] }, members: [] }));
+    if (!t || t.members.length >= perTask) tasks.push((t = { task: { specs: [], states: [], batches: [] }, members: [] }));
     t.members.push(si);
     t.task.specs.push(s.spec);
     t.task.states.push(s.state);

@@ -3,7 +3,7 @@ import { AppError, ErrorCodes } from '../core/errors.js';
 import type { ScenarioModel } from '../scenario/model.js';
 import type { World, WorldStep } from '../sim/types.js';
 import { withAccuracy } from './accuracy.js';
-import { createFrameEdgeStage } from './frame-stage.js';
+import { createFrameEdgeStage, inViewAtShoulders } from './frame-stage.js';
 import { ModelPresenceSensor } from './model-presence.js';
 import { ModelTrafficSensor } from './model-traffic.js';
 import type { SensorPacket } from './packet.js';
@@ -36,7 +36,7 @@ export interface EdgeOptions {
 export function createEdgeStage(model: ScenarioModel, opts: EdgeOptions = {}): EdgeStage {
   if (model.fidelity === 'frame') {
     const workers = opts.workers ?? Math.max(1, Math.min(4, availableParallelism()));
-    return withAccuracy(model, createFrameEdgeStage(model, { workers, poolRunner }));
+    return withAccuracy(model, createFrameEdgeStage(model, { workers, poolRunner }), inViewAtShoulders);
   }
   return withAccuracy(model, createModelStage(model));
 }

@@ -91,7 +91,8 @@ export class HiveNode {
 
   receive(packets: readonly WirePacket[]): void {
     this.counters.packetsIn += packets.length;
-    this.#queue.push(...packets);
+    // A loop, not push(...packets): a fleet's drain can exceed the engine's argument limit.
+    for (const p of packets) this.#queue.push(p);
   }
 
   uplinkDown(t: number): Window | null {

@@ -89,9 +89,9 @@ export function batterySummary(batteries: ReadonlyArray<Battery>, nowMs: number)
   return {
     sensors: batteries.length,
     wired: batteries.length - powered.length,
-    minLevel: levels.length ? round(Math.min(...levels), 6) : 1,
+    minLevel: levels.length ? round(levels.reduce((a, b) => Math.min(a, b)), 6) : 1,
     meanLevel: levels.length ? round(levels.reduce((a, b) => a + b, 0) / levels.length, 6) : 1,
-    minRuntimeDays: runtimes.length ? round(Math.min(...runtimes) / 86_400, 1) : 0,
-    earliestChangeBy: changeBy.length ? isoUtc(Math.min(...changeBy)).slice(0, 10) : null,
+    minRuntimeDays: runtimes.length ? round(runtimes.reduce((a, b) => Math.min(a, b)) / 86_400, 1) : 0,
+    earliestChangeBy: changeBy.length ? isoUtc(changeBy.reduce((a, b) => Math.min(a, b))).slice(0, 10) : null,
   };
 }

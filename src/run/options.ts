@@ -10,6 +10,8 @@ export interface RunOptions {
   speed?: 'max' | number;
   /** Overrides the scenario's duration. */
   durationMs?: number;
+  /** Overrides the scenario's start (e.g. an ISO instant with Z: a real-time feed that starts now). */
+  start?: string;
   fidelity?: Fidelity;
   /** Worker threads for frame fidelity (0: in the main thread); default min(4, cores). Results do not depend on it. */
   workers?: number;

@@ -106,6 +106,7 @@ function loadModel(scenario: string | ScenarioModel | object, options: RunOption
   if (options.seed !== undefined) overrides.seed = options.seed;
   if (options.durationMs !== undefined) overrides.durationMs = options.durationMs;
   if (options.fidelity !== undefined) overrides.fidelity = options.fidelity;
+  if (options.start !== undefined) overrides.start = options.start;
   const loaded: LoadResult = typeof scenario === 'string' ? loadScenarioFile(scenario, overrides) : loadScenarioObject(scenario, '<inline>', overrides);
   if (!loaded.ok) {
     const lines = loaded.diagnostics.map(formatDiagnostic);

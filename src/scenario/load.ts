@@ -19,6 +19,8 @@ export interface LoadOverrides {
   seed?: number;
   durationMs?: number;
   fidelity?: Fidelity;
+  /** Replaces the scenario's `start` (same syntax: site-local time, or with an offset or Z). */
+  start?: string;
 }
 
 export function loadScenarioFile(path: string, overrides: LoadOverrides = {}): LoadResult {
@@ -58,7 +60,8 @@ export function loadScenarioObject(doc: unknown, file = '<inline>', overrides: L
 
 function run(data: unknown, source: Source, modelFile: string, overrides: LoadOverrides): LoadResult {
   try {
-    const expansion = expandScenario(data);
+    const isDoc = typeof data === 'object' && data !== null && !Array.isArray(data);
+    const expansion = expandScenario(overrides.start !== undefined && isDoc ? { ...data, start: overrides.start } : data);
     const locator = new Locator(source, expansion.tree, expansion.origins);
     const findings: Finding[] = [...expansion.findings];
     // An item whose expansion failed is left out and the rest is still checked, so one

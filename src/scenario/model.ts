@@ -141,6 +141,8 @@ export interface FloorModel {
   outline: Polygon;
   roomIds: string[];
   zoneIds: string[];
+  /** `calibration_points` of the floor, resolved to epoch ms. */
+  calibrationPoints?: CalibrationPointModel[];
   doorIds: string[];
   hiveIds: string[];
   sensorIds: string[];
@@ -155,6 +157,14 @@ export interface RoomModel {
   capacity: { max: number; mid: number } | null;
   polygon: Polygon;
   src: string;
+  /** `calibration_points` resolved to epoch ms (calibrated traffic occupancy anchors). */
+  calibrationPoints?: CalibrationPointModel[];
+}
+
+/** A known occupancy at an instant (scenario `calibration_points`). */
+export interface CalibrationPointModel {
+  timestampMs: number;
+  occupancy: number;
 }
 
 export interface ZoneModel {

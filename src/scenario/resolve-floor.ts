@@ -9,6 +9,7 @@ import { resolveHives, resolveSensors } from './resolve-devices.js';
 import { resolveMeetings, resolvePeople } from './resolve-people.js';
 import { resolveWarmObjects } from './resolve-thermal.js';
 import { doorSchema, floorSchema, roomSchema, zoneSchema } from './schema.js';
+import { resolveCalibrationPoints } from './resolve-calibration.js';
 import { fmtPoint, insideOrOn, ON_EDGE_TOL_M, polygonProblem, polygonWithin } from './shape-checks.js';
 
 /** A floor's own fields; its lists are walked item by item so one bad item hides nothing else. */
@@ -49,6 +50,7 @@ export function resolveFloor(ctx: Ctx, raw: unknown, path: readonly Seg[], paren
     hiveIds: [],
     sensorIds: [],
     src: ctx.pointerOf(path),
+    ...resolveCalibrationPoints(ctx, own?.calibration_points, path, parent.siteId),
   };
   claimId(ctx, floor.id, path, `floor \`${name}\``);
   const fs: FloorScope = {
@@ -92,6 +94,7 @@ function resolveRooms(ctx: Ctx, fs: FloorScope, items: readonly unknown[]): void
       capacity: r.capacity ?? null,
       polygon: r.polygon,
       src: ctx.pointerOf(path),
+      ...resolveCalibrationPoints(ctx, r.calibration_points, path, fs.floor.siteId),
     };
     claimId(ctx, room.id, path, `room \`${r.name}\``);
     fs.rooms.set(room.name, room);

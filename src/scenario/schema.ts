@@ -25,6 +25,9 @@ const duration = z.string().regex(DURATION_PATTERN, { message: 'bad duration' })
 const clock = z.string().regex(CLOCK_PATTERN, { message: 'bad clock time' }).describe('Local time of day HH:MM');
 const probability = z.number().min(0).max(1);
 const capacity = z.strictObject({ max: z.number().int().nonnegative(), mid: z.number().int().nonnegative() });
+const calibrationPoints = z
+  .array(z.strictObject({ timestamp: z.string().min(1).describe('Local date-time of the site, e.g. 2026-03-02T13:00 (an explicit offset or Z wins)'), occupancy: z.number().int().nonnegative() }))
+  .describe('Known occupancy at instants: anchors of the calibrated traffic occupancy (docs/occupancy.md)');
 const optionalId = z.union([z.string(), z.number()]).transform(String).optional();
 
 const repeatSpec = z
@@ -56,7 +59,7 @@ const sensorTuning = {
   fps: z.number().positive().max(60).optional().describe('Frames per second at frame fidelity (default 3 presence, 8 traffic)'),
 };
 
-export const roomSchema = z.strictObject({ ...itemFields, name, polygon, capacity: capacity.optional(), custom_id: optionalId });
+export const roomSchema = z.strictObject({ ...itemFields, name, polygon, capacity: capacity.optional(), custom_id: optionalId, calibration_points: calibrationPoints.optional() });
 export const zoneSchema = z.strictObject({ ...itemFields, name, room: ref('room').optional(), polygon, custom_id: optionalId });
 export const doorSchema = z.strictObject({
   ...itemFields,
@@ -115,6 +118,7 @@ export const floorSchema = z.strictObject({
   level: z.number().int(),
   custom_id: optionalId,
   outline: polygon.optional().describe('Default: bounding box of the rooms'),
+  calibration_points: calibrationPoints.optional(),
   rooms: z.array(roomSchema).min(1),
   zones: z.array(zoneSchema).optional(),
   doors: z.array(doorSchema).optional(),

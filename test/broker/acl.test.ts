@@ -39,8 +39,9 @@ describe('broker ACL', () => {
   it('lets the cloud subscribe to all uplinks and heartbeats, plainly or shared', () => {
     expect(effectiveSubscription(cloud, allHivesFilter('uplink'))).toBe(allHivesFilter('uplink'));
     expect(effectiveSubscription(cloud, allHivesFilter('heartbeat'))).toBe(allHivesFilter('heartbeat'));
-    expect(effectiveSubscription(cloud, sharedFilter('g1', allHivesFilter('uplink')))).toBe(allHivesFilter('uplink'));
-    expect(effectiveSubscription(cloud, sharedFilter('g1', allHivesFilter('heartbeat')))).toBe(allHivesFilter('heartbeat'));
+    // Granted as the shared filter itself: the broker's SharedSubscriptions serves it.
+    expect(effectiveSubscription(cloud, sharedFilter('g1', allHivesFilter('uplink')))).toBe(sharedFilter('g1', allHivesFilter('uplink')));
+    expect(effectiveSubscription(cloud, sharedFilter('g1', allHivesFilter('heartbeat')))).toBe(sharedFilter('g1', allHivesFilter('heartbeat')));
   });
 
   it('refuses the cloud everything else, including ack topics and malformed shares', () => {

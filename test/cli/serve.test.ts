@@ -89,6 +89,20 @@ describe('occusim run --serve', () => {
       expect(stored.length).toBeGreaterThan(30);
       expect(points).toEqual(stored);
       expect(points.some(([, v]) => v > 0)).toBe(true);
+      // Device status comes from the heartbeats the cloud stored during the run.
+      const gql = await fetch(`${api}/api/v3/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ query: '{ hives { data { isOnline isStreaming lastHeartbeat } } sensors { data { is_online is_streaming } } }' }),
+      });
+      const status = ((await gql.json()) as { data: { hives: { data: Array<{ isOnline: boolean; isStreaming: boolean; lastHeartbeat: string | null }> }; sensors: { data: Array<{ is_online: boolean; is_streaming: boolean }> } } }).data;
+      expect(status.hives.data.length).toBeGreaterThan(0);
+      for (const h of status.hives.data) {
+        expect(h.isOnline).toBe(true);
+        expect(Date.parse(h.lastHeartbeat ?? '')).toBeGreaterThan(start + 30 * 60_000);
+        expect(Date.parse(h.lastHeartbeat ?? '')).toBeLessThanOrEqual(stopMs + 60_000); // the drain after the last tick
+      }
+      expect(status.sensors.data.every((x) => x.is_online && x.is_streaming)).toBe(true);
     } finally {
       await stop(child);
     }

@@ -7,10 +7,10 @@ import { connectAsync, type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCloud, type Cloud } from '../../src/cloud/cloud.js';
 import { VirtualClock } from '../../src/core/clock.js';
-import { ackTopic, uplinkTopic } from '../../src/core/topics.js';
-import { decodeAck, encodeUplink } from '../../src/proto/codec.js';
+import { ackTopic, heartbeatTopic, uplinkTopic } from '../../src/core/topics.js';
+import { decodeAck, encodeHeartbeat, encodeUplink } from '../../src/proto/codec.js';
 import type { UplinkAck } from '../../src/proto/messages.js';
-import { HIVE_SERIAL, presenceAt, ROOM_A, SENSOR_PA, SENSOR_PB, SENSOR_T, T0, tinyModel, trafficAt } from './fixture.js';
+import { HIVE, HIVE_SERIAL, presenceAt, ROOM_A, ROOM_B, SENSOR_PA, SENSOR_PB, SENSOR_T, T0, tinyModel, trafficAt } from './fixture.js';
 
 describe('cloud over real MQTT', () => {
   let broker: Aedes;
@@ -27,7 +27,10 @@ describe('cloud over real MQTT', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `mqtt://127.0.0.1:${(server.address() as AddressInfo).port}`;
     dir = mkdtempSync(join(tmpdir(), 'occusim-cloud-'));
-    cloud = await startCloud({ brokerUrl: url, username: 'cloud', password: 'x', model: tinyModel(), clock, dbPath: join(dir, 'cloud.db') });
+    const model = tinyModel();
+    // A scenario calibration point: room B is known to hold 4 people at T0 + 2 min.
+    model.rooms = model.rooms.map((r) => (r.id === ROOM_B ? { ...r, calibrationPoints: [{ timestampMs: T0 + 120_000, occupancy: 4 }] } : r));
+    cloud = await startCloud({ brokerUrl: url, username: 'cloud', password: 'x', model, clock, dbPath: join(dir, 'cloud.db') });
     hive = await connectAsync(url, { clientId: HIVE_SERIAL, username: HIVE_SERIAL, password: 'secret' });
     await hive.subscribeAsync(ackTopic(HIVE_SERIAL), { qos: 1 });
   });
@@ -63,6 +66,14 @@ describe('cloud over real MQTT', () => {
     expect(cloud.latenciesMs()).toEqual([1500, 1500, 500]);
   });
 
+  it('anchors the calibrated traffic occupancy at the scenario calibration points', () => {
+    expect(cloud.trafficSpaces().map((s) => s.spaceId)).toContain(ROOM_B);
+    const raw = cloud.trafficOccupancy(ROOM_B, T0, T0 + 4 * 60_000, false);
+    const calibrated = cloud.trafficOccupancy(ROOM_B, T0, T0 + 4 * 60_000, true);
+    expect(raw.map((p) => p.value)).toEqual([1, 1, 1, 1]); // one "in" through the door at T0 + 1 s
+    expect(calibrated.find((p) => p.minuteMs === T0 + 120_000)?.value).toBe(4);
+  });
+
   it('dead-letters garbage published on an uplink topic and keeps running', async () => {
     await hive.publishAsync(uplinkTopic(HIVE_SERIAL), Buffer.from([0xff, 0xff, 0xff, 0xff, 0x0f]), { qos: 1 });
     // The broker acks the publish before the cloud sees it: wait for the dead letter to land.
@@ -74,5 +85,19 @@ describe('cloud over real MQTT', () => {
     await hive.publishAsync(uplinkTopic(HIVE_SERIAL), Buffer.from(encodeUplink({ hiveSerial: HIVE_SERIAL, seq: 2, sentAtMs: T0 + 2000, packets: [] })), { qos: 1 });
     expect((await acked).ackedSeq).toBe(2);
     expect(cloud.counters().deadLettered).toBe(1);
+  });
+
+  it('subscribes to heartbeats and keeps the hive status and sensor health they carry', async () => {
+    const hb = {
+      hiveSerial: HIVE_SERIAL, sentAtMs: T0, firmwareVersion: '2.0.0', protocolMinor: 1, state: 'streaming' as const, uptimeMs: 5000, netPathStability: 1,
+      ackedSeq: 2, nextSeq: 3, bufferedBatches: 0, bufferedBytes: 0, droppedPackets: 0,
+      sensors: [{ sensorMac: SENSOR_T.mac, measuredAtMs: T0 + 1200, batteryLevel: 0.25, batteryRuntimeS: 100, rssiDbm: -80, linkPdr: 0.5, uptimeMs: 5000, parent: HIVE_SERIAL, hops: 1, queueOverflows: 2 }],
+    };
+    await hive.publishAsync(heartbeatTopic(HIVE_SERIAL), Buffer.from(encodeHeartbeat(hb)), { qos: 1 });
+    for (let i = 0; i < 100 && cloud.hiveStatus(HIVE.id) === null; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(cloud.hiveStatus(HIVE.id)).toMatchObject({ hiveSerial: HIVE_SERIAL, state: 'streaming', lastHeartbeatMs: T0 + 1500, firmwareVersion: '2.0.0' });
+    // Last seen: the traffic packet of the first test (T0 + 1000) is older than the health measurement.
+    expect(cloud.sensorStatus(SENSOR_T.id)).toMatchObject({ lastSeenMs: T0 + 1200, batteryLevel: 0.25, queueOverflows: 2 });
+    expect(cloud.sensorStatus(SENSOR_PA.id)).toMatchObject({ lastSeenMs: T0, batteryLevel: null });
   });
 });

@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FastPipeline } from '../../src/cloud/kernel/fast-pipeline.js';
+import { inspectUplink } from '../../src/cloud/ingest.js';
+import { MacTable } from '../../src/cloud/kernel/mac-table.js';
 import { WireError, WireScanner, type ScanVisitor } from '../../src/cloud/kernel/wire-scan.js';
-import { CloudPipeline } from '../../src/cloud/pipeline.js';
+import { PresenceAggregator } from '../../src/cloud/presence.js';
 import { buildRegistry } from '../../src/cloud/registry.js';
-import { SqliteStore } from '../../src/cloud/store/sqlite-store.js';
-import { VirtualClock } from '../../src/core/clock.js';
 import type { Vec2 } from '../../src/core/geometry.js';
 import { uplinkTopic } from '../../src/core/topics.js';
 import { encodeUplink } from '../../src/proto/codec.js';
@@ -25,7 +25,7 @@ function consistent(packets: WirePacket[]): WirePacket[] {
 }
 
 describe('fast pipeline kernel', () => {
-  it('computes the same per-minute presence rows as the store-backed pipeline, overlap merging included (seed 42)', () => {
+  it('computes the same per-minute presence rows as the Map-based reference aggregator, overlap merging included (seed 42)', () => {
     fc.assert(
       fc.property(fc.array(packet, { minLength: 1, maxLength: 120 }), fc.integer({ min: 1, max: 30 }), (raw, perBatch) => {
         const packets = consistent(raw);
@@ -33,22 +33,21 @@ describe('fast pipeline kernel', () => {
         for (let i = 0; i < packets.length; i += perBatch) batches.push({ hiveSerial: HIVE_SERIAL, seq: batches.length + 1, sentAtMs: T0, packets: packets.slice(i, i + perBatch) });
         const model = tinyModel();
         const registry = buildRegistry(model);
-        const store = new SqliteStore(':memory:');
-        const slow = new CloudPipeline({ registry, store, clock: new VirtualClock(T0), lookbackMs: 0 });
+        // The reference: protobufjs decode + inspectUplink + the Map-based aggregator (docs/occupancy.md).
+        const reference = new PresenceAggregator(registry);
         const fast = new FastPipeline(model, registry);
         for (const b of batches) {
           const bytes = encodeUplink(b);
-          slow.handleMessage(uplinkTopic(HIVE_SERIAL), bytes);
+          const v = inspectUplink(registry, { topic: uplinkTopic(HIVE_SERIAL), payload: bytes, receivedAtMs: T0 });
+          if (v.kind === 'accepted') for (const { sensorId, packet: p } of v.packets) if (p.kind === 'presence') reference.add(sensorId, p.sensedAtMs, p.detections);
           fast.ingest(uplinkTopic(HIVE_SERIAL), bytes);
           fast.ingest(uplinkTopic(HIVE_SERIAL), bytes); // a redelivery changes nothing
         }
-        slow.finish();
         const rows = fast.finaliseBefore(Infinity);
-        const stored = registry.presenceSpaceIds().flatMap((id) => store.presenceMinutes(id));
+        const stored = reference.openMinutes().flatMap((m) => reference.finalise(m));
         const key = (r: { spaceId: string; minuteMs: number }): string => `${r.minuteMs}|${r.spaceId}`;
         expect([...rows].sort((a, b) => (key(a) < key(b) ? -1 : 1))).toEqual([...stored].sort((a, b) => (key(a) < key(b) ? -1 : 1)));
         expect(fast.counters.duplicateBatches).toBe(batches.length);
-        store.close();
       }),
       { seed: 42, numRuns: 60 },
     );
@@ -66,5 +65,30 @@ describe('fast pipeline kernel', () => {
       }
     }
     expect(() => scanner.scan(Uint8Array.from([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]), visitor)).toThrow(WireError);
+  });
+
+  it('reads detections whose zero coordinates the encoder left out as well as the usual layout', () => {
+    const points: Array<[number, number]> = [];
+    const visitor: ScanVisitor = { header() {}, presenceStart() {}, point: (x, y) => void points.push([x, y]), presenceEnd() {}, traffic() {} };
+    const packet = { kind: 'presence' as const, sensorMac: SENSOR_PA.mac, sensedAtMs: T0, detections: [[0, 0.5], [0.25, 0], [0.5, 0.75], [0, 0]] as Array<[number, number]> };
+    new WireScanner().scan(encodeUplink({ hiveSerial: HIVE_SERIAL, seq: 1, sentAtMs: T0, packets: [packet] }), visitor);
+    expect(points).toEqual(packet.detections);
+  });
+
+  it('finds sensors by MAC case-insensitively, interns a new spelling once and never an unknown MAC', () => {
+    const table = new MacTable(['00-17-0d-00-00-00-00-0a', '00-17-0D-00-00-00-00-0B', 'ab']);
+    const find = (mac: string): number => {
+      const b = new TextEncoder().encode(`xx${mac}`);
+      return table.lookup(b, new DataView(b.buffer), 2, b.length);
+    };
+    for (let round = 0; round < 2; round++) {
+      expect(find('00-17-0d-00-00-00-00-0a')).toBe(0);
+      expect(find('00-17-0D-00-00-00-00-0A')).toBe(0);
+      expect(find('00-17-0d-00-00-00-00-0b')).toBe(1);
+      expect(find('AB')).toBe(2);
+      expect(find('00-17-0d-00-00-00-00-0c')).toBe(-1);
+      expect(find('00-17-0d-00-00-00-00-0a0')).toBe(-1);
+      expect(find('')).toBe(-1);
+    }
   });
 });

@@ -37,13 +37,14 @@ describe('cloud pipeline', () => {
     expect(store.trafficMinutes(SENSOR_T.id)).toEqual([{ sensorId: SENSOR_T.id, minuteMs: T0, in: 2, out: 1 }]);
     for (const every of ['5m', '15m', '30m', '1h'] as const) expect(store.presenceSeries(ROOM_A, every, T0 - 60 * MIN, T0 + 60 * MIN)).toEqual([{ bucketMs: T0, value: 1 }]);
     expect(store.presenceSeries(ROOM_A, '1d', T0 - 24 * 60 * MIN, T0 + 60 * MIN)).toEqual([{ bucketMs: Date.UTC(2026, 2, 2), value: 1 }]);
+    for (const every of ['5m', '1h'] as const) expect(store.trafficSeries(SENSOR_T.id, every, T0 - 60 * MIN, T0 + 60 * MIN)).toEqual([{ bucketMs: T0, in: 2, out: 1 }]);
     expect(pipeline.counters()).toEqual({
       batchesReceived: 1,
       batchesProcessed: 1,
       duplicateBatches: 0,
       packetsProcessed: 3,
       deadLettered: 0,
-      eventsEmitted: 4,
+      eventsEmitted: 8, // 4 current counts (one instant) + 4 _1M values
       lateInWindow: 0,
       lateBeyondWindow: 0,
     });
@@ -90,17 +91,31 @@ describe('cloud pipeline', () => {
     pipeline.advance(T0 + 2 * MIN);
     expect(store.presenceMinutes(ROOM_A)[0]).toMatchObject({ value: 2, samples: 3 });
     expect(pipeline.counters()).toMatchObject({ lateInWindow: 2, lateBeyondWindow: 0 });
-    const roomEvents = store.events().filter((e) => e.spaceId === ROOM_A);
-    expect(roomEvents.map((e) => [e.type, e.minuteMs, e.value, e.revision])).toEqual([
+    const roomEvents = () => store.events().filter((e) => e.spaceId === ROOM_A);
+    expect(roomEvents().map((e) => [e.type, e.minuteMs, e.value, e.revision])).toEqual([
+      ['ROOM_OCCUPANCY', T0 + 30_000, 1, 0], // the current count, at the instant it was sensed
       ['ROOM_OCCUPANCY_1M', T0, 1, 0],
       ['ROOM_OCCUPANCY_1M', T0, 2, 1],
     ]);
+    // Ids are derived from type, space, instant and revision: distinct, and equal in every run.
+    expect(new Set(roomEvents().map((e) => e.eventId)).size).toBe(3);
+    expect(roomEvents()[1]?.eventId).toMatch(/^event_[0-9a-f]{24}$/);
     pipeline.advance(T0 + MIN + 5 * MIN);
     send(batch(3, [presenceAt(SENSOR_PA, T0 + 33_000, [])]));
     expect(pipeline.counters()).toMatchObject({ lateBeyondWindow: 1 });
     pipeline.advance(T0 + 7 * MIN);
     expect(store.presenceMinutes(ROOM_A)[0]).toMatchObject({ value: 1.5, samples: 4 });
-    expect(store.events().filter((e) => e.spaceId === ROOM_A)).toHaveLength(2);
+    expect(roomEvents()).toHaveLength(3);
+  });
+
+  it('emits a current-count event only when a space count changes from one sensing instant to the next', () => {
+    const { store, pipeline, send } = setup();
+    const counts = [0, 1, 1, 2, 2, 2, 0];
+    send(batch(1, counts.map((n, k) => presenceAt(SENSOR_PA, T0 + k * 1000, ([[5, 5], [6, 6]] as Vec2[]).slice(0, n)))));
+    pipeline.advance(T0 + MIN);
+    const current = store.events().filter((e) => e.spaceId === ROOM_A && e.type === 'ROOM_OCCUPANCY');
+    expect(current.map((e) => [e.minuteMs - T0, e.value])).toEqual([[0, 0], [1000, 1], [3000, 2], [6000, 0]]);
+    expect(store.events().filter((e) => e.type === 'FLOOR_OCCUPANCY').map((e) => e.value)).toEqual([0, 1, 2, 0]);
   });
 
   it('revises a finalised minute when late data for it arrives', () => {

@@ -26,10 +26,10 @@ export interface WorldPerson {
 export const START_MS = 1_000_000;
 
 /** Just enough of a scenario for buildSpec/initialState: rooms either side of an optional door. */
-export function rig(over: Partial<SensorModel> = {}, doors: DoorModel[] = [], rooms: RoomModel[] = [], seed = 1): Rig {
+export function rig(over: Partial<SensorModel> = {}, doors: DoorModel[] = [], rooms: RoomModel[] = [], seed = 1, parallax?: boolean): Rig {
   const sensor = presenceSensor(over);
   const model = { seed, startMs: START_MS, doors, rooms } as unknown as ScenarioModel;
-  const spec = buildSpec(model, sensor);
+  const spec = buildSpec(model, sensor, parallax);
   return { sensor, spec, state: initialState(model, sensor, spec), view: footprintTransform(sensor), lastTick: START_MS - 1000 };
 }
 

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { AssetOverlay } from '../state/port.js';
 import type { BuildingModel, DoorModel, FloorModel, HiveModel, RoomModel, ScenarioModel, SensorModel, SiteModel, ZoneModel } from '../../scenario/model.js';
 
 /**
@@ -22,6 +23,7 @@ export interface Tag {
 }
 
 type Kind = 'site' | 'building' | 'floor' | 'room' | 'zone' | 'hive' | 'sensor';
+const KINDS: readonly Kind[] = ['site', 'building', 'floor', 'room', 'zone', 'hive', 'sensor'];
 
 export class AssetService {
   readonly sites = new Map<string, Owned<SiteModel>>();
@@ -34,6 +36,8 @@ export class AssetService {
   readonly doors = new Map<string, DoorModel>();
   readonly tags = new Map<string, Tag>();
   readonly #timezones = new Map<string, string>(); // floor id → site zone
+  /** Each scenario item as JSON, to tell what the API changed (the overlay that is persisted). */
+  readonly #baseline = new Map<string, { kind: Kind; orgId: string; json: string }>();
 
   constructor(models: readonly ScenarioModel[]) {
     for (const m of models) {
@@ -50,6 +54,35 @@ export class AssetService {
       for (const x of m.sensors) this.sensors.set(x.id, own(x));
       for (const d of m.doors) this.doors.set(d.id, d);
     }
+    for (const kind of KINDS) for (const [id, o] of this.#map(kind)) this.#baseline.set(id, { kind, orgId: o.orgId, json: JSON.stringify(o.item) });
+  }
+
+  /** What the organisation changed against its scenario: added or changed items, deletions, tags. */
+  overlay(orgId: string): AssetOverlay {
+    const out: AssetOverlay = { changed: [], deleted: [], tags: [] };
+    for (const kind of KINDS) {
+      for (const [id, o] of this.#map(kind)) {
+        if (o.orgId !== orgId) continue;
+        const json = JSON.stringify(o.item);
+        if (this.#baseline.get(id)?.json !== json) out.changed.push({ kind, item: JSON.parse(json) as AssetOverlay['changed'][number]['item'] });
+      }
+    }
+    for (const [id, b] of this.#baseline) if (b.orgId === orgId && !this.#map(b.kind).has(id)) out.deleted.push({ kind: b.kind, id });
+    for (const t of this.tags.values()) if (t.orgId === orgId) out.tags.push({ id: t.id, name: t.name, spaceIds: [...t.spaceIds] });
+    return out;
+  }
+
+  /** Re-applies a persisted overlay (at start, before serving). Items of other organisations are never touched. */
+  applyOverlay(orgId: string, overlay: AssetOverlay): void {
+    const orgName = this.orgName(orgId) ?? '';
+    for (const { kind, item } of overlay.changed) {
+      const existing = this.#map(kind).get(item.id);
+      if (existing && existing.orgId !== orgId) continue;
+      this.#map(kind).set(item.id, { orgId, orgName, item });
+      if (kind === 'floor') this.#zoneFloor(item as unknown as FloorModel);
+    }
+    for (const { kind, id } of overlay.deleted) if (this.#map(kind).get(id)?.orgId === orgId) this.#map(kind).delete(id);
+    for (const t of overlay.tags) this.tags.set(t.id, { id: t.id, name: t.name, orgId, spaceIds: new Set(t.spaceIds) });
   }
 
   /** Items of one kind visible to the organisation, in scenario order. */
@@ -78,6 +111,7 @@ export class AssetService {
   add<K extends Kind>(kind: K, orgId: string, item: ItemOf<K>): ItemOf<K> {
     const orgName = this.orgName(orgId) ?? '';
     (this.#map(kind) as Map<string, Owned<ItemOf<K>>>).set((item as { id: string }).id, { orgId, orgName, item });
+    if (kind === 'floor') this.#zoneFloor(item as FloorModel);
     return item;
   }
 
@@ -105,6 +139,11 @@ export class AssetService {
   /** Whether `id` names a floor, room or zone of the organisation. */
   isSpace(orgId: string, id: string): boolean {
     return this.get('floor', orgId, id) !== undefined || this.get('room', orgId, id) !== undefined || this.get('zone', orgId, id) !== undefined;
+  }
+
+  /** A floor added after construction reports in its site's zone like the scenario's floors. */
+  #zoneFloor(floor: FloorModel): void {
+    if (!this.#timezones.has(floor.id)) this.#timezones.set(floor.id, this.sites.get(floor.siteId)?.item.timezone ?? 'UTC');
   }
 
   #map(kind: Kind): Map<string, Owned<unknown>> {

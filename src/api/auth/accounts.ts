@@ -3,6 +3,7 @@ import type { Clock } from '../../core/clock.js';
 import { ksuidFor } from '../../core/ids.js';
 import type { ScenarioModel } from '../../scenario/model.js';
 import { dummyHash, hashSecret, OWASP_SCRYPT, verifySecret, type ScryptCost } from './passwords.js';
+import type { ApiStatePort, StoredClient } from '../state/port.js';
 import { ALL_SCOPES } from './scopes.js';
 
 /**
@@ -16,17 +17,10 @@ export interface UserAccount {
   hash: string;
 }
 
-export interface ClientAccount {
+/** A client as the API holds it: the stored record (state/port.ts) plus its record id. */
+export interface ClientAccount extends StoredClient {
   /** Record id (equal to the client id: one client, one record). */
   id: string;
-  clientId: string;
-  orgId: string;
-  name: string;
-  description: string;
-  hash: string;
-  scopes: readonly string[];
-  /** client_id of the token that created it (spec §4.5 rule 1); null for scenario clients. */
-  createdBy: string | null;
 }
 
 export interface CreatedClient {
@@ -40,16 +34,22 @@ export class AccountService {
   readonly #clients = new Map<string, ClientAccount>();
   readonly #cost: ScryptCost;
   readonly #clock: Clock;
+  readonly #state: ApiStatePort | null;
   #dummy = '';
 
-  private constructor(cost: ScryptCost, clock: Clock) {
+  private constructor(cost: ScryptCost, clock: Clock, state: ApiStatePort | null) {
     this.#cost = cost;
     this.#clock = clock;
+    this.#state = state;
   }
 
-  /** Hashes every scenario user's password and client's secret (slow by design: done once at start). */
-  static async fromModels(models: readonly ScenarioModel[], clock: Clock, cost: ScryptCost = OWASP_SCRYPT): Promise<AccountService> {
-    const svc = new AccountService(cost, clock);
+  /**
+   * Hashes every scenario user's password and client's secret (slow by design: done once at
+   * start), then applies what `state` kept of earlier API changes: clients created (with their
+   * stored hashes) and deleted through `/api/v1/client`.
+   */
+  static async fromModels(models: readonly ScenarioModel[], clock: Clock, cost: ScryptCost = OWASP_SCRYPT, state: ApiStatePort | null = null): Promise<AccountService> {
+    const svc = new AccountService(cost, clock, state);
     svc.#dummy = await dummyHash(cost);
     for (const m of models) {
       for (const u of m.users) {
@@ -67,6 +67,10 @@ export class AccountService {
           createdBy: null,
         });
       }
+    }
+    for (const row of state?.clientRows() ?? []) {
+      if (row.deleted) svc.#clients.delete(row.clientId);
+      else svc.#clients.set(row.client.clientId, { id: row.client.clientId, ...row.client });
     }
     return svc;
   }
@@ -103,6 +107,7 @@ export class AccountService {
       createdBy,
     };
     this.#clients.set(clientId, account);
+    this.#state?.putClient(account);
     return { account, secret };
   }
 
@@ -119,6 +124,8 @@ export class AccountService {
 
   deleteClient(orgId: string, id: string): boolean {
     if (!this.getClient(orgId, id)) return false;
-    return this.#clients.delete(id);
+    this.#clients.delete(id);
+    this.#state?.deleteClient(id);
+    return true;
   }
 }

@@ -5,6 +5,7 @@ import { isValidSerial } from '../../core/topics.js';
 import { SENSOR_MODELS, type FloorModel, type SensorModelName } from '../../scenario/model.js';
 import type { GqlContext } from './resolvers.js';
 import { gqlError, mustGet, need } from './resolvers.js';
+import { sensorViews } from './views.js';
 
 /**
  * Create mutations (their names are not published by the platform: `createFloors`,
@@ -130,9 +131,12 @@ export const createMutations = {
         } as const,
       };
     });
-    return plans.map(({ floor, sensor }) => {
-      floor.sensorIds.push(sensor.id);
-      return ctx.assets.add('sensor', ctx.principal.orgId, { ...sensor });
-    });
+    return sensorViews(
+      ctx,
+      plans.map(({ floor, sensor }) => {
+        floor.sensorIds.push(sensor.id);
+        return ctx.assets.add('sensor', ctx.principal.orgId, { ...sensor });
+      }),
+    );
   },
 };

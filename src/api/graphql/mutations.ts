@@ -1,5 +1,6 @@
 import type { GqlContext } from './resolvers.js';
 import { gqlError, mustGet, need } from './resolvers.js';
+import { sensorViews } from './views.js';
 
 /**
  * Mutations (spec §4.3; platform-reference §2). Inputs name ids of the caller's
@@ -72,14 +73,17 @@ export const mutationResolvers = {
       return { s, name: nonEmpty(u.name, 'name') as string };
     });
     for (const { s, name } of found) s.name = name;
-    return found.map(({ s }) => s);
+    return sensorViews(ctx, found.map(({ s }) => s));
   },
 
   deleteSensors(_: unknown, { ids }: { ids: string[] }, ctx: GqlContext) {
     if (!ctx.principal.operator) throw gqlError('FORBIDDEN', 'deleteSensors is restricted to the operator\'s internal use');
     need(ctx, 'delete:sensors');
     for (const id of ids) mustGet(ctx, 'sensor', id);
-    return ids.map((id) => ctx.assets.deleteSensor(ctx.principal.orgId, id));
+    // Views before deleting: a deleted sensor's hive serial is still looked up.
+    const views = sensorViews(ctx, ids.map((id) => mustGet(ctx, 'sensor', id)));
+    for (const id of ids) ctx.assets.deleteSensor(ctx.principal.orgId, id);
+    return views;
   },
 
   createTag(_: unknown, { input }: { input: { name: string } }, ctx: GqlContext) {

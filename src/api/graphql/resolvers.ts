@@ -3,8 +3,10 @@ import { area } from '../../core/geometry.js';
 import type { BuildingModel, FloorModel, HiveModel, RoomModel, SensorModel, SiteModel, ZoneModel } from '../../scenario/model.js';
 import type { AssetService, ItemOf } from '../assets/asset-service.js';
 import type { Principal } from '../auth/tokens.js';
+import type { RequestStatus } from '../status.js';
 import { createMutations } from './create-mutations.js';
 import { mutationResolvers } from './mutations.js';
+import { sensorViews, type SensorView } from './views.js';
 
 /**
  * Resolvers over the in-memory asset registry. Every lookup goes through the caller's
@@ -14,6 +16,8 @@ import { mutationResolvers } from './mutations.js';
 export interface GqlContext {
   principal: Principal;
   assets: AssetService;
+  /** Live device status from the cloud store; absent (in-process apps without a store): devices read as online, never heard. */
+  status?: RequestStatus;
 }
 
 export function gqlError(code: 'FORBIDDEN' | 'NOT_FOUND' | 'BAD_USER_INPUT', message: string): GraphQLError {
@@ -77,7 +81,7 @@ const queries = {
     need(ctx, 'read:sensors');
     const all = byIds(ctx.assets.list('sensor', ctx.principal.orgId), a.ids);
     const macs = a.mac_addresses?.map((m) => m.toLowerCase());
-    return wrap(macs ? all.filter((s) => macs.includes(s.mac)) : all);
+    return wrap(sensorViews(ctx, macs ? all.filter((s) => macs.includes(s.mac)) : all));
   },
   tags: (_: unknown, a: { ids?: string[] }, ctx: GqlContext) => {
     need(ctx, 'read:spaces');
@@ -117,7 +121,7 @@ const types = {
     area: (f: FloorModel) => polygonArea(f.outline),
     rooms: (f: FloorModel, _: unknown, ctx: GqlContext) => present(f.roomIds.map((id) => ctx.assets.get('room', ctx.principal.orgId, id))),
     zones: (f: FloorModel, _: unknown, ctx: GqlContext) => present(f.zoneIds.map((id) => ctx.assets.get('zone', ctx.principal.orgId, id))),
-    sensors: (f: FloorModel, _: unknown, ctx: GqlContext) => present(f.sensorIds.map((id) => ctx.assets.get('sensor', ctx.principal.orgId, id))),
+    sensors: (f: FloorModel, _: unknown, ctx: GqlContext) => sensorViews(ctx, present(f.sensorIds.map((id) => ctx.assets.get('sensor', ctx.principal.orgId, id)))),
     hives: (f: FloorModel, _: unknown, ctx: GqlContext) => present(f.hiveIds.map((id) => ctx.assets.get('hive', ctx.principal.orgId, id))),
     tags: tagsOf,
   },
@@ -152,11 +156,11 @@ const types = {
     serial_number: (h: HiveModel) => h.serial,
     floor_id: (h: HiveModel) => h.floorId,
     room_id: (h: HiveModel) => h.roomId,
-    isOnline: () => true,
-    isStreaming: () => true,
+    isOnline: (h: HiveModel, _: unknown, ctx: GqlContext) => ctx.status?.hive(h.id).online ?? true,
+    isStreaming: (h: HiveModel, _: unknown, ctx: GqlContext) => ctx.status?.hive(h.id).streaming ?? true,
     hiveVersion: (h: HiveModel) => h.firmwareVersion,
     hiveType: (h: HiveModel) => h.backhaul,
-    lastHeartbeat: () => null,
+    lastHeartbeat: (h: HiveModel, _: unknown, ctx: GqlContext) => ctx.status?.hive(h.id).lastHeartbeat ?? null,
     netPathStability: () => null,
     coordinates: (h: HiveModel) => h.position,
     installed: () => true,
@@ -170,34 +174,24 @@ const types = {
   },
 };
 
-function sensorsWhere(ctx: GqlContext, floorId: string, pred: (s: SensorModel) => boolean): SensorModel[] {
+function sensorsWhere(ctx: GqlContext, floorId: string, pred: (s: SensorModel) => boolean): SensorView[] {
   const floor = ctx.assets.get('floor', ctx.principal.orgId, floorId);
-  return floor ? present(floor.sensorIds.map((id) => ctx.assets.get('sensor', ctx.principal.orgId, id))).filter(pred) : [];
+  return floor ? sensorViews(ctx, present(floor.sensorIds.map((id) => ctx.assets.get('sensor', ctx.principal.orgId, id))).filter(pred)) : [];
 }
 
+/** Sensor fields computed on demand; the renamed scalars are plain properties of `SensorView` (views.ts). */
 function sensorFields() {
   return {
-    sensor_id: (s: SensorModel) => s.id,
-    client_id: org,
-    mac_address: (s: SensorModel) => s.mac,
-    floor_id: (s: SensorModel) => s.floorId,
-    room_id: (s: SensorModel) => s.roomId,
     room: (s: SensorModel, _: unknown, ctx: GqlContext) => (s.roomId ? ctx.assets.get('room', ctx.principal.orgId, s.roomId) ?? null : null),
-    hive_id: (s: SensorModel) => s.hiveId,
-    hive_serial: (s: SensorModel, _: unknown, ctx: GqlContext) => ctx.assets.get('hive', ctx.principal.orgId, s.hiveId)?.serial ?? '',
-    orientation: (s: SensorModel) => s.orientationDeg,
-    field_of_view: (s: SensorModel) => s.fovDeg,
-    effective_field_of_view: (s: SensorModel) => s.fovDeg,
     door_line: (s: SensorModel, _: unknown, ctx: GqlContext) => (s.doorId ? ctx.assets.doors.get(s.doorId)?.line ?? null : null),
-    in_direction: (s: SensorModel) => (s.mode === 'traffic' ? s.roomId : null),
     is_entrance: (s: SensorModel, _: unknown, ctx: GqlContext) => (s.doorId ? ctx.assets.doors.get(s.doorId)?.entrance ?? false : false),
-    is_online: () => true,
-    is_streaming: () => true,
+    is_online: (s: SensorModel, _: unknown, ctx: GqlContext) => ctx.status?.sensor(s.id).online ?? true,
+    is_streaming: (s: SensorModel, _: unknown, ctx: GqlContext) => ctx.status?.sensor(s.id).streaming ?? true,
     power_type: () => 'battery',
     last_battery_change_date: () => null,
     next_battery_change_date: () => null,
     battery_change_by_date: () => null,
-    last_heartbeat: () => null,
+    last_heartbeat: (s: SensorModel, _: unknown, ctx: GqlContext) => ctx.status?.sensor(s.id).lastHeartbeat ?? null,
     installation_status: () => 'installed',
   };
 }

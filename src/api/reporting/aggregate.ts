@@ -6,9 +6,9 @@ export function applyFunction(fn: WindowFunction, values: readonly number[]): nu
     case 'mean':
       return values.reduce((a, b) => a + b, 0) / values.length;
     case 'max':
-      return Math.max(...values);
+      return maxOf(values);
     case 'min':
-      return Math.min(...values);
+      return minOf(values);
     case 'sum':
       return values.reduce((a, b) => a + b, 0);
     case 'first':
@@ -18,6 +18,19 @@ export function applyFunction(fn: WindowFunction, values: readonly number[]): nu
     case 'median':
       return medianOf(values);
   }
+}
+
+// Loops, not Math.max(...values): a raw group can hold more values than the engine's argument limit.
+function maxOf(values: readonly number[]): number {
+  let m = -Infinity;
+  for (const v of values) if (v > m) m = v;
+  return m;
+}
+
+function minOf(values: readonly number[]): number {
+  let m = Infinity;
+  for (const v of values) if (v < m) m = v;
+  return m;
 }
 
 export function medianOf(values: readonly number[]): number {
@@ -46,8 +59,8 @@ export function groupStats(values: readonly number[]): GroupStats {
   const variance = count ? values.reduce((a, b) => a + (b - mean) ** 2, 0) / count : 0;
   return {
     sum,
-    min: count ? Math.min(...values) : 0,
-    max: count ? Math.max(...values) : 0,
+    min: count ? minOf(values) : 0,
+    max: count ? maxOf(values) : 0,
     count,
     mean,
     median: count ? medianOf(values) : 0,

@@ -13,17 +13,22 @@ import { localParts, offsetText, rfc3339, windowsBetween, type Window } from './
 export type Point = Record<string, string | number | null>;
 
 /** A window with its labels formatted once (formatting per point would dominate large reports). */
-interface LabelledWindow extends Window {
+export interface LabelledWindow extends Window {
   labels: { time: string; start: string; stop: string; timezone_offset: string };
 }
 
-export function computePoints(assets: AssetService, series: SeriesPort, orgId: string, q: ReportingQuery): Point[] {
-  const windows: LabelledWindow[] = windowsBetween(q.startMs, q.stopMs, q.every, q.timezone)
+/** The query's windows after time constraints, labels formatted. @internal */
+export function labelledWindows(q: ReportingQuery): LabelledWindow[] {
+  return windowsBetween(q.startMs, q.stopMs, q.every, q.timezone)
     .filter((w) => keepWindow(q, w))
     .map((w) => {
       const start = rfc3339(w.startMs, q.timezone);
       return { ...w, labels: { time: start, start, stop: rfc3339(w.stopMs, q.timezone), timezone_offset: offsetText(w.startMs, q.timezone) } };
     });
+}
+
+export function computePoints(assets: AssetService, series: SeriesPort, orgId: string, q: ReportingQuery): Point[] {
+  const windows = labelledWindows(q);
   if (windows.length === 0) return [];
   const from = windows[0]!.startMs;
   const to = windows[windows.length - 1]!.stopMs;
@@ -37,7 +42,8 @@ export function computePoints(assets: AssetService, series: SeriesPort, orgId: s
   return points;
 }
 
-function readOccupancy(series: SeriesPort, q: ReportingQuery, m: Measurement, id: string, from: number, to: number): readonly MinuteValue[] {
+/** Where an occupancy measurement's minutes (or coarse rollup rows) come from. @internal */
+export function readOccupancy(series: SeriesPort, q: ReportingQuery, m: Measurement, id: string, from: number, to: number): readonly MinuteValue[] {
   if (m === 'traffic_floor_occupancy' || m === 'traffic_room_occupancy') return series.trafficOccupancyMinutes(id, from, to, q.calibrated, q.calibrationPoints);
   // max over a coarse window is the store's rollup of that window: read one row per window
   // (and windows older than the minutes' retention exist only there).
@@ -55,7 +61,8 @@ function keepWindow(q: ReportingQuery, w: Window): boolean {
   return q.timeRanges.length === 0 || q.timeRanges.some((r) => minute >= r.startMin && minute < r.stopMin);
 }
 
-function passes(q: ReportingQuery, v: number | null): boolean {
+/** `create_empty` and the value filter: whether a window's point is returned. @internal */
+export function passes(q: ReportingQuery, v: number | null): boolean {
   if (v === null || !q.value) return v !== null || q.createEmpty;
   const f = q.value;
   return (f.gte === undefined || v >= f.gte) && (f.lte === undefined || v <= f.lte) && (f.gt === undefined || v > f.gt) && (f.lt === undefined || v < f.lt);

@@ -1,14 +1,21 @@
+import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { AssetService } from '../assets/asset-service.js';
 import { authenticate } from '../auth/guard.js';
 import type { TokenService } from '../auth/tokens.js';
 import { forbidden } from '../errors.js';
+import { computeRuns } from './fast-points.js';
+import { csvChunks, jsonChunks, pageOf } from './fast-write.js';
 import { computePoints } from './report.js';
 import { parseReportingRequest } from './request.js';
 import type { SeriesPort } from './series.js';
-import { group, paginate, toCsv } from './shape.js';
+import { group } from './shape.js';
 
-/** `POST /api/v3/reporting` (platform-reference §3): validated whole, then computed. */
+/**
+ * `POST /api/v3/reporting` (platform-reference §3): validated whole, then computed. Flat
+ * reports (JSON or CSV, paged or not) take the columnar fast path (fast-points.ts,
+ * fast-write.ts) and stream their text; `group_by` takes the point objects of report.ts.
+ */
 export interface ReportingDeps {
   assets: AssetService;
   tokens: TokenService;
@@ -20,14 +27,12 @@ export function registerReportingRoutes(app: FastifyInstance, deps: ReportingDep
     const principal = await authenticate(req, deps.tokens);
     const q = parseReportingRequest(req.body);
     if (!principal.scopes.has('read:spaces') && !principal.scopes.has('read:rooms')) throw forbidden('reporting needs read:spaces or read:rooms');
-    const points = computePoints(deps.assets, deps.series, principal.orgId, q);
-    if (q.groupBy) return { data: group(points, q.groupBy) };
-    const { items, pageInfo } = paginate(points, q.page);
-    if (q.format === 'csv') {
-      void reply.header('content-type', 'text/csv; charset=utf-8');
-      if (pageInfo) void reply.header('x-page-info', JSON.stringify(pageInfo));
-      return toCsv(items);
-    }
-    return pageInfo ? { data: items, page_info: pageInfo } : { data: items };
+    // group_by needs the point objects (general path); flat reports are written as text.
+    if (q.groupBy) return { data: group(computePoints(deps.assets, deps.series, principal.orgId, q), q.groupBy) };
+    const rep = computeRuns(deps.assets, deps.series, principal.orgId, q);
+    const { pageInfo } = pageOf(rep.total, q.page);
+    if (pageInfo && q.format === 'csv') void reply.header('x-page-info', JSON.stringify(pageInfo));
+    void reply.header('content-type', q.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8');
+    return reply.send(Readable.from(q.format === 'csv' ? csvChunks(rep, q.page) : jsonChunks(rep, q.page)));
   });
 }

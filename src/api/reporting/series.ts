@@ -1,3 +1,5 @@
+import type { MinuteColumns } from './columns.js';
+
 /**
  * Where reporting reads per-minute data: the cloud store behind a port, so the reporting
  * code runs unchanged over SQLite, PostgreSQL or an in-memory fixture. Rows are sorted by
@@ -16,6 +18,8 @@ export interface MinuteTraffic {
 
 export interface SeriesPort {
   presenceMinutes(spaceId: string, startMs: number, stopMs: number): readonly MinuteValue[];
+  /** The same minutes as typed columns (the reporting fast path); optional, `presenceMinutes` otherwise. */
+  presenceColumns?(spaceId: string, startMs: number, stopMs: number): MinuteColumns;
   /**
    * The store's rollup of presence at a coarser interval (max per bucket, buckets aligned in
    * the space's own zone), one row per bucket keyed by its start; null when the store keeps

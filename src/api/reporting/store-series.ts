@@ -4,14 +4,18 @@ import { LocalDays } from '../../cloud/local-day.js';
 import type { Store } from '../../cloud/store/port.js';
 import { rawOccupancy, trafficSpaces, type TrafficSpace } from '../../cloud/traffic-occupancy.js';
 import type { ScenarioModel } from '../../scenario/model.js';
+import { columnsOf, type MinuteColumns } from './columns.js';
 import type { MinuteTraffic, MinuteValue, SeriesPort } from './series.js';
+import { openPresenceReader, type PresenceReader } from './sqlite-reader.js';
 
 /**
  * The reporting API's view of the cloud store: per-minute presence from the store's 1m
  * series, traffic counts per sensor, and traffic occupancy computed on read with the same
  * functions the pipeline uses (raw since the local day's first instant, or calibrated).
+ * With `dbPath` (the store's SQLite file), presence minutes are also read as columns through
+ * a read-only connection of their own (see sqlite-reader.ts); without it, through the store.
  */
-export function storeSeries(store: Store, models: readonly ScenarioModel[]): SeriesPort {
+export function storeSeries(store: Store, models: readonly ScenarioModel[], opts: { dbPath?: string } = {}): SeriesPort & { close(): void } {
   const spaces = new Map<string, TrafficSpace>();
   const zones = new Map<string, string>();
   for (const m of models) {
@@ -20,10 +24,24 @@ export function storeSeries(store: Store, models: readonly ScenarioModel[]): Ser
     for (const x of [...m.floors, ...m.rooms, ...m.zones]) zones.set(x.id, zoneOf(x.id));
   }
   const zoneOf = (id: string): string => zones.get(id) ?? 'UTC';
+  let reader: PresenceReader | null = null;
+  const fileReader = (): PresenceReader | null => {
+    if (opts.dbPath === undefined || opts.dbPath === ':memory:') return null;
+    return (reader ??= openPresenceReader(opts.dbPath));
+  };
   const inRange = <T extends { minuteMs: number }>(rows: readonly T[], from: number, to: number): T[] => rows.filter((r) => r.minuteMs >= from && r.minuteMs < to);
   return {
+    /** Closes the read-only connection, if one was opened (the store itself is the caller's). */
+    close(): void {
+      reader?.close();
+      reader = null;
+    },
     presenceMinutes(spaceId, from, to): MinuteValue[] {
       return store.presenceSeries(spaceId, '1m', from, to).map((p) => ({ minuteMs: p.bucketMs, value: p.value }));
+    },
+    presenceColumns(spaceId, from, to): MinuteColumns {
+      const r = fileReader();
+      return r ? r.presenceColumns(spaceId, from, to) : columnsOf(store.presenceSeries(spaceId, '1m', from, to).map((p) => ({ minuteMs: p.bucketMs, value: p.value })));
     },
     presenceRollupMax(spaceId, every, timezone, from, to): MinuteValue[] | null {
       if (zoneOf(spaceId) !== timezone) return null;

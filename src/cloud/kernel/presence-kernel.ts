@@ -1,8 +1,9 @@
 import { median } from '../../core/stats.js';
 import { MINUTE_MS } from '../../core/time.js';
-import { MERGE_RADIUS_M, type PresenceMinuteRow } from '../presence.js';
+import type { PresenceMinuteRow } from '../presence.js';
 import type { AssetRegistry } from '../registry.js';
 import { SpaceRaster } from './space-raster.js';
+import { OverlapMerger } from './overlap-merge.js';
 import { SensorTable } from './sensor-table.js';
 
 /**
@@ -13,11 +14,16 @@ import { SensorTable } from './sensor-table.js';
  * (floor, instant) with `mergeDetections`, exactly as the aggregator does.
  * Assumes sensing instants on the tick grid (as every sensor samples).
  */
+// A local copy: an imported binding is a property read per use under some loaders.
+const MINUTE = MINUTE_MS;
+
 interface MinuteBuf {
   minuteMs: number;
   /** counts[space × slots + slot]: people counted in the space at that instant. */
   counts: Uint16Array;
   sampled: Uint8Array;
+  /** seen[sensor × slots + slot]: the (sensor, instant) was reported (first report wins). */
+  seen: Uint8Array;
   /** Overlap detections, chained per (floor × slots + slot) from `head` through `next` (newest first). */
   head: Int32Array;
   next: Int32Array;
@@ -33,30 +39,48 @@ export class PresenceKernel {
   readonly #tickMs: number;
   readonly #rasters: SpaceRaster[];
   readonly #minutes = new Map<number, MinuteBuf>();
+  readonly #free: MinuteBuf[] = [];
   readonly #scratch: number[] = [];
+  readonly #nSensors: number;
+  /** Counts of the minute being computed: its solo counts plus the merged overlap points. */
+  #work = new Uint16Array(0);
   #cur: MinuteBuf | null = null;
-  #orderBuf = new Int32Array(64);
-  readonly #acc: number[] = [];
-  readonly #flat: number[] = [];
+  readonly #merger = new OverlapMerger();
   #curSlot = 0;
 
   constructor(registry: AssetRegistry, sensorIds: readonly string[], floorIds: readonly string[], tickMs: number) {
     this.#tickMs = tickMs;
-    this.#slots = Math.max(1, Math.floor(MINUTE_MS / tickMs));
+    this.#slots = Math.max(1, Math.floor(MINUTE / tickMs));
     this.spaceIds = registry.presenceSpaceIds();
     const spaceIndex = new Map(this.spaceIds.map((id, i) => [id, i] as const));
     this.#rasters = floorIds.map((f) => new SpaceRaster(registry.floor(f), spaceIndex));
-    this.sensors = new SensorTable(registry, sensorIds, floorIds, spaceIndex);
+    this.sensors = new SensorTable(registry, sensorIds, floorIds, spaceIndex, this.#rasters);
+    this.#nSensors = sensorIds.length;
   }
 
-  /** Marks (sensor, instant) as sampled; call once per presence packet, before its points. */
-  report(sensor: number, sensedAtMs: number): void {
+  /**
+   * Marks (sensor, instant) as sampled; call once per presence packet, before its points.
+   * False (and nothing recorded) when the (sensor, instant) was already reported: the first
+   * report wins, so its detections must then be skipped.
+   */
+  report(sensor: number, sensedAtMs: number): boolean {
     const m = this.#minute(sensedAtMs);
     const slot = this.#slot(sensedAtMs, m.minuteMs);
+    const seen = sensor * this.#slots + slot;
+    if (m.seen[seen] === 1) return false;
+    m.seen[seen] = 1;
     this.#cur = m;
     this.#curSlot = slot;
     const spaces = this.sensors.sampled[sensor] as Int32Array;
     for (let k = 0; k < spaces.length; k++) m.sampled[(spaces[k] as number) * this.#slots + slot] = 1;
+    return true;
+  }
+
+  /** One presence packet: `report` + its detections xs/ys[from, to); false when a duplicate (skipped). */
+  add(sensor: number, sensedAtMs: number, xs: Float64Array, ys: Float64Array, from: number, to: number): boolean {
+    if (!this.report(sensor, sensedAtMs)) return false;
+    for (let d = from; d < to; d++) this.detection(sensor, xs[d] as number, ys[d] as number);
+    return true;
   }
 
   /** One detection (sensor-local) of the packet last passed to `report`. */
@@ -64,6 +88,12 @@ export class PresenceKernel {
     const m = this.#cur as MinuteBuf;
     const slot = this.#curSlot;
     const st = this.sensors;
+    const solo = st.soloSet(sensor, lx, ly);
+    if (solo >= 0) {
+      // Seen by no other sensor, and its whole cell lies in one set of spaces.
+      this.#countSet(m.counts, st.floor[sensor] as number, solo, slot);
+      return;
+    }
     // Same arithmetic as footprintTransform.toWorld, so points are bit-identical.
     const side = st.side[sensor] as number;
     const u = (lx - 0.5) * side;
@@ -73,11 +103,11 @@ export class PresenceKernel {
     const x = (st.cx[sensor] as number) + u * c - v * s;
     const y = (st.cy[sensor] as number) + u * s + v * c;
     const floor = st.floor[sensor] as number;
-    if (!st.isSolo(sensor, lx, ly)) {
+    if (solo === -2) {
       this.#defer(m, floor * this.#slots + slot, sensor, x, y);
       return;
     }
-    this.#count(m, floor, slot, x, y);
+    this.#count(m.counts, floor, slot, x, y);
   }
 
   #defer(m: MinuteBuf, key: number, sensor: number, x: number, y: number): void {
@@ -99,11 +129,15 @@ export class PresenceKernel {
     m.xy[2 * i + 1] = y;
   }
 
-  #count(m: MinuteBuf, floor: number, slot: number, x: number, y: number): void {
-    const set = (this.#rasters[floor] as SpaceRaster).sets[(this.#rasters[floor] as SpaceRaster).setOf(x, y)] as Int32Array;
+  #count(counts: Uint16Array, floor: number, slot: number, x: number, y: number): void {
+    this.#countSet(counts, floor, (this.#rasters[floor] as SpaceRaster).setOf(x, y), slot);
+  }
+
+  #countSet(counts: Uint16Array, floor: number, setId: number, slot: number): void {
+    const set = (this.#rasters[floor] as SpaceRaster).sets[setId] as Int32Array;
     for (let k = 0; k < set.length; k++) {
       const idx = (set[k] as number) * this.#slots + slot;
-      m.counts[idx] = (m.counts[idx] as number) + 1;
+      counts[idx] = (counts[idx] as number) + 1;
     }
   }
 
@@ -111,18 +145,38 @@ export class PresenceKernel {
     return [...this.#minutes.keys()].sort((a, b) => a - b);
   }
 
-  /** Computes a minute's rows (by space id, as the aggregator) and forgets it; values go to `out` too. */
-  finalise(minuteMs: number, out?: Float64Array): PresenceMinuteRow[] {
+  hasMinute(minuteMs: number): boolean {
+    return this.#minutes.has(minuteMs);
+  }
+
+  /** Forgets a minute's data. */
+  drop(minuteMs: number): void {
     const m = this.#minutes.get(minuteMs);
     this.#minutes.delete(minuteMs);
+    if (m === undefined) return;
+    if (this.#cur === m) this.#cur = null;
+    // Buffers are reused by the next minute (no garbage per minute).
+    if (this.#free.length < 8) this.#free.push(m);
+  }
+
+  /** Computes a minute's rows (by space id, as the aggregator) and forgets it; values go to `out` too. */
+  finalise(minuteMs: number, out?: Float64Array): PresenceMinuteRow[] {
+    const rows = this.compute(minuteMs, out);
+    this.drop(minuteMs);
+    return rows;
+  }
+
+  /** Computes a minute's rows (sorted by space id) from the reports held so far; keeps them. */
+  compute(minuteMs: number, out?: Float64Array): PresenceMinuteRow[] {
+    const m = this.#minutes.get(minuteMs);
     if (!m) return [];
-    for (let key = 0; key < m.head.length; key++) if ((m.head[key] as number) >= 0) this.#mergeDeferred(m, Math.floor(key / this.#slots), key % this.#slots);
+    const work = this.#merged(m);
     const rows: PresenceMinuteRow[] = [];
     const scratch = this.#scratch;
     for (let sp = 0; sp < this.spaceIds.length; sp++) {
       scratch.length = 0;
       const base = sp * this.#slots;
-      for (let slot = 0; slot < this.#slots; slot++) if (m.sampled[base + slot] === 1) scratch.push(m.counts[base + slot] as number);
+      for (let slot = 0; slot < this.#slots; slot++) if (m.sampled[base + slot] === 1) scratch.push(work[base + slot] as number);
       if (scratch.length === 0) continue;
       const value = median(scratch);
       if (out) out[sp] = value;
@@ -132,74 +186,33 @@ export class PresenceKernel {
   }
 
   /**
-   * `mergeDetections` over the overlap detections of one (floor, instant), without objects:
-   * sensors in id order (indices follow ids), points in packet order; a point merges into
-   * the nearest accepted point of another sensor within MERGE_RADIUS_M when each is covered
-   * by the other's sensor and that accepted point has not already absorbed one of this
-   * sensor's. Few points per instant: a linear scan beats a grid.
+   * The instantaneous count of every sampled (space, instant) of a minute, by space id then
+   * instant (the non-`_1M` "current count" of spec §6).
    */
-  #mergeDeferred(m: MinuteBuf, floor: number, slot: number): void {
-    const flat = this.#flat;
-    flat.length = 0;
-    for (let i = m.head[floor * this.#slots + slot] as number; i >= 0; i = m.next[i] as number) flat.push(m.sensor[i] as number, m.xy[2 * i] as number, m.xy[2 * i + 1] as number);
-    reverseTriples(flat); // the chain is newest first: back to arrival order
-    const n = flat.length / 3;
-    const order = this.#order(flat, n);
-    const acc = this.#acc;
-    acc.length = 0; // accepted: sensor, x, y, index into absorbed (or -1)
-    const absorbed: number[][] = [];
-    const st = this.sensors;
-    const r2 = MERGE_RADIUS_M * MERGE_RADIUS_M * (1 + 1e-9);
-    for (let k = 0; k < n; k++) {
-      const i = order[k] as number;
-      const s = flat[i * 3] as number;
-      const x = flat[i * 3 + 1] as number;
-      const y = flat[i * 3 + 2] as number;
-      let best = -1;
-      let bestD = MERGE_RADIUS_M;
-      for (let a = 0; a < acc.length; a += 4) {
-        const as = acc[a] as number;
-        if (as === s) continue;
-        const dx = (acc[a + 1] as number) - x;
-        const dy = (acc[a + 2] as number) - y;
-        // Squared-distance prefilter (with slack), then the aggregator's exact hypot test.
-        if (dx * dx + dy * dy > r2) continue;
-        const ab = acc[a + 3] as number;
-        if (ab >= 0 && (absorbed[ab] as number[]).includes(s)) continue;
-        const d = Math.hypot(dx, dy);
-        if (d > bestD) continue;
-        if (!st.covers(s, acc[a + 1] as number, acc[a + 2] as number) || !st.covers(as, x, y)) continue;
-        best = a;
-        bestD = d;
-      }
-      if (best >= 0) {
-        let ab = acc[best + 3] as number;
-        if (ab < 0) {
-          ab = absorbed.push([]) - 1;
-          acc[best + 3] = ab;
-        }
-        (absorbed[ab] as number[]).push(s);
-      } else {
-        acc.push(s, x, y, -1);
-        this.#count(m, floor, slot, x, y);
-      }
+  instants(minuteMs: number, visit: (spaceId: string, sensedAtMs: number, count: number) => void): void {
+    const m = this.#minutes.get(minuteMs);
+    if (!m) return;
+    const work = this.#merged(m);
+    for (let sp = 0; sp < this.spaceIds.length; sp++) {
+      const base = sp * this.#slots;
+      for (let slot = 0; slot < this.#slots; slot++) if (m.sampled[base + slot] === 1) visit(this.spaceIds[sp] as string, minuteMs + slot * this.#tickMs, work[base + slot] as number);
     }
   }
 
-  /** Indices of the deferred points by sensor (ids order), then arrival: a stable insertion sort. */
-  #order(flat: readonly number[], n: number): Int32Array {
-    if (this.#orderBuf.length < n) this.#orderBuf = new Int32Array(n * 2);
-    const o = this.#orderBuf;
-    for (let i = 0; i < n; i++) {
-      const s = flat[i * 3] as number;
-      let j = i - 1;
-      while (j >= 0 && (flat[(o[j] as number) * 3] as number) > s) {
-        o[j + 1] = o[j] as number;
-        j--;
-      }
-      o[j + 1] = i;
-    }
-    return o;
+  /** The minute's counts per (space, instant): its solo counts plus the merged overlap points (in scratch). */
+  #merged(m: MinuteBuf): Uint16Array {
+    if (this.#work.length < m.counts.length) this.#work = new Uint16Array(m.counts.length);
+    const work = this.#work;
+    work.set(m.counts);
+    for (let key = 0; key < m.head.length; key++) if ((m.head[key] as number) >= 0) this.#mergeDeferred(m, work, Math.floor(key / this.#slots), key % this.#slots);
+    return work;
+  }
+
+  /** Merges the overlap detections of one (floor, instant) (`OverlapMerger`) and counts the kept points. */
+  #mergeDeferred(m: MinuteBuf, counts: Uint16Array, floor: number, slot: number): void {
+    const kept = this.#merger.merge(m.head[floor * this.#slots + slot] as number, m.next, m.sensor, m.xy, this.sensors);
+    const xy = this.#merger.keptXY;
+    for (let a = 0; a < kept; a++) this.#count(counts, floor, slot, xy[2 * a] as number, xy[2 * a + 1] as number);
   }
 
   #slot(t: number, minuteMs: number): number {
@@ -208,25 +221,26 @@ export class PresenceKernel {
 
   #minute(t: number): MinuteBuf {
     const last = this.#cur;
-    if (last !== null && t >= last.minuteMs && t < last.minuteMs + MINUTE_MS && this.#minutes.get(last.minuteMs) === last) return last;
-    const minuteMs = t - (((t % MINUTE_MS) + MINUTE_MS) % MINUTE_MS);
+    if (last !== null && t >= last.minuteMs && t < last.minuteMs + MINUTE) return last;
+    const minuteMs = t - (((t % MINUTE) + MINUTE) % MINUTE);
     let m = this.#minutes.get(minuteMs);
     if (!m) {
-      const n = this.spaceIds.length * this.#slots;
-      const head = new Int32Array(this.#rasters.length * this.#slots).fill(-1);
-      m = { minuteMs, counts: new Uint16Array(n), sampled: new Uint8Array(n), head, next: new Int32Array(1024), sensor: new Int32Array(1024), xy: new Float64Array(2048), deferred: 0 };
+      m = this.#free.pop() ?? this.#newBuf();
+      m.minuteMs = minuteMs;
+      m.counts.fill(0);
+      m.sampled.fill(0);
+      m.seen.fill(0);
+      m.head.fill(-1);
+      m.deferred = 0;
       this.#minutes.set(minuteMs, m);
     }
     return m;
   }
-}
 
-function reverseTriples(a: number[]): void {
-  for (let i = 0, j = a.length - 3; i < j; i += 3, j -= 3) {
-    for (let k = 0; k < 3; k++) {
-      const t = a[i + k] as number;
-      a[i + k] = a[j + k] as number;
-      a[j + k] = t;
-    }
+  #newBuf(): MinuteBuf {
+    const n = this.spaceIds.length * this.#slots;
+    const head = new Int32Array(this.#rasters.length * this.#slots);
+    return { minuteMs: 0, counts: new Uint16Array(n), sampled: new Uint8Array(n), seen: new Uint8Array(this.#nSensors * this.#slots), head, next: new Int32Array(1024), sensor: new Int32Array(1024), xy: new Float64Array(2048), deferred: 0 };
   }
 }
+

@@ -1,5 +1,6 @@
 import { MERGE_RADIUS_M } from '../presence.js';
 import type { AssetRegistry } from '../registry.js';
+import type { SpaceRaster } from './space-raster.js';
 
 /**
  * Per-sensor constants of the hot path in typed arrays: placement (for sensor-local → world),
@@ -8,6 +9,8 @@ import type { AssetRegistry } from '../registry.js';
  * its detections never merge (docs/occupancy.md, merging) and can be counted at once.
  */
 const SOLO_N = 32;
+// A local copy: an imported binding is a property read per use under some loaders.
+const RADIUS = MERGE_RADIUS_M;
 
 export class SensorTable {
   readonly ids: readonly string[];
@@ -18,9 +21,10 @@ export class SensorTable {
   readonly cy: Float64Array;
   readonly floor: Int32Array;
   readonly sampled: Int32Array[];
-  readonly #solo: Uint8Array;
+  /** Per solo cell: -2 not solo, -1 solo (spaces to look up), ≥ 0 the space set of the whole cell. */
+  readonly #solo: Int32Array;
 
-  constructor(registry: AssetRegistry, sensorIds: readonly string[], floorIds: readonly string[], spaceIndex: ReadonlyMap<string, number>) {
+  constructor(registry: AssetRegistry, sensorIds: readonly string[], floorIds: readonly string[], spaceIndex: ReadonlyMap<string, number>, rasters: readonly SpaceRaster[]) {
     const n = sensorIds.length;
     this.ids = sensorIds;
     this.side = new Float64Array(n);
@@ -29,7 +33,7 @@ export class SensorTable {
     this.cx = new Float64Array(n);
     this.cy = new Float64Array(n);
     this.floor = new Int32Array(n);
-    this.#solo = new Uint8Array(n * SOLO_N * SOLO_N);
+    this.#solo = new Int32Array(n * SOLO_N * SOLO_N);
     const floorIdx = new Map(floorIds.map((f, i) => [f, i] as const));
     sensorIds.forEach((id, i) => {
       const s = registry.sensor(id);
@@ -43,7 +47,7 @@ export class SensorTable {
       this.floor[i] = floorIdx.get(s.floorId) ?? 0;
     });
     this.sampled = sensorIds.map((id) => Int32Array.from(registry.sampledSpaces(id).map((sp) => spaceIndex.get(sp) ?? -1).filter((k) => k >= 0)));
-    sensorIds.forEach((_id, i) => this.#markSolo(registry, sensorIds, i));
+    sensorIds.forEach((_id, i) => this.#markSolo(registry, sensorIds, i, rasters[this.floor[i] as number]));
   }
 
   /** Sensor-local coordinates of a world point (same arithmetic as footprintTransform.toLocal). */
@@ -55,15 +59,20 @@ export class SensorTable {
     const dy = y - (this.cy[sensor] as number);
     const lx = (dx * c + dy * s) / side + 0.5;
     const ly = (-dx * s + dy * c) / side + 0.5;
-    const margin = MERGE_RADIUS_M / side;
+    const margin = RADIUS / side;
     return lx >= -margin && lx <= 1 + margin && ly >= -margin && ly <= 1 + margin;
   }
 
-  isSolo(sensor: number, lx: number, ly: number): boolean {
+  /**
+   * For a detection at sensor-local (lx, ly): -2 when another sensor may see it (merge), -1
+   * when no other sensor can (count it at once), ≥ 0 when moreover its whole solo cell lies
+   * in one set of spaces of the floor raster: that set (no world coordinates needed).
+   */
+  soloSet(sensor: number, lx: number, ly: number): number {
     const i = Math.floor(lx * SOLO_N);
     const j = Math.floor(ly * SOLO_N);
-    if (i < 0 || j < 0 || i >= SOLO_N || j >= SOLO_N) return false;
-    return this.#solo[(sensor * SOLO_N + j) * SOLO_N + i] === 1;
+    if (i < 0 || j < 0 || i >= SOLO_N || j >= SOLO_N) return -2;
+    return this.#solo[(sensor * SOLO_N + j) * SOLO_N + i] as number;
   }
 
   /**
@@ -72,7 +81,7 @@ export class SensorTable {
    * A cell is solo when its world box misses every other sensor's grown footprint box
    * (conservative for rotated sensors, exact for axis-aligned ones).
    */
-  #markSolo(registry: AssetRegistry, ids: readonly string[], i: number): void {
+  #markSolo(registry: AssetRegistry, ids: readonly string[], i: number, raster: SpaceRaster | undefined): void {
     const me = registry.transform(ids[i] as string);
     const others = ids
       .map((id, k) => ({ id, k }))
@@ -89,7 +98,8 @@ export class SensorTable {
         const d = 1 / SOLO_N;
         const cell = boxOf([me.toWorld(a, b), me.toWorld(a + d, b), me.toWorld(a + d, b + d), me.toWorld(a, b + d)], 1e-9);
         const solo = others.every((o) => cell.maxX < o.minX || cell.minX > o.maxX || cell.maxY < o.minY || cell.minY > o.maxY);
-        this.#solo[(i * SOLO_N + j) * SOLO_N + k] = solo ? 1 : 0;
+        // The cell's world box (grown by 1e-9) holds every point mapped from inside the cell.
+        this.#solo[(i * SOLO_N + j) * SOLO_N + k] = !solo ? -2 : raster ? raster.uniformSet(cell.minX, cell.minY, cell.maxX, cell.maxY) : -1;
       }
     }
   }

@@ -39,6 +39,21 @@ export class SpaceRaster {
     for (let j = 0; j < this.#ny; j++) for (let i = 0; i < this.#nx; i++) this.#cells[j * this.#nx + i] = this.#classify(i, j);
   }
 
+  /**
+   * The set id shared by every point of the world box [minX, maxX] × [minY, maxY] when all
+   * the grid cells it touches are classified with the same set; -1 otherwise.
+   */
+  uniformSet(minX: number, minY: number, maxX: number, maxY: number): number {
+    const i0 = Math.floor((minX - this.#x0) / CELL_M);
+    const i1 = Math.floor((maxX - this.#x0) / CELL_M);
+    const j0 = Math.floor((minY - this.#y0) / CELL_M);
+    const j1 = Math.floor((maxY - this.#y0) / CELL_M);
+    if (i0 < 0 || j0 < 0 || i1 >= this.#nx || j1 >= this.#ny) return -1;
+    const first = this.#cells[j0 * this.#nx + i0] as number;
+    for (let j = j0; j <= j1; j++) for (let i = i0; i <= i1; i++) if (this.#cells[j * this.#nx + i] !== first) return -1;
+    return first;
+  }
+
   /** Set id of the spaces containing (x, y). */
   setOf(x: number, y: number): number {
     const i = Math.floor((x - this.#x0) / CELL_M);

@@ -60,6 +60,16 @@ export class WireScanner {
     let bodyKind = 0;
     let bodyS = 0;
     let bodyE = 0;
+    const b = this.#b;
+    // The encoder's layout: 0a <len> mac, 10 <varint> sensed_at — read in place when short.
+    if (b[start] === 0x0a && (b[start + 1] as number) < 0x80) {
+      macS = start + 2;
+      macE = macS + (b[start + 1] as number);
+      if (macE <= end && b[macE] === 0x10) {
+        this.#p = macE + 1;
+        t = this.#varint();
+      } else this.#p = start;
+    }
     while (this.#p < end) {
       const tag = this.#varint();
       const field = tag > 0x7fffffff ? Math.floor(tag / 8) : tag >>> 3;
@@ -83,7 +93,17 @@ export class WireScanner {
   #presence(macS: number, macE: number, t: number, start: number, end: number, visit: ScanVisitor): void {
     visit.presenceStart(macS, macE, t);
     this.#p = start;
+    const b = this.#b;
+    const v = this.#v;
     while (this.#p < end) {
+      const p = this.#p;
+      // The encoder's layout of a Detection (x then y, both set): 0a 0a 0d f32 15 f32 —
+      // read it in place; anything else takes the general path below.
+      if (p + 12 <= end && b[p] === 0x0a && b[p + 1] === 0x0a && b[p + 2] === 0x0d && b[p + 7] === 0x15) {
+        this.#p = p + 12;
+        visit.point(v.getFloat32(p + 3, true), v.getFloat32(p + 8, true));
+        continue;
+      }
       const tag = this.#varint();
       if (tag !== 0x0a) {
         this.#skip(tag & 7);
@@ -122,15 +142,34 @@ export class WireScanner {
 
   #varint(): number {
     const b = this.#b;
+    let p = this.#p;
     // One-byte varints (tags, small lengths) are the common case.
-    if (this.#p < b.length && (b[this.#p] as number) < 0x80) return b[this.#p++] as number;
+    if (p < b.length && (b[p] as number) < 0x80) {
+      this.#p = p + 1;
+      return b[p] as number;
+    }
+    // Up to 4 bytes (28 bits) in 32-bit integer arithmetic, the rest in doubles (exact to 2^53).
     let result = 0;
-    let mul = 1;
-    for (let i = 0; i < 10; i++) {
-      if (this.#p >= b.length) throw new WireError('truncated varint');
-      const byte = b[this.#p++] as number;
-      result += (byte & 0x7f) * mul;
-      if (byte < 0x80) return result;
+    let shift = 0;
+    while (shift < 28 && p < b.length) {
+      const byte = b[p++] as number;
+      result |= (byte & 0x7f) << shift;
+      if (byte < 0x80) {
+        this.#p = p;
+        return result >>> 0;
+      }
+      shift += 7;
+    }
+    let big = result >>> 0;
+    let mul = 2 ** 28;
+    for (let i = 4; i < 10; i++) {
+      if (p >= b.length) throw new WireError('truncated varint');
+      const byte = b[p++] as number;
+      big += (byte & 0x7f) * mul;
+      if (byte < 0x80) {
+        this.#p = p;
+        return big;
+      }
       mul *= 128;
     }
     throw new WireError('varint longer than 10 bytes');

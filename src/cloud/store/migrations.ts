@@ -101,4 +101,79 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 3,
+    description: 'raw batches as one payload each (no row per packet), latest hive and sensor status',
+    sql: `
+      -- The accepted uplink as received, once per (hive, seq), with the span of its sensing
+      -- instants: crash recovery and late-data reopening re-read the payloads covering a span.
+      CREATE TABLE batch_payloads (
+        id INTEGER PRIMARY KEY,
+        hive_serial TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        min_sensed_ms INTEGER NOT NULL,
+        max_sensed_ms INTEGER NOT NULL,
+        payload BLOB NOT NULL,
+        UNIQUE (hive_serial, seq)
+      );
+      CREATE INDEX batch_payloads_by_end ON batch_payloads (max_sensed_ms);
+      -- Deterministic spec §6 id (event_<hash>); minute_ms is the event's timestamp (the
+      -- instant for FLOOR/ROOM/ZONE_OCCUPANCY). Pruned with the 1m retention.
+      ALTER TABLE events ADD COLUMN event_id TEXT NOT NULL DEFAULT '';
+      CREATE INDEX events_by_time ON events (emitted_at_ms);
+      CREATE TABLE traffic_rollup (
+        sensor_id TEXT NOT NULL,
+        every TEXT NOT NULL,
+        bucket_ms INTEGER NOT NULL, -- local-time aligned, like presence_rollup
+        in_count INTEGER NOT NULL,  -- sums of the bucket's minutes
+        out_count INTEGER NOT NULL,
+        minutes INTEGER NOT NULL,
+        PRIMARY KEY (sensor_id, every, bucket_ms)
+      ) WITHOUT ROWID;
+      CREATE TABLE hive_status (
+        hive_id TEXT PRIMARY KEY,
+        hive_serial TEXT NOT NULL,
+        last_heartbeat_ms INTEGER NOT NULL,
+        sent_at_ms INTEGER NOT NULL,
+        state TEXT NOT NULL,
+        firmware_version TEXT NOT NULL,
+        protocol_minor INTEGER NOT NULL,
+        uptime_ms INTEGER NOT NULL,
+        details TEXT NOT NULL -- JSON of the remaining heartbeat fields
+      ) WITHOUT ROWID;
+      CREATE TABLE sensor_status (
+        sensor_id TEXT PRIMARY KEY,
+        last_seen_ms INTEGER NOT NULL,
+        health_at_ms INTEGER,
+        battery_level REAL,
+        battery_runtime_s INTEGER,
+        rssi_dbm INTEGER,
+        link_pdr REAL,
+        uptime_ms INTEGER,
+        parent TEXT,
+        hops INTEGER,
+        queue_overflows INTEGER
+      ) WITHOUT ROWID;
+    `,
+  },
+  {
+    version: 4,
+    description: 'API state: clients created or deleted through the API, asset overlays of GraphQL mutations',
+    sql: `
+      CREATE TABLE api_clients (
+        client_id TEXT PRIMARY KEY,
+        org_id TEXT,
+        name TEXT,
+        description TEXT,
+        hash TEXT,
+        scopes TEXT,
+        created_by TEXT,
+        deleted INTEGER NOT NULL DEFAULT 0
+      );
+      CREATE TABLE api_overlays (
+        org_id TEXT PRIMARY KEY,
+        overlay TEXT NOT NULL
+      );
+    `,
+  },
 ];

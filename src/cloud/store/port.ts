@@ -1,3 +1,4 @@
+import type { HiveState } from '../../proto/messages.js';
 import type { DeadLetter } from '../ingest.js';
 import type { PresenceMinuteRow } from '../presence.js';
 import type { Interval, RollupLevel } from '../rollup.js';
@@ -30,9 +31,74 @@ export interface BatchWrite {
   receivedAtMs: number;
   /** The hive's highest contiguous stored seq once this batch is stored. */
   ackedSeq: number;
-  presence: readonly StoredPresencePacket[];
-  traffic: readonly StoredTrafficPacket[];
+  /** Packets in the message (accepted and dead-lettered). */
+  packetCount: number;
+  /**
+   * The message as received, stored once (not a row per packet) when it holds accepted
+   * packets, with the span of their sensing instants; the pipeline re-reads it for crash
+   * recovery and late data.
+   */
+  raw: { payload: Uint8Array; minSensedMs: number; maxSensedMs: number } | null;
   deadLetters: readonly DeadLetter[];
+  /** Last-seen updates of the sensors with accepted packets (latest sensing instant each). */
+  sensorsSeen?: ReadonlyArray<{ sensorId: string; lastSeenMs: number }>;
+}
+
+/** A stored batch payload, re-read by the pipeline. */
+export interface StoredPayload {
+  hiveSerial: string;
+  seq: number;
+  payload: Uint8Array;
+}
+
+/** A hive's latest heartbeat (spec HiveHeartbeat), as stored. */
+export interface HiveStatus {
+  hiveId: string;
+  hiveSerial: string;
+  /** Cloud clock when the heartbeat was processed. */
+  lastHeartbeatMs: number;
+  /** The hive's own clock in the heartbeat. */
+  sentAtMs: number;
+  state: HiveState;
+  firmwareVersion: string;
+  protocolMinor: number;
+  uptimeMs: number;
+  netPathStability: number;
+  ackedSeq: number;
+  nextSeq: number;
+  bufferedBatches: number;
+  bufferedBytes: number;
+  droppedPackets: number;
+}
+
+/** A sensor's health as the hive reported it (SensorHealth), resolved to the sensor id. */
+export interface SensorHealthWrite {
+  sensorId: string;
+  measuredAtMs: number;
+  batteryLevel: number;
+  batteryRuntimeS: number;
+  rssiDbm: number;
+  linkPdr: number;
+  uptimeMs: number;
+  parent: string;
+  hops: number;
+  queueOverflows: number;
+}
+
+/** What the store knows of a sensor: health fields are null until a heartbeat carried them. */
+export interface SensorStatus {
+  sensorId: string;
+  /** Latest sensing instant of an accepted packet or health measurement. */
+  lastSeenMs: number;
+  healthAtMs: number | null;
+  batteryLevel: number | null;
+  batteryRuntimeS: number | null;
+  rssiDbm: number | null;
+  linkPdr: number | null;
+  uptimeMs: number | null;
+  parent: string | null;
+  hops: number | null;
+  queueOverflows: number | null;
 }
 
 export interface StoredDeadLetter {
@@ -52,8 +118,14 @@ export interface AssetRow {
   timezone: string;
 }
 
-/** An occupancy event of spec §6 in the outbox (webhook delivery reads it in id order). */
+/**
+ * An occupancy event of spec §6 in the outbox (webhook delivery reads it in id order):
+ * `*_OCCUPANCY_1M` (minuteMs = the minute) or `*_OCCUPANCY` (minuteMs = the sensing instant
+ * whose instantaneous count it carries).
+ */
 export interface OccupancyEvent {
+  /** Deterministic spec §6 id, `event_<hash>` (`eventId` in events.ts). */
+  eventId: string;
   type: string;
   spaceId: string;
   minuteMs: number;
@@ -69,6 +141,9 @@ export interface StoredEvent extends OccupancyEvent {
 
 /** One rollup bucket to recompute from the minute series. */
 export interface RollupBucket {
+  /** Presence (default): max of a space's minute values; traffic: sums of a sensor's in/out minutes. */
+  kind?: 'presence' | 'traffic';
+  /** The space id (presence) or the sensor id (traffic). */
   spaceId: string;
   level: RollupLevel;
   startMs: number;
@@ -80,6 +155,12 @@ export interface SeriesPoint {
   value: number;
 }
 
+export interface TrafficSeriesPoint {
+  bucketMs: number;
+  in: number;
+  out: number;
+}
+
 export interface Store {
   hasBatch(hiveSerial: string, seq: number): boolean;
   /** Highest seq n such that batches 1..n of the hive are stored; 0 when none. */
@@ -87,9 +168,11 @@ export interface Store {
   /** Stores the batch, its packets, its packet dead letters and the hive's ack progress atomically. */
   writeBatch(w: BatchWrite): void;
   writeDeadLetter(d: DeadLetter): void;
-  /** Raw packets sensed in [minuteMs, minuteMs + 60 s), for recomputing a finalised minute. */
-  presencePacketsInMinute(minuteMs: number): StoredPresencePacket[];
-  trafficPacketsInMinute(minuteMs: number): StoredTrafficPacket[];
+  /**
+   * Stored payloads holding a packet that may be sensed in [fromMs, toMs) (their sensing
+   * span intersects it), in arrival order: recomputing a finalised minute, crash recovery.
+   */
+  payloadsSensedIn(fromMs: number, toMs: number): StoredPayload[];
   /** Inserts or replaces finalised minutes, in the given order, in one transaction. */
   writePresenceMinutes(rows: readonly PresenceMinuteRow[]): void;
   writeTrafficMinutes(rows: readonly TrafficMinuteRow[]): void;
@@ -110,11 +193,16 @@ export interface Store {
   refreshRollups(buckets: readonly RollupBucket[]): void;
   /** A space's series at one interval over [fromMs, toMs), ascending. */
   presenceSeries(spaceId: string, every: Interval, fromMs: number, toMs: number): SeriesPoint[];
+  /** A traffic sensor's in/out sums per bucket at one interval over [fromMs, toMs), ascending (local-time buckets as presence). */
+  trafficSeries(sensorId: string, every: Interval, fromMs: number, toMs: number): TrafficSeriesPoint[];
   /** Deletes rows older than each interval's retention (cutoff per interval, epoch ms). */
   prune(cutoffs: Readonly<Partial<Record<Interval, number>>>): void;
-  /** Raw packets sensed at or after `fromMs` (crash recovery of open minutes). */
-  presencePacketsSince(fromMs: number): StoredPresencePacket[];
-  trafficPacketsSince(fromMs: number): StoredTrafficPacket[];
+  /** Replaces a hive's latest status (from a heartbeat) and its sensors' health, in one transaction. */
+  writeHeartbeat(h: HiveStatus, sensors: readonly SensorHealthWrite[]): void;
+  /** The hive's latest heartbeat (by hive id, e.g. `hive_1`), or null when none was received. */
+  hiveStatus(hiveId: string): HiveStatus | null;
+  /** A sensor's last-seen instant (data or health) and latest health, or null when never seen. */
+  sensorStatus(sensorId: string): SensorStatus | null;
   /** Small durable integers of the pipeline (e.g. the finalisation horizon). */
   getState(key: string): number | undefined;
   setState(key: string, value: number): void;

@@ -7,10 +7,11 @@ export function prepareSeries(db: Database.Database) {
     assets: db.prepare<[], { id: string; kind: string; parent_id: string | null; name: string; timezone: string }>(
       'SELECT id, kind, parent_id, name, timezone FROM assets ORDER BY id',
     ),
-    insertEvent: db.prepare('INSERT INTO events (type, space_id, minute_ms, value, revision, emitted_at_ms) VALUES (?, ?, ?, ?, ?, ?)'),
-    events: db.prepare<[number], { id: number; type: string; space_id: string; minute_ms: number; value: number; revision: number; emitted_at_ms: number }>(
-      'SELECT id, type, space_id, minute_ms, value, revision, emitted_at_ms FROM events WHERE id > ? ORDER BY id',
+    insertEvent: db.prepare('INSERT INTO events (event_id, type, space_id, minute_ms, value, revision, emitted_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+    events: db.prepare<[number], { id: number; event_id: string; type: string; space_id: string; minute_ms: number; value: number; revision: number; emitted_at_ms: number }>(
+      'SELECT id, event_id, type, space_id, minute_ms, value, revision, emitted_at_ms FROM events WHERE id > ? ORDER BY id',
     ),
+    pruneEvents: db.prepare('DELETE FROM events WHERE emitted_at_ms < ?'),
     // A bucket whose minutes were all pruned keeps its last value: the INSERT selects no row.
     refreshRollup: db.prepare(
       `INSERT OR REPLACE INTO presence_rollup (space_id, every, bucket_ms, value, minutes)

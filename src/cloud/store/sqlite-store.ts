@@ -1,6 +1,5 @@
 import Database from 'better-sqlite3';
 import { AppError, ErrorCodes } from '../../core/errors.js';
-import { MINUTE_MS } from '../../core/time.js';
 import type { DeadLetter } from '../ingest.js';
 import type { PresenceMinuteRow } from '../presence.js';
 import type { TrafficMinuteRow } from '../traffic.js';
@@ -15,10 +14,14 @@ import type {
   Store,
   StoredDeadLetter,
   StoredEvent,
-  StoredPresencePacket,
-  StoredTrafficPacket,
+  HiveStatus,
+  SensorHealthWrite,
+  SensorStatus,
+  StoredPayload,
+  TrafficSeriesPoint,
 } from './port.js';
 import { prepareSeries } from './sqlite-series.js';
+import { hiveStatusRow, payloadRows, prepareStatus, sensorStatusRow, writeHeartbeatRows } from './sqlite-status.js';
 
 /**
  * The embedded store: one SQLite file (or ':memory:'), WAL journal with synchronous=NORMAL
@@ -59,17 +62,7 @@ function prepareAll(db: Db) {
     upsertProgress: db.prepare(
       'INSERT INTO hive_progress (hive_serial, acked_seq) VALUES (?, ?) ON CONFLICT (hive_serial) DO UPDATE SET acked_seq = excluded.acked_seq',
     ),
-    insertDetection: db.prepare('INSERT INTO detections (sensor_id, sensed_at_ms, hive_serial, seq, points) VALUES (?, ?, ?, ?, ?)'),
-    insertTraffic: db.prepare(
-      'INSERT INTO traffic_samples (sensor_id, sensed_at_ms, interval_ms, in_count, out_count, hive_serial, seq) VALUES (?, ?, ?, ?, ?, ?, ?)',
-    ),
     insertDeadLetter: db.prepare('INSERT INTO dead_letters (received_at_ms, topic, reason, message, payload) VALUES (?, ?, ?, ?, ?)'),
-    detectionsIn: db.prepare<[number, number], { sensor_id: string; sensed_at_ms: number; points: string }>(
-      'SELECT sensor_id, sensed_at_ms, points FROM detections WHERE sensed_at_ms >= ? AND sensed_at_ms < ? ORDER BY rowid',
-    ),
-    trafficIn: db.prepare<[number, number], { sensor_id: string; sensed_at_ms: number; interval_ms: number; in_count: number; out_count: number }>(
-      'SELECT sensor_id, sensed_at_ms, interval_ms, in_count, out_count FROM traffic_samples WHERE sensed_at_ms >= ? AND sensed_at_ms < ? ORDER BY rowid',
-    ),
     upsertPresenceMinute: db.prepare('INSERT OR REPLACE INTO presence_minute (space_id, minute_ms, value, samples) VALUES (?, ?, ?, ?)'),
     upsertTrafficMinute: db.prepare('INSERT OR REPLACE INTO traffic_minute (sensor_id, minute_ms, in_count, out_count) VALUES (?, ?, ?, ?)'),
     presenceMinutes: db.prepare<[string], { minute_ms: number; value: number; samples: number }>(
@@ -84,20 +77,18 @@ function prepareAll(db: Db) {
   };
 }
 
-function trafficPacket(r: { sensor_id: string; sensed_at_ms: number; interval_ms: number; in_count: number; out_count: number }): StoredTrafficPacket {
-  return { sensorId: r.sensor_id, sensedAtMs: r.sensed_at_ms, intervalMs: r.interval_ms, in: r.in_count, out: r.out_count };
-}
-
 export class SqliteStore implements Store {
   readonly #db: Db;
   readonly #q: ReturnType<typeof prepareAll>;
   readonly #s: ReturnType<typeof prepareSeries>;
+  readonly #st: ReturnType<typeof prepareStatus>;
 
   /** Opens (creating and migrating when needed) the store at `path`; ':memory:' for tests. */
   constructor(path: string) {
     this.#db = open(path);
     this.#q = prepareAll(this.#db);
     this.#s = prepareSeries(this.#db);
+    this.#st = prepareStatus(this.#db);
   }
 
   /** Applied schema version (the highest migration number). */
@@ -116,10 +107,10 @@ export class SqliteStore implements Store {
   writeBatch(w: BatchWrite): void {
     const q = this.#q;
     this.#db.transaction(() => {
-      q.insertBatch.run(w.hiveSerial, w.seq, w.sentAtMs, w.receivedAtMs, w.presence.length + w.traffic.length + w.deadLetters.length);
-      for (const p of w.presence) q.insertDetection.run(p.sensorId, p.sensedAtMs, w.hiveSerial, w.seq, JSON.stringify(p.detections));
-      for (const t of w.traffic) q.insertTraffic.run(t.sensorId, t.sensedAtMs, t.intervalMs, t.in, t.out, w.hiveSerial, w.seq);
+      q.insertBatch.run(w.hiveSerial, w.seq, w.sentAtMs, w.receivedAtMs, w.packetCount);
+      if (w.raw) this.#st.insertPayload.run(w.hiveSerial, w.seq, w.raw.minSensedMs, w.raw.maxSensedMs, Buffer.from(w.raw.payload.buffer, w.raw.payload.byteOffset, w.raw.payload.byteLength));
       for (const d of w.deadLetters) this.#insertDeadLetter(d);
+      for (const s of w.sensorsSeen ?? []) this.#st.seen.run(s.sensorId, s.lastSeenMs);
       q.upsertProgress.run(w.hiveSerial, w.ackedSeq);
     })();
   }
@@ -128,20 +119,25 @@ export class SqliteStore implements Store {
     this.#insertDeadLetter(d);
   }
 
-  presencePacketsInMinute(minuteMs: number): StoredPresencePacket[] {
-    return this.presencePacketsInRange(minuteMs, minuteMs + MINUTE_MS);
+  trafficSeries(sensorId: string, every: Interval, fromMs: number, toMs: number): TrafficSeriesPoint[] {
+    const rows = every === '1m' ? this.#st.trafficMinuteSeries.all(sensorId, fromMs, toMs) : this.#st.trafficRollupSeries.all(sensorId, every, fromMs, toMs);
+    return rows.map((r) => ({ bucketMs: r.bucket_ms, in: r.in_count, out: r.out_count }));
   }
 
-  presencePacketsInRange(fromMs: number, toMs: number): StoredPresencePacket[] {
-    return this.#q.detectionsIn.all(fromMs, toMs).map((r) => ({
-      sensorId: r.sensor_id,
-      sensedAtMs: r.sensed_at_ms,
-      detections: JSON.parse(r.points) as Array<[number, number]>,
-    }));
+  payloadsSensedIn(fromMs: number, toMs: number): StoredPayload[] {
+    return payloadRows(this.#st, fromMs, toMs);
   }
 
-  trafficPacketsInMinute(minuteMs: number): StoredTrafficPacket[] {
-    return this.#q.trafficIn.all(minuteMs, minuteMs + MINUTE_MS).map(trafficPacket);
+  writeHeartbeat(h: HiveStatus, sensors: readonly SensorHealthWrite[]): void {
+    this.#db.transaction(() => writeHeartbeatRows(this.#st, h, sensors))();
+  }
+
+  hiveStatus(hiveId: string): HiveStatus | null {
+    return hiveStatusRow(this.#st, hiveId);
+  }
+
+  sensorStatus(sensorId: string): SensorStatus | null {
+    return sensorStatusRow(this.#st, sensorId);
   }
 
   writePresenceMinutes(rows: readonly PresenceMinuteRow[]): void {
@@ -190,13 +186,14 @@ export class SqliteStore implements Store {
   writeEvents(events: readonly OccupancyEvent[]): void {
     const q = this.#s;
     this.#db.transaction(() => {
-      for (const e of events) q.insertEvent.run(e.type, e.spaceId, e.minuteMs, e.value, e.revision, e.emittedAtMs);
+      for (const e of events) q.insertEvent.run(e.eventId, e.type, e.spaceId, e.minuteMs, e.value, e.revision, e.emittedAtMs);
     })();
   }
 
   events(afterId = 0): StoredEvent[] {
     return this.#s.events.all(afterId).map((r) => ({
       id: r.id,
+      eventId: r.event_id,
       type: r.type,
       spaceId: r.space_id,
       minuteMs: r.minute_ms,
@@ -209,7 +206,10 @@ export class SqliteStore implements Store {
   refreshRollups(buckets: readonly RollupBucket[]): void {
     const q = this.#s;
     this.#db.transaction(() => {
-      for (const b of buckets) q.refreshRollup.run(b.spaceId, b.level, b.startMs, b.spaceId, b.startMs, b.endMs);
+      for (const b of buckets) {
+        if (b.kind === 'traffic') this.#st.refreshTrafficRollup.run(b.spaceId, b.level, b.startMs, b.spaceId, b.startMs, b.endMs);
+        else q.refreshRollup.run(b.spaceId, b.level, b.startMs, b.spaceId, b.startMs, b.endMs);
+      }
     })();
   }
 
@@ -228,17 +228,14 @@ export class SqliteStore implements Store {
           q.pruneTrafficMinutes.run(cutoff);
           q.pruneDetections.run(cutoff);
           q.pruneTrafficSamples.run(cutoff);
-        } else q.pruneRollup.run(every, cutoff);
+          this.#st.prunePayloads.run(cutoff);
+          q.pruneEvents.run(cutoff);
+        } else {
+          q.pruneRollup.run(every, cutoff);
+          this.#st.pruneTrafficRollup.run(every, cutoff);
+        }
       }
     })();
-  }
-
-  presencePacketsSince(fromMs: number): StoredPresencePacket[] {
-    return this.presencePacketsInRange(fromMs, Number.MAX_SAFE_INTEGER);
-  }
-
-  trafficPacketsSince(fromMs: number): StoredTrafficPacket[] {
-    return this.#q.trafficIn.all(fromMs, Number.MAX_SAFE_INTEGER).map(trafficPacket);
   }
 
   getState(key: string): number | undefined {

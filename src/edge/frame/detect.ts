@@ -30,61 +30,102 @@ export function backgroundRates(spec: FrameSpec): [number, number] {
 /**
  * Detects people in `sc.frame`; writes [u, v] pairs into `out`; returns how many. Updates
  * the background with `rates` (backgroundRates(spec)).
+ *
+ * Hot path (~1 µs per 8×8 frame): one pass computes the difference, moves every pixel's
+ * background at the fast rate and collects seed pixels; connected components run only when
+ * some pixel exceeds the threshold, and pixels under an accepted person then get their
+ * background moved back to the slow rate. `sc.labels` is all zero between calls.
  */
 export function detect(spec: FrameSpec, st: SensorState, sc: Scratch, out: Float32Array, maxOut: number, rates: readonly [number, number]): number {
-  const { cols } = spec;
-  const n = cols * spec.rows;
-  const { frame, diff, labels, stack, comp } = sc;
+  const n = spec.cols * spec.rows;
+  const frame = sc.frame;
+  const diff = sc.diff;
+  const seeds = sc.seeds;
   const bg = st.bg;
   const thr = spec.thresholdK;
-  const low = thr * LOW_SHARE;
+  const aBg = rates[0];
+  let nseeds = 0;
   for (let p = 0; p < n; p++) {
-    diff[p] = (frame[p] as number) - (bg[p] as number);
-    labels[p] = 0;
+    const b = bg[p] as number;
+    const d = (frame[p] as number) - b;
+    diff[p] = d;
+    bg[p] = b + aBg * d;
+    if (d > thr) seeds[nseeds++] = p;
   }
-  // Members of component c are stack[comp[c·COMP+4] … next start): flood fill writes them in order.
+  if (nseeds === 0) return 0;
+  const ncomp = components(spec, sc, nseeds);
+  return classify(spec, st, sc, ncomp, out, maxOut, rates[1] - aBg);
+}
+
+/**
+ * 4-connected flood fill from the seeds (in pixel order), grown down to LOW_SHARE of the
+ * threshold. Members of component c are stack[comp[c·COMP+4] … comp[(c+1)·COMP+4]); the
+ * start of component ncomp+1 is written too, so the last one has an end.
+ */
+function components(spec: FrameSpec, sc: Scratch, nseeds: number): number {
+  const cols = spec.cols;
+  const n = cols * spec.rows;
+  const { diff, labels, stack, comp, seeds, colOf, rowOf } = sc;
+  const low = spec.thresholdK * LOW_SHARE;
   let ncomp = 0;
   let top = 0;
-  for (let p = 0; p < n; p++) {
-    if (labels[p] !== 0 || (diff[p] as number) <= thr) continue;
+  for (let s = 0; s < nseeds; s++) {
+    const p = seeds[s] as number;
+    if (labels[p] !== 0) continue;
     ncomp++;
-    const base = ncomp * COMP;
-    comp[base] = 0;
-    comp[base + 1] = 0;
-    comp[base + 2] = 0;
-    comp[base + 3] = 0;
-    comp[base + 4] = top;
+    const start = top;
+    let heat = 0;
+    let su = 0;
+    let sv = 0;
+    let peak = 0;
     let read = top;
     stack[top++] = p;
     labels[p] = ncomp;
     while (read < top) {
       const q = stack[read++] as number;
       const w = diff[q] as number;
-      const u = q % cols;
-      const v = (q - u) / cols;
-      comp[base] = (comp[base] as number) + w;
-      comp[base + 1] = (comp[base + 1] as number) + w * (u + 0.5);
-      comp[base + 2] = (comp[base + 2] as number) + w * (v + 0.5);
-      if (w > (comp[base + 3] as number)) comp[base + 3] = w;
+      const u = colOf[q] as number;
+      heat += w;
+      su += w * (u + 0.5);
+      sv += w * ((rowOf[q] as number) + 0.5);
+      if (w > peak) peak = w;
       if (u > 0 && labels[q - 1] === 0 && (diff[q - 1] as number) > low) top = push(stack, labels, top, q - 1, ncomp);
       if (u < cols - 1 && labels[q + 1] === 0 && (diff[q + 1] as number) > low) top = push(stack, labels, top, q + 1, ncomp);
       if (q >= cols && labels[q - cols] === 0 && (diff[q - cols] as number) > low) top = push(stack, labels, top, q - cols, ncomp);
       if (q + cols < n && labels[q + cols] === 0 && (diff[q + cols] as number) > low) top = push(stack, labels, top, q + cols, ncomp);
     }
+    const base = ncomp * COMP;
+    comp[base] = heat;
+    comp[base + 1] = su;
+    comp[base + 2] = sv;
+    comp[base + 3] = peak;
+    comp[base + 4] = start;
   }
+  comp[(ncomp + 1) * COMP + 4] = top;
+  return ncomp;
+}
+
+/**
+ * Turns components into detections (rejecting faint ones, splitting merged ones), moves the
+ * background under accepted people back to the slow rate (`fgMinusBg` = aFg − aBg), and
+ * clears the labels.
+ */
+function classify(spec: FrameSpec, st: SensorState, sc: Scratch, ncomp: number, out: Float32Array, maxOut: number, fgMinusBg: number): number {
+  const { comp, stack, labels, diff } = sc;
+  const bg = st.bg;
   let found = 0;
   for (let c = 1; c <= ncomp; c++) {
     const base = c * COMP;
     const heat = comp[base] as number;
-    const accepted = heat >= MIN_HEAT_SHARE * spec.personHeat;
-    if (!accepted) {
-      markRejected(stack, labels, comp[base + 4] as number, c < ncomp ? (comp[base + COMP + 4] as number) : top);
-      continue;
+    const start = comp[base + 4] as number;
+    const end = comp[base + COMP + 4] as number;
+    if (heat < MIN_HEAT_SHARE * spec.personHeat) continue; // noise or afterglow: background keeps learning it
+    for (let m = start; m < end; m++) {
+      const q = stack[m] as number;
+      bg[q] = (bg[q] as number) + fgMinusBg * (diff[q] as number);
     }
     // Two people need clearly more than one person's heat (seated bodies and noise add some).
     const k = Math.min(MAX_SPLIT, Math.max(1, Math.floor(heat / spec.personHeat + SPLIT_BIAS)));
-    const start = comp[base + 4] as number;
-    const end = c < ncomp ? (comp[base + COMP + 4] as number) : top;
     if (k === 1 || end - start < k) {
       if (found < maxOut) {
         out[2 * found] = (comp[base + 1] as number) / heat;
@@ -92,10 +133,11 @@ export function detect(spec: FrameSpec, st: SensorState, sc: Scratch, out: Float
         found++;
       }
     } else {
-      found = splitBlob(sc, cols, start, end, k, out, found, maxOut);
+      found = splitBlob(sc, start, end, k, out, found, maxOut);
     }
   }
-  updateBackground(st, sc, n, rates[0], rates[1]);
+  const top = comp[(ncomp + 1) * COMP + 4] as number;
+  for (let m = 0; m < top; m++) labels[stack[m] as number] = 0;
   return found;
 }
 
@@ -105,27 +147,8 @@ function push(stack: Int32Array, labels: Int32Array, top: number, q: number, c: 
   return top + 1;
 }
 
-/** Rejected blobs count as background (label −1) so the model keeps learning them. */
-function markRejected(stack: Int32Array, labels: Int32Array, start: number, end: number): void {
-  for (let m = start; m < end; m++) labels[stack[m] as number] = -1;
-}
-
-/**
- * Background: pixels outside accepted blobs follow the frame quickly (drift, afterglow);
- * pixels under a person follow it only with `absorbTauS`, so someone sitting still is not
- * absorbed into the background for many minutes.
- */
-function updateBackground(st: SensorState, sc: Scratch, n: number, aBg: number, aFg: number): void {
-  const { diff, labels } = sc;
-  const bg = st.bg;
-  for (let p = 0; p < n; p++) {
-    const a = (labels[p] as number) > 0 ? aFg : aBg;
-    bg[p] = (bg[p] as number) + a * (diff[p] as number);
-  }
-}
-
 /** Weighted k-means over a blob's pixels, seeded along its principal axis. */
-function splitBlob(sc: Scratch, cols: number, start: number, end: number, k: number, out: Float32Array, found: number, maxOut: number): number {
+function splitBlob(sc: Scratch, start: number, end: number, k: number, out: Float32Array, found: number, maxOut: number): number {
   const { stack, diff } = sc;
   let sw = 0;
   let mu = 0;
@@ -134,8 +157,8 @@ function splitBlob(sc: Scratch, cols: number, start: number, end: number, k: num
     const q = stack[m] as number;
     const w = diff[q] as number;
     sw += w;
-    mu += w * ((q % cols) + 0.5);
-    mv += w * (Math.floor(q / cols) + 0.5);
+    mu += w * ((sc.colOf[q] as number) + 0.5);
+    mv += w * ((sc.rowOf[q] as number) + 0.5);
   }
   mu /= sw;
   mv /= sw;
@@ -145,8 +168,8 @@ function splitBlob(sc: Scratch, cols: number, start: number, end: number, k: num
   for (let m = start; m < end; m++) {
     const q = stack[m] as number;
     const w = diff[q] as number;
-    const du = (q % cols) + 0.5 - mu;
-    const dv = Math.floor(q / cols) + 0.5 - mv;
+    const du = (sc.colOf[q] as number) + 0.5 - mu;
+    const dv = (sc.rowOf[q] as number) + 0.5 - mv;
     suu += w * du * du;
     svv += w * dv * dv;
     suv += w * du * dv;
@@ -156,14 +179,14 @@ function splitBlob(sc: Scratch, cols: number, start: number, end: number, k: num
   const ex = Math.cos(theta);
   const ey = Math.sin(theta);
   const spread = Math.sqrt(Math.max(1e-6, (suu * ex * ex + 2 * suv * ex * ey + svv * ey * ey) / sw));
-  const cu = new Float64Array(k);
-  const cv = new Float64Array(k);
+  const cu = sc.kmeans.subarray(0, k);
+  const cv = sc.kmeans.subarray(MAX_SPLIT, MAX_SPLIT + k);
   for (let c = 0; c < k; c++) {
     const t = k === 1 ? 0 : (2 * c) / (k - 1) - 1;
     cu[c] = mu + ex * spread * t * 1.2;
     cv[c] = mv + ey * spread * t * 1.2;
   }
-  lloyd(sc, cols, start, end, cu, cv);
+  lloyd(sc, start, end, cu, cv);
   for (let c = 0; c < k && found < maxOut; c++) {
     out[2 * found] = cu[c] as number;
     out[2 * found + 1] = cv[c] as number;
@@ -172,16 +195,16 @@ function splitBlob(sc: Scratch, cols: number, start: number, end: number, k: num
   return found;
 }
 
-function lloyd(sc: Scratch, cols: number, start: number, end: number, cu: Float64Array, cv: Float64Array): void {
+function lloyd(sc: Scratch, start: number, end: number, cu: Float64Array, cv: Float64Array): void {
   const k = cu.length;
-  const acc = new Float64Array(3 * k);
+  const acc = sc.kmeans.subarray(2 * MAX_SPLIT, 2 * MAX_SPLIT + 3 * k);
   for (let iter = 0; iter < 6; iter++) {
     acc.fill(0);
     for (let m = start; m < end; m++) {
       const q = sc.stack[m] as number;
       const w = sc.diff[q] as number;
-      const u = (q % cols) + 0.5;
-      const v = Math.floor(q / cols) + 0.5;
+      const u = (sc.colOf[q] as number) + 0.5;
+      const v = (sc.rowOf[q] as number) + 0.5;
       let best = 0;
       let bestD = Infinity;
       for (let c = 0; c < k; c++) {

@@ -30,6 +30,9 @@ export interface SensorBatch {
  */
 export type BatchOutput = Float64Array;
 
+/** Module-level copy: read per person per frame, it must not go through an import binding. */
+const STRIDE = PERSON_STRIDE;
+
 const scratchByShape = new Map<string, Scratch>();
 
 function scratchFor(cols: number, rows: number): Scratch {
@@ -56,7 +59,7 @@ export function runBatch(spec: FrameSpec, st: SensorState, batch: SensorBatch, o
   const det = new Float32Array(2 * MAX_DETECTIONS);
   let maxPeople = 0;
   for (let k = 1; k < batch.offsets.length; k++) maxPeople = Math.max(maxPeople, (batch.offsets[k] as number) - (batch.offsets[k - 1] as number));
-  const buf = new Float32Array(Math.max(1, maxPeople) * PERSON_STRIDE);
+  const buf = new Float32Array(Math.max(1, maxPeople) * STRIDE);
   const glowDecay = glowDecayPerFrame(spec);
   const rates = backgroundRates(spec);
   for (let k = 1; k < batch.ticks.length; k++) {
@@ -86,20 +89,20 @@ function interpolate(batch: SensorBatch, k: number, frac: number, buf: Float32Ar
   const P = batch.people;
   let n = 0;
   for (let q = a1; q < b1; q++) {
-    let x = P[q * PERSON_STRIDE] as number;
-    let y = P[q * PERSON_STRIDE + 1] as number;
+    let x = P[q * STRIDE] as number;
+    let y = P[q * STRIDE + 1] as number;
     const id = batch.ids[q] as number;
     for (let r = a0; r < a1; r++) {
       if (batch.ids[r] !== id) continue;
-      x = (P[r * PERSON_STRIDE] as number) + frac * (x - (P[r * PERSON_STRIDE] as number));
-      y = (P[r * PERSON_STRIDE + 1] as number) + frac * (y - (P[r * PERSON_STRIDE + 1] as number));
+      x = (P[r * STRIDE] as number) + frac * (x - (P[r * STRIDE] as number));
+      y = (P[r * STRIDE + 1] as number) + frac * (y - (P[r * STRIDE + 1] as number));
       break;
     }
-    const o = n * PERSON_STRIDE;
+    const o = n * STRIDE;
     buf[o] = x;
     buf[o + 1] = y;
-    buf[o + 2] = P[q * PERSON_STRIDE + 2] as number;
-    buf[o + 3] = P[q * PERSON_STRIDE + 3] as number;
+    buf[o + 2] = P[q * STRIDE + 2] as number;
+    buf[o + 3] = P[q * STRIDE + 3] as number;
     n++;
   }
   return n;

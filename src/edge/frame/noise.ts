@@ -9,6 +9,13 @@
 const TABLE_BITS = 12;
 const TABLE_SIZE = 1 << TABLE_BITS;
 const GAUSS = buildGaussTable();
+/** Bits of a draw that index the Gaussian table. */
+export const GAUSS_BITS = TABLE_BITS;
+
+/** The shared Gaussian quantile table (TABLE_SIZE entries; do not write to it). */
+export function gaussTable(): Float32Array {
+  return GAUSS;
+}
 
 /** One uint32 from the xorshift128 state `s` (4 words), advancing it. */
 export function nextU32(s: Uint32Array): number {

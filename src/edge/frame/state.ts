@@ -36,9 +36,9 @@ export function stateBytes(pixels: number): number {
   return F64_FIELDS * 8 + 16 + align8(f32 * 4);
 }
 
-/** Views over a state buffer (a new buffer when none is given). */
-export function stateViews(pixels: number, buffer: ArrayBuffer = new ArrayBuffer(stateBytes(pixels))): SensorState {
-  let off = 0;
+/** Views over a state buffer (a new buffer when none is given), from `byteOffset` (a multiple of 8). */
+export function stateViews(pixels: number, buffer: ArrayBuffer = new ArrayBuffer(stateBytes(pixels)), byteOffset = 0): SensorState {
+  let off = byteOffset;
   const f64 = new Float64Array(buffer, off, F64_FIELDS);
   off += F64_FIELDS * 8;
   const rng = new Uint32Array(buffer, off, 4);

@@ -26,17 +26,6 @@ export function runTask(task: FrameTask): FrameTaskResult {
   return { states: task.states, outputs };
 }
 
-/** Every buffer of a task or result, for a transfer list (moved, not copied). */
-export function transferablesOf(x: FrameTask | FrameTaskResult): ArrayBuffer[] {
-  const list: ArrayBuffer[] = [...x.states];
-  if ('batches' in x) {
-    for (const b of x.batches) list.push(b.ticks.buffer as ArrayBuffer, b.offsets.buffer as ArrayBuffer, b.ids.buffer as ArrayBuffer, b.people.buffer as ArrayBuffer);
-  } else {
-    for (const o of x.outputs) list.push(o.buffer as ArrayBuffer);
-  }
-  return list;
-}
-
 /** Runs tasks somewhere (in this thread, or a worker pool) and returns results in task order. */
 export interface TaskRunner {
   run(tasks: FrameTask[]): Promise<FrameTaskResult[]>;

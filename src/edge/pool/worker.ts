@@ -1,15 +1,15 @@
 import { move, transferableSymbol, valueSymbol } from 'piscina';
-import { runTask, transferablesOf, type FrameTask, type FrameTaskResult } from '../frame/task.js';
+import { runPacked, type PackedTask } from '../frame/packed.js';
 
 /**
- * Piscina worker: runs frame tasks. State buffers and outputs go back moved (transferred,
- * not copied), so a sensor's state is always where its next task is built, whatever worker
- * ran it.
+ * Piscina worker: runs packed frame tasks (src/edge/frame/packed.ts). The task buffer comes
+ * back with the states updated in place, with the outputs: both moved (transferred, not
+ * copied), so a sensor's state is always where its next task is built, whatever worker ran it.
  */
-export default function frameWorker(task: FrameTask): unknown {
-  const result: FrameTaskResult = runTask(task);
+export default function frameWorker(task: PackedTask): unknown {
+  const result = runPacked(task);
   return move({
-    [transferableSymbol]: transferablesOf(result),
+    [transferableSymbol]: [result.buffer, result.outputs.buffer],
     [valueSymbol]: result,
   } as never);
 }

@@ -30,12 +30,12 @@ describe('SQLite store', () => {
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as Array<{ name: string }>).map((t) => t.name);
     expect(tables).toEqual(
-      expect.arrayContaining(['batches', 'dead_letters', 'detections', 'hive_progress', 'presence_minute', 'schema_version', 'traffic_minute', 'traffic_samples']),
+      expect.arrayContaining(['batch_payloads', 'batches', 'dead_letters', 'hive_progress', 'hive_status', 'presence_minute', 'schema_version', 'sensor_status', 'traffic_minute']),
     );
     db.close();
   });
 
-  it('writes a batch with its packets, dead letters and ack progress atomically', () => {
+  it('writes a batch with its payload, dead letters and ack progress atomically', () => {
     const store = new SqliteStore(':memory:');
     store.writeBatch({
       hiveSerial: 'HV1',
@@ -43,28 +43,27 @@ describe('SQLite store', () => {
       sentAtMs: T0,
       receivedAtMs: T0 + 10,
       ackedSeq: 1,
-      presence: [{ sensorId: 'sensor_a', sensedAtMs: T0, detections: [[0.25, 0.5]] }],
-      traffic: [{ sensorId: 'sensor_t', sensedAtMs: T0 + 5000, intervalMs: 5000, in: 2, out: 1 }],
+      packetCount: 3,
+      raw: { payload: Uint8Array.from([9, 9]), minSensedMs: T0, maxSensedMs: T0 + 5000 },
       deadLetters: [{ receivedAtMs: T0 + 10, topic: 't', reason: 'UNKNOWN_SENSOR', message: 'm', payload: new Uint8Array([1, 2]) }],
     });
     expect(store.hasBatch('HV1', 1)).toBe(true);
     expect(store.hasBatch('HV1', 2)).toBe(false);
     expect(store.ackedSeq('HV1')).toBe(1);
     expect(store.ackedSeq('HV2')).toBe(0);
-    expect(store.presencePacketsInMinute(T0)).toEqual([{ sensorId: 'sensor_a', sensedAtMs: T0, detections: [[0.25, 0.5]] }]);
-    expect(store.presencePacketsInMinute(T0 + 60_000)).toEqual([]);
-    expect(store.trafficPacketsInMinute(T0)).toEqual([{ sensorId: 'sensor_t', sensedAtMs: T0 + 5000, intervalMs: 5000, in: 2, out: 1 }]);
+    expect(store.payloadsSensedIn(T0, T0 + 60_000)).toEqual([{ hiveSerial: 'HV1', seq: 1, payload: Uint8Array.from([9, 9]) }]);
+    expect(store.payloadsSensedIn(T0 + 60_000, T0 + 120_000)).toEqual([]);
     expect(store.deadLetters()).toEqual([{ receivedAtMs: T0 + 10, topic: 't', reason: 'UNKNOWN_SENSOR', message: 'm', payload: new Uint8Array([1, 2]) }]);
     store.close();
   });
 
   it('rolls the whole batch back when any part of it fails', () => {
     const store = new SqliteStore(':memory:');
-    const write = { hiveSerial: 'HV1', seq: 1, sentAtMs: T0, receivedAtMs: T0, ackedSeq: 1, presence: [], traffic: [], deadLetters: [] };
+    const write = { hiveSerial: 'HV1', seq: 1, sentAtMs: T0, receivedAtMs: T0, ackedSeq: 1, packetCount: 0, raw: null, deadLetters: [] };
     store.writeBatch(write);
-    const again = { ...write, presence: [{ sensorId: 'sensor_a', sensedAtMs: T0, detections: [] }] };
+    const again = { ...write, raw: { payload: Uint8Array.from([1]), minSensedMs: T0, maxSensedMs: T0 } };
     expect(() => store.writeBatch(again)).toThrow(); // primary key (HV1, 1) already stored
-    expect(store.presencePacketsInMinute(T0)).toEqual([]);
+    expect(store.payloadsSensedIn(T0, T0 + 60_000)).toEqual([]);
     store.close();
   });
 

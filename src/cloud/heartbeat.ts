@@ -1,0 +1,71 @@
+import { ErrorCodes, isAppError, type ErrorCode } from '../core/errors.js';
+import { parseHiveTopic } from '../core/topics.js';
+import { decodeHeartbeat } from '../proto/codec.js';
+import type { HiveHeartbeat, SensorHealth } from '../proto/messages.js';
+import type { DeadLetter } from './ingest.js';
+import type { AssetRegistry } from './registry.js';
+import type { HiveStatus, SensorHealthWrite } from './store/port.js';
+
+/**
+ * Heartbeat ingest, pure: a `HiveHeartbeat` (proto/occusim/v1/uplink.proto) received on
+ * `occusim/v1/hives/{serial}/heartbeat` → the hive's latest status and its sensors' health,
+ * or dead letters with reasons, like uplinks (docs/occupancy.md, "Heartbeats"): a topic
+ * that is not a heartbeat topic → BAD_TOPIC; undecodable bytes → DECODE_FAILED; a serial
+ * differing from the topic's or naming no hive → UNKNOWN_HIVE (the whole heartbeat); a
+ * SensorHealth of an unknown MAC → UNKNOWN_SENSOR, of another hive's sensor →
+ * SENSOR_NOT_ON_HIVE (that entry only).
+ */
+export type HeartbeatVerdict =
+  | { kind: 'rejected'; deadLetter: DeadLetter }
+  | { kind: 'accepted'; status: HiveStatus; sensors: SensorHealthWrite[]; deadLetters: DeadLetter[] };
+
+interface Received {
+  topic: string;
+  payload: Uint8Array;
+  receivedAtMs: number;
+}
+
+function reject(r: Received, reason: ErrorCode, message: string): HeartbeatVerdict {
+  return { kind: 'rejected', deadLetter: { receivedAtMs: r.receivedAtMs, topic: r.topic, reason, message, payload: r.payload } };
+}
+
+function decode(payload: Uint8Array): HiveHeartbeat | string {
+  try {
+    return decodeHeartbeat(payload);
+  } catch (err) {
+    if (isAppError(err, ErrorCodes.DECODE_FAILED)) return err.message;
+    throw err;
+  }
+}
+
+export function inspectHeartbeat(registry: AssetRegistry, r: Received): HeartbeatVerdict {
+  const parsed = parseHiveTopic(r.topic);
+  if (!parsed || parsed.kind !== 'heartbeat') return reject(r, ErrorCodes.BAD_TOPIC, `not a hive heartbeat topic: ${r.topic}`);
+  const hb = decode(r.payload);
+  if (typeof hb === 'string') return reject(r, ErrorCodes.DECODE_FAILED, `HiveHeartbeat: ${hb}`);
+  if (hb.hiveSerial !== parsed.serial) {
+    return reject(r, ErrorCodes.UNKNOWN_HIVE, `heartbeat hive serial ${JSON.stringify(hb.hiveSerial)} does not match topic serial ${parsed.serial}`);
+  }
+  const hive = registry.hiveBySerial(parsed.serial);
+  if (!hive) return reject(r, ErrorCodes.UNKNOWN_HIVE, `no hive with serial ${parsed.serial}`);
+  const { sensors: health, hiveSerial, ...rest } = hb;
+  const status: HiveStatus = { hiveId: hive.id, hiveSerial, lastHeartbeatMs: r.receivedAtMs, ...rest };
+  const sensors: SensorHealthWrite[] = [];
+  const deadLetters: DeadLetter[] = [];
+  health.forEach((h, i) => {
+    const sensor = registry.sensorByMac(h.sensorMac);
+    const where = `${hive.serial} heartbeat sensors[${i}]`;
+    const dead = (reason: ErrorCode, message: string): void => {
+      deadLetters.push({ receivedAtMs: r.receivedAtMs, topic: r.topic, reason, message: `${where}: ${message}`, payload: new TextEncoder().encode(JSON.stringify(h)) });
+    };
+    if (!sensor) dead(ErrorCodes.UNKNOWN_SENSOR, `no sensor with MAC ${h.sensorMac}`);
+    else if (sensor.hiveId !== hive.id) dead(ErrorCodes.SENSOR_NOT_ON_HIVE, `sensor ${sensor.id} (${h.sensorMac}) is not attached to hive ${hive.serial}`);
+    else sensors.push(healthRow(sensor.id, h));
+  });
+  return { kind: 'accepted', status, sensors, deadLetters };
+}
+
+function healthRow(sensorId: string, h: SensorHealth): SensorHealthWrite {
+  const { sensorMac: _mac, ...fields } = h;
+  return { sensorId, ...fields };
+}

@@ -1,0 +1,99 @@
+import type Database from 'better-sqlite3';
+import type { HiveStatus, SensorHealthWrite, SensorStatus, StoredPayload } from './port.js';
+
+/** Prepared statements of migration 3 (batch payloads, hive and sensor status). @internal */
+export function prepareStatus(db: Database.Database) {
+  return {
+    insertPayload: db.prepare('INSERT INTO batch_payloads (hive_serial, seq, min_sensed_ms, max_sensed_ms, payload) VALUES (?, ?, ?, ?, ?)'),
+    // Sensing spans are short (one batch interval), so the end index bounds the scan.
+    payloadsIn: db.prepare<[number, number], { hive_serial: string; seq: number; payload: Buffer }>(
+      'SELECT hive_serial, seq, payload FROM batch_payloads WHERE max_sensed_ms >= ? AND min_sensed_ms < ? ORDER BY id',
+    ),
+    prunePayloads: db.prepare('DELETE FROM batch_payloads WHERE max_sensed_ms < ?'),
+    refreshTrafficRollup: db.prepare(
+      `INSERT OR REPLACE INTO traffic_rollup (sensor_id, every, bucket_ms, in_count, out_count, minutes)
+       SELECT ?, ?, ?, SUM(in_count), SUM(out_count), COUNT(*) FROM traffic_minute WHERE sensor_id = ? AND minute_ms >= ? AND minute_ms < ? HAVING COUNT(*) > 0`,
+    ),
+    trafficMinuteSeries: db.prepare<[string, number, number], { bucket_ms: number; in_count: number; out_count: number }>(
+      'SELECT minute_ms AS bucket_ms, in_count, out_count FROM traffic_minute WHERE sensor_id = ? AND minute_ms >= ? AND minute_ms < ? ORDER BY minute_ms',
+    ),
+    trafficRollupSeries: db.prepare<[string, string, number, number], { bucket_ms: number; in_count: number; out_count: number }>(
+      'SELECT bucket_ms, in_count, out_count FROM traffic_rollup WHERE sensor_id = ? AND every = ? AND bucket_ms >= ? AND bucket_ms < ? ORDER BY bucket_ms',
+    ),
+    pruneTrafficRollup: db.prepare('DELETE FROM traffic_rollup WHERE every = ? AND bucket_ms < ?'),
+    upsertHive: db.prepare(
+      `INSERT OR REPLACE INTO hive_status (hive_id, hive_serial, last_heartbeat_ms, sent_at_ms, state, firmware_version, protocol_minor, uptime_ms, details)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    hive: db.prepare<[string], { hive_id: string; hive_serial: string; last_heartbeat_ms: number; sent_at_ms: number; state: string; firmware_version: string; protocol_minor: number; uptime_ms: number; details: string }>(
+      'SELECT * FROM hive_status WHERE hive_id = ?',
+    ),
+    // Health replaces the health fields; last seen only moves forward.
+    upsertHealth: db.prepare(
+      `INSERT INTO sensor_status (sensor_id, last_seen_ms, health_at_ms, battery_level, battery_runtime_s, rssi_dbm, link_pdr, uptime_ms, parent, hops, queue_overflows)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (sensor_id) DO UPDATE SET last_seen_ms = MAX(last_seen_ms, excluded.last_seen_ms), health_at_ms = excluded.health_at_ms,
+         battery_level = excluded.battery_level, battery_runtime_s = excluded.battery_runtime_s, rssi_dbm = excluded.rssi_dbm, link_pdr = excluded.link_pdr,
+         uptime_ms = excluded.uptime_ms, parent = excluded.parent, hops = excluded.hops, queue_overflows = excluded.queue_overflows`,
+    ),
+    seen: db.prepare(
+      `INSERT INTO sensor_status (sensor_id, last_seen_ms) VALUES (?, ?)
+       ON CONFLICT (sensor_id) DO UPDATE SET last_seen_ms = MAX(last_seen_ms, excluded.last_seen_ms)`,
+    ),
+    sensor: db.prepare<[string], Record<string, number | string | null>>('SELECT * FROM sensor_status WHERE sensor_id = ?'),
+  };
+}
+
+type Q = ReturnType<typeof prepareStatus>;
+
+/** @internal */
+export function payloadRows(q: Q, fromMs: number, toMs: number): StoredPayload[] {
+  return q.payloadsIn.all(fromMs, toMs).map((r) => ({ hiveSerial: r.hive_serial, seq: r.seq, payload: new Uint8Array(r.payload.buffer, r.payload.byteOffset, r.payload.byteLength) }));
+}
+
+/** @internal */
+export function writeHeartbeatRows(q: Q, h: HiveStatus, sensors: readonly SensorHealthWrite[]): void {
+  const { hiveId, hiveSerial, lastHeartbeatMs, sentAtMs, state, firmwareVersion, protocolMinor, uptimeMs, ...details } = h;
+  q.upsertHive.run(hiveId, hiveSerial, lastHeartbeatMs, sentAtMs, state, firmwareVersion, protocolMinor, uptimeMs, JSON.stringify(details));
+  for (const s of sensors) {
+    q.upsertHealth.run(s.sensorId, s.measuredAtMs, s.measuredAtMs, s.batteryLevel, s.batteryRuntimeS, s.rssiDbm, s.linkPdr, s.uptimeMs, s.parent, s.hops, s.queueOverflows);
+  }
+}
+
+/** @internal */
+export function hiveStatusRow(q: Q, hiveId: string): HiveStatus | null {
+  const r = q.hive.get(hiveId);
+  if (!r) return null;
+  const details = JSON.parse(r.details) as Omit<HiveStatus, 'hiveId' | 'hiveSerial' | 'lastHeartbeatMs' | 'sentAtMs' | 'state' | 'firmwareVersion' | 'protocolMinor' | 'uptimeMs'>;
+  return {
+    hiveId,
+    hiveSerial: r.hive_serial,
+    lastHeartbeatMs: r.last_heartbeat_ms,
+    sentAtMs: r.sent_at_ms,
+    state: r.state as HiveStatus['state'],
+    firmwareVersion: r.firmware_version,
+    protocolMinor: r.protocol_minor,
+    uptimeMs: r.uptime_ms,
+    ...details,
+  };
+}
+
+/** @internal */
+export function sensorStatusRow(q: Q, sensorId: string): SensorStatus | null {
+  const r = q.sensor.get(sensorId);
+  if (!r) return null;
+  const num = (v: number | string | null | undefined): number | null => (typeof v === 'number' ? v : null);
+  return {
+    sensorId,
+    lastSeenMs: r.last_seen_ms as number,
+    healthAtMs: num(r.health_at_ms),
+    batteryLevel: num(r.battery_level),
+    batteryRuntimeS: num(r.battery_runtime_s),
+    rssiDbm: num(r.rssi_dbm),
+    linkPdr: num(r.link_pdr),
+    uptimeMs: num(r.uptime_ms),
+    parent: typeof r.parent === 'string' ? r.parent : null,
+    hops: num(r.hops),
+    queueOverflows: num(r.queue_overflows),
+  };
+}
