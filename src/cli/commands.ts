@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs';
+import { systemClock } from '../core/clock.js';
 import { AppError, ErrorCodes } from '../core/errors.js';
 import { parseDuration } from '../core/time.js';
 import { formatDiagnostic } from '../scenario/diagnostics.js';
@@ -101,7 +102,8 @@ function runOptionsFromFlags(flags: Flags): RunOptions {
  * `2026-11-23T08:00`, or with an offset or Z.
  */
 function startFlag(text: string): string {
-  if (text === 'now') return new Date(Math.floor(Date.now() / 60_000) * 60_000).toISOString();
+  // The one wall-clock read of a run, through the system clock: it sets the scenario's start.
+  if (text === 'now') return new Date(Math.floor(systemClock.now() / 60_000) * 60_000).toISOString();
   if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?$/.test(text) || Number.isNaN(Date.parse(text.length === 16 ? `${text}Z` : text))) {
     throw usage(`--start must be 'now' or a time like 2026-11-23T08:00 (site-local) or 2026-11-23T07:00Z, got ${JSON.stringify(text)}`);
   }

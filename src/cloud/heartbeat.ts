@@ -1,8 +1,9 @@
-import { ErrorCodes, isAppError, type ErrorCode } from '../core/errors.js';
+import { ErrorCodes, type ErrorCode } from '../core/errors.js';
 import { parseHiveTopic } from '../core/topics.js';
 import { decodeHeartbeat } from '../proto/codec.js';
-import type { HiveHeartbeat, SensorHealth } from '../proto/messages.js';
+import type { SensorHealth } from '../proto/messages.js';
 import type { DeadLetter } from './ingest.js';
+import { deadLetterOf, decodeOrReason, type Received } from './received.js';
 import type { AssetRegistry } from './registry.js';
 import type { HiveStatus, SensorHealthWrite } from './store/port.js';
 
@@ -19,29 +20,14 @@ export type HeartbeatVerdict =
   | { kind: 'rejected'; deadLetter: DeadLetter }
   | { kind: 'accepted'; status: HiveStatus; sensors: SensorHealthWrite[]; deadLetters: DeadLetter[] };
 
-interface Received {
-  topic: string;
-  payload: Uint8Array;
-  receivedAtMs: number;
-}
-
 function reject(r: Received, reason: ErrorCode, message: string): HeartbeatVerdict {
-  return { kind: 'rejected', deadLetter: { receivedAtMs: r.receivedAtMs, topic: r.topic, reason, message, payload: r.payload } };
-}
-
-function decode(payload: Uint8Array): HiveHeartbeat | string {
-  try {
-    return decodeHeartbeat(payload);
-  } catch (err) {
-    if (isAppError(err, ErrorCodes.DECODE_FAILED)) return err.message;
-    throw err;
-  }
+  return { kind: 'rejected', deadLetter: deadLetterOf(r, reason, message) };
 }
 
 export function inspectHeartbeat(registry: AssetRegistry, r: Received): HeartbeatVerdict {
   const parsed = parseHiveTopic(r.topic);
   if (!parsed || parsed.kind !== 'heartbeat') return reject(r, ErrorCodes.BAD_TOPIC, `not a hive heartbeat topic: ${r.topic}`);
-  const hb = decode(r.payload);
+  const hb = decodeOrReason(decodeHeartbeat, r.payload);
   if (typeof hb === 'string') return reject(r, ErrorCodes.DECODE_FAILED, `HiveHeartbeat: ${hb}`);
   if (hb.hiveSerial !== parsed.serial) {
     return reject(r, ErrorCodes.UNKNOWN_HIVE, `heartbeat hive serial ${JSON.stringify(hb.hiveSerial)} does not match topic serial ${parsed.serial}`);

@@ -1,8 +1,9 @@
-import { ErrorCodes, isAppError, type ErrorCode } from '../core/errors.js';
+import { ErrorCodes, type ErrorCode } from '../core/errors.js';
 import { parseHiveTopic } from '../core/topics.js';
 import { decodeUplink } from '../proto/codec.js';
 import type { UplinkBatch, WirePacket } from '../proto/messages.js';
 import type { HiveModel } from '../scenario/model.js';
+import { deadLetterOf, decodeOrReason, type Received } from './received.js';
 import type { AssetRegistry } from './registry.js';
 
 /**
@@ -28,23 +29,8 @@ export type UplinkVerdict =
   | { kind: 'rejected'; deadLetter: DeadLetter }
   | { kind: 'accepted'; hive: HiveModel; batch: UplinkBatch; packets: AcceptedPacket[]; deadLetters: DeadLetter[] };
 
-interface Received {
-  topic: string;
-  payload: Uint8Array;
-  receivedAtMs: number;
-}
-
 function reject(r: Received, reason: ErrorCode, message: string): UplinkVerdict {
-  return { kind: 'rejected', deadLetter: { receivedAtMs: r.receivedAtMs, topic: r.topic, reason, message, payload: r.payload } };
-}
-
-function decode(r: Received): UplinkBatch | string {
-  try {
-    return decodeUplink(r.payload);
-  } catch (err) {
-    if (isAppError(err, ErrorCodes.DECODE_FAILED)) return err.message;
-    throw err;
-  }
+  return { kind: 'rejected', deadLetter: deadLetterOf(r, reason, message) };
 }
 
 type PacketCheck = { ok: true; sensorId: string } | { ok: false; reason: ErrorCode; message: string };
@@ -83,7 +69,7 @@ function splitPackets(registry: AssetRegistry, hive: HiveModel, batch: UplinkBat
 export function inspectUplink(registry: AssetRegistry, r: Received): UplinkVerdict {
   const parsed = parseHiveTopic(r.topic);
   if (!parsed || parsed.kind !== 'uplink') return reject(r, ErrorCodes.BAD_TOPIC, `not a hive uplink topic: ${r.topic}`);
-  const batch = decode(r);
+  const batch = decodeOrReason(decodeUplink, r.payload);
   if (typeof batch === 'string') return reject(r, ErrorCodes.DECODE_FAILED, batch);
   if (!Number.isSafeInteger(batch.seq) || batch.seq < 1) return reject(r, ErrorCodes.DECODE_FAILED, `HiveUplink.seq must be an integer >= 1, got ${batch.seq}`);
   if (batch.hiveSerial !== parsed.serial) {
