@@ -23,7 +23,8 @@ describe('a frame task packed into one buffer for a worker', () => {
   it('gives the same states and outputs as the task run directly', () => {
     const direct = runTask(task());
     const t = task();
-    const packed = unpackResult(t, runPacked(packTask(t)));
+    const wire = packTask(t);
+    const packed = unpackResult(t, wire, runPacked(wire));
     expect(packed.outputs.map((o) => Array.from(o))).toEqual(direct.outputs.map((o) => Array.from(o)));
     expect(packed.states.map((s) => Buffer.from(s).toString('hex'))).toEqual(direct.states.map((s) => Buffer.from(s).toString('hex')));
     expect(direct.outputs.some((o) => o.length > 0)).toBe(true);

@@ -1,7 +1,7 @@
 import { footprintTransform, type FootprintTransform } from '../../src/core/footprint.js';
 import { runBatch, type SensorBatch } from '../../src/edge/frame/kernel.js';
 import { buildSpec, initialState, type FrameSpec } from '../../src/edge/frame/spec.js';
-import type { SensorState } from '../../src/edge/frame/state.js';
+import type { StateOn } from '../../src/edge/frame/state.js';
 import { POSTURE_CODE } from '../../src/edge/frame/synth.js';
 import type { DoorModel, RoomModel, ScenarioModel, SensorModel } from '../../src/scenario/model.js';
 import type { Posture } from '../../src/sim/types.js';
@@ -11,7 +11,7 @@ import { presenceSensor } from './fixtures.js';
 export interface Rig {
   sensor: SensorModel;
   spec: FrameSpec;
-  state: SensorState;
+  state: StateOn<ArrayBuffer>;
   view: FootprintTransform;
   lastTick: number;
 }

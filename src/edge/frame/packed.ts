@@ -4,10 +4,16 @@ import { stateBytes, stateViews } from './state.js';
 import type { FrameTask, FrameTaskResult } from './task.js';
 
 /**
- * The wire form of a frame task: every sensor's spec, state and batch in ONE ArrayBuffer,
- * so a task crosses to a worker as a single transfer (no structured clone of objects, no
- * per-array transfer) and its states come back the same way, updated in place. Outputs come
- * back in a second buffer. Layout (byte offsets, all 8-aligned):
+ * The wire form of a frame task: every sensor's spec, state and batch in ONE
+ * SharedArrayBuffer, so a task crosses to a worker as a single shared reference (no
+ * structured clone of objects, no copy) and the worker updates the states in place, where the
+ * main thread reads them back. Outputs come back as a small cloned array.
+ *
+ * Shared, not transferred: transferring detaches the sender's ArrayBuffer, and the first
+ * detach in an isolate invalidates V8's "array buffer detaching" protector, after which every
+ * optimised typed-array access in that isolate re-checks its buffer for detachment. On the
+ * frame kernel that costs ~20 % (bench/README.md, "pool overhead"); a shared buffer is never
+ * detached, so neither the worker nor the main thread pays it. Layout (byte offsets, all 8-aligned):
  *
  *   header f64: [sensors, then per sensor: spec, state, ticks, ticksN, offsets, offsetsN, ids, peopleN]
  *   per sensor: spec (SPEC_FIELDS f64) · state (stateBytes) · ticks f64 · offsets i32 · ids i32 · people f32
@@ -15,16 +21,13 @@ import type { FrameTask, FrameTaskResult } from './task.js';
  * `ids` and `people` share their count (people has PERSON_STRIDE floats per id).
  */
 export interface PackedTask {
-  buffer: ArrayBuffer;
+  buffer: SharedArrayBuffer;
   /** Sensor ids (FrameSpec.id), for diagnostics only: the kernel never reads them. */
   ids: string[];
 }
 
-/** A worker's answer: the task buffer (states updated) and the outputs, flat: [n, len₀…lenₙ₋₁, data…]. */
-export interface PackedResult {
-  buffer: ArrayBuffer;
-  outputs: Float64Array;
-}
+/** A worker's answer: the outputs, flat: [n, len₀…lenₙ₋₁, data…] (the states were updated in the task buffer). */
+export type PackedResult = Float64Array;
 
 const HEADER_PER_SENSOR = 8;
 const SPEC_FIELDS = 27;
@@ -63,7 +66,7 @@ export function packTask(task: FrameTask): PackedTask {
     size += align8(4 * b.ids.length) + align8(4 * b.people.length);
     header.push(spec0, state, ticks, b.ticks.length, offsets, b.offsets.length, ids, b.ids.length);
   });
-  const buffer = new ArrayBuffer(size);
+  const buffer = new SharedArrayBuffer(size);
   new Float64Array(buffer, 0, header.length).set(header);
   const bytes = new Uint8Array(buffer);
   task.specs.forEach((spec, i) => {
@@ -80,7 +83,7 @@ export function packTask(task: FrameTask): PackedTask {
   return { buffer, ids: task.specs.map((s) => s.id) };
 }
 
-/** Runs a packed task (in a worker): states are updated in place in `task.buffer`. */
+/** Runs a packed task (in a worker): states are updated in place in the shared `task.buffer`. */
 export function runPacked(task: PackedTask): PackedResult {
   const buffer = task.buffer;
   const header = new Float64Array(buffer, 0, 1);
@@ -110,22 +113,28 @@ export function runPacked(task: PackedTask): PackedResult {
     outputs.set(o, off);
     off += o.length;
   });
-  return { buffer, outputs };
+  return outputs;
 }
 
-/** The result of a packed task as the stage expects it: one state buffer and one output per sensor. */
-export function unpackResult(task: FrameTask, result: PackedResult): FrameTaskResult {
+/**
+ * The result of a packed task as the stage expects it: one state buffer and one output per
+ * sensor. States are copied out of the shared buffer into plain ones (the main thread's
+ * kernel, frames viewer and tests then never touch shared memory).
+ */
+export function unpackResult(task: FrameTask, packed: PackedTask, outputs: PackedResult): FrameTaskResult {
   const n = task.specs.length;
-  const h = new Float64Array(result.buffer, 0, 1 + HEADER_PER_SENSOR * n);
+  const h = new Float64Array(packed.buffer, 0, 1 + HEADER_PER_SENSOR * n);
   const states: ArrayBuffer[] = [];
-  const outputs: BatchOutput[] = [];
+  const perSensor: BatchOutput[] = [];
   let off = 1 + n;
   task.specs.forEach((spec, i) => {
     const from = h[1 + HEADER_PER_SENSOR * i + 1] as number;
-    states.push(result.buffer.slice(from, from + stateBytes(spec.cols * spec.rows)));
-    const len = result.outputs[1 + i] as number;
-    outputs.push(result.outputs.subarray(off, off + len));
+    const state = new ArrayBuffer(stateBytes(spec.cols * spec.rows));
+    new Uint8Array(state).set(new Uint8Array(packed.buffer, from, state.byteLength));
+    states.push(state);
+    const len = outputs[1 + i] as number;
+    perSensor.push(outputs.subarray(off, off + len));
     off += len;
   });
-  return { states, outputs };
+  return { states, outputs: perSensor };
 }

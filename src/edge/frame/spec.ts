@@ -3,7 +3,7 @@ import { pointInPolygon } from '../../core/geometry.js';
 import { rngFor } from '../../core/rng.js';
 import { SENSOR_MODELS, type DoorModel, type RoomModel, type ScenarioModel, type SensorModel, type ThermalModel, type WarmObjectModel } from '../../scenario/model.js';
 import { seedState } from './noise.js';
-import { stateViews, type SensorState } from './state.js';
+import { stateViews, type StateOn } from './state.js';
 
 /**
  * Everything the frame kernel needs to know about one sensor, as plain numbers so it crosses
@@ -156,7 +156,7 @@ function doorLine(model: ScenarioModel, sensor: SensorModel): { line: [number, n
  * `fixed`, a background learnt on the empty room, and its noise stream seeded from
  * `rngFor(seed, sensorId)`.
  */
-export function initialState(model: ScenarioModel, sensor: SensorModel, spec: FrameSpec): SensorState {
+export function initialState(model: ScenarioModel, sensor: SensorModel, spec: FrameSpec): StateOn<ArrayBuffer> {
   const n = spec.cols * spec.rows;
   const st = stateViews(n);
   const rng = rngFor(model.seed, `${sensor.id}:frame`);

@@ -13,8 +13,8 @@ export const MAX_TRACKS = 8;
 export const TRACK_STRIDE = 6;
 const F64_FIELDS = 5; // nextFrame, pendingIn, pendingOut, lastFrameMs, glowActive
 
+/** Views over a sensor's state buffer (which buffer: `stateViews`). */
 export interface SensorState {
-  readonly buffer: ArrayBuffer;
   /** Fixed-pattern offset + static warm objects, K above ambient. */
   readonly fixed: Float32Array;
   /** Background estimate, °C. */
@@ -36,8 +36,13 @@ export function stateBytes(pixels: number): number {
   return F64_FIELDS * 8 + 16 + align8(f32 * 4);
 }
 
+/** A state's views with the buffer under them: a plain one, or a packed task's shared one (packed.ts). */
+export type StateOn<B extends ArrayBuffer | SharedArrayBuffer> = SensorState & { readonly buffer: B };
+
 /** Views over a state buffer (a new buffer when none is given), from `byteOffset` (a multiple of 8). */
-export function stateViews(pixels: number, buffer: ArrayBuffer = new ArrayBuffer(stateBytes(pixels)), byteOffset = 0): SensorState {
+export function stateViews(pixels: number): StateOn<ArrayBuffer>;
+export function stateViews<B extends ArrayBuffer | SharedArrayBuffer>(pixels: number, buffer: B, byteOffset?: number): StateOn<B>;
+export function stateViews(pixels: number, buffer: ArrayBuffer | SharedArrayBuffer = new ArrayBuffer(stateBytes(pixels)), byteOffset = 0): StateOn<ArrayBuffer | SharedArrayBuffer> {
   let off = byteOffset;
   const f64 = new Float64Array(buffer, off, F64_FIELDS);
   off += F64_FIELDS * 8;

@@ -14,7 +14,7 @@ const TASKS_PER_WORKER = 4;
  * The Piscina adapter: the only module that knows about worker threads. From `dist/` the
  * worker is the compiled `worker.js` next to this file; from TypeScript sources (Vitest,
  * `tsx`) it is `worker.ts`, loaded with tsx registered in the worker. Each task travels
- * packed in one transferred buffer (packed.ts).
+ * packed in one shared buffer (packed.ts): shared, never transferred.
  */
 export function poolRunner(workers: number): TaskRunner {
   const js = new URL('./worker.js', import.meta.url);
@@ -30,8 +30,8 @@ export function poolRunner(workers: number): TaskRunner {
   });
   const runOne = async (task: FrameTask): Promise<FrameTaskResult> => {
     const packed = packTask(task);
-    const result = (await pool.run(packed, { transferList: [packed.buffer] })) as PackedResult;
-    return unpackResult(task, result);
+    const outputs = (await pool.run(packed)) as PackedResult;
+    return unpackResult(task, packed, outputs);
   };
   return {
     run: (tasks: FrameTask[]) => Promise.all(tasks.map(runOne)),

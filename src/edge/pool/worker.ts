@@ -1,15 +1,13 @@
-import { move, transferableSymbol, valueSymbol } from 'piscina';
-import { runPacked, type PackedTask } from '../frame/packed.js';
+import { runPacked, type PackedResult, type PackedTask } from '../frame/packed.js';
 
 /**
- * Piscina worker: runs packed frame tasks (src/edge/frame/packed.ts). The task buffer comes
- * back with the states updated in place, with the outputs: both moved (transferred, not
- * copied), so a sensor's state is always where its next task is built, whatever worker ran it.
+ * Piscina worker: runs packed frame tasks (src/edge/frame/packed.ts). The task buffer is
+ * shared: the states are updated in place, where the main thread reads them back, so a
+ * sensor's state is always where its next task is built, whatever worker ran it. The outputs
+ * go back by structured clone (a copy, small): nothing is ever transferred, because a
+ * transfer detaches a buffer and the first detach slows every typed-array access of the
+ * isolate (packed.ts).
  */
-export default function frameWorker(task: PackedTask): unknown {
-  const result = runPacked(task);
-  return move({
-    [transferableSymbol]: [result.buffer, result.outputs.buffer],
-    [valueSymbol]: result,
-  } as never);
+export default function frameWorker(task: PackedTask): PackedResult {
+  return runPacked(task);
 }
