@@ -19,7 +19,7 @@ import type { EdgeStage } from './stage.js';
 
 /** People this far outside the footprint are kept: they warm its edge pixels, and someone walking in between two ticks (≤ 1.5 m) is interpolated in from outside rather than popping up inside. */
 const EDGE_MARGIN_M = 1.6;
-/** Sensors per task: at least this many (enough frames to amortise the dispatch), at most 64, and two tasks per worker when the fleet allows. */
+/** Sensors per task: at least this many (enough frames to amortise the dispatch), at most 64 (sensorsPerTask). */
 const MIN_SENSORS_PER_TASK = 8;
 const MAX_SENSORS_PER_TASK = 64;
 
@@ -60,12 +60,12 @@ export function createFrameEdgeStage(model: ScenarioModel, opts: FrameStageOptio
       }
     },
     async drain() {
-      const tasks = buildTasks(sensors, sensorsPerTask(sensors.length, opts.workers));
-      const results = await runner.run(tasks.map((t) => t.task));
+      const members: number[][] = [];
+      const results = await runner.run(buildTasks(sensors, sensorsPerTask(sensors.length, opts.workers), members));
       const packets: Array<{ order: number; packet: SensorPacket }> = [];
       results.forEach((r, ti) => {
-        const members = (tasks[ti] as { members: number[] }).members;
-        members.forEach((si, k) => {
+        const taskMembers = members[ti] as number[];
+        taskMembers.forEach((si, k) => {
           const s = sensors[si] as FrameSensor;
           s.state = r.states[k] as ArrayBuffer;
           for (const p of toPackets(s, r.outputs[k] as BatchOutput)) packets.push({ order: si, packet: p });
@@ -78,9 +78,15 @@ export function createFrameEdgeStage(model: ScenarioModel, opts: FrameStageOptio
   };
 }
 
-/** Sensors per task for a fleet and a pool size: two tasks per worker, 8…64 sensors each. */
+/**
+ * Sensors per task for a fleet and a pool size, 8…64 each: one task per worker when there
+ * are several (tasks are built lazily, so each worker starts as soon as its task is built;
+ * stacking two per worker ties them to the order they were built in, and the worker whose
+ * second task was built while the main thread shared its core finishes last), and two for a
+ * single worker (it runs the first while the second is built). Measured: bench/README.md.
+ */
 export function sensorsPerTask(sensors: number, workers: number): number {
-  return Math.min(MAX_SENSORS_PER_TASK, Math.max(MIN_SENSORS_PER_TASK, Math.ceil(sensors / (2 * Math.max(1, workers)))));
+  return Math.min(MAX_SENSORS_PER_TASK, Math.max(MIN_SENSORS_PER_TASK, Math.ceil(sensors / Math.max(2, workers))));
 }
 
 export function frameSensor(model: ScenarioModel, s: SensorModel): FrameSensor {
@@ -139,19 +145,30 @@ export function record(s: FrameSensor, atMs: number, onFloor: readonly PersonSta
   }
 }
 
-/** Groups sensors into tasks of `perTask` (grouping never changes a result: sensors are independent). */
-function buildTasks(sensors: FrameSensor[], perTask: number): Array<{ task: FrameTask; members: number[] }> {
-  const tasks: Array<{ task: FrameTask; members: number[] }> = [];
-  sensors.forEach((s, si) => {
-    if (s.ticks.length === 0) return;
-    let t = tasks[tasks.length - 1];
-    if (!t || t.members.length >= perTask) tasks.push((t = { task: { specs: [], states: [], batches: [] }, members: [] }));
-    t.members.push(si);
-    t.task.specs.push(s.spec);
-    t.task.states.push(s.state);
-    t.task.batches.push(takeBatch(s));
-  });
-  return tasks;
+/**
+ * Groups sensors into tasks of `perTask` (grouping never changes a result: sensors are
+ * independent), lazily: the pool runs a task while the next is built. The sensor indices of
+ * task k are appended to `members` as task k is yielded.
+ */
+function* buildTasks(sensors: FrameSensor[], perTask: number, members: number[][]): Generator<FrameTask> {
+  let task: FrameTask = { specs: [], states: [], batches: [] };
+  let taskMembers: number[] = [];
+  for (let si = 0; si < sensors.length; si++) {
+    const s = sensors[si] as FrameSensor;
+    if (s.ticks.length === 0) continue;
+    taskMembers.push(si);
+    task.specs.push(s.spec);
+    task.states.push(s.state);
+    task.batches.push(takeBatch(s));
+    if (taskMembers.length < perTask) continue;
+    members.push(taskMembers);
+    yield task;
+    task = { specs: [], states: [], batches: [] };
+    taskMembers = [];
+  }
+  if (taskMembers.length === 0) return;
+  members.push(taskMembers);
+  yield task;
 }
 
 /** The sensor's buffered ticks as typed arrays, with the previous tick in front. */
@@ -165,8 +182,12 @@ export function takeBatch(s: FrameSensor): SensorBatch {
   const offsets = new Int32Array(n + 2);
   for (let k = 0; k < n; k++) offsets[k + 1] = prev.ids.length + (s.offsets[k] as number);
   offsets[n + 1] = prev.ids.length + s.ids.length;
-  const ids = Int32Array.from([...prev.ids, ...s.ids]);
-  const people = Float32Array.from([...prev.people, ...s.people]);
+  const ids = new Int32Array(prev.ids.length + s.ids.length);
+  ids.set(prev.ids);
+  ids.set(s.ids, prev.ids.length);
+  const people = new Float32Array(prev.people.length + s.people.length);
+  people.set(prev.people);
+  people.set(s.people, prev.people.length);
   const lastStart = s.offsets[n - 1] as number;
   s.prev = { t: s.ticks[n - 1] as number, ids: s.ids.slice(lastStart), people: s.people.slice(lastStart * PERSON_STRIDE) };
   s.ticks = [];

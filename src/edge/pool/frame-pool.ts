@@ -34,7 +34,7 @@ export function poolRunner(workers: number): TaskRunner {
     return unpackResult(task, packed, outputs);
   };
   return {
-    run: (tasks: FrameTask[]) => Promise.all(tasks.map(runOne)),
+    run: (tasks: Iterable<FrameTask>) => Promise.all(Array.from(tasks, runOne)),
     close: () => pool.destroy(),
   };
 }
