@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { buildApi } from '../src/api/app.js';
-import { AssetService } from '../src/api/assets/asset-service.js';
+import { catalogueFromScenario } from '../src/assets/from-scenario.js';
 import { AccountService } from '../src/api/auth/accounts.js';
 import { ALL_SCOPES } from '../src/api/auth/scopes.js';
 import { TokenService } from '../src/api/auth/tokens.js';
@@ -32,8 +32,8 @@ export async function runApiBench(root: string): Promise<void> {
   const model = r.model;
   const clock = new VirtualClock(Date.UTC(2026, 10, 22));
   const tokens = await TokenService.create({ issuer: 'bench', audience: 'bench', accessTtlS: 3600, refreshTtlS: 3600, clock });
-  const assets = new AssetService([model]);
-  const app = await buildApi({ assets, accounts: await AccountService.fromModels([], clock, { N: 1024, r: 8, p: 1 }), tokens, clock, limits: { maxDepth: 10, maxAliases: 30, maxCost: 1000 } });
+  const assets = catalogueFromScenario(model);
+  const app = await buildApi({ assets, accounts: await AccountService.fromCatalogue(catalogueFromScenario(), clock, { N: 1024, r: 8, p: 1 }), tokens, clock, limits: { maxDepth: 10, maxAliases: 30, maxCost: 1000 } });
   const token = (await tokens.issueAccess({ sub: 'bench', orgId: model.org.id, clientId: 'bench', scopes: new Set(ALL_SCOPES), kind: 'client', operator: false })).token;
   // Wall time and the process's CPU time of each (the machine is shared: CPU time is steadier).
   const query = async (): Promise<Sample> => {

@@ -14,8 +14,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspectUplink } from '../src/cloud/ingest.js';
-import { FastPipeline } from '../src/cloud/kernel/fast-pipeline.js';
+import { StorelessPipeline } from '../src/cloud/kernel/storeless-pipeline.js';
 import { CloudPipeline } from '../src/cloud/pipeline.js';
+import { catalogueFromScenario } from '../src/assets/from-scenario.js';
 import { SqliteStore } from '../src/cloud/store/sqlite-store.js';
 import { VirtualClock } from '../src/core/clock.js';
 import { PresenceAggregator } from '../src/cloud/presence.js';
@@ -84,7 +85,7 @@ function cpuMs(fn: () => void): number {
 
 function fastPath(model: ScenarioModel, registry: AssetRegistry, c: Corpus): { ms: number; rows: Map<string, number> } {
   // Registry-derived tables (rasters, solo grids) are built once per process, before traffic.
-  const fast = new FastPipeline(model, registry);
+  const fast = new StorelessPipeline(registry, model.tickMs, model.sites[0]?.timezone ?? 'UTC');
   const rows = new Map<string, number>();
   const ms = cpuMs(() => {
     let i = 0;
@@ -99,11 +100,11 @@ function fastPath(model: ScenarioModel, registry: AssetRegistry, c: Corpus): { m
 }
 
 /** The live cloud's pipeline over a WAL file store: CPU and wall time (SQLite writes included). */
-function livePath(registry: AssetRegistry, c: Corpus, fromMs: number): { cpu: number; wall: number } {
+function livePath(model: ScenarioModel, c: Corpus, fromMs: number): { cpu: number; wall: number } {
   const dir = mkdtempSync(join(tmpdir(), 'occusim-bench-live-'));
   const store = new SqliteStore(join(dir, 'cloud.sqlite'));
   const clock = new VirtualClock(fromMs);
-  const pipeline = new CloudPipeline({ registry, store, clock, lookbackMs: 5 * MIN });
+  const pipeline = new CloudPipeline({ catalogue: catalogueFromScenario(model), tickMs: model.tickMs, store, clock, lookbackMs: 5 * MIN });
   const t0 = performance.now();
   const cpu = cpuMs(() => {
     let i = 0;
@@ -212,7 +213,7 @@ export async function runPipelineBench(root: string): Promise<void> {
   console.log(`  ${fmt(c.messages.length)} uplink messages, ${fmt(c.packets)} packets, ${fmt(c.detections)} detection records`);
   for (let i = 0; i < 3; i++) fastPath(model, registry, c); // warm-up (JIT)
   const fast = [0, 1, 2].map(() => fastPath(model, registry, c)).reduce((a, b) => (b.ms < a.ms ? b : a));
-  const live = livePath(registry, c, model.startMs + 3 * 3_600_000);
+  const live = livePath(model, c, model.startMs + 3 * 3_600_000);
   const map = mapPath(registry, c);
   const duck = await duckPath(model, registry, c);
   const rate = (ms: number): string => `${fmt(c.detections / (ms / 1000)).padStart(11)} detections/s  ${fmt(c.packets / (ms / 1000)).padStart(10)} packets/s`;

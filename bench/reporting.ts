@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { FastifyInstance } from 'fastify';
 import { buildApi } from '../src/api/app.js';
-import { AssetService } from '../src/api/assets/asset-service.js';
+import { catalogueFromScenario } from '../src/assets/from-scenario.js';
 import { AccountService } from '../src/api/auth/accounts.js';
 import { ALL_SCOPES } from '../src/api/auth/scopes.js';
 import { TokenService } from '../src/api/auth/tokens.js';
@@ -95,10 +95,10 @@ export async function runReportingBench(): Promise<void> {
   // The pipeline keeps 1d rollups (max per local day) up to date; do the same here.
   store.refreshRollups(model.rooms.slice(0, 10).flatMap((room) => Array.from({ length: 60 }, (_, d) => ({ spaceId: room.id, level: '1d' as const, startMs: DAY0 + d * DAY, endMs: DAY0 + (d + 1) * DAY }))));
 
-  const series = storeSeries(store, [model], { dbPath });
+  const series = storeSeries(store, catalogueFromScenario(model), { dbPath });
   const clock = new VirtualClock(DAY0);
   const tokens = await TokenService.create({ issuer: 'b', audience: 'b', accessTtlS: 3600, refreshTtlS: 3600, clock });
-  const app = await buildApi({ assets: new AssetService([model]), accounts: await AccountService.fromModels([], clock, { N: 1024, r: 8, p: 1 }), tokens, clock, series });
+  const app = await buildApi({ assets: catalogueFromScenario(model), accounts: await AccountService.fromCatalogue(catalogueFromScenario(), clock, { N: 1024, r: 8, p: 1 }), tokens, clock, series });
   const token = (await tokens.issueAccess({ sub: 'b', orgId: model.org.id, clientId: 'b', scopes: new Set(ALL_SCOPES), kind: 'client', operator: false })).token;
   const ten = model.rooms.slice(0, 10).map((r) => r.id);
   const questions = [

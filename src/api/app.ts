@@ -2,7 +2,7 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } f
 import mercurius from 'mercurius';
 import { GraphQLError, NoSchemaIntrospectionCustomRule, type GraphQLFormattedError } from 'graphql';
 import type { Clock } from '../core/clock.js';
-import type { AssetService } from './assets/asset-service.js';
+import type { AssetCatalogue } from '../assets/catalogue.js';
 import type { AccountService } from './auth/accounts.js';
 import { authenticate } from './auth/guard.js';
 import { registerLoginRoutes } from './auth/login-routes.js';
@@ -26,7 +26,7 @@ import { RequestStatus, type StatusSource } from './status.js';
  * /api/v3/graphql.
  */
 export interface ApiDeps {
-  assets: AssetService;
+  assets: AssetCatalogue;
   accounts: AccountService;
   tokens: TokenService;
   clock: Clock;
@@ -104,7 +104,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
  * state store (whole overlay: mutations are rare, and a partial failure of a batch may still
  * have changed something).
  */
-function persistMutations(app: FastifyInstance, assets: AssetService, state: ApiStatePort): void {
+function persistMutations(app: FastifyInstance, assets: AssetCatalogue, state: ApiStatePort): void {
   const mutating = new WeakSet<object>();
   app.graphql.addHook('preExecution', async (_schema, document, context) => {
     if (document.definitions.some((d) => d.kind === 'OperationDefinition' && d.operation === 'mutation')) mutating.add(context);

@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { systemClock, type Clock } from '../core/clock.js';
-import type { ScenarioModel } from '../scenario/model.js';
 import { buildApi } from './app.js';
-import { AssetService } from './assets/asset-service.js';
+import type { AssetCatalogue } from '../assets/catalogue.js';
 import { AccountService } from './auth/accounts.js';
 import type { ScryptCost } from './auth/passwords.js';
 import { TokenService } from './auth/tokens.js';
@@ -16,7 +15,8 @@ import type { StatusSource } from './status.js';
  * they face real clients.
  */
 export interface ApiServerOptions {
-  models: readonly ScenarioModel[];
+  /** The platform's assets, users and clients (shared with ingest: one catalogue). */
+  catalogue: AssetCatalogue;
   host?: string;
   /** 0 picks a free port. */
   port?: number;
@@ -46,14 +46,13 @@ export const DEFAULT_AUDIENCE = 'https://api.occusim.local';
  * The registry and accounts the API serves: the scenarios' own, with what `state` kept of
  * earlier API changes applied on top (clients created or deleted, mutations, tags).
  */
-export async function apiServices(models: readonly ScenarioModel[], clock: Clock, state: ApiStatePort | null, cost?: ScryptCost): Promise<{ accounts: AccountService; assets: AssetService }> {
-  const accounts = await AccountService.fromModels(models, clock, cost, state);
-  const assets = new AssetService(models);
-  for (const m of models) {
-    const overlay = state?.overlay(m.org.id);
-    if (overlay) assets.applyOverlay(m.org.id, overlay);
+export async function apiServices(catalogue: AssetCatalogue, clock: Clock, state: ApiStatePort | null, cost?: ScryptCost): Promise<{ accounts: AccountService; assets: AssetCatalogue }> {
+  const accounts = await AccountService.fromCatalogue(catalogue, clock, cost, state);
+  for (const orgId of catalogue.orgs.keys()) {
+    const overlay = state?.overlay(orgId);
+    if (overlay) catalogue.applyOverlay(orgId, overlay);
   }
-  return { accounts, assets };
+  return { accounts, assets: catalogue };
 }
 
 export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer> {
@@ -66,7 +65,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
     refreshTtlS: 30 * 86_400,
     clock,
   });
-  const { accounts, assets } = await apiServices(opts.models, clock, opts.state ?? null);
+  const { accounts, assets } = await apiServices(opts.catalogue, clock, opts.state ?? null);
   const app = await buildApi({
     assets,
     accounts,

@@ -1,5 +1,5 @@
 import type { HiveStatus, SensorStatus } from '../cloud/store/port.js';
-import type { AssetService } from './assets/asset-service.js';
+import type { AssetCatalogue } from '../assets/catalogue.js';
 
 /**
  * Live device status for GraphQL's `isOnline`, `isStreaming`, `lastHeartbeat` (hives) and
@@ -30,13 +30,13 @@ export interface DeviceFlags {
 /** One request's view: statuses read at most once per device, the present computed once. */
 export class RequestStatus {
   readonly #source: StatusSource;
-  readonly #assets: AssetService;
+  readonly #assets: AssetCatalogue;
   readonly #orgId: string;
   readonly #hives = new Map<string, HiveStatus | null>();
   readonly #sensors = new Map<string, DeviceFlags>();
   #present: number | null | undefined;
 
-  constructor(source: StatusSource, assets: AssetService, orgId: string) {
+  constructor(source: StatusSource, assets: AssetCatalogue, orgId: string) {
     this.#source = source;
     this.#assets = assets;
     this.#orgId = orgId;

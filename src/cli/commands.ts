@@ -8,7 +8,7 @@ import { scenarioJsonSchema } from '../scenario/schema.js';
 import type { RunOptions } from '../run/options.js';
 import { runScenario, type RunReport } from '../run/run-scenario.js';
 import { createProgressBar } from './progress.js';
-import { serveDuringRun, serveOptions, serveSignal, untilAborted } from './serve.js';
+import { printListeners, serveOptions, serveSignal, untilAborted } from './serve.js';
 import { formatSummary } from './summary.js';
 
 /** What a command needs from the process: streams, so commands are testable in-process. */
@@ -38,22 +38,18 @@ export async function runCommand(file: string, flags: Flags, io: Io): Promise<nu
   // Served: the API is up from the start (a real-time run can be watched), the run's end is
   // announced, then the same platform keeps serving until Ctrl-C, which also ends a run early.
   const signal = serveSignal();
-  const session = serveDuringRun(serve, io);
-  try {
-    const report = await runScenario(file, {
-      ...opts,
-      signal,
-      onPlatform: (ready) => session.start(ready),
-      beforeClose: async (r) => {
-        finish(r);
-        io.stdout.write(`run ${r.perf.interrupted ? 'interrupted' : 'finished'}; serving until Ctrl-C\n`);
-        await untilAborted(signal);
-      },
-    });
-    return exitCodeOf(report);
-  } finally {
-    await session.close();
-  }
+  const report = await runScenario(file, {
+    ...opts,
+    signal,
+    api: { port: serve.port, audience: serve.audience },
+    onPlatform: (ready) => printListeners(io, ready, serve.audience),
+    beforeClose: async (r) => {
+      finish(r);
+      io.stdout.write(`run ${r.perf.interrupted ? 'interrupted' : 'finished'}; serving until Ctrl-C\n`);
+      await untilAborted(signal);
+    },
+  });
+  return exitCodeOf(report);
 }
 
 /**
@@ -91,6 +87,10 @@ function runOptionsFromFlags(flags: Flags): RunOptions {
   }
   if (typeof flags.workers === 'string') opts.workers = integerFlag('workers', flags.workers, 0, 64); // frame fidelity; 0 = main thread
   if (typeof flags.db === 'string') opts.dbPath = flags.db;
+  if (flags.resume === true && flags.fresh === true) throw usage('--resume and --fresh exclude each other');
+  if ((flags.resume === true || flags.fresh === true) && typeof flags.db !== 'string') throw usage(`--${flags.resume === true ? 'resume' : 'fresh'} needs --db FILE: the store to continue or to start over`);
+  if (flags.resume === true) opts.store = 'resume';
+  if (flags.fresh === true) opts.store = 'fresh';
   if (typeof flags['mqtt-port'] === 'string') opts.mqttPort = integerFlag('mqtt-port', flags['mqtt-port'], 0, 65535);
   if (typeof flags.broker === 'string') opts.brokerUrl = flags.broker;
   if (typeof flags.record === 'string') opts.record = flags.record;

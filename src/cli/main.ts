@@ -45,7 +45,10 @@ run options:
   --fidelity F          model (statistical sensors) or frame (thermal frames + edge detection)
   --workers N           worker threads for frame fidelity (0: main thread; results identical)
   --report FILE         write the JSON report { scenario, seed, result, perf, db }
-  --db FILE             SQLite file of the cloud store (default: a new temp file)
+  --db FILE             SQLite file of the cloud store (default: a new temp file); a file
+                        that holds a run is refused unless --resume or --fresh is given
+  --resume              continue the run held by --db (same scenario and seed)
+  --fresh               delete what --db holds and start over
   --mqtt-port N         port of the embedded MQTT broker (default: a free port)
   --broker URL          use an external MQTT broker (mqtt://host:port) instead
   --record FILE         write every MQTT message to a capture (.occap; embedded broker only)
@@ -67,6 +70,8 @@ const OPTIONS = {
   workers: { type: 'string' },
   report: { type: 'string' },
   db: { type: 'string' },
+  resume: { type: 'boolean' },
+  fresh: { type: 'boolean' },
   'mqtt-port': { type: 'string' },
   broker: { type: 'string' },
   record: { type: 'string' },

@@ -1,21 +1,22 @@
-import { DEFAULT_AUDIENCE, startApiServer } from '../api/server.js';
-import { storeSeries } from '../api/reporting/store-series.js';
-import { SqliteApiState } from '../api/state/sqlite-state.js';
-import { SqliteStore } from '../cloud/store/sqlite-store.js';
+import { DEFAULT_AUDIENCE } from '../api/server.js';
+import { assetsFromScenario } from '../assets/from-scenario.js';
+import { AssetCatalogue } from '../assets/catalogue.js';
 import { systemClock } from '../core/clock.js';
 import { AppError, ErrorCodes } from '../core/errors.js';
+import { MINUTE_MS } from '../core/time.js';
+import { startPlatform } from '../platform/platform.js';
 import { formatDiagnostic } from '../scenario/diagnostics.js';
 import { loadScenarioFile } from '../scenario/load.js';
 import type { ScenarioModel } from '../scenario/model.js';
 import type { PlatformReady } from '../run/options.js';
-import { startPlatform } from '../run/platform.js';
 import type { Flags, Io } from './commands.js';
 
 /**
- * `occusim serve --scenario s [--db f] [--port N] [--mqtt-port N] [--audience A]` and the
- * tail of `occusim run --serve`: the platform alone — embedded broker, cloud ingest into the
- * store, and the HTTP API over the same store — until SIGINT or SIGTERM. Prints one line per
- * listener and the scenario's seeded credentials.
+ * `occusim serve --scenario s [--db f] [--port N] [--mqtt-port N] [--audience A]`: the
+ * platform alone — embedded broker, cloud ingest into the store, and the HTTP API over the
+ * same store — until SIGINT or SIGTERM, on the wall clock: what hives publish becomes
+ * occupancy minute by minute. Prints one line per listener and the scenario's seeded
+ * credentials. A served store is kept across restarts (`--db`): serving it again resumes it.
  */
 export interface ServeOptions {
   dbPath: string | null;
@@ -23,6 +24,9 @@ export interface ServeOptions {
   mqttPort: number;
   audience: string;
 }
+
+/** How often a platform on the wall clock finalises its minutes (well within a minute). */
+const OWN_CLOCK_ADVANCE_MS = 5_000;
 
 export function serveOptions(flags: Flags): ServeOptions {
   const port = (name: 'port' | 'mqtt-port', fallback: number): number => {
@@ -48,59 +52,32 @@ export async function serveCommand(flags: Flags, io: Io, signal: AbortSignal = s
 }
 
 export async function serveModel(model: ScenarioModel, opts: ServeOptions, io: Io, signal: AbortSignal): Promise<number> {
-  const platform = await startPlatform(model, systemClock, { dbPath: opts.dbPath, mqttPort: opts.mqttPort, connectHives: false });
+  const platform = await startPlatform({
+    catalogue: new AssetCatalogue([assetsFromScenario(model)]),
+    clock: systemClock,
+    tickMs: model.tickMs,
+    dbPath: opts.dbPath,
+    storePolicy: 'resume',
+    runKey: `serve|${model.name}|${model.seed}`,
+    mqttPort: opts.mqttPort,
+    api: { port: opts.port, audience: opts.audience },
+    advanceEveryMs: Math.min(OWN_CLOCK_ADVANCE_MS, MINUTE_MS),
+  });
   try {
-    const session = serveDuringRun(opts, io);
-    try {
-      await session.start({ model, dbPath: platform.dbPath, brokerUrl: platform.broker.url });
-      await untilAborted(signal);
-    } finally {
-      await session.close();
-    }
+    printListeners(io, { model, dbPath: platform.dbPath, brokerUrl: platform.brokerUrl, apiUrl: platform.apiUrl }, opts.audience);
+    await untilAborted(signal);
   } finally {
     await platform.close();
   }
   return 0;
 }
 
-/**
- * The HTTP API over a running platform's store (`occusim run --serve`, `serve --feed`): started
- * when the platform is up, so a real-time run can be queried while it runs, and closed after.
- */
-export interface ServeSession {
-  start(ready: PlatformReady): Promise<void>;
-  close(): Promise<void>;
-}
-
-export function serveDuringRun(opts: ServeOptions, io: Io): ServeSession {
-  let store: SqliteStore | null = null;
-  let state: SqliteApiState | null = null;
-  let series: ReturnType<typeof storeSeries> | null = null;
-  let api: Awaited<ReturnType<typeof startApiServer>> | null = null;
-  return {
-    async start({ model, dbPath, brokerUrl }): Promise<void> {
-      // A second connection: the cloud writes through its own, WAL lets this one read meanwhile.
-      store = new SqliteStore(dbPath);
-      state = new SqliteApiState(dbPath);
-      // With the file path, reporting reads minutes through its own read-only connection (faster).
-      series = storeSeries(store, [model], { dbPath });
-      api = await startApiServer({ models: [model], port: opts.port, audience: opts.audience, series, state, status: store });
-      io.stdout.write(`api listening on ${api.url}\nmqtt listening on ${brokerUrl}\n`);
-      io.stdout.write(`store ${dbPath}; audience ${opts.audience}\n`);
-      for (const c of model.clients) io.stdout.write(`client ${c.name}: client_id ${c.clientId} client_secret ${c.secret}\n`);
-      for (const u of model.users) io.stdout.write(`user ${u.username}: password ${u.password}\n`);
-    },
-    async close(): Promise<void> {
-      await api?.close();
-      series?.close();
-      state?.close();
-      store?.close();
-      api = null;
-      series = null;
-      state = null;
-      store = null;
-    },
-  };
+/** One line per listener, then the scenario's seeded credentials (`run --serve`, `serve`). */
+export function printListeners(io: Io, ready: PlatformReady, audience: string): void {
+  io.stdout.write(`api listening on ${ready.apiUrl ?? '(no api)'}\nmqtt listening on ${ready.brokerUrl}\n`);
+  io.stdout.write(`store ${ready.dbPath}; audience ${audience}\n`);
+  for (const c of ready.model.clients) io.stdout.write(`client ${c.name}: client_id ${c.clientId} client_secret ${c.secret}\n`);
+  for (const u of ready.model.users) io.stdout.write(`user ${u.username}: password ${u.password}\n`);
 }
 
 export function untilAborted(signal: AbortSignal): Promise<void> {

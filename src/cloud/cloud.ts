@@ -1,14 +1,13 @@
 import type { Clock } from '../core/clock.js';
 import { AppError, ErrorCodes } from '../core/errors.js';
 import { MINUTE_MS } from '../core/time.js';
-import type { ScenarioModel } from '../scenario/model.js';
+import type { AssetCatalogue } from '../assets/catalogue.js';
 import { startMqttIngest, type MqttIngest } from './mqtt-ingest.js';
 import { CloudPipeline, type CloudCounters } from './pipeline.js';
 import { calibrate, type CalibrationPoint } from './calibration.js';
-import type { SensorEvent } from './events.js';
+import { EventMetadata, type EventEnvelope, type SensorEvent } from './events.js';
 import { LocalDays } from './local-day.js';
-import { buildRegistry } from './registry.js';
-import { assetRows, zoneOfSpace } from './assets.js';
+import { assetRows } from './assets.js';
 import type { HiveStatus, OccupancyEvent, SensorStatus } from './store/port.js';
 import { SqliteStore } from './store/sqlite-store.js';
 import { rawOccupancy, trafficSpaces, type OccupancyPoint, type TrafficSpace } from './traffic-occupancy.js';
@@ -23,7 +22,10 @@ export interface CloudOptions {
   brokerUrl: string;
   username: string;
   password: string;
-  model: ScenarioModel;
+  /** The platform's assets: what ingest accepts and events describe. */
+  catalogue: AssetCatalogue;
+  /** Sampling grid of the sensors (ms). */
+  tickMs: number;
   clock: Clock;
   dbPath: string;
   /** Default 5 minutes. */
@@ -72,6 +74,11 @@ export interface Cloud {
    * raw, or calibrated with the space's presence series as hints.
    */
   trafficOccupancy(spaceId: string, fromMs: number, toMs: number, calibrated: boolean): OccupancyPoint[];
+  /**
+   * Occupancy events of the outbox with id > afterId, as spec §6 envelopes whose metadata is
+   * read from the catalogue now (a renamed room shows in the next delivered event); at most `limit`.
+   */
+  eventEnvelopes(afterId: number, limit: number): Array<{ id: number; envelope: EventEnvelope }>;
   close(): Promise<void>;
 }
 
@@ -83,10 +90,13 @@ export const DEFAULT_LOOKBACK_MS = 5 * MINUTE_MS;
  */
 export async function startCloud(opts: CloudOptions): Promise<Cloud> {
   const store = new SqliteStore(opts.dbPath);
-  store.writeAssets(assetRows(opts.model));
-  const zoneOf = zoneOfSpace(opts.model);
+  const { catalogue } = opts;
+  store.writeAssets(assetRows(catalogue));
+  const zoneOf = (id: string): string => catalogue.timezoneOf(id);
+  const metadata = new EventMetadata(catalogue);
   const pipeline = new CloudPipeline({
-    registry: buildRegistry(opts.model),
+    catalogue,
+    tickMs: opts.tickMs,
     store,
     clock: opts.clock,
     lookbackMs: opts.lookbackMs ?? DEFAULT_LOOKBACK_MS,
@@ -94,11 +104,14 @@ export async function startCloud(opts: CloudOptions): Promise<Cloud> {
     ...(opts.onEvent ? { onEvent: opts.onEvent } : {}),
     ...(opts.onSensorEvent ? { onSensorEvent: opts.onSensorEvent } : {}),
   });
-  const spaces = trafficSpaces(opts.model);
-  // Scenario `calibration_points` per room and floor: anchors of the calibrated series.
-  const calibrationPoints = new Map<string, readonly CalibrationPoint[]>(
-    [...opts.model.rooms, ...opts.model.floors].flatMap((s) => (s.calibrationPoints ? [[s.id, s.calibrationPoints] as const] : [])),
-  );
+  // Traffic spaces follow the catalogue (a door counter added through the API counts at once).
+  let spaces = { version: -1, list: [] as TrafficSpace[] };
+  const currentSpaces = (): readonly TrafficSpace[] => {
+    if (spaces.version !== catalogue.ingestVersion) spaces = { version: catalogue.ingestVersion, list: trafficSpaces(catalogue.snapshot()) };
+    return spaces.list;
+  };
+  // `calibration_points` per room and floor: anchors of the calibrated series.
+  const calibrationPoints = (spaceId: string): readonly CalibrationPoint[] | undefined => (catalogue.find('room', spaceId) ?? catalogue.find('floor', spaceId))?.item.calibrationPoints;
   // A failure inside the MQTT callback (e.g. the disk is full) cannot be thrown to anyone
   // there; it is kept and raised by the runner's next call.
   let failure: unknown = undefined;
@@ -152,17 +165,23 @@ export async function startCloud(opts: CloudOptions): Promise<Cloud> {
     deadLetters: () => store.deadLetters().map(({ receivedAtMs, topic, reason, message }) => ({ receivedAtMs, topic, reason, message })),
     hiveStatus: (hiveId) => store.hiveStatus(hiveId),
     sensorStatus: (sensorId) => store.sensorStatus(sensorId),
-    trafficSpaces: () => spaces,
+    trafficSpaces: () => currentSpaces(),
     trafficOccupancy(spaceId, fromMs, toMs, calibrated) {
-      const space = spaces.find((s) => s.spaceId === spaceId);
+      const space = currentSpaces().find((s) => s.spaceId === spaceId);
       if (!space) return [];
       const days = new LocalDays(zoneOf(spaceId));
       const rows = new Map(space.terms.map((t) => [t.sensorId, store.trafficMinutes(t.sensorId)] as const));
       const raw = rawOccupancy(space, rows, days, fromMs, toMs);
       if (!calibrated) return raw;
       const presence = new Map(store.presenceMinutes(spaceId).map((m) => [m.minuteMs, m.value] as const));
-      const points = calibrationPoints.get(spaceId);
+      const points = calibrationPoints(spaceId);
       return calibrate(raw, days, { presence, ...(points ? { calibrationPoints: points } : {}) });
+    },
+    eventEnvelopes(afterId, limit) {
+      return store
+        .events(afterId)
+        .slice(0, limit)
+        .map((e) => ({ id: e.id, envelope: metadata.envelope(e) }));
     },
     async close() {
       if (closed) return;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ScenarioModel } from '../scenario/model.js';
+import type { AssetCatalogue } from '../assets/catalogue.js';
 import type { StoredEvent } from './store/port.js';
 
 /**
@@ -34,39 +34,49 @@ export interface SensorEvent {
 
 type Meta = Record<string, string>;
 
-/** Metadata of spec §6 ("Metadata fields") per space or sensor, built once from the scenario. */
+/**
+ * Metadata of spec §6 ("Metadata fields") per space or sensor, read from the asset catalogue:
+ * rebuilt whenever the catalogue changed, so a renamed room shows in the next event.
+ */
 export class EventMetadata {
-  readonly #spaces = new Map<string, Meta>();
-  readonly #sensors = new Map<string, Meta>();
+  readonly #catalogue: AssetCatalogue;
+  #builtAt = -1;
+  #spaces = new Map<string, Meta>();
+  #sensors = new Map<string, Meta>();
 
-  constructor(model: ScenarioModel) {
-    const org = { org_id: model.org.id, org_name: model.org.name };
-    const sites = new Map(model.sites.map((s) => [s.id, s] as const));
-    const buildings = new Map(model.buildings.map((b) => [b.id, b] as const));
+  constructor(catalogue: AssetCatalogue) {
+    this.#catalogue = catalogue;
+  }
+
+  #fresh(): void {
+    if (this.#builtAt === this.#catalogue.version) return;
+    this.#builtAt = this.#catalogue.version;
+    this.#spaces = new Map();
+    this.#sensors = new Map();
+    const c = this.#catalogue;
     const floorMeta = new Map<string, Meta>();
-    for (const f of model.floors) {
-      const b = buildings.get(f.buildingId);
-      const s = sites.get(f.siteId);
-      const m: Meta = { ...org, site_id: f.siteId, site_name: s?.name ?? '', building_id: f.buildingId, building_name: b?.name ?? '', floor_id: f.id, floor_name: f.name };
+    for (const { orgId, item: f } of c.floors.values()) {
+      const b = c.buildings.get(f.buildingId)?.item;
+      const s = c.sites.get(f.siteId)?.item;
+      const m: Meta = { org_id: orgId, org_name: c.orgName(orgId) ?? '', site_id: f.siteId, site_name: s?.name ?? '', building_id: f.buildingId, building_name: b?.name ?? '', floor_id: f.id, floor_name: f.name };
       if (f.customId !== null) m.floor_custom_id = f.customId;
       floorMeta.set(f.id, m);
       this.#spaces.set(f.id, m);
     }
     const roomMeta = new Map<string, Meta>();
-    for (const r of model.rooms) {
+    for (const { item: r } of c.rooms.values()) {
       const m: Meta = { ...floorMeta.get(r.floorId), room_id: r.id, room_name: r.name };
       if (r.customId !== null) m.room_custom_id = r.customId;
       roomMeta.set(r.id, m);
       this.#spaces.set(r.id, m);
     }
-    for (const z of model.zones) {
+    for (const { item: z } of c.zones.values()) {
       const m: Meta = { ...(z.roomId !== null ? roomMeta.get(z.roomId) : floorMeta.get(z.floorId)), zone_id: z.id, zone_name: z.name };
       if (z.customId !== null) m.zone_custom_id = z.customId;
       this.#spaces.set(z.id, m);
     }
-    const hives = new Map(model.hives.map((h) => [h.id, h] as const));
-    for (const s of model.sensors) {
-      const h = hives.get(s.hiveId);
+    for (const { item: s } of c.sensors.values()) {
+      const h = c.hives.get(s.hiveId)?.item;
       const base = s.roomId !== null ? roomMeta.get(s.roomId) : floorMeta.get(s.floorId);
       // Custom ids are for occupancy events only (spec §6).
       const { floor_custom_id: _f, room_custom_id: _r, ...location } = base ?? {};
@@ -85,10 +95,12 @@ export class EventMetadata {
   }
 
   forSpace(spaceId: string): Meta {
+    this.#fresh();
     return this.#spaces.get(spaceId) ?? {};
   }
 
   forSensor(sensorId: string): Meta {
+    this.#fresh();
     return this.#sensors.get(sensorId) ?? {};
   }
 

@@ -2,7 +2,7 @@ import { ErrorCodes, type ErrorCode } from '../core/errors.js';
 import { parseHiveTopic } from '../core/topics.js';
 import { decodeUplink } from '../proto/codec.js';
 import type { UplinkBatch, WirePacket } from '../proto/messages.js';
-import type { HiveModel } from '../scenario/model.js';
+import type { Hive } from '../assets/model.js';
 import { deadLetterOf, decodeOrReason, type Received } from './received.js';
 import type { AssetRegistry } from './registry.js';
 
@@ -27,7 +27,7 @@ export interface AcceptedPacket {
 
 export type UplinkVerdict =
   | { kind: 'rejected'; deadLetter: DeadLetter }
-  | { kind: 'accepted'; hive: HiveModel; batch: UplinkBatch; packets: AcceptedPacket[]; deadLetters: DeadLetter[] };
+  | { kind: 'accepted'; hive: Hive; batch: UplinkBatch; packets: AcceptedPacket[]; deadLetters: DeadLetter[] };
 
 function reject(r: Received, reason: ErrorCode, message: string): UplinkVerdict {
   return { kind: 'rejected', deadLetter: deadLetterOf(r, reason, message) };
@@ -36,7 +36,7 @@ function reject(r: Received, reason: ErrorCode, message: string): UplinkVerdict 
 type PacketCheck = { ok: true; sensorId: string } | { ok: false; reason: ErrorCode; message: string };
 
 /** The sensor a packet belongs to, or why it cannot be processed. */
-function checkPacket(registry: AssetRegistry, hive: HiveModel, p: WirePacket): PacketCheck {
+function checkPacket(registry: AssetRegistry, hive: Hive, p: WirePacket): PacketCheck {
   const sensor = registry.sensorByMac(p.sensorMac);
   if (!sensor) return { ok: false, reason: ErrorCodes.UNKNOWN_SENSOR, message: `no sensor with MAC ${p.sensorMac}` };
   if (sensor.hiveId !== hive.id) {
@@ -50,7 +50,7 @@ function checkPacket(registry: AssetRegistry, hive: HiveModel, p: WirePacket): P
 
 const packetJson = (p: WirePacket): Uint8Array => new TextEncoder().encode(JSON.stringify(p));
 
-function splitPackets(registry: AssetRegistry, hive: HiveModel, batch: UplinkBatch, r: Received): Pick<Extract<UplinkVerdict, { kind: 'accepted' }>, 'packets' | 'deadLetters'> {
+function splitPackets(registry: AssetRegistry, hive: Hive, batch: UplinkBatch, r: Received): Pick<Extract<UplinkVerdict, { kind: 'accepted' }>, 'packets' | 'deadLetters'> {
   const packets: AcceptedPacket[] = [];
   const deadLetters: DeadLetter[] = [];
   batch.packets.forEach((p, i) => {

@@ -8,7 +8,8 @@ import { inspectUplink, type DeadLetter } from './ingest.js';
 import { PresenceKernel } from './kernel/presence-kernel.js';
 import { PacketKind, ReadStatus, UplinkReader } from './kernel/uplink-reader.js';
 import { Recompute, type RecomputeCounters } from './recompute.js';
-import type { AssetRegistry } from './registry.js';
+import type { AssetCatalogue } from '../assets/catalogue.js';
+import { buildRegistry, type AssetRegistry } from './registry.js';
 import type { OccupancyEvent, Store } from './store/port.js';
 import { TrafficAggregator } from './traffic.js';
 
@@ -25,11 +26,16 @@ export interface CloudCounters extends RecomputeCounters {
   batchesProcessed: number;
   duplicateBatches: number;
   packetsProcessed: number;
+  /** Packets of batches stored before this start (a resumed run sends them again; they are not processed twice). */
+  packetsStoredBefore: number;
   deadLettered: number;
 }
 
 export interface PipelineOptions {
-  registry: AssetRegistry;
+  /** The platform's assets: ingest tables follow its changes (a sensor created through the API is accepted at once). */
+  catalogue: AssetCatalogue;
+  /** Sampling grid of the sensors (every sensing instant is a multiple of it). */
+  tickMs: number;
   store: Store;
   clock: Clock;
   /** A minute is finalised once its end is at least this far behind the time passed to advance(). */
@@ -54,22 +60,28 @@ const KIND_BOTH = 3;
 
 export class CloudPipeline {
   readonly #o: PipelineOptions;
-  readonly #reader: UplinkReader;
+  #registry: AssetRegistry;
+  #reader: UplinkReader;
   /** Re-reads stored payloads (late data, recovery) without disturbing the message in hand. */
-  readonly #reloader: UplinkReader;
-  readonly #presence: PresenceKernel;
+  #reloader: UplinkReader;
+  #presence: PresenceKernel;
+  /** The catalogue version the ingest tables were built from. */
+  #builtFrom: number;
   readonly #traffic = new TrafficAggregator();
   readonly #latencies: number[] = [];
-  readonly #counters = { batchesReceived: 0, batchesProcessed: 0, duplicateBatches: 0, packetsProcessed: 0, deadLettered: 0 };
+  readonly #counters = { batchesReceived: 0, batchesProcessed: 0, duplicateBatches: 0, packetsProcessed: 0, packetsStoredBefore: 0, deadLettered: 0 };
+  /** Each hive's acked progress in the store when this pipeline first heard from it. */
+  readonly #ackedAtStart = new Map<string, number>();
   readonly #recompute: Recompute;
 
   /** Resumes from the store: payloads of minutes not yet finalised are re-read (crash recovery). */
   constructor(opts: PipelineOptions) {
     this.#o = opts;
-    this.#reader = new UplinkReader(opts.registry);
-    this.#reloader = new UplinkReader(opts.registry);
-    const model = opts.registry.scenario;
-    this.#presence = new PresenceKernel(opts.registry, this.#reader.sensorIds, model.floors.map((f) => f.id), model.tickMs);
+    this.#builtFrom = opts.catalogue.ingestVersion;
+    this.#registry = buildRegistry(opts.catalogue.snapshot());
+    this.#reader = new UplinkReader(this.#registry);
+    this.#reloader = new UplinkReader(this.#registry);
+    this.#presence = this.#newPresenceKernel();
     this.#recompute = new Recompute({
       store: opts.store,
       presence: this.#presence,
@@ -81,9 +93,31 @@ export class CloudPipeline {
     this.#reload(this.#recompute.recoverFrom(), Number.MAX_SAFE_INTEGER, KIND_BOTH);
   }
 
+  #newPresenceKernel(): PresenceKernel {
+    return new PresenceKernel(this.#registry, this.#reader.sensorIds, this.#registry.assets.floors.map((f) => f.id), this.#o.tickMs);
+  }
+
+  /**
+   * After a catalogue change: ingest tables rebuilt from the new assets, and the presence
+   * data of every open minute re-read from the store into the new kernel (as crash recovery
+   * does), so nothing received is lost and later packets of new sensors are accepted.
+   * Traffic minutes are keyed by sensor id and survive as they are.
+   */
+  #followCatalogue(): void {
+    if (this.#o.catalogue.ingestVersion === this.#builtFrom) return;
+    this.#builtFrom = this.#o.catalogue.ingestVersion;
+    this.#registry = buildRegistry(this.#o.catalogue.snapshot());
+    this.#reader = new UplinkReader(this.#registry);
+    this.#reloader = new UplinkReader(this.#registry);
+    this.#presence = this.#newPresenceKernel();
+    this.#recompute.replacePresence(this.#presence);
+    this.#reload(this.#recompute.recoverFrom(), Number.MAX_SAFE_INTEGER, PRESENCE);
+  }
+
   /** Handles one message from an uplink subscription; returns the ack to publish, if any. */
   handleMessage(topic: string, payload: Uint8Array): UplinkAck | null {
     const { store, clock } = this.#o;
+    this.#followCatalogue();
     this.#counters.batchesReceived++;
     const receivedAtMs = clock.now();
     const v = this.#read(this.#reader, topic, payload, receivedAtMs);
@@ -92,9 +126,12 @@ export class CloudPipeline {
       this.#counters.deadLettered++;
       return null;
     }
+    let ackedAtStart = this.#ackedAtStart.get(v.serial);
+    if (ackedAtStart === undefined) this.#ackedAtStart.set(v.serial, (ackedAtStart = store.ackedSeq(v.serial)));
     if (store.hasBatch(v.serial, v.seq)) {
       // A retransmission (lost ack, or QoS 1 redelivery): already stored, so only re-ack.
       this.#counters.duplicateBatches++;
+      if (v.seq <= ackedAtStart) this.#counters.packetsStoredBefore += v.packetCount;
       return { hiveSerial: v.serial, ackedSeq: store.ackedSeq(v.serial), ackedAtMs: clock.now() };
     }
     const r = this.#reader;
@@ -123,8 +160,9 @@ export class CloudPipeline {
    * dead-lettered with their reasons (`inspectHeartbeat`).
    */
   handleHeartbeat(topic: string, payload: Uint8Array): void {
-    const { store, clock, registry } = this.#o;
-    const v = inspectHeartbeat(registry, { topic, payload, receivedAtMs: clock.now() });
+    const { store, clock } = this.#o;
+    this.#followCatalogue();
+    const v = inspectHeartbeat(this.#registry, { topic, payload, receivedAtMs: clock.now() });
     if (v.kind === 'rejected') {
       store.writeDeadLetter(v.deadLetter);
       this.#counters.deadLettered++;
@@ -137,6 +175,7 @@ export class CloudPipeline {
 
   /** At each new minute, recomputes the look-back window (events); finalises minutes leaving it. */
   advance(nowMs: number): void {
+    this.#followCatalogue();
     this.#recompute.advance(nowMs);
   }
 
@@ -161,9 +200,9 @@ export class CloudPipeline {
   #read(reader: UplinkReader, topic: string, payload: Uint8Array, receivedAtMs: number): Read {
     const hive = reader.hiveOfTopic(topic);
     const status = reader.read(hive, payload);
-    const serial = (): string => this.#o.registry.scenario.hives[hive]?.serial ?? '';
+    const serial = (): string => this.#registry.assets.hives[hive]?.serial ?? '';
     if (status === ReadStatus.Clean) return { ok: true, serial: serial(), seq: reader.seq, sentAtMs: reader.sentAtMs, packetCount: reader.count, deadLetters: [] };
-    const v = inspectUplink(this.#o.registry, { topic, payload, receivedAtMs });
+    const v = inspectUplink(this.#registry, { topic, payload, receivedAtMs });
     if (v.kind === 'rejected') return { ok: false, deadLetter: v.deadLetter };
     // Bytes the scanner refused but protobufjs decoded: take the decoded packets.
     if (status === ReadStatus.Message) reader.fill(hive, v.packets);
@@ -201,7 +240,7 @@ export class CloudPipeline {
     const sensorId = r.sensorIds[r.sensor[i] as number] as string;
     const t = r.sensedAt[i] as number;
     if (r.kind[i] !== PRESENCE) return { eventId: eventId('TRAFFIC', sensorId, t, 0), type: 'TRAFFIC', sensorId, timestampMs: t, data: { in: r.inCount[i] as number, out: r.outCount[i] as number } };
-    const transform = this.#o.registry.transform(sensorId);
+    const transform = this.#registry.transform(sensorId);
     const local: Array<[number, number]> = [];
     const world: Array<[number, number]> = [];
     for (let d = r.detStart[i] as number; d < (r.detStart[i + 1] as number); d++) {

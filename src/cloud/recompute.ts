@@ -60,7 +60,7 @@ export function eventTypeOf(spaceId: string): string {
 const instantTypeOf = (spaceId: string): string => eventTypeOf(spaceId).slice(0, -3);
 
 export class Recompute {
-  readonly #o: RecomputeOptions;
+  #o: RecomputeOptions;
   readonly counters: RecomputeCounters = { eventsEmitted: 0, lateInWindow: 0, lateBeyondWindow: 0 };
   /** Minutes before this are finalised (persisted, so a restart knows what to reload). */
   finalisedBefore: number;
@@ -82,6 +82,15 @@ export class Recompute {
     this.finalisedBefore = o.store.getState(STATE_FINALISED) ?? -Infinity;
     const reopened = o.store.getState(STATE_REOPENED);
     this.reopenedFrom = reopened === undefined || reopened === Number.MAX_SAFE_INTEGER ? Infinity : reopened;
+  }
+
+  /**
+   * Swaps the presence aggregator (ingest tables rebuilt after the asset catalogue changed);
+   * the caller refills it from the store, so cached rows of unchanged minutes no longer hold.
+   */
+  replacePresence(presence: MinuteSource<PresenceMinuteRow>): void {
+    this.#o = { ...this.#o, presence };
+    this.#clean.clear();
   }
 
   /** Where crash recovery must reload raw packets from. */

@@ -1,9 +1,9 @@
 import { footprintTransform, type FootprintTransform } from '../core/footprint.js';
 import { bbox, pointInPolygon, type BBox, type Polygon } from '../core/geometry.js';
-import type { HiveModel, ScenarioModel, SensorModel } from '../scenario/model.js';
+import type { AssetSnapshot, Hive, Sensor } from '../assets/model.js';
 
 /**
- * The cloud's asset registry, built once from the scenario model: hives by serial, sensors
+ * The cloud's ingest tables, derived from a snapshot of the asset catalogue (rebuilt when it changes): hives by serial, sensors
  * by MAC, each sensor's footprint transform (sensor-local → world) and, per floor, a spatial
  * lookup of rooms and zones so assigning a detection to spaces is a few bbox tests plus
  * point-in-polygon on the candidates.
@@ -23,12 +23,12 @@ export interface FloorIndex {
 }
 
 export interface AssetRegistry {
-  /** The scenario the registry was built from (the hot path derives its tables from it). */
-  readonly scenario: ScenarioModel;
-  hiveBySerial(serial: string): HiveModel | undefined;
+  /** The assets the registry was built from (the hot path derives its tables from them). */
+  readonly assets: AssetSnapshot;
+  hiveBySerial(serial: string): Hive | undefined;
   /** MACs are matched case-insensitively. */
-  sensorByMac(mac: string): SensorModel | undefined;
-  sensor(sensorId: string): SensorModel | undefined;
+  sensorByMac(mac: string): Sensor | undefined;
+  sensor(sensorId: string): Sensor | undefined;
   /** Footprint transform of a sensor; throws RangeError for an unknown id. */
   transform(sensorId: string): FootprintTransform;
   /** Floor lookup; throws RangeError for an unknown id. */
@@ -51,7 +51,7 @@ function byId<T extends { id: string }>(a: T, b: T): number {
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
-function buildFloorIndexes(model: ScenarioModel): Map<string, FloorIndex> {
+function buildFloorIndexes(model: AssetSnapshot): Map<string, FloorIndex> {
   const floors = new Map<string, FloorIndex>();
   for (const f of model.floors) {
     const rooms = model.rooms.filter((r) => r.floorId === f.id).map((r) => indexSpace(r.id, r.polygon));
@@ -62,14 +62,14 @@ function buildFloorIndexes(model: ScenarioModel): Map<string, FloorIndex> {
 }
 
 /** Which zones a presence sensor samples: zone of its room, the zone it names, floor-zones. */
-function zonesSampledBy(model: ScenarioModel, s: SensorModel): string[] {
+function zonesSampledBy(model: AssetSnapshot, s: Sensor): string[] {
   return model.zones
     .filter((z) => z.floorId === s.floorId)
     .filter((z) => (z.roomId === null ? true : z.roomId === s.roomId) || z.id === s.zoneId)
     .map((z) => z.id);
 }
 
-function buildSampledSpaces(model: ScenarioModel): Map<string, readonly string[]> {
+function buildSampledSpaces(model: AssetSnapshot): Map<string, readonly string[]> {
   const out = new Map<string, readonly string[]>();
   for (const s of model.sensors) {
     if (s.mode !== 'presence') {
@@ -83,7 +83,7 @@ function buildSampledSpaces(model: ScenarioModel): Map<string, readonly string[]
   return out;
 }
 
-export function buildRegistry(model: ScenarioModel): AssetRegistry {
+export function buildRegistry(model: AssetSnapshot): AssetRegistry {
   const hives = new Map(model.hives.map((h) => [h.serial, h] as const));
   const sensorsByMac = new Map(model.sensors.map((s) => [s.mac.toLowerCase(), s] as const));
   const sensors = new Map(model.sensors.map((s) => [s.id, s] as const));
@@ -92,7 +92,7 @@ export function buildRegistry(model: ScenarioModel): AssetRegistry {
   const sampled = buildSampledSpaces(model);
   const presenceSpaces = [...new Set([...sampled.values()].flat())].sort();
   return {
-    scenario: model,
+    assets: model,
     hiveBySerial: (serial) => hives.get(serial),
     sensorByMac: (mac) => sensorsByMac.get(mac.toLowerCase()),
     sensor: (id) => sensors.get(id),

@@ -1,5 +1,5 @@
 import { MINUTE_MS } from '../core/time.js';
-import type { ScenarioModel } from '../scenario/model.js';
+import type { AssetSnapshot } from '../assets/model.js';
 import type { LocalDays } from './local-day.js';
 import type { TrafficMinuteRow } from './traffic.js';
 
@@ -38,7 +38,7 @@ export interface TrafficRecord {
  * floors whose every entrance door has one. A sensor's "in" is the direction into its own
  * room (`sensor.roomId`), as the edge counts it.
  */
-export function trafficSpaces(model: ScenarioModel): TrafficSpace[] {
+export function trafficSpaces(model: AssetSnapshot): TrafficSpace[] {
   const byDoor = new Map<string, { sensorId: string; intoRoom: string | null }>();
   for (const s of model.sensors) if (s.mode === 'traffic' && s.doorId !== null) byDoor.set(s.doorId, { sensorId: s.id, intoRoom: s.roomId });
   const out: TrafficSpace[] = [];

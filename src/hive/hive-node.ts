@@ -121,8 +121,10 @@ export class HiveNode {
 
   /** The cloud acknowledged every batch up to `ackedSeq` (cumulative). */
   acked(ackedSeq: number): void {
-    if (ackedSeq <= this.#ackedSeq) return;
-    this.#ackedSeq = ackedSeq;
+    // A resumed run's hive starts again at seq 1 while the cloud's store already holds more:
+    // batches cut since at or below the acked progress are stored, so they leave the buffer too.
+    if (ackedSeq > this.#ackedSeq) this.#ackedSeq = ackedSeq;
+    ackedSeq = this.#ackedSeq;
     while (this.#buffer.length > 0 && this.#buffer[0]!.batch.seq <= ackedSeq) {
       const b = this.#buffer.shift()!;
       this.#bufferedBytes -= b.bytes;

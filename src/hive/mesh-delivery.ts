@@ -1,5 +1,3 @@
-import type { EmbeddedBroker } from '../broker/aedes-broker.js';
-import { restartAndWaitForClients } from '../broker/external.js';
 import type { VirtualClock } from '../core/clock.js';
 import { ackTopic, allHivesFilter } from '../core/topics.js';
 import { AppError, ErrorCodes, isAppError } from '../core/errors.js';
@@ -161,9 +159,13 @@ export function createMeshDelivery(model: ScenarioModel, hives: readonly MeshHiv
 }
 
 /** The broker-restart hook for an embedded broker (none for an external one). */
-export function brokerRestartHook(model: ScenarioModel, broker: EmbeddedBroker): MeshDeliveryHooks {
+/**
+ * The broker-restart fault through the platform's interface: restart, then wait until the
+ * cloud's uplink subscription and every hive's ack subscription are back.
+ */
+export function brokerRestartHook(model: ScenarioModel, restartBroker: ((waitForFilters: readonly string[]) => Promise<void>) | null): MeshDeliveryHooks {
   const filters = [allHivesFilter('uplink'), ...model.hives.map((h) => ackTopic(h.serial))];
-  return broker.restart ? { restartBroker: () => restartAndWaitForClients(broker, filters) } : {};
+  return restartBroker ? { restartBroker: () => restartBroker(filters) } : {};
 }
 
 /** The platform's hive links as the stage needs them, in scenario order. */

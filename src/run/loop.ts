@@ -4,7 +4,7 @@ import type { DeliveryStage } from '../hive/delivery.js';
 import type { ScenarioModel } from '../scenario/model.js';
 import type { TruthRecorder } from '../sim/truth.js';
 import type { World } from '../sim/types.js';
-import type { Cloud } from '../cloud/cloud.js';
+import type { Platform } from '../platform/platform.js';
 import { sleepWall } from './perf.js';
 
 /**
@@ -21,7 +21,8 @@ export interface LoopContext {
   truth: TruthRecorder;
   edge: EdgeStage;
   delivery: DeliveryStage;
-  cloud: Cloud;
+  /** The platform under test: reached over MQTT by the hives, and told the time by `advanceTo`. */
+  platform: Pick<Platform, 'advanceTo'>;
   speed: 'max' | number;
   onProgress: ((doneMs: number, totalMs: number) => void) | null;
   /** Aborted: stop at the next tick (Ctrl-C during a served real-time run). */
@@ -76,5 +77,5 @@ async function paceTo(pacer: ScaledWallClock, simMs: number): Promise<void> {
 async function deliver(ctx: LoopContext, atMs: number): Promise<void> {
   ctx.delivery.submit(await ctx.edge.drain());
   await ctx.delivery.flush(atMs);
-  ctx.cloud.advance(atMs);
+  await ctx.platform.advanceTo(atMs);
 }

@@ -1,6 +1,7 @@
 import { AppError, ErrorCodes } from '../core/errors.js';
 import type { Fidelity, ScenarioModel } from '../scenario/model.js';
 import type { RunReport } from './run-scenario.js';
+import type { StorePolicy } from '../platform/store-guard.js';
 
 /** Options of `runScenario` (and of `occusim run`, which maps its flags onto these). */
 export interface RunOptions {
@@ -34,6 +35,10 @@ export interface RunOptions {
   beforeClose?: (report: RunReport) => Promise<void> | void;
   /** Aborting stops the simulation at the next tick; the run then finishes with what was simulated. */
   signal?: AbortSignal;
+  /** A store (`dbPath`) that already holds a run: refused (`new`, default), emptied (`fresh`) or continued (`resume`). */
+  store?: StorePolicy;
+  /** Serve the platform's HTTP API from the run's start (`--serve`). */
+  api?: { port: number; host?: string; audience: string };
 }
 
 /** What a caller needs to serve a running platform. */
@@ -42,6 +47,8 @@ export interface PlatformReady {
   /** The cloud store's SQLite file (WAL: other connections may read while the cloud writes). */
   dbPath: string;
   brokerUrl: string;
+  /** The HTTP API's address when the run serves it. */
+  apiUrl: string | null;
 }
 
 export interface ResolvedRunOptions {

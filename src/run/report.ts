@@ -1,4 +1,4 @@
-import type { Cloud } from '../cloud/cloud.js';
+import type { PlatformReadSide as Cloud } from '../platform/platform.js';
 import type { DeliveryReport } from '../hive/ledger.js';
 import type { DetectorAccuracy } from '../edge/accuracy.js';
 import { percentile, round } from '../core/stats.js';
@@ -101,9 +101,9 @@ export function buildResult(model: ScenarioModel, truth: TruthRecorder, cloud: C
       batchesSent: loop.batchesSent,
       batchesProcessed: counters.batchesProcessed,
       duplicateBatches: counters.duplicateBatches,
-      packetsDelivered: counters.packetsProcessed,
+      packetsDelivered: counters.packetsProcessed + counters.packetsStoredBefore,
       deadLettered: counters.deadLettered,
-      lost: loop.packetsSent - counters.packetsProcessed - counters.deadLettered,
+      lost: loop.packetsSent - counters.packetsProcessed - counters.packetsStoredBefore - counters.deadLettered,
     },
     latencyMs: {
       p50: round(percentile(latencies, 50) || 0, 1),

@@ -11,7 +11,10 @@ import { createWorld } from '../sim/world.js';
 import { simulate } from './loop.js';
 import { resolveRunOptions, type RunOptions } from './options.js';
 import { peakRssMb, startStopwatch } from './perf.js';
-import { startPlatform } from './platform.js';
+import { assetsFromScenario } from '../assets/from-scenario.js';
+import { AssetCatalogue } from '../assets/catalogue.js';
+import { connectHive, type HiveLink } from '../hive/mqtt-hive.js';
+import { startPlatform } from '../platform/platform.js';
 import { recorderFor } from '../capture/recorder.js';
 import { buildResult, type RunResult } from './report.js';
 
@@ -59,18 +62,32 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
   const world = createWorld(model);
   const truth = createTruthRecorder(model);
   const recorder = recorderFor(options, model, clock);
-  const platform = await startPlatform(model, clock, { dbPath: opts.dbPath, mqttPort: opts.mqttPort, brokerUrl: options.brokerUrl, onPublish: recorder?.onPublish }).catch((err: unknown) => {
+  const platform = await startPlatform({
+    catalogue: new AssetCatalogue([assetsFromScenario(model)]),
+    clock,
+    tickMs: model.tickMs,
+    dbPath: opts.dbPath,
+    storePolicy: options.store ?? 'new',
+    runKey: `${model.name}|${model.seed}|${model.startMs}`,
+    mqttPort: opts.mqttPort,
+    brokerUrl: options.brokerUrl,
+    onPublish: recorder?.onPublish,
+    api: options.api ?? null,
+  }).catch((err: unknown) => {
     recorder?.close();
     throw err;
   });
+  const links = new Map<string, HiveLink>();
   try {
-    await options.onPlatform?.({ model, dbPath: platform.dbPath, brokerUrl: platform.broker.url });
-    const delivery = createMeshDelivery(model, meshEndpoints(model, platform.hives), clock, brokerRestartHook(model, platform.broker));
-    const loop = await simulate({ model, clock, world, truth, edge, delivery, cloud: platform.cloud, speed: opts.speed, onProgress: opts.onProgress, signal: options.signal ?? null });
+    // The simulator's side: each hive logs in over MQTT like a device would.
+    for (const h of model.hives) links.set(h.id, await connectHive({ brokerUrl: platform.brokerUrl, serial: h.serial, password: h.password }));
+    await options.onPlatform?.({ model, dbPath: platform.dbPath, brokerUrl: platform.brokerUrl, apiUrl: platform.apiUrl });
+    const delivery = createMeshDelivery(model, meshEndpoints(model, new Map([...links].map(([id, link]) => [id, { link }] as const))), clock, brokerRestartHook(model, platform.restartBroker));
+    const loop = await simulate({ model, clock, world, truth, edge, delivery, platform, speed: opts.speed, onProgress: opts.onProgress, signal: options.signal ?? null });
     await delivery.drain();
     loop.batchesSent = delivery.stats().batchesPublished;
-    platform.cloud.finish();
-    const result = buildResult(model, truth, platform.cloud, loop, edge.accuracy?.());
+    await platform.finish();
+    const result = buildResult(model, truth, platform.read, loop, edge.accuracy?.());
     result.delivery = delivery.report();
     const wallMs = wall.elapsedMs();
     const simSeconds = wallMs / 1000;
@@ -95,6 +112,7 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
     return report;
   } finally {
     await edge.close();
+    for (const link of links.values()) await link.close();
     await platform.close();
     recorder?.close();
   }

@@ -1,4 +1,4 @@
-import type { Cloud } from '../cloud/cloud.js';
+import type { PlatformReadSide as Cloud } from '../platform/platform.js';
 import { LocalDays } from '../cloud/local-day.js';
 import { round } from '../core/stats.js';
 import { MINUTE_MS } from '../core/time.js';

@@ -1,4 +1,5 @@
 import type { Polygon, Vec2 } from '../core/geometry.js';
+import type { SensorArrayName } from '../core/sensor-arrays.js';
 
 /**
  * The expanded scenario: what every stage of the data path reads. Produced from a scenario
@@ -74,13 +75,8 @@ export type SensorMode = 'presence' | 'traffic';
 export type Backhaul = 'wifi' | 'cellular' | 'ethernet';
 
 /** Supported thermopile arrays (platform-reference §6). */
-export const SENSOR_MODELS = {
-  'tp-8x8': { cols: 8, rows: 8 },
-  'tp-16x12': { cols: 16, rows: 12 },
-  'tp-32x24': { cols: 32, rows: 24 },
-  'tp-32x32': { cols: 32, rows: 32 },
-} as const;
-export type SensorModelName = keyof typeof SENSOR_MODELS;
+export { SENSOR_ARRAYS as SENSOR_MODELS } from '../core/sensor-arrays.js';
+export type { SensorArrayName as SensorModelName } from '../core/sensor-arrays.js';
 
 /**
  * Error model of `--fidelity model` sensors (documented in docs/sensor-model.md).
@@ -223,7 +219,7 @@ export interface SensorModel {
   doorId: string | null;
   hiveId: string;
   mode: SensorMode;
-  model: SensorModelName;
+  model: SensorArrayName;
   center: Vec2;
   height: number;
   orientationDeg: number;

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApi } from '../../src/api/app.js';
-import { AssetService } from '../../src/api/assets/asset-service.js';
+import { catalogueFromScenario } from '../../src/assets/from-scenario.js';
 import { AccountService } from '../../src/api/auth/accounts.js';
 import { generateKeyPair, SignJWT } from 'jose';
 import { TokenService, type Principal, type SigningKey } from '../../src/api/auth/tokens.js';
@@ -45,8 +45,8 @@ export async function harness(series?: SeriesPort): Promise<Harness> {
   const pair = await generateKeyPair('ES256', { extractable: true });
   const key = { ...pair, kid: 'test-key' };
   const tokens = await TokenService.create({ issuer: ISSUER, audience: AUDIENCE, accessTtlS: 3600, refreshTtlS: 86_400, clock }, key);
-  const accounts = await AccountService.fromModels([a, b], clock, TEST_COST);
-  const app = await buildApi({ assets: new AssetService([a, b]), accounts, tokens, clock, ...(series ? { series } : {}) });
+  const accounts = await AccountService.fromCatalogue(catalogueFromScenario(a, b), clock, TEST_COST);
+  const app = await buildApi({ assets: catalogueFromScenario(a, b), accounts, tokens, clock, ...(series ? { series } : {}) });
   const login = async (m: ScenarioModel): Promise<string> => {
     const c = m.clients[0];
     if (!c) throw new Error('scenario has no client');

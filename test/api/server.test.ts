@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { catalogueFromScenario } from '../../src/assets/from-scenario.js';
 import { startApiServer, DEFAULT_AUDIENCE } from '../../src/api/server.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
 
@@ -6,7 +7,7 @@ describe('API server over real HTTP', () => {
   it('logs a scenario client in and answers a GraphQL query on a real port', async () => {
     const r = loadScenarioFile(new URL('../../scenarios/quickstart.yaml', import.meta.url).pathname);
     if (!r.ok) throw new Error('quickstart does not load');
-    const server = await startApiServer({ models: [r.model], port: 0 });
+    const server = await startApiServer({ catalogue: catalogueFromScenario(r.model), port: 0 });
     try {
       expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       const c = r.model.clients[0]!;

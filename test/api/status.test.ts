@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AssetService } from '../../src/api/assets/asset-service.js';
+import { catalogueFromScenario } from '../../src/assets/from-scenario.js';
 import { HIVE_OFFLINE_AFTER_MS, RequestStatus, SENSOR_OFFLINE_AFTER_MS, type StatusSource } from '../../src/api/status.js';
 import type { HiveStatus, SensorStatus } from '../../src/cloud/store/port.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
@@ -31,7 +31,7 @@ function source(hives: HiveStatus[], sensors: SensorStatus[]): StatusSource & { 
 }
 
 describe('device status for GraphQL', () => {
-  const assets = new AssetService([model]);
+  const assets = catalogueFromScenario(model);
   const [h1, h2] = model.hives;
   const [s1, s2, s3] = model.sensors;
 

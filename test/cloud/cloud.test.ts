@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { catalogueFromScenario } from '../../src/assets/from-scenario.js';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,7 +31,7 @@ describe('cloud over real MQTT', () => {
     const model = tinyModel();
     // A scenario calibration point: room B is known to hold 4 people at T0 + 2 min.
     model.rooms = model.rooms.map((r) => (r.id === ROOM_B ? { ...r, calibrationPoints: [{ timestampMs: T0 + 120_000, occupancy: 4 }] } : r));
-    cloud = await startCloud({ brokerUrl: url, username: 'cloud', password: 'x', model, clock, dbPath: join(dir, 'cloud.db') });
+    cloud = await startCloud({ brokerUrl: url, username: 'cloud', password: 'x', catalogue: catalogueFromScenario(model), tickMs: model.tickMs, clock, dbPath: join(dir, 'cloud.db') });
     hive = await connectAsync(url, { clientId: HIVE_SERIAL, username: HIVE_SERIAL, password: 'secret' });
     await hive.subscribeAsync(ackTopic(HIVE_SERIAL), { qos: 1 });
   });

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { catalogueFromScenario } from '../../src/assets/from-scenario.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +9,6 @@ import { connectAsync } from 'mqtt';
 import { describe, expect, it } from 'vitest';
 import { startBroker } from '../../src/broker/aedes-broker.js';
 import { CloudPipeline } from '../../src/cloud/pipeline.js';
-import { buildRegistry } from '../../src/cloud/registry.js';
 import { SqliteStore } from '../../src/cloud/store/sqlite-store.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { rngFor } from '../../src/core/rng.js';
@@ -50,7 +50,7 @@ function startCloudProcess(brokerUrl: string, dbPath: string): Promise<ChildProc
 
 function reference(all: readonly UplinkBatch[]) {
   const store = new SqliteStore(':memory:');
-  const pipeline = new CloudPipeline({ registry: buildRegistry(tinyModel()), store, clock: new VirtualClock(T0 + 3_600_000), lookbackMs: 5 * 60_000 });
+  const pipeline = new CloudPipeline({ catalogue: catalogueFromScenario(tinyModel()), tickMs: tinyModel().tickMs, store, clock: new VirtualClock(T0 + 3_600_000), lookbackMs: 5 * 60_000 });
   for (const b of all) pipeline.handleMessage(uplinkTopic(b.hiveSerial), encodeUplink(b));
   pipeline.finish();
   return store;

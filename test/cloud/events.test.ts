@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { catalogueFromScenario } from '../../src/assets/from-scenario.js';
 import { EventMetadata, eventId, type SensorEvent } from '../../src/cloud/events.js';
 import { CloudPipeline } from '../../src/cloud/pipeline.js';
-import { buildRegistry } from '../../src/cloud/registry.js';
 import { SqliteStore } from '../../src/cloud/store/sqlite-store.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { uplinkTopic } from '../../src/core/topics.js';
@@ -21,7 +21,7 @@ describe('spec §6 events', () => {
   it('wraps occupancy events in the envelope with location metadata down to their level', () => {
     const model = tinyModel();
     model.rooms = model.rooms.map((r) => (r.id === ROOM_A ? { ...r, customId: 'A-1' } : r));
-    const meta = new EventMetadata(model);
+    const meta = new EventMetadata(catalogueFromScenario(model));
     const e = { id: 1, eventId: 'event_x', type: 'ZONE_OCCUPANCY', spaceId: ZONE_A1, minuteMs: T0 + 5000, value: 2, revision: 0, emittedAtMs: T0 + 60_000 };
     expect(meta.envelope(e)).toEqual({
       id: 'event_x',
@@ -37,7 +37,7 @@ describe('spec §6 events', () => {
   it('streams DETECTIONS and TRAFFIC events with local and world coordinates and full sensor metadata', () => {
     const events: SensorEvent[] = [];
     const model = tinyModel();
-    const pipeline = new CloudPipeline({ registry: buildRegistry(model), store: new SqliteStore(':memory:'), clock: new VirtualClock(T0), lookbackMs: 300_000, onSensorEvent: (e) => events.push(e) });
+    const pipeline = new CloudPipeline({ catalogue: catalogueFromScenario(model), tickMs: model.tickMs, store: new SqliteStore(':memory:'), clock: new VirtualClock(T0), lookbackMs: 300_000, onSensorEvent: (e) => events.push(e) });
     pipeline.handleMessage(uplinkTopic(HIVE_SERIAL), encodeUplink({ hiveSerial: HIVE_SERIAL, seq: 1, sentAtMs: T0, packets: [presenceAt(SENSOR_PA, T0, [[5, 5]]), trafficAt(SENSOR_T, T0 + 1000, 2, 1)] }));
     expect(events.map((e) => e.type)).toEqual(['DETECTIONS', 'TRAFFIC']);
     const det = events[0]!;
@@ -46,7 +46,7 @@ describe('spec §6 events', () => {
     expect(world[0]).toBeCloseTo(5, 5);
     expect(world[1]).toBeCloseTo(5, 5);
     expect(events[1]?.data).toEqual({ in: 2, out: 1 });
-    const envelope = new EventMetadata(model).sensorEnvelope(det);
+    const envelope = new EventMetadata(catalogueFromScenario(model)).sensorEnvelope(det);
     expect(envelope.metadata).toEqual({
       ...LOCATION,
       room_id: ROOM_A,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { catalogueFromScenario } from '../../src/assets/from-scenario.js';
 import { CloudPipeline } from '../../src/cloud/pipeline.js';
-import { buildRegistry } from '../../src/cloud/registry.js';
 import { SqliteStore } from '../../src/cloud/store/sqlite-store.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { heartbeatTopic, uplinkTopic } from '../../src/core/topics.js';
@@ -11,7 +11,7 @@ import { HIVE, HIVE_SERIAL, presenceAt, SENSOR_PA, SENSOR_PB, T0, tinyModel } fr
 function setup() {
   const store = new SqliteStore(':memory:');
   const clock = new VirtualClock(T0);
-  const pipeline = new CloudPipeline({ registry: buildRegistry(tinyModel()), store, clock, lookbackMs: 300_000 });
+  const pipeline = new CloudPipeline({ catalogue: catalogueFromScenario(tinyModel()), tickMs: tinyModel().tickMs, store, clock, lookbackMs: 300_000 });
   return { store, clock, pipeline };
 }
 
@@ -84,7 +84,7 @@ describe('heartbeats consumed by the cloud', () => {
     model.hives.push({ ...model.hives[0]!, id: 'hive_2', serial: 'HV0000000002' });
     model.sensors = model.sensors.map((s) => (s.id === SENSOR_PB.id ? { ...s, hiveId: 'hive_2' } : s));
     const store = new SqliteStore(':memory:');
-    const pipeline = new CloudPipeline({ registry: buildRegistry(model), store, clock: new VirtualClock(T0), lookbackMs: 300_000 });
+    const pipeline = new CloudPipeline({ catalogue: catalogueFromScenario(model), tickMs: model.tickMs, store, clock: new VirtualClock(T0), lookbackMs: 300_000 });
     pipeline.handleHeartbeat(heartbeatTopic('HV0000000099'), encodeHeartbeat(heartbeat({ hiveSerial: 'HV0000000099' })));
     pipeline.handleHeartbeat(heartbeatTopic(HIVE_SERIAL), encodeHeartbeat(heartbeat({ hiveSerial: 'HV0000000002' })));
     pipeline.handleHeartbeat(heartbeatTopic(HIVE_SERIAL), Uint8Array.from([0xff, 0xff, 0xff]));

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { FastPipeline } from '../../src/cloud/kernel/fast-pipeline.js';
+import { StorelessPipeline } from '../../src/cloud/kernel/storeless-pipeline.js';
 import { inspectUplink } from '../../src/cloud/ingest.js';
 import { MacTable } from '../../src/cloud/kernel/mac-table.js';
 import { WireError, WireScanner, type ScanVisitor } from '../../src/cloud/kernel/wire-scan.js';
@@ -35,7 +35,7 @@ describe('fast pipeline kernel', () => {
         const registry = buildRegistry(model);
         // The reference: protobufjs decode + inspectUplink + the Map-based aggregator (docs/occupancy.md).
         const reference = new PresenceAggregator(registry);
-        const fast = new FastPipeline(model, registry);
+        const fast = new StorelessPipeline(registry, model.tickMs, model.sites[0]?.timezone ?? 'UTC');
         for (const b of batches) {
           const bytes = encodeUplink(b);
           const v = inspectUplink(registry, { topic: uplinkTopic(HIVE_SERIAL), payload: bytes, receivedAtMs: T0 });

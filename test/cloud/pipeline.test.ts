@@ -1,7 +1,7 @@
 import fc from 'fast-check';
+import { catalogueFromScenario } from '../../src/assets/from-scenario.js';
 import { describe, expect, it } from 'vitest';
 import { CloudPipeline } from '../../src/cloud/pipeline.js';
-import { buildRegistry } from '../../src/cloud/registry.js';
 import { SqliteStore } from '../../src/cloud/store/sqlite-store.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import type { Vec2 } from '../../src/core/geometry.js';
@@ -16,7 +16,7 @@ const MIN = 60_000;
 function setup(model: ScenarioModel = tinyModel(), lookbackMs = 5 * MIN) {
   const store = new SqliteStore(':memory:');
   const clock = new VirtualClock(T0);
-  const pipeline = new CloudPipeline({ registry: buildRegistry(model), store, clock, lookbackMs });
+  const pipeline = new CloudPipeline({ catalogue: catalogueFromScenario(model), tickMs: model.tickMs, store, clock, lookbackMs });
   const send = (b: UplinkBatch) => pipeline.handleMessage(uplinkTopic(b.hiveSerial), encodeUplink(b));
   return { store, clock, pipeline, send };
 }

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
+import { catalogueFromScenario } from '../../src/assets/from-scenario.js';
 import { describe, expect, it } from 'vitest';
 import { CloudPipeline } from '../../src/cloud/pipeline.js';
-import { buildRegistry } from '../../src/cloud/registry.js';
 import { SqliteStore } from '../../src/cloud/store/sqlite-store.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { uplinkTopic } from '../../src/core/topics.js';
@@ -31,7 +31,7 @@ type Op = 'deliver' | 'duplicate' | 'reorder' | 'drop' | 'drop-ack';
 function simulate(node: HiveNode, intervals: number, perInterval: number, ops: readonly Op[]) {
   const store = new SqliteStore(':memory:');
   const clock = new VirtualClock(T0);
-  const pipeline = new CloudPipeline({ registry: buildRegistry(tinyModel()), store, clock, lookbackMs: 300_000 });
+  const pipeline = new CloudPipeline({ catalogue: catalogueFromScenario(tinyModel()), tickMs: tinyModel().tickMs, store, clock, lookbackMs: 300_000 });
   let generated = 0;
   let k = 0;
   let held: Transmission | null = null;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../core/clock.js';
 import { ksuidFor } from '../../core/ids.js';
-import type { ScenarioModel } from '../../scenario/model.js';
+import type { AssetCatalogue } from '../../assets/catalogue.js';
 import { dummyHash, hashSecret, OWASP_SCRYPT, verifySecret, type ScryptCost } from './passwords.js';
 import type { ApiStatePort, StoredClient } from '../state/port.js';
 import { ALL_SCOPES } from './scopes.js';
@@ -44,29 +44,18 @@ export class AccountService {
   }
 
   /**
-   * Hashes every scenario user's password and client's secret (slow by design: done once at
+   * Hashes every catalogue user's password and client's secret (slow by design: done once at
    * start), then applies what `state` kept of earlier API changes: clients created (with their
    * stored hashes) and deleted through `/api/v1/client`.
    */
-  static async fromModels(models: readonly ScenarioModel[], clock: Clock, cost: ScryptCost = OWASP_SCRYPT, state: ApiStatePort | null = null): Promise<AccountService> {
+  static async fromCatalogue(catalogue: AssetCatalogue, clock: Clock, cost: ScryptCost = OWASP_SCRYPT, state: ApiStatePort | null = null): Promise<AccountService> {
     const svc = new AccountService(cost, clock, state);
     svc.#dummy = await dummyHash(cost);
-    for (const m of models) {
-      for (const u of m.users) {
-        svc.#users.set(u.username.toLowerCase(), { id: u.id, username: u.username, orgId: m.org.id, hash: await hashSecret(u.password, cost) });
-      }
-      for (const c of m.clients) {
-        svc.#clients.set(c.clientId, {
-          id: c.clientId,
-          clientId: c.clientId,
-          orgId: m.org.id,
-          name: c.name,
-          description: c.description,
-          hash: await hashSecret(c.secret, cost),
-          scopes: ALL_SCOPES,
-          createdBy: null,
-        });
-      }
+    for (const { orgId, item: u } of catalogue.users.values()) {
+      svc.#users.set(u.username.toLowerCase(), { id: u.id, username: u.username, orgId, hash: await hashSecret(u.password, cost) });
+    }
+    for (const { orgId, item: c } of catalogue.clients.values()) {
+      svc.#clients.set(c.clientId, { id: c.clientId, clientId: c.clientId, orgId, name: c.name, description: c.description, hash: await hashSecret(c.secret, cost), scopes: ALL_SCOPES, createdBy: null });
     }
     for (const row of state?.clientRows() ?? []) {
       if (row.deleted) svc.#clients.delete(row.clientId);

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { selfIntersections, type Vec2 } from '../../core/geometry.js';
 import { macFor } from '../../core/ids.js';
 import { isValidSerial } from '../../core/topics.js';
-import { SENSOR_MODELS, type FloorModel, type SensorModelName } from '../../scenario/model.js';
+import type { Floor } from '../../assets/model.js';
+import { SENSOR_ARRAYS as SENSOR_MODELS, type SensorArrayName as SensorModelName } from '../../core/sensor-arrays.js';
 import type { GqlContext } from './resolvers.js';
 import { gqlError, mustGet, need } from './resolvers.js';
 import { sensorViews } from './views.js';
@@ -25,7 +26,7 @@ function polygon(coords: number[][], field: string): Vec2[] {
   return poly;
 }
 
-function floorOf(ctx: GqlContext, id: string): FloorModel {
+function floorOf(ctx: GqlContext, id: string): Floor {
   return mustGet(ctx, 'floor', id);
 }
 
@@ -59,10 +60,9 @@ export const createMutations = {
     const plans = input.map((f, i) => {
       const b = mustGet(ctx, 'building', f.building_id);
       const outline = f.outline ? polygon(f.outline, `input[${i}].outline`) : ([[0, 0], [0, 0], [0, 0]] as Vec2[]);
-      return { b, floor: { id: newId('space'), name: named(f.name), siteId: b.siteId, buildingId: b.id, level: f.floorNumber ?? 0, customId: f.customID ?? null, outline, roomIds: [], zoneIds: [], doorIds: [], hiveIds: [], sensorIds: [], src: 'api' } as FloorModel };
+      return { b, floor: { id: newId('space'), name: named(f.name), siteId: b.siteId, buildingId: b.id, level: f.floorNumber ?? 0, customId: f.customID ?? null, outline, roomIds: [], zoneIds: [], doorIds: [], hiveIds: [], sensorIds: [] } as Floor };
     });
-    return plans.map(({ b, floor }) => {
-      b.floorIds.push(floor.id);
+    return plans.map(({ floor }) => {
       return ctx.assets.add('floor', ctx.principal.orgId, floor);
     });
   },
@@ -72,10 +72,9 @@ export const createMutations = {
     const plans = input.map((r, i) => {
       const floor = floorOf(ctx, r.floor_id);
       const cap = r.capacityMax != null ? { max: r.capacityMax, mid: r.capacityMid ?? r.capacityMax } : null;
-      return { floor, room: { id: newId('room'), name: named(r.name), floorId: floor.id, customId: r.customID ?? null, capacity: cap, polygon: polygon(r.coordinates, `input[${i}].coordinates`), src: 'api' } };
+      return { floor, room: { id: newId('room'), name: named(r.name), floorId: floor.id, customId: r.customID ?? null, capacity: cap, polygon: polygon(r.coordinates, `input[${i}].coordinates`) } };
     });
-    return plans.map(({ floor, room }) => {
-      floor.roomIds.push(room.id);
+    return plans.map(({ room }) => {
       return ctx.assets.add('room', ctx.principal.orgId, room);
     });
   },
@@ -85,10 +84,9 @@ export const createMutations = {
     const plans = input.map((z, i) => {
       const floor = floorOf(ctx, z.floor_id);
       if (z.room_id) mustGet(ctx, 'room', z.room_id);
-      return { floor, zone: { id: newId('zone'), name: named(z.name), floorId: floor.id, roomId: z.room_id ?? null, customId: z.customID ?? null, polygon: polygon(z.coordinates, `input[${i}].coordinates`), src: 'api' } };
+      return { floor, zone: { id: newId('zone'), name: named(z.name), floorId: floor.id, roomId: z.room_id ?? null, customId: z.customID ?? null, polygon: polygon(z.coordinates, `input[${i}].coordinates`) } };
     });
-    return plans.map(({ floor, zone }) => {
-      floor.zoneIds.push(zone.id);
+    return plans.map(({ zone }) => {
       return ctx.assets.add('zone', ctx.principal.orgId, zone);
     });
   },
@@ -101,10 +99,9 @@ export const createMutations = {
       const backhaul = h.hiveType ?? 'wifi';
       if (backhaul !== 'wifi' && backhaul !== 'cellular' && backhaul !== 'ethernet') throw gqlError('BAD_USER_INPUT', 'hiveType must be wifi, cellular or ethernet');
       const position = (h.coordinates ?? [0, 0]) as unknown as Vec2;
-      return { floor, hive: { id: newId('hive'), name: named(h.name), serial: h.serial_number, floorId: floor.id, roomId: null, position, backhaul, password: randomBytes(24).toString('base64url'), firmwareVersion: '1.4.2', src: 'api' } as const };
+      return { floor, hive: { id: newId('hive'), name: named(h.name), serial: h.serial_number, floorId: floor.id, roomId: null, position, backhaul, password: randomBytes(24).toString('base64url'), firmwareVersion: '1.4.2' } as const };
     });
-    return plans.map(({ floor, hive }) => {
-      floor.hiveIds.push(hive.id);
+    return plans.map(({ hive }) => {
       return ctx.assets.add('hive', ctx.principal.orgId, { ...hive, position: [hive.position[0], hive.position[1]] });
     });
   },
@@ -127,14 +124,13 @@ export const createMutations = {
         sensor: {
           id, name: named(s.name), mac: s.mac_address?.toLowerCase() ?? macFor('api', id), floorId: floor.id, roomId: s.room_id ?? null, zoneId: null, doorId: null,
           hiveId: hive.id, mode: s.mode, model, center: [s.center[0] ?? 0, s.center[1] ?? 0] as Vec2, height, orientationDeg: s.orientation ?? 0,
-          fovDeg: s.field_of_view ?? 60, sensitivity: s.sensitivity ?? 3, reportIntervalMs: s.mode === 'presence' ? 1000 : 10_000, src: 'api',
+          fovDeg: s.field_of_view ?? 60, sensitivity: s.sensitivity ?? 3, reportIntervalMs: s.mode === 'presence' ? 1000 : 10_000,
         } as const,
       };
     });
     return sensorViews(
       ctx,
-      plans.map(({ floor, sensor }) => {
-        floor.sensorIds.push(sensor.id);
+      plans.map(({ sensor }) => {
         return ctx.assets.add('sensor', ctx.principal.orgId, { ...sensor });
       }),
     );

@@ -32,37 +32,60 @@ function nonEmpty(name: string | null | undefined, field: string): string | unde
   return name.trim();
 }
 
+/** Only the fields the input sets: the catalogue records what changed. */
+function defined<T extends object>(patch: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
+}
+
+export interface SpaceInput {
+  id: string;
+  name?: string | null;
+  customID?: string | null;
+}
+
+/** A list of room or zone renames, validated whole before the catalogue changes. */
+function updateSpaces<K extends 'room' | 'zone'>(ctx: GqlContext, kind: K, input: readonly SpaceInput[]) {
+  const plans = input.map((u) => ({ item: mustGet(ctx, kind, u.id), patch: defined({ name: nonEmpty(u.name, 'name'), customId: u.customID }) }));
+  return plans.map(({ item, patch }) => ctx.assets.update(kind, ctx.principal.orgId, item.id, patch as never) ?? item);
+}
+
 export const mutationResolvers = {
   updateSiteInfo(_: unknown, { input }: { input: SiteInput }, ctx: GqlContext) {
     need(ctx, 'write:spaces');
     const site = mustGet(ctx, 'site', input.id);
-    site.name = nonEmpty(input.name, 'name') ?? site.name;
-    if (input.customID !== undefined) site.customId = input.customID;
-    if (input.siteNumber !== undefined) site.siteNumber = input.siteNumber;
+    ctx.assets.update('site', ctx.principal.orgId, site.id, defined({ name: nonEmpty(input.name, 'name'), customId: input.customID, siteNumber: input.siteNumber }));
     return { site };
   },
 
   updateBuildingInfo(_: unknown, { input }: { input: BuildingInput }, ctx: GqlContext) {
     need(ctx, 'write:spaces');
     const b = mustGet(ctx, 'building', input.id);
-    b.name = nonEmpty(input.name, 'name') ?? b.name;
-    if (input.customID !== undefined) b.customId = input.customID;
-    if (input.buildingNumber !== undefined) b.buildingNumber = input.buildingNumber;
+    let capacity = b.capacity;
     if (input.capacityMax != null || input.capacityMid != null) {
       const max = input.capacityMax ?? b.capacity?.max ?? 0;
       const mid = input.capacityMid ?? b.capacity?.mid ?? 0;
       if (max < 0 || mid < 0 || mid > max) throw gqlError('BAD_USER_INPUT', 'capacity needs 0 <= mid <= max');
-      b.capacity = { max, mid };
+      capacity = { max, mid };
     }
+    ctx.assets.update('building', ctx.principal.orgId, b.id, defined({ name: nonEmpty(input.name, 'name'), customId: input.customID, buildingNumber: input.buildingNumber, capacity }));
     return { building: b };
   },
 
   updateFloorInfo(_: unknown, { input }: { input: FloorInput }, ctx: GqlContext) {
     need(ctx, 'write:spaces');
     const f = mustGet(ctx, 'floor', input.id);
-    f.name = nonEmpty(input.name, 'name') ?? f.name;
-    if (input.customID !== undefined) f.customId = input.customID;
+    ctx.assets.update('floor', ctx.principal.orgId, f.id, defined({ name: nonEmpty(input.name, 'name'), customId: input.customID }));
     return { floor: f };
+  },
+
+  updateRooms(_: unknown, { input }: { input: SpaceInput[] }, ctx: GqlContext) {
+    need(ctx, 'write:rooms');
+    return updateSpaces(ctx, 'room', input);
+  },
+
+  updateZones(_: unknown, { input }: { input: SpaceInput[] }, ctx: GqlContext) {
+    need(ctx, 'write:rooms');
+    return updateSpaces(ctx, 'zone', input);
   },
 
   updateSensors(_: unknown, { sensors }: { sensors: Array<{ sensor_id: string; name: string }> }, ctx: GqlContext) {
@@ -72,7 +95,7 @@ export const mutationResolvers = {
       const s = mustGet(ctx, 'sensor', u.sensor_id);
       return { s, name: nonEmpty(u.name, 'name') as string };
     });
-    for (const { s, name } of found) s.name = name;
+    for (const { s, name } of found) ctx.assets.update('sensor', ctx.principal.orgId, s.id, { name });
     return sensorViews(ctx, found.map(({ s }) => s));
   },
 
@@ -94,15 +117,13 @@ export const mutationResolvers = {
   associateTag(_: unknown, { input }: { input: { ids: string[]; tag_id: string } }, ctx: GqlContext) {
     need(ctx, 'write:spaces');
     const tag = tagAndSpaces(ctx, input);
-    for (const id of input.ids) tag.spaceIds.add(id);
-    return tag;
+    return ctx.assets.tagSpaces(ctx.principal.orgId, tag.id, input.ids, true);
   },
 
   disassociateTag(_: unknown, { input }: { input: { ids: string[]; tag_id: string } }, ctx: GqlContext) {
     need(ctx, 'write:spaces');
     const tag = tagAndSpaces(ctx, input);
-    for (const id of input.ids) tag.spaceIds.delete(id);
-    return tag;
+    return ctx.assets.tagSpaces(ctx.principal.orgId, tag.id, input.ids, false);
   },
 };
 

@@ -1,7 +1,8 @@
 import { GraphQLError } from 'graphql';
 import { area } from '../../core/geometry.js';
-import type { BuildingModel, FloorModel, HiveModel, RoomModel, SensorModel, SiteModel, ZoneModel } from '../../scenario/model.js';
-import type { AssetService, ItemOf } from '../assets/asset-service.js';
+import type { Building, Floor, Hive, Room, Sensor, Site, Zone } from '../../assets/model.js';
+import type { AssetCatalogue } from '../../assets/catalogue.js';
+import type { AssetOf } from '../../assets/model.js';
 import type { Principal } from '../auth/tokens.js';
 import type { RequestStatus } from '../status.js';
 import { createMutations } from './create-mutations.js';
@@ -15,7 +16,7 @@ import { sensorViews, type SensorView } from './views.js';
  */
 export interface GqlContext {
   principal: Principal;
-  assets: AssetService;
+  assets: AssetCatalogue;
   /** Live device status from the cloud store; absent (in-process apps without a store): devices read as online, never heard. */
   status?: RequestStatus;
 }
@@ -25,7 +26,7 @@ export function gqlError(code: 'FORBIDDEN' | 'NOT_FOUND' | 'BAD_USER_INPUT', mes
 }
 
 /** The caller's organisation's item of that kind, or NOT_FOUND (as for an id that does not exist). */
-export function mustGet<K extends Parameters<AssetService['get']>[0]>(ctx: GqlContext, kind: K, id: string): ItemOf<K> {
+export function mustGet<K extends Parameters<AssetCatalogue['get']>[0]>(ctx: GqlContext, kind: K, id: string): AssetOf<K> {
   const item = ctx.assets.get(kind, ctx.principal.orgId, id);
   if (!item) throw gqlError('NOT_FOUND', `${kind} ${id} does not exist`);
   return item;
@@ -91,78 +92,78 @@ const queries = {
 };
 
 const org = (_: unknown, __: unknown, ctx: GqlContext): string => ctx.principal.orgId;
-const polygonArea = (poly: RoomModel['polygon']) => ({ value: Math.round(area(poly) * 100) / 100, unit: 'm2' });
+const polygonArea = (poly: Room['polygon']) => ({ value: Math.round(area(poly) * 100) / 100, unit: 'm2' });
 const tagsOf = (x: { id: string }, _: unknown, ctx: GqlContext) => ctx.assets.tagsOf(ctx.principal.orgId, x.id);
 
 const types = {
   Site: {
-    siteNumber: (s: SiteModel) => s.siteNumber,
-    customID: (s: SiteModel) => s.customId,
+    siteNumber: (s: Site) => s.siteNumber,
+    customID: (s: Site) => s.customId,
     org_id: org,
-    buildings: (s: SiteModel, _: unknown, ctx: GqlContext) => present(s.buildingIds.map((id) => ctx.assets.get('building', ctx.principal.orgId, id))),
+    buildings: (s: Site, _: unknown, ctx: GqlContext) => present(s.buildingIds.map((id) => ctx.assets.get('building', ctx.principal.orgId, id))),
   },
   Building: {
-    site_id: (b: BuildingModel) => b.siteId,
-    building_number: (b: BuildingModel) => b.buildingNumber,
-    buildingNumber: (b: BuildingModel) => b.buildingNumber,
-    customID: (b: BuildingModel) => b.customId,
-    floors: (b: BuildingModel, _: unknown, ctx: GqlContext) => present(b.floorIds.map((id) => ctx.assets.get('floor', ctx.principal.orgId, id))),
-    site: (b: BuildingModel, _: unknown, ctx: GqlContext) => ctx.assets.get('site', ctx.principal.orgId, b.siteId),
+    site_id: (b: Building) => b.siteId,
+    building_number: (b: Building) => b.buildingNumber,
+    buildingNumber: (b: Building) => b.buildingNumber,
+    customID: (b: Building) => b.customId,
+    floors: (b: Building, _: unknown, ctx: GqlContext) => present(b.floorIds.map((id) => ctx.assets.get('floor', ctx.principal.orgId, id))),
+    site: (b: Building, _: unknown, ctx: GqlContext) => ctx.assets.get('site', ctx.principal.orgId, b.siteId),
   },
   Floor: {
-    floor_id: (f: FloorModel) => f.id,
+    floor_id: (f: Floor) => f.id,
     client_id: org,
-    building_id: (f: FloorModel) => f.buildingId,
-    floorNumber: (f: FloorModel) => f.level,
-    timezone: (f: FloorModel, _: unknown, ctx: GqlContext) => ctx.assets.timezoneOfFloor(f.id),
+    building_id: (f: Floor) => f.buildingId,
+    floorNumber: (f: Floor) => f.level,
+    timezone: (f: Floor, _: unknown, ctx: GqlContext) => ctx.assets.timezoneOf(f.id),
     installation_date: () => null,
-    customID: (f: FloorModel) => f.customId,
+    customID: (f: Floor) => f.customId,
     capacity: () => null,
-    area: (f: FloorModel) => polygonArea(f.outline),
-    rooms: (f: FloorModel, _: unknown, ctx: GqlContext) => present(f.roomIds.map((id) => ctx.assets.get('room', ctx.principal.orgId, id))),
-    zones: (f: FloorModel, _: unknown, ctx: GqlContext) => present(f.zoneIds.map((id) => ctx.assets.get('zone', ctx.principal.orgId, id))),
-    sensors: (f: FloorModel, _: unknown, ctx: GqlContext) => sensorViews(ctx, present(f.sensorIds.map((id) => ctx.assets.get('sensor', ctx.principal.orgId, id)))),
-    hives: (f: FloorModel, _: unknown, ctx: GqlContext) => present(f.hiveIds.map((id) => ctx.assets.get('hive', ctx.principal.orgId, id))),
+    area: (f: Floor) => polygonArea(f.outline),
+    rooms: (f: Floor, _: unknown, ctx: GqlContext) => present(f.roomIds.map((id) => ctx.assets.get('room', ctx.principal.orgId, id))),
+    zones: (f: Floor, _: unknown, ctx: GqlContext) => present(f.zoneIds.map((id) => ctx.assets.get('zone', ctx.principal.orgId, id))),
+    sensors: (f: Floor, _: unknown, ctx: GqlContext) => sensorViews(ctx, present(f.sensorIds.map((id) => ctx.assets.get('sensor', ctx.principal.orgId, id)))),
+    hives: (f: Floor, _: unknown, ctx: GqlContext) => present(f.hiveIds.map((id) => ctx.assets.get('hive', ctx.principal.orgId, id))),
     tags: tagsOf,
   },
   Room: {
-    room_id: (r: RoomModel) => r.id,
+    room_id: (r: Room) => r.id,
     client_id: org,
-    floor_id: (r: RoomModel) => r.floorId,
+    floor_id: (r: Room) => r.floorId,
     roomType: () => null,
-    customID: (r: RoomModel) => r.customId,
-    area: (r: RoomModel) => polygonArea(r.polygon),
-    coordinates: (r: RoomModel) => r.polygon,
+    customID: (r: Room) => r.customId,
+    area: (r: Room) => polygonArea(r.polygon),
+    coordinates: (r: Room) => r.polygon,
     note: () => null,
-    sensors: (r: RoomModel, _: unknown, ctx: GqlContext) => sensorsWhere(ctx, r.floorId, (s) => s.roomId === r.id),
+    sensors: (r: Room, _: unknown, ctx: GqlContext) => sensorsWhere(ctx, r.floorId, (s) => s.roomId === r.id),
     tags: tagsOf,
   },
   Zone: {
-    zone_id: (z: ZoneModel) => z.id,
+    zone_id: (z: Zone) => z.id,
     client_id: org,
-    floor_id: (z: ZoneModel) => z.floorId,
-    room_id: (z: ZoneModel) => z.roomId,
-    customID: (z: ZoneModel) => z.customId,
+    floor_id: (z: Zone) => z.floorId,
+    room_id: (z: Zone) => z.roomId,
+    customID: (z: Zone) => z.customId,
     capacity: () => null,
-    coordinates: (z: ZoneModel) => z.polygon,
-    sensors: (z: ZoneModel, _: unknown, ctx: GqlContext) => sensorsWhere(ctx, z.floorId, (s) => s.zoneId === z.id),
+    coordinates: (z: Zone) => z.polygon,
+    sensors: (z: Zone, _: unknown, ctx: GqlContext) => sensorsWhere(ctx, z.floorId, (s) => s.zoneId === z.id),
     tags: tagsOf,
   },
   Sensor: sensorFields(),
   Hive: {
-    hive_id: (h: HiveModel) => h.id,
+    hive_id: (h: Hive) => h.id,
     client_id: org,
-    serialNumber: (h: HiveModel) => h.serial,
-    serial_number: (h: HiveModel) => h.serial,
-    floor_id: (h: HiveModel) => h.floorId,
-    room_id: (h: HiveModel) => h.roomId,
-    isOnline: (h: HiveModel, _: unknown, ctx: GqlContext) => ctx.status?.hive(h.id).online ?? true,
-    isStreaming: (h: HiveModel, _: unknown, ctx: GqlContext) => ctx.status?.hive(h.id).streaming ?? true,
-    hiveVersion: (h: HiveModel) => h.firmwareVersion,
-    hiveType: (h: HiveModel) => h.backhaul,
-    lastHeartbeat: (h: HiveModel, _: unknown, ctx: GqlContext) => ctx.status?.hive(h.id).lastHeartbeat ?? null,
+    serialNumber: (h: Hive) => h.serial,
+    serial_number: (h: Hive) => h.serial,
+    floor_id: (h: Hive) => h.floorId,
+    room_id: (h: Hive) => h.roomId,
+    isOnline: (h: Hive, _: unknown, ctx: GqlContext) => ctx.status?.hive(h.id).online ?? true,
+    isStreaming: (h: Hive, _: unknown, ctx: GqlContext) => ctx.status?.hive(h.id).streaming ?? true,
+    hiveVersion: (h: Hive) => h.firmwareVersion,
+    hiveType: (h: Hive) => h.backhaul,
+    lastHeartbeat: (h: Hive, _: unknown, ctx: GqlContext) => ctx.status?.hive(h.id).lastHeartbeat ?? null,
     netPathStability: () => null,
-    coordinates: (h: HiveModel) => h.position,
+    coordinates: (h: Hive) => h.position,
     installed: () => true,
     note: () => null,
   },
@@ -174,7 +175,7 @@ const types = {
   },
 };
 
-function sensorsWhere(ctx: GqlContext, floorId: string, pred: (s: SensorModel) => boolean): SensorView[] {
+function sensorsWhere(ctx: GqlContext, floorId: string, pred: (s: Sensor) => boolean): SensorView[] {
   const floor = ctx.assets.get('floor', ctx.principal.orgId, floorId);
   return floor ? sensorViews(ctx, present(floor.sensorIds.map((id) => ctx.assets.get('sensor', ctx.principal.orgId, id))).filter(pred)) : [];
 }
@@ -182,16 +183,16 @@ function sensorsWhere(ctx: GqlContext, floorId: string, pred: (s: SensorModel) =
 /** Sensor fields computed on demand; the renamed scalars are plain properties of `SensorView` (views.ts). */
 function sensorFields() {
   return {
-    room: (s: SensorModel, _: unknown, ctx: GqlContext) => (s.roomId ? ctx.assets.get('room', ctx.principal.orgId, s.roomId) ?? null : null),
-    door_line: (s: SensorModel, _: unknown, ctx: GqlContext) => (s.doorId ? ctx.assets.doors.get(s.doorId)?.line ?? null : null),
-    is_entrance: (s: SensorModel, _: unknown, ctx: GqlContext) => (s.doorId ? ctx.assets.doors.get(s.doorId)?.entrance ?? false : false),
-    is_online: (s: SensorModel, _: unknown, ctx: GqlContext) => ctx.status?.sensor(s.id).online ?? true,
-    is_streaming: (s: SensorModel, _: unknown, ctx: GqlContext) => ctx.status?.sensor(s.id).streaming ?? true,
+    room: (s: Sensor, _: unknown, ctx: GqlContext) => (s.roomId ? ctx.assets.get('room', ctx.principal.orgId, s.roomId) ?? null : null),
+    door_line: (s: Sensor, _: unknown, ctx: GqlContext) => (s.doorId ? ctx.assets.doors.get(s.doorId)?.item.line ?? null : null),
+    is_entrance: (s: Sensor, _: unknown, ctx: GqlContext) => (s.doorId ? ctx.assets.doors.get(s.doorId)?.item.entrance ?? false : false),
+    is_online: (s: Sensor, _: unknown, ctx: GqlContext) => ctx.status?.sensor(s.id).online ?? true,
+    is_streaming: (s: Sensor, _: unknown, ctx: GqlContext) => ctx.status?.sensor(s.id).streaming ?? true,
     power_type: () => 'battery',
     last_battery_change_date: () => null,
     next_battery_change_date: () => null,
     battery_change_by_date: () => null,
-    last_heartbeat: (s: SensorModel, _: unknown, ctx: GqlContext) => ctx.status?.sensor(s.id).lastHeartbeat ?? null,
+    last_heartbeat: (s: Sensor, _: unknown, ctx: GqlContext) => ctx.status?.sensor(s.id).lastHeartbeat ?? null,
     installation_status: () => 'installed',
   };
 }

@@ -180,6 +180,7 @@ export const typeDefs = /* GraphQL */ `
   input UpdateFloorInfoInput { id: ID! name: String customID: String }
   type UpdateFloorPayload { floor: Floor! }
   input UpdateSensorInput { sensor_id: ID! name: String! }
+  input UpdateSpaceInput { id: ID! name: String customID: String }
   input CreateTagInput { name: String! }
   input TagAssociationInput { ids: [ID!]! tag_id: ID! }
 
@@ -202,6 +203,10 @@ export const typeDefs = /* GraphQL */ `
     updateBuildingInfo(input: UpdateBuildingInfoInput!): UpdateBuildingPayload!
     updateFloorInfo(input: UpdateFloorInfoInput!): UpdateFloorPayload!
     updateSensors(sensors: [UpdateSensorInput!]!): [Sensor!]!
+    "Renames rooms (or sets their custom id): the next occupancy events carry the new values."
+    updateRooms(input: [UpdateSpaceInput!]!): [Room!]!
+    "Renames zones (or sets their custom id)."
+    updateZones(input: [UpdateSpaceInput!]!): [Zone!]!
     "Operator-only (internal use): ordinary tokens get FORBIDDEN."
     deleteSensors(ids: [String!]!): [Sensor!]!
     createTag(input: CreateTagInput!): Tag!

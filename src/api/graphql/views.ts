@@ -1,4 +1,4 @@
-import type { SensorModel } from '../../scenario/model.js';
+import type { Sensor } from '../../assets/model.js';
 import type { GqlContext } from './resolvers.js';
 
 /**
@@ -8,9 +8,9 @@ import type { GqlContext } from './resolvers.js';
  * `mac_address` and `hive_serial` as resolvers cost ~50 ms apiece (bench/README.md, "api").
  * Every resolver that returns sensors returns views; built per request, so never stale.
  */
-export class SensorView implements SensorModel {
+export class SensorView implements Sensor {
   // The registry record, field by field (a spread plus extra keys is ~20× slower in V8;
-  // `implements` makes a new required SensorModel field a compile error here). `declare`:
+  // `implements` makes a new required Sensor field a compile error here). `declare`:
   // assigned in the constructor only, no define-semantics field initialisers.
   declare id: string;
   declare name: string;
@@ -20,16 +20,15 @@ export class SensorView implements SensorModel {
   declare zoneId: string | null;
   declare doorId: string | null;
   declare hiveId: string;
-  declare mode: SensorModel['mode'];
-  declare model: SensorModel['model'];
-  declare center: SensorModel['center'];
+  declare mode: Sensor['mode'];
+  declare model: Sensor['model'];
+  declare center: Sensor['center'];
   declare height: number;
   declare orientationDeg: number;
   declare fovDeg: number;
   declare sensitivity: number;
   declare reportIntervalMs: number;
   declare fps?: number;
-  declare src: string;
   // GraphQL's names.
   declare sensor_id: string;
   declare client_id: string;
@@ -43,7 +42,7 @@ export class SensorView implements SensorModel {
   declare effective_field_of_view: number;
   declare in_direction: string | null;
 
-  constructor(s: SensorModel, orgId: string, hiveSerial: string) {
+  constructor(s: Sensor, orgId: string, hiveSerial: string) {
     this.id = s.id;
     this.name = s.name;
     this.mac = s.mac;
@@ -61,7 +60,6 @@ export class SensorView implements SensorModel {
     this.sensitivity = s.sensitivity;
     this.reportIntervalMs = s.reportIntervalMs;
     if (s.fps !== undefined) this.fps = s.fps;
-    this.src = s.src;
     this.sensor_id = s.id;
     this.client_id = orgId;
     this.mac_address = s.mac;
@@ -76,11 +74,11 @@ export class SensorView implements SensorModel {
   }
 }
 
-export function sensorView(ctx: GqlContext, s: SensorModel): SensorView {
+export function sensorView(ctx: GqlContext, s: Sensor): SensorView {
   return new SensorView(s, ctx.principal.orgId, ctx.assets.get('hive', ctx.principal.orgId, s.hiveId)?.serial ?? '');
 }
 
-export function sensorViews(ctx: GqlContext, sensors: readonly SensorModel[]): SensorView[] {
+export function sensorViews(ctx: GqlContext, sensors: readonly Sensor[]): SensorView[] {
   // A floor's sensors share a few hives: look each serial up once per list.
   const serials = new Map<string, string>();
   const orgId = ctx.principal.orgId;

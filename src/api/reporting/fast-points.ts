@@ -1,4 +1,4 @@
-import type { AssetService } from '../assets/asset-service.js';
+import type { AssetCatalogue } from '../../assets/catalogue.js';
 import { applyFunction, r4 } from './aggregate.js';
 import { columnsOf, type MinuteColumns } from './columns.js';
 import { labelledWindows, passes, readOccupancy, type LabelledWindow } from './report.js';
@@ -33,7 +33,7 @@ export interface ColumnReport {
   total: number;
 }
 
-export function computeRuns(assets: AssetService, series: SeriesPort, orgId: string, q: ReportingQuery): ColumnReport {
+export function computeRuns(assets: AssetCatalogue, series: SeriesPort, orgId: string, q: ReportingQuery): ColumnReport {
   const windows = labelledWindows(q);
   const runs: Run[] = [];
   if (windows.length === 0) return { windows, runs, total: 0 };

@@ -1,4 +1,4 @@
-import type { AssetService } from '../assets/asset-service.js';
+import type { AssetCatalogue } from '../../assets/catalogue.js';
 import { applyFunction, r4 } from './aggregate.js';
 import type { Measurement, ReportingQuery } from './request.js';
 import type { MinuteTraffic, MinuteValue, SeriesPort } from './series.js';
@@ -27,7 +27,7 @@ export function labelledWindows(q: ReportingQuery): LabelledWindow[] {
     });
 }
 
-export function computePoints(assets: AssetService, series: SeriesPort, orgId: string, q: ReportingQuery): Point[] {
+export function computePoints(assets: AssetCatalogue, series: SeriesPort, orgId: string, q: ReportingQuery): Point[] {
   const windows = labelledWindows(q);
   if (windows.length === 0) return [];
   const from = windows[0]!.startMs;

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import type { AssetService } from '../assets/asset-service.js';
+import type { AssetCatalogue } from '../../assets/catalogue.js';
 import { authenticate } from '../auth/guard.js';
 import type { TokenService } from '../auth/tokens.js';
 import { forbidden } from '../errors.js';
@@ -17,7 +17,7 @@ import { group } from './shape.js';
  * fast-write.ts) and stream their text; `group_by` takes the point objects of report.ts.
  */
 export interface ReportingDeps {
-  assets: AssetService;
+  assets: AssetCatalogue;
   tokens: TokenService;
   series: SeriesPort;
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { DateTime } from 'luxon';
-import type { AssetService } from '../assets/asset-service.js';
+import type { AssetCatalogue } from '../../assets/catalogue.js';
 import { authenticate } from '../auth/guard.js';
 import type { TokenService } from '../auth/tokens.js';
 import { ApiError, ApiErrorCodes, invalidRequest } from '../errors.js';
@@ -20,7 +20,7 @@ const DAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'
 const MAX_DAYS = 366;
 
 interface StatsDeps {
-  assets: AssetService;
+  assets: AssetCatalogue;
   tokens: TokenService;
   series: SeriesPort;
 }
@@ -34,7 +34,7 @@ function localDate(x: unknown, field: string, zone: string): number {
   return d.startOf('day').toMillis();
 }
 
-function floorOf(assets: AssetService, orgId: string, id: string): string | undefined {
+function floorOf(assets: AssetCatalogue, orgId: string, id: string): string | undefined {
   if (assets.get('floor', orgId, id)) return id;
   return assets.get('room', orgId, id)?.floorId ?? assets.get('zone', orgId, id)?.floorId;
 }
@@ -89,7 +89,7 @@ export function registerStatsRoutes(app: FastifyInstance, deps: StatsDeps): void
       if (!f) throw new ApiError(404, ApiErrorCodes.NOT_FOUND, `floor, room or zone ${id} does not exist`);
       return f;
     });
-    const zones = new Set(floors.map((f) => deps.assets.timezoneOfFloor(f)));
+    const zones = new Set(floors.map((f) => deps.assets.timezoneOf(f)));
     if (zones.size > 1) throw invalidRequest(`items must share one time zone; got ${[...zones].join(', ')}`);
     const zone = [...zones][0] as string;
     const start = localDate(b.start, 'start', zone);

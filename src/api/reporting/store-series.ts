@@ -1,9 +1,8 @@
-import { zoneOfSpace } from '../../cloud/assets.js';
+import type { AssetCatalogue } from '../../assets/catalogue.js';
 import { calibrate } from '../../cloud/calibration.js';
 import { LocalDays } from '../../cloud/local-day.js';
 import type { Store } from '../../cloud/store/port.js';
 import { rawOccupancy, trafficSpaces, type TrafficSpace } from '../../cloud/traffic-occupancy.js';
-import type { ScenarioModel } from '../../scenario/model.js';
 import { columnsOf, type MinuteColumns } from './columns.js';
 import type { MinuteTraffic, MinuteValue, SeriesPort } from './series.js';
 import { openPresenceReader, type PresenceReader } from './sqlite-reader.js';
@@ -15,15 +14,14 @@ import { openPresenceReader, type PresenceReader } from './sqlite-reader.js';
  * With `dbPath` (the store's SQLite file), presence minutes are also read as columns through
  * a read-only connection of their own (see sqlite-reader.ts); without it, through the store.
  */
-export function storeSeries(store: Store, models: readonly ScenarioModel[], opts: { dbPath?: string } = {}): SeriesPort & { close(): void } {
-  const spaces = new Map<string, TrafficSpace>();
-  const zones = new Map<string, string>();
-  for (const m of models) {
-    for (const s of trafficSpaces(m)) spaces.set(s.spaceId, s);
-    const zoneOf = zoneOfSpace(m);
-    for (const x of [...m.floors, ...m.rooms, ...m.zones]) zones.set(x.id, zoneOf(x.id));
-  }
-  const zoneOf = (id: string): string => zones.get(id) ?? 'UTC';
+export function storeSeries(store: Store, catalogue: AssetCatalogue, opts: { dbPath?: string } = {}): SeriesPort & { close(): void } {
+  // Traffic spaces follow the catalogue: recomputed when its devices or spaces change.
+  let traffic = { version: -1, spaces: new Map<string, TrafficSpace>() };
+  const spaces = (): ReadonlyMap<string, TrafficSpace> => {
+    if (traffic.version !== catalogue.ingestVersion) traffic = { version: catalogue.ingestVersion, spaces: new Map(trafficSpaces(catalogue.snapshot()).map((s) => [s.spaceId, s] as const)) };
+    return traffic.spaces;
+  };
+  const zoneOf = (id: string): string => catalogue.timezoneOf(id);
   let reader: PresenceReader | null = null;
   const fileReader = (): PresenceReader | null => {
     if (opts.dbPath === undefined || opts.dbPath === ':memory:') return null;
@@ -51,7 +49,7 @@ export function storeSeries(store: Store, models: readonly ScenarioModel[], opts
       return inRange(store.trafficMinutes(sensorId), from, to).map((r) => ({ minuteMs: r.minuteMs, in: r.in, out: r.out }));
     },
     trafficOccupancyMinutes(spaceId, from, to, mode, calibrationPoints): MinuteValue[] {
-      const space = spaces.get(spaceId);
+      const space = spaces().get(spaceId);
       if (!space) return [];
       const days = new LocalDays(zoneOf(spaceId));
       const rows = new Map(space.terms.map((t) => [t.sensorId, store.trafficMinutes(t.sensorId)] as const));

@@ -1,5 +1,5 @@
-import type { SensorModel } from '../../scenario/model.js';
-import type { AssetService } from '../assets/asset-service.js';
+import type { Sensor } from '../../assets/model.js';
+import type { AssetCatalogue } from '../../assets/catalogue.js';
 import { ApiError, ApiErrorCodes } from '../errors.js';
 import type { Measurement, ReportingQuery } from './request.js';
 
@@ -17,7 +17,7 @@ export interface Target {
 
 const notFound = (what: string, id: string): ApiError => new ApiError(404, ApiErrorCodes.NOT_FOUND, `${what} ${id} does not exist`);
 
-export function resolveTargets(assets: AssetService, orgId: string, q: ReportingQuery, m: Measurement): Target[] {
+export function resolveTargets(assets: AssetCatalogue, orgId: string, q: ReportingQuery, m: Measurement): Target[] {
   const ids = checkIds(assets, orgId, q);
   const floors = assets.list('floor', orgId);
   const rooms = assets.list('room', orgId);
@@ -54,7 +54,7 @@ export function resolveTargets(assets: AssetService, orgId: string, q: Reporting
   }
 }
 
-function checkIds(assets: AssetService, orgId: string, q: ReportingQuery): ReportingQuery['ids'] {
+function checkIds(assets: AssetCatalogue, orgId: string, q: ReportingQuery): ReportingQuery['ids'] {
   const kinds = { spaces: 'floor', rooms: 'room', zones: 'zone', buildings: 'building', sensors: 'sensor', hives: 'hive' } as const;
   for (const [key, kind] of Object.entries(kinds) as Array<[keyof typeof kinds, (typeof kinds)[keyof typeof kinds]]>) {
     for (const id of q.ids[key] ?? []) if (!assets.get(kind, orgId, id)) throw notFound(kind, id);
@@ -69,26 +69,26 @@ function withCustom(meta: Record<string, string>, key: string, value: string | n
   return meta;
 }
 
-export function floorMeta(assets: AssetService, orgId: string, floorId: string): Record<string, string> {
+export function floorMeta(assets: AssetCatalogue, orgId: string, floorId: string): Record<string, string> {
   const f = assets.get('floor', orgId, floorId);
   const b = f ? assets.get('building', orgId, f.buildingId) : undefined;
   const meta = { building_id: b?.id ?? '', building_name: b?.name ?? '', space_id: f?.id ?? '', space_name: f?.name ?? '' };
   return withCustom(meta, 'floor_custom_id', f?.customId ?? null);
 }
 
-function roomMeta(assets: AssetService, orgId: string, roomId: string): Record<string, string> {
+function roomMeta(assets: AssetCatalogue, orgId: string, roomId: string): Record<string, string> {
   const r = assets.get('room', orgId, roomId);
   const meta = { ...floorMeta(assets, orgId, r?.floorId ?? ''), room_id: roomId, room_name: r?.name ?? '' };
   return withCustom(meta, 'room_custom_id', r?.customId ?? null);
 }
 
-function zoneMeta(assets: AssetService, orgId: string, zoneId: string): Record<string, string> {
+function zoneMeta(assets: AssetCatalogue, orgId: string, zoneId: string): Record<string, string> {
   const z = assets.get('zone', orgId, zoneId);
   const base = z?.roomId ? roomMeta(assets, orgId, z.roomId) : floorMeta(assets, orgId, z?.floorId ?? '');
   return withCustom({ ...base, zone_id: zoneId, zone_name: z?.name ?? '' }, 'zone_custom_id', z?.customId ?? null);
 }
 
-function sensorMeta(assets: AssetService, orgId: string, s: SensorModel): Record<string, string> {
+function sensorMeta(assets: AssetCatalogue, orgId: string, s: Sensor): Record<string, string> {
   const base = s.roomId ? roomMeta(assets, orgId, s.roomId) : floorMeta(assets, orgId, s.floorId);
   const hive = assets.get('hive', orgId, s.hiveId);
   return { ...base, sensor_id: s.id, hive_id: s.hiveId, hive_serial: hive?.serial ?? '', mac_address: s.mac };

@@ -19,15 +19,11 @@ export interface StoredClient {
 /** A client row: alive, or a tombstone (a scenario client deleted through the API stays deleted). */
 export type ClientRow = { deleted: false; client: StoredClient } | { deleted: true; clientId: string };
 
-export type AssetKind = 'site' | 'building' | 'floor' | 'room' | 'zone' | 'hive' | 'sensor';
+export type { AssetKind } from '../../assets/model.js';
 
-export interface AssetOverlay {
-  /** Items added or changed, in registry order; each replaces the scenario's item with that id. */
-  changed: Array<{ kind: AssetKind; item: { id: string } & Record<string, unknown> }>;
-  /** Scenario items that no longer exist. */
-  deleted: Array<{ kind: AssetKind; id: string }>;
-  tags: Array<{ id: string; name: string; spaceIds: string[] }>;
-}
+/** What GraphQL mutations changed against the catalogue's fill (the catalogue's own overlay). */
+import type { CatalogueOverlay } from '../../assets/catalogue.js';
+export type AssetOverlay = CatalogueOverlay;
 
 export interface ApiStatePort {
   clientRows(): ClientRow[];

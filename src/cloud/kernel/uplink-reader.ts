@@ -54,7 +54,7 @@ export class UplinkReader implements ScanVisitor {
   #headerOk = false;
 
   constructor(registry: AssetRegistry) {
-    const model = registry.scenario;
+    const model = registry.assets;
     this.sensorIds = model.sensors.map((s) => s.id).sort();
     this.#hiveIdx = new Map(model.hives.map((h, i) => [h.serial, i] as const));
     this.#hiveSerialBytes = model.hives.map((h) => new TextEncoder().encode(h.serial));

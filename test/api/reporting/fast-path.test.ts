@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AssetService } from '../../../src/api/assets/asset-service.js';
+import { catalogueFromScenario } from '../../../src/assets/from-scenario.js';
 import { columnsOf, type MinuteColumns } from '../../../src/api/reporting/columns.js';
 import { computeRuns } from '../../../src/api/reporting/fast-points.js';
 import { csvChunks, jsonChunks } from '../../../src/api/reporting/fast-write.js';
@@ -28,7 +28,7 @@ const MIN = 60_000;
 // A Paris DST day, with minutes from the evening before to the day after.
 const ANCHOR = Date.UTC(2026, 2, 28, 20);
 const model = load('quickstart.yaml');
-const assets = new AssetService([model]);
+const assets = catalogueFromScenario(model);
 const series = new ColumnSeries();
 const plain = new MemorySeries();
 // Deterministic data with gaps (empty windows), fractions (rounding) and zeros.

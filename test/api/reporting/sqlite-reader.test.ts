@@ -1,4 +1,5 @@
 import { mkdtempSync } from 'node:fs';
+import { catalogueFromScenario } from '../../../src/assets/from-scenario.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -32,10 +33,10 @@ describe('the read-only presence reader', () => {
     const path = join(mkdtempSync(join(tmpdir(), 'occusim-reader-')), 's.sqlite');
     const store = new SqliteStore(path);
     store.writePresenceMinutes(awkward.map((value, i) => ({ spaceId: 'room_a', minuteMs: T0 + i * 60_000, value, samples: 1 })));
-    const series = storeSeries(store, [], { dbPath: path });
+    const series = storeSeries(store, catalogueFromScenario(), { dbPath: path });
     const viaFile = series.presenceColumns!('room_a', T0, T0 + 3_600_000);
     series.close();
-    const viaStore = storeSeries(store, []).presenceColumns!('room_a', T0, T0 + 3_600_000);
+    const viaStore = storeSeries(store, catalogueFromScenario()).presenceColumns!('room_a', T0, T0 + 3_600_000);
     expect(Array.from(viaFile.value)).toEqual(awkward);
     expect(Array.from(viaStore.value)).toEqual(awkward);
     expect(Array.from(viaFile.minuteMs)).toEqual(Array.from(viaStore.minuteMs));

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { computePoints } from '../../../src/api/reporting/report.js';
 import { parseReportingRequest } from '../../../src/api/reporting/request.js';
 import { storeSeries } from '../../../src/api/reporting/store-series.js';
-import { AssetService } from '../../../src/api/assets/asset-service.js';
+import { catalogueFromScenario } from '../../../src/assets/from-scenario.js';
 import { SqliteStore } from '../../../src/cloud/store/sqlite-store.js';
 import { loadScenarioFile } from '../../../src/scenario/load.js';
 
@@ -18,8 +18,8 @@ describe('reporting over the SQLite store', () => {
     const t0 = Date.UTC(2026, 2, 2, 7); // 08:00 Paris
     store.writePresenceMinutes(Array.from({ length: 120 }, (_, i) => ({ spaceId: office.id, minuteMs: t0 + i * 60_000, value: i < 60 ? 3 : 6, samples: 60 })));
     store.refreshRollups([0, 1].map((h) => ({ spaceId: office.id, level: '1h' as const, startMs: t0 + h * H, endMs: t0 + (h + 1) * H })));
-    const series = storeSeries(store, [model]);
-    const assets = new AssetService([model]);
+    const series = storeSeries(store, catalogueFromScenario(model));
+    const assets = catalogueFromScenario(model);
     const ask = (fn: string, tz: string): Array<number | null> =>
       computePoints(assets, series, model.org.id, parseReportingRequest({
         window: { every: '1h', function: fn, timezone: tz },

@@ -1,5 +1,6 @@
 /** The restart contract every API state port must meet (used by the Memory and SQLite tests). */
 import { generateKeyPair } from 'jose';
+import { catalogueFromScenario } from '../../../src/assets/from-scenario.js';
 import { expect } from 'vitest';
 import { buildApi } from '../../../src/api/app.js';
 import { TokenService } from '../../../src/api/auth/tokens.js';
@@ -19,7 +20,7 @@ const clock = new VirtualClock(Date.UTC(2026, 10, 22, 12));
 
 /** One API process over `state`: a second call is the same API after a restart. */
 export async function boot(state: ApiStatePort) {
-  const { accounts, assets } = await apiServices([model], clock, state, TEST_COST);
+  const { accounts, assets } = await apiServices(catalogueFromScenario(model), clock, state, TEST_COST);
   const pair = await generateKeyPair('ES256', { extractable: true });
   const tokens = await TokenService.create({ issuer: ISSUER, audience: AUDIENCE, accessTtlS: 3600, refreshTtlS: 86_400, clock }, { ...pair, kid: 'k' });
   const app = await buildApi({ assets, accounts, tokens, clock, state });

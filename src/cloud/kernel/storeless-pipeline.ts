@@ -1,5 +1,4 @@
 import { MINUTE_MS } from '../../core/time.js';
-import type { ScenarioModel } from '../../scenario/model.js';
 import { LocalDays } from '../local-day.js';
 import type { PresenceMinuteRow } from '../presence.js';
 import type { AssetRegistry } from '../registry.js';
@@ -8,6 +7,8 @@ import { PresenceKernel } from './presence-kernel.js';
 import { PacketKind, ReadStatus, UplinkReader } from './uplink-reader.js';
 
 /**
+ * Used by the pipeline benchmark and the kernel tests only; the live path is `CloudPipeline`.
+ *
  * The pure pipeline path over typed arrays — decode + validate + dedupe + occupancy +
  * rollup — without storage: what `bench/pipeline.ts` measures. It is the live cloud's path
  * (`CloudPipeline`: the same `UplinkReader` and `PresenceKernel`) with the store replaced
@@ -28,7 +29,7 @@ export interface FastCounters {
 const MINUTE = MINUTE_MS;
 const PRESENCE: number = PacketKind.Presence;
 
-export class FastPipeline {
+export class StorelessPipeline {
   readonly kernel: PresenceKernel;
   readonly reader: UplinkReader;
   readonly counters: FastCounters = { messages: 0, duplicateBatches: 0, rejected: 0, packets: 0, detections: 0, duplicatePackets: 0, deadLettered: 0, rollupBuckets: 0 };
@@ -40,14 +41,16 @@ export class FastPipeline {
   readonly #tickMs: number;
   readonly #rollup: RollupState;
 
-  constructor(model: ScenarioModel, registry: AssetRegistry) {
+  /** `timezone`: the site's zone of the rollup buckets. */
+  constructor(registry: AssetRegistry, tickMs: number, timezone: string) {
+    const model = { tickMs, floors: registry.assets.floors, hives: registry.assets.hives };
     this.reader = new UplinkReader(registry);
     this.#nSensors = this.reader.sensorIds.length;
     this.#tickMs = model.tickMs;
     this.#slots = Math.max(1, Math.floor(MINUTE / model.tickMs));
     this.kernel = new PresenceKernel(registry, this.reader.sensorIds, model.floors.map((f) => f.id), model.tickMs);
     this.#seqs = model.hives.map(() => new Set<number>());
-    this.#rollup = new RollupState(this.kernel.spaceIds.length, new Bucketer(new LocalDays(model.sites[0]?.timezone ?? 'UTC')));
+    this.#rollup = new RollupState(this.kernel.spaceIds.length, new Bucketer(new LocalDays(timezone)));
   }
 
   /** Handles one uplink message; false when it is rejected as a whole (bad topic, hive or bytes). */

@@ -1,0 +1,165 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startApiServer, type ApiServer } from '../api/server.js';
+import { storeSeries } from '../api/reporting/store-series.js';
+import { SqliteApiState } from '../api/state/sqlite-state.js';
+import type { AssetCatalogue } from '../assets/catalogue.js';
+import { startBroker, type EmbeddedBroker } from '../broker/aedes-broker.js';
+import { externalBroker, restartAndWaitForClients } from '../broker/external.js';
+import { startCloud, type Cloud } from '../cloud/cloud.js';
+import { SqliteStore } from '../cloud/store/sqlite-store.js';
+import type { Clock } from '../core/clock.js';
+import { guardStore, type StorePolicy } from './store-guard.js';
+
+/**
+ * The platform on its own: broker, cloud ingest, occupancy pipeline, store and HTTP API,
+ * assembled from one asset catalogue, one store and one clock. A simulator (or a real hive)
+ * reaches it only over MQTT; whoever owns the clock moves the platform's time with the
+ * awaitable `advanceTo` (the run loop at `--speed max`), or the platform follows its own wall
+ * clock (`occusim serve`). `read` is the narrow read side the run report uses.
+ */
+export interface PlatformOptions {
+  catalogue: AssetCatalogue;
+  clock: Clock;
+  /** Sampling grid of the sensors (every sensing instant is a multiple of it), ms. */
+  tickMs: number;
+  /** SQLite file of the store; null: a new file in a temporary directory. */
+  dbPath: string | null;
+  /** What to do with a store that already holds a run (default `new`: refuse it). */
+  storePolicy?: StorePolicy;
+  /** Identifies the run in the store (scenario name and seed): `resume` continues only the same run. */
+  runKey?: string;
+  /** Embedded broker port (0: a free one) and interface; ignored with `brokerUrl`. */
+  mqttPort: number;
+  mqttHost?: string;
+  /** An external MQTT broker instead of the embedded one. */
+  brokerUrl?: string | undefined;
+  /** The cloud's own login on an external broker (the embedded one gets a fresh random secret per start). */
+  cloudCredentials?: { username: string; password: string };
+  /** Sees every message the embedded broker accepts (capture recording). */
+  onPublish?: ((topic: string, payload: Buffer) => void) | undefined;
+  /** Serve the HTTP API over the store (absent: no API). */
+  api?: { port: number; host?: string; audience: string } | null;
+  /**
+   * A platform whose clock runs on its own (the wall clock of `occusim serve`) finalises its
+   * minutes every this many ms; absent when the owner of the clock calls `advanceTo`.
+   */
+  advanceEveryMs?: number | null;
+}
+
+/** What the run report reads from the platform. */
+export type PlatformReadSide = Omit<Cloud, 'advance' | 'finish' | 'close'>;
+
+export interface Platform {
+  readonly brokerUrl: string;
+  readonly apiUrl: string | null;
+  readonly dbPath: string;
+  readonly catalogue: AssetCatalogue;
+  readonly read: PlatformReadSide;
+  /** Finalises (computes, stores, emits) every minute whose end is at least the look-back before `t`. */
+  advanceTo(t: number): Promise<void>;
+  /** Finalises every remaining minute (end of a run). */
+  finish(): Promise<void>;
+  /**
+   * The broker-restart fault: the embedded broker drops every connection and comes back on the
+   * same port; resolves once these topic filters are subscribed again. Null with an external broker.
+   */
+  readonly restartBroker: ((waitForFilters: readonly string[]) => Promise<void>) | null;
+  close(): Promise<void>;
+}
+
+/** The cloud's login on the embedded broker: a service account no scenario can name. */
+export const CLOUD_USER = 'occusim-cloud';
+
+export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
+  const dbPath = opts.dbPath ?? join(mkdtempSync(join(tmpdir(), 'occusim-')), 'occusim.sqlite');
+  guardStore(dbPath, opts.storePolicy ?? 'new', opts.runKey ?? '');
+  const closers: Array<() => Promise<void> | void> = [];
+  const close = async (): Promise<void> => {
+    for (const c of closers.splice(0).reverse()) await c();
+  };
+  try {
+    // A fresh secret and client id per start: nothing in a scenario file lets a hive log in as
+    // the cloud, read other hives' uplinks or push the cloud's connection off the broker.
+    const cloudLogin = opts.cloudCredentials ?? { username: CLOUD_USER, password: randomBytes(24).toString('base64url') };
+    const broker: EmbeddedBroker =
+      opts.brokerUrl !== undefined
+        ? externalBroker(opts.brokerUrl)
+        : await startBroker({
+            port: opts.mqttPort,
+            hives: opts.catalogue.all('hive').map((h) => ({ serial: h.serial, password: h.password })),
+            services: [{ username: cloudLogin.username, password: cloudLogin.password, role: 'cloud' }],
+            ...(opts.onPublish ? { onPublish: opts.onPublish } : {}),
+          });
+    closers.push(() => broker.close());
+    const cloud = await startCloud({
+      brokerUrl: broker.url,
+      username: cloudLogin.username,
+      password: cloudLogin.password,
+      clientId: `${CLOUD_USER}-${randomBytes(6).toString('hex')}`,
+      catalogue: opts.catalogue,
+      tickMs: opts.tickMs,
+      clock: opts.clock,
+      dbPath,
+    });
+    closers.push(() => cloud.close());
+    const api = opts.api ? await startApi(opts, dbPath, closers) : null;
+    const ticker = opts.advanceEveryMs ? followOwnClock(cloud, opts.clock, opts.advanceEveryMs) : null;
+    if (ticker) closers.push(() => clearInterval(ticker));
+    return {
+      brokerUrl: broker.url,
+      apiUrl: api?.url ?? null,
+      dbPath,
+      catalogue: opts.catalogue,
+      read: cloud,
+      advanceTo: (t) => Promise.resolve(cloud.advance(t)),
+      finish: () => Promise.resolve(cloud.finish()),
+      restartBroker: broker.restart ? (filters) => restartAndWaitForClients(broker, filters) : null,
+      close,
+    };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+/**
+ * The HTTP API over the platform's store and catalogue: its own connection to the store (WAL
+ * lets it read while ingest writes), the API's state (clients, mutations) in the same file.
+ */
+async function startApi(opts: PlatformOptions, dbPath: string, closers: Array<() => Promise<void> | void>): Promise<ApiServer> {
+  const api = opts.api as NonNullable<PlatformOptions['api']>;
+  const store = new SqliteStore(dbPath);
+  closers.push(() => store.close());
+  const state = new SqliteApiState(dbPath);
+  closers.push(() => state.close());
+  const series = storeSeries(store, opts.catalogue, { dbPath });
+  closers.push(() => series.close());
+  const server = await startApiServer({
+    catalogue: opts.catalogue,
+    port: api.port,
+    ...(api.host !== undefined ? { host: api.host } : {}),
+    audience: api.audience,
+    series,
+    state,
+    status: store,
+  });
+  closers.push(() => server.close());
+  return server;
+}
+
+/** A platform on the wall clock turns what it ingests into occupancy minute by minute on its own. */
+function followOwnClock(cloud: Cloud, clock: Clock, everyMs: number): NodeJS.Timeout {
+  const timer = setInterval(() => {
+    try {
+      cloud.advance(clock.now());
+    } catch {
+      // A failed ingest is kept by the cloud and raised to whoever asks next (close, a run);
+      // the timer must not take the process down meanwhile.
+    }
+  }, everyMs);
+  timer.unref();
+  return timer;
+}
