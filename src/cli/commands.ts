@@ -11,13 +11,8 @@ import { createProgressBar } from './progress.js';
 import { printListeners, serveOptions, serveSignal, untilAborted } from './serve.js';
 import { formatSummary } from './summary.js';
 
-/** What a command needs from the process: streams, so commands are testable in-process. */
-export interface Io {
-  stdout: NodeJS.WritableStream & { isTTY?: boolean };
-  stderr: NodeJS.WriteStream;
-}
-
-export type Flags = Record<string, string | boolean | undefined>;
+import type { Flags, Io } from './io.js';
+export type { Flags, Io } from './io.js';
 
 export async function runCommand(file: string, flags: Flags, io: Io): Promise<number> {
   const opts = runOptionsFromFlags(flags);

@@ -9,7 +9,7 @@ import { formatDiagnostic } from '../scenario/diagnostics.js';
 import { loadScenarioFile } from '../scenario/load.js';
 import type { ScenarioModel } from '../scenario/model.js';
 import type { PlatformReady } from '../run/options.js';
-import type { Flags, Io } from './commands.js';
+import type { Flags, Io } from './io.js';
 
 /**
  * `occusim serve --scenario s [--db f] [--port N] [--mqtt-port N] [--audience A]`: the

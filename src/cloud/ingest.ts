@@ -3,7 +3,7 @@ import { parseHiveTopic } from '../core/topics.js';
 import { decodeUplink } from '../proto/codec.js';
 import type { UplinkBatch, WirePacket } from '../proto/messages.js';
 import type { Hive } from '../assets/model.js';
-import { deadLetterOf, decodeOrReason, type Received } from './received.js';
+import { deadLetterOf, decodeOrReason, type DeadLetter, type Received } from './received.js';
 import type { AssetRegistry } from './registry.js';
 
 /**
@@ -11,14 +11,7 @@ import type { AssetRegistry } from './registry.js';
  * when it cannot be attributed to a known hive; otherwise each packet is accepted or
  * dead-lettered on its own, so one bad sensor never costs the rest of the batch.
  */
-export interface DeadLetter {
-  receivedAtMs: number;
-  topic: string;
-  reason: ErrorCode;
-  message: string;
-  /** The whole message for a rejected batch; the packet as JSON for a rejected packet. */
-  payload: Uint8Array;
-}
+export type { DeadLetter } from './received.js';
 
 export interface AcceptedPacket {
   sensorId: string;

@@ -1,5 +1,14 @@
 import { ErrorCodes, isAppError, type ErrorCode } from '../core/errors.js';
-import type { DeadLetter } from './ingest.js';
+
+/** A message or packet that was not processed, with the reason (listed by `occusim deadletters`). */
+export interface DeadLetter {
+  receivedAtMs: number;
+  topic: string;
+  reason: ErrorCode;
+  message: string;
+  /** The whole message for a rejected batch; the packet as JSON for a rejected packet. */
+  payload: Uint8Array;
+}
 
 /** A message as the ingest received it: what uplink and heartbeat inspection both start from. */
 export interface Received {

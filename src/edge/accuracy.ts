@@ -11,34 +11,8 @@ import type { EdgeStage } from './stage.js';
  * mapping); each traffic interval's counts are matched with the true crossings of its door,
  * a crossing counted in the next interval still matching (detection lags a few frames).
  */
-export interface PresenceSensorAccuracy {
-  id: string;
-  name: string;
-  model: string;
-  height: number;
-  samples: number;
-  /** Share of reports whose count equals the true count. */
-  exactRate: number;
-  /** Mean absolute count error per report. */
-  mae: number;
-  /** Mean distance from a detection to the true person it matches (≤ 1 m), metres. */
-  locErrorM: number;
-}
-
-export interface TrafficSensorAccuracy {
-  id: string;
-  name: string;
-  model: string;
-  trueCrossings: number;
-  counted: number;
-  precision: number;
-  recall: number;
-}
-
-export interface DetectorAccuracy {
-  presence: { sensors: PresenceSensorAccuracy[]; overall: { samples: number; exactRate: number; mae: number; locErrorM: number } };
-  traffic: { sensors: TrafficSensorAccuracy[]; overall: { trueCrossings: number; counted: number; precision: number; recall: number } };
-}
+export type { DetectorAccuracy, PresenceSensorAccuracy, TrafficSensorAccuracy } from './accuracy-types.js';
+import type { DetectorAccuracy } from './accuracy-types.js';
 
 /** A detection farther than this from every true person is a false positive, not a located person. */
 const MATCH_M = 1;

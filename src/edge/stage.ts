@@ -1,5 +1,5 @@
 import type { World, WorldStep } from '../sim/types.js';
-import type { DetectorAccuracy } from './accuracy.js';
+import type { DetectorAccuracy } from './accuracy-types.js';
 import type { SensorPacket } from './packet.js';
 
 /**

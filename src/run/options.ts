@@ -1,6 +1,6 @@
 import { AppError, ErrorCodes } from '../core/errors.js';
 import type { Fidelity, ScenarioModel } from '../scenario/model.js';
-import type { RunReport } from './run-scenario.js';
+import type { RunReport } from './run-report.js';
 import type { StorePolicy } from '../platform/store-guard.js';
 
 /** Options of `runScenario` (and of `occusim run`, which maps its flags onto these). */

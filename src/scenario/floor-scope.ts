@@ -46,3 +46,11 @@ export function lookup<T>(ctx: Ctx, fs: FloorScope, kind: RefKind, name: string,
   }
   return null;
 }
+
+/** The site and building a floor belongs to, as its resolvers need them. */
+export interface FloorParent {
+  siteId: string;
+  buildingId: string;
+  /** org, site, building names. */
+  names: readonly string[];
+}

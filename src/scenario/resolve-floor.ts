@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { bbox, distancePointSegment, segmentOnBoundary, type Polygon, type Vec2 } from '../core/geometry.js';
 import { stableId } from '../core/ids.js';
 import type { Seg } from './diagnostics.js';
-import { lookup, rawNames, type FloorScope } from './floor-scope.js';
+import { lookup, rawNames, type FloorParent, type FloorScope } from './floor-scope.js';
+export type { FloorParent } from './floor-scope.js';
 import type { DoorModel, FloorModel, RoomModel } from './model.js';
 import { claimId, error, NameSet, parseAt, rawList, rawName, type Ctx } from './resolve-context.js';
 import { resolveHives, resolveSensors } from './resolve-devices.js';
@@ -23,13 +24,6 @@ const floorOwnSchema = floorSchema.extend({
   meetings: z.array(z.unknown()).optional(),
   warm_objects: z.array(z.unknown()).optional(),
 });
-
-export interface FloorParent {
-  siteId: string;
-  buildingId: string;
-  /** org, site, building names. */
-  names: readonly string[];
-}
 
 /** Resolves one floor and everything on it; returns the floor id. */
 export function resolveFloor(ctx: Ctx, raw: unknown, path: readonly Seg[], parent: FloorParent): string {

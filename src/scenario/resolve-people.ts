@@ -1,10 +1,9 @@
 import { stableId } from '../core/ids.js';
 import { MINUTE_MS, parseClockTime, parseDuration } from '../core/time.js';
 import type { Seg } from './diagnostics.js';
-import { lookup, type FloorScope } from './floor-scope.js';
+import { lookup, type FloorParent, type FloorScope } from './floor-scope.js';
 import type { DoorModel, MeetingModel, PopulationModel, RoomModel, TimeOfDayDist } from './model.js';
 import { claimId, error, NameSet, parseAt, warn, type Ctx } from './resolve-context.js';
-import type { FloorParent } from './resolve-floor.js';
 import { meetingSchema, peopleSchema, type PeopleFile } from './schema.js';
 
 /** People groups and meetings of one floor. References are checked against the floor. */

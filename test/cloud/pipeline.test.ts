@@ -43,6 +43,7 @@ describe('cloud pipeline', () => {
       batchesProcessed: 1,
       duplicateBatches: 0,
       packetsProcessed: 3,
+      packetsStoredBefore: 0,
       deadLettered: 0,
       eventsEmitted: 8, // 4 current counts (one instant) + 4 _1M values
       lateInWindow: 0,

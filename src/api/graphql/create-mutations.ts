@@ -4,8 +4,7 @@ import { macFor } from '../../core/ids.js';
 import { isValidSerial } from '../../core/topics.js';
 import type { Floor } from '../../assets/model.js';
 import { SENSOR_ARRAYS as SENSOR_MODELS, type SensorArrayName as SensorModelName } from '../../core/sensor-arrays.js';
-import type { GqlContext } from './resolvers.js';
-import { gqlError, mustGet, need } from './resolvers.js';
+import { gqlError, mustGet, need, type GqlContext } from './context.js';
 import { sensorViews } from './views.js';
 
 /**

@@ -1,5 +1,4 @@
-import type { GqlContext } from './resolvers.js';
-import { gqlError, mustGet, need } from './resolvers.js';
+import { gqlError, mustGet, need, type GqlContext } from './context.js';
 import { sensorViews } from './views.js';
 
 /**

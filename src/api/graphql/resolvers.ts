@@ -1,41 +1,16 @@
-import { GraphQLError } from 'graphql';
 import { area } from '../../core/geometry.js';
 import type { Building, Floor, Hive, Room, Sensor, Site, Zone } from '../../assets/model.js';
-import type { AssetCatalogue } from '../../assets/catalogue.js';
-import type { AssetOf } from '../../assets/model.js';
-import type { Principal } from '../auth/tokens.js';
-import type { RequestStatus } from '../status.js';
+import { gqlError, need, type GqlContext } from './context.js';
 import { createMutations } from './create-mutations.js';
 import { mutationResolvers } from './mutations.js';
 import { sensorViews, type SensorView } from './views.js';
 
 /**
- * Resolvers over the in-memory asset registry. Every lookup goes through the caller's
- * organisation; nested lists resolve through id indexes, so deep queries over thousands of
- * sensors stay linear without a loader.
+ * Resolvers over the asset catalogue. Every lookup goes through the caller's organisation;
+ * nested lists resolve through id indexes, so deep queries over thousands of sensors stay
+ * linear without a loader.
  */
-export interface GqlContext {
-  principal: Principal;
-  assets: AssetCatalogue;
-  /** Live device status from the cloud store; absent (in-process apps without a store): devices read as online, never heard. */
-  status?: RequestStatus;
-}
-
-export function gqlError(code: 'FORBIDDEN' | 'NOT_FOUND' | 'BAD_USER_INPUT', message: string): GraphQLError {
-  return new GraphQLError(message, { extensions: { code } });
-}
-
-/** The caller's organisation's item of that kind, or NOT_FOUND (as for an id that does not exist). */
-export function mustGet<K extends Parameters<AssetCatalogue['get']>[0]>(ctx: GqlContext, kind: K, id: string): AssetOf<K> {
-  const item = ctx.assets.get(kind, ctx.principal.orgId, id);
-  if (!item) throw gqlError('NOT_FOUND', `${kind} ${id} does not exist`);
-  return item;
-}
-
-/** Throws FORBIDDEN unless the token carries the scope. */
-export function need(ctx: GqlContext, scope: string): void {
-  if (!ctx.principal.scopes.has(scope)) throw gqlError('FORBIDDEN', `this operation needs the scope ${scope}`);
-}
+export type { GqlContext } from './context.js';
 
 const wrap = <T>(data: T[]): { data: T[] } => ({ data });
 const byIds = <T extends { id: string }>(items: T[], ids: readonly string[] | null | undefined): T[] =>

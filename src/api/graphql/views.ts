@@ -1,5 +1,5 @@
 import type { Sensor } from '../../assets/model.js';
-import type { GqlContext } from './resolvers.js';
+import type { GqlContext } from './context.js';
 
 /**
  * A sensor as GraphQL reads it: the registry record plus its renamed and looked-up scalar

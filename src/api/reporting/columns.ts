@@ -1,4 +1,8 @@
-import type { MinuteValue } from './series.js';
+/** One minute's value of a series. */
+export interface MinuteValue {
+  minuteMs: number;
+  value: number;
+}
 
 /**
  * Per-minute values as two parallel typed arrays (sorted by minute): what the reporting fast

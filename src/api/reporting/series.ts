@@ -1,14 +1,11 @@
-import type { MinuteColumns } from './columns.js';
+import type { MinuteColumns, MinuteValue } from './columns.js';
 
 /**
  * Where reporting reads per-minute data: the cloud store behind a port, so the reporting
  * code runs unchanged over SQLite, PostgreSQL or an in-memory fixture. Rows are sorted by
  * minute and lie in [startMs, stopMs).
  */
-export interface MinuteValue {
-  minuteMs: number;
-  value: number;
-}
+export type { MinuteValue } from './columns.js';
 
 export interface MinuteTraffic {
   minuteMs: number;
