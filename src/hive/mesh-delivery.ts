@@ -52,6 +52,8 @@ const MAX_DRAIN_MS = 6 * 3_600_000;
 export interface MeshDeliveryHooks {
   /** Restarts the broker and resolves once every client is back (the broker_restart fault). */
   restartBroker?: () => Promise<void>;
+  /** Before each flush at `atMs`: the platform's clock is moved there, so what it receives is received at `atMs`. */
+  beforeFlush?: (atMs: number) => Promise<void>;
 }
 
 export function createMeshDelivery(model: ScenarioModel, hives: readonly MeshHiveEndpoint[], clock: VirtualClock, hooks: MeshDeliveryHooks = {}): MeshDeliveryStage {
@@ -127,6 +129,7 @@ export function createMeshDelivery(model: ScenarioModel, hives: readonly MeshHiv
 
   let brokerRestarts = 0;
   const flush = async (atMs: number): Promise<number> => {
+    await hooks.beforeFlush?.(atMs);
     // Between two flushes nothing is in flight: the restart is deterministic, and the hives'
     // buffers cover whatever the restarted broker forgot.
     for (const _ of faults.brokerRestartsIn(lastFlushMs, atMs)) {

@@ -10,7 +10,8 @@ import { startBroker, type EmbeddedBroker } from '../broker/aedes-broker.js';
 import { externalBroker, restartAndWaitForClients } from '../broker/external.js';
 import { startCloud, type Cloud } from '../cloud/cloud.js';
 import { SqliteStore } from '../cloud/store/sqlite-store.js';
-import type { Clock } from '../core/clock.js';
+import { VirtualClock, type Clock } from '../core/clock.js';
+import { cloudReads, type PlatformReads } from './reads.js';
 import { guardStore, type StorePolicy } from './store-guard.js';
 
 /**
@@ -22,7 +23,12 @@ import { guardStore, type StorePolicy } from './store-guard.js';
  */
 export interface PlatformOptions {
   catalogue: AssetCatalogue;
-  clock: Clock;
+  /**
+   * The platform's clock: a clock that runs on its own (the wall clock of `occusim serve`), or
+   * absent: a virtual clock from `startMs` that only `setTime`/`advanceTo` move (a run drives it).
+   */
+  clock?: Clock;
+  startMs?: number;
   /** Sampling grid of the sensors (every sensing instant is a multiple of it), ms. */
   tickMs: number;
   /** SQLite file of the store; null: a new file in a temporary directory. */
@@ -49,16 +55,17 @@ export interface PlatformOptions {
   advanceEveryMs?: number | null;
 }
 
-/** What the run report reads from the platform. */
-export type PlatformReadSide = Omit<Cloud, 'advance' | 'finish' | 'close'>;
-
 export interface Platform {
   readonly brokerUrl: string;
   readonly apiUrl: string | null;
   readonly dbPath: string;
-  readonly catalogue: AssetCatalogue;
-  readonly read: PlatformReadSide;
-  /** Finalises (computes, stores, emits) every minute whose end is at least the look-back before `t`. */
+  readonly reads: PlatformReads;
+  /**
+   * Moves a driven platform's clock to `t` (never back): what it receives from now on is
+   * received at `t`. Resolves once the platform's clock reads `t`.
+   */
+  setTime(t: number): Promise<void>;
+  /** `setTime(t)`, then finalises (computes, stores, emits) every minute whose end is at least the look-back before `t`. */
   advanceTo(t: number): Promise<void>;
   /** Finalises every remaining minute (end of a run). */
   finish(): Promise<void>;
@@ -74,6 +81,8 @@ export interface Platform {
 export const CLOUD_USER = 'occusim-cloud';
 
 export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
+  const driven = opts.clock === undefined ? new VirtualClock(opts.startMs ?? 0) : null;
+  const clock: Clock = opts.clock ?? (driven as VirtualClock);
   const dbPath = opts.dbPath ?? join(mkdtempSync(join(tmpdir(), 'occusim-')), 'occusim.sqlite');
   guardStore(dbPath, opts.storePolicy ?? 'new', opts.runKey ?? '');
   const closers: Array<() => Promise<void> | void> = [];
@@ -101,20 +110,27 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       clientId: `${CLOUD_USER}-${randomBytes(6).toString('hex')}`,
       catalogue: opts.catalogue,
       tickMs: opts.tickMs,
-      clock: opts.clock,
+      clock,
       dbPath,
     });
     closers.push(() => cloud.close());
     const api = opts.api ? await startApi(opts, dbPath, closers) : null;
-    const ticker = opts.advanceEveryMs ? followOwnClock(cloud, opts.clock, opts.advanceEveryMs) : null;
+    const ticker = opts.advanceEveryMs ? followOwnClock(cloud, clock, opts.advanceEveryMs) : null;
     if (ticker) closers.push(() => clearInterval(ticker));
     return {
       brokerUrl: broker.url,
       apiUrl: api?.url ?? null,
       dbPath,
-      catalogue: opts.catalogue,
-      read: cloud,
-      advanceTo: (t) => Promise.resolve(cloud.advance(t)),
+      reads: cloudReads(cloud),
+      setTime: (t) => {
+        if (driven && t > driven.now()) driven.advanceTo(t);
+        return Promise.resolve();
+      },
+      advanceTo: (t) => {
+        if (driven && t > driven.now()) driven.advanceTo(t);
+        cloud.advance(t);
+        return Promise.resolve();
+      },
       finish: () => Promise.resolve(cloud.finish()),
       restartBroker: broker.restart ? (filters) => restartAndWaitForClients(broker, filters) : null,
       close,

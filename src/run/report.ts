@@ -1,4 +1,4 @@
-import type { PlatformReadSide as Cloud } from '../platform/platform.js';
+import type { ReportSource } from './report-source.js';
 import type { DeliveryReport } from '../hive/ledger.js';
 import type { DetectorAccuracy } from '../edge/accuracy.js';
 import { percentile, round } from '../core/stats.js';
@@ -72,12 +72,12 @@ export interface RunResult {
   detector?: DetectorAccuracy;
 }
 
-export function buildResult(model: ScenarioModel, truth: TruthRecorder, cloud: Cloud, loop: LoopStats, detector?: DetectorAccuracy): RunResult {
+export function buildResult(model: ScenarioModel, truth: TruthRecorder, cloud: ReportSource, loop: LoopStats, detector?: DetectorAccuracy): RunResult {
   const spaces = presenceAccuracy(model, truth, cloud);
   const roomSpaces = spaces.filter((s) => s.kind === 'room');
   const traffic = trafficAccuracy(model, truth, cloud);
   const counters = cloud.counters();
-  const latencies = cloud.latenciesMs();
+  const latencies = Array.from(cloud.latenciesMs());
   const trueCrossings = traffic.reduce((a, s) => a + s.truth.in + s.truth.out, 0);
   const counted = traffic.reduce((a, s) => a + Math.min(s.measured.in, s.truth.in) + Math.min(s.measured.out, s.truth.out), 0);
   return {
@@ -119,7 +119,7 @@ function ratio(a: number, b: number): number {
   return b === 0 ? 1 : round(a / b);
 }
 
-function presenceAccuracy(model: ScenarioModel, truth: TruthRecorder, cloud: Cloud): SpaceAccuracy[] {
+function presenceAccuracy(model: ScenarioModel, truth: TruthRecorder, cloud: ReportSource): SpaceAccuracy[] {
   // Floor by floor: the floor, then its rooms, then its zones.
   const spaces = model.floors.flatMap((f) => [
     { id: f.id, name: f.name, floor: f.name, kind: 'floor' as const },
@@ -173,7 +173,7 @@ function pooled(spaces: readonly SpaceAccuracy[]): RunResult['presence']['rooms'
   return { minutes, mae: weighted((s) => s.mae), exactRate: weighted((s) => s.exactRate), withinOneRate: weighted((s) => s.withinOneRate) };
 }
 
-function trafficAccuracy(model: ScenarioModel, truth: TruthRecorder, cloud: Cloud): TrafficAccuracy[] {
+function trafficAccuracy(model: ScenarioModel, truth: TruthRecorder, cloud: ReportSource): TrafficAccuracy[] {
   const doors = new Map(model.doors.map((d) => [d.id, d]));
   const floorNames = new Map(model.floors.map((f) => [f.id, f.name]));
   const out: TrafficAccuracy[] = [];

@@ -17,6 +17,7 @@ import { connectHive, type HiveLink } from '../hive/mqtt-hive.js';
 import { startPlatform } from '../platform/platform.js';
 import { recorderFor } from '../capture/recorder.js';
 import { buildResult } from './report.js';
+import { reportRequest, reportSource } from './report-source.js';
 import type { RunReport } from './run-report.js';
 
 export type { RunPerf, RunReport } from './run-report.js';
@@ -42,7 +43,7 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
   const recorder = recorderFor(options, model, clock);
   const platform = await startPlatform({
     catalogue: new AssetCatalogue([assetsFromScenario(model)]),
-    clock,
+    startMs: model.startMs,
     tickMs: model.tickMs,
     dbPath: opts.dbPath,
     storePolicy: options.store ?? 'new',
@@ -60,12 +61,12 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
     // The simulator's side: each hive logs in over MQTT like a device would.
     for (const h of model.hives) links.set(h.id, await connectHive({ brokerUrl: platform.brokerUrl, serial: h.serial, password: h.password }));
     await options.onPlatform?.({ model, dbPath: platform.dbPath, brokerUrl: platform.brokerUrl, apiUrl: platform.apiUrl });
-    const delivery = createMeshDelivery(model, meshEndpoints(model, new Map([...links].map(([id, link]) => [id, { link }] as const))), clock, brokerRestartHook(model, platform.restartBroker));
+    const delivery = createMeshDelivery(model, meshEndpoints(model, new Map([...links].map(([id, link]) => [id, { link }] as const))), clock, { ...brokerRestartHook(model, platform.restartBroker), beforeFlush: (t) => platform.setTime(t) });
     const loop = await simulate({ model, clock, world, truth, edge, delivery, platform, speed: opts.speed, onProgress: opts.onProgress, signal: options.signal ?? null });
     await delivery.drain();
     loop.batchesSent = delivery.stats().batchesPublished;
     await platform.finish();
-    const result = buildResult(model, truth, platform.read, loop, edge.accuracy?.());
+    const result = buildResult(model, truth, reportSource(await platform.reads.report(reportRequest(model))), loop, edge.accuracy?.());
     result.delivery = delivery.report();
     const wallMs = wall.elapsedMs();
     const simSeconds = wallMs / 1000;

@@ -1,4 +1,4 @@
-import type { PlatformReadSide as Cloud } from '../platform/platform.js';
+import type { ReportSource } from './report-source.js';
 import { LocalDays } from '../cloud/local-day.js';
 import { round } from '../core/stats.js';
 import { MINUTE_MS } from '../core/time.js';
@@ -29,15 +29,13 @@ export interface TrafficOccupancyResult {
   endOfDayDriftReduction: number | null;
 }
 
-export function trafficOccupancyAccuracy(model: ScenarioModel, truth: TruthRecorder, cloud: Cloud, zoneOf: (id: string) => string): TrafficOccupancyResult {
+export function trafficOccupancyAccuracy(model: ScenarioModel, truth: TruthRecorder, cloud: ReportSource, zoneOf: (id: string) => string): TrafficOccupancyResult {
   const names = new Map([...model.rooms, ...model.floors].map((s) => [s.id, s.name] as const));
-  const from = Math.floor(model.startMs / MINUTE_MS) * MINUTE_MS;
-  const to = model.startMs + model.durationMs;
   const spaces = cloud.trafficSpaces().map((space): TrafficOccupancyAccuracy => {
     const days = new LocalDays(zoneOf(space.spaceId));
     const trueSeries = truth.minuteSeries(space.spaceId);
-    const raw = cloud.trafficOccupancy(space.spaceId, from, to, false);
-    const cal = cloud.trafficOccupancy(space.spaceId, from, to, true);
+    const raw = cloud.trafficOccupancy(space.spaceId, false);
+    const cal = cloud.trafficOccupancy(space.spaceId, true);
     let minutes = 0;
     let errRaw = 0;
     let errCal = 0;

@@ -83,22 +83,22 @@ describe('the platform served on its own, reached over MQTT and HTTP only', () =
     // One person at (18, 5): in room B, seen only by the new sensor (its square is x 14–20).
     const ack = await publishBatch(hive, 1, T0 + 500, [presenceAt(sensor, T0, [[18, 5]])]);
     expect(ack.ackedSeq).toBe(1);
-    expect(platform.read.counters()).toMatchObject({ batchesProcessed: 1, packetsProcessed: 1, deadLettered: 0 });
+    expect(await platform.reads.counters()).toMatchObject({ batchesProcessed: 1, packetsProcessed: 1, deadLettered: 0 });
     clock.advanceTo(T0 + 61_000);
     await platform.advanceTo(T0 + 61_000);
-    expect(platform.read.presenceMinutes(ROOM_B)).toEqual([{ minuteMs: T0, value: 1, samples: 1 }]);
-    expect(platform.read.deadLetters()).toEqual([]);
+    expect(await platform.reads.presenceMinutes(ROOM_B)).toEqual([{ minuteMs: T0, value: 1, samples: 1 }]);
+    expect(await platform.reads.deadLetters()).toEqual([]);
   });
 
   it('shows a room renamed through GraphQL in the next occupancy event of that room', async () => {
-    const before = platform.read.eventEnvelopes(0, 100_000);
+    const before = await platform.reads.eventEnvelopes(0, 100_000);
     const lastId = before.at(-1)?.id ?? 0;
     const renamed = await graphql(platform.apiUrl as string, token, `mutation { updateRooms(input: [{ id: "${ROOM_A}", name: "Alpha" }]) { id name } }`);
     expect(renamed.errors).toBeUndefined();
     await publishBatch(hive, 2, T0 + 61_000, [presenceAt(SENSOR_PA, T0 + 60_000, [[7, 5]])]);
     clock.advanceTo(T0 + 121_000);
     await platform.advanceTo(T0 + 121_000);
-    const after = platform.read.eventEnvelopes(lastId, 100_000).filter((e) => e.envelope.metadata.room_id === ROOM_A);
+    const after = (await platform.reads.eventEnvelopes(lastId, 100_000)).filter((e) => e.envelope.metadata.room_id === ROOM_A);
     expect(after.length).toBeGreaterThan(0);
     expect(after.every((e) => e.envelope.metadata.room_name === 'Alpha')).toBe(true);
   });
@@ -130,8 +130,8 @@ describe('a platform on its own clock (occusim serve)', () => {
       const sensedAt = Math.floor(clock.now() / 1000) * 1000;
       await publishBatch(hive, 1, sensedAt, [presenceAt(SENSOR_PA, sensedAt, [[7, 5]])]);
       const deadline = Date.now() + 5_000;
-      while (platform.read.presenceMinutes(ROOM_A).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-      expect(platform.read.presenceMinutes(ROOM_A)).toEqual([{ minuteMs: Math.floor(sensedAt / 60_000) * 60_000, value: 1, samples: 1 }]);
+      while ((await platform.reads.presenceMinutes(ROOM_A)).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(await platform.reads.presenceMinutes(ROOM_A)).toEqual([{ minuteMs: Math.floor(sensedAt / 60_000) * 60_000, value: 1, samples: 1 }]);
     } finally {
       await hive.endAsync();
       await platform.close();

@@ -1,0 +1,71 @@
+import type { Cloud, CloudCounters, PresenceMinute, TrafficMinute } from '../cloud/cloud.js';
+import type { EventEnvelope } from '../cloud/events.js';
+import type { OccupancyPoint, TrafficSpace } from '../cloud/traffic-occupancy.js';
+
+/**
+ * The platform's read side as the simulator's report sees it: asynchronous, plain data, so
+ * the platform can answer from its own thread or process. A report asks once
+ * (`report(request)`) and gets everything it compares with truth in one answer.
+ */
+export interface ReportRequest {
+  /** Spaces whose per-minute presence the report compares with truth. */
+  spaceIds: readonly string[];
+  /** Traffic sensors whose in/out minutes it sums. */
+  trafficSensorIds: readonly string[];
+  /** Minutes of traffic occupancy: [fromMs, toMs). */
+  fromMs: number;
+  toMs: number;
+}
+
+export interface ReportData {
+  counters: CloudCounters;
+  /** Sensing → processed latency of every processed packet, sim ms. */
+  latenciesMs: Float64Array;
+  presence: Record<string, PresenceMinute[]>;
+  traffic: Record<string, TrafficMinute[]>;
+  trafficSpaces: TrafficSpace[];
+  trafficOccupancy: Record<string, { raw: OccupancyPoint[]; calibrated: OccupancyPoint[] }>;
+}
+
+export interface DeadLetterView {
+  receivedAtMs: number;
+  topic: string;
+  reason: string;
+  message: string;
+}
+
+export interface PlatformReads {
+  counters(): Promise<CloudCounters>;
+  presenceMinutes(spaceId: string): Promise<PresenceMinute[]>;
+  trafficMinutes(sensorId: string): Promise<TrafficMinute[]>;
+  deadLetters(): Promise<DeadLetterView[]>;
+  /** Outbox events after `afterId` as spec §6 envelopes (metadata from the catalogue now), at most `limit`. */
+  eventEnvelopes(afterId: number, limit: number): Promise<Array<{ id: number; envelope: EventEnvelope }>>;
+  report(request: ReportRequest): Promise<ReportData>;
+}
+
+/** Answers a report request from the cloud (in the platform's thread). */
+export function reportData(cloud: Cloud, req: ReportRequest): ReportData {
+  const presence: ReportData['presence'] = {};
+  for (const id of req.spaceIds) presence[id] = cloud.presenceMinutes(id);
+  const traffic: ReportData['traffic'] = {};
+  for (const id of req.trafficSensorIds) traffic[id] = cloud.trafficMinutes(id);
+  const trafficSpaces = [...cloud.trafficSpaces()];
+  const trafficOccupancy: ReportData['trafficOccupancy'] = {};
+  for (const s of trafficSpaces) {
+    trafficOccupancy[s.spaceId] = { raw: cloud.trafficOccupancy(s.spaceId, req.fromMs, req.toMs, false), calibrated: cloud.trafficOccupancy(s.spaceId, req.fromMs, req.toMs, true) };
+  }
+  return { counters: cloud.counters(), latenciesMs: Float64Array.from(cloud.latenciesMs()), presence, traffic, trafficSpaces, trafficOccupancy };
+}
+
+/** The platform's reads over an in-thread cloud. */
+export function cloudReads(cloud: Cloud): PlatformReads {
+  return {
+    counters: () => Promise.resolve(cloud.counters()),
+    presenceMinutes: (id) => Promise.resolve(cloud.presenceMinutes(id)),
+    trafficMinutes: (id) => Promise.resolve(cloud.trafficMinutes(id)),
+    deadLetters: () => Promise.resolve(cloud.deadLetters()),
+    eventEnvelopes: (afterId, limit) => Promise.resolve(cloud.eventEnvelopes(afterId, limit)),
+    report: (req) => Promise.resolve(reportData(cloud, req)),
+  };
+}
