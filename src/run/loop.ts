@@ -77,5 +77,6 @@ async function paceTo(pacer: ScaledWallClock, simMs: number): Promise<void> {
 async function deliver(ctx: LoopContext, atMs: number): Promise<void> {
   ctx.delivery.submit(await ctx.edge.drain());
   await ctx.delivery.flush(atMs);
-  await ctx.platform.advanceTo(atMs);
+  // The next delivery is one batch interval on: the platform moves its clock there at once.
+  await ctx.platform.advanceTo(atMs, atMs + ctx.model.batchIntervalMs);
 }

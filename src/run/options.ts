@@ -37,6 +37,13 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** A store (`dbPath`) that already holds a run: refused (`new`, default), emptied (`fresh`) or continued (`resume`). */
   store?: StorePolicy;
+  /**
+   * Run the platform (broker, ingest, store, API) in its own worker thread, so simulator and
+   * platform use a core each; false keeps it in this thread. Default `auto`: its own thread from
+   * AUTO_THREAD_SENSORS sensors on, where the work per batch interval outweighs the thread
+   * round trips (bench/README.md). Results are byte-identical either way.
+   */
+  platformThread?: boolean | 'auto';
   /** Serve the platform's HTTP API from the run's start (`--serve`). */
   api?: { port: number; host?: string; audience: string };
 }

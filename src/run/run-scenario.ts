@@ -9,12 +9,14 @@ import type { ScenarioModel } from '../scenario/model.js';
 import { createTruthRecorder } from '../sim/truth.js';
 import { createWorld } from '../sim/world.js';
 import { simulate } from './loop.js';
-import { resolveRunOptions, type RunOptions } from './options.js';
+import { resolveRunOptions, type ResolvedRunOptions, type RunOptions } from './options.js';
 import { peakRssMb, startStopwatch } from './perf.js';
 import { assetsFromScenario } from '../assets/from-scenario.js';
 import { AssetCatalogue } from '../assets/catalogue.js';
 import { connectHive, type HiveLink } from '../hive/mqtt-hive.js';
-import { startPlatform } from '../platform/platform.js';
+import { startPlatform, type Platform } from '../platform/platform.js';
+import { startPlatformThread } from '../platform/thread.js';
+import type { PlatformThreadInit } from '../platform/thread-messages.js';
 import { recorderFor } from '../capture/recorder.js';
 import { buildResult } from './report.js';
 import { reportRequest, reportSource } from './report-source.js';
@@ -41,18 +43,7 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
   const world = createWorld(model);
   const truth = createTruthRecorder(model);
   const recorder = recorderFor(options, model, clock);
-  const platform = await startPlatform({
-    catalogue: new AssetCatalogue([assetsFromScenario(model)]),
-    startMs: model.startMs,
-    tickMs: model.tickMs,
-    dbPath: opts.dbPath,
-    storePolicy: options.store ?? 'new',
-    runKey: `${model.name}|${model.seed}|${model.startMs}`,
-    mqttPort: opts.mqttPort,
-    brokerUrl: options.brokerUrl,
-    onPublish: recorder?.onPublish,
-    api: options.api ?? null,
-  }).catch((err: unknown) => {
+  const platform = await startRunPlatform(model, opts, options, recorder).catch((err: unknown) => {
     recorder?.close();
     throw err;
   });
@@ -95,6 +86,42 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
     await platform.close();
     recorder?.close();
   }
+}
+
+/**
+ * The run's platform: in its own worker thread by default (the simulator keeps this thread),
+ * in this thread when asked (`platformThread: false`) or when a capture records what the
+ * embedded broker accepts (the recorder's callback cannot cross threads). Same results either way.
+ */
+/** From this many sensors on, `platformThread: 'auto'` runs the platform in its own thread. */
+export const AUTO_THREAD_SENSORS = 1000;
+
+function startRunPlatform(model: ScenarioModel, opts: ResolvedRunOptions, options: RunOptions, recorder: ReturnType<typeof recorderFor>): Promise<Platform> {
+  const init: PlatformThreadInit = {
+    organisations: [assetsFromScenario(model)],
+    startMs: model.startMs,
+    tickMs: model.tickMs,
+    dbPath: opts.dbPath,
+    storePolicy: options.store ?? 'new',
+    runKey: `${model.name}|${model.seed}|${model.startMs}`,
+    mqttPort: opts.mqttPort,
+    brokerUrl: options.brokerUrl ?? null,
+    api: options.api ?? null,
+  };
+  const thread = options.platformThread ?? 'auto';
+  if ((thread === true || (thread === 'auto' && model.sensors.length >= AUTO_THREAD_SENSORS)) && !recorder) return startPlatformThread(init);
+  return startPlatform({
+    catalogue: new AssetCatalogue(init.organisations),
+    startMs: init.startMs,
+    tickMs: init.tickMs,
+    dbPath: init.dbPath,
+    storePolicy: init.storePolicy,
+    runKey: init.runKey,
+    mqttPort: init.mqttPort,
+    brokerUrl: options.brokerUrl,
+    onPublish: recorder?.onPublish,
+    api: init.api,
+  });
 }
 
 function loadModel(scenario: string | ScenarioModel | object, options: RunOptions): ScenarioModel {

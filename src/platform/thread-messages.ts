@@ -1,0 +1,48 @@
+import type { OrganisationAssets } from '../assets/model.js';
+import type { StorePolicy } from './store-guard.js';
+
+/**
+ * What crosses the boundary between a simulator and a platform in its own worker thread
+ * (one types module for both sides). The platform thread owns the catalogue, the store and
+ * its clock; the simulator moves that clock and reads results with requests, each answered
+ * once, in order.
+ */
+export interface PlatformThreadInit {
+  organisations: OrganisationAssets[];
+  startMs: number;
+  tickMs: number;
+  dbPath: string | null;
+  storePolicy: StorePolicy;
+  runKey: string;
+  mqttPort: number;
+  brokerUrl: string | null;
+  api: { port: number; host?: string; audience: string } | null;
+}
+
+export interface PlatformThreadReady {
+  kind: 'ready';
+  brokerUrl: string;
+  apiUrl: string | null;
+  dbPath: string;
+  canRestartBroker: boolean;
+}
+
+export type PlatformRequest =
+  | { id: number; op: 'setTime'; t: number }
+  | { id: number; op: 'advanceTo'; t: number; next: number | null }
+  | { id: number; op: 'finish' | 'counters' | 'deadLetters' | 'close' }
+  | { id: number; op: 'presenceMinutes' | 'trafficMinutes'; key: string }
+  | { id: number; op: 'eventEnvelopes'; afterId: number; limit: number }
+  | { id: number; op: 'report'; request: import('./reads.js').ReportRequest }
+  | { id: number; op: 'restartBroker'; filters: string[] };
+
+export type PlatformResponse =
+  | { kind: 'result'; id: number; value: unknown }
+  | { kind: 'error'; id: number; code: string | null; message: string };
+
+/** Sent once if the platform cannot start. */
+export interface PlatformThreadFailed {
+  kind: 'failed';
+  code: string | null;
+  message: string;
+}
