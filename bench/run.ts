@@ -9,6 +9,7 @@ import { runEdgeBench } from './edge.js';
 import { runFoundationBench } from './foundation.js';
 import { runDeliveryBench } from './delivery.js';
 import { runPipelineBench } from './pipeline.js';
+import { runPlatformBench } from './platform.js';
 import { runReportingBench } from './reporting.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -20,3 +21,4 @@ if (only === undefined || only === 'edge') await runEdgeBench();
 if (only === undefined || only === 'pipeline') await runPipelineBench(root);
 if (only === undefined || only === 'delivery') await runDeliveryBench(root);
 if (only === undefined || only === 'reporting') await runReportingBench();
+if (only === undefined || only === 'platform') await runPlatformBench(root, process.argv[3]);

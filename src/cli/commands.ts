@@ -84,6 +84,11 @@ function runOptionsFromFlags(flags: Flags): RunOptions {
   if (typeof flags.db === 'string') opts.dbPath = flags.db;
   if (flags.resume === true && flags.fresh === true) throw usage('--resume and --fresh exclude each other');
   if ((flags.resume === true || flags.fresh === true) && typeof flags.db !== 'string') throw usage(`--${flags.resume === true ? 'resume' : 'fresh'} needs --db FILE: the store to continue or to start over`);
+  if (typeof flags['platform-thread'] === 'string') {
+    const m = flags['platform-thread'];
+    if (m !== 'auto' && m !== 'on' && m !== 'off') throw usage(`--platform-thread must be auto, on or off, got ${JSON.stringify(m)}`);
+    opts.platformThread = m === 'auto' ? 'auto' : m === 'on';
+  }
   if (flags.resume === true) opts.store = 'resume';
   if (flags.fresh === true) opts.store = 'fresh';
   if (typeof flags['mqtt-port'] === 'string') opts.mqttPort = integerFlag('mqtt-port', flags['mqtt-port'], 0, 65535);

@@ -48,6 +48,8 @@ run options:
   --db FILE             SQLite file of the cloud store (default: a new temp file); a file
                         that holds a run is refused unless --resume or --fresh is given
   --resume              continue the run held by --db (same scenario and seed)
+  --platform-thread M   auto (default: its own thread from 1,000 sensors), on or off:
+                        where the platform (broker, ingest, store, API) runs; same results
   --fresh               delete what --db holds and start over
   --mqtt-port N         port of the embedded MQTT broker (default: a free port)
   --broker URL          use an external MQTT broker (mqtt://host:port) instead
@@ -71,6 +73,7 @@ const OPTIONS = {
   report: { type: 'string' },
   db: { type: 'string' },
   resume: { type: 'boolean' },
+  'platform-thread': { type: 'string' },
   fresh: { type: 'boolean' },
   'mqtt-port': { type: 'string' },
   broker: { type: 'string' },

@@ -59,6 +59,8 @@ export interface Platform {
   readonly brokerUrl: string;
   readonly apiUrl: string | null;
   readonly dbPath: string;
+  /** True when the platform runs in a worker thread of its own. */
+  readonly inOwnThread: boolean;
   readonly reads: PlatformReads;
   /**
    * Moves a driven platform's clock to `t` (never back): what it receives from now on is
@@ -125,6 +127,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       brokerUrl: broker.url,
       apiUrl: api?.url ?? null,
       dbPath,
+      inOwnThread: false,
       reads: cloudReads(cloud),
       setTime: (t) => {
         if (driven && t > driven.now()) driven.advanceTo(t);

@@ -76,6 +76,7 @@ export async function startPlatformThread(init: PlatformThreadInit): Promise<Pla
     brokerUrl: info.brokerUrl,
     apiUrl: info.apiUrl,
     dbPath: info.dbPath,
+    inOwnThread: true,
     reads,
     // The platform's clock as last set: a setTime that would not move it needs no round trip.
     setTime: (t) => {

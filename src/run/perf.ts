@@ -4,11 +4,20 @@
  */
 export interface Stopwatch {
   elapsedMs(): number;
+  /** CPU time of the whole process (every thread) per wall time since the start, in percent: 200 = both of 2 cores busy. */
+  cpuPercent(): number;
 }
 
 export function startStopwatch(): Stopwatch {
   const t0 = performance.now();
-  return { elapsedMs: () => performance.now() - t0 };
+  const cpu0 = process.cpuUsage();
+  return {
+    elapsedMs: () => performance.now() - t0,
+    cpuPercent: () => {
+      const c = process.cpuUsage(cpu0);
+      return Math.round((c.user + c.system) / 10 / Math.max(1, performance.now() - t0));
+    },
+  };
 }
 
 /** Resolves after `ms` wall milliseconds (real-time pacing only). */
@@ -16,6 +25,7 @@ export function sleepWall(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/** The process's peak resident set so far (every thread), MB. */
 export function peakRssMb(): number {
-  return Math.round(process.memoryUsage().rss / 1e6);
+  return Math.round((process.resourceUsage().maxRSS * 1024) / 1e6);
 }

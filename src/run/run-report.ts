@@ -11,6 +11,10 @@ export interface RunPerf {
   sensorSecondsPerWallSecond: number;
   packetsPerWallSecond: number;
   peakRssMb: number;
+  /** CPU time of every thread per wall time, percent (200 = two cores busy). */
+  cpuPercent: number;
+  /** Where the platform ran: in the run's thread or its own. */
+  platformThread: boolean;
   /** True when the run was stopped (`signal`) before the scenario's end. */
   interrupted: boolean;
 }

@@ -74,6 +74,8 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
         sensorSecondsPerWallSecond: Math.round(loop.sensorSeconds / simSeconds),
         packetsPerWallSecond: Math.round(loop.packetsSent / simSeconds),
         peakRssMb: peakRssMb(),
+        cpuPercent: wall.cpuPercent(),
+        platformThread: platform.inOwnThread,
         interrupted: loop.interrupted,
       },
       db: platform.dbPath,

@@ -47,7 +47,24 @@ export class SensorTable {
       this.floor[i] = floorIdx.get(s.floorId) ?? 0;
     });
     this.sampled = sensorIds.map((id) => Int32Array.from(registry.sampledSpaces(id).map((sp) => spaceIndex.get(sp) ?? -1).filter((k) => k >= 0)));
-    sensorIds.forEach((_id, i) => this.#markSolo(registry, sensorIds, i, rasters[this.floor[i] as number]));
+    // Each sensor's footprint grown by the merge margin, once; compared only with the sensors
+    // of its own floor (a fleet's floors are independent: cost grows with the fleet, not its square).
+    const grown = sensorIds.map((id) => {
+      const t = registry.transform(id);
+      const m = MERGE_RADIUS_M / t.side;
+      return boxOf([t.toWorld(-m, -m), t.toWorld(1 + m, -m), t.toWorld(1 + m, 1 + m), t.toWorld(-m, 1 + m)], 1e-9);
+    });
+    const onFloor = new Map<number, number[]>();
+    for (let i = 0; i < n; i++) {
+      const f = this.floor[i] as number;
+      const list = onFloor.get(f);
+      if (list) list.push(i);
+      else onFloor.set(f, [i]);
+    }
+    for (let i = 0; i < n; i++) {
+      const others = (onFloor.get(this.floor[i] as number) ?? []).filter((k) => k !== i).map((k) => grown[k] as Box);
+      this.#markSolo(registry, sensorIds, i, others, rasters[this.floor[i] as number]);
+    }
   }
 
   /** Sensor-local coordinates of a world point (same arithmetic as footprintTransform.toLocal). */
@@ -81,23 +98,18 @@ export class SensorTable {
    * A cell is solo when its world box misses every other sensor's grown footprint box
    * (conservative for rotated sensors, exact for axis-aligned ones).
    */
-  #markSolo(registry: AssetRegistry, ids: readonly string[], i: number, raster: SpaceRaster | undefined): void {
+  #markSolo(registry: AssetRegistry, ids: readonly string[], i: number, others: readonly Box[], raster: SpaceRaster | undefined): void {
     const me = registry.transform(ids[i] as string);
-    const others = ids
-      .map((id, k) => ({ id, k }))
-      .filter(({ k }) => k !== i && this.floor[k] === this.floor[i])
-      .map(({ id }) => {
-        const t = registry.transform(id);
-        const m = MERGE_RADIUS_M / t.side;
-        return boxOf([t.toWorld(-m, -m), t.toWorld(1 + m, -m), t.toWorld(1 + m, 1 + m), t.toWorld(-m, 1 + m)], 1e-9);
-      });
+    // Only neighbours whose grown footprint touches this sensor's own footprint can matter.
+    const own = boxOf([me.toWorld(0, 0), me.toWorld(1, 0), me.toWorld(1, 1), me.toWorld(0, 1)], 1e-9);
+    const near = others.filter((o) => !(own.maxX < o.minX || own.minX > o.maxX || own.maxY < o.minY || own.minY > o.maxY));
     for (let j = 0; j < SOLO_N; j++) {
       for (let k = 0; k < SOLO_N; k++) {
         const a = k / SOLO_N;
         const b = j / SOLO_N;
         const d = 1 / SOLO_N;
         const cell = boxOf([me.toWorld(a, b), me.toWorld(a + d, b), me.toWorld(a + d, b + d), me.toWorld(a, b + d)], 1e-9);
-        const solo = others.every((o) => cell.maxX < o.minX || cell.minX > o.maxX || cell.maxY < o.minY || cell.minY > o.maxY);
+        const solo = near.every((o) => cell.maxX < o.minX || cell.minX > o.maxX || cell.maxY < o.minY || cell.minY > o.maxY);
         // The cell's world box (grown by 1e-9) holds every point mapped from inside the cell.
         this.#solo[(i * SOLO_N + j) * SOLO_N + k] = !solo ? -2 : raster ? raster.uniformSet(cell.minX, cell.minY, cell.maxX, cell.maxY) : -1;
       }
@@ -105,8 +117,19 @@ export class SensorTable {
   }
 }
 
-function boxOf(points: ReadonlyArray<readonly [number, number]>, grow: number): { minX: number; minY: number; maxX: number; maxY: number } {
-  const xs = points.map((p) => p[0]);
-  const ys = points.map((p) => p[1]);
-  return { minX: Math.min(...xs) - grow, minY: Math.min(...ys) - grow, maxX: Math.max(...xs) + grow, maxY: Math.max(...ys) + grow };
+interface Box {
+  minX: number;
+  minY: number;
+  maxX: number;
+  maxY: number;
+}
+
+/** The axis-aligned box of four corners, grown by `grow` (no intermediate arrays: called per solo cell). */
+function boxOf([a, b, c, d]: readonly [readonly [number, number], readonly [number, number], readonly [number, number], readonly [number, number]], grow: number): Box {
+  return {
+    minX: Math.min(a[0], b[0], c[0], d[0]) - grow,
+    minY: Math.min(a[1], b[1], c[1], d[1]) - grow,
+    maxX: Math.max(a[0], b[0], c[0], d[0]) + grow,
+    maxY: Math.max(a[1], b[1], c[1], d[1]) + grow,
+  };
 }
