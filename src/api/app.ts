@@ -10,6 +10,7 @@ import { FailureLimiter } from './auth/rate-limit.js';
 import type { Principal, TokenService } from './auth/tokens.js';
 import { registerClientRoutes } from './clients/client-routes.js';
 import { registerOpenApi } from './openapi.js';
+import { mcpHttpPlugin } from '../mcp/http-plugin.js';
 import { registerReportingRoutes } from './reporting/routes.js';
 import type { SeriesPort } from './reporting/series.js';
 import { registerStatsRoutes } from './reporting/stats.js';
@@ -59,6 +60,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   registerLoginRoutes(app, { accounts: deps.accounts, tokens: deps.tokens, limiter, firstPartyClientId: deps.firstPartyClientId ?? 'client_occusim_dashboard' });
   registerClientRoutes(app, { accounts: deps.accounts, tokens: deps.tokens });
   registerOpenApi(app);
+  await app.register(mcpHttpPlugin, { tokens: deps.tokens, clock: deps.clock });
   if (deps.series) {
     registerReportingRoutes(app, { assets: deps.assets, tokens: deps.tokens, series: deps.series });
     registerStatsRoutes(app, { assets: deps.assets, tokens: deps.tokens, series: deps.series });
