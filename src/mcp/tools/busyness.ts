@@ -81,7 +81,8 @@ export const spaceBusyness = defineTool({
     const { assets } = await ctx.catalog.resolve(args.ids, ['floor', 'room', 'zone']);
     const spaces = assets.filter(isOccupancySpace);
     const { asOf, results } = await ctx.occupancy.current(spaces);
-    const present = Date.parse(asOf);
+    // The hour of the newest minute the snapshot used (as_of is the exclusive end of its window).
+    const present = Date.parse(asOf) - 60_000;
     const measured = spaces.flatMap((asset, i) => (results[i]?.source ? [{ asset, source: results[i].source }] : []));
     const avg = await averages(ctx.platform, measured, present);
     const { quietBelowPct, busyFromPct } = ctx.settings;
