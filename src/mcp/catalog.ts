@@ -139,7 +139,13 @@ export class Catalog {
   }
 }
 
-/** Per-organisation cache of the catalogue; a miss refetches at most once every 30 s. */
+/**
+ * Per-organisation cache of the catalogue; a miss refetches at most once every 30 s. A TTL of
+ * 0 still shares one read for a second, so the several lookups of one tool call (and calls
+ * made together) read the topology once.
+ */
+export const MIN_REUSE_MS = 1000;
+
 export class CatalogCache {
   readonly #platform: Platform;
   readonly #clock: Clock;
@@ -150,7 +156,7 @@ export class CatalogCache {
   constructor(platform: Platform, clock: Clock, ttlMs: number) {
     this.#platform = platform;
     this.#clock = clock;
-    this.#ttlMs = ttlMs;
+    this.#ttlMs = Math.max(ttlMs, MIN_REUSE_MS);
   }
 
   spaces(): Promise<Catalog> {

@@ -1,6 +1,6 @@
 import type { Clock } from '../core/clock.js';
 import { MINUTE_MS, floorToMinute, isoUtc } from '../core/time.js';
-import type { Asset } from './catalog.js';
+import { MIN_REUSE_MS, type Asset } from './catalog.js';
 import type { Platform } from './platform.js';
 
 /**
@@ -78,7 +78,8 @@ export class OccupancyReader {
   /** The platform's present (epoch ms): newest hive heartbeat, else the clock. */
   present(): Promise<number> {
     const now = this.#clock.now();
-    if (!this.#present || now - this.#present.at >= this.#ttlMs) {
+    // Like the topology, read at most once a second even without a cache (catalog.ts).
+    if (!this.#present || now - this.#present.at >= Math.max(this.#ttlMs, MIN_REUSE_MS)) {
       const value = this.#platform.query<{ hives: { data: Array<{ lastHeartbeat: string | null }> } }>('query McpPresent { hives { data { lastHeartbeat } } }').then((d) => {
         const beats = d.hives.data.map((h) => (h.lastHeartbeat ? Date.parse(h.lastHeartbeat) : NaN)).filter((t) => Number.isFinite(t));
         return beats.length > 0 ? Math.max(...beats) : this.#clock.now();
@@ -95,19 +96,24 @@ export class OccupancyReader {
     const stop = floorToMinute(present);
     const now = this.#clock.now();
     const key = (id: string): string => `${choice}:${id}`;
-    const fresh = (id: string) => {
-      const c = this.#cache.get(key(id));
-      return c && now - c.at < this.#ttlMs ? c.value : undefined;
-    };
-    const todo = spaces.filter(isOccupancySpace).filter((s) => !fresh(s.id));
+    const known = new Map<string, CurrentOccupancy>();
+    for (const s of spaces) {
+      const c = this.#cache.get(key(s.id));
+      if (c && now - c.at < this.#ttlMs) known.set(s.id, c.value);
+    }
+    const todo = spaces.filter(isOccupancySpace).filter((s) => !known.has(s.id));
     if (todo.length > 0) {
       const got = new Map<string, CurrentOccupancy>();
       if (choice !== 'traffic') for (const r of await this.#read(todo, 'presence', stop)) got.set(r.id, r);
       const needTraffic = todo.filter((s) => s.kind !== 'zone' && (choice === 'traffic' || (choice === 'auto' && got.get(s.id)?.occupancy == null)));
       if (needTraffic.length > 0) for (const r of await this.#read(needTraffic, 'traffic', stop)) if (r.occupancy !== null || !got.has(r.id)) got.set(r.id, r);
-      for (const s of todo) this.#cache.set(key(s.id), { at: now, value: got.get(s.id) ?? { id: s.id, occupancy: null, source: null, minutes: [] } });
+      for (const s of todo) {
+        const value = got.get(s.id) ?? { id: s.id, occupancy: null, source: null, minutes: [] };
+        known.set(s.id, value);
+        if (this.#ttlMs > 0) this.#cache.set(key(s.id), { at: now, value });
+      }
     }
-    const results = spaces.map((s) => fresh(s.id) ?? { id: s.id, occupancy: null, source: null, minutes: [] });
+    const results = spaces.map((s) => known.get(s.id) ?? { id: s.id, occupancy: null, source: null, minutes: [] });
     return { asOf: isoUtc(stop), results };
   }
 

@@ -76,6 +76,9 @@ describe('the tool server is read-only', () => {
     }
     // All but the last (its unknown key is refused) answer with data.
     expect(answered).toBe(calls.length - 1);
+    // Without caches the answers are still real data (not the empty fallback).
+    const now = await session.call('service_get_current_occupancy', { ids: of('room') });
+    expect((now.data.spaces as Array<{ occupancy: number | null }>).every((x) => x.occupancy !== null)).toBe(true);
     expect(digest(served.dbPath)).toEqual(before);
   });
 
