@@ -140,45 +140,69 @@ export class Catalog {
 }
 
 /**
- * Per-organisation cache of the catalogue; a miss refetches at most once every 30 s. A TTL of
- * 0 still shares one read for a second, so the several lookups of one tool call (and calls
- * made together) read the topology once.
+ * Per-organisation cache of the catalogue; a miss refetches at most once every 30 s. Within
+ * one tool call an entry is always reused (`nextCall()` starts a call), so with a TTL of 0 the
+ * several lookups of a call still read the topology once, and no two calls share a read.
  */
-export const MIN_REUSE_MS = 1000;
+export abstract class CallScoped {
+  #epoch = 0;
 
-export class CatalogCache {
+  /** A new tool call begins: entries read before it are reused only within their TTL. */
+  nextCall(): void {
+    this.#epoch++;
+  }
+
+  protected get epoch(): number {
+    return this.#epoch;
+  }
+
+  protected fresh(entry: { at: number; epoch: number } | null, now: number, ttlMs: number): boolean {
+    return entry !== null && (entry.epoch === this.#epoch || now - entry.at < ttlMs);
+  }
+}
+
+export class CatalogCache extends CallScoped {
   readonly #platform: Platform;
   readonly #clock: Clock;
   readonly #ttlMs: number;
-  #spaces: { at: number; catalog: Promise<Catalog> } | null = null;
-  #devices: { at: number; catalog: Promise<Catalog> } | null = null;
+  /** The spaces query's answer, shared by the spaces-only and the with-devices catalogues. */
+  #raw: { at: number; epoch: number; data: Promise<SpacesData> } | null = null;
+  #spaces: { source: Promise<SpacesData>; catalog: Promise<Catalog> } | null = null;
+  #devices: { at: number; epoch: number; catalog: Promise<Catalog> } | null = null;
 
   constructor(platform: Platform, clock: Clock, ttlMs: number) {
+    super();
     this.#platform = platform;
     this.#clock = clock;
-    this.#ttlMs = Math.max(ttlMs, MIN_REUSE_MS);
+    this.#ttlMs = ttlMs;
+  }
+
+  #rawSpaces(): Promise<SpacesData> {
+    const now = this.#clock.now();
+    if (!this.#raw || !this.fresh(this.#raw, now, this.#ttlMs)) {
+      const data = this.#platform.query<SpacesData>(SPACES_QUERY);
+      this.#raw = { at: now, epoch: this.epoch, data };
+      void data.catch(() => (this.#raw = null));
+    }
+    return this.#raw.data;
   }
 
   spaces(): Promise<Catalog> {
-    const now = this.#clock.now();
-    if (!this.#spaces || now - this.#spaces.at >= this.#ttlMs) {
-      const catalog = this.#platform.query<SpacesData>(SPACES_QUERY).then((d) => Catalog.fromSpaces(d));
-      this.#spaces = { at: now, catalog };
-      void catalog.catch(() => (this.#spaces = null));
-    }
+    const source = this.#rawSpaces();
+    if (this.#spaces?.source !== source) this.#spaces = { source, catalog: source.then((d) => Catalog.fromSpaces(d)) };
     return this.#spaces.catalog;
   }
 
   /** Spaces and devices together (hardware snapshot, search over sensors, device details). */
   withDevices(): Promise<Catalog> {
     const now = this.#clock.now();
-    if (!this.#devices || now - this.#devices.at >= this.#ttlMs) {
-      const catalog = Promise.all([this.#platform.query<SpacesData>(SPACES_QUERY), this.#platform.query<DevicesData>(DEVICES_QUERY)]).then(([s, d]) => {
+    if (!this.#devices || !this.fresh(this.#devices, now, this.#ttlMs)) {
+      const catalog = Promise.all([this.#rawSpaces(), this.#platform.query<DevicesData>(DEVICES_QUERY)]).then(([s, d]) => {
         const c = Catalog.fromSpaces(s);
         c.addDevices(d);
         return c;
       });
-      this.#devices = { at: now, catalog };
+      this.#devices = { at: now, epoch: this.epoch, catalog };
       void catalog.catch(() => (this.#devices = null));
     }
     return this.#devices.catalog;
@@ -188,10 +212,10 @@ export class CatalogCache {
   async resolve(ids: readonly string[], kinds: readonly AssetKind[], devices = false): Promise<{ catalog: Catalog; assets: ReturnType<Catalog['getAll']> }> {
     const load = (): Promise<Catalog> => (devices ? this.withDevices() : this.spaces());
     let catalog = await load();
-    const entry = devices ? this.#devices : this.#spaces;
-    if (ids.some((id) => !catalog.assets.has(id)) && entry && this.#clock.now() - entry.at >= 30_000) {
-      if (devices) this.#devices = null;
-      else this.#spaces = null;
+    const at = (devices ? this.#devices?.at : this.#raw?.at) ?? this.#clock.now();
+    if (ids.some((id) => !catalog.assets.has(id)) && this.#clock.now() - at >= 30_000) {
+      this.#raw = null;
+      this.#devices = null;
       catalog = await load();
     }
     return { catalog, assets: catalog.getAll(ids, kinds) };

@@ -1,6 +1,6 @@
 import type { Clock } from '../core/clock.js';
 import { MINUTE_MS, floorToMinute, isoUtc } from '../core/time.js';
-import { MIN_REUSE_MS, type Asset } from './catalog.js';
+import { CallScoped, type Asset } from './catalog.js';
 import type { Platform } from './platform.js';
 
 /**
@@ -62,14 +62,15 @@ export function pointId(p: ReportPoint, kind: 'floor' | 'room' | 'zone'): string
   return p[POINT_ID[kind]];
 }
 
-export class OccupancyReader {
+export class OccupancyReader extends CallScoped {
   readonly #platform: Platform;
   readonly #clock: Clock;
   readonly #ttlMs: number;
   readonly #cache = new Map<string, { at: number; value: CurrentOccupancy }>();
-  #present: { at: number; value: Promise<number> } | null = null;
+  #present: { at: number; epoch: number; value: Promise<number> } | null = null;
 
   constructor(platform: Platform, clock: Clock, ttlMs: number) {
+    super();
     this.#platform = platform;
     this.#clock = clock;
     this.#ttlMs = ttlMs;
@@ -78,13 +79,12 @@ export class OccupancyReader {
   /** The platform's present (epoch ms): newest hive heartbeat, else the clock. */
   present(): Promise<number> {
     const now = this.#clock.now();
-    // Like the topology, read at most once a second even without a cache (catalog.ts).
-    if (!this.#present || now - this.#present.at >= Math.max(this.#ttlMs, MIN_REUSE_MS)) {
+    if (!this.#present || !this.fresh(this.#present, now, this.#ttlMs)) {
       const value = this.#platform.query<{ hives: { data: Array<{ lastHeartbeat: string | null }> } }>('query McpPresent { hives { data { lastHeartbeat } } }').then((d) => {
         const beats = d.hives.data.map((h) => (h.lastHeartbeat ? Date.parse(h.lastHeartbeat) : NaN)).filter((t) => Number.isFinite(t));
         return beats.length > 0 ? Math.max(...beats) : this.#clock.now();
       });
-      this.#present = { at: now, value };
+      this.#present = { at: now, epoch: this.epoch, value };
       void value.catch(() => (this.#present = null));
     }
     return this.#present.value;

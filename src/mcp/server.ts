@@ -45,7 +45,10 @@ export async function callTool(tool: AnyTool, args: unknown, ctx: () => ToolCont
   try {
     const parsed = tool.input.safeParse(args ?? {});
     if (!parsed.success) throw invalid(`${tool.name}: ${zodMessage(parsed.error)}`);
-    const result = (await tool.run(parsed.data, ctx())) as Record<string, unknown>;
+    const context = ctx();
+    context.catalog.nextCall();
+    context.occupancy.nextCall();
+    const result = (await tool.run(parsed.data, context)) as Record<string, unknown>;
     return { structuredContent: result, content: [{ type: 'text', text: capText(tool.render(result)) }] };
   } catch (err) {
     return errorResult(asToolError(err));

@@ -76,10 +76,14 @@ export const searchAssets = defineTool({
       pool = [...catalog.descendants(root.id)].filter((a) => a.id !== root.id);
     }
     const hits: Array<z.infer<typeof hit>> = [];
+    // Names repeat across floors (the fleet's 30,300 sensors have a few hundred names): score each once.
+    const scored = new Map<string, number>();
     for (const a of pool) {
       if (!types.includes(a.kind)) continue;
       if (args.sensor_mode && a.fields.mode !== args.sensor_mode) continue;
-      const score = Math.max(matchScore(args.query, a.name), a.id === args.query ? 1 : 0);
+      let byName = scored.get(a.name);
+      if (byName === undefined) scored.set(a.name, (byName = matchScore(args.query, a.name)));
+      const score = Math.max(byName, a.id === args.query ? 1 : 0);
       if (score > 0) hits.push({ id: a.id, type: a.kind as (typeof KINDS)[number], name: a.name, path: pathOf(a), score });
     }
     hits.sort((x, y) => y.score - x.score || x.path.localeCompare(y.path));
