@@ -100,6 +100,7 @@ async function rawCalls(env: Record<string, string>, args: Record<string, Record
     const r = await callTool(tool, args[tool.name], () => ctx);
     if (r.isError) throw new Error(`${tool.name}: ${JSON.stringify(r.content)}`);
     out.set(tool.name, log);
+    log = []; // the next tool's warm-up must not land in this tool's list
   }
   return out;
 }
