@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { median } from '../../src/mcp/occupancy.js';
+import { toolList } from '../../src/mcp/server.js';
 import { apiFor, type Api } from './api.js';
 import { connectInMemory, envFor, type Session } from './connect.js';
 import { servedQuickstart, type Served } from './served.js';
@@ -120,6 +121,23 @@ describe('every tool', () => {
     for (const [max, ok] of [[0, false], [1, true], [50, true], [51, false]] as const) {
       expect((await session.call('service_search_assets', { query: 'office', max_results: max })).isError).toBe(!ok);
     }
+  });
+  it(`accept every integer bound the schemas publish and refuse one past it (fast-check seed ${SEED})`, async () => {
+    const bounds = toolList().flatMap((t) =>
+      Object.entries((t.inputSchema.properties ?? {}) as Record<string, { type?: string; minimum?: number; maximum?: number }>)
+        .filter(([, p]) => p.type === 'integer' && p.minimum !== undefined && p.maximum !== undefined)
+        .map(([key, p]) => ({ tool: t.name, key, min: p.minimum as number, max: p.maximum as number })),
+    );
+    expect(bounds.length).toBeGreaterThanOrEqual(6);
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...bounds), fc.integer({ min: -3, max: 3 }), fc.boolean(), async (b, delta, high) => {
+        const value = (high ? b.max : b.min) + delta;
+        const r = await session.call(b.tool, { ...minimal()[b.tool], [b.key]: value });
+        const inside = value >= b.min && value <= b.max;
+        expect([b.tool, b.key, value, r.code === 'VALIDATION_FAILED']).toEqual([b.tool, b.key, value, !inside]);
+      }),
+      { seed: SEED, numRuns: 60 },
+    );
   });
 });
 
