@@ -1,4 +1,5 @@
 import type { Clock } from '../core/clock.js';
+import { Cached, type CallScope } from './cache.js';
 import { notFound } from './errors.js';
 import type { Platform } from './platform.js';
 
@@ -140,82 +141,51 @@ export class Catalog {
 }
 
 /**
- * Per-organisation cache of the catalogue; a miss refetches at most once every 30 s. Within
- * one tool call an entry is always reused (`nextCall()` starts a call), so with a TTL of 0 the
- * several lookups of a call still read the topology once, and no two calls share a read.
+ * Per-organisation cache of the catalogue (cache.ts: reused within a call, refreshed in the
+ * background when expired). A miss — an id the cached catalogue lacks, perhaps just created —
+ * rereads it, at most once every 30 s.
  */
-export abstract class CallScoped {
-  #epoch = 0;
-
-  /** A new tool call begins: entries read before it are reused only within their TTL. */
-  nextCall(): void {
-    this.#epoch++;
-  }
-
-  protected get epoch(): number {
-    return this.#epoch;
-  }
-
-  protected fresh(entry: { at: number; epoch: number } | null, now: number, ttlMs: number): boolean {
-    return entry !== null && (entry.epoch === this.#epoch || now - entry.at < ttlMs);
-  }
-}
-
-export class CatalogCache extends CallScoped {
-  readonly #platform: Platform;
+export class CatalogCache {
   readonly #clock: Clock;
-  readonly #ttlMs: number;
   /** The spaces query's answer, shared by the spaces-only and the with-devices catalogues. */
-  #raw: { at: number; epoch: number; data: Promise<SpacesData> } | null = null;
+  readonly #raw: Cached<SpacesData>;
+  readonly #devices: Cached<Catalog>;
   #spaces: { source: Promise<SpacesData>; catalog: Promise<Catalog> } | null = null;
-  #devices: { at: number; epoch: number; catalog: Promise<Catalog> } | null = null;
 
-  constructor(platform: Platform, clock: Clock, ttlMs: number) {
-    super();
-    this.#platform = platform;
+  constructor(platform: Platform, clock: Clock, ttlMs: number, scope: CallScope) {
     this.#clock = clock;
-    this.#ttlMs = ttlMs;
-  }
-
-  #rawSpaces(): Promise<SpacesData> {
-    const now = this.#clock.now();
-    if (!this.#raw || !this.fresh(this.#raw, now, this.#ttlMs)) {
-      const data = this.#platform.query<SpacesData>(SPACES_QUERY);
-      this.#raw = { at: now, epoch: this.epoch, data };
-      void data.catch(() => (this.#raw = null));
-    }
-    return this.#raw.data;
+    const opts = { clock, ttlMs, scope, staleWhileRevalidate: true };
+    this.#raw = new Cached(() => platform.query<SpacesData>(SPACES_QUERY), opts);
+    this.#devices = new Cached(
+      () =>
+        Promise.all([this.#raw.get(), platform.query<DevicesData>(DEVICES_QUERY)]).then(([s, d]) => {
+          const c = Catalog.fromSpaces(s);
+          c.addDevices(d);
+          return c;
+        }),
+      opts,
+    );
   }
 
   spaces(): Promise<Catalog> {
-    const source = this.#rawSpaces();
+    const source = this.#raw.get();
     if (this.#spaces?.source !== source) this.#spaces = { source, catalog: source.then((d) => Catalog.fromSpaces(d)) };
     return this.#spaces.catalog;
   }
 
   /** Spaces and devices together (hardware snapshot, search over sensors, device details). */
   withDevices(): Promise<Catalog> {
-    const now = this.#clock.now();
-    if (!this.#devices || !this.fresh(this.#devices, now, this.#ttlMs)) {
-      const catalog = Promise.all([this.#rawSpaces(), this.#platform.query<DevicesData>(DEVICES_QUERY)]).then(([s, d]) => {
-        const c = Catalog.fromSpaces(s);
-        c.addDevices(d);
-        return c;
-      });
-      this.#devices = { at: now, epoch: this.epoch, catalog };
-      void catalog.catch(() => (this.#devices = null));
-    }
-    return this.#devices.catalog;
+    return this.#devices.get();
   }
 
   /** Resolves ids against a fresh catalogue when the cached one lacks any (a new asset), at most every 30 s. */
   async resolve(ids: readonly string[], kinds: readonly AssetKind[], devices = false): Promise<{ catalog: Catalog; assets: ReturnType<Catalog['getAll']> }> {
     const load = (): Promise<Catalog> => (devices ? this.withDevices() : this.spaces());
     let catalog = await load();
-    const at = (devices ? this.#devices?.at : this.#raw?.at) ?? this.#clock.now();
+    const at = (devices ? this.#devices.readAt : this.#raw.readAt) ?? this.#clock.now();
     if (ids.some((id) => !catalog.assets.has(id)) && this.#clock.now() - at >= 30_000) {
-      this.#raw = null;
-      this.#devices = null;
+      this.#raw.invalidate();
+      this.#devices.invalidate();
       catalog = await load();
     }
     return { catalog, assets: catalog.getAll(ids, kinds) };

@@ -1,6 +1,7 @@
 import type { Clock } from '../core/clock.js';
 import { MINUTE_MS, floorToMinute, isoUtc } from '../core/time.js';
-import { CallScoped, type Asset } from './catalog.js';
+import { Cached, type CallScope } from './cache.js';
+import type { Asset } from './catalog.js';
 import type { Platform } from './platform.js';
 
 /**
@@ -62,32 +63,31 @@ export function pointId(p: ReportPoint, kind: 'floor' | 'room' | 'zone'): string
   return p[POINT_ID[kind]];
 }
 
-export class OccupancyReader extends CallScoped {
+export class OccupancyReader {
   readonly #platform: Platform;
   readonly #clock: Clock;
   readonly #ttlMs: number;
   readonly #cache = new Map<string, { at: number; value: CurrentOccupancy }>();
-  #present: { at: number; epoch: number; value: Promise<number> } | null = null;
+  readonly #present: Cached<number>;
 
-  constructor(platform: Platform, clock: Clock, ttlMs: number) {
-    super();
+  constructor(platform: Platform, clock: Clock, ttlMs: number, scope: CallScope) {
     this.#platform = platform;
     this.#clock = clock;
     this.#ttlMs = ttlMs;
+    // The present moves with a live feed: no stale answers for it.
+    this.#present = new Cached(
+      () =>
+        platform.query<{ hives: { data: Array<{ lastHeartbeat: string | null }> } }>('query McpPresent { hives { data { lastHeartbeat } } }').then((d) => {
+          const beats = d.hives.data.map((h) => (h.lastHeartbeat ? Date.parse(h.lastHeartbeat) : NaN)).filter((t) => Number.isFinite(t));
+          return beats.length > 0 ? Math.max(...beats) : clock.now();
+        }),
+      { clock, ttlMs, scope },
+    );
   }
 
   /** The platform's present (epoch ms): newest hive heartbeat, else the clock. */
   present(): Promise<number> {
-    const now = this.#clock.now();
-    if (!this.#present || !this.fresh(this.#present, now, this.#ttlMs)) {
-      const value = this.#platform.query<{ hives: { data: Array<{ lastHeartbeat: string | null }> } }>('query McpPresent { hives { data { lastHeartbeat } } }').then((d) => {
-        const beats = d.hives.data.map((h) => (h.lastHeartbeat ? Date.parse(h.lastHeartbeat) : NaN)).filter((t) => Number.isFinite(t));
-        return beats.length > 0 ? Math.max(...beats) : this.#clock.now();
-      });
-      this.#present = { at: now, epoch: this.epoch, value };
-      void value.catch(() => (this.#present = null));
-    }
-    return this.#present.value;
+    return this.#present.get();
   }
 
   /** Current occupancy of each space, in the order given. */

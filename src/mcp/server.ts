@@ -46,8 +46,7 @@ export async function callTool(tool: AnyTool, args: unknown, ctx: () => ToolCont
     const parsed = tool.input.safeParse(args ?? {});
     if (!parsed.success) throw invalid(`${tool.name}: ${zodMessage(parsed.error)}`);
     const context = ctx();
-    context.catalog.nextCall();
-    context.occupancy.nextCall();
+    context.scope.next();
     const result = (await tool.run(parsed.data, context)) as Record<string, unknown>;
     return { structuredContent: result, content: [{ type: 'text', text: capText(tool.render(result)) }] };
   } catch (err) {

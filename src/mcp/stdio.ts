@@ -31,6 +31,9 @@ export async function runStdioServer(env: Record<string, string | undefined> = p
   });
   log?.(`serving ${settings.baseUrl} as ${settings.clientId ?? '(no client id)'}`);
   await server.connect(new StdioServerTransport());
+  // Read the catalogue while the assistant starts up, so the first call does not wait for it
+  // (a failure here is answered by that call instead).
+  if (!problem && settings.clientId && settings.topologyTtlMs > 0) void ctx.catalog.withDevices().catch((err: unknown) => log?.(`prefetch: ${String(err)}`));
   // Ends when the client closes stdin.
   await new Promise<void>((resolve) => {
     server.onclose = () => resolve();

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Clock } from '../core/clock.js';
+import type { CallScope } from './cache.js';
 import type { CatalogCache } from './catalog.js';
 import type { OccupancyReader } from './occupancy.js';
 import type { Platform } from './platform.js';
@@ -12,6 +13,8 @@ import type { McpSettings } from './settings.js';
  */
 export interface ToolContext {
   platform: Platform;
+  /** Numbers tool calls, so caches reuse a read within one call (cache.ts). */
+  scope: CallScope;
   catalog: CatalogCache;
   occupancy: OccupancyReader;
   settings: McpSettings;
