@@ -1,9 +1,11 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { median } from '../../src/mcp/occupancy.js';
 import { toolList } from '../../src/mcp/server.js';
 import { apiFor, type Api } from './api.js';
-import { connectInMemory, envFor, type Session } from './connect.js';
+import { callOn, connectInMemory, envFor, type Session } from './connect.js';
 import { servedQuickstart, type Served } from './served.js';
 
 /**
@@ -284,5 +286,22 @@ describe('the other tools', () => {
     const big = await session.call('service_available_rooms', { min_capacity: 100 });
     expect(big.data.rooms).toEqual([]);
     expect((await session.call('service_available_rooms', { min_capacity: 10, max_capacity: 5 })).code).toBe('VALIDATION_FAILED');
+  });
+});
+
+describe('the served run\'s /mcp', () => {
+  it('answers the same as the stdio code path, over Streamable HTTP with the API\'s token', async () => {
+    const client = new Client({ name: 'occusim-http-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${served.api}/mcp`), { requestInit: { headers: { authorization: `Bearer ${api.token}` } } }));
+    try {
+      await client.listTools();
+      const args = { ids: [ids.Ground, ids['Open office'], ids['Window desks']] };
+      const overHttp = await callOn(client, 'service_get_current_occupancy', args);
+      const inMemory = await session.call('service_get_current_occupancy', args);
+      expect(overHttp.isError).toBe(false);
+      expect(overHttp.data).toEqual(inMemory.data);
+    } finally {
+      await client.close();
+    }
   });
 });
