@@ -20,10 +20,11 @@ const ALLOWED: Record<string, readonly string[]> = {
   broker: ['core', 'proto'],
   cloud: ['core', 'proto', 'assets'],
   api: ['core', 'assets', 'cloud'],
-  platform: ['core', 'assets', 'broker', 'cloud', 'api'],
+  mcp: ['core', 'api'],
+  platform: ['core', 'assets', 'broker', 'cloud', 'api', 'mcp'],
   capture: ['core', 'proto', 'scenario'],
   run: ['core', 'scenario', 'assets', 'sim', 'edge', 'mesh', 'hive', 'capture', 'cloud', 'platform'],
-  cli: ['core', 'scenario', 'assets', 'proto', 'sim', 'edge', 'mesh', 'hive', 'broker', 'capture', 'cloud', 'api', 'platform', 'run'],
+  cli: ['core', 'scenario', 'assets', 'proto', 'sim', 'edge', 'mesh', 'hive', 'broker', 'capture', 'cloud', 'api', 'mcp', 'platform', 'run'],
 };
 
 const src = resolve(new URL('../src', import.meta.url).pathname);

@@ -40,7 +40,12 @@ export interface ApiDeps {
   state?: ApiStatePort;
   /** Live hive and sensor status (the cloud store); absent: devices read as online, never heard. */
   status?: StatusSource;
+  /** Routes served beside the API's own, behind its tokens (the platform adds the MCP endpoint). */
+  extensions?: readonly ApiExtension[];
 }
+
+/** Registers more routes on the API app, with the API's token service and clock. */
+export type ApiExtension = (app: FastifyInstance, deps: { tokens: TokenService; clock: Clock }) => Promise<void>;
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -59,6 +64,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   registerLoginRoutes(app, { accounts: deps.accounts, tokens: deps.tokens, limiter, firstPartyClientId: deps.firstPartyClientId ?? 'client_occusim_dashboard' });
   registerClientRoutes(app, { accounts: deps.accounts, tokens: deps.tokens });
   registerOpenApi(app);
+  for (const extend of deps.extensions ?? []) await extend(app, { tokens: deps.tokens, clock: deps.clock });
   if (deps.series) {
     registerReportingRoutes(app, { assets: deps.assets, tokens: deps.tokens, series: deps.series });
     registerStatsRoutes(app, { assets: deps.assets, tokens: deps.tokens, series: deps.series });

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { systemClock, type Clock } from '../core/clock.js';
-import { buildApi } from './app.js';
+import { buildApi, type ApiExtension } from './app.js';
 import type { AssetCatalogue } from '../assets/catalogue.js';
 import { AccountService } from './auth/accounts.js';
 import type { ScryptCost } from './auth/passwords.js';
@@ -31,6 +31,8 @@ export interface ApiServerOptions {
   state?: ApiStatePort;
   /** Live hive and sensor status (the cloud store). */
   status?: StatusSource;
+  /** Routes served beside the API's own (the MCP endpoint). */
+  extensions?: readonly ApiExtension[];
 }
 
 export interface ApiServer {
@@ -75,6 +77,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
     ...(opts.series ? { series: opts.series } : {}),
     ...(opts.state ? { state: opts.state } : {}),
     ...(opts.status ? { status: opts.status } : {}),
+    ...(opts.extensions ? { extensions: opts.extensions } : {}),
   });
   await app.listen({ host, port: opts.port ?? 0 });
   const address = app.server.address();

@@ -3,6 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApiServer, type ApiServer } from '../api/server.js';
+import { mcpApiExtension } from '../mcp/http-plugin.js';
 import { storeSeries } from '../api/reporting/store-series.js';
 import { SqliteApiState } from '../api/state/sqlite-state.js';
 import type { AssetCatalogue } from '../assets/catalogue.js';
@@ -169,6 +170,7 @@ async function startApi(opts: PlatformOptions, dbPath: string, closers: Array<()
     series,
     state,
     status: store,
+    extensions: [mcpApiExtension],
   });
   closers.push(() => server.close());
   return server;

@@ -1,4 +1,5 @@
 import type { OrganisationAssets } from '../assets/model.js';
+import type { ReportRequest } from './reads.js';
 import type { StorePolicy } from './store-guard.js';
 
 /**
@@ -33,7 +34,7 @@ export type PlatformRequest =
   | { id: number; op: 'finish' | 'counters' | 'deadLetters' | 'close' }
   | { id: number; op: 'presenceMinutes' | 'trafficMinutes'; key: string }
   | { id: number; op: 'eventEnvelopes'; afterId: number; limit: number }
-  | { id: number; op: 'report'; request: import('./reads.js').ReportRequest }
+  | { id: number; op: 'report'; request: ReportRequest }
   | { id: number; op: 'restartBroker'; filters: string[] };
 
 export type PlatformResponse =

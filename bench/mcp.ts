@@ -1,0 +1,154 @@
+/**
+ * MCP section: latency of each `service_*` tool through a real `occusim-mcp` process over
+ * stdio, against the raw HTTP calls the tool makes (replayed with `fetch`, same token), on a
+ * served run of `scenarios/fleet.yaml` (30,300 sensors). Three tool-server configurations:
+ * - warm: default caches (topology 10 min, occupancy 60 s), after one warm-up call;
+ * - fresh occupancy: topology cached, occupancy TTL 0 (every call reads reporting);
+ * - cold: no caches (every call makes all its HTTP calls: the ratio against raw is the tool
+ *   server's own overhead — stdio, JSON-RPC, validation, joins, rendering).
+ * Env: MCP_BENCH_SCENARIO (default scenarios/fleet.yaml), MCP_BENCH_DURATION (default 5m),
+ * MCP_BENCH_RUNS (default 15); or attach to a served platform with SERVICE_BASE_URL,
+ * SERVICE_CLIENT_ID, SERVICE_CLIENT_SECRET.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ClientCredentials } from '../src/mcp/auth.js';
+import { toolContext } from '../src/mcp/context.js';
+import { fetchPort, type HttpPort } from '../src/mcp/http-port.js';
+import { callTool } from '../src/mcp/server.js';
+import { readSettings } from '../src/mcp/settings.js';
+import { TOOLS } from '../src/mcp/tools/index.js';
+import { systemClock } from '../src/core/clock.js';
+
+interface Target {
+  api: string;
+  clientId: string;
+  clientSecret: string;
+  close(): Promise<void>;
+}
+
+async function serve(root: string, scenario: string, duration: string): Promise<Target> {
+  const db = join(mkdtempSync(join(tmpdir(), 'occusim-mcp-bench-')), 'store.sqlite');
+  const child = spawn(process.execPath, [join(root, 'bin/occusim.js'), 'run', join(root, scenario), '--duration', duration, '--db', db, '--serve', '--port', '0', '--mqtt-port', '0', '--quiet'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+      const api = /api listening on (\S+)/.exec(out);
+      const client = /client \S+: client_id (\S+) client_secret (\S+)/.exec(out);
+      if (api && client && out.includes('run finished')) {
+        resolve({ api: api[1] as string, clientId: client[1] as string, clientSecret: client[2] as string, close: async () => void child.kill('SIGTERM') });
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`occusim exited ${code}`)));
+  });
+}
+
+const pct = (xs: number[], p: number): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] as number;
+};
+
+async function timed(fn: () => Promise<unknown>, runs: number): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    await fn();
+    out.push(performance.now() - t0);
+  }
+  return out;
+}
+
+/** Arguments per tool, chosen from the run's own topology. */
+async function argumentsFor(env: Record<string, string>): Promise<Record<string, Record<string, unknown>>> {
+  const settings = readSettings(env);
+  const http = fetchPort(settings.baseUrl);
+  const ctx = toolContext(settings, http, new ClientCredentials(settings, http, systemClock), systemClock);
+  const c = await ctx.catalog.spaces();
+  const of = (k: string) => [...c.assets.values()].filter((a) => a.kind === k);
+  const rooms = of('room').slice(0, 50).map((a) => a.id);
+  const floor = of('floor')[0]?.id as string;
+  return {
+    service_search_assets: { query: 'east', max_results: 50 },
+    service_get_asset_details: { ids: of('floor').slice(0, 20).map((a) => a.id) },
+    service_hardware_snapshot: { scope_id: of('building')[0]?.id },
+    service_available_rooms: { scope_id: of('site')[0]?.id },
+    service_space_busyness: { ids: rooms.slice(0, 20) },
+    service_traffic_flow: { ids: [floor] },
+    service_list_topology: { depth: 3 },
+    service_fetch_entity_details: { ids: rooms, fields: ['name', 'capacity', 'area'] },
+    service_get_occupancy_timeseries: { ids: rooms.slice(0, 10), start: '-2h', interval: '1h' },
+    service_get_current_occupancy: { ids: rooms },
+  };
+}
+
+/** The HTTP calls each tool makes with cold caches, recorded in process, then replayed with fetch. */
+async function rawCalls(env: Record<string, string>, args: Record<string, Record<string, unknown>>): Promise<Map<string, Array<[string, unknown]>>> {
+  const settings = readSettings({ ...env, SERVICE_TOPOLOGY_CACHE_TTL_S: '0', SERVICE_OCCUPANCY_CACHE_TTL_S: '0' });
+  const inner = fetchPort(settings.baseUrl);
+  let log: Array<[string, unknown]> = [];
+  const recording: HttpPort = { post: (path, body, bearer) => (path.includes('login') || log.push([path, body]), inner.post(path, body, bearer)) };
+  const ctx = toolContext(settings, recording, new ClientCredentials(settings, recording, systemClock), systemClock);
+  const out = new Map<string, Array<[string, unknown]>>();
+  for (const tool of TOOLS) {
+    await callTool(tool, args[tool.name], () => ctx); // login and first compile out of the way
+    log = [];
+    const r = await callTool(tool, args[tool.name], () => ctx);
+    if (r.isError) throw new Error(`${tool.name}: ${JSON.stringify(r.content)}`);
+    out.set(tool.name, log);
+    log = []; // the next tool's warm-up must not land in this tool's list
+  }
+  return out;
+}
+
+async function stdioClient(root: string, env: Record<string, string>): Promise<Client> {
+  const client = new Client({ name: 'bench', version: '1' });
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [join(root, 'bin/occusim-mcp.js')], env: { PATH: process.env.PATH ?? '', ...env } }));
+  await client.listTools();
+  return client;
+}
+
+export async function runMcpBench(root: string): Promise<void> {
+  const runs = Number(process.env.MCP_BENCH_RUNS ?? 15);
+  const scenario = process.env.MCP_BENCH_SCENARIO ?? 'scenarios/fleet.yaml';
+  const t0 = performance.now();
+  const target: Target = process.env.SERVICE_BASE_URL
+    ? { api: process.env.SERVICE_BASE_URL, clientId: process.env.SERVICE_CLIENT_ID ?? '', clientSecret: process.env.SERVICE_CLIENT_SECRET ?? '', close: async () => {} }
+    : await serve(root, scenario, process.env.MCP_BENCH_DURATION ?? '5m');
+  console.log(`== mcp: tools through occusim-mcp over stdio vs their raw HTTP calls (${process.env.SERVICE_BASE_URL ? target.api : `${scenario}, served in ${((performance.now() - t0) / 1000).toFixed(0)} s`}; ${runs} runs each)`);
+  const env = { SERVICE_BASE_URL: target.api, SERVICE_CLIENT_ID: target.clientId, SERVICE_CLIENT_SECRET: target.clientSecret };
+  try {
+    const args = await argumentsFor(env);
+    const raw = await rawCalls(env, args);
+    const http = fetchPort(target.api);
+    const token = await new ClientCredentials(readSettings(env), http, systemClock).token();
+    const configs = { warm: env, 'fresh occ.': { ...env, SERVICE_OCCUPANCY_CACHE_TTL_S: '0' }, cold: { ...env, SERVICE_TOPOLOGY_CACHE_TTL_S: '0', SERVICE_OCCUPANCY_CACHE_TTL_S: '0' } };
+    const clients = Object.fromEntries(await Promise.all(Object.entries(configs).map(async ([k, e]) => [k, await stdioClient(root, e)] as const)));
+    console.log(`  ${'tool'.padEnd(34)} ${'raw HTTP p50/p99'.padStart(18)} ${'cold p50/p99'.padStart(16)} ${'ratio'.padStart(6)} ${'fresh occ. p50/p99'.padStart(20)} ${'warm p50/p99'.padStart(16)}  calls`);
+    for (const tool of TOOLS) {
+      const calls = raw.get(tool.name) ?? [];
+      const rawMs = await timed(async () => {
+        for (const [path, body] of calls) await http.post(path, body, token);
+      }, runs);
+      const row: Record<string, number[]> = {};
+      for (const [k, client] of Object.entries(clients)) {
+        const call = async (): Promise<void> => {
+          const r = await client.callTool({ name: tool.name, arguments: args[tool.name] });
+          if (r.isError) throw new Error(`${tool.name}: ${JSON.stringify(r.content)}`);
+        };
+        await call(); // warm-up (fills the caches of the warm configurations)
+        row[k] = await timed(call, runs);
+      }
+      const f = (xs: number[] | undefined): string => (xs ? `${pct(xs, 50).toFixed(1)}/${pct(xs, 99).toFixed(1)}` : '—');
+      const ratio = pct(row.cold ?? [], 50) / Math.max(pct(rawMs, 50), 0.001);
+      console.log(`  ${tool.name.padEnd(34)} ${f(rawMs).padStart(15)} ms ${f(row.cold).padStart(13)} ms ${ratio.toFixed(2).padStart(6)} ${f(row['fresh occ.']).padStart(17)} ms ${f(row.warm).padStart(13)} ms  ${calls.map(([p]) => p.split('/').pop()).join('+')}`);
+    }
+    await Promise.all(Object.values(clients).map((c) => c.close()));
+  } finally {
+    await target.close();
+  }
+}

@@ -1,0 +1,87 @@
+import type { Clock } from '../core/clock.js';
+
+/**
+ * The tool server's caches (platform-reference §5: topology ~10 min, occupancy ~60 s).
+ *
+ * A `CallScope` numbers tool calls: within one call an entry is always reused, so a TTL of 0
+ * still reads the topology once per call, and no two calls share a read. With
+ * stale-while-revalidate, an expired value that loaded is answered at once while a fresh one
+ * loads in the background: on the fleet the devices query takes ~0.5–1 s, and no call should
+ * wait for it after the first.
+ */
+export class CallScope {
+  epoch = 0;
+
+  next(): void {
+    this.epoch++;
+  }
+}
+
+interface Entry<T> {
+  at: number;
+  epoch: number;
+  value: Promise<T>;
+  loaded: boolean;
+}
+
+export class Cached<T> {
+  readonly #load: () => Promise<T>;
+  readonly #clock: Clock;
+  readonly #ttlMs: number;
+  readonly #scope: CallScope;
+  readonly #revalidate: boolean;
+  #entry: Entry<T> | null = null;
+  #refreshing = false;
+
+  constructor(load: () => Promise<T>, opts: { clock: Clock; ttlMs: number; scope: CallScope; staleWhileRevalidate?: boolean }) {
+    this.#load = load;
+    this.#clock = opts.clock;
+    this.#ttlMs = opts.ttlMs;
+    this.#scope = opts.scope;
+    // A TTL of 0 means "no cache": never answer from an expired value.
+    this.#revalidate = (opts.staleWhileRevalidate ?? false) && opts.ttlMs > 0;
+  }
+
+  /** When the current value was read (null: none). */
+  get readAt(): number | null {
+    return this.#entry?.at ?? null;
+  }
+
+  get(): Promise<T> {
+    const now = this.#clock.now();
+    const e = this.#entry;
+    if (e && (e.epoch === this.#scope.epoch || now - e.at < this.#ttlMs)) return e.value;
+    if (e?.loaded && this.#revalidate) {
+      this.#refresh();
+      return e.value;
+    }
+    return this.#start(now).value;
+  }
+
+  /** Forget the value: the next `get()` waits for a fresh read. */
+  invalidate(): void {
+    this.#entry = null;
+  }
+
+  #start(now: number): Entry<T> {
+    const entry: Entry<T> = { at: now, epoch: this.#scope.epoch, value: this.#load(), loaded: false };
+    this.#entry = entry;
+    void entry.value.then(
+      () => void (entry.loaded = true),
+      () => void (this.#entry === entry && (this.#entry = null)),
+    );
+    return entry;
+  }
+
+  #refresh(): void {
+    if (this.#refreshing) return;
+    this.#refreshing = true;
+    const value = this.#load();
+    void value
+      .then(
+        () => void (this.#entry = { at: this.#clock.now(), epoch: this.#scope.epoch, value, loaded: true }),
+        () => undefined, // keep answering the old value; the next expiry tries again
+      )
+      .finally(() => (this.#refreshing = false));
+  }
+}

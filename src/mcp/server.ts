@@ -1,0 +1,77 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { asToolError, invalid, type ToolError } from './errors.js';
+import { capText } from './render.js';
+import type { AnyTool, ToolContext } from './tool.js';
+import { TOOLS } from './tools/index.js';
+
+/**
+ * The MCP server: the ten `service_*` tools over any transport (stdio for `occusim-mcp`,
+ * Streamable HTTP for `/mcp`, in-memory in tests). Built on the SDK's low-level `Server` so
+ * that input validation, error mapping and the text rendering are ours: an unknown key is a
+ * VALIDATION_FAILED tool result, like every other failure, never a protocol error.
+ */
+export const SERVER_INFO = { name: 'occusim-mcp', version: '0.1.0' } as const;
+
+type JsonSchemaObject = Tool['inputSchema'];
+
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchemaObject {
+  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { target: 'draft-7', io }) as Record<string, unknown>;
+  return rest as JsonSchemaObject;
+}
+
+/** The tools as `tools/list` publishes them (also snapshotted by the tests). */
+export function toolList(tools: readonly AnyTool[] = TOOLS): Tool[] {
+  return tools.map((t) => ({
+    name: t.name,
+    title: t.title,
+    description: t.description,
+    inputSchema: jsonSchema(t.input, 'input'),
+    outputSchema: jsonSchema(t.output, 'output'),
+    annotations: { title: t.title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  }));
+}
+
+export function errorResult(err: ToolError): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text: `${err.code}: ${err.message}` }], _meta: { code: err.code } };
+}
+
+function zodMessage(e: z.ZodError): string {
+  return e.issues.map((i) => `${i.path.length > 0 ? i.path.join('.') : 'arguments'}: ${i.message}`).join('; ');
+}
+
+export async function callTool(tool: AnyTool, args: unknown, ctx: () => ToolContext): Promise<CallToolResult> {
+  try {
+    const parsed = tool.input.safeParse(args ?? {});
+    if (!parsed.success) throw invalid(`${tool.name}: ${zodMessage(parsed.error)}`);
+    const context = ctx();
+    context.scope.next();
+    const result = (await tool.run(parsed.data, context)) as Record<string, unknown>;
+    return { structuredContent: result, content: [{ type: 'text', text: capText(tool.render(result)) }] };
+  } catch (err) {
+    return errorResult(asToolError(err));
+  }
+}
+
+/**
+ * `context` is called per tool call: the stdio server hands out one long-lived context, the
+ * HTTP route one per caller's organisation. `onError` sees every error result (debug logging).
+ */
+export function createMcpServer(context: () => ToolContext, tools: readonly AnyTool[] = TOOLS): Server {
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: {} },
+    instructions:
+      'Read-only tools over an occusim platform: assets (sites, buildings, floors, rooms, zones, hives, sensors), device health, and occupancy. ' +
+      'Find ids with service_search_assets or service_list_topology first; errors come back as results with a code.',
+  });
+  const list = toolList(tools);
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: list }));
+  server.setRequestHandler(CallToolRequestSchema, async (req) => {
+    const tool = byName.get(req.params.name);
+    if (!tool) return errorResult(invalid(`unknown tool ${JSON.stringify(req.params.name)}; tools: ${[...byName.keys()].join(', ')}`));
+    return callTool(tool, req.params.arguments, context);
+  });
+  return server;
+}

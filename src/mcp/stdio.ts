@@ -1,0 +1,43 @@
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { systemClock, type Clock } from '../core/clock.js';
+import { ClientCredentials } from './auth.js';
+import { toolContext } from './context.js';
+import { ToolError } from './errors.js';
+import { fetchPort } from './http-port.js';
+import { createMcpServer } from './server.js';
+import { readSettings, type McpSettings } from './settings.js';
+
+/**
+ * `occusim-mcp`: the tool server over stdio. Stdout carries protocol messages only (the SDK's
+ * transport writes them); diagnostics go to stderr, and only with SERVICE_DEBUG on. Bad
+ * settings do not stop the server: every tool then answers with the settings error, so the
+ * assistant can tell its user what to fix.
+ */
+export async function runStdioServer(env: Record<string, string | undefined> = process.env, clock: Clock = systemClock): Promise<void> {
+  let settings: McpSettings | null = null;
+  let problem: ToolError | null = null;
+  try {
+    settings = readSettings(env);
+  } catch (err) {
+    problem = err instanceof ToolError ? err : new ToolError('VALIDATION_FAILED', String(err));
+    settings = readSettings({});
+  }
+  const log = settings.debug || /^(1|true|yes|on)$/i.test(env.SERVICE_DEBUG ?? '') ? (m: string): void => void process.stderr.write(`occusim-mcp: ${m}\n`) : undefined;
+  const http = fetchPort(settings.baseUrl);
+  const ctx = toolContext(settings, http, new ClientCredentials(settings, http, clock), clock, log);
+  const server = createMcpServer(() => {
+    if (problem) throw problem;
+    return ctx;
+  });
+  log?.(`serving ${settings.baseUrl} as ${settings.clientId ?? '(no client id)'}`);
+  await server.connect(new StdioServerTransport());
+  // Read the catalogue while the assistant starts up, so the first call does not wait for it
+  // (a failure here is answered by that call instead).
+  if (!problem && settings.clientId && settings.topologyTtlMs > 0) void ctx.catalog.withDevices().catch((err: unknown) => log?.(`prefetch: ${String(err)}`));
+  // Ends when the client closes stdin.
+  await new Promise<void>((resolve) => {
+    server.onclose = () => resolve();
+    process.stdin.once('end', () => resolve());
+  });
+  await server.close();
+}

@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import type { Clock } from '../core/clock.js';
+import type { CallScope } from './cache.js';
+import type { CatalogCache } from './catalog.js';
+import type { OccupancyReader } from './occupancy.js';
+import type { Platform } from './platform.js';
+import type { McpSettings } from './settings.js';
+
+/**
+ * One tool: strict input and output schemas (zod, published as JSON Schema), the work, and a
+ * text rendering of the same result for assistants that read text only. Everything a tool
+ * reaches goes through the context's read-only platform client.
+ */
+export interface ToolContext {
+  platform: Platform;
+  /** Numbers tool calls, so caches reuse a read within one call (cache.ts). */
+  scope: CallScope;
+  catalog: CatalogCache;
+  occupancy: OccupancyReader;
+  settings: McpSettings;
+  clock: Clock;
+}
+
+export interface ToolDef<I extends z.ZodObject, O extends z.ZodObject> {
+  name: string;
+  title: string;
+  description: string;
+  input: I;
+  output: O;
+  run(args: z.infer<I>, ctx: ToolContext): Promise<z.infer<O>>;
+  render(result: z.infer<O>): string;
+}
+
+// The registry holds tools of different shapes; each is checked against its own types where defined.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyTool = ToolDef<any, any>;
+
+export const defineTool = <I extends z.ZodObject, O extends z.ZodObject>(t: ToolDef<I, O>): ToolDef<I, O> => t;
+
+/** Shared input pieces, with the bounds of platform-reference §5. */
+export const idList = (what: string) =>
+  z
+    .array(z.string().min(3).max(100))
+    .min(1)
+    .max(50)
+    .refine((ids) => new Set(ids).size === ids.length, { message: 'ids must be unique' })
+    .describe(`1–50 unique ${what} ids`);
+
+export const maxResults = (fallback: number, max = 100) => z.number().int().min(1).max(max).default(fallback).describe(`at most this many results (1–${max}, default ${fallback})`);
+
+export const ref = z.object({ id: z.string(), type: z.string(), name: z.string() });
+export const assetRef = (a: { id: string; kind: string; name: string }): z.infer<typeof ref> => ({ id: a.id, type: a.kind, name: a.name });
+export const pathOf = (a: { path: string[] }): string => a.path.join(' › ');

@@ -1,0 +1,116 @@
+import { z } from 'zod';
+import { DAY_MS, isoUtc } from '../../core/time.js';
+import type { Asset } from '../catalog.js';
+import { table } from '../render.js';
+import { defineTool, maxResults } from '../tool.js';
+
+/**
+ * service_hardware_snapshot: online/offline hives and sensors and battery status, for the
+ * organisation or a site, building or floor. Battery status (platform-reference §5): wired →
+ * no_battery; no date → unknown; change-by date passed → critical; within 30 days → due_soon;
+ * else healthy, measured against the platform's present (occupancy.ts).
+ */
+const BATTERY = ['no_battery', 'unknown', 'critical', 'due_soon', 'healthy'] as const;
+type Battery = (typeof BATTERY)[number];
+
+const input = z
+  .object({
+    scope_id: z.string().min(3).max(100).optional().describe('a site, building or floor id (default: the whole organisation)'),
+    list: z.enum(['problems', 'all', 'none']).default('problems').describe('which devices to list: offline, not streaming or battery critical/due soon (default), all, or none'),
+    max_results: maxResults(50, 500),
+  })
+  .strict();
+
+const counts = z.object({ total: z.number().int(), online: z.number().int(), offline: z.number().int(), not_streaming: z.number().int() });
+const device = z.object({
+  id: z.string(),
+  type: z.enum(['hive', 'sensor']),
+  name: z.string(),
+  path: z.string(),
+  online: z.boolean(),
+  streaming: z.boolean(),
+  last_heartbeat: z.string().nullable(),
+  mode: z.string().nullable(),
+  battery_status: z.enum(BATTERY).nullable(),
+  battery_change_by: z.string().nullable(),
+});
+const output = z.object({
+  scope: z.object({ id: z.string(), type: z.string(), name: z.string() }),
+  as_of: z.string(),
+  hives: counts,
+  sensors: counts.extend({ presence: z.number().int(), traffic: z.number().int() }),
+  battery: z.object(Object.fromEntries(BATTERY.map((b) => [b, z.number().int()])) as Record<Battery, z.ZodNumber>),
+  devices: z.array(device),
+  total_listed: z.number().int(),
+  truncated: z.boolean(),
+});
+
+export function batteryStatus(fields: Record<string, unknown>, presentMs: number): { status: Battery; by: string | null } {
+  if (fields.power_type === 'wired') return { status: 'no_battery', by: null };
+  const raw = fields.battery_change_by_date ?? fields.next_battery_change_date;
+  const by = typeof raw === 'string' && Number.isFinite(Date.parse(raw)) ? raw : null;
+  if (by === null) return { status: 'unknown', by: null };
+  const left = Date.parse(by) - presentMs;
+  return { status: left < 0 ? 'critical' : left <= 30 * DAY_MS ? 'due_soon' : 'healthy', by };
+}
+
+const flag = (v: unknown): boolean => v === true;
+
+export const hardwareSnapshot = defineTool({
+  name: 'service_hardware_snapshot',
+  title: 'Hardware snapshot',
+  description: 'Online/offline and streaming status of hives and sensors and their battery status (no_battery, unknown, critical, due_soon, healthy), for the organisation or a site, building or floor; lists the devices that need attention.',
+  input,
+  output,
+  async run(args, ctx) {
+    const catalog = await ctx.catalog.withDevices();
+    const scope = args.scope_id ? ((await ctx.catalog.resolve([args.scope_id], ['site', 'building', 'floor'], true)).assets[0] as Asset) : null;
+    const present = await ctx.occupancy.present();
+    const inside = scope ? [...catalog.descendants(scope.id)] : [...catalog.assets.values()];
+    const hives = { total: 0, online: 0, offline: 0, not_streaming: 0 };
+    const sensors = { total: 0, online: 0, offline: 0, not_streaming: 0, presence: 0, traffic: 0 };
+    const battery = Object.fromEntries(BATTERY.map((b) => [b, 0])) as Record<Battery, number>;
+    const listed: Array<z.infer<typeof device> & { rank: number }> = [];
+    for (const a of inside) {
+      if (a.kind !== 'hive' && a.kind !== 'sensor') continue;
+      const online = flag(a.kind === 'hive' ? a.fields.isOnline : a.fields.is_online);
+      const streaming = flag(a.kind === 'hive' ? a.fields.isStreaming : a.fields.is_streaming);
+      const c = a.kind === 'hive' ? hives : sensors;
+      c.total++;
+      c[online ? 'online' : 'offline']++;
+      if (!streaming) c.not_streaming++;
+      const bat = a.kind === 'sensor' ? batteryStatus(a.fields, present) : null;
+      if (bat) battery[bat.status]++;
+      if (a.kind === 'sensor' && (a.fields.mode === 'presence' || a.fields.mode === 'traffic')) sensors[a.fields.mode]++;
+      const rank = !online ? 0 : bat?.status === 'critical' ? 1 : !streaming ? 2 : bat?.status === 'due_soon' ? 3 : 4;
+      if (args.list === 'all' || (args.list === 'problems' && rank < 4)) {
+        const beat = a.kind === 'hive' ? a.fields.lastHeartbeat : a.fields.last_heartbeat;
+        listed.push({ id: a.id, type: a.kind, name: a.name, path: a.path.join(' › '), online, streaming, last_heartbeat: typeof beat === 'string' ? beat : null, mode: typeof a.fields.mode === 'string' ? a.fields.mode : null, battery_status: bat?.status ?? null, battery_change_by: bat?.by ?? null, rank });
+      }
+    }
+    listed.sort((x, y) => x.rank - y.rank || x.path.localeCompare(y.path));
+    return {
+      scope: scope ? { id: scope.id, type: scope.kind, name: scope.name } : { id: 'organisation', type: 'organisation', name: 'organisation' },
+      as_of: isoUtc(present),
+      hives,
+      sensors,
+      battery,
+      devices: listed.slice(0, args.max_results).map(({ rank: _rank, ...d }) => d),
+      total_listed: listed.length,
+      truncated: listed.length > args.max_results,
+    };
+  },
+  render(r) {
+    const lines = [
+      `Hardware of ${r.scope.type} ${r.scope.name} as of ${r.as_of}`,
+      `  hives: ${r.hives.online}/${r.hives.total} online, ${r.hives.offline} offline, ${r.hives.not_streaming} not streaming`,
+      `  sensors: ${r.sensors.online}/${r.sensors.total} online (${r.sensors.presence} presence, ${r.sensors.traffic} traffic), ${r.sensors.offline} offline, ${r.sensors.not_streaming} not streaming`,
+      `  battery: ${BATTERY.map((b) => `${b} ${r.battery[b]}`).join(', ')}`,
+    ];
+    if (r.devices.length > 0) {
+      lines.push(table(['type', 'name', 'online', 'streaming', 'battery', 'last heartbeat', 'id'], r.devices.map((d) => [d.type, d.name, d.online ? 'yes' : 'NO', d.streaming ? 'yes' : 'no', d.battery_status, d.last_heartbeat, d.id])));
+      if (r.truncated) lines.push(`… ${r.total_listed - r.devices.length} more device(s): raise max_results or narrow scope_id`);
+    } else lines.push('  no device needs attention');
+    return lines.join('\n');
+  },
+});
