@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { LineCounter, parseDocument, type Document } from 'yaml';
 import { hasErrors, sortDiagnostics, type Diagnostic, type Finding } from './diagnostics.js';
@@ -23,18 +23,77 @@ export interface LoadOverrides {
   start?: string;
 }
 
+/**
+ * Bounds on what is parsed at all. fleet.yaml (30,300 sensors) is 4 KB thanks to templates;
+ * 4 MiB leaves room for hand-written fleets while a 50 MB file (a V8 out-of-memory after a
+ * minute) is refused before it is read.
+ */
+export const MAX_SCENARIO_BYTES = 4 * 1024 * 1024;
+/** Nodes resolved through YAML aliases; past this, an alias bomb. */
+export const MAX_ALIAS_COUNT = 10_000;
+/** Diagnostics printed at most, and characters per message (input text is quoted in some). */
+export const MAX_DIAGNOSTICS = 100;
+export const MAX_MESSAGE_CHARS = 300;
+
 export function loadScenarioFile(path: string, overrides: LoadOverrides = {}): LoadResult {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(path, 'utf8');
+    const size = statSync(path).size;
+    if (size > MAX_SCENARIO_BYTES) return failure(path, 1, 1, `the file is ${size} bytes; scenario files are limited to ${MAX_SCENARIO_BYTES} bytes`);
+    bytes = readFileSync(path);
   } catch (err) {
     const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : `cannot read file: ${(err as Error).message}`;
-    return { ok: false, diagnostics: [{ file: path, line: 1, col: 1, path: '', message: reason, severity: 'error' }] };
+    return failure(path, 1, 1, reason);
   }
+  const text = decodeUtf8(bytes);
+  if (typeof text !== 'string') return failure(path, text.line, text.col, 'invalid UTF-8 (the file must be UTF-8 text)');
   return loadScenarioText(text, path, overrides);
 }
 
+function failure(file: string, line: number, col: number, message: string): LoadResult {
+  return { ok: false, diagnostics: [{ file, line, col, path: '', message, severity: 'error' }] };
+}
+
+/**
+ * The text, or where its first invalid UTF-8 sequence is. readFileSync(…, 'utf8') replaces
+ * bad bytes with U+FFFD silently, so names with invalid UTF-8 were accepted as something else.
+ */
+function decodeUtf8(bytes: Buffer): string | { line: number; col: number } {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    // Decode line by line: only the bad line is scanned byte by byte for its column.
+    let line = 1;
+    let start = 0;
+    for (let i = 0; i <= bytes.length; i++) {
+      if (i < bytes.length && bytes[i] !== 0x0a) continue;
+      const slice = bytes.subarray(start, i);
+      try {
+        new TextDecoder('utf-8', { fatal: true }).decode(slice);
+      } catch {
+        let ok = 0;
+        while (ok < slice.length && isValidPrefix(slice.subarray(0, ok + 1))) ok++;
+        return { line, col: Buffer.from(slice.subarray(0, ok)).toString('utf8').length + 1 };
+      }
+      line++;
+      start = i + 1;
+    }
+    return { line: 1, col: 1 };
+  }
+}
+
+/** True when `bytes` is valid UTF-8 or valid up to an unfinished last character. */
+function isValidPrefix(bytes: Uint8Array): boolean {
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(bytes, { stream: true });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function loadScenarioText(text: string, file: string, overrides: LoadOverrides = {}): LoadResult {
+  if (text.length > MAX_SCENARIO_BYTES) return failure(file, 1, 1, `the text is ${text.length} characters; scenarios are limited to ${MAX_SCENARIO_BYTES}`);
   const lines = new LineCounter();
   let doc: Document;
   try {
@@ -43,12 +102,17 @@ export function loadScenarioText(text: string, file: string, overrides: LoadOver
     return { ok: false, diagnostics: [internal(file, err)] };
   }
   if (doc.errors.length > 0) {
-    return { ok: false, diagnostics: sortDiagnostics(doc.errors.map((e) => syntaxDiagnostic(file, e.message, e.linePos?.[0]))) };
+    return { ok: false, diagnostics: bounded(sortDiagnostics(doc.errors.map((e) => syntaxDiagnostic(file, e.message, e.linePos?.[0])))) };
   }
   let data: unknown;
   try {
-    data = doc.toJS({ maxAliasCount: 10_000 });
+    data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
   } catch (err) {
+    // yaml's own guard ("Excessive alias count indicates a resource exhaustion attack") is the input's fault.
+    if (err instanceof ReferenceError || /alias/i.test((err as Error).message)) {
+      const at = firstAlias(text);
+      return failure(file, at.line, at.col, `YAML aliases expand to more than ${MAX_ALIAS_COUNT} nodes (an alias bomb?)`);
+    }
     return { ok: false, diagnostics: [internal(file, err)] };
   }
   return run(data, { file, doc, lines }, resolvePath(file), overrides);
@@ -88,7 +152,28 @@ function located(locator: Locator, findings: readonly Finding[]): Diagnostic[] {
     seen.add(key);
     out.push(d);
   }
-  return sortDiagnostics(out);
+  return bounded(sortDiagnostics(out));
+}
+
+/**
+ * At most MAX_DIAGNOSTICS, each message at most MAX_MESSAGE_CHARS: 50 MB of random bytes
+ * once printed one 121 MB error line.
+ */
+function bounded(list: readonly Diagnostic[]): Diagnostic[] {
+  const out = list.slice(0, MAX_DIAGNOSTICS).map((d) => (d.message.length > MAX_MESSAGE_CHARS ? { ...d, message: `${d.message.slice(0, MAX_MESSAGE_CHARS)}… (${d.message.length} characters)` } : d));
+  const last = list[MAX_DIAGNOSTICS];
+  if (last !== undefined) out.push({ ...last, path: '', message: `… and ${list.length - MAX_DIAGNOSTICS} more problem(s)` });
+  return out;
+}
+
+/** Line and column of the first alias (`*name`) in the text, for the alias-bomb diagnostic. */
+function firstAlias(text: string): { line: number; col: number } {
+  const m = /(^|[\s,[{:-])\*[^\s,\]}]+/m.exec(text);
+  if (!m) return { line: 1, col: 1 };
+  const at = m.index + m[1]!.length;
+  const before = text.slice(0, at);
+  const line = before.split('\n').length;
+  return { line, col: at - before.lastIndexOf('\n') };
 }
 
 function syntaxDiagnostic(file: string, message: string, pos: { line: number; col: number } | undefined): Diagnostic {
