@@ -5,9 +5,10 @@ import { OAuthError } from '../errors.js';
  *
  * Each verification is a 128 MiB scrypt on the libuv thread pool (4 threads, 2 cores here);
  * unbounded, 8 concurrent bogus logins took a legitimate one from 1.0 s to 3–5 s and could
- * hold 1 GiB. Jobs wait in one queue per source; a free slot goes to the waiting source
- * with the fewest verifications running (round-robin among equals), so a legitimate login
- * takes the next free slot ahead of a flood, never behind it. A source with `maxPendingPerSource` verifications queued or running is
+ * hold 1 GiB. Jobs wait in one queue per source; one source runs at most
+ * `maxRunningPerSource` at once, and a free slot goes to the waiting source with the fewest
+ * running (round-robin among equals), so a legitimate login takes the next free slot ahead
+ * of a flood, never behind it. A source with `maxPendingPerSource` verifications queued or running is
  * answered 429 at once, without spending any scrypt on it.
  */
 export interface VerificationQueueOptions {
@@ -15,9 +16,14 @@ export interface VerificationQueueOptions {
   concurrency: number;
   /** Verifications one source may have queued or running. */
   maxPendingPerSource: number;
+  /**
+   * Verifications one source may have running: below `concurrency`, a slot stays free for
+   * other sources, so a flood from one address never delays a login from another.
+   */
+  maxRunningPerSource: number;
 }
 
-export const DEFAULT_VERIFICATION_QUEUE: VerificationQueueOptions = { concurrency: 2, maxPendingPerSource: 4 };
+export const DEFAULT_VERIFICATION_QUEUE: VerificationQueueOptions = { concurrency: 2, maxPendingPerSource: 4, maxRunningPerSource: 1 };
 
 interface Job {
   start(): void;
@@ -32,7 +38,9 @@ export class VerificationQueue {
   #running = 0;
 
   constructor(opts: VerificationQueueOptions = DEFAULT_VERIFICATION_QUEUE) {
-    if (!(opts.concurrency >= 1) || !(opts.maxPendingPerSource >= 1)) throw new RangeError('VerificationQueue: concurrency and maxPendingPerSource must be ≥ 1');
+    if (!(opts.concurrency >= 1) || !(opts.maxPendingPerSource >= 1) || !(opts.maxRunningPerSource >= 1)) {
+      throw new RangeError('VerificationQueue: concurrency, maxPendingPerSource and maxRunningPerSource must be ≥ 1');
+    }
     this.#opts = opts;
   }
 
@@ -82,10 +90,10 @@ export class VerificationQueue {
     }
   }
 
-  /** The first waiting source (round-robin order) among those with the fewest running. */
+  /** The first waiting source (round-robin order) among those with the fewest running, below their cap. */
   #nextSource(): string | null {
     let best: string | null = null;
-    let fewest = Infinity;
+    let fewest = this.#opts.maxRunningPerSource;
     for (const source of this.#waiting.keys()) {
       const running = this.#runningBy.get(source) ?? 0;
       if (running < fewest) [best, fewest] = [source, running];
