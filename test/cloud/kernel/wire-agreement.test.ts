@@ -102,4 +102,11 @@ describe('wire scanner and decoder agree', () => {
       { seed: SEED, numRuns: 10_000 },
     );
   });
+
+  it('leaves a batch over the 500-packet limit to the slow path, which refuses it', () => {
+    const reader = new UplinkReader(registry);
+    const hive = reader.hiveOfTopic(`occusim/v1/hives/${HIVE_SERIAL}/uplink`);
+    const bytes = encodeUplink({ hiveSerial: HIVE_SERIAL, seq: 1, sentAtMs: T0, packets: Array.from({ length: 501 }, (_, i) => trafficAt(SENSOR_T, T0 + i, 0, 0)) });
+    expect(reader.read(hive, bytes)).toBe(ReadStatus.Message);
+  });
 });
