@@ -31,6 +31,9 @@ export interface LoadOverrides {
 export const MAX_SCENARIO_BYTES = 4 * 1024 * 1024;
 /** Nodes resolved through YAML aliases; past this, an alias bomb. */
 export const MAX_ALIAS_COUNT = 10_000;
+/** Nesting of flow collections and block indentation; a scenario needs about 12 levels. */
+export const MAX_NESTING = 64;
+export const MAX_INDENT = 256;
 /** Diagnostics printed at most, and characters per message (input text is quoted in some). */
 export const MAX_DIAGNOSTICS = 100;
 export const MAX_MESSAGE_CHARS = 300;
@@ -94,6 +97,8 @@ function isValidPrefix(bytes: Uint8Array): boolean {
 
 export function loadScenarioText(text: string, file: string, overrides: LoadOverrides = {}): LoadResult {
   if (text.length > MAX_SCENARIO_BYTES) return failure(file, 1, 1, `the text is ${text.length} characters; scenarios are limited to ${MAX_SCENARIO_BYTES}`);
+  const deep = nestingProblem(text);
+  if (deep !== null) return failure(file, deep.line, deep.col, deep.message);
   const lines = new LineCounter();
   let doc: Document;
   try {
@@ -186,4 +191,38 @@ function syntaxDiagnostic(file: string, message: string, pos: { line: number; co
 function internal(file: string, err: unknown): Diagnostic {
   const message = err instanceof Error ? err.message : String(err);
   return { file, line: 1, col: 1, path: '', message: `internal error while loading the scenario: ${message}`, severity: 'error' };
+}
+
+/**
+ * The yaml parser recurses per nesting level: 100,000 `[` (200 KB) or 1,000 indented block
+ * levels overflowed its stack ("syntax error: Maximum call stack size exceeded"). One linear
+ * pass finds the first place deeper than the bounds (quotes and comments skipped).
+ */
+function nestingProblem(text: string): { line: number; col: number; message: string } | null {
+  let line = 1;
+  let lineStart = 0;
+  let depth = 0;
+  let quote = '';
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i] as string;
+    if (c === '\n') {
+      line++;
+      lineStart = i + 1;
+      let indent = 0;
+      while (text[i + 1 + indent] === ' ') indent++;
+      if (indent > MAX_INDENT) return { line, col: 1, message: `indented ${indent} columns deep; at most ${MAX_INDENT}` };
+      continue;
+    }
+    if (quote !== '') {
+      if (c === quote && (quote === "'" || text[i - 1] !== '\\')) quote = '';
+      continue;
+    }
+    if (c === '"' || c === "'") quote = c;
+    else if (c === '#' && (i === lineStart || text[i - 1] === ' ')) {
+      while (i + 1 < text.length && text[i + 1] !== '\n') i++;
+    } else if (c === '[' || c === '{') {
+      if (++depth > MAX_NESTING) return { line, col: i - lineStart + 1, message: `collections nested more than ${MAX_NESTING} levels deep` };
+    } else if ((c === ']' || c === '}') && depth > 0) depth--;
+  }
+  return null;
 }

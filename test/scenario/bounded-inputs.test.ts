@@ -113,6 +113,12 @@ describe('bounded scenario inputs', () => {
     expect(lines).toEqual([expect.stringMatching(/x\.yaml:2:10: invalid UTF-8/)]);
   });
 
+  it('refuses nesting deeper than the parser’s stack allows, flow or block, at its line', () => {
+    expect(refuse(`a: ${'['.repeat(100_000)}${']'.repeat(100_000)}\n`).lines).toEqual([expect.stringMatching(/:1:68: collections nested more than 64 levels deep/)]);
+    const block = Array.from({ length: 2000 }, (_, i) => `${' '.repeat(i)}- `).join('\n');
+    expect(refuse(block).lines).toEqual([expect.stringMatching(/:258:1: indented 257 columns deep/)]);
+  });
+
   it('bounds the message of a long unknown name', () => {
     const r = loadScenarioText(BASE({ timezone: 'Z'.repeat(100_000) }), 'long.yaml');
     expect(r.ok).toBe(false);
