@@ -6,6 +6,7 @@ import { expandScenario } from './expand.js';
 import { Locator, type Source } from './locate.js';
 import type { Fidelity, ScenarioModel } from './model.js';
 import { resolveScenario } from './resolve.js';
+import { vertexBudgetFinding } from './vertex-budget.js';
 
 /**
  * Scenario loading: read → parse YAML/JSON (keeping positions) → expand templates and
@@ -133,6 +134,8 @@ function run(data: unknown, source: Source, modelFile: string, overrides: LoadOv
     const expansion = expandScenario(overrides.start !== undefined && isDoc ? { ...data, start: overrides.start } : data);
     const locator = new Locator(source, expansion.tree, expansion.origins);
     const findings: Finding[] = [...expansion.findings];
+    const overBudget = expansion.tooLarge ? null : vertexBudgetFinding(expansion.tree);
+    if (overBudget !== null) return { ok: false, diagnostics: located(locator, [...findings, overBudget]) };
     // An item whose expansion failed is left out and the rest is still checked, so one
     // mistake does not hide others; only a runaway expansion stops here.
     if (!expansion.tooLarge) {

@@ -20,8 +20,11 @@ const ref = (what: string) => z.union([z.string().min(1), z.number()]).transform
 const refs = (what: string) => z.array(ref(what)).min(1);
 const finite = z.number().refine(Number.isFinite, { message: 'must be a finite number' });
 const vec2 = z.tuple([finite, finite]).describe('[x, y] in metres');
-/** The shape checks are quadratic in vertices (20,000 took 26 s); a floor plan needs far fewer. */
-export const MAX_POLYGON_VERTICES = 1000;
+/**
+ * The shape checks are quadratic in vertices (20,000 took 26 s): 256 draws a curved wall
+ * finely enough. The total over a scenario is bounded too (vertex-budget.ts).
+ */
+export const MAX_POLYGON_VERTICES = 256;
 const polygon = z.array(vec2).min(3).max(MAX_POLYGON_VERTICES, { message: `a polygon has at most ${MAX_POLYGON_VERTICES} vertices` }).describe('Vertices [[x, y], ...], implicitly closed');
 const duration = z.string().regex(DURATION_PATTERN, { message: 'bad duration' }).describe('Duration such as 500ms, 90s, 30m, 1h30m, 1d');
 const clock = z.string().regex(CLOCK_PATTERN, { message: 'bad clock time' }).describe('Local time of day HH:MM');

@@ -72,7 +72,13 @@ describe('bounded scenario inputs', () => {
   it('refuses a polygon of 20,000 vertices by its size instead of checking it quadratically', () => {
     const pts = Array.from({ length: 20_000 }, (_, i) => `[${(7 + 6 * Math.cos((2 * Math.PI * i) / 20_000)).toFixed(6)}, ${(4 + 3 * Math.sin((2 * Math.PI * i) / 20_000)).toFixed(6)}]`).join(', ');
     const { lines } = refuse(BASE({ rooms: `              - { name: Office, polygon: [${pts}] }` }));
-    expect(lines).toEqual([expect.stringMatching(/:15:\d+ .*rooms\[0\]\.polygon: .*at most 1000/)]);
+    expect(lines).toEqual([expect.stringMatching(/:15:\d+ .*rooms\[0\]\.polygon: .*at most 256/)]);
+  });
+
+  it('refuses repeated polygons past the scenario’s vertex budget before checking any of them', () => {
+    const ring = Array.from({ length: 250 }, (_, i) => `[${(5 + 4 * Math.cos((2 * Math.PI * i) / 250)).toFixed(3)}, ${(5 + 4 * Math.sin((2 * Math.PI * i) / 250)).toFixed(3)}]`).join(', ');
+    const { lines } = refuse(BASE({ rooms: `              - { name: "R\${i}", polygon: [${ring}], repeat: { count: 1000, offset: [10, 0] } }` }));
+    expect(lines).toEqual([expect.stringMatching(/:15:\d+ .*rooms\[\d+\]\.polygon: polygons total more than 50000 vertices/)]);
   });
 
   it('refuses a file over the size limit before reading it', () => {
