@@ -30,8 +30,16 @@ const duration = z.string().regex(DURATION_PATTERN, { message: 'bad duration' })
 const clock = z.string().regex(CLOCK_PATTERN, { message: 'bad clock time' }).describe('Local time of day HH:MM');
 const probability = z.number().min(0).max(1);
 const capacity = z.strictObject({ max: z.number().int().nonnegative(), mid: z.number().int().nonnegative() });
+/** A local date-time; an explicit offset must be a real one (luxon takes `+99:00`). */
+const localDateTime = z
+  .string()
+  .min(1)
+  .superRefine((t, ctx) => {
+    const problem = offsetProblem(t);
+    if (problem !== null) ctx.addIssue({ code: 'custom', message: `${problem}: UTC offsets lie within ±14:00, minutes below 60` });
+  });
 const calibrationPoints = z
-  .array(z.strictObject({ timestamp: z.string().min(1).describe('Local date-time of the site, e.g. 2026-03-02T13:00 (an explicit offset or Z wins)'), occupancy: z.number().int().nonnegative() }))
+  .array(z.strictObject({ timestamp: localDateTime.describe('Local date-time of the site, e.g. 2026-03-02T13:00 (an explicit offset or Z wins)'), occupancy: z.number().int().nonnegative() }))
   .describe('Known occupancy at instants: anchors of the calibrated traffic occupancy (docs/occupancy.md)');
 const optionalId = z.union([z.string(), z.number()]).transform(String).optional();
 
@@ -177,14 +185,7 @@ export const fileSchema = z
     name,
     description: z.string().optional(),
     seed: z.number().int().nonnegative().optional().describe('Default 1'),
-    start: z
-      .string()
-      .min(1)
-      .superRefine((t, ctx) => {
-        const problem = offsetProblem(t);
-        if (problem !== null) ctx.addIssue({ code: 'custom', message: `${problem}: UTC offsets lie within ±14:00, minutes below 60` });
-      })
-      .describe('Local time of the first site, e.g. 2026-03-02T08:00 (an explicit offset or Z wins)'),
+    start: localDateTime.describe('Local time of the first site, e.g. 2026-03-02T08:00 (an explicit offset or Z wins)'),
     duration,
     fidelity: z.enum(['model', 'frame']).optional(),
     tick: duration.optional().describe('Default 1s'),
