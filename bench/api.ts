@@ -33,7 +33,7 @@ export async function runApiBench(root: string): Promise<void> {
   const clock = new VirtualClock(Date.UTC(2026, 10, 22));
   const tokens = await TokenService.create({ issuer: 'bench', audience: 'bench', accessTtlS: 3600, refreshTtlS: 3600, clock });
   const assets = catalogueFromScenario(model);
-  const app = await buildApi({ assets, accounts: await AccountService.fromCatalogue(catalogueFromScenario(), clock, { N: 1024, r: 8, p: 1 }), tokens, clock, limits: { maxDepth: 10, maxAliases: 30, maxCost: 1000 } });
+  const app = await buildApi({ assets, accounts: await AccountService.fromCatalogue(catalogueFromScenario(), clock, { N: 1024, r: 8, p: 1 }), tokens, clock, limits: { maxDepth: 10, maxAliases: 30, maxCost: 1000, maxValues: 50_000_000 } });
   const token = (await tokens.issueAccess({ sub: 'bench', orgId: model.org.id, clientId: 'bench', scopes: new Set(ALL_SCOPES), kind: 'client', operator: false })).token;
   // Wall time and the process's CPU time of each (the machine is shared: CPU time is steadier).
   const query = async (): Promise<Sample> => {

@@ -13,7 +13,7 @@ import { registerOpenApi } from './openapi.js';
 import { registerReportingRoutes } from './reporting/routes.js';
 import type { SeriesPort } from './reporting/series.js';
 import { registerStatsRoutes } from './reporting/stats.js';
-import { ApiError } from './errors.js';
+import { ApiError, ApiErrorCodes, invalidRequest } from './errors.js';
 import { DEFAULT_LIMITS, queryLimitsRule, type QueryLimits } from './graphql/limits.js';
 import { resolvers, type GqlContext } from './graphql/resolvers.js';
 import { typeDefs } from './graphql/schema.js';
@@ -72,7 +72,9 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
 
   // GraphQL is authenticated before mercurius parses anything: an anonymous request is a 401.
   app.addHook('preHandler', async (req) => {
-    if (req.url.split('?')[0] === GRAPHQL_PATH) req.principal = await authenticate(req, deps.tokens);
+    if (req.url.split('?')[0] !== GRAPHQL_PATH) return;
+    req.principal = await authenticate(req, deps.tokens);
+    if (req.method === 'POST') checkGraphqlBody(req.body);
   });
   const rules = [queryLimitsRule(deps.limits ?? DEFAULT_LIMITS), ...(deps.introspection === false ? [NoSchemaIntrospectionCustomRule] : [])];
   await app.register(mercurius, {
@@ -85,9 +87,11 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     jit: 1,
     validationRules: rules,
     context: (req): GqlContext => {
-      const principal = req.principal as Principal;
-      const status = deps.status ? { status: new RequestStatus(deps.status, deps.assets, principal.orgId) } : {};
-      return { principal, assets: deps.assets, ...status };
+      // mercurius also builds the context for a request refused before authentication (its
+      // error path), so the principal may be absent: the refusal must not turn into a 500.
+      const principal = req.principal as Principal | undefined;
+      const status = deps.status && principal ? { status: new RequestStatus(deps.status, deps.assets, principal.orgId) } : {};
+      return { principal: principal as Principal, assets: deps.assets, ...status };
     },
     errorFormatter: (execution) => formatGraphqlErrors(execution.data ?? null, execution.errors ?? []),
     // Errors raised outside execution (authentication in the hook, validation): an ApiError
@@ -103,6 +107,29 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   });
   if (deps.state) persistMutations(app, deps.assets, deps.state);
   return app;
+}
+
+/**
+ * Client mistakes that would otherwise reach graphql-js as a TypeError (answered 200
+ * INTERNAL): a batch, a non-string query, and a query that is JSON rather than GraphQL
+ * (mercurius, failing to parse a query, retries it as a JSON AST and validates whatever
+ * that yields). Spec §4.3: the body holds `query`, a string with a GraphQL document.
+ */
+function checkGraphqlBody(body: unknown): void {
+  if (Array.isArray(body)) throw invalidRequest('batched queries are not supported: send one operation per request');
+  if (typeof body !== 'object' || body === null) return; // mercurius answers a missing body itself
+  const query = (body as { query?: unknown }).query;
+  if (typeof query !== 'string') throw invalidRequest('query must be a string holding a GraphQL document');
+  if (isJson(query)) throw invalidRequest('query must be a GraphQL document, not JSON');
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -142,20 +169,26 @@ function flatten(errors: readonly GraphQLError[]): GraphQLError[] {
 function formatGraphqlErrors(data: unknown, raw: readonly GraphQLError[]): { statusCode: number; response: { data: never; errors: GraphQLFormattedError[] } } {
   const first = raw[0]?.originalError as { statusCode?: unknown } | undefined;
   const statusCode = data === null && raw.length === 1 && typeof first?.statusCode === 'number' ? first.statusCode : 200;
-  return { statusCode, response: { data: data as never, errors: flatten(raw).map(maskError) } };
+  return { statusCode, response: { data: data as never, errors: flatten(raw).map((e) => maskError(e, statusCode)) } };
 }
 
-/** Errors leave with a message and a code in extensions, never a stack or internal detail. */
-function maskError(err: GraphQLError): GraphQLFormattedError {
+/**
+ * Errors leave with a message and a code in extensions, never a stack or internal detail.
+ * A request refused with a 4xx before execution (body too large, unsupported media type,
+ * malformed JSON, a batch, a mutation over GET) is the client's mistake: INVALID_REQUEST
+ * with the framework's message, never INTERNAL.
+ */
+function maskError(err: GraphQLError, status: number): GraphQLFormattedError {
   const original = err.originalError;
   const code = err.extensions?.code;
   // Our own errors carry a code; graphql-js's syntax and validation errors have no original error.
   const known = code !== undefined || original === undefined || isGraphQLError(original);
+  const clientError = !known && status >= 400 && status < 500;
   return {
-    message: known ? err.message : 'internal error',
+    message: known || clientError ? err.message : 'internal error',
     ...(err.locations ? { locations: err.locations } : {}),
     ...(err.path ? { path: err.path } : {}),
-    extensions: { code: code ?? (known ? 'GRAPHQL_VALIDATION_FAILED' : 'INTERNAL') },
+    extensions: { code: code ?? (known ? 'GRAPHQL_VALIDATION_FAILED' : clientError ? ApiErrorCodes.INVALID_REQUEST : ApiErrorCodes.INTERNAL) },
   };
 }
 

@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { systemClock, type Clock } from '../core/clock.js';
 import { buildApi, type ApiExtension } from './app.js';
+import { DEFAULT_LIMITS } from './graphql/limits.js';
+import { catalogueListSizes } from './graphql/list-sizes.js';
 import type { AssetCatalogue } from '../assets/catalogue.js';
 import { AccountService } from './auth/accounts.js';
 import type { ScryptCost } from './auth/passwords.js';
@@ -74,6 +76,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
     tokens,
     clock,
     introspection: opts.introspection ?? true,
+    limits: { ...DEFAULT_LIMITS, listSize: catalogueListSizes(assets) },
     ...(opts.series ? { series: opts.series } : {}),
     ...(opts.state ? { state: opts.state } : {}),
     ...(opts.status ? { status: opts.status } : {}),

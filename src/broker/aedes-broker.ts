@@ -4,6 +4,7 @@ import { Aedes } from 'aedes';
 import { AppError, ErrorCodes } from '../core/errors.js';
 import { buildCredentialTable } from './credentials.js';
 import { policyHooks } from './hooks.js';
+import { DEFAULT_MAX_CONNECT_BYTES, gatedConnection, PUBLISH_OVERHEAD_BYTES, type PacketGateLimits } from './packet-gate.js';
 import { SharedSubscriptions } from './shared-subscriptions.js';
 
 export interface BrokerCredentials {
@@ -93,7 +94,10 @@ async function startCore(opts: BrokerOptions, counters: BrokerStats, host: strin
   const subscribed = new SubscriptionLog();
   aedes.on('subscribe', (subs) => subscribed.add(subs.map((x) => x.topic)));
   const sockets = new Set<Socket>();
-  const server = createServer({ noDelay: true }, (socket) => acceptConnection(aedes, sockets, socket));
+  // The payload limit itself is the ACL hook's (it counts and names the refusal); the gate
+  // only keeps a packet that could never pass it from being buffered at all.
+  const limits: PacketGateLimits = { maxConnectBytes: DEFAULT_MAX_CONNECT_BYTES, maxPacketBytes: maxPayloadBytes + PUBLISH_OVERHEAD_BYTES };
+  const server = createServer({ noDelay: true }, (socket) => acceptConnection(aedes, sockets, socket, limits, counters));
   try {
     await listen(server, host, port);
   } catch (err) {
@@ -139,12 +143,16 @@ function countTraffic(aedes: Aedes, counters: BrokerStats, onPublish?: (topic: s
   });
 }
 
-function acceptConnection(aedes: Aedes, sockets: Set<Socket>, socket: Socket): void {
+function acceptConnection(aedes: Aedes, sockets: Set<Socket>, socket: Socket, limits: PacketGateLimits, counters: BrokerStats): void {
   // Small request/ack round trips on localhost: Nagle + delayed ACK would add ~40 ms each.
   socket.setNoDelay(true);
   sockets.add(socket);
   socket.once('close', () => sockets.delete(socket));
-  aedes.handle(socket);
+  const conn = gatedConnection(socket, limits, (refusal) => {
+    if (refusal.kind === 'connect-too-large') counters.refusedAuth++;
+    else counters.refusedAcl++;
+  });
+  aedes.handle(conn);
 }
 
 function listen(server: Server, host: string, port: number): Promise<void> {

@@ -1,11 +1,14 @@
 import type { AedesOptions, AuthenticateError, Client, ConnectPacket, PublishPacket, Subscription } from 'aedes';
 import { effectiveSubscription, isSystemTopic, mayPublish } from './acl.js';
 import type { CredentialTable, Principal } from './credentials.js';
+import { parseHiveTopic } from '../core/topics.js';
+import { MAX_HEARTBEAT_BYTES } from '../proto/limits.js';
 
 /**
  * The embedded broker's policy as Aedes hooks: one small function per rule, each citing the
- * MQTT 3.1.1 clause it implements. Aedes 1.x speaks MQTT 3.1/3.1.1 only, so refusals use
- * CONNACK return codes, SUBACK 0x80, or closing the connection.
+ * MQTT 3.1.1 clause it implements. Aedes 1.x speaks MQTT 3.1/3.1.1 only (an MQTT 5 CONNECT
+ * gets CONNACK 0x01 from Aedes itself), so refusals use CONNACK return codes, SUBACK 0x80,
+ * or closing the connection.
  */
 
 /** Counters the hooks bump; read by `EmbeddedBroker.stats()`. */
@@ -99,8 +102,14 @@ function publishRefusal(who: Principal | 'unknown' | null, packet: PublishPacket
   if (isSystemTopic(packet.topic)) return `publish to reserved topic ${packet.topic}`;
   if (who === null) return null;
   if (who === 'unknown') return 'publish from an unauthenticated client';
+  // [MQTT-2.3.1-1] a QoS 1/2 PUBLISH carries a non-zero packet identifier.
+  if (packet.qos > 0 && packet.messageId === 0) return 'QoS > 0 publish with packet identifier 0';
+  // Nothing in the protocol is retained: a retained uplink would be replayed to every new
+  // subscriber (a restarted ingest would see an old batch as new).
+  if (packet.retain) return `retained publish to ${packet.topic}: the protocol retains nothing`;
   const size = payloadBytes(packet);
   if (size > maxPayloadBytes) return `payload of ${size} bytes exceeds the ${maxPayloadBytes}-byte limit`;
+  if (size > MAX_HEARTBEAT_BYTES && parseHiveTopic(packet.topic)?.kind === 'heartbeat') return `heartbeat of ${size} bytes exceeds the ${MAX_HEARTBEAT_BYTES}-byte limit`;
   if (!mayPublish(who, packet.topic)) return `not authorised to publish to ${packet.topic}`;
   return null;
 }

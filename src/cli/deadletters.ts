@@ -17,10 +17,30 @@ export function deadlettersCommand(args: readonly string[], flags: Flags, io: Io
   const store = new SqliteStore(db);
   try {
     const letters = store.deadLetters();
-    for (const d of letters) io.stdout.write(`${isoUtc(d.receivedAtMs)}  ${d.reason.padEnd(20)}  ${d.topic}  ${d.message}\n`);
+    for (const d of letters) io.stdout.write(`${isoUtc(d.receivedAtMs)}  ${printable(d.reason).padEnd(20)}  ${printable(d.topic)}  ${printable(d.message)}\n`);
     io.stderr.write(`${letters.length} dead letter(s) in ${db}\n`);
     return 0;
   } finally {
     store.close();
   }
 }
+
+/**
+ * Topic and message come from whoever published (a MAC, a topic level, a decode error that
+ * quotes the payload): a raw newline would forge a record of its own and an ANSI escape
+ * would drive the reader's terminal. C0/C1 controls, DEL, line/paragraph separators and
+ * bidi overrides are written as escapes, and the backslash too so the output stays unambiguous.
+ */
+export function printable(text: string): string {
+  return text.replace(UNPRINTABLE, (c) => {
+    if (c === '\\') return '\\\\';
+    const named = NAMED[c];
+    if (named !== undefined) return named;
+    const code = c.codePointAt(0) as number;
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}
+
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const UNPRINTABLE = /[\\\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const NAMED: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };

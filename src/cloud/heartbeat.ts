@@ -1,6 +1,7 @@
 import { ErrorCodes, type ErrorCode } from '../core/errors.js';
 import { parseHiveTopic } from '../core/topics.js';
 import { decodeHeartbeat } from '../proto/codec.js';
+import { MAX_HEARTBEAT_BYTES } from '../proto/limits.js';
 import type { SensorHealth } from '../proto/messages.js';
 import type { DeadLetter } from './ingest.js';
 import { deadLetterOf, decodeOrReason, type Received } from './received.js';
@@ -27,6 +28,10 @@ function reject(r: Received, reason: ErrorCode, message: string): HeartbeatVerdi
 export function inspectHeartbeat(registry: AssetRegistry, r: Received): HeartbeatVerdict {
   const parsed = parseHiveTopic(r.topic);
   if (!parsed || parsed.kind !== 'heartbeat') return reject(r, ErrorCodes.BAD_TOPIC, `not a hive heartbeat topic: ${r.topic}`);
+  // docs/protocol.md §5: an external broker may not enforce the heartbeat limit, so the ingest does.
+  if (r.payload.length > MAX_HEARTBEAT_BYTES) {
+    return reject(r, ErrorCodes.DECODE_FAILED, `HiveHeartbeat: ${r.payload.length} bytes exceed the ${MAX_HEARTBEAT_BYTES}-byte limit`);
+  }
   const hb = decodeOrReason(decodeHeartbeat, r.payload);
   if (typeof hb === 'string') return reject(r, ErrorCodes.DECODE_FAILED, `HiveHeartbeat: ${hb}`);
   if (hb.hiveSerial !== parsed.serial) {

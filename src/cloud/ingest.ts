@@ -1,6 +1,7 @@
 import { ErrorCodes, type ErrorCode } from '../core/errors.js';
 import { parseHiveTopic } from '../core/topics.js';
 import { decodeUplink } from '../proto/codec.js';
+import { MAX_PACKETS_PER_BATCH, MAX_PAYLOAD_BYTES } from '../proto/limits.js';
 import type { UplinkBatch, WirePacket } from '../proto/messages.js';
 import type { Hive } from '../assets/model.js';
 import { deadLetterOf, decodeOrReason, type DeadLetter, type Received } from './received.js';
@@ -62,8 +63,13 @@ function splitPackets(registry: AssetRegistry, hive: Hive, batch: UplinkBatch, r
 export function inspectUplink(registry: AssetRegistry, r: Received): UplinkVerdict {
   const parsed = parseHiveTopic(r.topic);
   if (!parsed || parsed.kind !== 'uplink') return reject(r, ErrorCodes.BAD_TOPIC, `not a hive uplink topic: ${r.topic}`);
+  // docs/protocol.md §5, enforced here too: an external broker may allow larger payloads.
+  if (r.payload.length > MAX_PAYLOAD_BYTES) return reject(r, ErrorCodes.DECODE_FAILED, `HiveUplink: ${r.payload.length} bytes exceed the ${MAX_PAYLOAD_BYTES}-byte limit`);
   const batch = decodeOrReason(decodeUplink, r.payload);
   if (typeof batch === 'string') return reject(r, ErrorCodes.DECODE_FAILED, batch);
+  if (batch.packets.length > MAX_PACKETS_PER_BATCH) {
+    return reject(r, ErrorCodes.DECODE_FAILED, `HiveUplink: ${batch.packets.length} packets exceed the ${MAX_PACKETS_PER_BATCH}-packet limit`);
+  }
   if (!Number.isSafeInteger(batch.seq) || batch.seq < 1) return reject(r, ErrorCodes.DECODE_FAILED, `HiveUplink.seq must be an integer >= 1, got ${batch.seq}`);
   if (batch.hiveSerial !== parsed.serial) {
     return reject(r, ErrorCodes.UNKNOWN_HIVE, `payload hive serial ${JSON.stringify(batch.hiveSerial)} does not match topic serial ${parsed.serial}`);

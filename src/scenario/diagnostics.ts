@@ -55,6 +55,8 @@ export function hasErrors(list: readonly { severity: 'error' | 'warning' }[]): b
   return list.some((d) => d.severity === 'error');
 }
 
+const MAX_SUGGEST_LENGTH = 64;
+
 /** Levenshtein distance, O(|a|·|b|): only ever called on short names. */
 export function editDistance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
@@ -74,6 +76,8 @@ export function editDistance(a: string, b: string): number {
  * most a third of the longer name, and at least 1 edit allowed), else null.
  */
 export function closest(name: string, candidates: Iterable<string>): string | null {
+  // editDistance is quadratic: a 100,000-character name against 600 zones took 7 s. No typo is that long.
+  if (name.length > MAX_SUGGEST_LENGTH) return null;
   let best: string | null = null;
   let bestD = Infinity;
   const lower = name.toLowerCase();

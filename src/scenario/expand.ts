@@ -30,8 +30,12 @@ const ITEM_LISTS = new Set(['sites', 'buildings', 'floors', 'rooms', 'zones', 'd
 /** Fields holding one point or a list of points: shifted by a repeat's offset. */
 const POINT_FIELDS = new Set(['center', 'position']);
 const POINT_LIST_FIELDS = new Set(['polygon', 'outline', 'line']);
-/** Guard against a typo like `repeat: 1000000` nested twice exhausting memory. */
-export const MAX_EXPANDED_ITEMS = 500_000;
+/**
+ * Guard against a typo like `repeat: 1000000` nested twice exhausting memory. fleet.yaml, the
+ * largest shipped scenario, expands to ~35,000 items; 500,000 (a 700 × 700 grid) passed
+ * expansion and then overflowed the stack while resolving, so the bound sits at 100,000.
+ */
+export const MAX_EXPANDED_ITEMS = 100_000;
 
 interface Ctx {
   vars: Vars;
@@ -153,6 +157,11 @@ class Expander {
     out.push(this.object(v, docPath, ctx, tpl));
   }
 
+  refuseTooLarge(at: readonly Seg[], what: string): void {
+    this.tooLarge = true;
+    this.error(at, `${what} exceeds the limit of ${MAX_EXPANDED_ITEMS} items (with what is already expanded)`);
+  }
+
   /** Where a problem with this item's own expansion keys is reported. */
   at(docPath: readonly Seg[], ctx: Ctx, tpl: Tpl | undefined, field: string): readonly Seg[] {
     return ctx.via?.docPath ?? (tpl?.keys.has(field) === true ? tpl.via.docPath : [...docPath, field]);
@@ -161,6 +170,8 @@ class Expander {
   repeat(v: Obj, docPath: readonly Seg[], ctx: Ctx, key: string, out: unknown[], tpl?: Tpl): void {
     const spec = parseRepeat(v['repeat']);
     if (typeof spec === 'string') return this.error(this.at(docPath, ctx, tpl, 'repeat'), spec);
+    // Checked before expanding: a count of 10^9 must not be walked to find it too large.
+    if (spec.count > MAX_EXPANDED_ITEMS - this.items) return this.refuseTooLarge(this.at(docPath, ctx, tpl, 'repeat'), `repeat of ${spec.count}`);
     const { repeat: _drop, ...rest } = v;
     for (let k = 0; k < spec.count && !this.tooLarge; k++) {
       const vars = new Map(ctx.vars).set(spec.as, k);
@@ -188,10 +199,11 @@ class Expander {
   grid(v: Obj, docPath: readonly Seg[], ctx: Ctx, out: unknown[], tpl?: Tpl): void {
     const spec = parseGrid(v['grid']);
     if (typeof spec === 'string') return this.error(this.at(docPath, ctx, tpl, 'grid'), spec);
+    if (spec.nx * spec.ny > MAX_EXPANDED_ITEMS - this.items) return this.refuseTooLarge(this.at(docPath, ctx, tpl, 'grid'), `grid of ${spec.nx} × ${spec.ny} sensors`);
     const { grid: _drop, ...rest } = v;
     const name = String(rest['name'] ?? '');
     const named = name.includes('${gx}') || name.includes('${gy}');
-    for (let gy = 0; gy < spec.ny; gy++) {
+    for (let gy = 0; gy < spec.ny && !this.tooLarge; gy++) {
       for (let gx = 0; gx < spec.nx && !this.tooLarge; gx++) {
         const vars = new Map(ctx.vars).set('gx', gx).set('gy', gy);
         const offset = [ctx.offset[0] + gx * spec.dx, ctx.offset[1] + gy * spec.dy] as const;

@@ -20,13 +20,26 @@ const ref = (what: string) => z.union([z.string().min(1), z.number()]).transform
 const refs = (what: string) => z.array(ref(what)).min(1);
 const finite = z.number().refine(Number.isFinite, { message: 'must be a finite number' });
 const vec2 = z.tuple([finite, finite]).describe('[x, y] in metres');
-const polygon = z.array(vec2).min(3).describe('Vertices [[x, y], ...], implicitly closed');
+/**
+ * The shape checks are quadratic in vertices (20,000 took 26 s): 256 draws a curved wall
+ * finely enough. The total over a scenario is bounded too (vertex-budget.ts).
+ */
+export const MAX_POLYGON_VERTICES = 256;
+const polygon = z.array(vec2).min(3).max(MAX_POLYGON_VERTICES, { message: `a polygon has at most ${MAX_POLYGON_VERTICES} vertices` }).describe('Vertices [[x, y], ...], implicitly closed');
 const duration = z.string().regex(DURATION_PATTERN, { message: 'bad duration' }).describe('Duration such as 500ms, 90s, 30m, 1h30m, 1d');
 const clock = z.string().regex(CLOCK_PATTERN, { message: 'bad clock time' }).describe('Local time of day HH:MM');
 const probability = z.number().min(0).max(1);
 const capacity = z.strictObject({ max: z.number().int().nonnegative(), mid: z.number().int().nonnegative() });
+/** A local date-time; an explicit offset must be a real one (luxon takes `+99:00`). */
+const localDateTime = z
+  .string()
+  .min(1)
+  .superRefine((t, ctx) => {
+    const problem = offsetProblem(t);
+    if (problem !== null) ctx.addIssue({ code: 'custom', message: `${problem}: UTC offsets lie within ±14:00, minutes below 60` });
+  });
 const calibrationPoints = z
-  .array(z.strictObject({ timestamp: z.string().min(1).describe('Local date-time of the site, e.g. 2026-03-02T13:00 (an explicit offset or Z wins)'), occupancy: z.number().int().nonnegative() }))
+  .array(z.strictObject({ timestamp: localDateTime.describe('Local date-time of the site, e.g. 2026-03-02T13:00 (an explicit offset or Z wins)'), occupancy: z.number().int().nonnegative() }))
   .describe('Known occupancy at instants: anchors of the calibrated traffic occupancy (docs/occupancy.md)');
 const optionalId = z.union([z.string(), z.number()]).transform(String).optional();
 
@@ -140,7 +153,15 @@ export const buildingSchema = z.strictObject({
 export const siteSchema = z.strictObject({
   ...itemFields,
   name,
-  timezone: z.string().refine(isValidZone, { message: 'unknown IANA time zone' }).describe('IANA zone, e.g. Europe/Paris'),
+  timezone: z
+    .string()
+    .refine(isValidZone, { message: 'unknown IANA time zone' })
+    .superRefine((zone, ctx) => {
+      // Luxon accepts any case; the zone is then stored and printed as written, and other tools are not so kind.
+      const canonical = canonicalZone(zone);
+      if (canonical !== null && canonical !== zone) ctx.addIssue({ code: 'custom', message: `time zone names are case-sensitive: \`${canonical}\`` });
+    })
+    .describe('IANA zone, e.g. Europe/Paris'),
   custom_id: optionalId,
   site_number: optionalId,
   buildings: z.array(buildingSchema).min(1),
@@ -164,7 +185,7 @@ export const fileSchema = z
     name,
     description: z.string().optional(),
     seed: z.number().int().nonnegative().optional().describe('Default 1'),
-    start: z.string().min(1).describe('Local time of the first site, e.g. 2026-03-02T08:00 (an explicit offset or Z wins)'),
+    start: localDateTime.describe('Local time of the first site, e.g. 2026-03-02T08:00 (an explicit offset or Z wins)'),
     duration,
     fidelity: z.enum(['model', 'frame']).optional(),
     tick: duration.optional().describe('Default 1s'),
@@ -232,4 +253,22 @@ function unwrap(s: unknown): unknown {
     else if (def['type'] === 'pipe') s = def['in'];
     else return s;
   }
+}
+
+/** The zone's spelling as the time-zone database has it, when it differs only by case; null when unknown. */
+function canonicalZone(zone: string): string | null {
+  try {
+    const resolved = new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
+    return resolved.toLowerCase() === zone.toLowerCase() ? resolved : zone;
+  } catch {
+    return null;
+  }
+}
+
+/** Why the explicit offset of a date-time text is impossible (luxon takes `+99:00`), or null. */
+export function offsetProblem(text: string): string | null {
+  const m = /([+-])(\d{2}):?(\d{2})$/.exec(text.trim());
+  if (!m || !/T/.test(text)) return null;
+  const minutes = Number(m[2]) * 60 + Number(m[3]);
+  return Number(m[3]) >= 60 || minutes > 14 * 60 ? `offset ${m[1]}${m[2]}:${m[3]}` : null;
 }

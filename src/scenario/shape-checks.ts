@@ -1,3 +1,4 @@
+import { MAX_POLYGON_VERTICES } from './schema.js';
 import { area, distanceToBoundary, pointInPolygon, segmentsCrossProperly, selfIntersections, type Polygon, type Vec2 } from '../core/geometry.js';
 
 /**
@@ -8,6 +9,8 @@ export const ON_EDGE_TOL_M = 0.05;
 
 /** Problem with a polygon's shape: zero area or crossing edges. */
 export function polygonProblem(poly: Polygon): string | null {
+  // The schema refuses larger polygons; never run the quadratic check on one.
+  if (poly.length > MAX_POLYGON_VERTICES) return `a polygon has at most ${MAX_POLYGON_VERTICES} vertices`;
   const crossings = selfIntersections(poly);
   const first = crossings[0];
   if (first !== undefined) return `polygon is self-intersecting: edge ${first[0]} crosses edge ${first[1]}`;

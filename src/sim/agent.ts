@@ -3,7 +3,7 @@ import type { Rng } from '../core/rng.js';
 import type { PopulationModel } from '../scenario/model.js';
 import type { DoorGeo, FloorPlan, RoomGeo } from './floorplan.js';
 import { planPath, type Endpoint, type PlannedPath } from './route.js';
-import { drawDayPlan, localDayStart, nextDay, type DayPlan } from './schedule.js';
+import { drawDayPlan, firstPlanDay, nextDay, type DayPlan } from './schedule.js';
 import { randomSpot } from './spots.js';
 import type { DoorCrossing, Posture } from './types.js';
 
@@ -93,7 +93,8 @@ export class Agent {
 
   /** Places the person at the first instant: seated if the day's arrival already passed. */
   start(t: number): void {
-    this.#planDayFrom(localDayStart(t, this.#ctx.zone), t);
+    // A night shift that started yesterday evening may still be inside at the first instant.
+    this.#planDayFrom(firstPlanDay(this.#ctx.pop, t, this.#ctx.zone), t);
     const day = this.#day as DayPlan;
     if (day.arriveMs > t) return;
     this.person.roomId = this.#deskRoom;

@@ -52,14 +52,44 @@ function memo(key: string, compute: () => number): number {
   return v;
 }
 
-/** Draws one person's arrival and departure for the local day starting at `dayStartMs`. */
+/**
+ * A population whose mean departure is earlier in the day than its mean arrival works a
+ * night shift (docs/scenario-format.md): each departure falls on the local day after the
+ * arrival. Decided from the means, not per draw, so a draw that lands just before the
+ * arrival is still read as the next morning and never collapses the stay to `MIN_STAY_MS`.
+ */
+export function isNightShift(pop: PopulationModel): boolean {
+  return pop.departure.meanMin < pop.arrival.meanMin;
+}
+
+/**
+ * Draws one person's arrival and departure for the local day starting at `dayStartMs`. The
+ * stay is the elapsed time between the two wall-clock instants, so a DST change during the
+ * night lengthens or shortens it by the change, as it would for a real night shift.
+ */
 export function drawDayPlan(pop: PopulationModel, zone: string, dayStartMs: number, rng: Rng): DayPlan {
   const arriveMin = rng.normal(pop.arrival.meanMin, pop.arrival.sdMin);
-  const leaveMin = rng.normal(pop.departure.meanMin, pop.departure.sdMin);
+  const leaveMin = rng.normal(pop.departure.meanMin, pop.departure.sdMin) + (isNightShift(pop) ? DAY_MIN : 0);
   const meetingKey = rng.next();
   const arriveMs = localInstant(dayStartMs, arriveMin, zone);
-  const leaveMs = Math.max(localInstant(dayStartMs, leaveMin, zone), arriveMs + MIN_STAY_MS);
+  const leaveMs = Math.max(instantFromDay(dayStartMs, leaveMin, zone), arriveMs + MIN_STAY_MS);
   return { dayStartMs, arriveMs, leaveMs, meetingKey };
+}
+
+const DAY_MIN = 24 * 60;
+
+/** Local wall time `minutes` after the midnight of `dayStartMs`'s day; from 24:00 on, the next day's. */
+function instantFromDay(dayStartMs: number, minutes: number, zone: string): number {
+  return minutes < DAY_MIN ? localInstant(dayStartMs, minutes, zone) : localInstant(nextDay(dayStartMs, zone), minutes - DAY_MIN, zone);
+}
+
+/**
+ * The local day whose plan may still have someone inside at `t`: the day before for a night
+ * shift (who came in last evening and leaves this morning), the same day otherwise.
+ */
+export function firstPlanDay(pop: PopulationModel, t: number, zone: string): number {
+  const today = localDayStart(t, zone);
+  return isNightShift(pop) ? localDayStart(today - 1, zone) : today;
 }
 
 /** The local day after the one starting at `dayStartMs`. */

@@ -21,6 +21,22 @@ describe('occusim deadletters', () => {
     expect(r.err).toContain('2 dead letter(s)');
   });
 
+  it('escapes control characters so a newline in a MAC cannot forge a record and no ANSI escape reaches the terminal', async () => {
+    const db = join(mkdtempSync(join(tmpdir(), 'occusim-dl-')), 'store.sqlite');
+    const store = new SqliteStore(db);
+    const forged = 'bad mac AA:BB\n2026-03-02T09:00:00.000Z  OK                    occusim/v1/hives/HV1/uplink  all fine';
+    store.writeDeadLetter({ receivedAtMs: Date.UTC(2026, 2, 2, 7), topic: 'occusim/v1/hives/\u001b[2J\u001b[31mHV1/uplink', reason: 'DECODE_FAILED', message: forged, payload: new Uint8Array([1]) });
+    store.close();
+    const r = await cli('deadletters', '--db', db);
+    expect(r.code).toBe(0);
+    const lines = r.out.split('\n').filter(Boolean);
+    expect(lines).toHaveLength(1);
+    // eslint-disable-next-line no-control-regex -- the assertion is about control characters
+    expect(r.out).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    expect(lines[0]).toContain('hives/\\x1b[2J\\x1b[31mHV1/uplink');
+    expect(lines[0]).toContain('AA:BB\\n2026-03-02T09:00:00.000Z');
+  });
+
   it('exits 2 with a clear message without --db or with a missing file', async () => {
     expect(await cli('deadletters')).toMatchObject({ code: 2, err: expect.stringContaining('needs --db') });
     expect(await cli('deadletters', '--db', '/nonexistent/store.sqlite')).toMatchObject({ code: 2, err: expect.stringContaining('no store at') });

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { catalogueFromScenario } from '../../src/assets/from-scenario.js';
 import { CloudPipeline } from '../../src/cloud/pipeline.js';
+import { inspectHeartbeat } from '../../src/cloud/heartbeat.js';
+import { buildRegistry } from '../../src/cloud/registry.js';
 import { SqliteStore } from '../../src/cloud/store/sqlite-store.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { heartbeatTopic, uplinkTopic } from '../../src/core/topics.js';
@@ -97,5 +99,16 @@ describe('heartbeats consumed by the cloud', () => {
     expect(store.sensorStatus(SENSOR_PA.id)?.batteryLevel).toBe(0.75);
     expect(store.sensorStatus(SENSOR_PB.id)).toBeNull();
     expect(pipeline.counters().deadLettered).toBe(6);
+  });
+});
+
+describe('heartbeat size limit', () => {
+  it('dead-letters a heartbeat over the 64 KiB of docs/protocol.md as DECODE_FAILED, though it decodes', () => {
+    const registry = buildRegistry(tinyModel());
+    const payload = encodeHeartbeat(heartbeat({ firmwareVersion: 'x'.repeat(100 * 1024) }));
+    const verdict = inspectHeartbeat(registry, { topic: heartbeatTopic(HIVE_SERIAL), payload, receivedAtMs: T0 });
+    expect(verdict).toMatchObject({ kind: 'rejected', deadLetter: { reason: 'DECODE_FAILED', message: expect.stringContaining('65536-byte limit') } });
+    const small = inspectHeartbeat(registry, { topic: heartbeatTopic(HIVE_SERIAL), payload: encodeHeartbeat(heartbeat()), receivedAtMs: T0 });
+    expect(small.kind).toBe('accepted');
   });
 });

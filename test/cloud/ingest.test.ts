@@ -25,6 +25,13 @@ describe('uplink inspection', () => {
     expect(v).toMatchObject({ kind: 'rejected', deadLetter: { reason: 'DECODE_FAILED', receivedAtMs: T0 + 500, payload: garbage } });
   });
 
+  it('dead-letters a batch over the protocol limits (500 packets, 256 KiB) as DECODE_FAILED, though it decodes', () => {
+    const many = Array.from({ length: 501 }, (_, i) => trafficAt(SENSOR_T, T0 + i, 0, 0));
+    expect(receive(uplinkTopic(HIVE_SERIAL), encodeUplink(batch(many)))).toMatchObject({ kind: 'rejected', deadLetter: { reason: 'DECODE_FAILED', message: expect.stringContaining('500-packet limit') } });
+    const big = [presenceAt(SENSOR_PA, T0, Array.from({ length: 22_000 }, () => [6, 5] as [number, number]))];
+    expect(receive(uplinkTopic(HIVE_SERIAL), encodeUplink(batch(big)))).toMatchObject({ kind: 'rejected', deadLetter: { reason: 'DECODE_FAILED', message: expect.stringContaining('262144-byte limit') } });
+  });
+
   it('dead-letters a batch with sequence number 0', () => {
     const v = receive(uplinkTopic(HIVE_SERIAL), encodeUplink(batch([], { seq: 0 })));
     expect(v).toMatchObject({ kind: 'rejected', deadLetter: { reason: 'DECODE_FAILED' } });

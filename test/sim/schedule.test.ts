@@ -21,8 +21,15 @@ describe('daily schedules', () => {
     expect(localInstant(at('2026-03-29T00:00'), 8 * 60, TZ)).toBe(at('2026-03-29T08:00'));
   });
 
-  it('makes people stay at least 30 minutes even when the departure draw is earlier', () => {
-    const pop = population('p', 1, { arrival: { meanMin: 600, sdMin: 0 }, departure: { meanMin: 300, sdMin: 0 } });
+  it('puts a departure earlier in the day than the arrival on the next morning: a night shift', () => {
+    const pop = population('p', 1, { arrival: { meanMin: 20 * 60 + 30, sdMin: 0 }, departure: { meanMin: 90, sdMin: 0 } });
+    const plan = drawDayPlan(pop, TZ, at('2026-03-02T00:00'), rngFor(1, 'p'));
+    expect(plan.arriveMs).toBe(at('2026-03-02T20:30'));
+    expect(plan.leaveMs).toBe(at('2026-03-03T01:30'));
+  });
+
+  it('makes people stay at least 30 minutes when a draw puts the departure right after the arrival', () => {
+    const pop = population('p', 1, { arrival: { meanMin: 600, sdMin: 0 }, departure: { meanMin: 610, sdMin: 0 } });
     const plan = drawDayPlan(pop, TZ, at('2026-03-02T00:00'), rngFor(1, 'p'));
     expect(plan.arriveMs).toBe(at('2026-03-02T10:00'));
     expect(plan.leaveMs).toBe(plan.arriveMs + MIN_STAY_MS);

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { OAuthError } from '../errors.js';
 import type { AccountService } from './accounts.js';
 import type { FailureLimiter } from './rate-limit.js';
+import { VerificationQueue } from './verify-queue.js';
 import { ALL_SCOPES, formatScopes } from './scopes.js';
 import type { Principal, TokenService } from './tokens.js';
 
@@ -14,11 +15,20 @@ export interface LoginDeps {
   accounts: AccountService;
   tokens: TokenService;
   limiter: FailureLimiter;
+  /** Bounds concurrent password verifications, fair across sources (default: a queue per registration). */
+  verifications?: VerificationQueue;
   /** client_id carried by password-grant tokens: the platform's first-party application. */
   firstPartyClientId: string;
 }
 
 type Body = Record<string, unknown>;
+
+/** One login request: its body and the address it came from (the rate limits' source). */
+interface Attempt {
+  body: Body;
+  source: string;
+  verifications: VerificationQueue;
+}
 
 function str(body: Body, field: string): string | null {
   const v = body[field];
@@ -31,23 +41,23 @@ function bodyOf(req: FastifyRequest): Body {
   return b as Body;
 }
 
-function checkLimit(deps: LoginDeps, key: string): void {
-  const wait = deps.limiter.retryAfterS(key);
+function checkLimit(deps: LoginDeps, key: string, source: string): void {
+  const wait = deps.limiter.retryAfterS(key, source);
   if (wait > 0) throw new OAuthError(429, 'access_denied', `too many failed attempts; retry in ${wait} s`, wait);
 }
 
-async function passwordGrant(deps: LoginDeps, body: Body): Promise<Record<string, unknown>> {
+async function passwordGrant(deps: LoginDeps, { body, source, verifications }: Attempt): Promise<Record<string, unknown>> {
   const username = str(body, 'username');
   const password = str(body, 'password');
   if (!username || !password) throw new OAuthError(400, 'invalid_request', 'username and password are required');
   const key = `user:${username.toLowerCase()}`;
-  checkLimit(deps, key);
-  const user = await deps.accounts.authenticateUser(username, password);
+  checkLimit(deps, key, source);
+  const user = await verifications.run(source, () => deps.accounts.authenticateUser(username, password));
   if (!user) {
-    deps.limiter.fail(key);
+    deps.limiter.fail(key, source);
     throw new OAuthError(400, 'invalid_grant', 'wrong username or password');
   }
-  deps.limiter.succeed(key);
+  deps.limiter.succeed(key, source);
   const principal: Principal = { sub: user.id, orgId: user.orgId, clientId: deps.firstPartyClientId, scopes: new Set(ALL_SCOPES), kind: 'user', operator: false };
   return userTokens(deps, principal, user.username);
 }
@@ -73,7 +83,7 @@ async function refreshGrant(deps: LoginDeps, body: Body): Promise<Record<string,
   return userTokens(deps, principal, user.username);
 }
 
-async function clientCredentialsGrant(deps: LoginDeps, body: Body): Promise<Record<string, unknown>> {
+async function clientCredentialsGrant(deps: LoginDeps, { body, source, verifications }: Attempt): Promise<Record<string, unknown>> {
   const grant = str(body, 'grant_type');
   if (!grant) throw new OAuthError(400, 'invalid_request', 'grant_type is required');
   if (grant !== 'client_credentials') throw new OAuthError(400, 'unsupported_grant_type', `grant_type must be client_credentials, got ${grant}`);
@@ -82,13 +92,13 @@ async function clientCredentialsGrant(deps: LoginDeps, body: Body): Promise<Reco
   const audience = str(body, 'audience');
   if (!clientId || !secret || !audience) throw new OAuthError(400, 'invalid_request', 'client_id, client_secret and audience are required');
   const key = `client:${clientId}`;
-  checkLimit(deps, key);
-  const client = await deps.accounts.authenticateClient(clientId, secret);
+  checkLimit(deps, key, source);
+  const client = await verifications.run(source, () => deps.accounts.authenticateClient(clientId, secret));
   if (!client) {
-    deps.limiter.fail(key);
+    deps.limiter.fail(key, source);
     throw new OAuthError(401, 'invalid_client', 'client authentication failed');
   }
-  deps.limiter.succeed(key);
+  deps.limiter.succeed(key, source);
   if (audience !== deps.tokens.audience) throw new OAuthError(403, 'access_denied', `unknown audience ${JSON.stringify(audience)}`);
   const principal: Principal = { sub: client.clientId, orgId: client.orgId, clientId: client.clientId, scopes: new Set(client.scopes), kind: 'client', operator: false };
   const access = await deps.tokens.issueAccess(principal);
@@ -101,10 +111,12 @@ function sendOAuthError(reply: FastifyReply, err: OAuthError): FastifyReply {
 }
 
 export function registerLoginRoutes(app: FastifyInstance, deps: LoginDeps): void {
-  const handle = (grant: (body: Body) => Promise<Record<string, unknown>>) => async (req: FastifyRequest, reply: FastifyReply) => {
+  const verifications = deps.verifications ?? new VerificationQueue();
+  const handle = (grant: (attempt: Attempt) => Promise<Record<string, unknown>>) => async (req: FastifyRequest, reply: FastifyReply) => {
     void reply.header('Cache-Control', 'no-store').header('Pragma', 'no-cache');
     try {
-      return await grant(bodyOf(req));
+      // req.ip is the socket's peer (no trustProxy): a client cannot choose its source by a header.
+      return await grant({ body: bodyOf(req), source: req.ip, verifications });
     } catch (err) {
       if (err instanceof OAuthError) return sendOAuthError(reply, err);
       throw err;
@@ -112,13 +124,13 @@ export function registerLoginRoutes(app: FastifyInstance, deps: LoginDeps): void
   };
   app.post(
     '/api/v2/login',
-    handle((body) => {
-      const grant = body.grant_type ?? 'password';
-      if (grant === 'password') return passwordGrant(deps, body);
-      if (grant === 'refresh_token') return refreshGrant(deps, body);
+    handle((attempt) => {
+      const grant = attempt.body.grant_type ?? 'password';
+      if (grant === 'password') return passwordGrant(deps, attempt);
+      if (grant === 'refresh_token') return refreshGrant(deps, attempt.body);
       throw new OAuthError(400, 'unsupported_grant_type', `grant_type must be password or refresh_token, got ${String(grant)}`);
     }),
   );
-  app.post('/api/v2/clients/login', handle((body) => clientCredentialsGrant(deps, body)));
+  app.post('/api/v2/clients/login', handle((attempt) => clientCredentialsGrant(deps, attempt)));
   app.get('/.well-known/jwks.json', () => deps.tokens.jwks());
 }

@@ -1,4 +1,5 @@
 import { parseHiveTopic } from '../../core/topics.js';
+import { MAX_PACKETS_PER_BATCH, MAX_PAYLOAD_BYTES } from '../../proto/limits.js';
 import type { WirePacket } from '../../proto/messages.js';
 import type { AssetRegistry } from '../registry.js';
 import { MacTable } from './mac-table.js';
@@ -81,7 +82,8 @@ export class UplinkReader implements ScanVisitor {
    */
   read(hive: number, payload: Uint8Array): ReadStatus {
     this.#reset(hive);
-    if (hive < 0) return ReadStatus.Message;
+    // Over a protocol limit: the slow path dead-letters it with the reason (inspectUplink).
+    if (hive < 0 || payload.length > MAX_PAYLOAD_BYTES) return ReadStatus.Message;
     this.#bytes = payload;
     this.#view = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
     try {
@@ -90,7 +92,7 @@ export class UplinkReader implements ScanVisitor {
       if (!(err instanceof WireError)) throw err;
       return ReadStatus.Message;
     }
-    if (!this.#headerOk) return ReadStatus.Message;
+    if (!this.#headerOk || this.count > MAX_PACKETS_PER_BATCH) return ReadStatus.Message;
     return this.rejected === 0 ? ReadStatus.Clean : ReadStatus.SomePackets;
   }
 

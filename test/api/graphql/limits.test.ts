@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildSchema, parse, validate } from 'graphql';
+import { DEFAULT_LIMITS, queryLimitsRule } from '../../../src/api/graphql/limits.js';
+import { typeDefs } from '../../../src/api/graphql/schema.js';
 import { harness, type Harness } from '../harness.js';
 
 let h: Harness;
@@ -8,6 +11,10 @@ beforeAll(async () => {
 afterAll(async () => {
   await h.app.close();
 });
+
+/** 23 scalar fields of Sensor, as in the amplification finding. */
+const SENSOR_FIELDS =
+  'id sensor_id client_id name mac_address mode model floor_id room_id hive_id hive_serial height center orientation field_of_view effective_field_of_view sensitivity door_line in_direction is_entrance is_online is_streaming power_type';
 
 /** Resolvers never run for a refused document: the rename inside must not happen. */
 async function refused(query: string): Promise<string | undefined> {
@@ -37,6 +44,36 @@ describe('GraphQL hardening', () => {
     const frags = [f0];
     for (let i = 1; i <= 6; i++) frags.push(`fragment F${i} on Site { ...F${i - 1} ...F${i - 1} ...F${i - 1} }`);
     expect(await refused(`{ sites { data { ...F6 } } } ${frags.join(' ')}`)).toBe('QUERY_TOO_COSTLY');
+  });
+
+  it('refuses 15 aliases of the whole sensor list: the cost multiplies by list sizes, not just selections', async () => {
+    const aliases = Array.from({ length: 15 }, (_, i) => `s${i}: sensors { data { ${SENSOR_FIELDS} } }`).join(' ');
+    expect(await refused(`{ ${aliases} }`)).toBe('QUERY_TOO_COSTLY');
+  });
+
+  it('refuses a list nested in a list when the product is too large, fragments included', async () => {
+    // 5 × 250 floors × 100 sensors × 23 fields (assumed sizes) ≈ 2.9 M values, 37 selections.
+    const floors = Array.from({ length: 5 }, (_, i) => `f${i}: floors { data { sensors { ...S } } }`).join(' ');
+    const q = `{ ${floors} } fragment S on Sensor { ${SENSOR_FIELDS} }`;
+    expect(await refused(q)).toBe('QUERY_TOO_COSTLY');
+  });
+
+  it('accepts one whole sensor list, the full topology, and 15 aliases bounded by id lists', async () => {
+    const one = await h.gql(h.tokenA, `{ sensors { data { ${SENSOR_FIELDS} } } }`);
+    expect(one.body.errors).toBeUndefined();
+    const topology = await h.gql(h.tokenA, `{ sites { data { id buildings { id floors { id rooms { id sensors { id } } zones { id } hives { id } sensors { ${SENSOR_FIELDS} } } } } } }`);
+    expect(topology.body.errors).toBeUndefined();
+    const bounded = Array.from({ length: 15 }, (_, i) => `s${i}: sensors(ids: ["a", "b"]) { data { ${SENSOR_FIELDS} } }`).join(' ');
+    expect((await h.gql(h.tokenA, `{ ${bounded} }`)).body.errors).toBeUndefined();
+  });
+
+  it('uses the real list sizes when the API knows them instead of the assumed ones', () => {
+    const schema = buildSchema(typeDefs);
+    const doc = parse(`{ ${Array.from({ length: 15 }, (_, i) => `s${i}: sensors { data { ${SENSOR_FIELDS} } }`).join(' ')} }`);
+    const codes = (listSize: (t: string, f: string) => number | undefined) => validate(schema, doc, [queryLimitsRule({ ...DEFAULT_LIMITS, listSize })]).map((e) => e.extensions.code);
+    expect(codes(() => undefined)).toEqual(['QUERY_TOO_COSTLY']);
+    expect(codes((t, f) => (t === 'SensorList' && f === 'data' ? 9 : undefined))).toEqual([]);
+    expect(codes((t, f) => (t === 'SensorList' && f === 'data' ? 30_300 : undefined))).toEqual(['QUERY_TOO_COSTLY']);
   });
 
   it('refuses recursive fragments', async () => {
