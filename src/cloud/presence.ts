@@ -4,6 +4,10 @@ import type { Vec2 } from '../core/geometry.js';
 import { spacesContaining, type AssetRegistry, type FloorIndex } from './registry.js';
 
 /**
+ * The reference definition of presence occupancy, kept for the tests and the pipeline
+ * benchmark: the live path is `kernel/presence-kernel.ts`, which must agree with it
+ * (test/cloud/kernel.test.ts). Its constants and row type are shared by both.
+ *
  * Presence occupancy per minute (definitions in docs/occupancy.md). Reports are held by
  * (minute, floor, sensing instant, sensor), so the finalised values depend only on the set
  * of reports received, never on the order they arrived in.
