@@ -48,6 +48,7 @@ export async function simulate(ctx: LoopContext): Promise<LoopStats> {
 
   let t = model.startMs;
   let interrupted = false;
+  const pipe: Pipeline = { inFlight: null };
   for (; t < endMs; t += model.tickMs) {
     if (pacer) await paceTo(pacer, t);
     if (ctx.signal?.aborted) {
@@ -59,10 +60,11 @@ export async function simulate(ctx: LoopContext): Promise<LoopStats> {
     truth.observe(step, world);
     edge.observe(step, world);
     ticks++;
-    if ((t + model.tickMs - model.startMs) % model.batchIntervalMs === 0) await deliver(ctx, t);
+    if ((t + model.tickMs - model.startMs) % model.batchIntervalMs === 0) await deliver(ctx, pipe, t);
     if (ticks % progressEvery === 0) ctx.onProgress?.(t + model.tickMs - model.startMs, model.durationMs);
   }
-  await deliver(ctx, Math.max(model.startMs, t - model.tickMs));
+  await deliver(ctx, pipe, Math.max(model.startMs, t - model.tickMs));
+  await pipe.inFlight;
   ctx.onProgress?.(model.durationMs, model.durationMs);
   const d = ctx.delivery.stats();
   return { ticks, packetsSent: d.packetsSubmitted, batchesSent: d.batchesPublished, sensorSeconds: (model.sensors.length * (Math.min(t, endMs) - model.startMs)) / 1000, interrupted };
@@ -73,10 +75,28 @@ async function paceTo(pacer: ScaledWallClock, simMs: number): Promise<void> {
   if (delay > 1) await sleepWall(delay);
 }
 
-/** Edge → delivery → cloud for everything produced up to `atMs`. */
-async function deliver(ctx: LoopContext, atMs: number): Promise<void> {
+/** The delivery still in flight: its hives wait for acks while the world simulates the next interval. */
+interface Pipeline {
+  inFlight: Promise<void> | null;
+}
+
+/**
+ * Edge → delivery → cloud for everything produced up to `atMs`, pipelined: the previous
+ * interval's delivery (publishes, acks, `advanceTo`) is awaited first, then this one is
+ * started and left running while the loop simulates the next interval — the world, truth and
+ * edge never read what the hives or the platform are doing, so the platform (in its own
+ * thread) ingests while the simulator moves on, and every message and call still reaches it
+ * in the same order.
+ */
+async function deliver(ctx: LoopContext, pipe: Pipeline, atMs: number): Promise<void> {
+  if (pipe.inFlight) await pipe.inFlight;
+  pipe.inFlight = null;
   ctx.delivery.submit(await ctx.edge.drain());
-  await ctx.delivery.flush(atMs);
   // The next delivery is one batch interval on: the platform moves its clock there at once.
-  await ctx.platform.advanceTo(atMs, atMs + ctx.model.batchIntervalMs);
+  const inFlight = ctx.delivery.flush(atMs).then(() => ctx.platform.advanceTo(atMs, atMs + ctx.model.batchIntervalMs));
+  // Awaited at the next delivery (or the end); a failure surfaces there, never unhandled.
+  inFlight.catch(() => undefined);
+  pipe.inFlight = inFlight;
+  // One turn of the event loop, so the hives' publishes leave before the next ticks run.
+  await new Promise<void>((resolve) => setImmediate(resolve));
 }
