@@ -6,7 +6,6 @@ import { startApiServer, type ApiServer } from '../api/server.js';
 import { mcpApiExtension } from '../mcp/http-plugin.js';
 import { storeSeries } from '../api/reporting/store-series.js';
 import { SqliteApiState } from '../api/state/sqlite-state.js';
-import type { AssetCatalogue } from '../assets/catalogue.js';
 import { startBroker, type EmbeddedBroker } from '../broker/aedes-broker.js';
 import { externalBroker, restartAndWaitForClients } from '../broker/external.js';
 import { startCloud, type Cloud } from '../cloud/cloud.js';
@@ -14,6 +13,8 @@ import { SqliteStore } from '../cloud/store/sqlite-store.js';
 import { VirtualClock, type Clock } from '../core/clock.js';
 import { cloudReads, type PlatformReads } from './reads.js';
 import { guardStore, type StorePolicy } from './store-guard.js';
+import { AssetCatalogue } from '../assets/catalogue.js';
+import type { PlatformThreadInit } from './thread-messages.js';
 
 /**
  * The platform on its own: broker, cloud ingest, occupancy pipeline, store and HTTP API,
@@ -86,6 +87,21 @@ export interface Platform {
 
 /** The cloud's login on the embedded broker: a service account no scenario can name. */
 export const CLOUD_USER = 'occusim-cloud';
+
+/** A driven platform's options from what a worker thread is started with (the same options in either thread). */
+export function platformOptionsOf(init: PlatformThreadInit): PlatformOptions {
+  return {
+    catalogue: new AssetCatalogue(init.organisations),
+    startMs: init.startMs,
+    tickMs: init.tickMs,
+    dbPath: init.dbPath,
+    storePolicy: init.storePolicy,
+    runKey: init.runKey,
+    mqttPort: init.mqttPort,
+    ...(init.brokerUrl !== null ? { brokerUrl: init.brokerUrl } : {}),
+    api: init.api,
+  };
+}
 
 export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
   const driven = opts.clock === undefined ? new VirtualClock(opts.startMs ?? 0) : null;

@@ -1,7 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { AssetCatalogue } from '../assets/catalogue.js';
 import { isAppError } from '../core/errors.js';
-import { startPlatform, type Platform } from './platform.js';
+import { platformOptionsOf, startPlatform, type Platform } from './platform.js';
 import type { PlatformRequest, PlatformResponse, PlatformThreadFailed, PlatformThreadInit, PlatformThreadReady } from './thread-messages.js';
 
 /**
@@ -48,17 +47,7 @@ async function handle(platform: Platform, r: PlatformRequest): Promise<unknown> 
 async function main(channel: NonNullable<typeof port>): Promise<void> {
   let platform: Platform;
   try {
-    platform = await startPlatform({
-      catalogue: new AssetCatalogue(init.organisations),
-      startMs: init.startMs,
-      tickMs: init.tickMs,
-      dbPath: init.dbPath,
-      storePolicy: init.storePolicy,
-      runKey: init.runKey,
-      mqttPort: init.mqttPort,
-      ...(init.brokerUrl !== null ? { brokerUrl: init.brokerUrl } : {}),
-      api: init.api,
-    });
+    platform = await startPlatform(platformOptionsOf(init));
   } catch (err) {
     channel.postMessage({ kind: 'failed', ...failure(err) } satisfies PlatformThreadFailed);
     return;

@@ -12,9 +12,8 @@ import { simulate } from './loop.js';
 import { resolveRunOptions, type ResolvedRunOptions, type RunOptions } from './options.js';
 import { peakRssMb, startStopwatch } from './perf.js';
 import { assetsFromScenario } from '../assets/from-scenario.js';
-import { AssetCatalogue } from '../assets/catalogue.js';
 import { connectHive, type HiveLink } from '../hive/mqtt-hive.js';
-import { startPlatform, type Platform } from '../platform/platform.js';
+import { platformOptionsOf, startPlatform, type Platform } from '../platform/platform.js';
 import { startPlatformThread } from '../platform/thread.js';
 import type { PlatformThreadInit } from '../platform/thread-messages.js';
 import { recorderFor } from '../capture/recorder.js';
@@ -112,18 +111,7 @@ function startRunPlatform(model: ScenarioModel, opts: ResolvedRunOptions, option
   };
   const thread = options.platformThread ?? 'auto';
   if ((thread === true || (thread === 'auto' && model.sensors.length >= AUTO_THREAD_SENSORS)) && !recorder) return startPlatformThread(init);
-  return startPlatform({
-    catalogue: new AssetCatalogue(init.organisations),
-    startMs: init.startMs,
-    tickMs: init.tickMs,
-    dbPath: init.dbPath,
-    storePolicy: init.storePolicy,
-    runKey: init.runKey,
-    mqttPort: init.mqttPort,
-    brokerUrl: options.brokerUrl,
-    onPublish: recorder?.onPublish,
-    api: init.api,
-  });
+  return startPlatform({ ...platformOptionsOf(init), onPublish: recorder?.onPublish });
 }
 
 function loadModel(scenario: string | ScenarioModel | object, options: RunOptions): ScenarioModel {
