@@ -10,6 +10,7 @@ import { runScenario, type RunReport } from '../run/run-scenario.js';
 import { createProgressBar } from './progress.js';
 import { printListeners, serveOptions, serveSignal, untilAborted } from './serve.js';
 import { formatSummary } from './summary.js';
+import { storeFlag } from './store-flag.js';
 
 import type { Flags, Io } from './io.js';
 export type { Flags, Io } from './io.js';
@@ -81,16 +82,17 @@ function runOptionsFromFlags(flags: Flags): RunOptions {
     opts.fidelity = flags.fidelity;
   }
   if (typeof flags.workers === 'string') opts.workers = integerFlag('workers', flags.workers, 0, 64); // frame fidelity; 0 = main thread
-  if (typeof flags.db === 'string') opts.dbPath = flags.db;
+  const store = storeFlag(flags);
+  if (store !== null) opts.dbPath = store;
   if (flags.resume === true && flags.fresh === true) throw usage('--resume and --fresh exclude each other');
-  if ((flags.resume === true || flags.fresh === true) && typeof flags.db !== 'string') throw usage(`--${flags.resume === true ? 'resume' : 'fresh'} needs --db FILE: the store to continue or to start over`);
+  if ((flags.resume === true || flags.fresh === true) && store === null) throw usage(`--${flags.resume === true ? 'resume' : 'fresh'} needs --store sqlite:FILE (or --db FILE): the store to continue or to start over`);
   if (typeof flags['platform-thread'] === 'string') {
     const m = flags['platform-thread'];
     if (m !== 'auto' && m !== 'on' && m !== 'off') throw usage(`--platform-thread must be auto, on or off, got ${JSON.stringify(m)}`);
     opts.platformThread = m === 'auto' ? 'auto' : m === 'on';
   }
-  if (flags.resume === true) opts.store = 'resume';
-  if (flags.fresh === true) opts.store = 'fresh';
+  if (flags.resume === true) opts.storePolicy = 'resume';
+  if (flags.fresh === true) opts.storePolicy = 'fresh';
   if (typeof flags['mqtt-port'] === 'string') opts.mqttPort = integerFlag('mqtt-port', flags['mqtt-port'], 0, 65535);
   if (typeof flags.broker === 'string') opts.brokerUrl = flags.broker;
   if (typeof flags.record === 'string') opts.record = flags.record;

@@ -45,8 +45,8 @@ run options:
   --fidelity F          model (statistical sensors) or frame (thermal frames + edge detection)
   --workers N           worker threads for frame fidelity (0: main thread; results identical)
   --report FILE         write the JSON report { scenario, seed, result, perf, db }
-  --db FILE             SQLite file of the cloud store (default: a new temp file); a file
-                        that holds a run is refused unless --resume or --fresh is given
+  --store sqlite:FILE   the cloud store (default: a new temp file; --db FILE is an alias);
+                        a store that holds a run is refused unless --resume or --fresh
   --resume              continue the run held by --db (same scenario and seed)
   --platform-thread M   auto (default: its own thread from 1,000 sensors), on or off:
                         where the platform (broker, ingest, store, API) runs; same results
@@ -72,6 +72,7 @@ const OPTIONS = {
   workers: { type: 'string' },
   report: { type: 'string' },
   db: { type: 'string' },
+  store: { type: 'string' },
   resume: { type: 'boolean' },
   'platform-thread': { type: 'string' },
   fresh: { type: 'boolean' },

@@ -10,6 +10,7 @@ import { loadScenarioFile } from '../scenario/load.js';
 import type { ScenarioModel } from '../scenario/model.js';
 import type { PlatformReady } from '../run/options.js';
 import type { Flags, Io } from './io.js';
+import { storeFlag } from './store-flag.js';
 
 /**
  * `occusim serve --scenario s [--db f] [--port N] [--mqtt-port N] [--audience A]`: the
@@ -37,7 +38,7 @@ export function serveOptions(flags: Flags): ServeOptions {
     return n;
   };
   return {
-    dbPath: typeof flags.db === 'string' ? flags.db : null,
+    dbPath: storeFlag(flags),
     port: port('port', 8080),
     mqttPort: port('mqtt-port', 1883),
     audience: typeof flags.audience === 'string' ? flags.audience : DEFAULT_AUDIENCE,

@@ -36,7 +36,7 @@ export interface RunOptions {
   /** Aborting stops the simulation at the next tick; the run then finishes with what was simulated. */
   signal?: AbortSignal;
   /** A store (`dbPath`) that already holds a run: refused (`new`, default), emptied (`fresh`) or continued (`resume`). */
-  store?: StorePolicy;
+  storePolicy?: StorePolicy;
   /**
    * Run the platform (broker, ingest, store, API) in its own worker thread, so simulator and
    * platform use a core each; false keeps it in this thread. Default `auto`: its own thread from

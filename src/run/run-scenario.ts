@@ -103,7 +103,7 @@ function startRunPlatform(model: ScenarioModel, opts: ResolvedRunOptions, option
     startMs: model.startMs,
     tickMs: model.tickMs,
     dbPath: opts.dbPath,
-    storePolicy: options.store ?? 'new',
+    storePolicy: options.storePolicy ?? 'new',
     runKey: `${model.name}|${model.seed}|${model.startMs}`,
     mqttPort: opts.mqttPort,
     brokerUrl: options.brokerUrl ?? null,

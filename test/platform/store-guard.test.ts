@@ -38,6 +38,14 @@ describe('a store that already holds a run', () => {
     expect((await cli('run', scenario, '--resume', '--quiet')).code).toBe(2);
     expect((await run('--resume', '--fresh')).code).toBe(2);
   });
+
+  it('is named the same with --store sqlite:FILE, and --store with --db is refused', async () => {
+    const r = await cli('run', scenario, '--duration', '10m', '--quiet', '--store', `sqlite:${db}`);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/already holds a run/);
+    expect((await cli('run', scenario, '--quiet', '--store', `sqlite:${db}`, '--db', db)).code).toBe(2);
+    expect((await cli('run', scenario, '--quiet', '--store', 'postgres://localhost/x')).code).toBe(2);
+  });
 });
 
 describe('a run resumed after SIGKILL', () => {
