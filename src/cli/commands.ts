@@ -84,6 +84,8 @@ function runOptionsFromFlags(flags: Flags): RunOptions {
   if (typeof flags.workers === 'string') opts.workers = integerFlag('workers', flags.workers, 0, 64); // frame fidelity; 0 = main thread
   const store = storeFlag(flags);
   if (store !== null) opts.dbPath = store;
+  // A temporary store is the CLI's to clean up: kept only when asked (a fleet's is gigabytes).
+  if (store === null && flags.keep !== true) opts.keepStore = false;
   if (flags.resume === true && flags.fresh === true) throw usage('--resume and --fresh exclude each other');
   if ((flags.resume === true || flags.fresh === true) && store === null) throw usage(`--${flags.resume === true ? 'resume' : 'fresh'} needs --store sqlite:FILE (or --db FILE): the store to continue or to start over`);
   if (typeof flags['platform-thread'] === 'string') {

@@ -47,6 +47,7 @@ run options:
   --report FILE         write the JSON report { scenario, seed, result, perf, db }
   --store sqlite:FILE   the cloud store (default: a new temp file; --db FILE is an alias);
                         a store that holds a run is refused unless --resume or --fresh
+  --keep                keep the temporary store (deleted at exit without --store/--keep)
   --resume              continue the run held by --db (same scenario and seed)
   --platform-thread M   auto (default: its own thread from 1,000 sensors), on or off:
                         where the platform (broker, ingest, store, API) runs; same results
@@ -73,6 +74,7 @@ const OPTIONS = {
   report: { type: 'string' },
   db: { type: 'string' },
   store: { type: 'string' },
+  keep: { type: 'boolean' },
   resume: { type: 'boolean' },
   'platform-thread': { type: 'string' },
   fresh: { type: 'boolean' },

@@ -62,7 +62,7 @@ export function formatSummary(report: RunReport): string {
   if (r.delivery) lines.push(...formatDelivery(r.delivery));
   const p = report.perf;
   lines.push(
-    `Wall time ${(p.wallMs / 1000).toFixed(1)} s (×${p.speedup} real time, ${p.sensorSecondsPerWallSecond.toLocaleString('en-US')} sensor-s/s), CPU ${p.cpuPercent} % (platform ${p.platformThread ? 'in its own thread' : 'in the run\'s thread'}), peak RSS ${p.peakRssMb} MB; store: ${report.db}`,
+    `Wall time ${(p.wallMs / 1000).toFixed(1)} s (×${p.speedup} real time, ${p.sensorSecondsPerWallSecond.toLocaleString('en-US')} sensor-s/s), CPU ${p.cpuPercent} % (platform ${p.platformThread ? 'in its own thread' : 'in the run\'s thread'}), peak RSS ${p.peakRssMb} MB; store: ${report.dbKept ? report.db : 'temporary, deleted at exit (--keep keeps it)'}`,
   );
   return lines.join('\n');
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApiServer, type ApiServer } from '../api/server.js';
@@ -35,6 +35,8 @@ export interface PlatformOptions {
   tickMs: number;
   /** SQLite file of the store; null: a new file in a temporary directory. */
   dbPath: string | null;
+  /** With `dbPath` null: delete the temporary store when the platform closes (the CLI without --keep). */
+  removeTemporaryStore?: boolean;
   /** What to do with a store that already holds a run (default `new`: refuse it). */
   storePolicy?: StorePolicy;
   /** Identifies the run in the store (scenario name and seed): `resume` continues only the same run. */
@@ -95,6 +97,7 @@ export function platformOptionsOf(init: PlatformThreadInit): PlatformOptions {
     startMs: init.startMs,
     tickMs: init.tickMs,
     dbPath: init.dbPath,
+    removeTemporaryStore: init.removeTemporaryStore,
     storePolicy: init.storePolicy,
     runKey: init.runKey,
     mqttPort: init.mqttPort,
@@ -106,9 +109,12 @@ export function platformOptionsOf(init: PlatformThreadInit): PlatformOptions {
 export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
   const driven = opts.clock === undefined ? new VirtualClock(opts.startMs ?? 0) : null;
   const clock: Clock = opts.clock ?? (driven as VirtualClock);
-  const dbPath = opts.dbPath ?? join(mkdtempSync(join(tmpdir(), 'occusim-')), 'occusim.sqlite');
+  const tempDir = opts.dbPath === null ? mkdtempSync(join(tmpdir(), 'occusim-')) : null;
+  const dbPath = opts.dbPath ?? join(tempDir as string, 'occusim.sqlite');
   guardStore(dbPath, opts.storePolicy ?? 'new', opts.runKey ?? '');
   const closers: Array<() => Promise<void> | void> = [];
+  // First in, last out: the temporary store goes once everything that writes it has closed.
+  if (tempDir !== null && opts.removeTemporaryStore === true) closers.push(() => rmSync(tempDir, { recursive: true, force: true }));
   const close = async (): Promise<void> => {
     for (const c of closers.splice(0).reverse()) await c();
   };

@@ -13,6 +13,7 @@ export interface PlatformThreadInit {
   startMs: number;
   tickMs: number;
   dbPath: string | null;
+  removeTemporaryStore: boolean;
   storePolicy: StorePolicy;
   runKey: string;
   mqttPort: number;

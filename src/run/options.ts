@@ -35,6 +35,8 @@ export interface RunOptions {
   beforeClose?: (report: RunReport) => Promise<void> | void;
   /** Aborting stops the simulation at the next tick; the run then finishes with what was simulated. */
   signal?: AbortSignal;
+  /** Without `dbPath`: false deletes the temporary store when the run ends (default true: the report's `db` can be opened). */
+  keepStore?: boolean;
   /** A store (`dbPath`) that already holds a run: refused (`new`, default), emptied (`fresh`) or continued (`resume`). */
   storePolicy?: StorePolicy;
   /**

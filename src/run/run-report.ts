@@ -27,4 +27,6 @@ export interface RunReport {
   perf: RunPerf;
   /** The SQLite file holding the cloud's store after the run. */
   db: string;
+  /** False when `db` was a temporary store deleted as the run ended (`keepStore: false`, the CLI without --keep). */
+  dbKept: boolean;
 }

@@ -78,6 +78,7 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
         interrupted: loop.interrupted,
       },
       db: platform.dbPath,
+      dbKept: !(options.keepStore === false && opts.dbPath === null),
     };
     await options.beforeClose?.(report);
     return report;
@@ -103,6 +104,7 @@ function startRunPlatform(model: ScenarioModel, opts: ResolvedRunOptions, option
     startMs: model.startMs,
     tickMs: model.tickMs,
     dbPath: opts.dbPath,
+    removeTemporaryStore: options.keepStore === false,
     storePolicy: options.storePolicy ?? 'new',
     runKey: `${model.name}|${model.seed}|${model.startMs}`,
     mqttPort: opts.mqttPort,
