@@ -12,7 +12,21 @@ export interface Target {
   /** Floor, room, zone or sensor id the series is read for. */
   seriesId: string;
   kind: 'floor' | 'room' | 'zone' | 'sensor';
-  meta: Record<string, string>;
+  /** Every metadata field of a flat point (platform-reference §3), null where it does not apply. */
+  meta: Record<string, string | null>;
+}
+
+/** The metadata fields every point carries, in the reference's order; custom ids follow when set. */
+const META_KEYS = ['building_id', 'building_name', 'space_id', 'space_name', 'room_id', 'room_name', 'zone_id', 'zone_name', 'sensor_id', 'hive_id', 'hive_serial', 'mac_address', 'tag_id'] as const;
+const CUSTOM_KEYS = ['floor_custom_id', 'room_custom_id', 'zone_custom_id'] as const;
+
+function complete(meta: Record<string, string>, tagId: string | null): Record<string, string | null> {
+  const out: Record<string, string | null> = {};
+  for (const k of META_KEYS) out[k] = meta[k] ?? null;
+  out.tag_id = tagId;
+  // Custom ids are returned only when a value exists (spec §4.4).
+  for (const k of CUSTOM_KEYS) if (meta[k] !== undefined) out[k] = meta[k];
+  return out;
 }
 
 const notFound = (what: string, id: string): ApiError => new ApiError(404, ApiErrorCodes.NOT_FOUND, `${what} ${id} does not exist`);
@@ -25,6 +39,11 @@ export function resolveTargets(assets: AssetCatalogue, orgId: string, q: Reporti
   const floorIds = new Set([...(ids.spaces ?? []), ...floors.filter((f) => ids.buildings?.includes(f.buildingId)).map((f) => f.id)]);
   const tagged = new Set((ids.tags ?? []).flatMap((t) => [...(assets.tag(orgId, t)?.spaceIds ?? [])]));
   const any = (...xs: Array<unknown[] | undefined>): boolean => xs.some((x) => x !== undefined);
+  // A space selected through a tag names that tag (the first requested tag holding it).
+  const tagOf = (id: string): string | null => (ids.tags ?? []).find((t) => assets.tag(orgId, t)?.spaceIds.has(id)) ?? null;
+  return targetsOf().map((t) => ({ ...t, meta: complete(t.meta as Record<string, string>, t.kind === 'sensor' ? null : tagOf(t.seriesId)) }));
+
+  function targetsOf(): Target[] {
   switch (m) {
     case 'floor_occupancy':
     case 'traffic_floor_occupancy': {
@@ -51,6 +70,7 @@ export function resolveTargets(assets: AssetCatalogue, orgId: string, q: Reporti
         : traffic;
       return sel.map((s) => ({ seriesId: s.id, kind: 'sensor', meta: sensorMeta(assets, orgId, s) }));
     }
+  }
   }
 }
 
