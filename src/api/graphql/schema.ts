@@ -7,7 +7,8 @@ export const typeDefs = /* GraphQL */ `
   type Capacity { max: Int mid: Int }
   type Address { lines: [String!]! country: String }
   type Area { value: Float unit: String }
-  "Free-form metadata of a room or zone (an object; null when none is kept)."
+  # Free-form metadata of a room or zone (an object; null when none is kept). A comment, not a
+  # description: the resolver map's scalar (resolvers.ts) replaces the SDL's, description included.
   scalar JSON
   type FloorPlan { floor_plan_id: ID! name: String! url: String "Outline vertices [x, y] in metres." coordinates: [[Float!]!]! }
 

@@ -32,6 +32,19 @@ function complete(meta: Record<string, string>, tagId: string | null): Record<st
 const notFound = (what: string, id: string): ApiError => new ApiError(404, ApiErrorCodes.NOT_FOUND, `${what} ${id} does not exist`);
 
 export function resolveTargets(assets: AssetCatalogue, orgId: string, q: ReportingQuery, m: Measurement): Target[] {
+  // A space selected through a tag names that tag (the first requested tag holding it).
+  const tagOf = (id: string): string | null => (q.ids.tags ?? []).find((t) => assets.tag(orgId, t)?.spaceIds.has(id)) ?? null;
+  return selectTargets(assets, orgId, q, m).map((t) => ({ seriesId: t.seriesId, kind: t.kind, meta: complete(t.meta, t.kind === 'sensor' ? null : tagOf(t.seriesId)) }));
+}
+
+/** A target as selected, with the metadata that applies to it only. */
+interface Selected {
+  seriesId: string;
+  kind: Target['kind'];
+  meta: Record<string, string>;
+}
+
+function selectTargets(assets: AssetCatalogue, orgId: string, q: ReportingQuery, m: Measurement): Selected[] {
   const ids = checkIds(assets, orgId, q);
   const floors = assets.list('floor', orgId);
   const rooms = assets.list('room', orgId);
@@ -39,11 +52,6 @@ export function resolveTargets(assets: AssetCatalogue, orgId: string, q: Reporti
   const floorIds = new Set([...(ids.spaces ?? []), ...floors.filter((f) => ids.buildings?.includes(f.buildingId)).map((f) => f.id)]);
   const tagged = new Set((ids.tags ?? []).flatMap((t) => [...(assets.tag(orgId, t)?.spaceIds ?? [])]));
   const any = (...xs: Array<unknown[] | undefined>): boolean => xs.some((x) => x !== undefined);
-  // A space selected through a tag names that tag (the first requested tag holding it).
-  const tagOf = (id: string): string | null => (ids.tags ?? []).find((t) => assets.tag(orgId, t)?.spaceIds.has(id)) ?? null;
-  return targetsOf().map((t) => ({ ...t, meta: complete(t.meta as Record<string, string>, t.kind === 'sensor' ? null : tagOf(t.seriesId)) }));
-
-  function targetsOf(): Target[] {
   switch (m) {
     case 'floor_occupancy':
     case 'traffic_floor_occupancy': {
@@ -70,7 +78,6 @@ export function resolveTargets(assets: AssetCatalogue, orgId: string, q: Reporti
         : traffic;
       return sel.map((s) => ({ seriesId: s.id, kind: 'sensor', meta: sensorMeta(assets, orgId, s) }));
     }
-  }
   }
 }
 
