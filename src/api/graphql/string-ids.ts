@@ -19,6 +19,14 @@ import { getNamedType, Kind, TypeInfo, ValidationContext, type DocumentNode, typ
 const SWAP: Readonly<Record<string, string>> = { ID: 'String', String: 'ID' };
 
 export function unifyIdStringVariables(schema: GraphQLSchema, document: DocumentNode): void {
+  try {
+    rewrite(schema, document);
+  } catch {
+    // A document this walk cannot read is invalid: validation reports why, with its own message.
+  }
+}
+
+function rewrite(schema: GraphQLSchema, document: DocumentNode): void {
   // ValidationContext computes each variable's usages with their expected input types.
   const context = new ValidationContext(schema, document, new TypeInfo(schema), () => undefined);
   for (const op of document.definitions) {
