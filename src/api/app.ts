@@ -17,7 +17,9 @@ import { ApiError, ApiErrorCodes, invalidRequest } from './errors.js';
 import { DEFAULT_LIMITS, queryLimitsRule, type QueryLimits } from './graphql/limits.js';
 import { resolvers, type GqlContext } from './graphql/resolvers.js';
 import { typeDefs } from './graphql/schema.js';
+import { unifyIdStringVariables } from './graphql/string-ids.js';
 import type { ApiStatePort } from './state/port.js';
+import { platformNow } from './present.js';
 import { RequestStatus, type StatusSource } from './status.js';
 
 /**
@@ -66,7 +68,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   registerOpenApi(app);
   for (const extend of deps.extensions ?? []) await extend(app, { tokens: deps.tokens, clock: deps.clock });
   if (deps.series) {
-    registerReportingRoutes(app, { assets: deps.assets, tokens: deps.tokens, series: deps.series });
+    registerReportingRoutes(app, { assets: deps.assets, tokens: deps.tokens, series: deps.series, nowMs: platformNow(deps.assets, deps.clock, deps.status) });
     registerStatsRoutes(app, { assets: deps.assets, tokens: deps.tokens, series: deps.series });
   }
 
@@ -105,6 +107,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
       await reply.code(statusCode).send(response);
     },
   });
+  app.graphql.addHook('preValidation', async (schema, document) => unifyIdStringVariables(schema, document));
   if (deps.state) persistMutations(app, deps.assets, deps.state);
   return app;
 }

@@ -59,13 +59,13 @@ export function openApiDocument(): Record<string, unknown> {
       '/api/v3/reporting': {
         post: {
           security: [{ bearer: [] }],
-          summary: `Time series. window.every ∈ ${Object.keys(EVERY_MS).join(', ')}; maximum range in days per interval: ${JSON.stringify(days)}`,
+          summary: `Time series. window.every ∈ ${Object.keys(EVERY_MS).join(', ')} in any spelling of the same length (60s = 1m); maximum range in days per interval: ${JSON.stringify(days)}. start/stop: RFC 3339 or relative (now, -5m, -24h) against the platform's present; stop omitted = now`,
           requestBody: json({
             type: 'object',
             required: ['window', 'filter'],
             properties: {
-              window: { type: 'object', required: ['every'], properties: { every: { enum: Object.keys(EVERY_MS) }, function: { enum: FUNCTIONS }, timezone: str, create_empty: { type: 'boolean' }, fill: { type: 'object', properties: { use_previous: { type: 'boolean' }, value: { type: 'number' } } } } },
-              filter: { type: 'object', required: ['measurements', 'start'], properties: { measurements: { type: 'array', items: { enum: MEASUREMENTS } }, start: str, stop: str, calibrated: {} } },
+              window: { type: 'object', required: ['every'], properties: { every: { ...str, description: `${Object.keys(EVERY_MS).join(', ')} or an equal duration such as 60s` }, function: { enum: FUNCTIONS }, timezone: str, create_empty: { type: 'boolean' }, fill: { type: 'object', properties: { use_previous: { type: 'boolean' }, value: { type: 'number' } } } } },
+              filter: { type: 'object', required: ['measurements', 'start'], properties: { measurements: { type: 'array', items: { enum: MEASUREMENTS } }, start: str, stop: str, calibrated: { oneOf: [{ type: 'boolean' }, { enum: ['true', 'raw', 'false'] }] }, calibration_points: { type: 'array', items: { type: 'object', required: ['timestamp', 'occupancy'], properties: { timestamp: str, occupancy: { type: 'number', minimum: 0 }, type: str } } } } },
               group_by: { type: 'object', properties: { order: { type: 'array', items: str }, raw: { type: 'boolean' } } },
               paginate: { type: 'object', properties: { page: { type: 'integer', minimum: 1 }, limit: { type: 'integer', minimum: 1, maximum: 10000 } } },
               options: { type: 'object', properties: { format: { enum: ['json', 'csv'] } } },
@@ -77,7 +77,12 @@ export function openApiDocument(): Record<string, unknown> {
       '/api/v4/reporting/stats': {
         post: {
           security: [{ bearer: [] }],
-          summary: 'Aggregate occupancy: occupancy_{avg|median|used_avg|used_median}_{presence|traffic}',
+          summary: 'Aggregate occupancy: occupancy_{avg|median|used_avg|used_median}_{presence|traffic}; start and stop: a local date YYYY-MM-DD or an RFC 3339 timestamp (relative times refused)',
+          requestBody: json({
+            type: 'object',
+            required: ['measurements', 'items', 'start', 'stop'],
+            properties: { measurements: { type: 'array', items: str }, items: { type: 'array', items: str }, start: str, stop: str, filters: { type: 'object' } },
+          }),
           responses: { 200: { description: '{ data: { item: { measurement: value } } }' }, 400: err('INVALID_REQUEST'), 401: err('unauthorised', false), 404: err('NOT_FOUND') },
         },
       },

@@ -24,6 +24,8 @@ export interface ApiServerOptions {
   port?: number;
   /** API identifier clients send as `audience`; existing clients send the production one. */
   audience?: string;
+  /** Audiences accepted at login beside `audience`; default: the reference platform's published one. */
+  alsoAcceptedAudiences?: readonly string[];
   issuer?: string;
   introspection?: boolean;
   clock?: Clock;
@@ -45,6 +47,8 @@ export interface ApiServer {
 }
 
 export const DEFAULT_AUDIENCE = 'https://api.occusim.local';
+/** The audience the reference platform publishes for client-credential logins: its clients send it unchanged. */
+export const PUBLISHED_AUDIENCE = 'https://butlrauth/';
 
 /**
  * The registry and accounts the API serves: the scenarios' own, with what `state` kept of
@@ -65,6 +69,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
   const tokens = await TokenService.create({
     issuer: opts.issuer ?? 'https://auth.occusim.local/',
     audience: opts.audience ?? DEFAULT_AUDIENCE,
+    alsoAccepted: opts.alsoAcceptedAudiences ?? [PUBLISHED_AUDIENCE],
     accessTtlS: 86_400,
     refreshTtlS: 30 * 86_400,
     clock,

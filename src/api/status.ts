@@ -34,6 +34,7 @@ export class RequestStatus {
   readonly #orgId: string;
   readonly #hives = new Map<string, HiveStatus | null>();
   readonly #sensors = new Map<string, DeviceFlags>();
+  readonly #records = new Map<string, SensorStatus | null>();
   #present: number | null | undefined;
 
   constructor(source: StatusSource, assets: AssetCatalogue, orgId: string) {
@@ -55,8 +56,14 @@ export class RequestStatus {
     return flags;
   }
 
+  /** The store's record of the sensor (battery, radio, last seen), read at most once per request. */
+  sensorRecord(sensorId: string): SensorStatus | null {
+    if (!this.#records.has(sensorId)) this.#records.set(sensorId, this.#source.sensorStatus(sensorId));
+    return this.#records.get(sensorId) ?? null;
+  }
+
   #sensorFlags(sensorId: string): DeviceFlags {
-    const s = this.#source.sensorStatus(sensorId);
+    const s = this.sensorRecord(sensorId);
     const present = this.#presentMs();
     if (s === null || present === null) return { online: false, streaming: false, lastHeartbeat: s?.healthAtMs != null ? iso(s.healthAtMs) : null };
     const age = present - s.lastSeenMs;
@@ -68,7 +75,14 @@ export class RequestStatus {
     return this.#hives.get(id) ?? null;
   }
 
-  /** The organisation's newest heartbeat, or null when none of its hives was ever heard. */
+  /**
+   * The organisation's newest hive heartbeat, or null when none of its hives was ever heard:
+   * the platform's present as far as its data goes (a finished max-speed run's end).
+   */
+  presentMs(): number | null {
+    return this.#presentMs();
+  }
+
   #presentMs(): number | null {
     if (this.#present === undefined) {
       let newest: number | null = null;

@@ -13,8 +13,9 @@ export function assetsFromScenario(model: ScenarioModel): OrganisationAssets {
     sites: model.sites.map(({ src: _s, ...x }) => ({ ...x, buildingIds: [...x.buildingIds] })),
     buildings: model.buildings.map(({ src: _s, ...x }) => ({ ...x, floorIds: [...x.floorIds] })),
     floors: model.floors.map(({ src: _s, ...x }) => ({ ...x, roomIds: [...x.roomIds], zoneIds: [...x.zoneIds], doorIds: [...x.doorIds], hiveIds: [...x.hiveIds], sensorIds: [...x.sensorIds] })),
-    rooms: model.rooms.map(({ src: _s, ...x }) => x),
-    zones: model.zones.map(({ src: _s, ...x }) => x),
+    // A scenario draws rooms and zones in the floor plan's own axes: rotation 0, no note.
+    rooms: model.rooms.map(({ src: _s, ...x }) => ({ ...x, rotationDeg: 0, note: null })),
+    zones: model.zones.map(({ src: _s, ...x }) => ({ ...x, rotationDeg: 0, note: null })),
     doors: model.doors.map(({ src: _s, ...x }) => x),
     hives: model.hives.map(({ src: _s, ...x }) => x),
     sensors: model.sensors.map(({ src: _s, ...x }) => x),

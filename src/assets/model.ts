@@ -69,6 +69,10 @@ export interface Room {
   capacity: Capacity | null;
   polygon: Polygon;
   calibrationPoints?: CalibrationPoint[];
+  /** Degrees clockwise of the room's axes on the floor plan (GraphQL `rotation`); absent: 0. */
+  rotationDeg?: number;
+  /** Free text from whoever set the room up (GraphQL `note`). */
+  note?: string | null;
 }
 
 export interface Zone {
@@ -79,6 +83,9 @@ export interface Zone {
   roomId: string | null;
   customId: string | null;
   polygon: Polygon;
+  /** Degrees clockwise of the zone's axes on the floor plan (GraphQL `rotation`); absent: 0. */
+  rotationDeg?: number;
+  note?: string | null;
 }
 
 /** A door line; crossing from `fromRoomId` (null: outside the floor) into `toRoomId` is "in". */

@@ -5,9 +5,10 @@ import type { TrafficMinuteRow } from './traffic.js';
 
 /**
  * Traffic-based occupancy (spec §1 "traffic_floor_occupancy, traffic_room_occupancy", §3
- * daily reset): cumulative in − out since the first instant of the local day, per room (all
- * its doors counted) and per floor (its entrance doors only). Pure; computed from the stored
- * per-sensor minute rows, so a revised minute revises every later value of its day.
+ * daily reset): cumulative in − out since the first instant of the local day, per room (the
+ * doors of it that have a counter) and per floor (its entrance doors, all counted). Pure;
+ * computed from the stored per-sensor minute rows, so a revised minute revises every later
+ * value of its day.
  */
 
 /** One traffic sensor's contribution to a space: +1 when its "in" enters the space. */
@@ -20,6 +21,8 @@ export interface TrafficSpace {
   spaceId: string;
   kind: 'room' | 'floor';
   terms: TrafficTerm[];
+  /** The space's doors (a room's doors, a floor's entrances) and how many have a counter. */
+  doors?: { counted: number; total: number };
 }
 
 /** A traffic record of spec §4.4: in, out and the cumulative counters since the day's reset. */
@@ -34,9 +37,13 @@ export interface TrafficRecord {
 }
 
 /**
- * The spaces with a traffic occupancy: rooms whose every door has a traffic sensor, and
- * floors whose every entrance door has one. A sensor's "in" is the direction into its own
- * room (`sensor.roomId`), as the edge counts it.
+ * The spaces with a traffic occupancy: rooms with a traffic sensor on at least one of their
+ * doors, and floors whose every entrance door has one. A room's value aggregates the
+ * counters it has (its counters' room, as the reference platform does): with a door left
+ * uncounted, people who use that door are missed, and `doors` says so (docs/occupancy.md,
+ * "Door coverage"). A floor needs every entrance, since its value stands for the building's
+ * flow. A sensor's "in" is the direction into its own room (`sensor.roomId`), as the edge
+ * counts it.
  */
 export function trafficSpaces(model: AssetSnapshot): TrafficSpace[] {
   const byDoor = new Map<string, { sensorId: string; intoRoom: string | null }>();
@@ -44,13 +51,13 @@ export function trafficSpaces(model: AssetSnapshot): TrafficSpace[] {
   const out: TrafficSpace[] = [];
   for (const room of model.rooms) {
     const doors = model.doors.filter((d) => d.toRoomId === room.id || d.fromRoomId === room.id);
-    const terms = doors.map((d) => termFor(byDoor.get(d.id), room.id));
-    if (doors.length > 0 && terms.every((t) => t !== null)) out.push({ spaceId: room.id, kind: 'room', terms: terms as TrafficTerm[] });
+    const terms = doors.map((d) => termFor(byDoor.get(d.id), room.id)).filter((t): t is TrafficTerm => t !== null);
+    if (terms.length > 0) out.push({ spaceId: room.id, kind: 'room', terms, doors: { counted: terms.length, total: doors.length } });
   }
   for (const floor of model.floors) {
     const doors = model.doors.filter((d) => d.floorId === floor.id && d.entrance);
     const terms = doors.map((d) => termFor(byDoor.get(d.id), d.toRoomId));
-    if (doors.length > 0 && terms.every((t) => t !== null)) out.push({ spaceId: floor.id, kind: 'floor', terms: terms as TrafficTerm[] });
+    if (doors.length > 0 && terms.every((t) => t !== null)) out.push({ spaceId: floor.id, kind: 'floor', terms: terms as TrafficTerm[], doors: { counted: doors.length, total: doors.length } });
   }
   return out;
 }
@@ -87,7 +94,9 @@ export interface OccupancyPoint {
  * Raw traffic occupancy of a space for every minute of [fromMs, toMs): Σ sign × (in − out)
  * of its sensors since the day's first instant. A minute's value includes that minute's
  * counts. The reset falls on the first instant of each local day; day starts are
- * minute-aligned in every zone (all offsets are whole minutes).
+ * minute-aligned in every zone (all offsets are whole minutes). The sum always starts at
+ * the first instant of `fromMs`'s local day, so the value at a minute does not depend on
+ * the range asked for.
  */
 export function rawOccupancy(space: TrafficSpace, rowsBySensor: ReadonlyMap<string, readonly TrafficMinuteRow[]>, days: LocalDays, fromMs: number, toMs: number): OccupancyPoint[] {
   const delta = new Map<number, number>();
@@ -97,14 +106,34 @@ export function rawOccupancy(space: TrafficSpace, rowsBySensor: ReadonlyMap<stri
   const out: OccupancyPoint[] = [];
   let day = Number.NaN;
   let value = 0;
-  for (let m = fromMs; m < toMs; m += MINUTE_MS) {
+  const first = days.dayStartOf(fromMs);
+  for (let m = first; m < toMs; m += MINUTE_MS) {
     const d = days.dayStartOf(m);
     if (d !== day) {
       day = d;
       value = 0;
     }
     value += delta.get(m) ?? 0;
-    out.push({ minuteMs: m, value });
+    if (m >= fromMs) out.push({ minuteMs: m, value });
   }
   return out;
+}
+
+/**
+ * Traffic occupancy of a space over [fromMs, toMs), raw or calibrated, independent of the
+ * range asked for: both are computed from the first instant of `fromMs`'s local day (the
+ * calibration's drift estimate restarts there too) and then cut to the range.
+ */
+export function occupancyBetween(
+  space: TrafficSpace,
+  rowsBySensor: ReadonlyMap<string, readonly TrafficMinuteRow[]>,
+  days: LocalDays,
+  fromMs: number,
+  toMs: number,
+  calibrated: ((raw: readonly OccupancyPoint[]) => OccupancyPoint[]) | null,
+): OccupancyPoint[] {
+  const dayStart = Math.min(days.dayStartOf(fromMs), fromMs);
+  const raw = rawOccupancy(space, rowsBySensor, days, dayStart, toMs);
+  const values = calibrated ? calibrated(raw) : raw;
+  return values.filter((p) => p.minuteMs >= fromMs);
 }

@@ -99,7 +99,7 @@ async function clientCredentialsGrant(deps: LoginDeps, { body, source, verificat
     throw new OAuthError(401, 'invalid_client', 'client authentication failed');
   }
   deps.limiter.succeed(key, source);
-  if (audience !== deps.tokens.audience) throw new OAuthError(403, 'access_denied', `unknown audience ${JSON.stringify(audience)}`);
+  if (!deps.tokens.acceptsAudience(audience)) throw new OAuthError(403, 'access_denied', `unknown audience ${JSON.stringify(audience)}`);
   const principal: Principal = { sub: client.clientId, orgId: client.orgId, clientId: client.clientId, scopes: new Set(client.scopes), kind: 'client', operator: false };
   const access = await deps.tokens.issueAccess(principal);
   return { access_token: access.token, scope: formatScopes(principal.scopes), expires_in: access.expiresIn, token_type: 'Bearer' };

@@ -13,6 +13,11 @@ export interface TokenConfig {
   issuer: string;
   /** The API identifier clients send as `audience` (configurable: existing clients send the production one). */
   audience: string;
+  /**
+   * Further identifiers a client may send as `audience` at login (the reference platform's
+   * published one, which existing clients send unchanged); the tokens issued carry `audience`.
+   */
+  alsoAccepted?: readonly string[];
   accessTtlS: number;
   refreshTtlS: number;
   clock: Clock;
@@ -75,6 +80,11 @@ export class TokenService {
 
   get audience(): string {
     return this.#cfg.audience;
+  }
+
+  /** Whether a client login may name this audience: ours, or one of `alsoAccepted`. */
+  acceptsAudience(audience: string): boolean {
+    return audience === this.#cfg.audience || (this.#cfg.alsoAccepted ?? []).includes(audience);
   }
 
   /** The public key set, for `/.well-known/jwks.json`. */

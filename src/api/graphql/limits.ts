@@ -49,6 +49,18 @@ export interface QueryLimits {
 export const DEFAULT_LIMITS: QueryLimits = { maxDepth: 10, maxAliases: 30, maxCost: 400, maxValues: 2_500_000 };
 
 /**
+ * Depth and cost limits for introspection (`__schema`, `__type`), which IDEs and code
+ * generators send as the standard introspection query: depth 15 (its `TypeRef` fragment
+ * nests `ofType` seven deep) and ~190 selections. Depth limits are for operations over the
+ * data, not for introspection (platform-reference §2); these looser limits still refuse a
+ * hand-built `fields { type { fields { … } } }` tower, and the estimated-values limit of
+ * the operation applies to introspection as to everything else. Operators who want none
+ * switch introspection off (`introspection: false`).
+ */
+export const INTROSPECTION_LIMITS = { maxDepth: 20, maxCost: 1_000 } as const;
+const INTROSPECTION_FIELDS = new Set(['__schema', '__type']);
+
+/**
  * Assumed list sizes when neither an id list nor a real count bounds a list: a large
  * organisation (10 sites × 5 buildings × 5 floors, 100 sensors, 20 rooms and zones and 10
  * hives per floor), consistent top to bottom so a full topology traversal and the flat
@@ -91,6 +103,8 @@ interface Walk {
   limits: QueryLimits;
   memo: Map<string, Measure>;
   visiting: Set<string>;
+  /** Introspection subtrees, measured apart from the operation's own depth and cost. */
+  introspection: Measure;
 }
 
 /**
@@ -102,7 +116,13 @@ function measure(set: SelectionSetNode, parent: GraphQLCompositeType | null, w: 
   const total: Measure = { ...EMPTY };
   for (const sel of set.selections) {
     let m: Measure;
-    if (sel.kind === Kind.FIELD) m = fieldMeasure(sel.name.value, sel.arguments ?? [], sel.selectionSet, sel.alias !== undefined, parent, w, bound);
+    if (sel.kind === Kind.FIELD && INTROSPECTION_FIELDS.has(sel.name.value)) {
+      const intro = fieldMeasure(sel.name.value, sel.arguments ?? [], sel.selectionSet, sel.alias !== undefined, parent, w, bound);
+      w.introspection.depth = Math.max(w.introspection.depth, intro.depth);
+      w.introspection.cost += intro.cost;
+      // Aliases and the answer's size count toward the operation's limits as always.
+      m = { depth: 0, aliases: intro.aliases, cost: 0, values: intro.values };
+    } else if (sel.kind === Kind.FIELD) m = fieldMeasure(sel.name.value, sel.arguments ?? [], sel.selectionSet, sel.alias !== undefined, parent, w, bound);
     else if (sel.kind === Kind.INLINE_FRAGMENT) m = measure(sel.selectionSet, typeNamed(w.schema, sel.typeCondition?.name.value) ?? parent, w, bound);
     else m = fragmentMeasure(sel.name.value, w);
     total.depth = Math.max(total.depth, m.depth);
@@ -139,9 +159,16 @@ function listSize(typeName: string, fieldName: string, bound: number | null, lim
   return limits.listSize?.(typeName, fieldName) ?? ASSUMED_LIST_SIZES[key] ?? ASSUMED_OTHER_LIST_SIZE;
 }
 
-/** Length of the first argument given as a literal list (ids, serial numbers, inputs); null if none. */
+/**
+ * Arguments whose literal list length bounds the list returned, one item per entry at most.
+ * Not `floor_ids`, `room_ids`, `hive_ids`, `hive_serials` or `tagIDs`: one floor id selects
+ * a floor's hundred sensors.
+ */
+const BOUNDING_ARGS = new Set(['ids', 'serial_numbers', 'mac_addresses', 'input', 'sensors']);
+
+/** Length of the first bounding argument given as a literal list; null if none. */
 function literalListLength(args: readonly ArgumentNode[]): number | null {
-  for (const a of args) if (a.value.kind === Kind.LIST) return a.value.values.length;
+  for (const a of args) if (a.value.kind === Kind.LIST && BOUNDING_ARGS.has(a.name.value)) return a.value.values.length;
   return null;
 }
 
@@ -169,14 +196,21 @@ export function queryLimitsRule(limits: QueryLimits = DEFAULT_LIMITS): Validatio
       const fragments = new Map<string, FragmentDefinitionNode>();
       for (const d of doc.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
       const schema = context.getSchema();
-      const w: Walk = { fragments, schema, limits, memo: new Map(), visiting: new Set() };
       for (const d of doc.definitions) {
         if (d.kind !== Kind.OPERATION_DEFINITION) continue;
+        // A walk per operation: the introspection measure is the operation's own.
+        const w: Walk = { fragments, schema, limits, memo: new Map(), visiting: new Set(), introspection: { ...EMPTY } };
         const root = d.operation === 'query' ? schema.getQueryType() : d.operation === 'mutation' ? schema.getMutationType() : schema.getSubscriptionType();
         const m = measure(d.selectionSet, root ?? null, w, null);
         const name = d.name?.value ?? 'anonymous operation';
         const fail = (code: string, message: string): void => context.reportError(new GraphQLError(message, { nodes: [d], extensions: { code } }));
         if (m.depth > limits.maxDepth) fail('QUERY_TOO_DEEP', `${name}: depth ${m.depth} exceeds the limit of ${limits.maxDepth}`);
+        if (w.introspection.depth > INTROSPECTION_LIMITS.maxDepth) {
+          fail('QUERY_TOO_DEEP', `${name}: introspection depth ${w.introspection.depth} exceeds the limit of ${INTROSPECTION_LIMITS.maxDepth}`);
+        }
+        if (w.introspection.cost > INTROSPECTION_LIMITS.maxCost) {
+          fail('QUERY_TOO_COSTLY', `${name}: ${w.introspection.cost} introspection selections exceed the limit of ${INTROSPECTION_LIMITS.maxCost}`);
+        }
         if (m.aliases > limits.maxAliases) fail('TOO_MANY_ALIASES', `${name}: ${m.aliases} aliases exceed the limit of ${limits.maxAliases}`);
         if (m.cost > limits.maxCost) fail('QUERY_TOO_COSTLY', `${name}: ${m.cost} field selections exceed the limit of ${limits.maxCost}`);
         else if (m.values > limits.maxValues) {

@@ -1,8 +1,10 @@
+import { GraphQLScalarType, valueFromASTUntyped } from 'graphql';
 import { area } from '../../core/geometry.js';
 import type { Building, Floor, Hive, Room, Sensor, Site, Zone } from '../../assets/model.js';
 import { gqlError, need, type GqlContext } from './context.js';
 import { createMutations } from './create-mutations.js';
 import { mutationResolvers } from './mutations.js';
+import { floorBatteryDates, sensorExtras } from './sensor-extras.js';
 import { sensorViews, type SensorView } from './views.js';
 
 /**
@@ -48,16 +50,15 @@ const queries = {
   zone: (_: unknown, a: { id?: string; customID?: string }, ctx: GqlContext) => (need(ctx, 'read:spaces'), byCustom(ctx.assets.list('zone', ctx.principal.orgId), a)),
   zonesByTag: (_: unknown, a: { tagIDs: string[]; useOR?: boolean }, ctx: GqlContext) =>
     (need(ctx, 'read:spaces'), wrap(byTags(ctx, ctx.assets.list('zone', ctx.principal.orgId), a.tagIDs, a.useOR))),
-  hives: (_: unknown, a: { ids?: string[]; serial_numbers?: string[] }, ctx: GqlContext) => {
+  // returnPlaceholders: the reference lists hives reserved but not yet installed; occusim has none.
+  hives: (_: unknown, a: { ids?: string[] | null; serial_numbers?: string[] | null }, ctx: GqlContext) => {
     need(ctx, 'read:hives');
     const all = byIds(ctx.assets.list('hive', ctx.principal.orgId), a.ids);
     return wrap(a.serial_numbers ? all.filter((h) => a.serial_numbers?.includes(h.serial)) : all);
   },
-  sensors: (_: unknown, a: { ids?: string[]; mac_addresses?: string[] }, ctx: GqlContext) => {
+  sensors: (_: unknown, a: SensorArgs, ctx: GqlContext) => {
     need(ctx, 'read:sensors');
-    const all = byIds(ctx.assets.list('sensor', ctx.principal.orgId), a.ids);
-    const macs = a.mac_addresses?.map((m) => m.toLowerCase());
-    return wrap(sensorViews(ctx, macs ? all.filter((s) => macs.includes(s.mac)) : all));
+    return wrap(sensorViews(ctx, filterSensors(ctx, byIds(ctx.assets.list('sensor', ctx.principal.orgId), a.ids), a)));
   },
   tags: (_: unknown, a: { ids?: string[] }, ctx: GqlContext) => {
     need(ctx, 'read:spaces');
@@ -66,7 +67,32 @@ const queries = {
   },
 };
 
+interface SensorArgs {
+  ids?: string[] | null;
+  mac_addresses?: string[] | null;
+  floor_ids?: string[] | null;
+  room_ids?: string[] | null;
+  hive_ids?: string[] | null;
+  hive_serials?: string[] | null;
+}
+
+/** The `sensors` filters, all of them that are given (an omitted or null filter selects all). */
+function filterSensors(ctx: GqlContext, sensors: Sensor[], a: SensorArgs): Sensor[] {
+  const macs = a.mac_addresses?.map((m) => m.toLowerCase());
+  const hiveIds = a.hive_serials ? new Set(ctx.assets.list('hive', ctx.principal.orgId).filter((h) => a.hive_serials?.includes(h.serial)).map((h) => h.id)) : null;
+  return sensors.filter(
+    (s) =>
+      (!macs || macs.includes(s.mac)) &&
+      (!a.floor_ids || a.floor_ids.includes(s.floorId)) &&
+      (!a.room_ids || (s.roomId !== null && a.room_ids.includes(s.roomId))) &&
+      (!a.hive_ids || a.hive_ids.includes(s.hiveId)) &&
+      (!hiveIds || hiveIds.has(s.hiveId)),
+  );
+}
+
 const org = (_: unknown, __: unknown, ctx: GqlContext): string => ctx.principal.orgId;
+const floorOf = (x: { floorId: string }, _: unknown, ctx: GqlContext): Floor | null => ctx.assets.get('floor', ctx.principal.orgId, x.floorId) ?? null;
+const roomOf = (x: { roomId: string | null }, _: unknown, ctx: GqlContext): Room | null => (x.roomId ? ctx.assets.get('room', ctx.principal.orgId, x.roomId) ?? null : null);
 const polygonArea = (poly: Room['polygon']) => ({ value: Math.round(area(poly) * 100) / 100, unit: 'm2' });
 const tagsOf = (x: { id: string }, _: unknown, ctx: GqlContext) => ctx.assets.tagsOf(ctx.principal.orgId, x.id);
 
@@ -100,16 +126,32 @@ const types = {
     sensors: (f: Floor, _: unknown, ctx: GqlContext) => sensorViews(ctx, present(f.sensorIds.map((id) => ctx.assets.get('sensor', ctx.principal.orgId, id)))),
     hives: (f: Floor, _: unknown, ctx: GqlContext) => present(f.hiveIds.map((id) => ctx.assets.get('hive', ctx.principal.orgId, id))),
     tags: tagsOf,
+    building: (f: Floor, _: unknown, ctx: GqlContext) => ctx.assets.get('building', ctx.principal.orgId, f.buildingId) ?? null,
+    // Every floor of a catalogue is installed and in service: occusim models no commissioning.
+    installation_status: () => 'installed',
+    service_status: () => 'active',
+    // One plan per floor: its outline (the catalogue keeps no drawings, so no url).
+    floor_plans: (f: Floor) => [{ floor_plan_id: `${f.id}_plan`, name: f.name, url: null, coordinates: f.outline }],
+    last_battery_change_date: (f: Floor, _: unknown, ctx: GqlContext) => floorBatteryDates(ctx, f).last,
+    next_battery_change_date: (f: Floor, _: unknown, ctx: GqlContext) => floorBatteryDates(ctx, f).next,
   },
   Room: {
     room_id: (r: Room) => r.id,
     client_id: org,
     floor_id: (r: Room) => r.floorId,
+    floorID: (r: Room) => r.floorId,
+    floor: floorOf,
     roomType: () => null,
     customID: (r: Room) => r.customId,
     area: (r: Room) => polygonArea(r.polygon),
     coordinates: (r: Room) => r.polygon,
-    note: () => null,
+    note: (r: Room) => r.note ?? null,
+    rotation: (r: Room) => r.rotationDeg ?? 0,
+    // Not modelled: no metadata, no PIR zeroing (the sensors are thermopiles only).
+    metadata: () => null,
+    pir_zero_enable: () => null,
+    pir_zero_threshold: () => null,
+    pir_zero_window: () => null,
     sensors: (r: Room, _: unknown, ctx: GqlContext) => sensorsWhere(ctx, r.floorId, (s) => s.roomId === r.id),
     tags: tagsOf,
   },
@@ -117,10 +159,18 @@ const types = {
     zone_id: (z: Zone) => z.id,
     client_id: org,
     floor_id: (z: Zone) => z.floorId,
+    floorID: (z: Zone) => z.floorId,
     room_id: (z: Zone) => z.roomId,
+    roomID: (z: Zone) => z.roomId,
+    floor: floorOf,
+    room: roomOf,
     customID: (z: Zone) => z.customId,
     capacity: () => null,
+    area: (z: Zone) => polygonArea(z.polygon),
     coordinates: (z: Zone) => z.polygon,
+    rotation: (z: Zone) => z.rotationDeg ?? 0,
+    note: (z: Zone) => z.note ?? null,
+    metadata: () => null,
     sensors: (z: Zone, _: unknown, ctx: GqlContext) => sensorsWhere(ctx, z.floorId, (s) => s.zoneId === z.id),
     tags: tagsOf,
   },
@@ -131,7 +181,10 @@ const types = {
     serialNumber: (h: Hive) => h.serial,
     serial_number: (h: Hive) => h.serial,
     floor_id: (h: Hive) => h.floorId,
+    floorID: (h: Hive) => h.floorId,
     room_id: (h: Hive) => h.roomId,
+    roomID: (h: Hive) => h.roomId,
+    floor: floorOf,
     isOnline: (h: Hive, _: unknown, ctx: GqlContext) => ctx.status?.hive(h.id).online ?? true,
     isStreaming: (h: Hive, _: unknown, ctx: GqlContext) => ctx.status?.hive(h.id).streaming ?? true,
     hiveVersion: (h: Hive) => h.firmwareVersion,
@@ -158,18 +211,19 @@ function sensorsWhere(ctx: GqlContext, floorId: string, pred: (s: Sensor) => boo
 /** Sensor fields computed on demand; the renamed scalars are plain properties of `SensorView` (views.ts). */
 function sensorFields() {
   return {
-    room: (s: Sensor, _: unknown, ctx: GqlContext) => (s.roomId ? ctx.assets.get('room', ctx.principal.orgId, s.roomId) ?? null : null),
+    ...sensorExtras,
+    floor: floorOf,
+    room: roomOf,
     door_line: (s: Sensor, _: unknown, ctx: GqlContext) => (s.doorId ? ctx.assets.doors.get(s.doorId)?.item.line ?? null : null),
     is_entrance: (s: Sensor, _: unknown, ctx: GqlContext) => (s.doorId ? ctx.assets.doors.get(s.doorId)?.item.entrance ?? false : false),
     is_online: (s: Sensor, _: unknown, ctx: GqlContext) => ctx.status?.sensor(s.id).online ?? true,
     is_streaming: (s: Sensor, _: unknown, ctx: GqlContext) => ctx.status?.sensor(s.id).streaming ?? true,
-    power_type: () => 'battery',
-    last_battery_change_date: () => null,
-    next_battery_change_date: () => null,
-    battery_change_by_date: () => null,
     last_heartbeat: (s: Sensor, _: unknown, ctx: GqlContext) => ctx.status?.sensor(s.id).lastHeartbeat ?? null,
     installation_status: () => 'installed',
   };
 }
 
-export const resolvers = { Query: queries, Mutation: { ...mutationResolvers, ...createMutations }, ...types };
+/** `metadata`: any JSON value, passed through as is. */
+const JSON_SCALAR = new GraphQLScalarType({ name: 'JSON', serialize: (v) => v, parseValue: (v) => v, parseLiteral: (ast) => valueFromASTUntyped(ast) });
+
+export const resolvers = { Query: queries, Mutation: { ...mutationResolvers, ...createMutations }, JSON: JSON_SCALAR, ...types };

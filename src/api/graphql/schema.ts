@@ -7,6 +7,10 @@ export const typeDefs = /* GraphQL */ `
   type Capacity { max: Int mid: Int }
   type Address { lines: [String!]! country: String }
   type Area { value: Float unit: String }
+  # Free-form metadata of a room or zone (an object; null when none is kept). A comment, not a
+  # description: the resolver map's scalar (resolvers.ts) replaces the SDL's, description included.
+  scalar JSON
+  type FloorPlan { floor_plan_id: ID! name: String! url: String "Outline vertices [x, y] in metres." coordinates: [[Float!]!]! }
 
   type Site {
     id: ID!
@@ -48,6 +52,14 @@ export const typeDefs = /* GraphQL */ `
     sensors: [Sensor!]!
     hives: [Hive!]!
     tags: [Tag!]!
+    building: Building
+    installation_status: String!
+    service_status: String!
+    floor_plans: [FloorPlan!]!
+    "The most recent battery change among the floor's battery sensors."
+    last_battery_change_date: String
+    "The soonest next battery change among the floor's battery sensors."
+    next_battery_change_date: String
   }
 
   type Room {
@@ -56,6 +68,8 @@ export const typeDefs = /* GraphQL */ `
     client_id: String!
     name: String!
     floor_id: String!
+    floorID: String!
+    floor: Floor
     roomType: String
     customID: String
     capacity: Capacity
@@ -63,6 +77,12 @@ export const typeDefs = /* GraphQL */ `
     "Polygon vertices [x, y] in metres on the floor plan."
     coordinates: [[Float!]!]!
     note: String
+    "Degrees, clockwise, of the room's axes on the floor plan."
+    rotation: Float!
+    metadata: JSON
+    pir_zero_enable: Boolean
+    pir_zero_threshold: Int
+    pir_zero_window: Int
     sensors: [Sensor!]!
     tags: [Tag!]!
   }
@@ -73,15 +93,22 @@ export const typeDefs = /* GraphQL */ `
     client_id: String!
     name: String!
     floor_id: String!
+    floorID: String!
     room_id: String
+    roomID: String
+    floor: Floor
+    room: Room
     customID: String
     capacity: Capacity
+    area: Area
     coordinates: [[Float!]!]!
+    "Degrees, clockwise, of the zone's axes on the floor plan."
+    rotation: Float!
+    note: String
+    metadata: JSON
     sensors: [Sensor!]!
     tags: [Tag!]!
   }
-
-  type RoomName { name: String! }
 
   type Sensor {
     id: ID!
@@ -92,8 +119,11 @@ export const typeDefs = /* GraphQL */ `
     mode: String!
     model: String!
     floor_id: String!
+    floorID: String!
     room_id: String
-    room: RoomName
+    roomID: String
+    floor: Floor
+    room: Room
     hive_id: String!
     hive_serial: String!
     height: Float!
@@ -113,6 +143,16 @@ export const typeDefs = /* GraphQL */ `
     battery_change_by_date: String
     last_heartbeat: String
     installation_status: String!
+    sensor_serial: String!
+    "Traffic sensors: whether the sensor's orientation runs along its door line; null for presence sensors."
+    parallel_to_door: Boolean
+    note: String
+    "Expected battery life in days (since the last change), from the battery's drain so far; null for wired or never heard."
+    estimated_total_runtime_days: Float
+    "When the sensor's newest packet or health report was sensed (ISO 8601 UTC)."
+    last_raw_message: String
+    "When the sensor's newest data packet (what occupancy is computed from) was sensed, ISO 8601 UTC; null when the newest thing heard from it was a health report."
+    last_occupancy_message: String
   }
 
   type Hive {
@@ -123,7 +163,10 @@ export const typeDefs = /* GraphQL */ `
     serialNumber: String!
     serial_number: String!
     floor_id: String!
+    floorID: String!
     room_id: String
+    roomID: String
+    floor: Floor
     isOnline: Boolean!
     isStreaming: Boolean!
     hiveVersion: String!
@@ -154,23 +197,26 @@ export const typeDefs = /* GraphQL */ `
   type HiveList { data: [Hive!]! }
   type SensorList { data: [Sensor!]! }
 
+  # List arguments are [String!] as on the reference platform: its clients type their
+  # variables that way, and GraphQL refuses a variable of another type (platform-reference §2).
   type Query {
     sites: SiteList!
-    site(id: ID, customID: String): Site
+    site(id: ID, customID: ID): Site
     buildings: BuildingList!
-    building(id: ID, customID: String): Building
-    floors(ids: [ID!]): FloorList!
-    floor(id: ID, customID: String): Floor
+    building(id: ID, customID: ID): Building
+    floors(ids: [String!]): FloorList!
+    floor(id: ID, customID: ID): Floor
     floorsByTag(tagIDs: [String!]!, useOR: Boolean): FloorList!
-    rooms(ids: [ID!]): RoomList!
-    room(id: ID, customID: String): Room
+    rooms(ids: [String!]): RoomList!
+    room(id: ID, customID: ID): Room
     roomsByTag(tagIDs: [String!]!, useOR: Boolean): RoomList!
-    zones(ids: [ID!]): ZoneList!
-    zone(id: ID, customID: String): Zone
+    zones(ids: [String!]): ZoneList!
+    zone(id: ID, customID: ID): Zone
     zonesByTag(tagIDs: [String!]!, useOR: Boolean): ZoneList!
-    hives(ids: [ID!], serial_numbers: [String!]): HiveList!
-    sensors(ids: [ID!], mac_addresses: [String!]): SensorList!
-    tags(ids: [ID!]): [Tag!]!
+    "returnPlaceholders: accepted for compatibility; occusim keeps no placeholder hives."
+    hives(ids: [String!], serial_numbers: [String!], returnPlaceholders: Boolean): HiveList!
+    sensors(ids: [String!], mac_addresses: [String!], floor_ids: [String!], room_ids: [String!], hive_ids: [String!], hive_serials: [String!]): SensorList!
+    tags(ids: [String!]): [Tag!]!
   }
 
   input UpdateSiteInfoInput { id: ID! name: String customID: String siteNumber: String }
@@ -182,7 +228,7 @@ export const typeDefs = /* GraphQL */ `
   input UpdateSensorInput { sensor_id: ID! name: String! }
   input UpdateSpaceInput { id: ID! name: String customID: String }
   input CreateTagInput { name: String! }
-  input TagAssociationInput { ids: [ID!]! tag_id: ID! }
+  input TagAssociationInput { ids: [String!]! tag_id: ID! }
 
   input CreateFloorInput { building_id: ID! name: String! floorNumber: Int customID: String outline: [[Float!]!] }
   input CreateRoomInput { floor_id: ID! name: String! coordinates: [[Float!]!]! customID: String capacityMax: Int capacityMid: Int }

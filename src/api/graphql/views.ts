@@ -34,7 +34,9 @@ export class SensorView implements Sensor {
   declare client_id: string;
   declare mac_address: string;
   declare floor_id: string;
+  declare floorID: string;
   declare room_id: string | null;
+  declare roomID: string | null;
   declare hive_id: string;
   declare hive_serial: string;
   declare orientation: number;
@@ -64,7 +66,9 @@ export class SensorView implements Sensor {
     this.client_id = orgId;
     this.mac_address = s.mac;
     this.floor_id = s.floorId;
+    this.floorID = s.floorId;
     this.room_id = s.roomId;
+    this.roomID = s.roomId;
     this.hive_id = s.hiveId;
     this.hive_serial = hiveSerial;
     this.orientation = s.orientationDeg;

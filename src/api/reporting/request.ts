@@ -1,6 +1,6 @@
-import { DateTime } from 'luxon';
 import { isValidZone } from '../../core/time.js';
 import { invalidRequest } from '../errors.js';
+import { durationMs, parseInstant } from './times.js';
 
 /**
  * The reporting request (platform-reference §3; spec §4.4, §8), validated whole before any
@@ -77,12 +77,17 @@ function oneOf<T extends string>(x: unknown, allowed: readonly T[], path: string
   return x as T;
 }
 
-function instant(x: unknown, path: string): number {
-  if (typeof x !== 'string') throw invalidRequest(`${path} must be an ISO 8601 timestamp`);
-  if (/^now|^-|^\+/.test(x.trim())) throw invalidRequest(`${path}: relative times are not supported; give an ISO 8601 timestamp`);
-  const dt = DateTime.fromISO(x, { zone: 'utc' });
-  if (!dt.isValid) throw invalidRequest(`${path} must be an ISO 8601 timestamp, got ${JSON.stringify(x)}`);
-  return dt.toMillis();
+/**
+ * `window.every`: one of the allowed intervals (spec §8) in any spelling of the same length
+ * (`60s` = `1m`, `60m` = `1h`, `24h` = `1d`, platform-reference §3); every other interval,
+ * `7m` among them, is refused.
+ */
+function parseEvery(x: unknown): Every {
+  const allowed = Object.keys(EVERY_MS) as Every[];
+  const ms = typeof x === 'string' ? durationMs(x.trim()) : null;
+  const every = allowed.find((k) => EVERY_MS[k] === ms);
+  if (every === undefined) throw invalidRequest(`window.every must be one of ${allowed.join(', ')} (or the same interval spelled otherwise, such as 60s), got ${JSON.stringify(x)}`);
+  return every;
 }
 
 function idList(x: unknown, path: string): string[] {
@@ -99,7 +104,7 @@ function clockMinutes(x: unknown, path: string): number {
 
 function parseWindow(w: Obj): Pick<ReportingQuery, 'every' | 'fn' | 'timezone' | 'createEmpty' | 'fill'> {
   if (w.offset !== undefined) throw invalidRequest('window.offset is no longer supported');
-  const every = oneOf(w.every, Object.keys(EVERY_MS) as Every[], 'window.every');
+  const every = parseEvery(w.every);
   const fn = w.function === undefined ? (every === '1m' ? 'median' : 'max') : oneOf(w.function, FUNCTIONS, 'window.function');
   const timezone = w.timezone === undefined ? 'UTC' : String(w.timezone);
   if (!isValidZone(timezone)) throw invalidRequest(`window.timezone ${JSON.stringify(timezone)} is not an IANA time zone`);
@@ -136,14 +141,20 @@ function parseConstraints(x: unknown): Pick<ReportingQuery, 'timeRanges' | 'excl
   return { timeRanges, excludeDays };
 }
 
-export function parseReportingRequest(body: unknown): ReportingQuery {
+/**
+ * `nowMs`: the platform's present, which relative times and an omitted `stop` are read
+ * against (docs/api.md, "now"); null: both are refused.
+ */
+export function parseReportingRequest(body: unknown, nowMs: number | null = null): ReportingQuery {
   const b = obj(body, 'the body');
   const window = parseWindow(obj(b.window, 'window'));
   const f = obj(b.filter, 'filter');
   if (!Array.isArray(f.measurements) || f.measurements.length === 0) throw invalidRequest('filter.measurements must be a non-empty array');
   const measurements = f.measurements.map((m, i) => oneOf(m, MEASUREMENTS, `filter.measurements[${i}]`));
-  const startMs = instant(f.start, 'filter.start');
-  const stopMs = f.stop === undefined ? startMs + EVERY_MS[window.every] : instant(f.stop, 'filter.stop');
+  const startMs = parseInstant(f.start, 'filter.start', nowMs);
+  // An omitted stop is now (platform-reference §3): "from start up to now".
+  if ((f.stop === undefined || f.stop === null) && nowMs === null) throw invalidRequest('filter.stop is required here (no platform clock to read "now" from)');
+  const stopMs = f.stop === undefined || f.stop === null ? (nowMs as number) : parseInstant(f.stop, 'filter.stop', nowMs);
   if (stopMs <= startMs) throw invalidRequest('filter.stop must be after filter.start');
   const limit = MAX_RANGE_MS[window.every];
   if (stopMs - startMs > limit) {
@@ -155,8 +166,9 @@ export function parseReportingRequest(body: unknown): ReportingQuery {
   if (f.calibrated !== undefined && f.calibrated !== false && !measurements.every((m) => m === 'traffic_floor_occupancy' || m === 'traffic_room_occupancy')) {
     throw invalidRequest('filter.calibrated applies only to traffic_floor_occupancy and traffic_room_occupancy');
   }
-  const points = b.calibration_points ?? f.calibration_points;
-  const calibrationPoints = points === undefined ? [] : parsePoints(points);
+  // Both spellings, in the body or in the filter (published clients send either).
+  const points = b.calibration_points ?? f.calibration_points ?? b.calibrationPoints ?? f.calibrationPoints;
+  const calibrationPoints = points === undefined || points === null ? [] : parsePoints(points, nowMs);
   const g = optObj(b.group_by, 'group_by');
   const p = optObj(b.paginate, 'paginate');
   const options = optObj(b.options, 'options');
@@ -176,12 +188,14 @@ export function parseReportingRequest(body: unknown): ReportingQuery {
   };
 }
 
-function parsePoints(x: unknown): ReportingQuery['calibrationPoints'] {
+/** `[{timestamp, occupancy, type?}]`; `type` (the reference's kind of point, e.g. manual) is accepted and not used. */
+function parsePoints(x: unknown, nowMs: number | null): ReportingQuery['calibrationPoints'] {
   if (!Array.isArray(x)) throw invalidRequest('calibration_points must be an array');
   return x.map((p, i) => {
     const o = obj(p, `calibration_points[${i}]`);
     if (typeof o.occupancy !== 'number' || o.occupancy < 0) throw invalidRequest(`calibration_points[${i}].occupancy must be a number >= 0`);
-    return { timestampMs: instant(o.timestamp, `calibration_points[${i}].timestamp`), occupancy: o.occupancy };
+    if (o.type !== undefined && typeof o.type !== 'string') throw invalidRequest(`calibration_points[${i}].type must be a string`);
+    return { timestampMs: parseInstant(o.timestamp, `calibration_points[${i}].timestamp`, nowMs), occupancy: o.occupancy };
   });
 }
 

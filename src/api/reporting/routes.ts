@@ -9,7 +9,7 @@ import { csvChunks, jsonChunks, pageOf } from './fast-write.js';
 import { computePoints } from './report.js';
 import { parseReportingRequest } from './request.js';
 import type { SeriesPort } from './series.js';
-import { group } from './shape.js';
+import { defaultGroupKey, group } from './shape.js';
 
 /**
  * `POST /api/v3/reporting` (platform-reference §3): validated whole, then computed. Flat
@@ -20,15 +20,17 @@ export interface ReportingDeps {
   assets: AssetCatalogue;
   tokens: TokenService;
   series: SeriesPort;
+  /** The platform's present for an organisation, to which relative times and an omitted stop refer. */
+  nowMs: (orgId: string) => number;
 }
 
 export function registerReportingRoutes(app: FastifyInstance, deps: ReportingDeps): void {
   app.post('/api/v3/reporting', async (req, reply) => {
     const principal = await authenticate(req, deps.tokens);
-    const q = parseReportingRequest(req.body);
+    const q = parseReportingRequest(req.body, deps.nowMs(principal.orgId));
     if (!principal.scopes.has('read:spaces') && !principal.scopes.has('read:rooms')) throw forbidden('reporting needs read:spaces or read:rooms');
     // group_by needs the point objects (general path); flat reports are written as text.
-    if (q.groupBy) return { data: group(computePoints(deps.assets, deps.series, principal.orgId, q), q.groupBy) };
+    if (q.groupBy) return { data: group(computePoints(deps.assets, deps.series, principal.orgId, q), q.groupBy, defaultGroupKey(q.ids)) };
     const rep = computeRuns(deps.assets, deps.series, principal.orgId, q);
     const { pageInfo } = pageOf(rep.total, q.page);
     if (pageInfo && q.format === 'csv') void reply.header('x-page-info', JSON.stringify(pageInfo));

@@ -18,9 +18,27 @@ export function paginate(points: Point[], page: ReportingQuery['page']): { items
   return { items, pageInfo: { page: page.page, page_item_count: items.length, total_item_count: points.length, total_pages: totalPages } };
 }
 
+/**
+ * The point field a grouping without `order` is keyed by: the kind of ids the request
+ * filtered on (room ids for `filter.rooms`, platform-reference §3), floors otherwise.
+ */
+const KEY_OF_FILTER: ReadonlyArray<[keyof ReportingQuery['ids'], string]> = [
+  ['rooms', 'room_id'],
+  ['zones', 'zone_id'],
+  ['sensors', 'sensor_id'],
+  ['hives', 'hive_id'],
+  ['spaces', 'space_id'],
+  ['buildings', 'building_id'],
+  ['tags', 'tag_id'],
+];
+
+export function defaultGroupKey(ids: ReportingQuery['ids']): string {
+  return KEY_OF_FILTER.find(([k]) => ids[k] !== undefined)?.[1] ?? 'space_id';
+}
+
 /** `group_by.order: [entityField, "time"]` → { entity: { time: stats } } (or raw points). */
-export function group(points: readonly Point[], g: NonNullable<ReportingQuery['groupBy']>): Record<string, Record<string, GroupStats | Point[]>> {
-  const order = g.order.length > 0 ? g.order : ['space_id', 'time'];
+export function group(points: readonly Point[], g: NonNullable<ReportingQuery['groupBy']>, defaultKey = 'space_id'): Record<string, Record<string, GroupStats | Point[]>> {
+  const order = g.order.length > 0 ? g.order : [defaultKey, 'time'];
   const [outer, inner = 'time'] = order;
   if (order.length > 2) throw invalidRequest('group_by.order takes at most two fields, e.g. ["room_id", "time"]');
   const groups = new Map<string, Map<string, Point[]>>();

@@ -6,6 +6,7 @@ import type { TokenService } from '../auth/tokens.js';
 import { ApiError, ApiErrorCodes, invalidRequest } from '../errors.js';
 import { medianOf, r4 } from './aggregate.js';
 import type { MinuteValue, SeriesPort } from './series.js';
+import { isRelative, parseInstant } from './times.js';
 import { localParts } from './windows.js';
 
 /**
@@ -13,7 +14,8 @@ import { localParts } from './windows.js';
  * rooms and zones over local dates. Measurements `occupancy_{avg|median|used_avg|used_median}_
  * {presence|traffic}` over per-minute values; `used_` leaves out unoccupied minutes (value 0);
  * traffic statistics use calibrated traffic occupancy; items must share one time zone;
- * dates are local (`YYYY-MM-DD`, stop exclusive); relative times are refused.
+ * start and stop are local dates (`YYYY-MM-DD`) or RFC 3339 timestamps, stop exclusive;
+ * relative times are refused.
  */
 const STAT = /^occupancy_(avg|median|used_avg|used_median)_(presence|traffic)$/;
 const DAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
@@ -27,11 +29,20 @@ interface StatsDeps {
 
 type Obj = Record<string, unknown>;
 
-function localDate(x: unknown, field: string, zone: string): number {
-  if (typeof x !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(x)) throw invalidRequest(`${field} must be a date YYYY-MM-DD (relative times are not supported)`);
-  const d = DateTime.fromISO(x, { zone });
-  if (!d.isValid) throw invalidRequest(`${field} is not a valid date`);
-  return d.startOf('day').toMillis();
+/**
+ * `start`/`stop`: a date (the local day's first instant in the items' zone) or any RFC 3339
+ * timestamp (published clients send `2026-10-27T14:36:00.000Z`); relative times are refused
+ * (platform-reference §3).
+ */
+function statsInstant(x: unknown, field: string, zone: string): number {
+  if (typeof x === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(x)) {
+    const d = DateTime.fromISO(x, { zone });
+    if (!d.isValid) throw invalidRequest(`${field} is not a valid date`);
+    return d.startOf('day').toMillis();
+  }
+  if (typeof x === 'string' && isRelative(x)) throw invalidRequest(`${field}: relative times are not supported by stats; give a date YYYY-MM-DD or an RFC 3339 timestamp`);
+  if (typeof x !== 'string') throw invalidRequest(`${field} must be a date YYYY-MM-DD or an RFC 3339 timestamp`);
+  return parseInstant(x, field, null);
 }
 
 function floorOf(assets: AssetCatalogue, orgId: string, id: string): string | undefined {
@@ -92,8 +103,8 @@ export function registerStatsRoutes(app: FastifyInstance, deps: StatsDeps): void
     const zones = new Set(floors.map((f) => deps.assets.timezoneOf(f)));
     if (zones.size > 1) throw invalidRequest(`items must share one time zone; got ${[...zones].join(', ')}`);
     const zone = [...zones][0] as string;
-    const start = localDate(b.start, 'start', zone);
-    const stop = localDate(b.stop, 'stop', zone);
+    const start = statsInstant(b.start, 'start', zone);
+    const stop = statsInstant(b.stop, 'stop', zone);
     if (stop <= start) throw invalidRequest('stop must be after start');
     if (stop - start > MAX_DAYS * 86_400_000 + 3_600_000) throw invalidRequest(`the range is at most ${MAX_DAYS} days`);
     const filters = b.filters === undefined ? null : (b.filters as Obj);

@@ -2,7 +2,7 @@ import type { AssetCatalogue } from '../../assets/catalogue.js';
 import { calibrate } from '../../cloud/calibration.js';
 import { LocalDays } from '../../cloud/local-day.js';
 import type { Store } from '../../cloud/store/port.js';
-import { rawOccupancy, trafficSpaces, type TrafficSpace } from '../../cloud/traffic-occupancy.js';
+import { occupancyBetween, trafficSpaces, type TrafficSpace } from '../../cloud/traffic-occupancy.js';
 import { columnsOf, type MinuteColumns } from './columns.js';
 import type { MinuteTraffic, MinuteValue, SeriesPort } from './series.js';
 import { openPresenceReader, type PresenceReader } from './sqlite-reader.js';
@@ -53,10 +53,10 @@ export function storeSeries(store: Store, catalogue: AssetCatalogue, opts: { dbP
       if (!space) return [];
       const days = new LocalDays(zoneOf(spaceId));
       const rows = new Map(space.terms.map((t) => [t.sensorId, store.trafficMinutes(t.sensorId)] as const));
-      const raw = rawOccupancy(space, rows, days, from, to);
-      if (mode === 'raw') return raw;
+      // From the local day's first instant, whatever `from` is: a minute's value never depends on the window asked for.
+      if (mode === 'raw') return occupancyBetween(space, rows, days, from, to, null);
       const presence = new Map(store.presenceMinutes(spaceId).map((m) => [m.minuteMs, m.value] as const));
-      return calibrate(raw, days, { presence, calibrationPoints });
+      return occupancyBetween(space, rows, days, from, to, (raw) => calibrate(raw, days, { presence, calibrationPoints }));
     },
   };
 }

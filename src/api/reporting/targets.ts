@@ -12,12 +12,39 @@ export interface Target {
   /** Floor, room, zone or sensor id the series is read for. */
   seriesId: string;
   kind: 'floor' | 'room' | 'zone' | 'sensor';
-  meta: Record<string, string>;
+  /** Every metadata field of a flat point (platform-reference §3), null where it does not apply. */
+  meta: Record<string, string | null>;
+}
+
+/** The metadata fields every point carries, in the reference's order; custom ids follow when set. */
+const META_KEYS = ['building_id', 'building_name', 'space_id', 'space_name', 'room_id', 'room_name', 'zone_id', 'zone_name', 'sensor_id', 'hive_id', 'hive_serial', 'mac_address', 'tag_id'] as const;
+const CUSTOM_KEYS = ['floor_custom_id', 'room_custom_id', 'zone_custom_id'] as const;
+
+function complete(meta: Record<string, string>, tagId: string | null): Record<string, string | null> {
+  const out: Record<string, string | null> = {};
+  for (const k of META_KEYS) out[k] = meta[k] ?? null;
+  out.tag_id = tagId;
+  // Custom ids are returned only when a value exists (spec §4.4).
+  for (const k of CUSTOM_KEYS) if (meta[k] !== undefined) out[k] = meta[k];
+  return out;
 }
 
 const notFound = (what: string, id: string): ApiError => new ApiError(404, ApiErrorCodes.NOT_FOUND, `${what} ${id} does not exist`);
 
 export function resolveTargets(assets: AssetCatalogue, orgId: string, q: ReportingQuery, m: Measurement): Target[] {
+  // A space selected through a tag names that tag (the first requested tag holding it).
+  const tagOf = (id: string): string | null => (q.ids.tags ?? []).find((t) => assets.tag(orgId, t)?.spaceIds.has(id)) ?? null;
+  return selectTargets(assets, orgId, q, m).map((t) => ({ seriesId: t.seriesId, kind: t.kind, meta: complete(t.meta, t.kind === 'sensor' ? null : tagOf(t.seriesId)) }));
+}
+
+/** A target as selected, with the metadata that applies to it only. */
+interface Selected {
+  seriesId: string;
+  kind: Target['kind'];
+  meta: Record<string, string>;
+}
+
+function selectTargets(assets: AssetCatalogue, orgId: string, q: ReportingQuery, m: Measurement): Selected[] {
   const ids = checkIds(assets, orgId, q);
   const floors = assets.list('floor', orgId);
   const rooms = assets.list('room', orgId);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildSchema, parse, validate } from 'graphql';
+import { buildSchema, getIntrospectionQuery, parse, validate } from 'graphql';
 import { DEFAULT_LIMITS, queryLimitsRule } from '../../../src/api/graphql/limits.js';
 import { typeDefs } from '../../../src/api/graphql/schema.js';
 import { harness, type Harness } from '../harness.js';
@@ -37,6 +37,18 @@ describe('GraphQL hardening', () => {
     let q = 'id';
     for (let i = 0; i < 8; i++) q = `buildings { site { ${q} } }`;
     expect(await refused(`{ sites { data { ${q} } } }`)).toBe('QUERY_TOO_DEEP');
+  });
+
+  it('accepts the standard introspection query, whose depth is beyond the operation limit', async () => {
+    const res = await h.gql(h.tokenA, getIntrospectionQuery());
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data).toHaveProperty('__schema.queryType.name', 'Query');
+  });
+
+  it('still refuses an introspection tower deeper than the introspection limit', async () => {
+    let q = 'name';
+    for (let i = 0; i < 11; i++) q = `fields { type { ${q} } }`;
+    expect(await refused(`{ __type(name: "Site") { ${q} } }`)).toBe('QUERY_TOO_DEEP');
   });
 
   it('refuses fragments that multiply into a huge query', async () => {

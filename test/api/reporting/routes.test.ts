@@ -30,7 +30,9 @@ describe('reporting request validation (400 before any processing)', () => {
     ['an unknown interval', (b: ReturnType<typeof ok>) => Object.assign(b.window, { every: '2m' }), /window.every must be one of/],
     ['an unknown function', (b: ReturnType<typeof ok>) => Object.assign(b.window, { function: 'p95' }), /window.function/],
     ['an unknown time zone', (b: ReturnType<typeof ok>) => Object.assign(b.window, { timezone: 'Mars/Base' }), /IANA/],
-    ['a relative start', (b: ReturnType<typeof ok>) => Object.assign(b.filter, { start: 'now-1h' }), /relative times/],
+    // Relative starts are accepted since issue 18 (platform-reference §3); a start that is no time at all is not.
+    ['a start that is no time', (b: ReturnType<typeof ok>) => Object.assign(b.filter, { start: 'yesterday' }), /RFC 3339 timestamp or a relative time/],
+    ['an interval of 7m, however spelled', (b: ReturnType<typeof ok>) => Object.assign(b.window, { every: '420s' }), /window.every must be one of/],
     ['calibrated on presence', (b: ReturnType<typeof ok>) => Object.assign(b.filter, { calibrated: true }), /only to traffic_floor_occupancy/],
     ['an unknown measurement', (b: ReturnType<typeof ok>) => Object.assign(b.filter, { measurements: ['co2'] }), /measurements\[0\]/],
   ])('refuses %s', async (_name, mutate, message) => {
@@ -119,5 +121,47 @@ describe('reporting computation', () => {
     expect(theirs.statusCode).toBe(404);
     expect(none.statusCode).toBe(404);
     expect((theirs.json() as { message: string }).message.replace(h.b.rooms[0]!.id, 'X')).toBe((none.json() as { message: string }).message.replace('room_0000000000000000', 'X'));
+  });
+});
+
+describe('the reporting request forms of the reference platform\'s clients', () => {
+  const live = (filter: Record<string, unknown>, window: Record<string, unknown> = {}) => ({
+    window: { every: '60s', function: 'max', timezone: 'UTC', create_empty: true, ...window },
+    filter: { measurements: ['room_occupancy'], rooms: { eq: [officeId()] }, ...filter },
+  });
+  const starts = async (body: unknown): Promise<number[]> => {
+    const res = await report(body);
+    expect(res.statusCode, res.body).toBe(200);
+    return (res.json() as { data: Array<{ start: string }> }).data.map((p) => Date.parse(p.start));
+  };
+
+  it('reads a relative start and an omitted stop against the platform clock: -5m is the last five minutes', async () => {
+    const now = Math.floor(h.clock.now() / 60_000) * 60_000;
+    expect(await starts(live({ start: '-5m' }))).toEqual([5, 4, 3, 2, 1].map((k) => now - k * 60_000));
+    expect(await starts(live({ start: 'now-5m', stop: 'now' }))).toEqual(await starts(live({ start: '-5m' })));
+    expect(await starts(live({ start: iso(now - 300_000), stop: iso(now) }))).toEqual(await starts(live({ start: '-5m' })));
+  });
+
+  it('accepts every spelling of an allowed interval and nothing else', async () => {
+    expect(await starts(live({ start: '-2h' }, { every: '60m' }))).toEqual(await starts(live({ start: '-2h' }, { every: '1h' })));
+    expect(await starts(live({ start: '-10m' }, { every: '300s' }))).toEqual(await starts(live({ start: '-10m' }, { every: '5m' })));
+    const refused = await report(live({ start: '-1h' }, { every: '7m' }));
+    expect(refused.statusCode).toBe(400);
+  });
+
+  it('keys group_by.raw without an order by the ids filtered on, and flat points carry every metadata field', async () => {
+    const body = { window: { every: '30m', function: 'max', timezone: 'UTC' }, filter: { measurements: ['room_occupancy'], rooms: { eq: [officeId()] }, start: iso(T0), stop: iso(T0 + 3_600_000) } };
+    const raw = (await report({ ...body, group_by: { raw: true } })).json() as { data: Record<string, Record<string, Array<Record<string, unknown>>>> };
+    expect(Object.keys(raw.data)).toEqual([officeId()]);
+    const point = Object.values(raw.data[officeId()]!)[0]![0]!;
+    expect(Object.keys(point)).toEqual(expect.arrayContaining(['zone_id', 'zone_name', 'sensor_id', 'hive_id', 'hive_serial', 'mac_address', 'tag_id']));
+    expect(point.zone_id).toBeNull();
+  });
+
+  it('takes calibration points in either spelling, with their type', async () => {
+    const body = (points: Record<string, unknown>) => ({ window: { every: '1h', function: 'max', timezone: 'UTC' }, filter: { measurements: ['traffic_room_occupancy'], start: iso(T0), stop: iso(T0 + 3_600_000), calibrated: 'true' }, ...points });
+    const point = [{ timestamp: iso(T0), occupancy: 2, type: 'manual' }];
+    expect((await report(body({ calibration_points: point }))).statusCode).toBe(200);
+    expect((await report(body({ calibrationPoints: point }))).statusCode).toBe(200);
   });
 });

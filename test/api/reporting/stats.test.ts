@@ -40,7 +40,20 @@ describe('stats API', () => {
     expect(noMonday.json()).toEqual({ data: { [office]: { occupancy_avg_presence: null } } });
   });
 
+  it('takes RFC 3339 timestamps for start and stop as published clients send them, and answers the published shape', async () => {
+    const office = h.a.rooms.find((r) => r.name === 'Open office')!.id;
+    // 10:00–11:00 Paris is 09:00–10:00 UTC: the empty hour, then 11:00–11:30 of ten people.
+    const res = await stats({ measurements: ['occupancy_avg_presence'], items: [office], start: '2026-03-02T09:00:00.000Z', stop: '2026-03-02T10:30:00.000Z' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ data: { [office]: { occupancy_avg_presence: 3.3333 } } });
+    const offset = await stats({ measurements: ['occupancy_avg_presence'], items: [office], start: '2026-03-02T10:00:00+01:00', stop: '2026-03-02T11:00:00+01:00' });
+    expect(offset.json()).toEqual({ data: { [office]: { occupancy_avg_presence: 0 } } });
+  });
+
   it('refuses relative times, unknown measurements, and items of another organisation', async () => {
+    const refused = await stats({ measurements: ['occupancy_avg_presence'], items: [h.a.rooms[1]!.id], start: '-7d', stop: '2026-03-03' });
+    expect(refused.statusCode).toBe(400);
+    expect((refused.json() as { message: string }).message).toMatch(/relative times are not supported/);
     const office = h.a.rooms[1]!.id;
     expect((await stats({ measurements: ['occupancy_avg_presence'], items: [office], start: 'now-7d', stop: '2026-03-03' })).statusCode).toBe(400);
     expect((await stats({ measurements: ['occupancy_p95_presence'], items: [office], start: '2026-03-02', stop: '2026-03-03' })).statusCode).toBe(400);

@@ -1,0 +1,52 @@
+import type { Floor, Sensor } from '../../assets/model.js';
+import type { Vec2 } from '../../core/geometry.js';
+import { batteryDates, isoOrNull, type BatteryDates } from './battery.js';
+import type { GqlContext } from './context.js';
+
+/**
+ * Sensor fields read from the store's record of the sensor (battery, last seen) or derived
+ * from its door: resolvers, since most queries select none of them (views.ts says why the
+ * common scalars are plain properties instead).
+ */
+const dates = (s: Sensor, ctx: GqlContext): BatteryDates => batteryDates(ctx.status?.sensorRecord(s.id) ?? null);
+
+export const sensorExtras = {
+  power_type: (s: Sensor, _: unknown, ctx: GqlContext) => dates(s, ctx).powerType,
+  last_battery_change_date: (s: Sensor, _: unknown, ctx: GqlContext) => isoOrNull(dates(s, ctx).lastChangeMs),
+  next_battery_change_date: (s: Sensor, _: unknown, ctx: GqlContext) => isoOrNull(dates(s, ctx).nextChangeMs),
+  battery_change_by_date: (s: Sensor, _: unknown, ctx: GqlContext) => isoOrNull(dates(s, ctx).changeByMs),
+  estimated_total_runtime_days: (s: Sensor, _: unknown, ctx: GqlContext) => dates(s, ctx).totalRuntimeDays,
+  // Sensors are identified by their MAC (platform-reference §6): it is the serial on the label.
+  sensor_serial: (s: Sensor) => s.mac,
+  parallel_to_door: (s: Sensor, _: unknown, ctx: GqlContext) => {
+    const line = s.doorId ? ctx.assets.doors.get(s.doorId)?.item.line : undefined;
+    return line ? parallel(s.orientationDeg, line) : null;
+  },
+  note: () => null,
+  last_raw_message: (s: Sensor, _: unknown, ctx: GqlContext) => isoOrNull(ctx.status?.sensorRecord(s.id)?.lastSeenMs ?? null),
+  last_occupancy_message: (s: Sensor, _: unknown, ctx: GqlContext) => {
+    const r = ctx.status?.sensorRecord(s.id);
+    // lastSeenMs is the newest packet or health report; when it is the health report's
+    // instant, the newest data packet's instant is not kept.
+    return r && r.lastSeenMs !== r.healthAtMs ? isoOrNull(r.lastSeenMs) : null;
+  },
+};
+
+/** Whether the sensor's orientation (degrees, 0 = +x) runs along the door line, within 45°. */
+function parallel(orientationDeg: number, [a, b]: readonly [Vec2, Vec2]): boolean {
+  const lineDeg = (Math.atan2(b[1] - a[1], b[0] - a[0]) * 180) / Math.PI;
+  const diff = (((orientationDeg - lineDeg) % 180) + 180) % 180;
+  return diff < 45 || diff > 135;
+}
+
+/** A floor's battery dates: the most recent change and the soonest next change among its sensors. */
+export function floorBatteryDates(ctx: GqlContext, f: Floor): { last: string | null; next: string | null } {
+  let last: number | null = null;
+  let next: number | null = null;
+  for (const id of f.sensorIds) {
+    const d = batteryDates(ctx.status?.sensorRecord(id) ?? null);
+    if (d.lastChangeMs !== null && (last === null || d.lastChangeMs > last)) last = d.lastChangeMs;
+    if (d.nextChangeMs !== null && (next === null || d.nextChangeMs < next)) next = d.nextChangeMs;
+  }
+  return { last: isoOrNull(last), next: isoOrNull(next) };
+}

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { batteryDates } from '../../../src/api/graphql/battery.js';
+import type { SensorStatus } from '../../../src/cloud/store/port.js';
+
+const DAY = 86_400_000;
+const status = (batteryLevel: number | null, batteryRuntimeS: number | null, healthAtMs: number | null = 100 * DAY): SensorStatus => ({
+  sensorId: 's',
+  lastSeenMs: healthAtMs ?? 0,
+  healthAtMs,
+  batteryLevel,
+  batteryRuntimeS,
+  rssiDbm: null,
+  linkPdr: null,
+  uptimeMs: null,
+  parent: null,
+  hops: null,
+  queueOverflows: null,
+});
+
+describe('battery dates from the battery model', () => {
+  it('a battery at half charge after 100 days was changed 100 days ago, is due in 80 days and empty in 100', () => {
+    // Drain 0.5 per 100 days: runtime left 100 days.
+    const d = batteryDates(status(0.5, (100 * DAY) / 1000, 100 * DAY));
+    expect(d.powerType).toBe('battery');
+    expect(d.lastChangeMs).toBe(0);
+    expect(d.nextChangeMs).toBe(180 * DAY);
+    expect(d.changeByMs).toBe(200 * DAY);
+    expect(d.totalRuntimeDays).toBe(200);
+  });
+
+  it('a wired sensor and a sensor never heard have no dates; a wired one says so', () => {
+    expect(batteryDates(status(1, 0))).toMatchObject({ powerType: 'wired', lastChangeMs: null, nextChangeMs: null, changeByMs: null });
+    expect(batteryDates(null)).toMatchObject({ powerType: 'battery', lastChangeMs: null, nextChangeMs: null, changeByMs: null, totalRuntimeDays: null });
+  });
+
+  it('an empty battery is due at once', () => {
+    expect(batteryDates(status(0, 0, 5 * DAY))).toMatchObject({ nextChangeMs: 5 * DAY, changeByMs: 5 * DAY });
+  });
+});
