@@ -14,7 +14,7 @@ import { peakRssMb, startStopwatch } from './perf.js';
 import { assetsFromScenario } from '../assets/from-scenario.js';
 import { AssetCatalogue } from '../assets/catalogue.js';
 import { connectHive, type HiveLink } from '../hive/mqtt-hive.js';
-import { startPlatform, type Platform } from '../platform/platform.js';
+import { startPlatform, type Platform, type PlatformWebhookOptions } from '../platform/platform.js';
 import { startPlatformThread } from '../platform/thread.js';
 import type { PlatformThreadInit } from '../platform/thread-messages.js';
 import { recorderFor } from '../capture/recorder.js';
@@ -59,6 +59,8 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
     await platform.finish();
     const result = buildResult(model, truth, reportSource(await platform.reads.report(reportRequest(model))), loop, edge.accuracy?.());
     result.delivery = delivery.report();
+    const hooks = platform.webhooks?.stats();
+    if (hooks) result.webhooks = hooks.subscriptions;
     const wallMs = wall.elapsedMs();
     const simSeconds = wallMs / 1000;
     const report: RunReport = {
@@ -77,6 +79,7 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
         cpuPercent: wall.cpuPercent(),
         platformThread: platform.inOwnThread,
         interrupted: loop.interrupted,
+        ...(hooks ? { webhookLatencyMs: { p50: round(hooks.latencyP50Ms, 2), p99: round(hooks.latencyP99Ms, 2) } } : {}),
       },
       db: platform.dbPath,
     };
@@ -111,7 +114,8 @@ function startRunPlatform(model: ScenarioModel, opts: ResolvedRunOptions, option
     api: options.api ?? null,
   };
   const thread = options.platformThread ?? 'auto';
-  if ((thread === true || (thread === 'auto' && model.sensors.length >= AUTO_THREAD_SENSORS)) && !recorder) return startPlatformThread(init);
+  // Webhooks are delivered by the platform in this thread (their stats are read in-process).
+  if ((thread === true || (thread === 'auto' && model.sensors.length >= AUTO_THREAD_SENSORS)) && !recorder && !options.webhooks && !model.webhooks?.length) return startPlatformThread(init);
   return startPlatform({
     catalogue: new AssetCatalogue(init.organisations),
     startMs: init.startMs,
@@ -123,7 +127,27 @@ function startRunPlatform(model: ScenarioModel, opts: ResolvedRunOptions, option
     brokerUrl: options.brokerUrl,
     onPublish: recorder?.onPublish,
     api: init.api,
+    webhooks: webhookOptions(model, options),
   });
+}
+
+/**
+ * The scenario's `webhooks:` and the caller's webhook options together; the retry jitter and
+ * derived secrets follow the run's seed unless the caller pins them. Null: no webhooks.
+ */
+function webhookOptions(model: ScenarioModel, options: RunOptions): PlatformWebhookOptions | null {
+  const declared = (model.webhooks ?? []).map((w) => ({
+    orgId: model.org.id,
+    src: w.src,
+    input: { name: w.name, eventTypes: w.eventTypes, url: w.url, filters: w.filters, secret: w.secret, sendOnValueChange: w.sendOnValueChange, httpTimeoutS: w.httpTimeoutS },
+  }));
+  if (!options.webhooks && declared.length === 0) return null;
+  return {
+    seed: model.seed,
+    ...options.webhooks,
+    allow: [...(model.webhookAllow ?? []), ...(options.webhooks?.allow ?? [])],
+    declared: [...declared, ...(options.webhooks?.declared ?? [])],
+  };
 }
 
 function loadModel(scenario: string | ScenarioModel | object, options: RunOptions): ScenarioModel {
