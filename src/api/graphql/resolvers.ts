@@ -4,6 +4,7 @@ import { gqlError, need, type GqlContext } from './context.js';
 import { createMutations } from './create-mutations.js';
 import { mutationResolvers } from './mutations.js';
 import { sensorViews, type SensorView } from './views.js';
+import { webhookMutations, webhookQueries } from './webhook-resolvers.js';
 
 /**
  * Resolvers over the asset catalogue. Every lookup goes through the caller's organisation;
@@ -172,4 +173,4 @@ function sensorFields() {
   };
 }
 
-export const resolvers = { Query: queries, Mutation: { ...mutationResolvers, ...createMutations }, ...types };
+export const resolvers = { Query: { ...queries, ...webhookQueries }, Mutation: { ...mutationResolvers, ...createMutations, ...webhookMutations }, ...types };
