@@ -1,4 +1,4 @@
-import type { LookupAddress } from 'node:dns';
+import type { lookup as dnsLookup, LookupAddress } from 'node:dns';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AddressPolicy } from '../../src/webhooks/address-policy.js';
 import { authHeaders, guardedLookup, Sender } from '../../src/webhooks/sender.js';
@@ -13,7 +13,7 @@ const resolvesTo =
     cb(
       null,
       addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
-    )) as unknown as typeof import('node:dns').lookup;
+    )) as unknown as typeof dnsLookup;
 
 const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {

@@ -8,8 +8,8 @@ import { need, type GqlContext } from './context.js';
  * Resolvers of webhook-schema.ts over the webhook service, scoped to the caller's
  * organisation. Webhooks are about the organisation's spaces: reading them needs
  * `read:spaces`, changing them `write:spaces`. A refused input is a GraphQL error whose
- * `extensions.code` is the webhook module's code (`WEBHOOK_FORBIDDEN_ADDRESS`, …) with the
- * place in the input (`extensions.path`), never a crash.
+ * `extensions.code` is the webhook module's code (`WEBHOOK_FORBIDDEN_ADDRESS`, …) and whose
+ * message starts with the place in the input (`input[0].endpoint_config.url: …`), never a crash.
  */
 interface EndpointInput {
   url: string;
@@ -43,7 +43,7 @@ function mapped<T>(f: () => T): T {
   try {
     return f();
   } catch (err) {
-    if (isWebhookError(err)) throw new GraphQLError(err.message, { extensions: { code: err.code, path: err.path } });
+    if (isWebhookError(err)) throw new GraphQLError(err.message, { extensions: { code: err.code } });
     throw err;
   }
 }
