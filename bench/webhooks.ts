@@ -67,7 +67,7 @@ export async function runWebhooksBench(root: string): Promise<void> {
     const service = new WebhookService(store, policy, () => SECRET);
     service.create(model.org.id, [{ name: 'bench', eventTypes: ['ROOM_OCCUPANCY'], url: `http://127.0.0.1:${signedRx.port}/` }]);
     const sender = new Sender({ policy, concurrency: CONCURRENCY });
-    const engine = new WebhookEngine({ service, store, outbox: (a) => events.events(a), metadata: new EventMetadata(catalogueFromScenario(model)), clock, seed: 1, sender, batch: 512, wallTime: systemWallTime });
+    const engine = new WebhookEngine({ service, store, outbox: (a) => events.events(a), metadata: new EventMetadata(catalogueFromScenario(model)), clock, seed: 1, sender, batch: 2048, wallTime: systemWallTime });
     let k = 0;
     const emit = (n: number): void => {
       const rows = [];
@@ -89,7 +89,7 @@ export async function runWebhooksBench(root: string): Promise<void> {
     const delivered = engine.stats().subscriptions[0]?.delivered ?? 0;
     // Half rate: chunks every 10 ms (enqueue, then the engine's round), latency from the engine.
     const perTick = Math.max(1, Math.round(signed / 2 / 100));
-    const half = new WebhookEngine({ service, store, outbox: (a) => events.events(a), metadata: meta, clock, seed: 1, sender, batch: 512, wallTime: systemWallTime });
+    const half = new WebhookEngine({ service, store, outbox: (a) => events.events(a), metadata: meta, clock, seed: 1, sender, batch: 2048, wallTime: systemWallTime });
     await half.advance(); // catch up with the cursor
     const end = systemWallTime() + 3000;
     while (systemWallTime() < end) {
