@@ -136,9 +136,9 @@ function startRunPlatform(model: ScenarioModel, opts: ResolvedRunOptions, option
  * derived secrets follow the run's seed unless the caller pins them. Null: no webhooks.
  */
 function webhookOptions(model: ScenarioModel, options: RunOptions): PlatformWebhookOptions | null {
-  const declared = (model.webhooks ?? []).map((w) => ({
+  const declared = (model.webhooks ?? []).map((w, i) => ({
     orgId: model.org.id,
-    src: w.src,
+    src: `${model.file} webhooks[${i}]`,
     input: { name: w.name, eventTypes: w.eventTypes, url: w.url, filters: w.filters, secret: w.secret, sendOnValueChange: w.sendOnValueChange, httpTimeoutS: w.httpTimeoutS },
   }));
   if (!options.webhooks && declared.length === 0) return null;
