@@ -49,7 +49,11 @@ export async function receiveCommand(args: readonly string[], flags: Flags, io: 
     if (io.stderr.isTTY) io.stderr.write(`\r${line(receiver.stats())}\u001b[K`);
   }, 500);
   await new Promise<void>((resolve) => {
-    const stop = (): void => resolve();
+    const stop = (): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
     signal?.addEventListener('abort', stop, { once: true });
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
