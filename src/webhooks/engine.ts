@@ -61,6 +61,12 @@ export interface EngineStats {
   latencyP99Ms: number;
 }
 
+interface Round {
+  s: Subscription;
+  due: Delivery[];
+  outcomes: Promise<Outcome[]>;
+}
+
 /** 12 h: shorter than the 13.2 h a delivery is retried at least, so a dead endpoint is disabled before any of its events dies. */
 export const DEFAULT_DISABLE_AFTER_MS = 12 * 3_600_000;
 const CURSOR = 'webhook_outbox_after';
@@ -163,17 +169,37 @@ export class WebhookEngine {
     for (const s of this.#o.service.all()) await this.#drainEndpoint(s.id, nowMs);
   }
 
+  /**
+   * Rounds of one subscription, two in flight: the next round is read and sent while the
+   * previous one's answers arrive, so the connection's pipeline never drains between rounds.
+   * Rounds are read, sent and recorded strictly in turn, so runs repeat exactly.
+   */
   async #drainEndpoint(id: string, nowMs: number): Promise<void> {
-    const { store, service } = this.#o;
+    let inflight: Round | null = null;
     for (;;) {
-      const s = service.all().find((x) => x.id === id);
-      if (!s || s.status !== 'ENABLED') return;
-      const due = store.due(id, nowMs, this.#o.batch ?? 256);
-      if (due.length === 0) return;
-      const outcomes = await Promise.all(due.map((d) => this.#attempt(s, d, nowMs)));
-      store.recordAttempts(due.map((d, i) => this.#record(s, d, outcomes[i] as Outcome, nowMs)));
-      this.#trackFailing(s, outcomes, nowMs);
+      const s = this.#o.service.all().find((x) => x.id === id);
+      const next = s && s.status === 'ENABLED' ? this.#nextRound(id, nowMs, inflight) : [];
+      const started: Round | null = s && next.length > 0 ? { s, due: next, outcomes: Promise.all(next.map((d) => this.#attempt(s, d, nowMs))) } : null;
+      if (inflight) {
+        const round = inflight;
+        const outcomes = await round.outcomes;
+        this.#o.store.recordAttempts(round.due.map((d, i) => this.#record(round.s, d, outcomes[i] as Outcome, nowMs)));
+        this.#trackFailing(round.s, outcomes, nowMs);
+      }
+      if (!started) return;
+      inflight = started;
     }
+  }
+
+  /** The next round: due deliveries not already in flight (those are still pending, and first in order). */
+  #nextRound(id: string, nowMs: number, inflight: Round | null): Delivery[] {
+    const batch = this.#o.batch ?? 256;
+    if (!inflight) return this.#o.store.due(id, nowMs, batch);
+    const sent = new Set(inflight.due.map((d) => d.id));
+    return this.#o.store
+      .due(id, nowMs, batch + sent.size)
+      .filter((d) => !sent.has(d.id))
+      .slice(0, batch);
   }
 
   #attempt(s: Subscription, d: Delivery, nowMs: number): Promise<Outcome> {

@@ -37,9 +37,26 @@ export function secretKey(secret: string, path = 'secret'): Buffer {
 /** A `whsec_` secret from key bytes. */
 export const secretFromKey = (key: Uint8Array): string => SECRET_PREFIX + Buffer.from(key).toString('base64');
 
+/**
+ * Keys of the secrets in use, decoded once: every delivery (and every verification in the
+ * receiver) signs with the same few secrets, and decoding one costs as much as the HMAC.
+ */
+const keys = new Map<string, Buffer>();
+const MAX_CACHED_KEYS = 256;
+
+function cachedKey(secret: string): Buffer {
+  let key = keys.get(secret);
+  if (key === undefined) {
+    key = secretKey(secret);
+    if (keys.size >= MAX_CACHED_KEYS) keys.clear();
+    keys.set(secret, key);
+  }
+  return key;
+}
+
 /** One `v1,<base64>` signature. */
 export function sign(secret: string, id: string, timestampS: number, body: string | Uint8Array): string {
-  const mac = createHmac('sha256', secretKey(secret));
+  const mac = createHmac('sha256', cachedKey(secret));
   mac.update(`${id}.${timestampS}.`);
   mac.update(body);
   return `v1,${mac.digest('base64')}`;
