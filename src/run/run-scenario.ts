@@ -131,16 +131,21 @@ function startRunPlatform(model: ScenarioModel, opts: ResolvedRunOptions, option
   });
 }
 
+/** The scenario's `webhooks:` entries as the platform creates them, each named by its place in the file. */
+export function declaredWebhooks(model: ScenarioModel): NonNullable<PlatformWebhookOptions['declared']> {
+  return (model.webhooks ?? []).map((w, i) => ({
+    orgId: model.org.id,
+    src: `${model.file} webhooks[${i}]`,
+    input: { name: w.name, eventTypes: w.eventTypes, url: w.url, filters: w.filters, secret: w.secret, sendOnValueChange: w.sendOnValueChange, httpTimeoutS: w.httpTimeoutS },
+  }));
+}
+
 /**
  * The scenario's `webhooks:` and the caller's webhook options together; the retry jitter and
  * derived secrets follow the run's seed unless the caller pins them. Null: no webhooks.
  */
 function webhookOptions(model: ScenarioModel, options: RunOptions): PlatformWebhookOptions | null {
-  const declared = (model.webhooks ?? []).map((w, i) => ({
-    orgId: model.org.id,
-    src: `${model.file} webhooks[${i}]`,
-    input: { name: w.name, eventTypes: w.eventTypes, url: w.url, filters: w.filters, secret: w.secret, sendOnValueChange: w.sendOnValueChange, httpTimeoutS: w.httpTimeoutS },
-  }));
+  const declared = declaredWebhooks(model);
   if (!options.webhooks && declared.length === 0) return null;
   return {
     seed: model.seed,

@@ -178,7 +178,7 @@ export class WebhookEngine {
     let inflight: Round | null = null;
     for (;;) {
       const s = this.#o.service.all().find((x) => x.id === id);
-      const next = s && s.status === 'ENABLED' ? this.#nextRound(id, nowMs, inflight) : [];
+      const next: Delivery[] = s && s.status === 'ENABLED' ? this.#nextRound(id, nowMs, inflight) : [];
       const started: Round | null = s && next.length > 0 ? { s, due: next, outcomes: Promise.all(next.map((d) => this.#attempt(s, d, nowMs))) } : null;
       if (inflight) {
         const round = inflight;

@@ -15,8 +15,6 @@ export const WebhookErrorCodes = {
   WEBHOOK_NOT_FOUND: 'WEBHOOK_NOT_FOUND',
   /** A signing secret that is not `whsec_` + base64 of 24..64 bytes. */
   WEBHOOK_BAD_SECRET: 'WEBHOOK_BAD_SECRET',
-  /** A received delivery whose signature does not verify (the receiver). */
-  WEBHOOK_SIGNATURE_INVALID: 'WEBHOOK_SIGNATURE_INVALID',
 } as const;
 
 export type WebhookErrorCode = (typeof WebhookErrorCodes)[keyof typeof WebhookErrorCodes];
