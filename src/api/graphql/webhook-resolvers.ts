@@ -11,13 +11,13 @@ import { need, type GqlContext } from './context.js';
  * `extensions.code` is the webhook module's code (`WEBHOOK_FORBIDDEN_ADDRESS`, …) and whose
  * message starts with the place in the input (`input[0].endpoint_config.url: …`), never a crash.
  */
-interface EndpointInput {
+export interface EndpointInput {
   url: string;
   http_timeout?: number | null;
   api_key?: { key: string; value: string } | null;
   basic_auth?: { username: string; password: string } | null;
 }
-interface GqlCreate {
+export interface GqlCreate {
   name?: string | null;
   eventTypes: string[];
   endpointConfig: EndpointInput;
@@ -25,7 +25,7 @@ interface GqlCreate {
   send_on_value_change?: boolean | null;
   secret?: string | null;
 }
-interface GqlUpdate extends Partial<Omit<GqlCreate, 'eventTypes' | 'endpointConfig'>> {
+export interface GqlUpdate extends Partial<Omit<GqlCreate, 'eventTypes' | 'endpointConfig'>> {
   id: string;
   eventTypes?: string[] | null;
   endpointConfig?: EndpointInput | null;
