@@ -155,6 +155,22 @@ describe('webhook delivery engine over loopback HTTP', () => {
     expect(new Set(ids(receiver)).size).toBe(events.events().length);
   });
 
+  it('runs a simulated day of outage in seconds: disabled after 12 h of failures, nothing lost once re-enabled', async () => {
+    const { receiver, runTo, service, sub, events, engine, store } = await setup();
+    await receiver.down();
+    const t0 = performance.now();
+    await runTo(0, 119);
+    await runTo(120, 24 * 60, false);
+    expect(performance.now() - t0).toBeLessThan(20_000);
+    expect(service.get('org_1', sub.id)?.status).toBe('DISABLED');
+    expect(store.counts(sub.id)).toEqual({ pending: events.events().length, delivered: 0, dead: 0 });
+    await receiver.up();
+    service.update('org_1', [{ id: sub.id, status: 'ENABLED' }]);
+    await runTo(24 * 60 + 1, 24 * 60 + 2, false);
+    expect(new Set(ids(receiver)).size).toBe(events.events().length);
+    expect(engine.stats().subscriptions[0]).toMatchObject({ deadLettered: 0, disabled: 1, pending: 0 });
+  }, 30_000);
+
   it('sends byte-identical requests to the endpoint when the same run is repeated', async () => {
     const once = async (): Promise<string[]> => {
       const { receiver, runTo } = await setup({ seed: 9 });
