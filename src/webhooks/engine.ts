@@ -191,15 +191,14 @@ export class WebhookEngine {
     }
   }
 
-  /** The next round: due deliveries not already in flight (those are still pending, and first in order). */
+  /**
+   * The next round: due deliveries after the last one in flight, in the store's order. What
+   * becomes due behind it meanwhile (a replay while serving) waits for the next `advance`.
+   */
   #nextRound(id: string, nowMs: number, inflight: Round | null): Delivery[] {
     const batch = this.#o.batch ?? 256;
-    if (!inflight) return this.#o.store.due(id, nowMs, batch);
-    const sent = new Set(inflight.due.map((d) => d.id));
-    return this.#o.store
-      .due(id, nowMs, batch + sent.size)
-      .filter((d) => !sent.has(d.id))
-      .slice(0, batch);
+    const last = inflight?.due[inflight.due.length - 1];
+    return last ? this.#o.store.dueAfter(id, nowMs, last, batch) : this.#o.store.due(id, nowMs, batch);
   }
 
   #attempt(s: Subscription, d: Delivery, nowMs: number): Promise<Outcome> {

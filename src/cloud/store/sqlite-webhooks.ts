@@ -54,6 +54,10 @@ function prepare(db: Database.Database) {
     due: db.prepare<[string, number, number], DeliveryRow>(
       "SELECT * FROM webhook_deliveries WHERE subscription_id = ? AND state = 'pending' AND next_attempt_ms <= ? ORDER BY next_attempt_ms, event_ts_ms, event_id LIMIT ?",
     ),
+    dueAfter: db.prepare<[string, number, number, number, string, number], DeliveryRow>(
+      `SELECT * FROM webhook_deliveries WHERE subscription_id = ? AND state = 'pending' AND next_attempt_ms <= ?
+         AND (next_attempt_ms, event_ts_ms, event_id) > (?, ?, ?) ORDER BY next_attempt_ms, event_ts_ms, event_id LIMIT ?`,
+    ),
     nextDue: db.prepare<[string], { t: number | null }>("SELECT MIN(next_attempt_ms) AS t FROM webhook_deliveries WHERE subscription_id = ? AND state = 'pending'"),
     delivered: db.prepare("UPDATE webhook_deliveries SET state = 'delivered', attempts = attempts + 1, delivered_at_ms = ?, last_error = NULL WHERE id = ?"),
     retry: db.prepare('UPDATE webhook_deliveries SET attempts = attempts + 1, next_attempt_ms = ?, last_error = ? WHERE id = ?'),
@@ -122,6 +126,10 @@ export class SqliteWebhookStore implements WebhookStore {
 
   due(subscriptionId: string, nowMs: number, limit: number): Delivery[] {
     return this.#q.due.all(subscriptionId, nowMs, limit).map(toDelivery);
+  }
+
+  dueAfter(subscriptionId: string, nowMs: number, after: Delivery, limit: number): Delivery[] {
+    return this.#q.dueAfter.all(subscriptionId, nowMs, after.nextAttemptMs, after.eventTimestampMs, after.eventId, limit).map(toDelivery);
   }
 
   nextDueMs(subscriptionIds: readonly string[]): number | null {

@@ -65,6 +65,8 @@ export interface WebhookStore {
    * event id): an order that does not depend on which hive's batch reached the broker first.
    */
   due(subscriptionId: string, nowMs: number, limit: number): Delivery[];
+  /** The same, after `after` in that order (keyset: the rows of earlier rounds are not read again). */
+  dueAfter(subscriptionId: string, nowMs: number, after: Delivery, limit: number): Delivery[];
   /** The earliest next attempt of a pending delivery of an enabled subscription among `ids`, or null. */
   nextDueMs(subscriptionIds: readonly string[]): number | null;
   /** Records a round's attempts in one transaction. */

@@ -89,6 +89,15 @@ describe('SQLite webhook store', () => {
     s.close();
   });
 
+  it('pages due deliveries by (due instant, event time, event id) after a given one', () => {
+    const s = new SqliteWebhookStore(':memory:');
+    s.enqueue([delivery('event_c', 20), delivery('event_a', 20), delivery('event_b', 10), delivery('event_d', 30)]);
+    const first = s.due('webhook_1', 1000, 2);
+    expect(first.map((d) => d.eventId)).toEqual(['event_b', 'event_a']);
+    expect(s.dueAfter('webhook_1', 1000, first[1] as (typeof first)[number], 10).map((d) => d.eventId)).toEqual(['event_c', 'event_d']);
+    s.close();
+  });
+
   it('drops undelivered rows with their subscription, and hands out increasing sequence numbers', () => {
     const s = new SqliteWebhookStore(':memory:');
     s.putSubscription({ id: 'webhook_1', orgId: 'org_1', body: '{}' });
