@@ -59,7 +59,8 @@ function prepare(db: Database.Database) {
          AND (next_attempt_ms, event_ts_ms, event_id) > (?, ?, ?) ORDER BY next_attempt_ms, event_ts_ms, event_id LIMIT ?`,
     ),
     nextDue: db.prepare<[string], { t: number | null }>("SELECT MIN(next_attempt_ms) AS t FROM webhook_deliveries WHERE subscription_id = ? AND state = 'pending'"),
-    delivered: db.prepare("UPDATE webhook_deliveries SET state = 'delivered', attempts = attempts + 1, delivered_at_ms = ?, last_error = NULL WHERE id = ?"),
+    // A round's 2xx in one statement: one index update pass instead of one per row.
+    deliveredMany: db.prepare("UPDATE webhook_deliveries SET state = 'delivered', attempts = attempts + 1, delivered_at_ms = ?, last_error = NULL WHERE id IN (SELECT value FROM json_each(?))"),
     retry: db.prepare('UPDATE webhook_deliveries SET attempts = attempts + 1, next_attempt_ms = ?, last_error = ? WHERE id = ?'),
     dead: db.prepare("UPDATE webhook_deliveries SET state = 'dead', attempts = attempts + 1, last_error = ? WHERE id = ?"),
     deadAll: db.prepare<[], DeliveryRow>("SELECT * FROM webhook_deliveries WHERE state = 'dead' ORDER BY id"),
@@ -144,11 +145,16 @@ export class SqliteWebhookStore implements WebhookStore {
   recordAttempts(records: readonly AttemptRecord[]): void {
     const q = this.#q;
     this.#db.transaction(() => {
+      const deliveredAt = new Map<number, number[]>();
       for (const r of records) {
-        if (r.result === 'delivered') q.delivered.run(r.atMs, r.id);
-        else if (r.result === 'retry') q.retry.run(r.nextAttemptMs, r.error, r.id);
+        if (r.result === 'delivered') {
+          const ids = deliveredAt.get(r.atMs);
+          if (ids) ids.push(r.id);
+          else deliveredAt.set(r.atMs, [r.id]);
+        } else if (r.result === 'retry') q.retry.run(r.nextAttemptMs, r.error, r.id);
         else q.dead.run(r.error, r.id);
       }
+      for (const [atMs, ids] of deliveredAt) q.deliveredMany.run(atMs, JSON.stringify(ids));
     })();
   }
 
