@@ -87,7 +87,7 @@ export interface Platform {
    */
   readonly restartBroker: ((waitForFilters: readonly string[]) => Promise<void>) | null;
   close(): Promise<void>;
-  /** Webhook subscriptions and delivery, in the platform's thread; null when not configured or in another thread. */
+  /** Webhook subscriptions and delivery when configured and in this thread (`reads.webhookStats` answers from any thread). */
   readonly webhooks?: PlatformWebhooks | null;
 }
 
@@ -140,7 +140,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       apiUrl: api?.url ?? null,
       dbPath,
       inOwnThread: false,
-      reads: cloudReads(cloud),
+      reads: cloudReads(cloud, hooks ? () => hooks.stats() : null),
       setTime: (t) => {
         if (driven && t > driven.now()) driven.advanceTo(t);
         return Promise.resolve();

@@ -33,6 +33,8 @@ async function handle(platform: Platform, r: PlatformRequest): Promise<unknown> 
       return platform.reads.presenceMinutes(r.key);
     case 'trafficMinutes':
       return platform.reads.trafficMinutes(r.key);
+    case 'webhookStats':
+      return platform.reads.webhookStats();
     case 'eventEnvelopes':
       return platform.reads.eventEnvelopes(r.afterId, r.limit);
     case 'report':
@@ -58,6 +60,7 @@ async function main(channel: NonNullable<typeof port>): Promise<void> {
       mqttPort: init.mqttPort,
       ...(init.brokerUrl !== null ? { brokerUrl: init.brokerUrl } : {}),
       api: init.api,
+      webhooks: init.webhooks ?? null,
     });
   } catch (err) {
     channel.postMessage({ kind: 'failed', ...failure(err) } satisfies PlatformThreadFailed);

@@ -47,8 +47,8 @@ export interface RunOptions {
   platformThread?: boolean | 'auto';
   /** Serve the platform's HTTP API from the run's start (`--serve`). */
   api?: { port: number; host?: string; audience: string };
-  /** Webhook delivery from the run's platform (docs/webhooks.md); keeps the platform in this thread. */
-  webhooks?: Partial<PlatformWebhookOptions>;
+  /** Webhook delivery from the run's platform (docs/webhooks.md), in whichever thread it runs. */
+  webhooks?: Partial<Omit<PlatformWebhookOptions, 'wallTime'>>;
 }
 
 /** What a caller needs to serve a running platform. */

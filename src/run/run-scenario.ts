@@ -59,7 +59,7 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
     await platform.finish();
     const result = buildResult(model, truth, reportSource(await platform.reads.report(reportRequest(model))), loop, edge.accuracy?.());
     result.delivery = delivery.report();
-    const hooks = platform.webhooks?.stats();
+    const hooks = await platform.reads.webhookStats();
     if (hooks) result.webhooks = hooks.subscriptions;
     const wallMs = wall.elapsedMs();
     const simSeconds = wallMs / 1000;
@@ -112,10 +112,10 @@ function startRunPlatform(model: ScenarioModel, opts: ResolvedRunOptions, option
     mqttPort: opts.mqttPort,
     brokerUrl: options.brokerUrl ?? null,
     api: options.api ?? null,
+    webhooks: webhookOptions(model, options),
   };
   const thread = options.platformThread ?? 'auto';
-  // Webhooks are delivered by the platform in this thread (their stats are read in-process).
-  if ((thread === true || (thread === 'auto' && model.sensors.length >= AUTO_THREAD_SENSORS)) && !recorder && !options.webhooks && !model.webhooks?.length) return startPlatformThread(init);
+  if ((thread === true || (thread === 'auto' && model.sensors.length >= AUTO_THREAD_SENSORS)) && !recorder) return startPlatformThread(init);
   return startPlatform({
     catalogue: new AssetCatalogue(init.organisations),
     startMs: init.startMs,
@@ -127,7 +127,7 @@ function startRunPlatform(model: ScenarioModel, opts: ResolvedRunOptions, option
     brokerUrl: options.brokerUrl,
     onPublish: recorder?.onPublish,
     api: init.api,
-    webhooks: webhookOptions(model, options),
+    webhooks: init.webhooks ?? null,
   });
 }
 
@@ -144,7 +144,7 @@ export function declaredWebhooks(model: ScenarioModel): NonNullable<PlatformWebh
  * The scenario's `webhooks:` and the caller's webhook options together; the retry jitter and
  * derived secrets follow the run's seed unless the caller pins them. Null: no webhooks.
  */
-function webhookOptions(model: ScenarioModel, options: RunOptions): PlatformWebhookOptions | null {
+function webhookOptions(model: ScenarioModel, options: RunOptions): Omit<PlatformWebhookOptions, 'wallTime'> | null {
   const declared = declaredWebhooks(model);
   if (!options.webhooks && declared.length === 0) return null;
   return {

@@ -27,7 +27,7 @@ function quickstart(): ScenarioModel {
   return r.model;
 }
 
-async function runWithReceiver(failRate = 0) {
+async function runWithReceiver(failRate = 0, platformThread = false) {
   const dir = mkdtempSync(join(tmpdir(), 'occusim-hooks-e2e-'));
   dirs.push(dir);
   const out = join(dir, 'events.ndjson');
@@ -36,6 +36,7 @@ async function runWithReceiver(failRate = 0) {
   const model = quickstart();
   const report = await runScenario(model, {
     durationMs: 20 * 60_000,
+    platformThread,
     dbPath: join(dir, 'store.sqlite'),
     webhooks: {
       allow: ['127.0.0.1/8'],
@@ -73,9 +74,10 @@ describe('webhooks end to end over loopback HTTP', () => {
     expect(bodies.find((b) => b.type === 'TRAFFIC')?.metadata.sensor_id).not.toMatch(/^sensor_/);
   }, 120_000);
 
-  it('gives byte-identical NDJSON for the same seed twice, also when 20 % of attempts fail', async () => {
+  it('gives byte-identical NDJSON for the same seed twice, also when 20 % of attempts fail and the platform runs in its own thread', async () => {
     const a = await runWithReceiver(0.2);
-    const b = await runWithReceiver(0.2);
+    const b = await runWithReceiver(0.2, true);
+    expect(b.report.perf.platformThread).toBe(true);
     expect(a.receiver.stats().failed).toBeGreaterThan(0);
     expect(a.ndjson.length).toBeGreaterThan(1000);
     expect(b.ndjson).toBe(a.ndjson);
