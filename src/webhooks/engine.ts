@@ -97,7 +97,8 @@ export class WebhookEngine {
   /** The pipeline's DETECTIONS/TRAFFIC stream: enqueued together once the current message is handled. */
   onSensorEvent(e: SensorEvent): void {
     const subs = this.#o.service.all();
-    if (subs.length === 0) return;
+    // Per accepted packet on the ingest path: nothing is built unless a subscription takes the type.
+    if (!subs.some((s) => (s.eventTypes as readonly string[]).includes(e.type))) return;
     const revision = 0;
     const before = this.#pendingSensor.length;
     this.#fanOut.deliveries(subs, this.#o.metadata.sensorEnvelope(e), revision, this.#o.clock.now(), this.#pendingSensor);

@@ -21,6 +21,7 @@ export class WebhookService {
   readonly #store: WebhookStore;
   readonly #policy: AddressPolicy;
   readonly #byId = new Map<string, Subscription>();
+  #all: readonly Subscription[] | null = null;
   readonly #listeners = new Set<() => void>();
   /** Where generated secrets come from (a scenario derives them from the seed instead). */
   readonly #newSecret: () => string;
@@ -36,9 +37,9 @@ export class WebhookService {
     return this.#policy;
   }
 
-  /** Every subscription, in creation order (delivery rounds go in this order). */
-  all(): Subscription[] {
-    return [...this.#byId.values()];
+  /** Every subscription, in creation order (delivery rounds go in this order); read per packet, so cached between changes. */
+  all(): readonly Subscription[] {
+    return (this.#all ??= [...this.#byId.values()]);
   }
 
   list(orgId: string): Subscription[] {
@@ -94,6 +95,7 @@ export class WebhookService {
     for (const id of ids) {
       this.#store.deleteSubscription(id);
       this.#byId.delete(id);
+      this.#all = null;
     }
     this.#changed();
     return true;
@@ -109,6 +111,7 @@ export class WebhookService {
   #put(s: Subscription): void {
     this.#store.putSubscription({ id: s.id, orgId: s.orgId, body: JSON.stringify(s) });
     this.#byId.set(s.id, s);
+    this.#all = null;
   }
 
   /** The sequence number the k-th subscription of this call will take (taken only on success). */
@@ -117,6 +120,7 @@ export class WebhookService {
   }
 
   #changed(): void {
+    this.#all = null;
     for (const l of this.#listeners) l();
   }
 }
