@@ -54,6 +54,8 @@ export function guardedLookup(policy: AddressPolicy, resolve: typeof dnsLookup =
 export class Sender {
   readonly #o: SenderOptions;
   readonly #clients = new Map<string, Client>();
+  /** Per URL: where to send, and the literal address's verdict (the policy is frozen, so it cannot change). */
+  readonly #targets = new Map<string, { origin: string; path: string; refused: string | null }>();
 
   constructor(o: SenderOptions) {
     this.#o = o;
@@ -73,19 +75,27 @@ export class Sender {
   }
 
   /** One attempt; never throws: every failure is an Outcome (retryable or permanent). */
-  async send(r: SendRequest): Promise<Outcome> {
-    const url = new URL(r.subscription.endpoint.url);
-    const literal = parseIp(url.hostname);
-    if (literal) {
-      // The address was checked when the subscription was saved; the allow list may have changed since.
-      const v = this.#o.policy.checkIp(literal);
-      if (!v.ok) return { kind: 'permanent', reason: `refused address: ${v.why}` };
+  #target(href: string): { origin: string; path: string; refused: string | null } {
+    let t = this.#targets.get(href);
+    if (!t) {
+      const url = new URL(href);
+      const literal = parseIp(url.hostname);
+      // Checked when the subscription was saved; this policy's allow list may differ from that one's.
+      const v = literal ? this.#o.policy.checkIp(literal) : { ok: true as const };
+      t = { origin: url.origin, path: url.pathname + url.search, refused: v.ok ? null : v.why };
+      this.#targets.set(href, t);
     }
+    return t;
+  }
+
+  async send(r: SendRequest): Promise<Outcome> {
+    const target = this.#target(r.subscription.endpoint.url);
+    if (target.refused !== null) return { kind: 'permanent', reason: `refused address: ${target.refused}` };
     const timeout = r.subscription.endpoint.httpTimeoutMs;
     try {
-      const res = await this.#client(url.origin).request({
+      const res = await this.#client(target.origin).request({
         method: 'POST',
-        path: url.pathname + url.search,
+        path: target.path,
         headers: { ...r.headers, ...authHeaders(r.subscription) },
         body: r.body,
         headersTimeout: timeout,
