@@ -4,6 +4,8 @@ import type { AttemptRecord, Delivery, DeliveryInsert, WebhookStore } from '../c
 import type { Clock, WallTime } from '../core/clock.js';
 import { rngFor, type Rng } from '../core/rng.js';
 import { percentile } from '../core/stats.js';
+import { HOUR_MS } from '../core/time.js';
+import { RETENTION_MS } from '../cloud/rollup.js';
 import { FanOut } from './fan-out.js';
 import { DEFAULT_RETRY, nextDelayMs, type Outcome, type RetryPolicy } from './retry.js';
 import type { Sender } from './sender.js';
@@ -80,6 +82,7 @@ export class WebhookEngine {
   readonly #enqueuedWall = new Map<string, number>();
   readonly #latencies: number[] = [];
   #flushScheduled = false;
+  #lastPrune = -Infinity;
   #running: Promise<void> = Promise.resolve();
 
   constructor(o: EngineOptions) {
@@ -136,6 +139,7 @@ export class WebhookEngine {
       this.#flushSensor();
       this.fanOut();
       await this.#deliverDue(this.#o.clock.now());
+      this.#prune(this.#o.clock.now());
     });
     this.#running = run.catch(() => undefined);
     return run;
@@ -258,6 +262,16 @@ export class WebhookEngine {
       latencyP50Ms: percentile(this.#latencies, 50),
       latencyP99Ms: percentile(this.#latencies, 99),
     };
+  }
+
+  /**
+   * Delivered rows go with the event outbox's retention (7 days of the 1-minute series): a time
+   * range can be replayed as long as its events are kept. Dead letters stay until replayed.
+   */
+  #prune(nowMs: number): void {
+    if (nowMs - this.#lastPrune < HOUR_MS) return;
+    this.#lastPrune = nowMs;
+    this.#o.store.pruneDelivered(nowMs - RETENTION_MS['1m']);
   }
 
   #noteEnqueued(batch: readonly DeliveryInsert[]): void {

@@ -74,6 +74,7 @@ function prepare(db: Database.Database) {
       "UPDATE webhook_deliveries SET state = 'pending', attempts = 0, next_attempt_ms = ?, delivered_at_ms = NULL WHERE state != 'pending' AND event_ts_ms >= ? AND event_ts_ms < ? AND subscription_id = ?",
     ),
     reschedule: db.prepare("UPDATE webhook_deliveries SET next_attempt_ms = ? WHERE subscription_id = ? AND state = 'pending' AND next_attempt_ms > ?"),
+    pruneDelivered: db.prepare("DELETE FROM webhook_deliveries WHERE state = 'delivered' AND event_ts_ms < ?"),
     counts: db.prepare<[string], { state: DeliveryState; n: number }>('SELECT state, COUNT(*) AS n FROM webhook_deliveries WHERE subscription_id = ? GROUP BY state'),
     deliveries: db.prepare<[string], DeliveryRow>('SELECT * FROM webhook_deliveries WHERE subscription_id = ? ORDER BY id'),
   };
@@ -172,6 +173,10 @@ export class SqliteWebhookStore implements WebhookStore {
 
   reschedule(subscriptionId: string, nowMs: number): number {
     return this.#q.reschedule.run(nowMs, subscriptionId, nowMs).changes;
+  }
+
+  pruneDelivered(beforeMs: number): number {
+    return this.#q.pruneDelivered.run(beforeMs).changes;
   }
 
   counts(subscriptionId: string): DeliveryCounts {

@@ -80,6 +80,8 @@ export interface WebhookStore {
   /** Pending deliveries of a subscription waiting past `nowMs` become due at `nowMs` (an endpoint re-enabled); returns how many. */
   reschedule(subscriptionId: string, nowMs: number): number;
   counts(subscriptionId: string): DeliveryCounts;
+  /** Deletes delivered rows of events sensed before `beforeMs` (pending and dead ones stay); returns how many. */
+  pruneDelivered(beforeMs: number): number;
   /** Every delivery of a subscription in id order (tests, the replay command's listing). */
   deliveries(subscriptionId: string): Delivery[];
   close(): void;

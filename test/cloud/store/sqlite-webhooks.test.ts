@@ -108,4 +108,23 @@ describe('SQLite webhook store', () => {
     expect([s.nextSequence('webhook'), s.nextSequence('webhook'), s.nextSequence('other')]).toEqual([1, 2, 1]);
     s.close();
   });
+
+  it('prunes delivered rows of old events only, keeping pending ones and dead letters', () => {
+    const s = new SqliteWebhookStore(':memory:');
+    s.enqueue([delivery('event_a', 10), delivery('event_b', 20), delivery('event_c', 30), delivery('event_d', 500)]);
+    const [a, b] = s.due('webhook_1', 1000, 2);
+    const d = s.due('webhook_1', 1000, 10).find((x) => x.eventId === 'event_d');
+    s.recordAttempts([
+      { id: a?.id ?? 0, result: 'delivered', atMs: 1000 },
+      { id: b?.id ?? 0, result: 'dead', error: 'HTTP 410' },
+      { id: d?.id ?? 0, result: 'delivered', atMs: 1000 },
+    ]);
+    expect(s.pruneDelivered(100)).toBe(1);
+    expect(s.deliveries('webhook_1').map((x) => [x.eventId, x.state])).toEqual([
+      ['event_b', 'dead'],
+      ['event_c', 'pending'],
+      ['event_d', 'delivered'],
+    ]);
+    s.close();
+  });
 });
