@@ -34,6 +34,18 @@ export class FanOut {
  * metadata (spec §2: `sensor_<id>` in GraphQL, bare `<id>` in webhook metadata).
  */
 export function bodyOf(e: EventEnvelope): string {
-  const metadata = e.metadata.sensor_id === undefined ? e.metadata : { ...e.metadata, sensor_id: bareId(e.metadata.sensor_id) };
-  return JSON.stringify({ id: e.id, type: e.type, timestamp: e.timestamp, version: e.version, metadata, data: e.data });
+  // Written as JSON.stringify would write the object, with the metadata's text computed once
+  // per metadata object (one per space or sensor until the catalogue changes).
+  return `{"id":${JSON.stringify(e.id)},"type":${JSON.stringify(e.type)},"timestamp":${JSON.stringify(e.timestamp)},"version":${JSON.stringify(e.version)},"metadata":${metadataJson(e.metadata)},"data":${JSON.stringify(e.data) ?? 'null'}}`;
+}
+
+const metadataText = new WeakMap<object, string>();
+
+function metadataJson(m: Readonly<Record<string, string>>): string {
+  let text = metadataText.get(m);
+  if (text === undefined) {
+    text = JSON.stringify(m.sensor_id === undefined ? m : { ...m, sensor_id: bareId(m.sensor_id) });
+    metadataText.set(m, text);
+  }
+  return text;
 }
