@@ -12,6 +12,7 @@ import { runDeliveryBench } from './delivery.js';
 import { runPipelineBench } from './pipeline.js';
 import { runPlatformBench } from './platform.js';
 import { runReportingBench } from './reporting.js';
+import { runWebhooksBench } from './webhooks.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const only = process.argv[2];
@@ -24,3 +25,4 @@ if (only === undefined || only === 'delivery') await runDeliveryBench(root);
 if (only === undefined || only === 'reporting') await runReportingBench();
 if (only === undefined || only === 'platform') await runPlatformBench(root, process.argv[3]);
 if (only === undefined || only === 'mcp') await runMcpBench(root);
+if (only === undefined || only === 'webhooks') await runWebhooksBench(root);

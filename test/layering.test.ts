@@ -19,12 +19,13 @@ const ALLOWED: Record<string, readonly string[]> = {
   hive: ['core', 'scenario', 'proto', 'edge', 'mesh'],
   broker: ['core', 'proto'],
   cloud: ['core', 'proto', 'assets'],
-  api: ['core', 'assets', 'cloud'],
+  api: ['core', 'assets', 'cloud', 'webhooks'],
+  webhooks: ['core', 'assets', 'cloud'],
   mcp: ['core', 'api'],
-  platform: ['core', 'assets', 'broker', 'cloud', 'api', 'mcp'],
+  platform: ['core', 'assets', 'broker', 'cloud', 'api', 'mcp', 'webhooks'],
   capture: ['core', 'proto', 'scenario'],
   run: ['core', 'scenario', 'assets', 'sim', 'edge', 'mesh', 'hive', 'capture', 'cloud', 'platform'],
-  cli: ['core', 'scenario', 'assets', 'proto', 'sim', 'edge', 'mesh', 'hive', 'broker', 'capture', 'cloud', 'api', 'mcp', 'platform', 'run'],
+  cli: ['core', 'scenario', 'assets', 'proto', 'sim', 'edge', 'mesh', 'hive', 'broker', 'capture', 'cloud', 'api', 'mcp', 'platform', 'run', 'webhooks'],
 };
 
 const src = resolve(new URL('../src', import.meta.url).pathname);

@@ -21,6 +21,7 @@ import { unifyIdStringVariables } from './graphql/string-ids.js';
 import type { ApiStatePort } from './state/port.js';
 import { platformNow } from './present.js';
 import { RequestStatus, type StatusSource } from './status.js';
+import type { WebhookService } from '../webhooks/service.js';
 
 /**
  * The platform API as a Fastify app that never listens by itself: tests call `inject()`,
@@ -44,6 +45,8 @@ export interface ApiDeps {
   status?: StatusSource;
   /** Routes served beside the API's own, behind its tokens (the platform adds the MCP endpoint). */
   extensions?: readonly ApiExtension[];
+  /** Webhook subscriptions behind createWebhooks & co. (absent: those answer WEBHOOKS_DISABLED). */
+  webhooks?: WebhookService;
 }
 
 /** Registers more routes on the API app, with the API's token service and clock. */
@@ -93,7 +96,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
       // error path), so the principal may be absent: the refusal must not turn into a 500.
       const principal = req.principal as Principal | undefined;
       const status = deps.status && principal ? { status: new RequestStatus(deps.status, deps.assets, principal.orgId) } : {};
-      return { principal: principal as Principal, assets: deps.assets, ...status };
+      return { principal: principal as Principal, assets: deps.assets, ...status, ...(deps.webhooks ? { webhooks: deps.webhooks } : {}) };
     },
     errorFormatter: (execution) => formatGraphqlErrors(execution.data ?? null, execution.errors ?? []),
     // Errors raised outside execution (authentication in the hook, validation): an ApiError

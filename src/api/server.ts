@@ -10,6 +10,7 @@ import { TokenService } from './auth/tokens.js';
 import type { SeriesPort } from './reporting/series.js';
 import type { ApiStatePort } from './state/port.js';
 import type { StatusSource } from './status.js';
+import type { WebhookService } from '../webhooks/service.js';
 
 /**
  * The API as a listening HTTP server over the organisations of one or more scenarios
@@ -37,6 +38,8 @@ export interface ApiServerOptions {
   status?: StatusSource;
   /** Routes served beside the API's own (the MCP endpoint). */
   extensions?: readonly ApiExtension[];
+  /** Webhook subscriptions (the platform's, when it delivers webhooks). */
+  webhooks?: WebhookService;
 }
 
 export interface ApiServer {
@@ -86,6 +89,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
     ...(opts.state ? { state: opts.state } : {}),
     ...(opts.status ? { status: opts.status } : {}),
     ...(opts.extensions ? { extensions: opts.extensions } : {}),
+    ...(opts.webhooks ? { webhooks: opts.webhooks } : {}),
   });
   await app.listen({ host, port: opts.port ?? 0 });
   const address = app.server.address();

@@ -98,6 +98,8 @@ function runOptionsFromFlags(flags: Flags): RunOptions {
   if (typeof flags['mqtt-port'] === 'string') opts.mqttPort = integerFlag('mqtt-port', flags['mqtt-port'], 0, 65535);
   if (typeof flags.broker === 'string') opts.brokerUrl = flags.broker;
   if (typeof flags.record === 'string') opts.record = flags.record;
+  // Comma-separated CIDR blocks webhooks may reach although loopback or private (a local receiver).
+  if (typeof flags['webhook-allow'] === 'string') opts.webhooks = { allow: flags['webhook-allow'].split(',').map((c) => c.trim()) };
   return opts;
 }
 

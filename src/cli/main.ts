@@ -7,6 +7,8 @@ import { checkCommand } from './check.js';
 import { replayCommand } from './replay.js';
 import { deadlettersCommand } from './deadletters.js';
 import { serveCommand } from './serve.js';
+import { receiveCommand } from './receive.js';
+import { webhooksCommand } from './webhooks.js';
 import { graphqlSchemaCommand } from '../api/graphql/sdl.js';
 
 /**
@@ -34,6 +36,13 @@ Usage:
                                      (default 1); keeps serving after it ends, until Ctrl-C
   occusim deadletters --db <store.sqlite>
                                      list the cloud store's dead letters (reason, topic, message)
+  occusim receive [--port N] [--secret whsec_…] [--out FILE] [--fail-rate P] [--latency MS]
+                                     a webhook endpoint: verifies signatures, dedupes by id,
+                                     counts per type, appends new bodies to an NDJSON file
+  occusim webhooks replay --db FILE (--dead | --from T --to T) [--subscription ID]
+                                     put webhook dead letters (or a time range) back in the outbox
+  occusim webhooks deadletters --db FILE
+                                     list the webhook dead letters of a store
   occusim --help | --version
 
 run options:
@@ -60,6 +69,8 @@ run options:
                         (--port, default 8080, 0: free port) and MQTT (--mqtt-port), until
                         Ctrl-C (which also ends a running simulation early)
   --audience A          API identifier accepted in client logins (default https://api.occusim.local)
+  --webhook-allow CIDRS webhook destinations allowed although loopback or private, comma-separated
+                        (e.g. 127.0.0.1/8 for a local occusim receive); docs/webhooks.md
 
 Exit codes: 0 ok, 1 the run found a failure condition (data lost), 2 usage or input error.
 `;
@@ -95,6 +106,12 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean' },
   graphql: { type: 'boolean' },
+  secret: { type: 'string' },
+  'fail-rate': { type: 'string' },
+  'webhook-allow': { type: 'string' },
+  dead: { type: 'boolean' },
+  subscription: { type: 'string' },
+  latency: { type: 'string' },
 } as const;
 
 export async function main(argv: readonly string[], io: Io): Promise<number> {
@@ -148,6 +165,10 @@ async function dispatch(command: string, args: string[], flags: Flags, io: Io): 
       return replayCommand(args, flags, io);
     case 'deadletters':
       return deadlettersCommand(args, flags, io);
+    case 'webhooks':
+      return webhooksCommand(args, flags, io);
+    case 'receive':
+      return receiveCommand(args, flags, io);
     case 'serve':
       if (args.length > 0) throw new AppError(ErrorCodes.USAGE, 'occusim serve takes no positional argument (use --scenario <file>)');
       return flags.feed === true ? feedCommand(flags, io) : serveCommand(flags, io);

@@ -9,6 +9,7 @@ import { formatDiagnostic } from '../scenario/diagnostics.js';
 import { loadScenarioFile } from '../scenario/load.js';
 import type { ScenarioModel } from '../scenario/model.js';
 import type { PlatformReady } from '../run/options.js';
+import { declaredWebhooks } from '../run/run-scenario.js';
 import type { Flags, Io } from './io.js';
 import { storeFlag } from './store-flag.js';
 
@@ -24,6 +25,8 @@ export interface ServeOptions {
   port: number;
   mqttPort: number;
   audience: string;
+  /** CIDR blocks webhooks may reach although loopback or private (`--webhook-allow`). */
+  webhookAllow: string[];
 }
 
 /** How often a platform on the wall clock finalises its minutes (well within a minute). */
@@ -42,6 +45,7 @@ export function serveOptions(flags: Flags): ServeOptions {
     port: port('port', 8080),
     mqttPort: port('mqtt-port', 1883),
     audience: typeof flags.audience === 'string' ? flags.audience : DEFAULT_AUDIENCE,
+    webhookAllow: typeof flags['webhook-allow'] === 'string' ? flags['webhook-allow'].split(',').map((c) => c.trim()) : [],
   };
 }
 
@@ -63,6 +67,8 @@ export async function serveModel(model: ScenarioModel, opts: ServeOptions, io: I
     mqttPort: opts.mqttPort,
     api: { port: opts.port, audience: opts.audience },
     advanceEveryMs: Math.min(OWN_CLOCK_ADVANCE_MS, MINUTE_MS),
+    // Always on: subscriptions created through GraphQL are delivered on the wall clock.
+    webhooks: { seed: model.seed, allow: [...(model.webhookAllow ?? []), ...opts.webhookAllow], declared: declaredWebhooks(model) },
   });
   try {
     printListeners(io, { model, dbPath: platform.dbPath, brokerUrl: platform.brokerUrl, apiUrl: platform.apiUrl }, opts.audience);

@@ -15,6 +15,9 @@ import { cloudReads, type PlatformReads } from './reads.js';
 import { guardStore, type StorePolicy } from './store-guard.js';
 import { AssetCatalogue } from '../assets/catalogue.js';
 import type { PlatformThreadInit } from './thread-messages.js';
+import { startWebhooks, type PlatformWebhookOptions, type PlatformWebhooks } from '../webhooks/platform-hooks.js';
+
+export type { PlatformWebhookOptions } from '../webhooks/platform-hooks.js';
 
 /**
  * The platform on its own: broker, cloud ingest, occupancy pipeline, store and HTTP API,
@@ -57,6 +60,8 @@ export interface PlatformOptions {
    * minutes every this many ms; absent when the owner of the clock calls `advanceTo`.
    */
   advanceEveryMs?: number | null;
+  /** Webhook delivery (docs/webhooks.md); absent: none. */
+  webhooks?: PlatformWebhookOptions | null;
 }
 
 export interface Platform {
@@ -85,6 +90,8 @@ export interface Platform {
    */
   readonly restartBroker: ((waitForFilters: readonly string[]) => Promise<void>) | null;
   close(): Promise<void>;
+  /** Webhook subscriptions and delivery when configured and in this thread (`reads.webhookStats` answers from any thread). */
+  readonly webhooks?: PlatformWebhooks | null;
 }
 
 /** The cloud's login on the embedded broker: a service account no scenario can name. */
@@ -103,6 +110,7 @@ export function platformOptionsOf(init: PlatformThreadInit): PlatformOptions {
     mqttPort: init.mqttPort,
     ...(init.brokerUrl !== null ? { brokerUrl: init.brokerUrl } : {}),
     api: init.api,
+    webhooks: init.webhooks ?? null,
   };
 }
 
@@ -132,6 +140,9 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
             ...(opts.onPublish ? { onPublish: opts.onPublish } : {}),
           });
     closers.push(() => broker.close());
+    // Before the cloud: the pipeline's DETECTIONS/TRAFFIC stream feeds the webhook outbox from the first message.
+    const hooks = opts.webhooks ? startWebhooks(dbPath, opts.catalogue, clock, opts.webhooks) : null;
+    if (hooks) closers.push(() => hooks.close());
     const cloud = await startCloud({
       brokerUrl: broker.url,
       username: cloudLogin.username,
@@ -141,28 +152,34 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       tickMs: opts.tickMs,
       clock,
       dbPath,
+      ...(hooks ? { onSensorEvent: (e) => hooks.onSensorEvent(e) } : {}),
     });
     closers.push(() => cloud.close());
-    const api = opts.api ? await startApi(opts, dbPath, closers) : null;
-    const ticker = opts.advanceEveryMs ? followOwnClock(cloud, clock, opts.advanceEveryMs) : null;
+    const api = opts.api ? await startApi(opts, dbPath, closers, hooks) : null;
+    const ticker = opts.advanceEveryMs ? followOwnClock(cloud, clock, opts.advanceEveryMs, hooks) : null;
     if (ticker) closers.push(() => clearInterval(ticker));
     return {
       brokerUrl: broker.url,
       apiUrl: api?.url ?? null,
       dbPath,
       inOwnThread: false,
-      reads: cloudReads(cloud),
+      reads: cloudReads(cloud, hooks ? () => hooks.stats() : null),
       setTime: (t) => {
         if (driven && t > driven.now()) driven.advanceTo(t);
         return Promise.resolve();
       },
-      advanceTo: (t, next) => {
+      advanceTo: async (t, next) => {
         if (driven && t > driven.now()) driven.advanceTo(t);
         cloud.advance(t);
+        // Deliveries due at t complete before the clock moves on (determinism at --speed max).
+        if (hooks) await hooks.advance();
         if (driven && next !== undefined && next > driven.now()) driven.advanceTo(next);
-        return Promise.resolve();
       },
-      finish: () => Promise.resolve(cloud.finish()),
+      finish: async () => {
+        cloud.finish();
+        if (hooks) await hooks.settle();
+      },
+      webhooks: hooks,
       restartBroker: broker.restart ? (filters) => restartAndWaitForClients(broker, filters) : null,
       close,
     };
@@ -176,7 +193,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
  * The HTTP API over the platform's store and catalogue: its own connection to the store (WAL
  * lets it read while ingest writes), the API's state (clients, mutations) in the same file.
  */
-async function startApi(opts: PlatformOptions, dbPath: string, closers: Array<() => Promise<void> | void>): Promise<ApiServer> {
+async function startApi(opts: PlatformOptions, dbPath: string, closers: Array<() => Promise<void> | void>, hooks: PlatformWebhooks | null): Promise<ApiServer> {
   const api = opts.api as NonNullable<PlatformOptions['api']>;
   const store = new SqliteStore(dbPath);
   closers.push(() => store.close());
@@ -193,16 +210,19 @@ async function startApi(opts: PlatformOptions, dbPath: string, closers: Array<()
     state,
     status: store,
     extensions: [mcpApiExtension],
+    ...(hooks ? { webhooks: hooks.service } : {}),
   });
   closers.push(() => server.close());
   return server;
 }
 
 /** A platform on the wall clock turns what it ingests into occupancy minute by minute on its own. */
-function followOwnClock(cloud: Cloud, clock: Clock, everyMs: number): NodeJS.Timeout {
+function followOwnClock(cloud: Cloud, clock: Clock, everyMs: number, hooks: PlatformWebhooks | null): NodeJS.Timeout {
   const timer = setInterval(() => {
     try {
       cloud.advance(clock.now());
+      // Calls are serialised by the engine; a failed round is retried at the next tick.
+      if (hooks) void hooks.advance().catch(() => undefined);
     } catch {
       // A failed ingest is kept by the cloud and raised to whoever asks next (close, a run);
       // the timer must not take the process down meanwhile.

@@ -1,6 +1,7 @@
 import type { Cloud, CloudCounters, PresenceMinute, TrafficMinute } from '../cloud/cloud.js';
 import type { EventEnvelope } from '../cloud/events.js';
 import type { OccupancyPoint, TrafficSpace } from '../cloud/traffic-occupancy.js';
+import type { EngineStats } from '../webhooks/engine.js';
 
 /**
  * The platform's read side as the simulator's report sees it: asynchronous, plain data, so
@@ -42,6 +43,8 @@ export interface PlatformReads {
   /** Outbox events after `afterId` as spec §6 envelopes (metadata from the catalogue now), at most `limit`. */
   eventEnvelopes(afterId: number, limit: number): Promise<Array<{ id: number; envelope: EventEnvelope }>>;
   report(request: ReportRequest): Promise<ReportData>;
+  /** Webhook deliveries per subscription and their latency; null when the platform delivers none. */
+  webhookStats(): Promise<EngineStats | null>;
 }
 
 /** Answers a report request from the cloud (in the platform's thread). */
@@ -59,7 +62,7 @@ export function reportData(cloud: Cloud, req: ReportRequest): ReportData {
 }
 
 /** The platform's reads over an in-thread cloud. */
-export function cloudReads(cloud: Cloud): PlatformReads {
+export function cloudReads(cloud: Cloud, webhookStats: (() => EngineStats) | null = null): PlatformReads {
   return {
     counters: () => Promise.resolve(cloud.counters()),
     presenceMinutes: (id) => Promise.resolve(cloud.presenceMinutes(id)),
@@ -67,5 +70,6 @@ export function cloudReads(cloud: Cloud): PlatformReads {
     deadLetters: () => Promise.resolve(cloud.deadLetters()),
     eventEnvelopes: (afterId, limit) => Promise.resolve(cloud.eventEnvelopes(afterId, limit)),
     report: (req) => Promise.resolve(reportData(cloud, req)),
+    webhookStats: () => Promise.resolve(webhookStats?.() ?? null),
   };
 }

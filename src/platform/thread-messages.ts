@@ -1,6 +1,7 @@
 import type { OrganisationAssets } from '../assets/model.js';
 import type { ReportRequest } from './reads.js';
 import type { StorePolicy } from './store-guard.js';
+import type { PlatformWebhookOptions } from '../webhooks/platform-hooks.js';
 
 /**
  * What crosses the boundary between a simulator and a platform in its own worker thread
@@ -19,6 +20,8 @@ export interface PlatformThreadInit {
   mqttPort: number;
   brokerUrl: string | null;
   api: { port: number; host?: string; audience: string } | null;
+  /** Webhook delivery in the platform's thread (plain data: no wall-time function crosses). */
+  webhooks?: Omit<PlatformWebhookOptions, 'wallTime'> | null;
 }
 
 export interface PlatformThreadReady {
@@ -32,7 +35,7 @@ export interface PlatformThreadReady {
 export type PlatformRequest =
   | { id: number; op: 'setTime'; t: number }
   | { id: number; op: 'advanceTo'; t: number; next: number | null }
-  | { id: number; op: 'finish' | 'counters' | 'deadLetters' | 'close' }
+  | { id: number; op: 'finish' | 'counters' | 'deadLetters' | 'webhookStats' | 'close' }
   | { id: number; op: 'presenceMinutes' | 'trafficMinutes'; key: string }
   | { id: number; op: 'eventEnvelopes'; afterId: number; limit: number }
   | { id: number; op: 'report'; request: ReportRequest }

@@ -67,6 +67,7 @@ export async function startPlatformThread(init: PlatformThreadInit): Promise<Pla
     presenceMinutes: (key) => call({ op: 'presenceMinutes', key }),
     trafficMinutes: (key) => call({ op: 'trafficMinutes', key }),
     deadLetters: () => call({ op: 'deadLetters' }),
+    webhookStats: () => call({ op: 'webhookStats' }),
     eventEnvelopes: (afterId, limit) => call({ op: 'eventEnvelopes', afterId, limit }),
     report: (request) => call({ op: 'report', request }),
   };

@@ -32,6 +32,8 @@ async function handle(platform: Platform, r: PlatformRequest): Promise<unknown> 
       return platform.reads.presenceMinutes(r.key);
     case 'trafficMinutes':
       return platform.reads.trafficMinutes(r.key);
+    case 'webhookStats':
+      return platform.reads.webhookStats();
     case 'eventEnvelopes':
       return platform.reads.eventEnvelopes(r.afterId, r.limit);
     case 'report':

@@ -1,6 +1,7 @@
 import { AppError, ErrorCodes } from '../core/errors.js';
 import type { Fidelity, ScenarioModel } from '../scenario/model.js';
 import type { RunReport } from './run-report.js';
+import type { PlatformWebhookOptions } from '../platform/platform.js';
 import type { StorePolicy } from '../platform/store-guard.js';
 
 /** Options of `runScenario` (and of `occusim run`, which maps its flags onto these). */
@@ -48,6 +49,8 @@ export interface RunOptions {
   platformThread?: boolean | 'auto';
   /** Serve the platform's HTTP API from the run's start (`--serve`). */
   api?: { port: number; host?: string; audience: string };
+  /** Webhook delivery from the run's platform (docs/webhooks.md), in whichever thread it runs. */
+  webhooks?: Partial<Omit<PlatformWebhookOptions, 'wallTime'>>;
 }
 
 /** What a caller needs to serve a running platform. */

@@ -70,6 +70,8 @@ export interface RunResult {
   delivery?: DeliveryReport;
   /** The sensors' own detection accuracy against truth, per sensor and overall (docs/edge.md). */
   detector?: DetectorAccuracy;
+  /** Webhook deliveries per subscription (docs/webhooks.md): deterministic counts. */
+  webhooks?: Array<{ id: string; name: string; delivered: number; retried: number; deadLettered: number; disabled: number; pending: number }>;
 }
 
 export function buildResult(model: ScenarioModel, truth: TruthRecorder, cloud: ReportSource, loop: LoopStats, detector?: DetectorAccuracy): RunResult {

@@ -17,6 +17,8 @@ export interface RunPerf {
   platformThread: boolean;
   /** True when the run was stopped (`signal`) before the scenario's end. */
   interrupted: boolean;
+  /** Wall ms from a webhook delivery's enqueue to its 2xx (runs with webhooks). */
+  webhookLatencyMs?: { p50: number; p99: number };
 }
 
 export interface RunReport {

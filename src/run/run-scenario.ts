@@ -13,7 +13,7 @@ import { resolveRunOptions, type ResolvedRunOptions, type RunOptions } from './o
 import { peakRssMb, startStopwatch } from './perf.js';
 import { assetsFromScenario } from '../assets/from-scenario.js';
 import { connectHive, type HiveLink } from '../hive/mqtt-hive.js';
-import { platformOptionsOf, startPlatform, type Platform } from '../platform/platform.js';
+import { platformOptionsOf, startPlatform, type Platform, type PlatformWebhookOptions } from '../platform/platform.js';
 import { startPlatformThread } from '../platform/thread.js';
 import type { PlatformThreadInit } from '../platform/thread-messages.js';
 import { recorderFor } from '../capture/recorder.js';
@@ -58,6 +58,8 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
     await platform.finish();
     const result = buildResult(model, truth, reportSource(await platform.reads.report(reportRequest(model))), loop, edge.accuracy?.());
     result.delivery = delivery.report();
+    const hooks = await platform.reads.webhookStats();
+    if (hooks) result.webhooks = hooks.subscriptions;
     const wallMs = wall.elapsedMs();
     const simSeconds = wallMs / 1000;
     const report: RunReport = {
@@ -76,6 +78,7 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
         cpuPercent: wall.cpuPercent(),
         platformThread: platform.inOwnThread,
         interrupted: loop.interrupted,
+        ...(hooks ? { webhookLatencyMs: { p50: round(hooks.latencyP50Ms, 2), p99: round(hooks.latencyP99Ms, 2) } } : {}),
       },
       db: platform.dbPath,
       dbKept: !(options.keepStore === false && opts.dbPath === null),
@@ -110,10 +113,35 @@ function startRunPlatform(model: ScenarioModel, opts: ResolvedRunOptions, option
     mqttPort: opts.mqttPort,
     brokerUrl: options.brokerUrl ?? null,
     api: options.api ?? null,
+    webhooks: webhookOptions(model, options),
   };
   const thread = options.platformThread ?? 'auto';
   if ((thread === true || (thread === 'auto' && model.sensors.length >= AUTO_THREAD_SENSORS)) && !recorder) return startPlatformThread(init);
   return startPlatform({ ...platformOptionsOf(init), onPublish: recorder?.onPublish });
+}
+
+/** The scenario's `webhooks:` entries as the platform creates them, each named by its place in the file. */
+export function declaredWebhooks(model: ScenarioModel): NonNullable<PlatformWebhookOptions['declared']> {
+  return (model.webhooks ?? []).map((w, i) => ({
+    orgId: model.org.id,
+    src: `${model.file} webhooks[${i}]`,
+    input: { name: w.name, eventTypes: w.eventTypes, url: w.url, filters: w.filters, secret: w.secret, sendOnValueChange: w.sendOnValueChange, httpTimeoutS: w.httpTimeoutS },
+  }));
+}
+
+/**
+ * The scenario's `webhooks:` and the caller's webhook options together; the retry jitter and
+ * derived secrets follow the run's seed unless the caller pins them. Null: no webhooks.
+ */
+function webhookOptions(model: ScenarioModel, options: RunOptions): Omit<PlatformWebhookOptions, 'wallTime'> | null {
+  const declared = declaredWebhooks(model);
+  if (!options.webhooks && declared.length === 0) return null;
+  return {
+    seed: model.seed,
+    ...options.webhooks,
+    allow: [...(model.webhookAllow ?? []), ...(options.webhooks?.allow ?? [])],
+    declared: [...declared, ...(options.webhooks?.declared ?? [])],
+  };
 }
 
 function loadModel(scenario: string | ScenarioModel | object, options: RunOptions): ScenarioModel {

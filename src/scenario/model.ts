@@ -43,6 +43,26 @@ export interface ScenarioModel {
   network?: NetworkModel;
   /** Fault timeline, ordered by start time. */
   faults?: FaultModel[];
+  /** Webhook subscriptions the platform creates at its first start (docs/webhooks.md). */
+  webhooks?: WebhookModel[];
+  /** Addresses (CIDR) webhooks may reach although loopback or private (tests, a local receiver). */
+  webhookAllow?: string[];
+}
+
+/**
+ * A `webhooks:` entry as the file gives it: the shape is checked here, the meaning (event
+ * type names, the URL against the address policy, the secret) by the platform's webhook module.
+ */
+export interface WebhookModel {
+  name: string;
+  url: string;
+  eventTypes: string[];
+  filters: Record<string, string[]> | null;
+  secret: string | null;
+  sendOnValueChange: boolean;
+  httpTimeoutS: number | null;
+  /** JSON pointer of the entry in the file (located errors). */
+  src: string;
 }
 
 /** Ambient, HVAC and static warm objects seen by thermal frames (docs/edge.md). */

@@ -66,8 +66,27 @@ export function resolveScenario(tree: unknown, file: string, overrides: Override
     network: resolveNetwork(header?.network),
     thermal: resolveThermal(ctx, header?.thermal),
     faults: resolveFaults(ctx, header?.faults, startMs),
+    ...webhooksOf(ctx, header),
   };
   return { model, findings };
+}
+
+/** The `webhooks:` entries as the model holds them (their meaning is checked by the platform). */
+function webhooksOf(ctx: Ctx, header: Header | null): Pick<ScenarioModel, 'webhooks' | 'webhookAllow'> {
+  if (!header?.webhooks && !header?.webhook_allow) return {};
+  return {
+    webhooks: (header.webhooks ?? []).map((w, i) => ({
+      name: w.name ?? `webhook-${i + 1}`,
+      url: w.url,
+      eventTypes: w.event_types,
+      filters: w.filters ? (w.filters as Record<string, string[]>) : null,
+      secret: w.secret ?? null,
+      sendOnValueChange: w.send_on_value_change ?? false,
+      httpTimeoutS: w.http_timeout ?? null,
+      src: ctx.pointerOf(['webhooks', i]),
+    })),
+    webhookAllow: header.webhook_allow ?? [],
+  };
 }
 
 function resolveSite(ctx: Ctx, raw: unknown, path: Seg[], names: NameSet, index: number): void {

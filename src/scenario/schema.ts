@@ -199,6 +199,21 @@ export const fileSchema = z
     templates: z.record(z.string(), z.record(z.string(), z.unknown())).optional().describe('Named item bodies for `use:`'),
     network: networkSchema.optional(),
     faults: z.array(faultSchema).optional().describe('Fault timeline'),
+    webhooks: z
+      .array(
+        z.strictObject({
+          name: z.string().min(1).optional().describe('Default: webhook-<n>'),
+          url: z.string().min(1),
+          event_types: z.array(z.string().regex(/^(DETECTIONS|TRAFFIC|(FLOOR|ROOM|ZONE)_OCCUPANCY(_1M|_1MIN)?)$/i, 'an event type of spec §6 (_1MIN is accepted for _1M)')).min(1),
+          filters: z.partialRecord(z.enum(['org_ids', 'site_ids', 'building_ids', 'floor_ids', 'room_ids', 'zone_ids', 'mac_addresses']), z.array(z.string())).optional(),
+          secret: z.string().regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/, 'whsec_ followed by base64').optional().describe('Default: derived from the seed'),
+          send_on_value_change: z.boolean().optional(),
+          http_timeout: z.number().positive().max(60).optional().describe('Seconds per attempt, default 10'),
+        }),
+      )
+      .optional()
+      .describe('Webhook subscriptions of the organisation (docs/webhooks.md)'),
+    webhook_allow: z.array(z.string().min(1)).optional().describe('CIDR blocks webhooks may reach although loopback or private, e.g. 127.0.0.1/8'),
     sites: z.array(siteSchema).min(1),
   })
   .describe('occusim scenario file, format version 1');

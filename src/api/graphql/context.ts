@@ -3,6 +3,7 @@ import type { AssetCatalogue } from '../../assets/catalogue.js';
 import type { AssetOf } from '../../assets/model.js';
 import type { Principal } from '../auth/tokens.js';
 import type { RequestStatus } from '../status.js';
+import type { WebhookService } from '../../webhooks/service.js';
 
 /** What every resolver gets: the caller, the catalogue, live device status; and the checks they share. */
 export interface GqlContext {
@@ -10,6 +11,8 @@ export interface GqlContext {
   assets: AssetCatalogue;
   /** Live device status from the cloud store; absent (in-process apps without a store): devices read as online, never heard. */
   status?: RequestStatus;
+  /** Webhook subscriptions (absent: webhooks are not enabled on this platform). */
+  webhooks?: WebhookService;
 }
 
 export function gqlError(code: 'FORBIDDEN' | 'NOT_FOUND' | 'BAD_USER_INPUT', message: string): GraphQLError {

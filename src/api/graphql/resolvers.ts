@@ -6,6 +6,7 @@ import { createMutations } from './create-mutations.js';
 import { mutationResolvers } from './mutations.js';
 import { floorBatteryDates, sensorExtras } from './sensor-extras.js';
 import { sensorViews, type SensorView } from './views.js';
+import { webhookMutations, webhookQueries } from './webhook-resolvers.js';
 
 /**
  * Resolvers over the asset catalogue. Every lookup goes through the caller's organisation;
@@ -226,4 +227,4 @@ function sensorFields() {
 /** `metadata`: any JSON value, passed through as is. */
 const JSON_SCALAR = new GraphQLScalarType({ name: 'JSON', serialize: (v) => v, parseValue: (v) => v, parseLiteral: (ast) => valueFromASTUntyped(ast) });
 
-export const resolvers = { Query: queries, Mutation: { ...mutationResolvers, ...createMutations }, JSON: JSON_SCALAR, ...types };
+export const resolvers = { Query: { ...queries, ...webhookQueries }, Mutation: { ...mutationResolvers, ...createMutations, ...webhookMutations }, JSON: JSON_SCALAR, ...types };

@@ -3,6 +3,8 @@
  * wrapped as `{ data }`, `tags` and `webhooks` bare; no pagination. Printable with
  * `occusim schema --graphql`.
  */
+import { webhookTypeDefs } from './webhook-schema.js';
+
 export const typeDefs = /* GraphQL */ `
   type Capacity { max: Int mid: Int }
   type Address { lines: [String!]! country: String }
@@ -259,4 +261,4 @@ export const typeDefs = /* GraphQL */ `
     associateTag(input: TagAssociationInput!): Tag!
     disassociateTag(input: TagAssociationInput!): Tag!
   }
-`;
+${webhookTypeDefs}`;

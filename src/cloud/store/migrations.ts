@@ -176,4 +176,35 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 5,
+    description: 'webhook subscriptions and the durable delivery outbox with dead letters',
+    sql: `
+      CREATE TABLE webhook_subscriptions (
+        id TEXT PRIMARY KEY,
+        org_id TEXT NOT NULL,
+        body TEXT NOT NULL, -- JSON of the subscription (webhooks/subscription.ts)
+        seq INTEGER NOT NULL -- creation order: listings and delivery rounds in a stable order
+      );
+      -- One row per (subscription, event): the body is stored as sent, so every attempt and a
+      -- replay send the same bytes. state: pending → delivered | dead (dead letters).
+      CREATE TABLE webhook_deliveries (
+        id INTEGER PRIMARY KEY,
+        subscription_id TEXT NOT NULL,
+        event_id TEXT NOT NULL,
+        event_type TEXT NOT NULL,
+        event_ts_ms INTEGER NOT NULL,
+        body TEXT NOT NULL,
+        enqueued_at_ms INTEGER NOT NULL,
+        next_attempt_ms INTEGER NOT NULL,
+        attempts INTEGER NOT NULL,
+        state TEXT NOT NULL,
+        last_error TEXT,
+        delivered_at_ms INTEGER,
+        UNIQUE (subscription_id, event_id)
+      );
+      CREATE INDEX webhook_deliveries_due ON webhook_deliveries (subscription_id, state, next_attempt_ms, event_ts_ms, event_id);
+      CREATE INDEX webhook_deliveries_by_event_time ON webhook_deliveries (event_ts_ms);
+    `,
+  },
 ];

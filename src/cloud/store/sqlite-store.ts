@@ -42,7 +42,8 @@ function migrate(db: Db, migrations: readonly Migration[]): void {
   }
 }
 
-function open(path: string): Db {
+/** Opens (creating and migrating when needed) the SQLite file of the store; other adapters of the same file share it. */
+export function openDatabase(path: string): Db {
   try {
     const db = new Database(path);
     db.pragma('journal_mode = WAL');
@@ -85,7 +86,7 @@ export class SqliteStore implements Store {
 
   /** Opens (creating and migrating when needed) the store at `path`; ':memory:' for tests. */
   constructor(path: string) {
-    this.#db = open(path);
+    this.#db = openDatabase(path);
     this.#q = prepareAll(this.#db);
     this.#s = prepareSeries(this.#db);
     this.#st = prepareStatus(this.#db);

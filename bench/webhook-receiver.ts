@@ -1,0 +1,6 @@
+/** The bench's receiver, in a process of its own: prints its port, serves until killed. */
+import { startReceiver } from '../src/webhooks/receiver.js';
+
+const secret = process.argv[2];
+const r = await startReceiver({ port: 0, secrets: secret ? [secret] : [], out: null });
+process.stdout.write(`${r.port}\n`);

@@ -1,0 +1,67 @@
+import { AppError, ErrorCodes } from '../core/errors.js';
+import { startReceiver, type ReceiverStats } from '../webhooks/receiver.js';
+import { secretKey } from '../webhooks/signing.js';
+import { isWebhookError } from '../webhooks/errors.js';
+import type { Flags, Io } from './io.js';
+
+/**
+ * `occusim receive --port N [--secret whsec_…] [--out events.ndjson] [--fail-rate P]
+ * [--latency MS] [--seed S]`: a webhook endpoint (webhooks/receiver.ts) until SIGINT or
+ * SIGTERM; a live line of counts per type on stderr, the final counts as JSON on stdout.
+ */
+const usage = (m: string): AppError => new AppError(ErrorCodes.USAGE, m);
+
+function num(flags: Flags, name: string, lo: number, hi: number, fallback: number): number {
+  const v = flags[name];
+  if (typeof v !== 'string') return fallback;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < lo || n > hi) throw usage(`--${name} must be a number in ${lo}..${hi}, got ${JSON.stringify(v)}`);
+  return n;
+}
+
+export function line(s: ReceiverStats): string {
+  const types = Object.entries(s.byType)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([t, n]) => `${t} ${n}`)
+    .join('  ');
+  return `received ${s.unique} (dup ${s.duplicates}, failed ${s.failed}, bad sig ${s.badSignatures})  ${types}`;
+}
+
+export async function receiveCommand(args: readonly string[], flags: Flags, io: Io, signal?: AbortSignal): Promise<number> {
+  if (args.length > 0) throw usage('occusim receive takes no positional argument');
+  const secrets = typeof flags.secret === 'string' ? flags.secret.split(',') : [];
+  try {
+    secrets.forEach((s, i) => secretKey(s, `--secret[${i}]`));
+  } catch (err) {
+    if (isWebhookError(err)) throw usage(err.message);
+    throw err;
+  }
+  const receiver = await startReceiver({
+    port: num(flags, 'port', 0, 65535, 8787),
+    secrets,
+    out: typeof flags.out === 'string' ? flags.out : null,
+    failRate: num(flags, 'fail-rate', 0, 1, 0),
+    latencyMs: num(flags, 'latency', 0, 60_000, 0),
+    seed: typeof flags.seed === 'string' ? flags.seed : 0,
+  });
+  io.stderr.write(`occusim receive: listening on ${receiver.url}${secrets.length > 0 ? ' (verifying signatures)' : ''}\n`);
+  const live = setInterval(() => {
+    if (io.stderr.isTTY) io.stderr.write(`\r${line(receiver.stats())}\u001b[K`);
+  }, 500);
+  await new Promise<void>((resolve) => {
+    const stop = (): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    signal?.addEventListener('abort', stop, { once: true });
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  clearInterval(live);
+  await receiver.close();
+  const s = receiver.stats();
+  io.stderr.write(`\n${line(s)}\n`);
+  io.stdout.write(`${JSON.stringify(s)}\n`);
+  return 0;
+}

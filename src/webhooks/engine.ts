@@ -1,0 +1,294 @@
+import type { EventMetadata, SensorEvent } from '../cloud/events.js';
+import type { StoredEvent } from '../cloud/store/port.js';
+import type { AttemptRecord, Delivery, DeliveryInsert, WebhookStore } from '../cloud/store/webhook-port.js';
+import type { Clock, WallTime } from '../core/clock.js';
+import { rngFor, type Rng } from '../core/rng.js';
+import { percentile } from '../core/stats.js';
+import { HOUR_MS } from '../core/time.js';
+import { RETENTION_MS } from '../cloud/rollup.js';
+import { FanOut } from './fan-out.js';
+import { DEFAULT_RETRY, nextDelayMs, type Outcome, type RetryPolicy } from './retry.js';
+import type { Sender } from './sender.js';
+import type { WebhookService } from './service.js';
+import { signedHeaders } from './signing.js';
+import type { Subscription } from './subscription.js';
+
+/**
+ * The delivery engine, on the platform's clock. `advance(now)`:
+ * 1. fan-out: occupancy events of the store's outbox after the durable cursor become one
+ *    delivery per matching subscription, enqueued with the cursor's move in one transaction;
+ *    DETECTIONS and TRAFFIC arrive from the pipeline's stream (`onSensorEvent`) and are
+ *    enqueued when the message that carried them has been handled;
+ * 2. delivery rounds: every enabled subscription's due deliveries are sent in the store's
+ *    order (due instant, event timestamp, event id), signed with the platform time as
+ *    `webhook-timestamp`; outcomes are written in one transaction per round; failures wait
+ *    (jittered backoff from the subscription's seeded stream) on the platform clock.
+ * `advance` resolves when nothing is due at `now` any more, so at `--speed max` the deliveries
+ * of a minute are complete before the run moves on, and a simulated day of outage is a few
+ * thousand rounds, not a day.
+ */
+export interface EngineOptions {
+  service: WebhookService;
+  store: WebhookStore;
+  /** The occupancy event outbox (`Store.events`). */
+  outbox: (afterId: number) => StoredEvent[];
+  metadata: EventMetadata;
+  clock: Clock;
+  seed: number | string;
+  sender: Sender;
+  retry?: RetryPolicy;
+  /** An endpoint failing for this long (platform time) is disabled; its outbox waits for updateWebhooks. Default 12 h. */
+  disableAfterMs?: number;
+  /** Deliveries per endpoint per round (default 256). */
+  batch?: number;
+  /** Wall time for the enqueue → 2xx latency (perf only, never in results). */
+  wallTime?: WallTime;
+}
+
+export interface SubscriptionStats {
+  id: string;
+  name: string;
+  delivered: number;
+  retried: number;
+  deadLettered: number;
+  /** Times the engine disabled it after failing too long. */
+  disabled: number;
+  pending: number;
+}
+
+export interface EngineStats {
+  subscriptions: SubscriptionStats[];
+  /** Wall ms from enqueue to the 2xx, of deliveries enqueued by this process. */
+  latencyP50Ms: number;
+  latencyP99Ms: number;
+}
+
+interface Round {
+  s: Subscription;
+  due: Delivery[];
+  outcomes: Promise<Outcome[]>;
+}
+
+/** 12 h: shorter than the 13.2 h a delivery is retried at least, so a dead endpoint is disabled before any of its events dies. */
+export const DEFAULT_DISABLE_AFTER_MS = 12 * 3_600_000;
+const CURSOR = 'webhook_outbox_after';
+
+export class WebhookEngine {
+  readonly #o: EngineOptions;
+  readonly #fanOut = new FanOut();
+  readonly #pendingSensor: DeliveryInsert[] = [];
+  readonly #rngs = new Map<string, Rng>();
+  readonly #counts = new Map<string, { delivered: number; retried: number; deadLettered: number; disabled: number }>();
+  readonly #enqueuedWall = new Map<string, number>();
+  readonly #latencies: number[] = [];
+  #flushScheduled = false;
+  #lastPrune = -Infinity;
+  #running: Promise<void> = Promise.resolve();
+
+  constructor(o: EngineOptions) {
+    this.#o = o;
+    // Re-enabled by updateWebhooks: the user says the receiver is back, so its waiting deliveries go now.
+    const statuses = new Map(o.service.all().map((s) => [s.id, s.status] as const));
+    o.service.onChange(() => {
+      for (const s of o.service.all()) {
+        if (statuses.get(s.id) === 'DISABLED' && s.status === 'ENABLED') o.store.reschedule(s.id, o.clock.now());
+        statuses.set(s.id, s.status);
+      }
+    });
+  }
+
+  /** The pipeline's DETECTIONS/TRAFFIC stream: enqueued together once the current message is handled. */
+  onSensorEvent(e: SensorEvent): void {
+    const subs = this.#o.service.all();
+    // Per accepted packet on the ingest path: nothing is built unless a subscription takes the type.
+    if (!subs.some((s) => (s.eventTypes as readonly string[]).includes(e.type))) return;
+    const revision = 0;
+    const before = this.#pendingSensor.length;
+    this.#fanOut.deliveries(subs, this.#o.metadata.sensorEnvelope(e), revision, this.#o.clock.now(), this.#pendingSensor);
+    if (this.#pendingSensor.length > before && !this.#flushScheduled) {
+      this.#flushScheduled = true;
+      // The pipeline calls back once per packet inside one synchronous message handler: one transaction for the message.
+      queueMicrotask(() => this.#flushSensor());
+    }
+  }
+
+  #flushSensor(): void {
+    this.#flushScheduled = false;
+    if (this.#pendingSensor.length === 0) return;
+    const batch = this.#pendingSensor.splice(0);
+    this.#noteEnqueued(batch);
+    this.#o.store.enqueue(batch);
+  }
+
+  /** Occupancy events of the outbox after the cursor → deliveries, cursor moved in the same transaction. */
+  fanOut(): void {
+    const { store, service, clock, metadata } = this.#o;
+    const after = store.cursor(CURSOR);
+    const events = this.#o.outbox(after);
+    if (events.length === 0) return;
+    const subs = service.all();
+    const out: DeliveryInsert[] = [];
+    for (const e of events) this.#fanOut.deliveries(subs, metadata.envelope(e), e.revision, clock.now(), out);
+    this.#noteEnqueued(out);
+    store.enqueue(out, { key: CURSOR, value: (events[events.length - 1] as StoredEvent).id });
+  }
+
+  /** Fan-out, then delivery rounds until nothing is due at the clock's time. Calls are serialised. */
+  advance(): Promise<void> {
+    const run = this.#running.then(async () => {
+      this.#flushSensor();
+      this.fanOut();
+      await this.#deliverDue(this.#o.clock.now());
+      this.#prune(this.#o.clock.now());
+    });
+    this.#running = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * Subscriptions one after another in creation order, each one's due deliveries pipelined on
+   * its connection: the sequence of requests reaching a receiver shared by several
+   * subscriptions is then the same in every run, not only each subscription's own.
+   */
+  /**
+   * The end of a run: retries still waiting are delivered at their due instants, in order, up
+   * to `untilMs` (simulated time beyond the platform's clock, which stays where the run ended;
+   * each attempt is signed with its own instant). Disabled endpoints keep their outbox.
+   */
+  settle(untilMs: number): Promise<void> {
+    const run = this.#running.then(async () => {
+      this.#flushSensor();
+      this.fanOut();
+      let t = this.#o.clock.now();
+      await this.#deliverDue(t);
+      for (let next = this.nextDueMs(); next !== null && next <= untilMs; next = this.nextDueMs()) {
+        t = Math.max(t, next);
+        await this.#deliverDue(t);
+      }
+    });
+    this.#running = run.catch(() => undefined);
+    return run;
+  }
+
+  async #deliverDue(nowMs: number): Promise<void> {
+    for (const s of this.#o.service.all()) await this.#drainEndpoint(s.id, nowMs);
+  }
+
+  /**
+   * Rounds of one subscription, two in flight: the next round is read and sent while the
+   * previous one's answers arrive, so the connection's pipeline never drains between rounds.
+   * Rounds are read, sent and recorded strictly in turn, so runs repeat exactly.
+   */
+  async #drainEndpoint(id: string, nowMs: number): Promise<void> {
+    let inflight: Round | null = null;
+    for (;;) {
+      const s = this.#o.service.all().find((x) => x.id === id);
+      const next: Delivery[] = s && s.status === 'ENABLED' ? this.#nextRound(id, nowMs, inflight) : [];
+      const started: Round | null = s && next.length > 0 ? { s, due: next, outcomes: Promise.all(next.map((d) => this.#attempt(s, d, nowMs))) } : null;
+      if (inflight) {
+        const round = inflight;
+        const outcomes = await round.outcomes;
+        this.#o.store.recordAttempts(round.due.map((d, i) => this.#record(round.s, d, outcomes[i] as Outcome, nowMs)));
+        this.#trackFailing(round.s, outcomes, nowMs);
+      }
+      if (!started) return;
+      inflight = started;
+    }
+  }
+
+  /**
+   * The next round: due deliveries after the last one in flight, in the store's order. What
+   * becomes due behind it meanwhile (a replay while serving) waits for the next `advance`.
+   */
+  #nextRound(id: string, nowMs: number, inflight: Round | null): Delivery[] {
+    const batch = this.#o.batch ?? 256;
+    const last = inflight?.due[inflight.due.length - 1];
+    return last ? this.#o.store.dueAfter(id, nowMs, last, batch) : this.#o.store.due(id, nowMs, batch);
+  }
+
+  #attempt(s: Subscription, d: Delivery, nowMs: number): Promise<Outcome> {
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': 'occusim-webhooks/1',
+      ...signedHeaders(s.secrets, d.eventId, Math.floor(nowMs / 1000), d.body),
+    };
+    return this.#o.sender.send({ subscription: s, body: d.body, headers, nowMs });
+  }
+
+  #record(s: Subscription, d: Delivery, o: Outcome, nowMs: number): AttemptRecord {
+    const c = this.#count(s.id);
+    if (o.kind === 'delivered') {
+      c.delivered++;
+      const key = `${s.id}|${d.eventId}`;
+      const t0 = this.#enqueuedWall.get(key);
+      if (t0 !== undefined && this.#o.wallTime) this.#latencies.push(this.#o.wallTime() - t0);
+      this.#enqueuedWall.delete(key);
+      return { id: d.id, result: 'delivered', atMs: nowMs };
+    }
+    const delay = nextDelayMs(this.#o.retry ?? DEFAULT_RETRY, d.attempts + 1, o, this.#rng(s.id));
+    if (delay === null) {
+      c.deadLettered++;
+      return { id: d.id, result: 'dead', error: o.reason };
+    }
+    c.retried++;
+    return { id: d.id, result: 'retry', nextAttemptMs: nowMs + delay, error: o.reason };
+  }
+
+  /** Failing since the first failure after a success; disabled once failing for `disableAfterMs`. */
+  #trackFailing(s: Subscription, outcomes: readonly Outcome[], nowMs: number): void {
+    const current = this.#o.service.all().find((x) => x.id === s.id);
+    if (!current) return;
+    if (outcomes.some((o) => o.kind === 'delivered')) {
+      if (current.failingSinceMs !== null) this.#o.service.replaceState({ ...current, failingSinceMs: null });
+      return;
+    }
+    const since = current.failingSinceMs ?? nowMs;
+    if (nowMs - since >= (this.#o.disableAfterMs ?? DEFAULT_DISABLE_AFTER_MS)) {
+      this.#count(s.id).disabled++;
+      this.#o.service.replaceState({ ...current, failingSinceMs: since, status: 'DISABLED', disabledReason: `failing since ${new Date(since).toISOString()}` });
+    } else if (current.failingSinceMs === null) {
+      this.#o.service.replaceState({ ...current, failingSinceMs: since });
+    }
+  }
+
+  /** The earliest instant a delivery of an enabled subscription is due (a wall-clock platform sleeps until then). */
+  nextDueMs(): number | null {
+    return this.#o.store.nextDueMs(this.#o.service.all().filter((s) => s.status === 'ENABLED').map((s) => s.id));
+  }
+
+  stats(): EngineStats {
+    return {
+      subscriptions: this.#o.service.all().map((s) => ({ id: s.id, name: s.name, ...this.#count(s.id), pending: this.#o.store.counts(s.id).pending })),
+      latencyP50Ms: percentile(this.#latencies, 50),
+      latencyP99Ms: percentile(this.#latencies, 99),
+    };
+  }
+
+  /**
+   * Delivered rows go with the event outbox's retention (7 days of the 1-minute series): a time
+   * range can be replayed as long as its events are kept. Dead letters stay until replayed.
+   */
+  #prune(nowMs: number): void {
+    if (nowMs - this.#lastPrune < HOUR_MS) return;
+    this.#lastPrune = nowMs;
+    this.#o.store.pruneDelivered(nowMs - RETENTION_MS['1m']);
+  }
+
+  #noteEnqueued(batch: readonly DeliveryInsert[]): void {
+    if (!this.#o.wallTime) return;
+    const t = this.#o.wallTime();
+    for (const d of batch) this.#enqueuedWall.set(`${d.subscriptionId}|${d.eventId}`, t);
+  }
+
+  #count(id: string): { delivered: number; retried: number; deadLettered: number; disabled: number } {
+    let c = this.#counts.get(id);
+    if (!c) this.#counts.set(id, (c = { delivered: 0, retried: 0, deadLettered: 0, disabled: 0 }));
+    return c;
+  }
+
+  #rng(id: string): Rng {
+    let r = this.#rngs.get(id);
+    if (!r) this.#rngs.set(id, (r = rngFor(this.#o.seed, `webhook-retry:${id}`)));
+    return r;
+  }
+}

@@ -1,0 +1,109 @@
+import type { AssetCatalogue } from '../assets/catalogue.js';
+import { EventMetadata, type SensorEvent } from '../cloud/events.js';
+import { SqliteStore } from '../cloud/store/sqlite-store.js';
+import { SqliteWebhookStore } from '../cloud/store/sqlite-webhooks.js';
+import { systemWallTime, type Clock, type WallTime } from '../core/clock.js';
+import { rngFor } from '../core/rng.js';
+import { AppError, ErrorCodes } from '../core/errors.js';
+import { AddressPolicy } from './address-policy.js';
+import { isWebhookError } from './errors.js';
+import { WebhookEngine, type EngineStats } from './engine.js';
+import type { RetryPolicy } from './retry.js';
+import { Sender } from './sender.js';
+import { WebhookService } from './service.js';
+import { secretFromKey } from './signing.js';
+import type { CreateInput } from './subscription.js';
+
+/**
+ * Webhooks as the platform runs them: subscriptions and the delivery outbox in the platform's
+ * store file (connections of their own), the engine fed by the event outbox and the pipeline's
+ * DETECTIONS/TRAFFIC stream, delivering on the platform's clock.
+ */
+export interface PlatformWebhookOptions {
+  /** Seeds the retry jitter (and derived secrets of declared webhooks). */
+  seed: number | string;
+  /** CIDR blocks webhooks may reach although private or loopback (`--webhook-allow`). */
+  allow?: readonly string[];
+  /** Subscriptions declared by the scenario, created at the first start (kept by the store after). */
+  declared?: ReadonlyArray<{ orgId: string; input: CreateInput; /** Where it was declared (a scenario file's location). */ src?: string }>;
+  /** Requests in flight per endpoint (default 16). */
+  concurrency?: number;
+  retry?: RetryPolicy;
+  disableAfterMs?: number;
+  wallTime?: WallTime;
+  /** How far past a run's end waiting retries are still delivered (simulated ms, default 2 days). */
+  settleMs?: number;
+}
+
+const DEFAULT_SETTLE_MS = 2 * 86_400_000;
+
+export interface PlatformWebhooks {
+  readonly service: WebhookService;
+  readonly engine: WebhookEngine;
+  onSensorEvent(e: SensorEvent): void;
+  /** Fan-out and delivery of everything due now. */
+  advance(): Promise<void>;
+  /** End of a run: waiting retries delivered at their simulated instants, up to `settleMs` (default 2 days) past the end. */
+  settle(): Promise<void>;
+  stats(): EngineStats;
+  close(): Promise<void>;
+}
+
+export function startWebhooks(dbPath: string, catalogue: AssetCatalogue, clock: Clock, o: PlatformWebhookOptions): PlatformWebhooks {
+  let policy: AddressPolicy;
+  try {
+    policy = new AddressPolicy(o.allow ?? []);
+  } catch (err) {
+    throw isWebhookError(err) ? new AppError(ErrorCodes.USAGE, err.message, { cause: err }) : err;
+  }
+  const store = new SqliteWebhookStore(dbPath);
+  const events = new SqliteStore(dbPath);
+  // Declared webhooks without a secret get one derived from the seed: the same run signs the same way.
+  const secrets = rngFor(o.seed, 'webhook-secrets');
+  const service = new WebhookService(store, policy, () => secretFromKey(Uint8Array.from({ length: 32 }, () => secrets.int(0, 255))));
+  declare(service, o.declared ?? []);
+  const sender = new Sender({ policy, concurrency: o.concurrency ?? 16 });
+  const engine = new WebhookEngine({
+    service,
+    store,
+    outbox: (after) => events.events(after),
+    metadata: new EventMetadata(catalogue),
+    clock,
+    seed: o.seed,
+    sender,
+    ...(o.retry ? { retry: o.retry } : {}),
+    ...(o.disableAfterMs !== undefined ? { disableAfterMs: o.disableAfterMs } : {}),
+    // Wall time for the enqueue → 2xx latency of perf only; results never read it.
+    wallTime: o.wallTime ?? systemWallTime,
+  });
+  return {
+    service,
+    engine,
+    onSensorEvent: (e) => engine.onSensorEvent(e),
+    advance: () => engine.advance(),
+    settle: () => engine.settle(clock.now() + (o.settleMs ?? DEFAULT_SETTLE_MS)),
+    stats: () => engine.stats(),
+    async close() {
+      await engine.advance().catch(() => undefined);
+      await sender.close();
+      store.close();
+      events.close();
+    },
+  };
+}
+
+/**
+ * Creates the declared subscriptions an earlier start has not already created (matched by
+ * organisation and name). A refused one is a scenario error at its place in the file.
+ */
+function declare(service: WebhookService, declared: NonNullable<PlatformWebhookOptions['declared']>): void {
+  declared.forEach(({ orgId, input, src }, i) => {
+    if (service.list(orgId).some((s) => s.name === input.name)) return;
+    try {
+      service.create(orgId, [input], () => src ?? `webhooks[${i}]`);
+    } catch (err) {
+      if (isWebhookError(err)) throw new AppError(ErrorCodes.SCENARIO_INVALID, `${err.message} (${err.code})`, { cause: err });
+      throw err;
+    }
+  });
+}

@@ -1,0 +1,131 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import type { LookupFunction } from 'node:net';
+import { Client } from 'undici';
+import type { AddressPolicy } from './address-policy.js';
+import { parseIp } from './ip.js';
+import { outcomeOfStatus, parseRetryAfter, type Outcome } from './retry.js';
+import type { Subscription } from './subscription.js';
+
+/**
+ * The HTTP adapter of delivery: one undici `Client` per destination origin, kept alive and
+ * pipelined (HTTP/1.1) up to the endpoint's concurrency limit. One connection per endpoint
+ * keeps the order in which bodies reach the receiver the order they were sent (a pipelined
+ * connection answers in order), which is what makes `--speed max` deliveries byte-identical
+ * across runs. Every connection resolves its host through `guardedLookup`, so a DNS name that
+ * resolves to a refused address is refused at connection time; redirects are never followed.
+ */
+export interface SendRequest {
+  subscription: Subscription;
+  body: string;
+  headers: Record<string, string>;
+  nowMs: number;
+}
+
+export interface SenderOptions {
+  policy: AddressPolicy;
+  /** Requests in flight per endpoint (pipelining depth of its connection). */
+  concurrency: number;
+  /** Test seam for DNS (default: the system resolver). */
+  lookup?: typeof dnsLookup;
+}
+
+/** A `net.connect` lookup that refuses a name when any of its addresses is refused. */
+export function guardedLookup(policy: AddressPolicy, resolve: typeof dnsLookup = dnsLookup): LookupFunction {
+  return (hostname, options, callback) => {
+    resolve(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
+      if (err) return callback(err, '', 0);
+      for (const a of addresses) {
+        const ip = parseIp(a.address);
+        const verdict = ip ? policy.checkIp(ip) : { ok: false as const, why: `${a.address} is not an address` };
+        if (!verdict.ok) {
+          const refusal = Object.assign(new Error(`${hostname} resolves to a refused address: ${verdict.why}`), { code: 'WEBHOOK_FORBIDDEN_ADDRESS' });
+          return callback(refusal, '', 0);
+        }
+      }
+      const first = addresses[0];
+      if (!first) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 0);
+      // Node 20 asks with all: true when autoSelectFamily is on; answer in the form asked for.
+      if ((options as { all?: boolean }).all) (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+      else callback(null, first.address, first.family);
+    });
+  };
+}
+
+export class Sender {
+  readonly #o: SenderOptions;
+  readonly #clients = new Map<string, Client>();
+  /** Per URL: where to send, and the literal address's verdict (the policy is frozen, so it cannot change). */
+  readonly #targets = new Map<string, { origin: string; path: string; refused: string | null }>();
+
+  constructor(o: SenderOptions) {
+    this.#o = o;
+  }
+
+  #client(origin: string): Client {
+    let c = this.#clients.get(origin);
+    if (!c) {
+      c = new Client(origin, {
+        pipelining: this.#o.concurrency,
+        keepAliveTimeout: 30_000,
+        connect: { lookup: guardedLookup(this.#o.policy, this.#o.lookup) },
+      });
+      this.#clients.set(origin, c);
+    }
+    return c;
+  }
+
+  /** One attempt; never throws: every failure is an Outcome (retryable or permanent). */
+  #target(href: string): { origin: string; path: string; refused: string | null } {
+    let t = this.#targets.get(href);
+    if (!t) {
+      const url = new URL(href);
+      const literal = parseIp(url.hostname);
+      // Checked when the subscription was saved; this policy's allow list may differ from that one's.
+      const v = literal ? this.#o.policy.checkIp(literal) : { ok: true as const };
+      t = { origin: url.origin, path: url.pathname + url.search, refused: v.ok ? null : v.why };
+      this.#targets.set(href, t);
+    }
+    return t;
+  }
+
+  async send(r: SendRequest): Promise<Outcome> {
+    const target = this.#target(r.subscription.endpoint.url);
+    if (target.refused !== null) return { kind: 'permanent', reason: `refused address: ${target.refused}` };
+    const timeout = r.subscription.endpoint.httpTimeoutMs;
+    try {
+      const res = await this.#client(target.origin).request({
+        method: 'POST',
+        path: target.path,
+        headers: { ...r.headers, ...authHeaders(r.subscription) },
+        body: r.body,
+        headersTimeout: timeout,
+        bodyTimeout: timeout,
+      });
+      await res.body.dump();
+      const retryAfter = res.headers['retry-after'];
+      return outcomeOfStatus(res.statusCode, parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter, r.nowMs));
+    } catch (err) {
+      const code = (err as { code?: string }).code ?? '';
+      if (code === 'WEBHOOK_FORBIDDEN_ADDRESS' || (err as { cause?: { code?: string } }).cause?.code === 'WEBHOOK_FORBIDDEN_ADDRESS') {
+        return { kind: 'permanent', reason: (err as Error).message };
+      }
+      // Timeouts, refused or reset connections, DNS failures: the endpoint may come back.
+      return { kind: 'retryable', reason: code ? `${code}: ${(err as Error).message}` : (err as Error).message };
+    }
+  }
+
+  async close(): Promise<void> {
+    const clients = [...this.#clients.values()];
+    this.#clients.clear();
+    await Promise.all(clients.map((c) => c.destroy()));
+  }
+}
+
+/** api_key and basic_auth of platform-reference §4, as request headers. */
+export function authHeaders(s: Subscription): Record<string, string> {
+  const h: Record<string, string> = {};
+  const { apiKey, basicAuth } = s.endpoint;
+  if (apiKey) h[apiKey.key] = apiKey.value;
+  if (basicAuth) h.authorization = `Basic ${Buffer.from(`${basicAuth.username}:${basicAuth.password}`).toString('base64')}`;
+  return h;
+}

@@ -1,0 +1,104 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { WebhookError, WebhookErrorCodes } from './errors.js';
+
+/**
+ * Standard Webhooks signatures (https://www.standardwebhooks.com, "Signature scheme"):
+ * `webhook-signature: v1,<base64 HMAC-SHA256(key, "${id}.${timestamp}.${body}")>`, the key
+ * being the base64 part of a `whsec_` secret, the timestamp integer seconds. During a
+ * rotation the header carries several signatures separated by spaces; a receiver accepts the
+ * delivery when any of them verifies with any secret it holds.
+ */
+export const SECRET_PREFIX = 'whsec_';
+/** Standard Webhooks recommends 24..64 bytes of key. */
+const MIN_KEY_BYTES = 24;
+const MAX_KEY_BYTES = 64;
+/** Default tolerance of a receiver for `webhook-timestamp` against its clock (spec: 5 minutes). */
+export const DEFAULT_TOLERANCE_S = 5 * 60;
+
+export interface SignedHeaders {
+  'webhook-id': string;
+  'webhook-timestamp': string;
+  'webhook-signature': string;
+}
+
+/** The key bytes of a `whsec_` secret; throws WEBHOOK_BAD_SECRET naming `path`. */
+export function secretKey(secret: string, path = 'secret'): Buffer {
+  if (!secret.startsWith(SECRET_PREFIX)) throw new WebhookError(WebhookErrorCodes.WEBHOOK_BAD_SECRET, path, `a signing secret starts with ${SECRET_PREFIX}`);
+  const b64 = secret.slice(SECRET_PREFIX.length);
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(b64)) throw new WebhookError(WebhookErrorCodes.WEBHOOK_BAD_SECRET, path, 'the part after whsec_ is not base64');
+  const key = Buffer.from(b64, 'base64');
+  if (key.length < MIN_KEY_BYTES || key.length > MAX_KEY_BYTES) {
+    // The published test vector's key is 24 bytes; shorter keys are refused as guessable.
+    throw new WebhookError(WebhookErrorCodes.WEBHOOK_BAD_SECRET, path, `the key is ${key.length} bytes (${MIN_KEY_BYTES}..${MAX_KEY_BYTES})`);
+  }
+  return key;
+}
+
+/** A `whsec_` secret from key bytes. */
+export const secretFromKey = (key: Uint8Array): string => SECRET_PREFIX + Buffer.from(key).toString('base64');
+
+/**
+ * Keys of the secrets in use, decoded once: every delivery (and every verification in the
+ * receiver) signs with the same few secrets, and decoding one costs as much as the HMAC.
+ */
+const keys = new Map<string, Buffer>();
+const MAX_CACHED_KEYS = 256;
+
+function cachedKey(secret: string): Buffer {
+  let key = keys.get(secret);
+  if (key === undefined) {
+    key = secretKey(secret);
+    if (keys.size >= MAX_CACHED_KEYS) keys.clear();
+    keys.set(secret, key);
+  }
+  return key;
+}
+
+/** One `v1,<base64>` signature. */
+export function sign(secret: string, id: string, timestampS: number, body: string | Uint8Array): string {
+  const mac = createHmac('sha256', cachedKey(secret));
+  mac.update(`${id}.${timestampS}.`);
+  mac.update(body);
+  return `v1,${mac.digest('base64')}`;
+}
+
+/** The three headers; several secrets (rotation) give several space-separated signatures. */
+export function signedHeaders(secrets: readonly string[], id: string, timestampS: number, body: string | Uint8Array): SignedHeaders {
+  return {
+    'webhook-id': id,
+    'webhook-timestamp': String(timestampS),
+    'webhook-signature': secrets.map((s) => sign(s, id, timestampS, body)).join(' '),
+  };
+}
+
+export type VerifyResult = { ok: true } | { ok: false; reason: 'missing-headers' | 'bad-timestamp' | 'too-old' | 'too-new' | 'no-match' };
+
+/**
+ * Verifies a delivery as a Standard Webhooks receiver does: the timestamp within `toleranceS`
+ * of `nowS` (replay protection), then any `v1` signature equal (constant time) to one computed
+ * with any of the secrets.
+ */
+export function verify(
+  secrets: readonly string[],
+  headers: Partial<Record<keyof SignedHeaders, string | undefined>>,
+  body: string | Uint8Array,
+  nowS: number,
+  toleranceS = DEFAULT_TOLERANCE_S,
+): VerifyResult {
+  const id = headers['webhook-id'];
+  const ts = headers['webhook-timestamp'];
+  const sigs = headers['webhook-signature'];
+  if (!id || !ts || !sigs) return { ok: false, reason: 'missing-headers' };
+  if (!/^\d+$/.test(ts)) return { ok: false, reason: 'bad-timestamp' };
+  const t = Number(ts);
+  if (t < nowS - toleranceS) return { ok: false, reason: 'too-old' };
+  if (t > nowS + toleranceS) return { ok: false, reason: 'too-new' };
+  const expected = secrets.map((s) => Buffer.from(sign(s, id, t, body).slice(3), 'base64'));
+  for (const entry of sigs.split(' ')) {
+    const comma = entry.indexOf(',');
+    if (comma < 0 || entry.slice(0, comma) !== 'v1') continue; // other schemes (v1a) are not ours
+    const given = Buffer.from(entry.slice(comma + 1), 'base64');
+    if (expected.some((e) => e.length === given.length && timingSafeEqual(e, given))) return { ok: true };
+  }
+  return { ok: false, reason: 'no-match' };
+}

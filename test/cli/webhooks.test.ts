@@ -1,0 +1,73 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { Client } from 'undici';
+import { describe, expect, it } from 'vitest';
+import type { Io } from '../../src/cli/io.js';
+import { receiveCommand } from '../../src/cli/receive.js';
+import { SqliteWebhookStore } from '../../src/cloud/store/sqlite-webhooks.js';
+import { signedHeaders } from '../../src/webhooks/signing.js';
+import { cli } from './fixtures/run-cli.js';
+
+const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+
+describe('occusim receive', () => {
+  it('verifies signatures, dedupes by id, counts per type and writes each new body once to NDJSON', async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'occusim-rx-')), 'events.ndjson');
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    let printed = '';
+    let logged = '';
+    stdout.on('data', (c: Buffer) => (printed += c.toString()));
+    stderr.on('data', (c: Buffer) => (logged += c.toString()));
+    const stop = new AbortController();
+    const done = receiveCommand([], { port: '0', secret: SECRET, out }, { stdout, stderr } as unknown as Io, stop.signal);
+    while (!/listening on (\S+)/.test(logged)) await new Promise((r) => setTimeout(r, 10));
+    const url = (/listening on (\S+)/.exec(logged) as RegExpExecArray)[1] as string;
+    const client = new Client(new URL(url).origin);
+    const post = async (id: string, type: string, secret = SECRET): Promise<number> => {
+      const body = JSON.stringify({ id, type, timestamp: 0, version: 'v1.0.0', metadata: {}, data: 1 });
+      const res = await client.request({ method: 'POST', path: '/', body, headers: { 'content-type': 'application/json', ...signedHeaders([secret], id, 1_772_438_400, body) } });
+      await res.body.dump();
+      return res.statusCode;
+    };
+    expect(await post('event_a', 'ROOM_OCCUPANCY')).toBe(200);
+    expect(await post('event_a', 'ROOM_OCCUPANCY')).toBe(200);
+    expect(await post('event_b', 'TRAFFIC')).toBe(200);
+    expect(await post('event_c', 'TRAFFIC', `whsec_${Buffer.alloc(32, 1).toString('base64')}`)).toBe(401);
+    await client.close();
+    stop.abort();
+    expect(await done).toBe(0);
+    expect(JSON.parse(printed)).toMatchObject({ requests: 4, unique: 2, duplicates: 1, badSignatures: 1, byType: { ROOM_OCCUPANCY: 1, TRAFFIC: 1 } });
+    expect(readFileSync(out, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { id: string }).id)).toEqual(['event_a', 'event_b']);
+  });
+
+  it('refuses a secret that is not whsec_ base64 with a usage error', async () => {
+    const r = await cli('receive', '--port', '0', '--secret', 'nope');
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/--secret\[0\]: a signing secret starts with whsec_/);
+  });
+});
+
+describe('occusim webhooks replay', () => {
+  it('puts dead letters back in the outbox, due at once, and lists them before', async () => {
+    const db = join(mkdtempSync(join(tmpdir(), 'occusim-replay-')), 'store.sqlite');
+    const store = new SqliteWebhookStore(db);
+    store.enqueue([{ subscriptionId: 'webhook_1', eventId: 'event_a', eventType: 'TRAFFIC', eventTimestampMs: Date.UTC(2026, 2, 2, 7), body: '{}', enqueuedAtMs: 1, nextAttemptMs: 1 }]);
+    const [d] = store.due('webhook_1', 1, 1);
+    store.recordAttempts([{ id: d?.id ?? 0, result: 'dead', error: 'HTTP 410' }]);
+    store.close();
+    const listed = await cli('webhooks', 'deadletters', '--db', db);
+    expect(listed.out).toMatch(/^webhook_1 {2}event_a {2}TRAFFIC {2}2026-03-02T07:00:00.000Z {2}attempts 1 {2}"HTTP 410"\n$/);
+    const r = await cli('webhooks', 'replay', '--db', db, '--dead');
+    expect(r.code).toBe(0);
+    expect(r.err).toContain('1 delivery back in the outbox');
+    const after = new SqliteWebhookStore(db);
+    expect(after.counts('webhook_1')).toEqual({ pending: 1, delivered: 0, dead: 0 });
+    expect(after.due('webhook_1', 0, 10).map((x) => [x.eventId, x.attempts])).toEqual([['event_a', 0]]);
+    after.close();
+    const range = await cli('webhooks', 'replay', '--db', db, '--from', '2026-03-02T06:00:00Z', '--to', 'yesterday');
+    expect(range.code).toBe(2);
+  });
+});

@@ -1,0 +1,82 @@
+import type { lookup as dnsLookup, LookupAddress } from 'node:dns';
+import { afterEach, describe, expect, it } from 'vitest';
+import { AddressPolicy } from '../../src/webhooks/address-policy.js';
+import { authHeaders, guardedLookup, Sender } from '../../src/webhooks/sender.js';
+import { validateCreate, type Subscription } from '../../src/webhooks/subscription.js';
+import { startTestReceiver, type TestReceiver } from './receiver-fixture.js';
+
+const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+/** A resolver that answers every name with these addresses (DNS of an attacker's domain). */
+const resolvesTo =
+  (...addresses: string[]) =>
+  ((_host: string, _opts: unknown, cb: (err: NodeJS.ErrnoException | null, a: LookupAddress[]) => void) =>
+    cb(
+      null,
+      addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
+    )) as unknown as typeof dnsLookup;
+
+const closers: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const c of closers.splice(0)) await c();
+});
+
+function subscriptionTo(url: string, policy: AddressPolicy): Subscription {
+  return validateCreate(policy, 'org_1', 'webhook_1', { eventTypes: ['TRAFFIC'], url, basicAuth: { username: 'u', password: 'p' }, apiKey: { key: 'X-Api-Key', value: 'k' } }, SECRET, 'input[0]');
+}
+
+describe('webhook HTTP sender', () => {
+  it('refuses a DNS name at connection time when any of its addresses is refused', async () => {
+    const lookup = guardedLookup(new AddressPolicy(), resolvesTo('93.184.216.34', '169.254.169.254'));
+    const err = await new Promise<NodeJS.ErrnoException | null>((resolve) => lookup('hooks.evil.test', {}, (e) => resolve(e)));
+    expect(err?.code).toBe('WEBHOOK_FORBIDDEN_ADDRESS');
+    expect(err?.message).toMatch(/169\.254\.169\.254/);
+    const good = guardedLookup(new AddressPolicy(), resolvesTo('93.184.216.34'));
+    const ok = await new Promise<unknown>((resolve) => good('hooks.good.test', {}, (e, a) => resolve(e ?? a)));
+    expect(ok).toBe('93.184.216.34');
+  });
+
+  it('turns a name that resolves to loopback into a permanent failure, never a request', async () => {
+    const receiver: TestReceiver = await startTestReceiver();
+    closers.push(() => receiver.close());
+    const policy = new AddressPolicy();
+    const sender = new Sender({ policy, concurrency: 2, lookup: resolvesTo('127.0.0.1') });
+    closers.push(() => sender.close());
+    const s = subscriptionTo(`http://rebind.test:${receiver.port}/hook`, policy);
+    const outcome = await sender.send({ subscription: s, body: '{}', headers: {}, nowMs: 0 });
+    expect(outcome.kind).toBe('permanent');
+    expect(receiver.received).toHaveLength(0);
+  });
+
+  it('sends api_key and basic_auth headers and reads the answer', async () => {
+    const receiver = await startTestReceiver();
+    closers.push(() => receiver.close());
+    const policy = new AddressPolicy(['127.0.0.1/8']);
+    const sender = new Sender({ policy, concurrency: 2 });
+    closers.push(() => sender.close());
+    const s = subscriptionTo(receiver.url, policy);
+    expect(authHeaders(s)).toEqual({ 'X-Api-Key': 'k', authorization: `Basic ${Buffer.from('u:p').toString('base64')}` });
+    expect(await sender.send({ subscription: s, body: '{"a":1}', headers: { 'content-type': 'application/json' }, nowMs: 0 })).toEqual({ kind: 'delivered', status: 204 });
+    expect(receiver.received[0]?.headers).toMatchObject({ 'x-api-key': 'k', authorization: 'Basic dTpw' });
+    receiver.respond = () => ({ status: 302, headers: { location: 'http://169.254.169.254/' } });
+    expect(await sender.send({ subscription: s, body: '{}', headers: {}, nowMs: 0 })).toEqual({ kind: 'permanent', reason: 'HTTP 302' });
+  });
+
+  it('reports a refused connection and a timeout as retryable', async () => {
+    const receiver = await startTestReceiver();
+    const policy = new AddressPolicy(['127.0.0.1/8']);
+    const sender = new Sender({ policy, concurrency: 1 });
+    closers.push(() => sender.close());
+    const s = { ...subscriptionTo(receiver.url, policy) };
+    s.endpoint = { ...s.endpoint, httpTimeoutMs: 200 };
+    await receiver.down();
+    expect((await sender.send({ subscription: s, body: '{}', headers: {}, nowMs: 0 })).kind).toBe('retryable');
+    await receiver.up();
+    closers.push(() => receiver.close());
+    receiver.respond = () => ({ status: 200 });
+    const slow = await startTestReceiver();
+    closers.push(() => slow.close());
+    slow.respond = () => ({ status: 200, delayMs: 1000 });
+    const t = { ...s, endpoint: { ...s.endpoint, url: slow.url } };
+    expect((await sender.send({ subscription: t, body: '{}', headers: {}, nowMs: 0 })).kind).toBe('retryable');
+  });
+});
