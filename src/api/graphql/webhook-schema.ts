@@ -4,8 +4,7 @@
  * fields the reference lists. `secret` is answered only by createWebhooks, once.
  */
 export const webhookTypeDefs = /* GraphQL */ `
-  "Any JSON value (webhook filters)."
-  scalar JSON
+  # filters: JSON is the scalar declared in schema.ts (one declaration per schema).
 
   type WebhookApiKey { key: String! value: String! }
   type WebhookBasicAuth { username: String! password: String! }
@@ -61,6 +60,6 @@ export const webhookTypeDefs = /* GraphQL */ `
   extend type Mutation {
     createWebhooks(input: [WebhookCreateInput!]!): [Webhook!]
     updateWebhooks(input: [WebhookUpdateInput!]!): [Webhook!]
-    deleteWebhooks(ids: [ID!]!): Boolean!
+    deleteWebhooks(ids: [String!]!): Boolean!
   }
 `;
