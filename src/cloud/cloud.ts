@@ -4,13 +4,13 @@ import { MINUTE_MS } from '../core/time.js';
 import type { AssetCatalogue } from '../assets/catalogue.js';
 import { startMqttIngest, type MqttIngest } from './mqtt-ingest.js';
 import { CloudPipeline, type CloudCounters } from './pipeline.js';
-import { calibrate, type CalibrationPoint } from './calibration.js';
+import type { CalibrationPoint } from './calibration.js';
 import { EventMetadata, type EventEnvelope, type SensorEvent } from './events.js';
-import { LocalDays } from './local-day.js';
 import { assetRows } from './assets.js';
 import type { HiveStatus, OccupancyEvent, SensorStatus } from './store/port.js';
 import { SqliteStore } from './store/sqlite-store.js';
-import { rawOccupancy, trafficSpaces, type OccupancyPoint, type TrafficSpace } from './traffic-occupancy.js';
+import { spaceTrafficOccupancy, TrafficSpaceIndex } from './space-traffic.js';
+import type { OccupancyPoint, TrafficSpace } from './traffic-occupancy.js';
 
 /**
  * The embedded cloud: MQTT ingest → pipeline (validate, dedupe, store, aggregate) → SQLite,
@@ -104,12 +104,7 @@ export async function startCloud(opts: CloudOptions): Promise<Cloud> {
     ...(opts.onEvent ? { onEvent: opts.onEvent } : {}),
     ...(opts.onSensorEvent ? { onSensorEvent: opts.onSensorEvent } : {}),
   });
-  // Traffic spaces follow the catalogue (a door counter added through the API counts at once).
-  let spaces = { version: -1, list: [] as TrafficSpace[] };
-  const currentSpaces = (): readonly TrafficSpace[] => {
-    if (spaces.version !== catalogue.ingestVersion) spaces = { version: catalogue.ingestVersion, list: trafficSpaces(catalogue.snapshot()) };
-    return spaces.list;
-  };
+  const spaces = new TrafficSpaceIndex(catalogue);
   // `calibration_points` per room and floor: anchors of the calibrated series.
   const calibrationPoints = (spaceId: string): readonly CalibrationPoint[] | undefined => (catalogue.find('room', spaceId) ?? catalogue.find('floor', spaceId))?.item.calibrationPoints;
   // A failure inside the MQTT callback (e.g. the disk is full) cannot be thrown to anyone
@@ -165,17 +160,10 @@ export async function startCloud(opts: CloudOptions): Promise<Cloud> {
     deadLetters: () => store.deadLetters().map(({ receivedAtMs, topic, reason, message }) => ({ receivedAtMs, topic, reason, message })),
     hiveStatus: (hiveId) => store.hiveStatus(hiveId),
     sensorStatus: (sensorId) => store.sensorStatus(sensorId),
-    trafficSpaces: () => currentSpaces(),
+    trafficSpaces: () => spaces.list(),
     trafficOccupancy(spaceId, fromMs, toMs, calibrated) {
-      const space = currentSpaces().find((s) => s.spaceId === spaceId);
-      if (!space) return [];
-      const days = new LocalDays(zoneOf(spaceId));
-      const rows = new Map(space.terms.map((t) => [t.sensorId, store.trafficMinutes(t.sensorId)] as const));
-      const raw = rawOccupancy(space, rows, days, fromMs, toMs);
-      if (!calibrated) return raw;
-      const presence = new Map(store.presenceMinutes(spaceId).map((m) => [m.minuteMs, m.value] as const));
-      const points = calibrationPoints(spaceId);
-      return calibrate(raw, days, { presence, ...(points ? { calibrationPoints: points } : {}) });
+      const space = spaces.get(spaceId);
+      return space ? spaceTrafficOccupancy(store, space, zoneOf(spaceId), fromMs, toMs, calibrated ? { calibrationPoints: calibrationPoints(spaceId) } : null) : [];
     },
     eventEnvelopes(afterId, limit) {
       return store

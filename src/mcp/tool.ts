@@ -38,6 +38,17 @@ export type AnyTool = ToolDef<any, any>;
 export const defineTool = <I extends z.ZodObject, O extends z.ZodObject>(t: ToolDef<I, O>): ToolDef<I, O> => t;
 
 /** Shared input pieces, with the bounds of platform-reference §5. */
+/** A space and its current occupancy, as the busyness and current-occupancy tools both answer it. */
+export const occupiedSpace = z.object({
+  id: z.string(),
+  type: z.enum(['floor', 'room', 'zone']),
+  name: z.string(),
+  path: z.string(),
+  occupancy: z.number().nullable(),
+  source: z.enum(['presence', 'traffic']).nullable(),
+  capacity_max: z.number().nullable(),
+});
+
 export const idList = (what: string) =>
   z
     .array(z.string().min(3).max(100))

@@ -117,6 +117,10 @@ export function platformOptionsOf(init: PlatformThreadInit): PlatformOptions {
 export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
   const driven = opts.clock === undefined ? new VirtualClock(opts.startMs ?? 0) : null;
   const clock: Clock = opts.clock ?? (driven as VirtualClock);
+  // A driven clock only moves forward; a clock of its own is never moved by callers.
+  const moveTo = (t: number): void => {
+    if (driven && t > driven.now()) driven.advanceTo(t);
+  };
   const tempDir = opts.dbPath === null ? mkdtempSync(join(tmpdir(), 'occusim-')) : null;
   const dbPath = opts.dbPath ?? join(tempDir as string, 'occusim.sqlite');
   guardStore(dbPath, opts.storePolicy ?? 'new', opts.runKey ?? '');
@@ -165,15 +169,15 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       inOwnThread: false,
       reads: cloudReads(cloud, hooks ? () => hooks.stats() : null),
       setTime: (t) => {
-        if (driven && t > driven.now()) driven.advanceTo(t);
+        moveTo(t);
         return Promise.resolve();
       },
       advanceTo: async (t, next) => {
-        if (driven && t > driven.now()) driven.advanceTo(t);
+        moveTo(t);
         cloud.advance(t);
         // Deliveries due at t complete before the clock moves on (determinism at --speed max).
         if (hooks) await hooks.advance();
-        if (driven && next !== undefined && next > driven.now()) driven.advanceTo(next);
+        if (next !== undefined) moveTo(next);
       },
       finish: async () => {
         cloud.finish();

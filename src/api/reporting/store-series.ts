@@ -1,8 +1,6 @@
 import type { AssetCatalogue } from '../../assets/catalogue.js';
-import { calibrate } from '../../cloud/calibration.js';
-import { LocalDays } from '../../cloud/local-day.js';
 import type { Store } from '../../cloud/store/port.js';
-import { occupancyBetween, trafficSpaces, type TrafficSpace } from '../../cloud/traffic-occupancy.js';
+import { spaceTrafficOccupancy, TrafficSpaceIndex } from '../../cloud/space-traffic.js';
 import { columnsOf, type MinuteColumns } from './columns.js';
 import type { MinuteTraffic, MinuteValue, SeriesPort } from './series.js';
 import { openPresenceReader, type PresenceReader } from './sqlite-reader.js';
@@ -15,12 +13,7 @@ import { openPresenceReader, type PresenceReader } from './sqlite-reader.js';
  * a read-only connection of their own (see sqlite-reader.ts); without it, through the store.
  */
 export function storeSeries(store: Store, catalogue: AssetCatalogue, opts: { dbPath?: string } = {}): SeriesPort & { close(): void } {
-  // Traffic spaces follow the catalogue: recomputed when its devices or spaces change.
-  let traffic = { version: -1, spaces: new Map<string, TrafficSpace>() };
-  const spaces = (): ReadonlyMap<string, TrafficSpace> => {
-    if (traffic.version !== catalogue.ingestVersion) traffic = { version: catalogue.ingestVersion, spaces: new Map(trafficSpaces(catalogue.snapshot()).map((s) => [s.spaceId, s] as const)) };
-    return traffic.spaces;
-  };
+  const spaces = new TrafficSpaceIndex(catalogue);
   const zoneOf = (id: string): string => catalogue.timezoneOf(id);
   let reader: PresenceReader | null = null;
   const fileReader = (): PresenceReader | null => {
@@ -49,14 +42,8 @@ export function storeSeries(store: Store, catalogue: AssetCatalogue, opts: { dbP
       return inRange(store.trafficMinutes(sensorId), from, to).map((r) => ({ minuteMs: r.minuteMs, in: r.in, out: r.out }));
     },
     trafficOccupancyMinutes(spaceId, from, to, mode, calibrationPoints): MinuteValue[] {
-      const space = spaces().get(spaceId);
-      if (!space) return [];
-      const days = new LocalDays(zoneOf(spaceId));
-      const rows = new Map(space.terms.map((t) => [t.sensorId, store.trafficMinutes(t.sensorId)] as const));
-      // From the local day's first instant, whatever `from` is: a minute's value never depends on the window asked for.
-      if (mode === 'raw') return occupancyBetween(space, rows, days, from, to, null);
-      const presence = new Map(store.presenceMinutes(spaceId).map((m) => [m.minuteMs, m.value] as const));
-      return occupancyBetween(space, rows, days, from, to, (raw) => calibrate(raw, days, { presence, calibrationPoints }));
+      const space = spaces.get(spaceId);
+      return space ? spaceTrafficOccupancy(store, space, zoneOf(spaceId), from, to, mode === 'raw' ? null : { calibrationPoints }) : [];
     },
   };
 }

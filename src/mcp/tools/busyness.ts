@@ -4,7 +4,7 @@ import type { Asset } from '../catalog.js';
 import { isOccupancySpace, type Source } from '../occupancy.js';
 import type { Platform } from '../platform.js';
 import { fmt, table } from '../render.js';
-import { defineTool, idList, pathOf } from '../tool.js';
+import { defineTool, idList, occupiedSpace, pathOf } from '../tool.js';
 
 /**
  * service_space_busyness (platform-reference §5): utilisation = current occupancy /
@@ -22,14 +22,7 @@ const TREND_BAND_PCT = 15;
 
 const input = z.object({ ids: idList('floor, room or zone') }).strict();
 
-const space = z.object({
-  id: z.string(),
-  type: z.enum(['floor', 'room', 'zone']),
-  name: z.string(),
-  path: z.string(),
-  occupancy: z.number().nullable(),
-  source: z.enum(['presence', 'traffic']).nullable(),
-  capacity_max: z.number().nullable(),
+const space = occupiedSpace.extend({
   utilisation_pct: z.number().nullable(),
   label: z.enum(['quiet', 'moderate', 'busy']).nullable(),
   average_28d: z.number().nullable(),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isOccupancySpace } from '../occupancy.js';
 import { fmt, table } from '../render.js';
-import { defineTool, idList, pathOf } from '../tool.js';
+import { defineTool, idList, occupiedSpace, pathOf } from '../tool.js';
 
 /**
  * service_get_current_occupancy: the real-time snapshot — the median of each space's last five
@@ -15,14 +15,7 @@ const input = z
   .strict();
 
 const minute = z.object({ time: z.string(), value: z.number() });
-const space = z.object({
-  id: z.string(),
-  type: z.enum(['floor', 'room', 'zone']),
-  name: z.string(),
-  path: z.string(),
-  occupancy: z.number().nullable(),
-  source: z.enum(['presence', 'traffic']).nullable(),
-  capacity_max: z.number().nullable(),
+const space = occupiedSpace.extend({
   minutes: z.array(minute),
 });
 const output = z.object({ as_of: z.string(), method: z.string(), spaces: z.array(space) });
