@@ -18,6 +18,7 @@ import { StorelessPipeline } from '../src/cloud/kernel/storeless-pipeline.js';
 import { CloudPipeline } from '../src/cloud/pipeline.js';
 import { catalogueFromScenario } from '../src/assets/from-scenario.js';
 import { SqliteStore } from '../src/cloud/store/sqlite-store.js';
+import { asyncStore } from '../src/cloud/store/sqlite-async.js';
 import { VirtualClock } from '../src/core/clock.js';
 import { PresenceAggregator } from '../src/cloud/presence.js';
 import { buildRegistry, type AssetRegistry } from '../src/cloud/registry.js';
@@ -100,24 +101,25 @@ function fastPath(model: ScenarioModel, registry: AssetRegistry, c: Corpus): { m
 }
 
 /** The live cloud's pipeline over a WAL file store: CPU and wall time (SQLite writes included). */
-function livePath(model: ScenarioModel, c: Corpus, fromMs: number): { cpu: number; wall: number } {
+async function livePath(model: ScenarioModel, c: Corpus, fromMs: number): Promise<{ cpu: number; wall: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'occusim-bench-live-'));
   const store = new SqliteStore(join(dir, 'cloud.sqlite'));
   const clock = new VirtualClock(fromMs);
-  const pipeline = new CloudPipeline({ catalogue: catalogueFromScenario(model), tickMs: model.tickMs, store, clock, lookbackMs: 5 * MIN });
+  const pipeline = new CloudPipeline({ catalogue: catalogueFromScenario(model), tickMs: model.tickMs, store: asyncStore(store), clock, lookbackMs: 5 * MIN });
   const t0 = performance.now();
-  const cpu = cpuMs(() => {
-    let i = 0;
-    for (const m of c.messages) {
-      pipeline.handleMessage(m.topic, m.bytes);
-      // 18 messages per simulated minute (3 hives every 10 s): the clock follows the corpus.
-      if (++i % 18 === 0) {
-        clock.advanceTo(fromMs + (i / 18) * MIN);
-        pipeline.advance(clock.now());
-      }
+  const c0 = process.cpuUsage();
+  let i = 0;
+  for (const m of c.messages) {
+    await pipeline.handleMessage(m.topic, m.bytes);
+    // 18 messages per simulated minute (3 hives every 10 s): the clock follows the corpus.
+    if (++i % 18 === 0) {
+      clock.advanceTo(fromMs + (i / 18) * MIN);
+      await pipeline.advance(clock.now());
     }
-    pipeline.finish();
-  });
+  }
+  await pipeline.finish();
+  const used = process.cpuUsage(c0);
+  const cpu = (used.user + used.system) / 1000;
   const wall = performance.now() - t0;
   store.close();
   rmSync(dir, { recursive: true, force: true });
@@ -213,7 +215,7 @@ export async function runPipelineBench(root: string): Promise<void> {
   console.log(`  ${fmt(c.messages.length)} uplink messages, ${fmt(c.packets)} packets, ${fmt(c.detections)} detection records`);
   for (let i = 0; i < 3; i++) fastPath(model, registry, c); // warm-up (JIT)
   const fast = [0, 1, 2].map(() => fastPath(model, registry, c)).reduce((a, b) => (b.ms < a.ms ? b : a));
-  const live = livePath(model, c, model.startMs + 3 * 3_600_000);
+  const live = await livePath(model, c, model.startMs + 3 * 3_600_000);
   const map = mapPath(registry, c);
   const duck = await duckPath(model, registry, c);
   const rate = (ms: number): string => `${fmt(c.detections / (ms / 1000)).padStart(11)} detections/s  ${fmt(c.packets / (ms / 1000)).padStart(10)} packets/s`;

@@ -7,14 +7,13 @@ import { CloudPipeline, type CloudCounters } from './pipeline.js';
 import type { CalibrationPoint } from './calibration.js';
 import { EventMetadata, type EventEnvelope, type SensorEvent } from './events.js';
 import { assetRows } from './assets.js';
-import type { HiveStatus, OccupancyEvent, SensorStatus } from './store/port.js';
-import { SqliteStore } from './store/sqlite-store.js';
+import type { HiveStatus, OccupancyEvent, SensorStatus, Store } from './store/port.js';
 import { spaceTrafficOccupancy, TrafficSpaceIndex } from './space-traffic.js';
 import type { OccupancyPoint, TrafficSpace } from './traffic-occupancy.js';
 
 /**
- * The embedded cloud: MQTT ingest → pipeline (validate, dedupe, store, aggregate) → SQLite,
- * composed from the pure pipeline and its two adapters.
+ * The embedded cloud: MQTT ingest → pipeline (validate, dedupe, store, aggregate) → the store
+ * port (SQLite or PostgreSQL), composed from the pure pipeline and its adapters.
  */
 export type { CloudCounters } from './pipeline.js';
 
@@ -27,7 +26,8 @@ export interface CloudOptions {
   /** Sampling grid of the sensors (ms). */
   tickMs: number;
   clock: Clock;
-  dbPath: string;
+  /** The platform's store (the cloud writes through it and closes it). */
+  store: Store;
   /** Default 5 minutes. */
   lookbackMs?: number;
   /** MQTT shared-subscription group: several ingest processes split the hives' load. */
@@ -51,47 +51,51 @@ export interface TrafficMinute {
 }
 
 export interface Cloud {
-  /** Finalises (computes and writes to the store) every minute whose end is at least lookbackMs before nowMs. Called by the runner as sim time advances. */
-  advance(nowMs: number): void;
+  /**
+   * Finalises (computes and writes to the store) every minute whose end is at least lookbackMs
+   * before nowMs, after every message received before the call. Called by the runner as sim time advances.
+   */
+  advance(nowMs: number): Promise<void>;
   /** Finalises every remaining minute (end of run). */
-  finish(): void;
+  finish(): Promise<void>;
+  /** Resolves once every message received so far is stored and aggregated. */
+  idle(): Promise<void>;
   counters(): CloudCounters;
   /** Sim-time latency (processing instant from clock.now() minus sensedAtMs) of every processed packet, for percentiles. */
   latenciesMs(): readonly number[];
   /** Read back from the store, ordered by minute. */
-  presenceMinutes(spaceId: string): PresenceMinute[];
+  presenceMinutes(spaceId: string): Promise<PresenceMinute[]>;
   /** Read back from the store, ordered by minute. */
-  trafficMinutes(sensorId: string): TrafficMinute[];
-  deadLetters(): Array<{ receivedAtMs: number; topic: string; reason: string; message: string }>;
+  trafficMinutes(sensorId: string): Promise<TrafficMinute[]>;
+  deadLetters(): Promise<Array<{ receivedAtMs: number; topic: string; reason: string; message: string }>>;
   /** The hive's latest heartbeat (by hive id), or null before the first one (`Store.hiveStatus`). */
-  hiveStatus(hiveId: string): HiveStatus | null;
+  hiveStatus(hiveId: string): Promise<HiveStatus | null>;
   /** A sensor's last-seen instant and latest health, or null when never seen (`Store.sensorStatus`). */
-  sensorStatus(sensorId: string): SensorStatus | null;
+  sensorStatus(sensorId: string): Promise<SensorStatus | null>;
   /** Rooms (all doors counted) and floors (all entrances counted) with a traffic occupancy. */
   trafficSpaces(): readonly TrafficSpace[];
   /**
    * Traffic occupancy of a space for every minute of [fromMs, toMs) (docs/occupancy.md):
    * raw, or calibrated with the space's presence series as hints.
    */
-  trafficOccupancy(spaceId: string, fromMs: number, toMs: number, calibrated: boolean): OccupancyPoint[];
+  trafficOccupancy(spaceId: string, fromMs: number, toMs: number, calibrated: boolean): Promise<OccupancyPoint[]>;
   /**
    * Occupancy events of the outbox with id > afterId, as spec §6 envelopes whose metadata is
    * read from the catalogue now (a renamed room shows in the next delivered event); at most `limit`.
    */
-  eventEnvelopes(afterId: number, limit: number): Array<{ id: number; envelope: EventEnvelope }>;
+  eventEnvelopes(afterId: number, limit: number): Promise<Array<{ id: number; envelope: EventEnvelope }>>;
   close(): Promise<void>;
 }
 
 export const DEFAULT_LOOKBACK_MS = 5 * MINUTE_MS;
 
 /**
- * Opens the store, connects to the broker (client id `occusim-cloud`) and resolves once
- * subscribed to every hive's uplink topic (QoS 1).
+ * Writes the catalogue's assets to the store, connects to the broker (client id
+ * `occusim-cloud`) and resolves once subscribed to every hive's uplink topic (QoS 1).
  */
 export async function startCloud(opts: CloudOptions): Promise<Cloud> {
-  const store = new SqliteStore(opts.dbPath);
-  const { catalogue } = opts;
-  store.writeAssets(assetRows(catalogue));
+  const { catalogue, store } = opts;
+  await store.writeAssets(assetRows(catalogue));
   const zoneOf = (id: string): string => catalogue.timezoneOf(id);
   const metadata = new EventMetadata(catalogue);
   const pipeline = new CloudPipeline({
@@ -119,25 +123,21 @@ export async function startCloud(opts: CloudOptions): Promise<Cloud> {
       clientId: opts.clientId ?? 'occusim-cloud',
       ...(opts.shareGroup !== undefined ? { shareGroup: opts.shareGroup } : {}),
       onMessage(topic, payload) {
-        if (failure !== undefined) return null;
-        try {
-          return pipeline.handleMessage(topic, payload);
-        } catch (err) {
-          failure = err;
+        if (failure !== undefined) return Promise.resolve(null);
+        return pipeline.handleMessage(topic, payload).catch((err: unknown) => {
+          failure ??= err;
           return null;
-        }
+        });
       },
       onHeartbeat(topic, payload) {
         if (failure !== undefined) return;
-        try {
-          pipeline.handleHeartbeat(topic, payload);
-        } catch (err) {
-          failure = err;
-        }
+        pipeline.handleHeartbeat(topic, payload).catch((err: unknown) => {
+          failure ??= err;
+        });
       },
     });
   } catch (err) {
-    store.close();
+    await store.close();
     throw err;
   }
   const check = (): void => {
@@ -145,37 +145,48 @@ export async function startCloud(opts: CloudOptions): Promise<Cloud> {
   };
   let closed = false;
   return {
-    advance(nowMs) {
+    async advance(nowMs) {
       check();
-      pipeline.advance(nowMs);
+      await pipeline.advance(nowMs);
+      check();
     },
-    finish() {
+    async finish() {
       check();
-      pipeline.finish();
+      await pipeline.finish();
+      check();
+    },
+    async idle() {
+      await pipeline.idle();
+      check();
     },
     counters: () => pipeline.counters(),
     latenciesMs: () => pipeline.latenciesMs(),
-    presenceMinutes: (spaceId) => store.presenceMinutes(spaceId).map(({ minuteMs, value, samples }) => ({ minuteMs, value, samples })),
-    trafficMinutes: (sensorId) => store.trafficMinutes(sensorId).map((r) => ({ minuteMs: r.minuteMs, in: r.in, out: r.out })),
-    deadLetters: () => store.deadLetters().map(({ receivedAtMs, topic, reason, message }) => ({ receivedAtMs, topic, reason, message })),
+    presenceMinutes: async (spaceId) => (await store.presenceMinutes(spaceId)).map(({ minuteMs, value, samples }) => ({ minuteMs, value, samples })),
+    trafficMinutes: async (sensorId) => (await store.trafficMinutes(sensorId)).map((r) => ({ minuteMs: r.minuteMs, in: r.in, out: r.out })),
+    deadLetters: async () => (await store.deadLetters()).map(({ receivedAtMs, topic, reason, message }) => ({ receivedAtMs, topic, reason, message })),
     hiveStatus: (hiveId) => store.hiveStatus(hiveId),
     sensorStatus: (sensorId) => store.sensorStatus(sensorId),
     trafficSpaces: () => spaces.list(),
-    trafficOccupancy(spaceId, fromMs, toMs, calibrated) {
+    async trafficOccupancy(spaceId, fromMs, toMs, calibrated) {
       const space = spaces.get(spaceId);
-      return space ? spaceTrafficOccupancy(store, space, zoneOf(spaceId), fromMs, toMs, calibrated ? { calibrationPoints: calibrationPoints(spaceId) } : null) : [];
+      if (!space) return [];
+      // The computation is synchronous: read its minutes first.
+      const traffic = new Map<string, Awaited<ReturnType<Store['trafficMinutes']>>>();
+      for (const t of space.terms) if (!traffic.has(t.sensorId)) traffic.set(t.sensorId, await store.trafficMinutes(t.sensorId));
+      const presence = calibrated ? await store.presenceMinutes(spaceId) : [];
+      const minutes = { trafficMinutes: (id: string) => traffic.get(id) ?? [], presenceMinutes: () => presence };
+      return spaceTrafficOccupancy(minutes, space, zoneOf(spaceId), fromMs, toMs, calibrated ? { calibrationPoints: calibrationPoints(spaceId) } : null);
     },
-    eventEnvelopes(afterId, limit) {
-      return store
-        .events(afterId)
-        .slice(0, limit)
-        .map((e) => ({ id: e.id, envelope: metadata.envelope(e) }));
+    async eventEnvelopes(afterId, limit) {
+      return (await store.events(afterId)).slice(0, limit).map((e) => ({ id: e.id, envelope: metadata.envelope(e) }));
     },
     async close() {
       if (closed) return;
       closed = true;
       await ingest.close();
-      store.close();
+      // Writes already under way finish before the store closes.
+      await pipeline.idle();
+      await store.close();
     },
   };
 }

@@ -7,8 +7,8 @@ import type { UplinkAck } from '../proto/messages.js';
 
 /**
  * MQTT adapter of the cloud ingest: subscribes to every hive's uplink topic (QoS 1), hands
- * each message to `onMessage` synchronously, in arrival order, and publishes the ack it
- * returns (QoS 1) on the hive's ack topic, after `onMessage` has stored the batch.
+ * each message to `onMessage` on arrival, in arrival order, and publishes the ack it resolves
+ * to (QoS 1) on the hive's ack topic, once `onMessage` has stored the batch.
  */
 export interface MqttIngestOptions {
   brokerUrl: string;
@@ -20,7 +20,8 @@ export interface MqttIngestOptions {
    * messages across every ingest process subscribed in the group. Omit for one process.
    */
   shareGroup?: string;
-  onMessage(topic: string, payload: Uint8Array): UplinkAck | null;
+  /** Called in arrival order; must not reject (a failure resolves to null). */
+  onMessage(topic: string, payload: Uint8Array): Promise<UplinkAck | null>;
   /** When given, the ingest also subscribes to every hive's heartbeat topic and hands HiveHeartbeat payloads here (never to onMessage). */
   onHeartbeat?(topic: string, payload: Uint8Array): void;
 }
@@ -56,11 +57,12 @@ export async function startMqttIngest(o: MqttIngestOptions): Promise<MqttIngest>
   let closing = false;
   client.on('message', (topic, payload) => {
     if (o.onHeartbeat && topic.endsWith('/heartbeat')) return o.onHeartbeat(topic, payload);
-    const ack = o.onMessage(topic, payload);
-    if (ack === null) return;
-    client.publishAsync(ackTopic(ack.hiveSerial), Buffer.from(encodeAck(ack)), { qos: 1 }).catch(() => {
-      // Nothing to do: a lost ack is recovered end to end (the hive retransmits the batch,
-      // the cloud counts it as a duplicate and acks again).
+    void o.onMessage(topic, payload).then((ack) => {
+      if (ack === null) return;
+      client.publishAsync(ackTopic(ack.hiveSerial), Buffer.from(encodeAck(ack)), { qos: 1 }).catch(() => {
+        // Nothing to do: a lost ack is recovered end to end (the hive retransmits the batch,
+        // the cloud counts it as a duplicate and acks again).
+      });
     });
   });
   try {

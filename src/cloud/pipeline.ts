@@ -16,7 +16,10 @@ import { TrafficAggregator } from './traffic.js';
 /**
  * The cloud's processing, without sockets: message in → validated, deduplicated, stored in
  * one transaction, aggregated → the ack to publish (or null). The MQTT adapter feeds it and
- * publishes what it returns; tests call it directly. Decode, validation and presence run on
+ * publishes what it resolves to; tests call it directly. The store is asynchronous (a network
+ * store may sit behind it), so every operation (message, heartbeat, advance, finish) runs on
+ * one chain, in the order it was called, each awaiting its writes before the next starts: the
+ * stored result is the same as if each ran to completion on arrival, whatever the adapter. Decode, validation and presence run on
  * the typed-array hot path (`kernel/`: `UplinkReader`, `PresenceKernel`) that
  * `npm run bench -- pipeline` measures; a message the hot path does not find clean is
  * explained by `inspectUplink` (dead letters with reasons).
@@ -73,8 +76,10 @@ export class CloudPipeline {
   /** Each hive's acked progress in the store when this pipeline first heard from it. */
   readonly #ackedAtStart = new Map<string, number>();
   readonly #recompute: Recompute;
+  /** The tail of the operation chain (crash recovery first); never rejects, so one failure does not stop the chain. */
+  #tail: Promise<unknown>;
 
-  /** Resumes from the store: payloads of minutes not yet finalised are re-read (crash recovery). */
+  /** Resumes from the store: payloads of minutes not yet finalised are re-read (crash recovery) before the first operation. */
   constructor(opts: PipelineOptions) {
     this.#o = opts;
     this.#builtFrom = opts.catalogue.ingestVersion;
@@ -90,7 +95,24 @@ export class CloudPipeline {
       zoneOf: opts.zoneOf ?? (() => 'UTC'),
       ...(opts.onEvent ? { onEvent: opts.onEvent } : {}),
     });
-    this.#reload(this.#recompute.recoverFrom(), Number.MAX_SAFE_INTEGER, KIND_BOTH);
+    this.#tail = this.#recover();
+  }
+
+  async #recover(): Promise<void> {
+    await this.#recompute.load();
+    await this.#reload(this.#recompute.recoverFrom(), Number.MAX_SAFE_INTEGER, KIND_BOTH);
+  }
+
+  /** Runs `op` after every operation called before it; its result (or failure) is the caller's. */
+  #serial<T>(op: () => Promise<T>): Promise<T> {
+    const run = this.#tail.then(op, op);
+    this.#tail = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Resolves once every operation called so far has finished (failed ones included). */
+  idle(): Promise<void> {
+    return this.#tail.then(() => undefined);
   }
 
   #newPresenceKernel(): PresenceKernel {
@@ -103,7 +125,7 @@ export class CloudPipeline {
    * does), so nothing received is lost and later packets of new sensors are accepted.
    * Traffic minutes are keyed by sensor id and survive as they are.
    */
-  #followCatalogue(): void {
+  async #followCatalogue(): Promise<void> {
     if (this.#o.catalogue.ingestVersion === this.#builtFrom) return;
     this.#builtFrom = this.#o.catalogue.ingestVersion;
     this.#registry = buildRegistry(this.#o.catalogue.snapshot());
@@ -111,33 +133,40 @@ export class CloudPipeline {
     this.#reloader = new UplinkReader(this.#registry);
     this.#presence = this.#newPresenceKernel();
     this.#recompute.replacePresence(this.#presence);
-    this.#reload(this.#recompute.recoverFrom(), Number.MAX_SAFE_INTEGER, PRESENCE);
+    await this.#reload(this.#recompute.recoverFrom(), Number.MAX_SAFE_INTEGER, PRESENCE);
   }
 
-  /** Handles one message from an uplink subscription; returns the ack to publish, if any. */
-  handleMessage(topic: string, payload: Uint8Array): UplinkAck | null {
-    const { store, clock } = this.#o;
-    this.#followCatalogue();
+  /**
+   * Handles one message from an uplink subscription; resolves to the ack to publish, if any,
+   * once the batch is stored. The message counts as received now (the clock is read at the call).
+   */
+  handleMessage(topic: string, payload: Uint8Array): Promise<UplinkAck | null> {
+    const receivedAtMs = this.#o.clock.now();
+    return this.#serial(() => this.#handleMessage(topic, payload, receivedAtMs));
+  }
+
+  async #handleMessage(topic: string, payload: Uint8Array, receivedAtMs: number): Promise<UplinkAck | null> {
+    const { store } = this.#o;
+    await this.#followCatalogue();
     this.#counters.batchesReceived++;
-    const receivedAtMs = clock.now();
     const v = this.#read(this.#reader, topic, payload, receivedAtMs);
     if (!v.ok) {
-      store.writeDeadLetter(v.deadLetter);
+      await store.writeDeadLetter(v.deadLetter);
       this.#counters.deadLettered++;
       return null;
     }
     let ackedAtStart = this.#ackedAtStart.get(v.serial);
-    if (ackedAtStart === undefined) this.#ackedAtStart.set(v.serial, (ackedAtStart = store.ackedSeq(v.serial)));
-    if (store.hasBatch(v.serial, v.seq)) {
+    if (ackedAtStart === undefined) this.#ackedAtStart.set(v.serial, (ackedAtStart = await store.ackedSeq(v.serial)));
+    if (await store.hasBatch(v.serial, v.seq)) {
       // A retransmission (lost ack, or QoS 1 redelivery): already stored, so only re-ack.
       this.#counters.duplicateBatches++;
       if (v.seq <= ackedAtStart) this.#counters.packetsStoredBefore += v.packetCount;
-      return { hiveSerial: v.serial, ackedSeq: store.ackedSeq(v.serial), ackedAtMs: clock.now() };
+      return { hiveSerial: v.serial, ackedSeq: await store.ackedSeq(v.serial), ackedAtMs: receivedAtMs };
     }
     const r = this.#reader;
-    const ackedSeq = this.#nextAckedSeq(v.serial, v.seq);
+    const ackedSeq = await this.#nextAckedSeq(v.serial, v.seq);
     const accepted = r.count - r.rejected;
-    store.writeBatch({
+    await store.writeBatch({
       hiveSerial: v.serial,
       seq: v.seq,
       sentAtMs: v.sentAtMs,
@@ -150,8 +179,8 @@ export class CloudPipeline {
     });
     this.#counters.batchesProcessed++;
     this.#counters.deadLettered += v.deadLetters.length;
-    this.#aggregate(receivedAtMs);
-    return { hiveSerial: v.serial, ackedSeq, ackedAtMs: clock.now() };
+    await this.#aggregate(receivedAtMs);
+    return { hiveSerial: v.serial, ackedSeq, ackedAtMs: receivedAtMs };
   }
 
   /**
@@ -159,29 +188,35 @@ export class CloudPipeline {
    * sensors' health replace the stored ones; rejected heartbeats and health entries are
    * dead-lettered with their reasons (`inspectHeartbeat`).
    */
-  handleHeartbeat(topic: string, payload: Uint8Array): void {
-    const { store, clock } = this.#o;
-    this.#followCatalogue();
-    const v = inspectHeartbeat(this.#registry, { topic, payload, receivedAtMs: clock.now() });
-    if (v.kind === 'rejected') {
-      store.writeDeadLetter(v.deadLetter);
-      this.#counters.deadLettered++;
-      return;
-    }
-    store.writeHeartbeat(v.status, v.sensors);
-    for (const d of v.deadLetters) store.writeDeadLetter(d);
-    this.#counters.deadLettered += v.deadLetters.length;
+  handleHeartbeat(topic: string, payload: Uint8Array): Promise<void> {
+    const receivedAtMs = this.#o.clock.now();
+    return this.#serial(async () => {
+      const { store } = this.#o;
+      await this.#followCatalogue();
+      const v = inspectHeartbeat(this.#registry, { topic, payload, receivedAtMs });
+      if (v.kind === 'rejected') {
+        await store.writeDeadLetter(v.deadLetter);
+        this.#counters.deadLettered++;
+        return;
+      }
+      await store.writeHeartbeat(v.status, v.sensors);
+      for (const d of v.deadLetters) await store.writeDeadLetter(d);
+      this.#counters.deadLettered += v.deadLetters.length;
+    });
   }
 
   /** At each new minute, recomputes the look-back window (events); finalises minutes leaving it. */
-  advance(nowMs: number): void {
-    this.#followCatalogue();
-    this.#recompute.advance(nowMs);
+  advance(nowMs: number): Promise<void> {
+    return this.#serial(async () => {
+      await this.#followCatalogue();
+      await this.#recompute.advance(nowMs);
+    });
   }
 
   /** Finalises every open minute (end of run); later data reopens its minute from the store. */
-  finish(): void {
-    this.#recompute.finish(this.#o.clock.now());
+  finish(): Promise<void> {
+    const nowMs = this.#o.clock.now();
+    return this.#serial(() => this.#recompute.finish(nowMs));
   }
 
   counters(): CloudCounters {
@@ -210,15 +245,15 @@ export class CloudPipeline {
   }
 
   /** Ack progress including `seq`: it extends the contiguous run only when it fills the next gap. */
-  #nextAckedSeq(serial: string, seq: number): number {
-    let acked = this.#o.store.ackedSeq(serial);
+  async #nextAckedSeq(serial: string, seq: number): Promise<number> {
+    let acked = await this.#o.store.ackedSeq(serial);
     if (seq !== acked + 1) return acked;
     acked = seq;
-    while (this.#o.store.hasBatch(serial, acked + 1)) acked++;
+    while (await this.#o.store.hasBatch(serial, acked + 1)) acked++;
     return acked;
   }
 
-  #aggregate(processedAtMs: number): void {
+  async #aggregate(processedAtMs: number): Promise<void> {
     const r = this.#reader;
     for (let i = 0; i < r.count; i++) {
       if ((r.sensor[i] as number) < 0) continue;
@@ -228,7 +263,11 @@ export class CloudPipeline {
       const open = presence ? this.#presence.hasMinute(minuteMs) : this.#traffic.hasMinute(minuteMs);
       // Late data for a finalised minute: re-read everything stored for it (this batch
       // included, it was written first) so the recomputed minute is complete.
-      if (this.#recompute.noteArrival(minuteMs, open)) this.#reload(minuteMs, minuteMs + MINUTE_MS, r.kind[i] as number);
+      if (this.#recompute.noteArrival(minuteMs, open)) {
+        // Rare (data for a finalised minute): the only awaits of this loop.
+        await this.#recompute.persistReopened();
+        await this.#reload(minuteMs, minuteMs + MINUTE_MS, r.kind[i] as number);
+      }
       this.#feed(r, i);
       if (this.#o.onSensorEvent) this.#o.onSensorEvent(this.#sensorEvent(r, i));
       this.#latencies.push(processedAtMs - t);
@@ -251,9 +290,9 @@ export class CloudPipeline {
   }
 
   /** Feeds the stored packets sensed in [fromMs, toMs) of the given kinds (bit mask) to the aggregators. */
-  #reload(fromMs: number, toMs: number, kinds: number): void {
+  async #reload(fromMs: number, toMs: number, kinds: number): Promise<void> {
     const r = this.#reloader;
-    for (const p of this.#o.store.payloadsSensedIn(fromMs, toMs)) {
+    for (const p of await this.#o.store.payloadsSensedIn(fromMs, toMs)) {
       if (!this.#read(r, uplinkTopic(p.hiveSerial), p.payload, 0).ok) continue;
       for (let i = 0; i < r.count; i++) {
         const t = r.sensedAt[i] as number;

@@ -77,10 +77,19 @@ export class Recompute {
   readonly #dirty = new Map<number, Map<string, RollupBucket>>();
   readonly #bucketers = new Map<string, Bucketer>();
 
+  /** A reopened minute not yet persisted (written before the batch that reopened it is acked). */
+  #reopenedDirty = false;
+
   constructor(o: RecomputeOptions) {
     this.#o = o;
-    this.finalisedBefore = o.store.getState(STATE_FINALISED) ?? -Infinity;
-    const reopened = o.store.getState(STATE_REOPENED);
+    this.finalisedBefore = -Infinity;
+    this.reopenedFrom = Infinity;
+  }
+
+  /** Reads the persisted horizon (crash recovery); before anything else. */
+  async load(): Promise<void> {
+    this.finalisedBefore = (await this.#o.store.getState(STATE_FINALISED)) ?? -Infinity;
+    const reopened = await this.#o.store.getState(STATE_REOPENED);
     this.reopenedFrom = reopened === undefined || reopened === Number.MAX_SAFE_INTEGER ? Infinity : reopened;
   }
 
@@ -103,10 +112,10 @@ export class Recompute {
     this.#clean.delete(minuteMs);
     if (minuteMs < this.finalisedBefore && !open) {
       this.counters.lateBeyondWindow++;
-      // Persisted before the batch is acked, so a restart reloads this minute too.
+      // Persisted (persistReopened) before the batch is acked, so a restart reloads this minute too.
       if (minuteMs < this.reopenedFrom) {
         this.reopenedFrom = minuteMs;
-        this.#o.store.setState(STATE_REOPENED, minuteMs);
+        this.#reopenedDirty = true;
       }
       return true;
     }
@@ -115,28 +124,35 @@ export class Recompute {
     return false;
   }
 
-  advance(nowMs: number): void {
+  /** Writes the reopened horizon noted by `noteArrival`, if it moved. */
+  async persistReopened(): Promise<void> {
+    if (!this.#reopenedDirty) return;
+    this.#reopenedDirty = false;
+    await this.#o.store.setState(STATE_REOPENED, this.reopenedFrom);
+  }
+
+  async advance(nowMs: number): Promise<void> {
     const nowMinute = Math.floor(nowMs / MINUTE_MS) * MINUTE_MS;
     const horizon = nowMs - this.#o.lookbackMs;
     if (nowMinute > this.#lastRecompute) {
       this.#lastRecompute = nowMinute;
-      this.#recompute((m) => m + MINUTE_MS <= nowMs, nowMs);
+      await this.#recompute((m) => m + MINUTE_MS <= nowMs, nowMs);
     }
-    this.#finalise((m) => m + MINUTE_MS <= horizon, Math.max(this.finalisedBefore, Math.floor(horizon / MINUTE_MS) * MINUTE_MS));
-    if (nowMs - this.#lastPrune >= PRUNE_EVERY_MS) this.#prune(nowMs);
+    await this.#finalise((m) => m + MINUTE_MS <= horizon, Math.max(this.finalisedBefore, Math.floor(horizon / MINUTE_MS) * MINUTE_MS));
+    if (nowMs - this.#lastPrune >= PRUNE_EVERY_MS) await this.#prune(nowMs);
   }
 
-  finish(nowMs: number): void {
-    this.#recompute(() => true, nowMs);
-    this.#finalise(() => true, Math.max(this.finalisedBefore, Math.floor(nowMs / MINUTE_MS) * MINUTE_MS));
-    this.#refreshRollups(Infinity);
+  async finish(nowMs: number): Promise<void> {
+    await this.#recompute(() => true, nowMs);
+    await this.#finalise(() => true, Math.max(this.finalisedBefore, Math.floor(nowMs / MINUTE_MS) * MINUTE_MS));
+    await this.#refreshRollups(Infinity);
   }
 
   #openMinutes(): number[] {
     return [...new Set([...this.#o.presence.openMinutes(), ...this.#o.traffic.openMinutes()])].sort((a, b) => a - b);
   }
 
-  #recompute(due: (m: number) => boolean, nowMs: number): void {
+  async #recompute(due: (m: number) => boolean, nowMs: number): Promise<void> {
     const presence: PresenceMinuteRow[] = [];
     const traffic: TrafficMinuteRow[] = [];
     const events: OccupancyEvent[] = [];
@@ -154,9 +170,9 @@ export class Recompute {
         for (const r of rows) this.#event(r, nowMs, events);
       }
     }
-    this.#write(presence, traffic);
+    await this.#write(presence, traffic);
     if (events.length > 0) {
-      this.#o.store.writeEvents(events);
+      await this.#o.store.writeEvents(events);
       this.counters.eventsEmitted += events.length;
       for (const e of events) this.#o.onEvent?.(e);
     }
@@ -190,13 +206,13 @@ export class Recompute {
     }
   }
 
-  #finalise(due: (m: number) => boolean, finalisedBefore: number): void {
+  async #finalise(due: (m: number) => boolean, finalisedBefore: number): Promise<void> {
     const minutes = this.#openMinutes().filter(due);
     if (minutes.length > 0) {
       // A clean minute's rows are already stored: finalising it only drops its data.
       const changed = minutes.filter((m) => !this.#clean.has(m));
       const fresh = changed.map((m) => [m, this.#o.presence.compute(m)] as const);
-      this.#write(
+      await this.#write(
         fresh.flatMap(([, rows]) => rows),
         changed.flatMap((m) => this.#o.traffic.compute(m)),
       );
@@ -212,13 +228,14 @@ export class Recompute {
     }
     if (this.reopenedFrom !== Infinity && !this.#openMinutes().some((m) => m < this.finalisedBefore)) {
       this.reopenedFrom = Infinity;
-      this.#o.store.setState(STATE_REOPENED, Number.MAX_SAFE_INTEGER);
+      this.#reopenedDirty = false;
+      await this.#o.store.setState(STATE_REOPENED, Number.MAX_SAFE_INTEGER);
     }
     if (finalisedBefore > this.finalisedBefore) {
       this.finalisedBefore = finalisedBefore;
-      this.#o.store.setState(STATE_FINALISED, finalisedBefore);
+      await this.#o.store.setState(STATE_FINALISED, finalisedBefore);
     }
-    this.#refreshRollups(this.finalisedBefore);
+    await this.#refreshRollups(this.finalisedBefore);
   }
 
   #forget(m: number): void {
@@ -227,9 +244,9 @@ export class Recompute {
     for (const key of [...this.#emitted.keys()]) if (key.endsWith(`|${m}`)) this.#emitted.delete(key);
   }
 
-  #write(presence: PresenceMinuteRow[], traffic: TrafficMinuteRow[]): void {
-    if (presence.length > 0) this.#o.store.writePresenceMinutes(presence.sort(bySpaceThenMinute));
-    if (traffic.length > 0) this.#o.store.writeTrafficMinutes(traffic.sort(bySensorThenMinute));
+  async #write(presence: PresenceMinuteRow[], traffic: TrafficMinuteRow[]): Promise<void> {
+    if (presence.length > 0) await this.#o.store.writePresenceMinutes(presence.sort(bySpaceThenMinute));
+    if (traffic.length > 0) await this.#o.store.writeTrafficMinutes(traffic.sort(bySensorThenMinute));
   }
 
   #bucketer(spaceId: string): Bucketer {
@@ -251,7 +268,7 @@ export class Recompute {
   }
 
   /** Recomputes dirty buckets that are complete (end ≤ before), in a fixed order. */
-  #refreshRollups(before: number): void {
+  async #refreshRollups(before: number): Promise<void> {
     const ready: Array<[string, RollupBucket]> = [];
     for (const [endMs, byEnd] of this.#dirty) {
       if (endMs > before) continue;
@@ -260,14 +277,14 @@ export class Recompute {
     }
     if (ready.length === 0) return;
     ready.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    this.#o.store.refreshRollups(ready.map(([, b]) => b));
+    await this.#o.store.refreshRollups(ready.map(([, b]) => b));
   }
 
-  #prune(nowMs: number): void {
+  async #prune(nowMs: number): Promise<void> {
     this.#lastPrune = nowMs;
     const cutoffs: Partial<Record<Interval, number>> = {};
     for (const [every, keep] of Object.entries(RETENTION_MS) as Array<[Interval, number]>) if (Number.isFinite(keep)) cutoffs[every] = nowMs - keep;
-    this.#o.store.prune(cutoffs);
+    await this.#o.store.prune(cutoffs);
   }
 }
 

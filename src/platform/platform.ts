@@ -11,8 +11,11 @@ import { externalBroker, restartAndWaitForClients } from '../broker/external.js'
 import { startCloud, type Cloud } from '../cloud/cloud.js';
 import { SqliteStore } from '../cloud/store/sqlite-store.js';
 import { VirtualClock, type Clock } from '../core/clock.js';
+import { AppError, ErrorCodes } from '../core/errors.js';
 import { cloudReads, type PlatformReads } from './reads.js';
 import { guardStore, type StorePolicy } from './store-guard.js';
+import { parseStoreLocation, type StoreLocation } from './store-location.js';
+import { guardedStore, openStore } from './store-open.js';
 import { AssetCatalogue } from '../assets/catalogue.js';
 import type { PlatformThreadInit } from './thread-messages.js';
 import { startWebhooks, type PlatformWebhookOptions, type PlatformWebhooks } from '../webhooks/platform-hooks.js';
@@ -36,7 +39,10 @@ export interface PlatformOptions {
   startMs?: number;
   /** Sampling grid of the sensors (every sensing instant is a multiple of it), ms. */
   tickMs: number;
-  /** SQLite file of the store; null: a new file in a temporary directory. */
+  /**
+   * Where the store lives: a SQLite file path, or a `postgres://` URL (store-location.ts);
+   * null: a new SQLite file in a temporary directory.
+   */
   dbPath: string | null;
   /** With `dbPath` null: delete the temporary store when the platform closes (the CLI without --keep). */
   removeTemporaryStore?: boolean;
@@ -123,7 +129,9 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
   };
   const tempDir = opts.dbPath === null ? mkdtempSync(join(tmpdir(), 'occusim-')) : null;
   const dbPath = opts.dbPath ?? join(tempDir as string, 'occusim.sqlite');
-  guardStore(dbPath, opts.storePolicy ?? 'new', opts.runKey ?? '');
+  const location = parseStoreLocation(dbPath);
+  refuseUnsupported(location, opts);
+  await guardStore(guardedStore(location), opts.storePolicy ?? 'new', opts.runKey ?? '');
   const closers: Array<() => Promise<void> | void> = [];
   // First in, last out: the temporary store goes once everything that writes it has closed.
   if (tempDir !== null && opts.removeTemporaryStore === true) closers.push(() => rmSync(tempDir, { recursive: true, force: true }));
@@ -147,6 +155,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     // Before the cloud: the pipeline's DETECTIONS/TRAFFIC stream feeds the webhook outbox from the first message.
     const hooks = opts.webhooks ? startWebhooks(dbPath, opts.catalogue, clock, opts.webhooks) : null;
     if (hooks) closers.push(() => hooks.close());
+    const store = await openStore(location);
     const cloud = await startCloud({
       brokerUrl: broker.url,
       username: cloudLogin.username,
@@ -155,7 +164,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       catalogue: opts.catalogue,
       tickMs: opts.tickMs,
       clock,
-      dbPath,
+      store,
       ...(hooks ? { onSensorEvent: (e) => hooks.onSensorEvent(e) } : {}),
     });
     closers.push(() => cloud.close());
@@ -174,13 +183,13 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       },
       advanceTo: async (t, next) => {
         moveTo(t);
-        cloud.advance(t);
+        await cloud.advance(t);
         // Deliveries due at t complete before the clock moves on (determinism at --speed max).
         if (hooks) await hooks.advance();
         if (next !== undefined) moveTo(next);
       },
       finish: async () => {
-        cloud.finish();
+        await cloud.finish();
         if (hooks) await hooks.settle();
       },
       webhooks: hooks,
@@ -222,16 +231,33 @@ async function startApi(opts: PlatformOptions, dbPath: string, closers: Array<()
 
 /** A platform on the wall clock turns what it ingests into occupancy minute by minute on its own. */
 function followOwnClock(cloud: Cloud, clock: Clock, everyMs: number, hooks: PlatformWebhooks | null): NodeJS.Timeout {
+  let busy = false;
   const timer = setInterval(() => {
-    try {
-      cloud.advance(clock.now());
+    // One round at a time: a slow store must not pile rounds up behind each other.
+    if (busy) return;
+    busy = true;
+    cloud
+      .advance(clock.now())
       // Calls are serialised by the engine; a failed round is retried at the next tick.
-      if (hooks) void hooks.advance().catch(() => undefined);
-    } catch {
-      // A failed ingest is kept by the cloud and raised to whoever asks next (close, a run);
-      // the timer must not take the process down meanwhile.
-    }
+      .then(() => (hooks ? hooks.advance() : undefined))
+      .catch(() => {
+        // A failed ingest is kept by the cloud and raised to whoever asks next (close, a run);
+        // the timer must not take the process down meanwhile.
+      })
+      .finally(() => {
+        busy = false;
+      });
   }, everyMs);
   timer.unref();
   return timer;
+}
+
+/**
+ * The PostgreSQL store carries the pipeline (ingest, minutes, rollups, outbox, status); the
+ * HTTP API and webhook delivery still read the SQLite file directly (docs/scale-out.md).
+ */
+function refuseUnsupported(location: StoreLocation, opts: PlatformOptions): void {
+  if (location.kind !== 'postgres') return;
+  if (opts.api) throw new AppError(ErrorCodes.USAGE, 'the HTTP API does not serve a PostgreSQL store yet: use a SQLite store (--store sqlite:FILE) with the API');
+  if (opts.webhooks) throw new AppError(ErrorCodes.USAGE, 'webhook delivery needs a SQLite store for now: use --store sqlite:FILE with webhooks');
 }

@@ -48,15 +48,15 @@ export interface PlatformReads {
 }
 
 /** Answers a report request from the cloud (in the platform's thread). */
-export function reportData(cloud: Cloud, req: ReportRequest): ReportData {
+export async function reportData(cloud: Cloud, req: ReportRequest): Promise<ReportData> {
   const presence: ReportData['presence'] = {};
-  for (const id of req.spaceIds) presence[id] = cloud.presenceMinutes(id);
+  for (const id of req.spaceIds) presence[id] = await cloud.presenceMinutes(id);
   const traffic: ReportData['traffic'] = {};
-  for (const id of req.trafficSensorIds) traffic[id] = cloud.trafficMinutes(id);
+  for (const id of req.trafficSensorIds) traffic[id] = await cloud.trafficMinutes(id);
   const trafficSpaces = [...cloud.trafficSpaces()];
   const trafficOccupancy: ReportData['trafficOccupancy'] = {};
   for (const s of trafficSpaces) {
-    trafficOccupancy[s.spaceId] = { raw: cloud.trafficOccupancy(s.spaceId, req.fromMs, req.toMs, false), calibrated: cloud.trafficOccupancy(s.spaceId, req.fromMs, req.toMs, true) };
+    trafficOccupancy[s.spaceId] = { raw: await cloud.trafficOccupancy(s.spaceId, req.fromMs, req.toMs, false), calibrated: await cloud.trafficOccupancy(s.spaceId, req.fromMs, req.toMs, true) };
   }
   return { counters: cloud.counters(), latenciesMs: Float64Array.from(cloud.latenciesMs()), presence, traffic, trafficSpaces, trafficOccupancy };
 }
@@ -65,11 +65,11 @@ export function reportData(cloud: Cloud, req: ReportRequest): ReportData {
 export function cloudReads(cloud: Cloud, webhookStats: (() => EngineStats) | null = null): PlatformReads {
   return {
     counters: () => Promise.resolve(cloud.counters()),
-    presenceMinutes: (id) => Promise.resolve(cloud.presenceMinutes(id)),
-    trafficMinutes: (id) => Promise.resolve(cloud.trafficMinutes(id)),
-    deadLetters: () => Promise.resolve(cloud.deadLetters()),
-    eventEnvelopes: (afterId, limit) => Promise.resolve(cloud.eventEnvelopes(afterId, limit)),
-    report: (req) => Promise.resolve(reportData(cloud, req)),
+    presenceMinutes: (id) => cloud.presenceMinutes(id),
+    trafficMinutes: (id) => cloud.trafficMinutes(id),
+    deadLetters: () => cloud.deadLetters(),
+    eventEnvelopes: (afterId, limit) => cloud.eventEnvelopes(afterId, limit),
+    report: (req) => reportData(cloud, req),
     webhookStats: () => Promise.resolve(webhookStats?.() ?? null),
   };
 }

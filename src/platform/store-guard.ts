@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync, rmSync } from 'node:fs';
-import { SqliteStore } from '../cloud/store/sqlite-store.js';
+import type { Store } from '../cloud/store/port.js';
 import { AppError, ErrorCodes } from '../core/errors.js';
+import { describeStore, type StoreLocation } from './store-location.js';
 
 /**
  * A store that already holds a run is never silently mixed with another: running the same
@@ -20,34 +21,39 @@ export function runKeyNumber(runKey: string): number {
   return Number.parseInt(createHash('sha256').update(runKey).digest('hex').slice(0, 12), 16);
 }
 
-export function guardStore(dbPath: string, policy: StorePolicy, runKey: string): void {
-  if (dbPath === ':memory:') return;
-  if (policy === 'fresh') {
-    for (const suffix of ['', '-wal', '-shm']) rmSync(`${dbPath}${suffix}`, { force: true });
-    return claim(dbPath, runKey);
-  }
-  if (!existsSync(dbPath)) return claim(dbPath, runKey);
-  const store = new SqliteStore(dbPath);
+/** What the guard needs of the store at the location (opened only when the guard needs it). */
+export interface GuardedStore {
+  location: StoreLocation;
+  open(): Promise<Store>;
+  /** `--fresh`: deletes everything the store holds (the SQLite file; the PostgreSQL tables' rows). */
+  clear(): Promise<void>;
+}
+
+export async function guardStore(target: GuardedStore, policy: StorePolicy, runKey: string): Promise<void> {
+  const { location } = target;
+  if (location.kind === 'sqlite' && location.path === ':memory:') return;
+  const name = describeStore(location.kind === 'sqlite' ? location.path : location.url);
+  if (policy === 'fresh') await target.clear();
+  else if (location.kind === 'sqlite' && !existsSync(location.path)) policy = 'fresh';
+  const store = await target.open();
   try {
-    const held = store.getState(RUN_KEY);
-    const holdsRun = held !== undefined || store.getState(FINALISED) !== undefined;
-    if (holdsRun && policy === 'new') {
-      throw new AppError(ErrorCodes.USAGE, `store ${dbPath} already holds a run: pass --resume to continue that run, or --fresh to delete it and start over`);
+    if (policy !== 'fresh') {
+      const held = await store.getState(RUN_KEY);
+      const holdsRun = held !== undefined || (await store.getState(FINALISED)) !== undefined;
+      if (holdsRun && policy === 'new') {
+        throw new AppError(ErrorCodes.USAGE, `store ${name} already holds a run: pass --resume to continue that run, or --fresh to delete it and start over`);
+      }
+      if (held !== undefined && policy === 'resume' && held !== runKeyNumber(runKey)) {
+        throw new AppError(ErrorCodes.USAGE, `store ${name} holds a different run (another scenario or seed): --resume continues only the same run; use --fresh to start over`);
+      }
     }
-    if (held !== undefined && policy === 'resume' && held !== runKeyNumber(runKey)) {
-      throw new AppError(ErrorCodes.USAGE, `store ${dbPath} holds a different run (another scenario or seed): --resume continues only the same run; use --fresh to start over`);
-    }
-    store.setState(RUN_KEY, runKeyNumber(runKey));
+    await store.setState(RUN_KEY, runKeyNumber(runKey));
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
-function claim(dbPath: string, runKey: string): void {
-  const store = new SqliteStore(dbPath);
-  try {
-    store.setState(RUN_KEY, runKeyNumber(runKey));
-  } finally {
-    store.close();
-  }
+/** `--fresh` of a SQLite store: its file and the WAL's companions. */
+export function removeSqliteFiles(path: string): void {
+  for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
 }

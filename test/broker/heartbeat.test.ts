@@ -14,7 +14,7 @@ describe('hive heartbeats over the embedded broker', () => {
       brokerUrl: broker.url, username: 'cloud', password: 'c', clientId: 'cloud',
       onMessage: (topic) => {
         uplinks.push(topic);
-        return { hiveSerial: 'HVHB1', ackedSeq: 1, ackedAtMs: 5 };
+        return Promise.resolve({ hiveSerial: 'HVHB1', ackedSeq: 1, ackedAtMs: 5 });
       },
       onHeartbeat: (_topic, payload) => void heartbeats.push(decodeHeartbeat(payload)),
     });

@@ -17,7 +17,7 @@ async function ingests(url: string, got: number[][]): Promise<MqttIngest[]> {
         onMessage: (topic, payload) => {
           expect(topic).toMatch(/^occusim\/v1\/hives\/HV[AB]\/uplink$/); // the original topic, not $share/…
           list.push(((payload[0] as number) << 8) | (payload[1] as number));
-          return null;
+          return Promise.resolve(null);
         },
       }),
     ),

@@ -7,6 +7,7 @@ import { Aedes } from 'aedes';
 import { connectAsync, type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCloud, type Cloud } from '../../src/cloud/cloud.js';
+import { sqliteStore } from '../../src/cloud/store/sqlite-async.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { ackTopic, heartbeatTopic, uplinkTopic } from '../../src/core/topics.js';
 import { decodeAck, encodeHeartbeat, encodeUplink } from '../../src/proto/codec.js';
@@ -31,7 +32,7 @@ describe('cloud over real MQTT', () => {
     const model = tinyModel();
     // A scenario calibration point: room B is known to hold 4 people at T0 + 2 min.
     model.rooms = model.rooms.map((r) => (r.id === ROOM_B ? { ...r, calibrationPoints: [{ timestampMs: T0 + 120_000, occupancy: 4 }] } : r));
-    cloud = await startCloud({ brokerUrl: url, username: 'cloud', password: 'x', catalogue: catalogueFromScenario(model), tickMs: model.tickMs, clock, dbPath: join(dir, 'cloud.db') });
+    cloud = await startCloud({ brokerUrl: url, username: 'cloud', password: 'x', catalogue: catalogueFromScenario(model), tickMs: model.tickMs, clock, store: sqliteStore(join(dir, 'cloud.db')) });
     hive = await connectAsync(url, { clientId: HIVE_SERIAL, username: HIVE_SERIAL, password: 'secret' });
     await hive.subscribeAsync(ackTopic(HIVE_SERIAL), { qos: 1 });
   });
@@ -60,17 +61,17 @@ describe('cloud over real MQTT', () => {
     });
     await hive.publishAsync(uplinkTopic(HIVE_SERIAL), Buffer.from(payload), { qos: 1 });
     expect(await acked).toEqual({ hiveSerial: HIVE_SERIAL, ackedSeq: 1, ackedAtMs: T0 + 1500 });
-    cloud.finish();
-    expect(cloud.presenceMinutes(ROOM_A)).toEqual([{ minuteMs: T0, value: 2, samples: 1 }]);
-    expect(cloud.trafficMinutes(SENSOR_T.id)).toEqual([{ minuteMs: T0, in: 1, out: 0 }]);
+    await cloud.finish();
+    expect(await cloud.presenceMinutes(ROOM_A)).toEqual([{ minuteMs: T0, value: 2, samples: 1 }]);
+    expect(await cloud.trafficMinutes(SENSOR_T.id)).toEqual([{ minuteMs: T0, in: 1, out: 0 }]);
     expect(cloud.counters()).toMatchObject({ batchesReceived: 1, batchesProcessed: 1, packetsProcessed: 3 });
     expect(cloud.latenciesMs()).toEqual([1500, 1500, 500]);
   });
 
-  it('anchors the calibrated traffic occupancy at the scenario calibration points', () => {
+  it('anchors the calibrated traffic occupancy at the scenario calibration points', async () => {
     expect(cloud.trafficSpaces().map((s) => s.spaceId)).toContain(ROOM_B);
-    const raw = cloud.trafficOccupancy(ROOM_B, T0, T0 + 4 * 60_000, false);
-    const calibrated = cloud.trafficOccupancy(ROOM_B, T0, T0 + 4 * 60_000, true);
+    const raw = await cloud.trafficOccupancy(ROOM_B, T0, T0 + 4 * 60_000, false);
+    const calibrated = await cloud.trafficOccupancy(ROOM_B, T0, T0 + 4 * 60_000, true);
     expect(raw.map((p) => p.value)).toEqual([1, 1, 1, 1]); // one "in" through the door at T0 + 1 s
     expect(calibrated.find((p) => p.minuteMs === T0 + 120_000)?.value).toBe(4);
   });
@@ -78,8 +79,8 @@ describe('cloud over real MQTT', () => {
   it('dead-letters garbage published on an uplink topic and keeps running', async () => {
     await hive.publishAsync(uplinkTopic(HIVE_SERIAL), Buffer.from([0xff, 0xff, 0xff, 0xff, 0x0f]), { qos: 1 });
     // The broker acks the publish before the cloud sees it: wait for the dead letter to land.
-    for (let i = 0; i < 100 && cloud.deadLetters().length === 0; i++) await new Promise((r) => setTimeout(r, 20));
-    expect(cloud.deadLetters()).toEqual([
+    for (let i = 0; i < 100 && (await cloud.deadLetters()).length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await cloud.deadLetters()).toEqual([
       expect.objectContaining({ topic: uplinkTopic(HIVE_SERIAL), reason: 'DECODE_FAILED', receivedAtMs: T0 + 1500 }),
     ]);
     const acked = nextAck();
@@ -95,10 +96,10 @@ describe('cloud over real MQTT', () => {
       sensors: [{ sensorMac: SENSOR_T.mac, measuredAtMs: T0 + 1200, batteryLevel: 0.25, batteryRuntimeS: 100, rssiDbm: -80, linkPdr: 0.5, uptimeMs: 5000, parent: HIVE_SERIAL, hops: 1, queueOverflows: 2 }],
     };
     await hive.publishAsync(heartbeatTopic(HIVE_SERIAL), Buffer.from(encodeHeartbeat(hb)), { qos: 1 });
-    for (let i = 0; i < 100 && cloud.hiveStatus(HIVE.id) === null; i++) await new Promise((r) => setTimeout(r, 20));
-    expect(cloud.hiveStatus(HIVE.id)).toMatchObject({ hiveSerial: HIVE_SERIAL, state: 'streaming', lastHeartbeatMs: T0 + 1500, firmwareVersion: '2.0.0' });
+    for (let i = 0; i < 100 && (await cloud.hiveStatus(HIVE.id)) === null; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await cloud.hiveStatus(HIVE.id)).toMatchObject({ hiveSerial: HIVE_SERIAL, state: 'streaming', lastHeartbeatMs: T0 + 1500, firmwareVersion: '2.0.0' });
     // Last seen: the traffic packet of the first test (T0 + 1000) is older than the health measurement.
-    expect(cloud.sensorStatus(SENSOR_T.id)).toMatchObject({ lastSeenMs: T0 + 1200, batteryLevel: 0.25, queueOverflows: 2 });
-    expect(cloud.sensorStatus(SENSOR_PA.id)).toMatchObject({ lastSeenMs: T0, batteryLevel: null });
+    expect(await cloud.sensorStatus(SENSOR_T.id)).toMatchObject({ lastSeenMs: T0 + 1200, batteryLevel: 0.25, queueOverflows: 2 });
+    expect(await cloud.sensorStatus(SENSOR_PA.id)).toMatchObject({ lastSeenMs: T0, batteryLevel: null });
   });
 });

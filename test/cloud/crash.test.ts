@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { startBroker } from '../../src/broker/aedes-broker.js';
 import { CloudPipeline } from '../../src/cloud/pipeline.js';
 import { SqliteStore } from '../../src/cloud/store/sqlite-store.js';
+import { asyncStore } from '../../src/cloud/store/sqlite-async.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { rngFor } from '../../src/core/rng.js';
 import { ackTopic, uplinkTopic } from '../../src/core/topics.js';
@@ -48,11 +49,11 @@ function startCloudProcess(brokerUrl: string, dbPath: string): Promise<ChildProc
   });
 }
 
-function reference(all: readonly UplinkBatch[]) {
+async function reference(all: readonly UplinkBatch[]) {
   const store = new SqliteStore(':memory:');
-  const pipeline = new CloudPipeline({ catalogue: catalogueFromScenario(tinyModel()), tickMs: tinyModel().tickMs, store, clock: new VirtualClock(T0 + 3_600_000), lookbackMs: 5 * 60_000 });
-  for (const b of all) pipeline.handleMessage(uplinkTopic(b.hiveSerial), encodeUplink(b));
-  pipeline.finish();
+  const pipeline = new CloudPipeline({ catalogue: catalogueFromScenario(tinyModel()), tickMs: tinyModel().tickMs, store: asyncStore(store), clock: new VirtualClock(T0 + 3_600_000), lookbackMs: 5 * 60_000 });
+  for (const b of all) await pipeline.handleMessage(uplinkTopic(b.hiveSerial), encodeUplink(b));
+  await pipeline.finish();
   return store;
 }
 
@@ -100,7 +101,7 @@ describe('cloud crash safety', () => {
       await broker.close();
     }
     const db = new Database(dbPath, { readonly: true });
-    const ref = reference(all);
+    const ref = await reference(all);
     try {
       expect(dump(db, 'SELECT COUNT(*) AS n FROM batches')).toEqual([{ n: BATCHES }]);
       // Every batch's payload stored once (the raw record crash recovery re-reads), none twice.

@@ -4,6 +4,7 @@ import { CloudPipeline } from '../../src/cloud/pipeline.js';
 import { inspectHeartbeat } from '../../src/cloud/heartbeat.js';
 import { buildRegistry } from '../../src/cloud/registry.js';
 import { SqliteStore } from '../../src/cloud/store/sqlite-store.js';
+import { asyncStore } from '../../src/cloud/store/sqlite-async.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { heartbeatTopic, uplinkTopic } from '../../src/core/topics.js';
 import { encodeHeartbeat, encodeUplink } from '../../src/proto/codec.js';
@@ -13,7 +14,7 @@ import { HIVE, HIVE_SERIAL, presenceAt, SENSOR_PA, SENSOR_PB, T0, tinyModel } fr
 function setup() {
   const store = new SqliteStore(':memory:');
   const clock = new VirtualClock(T0);
-  const pipeline = new CloudPipeline({ catalogue: catalogueFromScenario(tinyModel()), tickMs: tinyModel().tickMs, store, clock, lookbackMs: 300_000 });
+  const pipeline = new CloudPipeline({ catalogue: catalogueFromScenario(tinyModel()), tickMs: tinyModel().tickMs, store: asyncStore(store), clock, lookbackMs: 300_000 });
   return { store, clock, pipeline };
 }
 
@@ -49,11 +50,11 @@ const heartbeat = (over: Partial<HiveHeartbeat> = {}): HiveHeartbeat => ({
 });
 
 describe('heartbeats consumed by the cloud', () => {
-  it('keeps the latest hive status and sensor health, with the cloud time of the last heartbeat', () => {
+  it('keeps the latest hive status and sensor health, with the cloud time of the last heartbeat', async () => {
     const { store, clock, pipeline } = setup();
-    pipeline.handleHeartbeat(heartbeatTopic(HIVE_SERIAL), encodeHeartbeat(heartbeat({ state: 'booting' })));
+    await pipeline.handleHeartbeat(heartbeatTopic(HIVE_SERIAL), encodeHeartbeat(heartbeat({ state: 'booting' })));
     clock.advanceTo(T0 + 60_000);
-    pipeline.handleHeartbeat(heartbeatTopic(HIVE_SERIAL), encodeHeartbeat(heartbeat({ sensors: [health(SENSOR_PA.mac.toUpperCase(), { measuredAtMs: T0 + 59_000, batteryLevel: 0.5 })] })));
+    await pipeline.handleHeartbeat(heartbeatTopic(HIVE_SERIAL), encodeHeartbeat(heartbeat({ sensors: [health(SENSOR_PA.mac.toUpperCase(), { measuredAtMs: T0 + 59_000, batteryLevel: 0.5 })] })));
     expect(store.hiveStatus(HIVE.id)).toEqual({
       hiveId: HIVE.id,
       hiveSerial: HIVE_SERIAL,
@@ -74,24 +75,24 @@ describe('heartbeats consumed by the cloud', () => {
     expect(store.deadLetters()).toEqual([]);
   });
 
-  it('moves a sensor last seen forward with its data packets, health or not', () => {
+  it('moves a sensor last seen forward with its data packets, health or not', async () => {
     const { store, pipeline } = setup();
-    pipeline.handleMessage(uplinkTopic(HIVE_SERIAL), encodeUplink({ hiveSerial: HIVE_SERIAL, seq: 1, sentAtMs: T0, packets: [presenceAt(SENSOR_PB, T0 + 2000, []), presenceAt(SENSOR_PB, T0 + 1000, [])] }));
+    await pipeline.handleMessage(uplinkTopic(HIVE_SERIAL), encodeUplink({ hiveSerial: HIVE_SERIAL, seq: 1, sentAtMs: T0, packets: [presenceAt(SENSOR_PB, T0 + 2000, []), presenceAt(SENSOR_PB, T0 + 1000, [])] }));
     expect(store.sensorStatus(SENSOR_PB.id)).toMatchObject({ lastSeenMs: T0 + 2000, batteryLevel: null, rssiDbm: null });
     expect(store.sensorStatus(SENSOR_PA.id)).toBeNull();
   });
 
-  it('dead-letters heartbeats of unknown hives, garbage and unknown or foreign sensors with their reasons', () => {
+  it('dead-letters heartbeats of unknown hives, garbage and unknown or foreign sensors with their reasons', async () => {
     const model = tinyModel();
     model.hives.push({ ...model.hives[0]!, id: 'hive_2', serial: 'HV0000000002' });
     model.sensors = model.sensors.map((s) => (s.id === SENSOR_PB.id ? { ...s, hiveId: 'hive_2' } : s));
     const store = new SqliteStore(':memory:');
-    const pipeline = new CloudPipeline({ catalogue: catalogueFromScenario(model), tickMs: model.tickMs, store, clock: new VirtualClock(T0), lookbackMs: 300_000 });
-    pipeline.handleHeartbeat(heartbeatTopic('HV0000000099'), encodeHeartbeat(heartbeat({ hiveSerial: 'HV0000000099' })));
-    pipeline.handleHeartbeat(heartbeatTopic(HIVE_SERIAL), encodeHeartbeat(heartbeat({ hiveSerial: 'HV0000000002' })));
-    pipeline.handleHeartbeat(heartbeatTopic(HIVE_SERIAL), Uint8Array.from([0xff, 0xff, 0xff]));
-    pipeline.handleHeartbeat(uplinkTopic(HIVE_SERIAL), encodeHeartbeat(heartbeat()));
-    pipeline.handleHeartbeat(heartbeatTopic(HIVE_SERIAL), encodeHeartbeat(heartbeat({ sensors: [health('00-17-0d-00-00-00-00-ff'), health(SENSOR_PB.mac), health(SENSOR_PA.mac)] })));
+    const pipeline = new CloudPipeline({ catalogue: catalogueFromScenario(model), tickMs: model.tickMs, store: asyncStore(store), clock: new VirtualClock(T0), lookbackMs: 300_000 });
+    await pipeline.handleHeartbeat(heartbeatTopic('HV0000000099'), encodeHeartbeat(heartbeat({ hiveSerial: 'HV0000000099' })));
+    await pipeline.handleHeartbeat(heartbeatTopic(HIVE_SERIAL), encodeHeartbeat(heartbeat({ hiveSerial: 'HV0000000002' })));
+    await pipeline.handleHeartbeat(heartbeatTopic(HIVE_SERIAL), Uint8Array.from([0xff, 0xff, 0xff]));
+    await pipeline.handleHeartbeat(uplinkTopic(HIVE_SERIAL), encodeHeartbeat(heartbeat()));
+    await pipeline.handleHeartbeat(heartbeatTopic(HIVE_SERIAL), encodeHeartbeat(heartbeat({ sensors: [health('00-17-0d-00-00-00-00-ff'), health(SENSOR_PB.mac), health(SENSOR_PA.mac)] })));
     expect(store.deadLetters().map((d) => d.reason)).toEqual(['UNKNOWN_HIVE', 'UNKNOWN_HIVE', 'DECODE_FAILED', 'BAD_TOPIC', 'UNKNOWN_SENSOR', 'SENSOR_NOT_ON_HIVE']);
     expect(store.deadLetters()[4]?.message).toContain('heartbeat sensors[0]');
     expect(store.hiveStatus('hive_2')).toBeNull();
@@ -103,7 +104,7 @@ describe('heartbeats consumed by the cloud', () => {
 });
 
 describe('heartbeat size limit', () => {
-  it('dead-letters a heartbeat over the 64 KiB of docs/protocol.md as DECODE_FAILED, though it decodes', () => {
+  it('dead-letters a heartbeat over the 64 KiB of docs/protocol.md as DECODE_FAILED, though it decodes', async () => {
     const registry = buildRegistry(tinyModel());
     const payload = encodeHeartbeat(heartbeat({ firmwareVersion: 'x'.repeat(100 * 1024) }));
     const verdict = inspectHeartbeat(registry, { topic: heartbeatTopic(HIVE_SERIAL), payload, receivedAtMs: T0 });

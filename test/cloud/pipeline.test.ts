@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { catalogueFromScenario } from '../../src/assets/from-scenario.js';
 import { describe, expect, it } from 'vitest';
 import { CloudPipeline } from '../../src/cloud/pipeline.js';
+import { asyncStore } from '../../src/cloud/store/sqlite-async.js';
 import { SqliteStore } from '../../src/cloud/store/sqlite-store.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import type { Vec2 } from '../../src/core/geometry.js';
@@ -16,7 +17,7 @@ const MIN = 60_000;
 function setup(model: ScenarioModel = tinyModel(), lookbackMs = 5 * MIN) {
   const store = new SqliteStore(':memory:');
   const clock = new VirtualClock(T0);
-  const pipeline = new CloudPipeline({ catalogue: catalogueFromScenario(model), tickMs: model.tickMs, store, clock, lookbackMs });
+  const pipeline = new CloudPipeline({ catalogue: catalogueFromScenario(model), tickMs: model.tickMs, store: asyncStore(store), clock, lookbackMs });
   const send = (b: UplinkBatch) => pipeline.handleMessage(uplinkTopic(b.hiveSerial), encodeUplink(b));
   return { store, clock, pipeline, send };
 }
@@ -24,12 +25,12 @@ function setup(model: ScenarioModel = tinyModel(), lookbackMs = 5 * MIN) {
 const batch = (seq: number, packets: WirePacket[], hiveSerial = HIVE_SERIAL): UplinkBatch => ({ hiveSerial, seq, sentAtMs: T0, packets });
 
 describe('cloud pipeline', () => {
-  it('stores a batch, acks it and finalises its minute into the store', () => {
+  it('stores a batch, acks it and finalises its minute into the store', async () => {
     const { store, clock, pipeline, send } = setup();
     clock.advanceTo(T0 + 2000);
-    const ack = send(batch(1, [presenceAt(SENSOR_PA, T0, [[9.5, 5]]), presenceAt(SENSOR_PB, T0, [[9.5, 5]]), trafficAt(SENSOR_T, T0 + 10_000, 2, 1)]));
+    const ack = await send(batch(1, [presenceAt(SENSOR_PA, T0, [[9.5, 5]]), presenceAt(SENSOR_PB, T0, [[9.5, 5]]), trafficAt(SENSOR_T, T0 + 10_000, 2, 1)]));
     expect(ack).toEqual({ hiveSerial: HIVE_SERIAL, ackedSeq: 1, ackedAtMs: T0 + 2000 });
-    pipeline.finish();
+    await pipeline.finish();
     expect(store.presenceMinutes(ROOM_A)).toEqual([{ spaceId: ROOM_A, minuteMs: T0, value: 1, samples: 1 }]);
     expect(store.presenceMinutes(ROOM_B)).toEqual([{ spaceId: ROOM_B, minuteMs: T0, value: 0, samples: 1 }]);
     expect(store.presenceMinutes(ZONE_A1)[0]?.value).toBe(1);
@@ -52,44 +53,44 @@ describe('cloud pipeline', () => {
     expect(pipeline.latenciesMs()).toEqual([2000, 2000, -8000]);
   });
 
-  it('acks the highest contiguous sequence number, so a gap holds the ack back', () => {
+  it('acks the highest contiguous sequence number, so a gap holds the ack back', async () => {
     const { send } = setup();
-    expect(send(batch(1, []))?.ackedSeq).toBe(1);
-    expect(send(batch(3, []))?.ackedSeq).toBe(1);
-    expect(send(batch(4, []))?.ackedSeq).toBe(1);
-    expect(send(batch(2, []))?.ackedSeq).toBe(4);
+    expect((await send(batch(1, [])))?.ackedSeq).toBe(1);
+    expect((await send(batch(3, [])))?.ackedSeq).toBe(1);
+    expect((await send(batch(4, [])))?.ackedSeq).toBe(1);
+    expect((await send(batch(2, [])))?.ackedSeq).toBe(4);
   });
 
-  it('re-acks a duplicate batch without processing it again', () => {
+  it('re-acks a duplicate batch without processing it again', async () => {
     const { store, pipeline, send } = setup();
     const b = batch(1, [presenceAt(SENSOR_PA, T0, [[5, 5]]), trafficAt(SENSOR_T, T0 + 5000, 1, 0)]);
-    send(b);
-    expect(send(b)?.ackedSeq).toBe(1);
-    pipeline.finish();
+    await send(b);
+    expect((await send(b))?.ackedSeq).toBe(1);
+    await pipeline.finish();
     expect(pipeline.counters()).toMatchObject({ batchesReceived: 2, batchesProcessed: 1, duplicateBatches: 1, packetsProcessed: 2 });
     expect(store.presenceMinutes(ROOM_A)[0]).toMatchObject({ value: 1, samples: 1 });
     expect(store.trafficMinutes(SENSOR_T.id)[0]).toMatchObject({ in: 1, out: 0 });
   });
 
-  it('dead-letters garbage, unknown hives and unknown sensors without acking rejected messages', () => {
+  it('dead-letters garbage, unknown hives and unknown sensors without acking rejected messages', async () => {
     const { store, pipeline, send } = setup();
-    expect(pipeline.handleMessage(uplinkTopic(HIVE_SERIAL), new Uint8Array([0xff, 0xff, 0xff, 0xff, 0x0f]))).toBeNull();
-    expect(send(batch(1, [], 'HV_NOBODY'))).toBeNull();
-    const ack = send(batch(1, [{ kind: 'presence', sensorMac: '00-17-0d-00-00-de-ad-00', sensedAtMs: T0, detections: [] }]));
+    expect(await pipeline.handleMessage(uplinkTopic(HIVE_SERIAL), new Uint8Array([0xff, 0xff, 0xff, 0xff, 0x0f]))).toBeNull();
+    expect(await send(batch(1, [], 'HV_NOBODY'))).toBeNull();
+    const ack = await send(batch(1, [{ kind: 'presence', sensorMac: '00-17-0d-00-00-de-ad-00', sensedAtMs: T0, detections: [] }]));
     expect(ack?.ackedSeq).toBe(1);
     expect(store.deadLetters().map((d) => d.reason)).toEqual(['DECODE_FAILED', 'UNKNOWN_HIVE', 'UNKNOWN_SENSOR']);
     expect(pipeline.counters()).toMatchObject({ batchesReceived: 3, batchesProcessed: 1, deadLettered: 3, packetsProcessed: 0 });
   });
 
-  it('writes a minute once it is complete and keeps revising it until its end is lookbackMs behind', () => {
+  it('writes a minute once it is complete and keeps revising it until its end is lookbackMs behind', async () => {
     const { store, pipeline, send } = setup();
-    send(batch(1, [presenceAt(SENSOR_PA, T0 + 30_000, [[5, 5]])]));
-    pipeline.advance(T0 + MIN - 1);
+    await send(batch(1, [presenceAt(SENSOR_PA, T0 + 30_000, [[5, 5]])]));
+    await pipeline.advance(T0 + MIN - 1);
     expect(store.presenceMinutes(ROOM_A)).toEqual([]);
-    pipeline.advance(T0 + MIN);
+    await pipeline.advance(T0 + MIN);
     expect(store.presenceMinutes(ROOM_A)).toEqual([{ spaceId: ROOM_A, minuteMs: T0, value: 1, samples: 1 }]);
-    send(batch(2, [presenceAt(SENSOR_PA, T0 + 31_000, [[5, 5], [6, 5]]), presenceAt(SENSOR_PA, T0 + 32_000, [[5, 5], [6, 5]])]));
-    pipeline.advance(T0 + 2 * MIN);
+    await send(batch(2, [presenceAt(SENSOR_PA, T0 + 31_000, [[5, 5], [6, 5]]), presenceAt(SENSOR_PA, T0 + 32_000, [[5, 5], [6, 5]])]));
+    await pipeline.advance(T0 + 2 * MIN);
     expect(store.presenceMinutes(ROOM_A)[0]).toMatchObject({ value: 2, samples: 3 });
     expect(pipeline.counters()).toMatchObject({ lateInWindow: 2, lateBeyondWindow: 0 });
     const roomEvents = () => store.events().filter((e) => e.spaceId === ROOM_A);
@@ -101,31 +102,31 @@ describe('cloud pipeline', () => {
     // Ids are derived from type, space, instant and revision: distinct, and equal in every run.
     expect(new Set(roomEvents().map((e) => e.eventId)).size).toBe(3);
     expect(roomEvents()[1]?.eventId).toMatch(/^event_[0-9a-f]{24}$/);
-    pipeline.advance(T0 + MIN + 5 * MIN);
-    send(batch(3, [presenceAt(SENSOR_PA, T0 + 33_000, [])]));
+    await pipeline.advance(T0 + MIN + 5 * MIN);
+    await send(batch(3, [presenceAt(SENSOR_PA, T0 + 33_000, [])]));
     expect(pipeline.counters()).toMatchObject({ lateBeyondWindow: 1 });
-    pipeline.advance(T0 + 7 * MIN);
+    await pipeline.advance(T0 + 7 * MIN);
     expect(store.presenceMinutes(ROOM_A)[0]).toMatchObject({ value: 1.5, samples: 4 });
     expect(roomEvents()).toHaveLength(3);
   });
 
-  it('emits a current-count event only when a space count changes from one sensing instant to the next', () => {
+  it('emits a current-count event only when a space count changes from one sensing instant to the next', async () => {
     const { store, pipeline, send } = setup();
     const counts = [0, 1, 1, 2, 2, 2, 0];
-    send(batch(1, counts.map((n, k) => presenceAt(SENSOR_PA, T0 + k * 1000, ([[5, 5], [6, 6]] as Vec2[]).slice(0, n)))));
-    pipeline.advance(T0 + MIN);
+    await send(batch(1, counts.map((n, k) => presenceAt(SENSOR_PA, T0 + k * 1000, ([[5, 5], [6, 6]] as Vec2[]).slice(0, n)))));
+    await pipeline.advance(T0 + MIN);
     const current = store.events().filter((e) => e.spaceId === ROOM_A && e.type === 'ROOM_OCCUPANCY');
     expect(current.map((e) => [e.minuteMs - T0, e.value])).toEqual([[0, 0], [1000, 1], [3000, 2], [6000, 0]]);
     expect(store.events().filter((e) => e.type === 'FLOOR_OCCUPANCY').map((e) => e.value)).toEqual([0, 1, 2, 0]);
   });
 
-  it('revises a finalised minute when late data for it arrives', () => {
+  it('revises a finalised minute when late data for it arrives', async () => {
     const { store, pipeline, send } = setup(tinyModel(), 0);
-    send(batch(1, [presenceAt(SENSOR_PA, T0, [[5, 5]]), trafficAt(SENSOR_T, T0 + 10_000, 1, 0)]));
-    pipeline.advance(T0 + 10 * MIN);
+    await send(batch(1, [presenceAt(SENSOR_PA, T0, [[5, 5]]), trafficAt(SENSOR_T, T0 + 10_000, 1, 0)]));
+    await pipeline.advance(T0 + 10 * MIN);
     expect(store.presenceMinutes(ROOM_A)[0]).toMatchObject({ value: 1, samples: 1 });
-    send(batch(2, [presenceAt(SENSOR_PA, T0 + 1000, [[5, 5], [6, 6]]), presenceAt(SENSOR_PA, T0 + 2000, [[5, 5], [6, 6]]), trafficAt(SENSOR_T, T0 + 20_000, 0, 1)]));
-    pipeline.advance(T0 + 10 * MIN);
+    await send(batch(2, [presenceAt(SENSOR_PA, T0 + 1000, [[5, 5], [6, 6]]), presenceAt(SENSOR_PA, T0 + 2000, [[5, 5], [6, 6]]), trafficAt(SENSOR_T, T0 + 20_000, 0, 1)]));
+    await pipeline.advance(T0 + 10 * MIN);
     expect(store.presenceMinutes(ROOM_A)).toEqual([{ spaceId: ROOM_A, minuteMs: T0, value: 2, samples: 3 }]);
     expect(store.trafficMinutes(SENSOR_T.id)).toEqual([{ sensorId: SENSOR_T.id, minuteMs: T0, in: 1, out: 1 }]);
   });
@@ -156,22 +157,22 @@ describe('order independence', () => {
     return out;
   }
 
-  function runInOrder(batches: readonly UplinkBatch[], advanceAfter: readonly number[]) {
+  async function runInOrder(batches: readonly UplinkBatch[], advanceAfter: readonly number[]) {
     const { store, clock, pipeline, send } = setup(model, MIN);
-    batches.forEach((b, i) => {
-      send(b);
+    for (const [i, b] of batches.entries()) {
+      await send(b);
       const t = advanceAfter[i];
       if (t !== undefined && t > clock.now()) {
         clock.advanceTo(t);
-        pipeline.advance(t);
+        await pipeline.advance(t);
       }
-    });
-    pipeline.finish();
+    }
+    await pipeline.finish();
     const ids = [ROOM_A, ROOM_B, ZONE_A1, FLOOR];
     return { presence: ids.map((id) => store.presenceMinutes(id)), traffic: store.trafficMinutes(SENSOR_T.id), duplicates: pipeline.counters().duplicateBatches };
   }
 
-  it('finalises the same minutes whatever order batches of several hives arrive in (seed 42)', () => {
+  it('finalises the same minutes whatever order batches of several hives arrive in (seed 42)', async () => {
     const person = fc.tuple(fc.double({ min: 0.5, max: 19.5, noNaN: true }), fc.double({ min: 0.5, max: 9.5, noNaN: true }));
     const people = fc.array(fc.array(person, { maxLength: 3 }), { minLength: INSTANTS, maxLength: INSTANTS });
     const scenario = people.chain((ps) => {
@@ -182,18 +183,18 @@ describe('order independence', () => {
         fc.array(fc.integer({ min: 0, max: 6 * MIN }).map((d) => T0 + d), { minLength: batches.length, maxLength: batches.length }),
       );
     });
-    const prop = fc.property(scenario, ([inOrder, shuffled, advances]) => {
-      const expected = runInOrder(inOrder, []);
+    const prop = fc.asyncProperty(scenario, async ([inOrder, shuffled, advances]) => {
+      const expected = await runInOrder(inOrder, []);
       // Arrival with a duplicate thrown in, and the clock advancing (finalising minutes) in between.
-      const actual = runInOrder([...shuffled, shuffled[0]!], [...advances].sort((a, b) => a - b));
+      const actual = await runInOrder([...shuffled, shuffled[0]!], [...advances].sort((a, b) => a - b));
       expect(actual.presence).toEqual(expected.presence);
       expect(actual.traffic).toEqual(expected.traffic);
       expect(actual.duplicates).toBe(1);
     });
-    fc.assert(prop, { seed: 42, numRuns: 25 });
+    await fc.assert(prop, { seed: 42, numRuns: 25 });
   });
 
-  it('never changes stored series, rollups or events when batches are redelivered or packets repeated in new batches (seed 42)', () => {
+  it('never changes stored series, rollups or events when batches are redelivered or packets repeated in new batches (seed 42)', async () => {
     const person = fc.tuple(fc.double({ min: 0.5, max: 19.5, noNaN: true }), fc.double({ min: 0.5, max: 9.5, noNaN: true }));
     const people = fc.array(fc.array(person, { maxLength: 3 }), { minLength: INSTANTS, maxLength: INSTANTS });
     const scenario = people.chain((ps) => {
@@ -206,26 +207,26 @@ describe('order independence', () => {
       traffic: store.trafficMinutes(SENSOR_T.id),
       events: store.events().map(({ type, spaceId, minuteMs, value }) => ({ type, spaceId, minuteMs, value })),
     });
-    fc.assert(
-      fc.property(scenario, ([batches, redeliver, repack]) => {
+    await fc.assert(
+      fc.asyncProperty(scenario, async ([batches, redeliver, repack]) => {
         const once = setup(model, MIN);
-        for (const b of batches) once.send(b);
-        once.pipeline.finish();
+        for (const b of batches) await once.send(b);
+        await once.pipeline.finish();
         const dup = setup(model, MIN);
         const nextSeq = new Map<string, number>();
         for (const b of batches) nextSeq.set(b.hiveSerial, Math.max(nextSeq.get(b.hiveSerial) ?? 0, b.seq));
         for (const [i, b] of batches.entries()) {
-          dup.send(b);
-          for (const k of redeliver.filter((r) => r === i)) dup.send(batches[k] as UplinkBatch);
+          await dup.send(b);
+          for (const k of redeliver.filter((r) => r === i)) await dup.send(batches[k] as UplinkBatch);
         }
         // The same packets again under new sequence numbers (a hive resending after a reboot).
         for (const k of repack) {
           const b = batches[k] as UplinkBatch;
           const seq = (nextSeq.get(b.hiveSerial) ?? 0) + 1;
           nextSeq.set(b.hiveSerial, seq);
-          dup.send({ ...b, seq });
+          await dup.send({ ...b, seq });
         }
-        dup.pipeline.finish();
+        await dup.pipeline.finish();
         expect(series(dup.store)).toEqual(series(once.store));
       }),
       { seed: 42, numRuns: 25 },

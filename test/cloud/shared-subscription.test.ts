@@ -55,7 +55,7 @@ describe('MQTT ingest with a shared subscription', () => {
           shareGroup: 'ingest',
           onMessage: (_topic, payload) => {
             got[i]?.push(payload[0] as number);
-            return null;
+            return Promise.resolve(null);
           },
         }),
       ),

@@ -3,6 +3,7 @@ import { catalogueFromScenario } from '../../src/assets/from-scenario.js';
 import { describe, expect, it } from 'vitest';
 import { CloudPipeline } from '../../src/cloud/pipeline.js';
 import { SqliteStore } from '../../src/cloud/store/sqlite-store.js';
+import { asyncStore } from '../../src/cloud/store/sqlite-async.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { uplinkTopic } from '../../src/core/topics.js';
 import { HiveNode, type Transmission } from '../../src/hive/hive-node.js';
@@ -28,15 +29,15 @@ const outage = (fromMs: number, durationMs: number): FaultModel => ({ kind: 'hiv
 type Op = 'deliver' | 'duplicate' | 'reorder' | 'drop' | 'drop-ack';
 
 /** Hive → chaotic uplink → the real cloud pipeline (SQLite in memory), interval by interval, in sim time. */
-function simulate(node: HiveNode, intervals: number, perInterval: number, ops: readonly Op[]) {
+async function simulate(node: HiveNode, intervals: number, perInterval: number, ops: readonly Op[]) {
   const store = new SqliteStore(':memory:');
   const clock = new VirtualClock(T0);
-  const pipeline = new CloudPipeline({ catalogue: catalogueFromScenario(tinyModel()), tickMs: tinyModel().tickMs, store, clock, lookbackMs: 300_000 });
+  const pipeline = new CloudPipeline({ catalogue: catalogueFromScenario(tinyModel()), tickMs: tinyModel().tickMs, store: asyncStore(store), clock, lookbackMs: 300_000 });
   let generated = 0;
   let k = 0;
   let held: Transmission | null = null;
-  const deliver = (tx: Transmission, ackLost: boolean): void => {
-    const ack = pipeline.handleMessage(uplinkTopic(HIVE_SERIAL), encodeUplink(tx.batch));
+  const deliver = async (tx: Transmission, ackLost: boolean): Promise<void> => {
+    const ack = await pipeline.handleMessage(uplinkTopic(HIVE_SERIAL), encodeUplink(tx.batch));
     if (ack && !ackLost) node.acked(ack.ackedSeq);
   };
   for (let i = 1; i <= intervals + 400; i++) {
@@ -54,15 +55,15 @@ function simulate(node: HiveNode, intervals: number, perInterval: number, ops: r
         held = tx;
         continue;
       }
-      deliver(tx, op === 'drop-ack');
-      if (op === 'duplicate') deliver(tx, false);
+      await deliver(tx, op === 'drop-ack');
+      if (op === 'duplicate') await deliver(tx, false);
       if (held !== null && held !== tx) {
-        deliver(held, false);
+        await deliver(held, false);
         held = null;
       }
     }
     if (held !== null && i > intervals) {
-      deliver(held, false);
+      await deliver(held, false);
       held = null;
     }
   }
@@ -70,9 +71,9 @@ function simulate(node: HiveNode, intervals: number, perInterval: number, ops: r
 }
 
 describe('hive store-and-forward with end-to-end acks', () => {
-  it('holds batches through an outage and publishes them, in order, once the uplink is back', () => {
+  it('holds batches through an outage and publishes them, in order, once the uplink is back', async () => {
     const node = hive([outage(60_000, 120_000)]);
-    const { generated, counters } = simulate(node, 30, 5, ['deliver']);
+    const { generated, counters } = await simulate(node, 30, 5, ['deliver']);
     expect(counters.packetsProcessed).toBe(generated);
     // The first interval of the outage is sent before the hive notices: lost, then retransmitted.
     expect(node.counters.lostInFlight).toBe(1);
@@ -80,24 +81,24 @@ describe('hive store-and-forward with end-to-end acks', () => {
     expect(node.buffered.batches).toBe(0);
   });
 
-  it('counts a buffer overflow as loss and keeps the sequence gap-free with an empty batch', () => {
+  it('counts a buffer overflow as loss and keeps the sequence gap-free with an empty batch', async () => {
     const node = hive([outage(0, 600_000)], 2048);
-    const { generated, counters } = simulate(node, 70, 20, ['deliver']);
+    const { generated, counters } = await simulate(node, 70, 20, ['deliver']);
     expect(node.counters.overflowPackets).toBeGreaterThan(0);
     expect(counters.packetsProcessed + node.counters.overflowPackets).toBe(generated);
     expect(node.buffered.batches).toBe(0);
   });
 
-  it('delivers every packet exactly once for any outage the buffer holds and any duplicate/reorder/loss pattern (property)', () => {
+  it('delivers every packet exactly once for any outage the buffer holds and any duplicate/reorder/loss pattern (property)', async () => {
     const opArb = fc.constantFrom<Op>('deliver', 'deliver', 'duplicate', 'reorder', 'drop', 'drop-ack');
-    fc.assert(
-      fc.property(
+    await fc.assert(
+      fc.asyncProperty(
         fc.integer({ min: 0, max: 20 }),
         fc.integer({ min: 1, max: 40 }),
         fc.array(opArb, { minLength: 1, maxLength: 12 }),
-        (startIntervals, lengthIntervals, ops) => {
+        async (startIntervals, lengthIntervals, ops) => {
           const node = hive([outage(startIntervals * INTERVAL, lengthIntervals * INTERVAL)]);
-          const { generated, counters } = simulate(node, 60, 3, ops);
+          const { generated, counters } = await simulate(node, 60, 3, ops);
           expect(node.counters.overflowPackets).toBe(0);
           // Ledger: lost = 0 and nothing unexpected (each packet stored once, duplicates only re-acked).
           expect(counters.packetsProcessed).toBe(generated);

@@ -44,7 +44,12 @@ describe('a store that already holds a run', () => {
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/already holds a run/);
     expect((await cli('run', scenario, '--quiet', '--store', `sqlite:${db}`, '--db', db)).code).toBe(2);
-    expect((await cli('run', scenario, '--quiet', '--store', 'postgres://localhost/x')).code).toBe(2);
+    // A PostgreSQL store that cannot be reached: a message naming it (without the password), no stack.
+    const pg = await cli('run', scenario, '--quiet', '--store', 'postgres://nobody:secret@127.0.0.1:1/occusim');
+    expect(pg.code).not.toBe(0);
+    expect(pg.err).toMatch(/cannot connect to the PostgreSQL store postgres:\/\/nobody@127\.0\.0\.1:1\/occusim/);
+    expect(pg.err).not.toContain('secret');
+    expect(pg.err).not.toMatch(/\n\s+at /);
   });
 });
 

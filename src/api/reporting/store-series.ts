@@ -1,5 +1,5 @@
 import type { AssetCatalogue } from '../../assets/catalogue.js';
-import type { Store } from '../../cloud/store/port.js';
+import type { StoreSync } from '../../cloud/store/port.js';
 import { spaceTrafficOccupancy, TrafficSpaceIndex } from '../../cloud/space-traffic.js';
 import { columnsOf, type MinuteColumns } from './columns.js';
 import type { MinuteTraffic, MinuteValue, SeriesPort } from './series.js';
@@ -12,7 +12,7 @@ import { openPresenceReader, type PresenceReader } from './sqlite-reader.js';
  * With `dbPath` (the store's SQLite file), presence minutes are also read as columns through
  * a read-only connection of their own (see sqlite-reader.ts); without it, through the store.
  */
-export function storeSeries(store: Store, catalogue: AssetCatalogue, opts: { dbPath?: string } = {}): SeriesPort & { close(): void } {
+export function storeSeries(store: StoreSync, catalogue: AssetCatalogue, opts: { dbPath?: string } = {}): SeriesPort & { close(): void } {
   const spaces = new TrafficSpaceIndex(catalogue);
   const zoneOf = (id: string): string => catalogue.timezoneOf(id);
   let reader: PresenceReader | null = null;

@@ -4,10 +4,6 @@ import type { PresenceMinuteRow } from '../presence.js';
 import type { Interval, RollupLevel } from '../rollup.js';
 import type { TrafficMinuteRow } from '../traffic.js';
 
-/**
- * What the cloud pipeline needs from storage. The pipeline depends on this port only;
- * `SqliteStore` is the embedded adapter (a PostgreSQL one would implement the same port).
- */
 export interface StoredPresencePacket {
   sensorId: string;
   sensedAtMs: number;
@@ -161,7 +157,11 @@ export interface TrafficSeriesPoint {
   out: number;
 }
 
-export interface Store {
+/**
+ * The store's operations in their synchronous form: what the embedded SQLite file answers
+ * on the caller's thread (`SqliteStore`), and the shape `Store` lifts to promises.
+ */
+export interface StoreSync {
   hasBatch(hiveSerial: string, seq: number): boolean;
   /** Highest seq n such that batches 1..n of the hive are stored; 0 when none. */
   ackedSeq(hiveSerial: string): number;
@@ -208,3 +208,14 @@ export interface Store {
   setState(key: string, value: number): void;
   close(): void;
 }
+
+type Async<T> = { [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never };
+
+/**
+ * What the cloud pipeline and the platform need from storage: every operation of `StoreSync`,
+ * asynchronous, so a network store (PostgreSQL) sits behind the same port as the embedded
+ * SQLite file. The pipeline awaits its calls one after another, in the order it issues them,
+ * so the stored result does not depend on the adapter. Adapters: `sqliteStore` (sqlite-async.ts)
+ * and `PostgresStore` (postgres-store.ts); test/cloud/store/store-contract.ts is the contract.
+ */
+export type Store = Async<StoreSync>;

@@ -11,7 +11,7 @@ import type {
   OccupancyEvent,
   RollupBucket,
   SeriesPoint,
-  Store,
+  StoreSync,
   StoredDeadLetter,
   StoredEvent,
   HiveStatus,
@@ -78,7 +78,7 @@ function prepareAll(db: Db) {
   };
 }
 
-export class SqliteStore implements Store {
+export class SqliteStore implements StoreSync {
   readonly #db: Db;
   readonly #q: ReturnType<typeof prepareAll>;
   readonly #s: ReturnType<typeof prepareSeries>;

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { storeSeries } from '../../../src/api/reporting/store-series.js';
 import { catalogueFromScenario } from '../../../src/assets/from-scenario.js';
 import { LocalDays } from '../../../src/cloud/local-day.js';
-import type { Store } from '../../../src/cloud/store/port.js';
+import type { StoreSync } from '../../../src/cloud/store/port.js';
 import type { TrafficMinuteRow } from '../../../src/cloud/traffic.js';
 import { trafficSpaces } from '../../../src/cloud/traffic-occupancy.js';
 import { loadScenarioFile } from '../../../src/scenario/load.js';
@@ -28,7 +28,7 @@ const spaces = trafficSpaces(catalogue.snapshot());
 const SEED = 20_261_124;
 
 function seriesOver(rows: ReadonlyMap<string, TrafficMinuteRow[]>): ReturnType<typeof storeSeries> {
-  const store = { trafficMinutes: (id: string) => rows.get(id) ?? [], presenceMinutes: () => [] } as unknown as Store;
+  const store = { trafficMinutes: (id: string) => rows.get(id) ?? [], presenceMinutes: () => [] } as unknown as StoreSync;
   return storeSeries(store, catalogue);
 }
 

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MIGRATIONS } from '../../../src/cloud/store/migrations.js';
 import { SqliteStore } from '../../../src/cloud/store/sqlite-store.js';
 import { T0 } from '../fixture.js';
+import { sqliteStore } from '../../../src/cloud/store/sqlite-async.js';
 import { describeStoreContract } from './store-contract.js';
 
 const dirs: string[] = [];
@@ -89,5 +90,5 @@ describe('SQLite store', () => {
   });
 });
 
-describeStoreContract('SQLite (in memory)', () => new SqliteStore(':memory:'));
-describeStoreContract('SQLite (WAL file)', () => new SqliteStore(tempDb()));
+describeStoreContract('SQLite (in memory)', () => Promise.resolve(sqliteStore(':memory:')));
+describeStoreContract('SQLite (WAL file)', () => Promise.resolve(sqliteStore(tempDb())));

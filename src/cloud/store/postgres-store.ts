@@ -1,0 +1,329 @@
+import { AppError, ErrorCodes } from '../../core/errors.js';
+import type { DeadLetter } from '../ingest.js';
+import type { PresenceMinuteRow } from '../presence.js';
+import type { Interval } from '../rollup.js';
+import type { TrafficMinuteRow } from '../traffic.js';
+import type {
+  AssetRow,
+  BatchWrite,
+  HiveStatus,
+  OccupancyEvent,
+  RollupBucket,
+  SensorHealthWrite,
+  SensorStatus,
+  SeriesPoint,
+  Store,
+  StoredDeadLetter,
+  StoredEvent,
+  StoredPayload,
+  TrafficSeriesPoint,
+} from './port.js';
+import { POSTGRES_MIGRATIONS } from './postgres-schema.js';
+import { PostgresSession, redactUrl } from './postgres-session.js';
+import { BATCH_SQL, EVENTS_SQL, PRESENCE_MINUTES_SQL, ROLLUP_SQL, TRAFFIC_MINUTES_SQL, TRAFFIC_ROLLUP_SQL, lastByKey } from './postgres-writes.js';
+
+/**
+ * The PostgreSQL store (`--store postgres://…`): the `Store` port over one connection. Bulk
+ * writes are one statement each, rows passed as arrays and expanded with `unnest` (a batch
+ * with its payload, dead letters, last-seen updates and ack progress is one statement, so one
+ * round trip and atomic on its own); writes of several statements run in a transaction whose
+ * statements are queued together, so no other caller's statement runs inside it. The
+ * connection answers in the order it was asked, so awaited calls keep the pipeline's order.
+ */
+export class PostgresStore implements Store {
+  readonly #db: PostgresSession;
+
+  private constructor(db: PostgresSession) {
+    this.#db = db;
+  }
+
+  /** Connects to `url` and creates or migrates the schema (several processes may race: an advisory lock orders them). */
+  static async open(url: string): Promise<PostgresStore> {
+    const db = await PostgresSession.connect(url);
+    try {
+      await migrate(db);
+    } catch (err) {
+      await db.close();
+      throw new AppError(ErrorCodes.STORE_FAILED, `cannot migrate the PostgreSQL store ${redactUrl(url)}: ${(err as Error).message}`, { cause: err });
+    }
+    return new PostgresStore(db);
+  }
+
+  async hasBatch(hiveSerial: string, seq: number): Promise<boolean> {
+    return (await this.#db.rows('SELECT 1 FROM batches WHERE hive_serial = $1 AND seq = $2', [hiveSerial, seq])).length > 0;
+  }
+
+  async ackedSeq(hiveSerial: string): Promise<number> {
+    const [r] = await this.#db.rows<{ acked_seq: number }>('SELECT acked_seq FROM hive_progress WHERE hive_serial = $1', [hiveSerial]);
+    return r?.acked_seq ?? 0;
+  }
+
+  async writeBatch(w: BatchWrite): Promise<void> {
+    const seen = w.sensorsSeen ?? [];
+    const dl = w.deadLetters;
+    await this.#db.query(BATCH_SQL, [
+      w.hiveSerial,
+      w.seq,
+      w.sentAtMs,
+      w.receivedAtMs,
+      w.packetCount,
+      w.ackedSeq,
+      w.raw ? Buffer.from(w.raw.payload.buffer, w.raw.payload.byteOffset, w.raw.payload.byteLength) : null,
+      w.raw?.minSensedMs ?? null,
+      w.raw?.maxSensedMs ?? null,
+      dl.map((d) => d.receivedAtMs),
+      dl.map((d) => d.topic),
+      dl.map((d) => d.reason),
+      dl.map((d) => d.message),
+      dl.map((d) => Buffer.from(d.payload)),
+      seen.map((s) => s.sensorId),
+      seen.map((s) => s.lastSeenMs),
+    ]);
+  }
+
+  async writeDeadLetter(d: DeadLetter): Promise<void> {
+    await this.#db.query('INSERT INTO dead_letters (received_at_ms, topic, reason, message, payload) VALUES ($1, $2, $3, $4, $5)', [
+      d.receivedAtMs,
+      d.topic,
+      d.reason,
+      d.message,
+      Buffer.from(d.payload),
+    ]);
+  }
+
+  async payloadsSensedIn(fromMs: number, toMs: number): Promise<StoredPayload[]> {
+    const rows = await this.#db.rows<{ hive_serial: string; seq: number; payload: Buffer }>(
+      'SELECT hive_serial, seq, payload FROM batch_payloads WHERE max_sensed_ms >= $1 AND min_sensed_ms < $2 ORDER BY id',
+      [fromMs, toMs],
+    );
+    return rows.map((r) => ({ hiveSerial: r.hive_serial, seq: r.seq, payload: new Uint8Array(r.payload.buffer, r.payload.byteOffset, r.payload.byteLength) }));
+  }
+
+  async writePresenceMinutes(rows: readonly PresenceMinuteRow[]): Promise<void> {
+    // One statement may not touch a row twice: a later row for the same minute wins, as in SQLite.
+    const last = lastByKey(rows, (r) => `${r.spaceId}\u0000${r.minuteMs}`);
+    if (last.length === 0) return;
+    await this.#db.query(PRESENCE_MINUTES_SQL, [last.map((r) => r.spaceId), last.map((r) => r.minuteMs), last.map((r) => r.value), last.map((r) => r.samples)]);
+  }
+
+  async writeTrafficMinutes(rows: readonly TrafficMinuteRow[]): Promise<void> {
+    const last = lastByKey(rows, (r) => `${r.sensorId}\u0000${r.minuteMs}`);
+    if (last.length === 0) return;
+    await this.#db.query(TRAFFIC_MINUTES_SQL, [last.map((r) => r.sensorId), last.map((r) => r.minuteMs), last.map((r) => r.in), last.map((r) => r.out)]);
+  }
+
+  async presenceMinutes(spaceId: string): Promise<PresenceMinuteRow[]> {
+    const rows = await this.#db.rows<{ minute_ms: number; value: number; samples: number }>(
+      'SELECT minute_ms, value, samples FROM presence_minute WHERE space_id = $1 ORDER BY minute_ms',
+      [spaceId],
+    );
+    return rows.map((r) => ({ spaceId, minuteMs: r.minute_ms, value: r.value, samples: r.samples }));
+  }
+
+  async trafficMinutes(sensorId: string): Promise<TrafficMinuteRow[]> {
+    const rows = await this.#db.rows<{ minute_ms: number; in_count: number; out_count: number }>(
+      'SELECT minute_ms, in_count, out_count FROM traffic_minute WHERE sensor_id = $1 ORDER BY minute_ms',
+      [sensorId],
+    );
+    return rows.map((r) => ({ sensorId, minuteMs: r.minute_ms, in: r.in_count, out: r.out_count }));
+  }
+
+  async deadLetters(): Promise<StoredDeadLetter[]> {
+    const rows = await this.#db.rows<{ received_at_ms: number; topic: string; reason: string; message: string; payload: Buffer }>(
+      'SELECT received_at_ms, topic, reason, message, payload FROM dead_letters ORDER BY id',
+    );
+    return rows.map((r) => ({ receivedAtMs: r.received_at_ms, topic: r.topic, reason: r.reason, message: r.message, payload: new Uint8Array(r.payload) }));
+  }
+
+  async writeAssets(rows: readonly AssetRow[]): Promise<void> {
+    const last = lastByKey(rows, (a) => a.id);
+    if (last.length === 0) return;
+    await this.#db.query(
+      `INSERT INTO assets (id, kind, parent_id, name, timezone) SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[])
+       ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, parent_id = excluded.parent_id, name = excluded.name, timezone = excluded.timezone`,
+      [last.map((a) => a.id), last.map((a) => a.kind), last.map((a) => a.parentId), last.map((a) => a.name), last.map((a) => a.timezone)],
+    );
+  }
+
+  async assets(): Promise<AssetRow[]> {
+    const rows = await this.#db.rows<{ id: string; kind: AssetRow['kind']; parent_id: string | null; name: string; timezone: string }>(
+      'SELECT id, kind, parent_id, name, timezone FROM assets ORDER BY id COLLATE "C"',
+    );
+    return rows.map((r) => ({ id: r.id, kind: r.kind, parentId: r.parent_id, name: r.name, timezone: r.timezone }));
+  }
+
+  async writeEvents(events: readonly OccupancyEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    await this.#db.query(EVENTS_SQL, [
+      events.map((e) => e.eventId),
+      events.map((e) => e.type),
+      events.map((e) => e.spaceId),
+      events.map((e) => e.minuteMs),
+      events.map((e) => e.value),
+      events.map((e) => e.revision),
+      events.map((e) => e.emittedAtMs),
+    ]);
+  }
+
+  async events(afterId = 0): Promise<StoredEvent[]> {
+    const rows = await this.#db.rows<{ id: number; event_id: string; type: string; space_id: string; minute_ms: number; value: number; revision: number; emitted_at_ms: number }>(
+      'SELECT id, event_id, type, space_id, minute_ms, value, revision, emitted_at_ms FROM events WHERE id > $1 ORDER BY id',
+      [afterId],
+    );
+    return rows.map((r) => ({ id: r.id, eventId: r.event_id, type: r.type, spaceId: r.space_id, minuteMs: r.minute_ms, value: r.value, revision: r.revision, emittedAtMs: r.emitted_at_ms }));
+  }
+
+  async refreshRollups(buckets: readonly RollupBucket[]): Promise<void> {
+    const presence = buckets.filter((b) => b.kind !== 'traffic');
+    const traffic = buckets.filter((b) => b.kind === 'traffic');
+    const args = (bs: readonly RollupBucket[]): unknown[] => [bs.map((b) => b.spaceId), bs.map((b) => b.level), bs.map((b) => b.startMs), bs.map((b) => b.endMs)];
+    const statements: Array<[string, unknown[]]> = [];
+    if (presence.length > 0) statements.push([ROLLUP_SQL, args(presence)]);
+    if (traffic.length > 0) statements.push([TRAFFIC_ROLLUP_SQL, args(traffic)]);
+    await this.#db.transaction(statements);
+  }
+
+  async presenceSeries(spaceId: string, every: Interval, fromMs: number, toMs: number): Promise<SeriesPoint[]> {
+    if (every === '1m') {
+      const rows = await this.#db.rows<{ minute_ms: number; value: number }>(
+        'SELECT minute_ms, value FROM presence_minute WHERE space_id = $1 AND minute_ms >= $2 AND minute_ms < $3 ORDER BY minute_ms',
+        [spaceId, fromMs, toMs],
+      );
+      return rows.map((r) => ({ bucketMs: r.minute_ms, value: r.value }));
+    }
+    const rows = await this.#db.rows<{ bucket_ms: number; value: number }>(
+      'SELECT bucket_ms, value FROM presence_rollup WHERE space_id = $1 AND every = $2 AND bucket_ms >= $3 AND bucket_ms < $4 ORDER BY bucket_ms',
+      [spaceId, every, fromMs, toMs],
+    );
+    return rows.map((r) => ({ bucketMs: r.bucket_ms, value: r.value }));
+  }
+
+  async trafficSeries(sensorId: string, every: Interval, fromMs: number, toMs: number): Promise<TrafficSeriesPoint[]> {
+    const rows =
+      every === '1m'
+        ? await this.#db.rows<{ bucket_ms: number; in_count: number; out_count: number }>(
+            'SELECT minute_ms AS bucket_ms, in_count, out_count FROM traffic_minute WHERE sensor_id = $1 AND minute_ms >= $2 AND minute_ms < $3 ORDER BY minute_ms',
+            [sensorId, fromMs, toMs],
+          )
+        : await this.#db.rows<{ bucket_ms: number; in_count: number; out_count: number }>(
+            'SELECT bucket_ms, in_count, out_count FROM traffic_rollup WHERE sensor_id = $1 AND every = $2 AND bucket_ms >= $3 AND bucket_ms < $4 ORDER BY bucket_ms',
+            [sensorId, every, fromMs, toMs],
+          );
+    return rows.map((r) => ({ bucketMs: r.bucket_ms, in: r.in_count, out: r.out_count }));
+  }
+
+  async prune(cutoffs: Readonly<Partial<Record<Interval, number>>>): Promise<void> {
+    const statements: Array<[string, unknown[]]> = [];
+    for (const [every, cutoff] of Object.entries(cutoffs)) {
+      if (cutoff === undefined || !Number.isFinite(cutoff)) continue;
+      if (every === '1m') {
+        statements.push(['DELETE FROM presence_minute WHERE minute_ms < $1', [cutoff]]);
+        statements.push(['DELETE FROM traffic_minute WHERE minute_ms < $1', [cutoff]]);
+        statements.push(['DELETE FROM batch_payloads WHERE max_sensed_ms < $1', [cutoff]]);
+        statements.push(['DELETE FROM events WHERE emitted_at_ms < $1', [cutoff]]);
+      } else {
+        statements.push(['DELETE FROM presence_rollup WHERE every = $1 AND bucket_ms < $2', [every, cutoff]]);
+        statements.push(['DELETE FROM traffic_rollup WHERE every = $1 AND bucket_ms < $2', [every, cutoff]]);
+      }
+    }
+    await this.#db.transaction(statements);
+  }
+
+  async writeHeartbeat(h: HiveStatus, sensors: readonly SensorHealthWrite[]): Promise<void> {
+    const { hiveId, hiveSerial, lastHeartbeatMs, sentAtMs, state, firmwareVersion, protocolMinor, uptimeMs, ...details } = h;
+    const statements: Array<[string, unknown[]]> = [
+      [
+        `INSERT INTO hive_status (hive_id, hive_serial, last_heartbeat_ms, sent_at_ms, state, firmware_version, protocol_minor, uptime_ms, details)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+         ON CONFLICT (hive_id) DO UPDATE SET hive_serial = excluded.hive_serial, last_heartbeat_ms = excluded.last_heartbeat_ms, sent_at_ms = excluded.sent_at_ms,
+           state = excluded.state, firmware_version = excluded.firmware_version, protocol_minor = excluded.protocol_minor, uptime_ms = excluded.uptime_ms, details = excluded.details`,
+        [hiveId, hiveSerial, lastHeartbeatMs, sentAtMs, state, firmwareVersion, protocolMinor, uptimeMs, JSON.stringify(details)],
+      ],
+    ];
+    const health = lastByKey(sensors, (s) => s.sensorId);
+    if (health.length > 0) {
+      const cols: Array<keyof SensorHealthWrite> = ['sensorId', 'measuredAtMs', 'batteryLevel', 'batteryRuntimeS', 'rssiDbm', 'linkPdr', 'uptimeMs', 'parent', 'hops', 'queueOverflows'];
+      statements.push([
+        `INSERT INTO sensor_status (sensor_id, last_seen_ms, health_at_ms, battery_level, battery_runtime_s, rssi_dbm, link_pdr, uptime_ms, parent, hops, queue_overflows)
+         SELECT s, t, t, b, br, r, l, u, p, h, q FROM unnest($1::text[], $2::bigint[], $3::float8[], $4::bigint[], $5::float8[], $6::float8[], $7::bigint[], $8::text[], $9::int[], $10::bigint[])
+           AS x(s, t, b, br, r, l, u, p, h, q)
+         ON CONFLICT (sensor_id) DO UPDATE SET last_seen_ms = GREATEST(sensor_status.last_seen_ms, excluded.last_seen_ms), health_at_ms = excluded.health_at_ms,
+           battery_level = excluded.battery_level, battery_runtime_s = excluded.battery_runtime_s, rssi_dbm = excluded.rssi_dbm, link_pdr = excluded.link_pdr,
+           uptime_ms = excluded.uptime_ms, parent = excluded.parent, hops = excluded.hops, queue_overflows = excluded.queue_overflows`,
+        cols.map((c) => health.map((s) => s[c])),
+      ]);
+    }
+    await this.#db.transaction(statements);
+  }
+
+  async hiveStatus(hiveId: string): Promise<HiveStatus | null> {
+    const [r] = await this.#db.rows<{ hive_serial: string; last_heartbeat_ms: number; sent_at_ms: number; state: HiveStatus['state']; firmware_version: string; protocol_minor: number; uptime_ms: number; details: string }>(
+      'SELECT * FROM hive_status WHERE hive_id = $1',
+      [hiveId],
+    );
+    if (!r) return null;
+    const details = JSON.parse(r.details) as Omit<HiveStatus, 'hiveId' | 'hiveSerial' | 'lastHeartbeatMs' | 'sentAtMs' | 'state' | 'firmwareVersion' | 'protocolMinor' | 'uptimeMs'>;
+    return {
+      hiveId,
+      hiveSerial: r.hive_serial,
+      lastHeartbeatMs: r.last_heartbeat_ms,
+      sentAtMs: r.sent_at_ms,
+      state: r.state,
+      firmwareVersion: r.firmware_version,
+      protocolMinor: r.protocol_minor,
+      uptimeMs: r.uptime_ms,
+      ...details,
+    };
+  }
+
+  async sensorStatus(sensorId: string): Promise<SensorStatus | null> {
+    const [r] = await this.#db.rows<Record<string, number | string | null>>('SELECT * FROM sensor_status WHERE sensor_id = $1', [sensorId]);
+    if (!r) return null;
+    const num = (v: number | string | null | undefined): number | null => (typeof v === 'number' ? v : null);
+    return {
+      sensorId,
+      lastSeenMs: r.last_seen_ms as number,
+      healthAtMs: num(r.health_at_ms),
+      batteryLevel: num(r.battery_level),
+      batteryRuntimeS: num(r.battery_runtime_s),
+      rssiDbm: num(r.rssi_dbm),
+      linkPdr: num(r.link_pdr),
+      uptimeMs: num(r.uptime_ms),
+      parent: typeof r.parent === 'string' ? r.parent : null,
+      hops: num(r.hops),
+      queueOverflows: num(r.queue_overflows),
+    };
+  }
+
+  async getState(key: string): Promise<number | undefined> {
+    const [r] = await this.#db.rows<{ value: number }>('SELECT value FROM pipeline_state WHERE key = $1', [key]);
+    return r?.value;
+  }
+
+  async setState(key: string, value: number): Promise<void> {
+    await this.#db.query('INSERT INTO pipeline_state (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value]);
+  }
+
+  async close(): Promise<void> {
+    await this.#db.close();
+  }
+}
+
+async function migrate(db: PostgresSession): Promise<void> {
+  // Serialises concurrent first starts (several ingest processes on one database).
+  await db.query('SELECT pg_advisory_lock(7235047)');
+  try {
+    await db.query('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)');
+    const [row] = await db.rows<{ v: number | null }>('SELECT MAX(version) AS v FROM schema_version');
+    const current = row?.v ?? 0;
+    for (const m of POSTGRES_MIGRATIONS.filter((x) => x.version > current)) {
+      await db.transaction([
+        [m.sql, []],
+        ['INSERT INTO schema_version (version) VALUES ($1)', [m.version]],
+      ]);
+    }
+  } finally {
+    await db.query('SELECT pg_advisory_unlock(7235047)');
+  }
+}
+

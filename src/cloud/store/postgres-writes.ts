@@ -1,0 +1,69 @@
+/**
+ * The PostgreSQL store's bulk statements: rows travel as one array per column, expanded by
+ * `unnest` (WITH ORDINALITY where the insertion order gives ids), so a write of any size is
+ * one statement and one round trip.
+ */
+
+/**
+ * One accepted uplink batch, atomically (one statement: its data-modifying parts commit
+ * together): the batch row, its payload when it holds accepted packets, its packet dead
+ * letters in order, the sensors' last seen (only forward) and the hive's ack progress.
+ * $1 serial, $2 seq, $3 sent, $4 received, $5 packet count, $6 acked seq, $7–$9 payload and
+ * its sensing span (null: none), $10–$14 dead letters, $15–$16 sensors seen.
+ */
+export const BATCH_SQL = `
+WITH batch AS (
+  INSERT INTO batches (hive_serial, seq, sent_at_ms, received_at_ms, packet_count) VALUES ($1, $2, $3, $4, $5)
+), payload AS (
+  INSERT INTO batch_payloads (hive_serial, seq, min_sensed_ms, max_sensed_ms, payload)
+  SELECT $1, $2, $8::bigint, $9::bigint, $7::bytea WHERE $7::bytea IS NOT NULL
+), dead AS (
+  INSERT INTO dead_letters (received_at_ms, topic, reason, message, payload)
+  SELECT r, t, re, m, p FROM unnest($10::bigint[], $11::text[], $12::text[], $13::text[], $14::bytea[]) WITH ORDINALITY AS x(r, t, re, m, p, n) ORDER BY n
+), seen AS (
+  INSERT INTO sensor_status (sensor_id, last_seen_ms) SELECT s, t FROM unnest($15::text[], $16::bigint[]) AS x(s, t)
+  ON CONFLICT (sensor_id) DO UPDATE SET last_seen_ms = GREATEST(sensor_status.last_seen_ms, excluded.last_seen_ms)
+)
+INSERT INTO hive_progress (hive_serial, acked_seq) VALUES ($1, $6)
+ON CONFLICT (hive_serial) DO UPDATE SET acked_seq = excluded.acked_seq`;
+
+export const PRESENCE_MINUTES_SQL = `
+INSERT INTO presence_minute (space_id, minute_ms, value, samples)
+SELECT * FROM unnest($1::text[], $2::bigint[], $3::float8[], $4::int[])
+ON CONFLICT (space_id, minute_ms) DO UPDATE SET value = excluded.value, samples = excluded.samples`;
+
+export const TRAFFIC_MINUTES_SQL = `
+INSERT INTO traffic_minute (sensor_id, minute_ms, in_count, out_count)
+SELECT * FROM unnest($1::text[], $2::bigint[], $3::int[], $4::int[])
+ON CONFLICT (sensor_id, minute_ms) DO UPDATE SET in_count = excluded.in_count, out_count = excluded.out_count`;
+
+export const EVENTS_SQL = `
+INSERT INTO events (event_id, type, space_id, minute_ms, value, revision, emitted_at_ms)
+SELECT e, t, s, m, v, r, at FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::float8[], $6::int[], $7::bigint[])
+  WITH ORDINALITY AS x(e, t, s, m, v, r, at, n) ORDER BY n`;
+
+// A bucket whose minutes were all pruned keeps its last value: the join yields no row for it.
+export const ROLLUP_SQL = `
+INSERT INTO presence_rollup (space_id, every, bucket_ms, value, minutes)
+SELECT b.s, b.e, b.st, MAX(m.value), COUNT(*) FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[]) AS b(s, e, st, en)
+  JOIN presence_minute m ON m.space_id = b.s AND m.minute_ms >= b.st AND m.minute_ms < b.en
+GROUP BY b.s, b.e, b.st
+ON CONFLICT (space_id, every, bucket_ms) DO UPDATE SET value = excluded.value, minutes = excluded.minutes`;
+
+export const TRAFFIC_ROLLUP_SQL = `
+INSERT INTO traffic_rollup (sensor_id, every, bucket_ms, in_count, out_count, minutes)
+SELECT b.s, b.e, b.st, SUM(m.in_count), SUM(m.out_count), COUNT(*) FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[]) AS b(s, e, st, en)
+  JOIN traffic_minute m ON m.sensor_id = b.s AND m.minute_ms >= b.st AND m.minute_ms < b.en
+GROUP BY b.s, b.e, b.st
+ON CONFLICT (sensor_id, every, bucket_ms) DO UPDATE SET in_count = excluded.in_count, out_count = excluded.out_count, minutes = excluded.minutes`;
+
+/** The rows with the last one of each key kept, in the order of their last occurrence. */
+export function lastByKey<T>(rows: readonly T[], key: (r: T) => string): T[] {
+  const last = new Map<string, T>();
+  for (const r of rows) {
+    const k = key(r);
+    last.delete(k);
+    last.set(k, r);
+  }
+  return [...last.values()];
+}

@@ -1,0 +1,56 @@
+import type { Store, StoreSync } from './port.js';
+import { SqliteStore } from './sqlite-store.js';
+
+/**
+ * The SQLite store behind the asynchronous `Store` port. better-sqlite3 answers on the
+ * caller's thread, so each operation runs at once and its promise is already settled: the
+ * pipeline's awaits cost a microtask, not a round trip, and a failure rejects (never throws).
+ */
+const OPERATIONS = {
+  hasBatch: true,
+  ackedSeq: true,
+  writeBatch: true,
+  writeDeadLetter: true,
+  payloadsSensedIn: true,
+  writePresenceMinutes: true,
+  writeTrafficMinutes: true,
+  presenceMinutes: true,
+  trafficMinutes: true,
+  deadLetters: true,
+  writeAssets: true,
+  assets: true,
+  writeEvents: true,
+  events: true,
+  refreshRollups: true,
+  presenceSeries: true,
+  trafficSeries: true,
+  prune: true,
+  writeHeartbeat: true,
+  hiveStatus: true,
+  sensorStatus: true,
+  getState: true,
+  setState: true,
+  close: true,
+} as const satisfies Record<keyof StoreSync, true>;
+
+/** The port over a synchronous store (the SQLite file, or a test double of `StoreSync`). */
+export function asyncStore(sync: StoreSync): Store {
+  const port: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
+  for (const name of Object.keys(OPERATIONS) as Array<keyof StoreSync>) {
+    const op = (sync[name] as (...args: unknown[]) => unknown).bind(sync);
+    port[name] = (...args) => {
+      try {
+        return Promise.resolve(op(...args));
+      } catch (err) {
+        return Promise.reject(err as Error);
+      }
+    };
+  }
+  return port as unknown as Store;
+}
+
+/** The SQLite store at `path` (':memory:' for tests) behind the port; `sync` is the same file's direct access. */
+export function sqliteStore(path: string | SqliteStore): Store & { readonly sync: SqliteStore } {
+  const sync = typeof path === 'string' ? new SqliteStore(path) : path;
+  return Object.assign(asyncStore(sync), { sync });
+}
