@@ -14,7 +14,7 @@ import { VirtualClock, type Clock } from '../core/clock.js';
 import { AppError, ErrorCodes } from '../core/errors.js';
 import { cloudReads, type PlatformReads } from './reads.js';
 import { guardStore, type StorePolicy } from './store-guard.js';
-import { parseStoreLocation, type StoreLocation } from './store-location.js';
+import { describeStore, parseStoreLocation, type StoreLocation } from './store-location.js';
 import { guardedStore, openStore } from './store-open.js';
 import { AssetCatalogue } from '../assets/catalogue.js';
 import type { PlatformThreadInit } from './thread-messages.js';
@@ -174,7 +174,8 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     return {
       brokerUrl: broker.url,
       apiUrl: api?.url ?? null,
-      dbPath,
+      // As it may be printed (run summary, report): a PostgreSQL URL without its password.
+      dbPath: describeStore(dbPath),
       inOwnThread: false,
       reads: cloudReads(cloud, hooks ? () => hooks.stats() : null),
       setTime: (t) => {
