@@ -8,6 +8,7 @@ import type { CalibrationPoint } from './calibration.js';
 import { EventMetadata, type EventEnvelope, type SensorEvent } from './events.js';
 import { assetRows } from './assets.js';
 import type { HiveStatus, OccupancyEvent, SensorStatus, Store } from './store/port.js';
+import type { DeliveryInsert } from './store/webhook-port.js';
 import { spaceTrafficOccupancy, TrafficSpaceIndex } from './space-traffic.js';
 import type { OccupancyPoint, TrafficSpace } from './traffic-occupancy.js';
 
@@ -36,6 +37,8 @@ export interface CloudOptions {
   onEvent?: (e: OccupancyEvent) => void;
   /** DETECTIONS and TRAFFIC events (internal stream only, not in the outbox). */
   onSensorEvent?: (e: SensorEvent) => void;
+  /** Webhook deliveries of a message's DETECTIONS/TRAFFIC events, enqueued in the batch's transaction (`PipelineOptions.sensorDeliveries`). */
+  sensorDeliveries?: (events: readonly SensorEvent[], receivedAtMs: number) => DeliveryInsert[];
 }
 
 export interface PresenceMinute {
@@ -107,6 +110,7 @@ export async function startCloud(opts: CloudOptions): Promise<Cloud> {
     zoneOf,
     ...(opts.onEvent ? { onEvent: opts.onEvent } : {}),
     ...(opts.onSensorEvent ? { onSensorEvent: opts.onSensorEvent } : {}),
+    ...(opts.sensorDeliveries ? { sensorDeliveries: opts.sensorDeliveries } : {}),
   });
   const spaces = new TrafficSpaceIndex(catalogue);
   // `calibration_points` per room and floor: anchors of the calibrated series.

@@ -11,6 +11,7 @@ import { Recompute, type RecomputeCounters } from './recompute.js';
 import type { AssetCatalogue } from '../assets/catalogue.js';
 import { buildRegistry, type AssetRegistry } from './registry.js';
 import type { OccupancyEvent, Store } from './store/port.js';
+import type { DeliveryInsert } from './store/webhook-port.js';
 import { TrafficAggregator } from './traffic.js';
 
 /**
@@ -52,6 +53,11 @@ export interface PipelineOptions {
    * internal stream only: they are not written to the outbox (docs/occupancy.md, Events).
    */
   onSensorEvent?: (e: SensorEvent) => void;
+  /**
+   * Webhook deliveries of a message's DETECTIONS and TRAFFIC events (in packet order), written
+   * in the batch's own transaction (`BatchWrite.deliveries`): enqueued exactly when the batch is stored.
+   */
+  sensorDeliveries?: (events: readonly SensorEvent[], receivedAtMs: number) => DeliveryInsert[];
 }
 
 // A local copy: an imported binding is a property read per use under some loaders.
@@ -166,6 +172,8 @@ export class CloudPipeline {
     const r = this.#reader;
     const ackedSeq = await this.#nextAckedSeq(v.serial, v.seq);
     const accepted = r.count - r.rejected;
+    const events = this.#o.onSensorEvent || this.#o.sensorDeliveries ? this.#sensorEvents(r) : [];
+    const deliveries = this.#o.sensorDeliveries && events.length > 0 ? this.#o.sensorDeliveries(events, receivedAtMs) : [];
     await store.writeBatch({
       hiveSerial: v.serial,
       seq: v.seq,
@@ -176,10 +184,12 @@ export class CloudPipeline {
       raw: accepted > 0 ? { payload, minSensedMs: r.minSensedMs, maxSensedMs: r.maxSensedMs } : null,
       deadLetters: v.deadLetters,
       sensorsSeen: lastSeen(r),
+      ...(deliveries.length > 0 ? { deliveries } : {}),
     });
     this.#counters.batchesProcessed++;
     this.#counters.deadLettered += v.deadLetters.length;
     await this.#aggregate(receivedAtMs);
+    if (this.#o.onSensorEvent) for (const e of events) this.#o.onSensorEvent(e);
     return { hiveSerial: v.serial, ackedSeq, ackedAtMs: receivedAtMs };
   }
 
@@ -269,10 +279,16 @@ export class CloudPipeline {
         await this.#reload(minuteMs, minuteMs + MINUTE_MS, r.kind[i] as number);
       }
       this.#feed(r, i);
-      if (this.#o.onSensorEvent) this.#o.onSensorEvent(this.#sensorEvent(r, i));
       this.#latencies.push(processedAtMs - t);
       this.#counters.packetsProcessed++;
     }
+  }
+
+  /** The DETECTIONS/TRAFFIC event of every accepted packet of the message read, in packet order. */
+  #sensorEvents(r: UplinkReader): SensorEvent[] {
+    const out: SensorEvent[] = [];
+    for (let i = 0; i < r.count; i++) if ((r.sensor[i] as number) >= 0) out.push(this.#sensorEvent(r, i));
+    return out;
   }
 
   #sensorEvent(r: UplinkReader, i: number): SensorEvent {

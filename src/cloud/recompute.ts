@@ -170,9 +170,10 @@ export class Recompute {
         for (const r of rows) this.#event(r, nowMs, events);
       }
     }
-    await this.#write(presence, traffic);
+    // The minutes and the events they produce in one transaction: the outbox never holds an
+    // event whose minute is not stored, nor misses one whose minute is.
+    await this.#write(presence, traffic, events);
     if (events.length > 0) {
-      await this.#o.store.writeEvents(events);
       this.counters.eventsEmitted += events.length;
       for (const e of events) this.#o.onEvent?.(e);
     }
@@ -244,9 +245,9 @@ export class Recompute {
     for (const key of [...this.#emitted.keys()]) if (key.endsWith(`|${m}`)) this.#emitted.delete(key);
   }
 
-  async #write(presence: PresenceMinuteRow[], traffic: TrafficMinuteRow[]): Promise<void> {
-    if (presence.length > 0) await this.#o.store.writePresenceMinutes(presence.sort(bySpaceThenMinute));
-    if (traffic.length > 0) await this.#o.store.writeTrafficMinutes(traffic.sort(bySensorThenMinute));
+  async #write(presence: PresenceMinuteRow[], traffic: TrafficMinuteRow[], events: readonly OccupancyEvent[] = []): Promise<void> {
+    if (presence.length === 0 && traffic.length === 0 && events.length === 0) return;
+    await this.#o.store.writeMinutes({ presence: presence.sort(bySpaceThenMinute), traffic: traffic.sort(bySensorThenMinute), events });
   }
 
   #bucketer(spaceId: string): Bucketer {

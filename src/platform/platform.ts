@@ -165,7 +165,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       tickMs: opts.tickMs,
       clock,
       store,
-      ...(hooks ? { onSensorEvent: (e) => hooks.onSensorEvent(e) } : {}),
+      ...(hooks ? { sensorDeliveries: (events, receivedAtMs) => hooks.sensorDeliveries(events, receivedAtMs) } : {}),
     });
     closers.push(() => cloud.close());
     const api = opts.api ? await startApi(opts, dbPath, closers, hooks) : null;

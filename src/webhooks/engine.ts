@@ -17,8 +17,8 @@ import type { Subscription } from './subscription.js';
  * The delivery engine, on the platform's clock. `advance(now)`:
  * 1. fan-out: occupancy events of the store's outbox after the durable cursor become one
  *    delivery per matching subscription, enqueued with the cursor's move in one transaction;
- *    DETECTIONS and TRAFFIC arrive from the pipeline's stream (`onSensorEvent`) and are
- *    enqueued when the message that carried them has been handled;
+ *    DETECTIONS and TRAFFIC deliveries are built for the pipeline (`sensorDeliveries`), which
+ *    enqueues them in the transaction that stores the batch carrying them;
  * 2. delivery rounds: every enabled subscription's due deliveries are sent in the store's
  *    order (due instant, event timestamp, event id), signed with the platform time as
  *    `webhook-timestamp`; outcomes are written in one transaction per round; failures wait
@@ -76,12 +76,10 @@ const CURSOR = 'webhook_outbox_after';
 export class WebhookEngine {
   readonly #o: EngineOptions;
   readonly #fanOut = new FanOut();
-  readonly #pendingSensor: DeliveryInsert[] = [];
   readonly #rngs = new Map<string, Rng>();
   readonly #counts = new Map<string, { delivered: number; retried: number; deadLettered: number; disabled: number }>();
   readonly #enqueuedWall = new Map<string, number>();
   readonly #latencies: number[] = [];
-  #flushScheduled = false;
   #lastPrune = -Infinity;
   #running: Promise<void> = Promise.resolve();
 
@@ -97,27 +95,19 @@ export class WebhookEngine {
     });
   }
 
-  /** The pipeline's DETECTIONS/TRAFFIC stream: enqueued together once the current message is handled. */
-  onSensorEvent(e: SensorEvent): void {
+  /**
+   * The deliveries of one message's DETECTIONS/TRAFFIC events (packet order), for the pipeline
+   * to enqueue in the transaction that stores the batch (`BatchWrite.deliveries`), due at its receipt.
+   */
+  sensorDeliveries(events: readonly SensorEvent[], receivedAtMs: number): DeliveryInsert[] {
     const subs = this.#o.service.all();
-    // Per accepted packet on the ingest path: nothing is built unless a subscription takes the type.
-    if (!subs.some((s) => (s.eventTypes as readonly string[]).includes(e.type))) return;
-    const revision = 0;
-    const before = this.#pendingSensor.length;
-    this.#fanOut.deliveries(subs, this.#o.metadata.sensorEnvelope(e), revision, this.#o.clock.now(), this.#pendingSensor);
-    if (this.#pendingSensor.length > before && !this.#flushScheduled) {
-      this.#flushScheduled = true;
-      // The pipeline calls back once per packet inside one synchronous message handler: one transaction for the message.
-      queueMicrotask(() => this.#flushSensor());
-    }
-  }
-
-  #flushSensor(): void {
-    this.#flushScheduled = false;
-    if (this.#pendingSensor.length === 0) return;
-    const batch = this.#pendingSensor.splice(0);
-    this.#noteEnqueued(batch);
-    this.#o.store.enqueue(batch);
+    const out: DeliveryInsert[] = [];
+    // On the ingest path: nothing is built unless a subscription takes the type.
+    const wanted = new Set(subs.flatMap((s) => s.eventTypes as readonly string[]));
+    if (!wanted.has('DETECTIONS') && !wanted.has('TRAFFIC')) return out;
+    for (const e of events) if (wanted.has(e.type)) this.#fanOut.deliveries(subs, this.#o.metadata.sensorEnvelope(e), 0, receivedAtMs, out);
+    this.#noteEnqueued(out);
+    return out;
   }
 
   /** Occupancy events of the outbox after the cursor → deliveries, cursor moved in the same transaction. */
@@ -136,7 +126,6 @@ export class WebhookEngine {
   /** Fan-out, then delivery rounds until nothing is due at the clock's time. Calls are serialised. */
   advance(): Promise<void> {
     const run = this.#running.then(async () => {
-      this.#flushSensor();
       this.fanOut();
       await this.#deliverDue(this.#o.clock.now());
       this.#prune(this.#o.clock.now());
@@ -157,7 +146,6 @@ export class WebhookEngine {
    */
   settle(untilMs: number): Promise<void> {
     const run = this.#running.then(async () => {
-      this.#flushSensor();
       this.fanOut();
       let t = this.#o.clock.now();
       await this.#deliverDue(t);

@@ -2,6 +2,7 @@ import type { AssetCatalogue } from '../assets/catalogue.js';
 import { EventMetadata, type SensorEvent } from '../cloud/events.js';
 import { SqliteStore } from '../cloud/store/sqlite-store.js';
 import { SqliteWebhookStore } from '../cloud/store/sqlite-webhooks.js';
+import type { DeliveryInsert } from '../cloud/store/webhook-port.js';
 import { systemWallTime, type Clock, type WallTime } from '../core/clock.js';
 import { rngFor } from '../core/rng.js';
 import { AppError, ErrorCodes } from '../core/errors.js';
@@ -40,7 +41,8 @@ const DEFAULT_SETTLE_MS = 2 * 86_400_000;
 export interface PlatformWebhooks {
   readonly service: WebhookService;
   readonly engine: WebhookEngine;
-  onSensorEvent(e: SensorEvent): void;
+  /** Deliveries of a message's DETECTIONS/TRAFFIC events, for the pipeline to enqueue in the batch's transaction. */
+  sensorDeliveries(events: readonly SensorEvent[], receivedAtMs: number): DeliveryInsert[];
   /** Fan-out and delivery of everything due now. */
   advance(): Promise<void>;
   /** End of a run: waiting retries delivered at their simulated instants, up to `settleMs` (default 2 days) past the end. */
@@ -79,7 +81,7 @@ export function startWebhooks(dbPath: string, catalogue: AssetCatalogue, clock: 
   return {
     service,
     engine,
-    onSensorEvent: (e) => engine.onSensorEvent(e),
+    sensorDeliveries: (events, receivedAtMs) => engine.sensorDeliveries(events, receivedAtMs),
     advance: () => engine.advance(),
     settle: () => engine.settle(clock.now() + (o.settleMs ?? DEFAULT_SETTLE_MS)),
     stats: () => engine.stats(),

@@ -3,6 +3,7 @@ import type { DeadLetter } from '../ingest.js';
 import type { PresenceMinuteRow } from '../presence.js';
 import type { Interval, RollupLevel } from '../rollup.js';
 import type { TrafficMinuteRow } from '../traffic.js';
+import type { DeliveryInsert } from './webhook-port.js';
 
 export interface StoredPresencePacket {
   sensorId: string;
@@ -38,6 +39,21 @@ export interface BatchWrite {
   deadLetters: readonly DeadLetter[];
   /** Last-seen updates of the sensors with accepted packets (latest sensing instant each). */
   sensorsSeen?: ReadonlyArray<{ sensorId: string; lastSeenMs: number }>;
+  /**
+   * Webhook deliveries of the batch's DETECTIONS/TRAFFIC events, enqueued in the batch's
+   * transaction (a repeat of a (subscription, event) is ignored): stored with the batch or not
+   * at all, so a crash cannot lose them (the hive retransmits an unacked batch) or enqueue them twice.
+   */
+  deliveries?: readonly DeliveryInsert[];
+}
+
+/** Minutes computed at one recompute and the occupancy events they produced, written in one transaction. */
+export interface MinutesWrite {
+  /** Inserted or replaced, in this order. */
+  presence: readonly PresenceMinuteRow[];
+  traffic: readonly TrafficMinuteRow[];
+  /** Appended to the event outbox, in this order. */
+  events: readonly OccupancyEvent[];
 }
 
 /** A stored batch payload, re-read by the pipeline. */
@@ -176,6 +192,11 @@ export interface StoreSync {
   /** Inserts or replaces finalised minutes, in the given order, in one transaction. */
   writePresenceMinutes(rows: readonly PresenceMinuteRow[]): void;
   writeTrafficMinutes(rows: readonly TrafficMinuteRow[]): void;
+  /**
+   * Minutes and the occupancy events they produce, atomically: the outbox (read by webhook
+   * fan-out with a durable cursor) holds an event exactly when its minute rows are stored.
+   */
+  writeMinutes(w: MinutesWrite): void;
   /** Ordered by minute. */
   presenceMinutes(spaceId: string): PresenceMinuteRow[];
   /** Ordered by minute. */

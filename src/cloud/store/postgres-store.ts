@@ -6,6 +6,7 @@ import type { TrafficMinuteRow } from '../traffic.js';
 import type {
   AssetRow,
   BatchWrite,
+  MinutesWrite,
   HiveStatus,
   OccupancyEvent,
   RollupBucket,
@@ -20,7 +21,7 @@ import type {
 } from './port.js';
 import { POSTGRES_MIGRATIONS } from './postgres-schema.js';
 import { PostgresSession, redactUrl } from './postgres-session.js';
-import { BATCH_SQL, EVENTS_SQL, PRESENCE_MINUTES_SQL, ROLLUP_SQL, TRAFFIC_MINUTES_SQL, TRAFFIC_ROLLUP_SQL, lastByKey } from './postgres-writes.js';
+import { BATCH_SQL, EVENTS_SQL, PRESENCE_MINUTES_SQL, ROLLUP_SQL, TRAFFIC_MINUTES_SQL, TRAFFIC_ROLLUP_SQL, deliveryColumns, eventColumns, lastByKey } from './postgres-writes.js';
 
 /**
  * The PostgreSQL store (`--store postgres://…`): the `Store` port over one connection. Bulk
@@ -78,7 +79,18 @@ export class PostgresStore implements Store {
       dl.map((d) => Buffer.from(d.payload)),
       seen.map((s) => s.sensorId),
       seen.map((s) => s.lastSeenMs),
+      ...deliveryColumns(w.deliveries ?? []),
     ]);
+  }
+
+  async writeMinutes(w: MinutesWrite): Promise<void> {
+    const presence = lastByKey(w.presence, (r) => `${r.spaceId}\u0000${r.minuteMs}`);
+    const traffic = lastByKey(w.traffic, (r) => `${r.sensorId}\u0000${r.minuteMs}`);
+    const statements: Array<[string, unknown[]]> = [];
+    if (presence.length > 0) statements.push([PRESENCE_MINUTES_SQL, [presence.map((r) => r.spaceId), presence.map((r) => r.minuteMs), presence.map((r) => r.value), presence.map((r) => r.samples)]]);
+    if (traffic.length > 0) statements.push([TRAFFIC_MINUTES_SQL, [traffic.map((r) => r.sensorId), traffic.map((r) => r.minuteMs), traffic.map((r) => r.in), traffic.map((r) => r.out)]]);
+    if (w.events.length > 0) statements.push([EVENTS_SQL, eventColumns(w.events)]);
+    await this.#db.transaction(statements);
   }
 
   async writeDeadLetter(d: DeadLetter): Promise<void> {
@@ -154,15 +166,7 @@ export class PostgresStore implements Store {
 
   async writeEvents(events: readonly OccupancyEvent[]): Promise<void> {
     if (events.length === 0) return;
-    await this.#db.query(EVENTS_SQL, [
-      events.map((e) => e.eventId),
-      events.map((e) => e.type),
-      events.map((e) => e.spaceId),
-      events.map((e) => e.minuteMs),
-      events.map((e) => e.value),
-      events.map((e) => e.revision),
-      events.map((e) => e.emittedAtMs),
-    ]);
+    await this.#db.query(EVENTS_SQL, eventColumns(events));
   }
 
   async events(afterId = 0): Promise<StoredEvent[]> {

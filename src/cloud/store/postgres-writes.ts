@@ -1,3 +1,6 @@
+import type { OccupancyEvent } from './port.js';
+import type { DeliveryInsert } from './webhook-port.js';
+
 /**
  * The PostgreSQL store's bulk statements: rows travel as one array per column, expanded by
  * `unnest` (WITH ORDINALITY where the insertion order gives ids), so a write of any size is
@@ -9,7 +12,8 @@
  * together): the batch row, its payload when it holds accepted packets, its packet dead
  * letters in order, the sensors' last seen (only forward) and the hive's ack progress.
  * $1 serial, $2 seq, $3 sent, $4 received, $5 packet count, $6 acked seq, $7–$9 payload and
- * its sensing span (null: none), $10–$14 dead letters, $15–$16 sensors seen.
+ * its sensing span (null: none), $10–$14 dead letters, $15–$16 sensors seen, $17–$23 webhook
+ * deliveries of its DETECTIONS/TRAFFIC events (a repeated (subscription, event) is ignored).
  */
 export const BATCH_SQL = `
 WITH batch AS (
@@ -23,6 +27,11 @@ WITH batch AS (
 ), seen AS (
   INSERT INTO sensor_status (sensor_id, last_seen_ms) SELECT s, t FROM unnest($15::text[], $16::bigint[]) AS x(s, t)
   ON CONFLICT (sensor_id) DO UPDATE SET last_seen_ms = GREATEST(sensor_status.last_seen_ms, excluded.last_seen_ms)
+), deliveries AS (
+  INSERT INTO webhook_deliveries (subscription_id, event_id, event_type, event_ts_ms, body, enqueued_at_ms, next_attempt_ms, attempts, state)
+  SELECT s, e, t, ts, b, q, n, 0, 'pending' FROM unnest($17::text[], $18::text[], $19::text[], $20::bigint[], $21::text[], $22::bigint[], $23::bigint[])
+    WITH ORDINALITY AS x(s, e, t, ts, b, q, n, o) ORDER BY o
+  ON CONFLICT (subscription_id, event_id) DO NOTHING
 )
 INSERT INTO hive_progress (hive_serial, acked_seq) VALUES ($1, $6)
 ON CONFLICT (hive_serial) DO UPDATE SET acked_seq = excluded.acked_seq`;
@@ -66,4 +75,30 @@ export function lastByKey<T>(rows: readonly T[], key: (r: T) => string): T[] {
     last.set(k, r);
   }
   return [...last.values()];
+}
+
+/** A batch's webhook deliveries as the columns $17–$23 of BATCH_SQL. */
+export function deliveryColumns(ds: readonly DeliveryInsert[]): unknown[] {
+  return [
+    ds.map((d) => d.subscriptionId),
+    ds.map((d) => d.eventId),
+    ds.map((d) => d.eventType),
+    ds.map((d) => d.eventTimestampMs),
+    ds.map((d) => d.body),
+    ds.map((d) => d.enqueuedAtMs),
+    ds.map((d) => d.nextAttemptMs),
+  ];
+}
+
+/** Outbox events as the columns of EVENTS_SQL. */
+export function eventColumns(events: readonly OccupancyEvent[]): unknown[] {
+  return [
+    events.map((e) => e.eventId),
+    events.map((e) => e.type),
+    events.map((e) => e.spaceId),
+    events.map((e) => e.minuteMs),
+    events.map((e) => e.value),
+    events.map((e) => e.revision),
+    events.map((e) => e.emittedAtMs),
+  ];
 }

@@ -14,6 +14,7 @@ const OPERATIONS = {
   payloadsSensedIn: true,
   writePresenceMinutes: true,
   writeTrafficMinutes: true,
+  writeMinutes: true,
   presenceMinutes: true,
   trafficMinutes: true,
   deadLetters: true,

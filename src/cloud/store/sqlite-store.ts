@@ -8,6 +8,7 @@ import type { Interval } from '../rollup.js';
 import type {
   AssetRow,
   BatchWrite,
+  MinutesWrite,
   OccupancyEvent,
   RollupBucket,
   SeriesPoint,
@@ -72,6 +73,11 @@ function prepareAll(db: Db) {
     trafficMinutes: db.prepare<[string], { minute_ms: number; in_count: number; out_count: number }>(
       'SELECT minute_ms, in_count, out_count FROM traffic_minute WHERE sensor_id = ? ORDER BY minute_ms',
     ),
+    enqueueDelivery: db.prepare(
+      // Only a repeat of (subscription, event) is skipped (OR IGNORE would also drop a row breaking NOT NULL).
+      `INSERT INTO webhook_deliveries (subscription_id, event_id, event_type, event_ts_ms, body, enqueued_at_ms, next_attempt_ms, attempts, state)
+       VALUES (?, ?, ?, ?, ?, ?, ?, 0, 'pending') ON CONFLICT (subscription_id, event_id) DO NOTHING`,
+    ),
     deadLetters: db.prepare<[], { received_at_ms: number; topic: string; reason: string; message: string; payload: Buffer }>(
       'SELECT received_at_ms, topic, reason, message, payload FROM dead_letters ORDER BY id',
     ),
@@ -112,7 +118,17 @@ export class SqliteStore implements StoreSync {
       if (w.raw) this.#st.insertPayload.run(w.hiveSerial, w.seq, w.raw.minSensedMs, w.raw.maxSensedMs, Buffer.from(w.raw.payload.buffer, w.raw.payload.byteOffset, w.raw.payload.byteLength));
       for (const d of w.deadLetters) this.#insertDeadLetter(d);
       for (const s of w.sensorsSeen ?? []) this.#st.seen.run(s.sensorId, s.lastSeenMs);
+      for (const d of w.deliveries ?? []) q.enqueueDelivery.run(d.subscriptionId, d.eventId, d.eventType, d.eventTimestampMs, d.body, d.enqueuedAtMs, d.nextAttemptMs);
       q.upsertProgress.run(w.hiveSerial, w.ackedSeq);
+    })();
+  }
+
+  writeMinutes(w: MinutesWrite): void {
+    const q = this.#q;
+    this.#db.transaction(() => {
+      for (const r of w.presence) q.upsertPresenceMinute.run(r.spaceId, r.minuteMs, r.value, r.samples);
+      for (const r of w.traffic) q.upsertTrafficMinute.run(r.sensorId, r.minuteMs, r.in, r.out);
+      for (const e of w.events) this.#s.insertEvent.run(e.eventId, e.type, e.spaceId, e.minuteMs, e.value, e.revision, e.emittedAtMs);
     })();
   }
 

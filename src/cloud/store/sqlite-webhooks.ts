@@ -48,8 +48,9 @@ function prepare(db: Database.Database) {
     getState: db.prepare<[string], { value: number }>('SELECT value FROM pipeline_state WHERE key = ?'),
     setState: db.prepare('INSERT INTO pipeline_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
     insert: db.prepare(
-      `INSERT OR IGNORE INTO webhook_deliveries (subscription_id, event_id, event_type, event_ts_ms, body, enqueued_at_ms, next_attempt_ms, attempts, state)
-       VALUES (?, ?, ?, ?, ?, ?, ?, 0, 'pending')`,
+      // Only a repeat of (subscription, event) is skipped (OR IGNORE would also drop a row breaking NOT NULL).
+      `INSERT INTO webhook_deliveries (subscription_id, event_id, event_type, event_ts_ms, body, enqueued_at_ms, next_attempt_ms, attempts, state)
+       VALUES (?, ?, ?, ?, ?, ?, ?, 0, 'pending') ON CONFLICT (subscription_id, event_id) DO NOTHING`,
     ),
     due: db.prepare<[string, number, number], DeliveryRow>(
       "SELECT * FROM webhook_deliveries WHERE subscription_id = ? AND state = 'pending' AND next_attempt_ms <= ? ORDER BY next_attempt_ms, event_ts_ms, event_id LIMIT ?",

@@ -161,6 +161,20 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
       await s.close();
     });
 
+    it('writes minutes and their outbox events in one call, in order', async () => {
+      const s = await open();
+      await s.writeMinutes({
+        presence: [{ spaceId: 'room_a', minuteMs: T, value: 2, samples: 60 }],
+        traffic: [{ sensorId: 'sensor_t', minuteMs: T, in: 1, out: 0 }],
+        events: [1, 2].map((v) => ({ eventId: `event_${v}`, type: 'ROOM_OCCUPANCY_1M', spaceId: 'room_a', minuteMs: T, value: v, revision: v - 1, emittedAtMs: T + MIN })),
+      });
+      await s.writeMinutes({ presence: [{ spaceId: 'room_a', minuteMs: T, value: 3, samples: 60 }], traffic: [], events: [] });
+      expect(await s.presenceMinutes('room_a')).toEqual([{ spaceId: 'room_a', minuteMs: T, value: 3, samples: 60 }]);
+      expect(await s.trafficMinutes('sensor_t')).toEqual([{ sensorId: 'sensor_t', minuteMs: T, in: 1, out: 0 }]);
+      expect((await s.events()).map((e) => [e.eventId, e.value])).toEqual([['event_1', 1], ['event_2', 2]]);
+      await s.close();
+    });
+
     it('keeps the order of calls issued without awaiting each', async () => {
       const s = await open();
       const writes = [1, 2, 3].map((v) => s.setState('k', v));
