@@ -151,7 +151,7 @@ function persistMutations(app: FastifyInstance, assets: AssetCatalogue, state: A
   app.graphql.addHook('onResolution', async (_execution, context) => {
     if (!mutating.has(context)) return;
     const orgId = (context as unknown as GqlContext).principal.orgId;
-    state.putOverlay(orgId, assets.overlay(orgId));
+    await state.putOverlay(orgId, assets.overlay(orgId));
   });
 }
 

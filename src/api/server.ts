@@ -60,7 +60,7 @@ export const PUBLISHED_AUDIENCE = 'https://butlrauth/';
 export async function apiServices(catalogue: AssetCatalogue, clock: Clock, state: ApiStatePort | null, cost?: ScryptCost): Promise<{ accounts: AccountService; assets: AssetCatalogue }> {
   const accounts = await AccountService.fromCatalogue(catalogue, clock, cost, state);
   for (const orgId of catalogue.orgs.keys()) {
-    const overlay = state?.overlay(orgId);
+    const overlay = await state?.overlay(orgId);
     if (overlay) catalogue.applyOverlay(orgId, overlay);
   }
   return { accounts, assets: catalogue };

@@ -57,7 +57,7 @@ export class AccountService {
     for (const { orgId, item: c } of catalogue.clients.values()) {
       svc.#clients.set(c.clientId, { id: c.clientId, clientId: c.clientId, orgId, name: c.name, description: c.description, hash: await hashSecret(c.secret, cost), scopes: ALL_SCOPES, createdBy: null });
     }
-    for (const row of state?.clientRows() ?? []) {
+    for (const row of (await state?.clientRows()) ?? []) {
       if (row.deleted) svc.#clients.delete(row.clientId);
       else svc.#clients.set(row.client.clientId, { id: row.client.clientId, ...row.client });
     }
@@ -96,7 +96,7 @@ export class AccountService {
       createdBy,
     };
     this.#clients.set(clientId, account);
-    this.#state?.putClient(account);
+    await this.#state?.putClient(account);
     return { account, secret };
   }
 
@@ -111,10 +111,11 @@ export class AccountService {
     return c && c.orgId === orgId ? c : undefined;
   }
 
-  deleteClient(orgId: string, id: string): boolean {
+  /** False when the organisation has no such client; resolves once the deletion is stored. */
+  async deleteClient(orgId: string, id: string): Promise<boolean> {
     if (!this.getClient(orgId, id)) return false;
     this.#clients.delete(id);
-    this.#state?.deleteClient(id);
+    await this.#state?.deleteClient(id);
     return true;
   }
 }

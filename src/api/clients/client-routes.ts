@@ -61,7 +61,7 @@ export function registerClientRoutes(app: FastifyInstance, deps: ClientRouteDeps
 
   app.delete<{ Params: { id: string } }>('/api/v1/client/:id', async (req, reply) => {
     const p = await caller(req, deps.tokens);
-    if (!deps.accounts.deleteClient(p.orgId, req.params.id)) throw notFound(req.params.id);
+    if (!(await deps.accounts.deleteClient(p.orgId, req.params.id))) throw notFound(req.params.id);
     deps.tokens.revokeSubject(req.params.id);
     return reply.code(204).send();
   });

@@ -2,7 +2,8 @@
  * What the API changes and must keep across restarts of `occusim serve --db FILE`: clients
  * created or deleted through `/api/v1/client`, and each organisation's asset overlay (what
  * GraphQL mutations changed against the scenario: names, custom ids, created spaces and
- * devices, deleted sensors, tags). Behind a port so the store can be SQLite or anything else.
+ * devices, deleted sensors, tags). Behind an asynchronous port, as the platform's `Store`:
+ * adapters for the SQLite file (sqlite-state.ts), PostgreSQL (postgres-state.ts) and memory.
  */
 export interface StoredClient {
   clientId: string;
@@ -26,12 +27,14 @@ import type { CatalogueOverlay } from '../../assets/catalogue.js';
 export type AssetOverlay = CatalogueOverlay;
 
 export interface ApiStatePort {
-  clientRows(): ClientRow[];
-  putClient(client: StoredClient): void;
-  deleteClient(clientId: string): void;
-  overlay(orgId: string): AssetOverlay | null;
-  putOverlay(orgId: string, overlay: AssetOverlay): void;
-  close(): void;
+  /** In the order the clients were first written. */
+  clientRows(): Promise<ClientRow[]>;
+  putClient(client: StoredClient): Promise<void>;
+  /** Leaves a tombstone: a scenario client deleted through the API stays deleted. */
+  deleteClient(clientId: string): Promise<void>;
+  overlay(orgId: string): Promise<AssetOverlay | null>;
+  putOverlay(orgId: string, overlay: AssetOverlay): Promise<void>;
+  close(): Promise<void>;
 }
 
 /** Keeps the state in memory: what tests and `inject()` apps use when nothing must survive. */
@@ -39,27 +42,32 @@ export class MemoryApiState implements ApiStatePort {
   readonly #clients = new Map<string, ClientRow>();
   readonly #overlays = new Map<string, string>();
 
-  clientRows(): ClientRow[] {
-    return [...this.#clients.values()];
+  clientRows(): Promise<ClientRow[]> {
+    return Promise.resolve([...this.#clients.values()]);
   }
 
-  putClient(client: StoredClient): void {
+  putClient(client: StoredClient): Promise<void> {
     this.#clients.set(client.clientId, { deleted: false, client: { ...client } });
+    return Promise.resolve();
   }
 
-  deleteClient(clientId: string): void {
+  deleteClient(clientId: string): Promise<void> {
     this.#clients.delete(clientId);
     this.#clients.set(clientId, { deleted: true, clientId });
+    return Promise.resolve();
   }
 
-  overlay(orgId: string): AssetOverlay | null {
+  overlay(orgId: string): Promise<AssetOverlay | null> {
     const json = this.#overlays.get(orgId);
-    return json === undefined ? null : (JSON.parse(json) as AssetOverlay);
+    return Promise.resolve(json === undefined ? null : (JSON.parse(json) as AssetOverlay));
   }
 
-  putOverlay(orgId: string, overlay: AssetOverlay): void {
+  putOverlay(orgId: string, overlay: AssetOverlay): Promise<void> {
     this.#overlays.set(orgId, JSON.stringify(overlay));
+    return Promise.resolve();
   }
 
-  close(): void {}
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
 }

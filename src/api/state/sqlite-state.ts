@@ -36,7 +36,11 @@ export class SqliteApiState implements ApiStatePort {
     }
   }
 
-  clientRows(): ClientRow[] {
+  clientRows(): Promise<ClientRow[]> {
+    return settled(() => this.#rows());
+  }
+
+  #rows(): ClientRow[] {
     return this.#q.rows.all().map((r): ClientRow => {
       if (r.deleted) return { deleted: true, clientId: r.client_id };
       const client: StoredClient = {
@@ -52,24 +56,37 @@ export class SqliteApiState implements ApiStatePort {
     });
   }
 
-  putClient(c: StoredClient): void {
-    this.#q.put.run(c.clientId, c.orgId, c.name, c.description, c.hash, JSON.stringify(c.scopes), c.createdBy);
+  putClient(c: StoredClient): Promise<void> {
+    return settled(() => void this.#q.put.run(c.clientId, c.orgId, c.name, c.description, c.hash, JSON.stringify(c.scopes), c.createdBy));
   }
 
-  deleteClient(clientId: string): void {
-    this.#q.tombstone.run(clientId);
+  deleteClient(clientId: string): Promise<void> {
+    return settled(() => void this.#q.tombstone.run(clientId));
   }
 
-  overlay(orgId: string): AssetOverlay | null {
-    const row = this.#q.overlay.get(orgId);
-    return row ? (JSON.parse(row.overlay) as AssetOverlay) : null;
+  overlay(orgId: string): Promise<AssetOverlay | null> {
+    return settled(() => {
+      const row = this.#q.overlay.get(orgId);
+      return row ? (JSON.parse(row.overlay) as AssetOverlay) : null;
+    });
   }
 
-  putOverlay(orgId: string, overlay: AssetOverlay): void {
-    this.#q.putOverlay.run(orgId, JSON.stringify(overlay));
+  putOverlay(orgId: string, overlay: AssetOverlay): Promise<void> {
+    return settled(() => void this.#q.putOverlay.run(orgId, JSON.stringify(overlay)));
   }
 
-  close(): void {
-    this.#db.close();
+  close(): Promise<void> {
+    return settled(() => {
+      if (this.#db.open) this.#db.close();
+    });
+  }
+}
+
+/** better-sqlite3 answers at once: the promise is already settled (a failure rejects, never throws). */
+function settled<T>(op: () => T): Promise<T> {
+  try {
+    return Promise.resolve(op());
+  } catch (err) {
+    return Promise.reject(err as Error);
   }
 }

@@ -17,16 +17,16 @@ describe('API state across restarts', () => {
     new SqliteStore(path).close(); // creates the file and runs the migrations
     const state = new SqliteApiState(path);
     await apiStateSurvivesRestart(state);
-    const rows = state.clientRows();
-    const overlay = state.overlay(model.org.id);
-    state.close();
+    const rows = await state.clientRows();
+    const overlay = await state.overlay(model.org.id);
+    await state.close();
     const reopened = new SqliteApiState(path);
-    expect(reopened.clientRows()).toEqual(rows);
-    expect(reopened.overlay(model.org.id)).toEqual(overlay);
+    expect(await reopened.clientRows()).toEqual(rows);
+    expect(await reopened.overlay(model.org.id)).toEqual(overlay);
     expect(rows.filter((r) => r.deleted)).toHaveLength(2); // the API-created "gone" and the scenario client
     expect(overlay?.tags.map((t) => t.name)).toEqual(['quiet']);
-    expect(reopened.overlay('org_unknown')).toBeNull();
-    reopened.close();
+    expect(await reopened.overlay('org_unknown')).toBeNull();
+    await reopened.close();
   });
 
   it('refuses a file that is not a store with STORE_FAILED', () => {
