@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { startApiServer, type ApiServer } from '../api/server.js';
 import { mcpApiExtension } from '../mcp/http-plugin.js';
 import { storeSeries } from '../api/reporting/store-series.js';
+import { PostgresApiState } from '../api/state/postgres-state.js';
 import { SqliteApiState } from '../api/state/sqlite-state.js';
+import { openPostgresStoreSync } from '../cloud/store/postgres-sync.js';
 import { startBroker, type EmbeddedBroker } from '../broker/aedes-broker.js';
 import { externalBroker, restartAndWaitForClients } from '../broker/external.js';
 import { startCloud, type Cloud } from '../cloud/cloud.js';
@@ -168,7 +170,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       ...(hooks ? { sensorDeliveries: (events, receivedAtMs) => hooks.sensorDeliveries(events, receivedAtMs) } : {}),
     });
     closers.push(() => cloud.close());
-    const api = opts.api ? await startApi(opts, dbPath, closers, hooks) : null;
+    const api = opts.api ? await startApi(opts, location, closers, hooks) : null;
     const ticker = opts.advanceEveryMs ? followOwnClock(cloud, clock, opts.advanceEveryMs, hooks) : null;
     if (ticker) closers.push(() => clearInterval(ticker));
     return {
@@ -205,15 +207,17 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
 
 /**
  * The HTTP API over the platform's store and catalogue: its own connection to the store (WAL
- * lets it read while ingest writes), the API's state (clients, mutations) in the same file.
+ * lets it read a SQLite file while ingest writes; a PostgreSQL store answers the API's
+ * synchronous reads from a connection in a worker, postgres-sync.ts), the API's state
+ * (clients, mutations) in the same store.
  */
-async function startApi(opts: PlatformOptions, dbPath: string, closers: Array<() => Promise<void> | void>, hooks: PlatformWebhooks | null): Promise<ApiServer> {
+async function startApi(opts: PlatformOptions, location: StoreLocation, closers: Array<() => Promise<void> | void>, hooks: PlatformWebhooks | null): Promise<ApiServer> {
   const api = opts.api as NonNullable<PlatformOptions['api']>;
-  const store = new SqliteStore(dbPath);
+  const store = location.kind === 'sqlite' ? new SqliteStore(location.path) : openPostgresStoreSync(location.url);
   closers.push(() => store.close());
-  const state = new SqliteApiState(dbPath);
+  const state = location.kind === 'sqlite' ? new SqliteApiState(location.path) : await PostgresApiState.open(location.url);
   closers.push(() => state.close());
-  const series = storeSeries(store, opts.catalogue, { dbPath });
+  const series = storeSeries(store, opts.catalogue, location.kind === 'sqlite' ? { dbPath: location.path } : {});
   closers.push(() => series.close());
   const server = await startApiServer({
     catalogue: opts.catalogue,
@@ -253,12 +257,8 @@ function followOwnClock(cloud: Cloud, clock: Clock, everyMs: number, hooks: Plat
   return timer;
 }
 
-/**
- * The PostgreSQL store carries the pipeline (ingest, minutes, rollups, outbox, status); the
- * HTTP API and webhook delivery still read the SQLite file directly (docs/scale-out.md).
- */
+/** Webhook subscriptions and their delivery outbox are still kept in the SQLite file only (docs/scale-out.md). */
 function refuseUnsupported(location: StoreLocation, opts: PlatformOptions): void {
   if (location.kind !== 'postgres') return;
-  if (opts.api) throw new AppError(ErrorCodes.USAGE, 'the HTTP API does not serve a PostgreSQL store yet: use a SQLite store (--store sqlite:FILE) with the API');
   if (opts.webhooks) throw new AppError(ErrorCodes.USAGE, 'webhook delivery needs a SQLite store for now: use --store sqlite:FILE with webhooks');
 }

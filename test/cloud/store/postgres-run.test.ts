@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_AUDIENCE } from '../../../src/api/server.js';
 import { runScenario } from '../../../src/run/run-scenario.js';
+import { loadScenarioFile } from '../../../src/scenario/load.js';
 import { postgresSkipReason, startPostgres, type TestPostgres } from '../../support/postgres.js';
 
 /**
@@ -85,5 +87,55 @@ describe.skipIf(skip !== null)('a run on a PostgreSQL store', () => {
     const fresh = await runScenario(QUICKSTART, { ...options, storePolicy: 'fresh' });
     expect(fresh.result.messages.duplicateBatches).toBe(0);
     expect(fresh.result.messages.lost).toBe(0);
+  });
+
+  it('serves its minutes and device status through the HTTP API, as stored (reporting and GraphQL)', async () => {
+    const url = await (server as TestPostgres).createDatabase();
+    const loaded = loadScenarioFile(QUICKSTART);
+    if (!loaded.ok) throw new Error('quickstart does not load');
+    const model = loaded.model;
+    const office = model.rooms.find((r) => r.name === 'Open office');
+    const client = model.clients[0];
+    if (!office || !client) throw new Error('quickstart has an open office and a client');
+    const stopMs = model.startMs + 40 * 60_000;
+    let apiUrl = '';
+    let served: { points: Array<[number, number]>; hives: Array<{ isOnline: boolean }> } | null = null;
+    await runScenario(QUICKSTART, {
+      durationMs: 40 * 60_000,
+      dbPath: url,
+      platformThread: false,
+      api: { port: 0, audience: DEFAULT_AUDIENCE },
+      onPlatform: (ready) => {
+        apiUrl = ready.apiUrl ?? '';
+      },
+      beforeClose: async () => {
+        const login = await fetch(`${apiUrl}/api/v2/clients/login`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ client_id: client.clientId, client_secret: client.secret, audience: DEFAULT_AUDIENCE, grant_type: 'client_credentials' }),
+        });
+        const token = ((await login.json()) as { access_token: string }).access_token;
+        const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
+        const report = await fetch(`${apiUrl}/api/v3/reporting`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({
+            window: { every: '1m', function: 'max', timezone: 'Europe/Paris' },
+            filter: { measurements: ['room_occupancy'], rooms: { eq: [office.id] }, start: new Date(model.startMs).toISOString(), stop: new Date(stopMs).toISOString() },
+          }),
+        });
+        expect(report.status).toBe(200);
+        const points = ((await report.json()) as { data: Array<{ start: string; value: number }> }).data.map((p): [number, number] => [Date.parse(p.start), p.value]);
+        const gql = await fetch(`${apiUrl}/api/v3/graphql`, { method: 'POST', headers, body: JSON.stringify({ query: '{ hives { data { isOnline } } }' }) });
+        served = { points, hives: ((await gql.json()) as { data: { hives: { data: Array<{ isOnline: boolean }> } } }).data.hives.data };
+      },
+    });
+    const stored = ((await pgRows(url)).presence ?? []) as Array<{ space_id: string; minute_ms: number; value: number }>;
+    const expected = stored.filter((r) => r.space_id === office.id && r.minute_ms < stopMs).map((r): [number, number] => [r.minute_ms, r.value]);
+    const answer = served as { points: Array<[number, number]>; hives: Array<{ isOnline: boolean }> } | null;
+    expect(expected.length).toBeGreaterThan(30);
+    expect(answer?.points).toEqual(expected);
+    expect(answer?.hives.length).toBeGreaterThan(0);
+    expect(answer?.hives.every((h) => h.isOnline)).toBe(true);
   });
 });

@@ -1,0 +1,62 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import { AppError, ErrorCodes, type ErrorCode } from '../../core/errors.js';
+import type { StoreSync } from './port.js';
+import type { SyncReply, SyncRequest } from './postgres-sync-messages.js';
+
+/**
+ * The PostgreSQL store answering synchronously, for readers written against `StoreSync` (the
+ * HTTP API's reporting and status reads, which better-sqlite3 answers on the caller's thread).
+ * A worker thread holds the connection (`PostgresStore`); a call posts the request and blocks
+ * on a shared flag until the worker's answer is in the port (`Atomics.wait`, then
+ * `receiveMessageOnPort`): the same blocking model as better-sqlite3, one round trip per call.
+ * The pipeline never uses this: it awaits the asynchronous `PostgresStore` directly.
+ */
+const TIMEOUT_MS = 30_000;
+
+function startWorker(workerData: { url: string; flag: SharedArrayBuffer; port: MessagePort }): Worker {
+  const js = new URL('./postgres-sync-worker.js', import.meta.url);
+  const ts = new URL('./postgres-sync-worker.ts', import.meta.url);
+  const options = { workerData, transferList: [workerData.port] };
+  // From sources (Vitest, tsx) tsx is registered inside the worker first, as src/platform/thread.ts does.
+  return existsSync(fileURLToPath(js))
+    ? new Worker(js, options)
+    : new Worker(`import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(ts.href)}); });`, { ...options, eval: true });
+}
+
+export function openPostgresStoreSync(url: string): StoreSync {
+  const flag = new Int32Array(new SharedArrayBuffer(4));
+  const { port1, port2 } = new MessageChannel();
+  const worker = startWorker({ url, flag: flag.buffer as SharedArrayBuffer, port: port2 });
+  worker.unref();
+  let closed = false;
+  const call = (method: SyncRequest['method'], args: unknown[]): unknown => {
+    if (closed) throw new AppError(ErrorCodes.STORE_FAILED, `PostgreSQL store: ${method} after close`);
+    Atomics.store(flag, 0, 0);
+    port1.postMessage({ method, args } satisfies SyncRequest);
+    if (Atomics.wait(flag, 0, 0, TIMEOUT_MS) === 'timed-out') throw new AppError(ErrorCodes.STORE_FAILED, `PostgreSQL store: ${method} did not answer within ${TIMEOUT_MS / 1000} s`);
+    const reply = receiveMessageOnPort(port1)?.message as SyncReply | undefined;
+    if (!reply) throw new AppError(ErrorCodes.STORE_FAILED, `PostgreSQL store: no answer to ${method}`);
+    if (!reply.ok) throw new AppError(reply.code as ErrorCode, reply.message);
+    return reply.value;
+  };
+  // Opening (connect, migrate) is the first call: a bad URL fails here, with the adapter's message.
+  call('open', []);
+  const store = new Proxy({} as StoreSync, {
+    get(_target, name) {
+      if (name === 'close') {
+        return (): void => {
+          if (closed) return;
+          call('close', []);
+          closed = true;
+          port1.close();
+          void worker.terminate();
+        };
+      }
+      if (typeof name !== 'string' || name === 'then') return undefined;
+      return (...args: unknown[]) => call(name as SyncRequest['method'], args);
+    },
+  });
+  return store;
+}
