@@ -7,20 +7,20 @@ import { mcpApiExtension } from '../mcp/http-plugin.js';
 import { storeSeries } from '../api/reporting/store-series.js';
 import { PostgresApiState } from '../api/state/postgres-state.js';
 import { SqliteApiState } from '../api/state/sqlite-state.js';
-import { openPostgresStoreSync } from '../cloud/store/postgres-sync.js';
+import { openPostgresSync } from '../cloud/store/postgres-sync.js';
 import { startBroker, type EmbeddedBroker } from '../broker/aedes-broker.js';
 import { externalBroker, restartAndWaitForClients } from '../broker/external.js';
 import { startCloud, type Cloud } from '../cloud/cloud.js';
 import { SqliteStore } from '../cloud/store/sqlite-store.js';
 import { VirtualClock, type Clock } from '../core/clock.js';
-import { AppError, ErrorCodes } from '../core/errors.js';
 import { cloudReads, type PlatformReads } from './reads.js';
 import { guardStore, type StorePolicy } from './store-guard.js';
 import { describeStore, parseStoreLocation, type StoreLocation } from './store-location.js';
 import { guardedStore, openStore } from './store-open.js';
 import { AssetCatalogue } from '../assets/catalogue.js';
 import type { PlatformThreadInit } from './thread-messages.js';
-import { startWebhooks, type PlatformWebhookOptions, type PlatformWebhooks } from '../webhooks/platform-hooks.js';
+import { startWebhooks, type PlatformWebhookOptions, type PlatformWebhooks, type WebhookStores } from '../webhooks/platform-hooks.js';
+import { SqliteWebhookStore } from '../cloud/store/sqlite-webhooks.js';
 
 export type { PlatformWebhookOptions } from '../webhooks/platform-hooks.js';
 
@@ -132,7 +132,6 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
   const tempDir = opts.dbPath === null ? mkdtempSync(join(tmpdir(), 'occusim-')) : null;
   const dbPath = opts.dbPath ?? join(tempDir as string, 'occusim.sqlite');
   const location = parseStoreLocation(dbPath);
-  refuseUnsupported(location, opts);
   await guardStore(guardedStore(location), opts.storePolicy ?? 'new', opts.runKey ?? '');
   const closers: Array<() => Promise<void> | void> = [];
   // First in, last out: the temporary store goes once everything that writes it has closed.
@@ -155,7 +154,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
           });
     closers.push(() => broker.close());
     // Before the cloud: the pipeline's DETECTIONS/TRAFFIC stream feeds the webhook outbox from the first message.
-    const hooks = opts.webhooks ? startWebhooks(dbPath, opts.catalogue, clock, opts.webhooks) : null;
+    const hooks = opts.webhooks ? startWebhooks(webhookStores(location), opts.catalogue, clock, opts.webhooks) : null;
     if (hooks) closers.push(() => hooks.close());
     const store = await openStore(location);
     const cloud = await startCloud({
@@ -213,7 +212,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
  */
 async function startApi(opts: PlatformOptions, location: StoreLocation, closers: Array<() => Promise<void> | void>, hooks: PlatformWebhooks | null): Promise<ApiServer> {
   const api = opts.api as NonNullable<PlatformOptions['api']>;
-  const store = location.kind === 'sqlite' ? new SqliteStore(location.path) : openPostgresStoreSync(location.url);
+  const store = location.kind === 'sqlite' ? new SqliteStore(location.path) : openPostgresSync(location.url, 'store');
   closers.push(() => store.close());
   const state = location.kind === 'sqlite' ? new SqliteApiState(location.path) : await PostgresApiState.open(location.url);
   closers.push(() => state.close());
@@ -257,8 +256,8 @@ function followOwnClock(cloud: Cloud, clock: Clock, everyMs: number, hooks: Plat
   return timer;
 }
 
-/** Webhook subscriptions and their delivery outbox are still kept in the SQLite file only (docs/scale-out.md). */
-function refuseUnsupported(location: StoreLocation, opts: PlatformOptions): void {
-  if (location.kind !== 'postgres') return;
-  if (opts.webhooks) throw new AppError(ErrorCodes.USAGE, 'webhook delivery needs a SQLite store for now: use --store sqlite:FILE with webhooks');
+/** Webhook subscriptions, delivery outbox and event outbox, on connections of their own (the engine reads them synchronously). */
+function webhookStores(location: StoreLocation): WebhookStores {
+  if (location.kind === 'sqlite') return { webhooks: new SqliteWebhookStore(location.path), events: new SqliteStore(location.path) };
+  return { webhooks: openPostgresSync(location.url, 'webhooks'), events: openPostgresSync(location.url, 'store') };
 }

@@ -1,8 +1,7 @@
 import type { AssetCatalogue } from '../assets/catalogue.js';
 import { EventMetadata, type SensorEvent } from '../cloud/events.js';
-import { SqliteStore } from '../cloud/store/sqlite-store.js';
-import { SqliteWebhookStore } from '../cloud/store/sqlite-webhooks.js';
-import type { DeliveryInsert } from '../cloud/store/webhook-port.js';
+import type { StoreSync } from '../cloud/store/port.js';
+import type { DeliveryInsert, WebhookStore } from '../cloud/store/webhook-port.js';
 import { systemWallTime, type Clock, type WallTime } from '../core/clock.js';
 import { rngFor } from '../core/rng.js';
 import { AppError, ErrorCodes } from '../core/errors.js';
@@ -17,9 +16,17 @@ import type { CreateInput } from './subscription.js';
 
 /**
  * Webhooks as the platform runs them: subscriptions and the delivery outbox in the platform's
- * store file (connections of their own), the engine fed by the event outbox and the pipeline's
- * DETECTIONS/TRAFFIC stream, delivering on the platform's clock.
+ * store (connections of their own, opened by the platform: SQLite or PostgreSQL), the engine
+ * fed by the event outbox and the pipeline's DETECTIONS/TRAFFIC deliveries, delivering on the
+ * platform's clock.
  */
+export interface WebhookStores {
+  /** Subscriptions and the delivery outbox. */
+  webhooks: WebhookStore;
+  /** The occupancy event outbox the fan-out reads. */
+  events: Pick<StoreSync, 'events' | 'close'>;
+}
+
 export interface PlatformWebhookOptions {
   /** Seeds the retry jitter (and derived secrets of declared webhooks). */
   seed: number | string;
@@ -51,15 +58,14 @@ export interface PlatformWebhooks {
   close(): Promise<void>;
 }
 
-export function startWebhooks(dbPath: string, catalogue: AssetCatalogue, clock: Clock, o: PlatformWebhookOptions): PlatformWebhooks {
+export function startWebhooks(stores: WebhookStores, catalogue: AssetCatalogue, clock: Clock, o: PlatformWebhookOptions): PlatformWebhooks {
   let policy: AddressPolicy;
   try {
     policy = new AddressPolicy(o.allow ?? []);
   } catch (err) {
     throw isWebhookError(err) ? new AppError(ErrorCodes.USAGE, err.message, { cause: err }) : err;
   }
-  const store = new SqliteWebhookStore(dbPath);
-  const events = new SqliteStore(dbPath);
+  const { webhooks: store, events } = stores;
   // Declared webhooks without a secret get one derived from the seed: the same run signs the same way.
   const secrets = rngFor(o.seed, 'webhook-secrets');
   const service = new WebhookService(store, policy, () => secretFromKey(Uint8Array.from({ length: 32 }, () => secrets.int(0, 255))));

@@ -1,15 +1,16 @@
 import { workerData, type MessagePort } from 'node:worker_threads';
 import { isAppError } from '../../core/errors.js';
 import { PostgresStore } from './postgres-store.js';
-import type { SyncReply, SyncRequest } from './postgres-sync-messages.js';
+import type { SyncKind, SyncReply, SyncRequest } from './postgres-sync-messages.js';
+import { PostgresWebhookStore } from './postgres-webhooks.js';
 
 /**
- * The worker of `openPostgresStoreSync`: one `PostgresStore`, requests answered in order; each
+ * The worker of `openPostgresSync`: one `PostgresStore` or `PostgresWebhookStore`, requests answered in order; each
  * answer is posted before the shared flag is raised, so the caller finds it when it wakes.
  */
-const { url, flag: buffer, port } = workerData as { url: string; flag: SharedArrayBuffer; port: MessagePort };
+const { url, kind, flag: buffer, port } = workerData as { url: string; kind: SyncKind; flag: SharedArrayBuffer; port: MessagePort };
 const flag = new Int32Array(buffer);
-let store: PostgresStore | null = null;
+let store: Record<string, unknown> | null = null;
 let queue: Promise<void> = Promise.resolve();
 
 function answer(reply: SyncReply): void {
@@ -20,12 +21,12 @@ function answer(reply: SyncReply): void {
 
 async function run(req: SyncRequest): Promise<unknown> {
   if (req.method === 'open') {
-    store = await PostgresStore.open(url);
+    store = (kind === 'store' ? await PostgresStore.open(url) : await PostgresWebhookStore.open(url)) as unknown as Record<string, unknown>;
     return null;
   }
-  if (!store) throw new Error('the store is not open');
-  const op = store[req.method] as (...args: unknown[]) => Promise<unknown>;
-  return op.apply(store, req.args);
+  const op = store?.[req.method];
+  if (typeof op !== 'function') throw new Error(`no operation ${req.method}`);
+  return (op as (...args: unknown[]) => Promise<unknown>).apply(store, req.args);
 }
 
 port.on('message', (req: SyncRequest) => {

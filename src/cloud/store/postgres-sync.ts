@@ -3,19 +3,21 @@ import { fileURLToPath } from 'node:url';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import { AppError, ErrorCodes, type ErrorCode } from '../../core/errors.js';
 import type { StoreSync } from './port.js';
-import type { SyncReply, SyncRequest } from './postgres-sync-messages.js';
+import type { SyncKind, SyncReply, SyncRequest } from './postgres-sync-messages.js';
+import type { WebhookStore } from './webhook-port.js';
 
 /**
- * The PostgreSQL store answering synchronously, for readers written against `StoreSync` (the
- * HTTP API's reporting and status reads, which better-sqlite3 answers on the caller's thread).
- * A worker thread holds the connection (`PostgresStore`); a call posts the request and blocks
+ * The PostgreSQL store answering synchronously, for code written against `StoreSync` (the
+ * HTTP API's reporting and status reads) or `WebhookStore` (webhook subscriptions and delivery),
+ * which better-sqlite3 answers on the caller's thread. A worker thread holds the connection
+ * (`PostgresStore` or `PostgresWebhookStore`); a call posts the request and blocks
  * on a shared flag until the worker's answer is in the port (`Atomics.wait`, then
  * `receiveMessageOnPort`): the same blocking model as better-sqlite3, one round trip per call.
  * The pipeline never uses this: it awaits the asynchronous `PostgresStore` directly.
  */
 const TIMEOUT_MS = 30_000;
 
-function startWorker(workerData: { url: string; flag: SharedArrayBuffer; port: MessagePort }): Worker {
+function startWorker(workerData: { url: string; kind: SyncKind; flag: SharedArrayBuffer; port: MessagePort }): Worker {
   const js = new URL('./postgres-sync-worker.js', import.meta.url);
   const ts = new URL('./postgres-sync-worker.ts', import.meta.url);
   const options = { workerData, transferList: [workerData.port] };
@@ -25,13 +27,15 @@ function startWorker(workerData: { url: string; flag: SharedArrayBuffer; port: M
     : new Worker(`import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(ts.href)}); });`, { ...options, eval: true });
 }
 
-export function openPostgresStoreSync(url: string): StoreSync {
+export function openPostgresSync(url: string, kind: 'store'): StoreSync;
+export function openPostgresSync(url: string, kind: 'webhooks'): WebhookStore;
+export function openPostgresSync(url: string, kind: SyncKind): StoreSync | WebhookStore {
   const flag = new Int32Array(new SharedArrayBuffer(4));
   const { port1, port2 } = new MessageChannel();
-  const worker = startWorker({ url, flag: flag.buffer as SharedArrayBuffer, port: port2 });
+  const worker = startWorker({ url, kind, flag: flag.buffer as SharedArrayBuffer, port: port2 });
   worker.unref();
   let closed = false;
-  const call = (method: SyncRequest['method'], args: unknown[]): unknown => {
+  const call = (method: string, args: unknown[]): unknown => {
     if (closed) throw new AppError(ErrorCodes.STORE_FAILED, `PostgreSQL store: ${method} after close`);
     Atomics.store(flag, 0, 0);
     port1.postMessage({ method, args } satisfies SyncRequest);
@@ -43,7 +47,7 @@ export function openPostgresStoreSync(url: string): StoreSync {
   };
   // Opening (connect, migrate) is the first call: a bad URL fails here, with the adapter's message.
   call('open', []);
-  const store = new Proxy({} as StoreSync, {
+  const store = new Proxy({} as StoreSync & WebhookStore, {
     get(_target, name) {
       if (name === 'close') {
         return (): void => {
@@ -55,7 +59,7 @@ export function openPostgresStoreSync(url: string): StoreSync {
         };
       }
       if (typeof name !== 'string' || name === 'then') return undefined;
-      return (...args: unknown[]) => call(name as SyncRequest['method'], args);
+      return (...args: unknown[]) => call(name, args);
     },
   });
   return store;
