@@ -10,6 +10,7 @@ import { FailureLimiter } from './auth/rate-limit.js';
 import type { Principal, TokenService } from './auth/tokens.js';
 import { registerClientRoutes } from './clients/client-routes.js';
 import { registerOpenApi } from './openapi.js';
+import { registerMetrics, type MetricsSource } from './metrics.js';
 import { registerReportingRoutes } from './reporting/routes.js';
 import type { SeriesPort } from './reporting/series.js';
 import { registerStatsRoutes } from './reporting/stats.js';
@@ -47,6 +48,8 @@ export interface ApiDeps {
   extensions?: readonly ApiExtension[];
   /** Webhook subscriptions behind createWebhooks & co. (absent: those answer WEBHOOKS_DISABLED). */
   webhooks?: WebhookService;
+  /** What `GET /metrics` exposes (the served platform's counters); absent: no /metrics. */
+  metrics?: MetricsSource;
 }
 
 /** Registers more routes on the API app, with the API's token service and clock. */
@@ -69,6 +72,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   registerLoginRoutes(app, { accounts: deps.accounts, tokens: deps.tokens, limiter, firstPartyClientId: deps.firstPartyClientId ?? 'client_occusim_dashboard' });
   registerClientRoutes(app, { accounts: deps.accounts, tokens: deps.tokens });
   registerOpenApi(app);
+  if (deps.metrics) registerMetrics(app, deps.metrics);
   for (const extend of deps.extensions ?? []) await extend(app, { tokens: deps.tokens, clock: deps.clock });
   if (deps.series) {
     registerReportingRoutes(app, { assets: deps.assets, tokens: deps.tokens, series: deps.series, nowMs: platformNow(deps.assets, deps.clock, deps.status) });

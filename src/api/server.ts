@@ -11,6 +11,7 @@ import type { SeriesPort } from './reporting/series.js';
 import type { ApiStatePort } from './state/port.js';
 import type { StatusSource } from './status.js';
 import type { WebhookService } from '../webhooks/service.js';
+import type { MetricsSource } from './metrics.js';
 
 /**
  * The API as a listening HTTP server over the organisations of one or more scenarios
@@ -40,6 +41,8 @@ export interface ApiServerOptions {
   extensions?: readonly ApiExtension[];
   /** Webhook subscriptions (the platform's, when it delivers webhooks). */
   webhooks?: WebhookService;
+  /** Prometheus `/metrics` over the platform's counters (absent: not served). */
+  metrics?: Omit<MetricsSource, 'catalogue'>;
 }
 
 export interface ApiServer {
@@ -90,6 +93,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
     ...(opts.status ? { status: opts.status } : {}),
     ...(opts.extensions ? { extensions: opts.extensions } : {}),
     ...(opts.webhooks ? { webhooks: opts.webhooks } : {}),
+    ...(opts.metrics ? { metrics: { ...opts.metrics, catalogue: assets } } : {}),
   });
   await app.listen({ host, port: opts.port ?? 0 });
   const address = app.server.address();

@@ -159,7 +159,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       ...(hooks ? { onSensorEvent: (e) => hooks.onSensorEvent(e) } : {}),
     });
     closers.push(() => cloud.close());
-    const api = opts.api ? await startApi(opts, dbPath, closers, hooks) : null;
+    const api = opts.api ? await startApi(opts, dbPath, closers, hooks, cloud) : null;
     const ticker = opts.advanceEveryMs ? followOwnClock(cloud, clock, opts.advanceEveryMs, hooks) : null;
     if (ticker) closers.push(() => clearInterval(ticker));
     return {
@@ -197,7 +197,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
  * The HTTP API over the platform's store and catalogue: its own connection to the store (WAL
  * lets it read while ingest writes), the API's state (clients, mutations) in the same file.
  */
-async function startApi(opts: PlatformOptions, dbPath: string, closers: Array<() => Promise<void> | void>, hooks: PlatformWebhooks | null): Promise<ApiServer> {
+async function startApi(opts: PlatformOptions, dbPath: string, closers: Array<() => Promise<void> | void>, hooks: PlatformWebhooks | null, cloud: Cloud): Promise<ApiServer> {
   const api = opts.api as NonNullable<PlatformOptions['api']>;
   const store = new SqliteStore(dbPath);
   closers.push(() => store.close());
@@ -215,6 +215,8 @@ async function startApi(opts: PlatformOptions, dbPath: string, closers: Array<()
     status: store,
     extensions: [mcpApiExtension],
     ...(hooks ? { webhooks: hooks.service } : {}),
+    // Read at scrape time from the same tallies the run report reads: /metrics agrees with it.
+    metrics: { counters: () => cloud.counters(), latenciesMs: () => cloud.latenciesMs(), webhookStats: () => hooks?.stats() ?? null, status: store },
   });
   closers.push(() => server.close());
   return server;
