@@ -11,12 +11,16 @@ import { createProgressBar } from './progress.js';
 import { printListeners, serveOptions, serveSignal, untilAborted } from './serve.js';
 import { formatSummary } from './summary.js';
 import { storeFlag } from './store-flag.js';
+import { reportFileWriter } from './report-files.js';
 
 import type { Flags, Io } from './io.js';
 export type { Flags, Io } from './io.js';
 
 export async function runCommand(file: string, flags: Flags, io: Io): Promise<number> {
   const opts = runOptionsFromFlags(flags);
+  // issue 17: --truth / --html (src/cli/report-files.ts)
+  const reportFiles = reportFileWriter(flags);
+  if (reportFiles) opts.onArtefacts = reportFiles;
   const serve = flags.serve === true ? serveOptions(flags) : null;
   const quiet = flags.quiet === true;
   const bar = !quiet && io.stderr.isTTY ? createProgressBar(io.stderr, 'simulating') : null;

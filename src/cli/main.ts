@@ -71,6 +71,9 @@ run options:
   --audience A          API identifier accepted in client logins (default https://api.occusim.local)
   --webhook-allow CIDRS webhook destinations allowed although loopback or private, comma-separated
                         (e.g. 127.0.0.1/8 for a local occusim receive); docs/webhooks.md
+  --truth FILE          write the ground truth: per-minute true counts per space and every
+                        door crossing, NDJSON (docs/report.md)
+  --html FILE           write a self-contained HTML report with plots (docs/report.md)
 
 Exit codes: 0 ok, 1 the run found a failure condition (data lost), 2 usage or input error.
 `;
@@ -112,6 +115,11 @@ const OPTIONS = {
   dead: { type: 'boolean' },
   subscription: { type: 'string' },
   latency: { type: 'string' },
+  // issue 17 (pictures): run report files, animated frames, the GraphQL IDE switch
+  truth: { type: 'string' },
+  html: { type: 'string' },
+  gif: { type: 'string' },
+  'no-graphiql': { type: 'boolean' },
 } as const;
 
 export async function main(argv: readonly string[], io: Io): Promise<number> {

@@ -3,6 +3,9 @@ import type { Fidelity, ScenarioModel } from '../scenario/model.js';
 import type { RunReport } from './run-report.js';
 import type { PlatformWebhookOptions } from '../platform/platform.js';
 import type { StorePolicy } from '../platform/store-guard.js';
+import type { ReportData } from '../platform/reads.js';
+import type { TruthRecorder } from '../sim/truth.js';
+import type { RunResult } from './report.js';
 
 /** Options of `runScenario` (and of `occusim run`, which maps its flags onto these). */
 export interface RunOptions {
@@ -34,6 +37,11 @@ export interface RunOptions {
   onPlatform?: (ready: PlatformReady) => Promise<void> | void;
   /** Called with the finished report while the platform still runs: `--serve` keeps serving here until stopped. */
   beforeClose?: (report: RunReport) => Promise<void> | void;
+  /**
+   * Called once with what the report was computed from (the truth recorder, the platform's
+   * answer) while the platform still runs: `--truth` and `--html` write their files here.
+   */
+  onArtefacts?: (a: RunArtefacts) => Promise<void> | void;
   /** Aborting stops the simulation at the next tick; the run then finishes with what was simulated. */
   signal?: AbortSignal;
   /** Without `dbPath`: false deletes the temporary store when the run ends (default true: the report's `db` can be opened). */
@@ -51,6 +59,14 @@ export interface RunOptions {
   api?: { port: number; host?: string; audience: string };
   /** Webhook delivery from the run's platform (docs/webhooks.md), in whichever thread it runs. */
   webhooks?: Partial<Omit<PlatformWebhookOptions, 'wallTime'>>;
+}
+
+/** What a run's report was computed from (`RunOptions.onArtefacts`). */
+export interface RunArtefacts {
+  model: ScenarioModel;
+  truth: TruthRecorder;
+  data: ReportData;
+  result: RunResult;
 }
 
 /** What a caller needs to serve a running platform. */

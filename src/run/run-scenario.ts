@@ -56,10 +56,13 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
     await delivery.drain();
     loop.batchesSent = delivery.stats().batchesPublished;
     await platform.finish();
-    const result = buildResult(model, truth, reportSource(await platform.reads.report(reportRequest(model))), loop, edge.accuracy?.());
+    const data = await platform.reads.report(reportRequest(model));
+    const result = buildResult(model, truth, reportSource(data), loop, edge.accuracy?.());
     result.delivery = delivery.report();
     const hooks = await platform.reads.webhookStats();
     if (hooks) result.webhooks = hooks.subscriptions;
+    // --truth / --html: what the report was computed from, read-only (results do not depend on it).
+    await options.onArtefacts?.({ model, truth, data, result });
     const wallMs = wall.elapsedMs();
     const simSeconds = wallMs / 1000;
     const report: RunReport = {
