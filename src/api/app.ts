@@ -9,7 +9,8 @@ import { registerLoginRoutes } from './auth/login-routes.js';
 import { FailureLimiter } from './auth/rate-limit.js';
 import type { Principal, TokenService } from './auth/tokens.js';
 import { registerClientRoutes } from './clients/client-routes.js';
-import { registerOpenApi } from './openapi.js';
+import { registerOpenApiCollector, registerOpenApiPages } from './openapi.js';
+import { schemaErrorMessage } from './route-schemas.js';
 import { registerMetrics, type MetricsSource } from './metrics.js';
 import { registerReportingRoutes } from './reporting/routes.js';
 import type { SeriesPort } from './reporting/series.js';
@@ -64,14 +65,18 @@ declare module 'fastify' {
 const GRAPHQL_PATH = '/api/v3/graphql';
 
 export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
-  const app = Fastify({ logger: deps.logger ?? false, bodyLimit: 1024 * 1024 });
+  // Ajv checks, never rewrites: no type coercion, no defaults, nothing removed (route-schemas.ts).
+  const app = Fastify({ logger: deps.logger ?? false, bodyLimit: 1024 * 1024, ajv: { customOptions: { coerceTypes: false, useDefaults: false, removeAdditional: false } },
+    schemaErrorFormatter: (errors, dataVar) => new Error(schemaErrorMessage(errors, dataVar)),
+  });
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler((req, reply) => reply.code(404).send({ code: 'NOT_FOUND', message: `no route ${req.method} ${req.url}` }));
 
+  await registerOpenApiCollector(app);
   const limiter = new FailureLimiter({ maxFailures: 5, windowMs: 60_000, clock: deps.clock });
   registerLoginRoutes(app, { accounts: deps.accounts, tokens: deps.tokens, limiter, firstPartyClientId: deps.firstPartyClientId ?? 'client_occusim_dashboard' });
   registerClientRoutes(app, { accounts: deps.accounts, tokens: deps.tokens });
-  registerOpenApi(app);
+  await registerOpenApiPages(app);
   if (deps.metrics) registerMetrics(app, deps.metrics);
   for (const extend of deps.extensions ?? []) await extend(app, { tokens: deps.tokens, clock: deps.clock });
   if (deps.series) {
