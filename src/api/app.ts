@@ -12,6 +12,7 @@ import { registerClientRoutes } from './clients/client-routes.js';
 import { registerOpenApiCollector, registerOpenApiPages } from './openapi.js';
 import { schemaErrorMessage } from './route-schemas.js';
 import { registerMetrics, type MetricsSource } from './metrics.js';
+import { registerGraphiql } from './graphiql.js';
 import { registerReportingRoutes } from './reporting/routes.js';
 import type { SeriesPort } from './reporting/series.js';
 import { registerStatsRoutes } from './reporting/stats.js';
@@ -49,6 +50,8 @@ export interface ApiDeps {
   extensions?: readonly ApiExtension[];
   /** Webhook subscriptions behind createWebhooks & co. (absent: those answer WEBHOOKS_DISABLED). */
   webhooks?: WebhookService;
+  /** Serve the GraphQL IDE at /api/graphiql (default off: the served API turns it on). */
+  graphiql?: boolean;
   /** What `GET /metrics` exposes (the served platform's counters); absent: no /metrics. */
   metrics?: MetricsSource;
 }
@@ -78,6 +81,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   registerClientRoutes(app, { accounts: deps.accounts, tokens: deps.tokens });
   await registerOpenApiPages(app);
   if (deps.metrics) registerMetrics(app, deps.metrics);
+  if (deps.graphiql === true) registerGraphiql(app, GRAPHQL_PATH);
   for (const extend of deps.extensions ?? []) await extend(app, { tokens: deps.tokens, clock: deps.clock });
   if (deps.series) {
     registerReportingRoutes(app, { assets: deps.assets, tokens: deps.tokens, series: deps.series, nowMs: platformNow(deps.assets, deps.clock, deps.status) });

@@ -41,6 +41,8 @@ export interface ApiServerOptions {
   extensions?: readonly ApiExtension[];
   /** Webhook subscriptions (the platform's, when it delivers webhooks). */
   webhooks?: WebhookService;
+  /** The GraphQL IDE at /api/graphiql (default on: a served API is meant to be explored; `--no-graphiql` turns it off). */
+  graphiql?: boolean;
   /** Prometheus `/metrics` over the platform's counters (absent: not served). */
   metrics?: Omit<MetricsSource, 'catalogue'>;
 }
@@ -87,6 +89,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
     tokens,
     clock,
     introspection: opts.introspection ?? true,
+    graphiql: opts.graphiql ?? true,
     limits: { ...DEFAULT_LIMITS, listSize: catalogueListSizes(assets) },
     ...(opts.series ? { series: opts.series } : {}),
     ...(opts.state ? { state: opts.state } : {}),

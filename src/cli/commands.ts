@@ -41,7 +41,7 @@ export async function runCommand(file: string, flags: Flags, io: Io): Promise<nu
   const report = await runScenario(file, {
     ...opts,
     signal,
-    api: { port: serve.port, audience: serve.audience },
+    api: { port: serve.port, audience: serve.audience, graphiql: serve.graphiql },
     onPlatform: (ready) => printListeners(io, ready, serve.audience),
     beforeClose: async (r) => {
       finish(r);

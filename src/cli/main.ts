@@ -74,6 +74,7 @@ run options:
   --truth FILE          write the ground truth: per-minute true counts per space and every
                         door crossing, NDJSON (docs/report.md)
   --html FILE           write a self-contained HTML report with plots (docs/report.md)
+  --no-graphiql         with --serve (and serve): no GraphQL IDE page at /api/graphiql
 
 Exit codes: 0 ok, 1 the run found a failure condition (data lost), 2 usage or input error.
 `;

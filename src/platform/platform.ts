@@ -54,7 +54,7 @@ export interface PlatformOptions {
   /** Sees every message the embedded broker accepts (capture recording). */
   onPublish?: ((topic: string, payload: Buffer) => void) | undefined;
   /** Serve the HTTP API over the store (absent: no API). */
-  api?: { port: number; host?: string; audience: string } | null;
+  api?: { port: number; host?: string; audience: string; /** The GraphQL IDE page (default on). */ graphiql?: boolean } | null;
   /**
    * A platform whose clock runs on its own (the wall clock of `occusim serve`) finalises its
    * minutes every this many ms; absent when the owner of the clock calls `advanceTo`.
@@ -210,6 +210,7 @@ async function startApi(opts: PlatformOptions, dbPath: string, closers: Array<()
     port: api.port,
     ...(api.host !== undefined ? { host: api.host } : {}),
     audience: api.audience,
+    ...(api.graphiql !== undefined ? { graphiql: api.graphiql } : {}),
     series,
     state,
     status: store,

@@ -56,7 +56,7 @@ export interface RunOptions {
    */
   platformThread?: boolean | 'auto';
   /** Serve the platform's HTTP API from the run's start (`--serve`). */
-  api?: { port: number; host?: string; audience: string };
+  api?: { port: number; host?: string; audience: string; graphiql?: boolean };
   /** Webhook delivery from the run's platform (docs/webhooks.md), in whichever thread it runs. */
   webhooks?: Partial<Omit<PlatformWebhookOptions, 'wallTime'>>;
 }
