@@ -23,7 +23,9 @@ Usage:
   occusim schema                     print the scenario JSON Schema
   occusim schema --graphql           print the GraphQL SDL of the platform API (/api/v3/graphql)
   occusim frames <scenario> --sensor <id|name> --from <t> --to <t> --out DIR
-                                     PNG heat maps of what one sensor saw (t: HH:MM or 30m)
+                [--gif FILE] [--true-positions]
+                                     labelled PNG heat maps of what one sensor saw, a contact
+                                     sheet and an animated GIF (t: HH:MM or 30m)
   occusim check <capture.occap>      protocol conformance of a capture (violations: exit 1)
   occusim check --listen --scenario <file> [--mqtt-port N] [--duration D]
                                      embedded broker + live conformance of a device under test
@@ -120,6 +122,7 @@ const OPTIONS = {
   truth: { type: 'string' },
   html: { type: 'string' },
   gif: { type: 'string' },
+  'true-positions': { type: 'boolean' },
   'no-graphiql': { type: 'boolean' },
 } as const;
 

@@ -57,7 +57,7 @@ describe('the browsable API', () => {
     await login.locator('textarea.body-param__text').fill(JSON.stringify({ grant_type: 'client_credentials', client_id: c.clientId, client_secret: c.secret, audience: AUDIENCE }));
     await login.getByRole('button', { name: 'Execute' }).click();
     await login.locator('.live-responses-table .response-col_status').first().waitFor();
-    await expect.poll(() => page.evaluate(() => JSON.stringify((window as unknown as { occusimUi: { authSelectors: { authorized(): { toJS(): unknown } } } }).occusimUi.authSelectors.authorized().toJS()))).toContain('bearer');
+    await expect.poll(() => page.evaluate(() => JSON.stringify((globalThis as unknown as { occusimUi: { authSelectors: { authorized(): { toJS(): unknown } } } }).occusimUi.authSelectors.authorized().toJS()))).toContain('bearer');
     const list = page.locator('.opblock', { hasText: 'List the organisation' });
     await list.locator('.opblock-summary').click();
     const answered = page.waitForResponse((res) => res.url().endsWith('/api/v1/client') && res.request().method() === 'GET');
