@@ -81,17 +81,18 @@ describe('occusim frames', () => {
     try {
       const page = await browser.newPage();
       const gifData = `data:image/gif;base64,${readFileSync(gifPath).toString('base64')}`;
-      const pixels = await page.evaluate(async (src) => {
+      // Runs in the page (a string: the tests are type-checked without the DOM library).
+      const pixels = (await page.evaluate(`(async () => {
         const img = new Image();
-        img.src = src;
+        img.src = ${JSON.stringify(gifData)};
         await img.decode();
         const c = document.createElement('canvas');
         c.width = img.naturalWidth;
         c.height = img.naturalHeight;
-        const g = c.getContext('2d') as CanvasRenderingContext2D;
+        const g = c.getContext('2d');
         g.drawImage(img, 0, 0);
         return { w: c.width, h: c.height, data: Array.from(g.getImageData(0, 0, c.width, c.height).data) };
-      }, gifData);
+      })()`)) as { w: number; h: number; data: number[] };
       expect([pixels.w, pixels.h]).toEqual([png.width, png.height]);
       let diff = 0;
       for (let i = 0; i < png.width * png.height; i++) for (let ch = 0; ch < 3; ch++) if (pixels.data[i * 4 + ch] !== png.rgb[i * 3 + ch]) diff++;
