@@ -23,8 +23,9 @@ export async function runCommand(file: string, flags: Flags, io: Io): Promise<nu
   if (reportFiles) opts.onArtefacts = reportFiles;
   const serve = flags.serve === true ? serveOptions(flags) : null;
   const quiet = flags.quiet === true;
-  const bar = !quiet && io.stderr.isTTY ? createProgressBar(io.stderr, 'simulating') : null;
-  if (bar) opts.onProgress = (done, total) => bar.update(done, total);
+  // A redrawn line on a terminal, plain periodic lines otherwise (CI logs); src/cli/progress.ts.
+  const bar = !quiet ? createProgressBar(io.stderr, { speed: opts.speed ?? 'max' }) : null;
+  if (bar) opts.onProgress = (done, total, packets) => bar.update(done, total, packets);
   const finish = (report: RunReport): void => {
     bar?.done();
     if (typeof flags.report === 'string') writeFileSync(flags.report, `${JSON.stringify(report, null, 2)}\n`);

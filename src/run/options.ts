@@ -29,7 +29,7 @@ export interface RunOptions {
   /** Write every MQTT message the embedded broker accepts to this capture file (.occap). */
   record?: string;
   /** Called as the run advances, at most about 200 times a run. */
-  onProgress?: (doneMs: number, totalMs: number) => void;
+  onProgress?: (doneMs: number, totalMs: number, packetsSent: number) => void;
   /**
    * Called once the platform (broker, cloud, store) is up and before simulated time starts:
    * `--serve` starts the HTTP API here, so a real-time run can be queried while it runs.
@@ -83,7 +83,7 @@ export interface ResolvedRunOptions {
   speed: 'max' | number;
   dbPath: string | null;
   mqttPort: number;
-  onProgress: ((doneMs: number, totalMs: number) => void) | null;
+  onProgress: ((doneMs: number, totalMs: number, packetsSent: number) => void) | null;
 }
 
 export function resolveRunOptions(opts: RunOptions): ResolvedRunOptions {
