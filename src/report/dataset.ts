@@ -42,19 +42,32 @@ export interface DoorSeries {
 
 export interface ReportDataset {
   scenario: { name: string; seed: number; start: number; durationMs: number; zone: string };
+  /** The first MAX_SPACE_SERIES spaces in report order (all of a building-sized run). */
   spaces: SpaceSeries[];
+  /** Spaces in the run: more than `spaces.length` when the series were capped. */
+  spacesTotal: number;
+  /** The first MAX_DOOR_SERIES traffic sensors. */
   doors: DoorSeries[];
+  doorsTotal: number;
   /** Sensing → processed latency histogram, seconds: bucket upper bounds and counts (last: above). */
   latency: { boundsS: number[]; counts: number[] };
   result: RunResult;
 }
+
+/**
+ * A fleet has thousands of spaces: beyond these the per-minute series stay out of the page
+ * (it would weigh hundreds of MB); their figures are in the tables and in --truth.
+ */
+export const MAX_SPACE_SERIES = 400;
+export const MAX_DOOR_SERIES = 200;
 
 const LATENCY_BOUNDS_S = [1, 2, 5, 10, 15, 20, 30, 45, 60, 90, 120, 300];
 
 export function reportDataset(model: ScenarioModel, truth: TruthRecorder, data: ReportData, result: RunResult): ReportDataset {
   const zoneOf = zoneOfSpace(model);
   const floorNames = new Map(model.floors.map((f) => [f.id, f.name]));
-  const spaces = truthSpaces(model).map((s): SpaceSeries => {
+  const all = truthSpaces(model);
+  const spaces = all.slice(0, MAX_SPACE_SERIES).map((s): SpaceSeries => {
     const series = [...truth.minuteSeries(s.id)].sort((a, b) => a[0] - b[0]);
     const minutes = series.map(([m]) => m);
     const presence = data.presence[s.id] ?? [];
@@ -79,7 +92,9 @@ export function reportDataset(model: ScenarioModel, truth: TruthRecorder, data: 
   return {
     scenario: { name: model.name, seed: model.seed, start: model.startMs, durationMs: model.durationMs, zone: model.sites[0]?.timezone ?? 'UTC' },
     spaces,
-    doors: doorSeries(model, truth, data),
+    spacesTotal: all.length,
+    doors: doorSeries(model, truth, data).slice(0, MAX_DOOR_SERIES),
+    doorsTotal: model.sensors.filter((s) => s.mode === 'traffic' && s.doorId !== null).length,
     latency: histogram(data.latenciesMs, LATENCY_BOUNDS_S),
     result,
   };
@@ -102,6 +117,7 @@ function doorSeries(model: ScenarioModel, truth: TruthRecorder, data: ReportData
   const minutes = Array.from({ length: n }, (_, i) => start + i * MINUTE_MS);
   const out: DoorSeries[] = [];
   for (const s of model.sensors) {
+    if (out.length >= MAX_DOOR_SERIES) break;
     const door = s.doorId === null ? undefined : doors.get(s.doorId);
     if (s.mode !== 'traffic' || !door) continue;
     const row = { sensor: s.id, name: s.name, door: door.name, minutes, measuredIn: new Array<number>(n).fill(0), measuredOut: new Array<number>(n).fill(0), trueIn: new Array<number>(n).fill(0), trueOut: new Array<number>(n).fill(0) };

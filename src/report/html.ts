@@ -10,9 +10,6 @@ import { barChart, escapeXml, linePlot, type LineSeries } from './svg.js';
  * behind the plots are embedded as JSON (`#occusim-report-data`) for anyone who wants them.
  */
 
-/** Beyond this many spaces the page would be unwieldy: the rest are in the tables and the JSON. */
-export const MAX_SPACE_PLOTS = 400;
-
 const COLOURS = { truth: '#222', presence: '#1f77b4', raw: '#ff7f0e', calibrated: '#2ca02c', in: '#1f77b4', out: '#d62728' };
 
 const CSS = `body{font:14px/1.4 system-ui,sans-serif;margin:1.5rem auto;max-width:780px;color:#222}
@@ -24,7 +21,7 @@ svg .g{stroke:#eee}svg .z{stroke:#999}svg .mk{stroke:#888;stroke-dasharray:4 3}s
 export function reportHtml(d: ReportDataset): string {
   const r = d.result;
   const timeLabel = timeFormatter(d.scenario.zone, d.scenario.durationMs > DAY_MS);
-  const plotted = d.spaces.slice(0, MAX_SPACE_PLOTS);
+  const plotted = d.spaces;
   const parts = [
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>occusim report: ${escapeXml(d.scenario.name)}</title><style>${CSS}</style></head><body>`,
     `<h1>occusim run report: ${escapeXml(d.scenario.name)}</h1>`,
@@ -32,10 +29,11 @@ export function reportHtml(d: ReportDataset): string {
     `<div class="kpi"><div>room presence MAE <b>${r.presence.rooms.mae}</b></div><div>exact <b>${pct(r.presence.rooms.exactRate)}</b></div><div>traffic recall <b>${pct(r.traffic.overall.recall)}</b></div><div>packets lost <b>${r.messages.lost}</b></div><div>latency p99 <b>${r.latencyMs.p99} ms</b></div></div>`,
     `<h2 id="occupancy">Occupancy per space, measured vs true</h2><p>Per minute, in ${escapeXml(d.scenario.zone)} time. True: the median head count of the minute (as the platform computes its own). Presence: the platform's presence occupancy (gaps: no sample reached it). Traffic raw / calibrated: occupancy from door counts since the local day's first instant (dashed line: the midnight reset).</p>`,
     ...plotted.map((s) => spaceFigure(s, timeLabel)),
-    d.spaces.length > plotted.length ? `<p>${d.spaces.length - plotted.length} more spaces are in the tables below and in the embedded data.</p>` : '',
+    d.spacesTotal > plotted.length ? `<p>${d.spacesTotal - plotted.length} more spaces: their figures are in the tables below, their per-minute truth in --truth.</p>` : '',
     `<h2 id="doors">Door counts vs true crossings</h2><p>Cumulative counts since the run's start, in the counting sensor's sense.</p>`,
     ...d.doors.map((s) => doorFigure(s, timeLabel)),
     d.doors.length === 0 ? '<p>No traffic sensors.</p>' : '',
+    d.doorsTotal > d.doors.length ? `<p>${d.doorsTotal - d.doors.length} more traffic sensors in the tables below.</p>` : '',
     detectorSection(d),
     `<h2 id="latency">Latency</h2>`,
     barChart({ title: 'Sensing → processed latency (simulated), packets per bucket', labels: [...d.latency.boundsS.map((b) => `≤${b}s`), `>${d.latency.boundsS.at(-1) ?? 0}s`], values: d.latency.counts, yLabel: 'packets', attrs: { class: 'latency-histogram' } }),
