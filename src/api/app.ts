@@ -13,6 +13,8 @@ import { registerOpenApiCollector, registerOpenApiPages } from './openapi.js';
 import { schemaErrorMessage } from './route-schemas.js';
 import { registerMetrics, type MetricsSource } from './metrics.js';
 import { registerGraphiql } from './graphiql.js';
+import type { LiveHub } from './live/hub.js';
+import { registerLive } from './live/routes.js';
 import { registerReportingRoutes } from './reporting/routes.js';
 import type { SeriesPort } from './reporting/series.js';
 import { registerStatsRoutes } from './reporting/stats.js';
@@ -52,6 +54,8 @@ export interface ApiDeps {
   webhooks?: WebhookService;
   /** Serve the GraphQL IDE at /api/graphiql (default off: the served API turns it on). */
   graphiql?: boolean;
+  /** The live view's state (`/live`, a served run in the platform's thread); absent: no /live. */
+  live?: LiveHub;
   /** What `GET /metrics` exposes (the served platform's counters); absent: no /metrics. */
   metrics?: MetricsSource;
 }
@@ -82,6 +86,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   await registerOpenApiPages(app);
   if (deps.metrics) registerMetrics(app, deps.metrics);
   if (deps.graphiql === true) registerGraphiql(app, GRAPHQL_PATH);
+  if (deps.live) registerLive(app, deps.live, deps.assets);
   for (const extend of deps.extensions ?? []) await extend(app, { tokens: deps.tokens, clock: deps.clock });
   if (deps.series) {
     registerReportingRoutes(app, { assets: deps.assets, tokens: deps.tokens, series: deps.series, nowMs: platformNow(deps.assets, deps.clock, deps.status) });

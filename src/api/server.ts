@@ -12,6 +12,7 @@ import type { ApiStatePort } from './state/port.js';
 import type { StatusSource } from './status.js';
 import type { WebhookService } from '../webhooks/service.js';
 import type { MetricsSource } from './metrics.js';
+import type { LiveHub } from './live/hub.js';
 
 /**
  * The API as a listening HTTP server over the organisations of one or more scenarios
@@ -43,6 +44,8 @@ export interface ApiServerOptions {
   webhooks?: WebhookService;
   /** The GraphQL IDE at /api/graphiql (default on: a served API is meant to be explored; `--no-graphiql` turns it off). */
   graphiql?: boolean;
+  /** The live view (`/live`). */
+  live?: LiveHub;
   /** Prometheus `/metrics` over the platform's counters (absent: not served). */
   metrics?: Omit<MetricsSource, 'catalogue'>;
 }
@@ -96,6 +99,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
     ...(opts.status ? { status: opts.status } : {}),
     ...(opts.extensions ? { extensions: opts.extensions } : {}),
     ...(opts.webhooks ? { webhooks: opts.webhooks } : {}),
+    ...(opts.live ? { live: opts.live } : {}),
     ...(opts.metrics ? { metrics: { ...opts.metrics, catalogue: assets } } : {}),
   });
   await app.listen({ host, port: opts.port ?? 0 });

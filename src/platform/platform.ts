@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApiServer, type ApiServer } from '../api/server.js';
+import { LiveHub, type LiveTruth } from '../api/live/hub.js';
 import { mcpApiExtension } from '../mcp/http-plugin.js';
 import { storeSeries } from '../api/reporting/store-series.js';
 import { SqliteApiState } from '../api/state/sqlite-state.js';
@@ -10,7 +11,7 @@ import { startBroker, type EmbeddedBroker } from '../broker/aedes-broker.js';
 import { externalBroker, restartAndWaitForClients } from '../broker/external.js';
 import { startCloud, type Cloud } from '../cloud/cloud.js';
 import { SqliteStore } from '../cloud/store/sqlite-store.js';
-import { VirtualClock, type Clock } from '../core/clock.js';
+import { systemClock, VirtualClock, type Clock } from '../core/clock.js';
 import { cloudReads, type PlatformReads } from './reads.js';
 import { guardStore, type StorePolicy } from './store-guard.js';
 import { AssetCatalogue } from '../assets/catalogue.js';
@@ -18,6 +19,7 @@ import type { PlatformThreadInit } from './thread-messages.js';
 import { startWebhooks, type PlatformWebhookOptions, type PlatformWebhooks } from '../webhooks/platform-hooks.js';
 
 export type { PlatformWebhookOptions } from '../webhooks/platform-hooks.js';
+export type { LiveTruth } from '../api/live/hub.js';
 
 /**
  * The platform on its own: broker, cloud ingest, occupancy pipeline, store and HTTP API,
@@ -90,6 +92,11 @@ export interface Platform {
    */
   readonly restartBroker: ((waitForFilters: readonly string[]) => Promise<void>) | null;
   close(): Promise<void>;
+  /**
+   * Hands the simulator's truth at an instant to the live view (`/live`); absent when the
+   * platform serves no API or runs in another thread (the page then does not exist).
+   */
+  readonly publishLive?: ((t: LiveTruth) => void) | undefined;
   /** Webhook subscriptions and delivery when configured and in this thread (`reads.webhookStats` answers from any thread). */
   readonly webhooks?: PlatformWebhooks | null;
 }
@@ -159,7 +166,8 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       ...(hooks ? { onSensorEvent: (e) => hooks.onSensorEvent(e) } : {}),
     });
     closers.push(() => cloud.close());
-    const api = opts.api ? await startApi(opts, dbPath, closers, hooks, cloud) : null;
+    const served = opts.api ? await startApi(opts, dbPath, closers, hooks, cloud) : null;
+    const api = served?.server ?? null;
     const ticker = opts.advanceEveryMs ? followOwnClock(cloud, clock, opts.advanceEveryMs, hooks) : null;
     if (ticker) closers.push(() => clearInterval(ticker));
     return {
@@ -184,6 +192,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
         if (hooks) await hooks.settle();
       },
       webhooks: hooks,
+      ...(served ? { publishLive: (t: LiveTruth) => served.live.publish(t) } : {}),
       restartBroker: broker.restart ? (filters) => restartAndWaitForClients(broker, filters) : null,
       close,
     };
@@ -197,7 +206,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
  * The HTTP API over the platform's store and catalogue: its own connection to the store (WAL
  * lets it read while ingest writes), the API's state (clients, mutations) in the same file.
  */
-async function startApi(opts: PlatformOptions, dbPath: string, closers: Array<() => Promise<void> | void>, hooks: PlatformWebhooks | null, cloud: Cloud): Promise<ApiServer> {
+async function startApi(opts: PlatformOptions, dbPath: string, closers: Array<() => Promise<void> | void>, hooks: PlatformWebhooks | null, cloud: Cloud): Promise<{ server: ApiServer; live: LiveHub }> {
   const api = opts.api as NonNullable<PlatformOptions['api']>;
   const store = new SqliteStore(dbPath);
   closers.push(() => store.close());
@@ -205,6 +214,18 @@ async function startApi(opts: PlatformOptions, dbPath: string, closers: Array<()
   closers.push(() => state.close());
   const series = storeSeries(store, opts.catalogue, { dbPath });
   closers.push(() => series.close());
+  // The live view's sends are paced on the wall clock: it faces a browser.
+  const live = new LiveHub({
+    assets: opts.catalogue,
+    status: store,
+    now: () => systemClock.now(),
+    measured: {
+      presence: (id) => store.presenceMinutes(id).at(-1) ?? null,
+      traffic: (id) => store.trafficMinutes(id).reduce((a, m) => ({ in: a.in + m.in, out: a.out + m.out }), { in: 0, out: 0 }),
+      counters: () => cloud.counters(),
+    },
+  });
+  closers.push(() => live.close());
   const server = await startApiServer({
     catalogue: opts.catalogue,
     port: api.port,
@@ -216,11 +237,12 @@ async function startApi(opts: PlatformOptions, dbPath: string, closers: Array<()
     status: store,
     extensions: [mcpApiExtension],
     ...(hooks ? { webhooks: hooks.service } : {}),
+    live,
     // Read at scrape time from the same tallies the run report reads: /metrics agrees with it.
     metrics: { counters: () => cloud.counters(), latenciesMs: () => cloud.latenciesMs(), webhookStats: () => hooks?.stats() ?? null, status: store },
   });
   closers.push(() => server.close());
-  return server;
+  return { server, live };
 }
 
 /** A platform on the wall clock turns what it ingests into occupancy minute by minute on its own. */

@@ -25,6 +25,8 @@ export interface LoopContext {
   platform: Pick<Platform, 'advanceTo'>;
   speed: 'max' | number;
   onProgress: ((doneMs: number, totalMs: number, packetsSent: number) => void) | null;
+  /** Sees the world after each tick (the live view's truth; absent: nothing is built for it). */
+  onStep?: ((t: number, world: World) => void) | null;
   /** Aborted: stop at the next tick (Ctrl-C during a served real-time run). */
   signal?: AbortSignal | null;
 }
@@ -59,6 +61,7 @@ export async function simulate(ctx: LoopContext): Promise<LoopStats> {
     const step = world.step(t);
     truth.observe(step, world);
     edge.observe(step, world);
+    ctx.onStep?.(t, world);
     ticks++;
     if ((t + model.tickMs - model.startMs) % model.batchIntervalMs === 0) await deliver(ctx, pipe, t);
     if (ticks % progressEvery === 0) ctx.onProgress?.(t + model.tickMs - model.startMs, model.durationMs, ctx.delivery.stats().packetsSubmitted);
