@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { AssetCatalogue } from '../../assets/catalogue.js';
 import type { LiveHub } from './hub.js';
@@ -60,7 +61,7 @@ export function livePlan(assets: AssetCatalogue, floorId: string | undefined): L
 
 export function registerLive(app: FastifyInstance, hub: LiveHub, assets: AssetCatalogue): void {
   // Open streams would hold the server's close: they end first.
-  const open = new Set<import('node:http').ServerResponse>();
+  const open = new Set<ServerResponse>();
   app.addHook('preClose', (done) => {
     for (const res of open) res.end();
     open.clear();
