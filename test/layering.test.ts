@@ -25,7 +25,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   platform: ['core', 'assets', 'broker', 'cloud', 'api', 'mcp', 'webhooks'],
   capture: ['core', 'proto', 'scenario'],
   run: ['core', 'scenario', 'assets', 'sim', 'edge', 'mesh', 'hive', 'capture', 'cloud', 'platform'],
-  cli: ['core', 'scenario', 'assets', 'proto', 'sim', 'edge', 'mesh', 'hive', 'broker', 'capture', 'cloud', 'api', 'mcp', 'platform', 'run', 'webhooks'],
+  report: ['core', 'scenario', 'sim', 'cloud', 'platform', 'run'],
+  cli: ['core', 'scenario', 'assets', 'proto', 'sim', 'edge', 'mesh', 'hive', 'broker', 'capture', 'cloud', 'api', 'mcp', 'platform', 'run', 'webhooks', 'report'],
 };
 
 const src = resolve(new URL('../src', import.meta.url).pathname);

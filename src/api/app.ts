@@ -9,7 +9,12 @@ import { registerLoginRoutes } from './auth/login-routes.js';
 import { FailureLimiter } from './auth/rate-limit.js';
 import type { Principal, TokenService } from './auth/tokens.js';
 import { registerClientRoutes } from './clients/client-routes.js';
-import { registerOpenApi } from './openapi.js';
+import { registerOpenApiCollector, registerOpenApiPages } from './openapi.js';
+import { schemaErrorMessage } from './route-schemas.js';
+import { registerMetrics, type MetricsSource } from './metrics.js';
+import { registerGraphiql } from './graphiql.js';
+import type { LiveHub } from './live/hub.js';
+import { registerLive } from './live/routes.js';
 import { registerReportingRoutes } from './reporting/routes.js';
 import type { SeriesPort } from './reporting/series.js';
 import { registerStatsRoutes } from './reporting/stats.js';
@@ -47,6 +52,12 @@ export interface ApiDeps {
   extensions?: readonly ApiExtension[];
   /** Webhook subscriptions behind createWebhooks & co. (absent: those answer WEBHOOKS_DISABLED). */
   webhooks?: WebhookService;
+  /** Serve the GraphQL IDE at /api/graphiql (default off: the served API turns it on). */
+  graphiql?: boolean;
+  /** The live view's state (`/live`, a served run in the platform's thread); absent: no /live. */
+  live?: LiveHub;
+  /** What `GET /metrics` exposes (the served platform's counters); absent: no /metrics. */
+  metrics?: MetricsSource;
 }
 
 /** Registers more routes on the API app, with the API's token service and clock. */
@@ -61,14 +72,21 @@ declare module 'fastify' {
 const GRAPHQL_PATH = '/api/v3/graphql';
 
 export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
-  const app = Fastify({ logger: deps.logger ?? false, bodyLimit: 1024 * 1024 });
+  // Ajv checks, never rewrites: no type coercion, no defaults, nothing removed (route-schemas.ts).
+  const app = Fastify({ logger: deps.logger ?? false, bodyLimit: 1024 * 1024, ajv: { customOptions: { coerceTypes: false, useDefaults: false, removeAdditional: false } },
+    schemaErrorFormatter: (errors, dataVar) => new Error(schemaErrorMessage(errors, dataVar)),
+  });
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler((req, reply) => reply.code(404).send({ code: 'NOT_FOUND', message: `no route ${req.method} ${req.url}` }));
 
+  await registerOpenApiCollector(app);
   const limiter = new FailureLimiter({ maxFailures: 5, windowMs: 60_000, clock: deps.clock });
   registerLoginRoutes(app, { accounts: deps.accounts, tokens: deps.tokens, limiter, firstPartyClientId: deps.firstPartyClientId ?? 'client_occusim_dashboard' });
   registerClientRoutes(app, { accounts: deps.accounts, tokens: deps.tokens });
-  registerOpenApi(app);
+  await registerOpenApiPages(app);
+  if (deps.metrics) registerMetrics(app, deps.metrics);
+  if (deps.graphiql === true) registerGraphiql(app, GRAPHQL_PATH);
+  if (deps.live) registerLive(app, deps.live, deps.assets);
   for (const extend of deps.extensions ?? []) await extend(app, { tokens: deps.tokens, clock: deps.clock });
   if (deps.series) {
     registerReportingRoutes(app, { assets: deps.assets, tokens: deps.tokens, series: deps.series, nowMs: platformNow(deps.assets, deps.clock, deps.status) });

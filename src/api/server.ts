@@ -11,6 +11,8 @@ import type { SeriesPort } from './reporting/series.js';
 import type { ApiStatePort } from './state/port.js';
 import type { StatusSource } from './status.js';
 import type { WebhookService } from '../webhooks/service.js';
+import type { MetricsSource } from './metrics.js';
+import type { LiveHub } from './live/hub.js';
 
 /**
  * The API as a listening HTTP server over the organisations of one or more scenarios
@@ -40,6 +42,12 @@ export interface ApiServerOptions {
   extensions?: readonly ApiExtension[];
   /** Webhook subscriptions (the platform's, when it delivers webhooks). */
   webhooks?: WebhookService;
+  /** The GraphQL IDE at /api/graphiql (default on: a served API is meant to be explored; `--no-graphiql` turns it off). */
+  graphiql?: boolean;
+  /** The live view (`/live`). */
+  live?: LiveHub;
+  /** Prometheus `/metrics` over the platform's counters (absent: not served). */
+  metrics?: Omit<MetricsSource, 'catalogue'>;
 }
 
 export interface ApiServer {
@@ -84,12 +92,15 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
     tokens,
     clock,
     introspection: opts.introspection ?? true,
+    graphiql: opts.graphiql ?? true,
     limits: { ...DEFAULT_LIMITS, listSize: catalogueListSizes(assets) },
     ...(opts.series ? { series: opts.series } : {}),
     ...(opts.state ? { state: opts.state } : {}),
     ...(opts.status ? { status: opts.status } : {}),
     ...(opts.extensions ? { extensions: opts.extensions } : {}),
     ...(opts.webhooks ? { webhooks: opts.webhooks } : {}),
+    ...(opts.live ? { live: opts.live } : {}),
+    ...(opts.metrics ? { metrics: { ...opts.metrics, catalogue: assets } } : {}),
   });
   await app.listen({ host, port: opts.port ?? 0 });
   const address = app.server.address();

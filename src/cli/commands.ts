@@ -11,16 +11,21 @@ import { createProgressBar } from './progress.js';
 import { printListeners, serveOptions, serveSignal, untilAborted } from './serve.js';
 import { formatSummary } from './summary.js';
 import { storeFlag } from './store-flag.js';
+import { reportFileWriter } from './report-files.js';
 
 import type { Flags, Io } from './io.js';
 export type { Flags, Io } from './io.js';
 
 export async function runCommand(file: string, flags: Flags, io: Io): Promise<number> {
   const opts = runOptionsFromFlags(flags);
+  // issue 17: --truth / --html (src/cli/report-files.ts)
+  const reportFiles = reportFileWriter(flags);
+  if (reportFiles) opts.onArtefacts = reportFiles;
   const serve = flags.serve === true ? serveOptions(flags) : null;
   const quiet = flags.quiet === true;
-  const bar = !quiet && io.stderr.isTTY ? createProgressBar(io.stderr, 'simulating') : null;
-  if (bar) opts.onProgress = (done, total) => bar.update(done, total);
+  // A redrawn line on a terminal, plain periodic lines otherwise (CI logs); src/cli/progress.ts.
+  const bar = !quiet ? createProgressBar(io.stderr, { speed: opts.speed ?? 'max' }) : null;
+  if (bar) opts.onProgress = (done, total, packets) => bar.update(done, total, packets);
   const finish = (report: RunReport): void => {
     bar?.done();
     if (typeof flags.report === 'string') writeFileSync(flags.report, `${JSON.stringify(report, null, 2)}\n`);
@@ -37,7 +42,7 @@ export async function runCommand(file: string, flags: Flags, io: Io): Promise<nu
   const report = await runScenario(file, {
     ...opts,
     signal,
-    api: { port: serve.port, audience: serve.audience },
+    api: { port: serve.port, audience: serve.audience, graphiql: serve.graphiql },
     onPlatform: (ready) => printListeners(io, ready, serve.audience),
     beforeClose: async (r) => {
       finish(r);

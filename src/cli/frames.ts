@@ -1,13 +1,14 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AppError, ErrorCodes } from '../core/errors.js';
-import { parseDuration } from '../core/time.js';
+import { isoLocal, parseDuration } from '../core/time.js';
 import { frameSensor, personTable, record, takeBatch } from '../edge/frame-stage.js';
 import { runBatch } from '../edge/frame/kernel.js';
 import { stateViews } from '../edge/frame/state.js';
 import { PERSON_STRIDE } from '../edge/frame/synth.js';
 import { encodePng } from '../edge/frame/png.js';
-import { renderFrame, tile, type FrameImage } from '../edge/frame/render.js';
+import { encodeGif } from '../edge/frame/gif.js';
+import { labelledFrame, PALETTE, tileIndexed, toRgb, type IndexedImage } from '../edge/frame/labelled.js';
 import { formatDiagnostic } from '../scenario/diagnostics.js';
 import { loadScenarioFile } from '../scenario/load.js';
 import type { ScenarioModel, SensorModel } from '../scenario/model.js';
@@ -15,13 +16,16 @@ import { createWorld } from '../sim/world.js';
 import type { Flags, Io } from './commands.js';
 
 /**
- * `occusim frames <scenario> --sensor <id|name> --from <t> --to <t> --out dir/`: what one
- * sensor saw, as PNG heat maps with detections (white crosses) and true positions (green
- * rings), one file per frame plus a tiled contact sheet. Times are a local clock time on the
- * first day (09:00) or an offset from the start (30m). The world and the sensor run from
+ * `occusim frames <scenario> --sensor <id|name> --from <t> --to <t> --out dir/ [--gif FILE]
+ * [--true-positions]`: what one sensor saw, as labelled PNG heat maps (sensor, simulated local
+ * time, colour scale in °C, detections as white crosses, true positions as green rings when
+ * asked), one file per frame, a labelled contact sheet, and optionally an animated GIF of the
+ * period. Times are a local clock time on the first day (09:00) or an offset from the start
+ * (30m); a period outside the scenario is refused (exit 2). The world and the sensor run from
  * the start so the background model is what it would be in a run.
  */
 const MAX_FILES = 600;
+const MAX_GIF_FRAMES = 600;
 const SHEET_TILES = 24;
 
 export function framesCommand(file: string, flags: Flags, io: Io): number {
@@ -32,44 +36,84 @@ export function framesCommand(file: string, flags: Flags, io: Io): number {
   const fromMs = timeFlag(model, 'from', flags.from);
   const toMs = timeFlag(model, 'to', flags.to);
   if (toMs <= fromMs) throw usage('--to must be after --from');
+  checkPeriod(model, fromMs, toMs);
   if (typeof flags.out !== 'string') throw usage('occusim frames needs --out DIR');
-  mkdirSync(flags.out, { recursive: true });
-  const images = captureFrames(model, sensor, fromMs, toMs);
-  const step = Math.max(1, Math.ceil(images.length / MAX_FILES));
+  if (flags.gif !== undefined && (typeof flags.gif !== 'string' || flags.gif === '')) throw usage('--gif needs a file path');
+  const out = flags.out;
+  mkdirSync(out, { recursive: true });
+  const s = frameSensor(model, sensor);
+  const expected = Math.floor(((toMs - fromMs) / 1000) * s.spec.fps) + 1;
+  const fileStep = Math.max(1, Math.ceil(expected / MAX_FILES));
+  const gifStep = Math.max(1, Math.ceil(expected / MAX_GIF_FRAMES));
+  const sheetStep = Math.max(1, Math.ceil(expected / SHEET_TILES));
+  const base = sensor.name.replace(/[^\w.-]+/g, '_');
+  const sheet: IndexedImage[] = [];
+  const gif: IndexedImage[] = [];
   let written = 0;
-  images.forEach((im, k) => {
-    if (k % step !== 0) return;
-    writeFileSync(join(flags.out as string, `${sensor.name.replace(/[^\w.-]+/g, '_')}-${String(k).padStart(5, '0')}.png`), encodePng(im.width, im.height, im.rgb));
-    written++;
+  const frames = captureFrames(model, sensor, fromMs, toMs, flags['true-positions'] === true, (im, k) => {
+    if (k % fileStep === 0) {
+      const rgb = toRgb(im);
+      writeFileSync(join(out, `${base}-${String(k).padStart(5, '0')}.png`), encodePng(rgb.width, rgb.height, rgb.rgb));
+      written++;
+    }
+    if (k % sheetStep === 0 && sheet.length < SHEET_TILES) sheet.push(im);
+    if (typeof flags.gif === 'string' && k % gifStep === 0) gif.push(im);
   });
-  const pick = Math.max(1, Math.ceil(images.length / SHEET_TILES));
-  const sheet = tile(images.filter((_, k) => k % pick === 0), 6);
-  writeFileSync(join(flags.out, 'sheet.png'), encodePng(sheet.width, sheet.height, sheet.rgb));
-  io.stdout.write(`${sensor.name} (${sensor.model}, ${sensor.mode}): ${images.length} frames, ${written} PNG files and sheet.png in ${flags.out}\n`);
+  if (frames === 0) throw usage(`${sensor.name} produced no frame between --from and --to`);
+  const tiled = toRgb(tileIndexed(sheet, 6));
+  writeFileSync(join(out, 'sheet.png'), encodePng(tiled.width, tiled.height, tiled.rgb));
+  if (typeof flags.gif === 'string') writeFileSync(flags.gif, encodeGif(gif, PALETTE, (gifStep * 100) / s.spec.fps));
+  io.stdout.write(`${sensor.name} (${sensor.model}, ${sensor.mode}): ${frames} frames, ${written} PNG files and sheet.png in ${out}${typeof flags.gif === 'string' ? `, ${gif.length}-frame GIF ${flags.gif}` : ''}\n`);
   return 0;
 }
 
-function captureFrames(model: ScenarioModel, sensor: SensorModel, fromMs: number, toMs: number): FrameImage[] {
+/** The period must lie inside the scenario: frames before its start or after its end do not exist. */
+function checkPeriod(model: ScenarioModel, fromMs: number, toMs: number): void {
+  const endMs = model.startMs + model.durationMs;
+  const zone = model.sites[0]?.timezone ?? 'UTC';
+  const local = (ms: number): string => isoLocal(ms, zone).replace('T', ' ');
+  if (fromMs < model.startMs || toMs > endMs) {
+    throw usage(`the period ${local(fromMs)} … ${local(toMs)} is outside the scenario, which runs from ${local(model.startMs)} to ${local(endMs)}`);
+  }
+}
+
+/** Renders every frame of [fromMs, toMs] labelled and hands it to `onFrame` with its index; returns the count. */
+function captureFrames(model: ScenarioModel, sensor: SensorModel, fromMs: number, toMs: number, showTruth: boolean, onFrame: (im: IndexedImage, k: number) => void): number {
   const s = frameSensor(model, sensor);
   const people = personTable(model.seed);
   const world = createWorld(model);
-  const images: FrameImage[] = [];
   const scale = Math.max(4, Math.round(256 / s.spec.cols));
-  const [lo, hi] = [s.spec.ambientC - 1, s.spec.ambientC + 7];
+  const [lo, hi] = [Math.floor(s.spec.ambientC - 1), Math.ceil(s.spec.ambientC + 7)];
   const st = stateViews(s.spec.cols * s.spec.rows, s.state);
+  const zone = model.sites[0]?.timezone ?? 'UTC';
+  const title = `${sensor.name} (${sensor.model})`;
+  let k = 0;
   for (let t = model.startMs; t <= toMs; t += model.tickMs) {
     world.step(t);
     record(s, t, world.peopleOnFloor(sensor.floorId), people);
     runBatch(s.spec, st, takeBatch(s), (atMs, frame, buf, count, det, found) => {
       if (atMs < fromMs || atMs > toMs) return;
       const truth: Array<[number, number]> = [];
-      for (let k = 0; k < count; k++) truth.push([(buf[k * PERSON_STRIDE] as number) / s.spec.side, (buf[k * PERSON_STRIDE + 1] as number) / s.spec.side]);
+      for (let i = 0; i < count; i++) {
+        const [x, y] = [(buf[i * PERSON_STRIDE] as number) / s.spec.side, (buf[i * PERSON_STRIDE + 1] as number) / s.spec.side];
+        // Only the people inside the frame: the table also holds those near it (their heat spills in).
+        if (x >= 0 && x <= 1 && y >= 0 && y <= 1) truth.push([x, y]);
+      }
       const detections: Array<[number, number]> = [];
       for (let d = 0; d < found; d++) detections.push([(det[2 * d] as number) / s.spec.cols, (det[2 * d + 1] as number) / s.spec.rows]);
-      images.push(renderFrame(frame, s.spec.cols, s.spec.rows, scale, lo, hi, { detections, truth }));
+      const time = frameTime(atMs, zone);
+      onFrame(labelledFrame({ frame, cols: s.spec.cols, rows: s.spec.rows, scale, lo, hi, overlay: { detections, truth }, showTruth, label: { title, time } }), k++);
     });
   }
-  return images;
+  return k;
+}
+
+/** `2026-03-02 08:10:00.125 +01:00`: always the same length, so every frame has the same size. */
+function frameTime(ms: number, zone: string): string {
+  const at = Math.round(ms); // frame instants are fractional at 30 fps
+  const whole = Math.floor(at / 1000) * 1000;
+  const iso = isoLocal(whole, zone); // 2026-03-02T08:10:00+01:00 (or …Z)
+  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}.${String(at - whole).padStart(3, '0')} ${iso.slice(19)}`;
 }
 
 function pickSensor(model: ScenarioModel, flag: Flags[string]): SensorModel {

@@ -23,7 +23,9 @@ Usage:
   occusim schema                     print the scenario JSON Schema
   occusim schema --graphql           print the GraphQL SDL of the platform API (/api/v3/graphql)
   occusim frames <scenario> --sensor <id|name> --from <t> --to <t> --out DIR
-                                     PNG heat maps of what one sensor saw (t: HH:MM or 30m)
+                [--gif FILE] [--true-positions]
+                                     labelled PNG heat maps of what one sensor saw, a contact
+                                     sheet and an animated GIF (t: HH:MM or 30m)
   occusim check <capture.occap>      protocol conformance of a capture (violations: exit 1)
   occusim check --listen --scenario <file> [--mqtt-port N] [--duration D]
                                      embedded broker + live conformance of a device under test
@@ -71,6 +73,10 @@ run options:
   --audience A          API identifier accepted in client logins (default https://api.occusim.local)
   --webhook-allow CIDRS webhook destinations allowed although loopback or private, comma-separated
                         (e.g. 127.0.0.1/8 for a local occusim receive); docs/webhooks.md
+  --truth FILE          write the ground truth: per-minute true counts per space and every
+                        door crossing, NDJSON (docs/report.md)
+  --html FILE           write a self-contained HTML report with plots (docs/report.md)
+  --no-graphiql         with --serve (and serve): no GraphQL IDE page at /api/graphiql
 
 Exit codes: 0 ok, 1 the run found a failure condition (data lost), 2 usage or input error.
 `;
@@ -112,6 +118,12 @@ const OPTIONS = {
   dead: { type: 'boolean' },
   subscription: { type: 'string' },
   latency: { type: 'string' },
+  // issue 17 (pictures): run report files, animated frames, the GraphQL IDE switch
+  truth: { type: 'string' },
+  html: { type: 'string' },
+  gif: { type: 'string' },
+  'true-positions': { type: 'boolean' },
+  'no-graphiql': { type: 'boolean' },
 } as const;
 
 export async function main(argv: readonly string[], io: Io): Promise<number> {

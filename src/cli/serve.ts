@@ -27,6 +27,8 @@ export interface ServeOptions {
   audience: string;
   /** CIDR blocks webhooks may reach although loopback or private (`--webhook-allow`). */
   webhookAllow: string[];
+  /** The GraphQL IDE page (`--no-graphiql` turns it off). */
+  graphiql: boolean;
 }
 
 /** How often a platform on the wall clock finalises its minutes (well within a minute). */
@@ -46,6 +48,7 @@ export function serveOptions(flags: Flags): ServeOptions {
     mqttPort: port('mqtt-port', 1883),
     audience: typeof flags.audience === 'string' ? flags.audience : DEFAULT_AUDIENCE,
     webhookAllow: typeof flags['webhook-allow'] === 'string' ? flags['webhook-allow'].split(',').map((c) => c.trim()) : [],
+    graphiql: flags['no-graphiql'] !== true,
   };
 }
 
@@ -65,7 +68,7 @@ export async function serveModel(model: ScenarioModel, opts: ServeOptions, io: I
     storePolicy: 'resume',
     runKey: `serve|${model.name}|${model.seed}`,
     mqttPort: opts.mqttPort,
-    api: { port: opts.port, audience: opts.audience },
+    api: { port: opts.port, audience: opts.audience, graphiql: opts.graphiql },
     advanceEveryMs: Math.min(OWN_CLOCK_ADVANCE_MS, MINUTE_MS),
     // Always on: subscriptions created through GraphQL are delivered on the wall clock.
     webhooks: { seed: model.seed, allow: [...(model.webhookAllow ?? []), ...opts.webhookAllow], declared: declaredWebhooks(model) },
@@ -82,6 +85,7 @@ export async function serveModel(model: ScenarioModel, opts: ServeOptions, io: I
 /** One line per listener, then the scenario's seeded credentials (`run --serve`, `serve`). */
 export function printListeners(io: Io, ready: PlatformReady, audience: string): void {
   io.stdout.write(`api listening on ${ready.apiUrl ?? '(no api)'}\nmqtt listening on ${ready.brokerUrl}\n`);
+  if (ready.apiUrl) io.stdout.write(`browse: ${ready.apiUrl}/api/docs (REST, try it out), ${ready.apiUrl}/api/graphiql (GraphQL IDE unless --no-graphiql), ${ready.apiUrl}/metrics (Prometheus), ${ready.apiUrl}/live (a served run's floor plan)\n`);
   io.stdout.write(`store ${ready.dbPath}; audience ${audience}\n`);
   for (const c of ready.model.clients) io.stdout.write(`client ${c.name}: client_id ${c.clientId} client_secret ${c.secret}\n`);
   for (const u of ready.model.users) io.stdout.write(`user ${u.username}: password ${u.password}\n`);

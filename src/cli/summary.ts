@@ -1,6 +1,30 @@
 import type { RunReport } from '../run/run-scenario.js';
 import { formatDelivery } from './delivery-summary.js';
 
+/** Beyond this many rows a table is summarised: totals and the worst ten (the full tables are in --report and --html). */
+export const FULL_TABLE_MAX = 30;
+export const WORST_SHOWN = 10;
+
+/**
+ * The rows a summary table shows: all of them up to FULL_TABLE_MAX, else the WORST_SHOWN
+ * with the largest error (ties in table order), kept in table order.
+ */
+export function rowsToShow<T>(rows: readonly T[], error: (row: T) => number): { shown: T[]; omitted: number } {
+  if (rows.length <= FULL_TABLE_MAX) return { shown: [...rows], omitted: 0 };
+  const worst = new Set(
+    rows
+      .map((r, i) => ({ r, i, e: error(r) }))
+      .sort((a, b) => b.e - a.e || a.i - b.i)
+      .slice(0, WORST_SHOWN)
+      .map((x) => x.r),
+  );
+  return { shown: rows.filter((r) => worst.has(r)), omitted: rows.length - worst.size };
+}
+
+function omittedLine(omitted: number, what: string, by: string): string[] {
+  return omitted > 0 ? [`  … the ${WORST_SHOWN} worst by ${by} shown; ${omitted} more ${what} in the full table (--report FILE, --html FILE)`] : [];
+}
+
 /** The human summary of a run, printed on stdout. */
 export function formatSummary(report: RunReport): string {
   const r = report.result;
@@ -14,25 +38,33 @@ export function formatSummary(report: RunReport): string {
   lines.push('Presence occupancy, measured vs true, per minute');
   lines.push(`  ${'space'.padEnd(28)}${'kind'.padEnd(7)}${'minutes'.padStart(8)}${'MAE'.padStart(8)}${'exact'.padStart(8)}${'±1'.padStart(8)}${'mean true'.padStart(11)}${'mean meas'.padStart(11)}`);
   const multiFloor = new Set(r.presence.spaces.map((s) => s.floor)).size > 1;
-  for (const s of r.presence.spaces) {
+  const spaces = rowsToShow(r.presence.spaces, (s) => s.mae);
+  if (spaces.omitted > 0) lines.push(`  ${r.presence.spaces.length} spaces: ${r.presence.spaces.filter((s) => s.kind === 'floor').length} floors, ${r.presence.spaces.filter((s) => s.kind === 'room').length} rooms, ${r.presence.spaces.filter((s) => s.kind === 'zone').length} zones; the worst by MAE:`);
+  for (const s of spaces.shown) {
     const label = s.kind === 'floor' ? s.name : multiFloor ? `${s.floor} › ${s.name}` : `  ${s.name}`;
     lines.push(
       `  ${label.slice(0, 27).padEnd(28)}${s.kind.padEnd(7)}${String(s.minutes).padStart(8)}${s.mae.toFixed(2).padStart(8)}` +
         `${pct(s.exactRate).padStart(8)}${pct(s.withinOneRate).padStart(8)}${s.meanTrue.toFixed(2).padStart(11)}${s.meanMeasured.toFixed(2).padStart(11)}`,
     );
   }
+  lines.push(...omittedLine(spaces.omitted, 'spaces', 'MAE'));
   const rooms = r.presence.rooms;
   const verdict = rooms.mae <= 1 ? 'within 1 person of truth on average' : 'MORE than 1 person from truth on average';
   lines.push(`  rooms overall: MAE ${rooms.mae.toFixed(2)} people per room-minute over ${rooms.minutes} room-minutes — ${verdict}`);
   lines.push('');
   lines.push('Traffic, counted vs true door crossings');
-  for (const t of r.traffic.sensors) {
+  // Error of a counter: crossings it missed or added, in and out.
+  const sensors = rowsToShow(r.traffic.sensors, (t) => Math.abs(t.measured.in - t.truth.in) + Math.abs(t.measured.out - t.truth.out));
+  const o = r.traffic.overall;
+  if (sensors.omitted > 0) lines.push(`  ${r.traffic.sensors.length} traffic sensors: ${o.counted} of ${o.trueCrossings} true crossings counted (recall ${pct(o.recall)}); the worst by miscounts:`);
+  for (const t of sensors.shown) {
     const label = multiFloor ? `${t.floor} › ${t.name}` : t.name;
     lines.push(
       `  ${label.slice(0, 27).padEnd(28)}door ${t.door.slice(0, 20).padEnd(21)} in ${t.measured.in}/${t.truth.in}  out ${t.measured.out}/${t.truth.out}` +
         `  recall in ${pct(t.recall.in)} out ${pct(t.recall.out)}`,
     );
   }
+  lines.push(...omittedLine(sensors.omitted, 'traffic sensors', 'miscounts'));
   const to = r.trafficOccupancy;
   if (to.spaces.length > 0) {
     const resets = Math.max(...to.spaces.map((s) => s.resets));
@@ -64,7 +96,9 @@ export function formatSummary(report: RunReport): string {
   if (r.webhooks) {
     const lat = p.webhookLatencyMs ? ` — enqueue → 2xx p50 ${p.webhookLatencyMs.p50} ms, p99 ${p.webhookLatencyMs.p99} ms (wall)` : '';
     lines.push(`Webhooks${lat}`);
-    for (const w of r.webhooks) lines.push(`  ${w.name.slice(0, 27).padEnd(28)}delivered ${w.delivered}, retried ${w.retried}, dead-lettered ${w.deadLettered}, disabled ${w.disabled}×, pending ${w.pending}`);
+    const hooks = rowsToShow(r.webhooks, (w) => w.deadLettered * 1e6 + w.retried + w.pending);
+    for (const w of hooks.shown) lines.push(`  ${w.name.slice(0, 27).padEnd(28)}delivered ${w.delivered}, retried ${w.retried}, dead-lettered ${w.deadLettered}, disabled ${w.disabled}×, pending ${w.pending}`);
+    lines.push(...omittedLine(hooks.omitted, 'subscriptions', 'dead letters and retries'));
   }
   lines.push(
     `Wall time ${(p.wallMs / 1000).toFixed(1)} s (×${p.speedup} real time, ${p.sensorSecondsPerWallSecond.toLocaleString('en-US')} sensor-s/s), CPU ${p.cpuPercent} % (platform ${p.platformThread ? 'in its own thread' : 'in the run\'s thread'}), peak RSS ${p.peakRssMb} MB; store: ${report.dbKept ? report.db : 'temporary, deleted at exit (--keep keeps it)'}`,

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApiServer, type ApiServer } from '../api/server.js';
+import { LiveHub, type LiveTruth } from '../api/live/hub.js';
 import { mcpApiExtension } from '../mcp/http-plugin.js';
 import { storeSeries } from '../api/reporting/store-series.js';
 import { PostgresApiState } from '../api/state/postgres-state.js';
@@ -12,7 +13,7 @@ import { startBroker, type EmbeddedBroker } from '../broker/aedes-broker.js';
 import { externalBroker, restartAndWaitForClients } from '../broker/external.js';
 import { startCloud, type Cloud } from '../cloud/cloud.js';
 import { SqliteStore } from '../cloud/store/sqlite-store.js';
-import { VirtualClock, type Clock } from '../core/clock.js';
+import { systemClock, VirtualClock, type Clock } from '../core/clock.js';
 import { cloudReads, type PlatformReads } from './reads.js';
 import { guardStore, type StorePolicy } from './store-guard.js';
 import { describeStore, parseStoreLocation, type StoreLocation } from './store-location.js';
@@ -23,6 +24,7 @@ import { startWebhooks, type PlatformWebhookOptions, type PlatformWebhooks, type
 import { SqliteWebhookStore } from '../cloud/store/sqlite-webhooks.js';
 
 export type { PlatformWebhookOptions } from '../webhooks/platform-hooks.js';
+export type { LiveTruth } from '../api/live/hub.js';
 
 /**
  * The platform on its own: broker, cloud ingest, occupancy pipeline, store and HTTP API,
@@ -62,7 +64,7 @@ export interface PlatformOptions {
   /** Sees every message the embedded broker accepts (capture recording). */
   onPublish?: ((topic: string, payload: Buffer) => void) | undefined;
   /** Serve the HTTP API over the store (absent: no API). */
-  api?: { port: number; host?: string; audience: string } | null;
+  api?: { port: number; host?: string; audience: string; /** The GraphQL IDE page (default on). */ graphiql?: boolean } | null;
   /**
    * A platform whose clock runs on its own (the wall clock of `occusim serve`) finalises its
    * minutes every this many ms; absent when the owner of the clock calls `advanceTo`.
@@ -98,6 +100,11 @@ export interface Platform {
    */
   readonly restartBroker: ((waitForFilters: readonly string[]) => Promise<void>) | null;
   close(): Promise<void>;
+  /**
+   * Hands the simulator's truth at an instant to the live view (`/live`); absent when the
+   * platform serves no API or runs in another thread (the page then does not exist).
+   */
+  readonly publishLive?: ((t: LiveTruth) => void) | undefined;
   /** Webhook subscriptions and delivery when configured and in this thread (`reads.webhookStats` answers from any thread). */
   readonly webhooks?: PlatformWebhooks | null;
 }
@@ -169,7 +176,8 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       ...(hooks ? { sensorDeliveries: (events, receivedAtMs) => hooks.sensorDeliveries(events, receivedAtMs) } : {}),
     });
     closers.push(() => cloud.close());
-    const api = opts.api ? await startApi(opts, location, closers, hooks) : null;
+    const served = opts.api ? await startApi(opts, location, closers, hooks, cloud) : null;
+    const api = served?.server ?? null;
     const ticker = opts.advanceEveryMs ? followOwnClock(cloud, clock, opts.advanceEveryMs, hooks) : null;
     if (ticker) closers.push(() => clearInterval(ticker));
     return {
@@ -195,6 +203,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
         if (hooks) await hooks.settle();
       },
       webhooks: hooks,
+      ...(served ? { publishLive: (t: LiveTruth) => served.live.publish(t) } : {}),
       restartBroker: broker.restart ? (filters) => restartAndWaitForClients(broker, filters) : null,
       close,
     };
@@ -210,7 +219,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
  * synchronous reads from a connection in a worker, postgres-sync.ts), the API's state
  * (clients, mutations) in the same store.
  */
-async function startApi(opts: PlatformOptions, location: StoreLocation, closers: Array<() => Promise<void> | void>, hooks: PlatformWebhooks | null): Promise<ApiServer> {
+async function startApi(opts: PlatformOptions, location: StoreLocation, closers: Array<() => Promise<void> | void>, hooks: PlatformWebhooks | null, cloud: Cloud): Promise<{ server: ApiServer; live: LiveHub }> {
   const api = opts.api as NonNullable<PlatformOptions['api']>;
   const store = location.kind === 'sqlite' ? new SqliteStore(location.path) : openPostgresSync(location.url, 'store');
   closers.push(() => store.close());
@@ -218,19 +227,35 @@ async function startApi(opts: PlatformOptions, location: StoreLocation, closers:
   closers.push(() => state.close());
   const series = storeSeries(store, opts.catalogue, location.kind === 'sqlite' ? { dbPath: location.path } : {});
   closers.push(() => series.close());
+  // The live view's sends are paced on the wall clock: it faces a browser.
+  const live = new LiveHub({
+    assets: opts.catalogue,
+    status: store,
+    now: () => systemClock.now(),
+    measured: {
+      presence: (id) => store.presenceMinutes(id).at(-1) ?? null,
+      traffic: (id) => store.trafficMinutes(id).reduce((a, m) => ({ in: a.in + m.in, out: a.out + m.out }), { in: 0, out: 0 }),
+      counters: () => cloud.counters(),
+    },
+  });
+  closers.push(() => live.close());
   const server = await startApiServer({
     catalogue: opts.catalogue,
     port: api.port,
     ...(api.host !== undefined ? { host: api.host } : {}),
     audience: api.audience,
+    ...(api.graphiql !== undefined ? { graphiql: api.graphiql } : {}),
     series,
     state,
     status: store,
     extensions: [mcpApiExtension],
     ...(hooks ? { webhooks: hooks.service } : {}),
+    live,
+    // Read at scrape time from the same tallies the run report reads: /metrics agrees with it.
+    metrics: { counters: () => cloud.counters(), latenciesMs: () => cloud.latenciesMs(), webhookStats: () => hooks?.stats() ?? null, status: store },
   });
   closers.push(() => server.close());
-  return server;
+  return { server, live };
 }
 
 /** A platform on the wall clock turns what it ingests into occupancy minute by minute on its own. */

@@ -19,7 +19,7 @@ export interface PlatformThreadInit {
   runKey: string;
   mqttPort: number;
   brokerUrl: string | null;
-  api: { port: number; host?: string; audience: string } | null;
+  api: { port: number; host?: string; audience: string; graphiql?: boolean } | null;
   /** Webhook delivery in the platform's thread (plain data: no wall-time function crosses). */
   webhooks?: Omit<PlatformWebhookOptions, 'wallTime'> | null;
 }

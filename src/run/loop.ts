@@ -24,7 +24,9 @@ export interface LoopContext {
   /** The platform under test: reached over MQTT by the hives, and told the time by `advanceTo`. */
   platform: Pick<Platform, 'advanceTo'>;
   speed: 'max' | number;
-  onProgress: ((doneMs: number, totalMs: number) => void) | null;
+  onProgress: ((doneMs: number, totalMs: number, packetsSent: number) => void) | null;
+  /** Sees the world after each tick (the live view's truth; absent: nothing is built for it). */
+  onStep?: ((t: number, world: World) => void) | null;
   /** Aborted: stop at the next tick (Ctrl-C during a served real-time run). */
   signal?: AbortSignal | null;
 }
@@ -59,13 +61,14 @@ export async function simulate(ctx: LoopContext): Promise<LoopStats> {
     const step = world.step(t);
     truth.observe(step, world);
     edge.observe(step, world);
+    ctx.onStep?.(t, world);
     ticks++;
     if ((t + model.tickMs - model.startMs) % model.batchIntervalMs === 0) await deliver(ctx, pipe, t);
-    if (ticks % progressEvery === 0) ctx.onProgress?.(t + model.tickMs - model.startMs, model.durationMs);
+    if (ticks % progressEvery === 0) ctx.onProgress?.(t + model.tickMs - model.startMs, model.durationMs, ctx.delivery.stats().packetsSubmitted);
   }
   await deliver(ctx, pipe, Math.max(model.startMs, t - model.tickMs));
   await pipe.inFlight;
-  ctx.onProgress?.(model.durationMs, model.durationMs);
+  ctx.onProgress?.(model.durationMs, model.durationMs, ctx.delivery.stats().packetsSubmitted);
   const d = ctx.delivery.stats();
   return { ticks, packetsSent: d.packetsSubmitted, batchesSent: d.batchesPublished, sensorSeconds: (model.sensors.length * (Math.min(t, endMs) - model.startMs)) / 1000, interrupted };
 }

@@ -3,6 +3,9 @@ import type { Fidelity, ScenarioModel } from '../scenario/model.js';
 import type { RunReport } from './run-report.js';
 import type { PlatformWebhookOptions } from '../platform/platform.js';
 import type { StorePolicy } from '../platform/store-guard.js';
+import type { ReportData } from '../platform/reads.js';
+import type { TruthRecorder } from '../sim/truth.js';
+import type { RunResult } from './report.js';
 
 /** Options of `runScenario` (and of `occusim run`, which maps its flags onto these). */
 export interface RunOptions {
@@ -26,7 +29,7 @@ export interface RunOptions {
   /** Write every MQTT message the embedded broker accepts to this capture file (.occap). */
   record?: string;
   /** Called as the run advances, at most about 200 times a run. */
-  onProgress?: (doneMs: number, totalMs: number) => void;
+  onProgress?: (doneMs: number, totalMs: number, packetsSent: number) => void;
   /**
    * Called once the platform (broker, cloud, store) is up and before simulated time starts:
    * `--serve` starts the HTTP API here, so a real-time run can be queried while it runs.
@@ -34,6 +37,11 @@ export interface RunOptions {
   onPlatform?: (ready: PlatformReady) => Promise<void> | void;
   /** Called with the finished report while the platform still runs: `--serve` keeps serving here until stopped. */
   beforeClose?: (report: RunReport) => Promise<void> | void;
+  /**
+   * Called once with what the report was computed from (the truth recorder, the platform's
+   * answer) while the platform still runs: `--truth` and `--html` write their files here.
+   */
+  onArtefacts?: (a: RunArtefacts) => Promise<void> | void;
   /** Aborting stops the simulation at the next tick; the run then finishes with what was simulated. */
   signal?: AbortSignal;
   /** Without `dbPath`: false deletes the temporary store when the run ends (default true: the report's `db` can be opened). */
@@ -48,9 +56,17 @@ export interface RunOptions {
    */
   platformThread?: boolean | 'auto';
   /** Serve the platform's HTTP API from the run's start (`--serve`). */
-  api?: { port: number; host?: string; audience: string };
+  api?: { port: number; host?: string; audience: string; graphiql?: boolean };
   /** Webhook delivery from the run's platform (docs/webhooks.md), in whichever thread it runs. */
   webhooks?: Partial<Omit<PlatformWebhookOptions, 'wallTime'>>;
+}
+
+/** What a run's report was computed from (`RunOptions.onArtefacts`). */
+export interface RunArtefacts {
+  model: ScenarioModel;
+  truth: TruthRecorder;
+  data: ReportData;
+  result: RunResult;
 }
 
 /** What a caller needs to serve a running platform. */
@@ -67,7 +83,7 @@ export interface ResolvedRunOptions {
   speed: 'max' | number;
   dbPath: string | null;
   mqttPort: number;
-  onProgress: ((doneMs: number, totalMs: number) => void) | null;
+  onProgress: ((doneMs: number, totalMs: number, packetsSent: number) => void) | null;
 }
 
 export function resolveRunOptions(opts: RunOptions): ResolvedRunOptions {

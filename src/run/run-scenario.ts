@@ -18,6 +18,7 @@ import { startPlatformThread } from '../platform/thread.js';
 import type { PlatformThreadInit } from '../platform/thread-messages.js';
 import { recorderFor } from '../capture/recorder.js';
 import { buildResult } from './report.js';
+import { liveTruthAt, liveTruthStepper } from './live-truth.js';
 import { reportRequest, reportSource } from './report-source.js';
 import type { RunReport } from './run-report.js';
 
@@ -52,14 +53,27 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
     for (const h of model.hives) links.set(h.id, await connectHive({ brokerUrl: platform.brokerUrl, serial: h.serial, password: h.password }));
     await options.onPlatform?.({ model, dbPath: platform.dbPath, brokerUrl: platform.brokerUrl, apiUrl: platform.apiUrl });
     const delivery = createMeshDelivery(model, meshEndpoints(model, new Map([...links].map(([id, link]) => [id, { link }] as const))), clock, { ...brokerRestartHook(model, platform.restartBroker), beforeFlush: (t) => platform.setTime(t) });
-    const loop = await simulate({ model, clock, world, truth, edge, delivery, platform, speed: opts.speed, onProgress: opts.onProgress, signal: options.signal ?? null });
+    const live = platform.publishLive ? liveTruthStepper(model, platform.publishLive) : null;
+    let lastStepMs = model.startMs;
+    const onStep = live
+      ? (t: number, w: typeof world): void => {
+          lastStepMs = t;
+          live(t, w);
+        }
+      : null;
+    const loop = await simulate({ model, clock, world, truth, edge, delivery, platform, speed: opts.speed, onProgress: opts.onProgress, onStep, signal: options.signal ?? null });
     await delivery.drain();
     loop.batchesSent = delivery.stats().batchesPublished;
     await platform.finish();
-    const result = buildResult(model, truth, reportSource(await platform.reads.report(reportRequest(model))), loop, edge.accuracy?.());
+    // The live view's last state, with every minute finalised: what a finished run shows.
+    if (platform.publishLive) platform.publishLive({ ...liveTruthAt(lastStepMs, world, model.floors.map((f) => f.id), (v) => Math.round(v * 100) / 100), final: true });
+    const data = await platform.reads.report(reportRequest(model));
+    const result = buildResult(model, truth, reportSource(data), loop, edge.accuracy?.());
     result.delivery = delivery.report();
     const hooks = await platform.reads.webhookStats();
     if (hooks) result.webhooks = hooks.subscriptions;
+    // --truth / --html: what the report was computed from, read-only (results do not depend on it).
+    await options.onArtefacts?.({ model, truth, data, result });
     const wallMs = wall.elapsedMs();
     const simSeconds = wallMs / 1000;
     const report: RunReport = {

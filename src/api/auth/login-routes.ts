@@ -3,6 +3,7 @@ import { OAuthError } from '../errors.js';
 import type { AccountService } from './accounts.js';
 import type { FailureLimiter } from './rate-limit.js';
 import { VerificationQueue } from './verify-queue.js';
+import { routeOptions } from '../route-schemas.js';
 import { ALL_SCOPES, formatScopes } from './scopes.js';
 import type { Principal, TokenService } from './tokens.js';
 
@@ -115,6 +116,8 @@ export function registerLoginRoutes(app: FastifyInstance, deps: LoginDeps): void
   const handle = (grant: (attempt: Attempt) => Promise<Record<string, unknown>>) => async (req: FastifyRequest, reply: FastifyReply) => {
     void reply.header('Cache-Control', 'no-store').header('Pragma', 'no-cache');
     try {
+      // The route's schema (route-schemas.ts) refused the body: an OAuth invalid_request.
+      if (req.validationError) throw new OAuthError(400, 'invalid_request', req.validationError.message);
       // req.ip is the socket's peer (no trustProxy): a client cannot choose its source by a header.
       return await grant({ body: bodyOf(req), source: req.ip, verifications });
     } catch (err) {
@@ -124,6 +127,7 @@ export function registerLoginRoutes(app: FastifyInstance, deps: LoginDeps): void
   };
   app.post(
     '/api/v2/login',
+    routeOptions('POST /api/v2/login'),
     handle((attempt) => {
       const grant = attempt.body.grant_type ?? 'password';
       if (grant === 'password') return passwordGrant(deps, attempt);
@@ -131,6 +135,6 @@ export function registerLoginRoutes(app: FastifyInstance, deps: LoginDeps): void
       throw new OAuthError(400, 'unsupported_grant_type', `grant_type must be password or refresh_token, got ${String(grant)}`);
     }),
   );
-  app.post('/api/v2/clients/login', handle((attempt) => clientCredentialsGrant(deps, attempt)));
+  app.post('/api/v2/clients/login', routeOptions('POST /api/v2/clients/login'), handle((attempt) => clientCredentialsGrant(deps, attempt)));
   app.get('/.well-known/jwks.json', () => deps.tokens.jwks());
 }

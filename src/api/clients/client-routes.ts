@@ -3,6 +3,7 @@ import type { AccountService, ClientAccount } from '../auth/accounts.js';
 import { authenticate } from '../auth/guard.js';
 import type { TokenService } from '../auth/tokens.js';
 import { ApiError, ApiErrorCodes, invalidRequest, unauthorized } from '../errors.js';
+import { refuseInvalid, routeOptions } from '../route-schemas.js';
 
 /**
  * Client management (spec §4.5, §7): create (secret shown once), list, get, delete. A
@@ -21,6 +22,7 @@ const notFound = (id: string): ApiError => new ApiError(404, ApiErrorCodes.CLIEN
 async function caller(req: FastifyRequest, tokens: TokenService) {
   const p = await authenticate(req, tokens);
   if (!p.clientId) throw unauthorized('the token carries no client_id claim');
+  refuseInvalid(req);
   return p;
 }
 
@@ -34,7 +36,7 @@ function createBody(body: unknown): { name: string; description: string } {
 }
 
 export function registerClientRoutes(app: FastifyInstance, deps: ClientRouteDeps): void {
-  app.post('/api/v1/client', async (req, reply) => {
+  app.post('/api/v1/client', routeOptions('POST /api/v1/client'), async (req, reply) => {
     const p = await caller(req, deps.tokens);
     const { name, description } = createBody(req.body);
     let created;
@@ -47,19 +49,19 @@ export function registerClientRoutes(app: FastifyInstance, deps: ClientRouteDeps
     return { name: created.account.name, description: created.account.description, client_id: created.account.clientId, client_secret: created.secret };
   });
 
-  app.get('/api/v1/client', async (req) => {
+  app.get('/api/v1/client', routeOptions('GET /api/v1/client'), async (req) => {
     const p = await caller(req, deps.tokens);
     return deps.accounts.listClients(p.orgId).map(view);
   });
 
-  app.get<{ Params: { id: string } }>('/api/v1/client/:id', async (req) => {
+  app.get<{ Params: { id: string } }>('/api/v1/client/:id', routeOptions('GET /api/v1/client/:id'), async (req) => {
     const p = await caller(req, deps.tokens);
     const c = deps.accounts.getClient(p.orgId, req.params.id);
     if (!c) throw notFound(req.params.id);
     return view(c);
   });
 
-  app.delete<{ Params: { id: string } }>('/api/v1/client/:id', async (req, reply) => {
+  app.delete<{ Params: { id: string } }>('/api/v1/client/:id', routeOptions('DELETE /api/v1/client/:id'), async (req, reply) => {
     const p = await caller(req, deps.tokens);
     if (!(await deps.accounts.deleteClient(p.orgId, req.params.id))) throw notFound(req.params.id);
     deps.tokens.revokeSubject(req.params.id);

@@ -4,6 +4,7 @@ import type { AssetCatalogue } from '../../assets/catalogue.js';
 import { authenticate } from '../auth/guard.js';
 import type { TokenService } from '../auth/tokens.js';
 import { forbidden } from '../errors.js';
+import { refuseInvalid, routeOptions } from '../route-schemas.js';
 import { computeRuns } from './fast-points.js';
 import { csvChunks, jsonChunks, pageOf } from './fast-write.js';
 import { computePoints } from './report.js';
@@ -25,8 +26,9 @@ export interface ReportingDeps {
 }
 
 export function registerReportingRoutes(app: FastifyInstance, deps: ReportingDeps): void {
-  app.post('/api/v3/reporting', async (req, reply) => {
+  app.post('/api/v3/reporting', routeOptions('POST /api/v3/reporting'), async (req, reply) => {
     const principal = await authenticate(req, deps.tokens);
+    refuseInvalid(req);
     const q = parseReportingRequest(req.body, deps.nowMs(principal.orgId));
     if (!principal.scopes.has('read:spaces') && !principal.scopes.has('read:rooms')) throw forbidden('reporting needs read:spaces or read:rooms');
     // group_by needs the point objects (general path); flat reports are written as text.

@@ -4,6 +4,7 @@ import type { AssetCatalogue } from '../../assets/catalogue.js';
 import { authenticate } from '../auth/guard.js';
 import type { TokenService } from '../auth/tokens.js';
 import { ApiError, ApiErrorCodes, invalidRequest } from '../errors.js';
+import { refuseInvalid, routeOptions } from '../route-schemas.js';
 import { medianOf, r4 } from './aggregate.js';
 import type { MinuteValue, SeriesPort } from './series.js';
 import { isRelative, parseInstant } from './times.js';
@@ -86,8 +87,9 @@ function statistic(kind: string, values: number[]): number | null {
 }
 
 export function registerStatsRoutes(app: FastifyInstance, deps: StatsDeps): void {
-  app.post('/api/v4/reporting/stats', async (req) => {
+  app.post('/api/v4/reporting/stats', routeOptions('POST /api/v4/reporting/stats'), async (req) => {
     const p = await authenticate(req, deps.tokens);
+    refuseInvalid(req);
     const b = req.body as Obj | null;
     if (typeof b !== 'object' || b === null) throw invalidRequest('the body must be a JSON object');
     const measurements = b.measurements;

@@ -1,0 +1,135 @@
+import type { AssetCatalogue } from '../../assets/catalogue.js';
+import type { CloudCounters } from '../../cloud/pipeline.js';
+import { RequestStatus, type StatusSource } from '../status.js';
+
+/**
+ * The live view's state (`/live`): what the simulator says is true (people's positions per
+ * floor, true room counts) as it publishes it, joined with what the platform measured (each
+ * room's latest presence minute, door counts, hive online state, pipeline counters), pushed to
+ * the page's subscribers over SSE. Sends are coalesced to one per `minGapMs` of wall time per
+ * subscriber (a max-speed run publishes thousands of instants a second); the latest state is
+ * always the one delivered, and a new subscriber gets it at once.
+ */
+export interface LiveTruth {
+  atMs: number;
+  /** Floor id → people on it: [id, x, y] in floor metres. */
+  people: Record<string, Array<[string, number, number]>>;
+  /** Room id → true head count at `atMs`. */
+  rooms: Record<string, number>;
+  /** The run has ended and the platform has finalised every minute: this state no longer changes. */
+  final?: boolean;
+}
+
+export interface LiveMeasured {
+  /** The room's (or floor's) latest finalised presence minute, or null before any. */
+  presence(spaceId: string): { minuteMs: number; value: number } | null;
+  /** A traffic sensor's counts so far. */
+  traffic(sensorId: string): { in: number; out: number };
+  counters(): CloudCounters;
+}
+
+export interface LiveEvent {
+  atMs: number;
+  final: boolean;
+  floorId: string;
+  people: Array<[string, number, number]>;
+  rooms: Array<{ id: string; true: number; measured: number | null; minuteMs: number | null }>;
+  doors: Array<{ sensorId: string; in: number; out: number }>;
+  hives: Array<{ id: string; name: string; online: boolean }>;
+  ledger: { batchesProcessed: number; packetsProcessed: number; duplicateBatches: number; deadLettered: number; eventsEmitted: number };
+}
+
+type Send = (e: LiveEvent) => void;
+
+interface Subscriber {
+  floorId: string;
+  send: Send;
+  lastSentAt: number;
+  timer: NodeJS.Timeout | null;
+}
+
+export class LiveHub {
+  readonly #assets: AssetCatalogue;
+  readonly #status: StatusSource;
+  readonly #measured: LiveMeasured;
+  readonly #now: () => number;
+  readonly #minGapMs: number;
+  readonly #subs = new Set<Subscriber>();
+  #latest: LiveTruth | null = null;
+
+  constructor(o: { assets: AssetCatalogue; status: StatusSource; measured: LiveMeasured; now: () => number; minGapMs?: number }) {
+    this.#assets = o.assets;
+    this.#status = o.status;
+    this.#measured = o.measured;
+    this.#now = o.now;
+    this.#minGapMs = o.minGapMs ?? 200;
+  }
+
+  get latest(): LiveTruth | null {
+    return this.#latest;
+  }
+
+  publish(truth: LiveTruth): void {
+    this.#latest = truth;
+    for (const s of this.#subs) this.#schedule(s);
+  }
+
+  /** Subscribes to a floor's events; returns the unsubscribe function. */
+  subscribe(floorId: string, send: Send): () => void {
+    const sub: Subscriber = { floorId, send, lastSentAt: -Infinity, timer: null };
+    this.#subs.add(sub);
+    if (this.#latest) this.#deliver(sub);
+    return () => {
+      if (sub.timer) clearTimeout(sub.timer);
+      this.#subs.delete(sub);
+    };
+  }
+
+  close(): void {
+    for (const s of this.#subs) if (s.timer) clearTimeout(s.timer);
+    this.#subs.clear();
+  }
+
+  #schedule(s: Subscriber): void {
+    if (s.timer) return;
+    const wait = s.lastSentAt + this.#minGapMs - this.#now();
+    if (wait <= 0) {
+      this.#deliver(s);
+      return;
+    }
+    s.timer = setTimeout(() => {
+      s.timer = null;
+      this.#deliver(s);
+    }, wait);
+    s.timer.unref();
+  }
+
+  #deliver(s: Subscriber): void {
+    const t = this.#latest;
+    if (!t) return;
+    s.lastSentAt = this.#now();
+    s.send(this.event(s.floorId, t));
+  }
+
+  /** The event of one floor for the latest truth. */
+  event(floorId: string, t: LiveTruth): LiveEvent {
+    const floor = this.#assets.find('floor', floorId);
+    const orgId = floor?.orgId ?? '';
+    const status = new RequestStatus(this.#status, this.#assets, orgId);
+    const rooms = floor ? floor.item.roomIds : [];
+    const c = this.#measured.counters();
+    return {
+      atMs: t.atMs,
+      final: t.final === true,
+      floorId,
+      people: t.people[floorId] ?? [],
+      rooms: rooms.map((id) => {
+        const m = this.#measured.presence(id);
+        return { id, true: t.rooms[id] ?? 0, measured: m?.value ?? null, minuteMs: m?.minuteMs ?? null };
+      }),
+      doors: floor ? this.#assets.list('sensor', orgId).filter((s) => s.floorId === floorId && s.mode === 'traffic').map((s) => ({ sensorId: s.id, ...this.#measured.traffic(s.id) })) : [],
+      hives: floor ? floor.item.hiveIds.map((id) => ({ id, name: this.#assets.find('hive', id)?.item.name ?? id, online: status.hive(id).online })) : [],
+      ledger: { batchesProcessed: c.batchesProcessed, packetsProcessed: c.packetsProcessed, duplicateBatches: c.duplicateBatches, deadLettered: c.deadLettered, eventsEmitted: c.eventsEmitted },
+    };
+  }
+}
