@@ -154,7 +154,7 @@ function mutate(base: (typeof BASES)[number], muts: Mutation[]): Buffer {
       text ??= stringify(doc);
       if (m.kind === 'bomb') text = ALIAS_BOMB + text;
       else {
-        const at = m.at % (text.length + 1);
+        const at: number = m.at % (text.length + 1);
         if (m.kind === 'cut') text = text.slice(0, at);
         else if (m.kind === 'splice') text = text.slice(0, at) + (SYNTAX[m.token % SYNTAX.length] as string) + text.slice(at);
         else {
