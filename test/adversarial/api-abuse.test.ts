@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cases, report, SEED } from './budget.js';
+import { cases, limitMs, report, SEED } from './budget.js';
 import { AUDIENCE, claimsOf, servedTwoTenants, type Served } from './served.js';
 
 /**
@@ -171,7 +171,7 @@ describe('GraphQL abuse', () => {
     report('graphql-abuse', { cases: outcomes.length, fixed: fixed().length, random: docs.length, status4xx: outcomes.filter(([, st]) => st >= 400 && st < 500).length, status200: outcomes.filter(([, st]) => st === 200).length, status5xx: fiveHundreds.length, maxMs: Math.max(...outcomes.map(([, , ms]) => ms)) });
     expect(fiveHundreds).toEqual([]);
     expect(slow).toEqual([]);
-  }, 120_000);
+  }, limitMs(120_000));
 });
 
 describe('REST body fuzz', () => {
@@ -230,5 +230,5 @@ describe('REST body fuzz', () => {
     }
     report('rest-fuzz', { cases: n, routes: routes.length, ...Object.fromEntries(Object.entries(statuses).map(([k, v]) => [`s${k}`, v])), status5xx: errors.length, maxMs });
     expect(errors.slice(0, 10)).toEqual([]);
-  }, 120_000);
+  }, limitMs(120_000));
 });

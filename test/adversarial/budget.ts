@@ -21,3 +21,6 @@ export async function timed<T>(f: () => Promise<T> | T): Promise<{ value: T; ms:
   const value = await f();
   return { value, ms: performance.now() - t0 };
 }
+
+/** A test's time limit: `baseMs` at scale 1, growing with the scale. */
+export const limitMs = (baseMs: number): number => Math.round(baseMs * Math.max(1, SCALE));

@@ -12,7 +12,7 @@ import { startPlatform, type Platform } from '../../src/platform/platform.js';
 import { decodeAck, encodeUplink } from '../../src/proto/codec.js';
 import type { WirePacket } from '../../src/proto/messages.js';
 import { HIVE, HIVE_SERIAL, presenceAt, SENSOR_PA, SENSOR_PB, SENSOR_T, T0, tinyModel, trafficAt } from '../cloud/fixture.js';
-import { cases, report, SEED } from './budget.js';
+import { cases, limitMs, report, SEED } from './budget.js';
 import { announce, connect, DISCONNECT, MALFORMED_LENGTH, PINGREQ, publish, subscribe } from './mqtt-wire.js';
 
 /**
@@ -295,5 +295,5 @@ describe('MQTT fuzz against the embedded broker and ingest', () => {
     });
     await h.client.endAsync();
     await after.client.endAsync();
-  }, 120_000);
+  }, limitMs(120_000));
 });

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { formatDiagnostic } from '../../src/scenario/diagnostics.js';
 import { loadScenarioText } from '../../src/scenario/load.js';
-import { cases, report, SEED } from './budget.js';
+import { cases, limitMs, report, SEED } from './budget.js';
 
 /**
  * Scenario mutations (issue 16, finding 5): valid scenario files, mutated structurally (a
@@ -238,5 +238,5 @@ describe('scenario mutations', () => {
     report('scenario-mutations', { cases: n, accepted, refused, diagnostics, crashes: 0, problems: problems.length, maxMs, loadSeconds: loadMs / 1000 });
     expect(problems.slice(0, 10)).toEqual([]);
     expect(maxMs, slowest).toBeLessThan(5000);
-  }, 120_000);
+  }, limitMs(120_000));
 });
