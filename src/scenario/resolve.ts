@@ -38,7 +38,7 @@ export function resolveScenario(tree: unknown, file: string, overrides: Override
   const probe: Ctx = { findings, pointerOf, seed: 1, orgName: '', tickMs: 1000, defaults: sensorDefaults(undefined), lists: emptyLists(), ids: new Map(), macs: new Set() };
   const header = parseAt(probe, headerSchema, tree, []);
   const seed = overrides.seed ?? header?.seed ?? 1;
-  const ctx: Ctx = { ...probe, seed, tickMs: durationOr(header?.tick, 1000), defaults: sensorDefaults(header?.sensor_defaults) };
+  const ctx: Ctx = { ...probe, seed, orgName: 'org', tickMs: durationOr(header?.tick, 1000), defaults: sensorDefaults(header?.sensor_defaults) };
   const declared = declaredOrganisations(ctx, header, tree);
   const owned = declared.map((o) => ({ o, siteIds: resolveSites(ctx, o) }));
   const firstZone = ctx.lists.sites[0]?.timezone ?? 'UTC';
@@ -130,12 +130,16 @@ function declaredOrganisations(ctx: Ctx, header: Header | null, tree: unknown): 
   return [{ name, path: ['organization'], sitesPath: ['sites'], sites: rawList(raw['sites']), users: header?.organization?.users, clients: header?.organization?.clients }];
 }
 
-/** Resolves an organisation's sites (ids carry its name); returns their ids. */
+/**
+ * Resolves an organisation's sites (ids carry its name); returns their ids. The context is
+ * the one of the whole file (steps keep per-file state keyed by it), pointed at this
+ * organisation while its sites are resolved.
+ */
 function resolveSites(ctx: Ctx, o: DeclaredOrganisation): string[] {
-  const octx: Ctx = { ...ctx, orgName: o.name };
+  ctx.orgName = o.name;
   const names = new NameSet('site', o.path.length === 1 ? 'the organization' : `organization \`${o.name}\``);
   const before = ctx.lists.sites.length;
-  o.sites.forEach((raw, i) => resolveSite(octx, raw, [...o.sitesPath, i], names, i));
+  o.sites.forEach((raw, i) => resolveSite(ctx, raw, [...o.sitesPath, i], names, i));
   return ctx.lists.sites.slice(before).map((site) => site.id);
 }
 

@@ -90,6 +90,13 @@ describe('scenario organizations', () => {
     expect(errs).toEqual([expect.stringMatching(/webhooks: a file of several organizations cannot declare webhooks yet/)]);
   });
 
+  it('reads every organisation\'s floors whole, warm objects included (per-file state stays the file\'s)', () => {
+    const warm = '\n              warm_objects: [{ name: Radiator, kind: radiator, position: [1, 1], size: [1, 0.2], temperature: 45 }]';
+    const r = loadScenarioText(FILE(org('Acme') + org('Globex').replace('level: 0', `level: 0${warm}`)), 'tenants.yaml');
+    if (!r.ok) throw new Error(r.diagnostics.map(formatDiagnostic).join('\n'));
+    expect(r.model.thermal?.objects.map((o) => o.name)).toEqual(['Radiator']);
+  });
+
   it('lets organisations repeat like any item list', () => {
     const r = loadScenarioText(FILE(org('Tenant ${i}', '\n    repeat: 3', 'Site ${i}')), 'tenants.yaml');
     if (!r.ok) throw new Error(r.diagnostics.map(formatDiagnostic).join('\n'));
