@@ -20,5 +20,5 @@ export { startPlatformThread } from './platform/thread.js';
 export type { PlatformReads, ReportRequest, ReportData } from './platform/reads.js';
 export type { StorePolicy } from './platform/store-guard.js';
 export { AssetCatalogue, type CatalogueChange } from './assets/catalogue.js';
-export { assetsFromScenario, catalogueFromScenario } from './assets/from-scenario.js';
+export { assetsFromScenario, catalogueFromScenario, organisationsFromScenario } from './assets/from-scenario.js';
 export type { Organisation, OrganisationAssets, Site, Building, Floor, Room, Zone, Door, Hive, Sensor, Tag, User, Client, AssetKind, AssetSnapshot } from './assets/model.js';

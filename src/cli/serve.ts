@@ -1,5 +1,5 @@
 import { DEFAULT_AUDIENCE } from '../api/server.js';
-import { assetsFromScenario } from '../assets/from-scenario.js';
+import { organisationsFromScenario } from '../assets/from-scenario.js';
 import { AssetCatalogue } from '../assets/catalogue.js';
 import { systemClock } from '../core/clock.js';
 import { AppError, ErrorCodes } from '../core/errors.js';
@@ -61,7 +61,7 @@ export async function serveCommand(flags: Flags, io: Io, signal: AbortSignal = s
 
 export async function serveModel(model: ScenarioModel, opts: ServeOptions, io: Io, signal: AbortSignal): Promise<number> {
   const platform = await startPlatform({
-    catalogue: new AssetCatalogue([assetsFromScenario(model)]),
+    catalogue: new AssetCatalogue(organisationsFromScenario(model)),
     clock: systemClock,
     tickMs: model.tickMs,
     dbPath: opts.dbPath,

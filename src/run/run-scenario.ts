@@ -11,7 +11,7 @@ import { createWorld } from '../sim/world.js';
 import { simulate } from './loop.js';
 import { resolveRunOptions, type ResolvedRunOptions, type RunOptions } from './options.js';
 import { peakRssMb, startStopwatch } from './perf.js';
-import { assetsFromScenario } from '../assets/from-scenario.js';
+import { organisationsFromScenario } from '../assets/from-scenario.js';
 import { connectHive, type HiveLink } from '../hive/mqtt-hive.js';
 import { platformOptionsOf, startPlatform, type Platform, type PlatformWebhookOptions } from '../platform/platform.js';
 import { startPlatformThread } from '../platform/thread.js';
@@ -117,7 +117,7 @@ export const AUTO_THREAD_SENSORS = 1000;
 
 function startRunPlatform(model: ScenarioModel, opts: ResolvedRunOptions, options: RunOptions, recorder: ReturnType<typeof recorderFor>): Promise<Platform> {
   const init: PlatformThreadInit = {
-    organisations: [assetsFromScenario(model)],
+    organisations: organisationsFromScenario(model),
     startMs: model.startMs,
     tickMs: model.tickMs,
     dbPath: opts.dbPath,

@@ -26,7 +26,7 @@ export interface Expansion {
 }
 
 /** Lists whose items may carry `use:` and `repeat:`. */
-const ITEM_LISTS = new Set(['sites', 'buildings', 'floors', 'rooms', 'zones', 'doors', 'hives', 'sensors', 'people', 'meetings', 'users', 'clients']);
+const ITEM_LISTS = new Set(['organizations', 'sites', 'buildings', 'floors', 'rooms', 'zones', 'doors', 'hives', 'sensors', 'people', 'meetings', 'users', 'clients']);
 /** Fields holding one point or a list of points: shifted by a repeat's offset. */
 const POINT_FIELDS = new Set(['center', 'position']);
 const POINT_LIST_FIELDS = new Set(['polygon', 'outline', 'line']);

@@ -24,7 +24,14 @@ export interface ScenarioModel {
   /** Hives publish an uplink batch every this many ms. */
   batchIntervalMs: number;
   noise: NoiseModel;
+  /** The organisation; in a file of several (`organizations:`), the first. */
   org: OrgModel;
+  /**
+   * Present when the file declares several organisations: which sites, users and clients
+   * each holds. Absent: `org` holds every site, user and client. The lists below always hold
+   * everything, so the simulator sees one world whoever owns it.
+   */
+  organisations?: OrganisationModel[];
   sites: SiteModel[];
   buildings: BuildingModel[];
   floors: FloorModel[];
@@ -122,6 +129,14 @@ export interface NoiseModel {
 export interface OrgModel {
   id: string;
   name: string;
+}
+
+/** One organisation of a file of several: its own sites, users and clients, by id. */
+export interface OrganisationModel extends OrgModel {
+  siteIds: string[];
+  userIds: string[];
+  clientIds: string[];
+  src: string;
 }
 
 export interface SiteModel {

@@ -2,12 +2,12 @@ import { z } from 'zod';
 import { ksuidFor, secretFor, stableId } from '../core/ids.js';
 import { localToEpoch, parseDuration } from '../core/time.js';
 import type { Finding, Seg } from './diagnostics.js';
-import type { ClientModel, Fidelity, NoiseModel, ScenarioModel, UserModel } from './model.js';
+import type { ClientModel, Fidelity, NoiseModel, OrganisationModel, ScenarioModel, UserModel } from './model.js';
 import { claimId, emptyLists, error, NameSet, parseAt, rawList, rawName, warn, type Ctx, type SensorDefaults } from './resolve-context.js';
 import { resolveFloor } from './resolve-floor.js';
 import { resolveFaults, resolveNetwork } from './resolve-network.js';
 import { defaultFidelity, resolveThermal } from './resolve-thermal.js';
-import { buildingSchema, fileSchema, siteSchema, type ScenarioFile } from './schema.js';
+import { buildingSchema, fileSchema, organizationEntrySchema, siteSchema, type ScenarioFile } from './schema.js';
 
 /** Values that replace the file's (CLI flags). */
 export interface Overrides {
@@ -21,7 +21,9 @@ export interface Resolution {
   findings: Finding[];
 }
 
-const headerSchema = fileSchema.extend({ sites: z.array(z.unknown()).min(1) });
+// Sites and organisations are resolved one by one (located findings), so the header takes them as they come.
+const headerSchema = fileSchema.extend({ sites: z.array(z.unknown()).min(1).optional(), organizations: z.array(z.unknown()).min(1).optional() });
+const organizationOwnSchema = organizationEntrySchema.extend({ sites: z.array(z.unknown()).min(1) });
 const siteOwnSchema = siteSchema.extend({ buildings: z.array(z.unknown()).min(1) });
 const buildingOwnSchema = buildingSchema.extend({ floors: z.array(z.unknown()).min(1) });
 
@@ -36,12 +38,9 @@ export function resolveScenario(tree: unknown, file: string, overrides: Override
   const probe: Ctx = { findings, pointerOf, seed: 1, orgName: '', tickMs: 1000, defaults: sensorDefaults(undefined), lists: emptyLists(), ids: new Map(), macs: new Set() };
   const header = parseAt(probe, headerSchema, tree, []);
   const seed = overrides.seed ?? header?.seed ?? 1;
-  const orgName = header?.organization.name ?? 'org';
-  const ctx: Ctx = { ...probe, seed, orgName, tickMs: durationOr(header?.tick, 1000), defaults: sensorDefaults(header?.sensor_defaults) };
-  const orgId = stableId('org', orgName);
-  const sites = rawList((tree as Record<string, unknown> | null)?.['sites']);
-  const siteNames = new NameSet('site', 'the organization');
-  sites.forEach((raw, i) => resolveSite(ctx, raw, ['sites', i], siteNames, i));
+  const ctx: Ctx = { ...probe, seed, orgName: 'org', tickMs: durationOr(header?.tick, 1000), defaults: sensorDefaults(header?.sensor_defaults) };
+  const declared = declaredOrganisations(ctx, header, tree);
+  const owned = declared.map((o) => ({ o, siteIds: resolveSites(ctx, o) }));
   const firstZone = ctx.lists.sites[0]?.timezone ?? 'UTC';
   const startMs = header === null ? 0 : startOf(ctx, header, firstZone);
   const durationMs = overrides.durationMs ?? durationOr(header?.duration, 0);
@@ -59,10 +58,9 @@ export function resolveScenario(tree: unknown, file: string, overrides: Override
     tickMs: ctx.tickMs,
     batchIntervalMs,
     noise: noiseOf(header?.noise),
-    org: { id: orgId, name: orgName },
+    org: { id: stableId('org', declared[0]?.name ?? 'org'), name: declared[0]?.name ?? 'org' },
     ...ctx.lists,
-    users: users(ctx, header, orgName),
-    clients: clients(ctx, header, orgName, startMs),
+    ...organisations(ctx, owned, startMs),
     network: resolveNetwork(header?.network),
     thermal: resolveThermal(ctx, header?.thermal),
     faults: resolveFaults(ctx, header?.faults, startMs),
@@ -74,6 +72,10 @@ export function resolveScenario(tree: unknown, file: string, overrides: Override
 /** The `webhooks:` entries as the model holds them (their meaning is checked by the platform). */
 function webhooksOf(ctx: Ctx, header: Header | null): Pick<ScenarioModel, 'webhooks' | 'webhookAllow'> {
   if (!header?.webhooks && !header?.webhook_allow) return {};
+  if (header.organizations && header.webhooks) {
+    // A subscription belongs to one organisation; which one a shared list means is not said.
+    error(ctx, ['webhooks'], 'a file of several organizations cannot declare webhooks yet: create them per organisation with the GraphQL createWebhooks mutation');
+  }
   return {
     webhooks: (header.webhooks ?? []).map((w, i) => ({
       name: w.name ?? `webhook-${i + 1}`,
@@ -86,6 +88,78 @@ function webhooksOf(ctx: Ctx, header: Header | null): Pick<ScenarioModel, 'webho
       src: ctx.pointerOf(['webhooks', i]),
     })),
     webhookAllow: header.webhook_allow ?? [],
+  };
+}
+
+/**
+ * An organisation as the file declares it: `organization:` with the file's `sites:`, or one
+ * entry of `organizations:`. `path` locates the organisation, `sitesPath` its sites.
+ */
+interface DeclaredOrganisation {
+  name: string;
+  path: Seg[];
+  sitesPath: Seg[];
+  sites: unknown[];
+  users: NonNullable<ScenarioFile['organization']>['users'];
+  clients: NonNullable<ScenarioFile['organization']>['clients'];
+}
+
+/** The file's organisations, in order; a file gives one (`organization` + `sites`) or several (`organizations`), never both. */
+function declaredOrganisations(ctx: Ctx, header: Header | null, tree: unknown): DeclaredOrganisation[] {
+  const raw = (tree as Record<string, unknown> | null) ?? {};
+  if (header?.organizations !== undefined) {
+    if (header.organization !== undefined || header.sites !== undefined) {
+      error(ctx, ['organizations'], 'a file gives either `organization` and `sites` (one organisation) or `organizations` (several), not both');
+    }
+    const names = new NameSet('organization', 'the file');
+    return rawList(raw['organizations']).flatMap((o, i): DeclaredOrganisation[] => {
+      const path: Seg[] = ['organizations', i];
+      const own = parseAt(ctx, organizationOwnSchema, o, path);
+      const name = own?.name ?? rawName(o) ?? `#${i}`;
+      if (!names.add(ctx, name, i, path)) return [];
+      claimId(ctx, stableId('org', name), path, `organization \`${name}\``);
+      return [{ name, path, sitesPath: [...path, 'sites'], sites: rawList((o as Record<string, unknown> | null)?.['sites']), users: own?.users, clients: own?.clients }];
+    });
+  }
+  if (header !== null) {
+    for (const field of ['organization', 'sites'] as const) {
+      if (header[field] === undefined) error(ctx, [field], `missing required field \`${field}\` (or \`organizations\`, a list of organisations each with its sites)`);
+    }
+  }
+  const name = header?.organization?.name ?? 'org';
+  return [{ name, path: ['organization'], sitesPath: ['sites'], sites: rawList(raw['sites']), users: header?.organization?.users, clients: header?.organization?.clients }];
+}
+
+/**
+ * Resolves an organisation's sites (ids carry its name); returns their ids. The context is
+ * the one of the whole file (steps keep per-file state keyed by it), pointed at this
+ * organisation while its sites are resolved.
+ */
+function resolveSites(ctx: Ctx, o: DeclaredOrganisation): string[] {
+  ctx.orgName = o.name;
+  const names = new NameSet('site', o.path.length === 1 ? 'the organization' : `organization \`${o.name}\``);
+  const before = ctx.lists.sites.length;
+  o.sites.forEach((raw, i) => resolveSite(ctx, raw, [...o.sitesPath, i], names, i));
+  return ctx.lists.sites.slice(before).map((site) => site.id);
+}
+
+/**
+ * Every organisation's users and clients (the model's lists hold all of them) and, for a file
+ * of several, which belong to which. User names log in, so they are unique across
+ * organisations, ignoring case as login does.
+ */
+function organisations(ctx: Ctx, owned: Array<{ o: DeclaredOrganisation; siteIds: string[] }>, startMs: number): Pick<ScenarioModel, 'users' | 'clients' | 'organisations'> {
+  const logins = new Map<string, string>();
+  const all = owned.map(({ o, siteIds }) => {
+    const us = users(ctx, o, logins);
+    const cs = clients(ctx, o, startMs);
+    const org: OrganisationModel = { id: stableId('org', o.name), name: o.name, siteIds, userIds: us.map((u) => u.id), clientIds: cs.map((c) => c.clientId), src: ctx.pointerOf(o.path) };
+    return { us, cs, org };
+  });
+  return {
+    users: all.flatMap((x) => x.us),
+    clients: all.flatMap((x) => x.cs),
+    ...(owned[0]?.o.path[0] === 'organizations' ? { organisations: all.map((x) => x.org) } : {}),
   };
 }
 
@@ -178,28 +252,34 @@ function noiseOf(n: ScenarioFile['noise']): NoiseModel {
   };
 }
 
-function users(ctx: Ctx, header: Header | null, org: string): UserModel[] {
-  const names = new NameSet('user', 'the organization');
+function users(ctx: Ctx, o: DeclaredOrganisation, logins: Map<string, string>): UserModel[] {
+  const names = new NameSet('user', o.path.length === 1 ? 'the organization' : `organization \`${o.name}\``);
   const out: UserModel[] = [];
-  (header?.organization.users ?? []).forEach((u, i) => {
-    const path = ['organization', 'users', i];
+  (o.users ?? []).forEach((u, i) => {
+    const path = [...o.path, 'users', i];
     if (!names.add(ctx, u.username, i, path)) return;
-    out.push({ id: stableId('user', org, u.username), username: u.username, password: u.password ?? secretFor(ctx.seed, 'user', org, u.username), src: ctx.pointerOf(path) });
+    const first = logins.get(u.username.toLowerCase());
+    if (first !== undefined) {
+      error(ctx, [...path, 'username'], `user name \`${u.username}\` is already used by ${first}: user names log in, so they are unique across organizations (ignoring case)`);
+      return;
+    }
+    logins.set(u.username.toLowerCase(), `a user of organization \`${o.name}\``);
+    out.push({ id: stableId('user', o.name, u.username), username: u.username, password: u.password ?? secretFor(ctx.seed, 'user', o.name, u.username), src: ctx.pointerOf(path) });
   });
   return out;
 }
 
-function clients(ctx: Ctx, header: Header | null, org: string, startMs: number): ClientModel[] {
-  const names = new NameSet('client', 'the organization');
+function clients(ctx: Ctx, o: DeclaredOrganisation, startMs: number): ClientModel[] {
+  const names = new NameSet('client', o.path.length === 1 ? 'the organization' : `organization \`${o.name}\``);
   const out: ClientModel[] = [];
-  (header?.organization.clients ?? []).forEach((c, i) => {
-    const path = ['organization', 'clients', i];
+  (o.clients ?? []).forEach((c, i) => {
+    const path = [...o.path, 'clients', i];
     if (!names.add(ctx, c.name, i, path)) return;
     out.push({
-      clientId: `client_${ksuidFor(startMs, `${org}/${c.name}`)}`,
+      clientId: `client_${ksuidFor(startMs, `${o.name}/${c.name}`)}`,
       name: c.name,
       description: c.description ?? '',
-      secret: c.secret ?? secretFor(ctx.seed, 'client', org, c.name),
+      secret: c.secret ?? secretFor(ctx.seed, 'client', o.name, c.name),
       src: ctx.pointerOf(path),
     });
   });

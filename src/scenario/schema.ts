@@ -172,11 +172,17 @@ const noise = z.strictObject({
   traffic: z.strictObject({ miss: probability.optional(), crowd_miss: probability.optional() }).optional(),
 });
 
-const organization = z.strictObject({
+const organizationFields = {
   name,
   users: z.array(z.strictObject({ ...itemFields, username: z.string().min(1), password: z.string().min(1).optional() })).optional(),
   clients: z.array(z.strictObject({ ...itemFields, name, description: z.string().optional(), secret: z.string().min(1).optional() })).optional(),
-});
+};
+export const organizationSchema = z.strictObject(organizationFields);
+/**
+ * One entry of `organizations:` (a file of several tenants): an organisation with its own
+ * sites. A file holds either `organization:` and `sites:`, or `organizations:`.
+ */
+export const organizationEntrySchema = z.strictObject({ ...itemFields, ...organizationFields, sites: z.array(siteSchema).min(1) });
 
 export const fileSchema = z
   .strictObject({
@@ -195,7 +201,8 @@ export const fileSchema = z
     sensor_defaults: z
       .strictObject({ ...sensorTuning, traffic_report_interval: duration.optional().describe('Default 10s') })
       .optional(),
-    organization,
+    organization: organizationSchema.optional().describe('The organisation (required unless `organizations` is given)'),
+    organizations: z.array(organizationEntrySchema).min(1).optional().describe('Several organisations, each with users, clients and sites (instead of `organization` and `sites`)'),
     templates: z.record(z.string(), z.record(z.string(), z.unknown())).optional().describe('Named item bodies for `use:`'),
     network: networkSchema.optional(),
     faults: z.array(faultSchema).optional().describe('Fault timeline'),
@@ -214,7 +221,7 @@ export const fileSchema = z
       .optional()
       .describe('Webhook subscriptions of the organisation (docs/webhooks.md)'),
     webhook_allow: z.array(z.string().min(1)).optional().describe('CIDR blocks webhooks may reach although loopback or private, e.g. 127.0.0.1/8'),
-    sites: z.array(siteSchema).min(1),
+    sites: z.array(siteSchema).min(1).optional().describe('Sites of `organization` (required unless `organizations` is given)'),
   })
   .describe('occusim scenario file, format version 1');
 
@@ -230,7 +237,7 @@ export type PeopleFile = z.output<typeof peopleSchema>;
  * fields of an item are conditional on the item having no `use:` (a template supplies them).
  */
 export function scenarioJsonSchema(): object {
-  return z.toJSONSchema(fileSchema, {
+  const schema = z.toJSONSchema(fileSchema, {
     io: 'input',
     unrepresentable: 'any',
     override: (ctx) => {
@@ -241,7 +248,9 @@ export function scenarioJsonSchema(): object {
         delete js.required;
       }
     },
-  });
+  }) as Record<string, unknown>;
+  // One organisation with the file's sites, or several each with its own: never both.
+  return { ...schema, oneOf: [{ required: ['organization', 'sites'] }, { required: ['organizations'] }] };
 }
 
 /** The keys an object at `path` of the file accepts (for "did you mean"), or [] when unknown. */

@@ -19,6 +19,10 @@ export class FanOut {
   deliveries(subscriptions: readonly Subscription[], e: EventEnvelope, revision: number, nowMs: number, out: DeliveryInsert[]): void {
     let body: string | null = null;
     for (const s of subscriptions) {
+      // A subscription receives its own organisation's events only, whatever its filters say:
+      // without this, one with no filters (or filters naming another organisation's ids)
+      // received every tenant's events (issue 16, the isolation matrix).
+      if (s.orgId !== e.metadata.org_id) continue;
       if (s.status === 'DISABLED' && s.disabledReason === 'disabled by the user') continue;
       if (!(s.eventTypes as readonly string[]).includes(e.type)) continue;
       if (!matchesFilters(s.filters, e.metadata)) continue;

@@ -6,7 +6,9 @@ describe('scenario JSON Schema', () => {
 
   it('is a draft 2020-12 schema of the top-level fields', () => {
     expect(schema['$schema']).toBe('https://json-schema.org/draft/2020-12/schema');
-    expect(schema.required).toEqual(expect.arrayContaining(['version', 'name', 'start', 'duration', 'organization', 'sites']));
+    expect(schema.required).toEqual(expect.arrayContaining(['version', 'name', 'start', 'duration']));
+    // One organisation with the file's sites, or several each with its own.
+    expect(schema['oneOf']).toEqual([{ required: ['organization', 'sites'] }, { required: ['organizations'] }]);
     expect(schema['additionalProperties']).toBe(false);
   });
 

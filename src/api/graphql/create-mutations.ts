@@ -4,6 +4,7 @@ import { macFor } from '../../core/ids.js';
 import { isValidSerial } from '../../core/topics.js';
 import type { Floor } from '../../assets/model.js';
 import { SENSOR_ARRAYS as SENSOR_MODELS, type SensorArrayName as SensorModelName } from '../../core/sensor-arrays.js';
+import { nameProblem } from '../text-fields.js';
 import { gqlError, mustGet, need, type GqlContext } from './context.js';
 import { sensorViews } from './views.js';
 
@@ -29,9 +30,23 @@ function floorOf(ctx: GqlContext, id: string): Floor {
   return mustGet(ctx, 'floor', id);
 }
 
-function named(name: string): string {
-  if (name.trim() === '') throw gqlError('BAD_USER_INPUT', 'name must not be empty');
+/** A name as text-fields.ts allows it (no control or bidi characters, bounded), trimmed. */
+function named(name: string, field = 'name'): string {
+  const problem = nameProblem(name, field);
+  if (problem !== null) throw gqlError('BAD_USER_INPUT', problem);
   return name.trim();
+}
+
+/**
+ * The sensor's room: one of the caller's organisation on the sensor's floor. An unknown room,
+ * another organisation's, or one on another floor is NOT_FOUND, as for hives: the id was kept
+ * as given, so a sensor could point at a room its reporting and events would never reach.
+ */
+function roomOnFloor(ctx: GqlContext, roomId: string | null | undefined, floor: Floor, field: string): string | null {
+  if (roomId === null || roomId === undefined) return null;
+  const room = ctx.assets.get('room', ctx.principal.orgId, roomId);
+  if (!room || room.floorId !== floor.id) throw gqlError('NOT_FOUND', `${field}: room ${roomId} does not exist on floor ${floor.id}`);
+  return room.id;
 }
 
 export interface FloorInput { building_id: string; name: string; floorNumber?: number | null; customID?: string | null; outline?: number[][] | null }
@@ -82,8 +97,8 @@ export const createMutations = {
     need(ctx, 'write:rooms');
     const plans = input.map((z, i) => {
       const floor = floorOf(ctx, z.floor_id);
-      if (z.room_id) mustGet(ctx, 'room', z.room_id);
-      return { floor, zone: { id: newId('zone'), name: named(z.name), floorId: floor.id, roomId: z.room_id ?? null, customId: z.customID ?? null, polygon: polygon(z.coordinates, `input[${i}].coordinates`) } };
+      const roomId = roomOnFloor(ctx, z.room_id, floor, `input[${i}].room_id`);
+      return { floor, zone: { id: newId('zone'), name: named(z.name), floorId: floor.id, roomId, customId: z.customID ?? null, polygon: polygon(z.coordinates, `input[${i}].coordinates`) } };
     });
     return plans.map(({ zone }) => {
       return ctx.assets.add('zone', ctx.principal.orgId, zone);
@@ -117,11 +132,12 @@ export const createMutations = {
       if (s.center.length !== 2) throw gqlError('BAD_USER_INPUT', `input[${i}].center is [x, y] in metres`);
       const height = s.height ?? 3;
       if (height < 2.4 || height > 4.6) throw gqlError('BAD_USER_INPUT', `input[${i}].height must be within 2.4–4.6 m`);
+      const roomId = roomOnFloor(ctx, s.room_id, floor, `input[${i}].room_id`);
       const id = newId('sensor');
       return {
         floor,
         sensor: {
-          id, name: named(s.name), mac: s.mac_address?.toLowerCase() ?? macFor('api', id), floorId: floor.id, roomId: s.room_id ?? null, zoneId: null, doorId: null,
+          id, name: named(s.name, `input[${i}].name`), mac: s.mac_address?.toLowerCase() ?? macFor('api', id), floorId: floor.id, roomId, zoneId: null, doorId: null,
           hiveId: hive.id, mode: s.mode, model, center: [s.center[0] ?? 0, s.center[1] ?? 0] as Vec2, height, orientationDeg: s.orientation ?? 0,
           fovDeg: s.field_of_view ?? 60, sensitivity: s.sensitivity ?? 3, reportIntervalMs: s.mode === 'presence' ? 1000 : 10_000,
         } as const,

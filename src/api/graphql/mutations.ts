@@ -1,3 +1,4 @@
+import { nameProblem } from '../text-fields.js';
 import { gqlError, mustGet, need, type GqlContext } from './context.js';
 import { sensorViews } from './views.js';
 
@@ -27,7 +28,8 @@ export interface FloorInput {
 
 function nonEmpty(name: string | null | undefined, field: string): string | undefined {
   if (name === undefined || name === null) return undefined;
-  if (name.trim() === '') throw gqlError('BAD_USER_INPUT', `${field} must not be empty`);
+  const problem = nameProblem(name, field);
+  if (problem !== null) throw gqlError('BAD_USER_INPUT', problem);
   return name.trim();
 }
 

@@ -86,3 +86,53 @@ describe('client management', () => {
     expect(list.map((c) => c.client_id)).not.toContain(theirs);
   });
 });
+
+describe('client input bounds (issue 16, finding 10)', () => {
+  const created = (res: { statusCode: number }) => res.statusCode === 201;
+
+  it.each([
+    ['a NUL', 'evil\u0000name', /control characters \(U\+0000 at position 4\)/],
+    ['an escape sequence', 'x\u001b[31m', /control characters \(U\+001B/],
+    ['a newline', 'two\nlines', /control characters \(U\+000A/],
+    ['a right-to-left override', 'invoice\u202Efdp.exe', /bidirectional formatting characters \(U\+202E at position 7\)/],
+    ['a first-strong isolate', 'a\u2068b', /bidirectional formatting characters \(U\+2068/],
+    ['an unpaired surrogate', 'bad\uD800', /unpaired surrogates/],
+  ])('refuses a name with %s: 400 INVALID_REQUEST naming the character and place', async (_what, name, message) => {
+    const res = await call('POST', '/api/v1/client', h.tokenA, { name });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ code: 'INVALID_REQUEST' });
+    expect((res.json() as { message: string }).message).toMatch(message);
+  });
+
+  it('bounds descriptions at 1000 characters and refuses control characters other than line breaks and tabs', async () => {
+    const long = await call('POST', '/api/v1/client', h.tokenA, { name: 'long', description: 'x'.repeat(900_000) });
+    expect(long.statusCode).toBe(400);
+    expect((long.json() as { message: string }).message).toMatch(/description must be at most 1000 characters \(got 900000\)/);
+    const rlo = await call('POST', '/api/v1/client', h.tokenA, { name: 'rlo', description: 'abc\u202Edef' });
+    expect(rlo.statusCode).toBe(400);
+    const lines = await call('POST', '/api/v1/client', h.tokenA, { name: 'multi-line', description: 'first line\n\tsecond line' });
+    expect(lines.statusCode).toBe(201);
+    const ok = await call('POST', '/api/v1/client', h.tokenA, { name: 'Zürich 東京 ✓', description: 'x'.repeat(1000) });
+    expect(ok.statusCode).toBe(201);
+    for (const res of [lines, ok]) expect((await call('DELETE', `/api/v1/client/${(res.json() as { client_id: string }).client_id}`, h.tokenA)).statusCode).toBe(204);
+  });
+
+  it('caps an organisation at 50 clients, also under a concurrent burst: 400 CLIENT_CREATE_FAILED, and deleting one frees a place', async () => {
+    const held = ((await call('GET', '/api/v1/client', h.tokenA)).json() as unknown[]).length;
+    const burst = await Promise.all(Array.from({ length: 60 }, (_, i) => call('POST', '/api/v1/client', h.tokenA, { name: `burst-${i}` })));
+    expect(burst.filter(created)).toHaveLength(50 - held);
+    const refused = burst.filter((r) => !created(r));
+    expect(refused.every((r) => r.statusCode === 400)).toBe(true);
+    expect(refused[0]!.json()).toMatchObject({ code: 'CLIENT_CREATE_FAILED', message: expect.stringMatching(/already has 50 clients/) as unknown });
+    expect(((await call('GET', '/api/v1/client', h.tokenA)).json() as unknown[]).length).toBe(50);
+    // Organisation B is not affected by A's quota.
+    const theirs = await call('POST', '/api/v1/client', h.tokenB, { name: 'b-still-can' });
+    expect(theirs.statusCode).toBe(201);
+    const one = (burst.find(created)!.json() as { client_id: string }).client_id;
+    expect((await call('DELETE', `/api/v1/client/${one}`, h.tokenA)).statusCode).toBe(204);
+    expect((await call('POST', '/api/v1/client', h.tokenA, { name: 'after-delete' })).statusCode).toBe(201);
+    // Leave A as it was for the other tests.
+    const list = (await call('GET', '/api/v1/client', h.tokenA)).json() as Array<{ client_id: string; name: string }>;
+    for (const c of list.filter((c) => c.name.startsWith('burst-') || c.name === 'after-delete')) await call('DELETE', `/api/v1/client/${c.client_id}`, h.tokenA);
+  });
+});

@@ -55,3 +55,42 @@ describe('GraphQL create mutations', () => {
     expect(res.body.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
   });
 });
+
+describe('create mutation bounds (issue 16, finding 10)', () => {
+  const create = (room: string | null, name = 'probe') =>
+    h.gql(h.tokenA, 'mutation($f: ID!, $h: ID!, $r: ID, $n: String!) { createSensors(input: [{ floor_id: $f, hive_id: $h, room_id: $r, name: $n, mode: "presence", center: [1, 1] }]) { id room { name } } }', {
+      f: h.a.floors[0]!.id,
+      h: h.a.hives[0]!.id,
+      r: room,
+      n: name,
+    });
+
+  it('createSensors refuses a room_id that does not exist or is another organisation\'s: NOT_FOUND naming the input', async () => {
+    const count = async () => ((await h.gql(h.tokenA, '{ sensors { data { id } } }')).body.data as { sensors: { data: unknown[] } }).sensors.data.length;
+    const before = await count();
+    for (const room of ['room_doesnotexist', h.b.rooms[0]!.id]) {
+      const res = await create(room);
+      expect(res.body.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+      expect(res.body.errors?.[0]?.message).toMatch(/input\[0\]\.room_id: room .* does not exist on floor/);
+    }
+    expect(await count()).toBe(before);
+  });
+
+  it('createSensors accepts a room of the sensor\'s own floor', async () => {
+    const room = h.a.rooms.find((r) => r.floorId === h.a.floors[0]!.id)!;
+    const res = await create(room.id, 'own-room');
+    expect(res.body.errors).toBeUndefined();
+    expect((res.body.data as Data).createSensors![0]!.room).toEqual({ name: room.name });
+  });
+
+  it.each([['NUL', 'a\u0000b'], ['right-to-left override', 'a\u202Eb'], ['201 characters', 'n'.repeat(201)]])('refuses a sensor name with %s as BAD_USER_INPUT', async (_what, name) => {
+    const res = await create(null, name);
+    expect(res.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(res.body.errors?.[0]?.message).toMatch(/input\[0\]\.name/);
+  });
+
+  it('refuses control characters in renames too', async () => {
+    const res = await h.gql(h.tokenA, 'mutation($i: ID!) { updateSensors(sensors: [{ sensor_id: $i, name: "x\\u202Ey" }]) { sensor_id } }', { i: h.a.sensors[0]!.id });
+    expect(res.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+  });
+});
