@@ -4,19 +4,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { Io } from '../../src/cli/commands.js';
 import { main } from '../../src/cli/main.js';
 import { heartbeatTopic, uplinkTopic } from '../../src/core/topics.js';
 import { encodeHeartbeat, encodeUplink } from '../../src/proto/codec.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
+import { describeWithBinaries } from '../support/external-binaries.js';
 
 const run = promisify(execFile);
 const QUICKSTART = new URL('../../scenarios/quickstart.yaml', import.meta.url).pathname;
 
 // A device under test, played by Debian's mosquitto_pub (an independent MQTT client)
 // publishing hand-built frames to `occusim check --listen`.
-describe('occusim check --listen', () => {
+describeWithBinaries(['mosquitto_pub'], 'occusim check --listen', () => {
   it('checks a device under test live: conformant frames pass, a deliberate violation is reported', async () => {
     const loaded = loadScenarioFile(QUICKSTART);
     if (!loaded.ok) throw new Error('quickstart does not load');
