@@ -21,6 +21,8 @@ export interface RunOptions {
   dbPath?: string;
   /** Port of the embedded MQTT broker; default 0 (a free port). */
   mqttPort?: number;
+  /** Interface the embedded broker binds; default 127.0.0.1 (`0.0.0.0` for devices on the network). */
+  mqttHost?: string;
   /** Use this external MQTT broker (mqtt://host:port) instead of the embedded one. */
   brokerUrl?: string;
   /** Write every MQTT message the embedded broker accepts to this capture file (.occap). */
@@ -49,6 +51,8 @@ export interface RunOptions {
   platformThread?: boolean | 'auto';
   /** Serve the platform's HTTP API from the run's start (`--serve`). */
   api?: { port: number; host?: string; audience: string };
+  /** Thresholds judged against the result at the end, besides the scenario's `expect:` (e.g. `rooms.mae<0.5`; docs/cli.md). */
+  expect?: readonly string[];
   /** Webhook delivery from the run's platform (docs/webhooks.md), in whichever thread it runs. */
   webhooks?: Partial<Omit<PlatformWebhookOptions, 'wallTime'>>;
 }

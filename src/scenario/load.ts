@@ -2,6 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { LineCounter, parseDocument, type Document } from 'yaml';
 import { hasErrors, sortDiagnostics, type Diagnostic, type Finding } from './diagnostics.js';
+import { builtInScenarios, scenarioFileOf } from './built-in.js';
 import { expandScenario } from './expand.js';
 import { Locator, type Source } from './locate.js';
 import type { Fidelity, ScenarioModel } from './model.js';
@@ -39,14 +40,17 @@ export const MAX_INDENT = 256;
 export const MAX_DIAGNOSTICS = 100;
 export const MAX_MESSAGE_CHARS = 300;
 
-export function loadScenarioFile(path: string, overrides: LoadOverrides = {}): LoadResult {
+/** Loads a scenario file, or a shipped scenario by name (`quickstart`; built-in.ts). */
+export function loadScenarioFile(nameOrPath: string, overrides: LoadOverrides = {}): LoadResult {
+  const path = scenarioFileOf(nameOrPath);
   let bytes: Buffer;
   try {
     const size = statSync(path).size;
     if (size > MAX_SCENARIO_BYTES) return failure(path, 1, 1, `the file is ${size} bytes; scenario files are limited to ${MAX_SCENARIO_BYTES} bytes`);
     bytes = readFileSync(path);
   } catch (err) {
-    const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : `cannot read file: ${(err as Error).message}`;
+    const code = (err as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? `file not found (shipped scenarios, by name: ${builtInScenarios().join(', ')})` : `cannot read file (${code ?? (err as Error).message})`;
     return failure(path, 1, 1, reason);
   }
   const text = decodeUtf8(bytes);

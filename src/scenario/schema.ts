@@ -3,6 +3,7 @@ import { isValidZone } from '../core/time.js';
 import { SENSOR_MODELS } from './model.js';
 import { thermalSchema, warmObjectSchema } from './thermal-schema.js';
 import { faultSchema, networkSchema } from './network-schema.js';
+import { MAX_EXPECTATIONS, parseExpectation } from './expectations.js';
 
 /**
  * The scenario file format v1 as zod schemas. The validator parses the expanded tree
@@ -178,6 +179,15 @@ const organization = z.strictObject({
   clients: z.array(z.strictObject({ ...itemFields, name, description: z.string().optional(), secret: z.string().min(1).optional() })).optional(),
 });
 
+/** One threshold, e.g. `rooms.mae < 0.5` (grammar and metric names: expectations.ts). */
+const expectation = z
+  .string()
+  .superRefine((text, ctx) => {
+    const r = parseExpectation(text);
+    if (!r.ok) ctx.addIssue({ code: 'custom', message: r.message });
+  })
+  .describe('METRIC OP VALUE: rooms.mae<0.5, traffic.recall>=0.9, latency.p99<15s, messages.lost==0');
+
 export const fileSchema = z
   .strictObject({
     $schema: z.string().optional().describe('Ignored; lets editors find this schema'),
@@ -214,6 +224,7 @@ export const fileSchema = z
       .optional()
       .describe('Webhook subscriptions of the organisation (docs/webhooks.md)'),
     webhook_allow: z.array(z.string().min(1)).optional().describe('CIDR blocks webhooks may reach although loopback or private, e.g. 127.0.0.1/8'),
+    expect: z.array(expectation).max(MAX_EXPECTATIONS).optional().describe('Thresholds checked when a run ends (exit 1 when one fails), e.g. rooms.mae<0.5, latency.p99<15s'),
     sites: z.array(siteSchema).min(1),
   })
   .describe('occusim scenario file, format version 1');
