@@ -25,7 +25,7 @@ export function resolveHives(ctx: Ctx, fs: FloorScope, items: readonly unknown[]
       error(ctx, [...path, 'position'], `hive \`${h.name}\` at ${fmtPoint(h.position)} is outside the floor`);
     }
     const room = h.room === undefined ? roomAt(fs, h.position) : lookup<RoomModel>(ctx, fs, 'room', h.room, [...path, 'room']);
-    const serial = hiveSerialFor(...fs.names, h.name);
+    const serial = h.serial ?? hiveSerialFor(...fs.names, h.name);
     const hive: HiveModel = {
       id: stableId('hive', ...fs.names, h.name),
       name: h.name,
@@ -34,7 +34,7 @@ export function resolveHives(ctx: Ctx, fs: FloorScope, items: readonly unknown[]
       roomId: room?.id ?? null,
       position: h.position,
       backhaul: h.backhaul ?? 'wifi',
-      password: secretFor(ctx.seed, 'hive', serial),
+      password: h.password ?? secretFor(ctx.seed, 'hive', serial),
       firmwareVersion: h.firmware ?? DEFAULT_FIRMWARE,
       src: ctx.pointerOf(path),
     };

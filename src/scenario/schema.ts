@@ -89,6 +89,8 @@ export const hiveSchema = z.strictObject({
   room: ref('room').optional(),
   backhaul: z.enum(['wifi', 'cellular', 'ethernet']).optional(),
   firmware: z.string().optional(),
+  serial: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'a serial is 1 to 64 of A-Z a-z 0-9 _ -').optional().describe('The real hive\u2019s serial (MQTT username and topic level); default derived from the names'),
+  password: z.string().min(8).max(256).optional().describe('The real hive\u2019s MQTT password; default derived from the seed and the serial'),
 });
 export const sensorSchema = z.strictObject({
   ...itemFields,
