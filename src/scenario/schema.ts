@@ -239,23 +239,33 @@ export type SensorFile = z.output<typeof sensorSchema>;
 export type PeopleFile = z.output<typeof peopleSchema>;
 
 /**
- * The JSON Schema (draft 2020-12) of scenario files, generated from `fileSchema`. Required
- * fields of an item are conditional on the item having no `use:` (a template supplies them).
+ * The JSON Schema (draft 2020-12) of scenario files, generated from `fileSchema`, for the file
+ * as written: required fields of an item are conditional on the item having no `use:` (a
+ * template supplies them), and a number may be written as a `${…}` expression of a repeated
+ * item (`level: "${k+1}"`, substitute.ts), which becomes the number before validation.
  */
 export function scenarioJsonSchema(): object {
   return z.toJSONSchema(fileSchema, {
     io: 'input',
     unrepresentable: 'any',
     override: (ctx) => {
-      const js = ctx.jsonSchema as { properties?: Record<string, unknown>; required?: string[]; if?: unknown; then?: unknown };
+      const js = ctx.jsonSchema as Record<string, unknown> & { properties?: Record<string, unknown>; required?: string[] };
       if (js.properties?.['use'] !== undefined && js.required !== undefined) {
-        js.if = { not: { required: ['use'] } };
-        js.then = { required: js.required };
+        js['if'] = { not: { required: ['use'] } };
+        js['then'] = { required: js.required };
         delete js.required;
+      }
+      if (js['type'] === 'number' || js['type'] === 'integer') {
+        const number = { ...js };
+        for (const k of Object.keys(js)) delete js[k];
+        js['anyOf'] = [number, EXPRESSION_SCHEMA];
       }
     },
   });
 }
+
+/** A `${…}` substitution written where a number goes (checked after expansion). */
+const EXPRESSION_SCHEMA = { type: 'string', pattern: '^\\$\\{[^}]*\\}$', description: 'An expression of a repeated item, e.g. ${i+1}' };
 
 /** The keys an object at `path` of the file accepts (for "did you mean"), or [] when unknown. */
 export function keysAt(path: readonly (string | number)[]): string[] {
