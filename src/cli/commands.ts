@@ -109,7 +109,8 @@ function runOptionsFromFlags(flags: Flags): RunOptions {
     if (d === null || d <= 0) throw usage(`--duration must be a duration like 90s, 30m, 2h or 1h30m, got ${JSON.stringify(flags.duration)}`);
     opts.durationMs = d;
   }
-  if (typeof flags.start === 'string') opts.start = startFlag(flags.start);
+  if (flags.start === 'now') opts.timelineStartMs = nowMinute();
+  else if (typeof flags.start === 'string') opts.start = startFlag(flags.start);
   if (typeof flags.fidelity === 'string') {
     if (flags.fidelity !== 'model' && flags.fidelity !== 'frame') throw usage(`--fidelity must be model or frame, got ${JSON.stringify(flags.fidelity)}`);
     opts.fidelity = flags.fidelity;
@@ -138,13 +139,13 @@ function runOptionsFromFlags(flags: Flags): RunOptions {
   return opts;
 }
 
-/**
- * `--start now` (the current minute, UTC) or a time in the scenario's syntax: site-local
- * `2026-11-23T08:00`, or with an offset or Z.
- */
+/** The current minute: `--start now` moves the scenario's timeline here (the one wall-clock read of a run). */
+function nowMinute(): number {
+  return Math.floor(systemClock.now() / 60_000) * 60_000;
+}
+
+/** `--start` in the scenario's syntax: site-local `2026-11-23T08:00`, or with an offset or Z. */
 function startFlag(text: string): string {
-  // The one wall-clock read of a run, through the system clock: it sets the scenario's start.
-  if (text === 'now') return new Date(Math.floor(systemClock.now() / 60_000) * 60_000).toISOString();
   if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?$/.test(text) || Number.isNaN(Date.parse(text.length === 16 ? `${text}Z` : text))) {
     throw usage(`--start must be 'now' or a time like 2026-11-23T08:00 (site-local) or 2026-11-23T07:00Z, got ${JSON.stringify(text)}`);
   }

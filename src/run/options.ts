@@ -14,6 +14,12 @@ export interface RunOptions {
   durationMs?: number;
   /** Overrides the scenario's start (e.g. an ISO instant with Z: a real-time feed that starts now). */
   start?: string;
+  /**
+   * Moves the scenario's timeline to start at this instant (epoch ms; `--start now`): arrivals,
+   * meetings and faults keep their place relative to the start (scenario/retime.ts), where
+   * `start` keeps the scenario's clock times.
+   */
+  timelineStartMs?: number;
   fidelity?: Fidelity;
   /** Worker threads for frame fidelity (0: in the main thread); default min(4, cores). Results do not depend on it. */
   workers?: number;

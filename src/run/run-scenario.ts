@@ -6,6 +6,7 @@ import { brokerRestartHook, createMeshDelivery, meshEndpoints } from '../hive/me
 import { formatDiagnostic } from '../scenario/diagnostics.js';
 import { loadScenarioFile, loadScenarioObject, type LoadOverrides, type LoadResult } from '../scenario/load.js';
 import type { ScenarioModel } from '../scenario/model.js';
+import { retimeModel } from '../scenario/retime.js';
 import { createTruthRecorder } from '../sim/truth.js';
 import { createWorld } from '../sim/world.js';
 import { simulate } from './loop.js';
@@ -161,6 +162,11 @@ function parseExpectations(texts: readonly string[]): Expectation[] {
 }
 
 function loadModel(scenario: string | ScenarioModel | object, options: RunOptions): ScenarioModel {
+  const model = loadModelAsWritten(scenario, options);
+  return options.timelineStartMs === undefined ? model : retimeModel(model, options.timelineStartMs);
+}
+
+function loadModelAsWritten(scenario: string | ScenarioModel | object, options: RunOptions): ScenarioModel {
   if (isModel(scenario)) return applyOverrides(scenario, options);
   const overrides: LoadOverrides = {};
   if (options.seed !== undefined) overrides.seed = options.seed;

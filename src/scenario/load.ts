@@ -143,7 +143,8 @@ function run(data: unknown, source: Source, modelFile: string, overrides: LoadOv
     // An item whose expansion failed is left out and the rest is still checked, so one
     // mistake does not hide others; only a runaway expansion stops here.
     if (!expansion.tooLarge) {
-      const r = resolveScenario(expansion.tree, modelFile, overrides, (p) => locator.pointerOf(p));
+      const fileStart = overrides.start !== undefined && isDoc ? (data as Record<string, unknown>)['start'] : undefined;
+      const r = resolveScenario(expansion.tree, modelFile, typeof fileStart === 'string' ? { ...overrides, fileStart } : overrides, (p) => locator.pointerOf(p));
       findings.push(...r.findings);
       if (!hasErrors(findings)) return { ok: true, model: r.model, warnings: located(locator, findings) };
     }

@@ -12,6 +12,8 @@ import { buildingSchema, fileSchema, siteSchema, type ScenarioFile } from './sch
 
 /** Values that replace the file's (CLI flags). */
 export interface Overrides {
+  /** The file's own `start` when another replaces it: seeded ids keep depending on the file and the seed only. */
+  fileStart?: string;
   seed?: number;
   durationMs?: number;
   fidelity?: Fidelity;
@@ -63,7 +65,7 @@ export function resolveScenario(tree: unknown, file: string, overrides: Override
     org: { id: orgId, name: orgName },
     ...ctx.lists,
     users: users(ctx, header, orgName),
-    clients: clients(ctx, header, orgName, startMs),
+    clients: clients(ctx, header, orgName, overrides.fileStart === undefined ? startMs : (localToEpoch(overrides.fileStart, firstZone) ?? startMs)),
     network: resolveNetwork(header?.network),
     thermal: resolveThermal(ctx, header?.thermal),
     faults: resolveFaults(ctx, header?.faults, startMs),
