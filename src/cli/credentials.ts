@@ -18,7 +18,7 @@ export interface HiveCredentials {
   password: string;
   publish: { uplink: string; heartbeat: string };
   subscribe: { ack: string };
-  sensors: string[];
+  sensors: Array<{ mac: string; name: string; mode: string }>;
 }
 
 export function hiveCredentials(model: ScenarioModel): HiveCredentials[] {
@@ -29,7 +29,7 @@ export function hiveCredentials(model: ScenarioModel): HiveCredentials[] {
     password: h.password,
     publish: { uplink: uplinkTopic(h.serial), heartbeat: heartbeatTopic(h.serial) },
     subscribe: { ack: ackTopic(h.serial) },
-    sensors: model.sensors.filter((s) => s.hiveId === h.id).map((s) => s.mac),
+    sensors: model.sensors.filter((s) => s.hiveId === h.id).map((s) => ({ mac: s.mac, name: s.name, mode: s.mode })),
   }));
 }
 

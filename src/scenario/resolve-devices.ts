@@ -78,7 +78,7 @@ function resolveSensor(ctx: Ctx, fs: FloorScope, s: SensorFile, path: readonly S
   const sensor: SensorModel = {
     id: stableId('sensor', ...fs.names, s.name),
     name: s.name,
-    mac: uniqueMac(ctx, [...fs.names, s.name]),
+    mac: s.mac === undefined ? uniqueMac(ctx, [...fs.names, s.name]) : givenMac(ctx, s.mac, [...path, 'mac']),
     floorId: fs.floor.id,
     roomId: place.room?.id ?? null,
     zoneId: place.zone?.id ?? null,
@@ -171,6 +171,13 @@ export function roomAt(fs: FloorScope, p: Vec2): RoomModel | null {
 function uniqueMac(ctx: Ctx, names: readonly string[]): string {
   let mac = macFor(...names);
   for (let salt = 1; ctx.macs.has(mac); salt++) mac = macFor(...names, `#${salt}`);
+  ctx.macs.add(mac);
+  return mac;
+}
+
+/** A MAC the file gives (a real sensor's): unique across the scenario like derived ones. */
+function givenMac(ctx: Ctx, mac: string, path: readonly Seg[]): string {
+  if (ctx.macs.has(mac)) error(ctx, path, `MAC ${mac} is already used by another sensor`);
   ctx.macs.add(mac);
   return mac;
 }

@@ -101,6 +101,11 @@ export const sensorSchema = z.strictObject({
   door: ref('door').optional(),
   hive: ref('hive').optional(),
   in: ref('room').optional().describe('Traffic: the room a crossing counts "in" towards'),
+  mac: z
+    .string()
+    .regex(/^([0-9a-f]{2}-){7}[0-9a-f]{2}$/, 'a MAC is 8 lower-case hex bytes joined by -, e.g. 00-17-0d-00-00-00-00-01')
+    .optional()
+    .describe('The real sensor\u2019s MAC (docs/firmware.md); default derived from the names'),
   center: vec2,
   ...sensorTuning,
   grid: z
