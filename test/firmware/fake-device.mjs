@@ -1,3 +1,4 @@
+/* global process, setTimeout, console -- a plain Node script, outside the TypeScript project */
 // A device under test, outside the package: plain JavaScript with mqtt.js only, following
 // docs/firmware.md step 3. Usage:
 //   node fake-device.mjs <broker url> <credentials.json> <vector dir>
