@@ -17,7 +17,7 @@ export async function startMosquitto(): Promise<{ url: string; stop(): void }> {
   await new Promise<void>((r) => srv.close(() => r()));
   const dir = mkdtempSync(join(tmpdir(), 'occusim-mosquitto-'));
   writeFileSync(join(dir, 'm.conf'), `listener ${port} 127.0.0.1\nallow_anonymous true\npersistence false\n`);
-  const proc: ChildProcess = spawn(findBinary('mosquitto') ?? 'mosquitto', ['-c', join(dir, 'm.conf')], { stdio: 'ignore' });
+  const proc: ChildProcess = spawn(findBinary('mosquitto') ?? '/usr/sbin/mosquitto', ['-c', join(dir, 'm.conf')], { stdio: 'ignore' });
   const url = `mqtt://127.0.0.1:${port}`;
   for (let i = 0; i < 50; i++) {
     try {
