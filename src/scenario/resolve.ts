@@ -4,6 +4,7 @@ import { localToEpoch, parseDuration } from '../core/time.js';
 import type { Finding, Seg } from './diagnostics.js';
 import type { ClientModel, Fidelity, NoiseModel, OrganisationModel, ScenarioModel, UserModel } from './model.js';
 import { claimId, emptyLists, error, NameSet, parseAt, rawList, rawName, warn, type Ctx, type SensorDefaults } from './resolve-context.js';
+import { parseExpectation } from './expectations.js';
 import { resolveFloor } from './resolve-floor.js';
 import { resolveFaults, resolveNetwork } from './resolve-network.js';
 import { defaultFidelity, resolveThermal } from './resolve-thermal.js';
@@ -11,6 +12,8 @@ import { buildingSchema, fileSchema, organizationEntrySchema, siteSchema, type S
 
 /** Values that replace the file's (CLI flags). */
 export interface Overrides {
+  /** The file's own `start` when another replaces it: seeded ids keep depending on the file and the seed only. */
+  fileStart?: string;
   seed?: number;
   durationMs?: number;
   fidelity?: Fidelity;
@@ -60,13 +63,21 @@ export function resolveScenario(tree: unknown, file: string, overrides: Override
     noise: noiseOf(header?.noise),
     org: { id: stableId('org', declared[0]?.name ?? 'org'), name: declared[0]?.name ?? 'org' },
     ...ctx.lists,
-    ...organisations(ctx, owned, startMs),
+    // Client ids are seeded by the file's own start, so `--start` does not change them.
+    ...organisations(ctx, owned, overrides.fileStart === undefined ? startMs : (localToEpoch(overrides.fileStart, firstZone) ?? startMs)),
     network: resolveNetwork(header?.network),
     thermal: resolveThermal(ctx, header?.thermal),
     faults: resolveFaults(ctx, header?.faults, startMs),
     ...webhooksOf(ctx, header),
+    ...expectationsOf(header),
   };
   return { model, findings };
+}
+
+/** The `expect:` thresholds, already checked by the schema. */
+function expectationsOf(header: Header | null): Pick<ScenarioModel, 'expect'> {
+  if (!header?.expect) return {};
+  return { expect: header.expect.flatMap((text) => { const r = parseExpectation(text); return r.ok ? [r.expectation] : []; }) };
 }
 
 /** The `webhooks:` entries as the model holds them (their meaning is checked by the platform). */
