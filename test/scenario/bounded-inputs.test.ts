@@ -49,7 +49,9 @@ function refuse(text: string | Buffer, name = 'x.yaml'): { lines: string[]; ms: 
     expect(l).not.toMatch(/internal error/);
     expect(l.length).toBeLessThan(600);
   }
-  expect(ms).toBeLessThan(2000);
+  // The findings took 26 s to forever; 5 s (the adversarial suite's bound per case) tells
+  // those apart on a loaded 2-core machine, where a 600 KB file's YAML parse alone takes 1–3 s.
+  expect(ms).toBeLessThan(5000);
   return { lines, ms };
 }
 
