@@ -5,8 +5,8 @@ import { authenticate } from '../auth/guard.js';
 import type { TokenService } from '../auth/tokens.js';
 import { forbidden } from '../errors.js';
 import { refuseInvalid, routeOptions } from '../route-schemas.js';
-import { computeRuns } from './fast-points.js';
-import { csvChunks, jsonChunks, pageOf } from './fast-write.js';
+import { computeRuns } from './point-columns.js';
+import { csvChunks, jsonChunks, pageOf } from './report-text.js';
 import { computePoints } from './report.js';
 import { parseReportingRequest } from './request.js';
 import type { SeriesPort } from './series.js';
@@ -14,8 +14,8 @@ import { defaultGroupKey, group } from './shape.js';
 
 /**
  * `POST /api/v3/reporting` (platform-reference §3): validated whole, then computed. Flat
- * reports (JSON or CSV, paged or not) take the columnar fast path (fast-points.ts,
- * fast-write.ts) and stream their text; `group_by` takes the point objects of report.ts.
+ * reports (JSON or CSV, paged or not) take the columnar fast path (point-columns.ts,
+ * report-text.ts) and stream their text; `group_by` takes the point objects of report.ts.
  */
 export interface ReportingDeps {
   assets: AssetCatalogue;

@@ -10,8 +10,8 @@ import { resolveTargets, type Target } from './targets.js';
  * The reporting points of a query in columns: per (measurement, target) one run of points,
  * each point a window index, a field and a value (plus the cumulative traffic fields). The
  * same computation as `computePoints` in report.ts — same order, same arithmetic in the same
- * order, so the same numbers — without one object per point; fast-write.ts turns runs into
- * JSON or CSV text. test/api/reporting/fast-path.test.ts holds the two paths equal.
+ * order, so the same numbers — without one object per point; report-text.ts turns runs into
+ * JSON or CSV text. test/api/reporting/point-columns.test.ts holds the two paths equal.
  */
 export interface Run {
   measurement: Measurement;

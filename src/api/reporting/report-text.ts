@@ -1,12 +1,12 @@
-import type { ColumnReport, Run } from './fast-points.js';
+import type { ColumnReport, Run } from './point-columns.js';
 import type { PageInfo } from './shape.js';
 
 /**
  * JSON and CSV text of a flat (optionally paged) report, written straight from the runs of
- * fast-points.ts: each window's labels and each target's metadata are formatted once, and a
+ * point-columns.ts: each window's labels and each target's metadata are formatted once, and a
  * point is a few string concatenations instead of an object spread and `JSON.stringify`. The
  * bytes are those of `JSON.stringify({ data, page_info })` and `toCsv` over the points of
- * report.ts (fast-path.test.ts compares them). Output comes in chunks of about 1 MB, so a
+ * report.ts (point-columns.test.ts compares them). Output comes in chunks of about 1 MB, so a
  * large report streams instead of being held whole in memory.
  */
 const CHUNK = 1 << 20;
