@@ -3,7 +3,7 @@
  *
  * @example
  * import { runScenario } from 'occusim';
- * const report = await runScenario('scenarios/quickstart.yaml', { seed: 7 });
+ * const report = await runScenario('quickstart', { seed: 7, expect: ['rooms.mae<1'] });
  */
 export { runScenario, type RunReport, type RunPerf } from './run/run-scenario.js';
 export type { RunOptions } from './run/options.js';
@@ -11,6 +11,9 @@ export type { RunResult, SpaceAccuracy, TrafficAccuracy } from './run/report.js'
 export { loadScenarioFile, loadScenarioText, loadScenarioObject, type LoadResult, type LoadOverrides } from './scenario/load.js';
 export { formatDiagnostic, type Diagnostic } from './scenario/diagnostics.js';
 export { scenarioJsonSchema } from './scenario/schema.js';
+export { builtInScenarios } from './scenario/built-in.js';
+export { EXPECT_METRICS, parseExpectation, type Expectation, type ExpectMetric, type ExpectOperator } from './scenario/expectations.js';
+export { evaluateExpectations, type Verdict } from './run/expectations.js';
 export type * from './scenario/model.js';
 export { AppError, ErrorCodes, type ErrorCode } from './core/errors.js';
 export { VirtualClock, ScaledWallClock, type Clock } from './core/clock.js';

@@ -1,5 +1,5 @@
 import { parseHiveTopic } from '../core/topics.js';
-import { CLOCK_SKEW_TOLERANCE_MS, MAX_HEARTBEAT_BYTES, MAX_PACKETS_PER_BATCH, MAX_PAYLOAD_BYTES } from '../proto/limits.js';
+import { CLOCK_SKEW_TOLERANCE_MS, HEARTBEAT_INTERVAL_MS, MAX_HEARTBEAT_BYTES, MAX_PACKETS_PER_BATCH, MAX_PAYLOAD_BYTES } from '../proto/limits.js';
 import type { CaptureHeader, CapturedMessage } from './format.js';
 import { packetsKey, rawDecode, type RawAckFields, type RawHeartbeatFields, type RawUplinkFields, type Rule, type Violation } from './rules.js';
 
@@ -17,7 +17,16 @@ export interface Checker {
 export interface CheckerOptions {
   /** Sensing-time tolerance for per-sensor monotonicity and for clock skew; default 2 s. */
   skewToleranceMs?: number;
+  /** A connected hive heartbeats at this interval (docs/protocol.md §3: 60 s); default HEARTBEAT_INTERVAL_MS. */
+  heartbeatIntervalMs?: number;
 }
+
+/**
+ * A hive that keeps publishing uplinks for more than 1.5 heartbeat intervals without a
+ * heartbeat misses one (the half interval absorbs batching and clock jitter). A hive silent
+ * for that long was disconnected, and owes its next heartbeat from when it reappears.
+ */
+const HEARTBEAT_SLACK = 1.5;
 
 interface HiveState {
   /** seq → packets key of every batch seen. */
@@ -26,16 +35,23 @@ interface HiveState {
   contiguous: number;
   lastAck: number;
   lastSensed: Map<string, number>;
+  /** Since when the hive owes a heartbeat: its last heartbeat, or when it (re)appeared. */
+  heartbeatDueFrom: number | null;
+  /** Time of its last message of any kind (a long silence is a disconnection, not a missed heartbeat). */
+  lastSeen: number | null;
+  /** The current stretch without heartbeats is already reported. */
+  heartbeatReported: boolean;
 }
 
 export function createChecker(header: Pick<CaptureHeader, 'hives'>, opts: CheckerOptions = {}): Checker {
   const tolerance = opts.skewToleranceMs ?? CLOCK_SKEW_TOLERANCE_MS;
+  const heartbeatLimitMs = (opts.heartbeatIntervalMs ?? HEARTBEAT_INTERVAL_MS) * HEARTBEAT_SLACK;
   const sensorsOf = new Map(header.hives.map((h) => [h.serial, new Set(h.sensors)]));
   const hives = new Map<string, HiveState>();
   const counts = { messages: 0, uplinks: 0, acks: 0, heartbeats: 0, retransmissions: 0 };
   const state = (serial: string): HiveState => {
     let s = hives.get(serial);
-    if (!s) hives.set(serial, (s = { seen: new Map(), maxSeq: 0, contiguous: 0, lastAck: 0, lastSensed: new Map() }));
+    if (!s) hives.set(serial, (s = { seen: new Map(), maxSeq: 0, contiguous: 0, lastAck: 0, lastSensed: new Map(), heartbeatDueFrom: null, lastSeen: null, heartbeatReported: false }));
     return s;
   };
 
@@ -49,6 +65,7 @@ export function createChecker(header: Pick<CaptureHeader, 'hives'>, opts: Checke
       return out;
     }
     if (!sensorsOf.has(parsed.serial)) v('topic', 'topic', `unknown hive serial ${parsed.serial}`);
+    if (parsed.kind !== 'ack') heartbeatDue(m, parsed.serial, parsed.kind === 'heartbeat', v);
     if (parsed.kind === 'uplink') checkUplink(m, parsed.serial, v);
     else if (parsed.kind === 'ack') checkAck(m, parsed.serial, v);
     else checkHeartbeat(m, parsed.serial, v);
@@ -126,11 +143,39 @@ export function createChecker(header: Pick<CaptureHeader, 'hives'>, opts: Checke
     if (h.state === 0) v('state', 'heartbeat', 'state is unspecified');
   }
 
+  /** The heartbeat rule, judged as each hive message arrives (t: capture time or wall time). */
+  function heartbeatDue(m: CapturedMessage, serial: string, isHeartbeat: boolean, v: Report): void {
+    const s = state(serial);
+    if (s.lastSeen === null || m.t - s.lastSeen > heartbeatLimitMs) {
+      s.heartbeatDueFrom = m.t;
+      s.heartbeatReported = false;
+    }
+    s.lastSeen = m.t;
+    if (isHeartbeat) {
+      s.heartbeatDueFrom = m.t;
+      s.heartbeatReported = false;
+      return;
+    }
+    const since = s.heartbeatDueFrom ?? m.t;
+    if (!s.heartbeatReported && m.t - since > heartbeatLimitMs) {
+      s.heartbeatReported = true;
+      v('heartbeat', 'heartbeat', `no heartbeat for ${Math.round((m.t - since) / 1000)} s while publishing (hives send one every ${Math.round(heartbeatLimitMs / HEARTBEAT_SLACK / 1000)} s)`);
+    }
+  }
+
+  /** Gaps never filled, one violation per gap with its range (a device that skips 41 seqs has one bug, not 41). */
   function finish(): Violation[] {
     const out: Violation[] = [];
     for (const [serial, s] of hives) {
-      for (let seq = s.contiguous + 1; seq < s.maxSeq; seq++) {
-        if (!s.seen.has(seq)) out.push({ index: -1, topic: `occusim/v1/hives/${serial}/uplink`, field: 'seq', rule: 'sequence', message: `seq ${seq} never arrived (gap before ${s.maxSeq})` });
+      // Only seqs above the contiguous prefix can bound a gap; sorting them is bounded by the messages seen.
+      const above = [...s.seen.keys()].filter((q) => q > s.contiguous).sort((a, b) => a - b);
+      let prev = s.contiguous;
+      for (const q of above) {
+        if (q > prev + 1) {
+          const range = q - 1 === prev + 1 ? `seq ${prev + 1} never arrived` : `seqs ${prev + 1}–${q - 1} (${q - 1 - prev}) never arrived`;
+          out.push({ index: -1, topic: `occusim/v1/hives/${serial}/uplink`, field: 'seq', rule: 'sequence', message: `${range} (gap before ${q})` });
+        }
+        prev = q;
       }
     }
     return out;

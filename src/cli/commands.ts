@@ -3,7 +3,11 @@ import { systemClock } from '../core/clock.js';
 import { AppError, ErrorCodes } from '../core/errors.js';
 import { parseDuration } from '../core/time.js';
 import { formatDiagnostic } from '../scenario/diagnostics.js';
-import { loadScenarioFile } from '../scenario/load.js';
+import { loadScenarioFile, type LoadResult } from '../scenario/load.js';
+import { formatThresholds, thresholdSuite } from './thresholds.js';
+import { junitXml } from './junit.js';
+import { checkOutputFiles } from './preflight.js';
+import { hostOf, mqttPortOf } from './options.js';
 import { scenarioJsonSchema } from '../scenario/schema.js';
 import type { RunOptions } from '../run/options.js';
 import { runScenario, type RunReport } from '../run/run-scenario.js';
@@ -15,9 +19,12 @@ import { storeFlag } from './store-flag.js';
 import type { Flags, Io } from './io.js';
 export type { Flags, Io } from './io.js';
 
-export async function runCommand(file: string, flags: Flags, io: Io): Promise<number> {
+/** `feed`: a live feed (`serve --feed`), which Ctrl-C stops as the normal end rather than interrupts. */
+export async function runCommand(file: string, flags: Flags, io: Io, feed = false): Promise<number> {
   const opts = runOptionsFromFlags(flags);
+  if (flags.serve !== true && (flags.port !== undefined || flags.audience !== undefined)) throw usage(`--${flags.port !== undefined ? 'port' : 'audience'} belongs to the API of --serve`);
   const serve = flags.serve === true ? serveOptions(flags) : null;
+  checkOutputFiles(flags, ['report', 'junit', 'record']);
   const quiet = flags.quiet === true;
   const bar = !quiet && io.stderr.isTTY ? createProgressBar(io.stderr, 'simulating') : null;
   if (bar) opts.onProgress = (done, total) => bar.update(done, total);
@@ -25,11 +32,19 @@ export async function runCommand(file: string, flags: Flags, io: Io): Promise<nu
     bar?.done();
     if (typeof flags.report === 'string') writeFileSync(flags.report, `${JSON.stringify(report, null, 2)}\n`);
     if (!quiet) io.stdout.write(`${formatSummary(report)}\n`);
+    if (report.expectations) io.stdout.write(formatThresholds(report.expectations));
+    if (typeof flags.junit === 'string') writeFileSync(flags.junit, junitXml([thresholdSuite(report)]));
   };
   if (!serve) {
-    const report = await runScenario(file, opts);
-    finish(report);
-    return exitCodeOf(report);
+    // Ctrl-C ends the simulation early: the summary of what was simulated, then exit 130.
+    const interrupt = interruptSignal();
+    try {
+      const report = await runScenario(file, { ...opts, signal: interrupt.signal });
+      finish(report);
+      return exitCodeOf(report);
+    } finally {
+      interrupt.dispose();
+    }
   }
   // Served: the API is up from the start (a real-time run can be watched), the run's end is
   // announced, then the same platform keeps serving until Ctrl-C, which also ends a run early.
@@ -37,7 +52,7 @@ export async function runCommand(file: string, flags: Flags, io: Io): Promise<nu
   const report = await runScenario(file, {
     ...opts,
     signal,
-    api: { port: serve.port, audience: serve.audience },
+    api: { port: serve.port, host: serve.host, audience: serve.audience },
     onPlatform: (ready) => printListeners(io, ready, serve.audience),
     beforeClose: async (r) => {
       finish(r);
@@ -45,7 +60,7 @@ export async function runCommand(file: string, flags: Flags, io: Io): Promise<nu
       await untilAborted(signal);
     },
   });
-  return exitCodeOf(report);
+  return feed && report.perf.interrupted ? 0 : exitCodeOf(report);
 }
 
 /**
@@ -55,12 +70,30 @@ export async function runCommand(file: string, flags: Flags, io: Io): Promise<nu
 export function feedCommand(flags: Flags, io: Io): Promise<number> {
   if (typeof flags.scenario !== 'string') throw usage('occusim serve --feed needs --scenario <file>');
   if (flags.speed === 'max') throw usage('occusim serve --feed runs in real time: --speed must be a factor such as 1 or 10 (use occusim run --serve for max speed)');
-  return runCommand(flags.scenario, { ...flags, serve: true, speed: typeof flags.speed === 'string' ? flags.speed : '1' }, io);
+  return runCommand(flags.scenario, { ...flags, serve: true, speed: typeof flags.speed === 'string' ? flags.speed : '1' }, io, true);
 }
 
-/** A run that lost data has found a failure condition (exit 1). */
+/** Interrupted: 130 (128 + SIGINT, as shells report it); a failed threshold or lost data: 1. */
 function exitCodeOf(report: RunReport): number {
-  return report.result.messages.lost > 0 ? 1 : 0;
+  if (report.perf.interrupted) return 130;
+  if (report.result.messages.lost > 0) return 1;
+  return report.expectations?.some((v) => !v.passed) === true ? 1 : 0;
+}
+
+/** Aborted by the first SIGINT or SIGTERM of a run (a second one kills the process as usual). */
+function interruptSignal(): { signal: AbortSignal; dispose(): void } {
+  const ctl = new AbortController();
+  const dispose = (): void => {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+  };
+  const stop = (): void => {
+    dispose();
+    ctl.abort();
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  return { signal: ctl.signal, dispose };
 }
 
 function runOptionsFromFlags(flags: Flags): RunOptions {
@@ -76,7 +109,8 @@ function runOptionsFromFlags(flags: Flags): RunOptions {
     if (d === null || d <= 0) throw usage(`--duration must be a duration like 90s, 30m, 2h or 1h30m, got ${JSON.stringify(flags.duration)}`);
     opts.durationMs = d;
   }
-  if (typeof flags.start === 'string') opts.start = startFlag(flags.start);
+  if (flags.start === 'now') opts.timelineStartMs = nowMinute();
+  else if (typeof flags.start === 'string') opts.start = startFlag(flags.start);
   if (typeof flags.fidelity === 'string') {
     if (flags.fidelity !== 'model' && flags.fidelity !== 'frame') throw usage(`--fidelity must be model or frame, got ${JSON.stringify(flags.fidelity)}`);
     opts.fidelity = flags.fidelity;
@@ -95,7 +129,9 @@ function runOptionsFromFlags(flags: Flags): RunOptions {
   }
   if (flags.resume === true) opts.storePolicy = 'resume';
   if (flags.fresh === true) opts.storePolicy = 'fresh';
-  if (typeof flags['mqtt-port'] === 'string') opts.mqttPort = integerFlag('mqtt-port', flags['mqtt-port'], 0, 65535);
+  opts.mqttPort = mqttPortOf(flags);
+  if (typeof flags.host === 'string') opts.mqttHost = hostOf(flags);
+  if (Array.isArray(flags.expect)) opts.expect = flags.expect;
   if (typeof flags.broker === 'string') opts.brokerUrl = flags.broker;
   if (typeof flags.record === 'string') opts.record = flags.record;
   // Comma-separated CIDR blocks webhooks may reach although loopback or private (a local receiver).
@@ -103,13 +139,13 @@ function runOptionsFromFlags(flags: Flags): RunOptions {
   return opts;
 }
 
-/**
- * `--start now` (the current minute, UTC) or a time in the scenario's syntax: site-local
- * `2026-11-23T08:00`, or with an offset or Z.
- */
+/** The current minute: `--start now` moves the scenario's timeline here (the one wall-clock read of a run). */
+function nowMinute(): number {
+  return Math.floor(systemClock.now() / 60_000) * 60_000;
+}
+
+/** `--start` in the scenario's syntax: site-local `2026-11-23T08:00`, or with an offset or Z. */
 function startFlag(text: string): string {
-  // The one wall-clock read of a run, through the system clock: it sets the scenario's start.
-  if (text === 'now') return new Date(Math.floor(systemClock.now() / 60_000) * 60_000).toISOString();
   if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?$/.test(text) || Number.isNaN(Date.parse(text.length === 16 ? `${text}Z` : text))) {
     throw usage(`--start must be 'now' or a time like 2026-11-23T08:00 (site-local) or 2026-11-23T07:00Z, got ${JSON.stringify(text)}`);
   }
@@ -126,8 +162,9 @@ function usage(message: string): AppError {
   return new AppError(ErrorCodes.USAGE, message);
 }
 
-export function validateCommand(file: string, io: Io): number {
+export function validateCommand(file: string, flags: Flags, io: Io): number {
   const result = loadScenarioFile(file);
+  if (flags.json === true) return validateJson(file, result, io);
   const problems = result.ok ? result.warnings : result.diagnostics;
   for (const d of problems) io.stderr.write(`${formatDiagnostic(d)}\n`);
   if (!result.ok) {
@@ -141,6 +178,29 @@ export function validateCommand(file: string, io: Io): number {
       `${m.populations.reduce((a, p) => a + p.count, 0)} people\n`,
   );
   return 0;
+}
+
+/** `validate --json`: `{ file, valid, errors, warnings, counts }`, diagnostics as objects. */
+function validateJson(file: string, result: LoadResult, io: Io): number {
+  const m = result.ok ? result.model : null;
+  const diagnostics = result.ok ? result.warnings : result.diagnostics;
+  const doc = {
+    file,
+    valid: result.ok,
+    errors: diagnostics.filter((d) => d.severity === 'error'),
+    warnings: diagnostics.filter((d) => d.severity !== 'error'),
+    counts: m && {
+      sites: m.sites.length,
+      buildings: m.buildings.length,
+      floors: m.floors.length,
+      rooms: m.rooms.length,
+      sensors: m.sensors.length,
+      hives: m.hives.length,
+      people: m.populations.reduce((a, p) => a + p.count, 0),
+    },
+  };
+  io.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
+  return result.ok ? 0 : 2;
 }
 
 export function schemaCommand(io: Io): number {

@@ -17,6 +17,10 @@ export function deadlettersCommand(args: readonly string[], flags: Flags, io: Io
   const store = new SqliteStore(db);
   try {
     const letters = store.deadLetters();
+    if (flags.json === true) {
+      io.stdout.write(`${JSON.stringify({ db, deadLetters: letters.map((d) => ({ receivedAt: isoUtc(d.receivedAtMs), reason: d.reason, topic: d.topic, message: d.message })) }, null, 2)}\n`);
+      return 0;
+    }
     for (const d of letters) io.stdout.write(`${isoUtc(d.receivedAtMs)}  ${printable(d.reason).padEnd(20)}  ${printable(d.topic)}  ${printable(d.message)}\n`);
     io.stderr.write(`${letters.length} dead letter(s) in ${db}\n`);
     return 0;

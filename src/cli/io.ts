@@ -5,4 +5,4 @@ export interface Io {
 }
 
 /** Parsed command-line flags, by long name. */
-export type Flags = Record<string, string | boolean | undefined>;
+export type Flags = Record<string, string | string[] | boolean | undefined>;

@@ -1,180 +1,137 @@
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
-import { AppError, ErrorCodes, isAppError } from '../core/errors.js';
-import { feedCommand, runCommand, schemaCommand, validateCommand, type Flags, type Io } from './commands.js';
-import { framesCommand } from './frames.js';
-import { checkCommand } from './check.js';
-import { replayCommand } from './replay.js';
-import { deadlettersCommand } from './deadletters.js';
-import { serveCommand } from './serve.js';
-import { receiveCommand } from './receive.js';
-import { webhooksCommand } from './webhooks.js';
+import { Command, CommanderError, Option } from 'commander';
 import { graphqlSchemaCommand } from '../api/graphql/sdl.js';
+import { checkCommand } from './check.js';
+import { feedCommand, runCommand, schemaCommand, validateCommand } from './commands.js';
+import { credentialsCommand } from './credentials.js';
+import { deadlettersCommand } from './deadletters.js';
+import { exitCodeOfError } from './errors.js';
+import { framesCommand } from './frames.js';
+import type { Flags, Io } from './io.js';
+import { OPTIONS, RUN_OPTIONS, type OptionName } from './options.js';
+import { receiveCommand } from './receive.js';
+import { replayCommand } from './replay.js';
+import { serveCommand } from './serve.js';
+import { webhooksCommand } from './webhooks.js';
 
 /**
- * `occusim` command line: a thin shell over the library API. Exit codes (DESIGN §3.1):
- * 0 ok, 1 a run found a failure condition, 2 usage or input error.
+ * `occusim` command line: a thin shell over the library API, on commander. Each command lists
+ * the options it takes (one definition each, options.ts), so its help is generated and an
+ * option of another command is refused with a "did you mean". Exit codes (DESIGN §3.1):
+ * 0 ok, 1 a run or check found a failure condition, 2 usage, input or environment error,
+ * 130 interrupted (Ctrl-C) before the end.
  */
-const HELP = `occusim — deterministic simulator of a thermal people-sensing platform
-
-Usage:
-  occusim run <scenario> [options]   simulate end to end and compare with ground truth
-  occusim validate <scenario>        check a scenario file; every problem as file:line:col path: message
-  occusim schema                     print the scenario JSON Schema
-  occusim schema --graphql           print the GraphQL SDL of the platform API (/api/v3/graphql)
-  occusim frames <scenario> --sensor <id|name> --from <t> --to <t> --out DIR
-                                     PNG heat maps of what one sensor saw (t: HH:MM or 30m)
-  occusim check <capture.occap>      protocol conformance of a capture (violations: exit 1)
-  occusim check --listen --scenario <file> [--mqtt-port N] [--duration D]
-                                     embedded broker + live conformance of a device under test
-  occusim replay <capture.occap> [--speed max|F] [--broker URL] [--scenario <file>]
-                                     re-publish a capture's hive messages
-  occusim serve --scenario <file> [--db FILE] [--port N] [--mqtt-port N] [--audience A]
-                                     the platform alone: broker, cloud ingest and HTTP API
-  occusim serve --scenario <file> --feed [--speed F] [run options]
-                                     the same, fed live by the scenario at F× real time
-                                     (default 1); keeps serving after it ends, until Ctrl-C
-  occusim deadletters --db <store.sqlite>
-                                     list the cloud store's dead letters (reason, topic, message)
-  occusim receive [--port N] [--secret whsec_…] [--out FILE] [--fail-rate P] [--latency MS]
-                                     a webhook endpoint: verifies signatures, dedupes by id,
-                                     counts per type, appends new bodies to an NDJSON file
-  occusim webhooks replay --db FILE (--dead | --from T --to T) [--subscription ID]
-                                     put webhook dead letters (or a time range) back in the outbox
-  occusim webhooks deadletters --db FILE
-                                     list the webhook dead letters of a store
-  occusim --help | --version
-
-run options:
-  --seed N              override the scenario's seed
-  --speed max|F         max (default): virtual time, deterministic; F: F× real time
-  --duration D          override the duration (90s, 30m, 2h, 1h30m, 1d)
-  --start T             override the start: site-local 2026-11-23T08:00, with Z or an
-                        offset, or 'now' (a live feed whose data carries today's times)
-  --fidelity F          model (statistical sensors) or frame (thermal frames + edge detection)
-  --workers N           worker threads for frame fidelity (0: main thread; results identical)
-  --report FILE         write the JSON report { scenario, seed, result, perf, db }
-  --store sqlite:FILE   the cloud store (default: a new temp file; --db FILE is an alias);
-                        a store that holds a run is refused unless --resume or --fresh
-  --keep                keep the temporary store (deleted at exit without --store/--keep)
-  --resume              continue the run held by --db (same scenario and seed)
-  --platform-thread M   auto (default: its own thread from 1,000 sensors), on or off:
-                        where the platform (broker, ingest, store, API) runs; same results
-  --fresh               delete what --db holds and start over
-  --mqtt-port N         port of the embedded MQTT broker (default: a free port)
-  --broker URL          use an external MQTT broker (mqtt://host:port) instead
-  --record FILE         write every MQTT message to a capture (.occap; embedded broker only)
-  --quiet               no progress bar, no summary
-  --serve               serve the platform from the run's start and after its end: API
-                        (--port, default 8080, 0: free port) and MQTT (--mqtt-port), until
-                        Ctrl-C (which also ends a running simulation early)
-  --audience A          API identifier accepted in client logins (default https://api.occusim.local)
-  --webhook-allow CIDRS webhook destinations allowed although loopback or private, comma-separated
-                        (e.g. 127.0.0.1/8 for a local occusim receive); docs/webhooks.md
-
-Exit codes: 0 ok, 1 the run found a failure condition (data lost), 2 usage or input error.
-`;
-
-const OPTIONS = {
-  seed: { type: 'string' },
-  speed: { type: 'string' },
-  duration: { type: 'string' },
-  start: { type: 'string' },
-  fidelity: { type: 'string' },
-  workers: { type: 'string' },
-  report: { type: 'string' },
-  db: { type: 'string' },
-  store: { type: 'string' },
-  keep: { type: 'boolean' },
-  resume: { type: 'boolean' },
-  'platform-thread': { type: 'string' },
-  fresh: { type: 'boolean' },
-  'mqtt-port': { type: 'string' },
-  broker: { type: 'string' },
-  record: { type: 'string' },
-  listen: { type: 'boolean' },
-  scenario: { type: 'string' },
-  serve: { type: 'boolean' },
-  feed: { type: 'boolean' },
-  audience: { type: 'string' },
-  port: { type: 'string' },
-  quiet: { type: 'boolean' },
-  sensor: { type: 'string' },
-  from: { type: 'string' },
-  to: { type: 'string' },
-  out: { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
-  version: { type: 'boolean' },
-  graphql: { type: 'boolean' },
-  secret: { type: 'string' },
-  'fail-rate': { type: 'string' },
-  'webhook-allow': { type: 'string' },
-  dead: { type: 'boolean' },
-  subscription: { type: 'string' },
-  latency: { type: 'string' },
-} as const;
-
 export async function main(argv: readonly string[], io: Io): Promise<number> {
-  let parsed;
+  const debug = argv.includes('--debug');
+  let code = 0;
+  const program = buildProgram(io, (c) => (code = c));
   try {
-    parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
+    await program.parseAsync([...argv], { from: 'user' });
+    return code;
   } catch (err) {
-    io.stderr.write(`occusim: ${(err as Error).message}\n\n${HELP}`);
-    return 2;
-  }
-  const flags = parsed.values as Flags;
-  const [command, ...rest] = parsed.positionals;
-  if (flags.version) {
-    io.stdout.write(`${packageVersion()}\n`);
-    return 0;
-  }
-  if (flags.help || command === undefined || command === 'help') {
-    io.stdout.write(HELP);
-    return command === undefined && !flags.help ? 2 : 0;
-  }
-  try {
-    return await dispatch(command, rest, flags, io);
-  } catch (err) {
-    if (isAppError(err)) {
-      io.stderr.write(`occusim: ${err.message}\n`);
-      return err.code === 'USAGE' || err.code === 'SCENARIO_INVALID' || err.code === 'NOT_IMPLEMENTED' || err.code === 'SCENARIO_NOT_FOUND' || err.code === 'CAPTURE_INVALID' ? 2 : 1;
-    }
-    io.stderr.write(`occusim: internal error: ${(err as Error).stack ?? String(err)}\n`);
-    return 1;
+    if (err instanceof CommanderError) return commanderExit(err, argv, io);
+    return exitCodeOfError(err, io, debug);
   }
 }
 
-async function dispatch(command: string, args: string[], flags: Flags, io: Io): Promise<number> {
-  const needFile = (): string => {
-    const [file, extra] = args;
-    if (file === undefined || extra !== undefined) throw new AppError(ErrorCodes.USAGE, `occusim ${command} takes exactly one scenario file`);
-    return file;
+type Action = (args: string[], flags: Flags) => Promise<number> | number;
+
+function buildProgram(io: Io, setCode: (code: number) => void): Command {
+  const program = new Command('occusim')
+    .description('deterministic simulator of a thermal people-sensing platform')
+    .version(packageVersion(), '--version', 'print the version')
+    .option('--debug', 'print stack traces of internal errors')
+    .showSuggestionAfterError(true)
+    .showHelpAfterError(false)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => void io.stdout.write(s),
+      writeErr: (s) => void io.stderr.write(s),
+      // Errors are printed once, as one line, by commanderExit.
+      outputError: () => undefined,
+    })
+    .addHelpText('after', '\nExit codes: 0 ok, 1 a run or check found a failure (a threshold, lost data, a violation), 2 usage or input error, 130 interrupted.\nRun occusim <command> --help for the options of a command.');
+
+  const command = (name: string, description: string, options: readonly OptionName[], action: Action, parent: Command = program): Command => {
+    const cmd = parent.command(name).description(description);
+    for (const o of options) cmd.addOption(OPTIONS[o]());
+    cmd.exitOverride().configureOutput({ writeOut: (s) => void io.stdout.write(s), writeErr: (s) => void io.stderr.write(s), outputError: () => undefined });
+    cmd.action(async (...received: unknown[]) => {
+      const self = received[received.length - 1] as Command;
+      setCode(await action(self.args, flagsOf(self)));
+    });
+    return cmd;
   };
-  switch (command) {
-    case 'run':
-      return runCommand(needFile(), flags, io);
-    case 'validate':
-      return validateCommand(needFile(), io);
-    case 'schema':
-      return flags.graphql === true ? graphqlSchemaCommand(io) : schemaCommand(io);
-    case 'frames':
-      return framesCommand(needFile(), flags, io);
-    case 'check':
-      return checkCommand(args, flags, io);
-    case 'replay':
-      return replayCommand(args, flags, io);
-    case 'deadletters':
-      return deadlettersCommand(args, flags, io);
-    case 'webhooks':
-      return webhooksCommand(args, flags, io);
-    case 'receive':
-      return receiveCommand(args, flags, io);
-    case 'serve':
-      if (args.length > 0) throw new AppError(ErrorCodes.USAGE, 'occusim serve takes no positional argument (use --scenario <file>)');
-      return flags.feed === true ? feedCommand(flags, io) : serveCommand(flags, io);
-    default:
-      throw new AppError(ErrorCodes.USAGE, `unknown command ${JSON.stringify(command)} (try occusim --help)`);
+
+  command('run', 'simulate a scenario end to end and compare with ground truth', [...RUN_OPTIONS, 'serve', 'port', 'audience'], ([file], f) => runCommand(file as string, f, io)).argument('<scenario>', 'scenario file, or a shipped scenario by name (quickstart)');
+  command('validate', 'check a scenario file: every problem as file:line:col path: message', ['json'], ([file], f) => validateCommand(file as string, f, io)).argument('<scenario>');
+  command('schema', 'print the scenario JSON Schema (or, with --graphql, the GraphQL SDL of the API)', [], (_, f) => (f.graphql === true ? graphqlSchemaCommand(io) : schemaCommand(io))).addOption(new Option('--graphql', 'print the GraphQL SDL of /api/v3/graphql instead'));
+  command('frames', 'PNG heat maps of what one sensor saw (t: HH:MM or 30m)', [], ([file], f) => framesCommand(file as string, f, io))
+    .argument('<scenario>')
+    .addOption(new Option('--sensor <id|name>', 'the sensor').makeOptionMandatory())
+    .addOption(new Option('--from <t>', 'first frame: local HH:MM or an offset such as 30m').makeOptionMandatory())
+    .addOption(new Option('--to <t>', 'last frame').makeOptionMandatory())
+    .addOption(new Option('--out <dir>', 'directory of the PNG files').makeOptionMandatory());
+  command('check', 'protocol conformance of a capture, or (--listen) of a live device', ['scenario', 'mqttPort', 'host', 'duration', 'json', 'junit'], (args, f) => checkCommand(args, f, io))
+    .argument('[capture]', 'a capture file (.occap)')
+    .addOption(new Option('--listen', 'embedded broker + live conformance of a device under test (needs --scenario)'));
+  command('replay', "re-publish a capture's hive messages", ['speed', 'broker', 'scenario'], (args, f) => replayCommand(args, f, io)).argument('<capture>');
+  command('serve', 'the platform alone: broker, cloud ingest and HTTP API (with --feed: fed live by the scenario)', ['scenario', 'port', 'audience', ...RUN_OPTIONS], (_, f) => (f.feed === true ? feedCommand(f, io) : serveCommand(f, io))).addOption(
+    new Option('--feed', "feed the platform live with the scenario at --speed F× real time (default 1); serves on after it ends, until Ctrl-C"),
+  );
+  command('credentials', "a scenario's seeded credentials as JSON: hives (serial, MQTT username, password, topics), users, clients", ['scenario'], (_, f) => credentialsCommand(f, io));
+  command('deadletters', "list the cloud store's dead letters (received, reason, topic, message)", ['db', 'json'], (args, f) => deadlettersCommand(args, f, io));
+  command('receive', 'a webhook endpoint: verifies signatures, dedupes by id, counts per type, appends new bodies to an NDJSON file', ['host'], (args, f) => receiveCommand(args, f, io))
+    .addOption(new Option('--port <n>', 'port to listen on (default 8787)'))
+    .addOption(new Option('--secret <whsec_…>', 'signing secret(s), comma-separated'))
+    .addOption(new Option('--out <file>', 'append each new body to this NDJSON file'))
+    .addOption(new Option('--fail-rate <p>', 'answer this share of deliveries with 503'))
+    .addOption(new Option('--latency <ms>', 'answer after this many ms'))
+    .addOption(new Option('--seed <s>', 'seed of the failure draws'));
+  const webhooks = program.command('webhooks').description('webhook dead letters and replays of a store').exitOverride();
+  webhooks.configureOutput({ writeOut: (s) => void io.stdout.write(s), writeErr: (s) => void io.stderr.write(s), outputError: () => undefined });
+  command('replay', 'put webhook dead letters (--dead) or a time range (--from/--to) back in the outbox', ['db'], (_, f) => webhooksCommand(['replay'], f, io), webhooks)
+    .addOption(new Option('--dead', 'every dead letter'))
+    .addOption(new Option('--from <t>', 'RFC 3339 instant'))
+    .addOption(new Option('--to <t>', 'RFC 3339 instant'))
+    .addOption(new Option('--subscription <id>', 'only this subscription'));
+  command('deadletters', 'list the webhook dead letters of a store', ['db'], (_, f) => webhooksCommand(['deadletters'], f, io), webhooks).addOption(new Option('--subscription <id>', 'only this subscription'));
+  return program;
+}
+
+/** A command's options by long name (`mqtt-port`), as the command modules read them. */
+function flagsOf(cmd: Command): Flags {
+  const values = cmd.opts();
+  const flags: Flags = {};
+  for (const o of cmd.options) {
+    const v: unknown = values[o.attributeName()];
+    if (v !== undefined) flags[o.name()] = v as Flags[string];
   }
+  return flags;
+}
+
+/** Commander's verdicts: help and version exit 0; every parse error is one line and exit 2. */
+function commanderExit(err: CommanderError, argv: readonly string[], io: Io): number {
+  if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return 0;
+  // `occusim` alone: the help was written to stderr; a usage error.
+  if (err.code === 'commander.help' || err.code === 'commander.executeSubCommandAsync') return 2;
+  const where = commandPath(argv);
+  const message = err.message
+    .replace(/^error: /, '')
+    .replace(/\n\(Did you mean (.*)\?\)/, '; did you mean $1?')
+    .replace(/\s*\n\s*/g, ' ');
+  io.stderr.write(`occusim${where === '' ? '' : ` ${where}`}: ${message} (see occusim ${where === '' ? '' : `${where} `}--help)\n`);
+  return 2;
+}
+
+const COMMANDS = new Set(['run', 'validate', 'schema', 'frames', 'check', 'replay', 'serve', 'credentials', 'deadletters', 'receive', 'webhooks']);
+
+function commandPath(argv: readonly string[]): string {
+  const first = argv.find((a) => !a.startsWith('-'));
+  if (first === undefined || !COMMANDS.has(first)) return '';
+  if (first !== 'webhooks') return first;
+  const sub = argv[argv.indexOf(first) + 1];
+  return sub === 'replay' || sub === 'deadletters' ? `webhooks ${sub}` : first;
 }
 
 function packageVersion(): string {

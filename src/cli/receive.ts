@@ -3,6 +3,7 @@ import { startReceiver, type ReceiverStats } from '../webhooks/receiver.js';
 import { secretKey } from '../webhooks/signing.js';
 import { isWebhookError } from '../webhooks/errors.js';
 import type { Flags, Io } from './io.js';
+import { hostOf } from './options.js';
 
 /**
  * `occusim receive --port N [--secret whsec_…] [--out events.ndjson] [--fail-rate P]
@@ -38,6 +39,7 @@ export async function receiveCommand(args: readonly string[], flags: Flags, io: 
   }
   const receiver = await startReceiver({
     port: num(flags, 'port', 0, 65535, 8787),
+    host: hostOf(flags),
     secrets,
     out: typeof flags.out === 'string' ? flags.out : null,
     failRate: num(flags, 'fail-rate', 0, 1, 0),

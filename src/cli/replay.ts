@@ -26,7 +26,7 @@ export async function replayCommand(args: readonly string[], flags: Flags, io: I
   let published = 0;
   let skipped = 0;
   try {
-    for (const h of header.hives) clients.set(h.serial, await connectHive(url, h.serial, passwords.get(h.serial)));
+    for (const h of header.hives) clients.set(h.serial, await connectHive(url, h.serial, passwords.get(h.serial), typeof flags.scenario === 'string'));
     const firstT = messages[0]?.t ?? 0;
     for (const m of messages) {
       const parsed = parseHiveTopic(m.topic);
@@ -46,7 +46,7 @@ export async function replayCommand(args: readonly string[], flags: Flags, io: I
   return 0;
 }
 
-function speedOf(flag: string | boolean | undefined): 'max' | number {
+function speedOf(flag: Flags[string]): 'max' | number {
   if (flag === undefined || flag === 'max') return 'max';
   const f = Number(flag);
   if (typeof flag !== 'string' || !(f > 0) || !Number.isFinite(f)) throw new AppError(ErrorCodes.USAGE, `--speed must be 'max' or a positive number, got ${JSON.stringify(flag)}`);
@@ -60,11 +60,17 @@ function passwordsOf(flags: Flags): Map<string, string> {
   return new Map(loaded.model.hives.map((h) => [h.serial, h.password]));
 }
 
-async function connectHive(url: string, serial: string, password: string | undefined): Promise<MqttClient> {
+async function connectHive(url: string, serial: string, password: string | undefined, withScenario: boolean): Promise<MqttClient> {
   try {
-    return await connectAsync(url, { clientId: `replay-${serial}`, username: serial, ...(password === undefined ? {} : { password }), clean: true, reconnectPeriod: 0 }, false);
+    return await connectAsync(url, { clientId: `replay-${serial}`, username: serial, ...(password === undefined ? {} : { password }), clean: true, reconnectPeriod: 0, connectTimeout: 5000 }, false);
   } catch (err) {
-    throw new AppError(ErrorCodes.BROKER_FAILED, `replay: hive ${serial} cannot connect to ${url}: ${(err as Error).message}`, { cause: err });
+    const message = (err as Error).message;
+    // An occusim broker (serve, check --listen, run --serve) logs hives in with the scenario's passwords.
+    if (/bad user ?name or password|not authori[sz]ed/i.test(message)) {
+      const hint = withScenario ? `the broker refused hive ${serial}'s password from --scenario: is it serving the same scenario and seed?` : `the broker refused hive ${serial} without a password: pass --scenario <file> (the scenario it serves) so each hive logs in with its password`;
+      throw new AppError(ErrorCodes.USAGE, `replay: ${hint} (${url}: ${message})`, { cause: err });
+    }
+    throw new AppError(ErrorCodes.BROKER_FAILED, `replay: hive ${serial} cannot connect to ${url}: ${message}`, { cause: err });
   }
 }
 

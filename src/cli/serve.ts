@@ -12,6 +12,8 @@ import type { PlatformReady } from '../run/options.js';
 import { declaredWebhooks } from '../run/run-scenario.js';
 import type { Flags, Io } from './io.js';
 import { storeFlag } from './store-flag.js';
+import { formatHiveCredentials } from './credentials.js';
+import { apiPortOf, hostOf, mqttPortOf } from './options.js';
 
 /**
  * `occusim serve --scenario s [--db f] [--port N] [--mqtt-port N] [--audience A]`: the
@@ -25,6 +27,8 @@ export interface ServeOptions {
   port: number;
   mqttPort: number;
   audience: string;
+  /** Interface the broker and the API bind (`--host`). */
+  host: string;
   /** CIDR blocks webhooks may reach although loopback or private (`--webhook-allow`). */
   webhookAllow: string[];
 }
@@ -33,27 +37,27 @@ export interface ServeOptions {
 const OWN_CLOCK_ADVANCE_MS = 5_000;
 
 export function serveOptions(flags: Flags): ServeOptions {
-  const port = (name: 'port' | 'mqtt-port', fallback: number): number => {
-    const v = flags[name];
-    if (typeof v !== 'string') return fallback;
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < 0 || n > 65535) throw new AppError(ErrorCodes.USAGE, `--${name} must be an integer in 0..65535, got ${JSON.stringify(v)}`);
-    return n;
-  };
   return {
     dbPath: storeFlag(flags),
-    port: port('port', 8080),
-    mqttPort: port('mqtt-port', 1883),
+    port: apiPortOf(flags),
+    mqttPort: mqttPortOf(flags),
+    host: hostOf(flags),
     audience: typeof flags.audience === 'string' ? flags.audience : DEFAULT_AUDIENCE,
     webhookAllow: typeof flags['webhook-allow'] === 'string' ? flags['webhook-allow'].split(',').map((c) => c.trim()) : [],
   };
 }
 
-export async function serveCommand(flags: Flags, io: Io, signal: AbortSignal = serveSignal()): Promise<number> {
+/** Options of a run that mean nothing to a platform served alone (they need `--feed`). */
+const FEED_ONLY = ['seed', 'speed', 'duration', 'start', 'fidelity', 'workers', 'report', 'keep', 'resume', 'fresh', 'platform-thread', 'broker', 'record', 'quiet', 'expect', 'junit'];
+
+export async function serveCommand(flags: Flags, io: Io, signal?: AbortSignal): Promise<number> {
   if (typeof flags.scenario !== 'string') throw new AppError(ErrorCodes.USAGE, 'occusim serve needs --scenario <file>: its organisation, assets, users and clients');
+  const foreign = FEED_ONLY.find((name) => flags[name] !== undefined);
+  if (foreign !== undefined) throw new AppError(ErrorCodes.USAGE, `--${foreign} is an option of a run: use occusim serve --feed (the platform fed by the scenario) or occusim run`);
   const loaded = loadScenarioFile(flags.scenario);
   if (!loaded.ok) throw new AppError(ErrorCodes.SCENARIO_INVALID, `invalid scenario:\n${loaded.diagnostics.map(formatDiagnostic).join('\n')}`);
-  return serveModel(loaded.model, serveOptions(flags), io, signal);
+  const opts = serveOptions(flags);
+  return serveModel(loaded.model, opts, io, signal ?? serveSignal());
 }
 
 export async function serveModel(model: ScenarioModel, opts: ServeOptions, io: Io, signal: AbortSignal): Promise<number> {
@@ -65,7 +69,8 @@ export async function serveModel(model: ScenarioModel, opts: ServeOptions, io: I
     storePolicy: 'resume',
     runKey: `serve|${model.name}|${model.seed}`,
     mqttPort: opts.mqttPort,
-    api: { port: opts.port, audience: opts.audience },
+    mqttHost: opts.host,
+    api: { port: opts.port, host: opts.host, audience: opts.audience },
     advanceEveryMs: Math.min(OWN_CLOCK_ADVANCE_MS, MINUTE_MS),
     // Always on: subscriptions created through GraphQL are delivered on the wall clock.
     webhooks: { seed: model.seed, allow: [...(model.webhookAllow ?? []), ...opts.webhookAllow], declared: declaredWebhooks(model) },
@@ -85,6 +90,7 @@ export function printListeners(io: Io, ready: PlatformReady, audience: string): 
   io.stdout.write(`store ${ready.dbPath}; audience ${audience}\n`);
   for (const c of ready.model.clients) io.stdout.write(`client ${c.name}: client_id ${c.clientId} client_secret ${c.secret}\n`);
   for (const u of ready.model.users) io.stdout.write(`user ${u.username}: password ${u.password}\n`);
+  io.stdout.write(formatHiveCredentials(ready.model));
 }
 
 export function untilAborted(signal: AbortSignal): Promise<void> {

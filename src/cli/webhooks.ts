@@ -11,7 +11,7 @@ import type { Flags, Io } from './io.js';
  */
 const usage = (m: string): AppError => new AppError(ErrorCodes.USAGE, m);
 
-function instant(name: string, v: string | boolean | undefined): number {
+function instant(name: string, v: Flags[string]): number {
   if (typeof v !== 'string') throw usage(`--${name} needs an RFC 3339 instant, e.g. 2026-03-02T08:00:00Z`);
   const t = Date.parse(v);
   if (Number.isNaN(t) || !/(Z|[+-]\d\d:\d\d)$/.test(v)) throw usage(`--${name} must be an RFC 3339 instant with Z or an offset, got ${JSON.stringify(v)}`);

@@ -116,6 +116,7 @@ export function platformOptionsOf(init: PlatformThreadInit): PlatformOptions {
     storePolicy: init.storePolicy,
     runKey: init.runKey,
     mqttPort: init.mqttPort,
+    ...(init.mqttHost !== undefined ? { mqttHost: init.mqttHost } : {}),
     ...(init.brokerUrl !== null ? { brokerUrl: init.brokerUrl } : {}),
     api: init.api,
     webhooks: init.webhooks ?? null,
@@ -148,6 +149,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
         ? externalBroker(opts.brokerUrl)
         : await startBroker({
             port: opts.mqttPort,
+            ...(opts.mqttHost !== undefined ? { host: opts.mqttHost } : {}),
             hives: opts.catalogue.all('hive').map((h) => ({ serial: h.serial, password: h.password })),
             services: [{ username: cloudLogin.username, password: cloudLogin.password, role: 'cloud' }],
             ...(opts.onPublish ? { onPublish: opts.onPublish } : {}),

@@ -18,6 +18,8 @@ export interface PlatformThreadInit {
   storePolicy: StorePolicy;
   runKey: string;
   mqttPort: number;
+  /** Interface of the embedded broker (default 127.0.0.1; `--host`). */
+  mqttHost?: string;
   brokerUrl: string | null;
   api: { port: number; host?: string; audience: string } | null;
   /** Webhook delivery in the platform's thread (plain data: no wall-time function crosses). */

@@ -14,6 +14,12 @@ export interface RunOptions {
   durationMs?: number;
   /** Overrides the scenario's start (e.g. an ISO instant with Z: a real-time feed that starts now). */
   start?: string;
+  /**
+   * Moves the scenario's timeline to start at this instant (epoch ms; `--start now`): arrivals,
+   * meetings and faults keep their place relative to the start (scenario/retime.ts), where
+   * `start` keeps the scenario's clock times.
+   */
+  timelineStartMs?: number;
   fidelity?: Fidelity;
   /** Worker threads for frame fidelity (0: in the main thread); default min(4, cores). Results do not depend on it. */
   workers?: number;
@@ -21,6 +27,8 @@ export interface RunOptions {
   dbPath?: string;
   /** Port of the embedded MQTT broker; default 0 (a free port). */
   mqttPort?: number;
+  /** Interface the embedded broker binds; default 127.0.0.1 (`0.0.0.0` for devices on the network). */
+  mqttHost?: string;
   /** Use this external MQTT broker (mqtt://host:port) instead of the embedded one. */
   brokerUrl?: string;
   /** Write every MQTT message the embedded broker accepts to this capture file (.occap). */
@@ -49,6 +57,8 @@ export interface RunOptions {
   platformThread?: boolean | 'auto';
   /** Serve the platform's HTTP API from the run's start (`--serve`). */
   api?: { port: number; host?: string; audience: string };
+  /** Thresholds judged against the result at the end, besides the scenario's `expect:` (e.g. `rooms.mae<0.5`; docs/cli.md). */
+  expect?: readonly string[];
   /** Webhook delivery from the run's platform (docs/webhooks.md), in whichever thread it runs. */
   webhooks?: Partial<Omit<PlatformWebhookOptions, 'wallTime'>>;
 }

@@ -1,3 +1,4 @@
+import type { Verdict } from './expectations.js';
 import type { RunResult } from './report.js';
 
 /** Wall-clock figures: differ run to run, kept apart from `result`. */
@@ -31,4 +32,6 @@ export interface RunReport {
   db: string;
   /** False when `db` was a temporary store deleted as the run ended (`keepStore: false`, the CLI without --keep). */
   dbKept: boolean;
+  /** The thresholds of the scenario's `expect:` and of `RunOptions.expect`, judged against `result` (absent when there are none). */
+  expectations?: Verdict[];
 }

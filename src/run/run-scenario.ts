@@ -6,6 +6,7 @@ import { brokerRestartHook, createMeshDelivery, meshEndpoints } from '../hive/me
 import { formatDiagnostic } from '../scenario/diagnostics.js';
 import { loadScenarioFile, loadScenarioObject, type LoadOverrides, type LoadResult } from '../scenario/load.js';
 import type { ScenarioModel } from '../scenario/model.js';
+import { retimeModel } from '../scenario/retime.js';
 import { createTruthRecorder } from '../sim/truth.js';
 import { createWorld } from '../sim/world.js';
 import { simulate } from './loop.js';
@@ -18,6 +19,8 @@ import { startPlatformThread } from '../platform/thread.js';
 import type { PlatformThreadInit } from '../platform/thread-messages.js';
 import { recorderFor } from '../capture/recorder.js';
 import { buildResult } from './report.js';
+import { evaluateExpectations } from './expectations.js';
+import { MAX_EXPECTATIONS, parseExpectation, type Expectation } from '../scenario/expectations.js';
 import { reportRequest, reportSource } from './report-source.js';
 import type { RunReport } from './run-report.js';
 
@@ -34,6 +37,7 @@ export type { RunPerf, RunReport } from './run-report.js';
  */
 export async function runScenario(scenario: string | ScenarioModel | object, options: RunOptions = {}): Promise<RunReport> {
   const opts = resolveRunOptions(options);
+  const extraExpectations = parseExpectations(options.expect ?? []);
   const wall = startStopwatch();
   const model = loadModel(scenario, options);
   const loadMs = wall.elapsedMs();
@@ -83,6 +87,8 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
       db: platform.dbPath,
       dbKept: !(options.keepStore === false && opts.dbPath === null),
     };
+    const expectations = [...(model.expect ?? []), ...extraExpectations];
+    if (expectations.length > 0) report.expectations = evaluateExpectations(expectations, result);
     await options.beforeClose?.(report);
     return report;
   } finally {
@@ -111,6 +117,7 @@ function startRunPlatform(model: ScenarioModel, opts: ResolvedRunOptions, option
     storePolicy: options.storePolicy ?? 'new',
     runKey: `${model.name}|${model.seed}|${model.startMs}`,
     mqttPort: opts.mqttPort,
+    ...(options.mqttHost !== undefined ? { mqttHost: options.mqttHost } : {}),
     brokerUrl: options.brokerUrl ?? null,
     api: options.api ?? null,
     webhooks: webhookOptions(model, options),
@@ -144,7 +151,22 @@ function webhookOptions(model: ScenarioModel, options: RunOptions): Omit<Platfor
   };
 }
 
+/** `RunOptions.expect` as thresholds; a bad one is the caller's mistake (USAGE), found before the run. */
+function parseExpectations(texts: readonly string[]): Expectation[] {
+  if (texts.length > MAX_EXPECTATIONS) throw new AppError(ErrorCodes.USAGE, `at most ${MAX_EXPECTATIONS} thresholds, got ${texts.length}`);
+  return texts.map((text) => {
+    const r = parseExpectation(text);
+    if (!r.ok) throw new AppError(ErrorCodes.USAGE, `--expect: ${r.message}`);
+    return r.expectation;
+  });
+}
+
 function loadModel(scenario: string | ScenarioModel | object, options: RunOptions): ScenarioModel {
+  const model = loadModelAsWritten(scenario, options);
+  return options.timelineStartMs === undefined ? model : retimeModel(model, options.timelineStartMs);
+}
+
+function loadModelAsWritten(scenario: string | ScenarioModel | object, options: RunOptions): ScenarioModel {
   if (isModel(scenario)) return applyOverrides(scenario, options);
   const overrides: LoadOverrides = {};
   if (options.seed !== undefined) overrides.seed = options.seed;

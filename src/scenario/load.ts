@@ -2,6 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { LineCounter, parseDocument, type Document } from 'yaml';
 import { hasErrors, sortDiagnostics, type Diagnostic, type Finding } from './diagnostics.js';
+import { builtInScenarios, scenarioFileOf } from './built-in.js';
 import { expandScenario } from './expand.js';
 import { Locator, type Source } from './locate.js';
 import type { Fidelity, ScenarioModel } from './model.js';
@@ -39,14 +40,17 @@ export const MAX_INDENT = 256;
 export const MAX_DIAGNOSTICS = 100;
 export const MAX_MESSAGE_CHARS = 300;
 
-export function loadScenarioFile(path: string, overrides: LoadOverrides = {}): LoadResult {
+/** Loads a scenario file, or a shipped scenario by name (`quickstart`; built-in.ts). */
+export function loadScenarioFile(nameOrPath: string, overrides: LoadOverrides = {}): LoadResult {
+  const path = scenarioFileOf(nameOrPath);
   let bytes: Buffer;
   try {
     const size = statSync(path).size;
     if (size > MAX_SCENARIO_BYTES) return failure(path, 1, 1, `the file is ${size} bytes; scenario files are limited to ${MAX_SCENARIO_BYTES} bytes`);
     bytes = readFileSync(path);
   } catch (err) {
-    const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : `cannot read file: ${(err as Error).message}`;
+    const code = (err as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? `file not found (shipped scenarios, by name: ${builtInScenarios().join(', ')})` : `cannot read file (${code ?? (err as Error).message})`;
     return failure(path, 1, 1, reason);
   }
   const text = decodeUtf8(bytes);
@@ -139,7 +143,8 @@ function run(data: unknown, source: Source, modelFile: string, overrides: LoadOv
     // An item whose expansion failed is left out and the rest is still checked, so one
     // mistake does not hide others; only a runaway expansion stops here.
     if (!expansion.tooLarge) {
-      const r = resolveScenario(expansion.tree, modelFile, overrides, (p) => locator.pointerOf(p));
+      const fileStart = overrides.start !== undefined && isDoc ? (data as Record<string, unknown>)['start'] : undefined;
+      const r = resolveScenario(expansion.tree, modelFile, typeof fileStart === 'string' ? { ...overrides, fileStart } : overrides, (p) => locator.pointerOf(p));
       findings.push(...r.findings);
       if (!hasErrors(findings)) return { ok: true, model: r.model, warnings: located(locator, findings) };
     }

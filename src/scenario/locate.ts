@@ -23,7 +23,43 @@ export class Locator {
   diagnostic(f: Finding): Diagnostic {
     const docPath = f.inFile === true ? f.path : this.docPathOf(f.path);
     const { line, col } = this.position(docPath, f.atKey === true);
-    return { file: this.source.file, line, col, path: formatPath(f.path), message: f.message, severity: f.severity };
+    return { file: this.source.file, line, col, path: f.inFile === true ? formatPath(f.path) : this.displayPath(f.path), message: f.message, severity: f.severity };
+  }
+
+  /**
+   * The path as the file has it (`sensors[4].center`, the fifth YAML item), and where a
+   * repeat, grid or template produced the item, the expanded path and name beside it.
+   */
+  private displayPath(path: readonly Seg[]): string {
+    const expanded = formatPath(path);
+    // The deepest container that is in the file as such; a template's fields count as written
+    // at the item that uses it.
+    let node: unknown = this.tree;
+    let written: string | null = null;
+    for (let depth = 0; typeof node === 'object' && node !== null; depth++) {
+      const o = this.origins.get(node);
+      if (o?.exact === true) written = formatPath([...o.docPath, ...path.slice(depth)]);
+      const seg = path[depth];
+      if (seg === undefined) break;
+      node = (node as Record<string, unknown>)[seg];
+    }
+    if (written === null) return expanded;
+    if (written === expanded) return expanded;
+    const name = this.itemNameAt(path);
+    return `${written} (expanded as ${expanded}${name === null ? '' : ` \`${name}\``})`;
+  }
+
+  /** The `name` of the deepest named item along `path` in the expanded tree. */
+  private itemNameAt(path: readonly Seg[]): string | null {
+    let node: unknown = this.tree;
+    let name: string | null = null;
+    for (const seg of path) {
+      if (typeof node !== 'object' || node === null) break;
+      node = (node as Record<string, unknown>)[seg];
+      const n = typeof node === 'object' && node !== null && !Array.isArray(node) ? (node as Record<string, unknown>)['name'] : undefined;
+      if (typeof n === 'string' || typeof n === 'number') name = String(n);
+    }
+    return name;
   }
 
   /** JSON pointer of the file node an expanded entity came from (its `use:`/`repeat` item). */

@@ -1,5 +1,6 @@
 import type { Polygon, Vec2 } from '../core/geometry.js';
 import type { SensorArrayName } from '../core/sensor-arrays.js';
+import type { Expectation } from './expectations.js';
 
 /**
  * The expanded scenario: what every stage of the data path reads. Produced from a scenario
@@ -47,6 +48,8 @@ export interface ScenarioModel {
   webhooks?: WebhookModel[];
   /** Addresses (CIDR) webhooks may reach although loopback or private (tests, a local receiver). */
   webhookAllow?: string[];
+  /** Thresholds checked against the run's report when it ends (`expect:`; expectations.ts). */
+  expect?: Expectation[];
 }
 
 /**

@@ -25,7 +25,7 @@ export function resolveHives(ctx: Ctx, fs: FloorScope, items: readonly unknown[]
       error(ctx, [...path, 'position'], `hive \`${h.name}\` at ${fmtPoint(h.position)} is outside the floor`);
     }
     const room = h.room === undefined ? roomAt(fs, h.position) : lookup<RoomModel>(ctx, fs, 'room', h.room, [...path, 'room']);
-    const serial = hiveSerialFor(...fs.names, h.name);
+    const serial = h.serial ?? hiveSerialFor(...fs.names, h.name);
     const hive: HiveModel = {
       id: stableId('hive', ...fs.names, h.name),
       name: h.name,
@@ -34,7 +34,7 @@ export function resolveHives(ctx: Ctx, fs: FloorScope, items: readonly unknown[]
       roomId: room?.id ?? null,
       position: h.position,
       backhaul: h.backhaul ?? 'wifi',
-      password: secretFor(ctx.seed, 'hive', serial),
+      password: h.password ?? secretFor(ctx.seed, 'hive', serial),
       firmwareVersion: h.firmware ?? DEFAULT_FIRMWARE,
       src: ctx.pointerOf(path),
     };
@@ -78,7 +78,7 @@ function resolveSensor(ctx: Ctx, fs: FloorScope, s: SensorFile, path: readonly S
   const sensor: SensorModel = {
     id: stableId('sensor', ...fs.names, s.name),
     name: s.name,
-    mac: uniqueMac(ctx, [...fs.names, s.name]),
+    mac: s.mac === undefined ? uniqueMac(ctx, [...fs.names, s.name]) : givenMac(ctx, s.mac, [...path, 'mac']),
     floorId: fs.floor.id,
     roomId: place.room?.id ?? null,
     zoneId: place.zone?.id ?? null,
@@ -171,6 +171,13 @@ export function roomAt(fs: FloorScope, p: Vec2): RoomModel | null {
 function uniqueMac(ctx: Ctx, names: readonly string[]): string {
   let mac = macFor(...names);
   for (let salt = 1; ctx.macs.has(mac); salt++) mac = macFor(...names, `#${salt}`);
+  ctx.macs.add(mac);
+  return mac;
+}
+
+/** A MAC the file gives (a real sensor's): unique across the scenario like derived ones. */
+function givenMac(ctx: Ctx, mac: string, path: readonly Seg[]): string {
+  if (ctx.macs.has(mac)) error(ctx, path, `MAC ${mac} is already used by another sensor`);
   ctx.macs.add(mac);
   return mac;
 }

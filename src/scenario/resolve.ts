@@ -4,6 +4,7 @@ import { localToEpoch, parseDuration } from '../core/time.js';
 import type { Finding, Seg } from './diagnostics.js';
 import type { ClientModel, Fidelity, NoiseModel, ScenarioModel, UserModel } from './model.js';
 import { claimId, emptyLists, error, NameSet, parseAt, rawList, rawName, warn, type Ctx, type SensorDefaults } from './resolve-context.js';
+import { parseExpectation } from './expectations.js';
 import { resolveFloor } from './resolve-floor.js';
 import { resolveFaults, resolveNetwork } from './resolve-network.js';
 import { defaultFidelity, resolveThermal } from './resolve-thermal.js';
@@ -11,6 +12,8 @@ import { buildingSchema, fileSchema, siteSchema, type ScenarioFile } from './sch
 
 /** Values that replace the file's (CLI flags). */
 export interface Overrides {
+  /** The file's own `start` when another replaces it: seeded ids keep depending on the file and the seed only. */
+  fileStart?: string;
   seed?: number;
   durationMs?: number;
   fidelity?: Fidelity;
@@ -62,13 +65,20 @@ export function resolveScenario(tree: unknown, file: string, overrides: Override
     org: { id: orgId, name: orgName },
     ...ctx.lists,
     users: users(ctx, header, orgName),
-    clients: clients(ctx, header, orgName, startMs),
+    clients: clients(ctx, header, orgName, overrides.fileStart === undefined ? startMs : (localToEpoch(overrides.fileStart, firstZone) ?? startMs)),
     network: resolveNetwork(header?.network),
     thermal: resolveThermal(ctx, header?.thermal),
     faults: resolveFaults(ctx, header?.faults, startMs),
     ...webhooksOf(ctx, header),
+    ...expectationsOf(header),
   };
   return { model, findings };
+}
+
+/** The `expect:` thresholds, already checked by the schema. */
+function expectationsOf(header: Header | null): Pick<ScenarioModel, 'expect'> {
+  if (!header?.expect) return {};
+  return { expect: header.expect.flatMap((text) => { const r = parseExpectation(text); return r.ok ? [r.expectation] : []; }) };
 }
 
 /** The `webhooks:` entries as the model holds them (their meaning is checked by the platform). */

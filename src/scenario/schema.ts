@@ -3,6 +3,7 @@ import { isValidZone } from '../core/time.js';
 import { SENSOR_MODELS } from './model.js';
 import { thermalSchema, warmObjectSchema } from './thermal-schema.js';
 import { faultSchema, networkSchema } from './network-schema.js';
+import { MAX_EXPECTATIONS, parseExpectation } from './expectations.js';
 
 /**
  * The scenario file format v1 as zod schemas. The validator parses the expanded tree
@@ -88,6 +89,8 @@ export const hiveSchema = z.strictObject({
   room: ref('room').optional(),
   backhaul: z.enum(['wifi', 'cellular', 'ethernet']).optional(),
   firmware: z.string().optional(),
+  serial: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'a serial is 1 to 64 of A-Z a-z 0-9 _ -').optional().describe('The real hive\u2019s serial (MQTT username and topic level); default derived from the names'),
+  password: z.string().min(8).max(256).optional().describe('The real hive\u2019s MQTT password; default derived from the seed and the serial'),
 });
 export const sensorSchema = z.strictObject({
   ...itemFields,
@@ -98,6 +101,11 @@ export const sensorSchema = z.strictObject({
   door: ref('door').optional(),
   hive: ref('hive').optional(),
   in: ref('room').optional().describe('Traffic: the room a crossing counts "in" towards'),
+  mac: z
+    .string()
+    .regex(/^([0-9a-f]{2}-){7}[0-9a-f]{2}$/, 'a MAC is 8 lower-case hex bytes joined by -, e.g. 00-17-0d-00-00-00-00-01')
+    .optional()
+    .describe('The real sensor\u2019s MAC (docs/firmware.md); default derived from the names'),
   center: vec2,
   ...sensorTuning,
   grid: z
@@ -178,6 +186,15 @@ const organization = z.strictObject({
   clients: z.array(z.strictObject({ ...itemFields, name, description: z.string().optional(), secret: z.string().min(1).optional() })).optional(),
 });
 
+/** One threshold, e.g. `rooms.mae < 0.5` (grammar and metric names: expectations.ts). */
+const expectation = z
+  .string()
+  .superRefine((text, ctx) => {
+    const r = parseExpectation(text);
+    if (!r.ok) ctx.addIssue({ code: 'custom', message: r.message });
+  })
+  .describe('METRIC OP VALUE: rooms.mae<0.5, traffic.recall>=0.9, latency.p99<15s, messages.lost==0');
+
 export const fileSchema = z
   .strictObject({
     $schema: z.string().optional().describe('Ignored; lets editors find this schema'),
@@ -214,6 +231,7 @@ export const fileSchema = z
       .optional()
       .describe('Webhook subscriptions of the organisation (docs/webhooks.md)'),
     webhook_allow: z.array(z.string().min(1)).optional().describe('CIDR blocks webhooks may reach although loopback or private, e.g. 127.0.0.1/8'),
+    expect: z.array(expectation).max(MAX_EXPECTATIONS).optional().describe('Thresholds checked when a run ends (exit 1 when one fails), e.g. rooms.mae<0.5, latency.p99<15s'),
     sites: z.array(siteSchema).min(1),
   })
   .describe('occusim scenario file, format version 1');
@@ -226,23 +244,33 @@ export type SensorFile = z.output<typeof sensorSchema>;
 export type PeopleFile = z.output<typeof peopleSchema>;
 
 /**
- * The JSON Schema (draft 2020-12) of scenario files, generated from `fileSchema`. Required
- * fields of an item are conditional on the item having no `use:` (a template supplies them).
+ * The JSON Schema (draft 2020-12) of scenario files, generated from `fileSchema`, for the file
+ * as written: required fields of an item are conditional on the item having no `use:` (a
+ * template supplies them), and a number may be written as a `${…}` expression of a repeated
+ * item (`level: "${k+1}"`, substitute.ts), which becomes the number before validation.
  */
 export function scenarioJsonSchema(): object {
   return z.toJSONSchema(fileSchema, {
     io: 'input',
     unrepresentable: 'any',
     override: (ctx) => {
-      const js = ctx.jsonSchema as { properties?: Record<string, unknown>; required?: string[]; if?: unknown; then?: unknown };
+      const js = ctx.jsonSchema as Record<string, unknown> & { properties?: Record<string, unknown>; required?: string[] };
       if (js.properties?.['use'] !== undefined && js.required !== undefined) {
-        js.if = { not: { required: ['use'] } };
-        js.then = { required: js.required };
+        js['if'] = { not: { required: ['use'] } };
+        js['then'] = { required: js.required };
         delete js.required;
+      }
+      if (js['type'] === 'number' || js['type'] === 'integer') {
+        const number = { ...js };
+        for (const k of Object.keys(js)) delete js[k];
+        js['anyOf'] = [number, EXPRESSION_SCHEMA];
       }
     },
   });
 }
+
+/** A `${…}` substitution written where a number goes (checked after expansion). */
+const EXPRESSION_SCHEMA = { type: 'string', pattern: '^\\$\\{[^}]*\\}$', description: 'An expression of a repeated item, e.g. ${i+1}' };
 
 /** The keys an object at `path` of the file accepts (for "did you mean"), or [] when unknown. */
 export function keysAt(path: readonly (string | number)[]): string[] {

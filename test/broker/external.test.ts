@@ -3,23 +3,24 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { connectAsync } from 'mqtt';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { readCapture } from '../../src/capture/format.js';
 import type { Io } from '../../src/cli/commands.js';
 import { main } from '../../src/cli/main.js';
 import { isAppError } from '../../src/core/errors.js';
 import { runScenario } from '../../src/run/run-scenario.js';
+import { describeWithBinaries } from '../support/external-binaries.js';
 import { startMosquitto } from './mosquitto.js';
 
 const QUICKSTART = new URL('../../scenarios/quickstart.yaml', import.meta.url).pathname;
 let mosquitto: Awaited<ReturnType<typeof startMosquitto>>;
 
-beforeAll(async () => {
-  mosquitto = await startMosquitto();
-});
-afterAll(() => mosquitto.stop());
+describeWithBinaries(['mosquitto'], 'an external broker (Debian mosquitto)', () => {
+  beforeAll(async () => {
+    mosquitto = await startMosquitto();
+  });
+  afterAll(() => mosquitto.stop());
 
-describe('an external broker (Debian mosquitto)', () => {
   it('carries a run end to end with --broker: nothing lost', async () => {
     const r = await runScenario(QUICKSTART, { durationMs: 5 * 60_000, brokerUrl: mosquitto.url });
     expect(r.result.messages.lost).toBe(0);

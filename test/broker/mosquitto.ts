@@ -4,8 +4,12 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectAsync } from 'mqtt';
+import { findBinary } from '../support/external-binaries.js';
 
-/** A Debian mosquitto on a free localhost port, anonymous (an "external broker" for tests). */
+/**
+ * A Debian mosquitto on a free localhost port, anonymous (an "external broker" for tests).
+ * Callers guard their suite with `describeWithBinaries(['mosquitto'], …)` (test/support).
+ */
 export async function startMosquitto(): Promise<{ url: string; stop(): void }> {
   const srv = createServer();
   await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
@@ -13,7 +17,7 @@ export async function startMosquitto(): Promise<{ url: string; stop(): void }> {
   await new Promise<void>((r) => srv.close(() => r()));
   const dir = mkdtempSync(join(tmpdir(), 'occusim-mosquitto-'));
   writeFileSync(join(dir, 'm.conf'), `listener ${port} 127.0.0.1\nallow_anonymous true\npersistence false\n`);
-  const proc: ChildProcess = spawn('/usr/sbin/mosquitto', ['-c', join(dir, 'm.conf')], { stdio: 'ignore' });
+  const proc: ChildProcess = spawn(findBinary('mosquitto') ?? '/usr/sbin/mosquitto', ['-c', join(dir, 'm.conf')], { stdio: 'ignore' });
   const url = `mqtt://127.0.0.1:${port}`;
   for (let i = 0; i < 50; i++) {
     try {

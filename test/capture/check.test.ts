@@ -97,6 +97,30 @@ describe('occusim check on recorded captures', () => {
     expect(v[0]?.message).toMatch(new RegExp(`seq ${decodeUplink(m.payload).seq} never arrived`));
   });
 
+  it('rule sequence: a gap of many batches is one violation naming its range', () => {
+    const gone = new Set(uplinks().slice(3, 44).map((m) => m.i));
+    const seqs = uplinks().slice(3, 44).map((m) => decodeUplink(m.payload).seq);
+    const kept = messages.filter((m) => !gone.has(m.i) && !m.topic.endsWith('/ack')).map((m, i) => ({ ...m, i }));
+    const v = violationsOf(kept, 'sequence');
+    expect(v).toHaveLength(1);
+    expect(v[0]?.message).toBe(`seqs ${seqs[0]}–${seqs[40]} (41) never arrived (gap before ${seqs[40]! + 1})`);
+  });
+
+  it('rule sequence: a huge seq costs no more than the messages received (no loop over the gap)', () => {
+    const m = uplinks()[0]!;
+    const far = corrupt(m.i, withBatch(m, (b) => ({ ...b, seq: 2 ** 52 })));
+    const t0 = performance.now();
+    expect(violationsOf(far, 'sequence').length).toBeLessThan(3);
+    expect(performance.now() - t0).toBeLessThan(2000);
+  });
+
+  it('rule heartbeat: a hive that keeps publishing without heartbeats is flagged once per silent stretch', () => {
+    const noHeartbeats = messages.filter((m) => !m.topic.endsWith('/heartbeat')).map((m, i) => ({ ...m, i }));
+    const v = violationsOf(noHeartbeats, 'heartbeat');
+    expect(v).toHaveLength(1);
+    expect(v[0]?.message).toMatch(/no heartbeat for \d+ s while publishing \(hives send one every 60 s\)/);
+  });
+
   it('rule retransmission: a repeated seq with different packets', () => {
     const m = firstUplinkWithPackets();
     const changed = withBatch(m, (b) => ({ ...b, packets: b.packets.slice(1) }));

@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { decodeAck, decodeHeartbeat, decodeMeshFrame, decodeUplink } from '../../src/proto/codec.js';
-import { decodeToJson, encodeJson, readVector, VECTOR_DIR } from './vectors.js';
+import { decodeToJson, encodeJson, readVector, VECTOR_DIR, firmwareBench } from './vectors.js';
 
 const names = readdirSync(VECTOR_DIR)
   .filter((f) => f.endsWith('.json'))
@@ -37,5 +37,16 @@ describe('golden vectors in proto/vectors', () => {
     const { json, bin } = readVector('uplink-unknown-field');
     expect(bin.length).toBeGreaterThan((json.canonicalHex ?? '').length / 2);
     expect(decodeUplink(bin).seq).toBe(1);
+  });
+});
+
+describe('the vectors belong to scenarios/firmware.yaml', () => {
+  const bench = firmwareBench();
+  const modes = new Map(bench.sensors.map((s) => [s.mac, s.mode]));
+  it.each(names.filter((n) => !['uplink-max', 'mesh-data', 'mesh-health'].includes(n)))('%s: its hive and sensors are the bench\u2019s, each packet of the sensor\u2019s mode', (name) => {
+    const { json } = readVector(name);
+    const m = json.message as { hiveSerial?: string; packets?: Array<{ sensorMac: string; presence?: unknown; traffic?: unknown }> };
+    if (m.hiveSerial !== undefined) expect(m.hiveSerial).toBe(bench.serial);
+    for (const p of m.packets ?? []) expect(modes.get(p.sensorMac)).toBe(p.traffic !== undefined ? 'traffic' : 'presence');
   });
 });

@@ -34,3 +34,15 @@ describe('the start override', () => {
     expect(r.err).toMatch(/--start must be 'now' or a time like/);
   });
 });
+
+describe('the timeline moved onto another start (--start now)', () => {
+  it('an evening start is not an empty building: people arrive as they would at the scenario\u2019s start', async () => {
+    const evening = Date.parse('2026-11-23T19:00:00Z'); // 20:00 in Paris: everyone has gone home
+    const clockTimes = await runScenario(scenario, { start: '2026-11-23T20:00', durationMs: 40 * 60_000, keepStore: false });
+    const timeline = await runScenario(scenario, { timelineStartMs: evening, durationMs: 40 * 60_000, keepStore: false });
+    const floorTrue = (r: typeof timeline): number => r.result.presence.spaces.find((s) => s.kind === 'floor')!.meanTrue;
+    expect(floorTrue(clockTimes)).toBe(0);
+    expect(floorTrue(timeline)).toBeGreaterThan(1);
+    expect(timeline.result.scenario.start).toBe(new Date(evening).toISOString());
+  });
+});

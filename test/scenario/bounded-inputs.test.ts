@@ -78,7 +78,7 @@ describe('bounded scenario inputs', () => {
   it('refuses repeated polygons past the scenario’s vertex budget before checking any of them', () => {
     const ring = Array.from({ length: 250 }, (_, i) => `[${(5 + 4 * Math.cos((2 * Math.PI * i) / 250)).toFixed(3)}, ${(5 + 4 * Math.sin((2 * Math.PI * i) / 250)).toFixed(3)}]`).join(', ');
     const { lines } = refuse(BASE({ rooms: `              - { name: "R\${i}", polygon: [${ring}], repeat: { count: 1000, offset: [10, 0] } }` }));
-    expect(lines).toEqual([expect.stringMatching(/:15:\d+ .*rooms\[\d+\]\.polygon: polygons total more than 50000 vertices/)]);
+    expect(lines).toEqual([expect.stringMatching(/:15:\d+ .*rooms\[0\]\.polygon \(expanded as .*rooms\[\d+\]\.polygon `R\d+`\): polygons total more than 50000 vertices/)]);
   });
 
   it('refuses a file over the size limit before reading it', () => {

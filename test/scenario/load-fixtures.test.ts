@@ -1,7 +1,9 @@
+import { readFileSync } from 'node:fs';
+import { parse, stringify } from 'yaml';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { formatDiagnostic } from '../../src/scenario/diagnostics.js';
-import { loadScenarioFile } from '../../src/scenario/load.js';
+import { loadScenarioFile, loadScenarioText } from '../../src/scenario/load.js';
 
 /** Each fixture holds one class of mistake; the expected lines point at the offending node. */
 const fixture = (name: string): string => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
@@ -107,18 +109,33 @@ describe('invalid scenario fixtures', () => {
     if (r.ok) expect(r.warnings.map(formatDiagnostic)).toEqual([expect.stringMatching(/height-warning\.yaml:20:69 .*sensors\[0\]\.height: warning: sensor `S1`: height 5\.2 m/)]);
   });
 
-  it('problems in template and repeat copies point at the use: and repeat item lines', () => {
+  it('problems in template and repeat copies point at the use: and repeat item lines, named as written and as expanded', () => {
     expect(problems('template-repeat.yaml')).toEqual([
       `19:22 ${F}.rooms[1].polygon: room \`Pod 0\`: polygon is self-intersecting: edge 1 crosses edge 3`,
-      `19:22 ${F}.rooms[2].polygon: room \`Pod 1\`: polygon is self-intersecting: edge 1 crosses edge 3`,
+      `19:22 ${F}.rooms[1].polygon (expanded as ${F}.rooms[2].polygon \`Pod 1\`): room \`Pod 1\`: polygon is self-intersecting: edge 1 crosses edge 3`,
       `22:22 ${F}.rooms[2].use: unknown template \`smal-room\`; did you mean \`small-room\`?`,
       `27:25 ${F}.sensors[0].name: unknown variable \`j\` (defined here: i) in \`\${j}\``,
-      `27:25 ${F}.sensors[1].name: duplicate sensor name \`S\${j}\` in floor \`Ground\` (first used by item 0)`,
+      `27:25 ${F}.sensors[0].name (expanded as ${F}.sensors[1].name \`S\${j}\`): duplicate sensor name \`S\${j}\` in floor \`Ground\` (first used by item 0)`,
     ]);
   });
 
   it('an unreadable file is one diagnostic at 1:1', () => {
     const r = loadScenarioFile(fixture('does-not-exist.yaml'));
-    expect(r).toMatchObject({ ok: false, diagnostics: [{ line: 1, col: 1, message: 'file not found', severity: 'error' }] });
+    expect(r).toMatchObject({ ok: false, diagnostics: [{ line: 1, col: 1, message: expect.stringMatching(/^file not found \(shipped scenarios, by name: .*quickstart/), severity: 'error' }] });
+  });
+});
+
+describe('paths of expanded items', () => {
+  it('a problem in the fifth YAML sensor after a grid names sensors[4] as written, and the expanded item', () => {
+    const text = readFileSync(new URL('../../scenarios/quickstart.yaml', import.meta.url), 'utf8');
+    const doc = parse(text) as { sites: Array<{ buildings: Array<{ floors: Array<{ sensors: Array<Record<string, unknown>> }> }> }> };
+    const sensors = doc.sites[0]!.buildings[0]!.floors[0]!.sensors;
+    // Item 0 becomes a 2 × 2 grid (three more sensors before the others), item 4 gets a bad height.
+    sensors[0] = { ...sensors[0], grid: { count: [2, 2], step: [0.5, 0.5] } };
+    sensors[4] = { ...sensors[4], height: -1 };
+    const r = loadScenarioText(stringify(doc), 'grid.yaml');
+    expect(r.ok).toBe(false);
+    const d = !r.ok ? r.diagnostics.find((x) => /height/.test(x.path)) : undefined;
+    expect(d?.path).toMatch(/^sites\[0\]\.buildings\[0\]\.floors\[0\]\.sensors\[4\]\.height \(expanded as sites\[0\]\.buildings\[0\]\.floors\[0\]\.sensors\[7\]\.height `[^`]+`\)$/);
   });
 });

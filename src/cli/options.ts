@@ -1,0 +1,68 @@
+import { Option } from 'commander';
+import { AppError, ErrorCodes } from '../core/errors.js';
+import type { Flags } from './io.js';
+
+/**
+ * Every option of the command line, defined once: a command lists the ones it takes, so its
+ * help is generated from these and an option of another command is refused. Defaults live
+ * here too (one per option, whichever command reads it), applied by the readers below rather
+ * than by the parser so a command can tell a given option from a default.
+ */
+
+/** Embedded MQTT broker port: a free port unless told (printed on start; a device uses `--mqtt-port 1883`). */
+export const DEFAULT_MQTT_PORT = 0;
+/** HTTP API port of `serve` and `run --serve`. */
+export const DEFAULT_API_PORT = 8080;
+/** Address every listener binds (broker, API, webhook receiver); `--host 0.0.0.0` for devices on the network. */
+export const DEFAULT_HOST = '127.0.0.1';
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+export const OPTIONS = {
+  // A run and what it simulates
+  seed: () => new Option('--seed <n>', "override the scenario's seed"),
+  speed: () => new Option('--speed <max|F>', 'max (default): virtual time, deterministic; F: F× real time'),
+  duration: () => new Option('--duration <d>', "override the scenario's duration (90s, 30m, 2h, 1h30m, 1d)"),
+  start: () => new Option('--start <t>', "override the start: site-local 2026-11-23T08:00, with Z or an offset (clock times stay), or 'now' (the scenario's timeline moved onto the current minute)"),
+  fidelity: () => new Option('--fidelity <f>', 'model (statistical sensors) or frame (thermal frames + edge detection)').choices(['model', 'frame']),
+  workers: () => new Option('--workers <n>', 'worker threads for frame fidelity (0: main thread; results identical)'),
+  report: () => new Option('--report <file>', 'write the JSON report { scenario, seed, result, perf, db, expectations }'),
+  store: () => new Option('--store <sqlite:FILE>', 'the cloud store (default: a temporary file deleted at exit); a store holding a run needs --resume or --fresh'),
+  db: () => new Option('--db <file>', 'the cloud store as a SQLite file (alias of --store sqlite:FILE)'),
+  keep: () => new Option('--keep', 'keep the temporary store (deleted at exit without --store/--db/--keep)'),
+  resume: () => new Option('--resume', 'continue the run held by --store (same scenario and seed)'),
+  fresh: () => new Option('--fresh', 'delete what --store holds and start over'),
+  platformThread: () => new Option('--platform-thread <mode>', 'auto (default: its own thread from 1,000 sensors), on or off').choices(['auto', 'on', 'off']),
+  broker: () => new Option('--broker <url>', 'an external MQTT broker (mqtt://host:port) instead of the embedded one'),
+  record: () => new Option('--record <file>', 'write every MQTT message to a capture (.occap; embedded broker only)'),
+  quiet: () => new Option('--quiet', 'no progress bar, no summary'),
+  expect: () => new Option('--expect <threshold>', 'a threshold judged at the end, repeatable: rooms.mae<0.5, latency.p99<15s, messages.lost==0 (exit 1 when one fails)').argParser(collect),
+  junit: () => new Option('--junit <file>', 'write JUnit XML: one test case per threshold (run) or conformance rule (check)'),
+  // Listeners
+  serve: () => new Option('--serve', 'serve the API and MQTT from the run\u2019s start and after its end, until Ctrl-C'),
+  port: () => new Option('--port <n>', `HTTP API port (default ${DEFAULT_API_PORT}; 0: a free port)`),
+  mqttPort: () => new Option('--mqtt-port <n>', `embedded MQTT broker port (default ${DEFAULT_MQTT_PORT}: a free port, printed)`),
+  host: () => new Option('--host <address>', `address the listeners bind (default ${DEFAULT_HOST}; 0.0.0.0: every interface, for devices on the network)`),
+  audience: () => new Option('--audience <a>', 'API identifier accepted in client logins (default https://api.occusim.local)'),
+  webhookAllow: () => new Option('--webhook-allow <cidrs>', 'webhook destinations allowed although loopback or private, comma-separated (docs/webhooks.md)'),
+  scenario: () => new Option('--scenario <file>', 'the scenario file (or a shipped scenario by name, e.g. quickstart)'),
+  // Output
+  json: () => new Option('--json', 'print JSON on stdout instead of text'),
+} as const;
+
+export type OptionName = keyof typeof OPTIONS;
+
+/** The options of a run (`run`, `serve --feed`). */
+export const RUN_OPTIONS: readonly OptionName[] = ['seed', 'speed', 'duration', 'start', 'fidelity', 'workers', 'report', 'store', 'db', 'keep', 'resume', 'fresh', 'platformThread', 'mqttPort', 'host', 'broker', 'record', 'quiet', 'expect', 'junit', 'webhookAllow'];
+
+function portValue(flags: Flags, name: 'port' | 'mqtt-port', fallback: number): number {
+  const v = flags[name];
+  if (typeof v !== 'string') return fallback;
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isInteger(n) || n < 0 || n > 65535) throw new AppError(ErrorCodes.USAGE, `--${name} must be an integer in 0..65535, got ${JSON.stringify(v)}`);
+  return n;
+}
+
+export const mqttPortOf = (flags: Flags): number => portValue(flags, 'mqtt-port', DEFAULT_MQTT_PORT);
+export const apiPortOf = (flags: Flags): number => portValue(flags, 'port', DEFAULT_API_PORT);
+export const hostOf = (flags: Flags): string => (typeof flags.host === 'string' && flags.host !== '' ? flags.host : DEFAULT_HOST);

@@ -1,0 +1,75 @@
+import { EXPECT_METRICS, holds, type ExpectMetric, type Expectation } from '../scenario/expectations.js';
+import type { RunResult } from './report.js';
+
+/**
+ * Thresholds evaluated against a finished run's result: pure, so the CLI prints the table,
+ * writes JUnit and picks the exit code from the same verdicts. A metric the run did not
+ * measure (no webhooks, the detector at model fidelity) fails its threshold: a CI gate must
+ * not pass by measuring nothing.
+ */
+export interface Verdict {
+  expectation: Expectation;
+  /** The measured value in the metric's base unit, or null when the run did not measure it. */
+  measured: number | null;
+  passed: boolean;
+}
+
+/** Where each metric is read in the result (complete by type: a new metric needs its reader). */
+const READERS: Readonly<Record<ExpectMetric, (r: RunResult) => number | null>> = {
+  'rooms.mae': (r) => (r.presence.rooms.minutes > 0 ? r.presence.rooms.mae : null),
+  'rooms.exact': (r) => (r.presence.rooms.minutes > 0 ? r.presence.rooms.exactRate : null),
+  'rooms.within1': (r) => (r.presence.rooms.minutes > 0 ? r.presence.rooms.withinOneRate : null),
+  'traffic.recall': (r) => (r.traffic.sensors.length > 0 ? r.traffic.overall.recall : null),
+  'traffic.mae_raw': (r) => meanOverSpaces(r, (s) => s.maeRaw),
+  'traffic.mae_calibrated': (r) => meanOverSpaces(r, (s) => s.maeCalibrated),
+  'latency.p50': (r) => r.latencyMs.p50,
+  'latency.p90': (r) => r.latencyMs.p90,
+  'latency.p99': (r) => r.latencyMs.p99,
+  'latency.max': (r) => r.latencyMs.max,
+  'messages.lost': (r) => r.messages.lost,
+  'messages.duplicates': (r) => r.messages.duplicateBatches,
+  'messages.delivered': (r) => r.messages.packetsDelivered,
+  deadletters: (r) => r.messages.deadLettered,
+  'pipeline.late_beyond_window': (r) => r.pipeline.lateBeyondWindow,
+  'delivery.mesh_ratio': (r) => r.delivery?.overall.meshDeliveryRatio ?? null,
+  'webhooks.delivered': (r) => sumWebhooks(r, (w) => w.delivered),
+  'webhooks.deadletters': (r) => sumWebhooks(r, (w) => w.deadLettered),
+  'webhooks.lost': (r) => sumWebhooks(r, (w) => w.deadLettered + w.pending),
+  'detector.presence.exact': (r) => r.detector?.presence.overall.exactRate ?? null,
+  'detector.traffic.precision': (r) => r.detector?.traffic.overall.precision ?? null,
+  'detector.traffic.recall': (r) => r.detector?.traffic.overall.recall ?? null,
+};
+
+/** The mean over traffic spaces, as the summary prints it. */
+function meanOverSpaces(r: RunResult, f: (s: RunResult['trafficOccupancy']['spaces'][number]) => number): number | null {
+  const spaces = r.trafficOccupancy.spaces;
+  return spaces.length === 0 ? null : Math.round((spaces.reduce((a, s) => a + f(s), 0) / spaces.length) * 100) / 100;
+}
+
+type WebhookCounts = NonNullable<RunResult['webhooks']>[number];
+
+function sumWebhooks(r: RunResult, f: (w: WebhookCounts) => number): number | null {
+  return r.webhooks === undefined ? null : r.webhooks.reduce((a, w) => a + f(w), 0);
+}
+
+export function evaluateExpectations(expectations: readonly Expectation[], result: RunResult): Verdict[] {
+  return expectations.map((expectation) => {
+    const measured = READERS[expectation.metric](result);
+    return { expectation, measured, passed: measured !== null && holds(expectation.op, measured, expectation.value) };
+  });
+}
+
+/** A value in its metric's unit as a reader expects it: `0.43`, `97.2%`, `10.0 s`, `0`. */
+export function formatMetricValue(metric: ExpectMetric, value: number | null): string {
+  if (value === null) return 'not measured';
+  switch (EXPECT_METRICS[metric].unit) {
+    case 'duration':
+      return value >= 1000 ? `${(value / 1000).toFixed(1)} s` : `${value} ms`;
+    case 'ratio':
+      return `${(value * 100).toFixed(1)}%`;
+    case 'people':
+      return String(Math.round(value * 1000) / 1000);
+    case 'count':
+      return String(value);
+  }
+}

@@ -1,0 +1,28 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { parse } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { scenarioJsonSchema } from '../../src/scenario/schema.js';
+
+/**
+ * Editors validate scenario files with the JSON Schema `occusim schema` prints, before any
+ * template or `${}` substitution: every shipped scenario must pass a standard validator.
+ */
+const dir = new URL('../../scenarios/', import.meta.url);
+const files = readdirSync(dir).filter((f) => f.endsWith('.yaml'));
+
+describe('the JSON Schema of `occusim schema`', () => {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  const validate = ajv.compile(scenarioJsonSchema());
+
+  it.each(files)('accepts the shipped %s', (file) => {
+    const doc: unknown = parse(readFileSync(new URL(file, dir), 'utf8'));
+    const ok = validate(doc);
+    expect(ok ? [] : validate.errors?.slice(0, 5)).toEqual([]);
+  });
+
+  it('still refuses what the loader refuses (an unknown field)', () => {
+    const doc = parse(readFileSync(new URL('quickstart.yaml', dir), 'utf8')) as Record<string, unknown>;
+    expect(validate({ ...doc, colour: 'red' })).toBe(false);
+  });
+});
