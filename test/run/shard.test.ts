@@ -1,8 +1,6 @@
-import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { connectAsync } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
 import { isAppError } from '../../src/core/errors.js';
 import { loadScenarioObject } from '../../src/scenario/load.js';
 import type { ScenarioModel } from '../../src/scenario/model.js';
@@ -11,23 +9,7 @@ import { runScenario, type RunReport } from '../../src/run/run-scenario.js';
 import { parseShard, shardModel, shardSerials } from '../../src/run/shard.js';
 import { startMosquitto } from '../broker/mosquitto.js';
 import { describeWithBinaries } from '../support/external-binaries.js';
-
-/**
- * Quickstart with its floor's sensors split over three hives, so shards have something to
- * deal out: Hive 1 keeps the office, Hive 2 the meeting room and its door, Hive 3 the rest.
- */
-export function threeHiveScenario(durationText = '20m'): object {
-  const doc = parse(readFileSync(new URL('../../scenarios/quickstart.yaml', import.meta.url), 'utf8')) as Record<string, unknown>;
-  const floor = (doc as { sites: Array<{ buildings: Array<{ floors: Array<Record<string, unknown>> }> }> }).sites[0]!.buildings[0]!.floors[0]!;
-  floor.hives = [
-    { name: 'Hive 1', position: [8.8, 4], backhaul: 'wifi' },
-    { name: 'Hive 2', position: [15.8, 3], backhaul: 'ethernet' },
-    { name: 'Hive 3', position: [2, 4], backhaul: 'wifi' },
-  ];
-  const hiveOf: Record<string, string> = { Office: 'Hive 1', Meeting: 'Hive 2', 'Meeting door counter': 'Hive 2' };
-  for (const s of floor.sensors as Array<Record<string, unknown>>) s.hive = hiveOf[s.name as string] ?? 'Hive 3';
-  return { ...doc, name: 'quickstart-3-hives', start: '2026-03-02T08:45', duration: durationText };
-}
+import { threeHiveScenario } from './fixtures/three-hives.js';
 
 function model(): ScenarioModel {
   const r = loadScenarioObject(threeHiveScenario(), '<three hives>');
