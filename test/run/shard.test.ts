@@ -85,9 +85,10 @@ describeWithBinaries(['mosquitto'], 'shards on one external broker (Debian mosqu
     await settle();
     await a.stop();
     wholeLines = a.lines;
-    // Both shards at once, as on two machines: each platform ingests only its own hives.
+    // Both shards at once, as on two machines: each platform ingests only its own hives
+    // (shard 2's from its own thread, so the option crosses to the worker too).
     const b = await captureUplinks(mosquitto.url);
-    shards = await Promise.all([1, 2].map((index) => runScenario(threeHiveScenario(), { ...opts, shard: { index, count: 2 } })));
+    shards = await Promise.all([1, 2].map((index) => runScenario(threeHiveScenario(), { ...opts, platformThread: index === 2, shard: { index, count: 2 } })));
     await settle();
     await b.stop();
     shardLines = b.lines;
@@ -101,6 +102,9 @@ describeWithBinaries(['mosquitto'], 'shards on one external broker (Debian mosqu
     expect(shardLines.every((l) => bySerial(l) >= 0)).toBe(true);
     expect([...shardLines].sort()).toEqual([...wholeLines].sort());
     for (const r of shards) expect(r.result.messages.lost).toBe(0);
+    expect(shards.map((r) => r.perf.platformThread)).toEqual([false, true]);
+    // Had a shard's platform ingested the other's hives, it would have dead-lettered them (unknown hive).
+    for (const r of [whole, ...shards]) expect(r.result.messages.deadLettered).toBe(0);
     expect(shards.map((r) => r.shard?.hives.length)).toEqual([2, 1]);
   });
 
