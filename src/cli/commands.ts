@@ -16,6 +16,7 @@ import { printListeners, serveOptions, serveSignal, untilAborted } from './serve
 import { formatSummary } from './summary.js';
 import { storeFlag } from './store-flag.js';
 import { reportFileWriter } from './report-files.js';
+import { parseShard } from '../run/shard.js';
 
 import type { Flags, Io } from './io.js';
 export type { Flags, Io } from './io.js';
@@ -138,6 +139,12 @@ function runOptionsFromFlags(flags: Flags): RunOptions {
   if (typeof flags.host === 'string') opts.mqttHost = hostOf(flags);
   if (Array.isArray(flags.expect)) opts.expect = flags.expect;
   if (typeof flags.broker === 'string') opts.brokerUrl = flags.broker;
+  if (typeof flags.shard === 'string') {
+    const shard = parseShard(flags.shard);
+    if (shard === null) throw usage(`--shard must be i/n (slice i of n, e.g. 1/2), got ${JSON.stringify(flags.shard)}`);
+    if (opts.brokerUrl === undefined) throw usage(`--shard ${flags.shard} needs --broker mqtt://…: the broker every shard publishes to`);
+    opts.shard = shard;
+  }
   if (typeof flags.record === 'string') opts.record = flags.record;
   // Comma-separated CIDR blocks webhooks may reach although loopback or private (a local receiver).
   if (typeof flags['webhook-allow'] === 'string') opts.webhooks = { allow: flags['webhook-allow'].split(',').map((c) => c.trim()) };

@@ -11,6 +11,7 @@ import type { Flags, Io } from './io.js';
 import { OPTIONS, RUN_OPTIONS, type OptionName } from './options.js';
 import { receiveCommand } from './receive.js';
 import { replayCommand } from './replay.js';
+import { reportMergeCommand } from './report.js';
 import { serveCommand } from './serve.js';
 import { webhooksCommand } from './webhooks.js';
 
@@ -63,7 +64,7 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
     return cmd;
   };
 
-  command('run', 'simulate a scenario end to end and compare with ground truth', [...RUN_OPTIONS, 'serve', 'port', 'audience', 'graphiql'], ([file], f) => runCommand(file as string, f, io)).argument('<scenario>', 'scenario file, or a shipped scenario by name (quickstart)');
+  command('run', 'simulate a scenario end to end and compare with ground truth', [...RUN_OPTIONS, 'shard', 'serve', 'port', 'audience', 'graphiql'], ([file], f) => runCommand(file as string, f, io)).argument('<scenario>', 'scenario file, or a shipped scenario by name (quickstart)');
   command('validate', 'check a scenario file: every problem as file:line:col path: message', ['json'], ([file], f) => validateCommand(file as string, f, io)).argument('<scenario>');
   command('schema', 'print the scenario JSON Schema (or, with --graphql, the GraphQL SDL of the API)', [], (_, f) => (f.graphql === true ? graphqlSchemaCommand(io) : schemaCommand(io))).addOption(new Option('--graphql', 'print the GraphQL SDL of /api/v3/graphql instead'));
   command('frames', 'labelled PNG heat maps of what one sensor saw, a contact sheet and an animated GIF (t: HH:MM or 30m)', [], ([file], f) => framesCommand(file as string, f, io))
@@ -98,6 +99,11 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .addOption(new Option('--to <t>', 'RFC 3339 instant'))
     .addOption(new Option('--subscription <id>', 'only this subscription'));
   command('deadletters', 'list the webhook dead letters of a store', ['db'], (_, f) => webhooksCommand(['deadletters'], f, io), webhooks).addOption(new Option('--subscription <id>', 'only this subscription'));
+  const report = program.command('report').description('run reports: merge the reports of simulator shards (--shard i/n)').exitOverride();
+  report.configureOutput({ writeOut: (s) => void io.stdout.write(s), writeErr: (s) => void io.stderr.write(s), outputError: () => undefined });
+  command('merge', "the shards' reports as the whole run's ledger and accuracy (docs/scale-out.md)", ['json'], (files, f) => reportMergeCommand(files, f, io), report)
+    .argument('<reports...>', 'report files of every shard (occusim run --shard i/n --report FILE)')
+    .addOption(new Option('--out <file>', 'also write the merged report as JSON to this file'));
   return program;
 }
 
@@ -126,13 +132,14 @@ function commanderExit(err: CommanderError, argv: readonly string[], io: Io): nu
   return 2;
 }
 
-const COMMANDS = new Set(['run', 'validate', 'schema', 'frames', 'check', 'replay', 'serve', 'credentials', 'deadletters', 'receive', 'webhooks']);
+const COMMANDS = new Set(['run', 'validate', 'schema', 'frames', 'check', 'replay', 'serve', 'credentials', 'deadletters', 'receive', 'webhooks', 'report']);
 
 function commandPath(argv: readonly string[]): string {
   const first = argv.find((a) => !a.startsWith('-'));
   if (first === undefined || !COMMANDS.has(first)) return '';
-  if (first !== 'webhooks') return first;
   const sub = argv[argv.indexOf(first) + 1];
+  if (first === 'report') return sub === 'merge' ? 'report merge' : first;
+  if (first !== 'webhooks') return first;
   return sub === 'replay' || sub === 'deadletters' ? `webhooks ${sub}` : first;
 }
 

@@ -33,6 +33,7 @@ export const OPTIONS = {
   resume: () => new Option('--resume', 'continue the run held by --store (same scenario and seed)'),
   fresh: () => new Option('--fresh', 'delete what --store holds and start over'),
   platformThread: () => new Option('--platform-thread <mode>', 'auto (default: its own thread from 1,000 sensors), on or off').choices(['auto', 'on', 'off']),
+  shard: () => new Option('--shard <i/n>', 'simulate only slice i of n of the hives (dealt by serial), on the --broker the other shards share'),
   broker: () => new Option('--broker <url>', 'an external MQTT broker (mqtt://host:port) instead of the embedded one'),
   record: () => new Option('--record <file>', 'write every MQTT message to a capture (.occap; embedded broker only)'),
   quiet: () => new Option('--quiet', 'no progress bar, no summary'),

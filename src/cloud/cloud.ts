@@ -33,6 +33,8 @@ export interface CloudOptions {
   lookbackMs?: number;
   /** MQTT shared-subscription group: several ingest processes split the hives' load. */
   shareGroup?: string;
+  /** Ingest only the catalogue's hives' topics (a simulator shard's platform on a shared broker). */
+  ownHivesOnly?: boolean;
   clientId?: string;
   onEvent?: (e: OccupancyEvent) => void;
   /** DETECTIONS and TRAFFIC events (internal stream only, not in the outbox). */
@@ -126,6 +128,7 @@ export async function startCloud(opts: CloudOptions): Promise<Cloud> {
       password: opts.password,
       clientId: opts.clientId ?? 'occusim-cloud',
       ...(opts.shareGroup !== undefined ? { shareGroup: opts.shareGroup } : {}),
+      ...(opts.ownHivesOnly === true ? { hiveSerials: catalogue.all('hive').map((h) => h.serial) } : {}),
       onMessage(topic, payload) {
         if (failure !== undefined) return Promise.resolve(null);
         return pipeline.handleMessage(topic, payload).catch((err: unknown) => {

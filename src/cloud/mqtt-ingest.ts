@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import { connectAsync, type MqttClient } from 'mqtt';
 import { AppError, ErrorCodes } from '../core/errors.js';
-import { ackTopic, allHivesFilter, sharedFilter } from '../core/topics.js';
+import { ackTopic, allHivesFilter, heartbeatTopic, sharedFilter, uplinkTopic } from '../core/topics.js';
 import { encodeAck } from '../proto/codec.js';
 import type { UplinkAck } from '../proto/messages.js';
 
@@ -20,6 +20,11 @@ export interface MqttIngestOptions {
    * messages across every ingest process subscribed in the group. Omit for one process.
    */
   shareGroup?: string;
+  /**
+   * Subscribe to these hives' topics only (a simulator shard's own platform, docs/scale-out.md:
+   * other shards' hives share the broker). Absent: every hive's.
+   */
+  hiveSerials?: readonly string[];
   /** Called in arrival order; must not reject (a failure resolves to null). */
   onMessage(topic: string, payload: Uint8Array): Promise<UplinkAck | null>;
   /** When given, the ingest also subscribes to every hive's heartbeat topic and hands HiveHeartbeat payloads here (never to onMessage). */
@@ -66,9 +71,9 @@ export async function startMqttIngest(o: MqttIngestOptions): Promise<MqttIngest>
     });
   });
   try {
-    const filter = allHivesFilter('uplink');
-    await subscribe(client, o.shareGroup === undefined ? filter : sharedFilter(o.shareGroup, filter));
-    if (o.onHeartbeat) await subscribe(client, allHivesFilter('heartbeat'));
+    const topics = (kind: 'uplink' | 'heartbeat'): string[] => (o.hiveSerials === undefined ? [allHivesFilter(kind)] : o.hiveSerials.map((s) => (kind === 'uplink' ? uplinkTopic(s) : heartbeatTopic(s))));
+    for (const filter of topics('uplink')) await subscribe(client, o.shareGroup === undefined ? filter : sharedFilter(o.shareGroup, filter));
+    if (o.onHeartbeat) for (const filter of topics('heartbeat')) await subscribe(client, filter);
   } catch (err) {
     await client.endAsync(true);
     throw err instanceof AppError ? err : new AppError(ErrorCodes.CLOUD_FAILED, `cloud ingest cannot subscribe: ${(err as Error).message}`, { cause: err });

@@ -59,6 +59,8 @@ export interface PlatformOptions {
   mqttHost?: string;
   /** An external MQTT broker instead of the embedded one. */
   brokerUrl?: string | undefined;
+  /** Ingest only the catalogue's hives' topics: a simulator shard's platform on a broker the other shards share. */
+  ownHivesOnly?: boolean;
   /** The cloud's own login on an external broker (the embedded one gets a fresh random secret per start). */
   cloudCredentials?: { username: string; password: string };
   /** Sees every message the embedded broker accepts (capture recording). */
@@ -125,6 +127,7 @@ export function platformOptionsOf(init: PlatformThreadInit): PlatformOptions {
     mqttPort: init.mqttPort,
     ...(init.mqttHost !== undefined ? { mqttHost: init.mqttHost } : {}),
     ...(init.brokerUrl !== null ? { brokerUrl: init.brokerUrl } : {}),
+    ...(init.ownHivesOnly === true ? { ownHivesOnly: true } : {}),
     api: init.api,
     webhooks: init.webhooks ?? null,
   };
@@ -175,6 +178,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       tickMs: opts.tickMs,
       clock,
       store,
+      ...(opts.ownHivesOnly === true ? { ownHivesOnly: true } : {}),
       ...(hooks ? { sensorDeliveries: (events, receivedAtMs) => hooks.sensorDeliveries(events, receivedAtMs) } : {}),
     });
     closers.push(() => cloud.close());

@@ -21,6 +21,8 @@ export interface PlatformThreadInit {
   /** Interface of the embedded broker (default 127.0.0.1; `--host`). */
   mqttHost?: string;
   brokerUrl: string | null;
+  /** Ingest only the organisations' hives' topics (a simulator shard). */
+  ownHivesOnly?: boolean;
   api: { port: number; host?: string; audience: string; graphiql?: boolean } | null;
   /** Webhook delivery in the platform's thread (plain data: no wall-time function crosses). */
   webhooks?: Omit<PlatformWebhookOptions, 'wallTime'> | null;

@@ -6,6 +6,7 @@ import type { StorePolicy } from '../platform/store-guard.js';
 import type { ReportData } from '../platform/reads.js';
 import type { TruthRecorder } from '../sim/truth.js';
 import type { RunResult } from './report.js';
+import type { ShardSpec } from './shard.js';
 
 /** Options of `runScenario` (and of `occusim run`, which maps its flags onto these). */
 export interface RunOptions {
@@ -34,6 +35,11 @@ export interface RunOptions {
   mqttHost?: string;
   /** Use this external MQTT broker (mqtt://host:port) instead of the embedded one. */
   brokerUrl?: string;
+  /**
+   * Simulate only slice `index` of `count` of the hives (src/run/shard.ts; docs/scale-out.md), on
+   * an external broker (`brokerUrl`) the other shards share. People move through the whole world.
+   */
+  shard?: ShardSpec;
   /** Write every MQTT message the embedded broker accepts to this capture file (.occap). */
   record?: string;
   /** Called as the run advances, at most about 200 times a run. */

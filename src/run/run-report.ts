@@ -1,5 +1,6 @@
 import type { Verdict } from './expectations.js';
 import type { RunResult } from './report.js';
+import type { ShardInfo } from './shard.js';
 
 /** Wall-clock figures: differ run to run, kept apart from `result`. */
 export interface RunPerf {
@@ -25,6 +26,8 @@ export interface RunPerf {
 export interface RunReport {
   scenario: string;
   seed: number;
+  /** Present on a shard's report (`--shard i/n`): its slice; `report merge` joins the slices. */
+  shard?: ShardInfo;
   /** Deterministic: byte-identical for the same scenario and seed at `--speed max`. */
   result: RunResult;
   perf: RunPerf;

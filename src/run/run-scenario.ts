@@ -24,6 +24,7 @@ import { evaluateExpectations } from './expectations.js';
 import { MAX_EXPECTATIONS, parseExpectation, type Expectation } from '../scenario/expectations.js';
 import { reportRequest, reportSource } from './report-source.js';
 import type { RunReport } from './run-report.js';
+import { shardModel } from './shard.js';
 
 export type { RunPerf, RunReport } from './run-report.js';
 
@@ -40,12 +41,16 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
   const opts = resolveRunOptions(options);
   const extraExpectations = parseExpectations(options.expect ?? []);
   const wall = startStopwatch();
-  const model = loadModel(scenario, options);
+  const whole = loadModel(scenario, options);
+  // A shard simulates its hives and their sensors (`model`); the world and its truth stay whole.
+  const sharded = options.shard ? shardModel(whole, options.shard) : null;
+  if (sharded && options.brokerUrl === undefined) throw new AppError(ErrorCodes.USAGE, `--shard ${options.shard?.index}/${options.shard?.count} needs --broker mqtt://…: the broker every shard publishes to`);
+  const model = sharded?.model ?? whole;
   const loadMs = wall.elapsedMs();
   const clock = new VirtualClock(model.startMs);
   const edge = createEdgeStage(model, options.workers === undefined ? {} : { workers: options.workers });
-  const world = createWorld(model);
-  const truth = createTruthRecorder(model);
+  const world = createWorld(whole);
+  const truth = createTruthRecorder(whole);
   const recorder = recorderFor(options, model, clock);
   const platform = await startRunPlatform(model, opts, options, recorder).catch((err: unknown) => {
     recorder?.close();
@@ -83,6 +88,7 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
     const report: RunReport = {
       scenario: model.name,
       seed: model.seed,
+      ...(sharded ? { shard: sharded.info } : {}),
       result,
       perf: {
         wallMs: Math.round(wallMs),
@@ -133,6 +139,7 @@ function startRunPlatform(model: ScenarioModel, opts: ResolvedRunOptions, option
     mqttPort: opts.mqttPort,
     ...(options.mqttHost !== undefined ? { mqttHost: options.mqttHost } : {}),
     brokerUrl: options.brokerUrl ?? null,
+    ...(options.shard ? { ownHivesOnly: true } : {}),
     api: options.api ?? null,
     webhooks: webhookOptions(model, options),
   };
