@@ -4,6 +4,7 @@ import { AppError, ErrorCodes, isAppError } from '../core/errors.js';
 import type { SensorPacket } from '../edge/packet.js';
 import { FaultTimeline } from '../mesh/faults.js';
 import { MeshSim } from '../mesh/mesh.js';
+import { fleetIndex } from '../mesh/topology.js';
 import { PROTOCOL_MINOR } from '../proto/limits.js';
 import type { SensorHealth, WirePacket } from '../proto/messages.js';
 import type { ScenarioModel, SensorModel } from '../scenario/model.js';
@@ -61,14 +62,15 @@ export function createMeshDelivery(model: ScenarioModel, hives: readonly MeshHiv
   const faults = new FaultTimeline(model.faults);
   const sensors = new Map(model.sensors.map((s) => [s.id, s]));
   const rigs = new Map<string, HiveRig>();
+  const fleet = fleetIndex(model);
   for (const h of hives) {
-    const hm = model.hives.find((x) => x.id === h.id);
+    const hm = fleet.hives.get(h.id);
     if (!hm) continue;
     const node = new HiveNode({
       hiveId: h.id, serial: h.serial, params: network.hive, profile: UPLINK_PROFILES[hm.backhaul], faults, seed: model.seed,
       startMs: model.startMs, endMs: model.startMs + model.durationMs, batchIntervalMs: model.batchIntervalMs,
     });
-    rigs.set(h.id, { endpoint: h, sensors: model.sensors.filter((s) => s.hiveId === h.id), mesh: new MeshSim(model, h.id, network.mesh, faults), node, health: new Map(), lastParents: new Map(), ledger: emptyLedger(h.serial) });
+    rigs.set(h.id, { endpoint: h, sensors: fleet.sensorsOfHive.get(h.id) ?? [], mesh: new MeshSim(model, h.id, network.mesh, faults), node, health: new Map(), lastParents: new Map(), ledger: emptyLedger(h.serial) });
   }
   const hops = new Map<number, number>();
   let lastFlushMs = model.startMs;
