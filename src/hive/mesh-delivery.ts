@@ -1,6 +1,7 @@
 import type { VirtualClock } from '../core/clock.js';
 import { ackTopic, allHivesFilter } from '../core/topics.js';
 import { AppError, ErrorCodes, isAppError } from '../core/errors.js';
+import { ValueCounts } from '../core/value-counts.js';
 import type { SensorPacket } from '../edge/packet.js';
 import { FaultTimeline } from '../mesh/faults.js';
 import { MeshSim } from '../mesh/mesh.js';
@@ -227,13 +228,13 @@ function heartbeatOf(rig: HiveRig, t: number, sent: readonly Transmission[]) {
 function emptyLedger(hive: string): HiveLedger {
   return {
     hive, generated: 0, offlineSuppressed: 0, meshDelivered: 0, meshDropped: 0, meshQueueOverflow: 0, bufferOverflow: 0, batches: 0, transmissions: 0,
-    retransmitted: 0, lostInFlight: 0, duplicated: 0, acked: 0, undelivered: 0, lost: 0, heartbeats: 0, latencyMs: latencySummary([]),
+    retransmitted: 0, lostInFlight: 0, duplicated: 0, acked: 0, undelivered: 0, lost: 0, heartbeats: 0, latencyMs: latencySummary(new ValueCounts()),
   };
 }
 
 function buildReport(rigs: ReadonlyMap<string, HiveRig>, hops: ReadonlyMap<number, number>, nowMs: number): DeliveryReport {
   const ledgers: HiveLedger[] = [];
-  const all: number[] = [];
+  const all = new ValueCounts();
   let frames = 0;
   let delivered = 0;
   let attempts = 0;
@@ -248,7 +249,7 @@ function buildReport(rigs: ReadonlyMap<string, HiveRig>, hops: ReadonlyMap<numbe
       undelivered: l.generated - l.meshDropped - l.meshQueueOverflow - c.overflowPackets - c.ackedPackets, lost: l.generated - c.ackedPackets,
       latencyMs: latencySummary(r.node.latenciesMs),
     });
-    for (const ms of r.node.latenciesMs) all.push(ms); // millions in a day: no spread (argument limit)
+    all.addAll(r.node.latenciesMs);
     frames += r.mesh.counters.sent;
     delivered += r.mesh.counters.delivered;
     attempts += r.mesh.counters.attempts;
