@@ -4,6 +4,10 @@ import type { RunResult } from './report.js';
 export interface RunPerf {
   wallMs: number;
   loadMs: number;
+  /** Wall ms from the start to the first tick: load, world, edge, platform (catalogue, ingest tables), hive logins, meshes. */
+  startupMs: number;
+  /** Wall ms of the simulation loop and the final drain (what `sensorSecondsPerWallSecond` spreads over the whole wall time). */
+  loopMs: number;
   simulatedMs: number;
   /** Simulated time per wall time. */
   speedup: number;

@@ -52,8 +52,10 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
     for (const h of model.hives) links.set(h.id, await connectHive({ brokerUrl: platform.brokerUrl, serial: h.serial, password: h.password }));
     await options.onPlatform?.({ model, dbPath: platform.dbPath, brokerUrl: platform.brokerUrl, apiUrl: platform.apiUrl });
     const delivery = createMeshDelivery(model, meshEndpoints(model, new Map([...links].map(([id, link]) => [id, { link }] as const))), clock, { ...brokerRestartHook(model, platform.restartBroker), beforeFlush: (t) => platform.setTime(t) });
+    const startupMs = wall.elapsedMs();
     const loop = await simulate({ model, clock, world, truth, edge, delivery, platform, speed: opts.speed, onProgress: opts.onProgress, signal: options.signal ?? null });
     await delivery.drain();
+    const loopMs = wall.elapsedMs() - startupMs;
     loop.batchesSent = delivery.stats().batchesPublished;
     await platform.finish();
     const result = buildResult(model, truth, reportSource(await platform.reads.report(reportRequest(model))), loop, edge.accuracy?.());
@@ -69,6 +71,8 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
       perf: {
         wallMs: Math.round(wallMs),
         loadMs: Math.round(loadMs),
+        startupMs: Math.round(startupMs),
+        loopMs: Math.round(loopMs),
         simulatedMs: model.durationMs,
         speedup: round(model.durationMs / Math.max(1, wallMs), 1),
         ticks: loop.ticks,
