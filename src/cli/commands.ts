@@ -21,6 +21,7 @@ export async function runCommand(file: string, flags: Flags, io: Io): Promise<nu
   const quiet = flags.quiet === true;
   const bar = !quiet && io.stderr.isTTY ? createProgressBar(io.stderr, 'simulating') : null;
   if (bar) opts.onProgress = (done, total) => bar.update(done, total);
+  opts.onWarning = (message) => io.stderr.write(`${message}\n`);
   const finish = (report: RunReport): void => {
     bar?.done();
     if (typeof flags.report === 'string') writeFileSync(flags.report, `${JSON.stringify(report, null, 2)}\n`);

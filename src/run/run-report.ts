@@ -1,3 +1,4 @@
+import type { RealTimeSummary } from './lag.js';
 import type { RunResult } from './report.js';
 
 /** Wall-clock figures: differ run to run, kept apart from `result`. */
@@ -8,6 +9,9 @@ export interface RunPerf {
   startupMs: number;
   /** Wall ms of the simulation loop and the final drain (what `sensorSecondsPerWallSecond` spreads over the whole wall time). */
   loopMs: number;
+  /** CPU ms (every thread) of the start-up and of the loop: growth measures that other processes on the machine do not stretch. */
+  startupCpuMs: number;
+  loopCpuMs: number;
   simulatedMs: number;
   /** Simulated time per wall time. */
   speedup: number;
@@ -21,6 +25,8 @@ export interface RunPerf {
   platformThread: boolean;
   /** True when the run was stopped (`signal`) before the scenario's end. */
   interrupted: boolean;
+  /** Paced runs (`--speed F`): lag behind the wall clock and sensing → stored latency, wall ms (src/run/lag.ts). */
+  realTime?: RealTimeSummary;
   /** Wall ms from a webhook delivery's enqueue to its 2xx (runs with webhooks). */
   webhookLatencyMs?: { p50: number; p99: number };
 }

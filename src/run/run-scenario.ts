@@ -10,6 +10,7 @@ import { createTruthRecorder } from '../sim/truth.js';
 import { createWorld } from '../sim/world.js';
 import { simulate } from './loop.js';
 import { resolveRunOptions, type ResolvedRunOptions, type RunOptions } from './options.js';
+import { LagMonitor } from './lag.js';
 import { peakRssMb, startStopwatch } from './perf.js';
 import { assetsFromScenario } from '../assets/from-scenario.js';
 import { connectHive, type HiveLink } from '../hive/mqtt-hive.js';
@@ -53,9 +54,12 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
     await options.onPlatform?.({ model, dbPath: platform.dbPath, brokerUrl: platform.brokerUrl, apiUrl: platform.apiUrl });
     const delivery = createMeshDelivery(model, meshEndpoints(model, new Map([...links].map(([id, link]) => [id, { link }] as const))), clock, { ...brokerRestartHook(model, platform.restartBroker), beforeFlush: (t) => platform.setTime(t) });
     const startupMs = wall.elapsedMs();
-    const loop = await simulate({ model, clock, world, truth, edge, delivery, platform, speed: opts.speed, onProgress: opts.onProgress, signal: options.signal ?? null });
+    const startupCpuMs = wall.cpuMs();
+    const lag = opts.speed === 'max' ? null : new LagMonitor(opts.speed);
+    const loop = await simulate({ model, clock, world, truth, edge, delivery, platform, speed: opts.speed, onProgress: opts.onProgress, signal: options.signal ?? null, lag, onWarning: options.onWarning ?? null });
     await delivery.drain();
     const loopMs = wall.elapsedMs() - startupMs;
+    const loopCpuMs = wall.cpuMs() - startupCpuMs;
     loop.batchesSent = delivery.stats().batchesPublished;
     await platform.finish();
     const result = buildResult(model, truth, reportSource(await platform.reads.report(reportRequest(model))), loop, edge.accuracy?.());
@@ -73,6 +77,8 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
         loadMs: Math.round(loadMs),
         startupMs: Math.round(startupMs),
         loopMs: Math.round(loopMs),
+        startupCpuMs: Math.round(startupCpuMs),
+        loopCpuMs: Math.round(loopCpuMs),
         simulatedMs: model.durationMs,
         speedup: round(model.durationMs / Math.max(1, wallMs), 1),
         ticks: loop.ticks,
@@ -82,6 +88,7 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
         cpuPercent: wall.cpuPercent(),
         platformThread: platform.inOwnThread,
         interrupted: loop.interrupted,
+        ...(lag ? { realTime: lag.summary() } : {}),
         ...(hooks ? { webhookLatencyMs: { p50: round(hooks.latencyP50Ms, 2), p99: round(hooks.latencyP99Ms, 2) } } : {}),
       },
       db: platform.dbPath,
