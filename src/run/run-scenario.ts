@@ -13,7 +13,7 @@ import { resolveRunOptions, type ResolvedRunOptions, type RunOptions } from './o
 import { LagMonitor } from './lag.js';
 import { peakRssMb, startStopwatch } from './perf.js';
 import { assetsFromScenario } from '../assets/from-scenario.js';
-import { connectHive, type HiveLink } from '../hive/mqtt-hive.js';
+import { ackTimeoutForFleet, connectHive, type HiveLink } from '../hive/mqtt-hive.js';
 import { platformOptionsOf, startPlatform, type Platform, type PlatformWebhookOptions } from '../platform/platform.js';
 import { startPlatformThread } from '../platform/thread.js';
 import type { PlatformThreadInit } from '../platform/thread-messages.js';
@@ -50,7 +50,8 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
   const links = new Map<string, HiveLink>();
   try {
     // The simulator's side: each hive logs in over MQTT like a device would.
-    for (const h of model.hives) links.set(h.id, await connectHive({ brokerUrl: platform.brokerUrl, serial: h.serial, password: h.password }));
+    const ackTimeoutMs = ackTimeoutForFleet((model.sensors.length * model.batchIntervalMs) / 1000);
+    for (const h of model.hives) links.set(h.id, await connectHive({ brokerUrl: platform.brokerUrl, serial: h.serial, password: h.password, ackTimeoutMs }));
     await options.onPlatform?.({ model, dbPath: platform.dbPath, brokerUrl: platform.brokerUrl, apiUrl: platform.apiUrl });
     const delivery = createMeshDelivery(model, meshEndpoints(model, new Map([...links].map(([id, link]) => [id, { link }] as const))), clock, { ...brokerRestartHook(model, platform.restartBroker), beforeFlush: (t) => platform.setTime(t) });
     const startupMs = wall.elapsedMs();
