@@ -12,6 +12,7 @@ import { runDeliveryBench } from './delivery.js';
 import { runPipelineBench } from './pipeline.js';
 import { runPlatformBench } from './platform.js';
 import { runReportingBench } from './reporting.js';
+import { runScaleBench } from './scale.js';
 import { runWebhooksBench } from './webhooks.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -26,3 +27,4 @@ if (only === undefined || only === 'reporting') await runReportingBench();
 if (only === undefined || only === 'platform') await runPlatformBench(root, process.argv[3]);
 if (only === undefined || only === 'mcp') await runMcpBench(root);
 if (only === undefined || only === 'webhooks') await runWebhooksBench(root);
+if (only === undefined || only === 'scale') await runScaleBench(root, process.argv[3], process.argv[4], process.argv[5]);

@@ -1,3 +1,4 @@
+import type { ValueCounts } from '../core/value-counts.js';
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { AssetCatalogue } from '../assets/catalogue.js';
@@ -16,7 +17,7 @@ import { RequestStatus, type StatusSource } from './status.js';
 export interface MetricsSource {
   counters(): CloudCounters;
   /** Sensing → processed latency of every processed packet (simulated ms), in processing order. */
-  latenciesMs(): readonly number[];
+  latenciesMs(): ValueCounts;
   /** Null when the platform delivers no webhooks. */
   webhookStats(): EngineStats | null;
   status: StatusSource;
@@ -92,15 +93,19 @@ function webhookMetrics(registry: Registry, src: MetricsSource): void {
  * not the run's history.
  */
 function lagHistogram(registry: Registry, src: MetricsSource): void {
-  let seen = 0;
+  // What was observed so far per value: a scrape observes only what arrived since the last.
+  const seen = new Map<number, number>();
   new Histogram({
     name: 'occusim_ingest_lag_seconds',
     help: 'Simulated time from a packet being sensed to the cloud processing it',
     buckets: LAG_BUCKETS,
     registers: [registry],
     collect() {
-      const all = src.latenciesMs();
-      for (; seen < all.length; seen++) this.observe((all[seen] as number) / 1000);
+      for (const [ms, count] of src.latenciesMs().entries()) {
+        const before = seen.get(ms) ?? 0;
+        for (let k = before; k < count; k++) this.observe(ms / 1000);
+        seen.set(ms, count);
+      }
     },
   });
 }

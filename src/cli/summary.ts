@@ -1,4 +1,5 @@
 import type { RunReport } from '../run/run-scenario.js';
+import { formatRealTime } from '../run/lag.js';
 import { formatDelivery } from './delivery-summary.js';
 
 /** Beyond this many rows a table is summarised: totals and the worst ten (the full tables are in --report and --html). */
@@ -103,6 +104,8 @@ export function formatSummary(report: RunReport): string {
   lines.push(
     `Wall time ${(p.wallMs / 1000).toFixed(1)} s (×${p.speedup} real time, ${p.sensorSecondsPerWallSecond.toLocaleString('en-US')} sensor-s/s), CPU ${p.cpuPercent} % (platform ${p.platformThread ? 'in its own thread' : 'in the run\'s thread'}), peak RSS ${p.peakRssMb} MB; store: ${report.dbKept ? report.db : 'temporary, deleted at exit (--keep keeps it)'}`,
   );
+  const realTime = formatRealTime(p.realTime);
+  if (realTime !== null) lines.push(realTime);
   return lines.join('\n');
 }
 

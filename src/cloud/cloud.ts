@@ -1,4 +1,5 @@
 import type { Clock } from '../core/clock.js';
+import type { ValueCounts } from '../core/value-counts.js';
 import { AppError, ErrorCodes } from '../core/errors.js';
 import { MINUTE_MS } from '../core/time.js';
 import type { AssetCatalogue } from '../assets/catalogue.js';
@@ -67,7 +68,7 @@ export interface Cloud {
   idle(): Promise<void>;
   counters(): CloudCounters;
   /** Sim-time latency (processing instant from clock.now() minus sensedAtMs) of every processed packet, for percentiles. */
-  latenciesMs(): readonly number[];
+  latenciesMs(): ValueCounts;
   /** Read back from the store, ordered by minute. */
   presenceMinutes(spaceId: string): Promise<PresenceMinute[]>;
   /** Read back from the store, ordered by minute. */

@@ -1,4 +1,5 @@
 import type { Clock } from '../core/clock.js';
+import { ValueCounts } from '../core/value-counts.js';
 import { floorToMinute, MINUTE_MS } from '../core/time.js';
 import { uplinkTopic } from '../core/topics.js';
 import type { UplinkAck } from '../proto/messages.js';
@@ -77,7 +78,7 @@ export class CloudPipeline {
   /** The catalogue version the ingest tables were built from. */
   #builtFrom: number;
   readonly #traffic = new TrafficAggregator();
-  readonly #latencies: number[] = [];
+  readonly #latencies = new ValueCounts();
   readonly #counters = { batchesReceived: 0, batchesProcessed: 0, duplicateBatches: 0, packetsProcessed: 0, packetsStoredBefore: 0, deadLettered: 0 };
   /** Each hive's acked progress in the store when this pipeline first heard from it. */
   readonly #ackedAtStart = new Map<string, number>();
@@ -233,7 +234,7 @@ export class CloudPipeline {
     return { ...this.#counters, ...this.#recompute.counters };
   }
 
-  latenciesMs(): readonly number[] {
+  latenciesMs(): ValueCounts {
     return this.#latencies;
   }
 
@@ -279,7 +280,7 @@ export class CloudPipeline {
         await this.#reload(minuteMs, minuteMs + MINUTE_MS, r.kind[i] as number);
       }
       this.#feed(r, i);
-      this.#latencies.push(processedAtMs - t);
+      this.#latencies.add(processedAtMs - t);
       this.#counters.packetsProcessed++;
     }
   }

@@ -1,6 +1,7 @@
 import { footprintTransform, type FootprintTransform } from '../core/footprint.js';
+import { groupBy } from '../core/group-by.js';
 import { bbox, pointInPolygon, type BBox, type Polygon } from '../core/geometry.js';
-import type { AssetSnapshot, Hive, Sensor } from '../assets/model.js';
+import type { AssetSnapshot, Hive, Sensor, Zone } from '../assets/model.js';
 
 /**
  * The cloud's ingest tables, derived from a snapshot of the asset catalogue (rebuilt when it changes): hives by serial, sensors
@@ -53,30 +54,30 @@ function byId<T extends { id: string }>(a: T, b: T): number {
 
 function buildFloorIndexes(model: AssetSnapshot): Map<string, FloorIndex> {
   const floors = new Map<string, FloorIndex>();
+  const roomsOf = groupBy(model.rooms, (r) => r.floorId);
+  const zonesOf = groupBy(model.zones, (z) => z.floorId);
   for (const f of model.floors) {
-    const rooms = model.rooms.filter((r) => r.floorId === f.id).map((r) => indexSpace(r.id, r.polygon));
-    const zones = model.zones.filter((z) => z.floorId === f.id).map((z) => indexSpace(z.id, z.polygon));
+    const rooms = (roomsOf.get(f.id) ?? []).map((r) => indexSpace(r.id, r.polygon));
+    const zones = (zonesOf.get(f.id) ?? []).map((z) => indexSpace(z.id, z.polygon));
     floors.set(f.id, { floorId: f.id, rooms: rooms.sort(byId), zones: zones.sort(byId) });
   }
   return floors;
 }
 
 /** Which zones a presence sensor samples: zone of its room, the zone it names, floor-zones. */
-function zonesSampledBy(model: AssetSnapshot, s: Sensor): string[] {
-  return model.zones
-    .filter((z) => z.floorId === s.floorId)
-    .filter((z) => (z.roomId === null ? true : z.roomId === s.roomId) || z.id === s.zoneId)
-    .map((z) => z.id);
+function zonesSampledBy(floorZones: readonly Zone[], s: Sensor): string[] {
+  return floorZones.filter((z) => (z.roomId === null ? true : z.roomId === s.roomId) || z.id === s.zoneId).map((z) => z.id);
 }
 
 function buildSampledSpaces(model: AssetSnapshot): Map<string, readonly string[]> {
   const out = new Map<string, readonly string[]>();
+  const zonesOf = groupBy(model.zones, (z) => z.floorId);
   for (const s of model.sensors) {
     if (s.mode !== 'presence') {
       out.set(s.id, []);
       continue;
     }
-    const ids = new Set<string>([s.floorId, ...zonesSampledBy(model, s)]);
+    const ids = new Set<string>([s.floorId, ...zonesSampledBy(zonesOf.get(s.floorId) ?? [], s)]);
     if (s.roomId !== null) ids.add(s.roomId);
     out.set(s.id, [...ids].sort());
   }

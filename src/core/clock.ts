@@ -53,6 +53,11 @@ export class ScaledWallClock implements Clock {
     return this.#startMs + (this.#wall() - this.#wall0) * this.#factor;
   }
 
+  /** Wall milliseconds since simulated time `simMs` was due (0 while it is still ahead): how late a run is. */
+  wallLagMs(simMs: number): number {
+    return Math.max(0, (this.now() - simMs) / this.#factor);
+  }
+
   /** Wall milliseconds to wait until simulated time reaches `simMs` (0 when already past). */
   wallDelayUntil(simMs: number): number {
     return Math.max(0, (simMs - this.now()) / this.#factor);

@@ -1,4 +1,5 @@
 import { footprintTransform, type FootprintTransform } from '../core/footprint.js';
+import { groupBy } from '../core/group-by.js';
 import { rngFor } from '../core/rng.js';
 import type { ScenarioModel, SensorModel } from '../scenario/model.js';
 import type { PersonState, World } from '../sim/types.js';
@@ -49,8 +50,8 @@ export interface FrameStageOptions {
 export function createFrameEdgeStage(model: ScenarioModel, opts: FrameStageOptions): EdgeStage {
   const runner = opts.workers > 0 && opts.poolRunner ? opts.poolRunner(opts.workers) : inThreadRunner();
   const sensors = model.sensors.map((s) => frameSensor(model, s));
-  const floors = [...new Set(model.sensors.map((s) => s.floorId))];
-  const byFloor = new Map(floors.map((f) => [f, sensors.filter((s) => s.model.floorId === f)]));
+  // One pass, not a scan of the fleet per floor (floors × sensors at start-up).
+  const byFloor = groupBy(sensors, (s) => s.model.floorId);
   const people = personTable(model.seed);
   return {
     observe(step, world: World) {
@@ -91,7 +92,7 @@ export function sensorsPerTask(sensors: number, workers: number): number {
 
 export function frameSensor(model: ScenarioModel, s: SensorModel): FrameSensor {
   const spec = buildSpec(model, s);
-  const door = s.doorId === null ? undefined : model.doors.find((d) => d.id === s.doorId);
+  const door = s.doorId === null ? undefined : doorsOf(model).get(s.doorId);
   const rooms = new Set<string | null>(s.mode === 'traffic' && door ? [door.fromRoomId, door.toRoomId] : [s.roomId]);
   return {
     model: s,
@@ -105,6 +106,15 @@ export function frameSensor(model: ScenarioModel, s: SensorModel): FrameSensor {
     people: [],
     prev: null,
   };
+}
+
+const doorIndexes = new WeakMap<ScenarioModel, ReadonlyMap<string, ScenarioModel['doors'][number]>>();
+
+/** The model's doors by id, built once per model (a search of every door per traffic sensor grew with the fleet's square). */
+function doorsOf(model: ScenarioModel): ReadonlyMap<string, ScenarioModel['doors'][number]> {
+  let doors = doorIndexes.get(model);
+  if (!doors) doorIndexes.set(model, (doors = new Map(model.doors.map((d) => [d.id, d] as const))));
+  return doors;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { rngFor, type Rng } from '../core/rng.js';
+import { ValueCounts } from '../core/value-counts.js';
 import type { FaultTimeline, Window } from '../mesh/faults.js';
 import { encodeUplink } from '../proto/codec.js';
 import { PROTOCOL_MINOR } from '../proto/limits.js';
@@ -57,7 +58,8 @@ export interface HiveNodeOptions {
 export class HiveNode {
   readonly counters: HiveCounters = { packetsIn: 0, batches: 0, transmissions: 0, retransmissions: 0, lostInFlight: 0, overflowPackets: 0, ackedBatches: 0, ackedPackets: 0 };
   /** Sim-time latency, sensing → arrival at the broker, of every acknowledged packet. */
-  readonly latenciesMs: number[] = [];
+  /** Sensing → acked latency of every acked packet, as value counts (bounded memory, exact percentiles). */
+  readonly latenciesMs = new ValueCounts();
   readonly #o: HiveNodeOptions;
   readonly #latencyRng: Rng;
   readonly #randomOutages: Window[];
@@ -130,7 +132,7 @@ export class HiveNode {
       this.#bufferedBytes -= b.bytes;
       this.counters.ackedBatches++;
       this.counters.ackedPackets += b.batch.packets.length;
-      for (const p of b.batch.packets) this.latenciesMs.push(b.lastArrivalMs - p.sensedAtMs);
+      for (const p of b.batch.packets) this.latenciesMs.add(b.lastArrivalMs - p.sensedAtMs);
     }
   }
 

@@ -1,4 +1,5 @@
-import { percentile, round } from '../core/stats.js';
+import { round } from '../core/stats.js';
+import type { ValueCounts } from '../core/value-counts.js';
 import { isoUtc } from '../core/time.js';
 import type { Battery } from '../mesh/battery.js';
 
@@ -62,12 +63,12 @@ export interface DeliveryReport {
   };
 }
 
-export function latencySummary(values: readonly number[]): HiveLedger['latencyMs'] {
+export function latencySummary(values: ValueCounts): HiveLedger['latencyMs'] {
   return {
-    p50: round(percentile(values, 50) || 0, 1),
-    p90: round(percentile(values, 90) || 0, 1),
-    p99: round(percentile(values, 99) || 0, 1),
-    max: round(percentile(values, 100) || 0, 1),
+    p50: round(values.percentile(50) || 0, 1),
+    p90: round(values.percentile(90) || 0, 1),
+    p99: round(values.percentile(99) || 0, 1),
+    max: round(values.percentile(100) || 0, 1),
   };
 }
 
@@ -76,7 +77,7 @@ const SUMMED = [
   'transmissions', 'retransmitted', 'lostInFlight', 'duplicated', 'acked', 'undelivered', 'lost', 'heartbeats',
 ] as const;
 
-export function sumLedgers(hives: readonly HiveLedger[], latencies: readonly number[]): Omit<HiveLedger, 'hive'> {
+export function sumLedgers(hives: readonly HiveLedger[], latencies: ValueCounts): Omit<HiveLedger, 'hive'> {
   const out = Object.fromEntries(SUMMED.map((k) => [k, hives.reduce((a, h) => a + h[k], 0)])) as Record<(typeof SUMMED)[number], number>;
   return { ...out, latencyMs: latencySummary(latencies) };
 }

@@ -1,9 +1,11 @@
 import type { VirtualClock } from '../core/clock.js';
 import { ackTopic, allHivesFilter } from '../core/topics.js';
 import { AppError, ErrorCodes, isAppError } from '../core/errors.js';
+import { ValueCounts } from '../core/value-counts.js';
 import type { SensorPacket } from '../edge/packet.js';
 import { FaultTimeline } from '../mesh/faults.js';
 import { MeshSim } from '../mesh/mesh.js';
+import { fleetIndex } from '../mesh/topology.js';
 import { PROTOCOL_MINOR } from '../proto/limits.js';
 import type { SensorHealth, WirePacket } from '../proto/messages.js';
 import type { ScenarioModel, SensorModel } from '../scenario/model.js';
@@ -61,14 +63,15 @@ export function createMeshDelivery(model: ScenarioModel, hives: readonly MeshHiv
   const faults = new FaultTimeline(model.faults);
   const sensors = new Map(model.sensors.map((s) => [s.id, s]));
   const rigs = new Map<string, HiveRig>();
+  const fleet = fleetIndex(model);
   for (const h of hives) {
-    const hm = model.hives.find((x) => x.id === h.id);
+    const hm = fleet.hives.get(h.id);
     if (!hm) continue;
     const node = new HiveNode({
       hiveId: h.id, serial: h.serial, params: network.hive, profile: UPLINK_PROFILES[hm.backhaul], faults, seed: model.seed,
       startMs: model.startMs, endMs: model.startMs + model.durationMs, batchIntervalMs: model.batchIntervalMs,
     });
-    rigs.set(h.id, { endpoint: h, sensors: model.sensors.filter((s) => s.hiveId === h.id), mesh: new MeshSim(model, h.id, network.mesh, faults), node, health: new Map(), lastParents: new Map(), ledger: emptyLedger(h.serial) });
+    rigs.set(h.id, { endpoint: h, sensors: fleet.sensorsOfHive.get(h.id) ?? [], mesh: new MeshSim(model, h.id, network.mesh, faults), node, health: new Map(), lastParents: new Map(), ledger: emptyLedger(h.serial) });
   }
   const hops = new Map<number, number>();
   let lastFlushMs = model.startMs;
@@ -225,13 +228,13 @@ function heartbeatOf(rig: HiveRig, t: number, sent: readonly Transmission[]) {
 function emptyLedger(hive: string): HiveLedger {
   return {
     hive, generated: 0, offlineSuppressed: 0, meshDelivered: 0, meshDropped: 0, meshQueueOverflow: 0, bufferOverflow: 0, batches: 0, transmissions: 0,
-    retransmitted: 0, lostInFlight: 0, duplicated: 0, acked: 0, undelivered: 0, lost: 0, heartbeats: 0, latencyMs: latencySummary([]),
+    retransmitted: 0, lostInFlight: 0, duplicated: 0, acked: 0, undelivered: 0, lost: 0, heartbeats: 0, latencyMs: latencySummary(new ValueCounts()),
   };
 }
 
 function buildReport(rigs: ReadonlyMap<string, HiveRig>, hops: ReadonlyMap<number, number>, nowMs: number): DeliveryReport {
   const ledgers: HiveLedger[] = [];
-  const all: number[] = [];
+  const all = new ValueCounts();
   let frames = 0;
   let delivered = 0;
   let attempts = 0;
@@ -246,7 +249,7 @@ function buildReport(rigs: ReadonlyMap<string, HiveRig>, hops: ReadonlyMap<numbe
       undelivered: l.generated - l.meshDropped - l.meshQueueOverflow - c.overflowPackets - c.ackedPackets, lost: l.generated - c.ackedPackets,
       latencyMs: latencySummary(r.node.latenciesMs),
     });
-    for (const ms of r.node.latenciesMs) all.push(ms); // millions in a day: no spread (argument limit)
+    all.addAll(r.node.latenciesMs);
     frames += r.mesh.counters.sent;
     delivered += r.mesh.counters.delivered;
     attempts += r.mesh.counters.attempts;

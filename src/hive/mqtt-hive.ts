@@ -44,6 +44,18 @@ export interface HiveLink {
 }
 
 export const DEFAULT_ACK_TIMEOUT_MS = 10_000;
+/** Wall time allowed per packet of a delivery interval on top of the default (~10× what ingest costs per packet). */
+const ACK_WALL_MS_PER_PACKET = 0.1;
+
+/**
+ * Ack timeout for a hive of a fleet that sends `packetsPerInterval` packets (all hives) per
+ * delivery: every hive publishes at once and the platform ingests them one after another, so
+ * the last ack of a 90,000-sensor interval (900,000 packets) comes long after 10 s on a busy
+ * 2-core machine. A dead broker is still detected; a large fleet is no longer taken for one.
+ */
+export function ackTimeoutForFleet(packetsPerInterval: number): number {
+  return Math.round(DEFAULT_ACK_TIMEOUT_MS + packetsPerInterval * ACK_WALL_MS_PER_PACKET);
+}
 /** Wall ms between reconnect attempts after a drop (e.g. a broker restart fault). */
 const RECONNECT_PERIOD_MS = 250;
 const CONNECT_TIMEOUT_MS = 5_000;

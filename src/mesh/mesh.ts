@@ -55,8 +55,9 @@ export class MeshSim<T> {
   readonly #busy: number[];
   readonly #queues: number[][];
   readonly #lastArrival = new Map<string, number>();
-  readonly #rngs = new Map<string, Rng>();
-  readonly #linkStats = new Map<string, { tries: number; ok: number }>();
+  // Keyed by from × nodes + to: a number, not a `${from}>${to}` string built per transmission.
+  readonly #rngs = new Map<number, Rng>();
+  readonly #linkStats = new Map<number, { tries: number; ok: number }>();
   readonly #overflowsBy = new Map<string, number>();
   #preferred: number[] = [];
   #pending: Array<Pending<T>> = [];
@@ -130,7 +131,7 @@ export class MeshSim<T> {
     const i = this.#index(sensorId);
     const routing = this.routingAt(t);
     const p = routing.parents[i]?.[0];
-    const s = p ? this.#linkStats.get(`${i}>${p.to}`) : undefined;
+    const s = p ? this.#linkStats.get(this.#linkKey(i, p.to)) : undefined;
     return {
       parent: p ? this.mesh.nodes[p.to]!.id : '',
       rssi: p ? Math.round(p.rssi) : 0,
@@ -186,8 +187,9 @@ export class MeshSim<T> {
     let acked = false;
     for (const link of parents) {
       const rng = this.#rng(node, link.to);
-      const stats = this.#linkStats.get(`${node}>${link.to}`) ?? { tries: 0, ok: 0 };
-      this.#linkStats.set(`${node}>${link.to}`, stats);
+      const key = this.#linkKey(node, link.to);
+      let stats = this.#linkStats.get(key);
+      if (!stats) this.#linkStats.set(key, (stats = { tries: 0, ok: 0 }));
       for (let attempt = 0; attempt <= this.#p.maxRetries && !acked; attempt++) {
         time = this.#nextCell(node, time);
         this.counters.attempts++;
@@ -229,8 +231,12 @@ export class MeshSim<T> {
     return w === null ? t : w.to + JOIN_SLOTFRAMES_PER_HOP * this.slotframeMs;
   }
 
+  #linkKey(from: number, to: number): number {
+    return from * this.mesh.nodes.length + to;
+  }
+
   #rng(from: number, to: number): Rng {
-    const key = `${from}>${to}`;
+    const key = this.#linkKey(from, to);
     let r = this.#rngs.get(key);
     if (!r) {
       r = rngFor(this.#seed, `link:${this.mesh.nodes[from]!.id}>${this.mesh.nodes[to]!.id}`);

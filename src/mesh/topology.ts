@@ -1,4 +1,5 @@
-import type { Vec2 } from '../core/geometry.js';
+import { groupBy } from '../core/group-by.js';
+import type { Polygon, Vec2 } from '../core/geometry.js';
 import type { ScenarioModel } from '../scenario/model.js';
 import { MIN_USABLE_PDR, pdrAt, rssiDbm, wallsCrossed, type RadioParams } from './radio.js';
 
@@ -19,7 +20,22 @@ export interface MeshNode {
   readonly position: Vec2;
   readonly level: number;
   /** Usable links, strongest first. */
-  readonly links: MeshLink[];
+  readonly links: LinkTable;
+}
+
+/**
+ * A node's usable links, strongest first (pdr descending, then `to`), as parallel arrays:
+ * a fleet's meshes hold millions of links (a 50-sensor hive ~2,500), which as one object
+ * each cost ~100 bytes; here 20. `MeshLink` objects are made only for routing's parents.
+ */
+export interface LinkTable {
+  readonly to: Int32Array;
+  readonly pdr: Float64Array;
+  readonly rssi: Float64Array;
+}
+
+function linkAt(links: LinkTable, k: number): MeshLink {
+  return { to: links.to[k]!, pdr: links.pdr[k]!, rssi: links.rssi[k]! };
 }
 
 export interface HiveMesh {
@@ -37,32 +53,88 @@ export interface Routing {
   readonly load: readonly number[];
 }
 
+/**
+ * The fleet's lookups that every hive's mesh needs, built once per model (not per hive:
+ * scanning every sensor and room for each hive made start-up grow with hives × sensors).
+ */
+export interface FleetIndex {
+  readonly hives: ReadonlyMap<string, ScenarioModel['hives'][number]>;
+  readonly sensorsOfHive: ReadonlyMap<string, Array<ScenarioModel['sensors'][number]>>;
+  readonly roomsOfFloor: ReadonlyMap<string, Polygon[]>;
+  readonly levels: ReadonlyMap<string, number>;
+}
+
+const fleetIndexes = new WeakMap<ScenarioModel, FleetIndex>();
+
+export function fleetIndex(model: ScenarioModel): FleetIndex {
+  let index = fleetIndexes.get(model);
+  if (!index) {
+    const roomsOfFloor = new Map<string, Polygon[]>();
+    for (const [floorId, rooms] of groupBy(model.rooms, (r) => r.floorId)) roomsOfFloor.set(floorId, rooms.map((r) => r.polygon));
+    index = {
+      hives: new Map(model.hives.map((h) => [h.id, h] as const)),
+      sensorsOfHive: groupBy(model.sensors, (s) => s.hiveId),
+      roomsOfFloor,
+      levels: new Map(model.floors.map((f) => [f.id, f.level])),
+    };
+    fleetIndexes.set(model, index);
+  }
+  return index;
+}
+
+/**
+ * Largest distance at which a link can still be usable (no walls, same level), with a margin:
+ * pairs farther apart are not evaluated. RSSI falls with distance, so the exact test below
+ * decides every pair within it as before.
+ */
+function usableRangeM(radio: RadioParams): number {
+  for (let d = 1; d < 1e6; d *= 1.25) if (pdrAt(radio, rssiDbm(radio, d, 0, 0)) < MIN_USABLE_PDR) return d * 1.25 + 1;
+  return Infinity;
+}
+
 export function buildHiveMesh(model: ScenarioModel, hiveId: string, radio: RadioParams): HiveMesh {
-  const hive = model.hives.find((h) => h.id === hiveId);
+  const fleet = fleetIndex(model);
+  const hive = fleet.hives.get(hiveId);
   if (!hive) throw new RangeError(`no hive ${hiveId}`);
-  const levels = new Map(model.floors.map((f) => [f.id, f.level]));
-  const roomsByFloor = new Map<string, Array<(typeof model.rooms)[number]['polygon']>>();
-  for (const r of model.rooms) roomsByFloor.set(r.floorId, [...(roomsByFloor.get(r.floorId) ?? []), r.polygon]);
   const ends = [
     { id: hive.id, position: hive.position, floorId: hive.floorId },
-    ...model.sensors.filter((s) => s.hiveId === hiveId).map((s) => ({ id: s.id, position: s.center, floorId: s.floorId })),
+    ...(fleet.sensorsOfHive.get(hiveId) ?? []).map((s) => ({ id: s.id, position: s.center, floorId: s.floorId })),
   ];
-  const nodes: MeshNode[] = ends.map((e) => ({ id: e.id, position: e.position, level: levels.get(e.floorId) ?? 0, links: [] }));
+  const levels = ends.map((e) => fleet.levels.get(e.floorId) ?? 0);
+  const found: MeshLink[][] = ends.map(() => []);
+  // Candidate pairs from a grid of range-sized cells: each node meets the nodes of its own
+  // and the 8 neighbouring cells, once per pair (j > i); links are sorted below, so the order
+  // in which pairs are found does not matter.
+  const range = usableRangeM(radio);
+  const grid = Number.isFinite(range) ? groupBy(ends.keys(), (i) => cellKey(ends[i]!.position, range, 0, 0)) : new Map([['all', [...ends.keys()]]]);
   for (let i = 0; i < ends.length; i++) {
-    for (let j = i + 1; j < ends.length; j++) {
-      const a = ends[i]!;
+    const a = ends[i]!;
+    const candidates = Number.isFinite(range) ? NEIGHBOURS.flatMap(([dx, dy]) => grid.get(cellKey(a.position, range, dx, dy)) ?? []) : (grid.get('all') ?? []);
+    for (const j of candidates) {
+      if (j <= i) continue;
       const b = ends[j]!;
-      const walls = a.floorId === b.floorId ? wallsCrossed(a.position, b.position, roomsByFloor.get(a.floorId) ?? []) : 2;
+      const walls = a.floorId === b.floorId ? wallsCrossed(a.position, b.position, fleet.roomsOfFloor.get(a.floorId) ?? []) : 2;
       const d = Math.hypot(a.position[0] - b.position[0], a.position[1] - b.position[1]);
-      const rssi = rssiDbm(radio, d, walls, Math.abs(nodes[i]!.level - nodes[j]!.level));
+      const rssi = rssiDbm(radio, d, walls, Math.abs(levels[i]! - levels[j]!));
       const pdr = pdrAt(radio, rssi);
       if (pdr < MIN_USABLE_PDR) continue;
-      nodes[i]!.links.push({ to: j, pdr, rssi });
-      nodes[j]!.links.push({ to: i, pdr, rssi });
+      found[i]!.push({ to: j, pdr, rssi });
+      found[j]!.push({ to: i, pdr, rssi });
     }
   }
-  for (const n of nodes) n.links.sort((x, y) => y.pdr - x.pdr || x.to - y.to);
+  const nodes: MeshNode[] = ends.map((e, i) => {
+    const list = found[i]!.sort((x, y) => y.pdr - x.pdr || x.to - y.to);
+    found[i] = [];
+    const links = { to: Int32Array.from(list, (l) => l.to), pdr: Float64Array.from(list, (l) => l.pdr), rssi: Float64Array.from(list, (l) => l.rssi) };
+    return { id: e.id, position: e.position, level: levels[i]!, links };
+  });
   return { hiveId, nodes, index: new Map(nodes.map((n, i) => [n.id, i])) };
+}
+
+const NEIGHBOURS: ReadonlyArray<readonly [number, number]> = [[-1, -1], [0, -1], [1, -1], [-1, 0], [0, 0], [1, 0], [-1, 1], [0, 1], [1, 1]];
+
+function cellKey(p: Vec2, size: number, dx: number, dy: number): string {
+  return `${Math.floor(p[0] / size) + dx}:${Math.floor(p[1] / size) + dy}`;
 }
 
 /**
@@ -79,16 +151,22 @@ export function route(mesh: HiveMesh, down: ReadonlySet<string>): Routing {
     for (let i = 0; i < n; i++) if (!done[i] && cost[i]! < Infinity && (u < 0 || cost[i]! < cost[u]!)) u = i;
     if (u < 0) break;
     done[u] = true;
-    for (const l of mesh.nodes[u]!.links) {
-      if (down.has(mesh.nodes[l.to]!.id)) continue;
-      const c = cost[u]! + 1 / l.pdr;
-      if (c < cost[l.to]!) cost[l.to] = c;
+    const links = mesh.nodes[u]!.links;
+    for (let k = 0; k < links.to.length; k++) {
+      const to = links.to[k]!;
+      if (down.has(mesh.nodes[to]!.id)) continue;
+      const c = cost[u]! + 1 / links.pdr[k]!;
+      if (c < cost[to]!) cost[to] = c;
     }
   }
   const parents = mesh.nodes.map((node, i) => {
     if (i === 0 || cost[i] === Infinity || down.has(node.id)) return [];
-    return node.links
-      .filter((l) => cost[l.to]! < cost[i]! && !down.has(mesh.nodes[l.to]!.id))
+    const closer: MeshLink[] = [];
+    for (let k = 0; k < node.links.to.length; k++) {
+      const to = node.links.to[k]!;
+      if (cost[to]! < cost[i]! && !down.has(mesh.nodes[to]!.id)) closer.push(linkAt(node.links, k));
+    }
+    return closer
       .sort((a, b) => cost[a.to]! + 1 / a.pdr - (cost[b.to]! + 1 / b.pdr) || a.to - b.to)
       .slice(0, 2);
   });

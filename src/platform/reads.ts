@@ -20,8 +20,8 @@ export interface ReportRequest {
 
 export interface ReportData {
   counters: CloudCounters;
-  /** Sensing → processed latency of every processed packet, sim ms. */
-  latenciesMs: Float64Array;
+  /** Sensing → processed latency of every processed packet, sim ms, as distinct values and their counts (`ValueCounts.toArrays`). */
+  latenciesMs: { values: Float64Array; counts: Float64Array };
   presence: Record<string, PresenceMinute[]>;
   traffic: Record<string, TrafficMinute[]>;
   trafficSpaces: TrafficSpace[];
@@ -58,7 +58,7 @@ export async function reportData(cloud: Cloud, req: ReportRequest): Promise<Repo
   for (const s of trafficSpaces) {
     trafficOccupancy[s.spaceId] = { raw: await cloud.trafficOccupancy(s.spaceId, req.fromMs, req.toMs, false), calibrated: await cloud.trafficOccupancy(s.spaceId, req.fromMs, req.toMs, true) };
   }
-  return { counters: cloud.counters(), latenciesMs: Float64Array.from(cloud.latenciesMs()), presence, traffic, trafficSpaces, trafficOccupancy };
+  return { counters: cloud.counters(), latenciesMs: cloud.latenciesMs().toArrays(), presence, traffic, trafficSpaces, trafficOccupancy };
 }
 
 /** The platform's reads over an in-thread cloud. */

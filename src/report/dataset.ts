@@ -140,13 +140,14 @@ function doorSeries(model: ScenarioModel, truth: TruthRecorder, data: ReportData
   return out;
 }
 
-function histogram(valuesMs: ArrayLike<number>, boundsS: readonly number[]): ReportDataset['latency'] {
+/** Latencies held as distinct values and how often each occurred (core/value-counts.ts). */
+function histogram(latencies: { values: ArrayLike<number>; counts: ArrayLike<number> }, boundsS: readonly number[]): ReportDataset['latency'] {
   const counts = new Array<number>(boundsS.length + 1).fill(0);
-  for (let i = 0; i < valuesMs.length; i++) {
-    const s = (valuesMs[i] as number) / 1000;
+  for (let i = 0; i < latencies.values.length; i++) {
+    const s = (latencies.values[i] as number) / 1000;
     let b = boundsS.findIndex((x) => s <= x);
     if (b < 0) b = boundsS.length;
-    counts[b] = (counts[b] as number) + 1;
+    counts[b] = (counts[b] as number) + (latencies.counts[i] as number);
   }
   return { boundsS: [...boundsS], counts };
 }

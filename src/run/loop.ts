@@ -5,6 +5,7 @@ import type { ScenarioModel } from '../scenario/model.js';
 import type { TruthRecorder } from '../sim/truth.js';
 import type { World } from '../sim/types.js';
 import type { Platform } from '../platform/platform.js';
+import type { LagMonitor } from './lag.js';
 import { sleepWall } from './perf.js';
 
 /**
@@ -29,6 +30,10 @@ export interface LoopContext {
   onStep?: ((t: number, world: World) => void) | null;
   /** Aborted: stop at the next tick (Ctrl-C during a served real-time run). */
   signal?: AbortSignal | null;
+  /** Paced runs: lag and sensing → stored figures (wall time, for the report's `perf`). */
+  lag?: LagMonitor | null;
+  /** Paced runs: where the rate-limited "behind real time" warnings go (stderr in the CLI). */
+  onWarning?: ((message: string) => void) | null;
 }
 
 export interface LoopStats {
@@ -50,9 +55,13 @@ export async function simulate(ctx: LoopContext): Promise<LoopStats> {
 
   let t = model.startMs;
   let interrupted = false;
-  const pipe: Pipeline = { inFlight: null };
+  const pipe: Pipeline = { inFlight: null, pacer, deliveredToMs: model.startMs - model.tickMs };
   for (; t < endMs; t += model.tickMs) {
-    if (pacer) await paceTo(pacer, t);
+    if (pacer) {
+      await paceTo(pacer, t);
+      const warning = ctx.lag?.tick(pacer.wallLagMs(t), t) ?? null;
+      if (warning !== null) ctx.onWarning?.(warning);
+    }
     if (ctx.signal?.aborted) {
       interrupted = true;
       break;
@@ -81,6 +90,9 @@ async function paceTo(pacer: ScaledWallClock, simMs: number): Promise<void> {
 /** The delivery still in flight: its hives wait for acks while the world simulates the next interval. */
 interface Pipeline {
   inFlight: Promise<void> | null;
+  pacer: ScaledWallClock | null;
+  /** Last sensing instant handed to a delivery. */
+  deliveredToMs: number;
 }
 
 /**
@@ -96,10 +108,21 @@ async function deliver(ctx: LoopContext, pipe: Pipeline, atMs: number): Promise<
   pipe.inFlight = null;
   ctx.delivery.submit(await ctx.edge.drain());
   // The next delivery is one batch interval on: the platform moves its clock there at once.
-  const inFlight = ctx.delivery.flush(atMs).then(() => ctx.platform.advanceTo(atMs, atMs + ctx.model.batchIntervalMs));
+  const fromMs = pipe.deliveredToMs + ctx.model.tickMs;
+  pipe.deliveredToMs = atMs;
+  const inFlight = ctx.delivery
+    .flush(atMs)
+    .then(() => ctx.platform.advanceTo(atMs, atMs + ctx.model.batchIntervalMs))
+    .then(() => noteStored(ctx, pipe.pacer, fromMs, atMs));
   // Awaited at the next delivery (or the end); a failure surfaces there, never unhandled.
   inFlight.catch(() => undefined);
   pipe.inFlight = inFlight;
   // One turn of the event loop, so the hives' publishes leave before the next ticks run.
   await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+/** A paced run's delivery is stored (acked, and the platform moved on): each sensing instant's wall age. */
+function noteStored(ctx: LoopContext, pacer: ScaledWallClock | null, fromMs: number, toMs: number): void {
+  if (!pacer || !ctx.lag) return;
+  for (let s = fromMs; s <= toMs; s += ctx.model.tickMs) ctx.lag.stored(pacer.wallLagMs(s));
 }

@@ -42,6 +42,8 @@ export interface RunOptions {
   shard?: ShardSpec;
   /** Write every MQTT message the embedded broker accepts to this capture file (.occap). */
   record?: string;
+  /** Paced runs: a warning while the run falls behind real time (rate-limited: at most one per 10 s of wall time). */
+  onWarning?: (message: string) => void;
   /** Called as the run advances, at most about 200 times a run. */
   onProgress?: (doneMs: number, totalMs: number, packetsSent: number) => void;
   /**

@@ -6,6 +6,8 @@ export interface Stopwatch {
   elapsedMs(): number;
   /** CPU time of the whole process (every thread) per wall time since the start, in percent: 200 = both of 2 cores busy. */
   cpuPercent(): number;
+  /** CPU time of the whole process (every thread) since the start, ms: unlike wall time, not stretched by other processes sharing the cores. */
+  cpuMs(): number;
 }
 
 export function startStopwatch(): Stopwatch {
@@ -16,6 +18,10 @@ export function startStopwatch(): Stopwatch {
     cpuPercent: () => {
       const c = process.cpuUsage(cpu0);
       return Math.round((c.user + c.system) / 10 / Math.max(1, performance.now() - t0));
+    },
+    cpuMs: () => {
+      const c = process.cpuUsage(cpu0);
+      return (c.user + c.system) / 1000;
     },
   };
 }

@@ -1,4 +1,5 @@
 import { MINUTE_MS } from '../core/time.js';
+import { ValueCounts } from '../core/value-counts.js';
 import type { ReportData, ReportRequest } from '../platform/reads.js';
 import type { ScenarioModel } from '../scenario/model.js';
 
@@ -15,7 +16,7 @@ export function reportRequest(model: ScenarioModel): ReportRequest {
 /** The platform's answer to `reportRequest`, read the way the accuracy figures read it. */
 export interface ReportSource {
   counters(): ReportData['counters'];
-  latenciesMs(): ArrayLike<number>;
+  latenciesMs(): ValueCounts;
   presenceMinutes(spaceId: string): ReportData['presence'][string];
   trafficMinutes(sensorId: string): ReportData['traffic'][string];
   trafficSpaces(): ReportData['trafficSpaces'];
@@ -23,9 +24,10 @@ export interface ReportSource {
 }
 
 export function reportSource(d: ReportData): ReportSource {
+  const latencies = ValueCounts.fromArrays(d.latenciesMs);
   return {
     counters: () => d.counters,
-    latenciesMs: () => d.latenciesMs,
+    latenciesMs: () => latencies,
     presenceMinutes: (id) => d.presence[id] ?? [],
     trafficMinutes: (id) => d.traffic[id] ?? [],
     trafficSpaces: () => d.trafficSpaces,

@@ -1,7 +1,7 @@
 import type { ReportSource } from './report-source.js';
 import type { DeliveryReport } from '../hive/ledger.js';
 import type { DetectorAccuracy } from '../edge/accuracy.js';
-import { percentile, round } from '../core/stats.js';
+import { round } from '../core/stats.js';
 import { isoLocal, isoUtc } from '../core/time.js';
 import type { ScenarioModel } from '../scenario/model.js';
 import type { TruthRecorder } from '../sim/truth.js';
@@ -79,7 +79,7 @@ export function buildResult(model: ScenarioModel, truth: TruthRecorder, cloud: R
   const roomSpaces = spaces.filter((s) => s.kind === 'room');
   const traffic = trafficAccuracy(model, truth, cloud);
   const counters = cloud.counters();
-  const latencies = Array.from(cloud.latenciesMs());
+  const latencies = cloud.latenciesMs();
   const trueCrossings = traffic.reduce((a, s) => a + s.truth.in + s.truth.out, 0);
   const counted = traffic.reduce((a, s) => a + Math.min(s.measured.in, s.truth.in) + Math.min(s.measured.out, s.truth.out), 0);
   return {
@@ -108,10 +108,10 @@ export function buildResult(model: ScenarioModel, truth: TruthRecorder, cloud: R
       lost: loop.packetsSent - counters.packetsProcessed - counters.packetsStoredBefore - counters.deadLettered,
     },
     latencyMs: {
-      p50: round(percentile(latencies, 50) || 0, 1),
-      p90: round(percentile(latencies, 90) || 0, 1),
-      p99: round(percentile(latencies, 99) || 0, 1),
-      max: round(percentile(latencies, 100) || 0, 1),
+      p50: round(latencies.percentile(50) || 0, 1),
+      p90: round(latencies.percentile(90) || 0, 1),
+      p99: round(latencies.percentile(99) || 0, 1),
+      max: round(latencies.percentile(100) || 0, 1),
     },
     ...(detector ? { detector } : {}),
   };

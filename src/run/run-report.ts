@@ -1,4 +1,5 @@
 import type { Verdict } from './expectations.js';
+import type { RealTimeSummary } from './lag.js';
 import type { RunResult } from './report.js';
 import type { ShardInfo } from './shard.js';
 
@@ -6,6 +7,13 @@ import type { ShardInfo } from './shard.js';
 export interface RunPerf {
   wallMs: number;
   loadMs: number;
+  /** Wall ms from the start to the first tick: load, world, edge, platform (catalogue, ingest tables), hive logins, meshes. */
+  startupMs: number;
+  /** Wall ms of the simulation loop and the final drain (what `sensorSecondsPerWallSecond` spreads over the whole wall time). */
+  loopMs: number;
+  /** CPU ms (every thread) of the start-up and of the loop: growth measures that other processes on the machine do not stretch. */
+  startupCpuMs: number;
+  loopCpuMs: number;
   simulatedMs: number;
   /** Simulated time per wall time. */
   speedup: number;
@@ -19,6 +27,8 @@ export interface RunPerf {
   platformThread: boolean;
   /** True when the run was stopped (`signal`) before the scenario's end. */
   interrupted: boolean;
+  /** Paced runs (`--speed F`): lag behind the wall clock and sensing → stored latency, wall ms (src/run/lag.ts). */
+  realTime?: RealTimeSummary;
   /** Wall ms from a webhook delivery's enqueue to its 2xx (runs with webhooks). */
   webhookLatencyMs?: { p50: number; p99: number };
 }

@@ -11,9 +11,10 @@ import { createTruthRecorder } from '../sim/truth.js';
 import { createWorld } from '../sim/world.js';
 import { simulate } from './loop.js';
 import { resolveRunOptions, type ResolvedRunOptions, type RunOptions } from './options.js';
+import { LagMonitor } from './lag.js';
 import { peakRssMb, startStopwatch } from './perf.js';
 import { organisationsFromScenario } from '../assets/from-scenario.js';
-import { connectHive, type HiveLink } from '../hive/mqtt-hive.js';
+import { ackTimeoutForFleet, connectHive, type HiveLink } from '../hive/mqtt-hive.js';
 import { platformOptionsOf, startPlatform, type Platform, type PlatformWebhookOptions } from '../platform/platform.js';
 import { startPlatformThread } from '../platform/thread.js';
 import type { PlatformThreadInit } from '../platform/thread-messages.js';
@@ -59,7 +60,8 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
   const links = new Map<string, HiveLink>();
   try {
     // The simulator's side: each hive logs in over MQTT like a device would.
-    for (const h of model.hives) links.set(h.id, await connectHive({ brokerUrl: platform.brokerUrl, serial: h.serial, password: h.password }));
+    const ackTimeoutMs = ackTimeoutForFleet((model.sensors.length * model.batchIntervalMs) / 1000);
+    for (const h of model.hives) links.set(h.id, await connectHive({ brokerUrl: platform.brokerUrl, serial: h.serial, password: h.password, ackTimeoutMs }));
     await options.onPlatform?.({ model, dbPath: platform.dbPath, brokerUrl: platform.brokerUrl, apiUrl: platform.apiUrl });
     const delivery = createMeshDelivery(model, meshEndpoints(model, new Map([...links].map(([id, link]) => [id, { link }] as const))), clock, { ...brokerRestartHook(model, platform.restartBroker), beforeFlush: (t) => platform.setTime(t) });
     const live = platform.publishLive ? liveTruthStepper(model, platform.publishLive) : null;
@@ -70,8 +72,13 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
           live(t, w);
         }
       : null;
-    const loop = await simulate({ model, clock, world, truth, edge, delivery, platform, speed: opts.speed, onProgress: opts.onProgress, onStep, signal: options.signal ?? null });
+    const startupMs = wall.elapsedMs();
+    const startupCpuMs = wall.cpuMs();
+    const lag = opts.speed === 'max' ? null : new LagMonitor(opts.speed);
+    const loop = await simulate({ model, clock, world, truth, edge, delivery, platform, speed: opts.speed, onProgress: opts.onProgress, onStep, signal: options.signal ?? null, lag, onWarning: options.onWarning ?? null });
     await delivery.drain();
+    const loopMs = wall.elapsedMs() - startupMs;
+    const loopCpuMs = wall.cpuMs() - startupCpuMs;
     loop.batchesSent = delivery.stats().batchesPublished;
     await platform.finish();
     // The live view's last state, with every minute finalised: what a finished run shows.
@@ -93,6 +100,10 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
       perf: {
         wallMs: Math.round(wallMs),
         loadMs: Math.round(loadMs),
+        startupMs: Math.round(startupMs),
+        loopMs: Math.round(loopMs),
+        startupCpuMs: Math.round(startupCpuMs),
+        loopCpuMs: Math.round(loopCpuMs),
         simulatedMs: model.durationMs,
         speedup: round(model.durationMs / Math.max(1, wallMs), 1),
         ticks: loop.ticks,
@@ -102,6 +113,7 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
         cpuPercent: wall.cpuPercent(),
         platformThread: platform.inOwnThread,
         interrupted: loop.interrupted,
+        ...(lag ? { realTime: lag.summary() } : {}),
         ...(hooks ? { webhookLatencyMs: { p50: round(hooks.latencyP50Ms, 2), p99: round(hooks.latencyP99Ms, 2) } } : {}),
       },
       db: platform.dbPath,

@@ -85,11 +85,23 @@ export function createWorldWithProbe(model: ScenarioModel, probe: MoveProbe | nu
   };
 }
 
+const siteZones = new WeakMap<ScenarioModel, ReadonlyMap<string, string>>();
+
+/** The time zone of a floor's site (a floor → zone table built once per model: looking floors and sites up per population grew with floors²). */
 function zoneOf(model: ScenarioModel, floorId: string): string {
-  const floor = model.floors.find((f) => f.id === floorId);
-  const site = model.sites.find((s) => s.id === floor?.siteId);
-  if (!site) throw new AppError(ErrorCodes.SCENARIO_INVALID, `floor ${floorId} has no site with a time zone`);
-  return site.timezone;
+  let zones = siteZones.get(model);
+  if (!zones) {
+    const bySite = new Map(model.sites.map((s) => [s.id, s.timezone] as const));
+    const table = new Map<string, string>();
+    for (const f of model.floors) {
+      const zone = bySite.get(f.siteId);
+      if (zone !== undefined && !table.has(f.id)) table.set(f.id, zone);
+    }
+    siteZones.set(model, (zones = table));
+  }
+  const zone = zones.get(floorId);
+  if (zone === undefined) throw new AppError(ErrorCodes.SCENARIO_INVALID, `floor ${floorId} has no site with a time zone`);
+  return zone;
 }
 
 function roomOrThrow(plan: FloorPlan, roomId: string, src: string): RoomGeo {

@@ -1,4 +1,5 @@
 import { bbox, pointInPolygon, type BBox, type Polygon } from '../core/geometry.js';
+import { groupBy } from '../core/group-by.js';
 import { median } from '../core/stats.js';
 import { floorToMinute, MINUTE_MS } from '../core/time.js';
 import type { ScenarioModel } from '../scenario/model.js';
@@ -55,11 +56,13 @@ export function createTruthRecorder(model: ScenarioModel): TruthRecorder {
     spaceIndex.set(id, minutes.length - 1);
     return minutes.length - 1;
   };
+  // A floor's rooms and zones in one pass each (a scan of every room per floor grows with floors × rooms).
+  const roomsOf = groupBy(model.rooms, (r) => r.floorId);
+  const zonesOf = groupBy(model.zones, (z) => z.floorId);
   const floors: FloorTruth[] = model.floors.map((f) => {
     const index = add(f.id);
-    const rooms = new Map(model.rooms.filter((r) => r.floorId === f.id).map((r) => [r.id, add(r.id)]));
-    const zones = model.zones
-      .filter((z) => z.floorId === f.id)
+    const rooms = new Map((roomsOf.get(f.id) ?? []).map((r) => [r.id, add(r.id)]));
+    const zones = (zonesOf.get(f.id) ?? [])
       .map((z) => ({ index: add(z.id), roomId: z.roomId, polygon: z.polygon, box: bbox(z.polygon) }));
     return { id: f.id, index, rooms, roomIndexes: [...rooms.values()], zones };
   });

@@ -142,7 +142,7 @@ export async function servedTwoTenants(): Promise<Served> {
       await app.close();
       await hooks.close();
       series.close();
-      state.close();
+      await state.close();
       store.close();
       rmSync(dir, { recursive: true, force: true });
     },

@@ -65,7 +65,7 @@ describe('cloud over real MQTT', () => {
     expect(await cloud.presenceMinutes(ROOM_A)).toEqual([{ minuteMs: T0, value: 2, samples: 1 }]);
     expect(await cloud.trafficMinutes(SENSOR_T.id)).toEqual([{ minuteMs: T0, in: 1, out: 0 }]);
     expect(cloud.counters()).toMatchObject({ batchesReceived: 1, batchesProcessed: 1, packetsProcessed: 3 });
-    expect(cloud.latenciesMs()).toEqual([1500, 1500, 500]);
+    expect(cloud.latenciesMs().toArrays()).toEqual({ values: Float64Array.from([1500, 500]), counts: Float64Array.from([2, 1]) });
   });
 
   it('anchors the calibrated traffic occupancy at the scenario calibration points', async () => {

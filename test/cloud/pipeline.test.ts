@@ -50,7 +50,7 @@ describe('cloud pipeline', () => {
       lateInWindow: 0,
       lateBeyondWindow: 0,
     });
-    expect(pipeline.latenciesMs()).toEqual([2000, 2000, -8000]);
+    expect(pipeline.latenciesMs().toArrays()).toEqual({ values: Float64Array.from([2000, -8000]), counts: Float64Array.from([2, 1]) });
   });
 
   it('acks the highest contiguous sequence number, so a gap holds the ack back', async () => {

@@ -12,7 +12,7 @@ describe('the report dataset of a fleet', () => {
     const r = loadScenarioFile(new URL('../../scenarios/fleet.yaml', import.meta.url).pathname, { durationMs: 60_000 });
     if (!r.ok) throw new Error('fleet does not load');
     const model = r.model;
-    const data: ReportData = { counters: { batchesReceived: 0, batchesProcessed: 0, duplicateBatches: 0, packetsProcessed: 0, packetsStoredBefore: 0, deadLettered: 0, eventsEmitted: 0, lateInWindow: 0, lateBeyondWindow: 0 }, latenciesMs: new Float64Array(), presence: {}, traffic: {}, trafficSpaces: [], trafficOccupancy: {} };
+    const data: ReportData = { counters: { batchesReceived: 0, batchesProcessed: 0, duplicateBatches: 0, packetsProcessed: 0, packetsStoredBefore: 0, deadLettered: 0, eventsEmitted: 0, lateInWindow: 0, lateBeyondWindow: 0 }, latenciesMs: { values: new Float64Array(), counts: new Float64Array() }, presence: {}, traffic: {}, trafficSpaces: [], trafficOccupancy: {} };
     const result = { scenario: { startLocal: '', sensors: 0, hives: 0, people: 0, fidelity: 'model' }, presence: { spaces: [], rooms: { mae: 0, exactRate: 1 } }, traffic: { sensors: [], overall: { recall: 1 } }, trafficOccupancy: { spaces: [] }, messages: { lost: 0 }, latencyMs: { p50: 0, p90: 0, p99: 0, max: 0 } } as unknown as RunResult;
     const d = reportDataset(model, createTruthRecorder(model), data, result);
     const spaces = model.floors.length + model.rooms.length + model.zones.length;

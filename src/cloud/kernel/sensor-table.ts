@@ -1,6 +1,7 @@
 import { MERGE_RADIUS_M } from '../presence.js';
 import type { AssetRegistry } from '../registry.js';
 import type { SpaceRaster } from './space-raster.js';
+import type { FootprintTransform } from '../../core/footprint.js';
 
 /**
  * Per-sensor constants of the hot path in typed arrays: placement (for sensor-local → world),
@@ -21,8 +22,13 @@ export class SensorTable {
   readonly cy: Float64Array;
   readonly floor: Int32Array;
   readonly sampled: Int32Array[];
-  /** Per solo cell: -2 not solo, -1 solo (spaces to look up), ≥ 0 the space set of the whole cell. */
-  readonly #solo: Int32Array;
+  /**
+   * Per solo cell: -2 not solo, -1 solo (spaces to look up), ≥ 0 the space set of the whole
+   * cell. The narrowest integer array that holds every set id of the rasters (sets are all
+   * made before this table is: `uniformSet` only reads them): SOLO_N² bytes per sensor when a
+   * floor has fewer than 128 distinct sets of spaces, the usual case, instead of 4 × SOLO_N².
+   */
+  readonly #solo: Int8Array | Int16Array | Int32Array;
 
   constructor(registry: AssetRegistry, sensorIds: readonly string[], floorIds: readonly string[], spaceIndex: ReadonlyMap<string, number>, rasters: readonly SpaceRaster[]) {
     const n = sensorIds.length;
@@ -33,7 +39,9 @@ export class SensorTable {
     this.cx = new Float64Array(n);
     this.cy = new Float64Array(n);
     this.floor = new Int32Array(n);
-    this.#solo = new Int32Array(n * SOLO_N * SOLO_N);
+    const maxSet = rasters.reduce((m, r) => Math.max(m, r.sets.length - 1), -1);
+    const cells = n * SOLO_N * SOLO_N;
+    this.#solo = maxSet < 128 ? new Int8Array(cells) : maxSet < 32768 ? new Int16Array(cells) : new Int32Array(cells);
     const floorIdx = new Map(floorIds.map((f, i) => [f, i] as const));
     sensorIds.forEach((id, i) => {
       const s = registry.sensor(id);
@@ -47,23 +55,23 @@ export class SensorTable {
       this.floor[i] = floorIdx.get(s.floorId) ?? 0;
     });
     this.sampled = sensorIds.map((id) => Int32Array.from(registry.sampledSpaces(id).map((sp) => spaceIndex.get(sp) ?? -1).filter((k) => k >= 0)));
-    // Each sensor's footprint grown by the merge margin, once; compared only with the sensors
-    // of its own floor (a fleet's floors are independent: cost grows with the fleet, not its square).
+    // Each sensor's footprint grown by the merge margin, once, in a spatial hash per floor:
+    // a sensor meets only the sensors whose boxes share a bucket with its own footprint, so
+    // the cost grows with the fleet (and a floor's density), never with its square.
     const grown = sensorIds.map((id) => {
       const t = registry.transform(id);
       const m = MERGE_RADIUS_M / t.side;
       return boxOf([t.toWorld(-m, -m), t.toWorld(1 + m, -m), t.toWorld(1 + m, 1 + m), t.toWorld(-m, 1 + m)], 1e-9);
     });
-    const onFloor = new Map<number, number[]>();
+    const hash = new BoxHash(grown, this.floor);
+    const vx = new Float64Array((SOLO_N + 1) * (SOLO_N + 1));
+    const vy = new Float64Array((SOLO_N + 1) * (SOLO_N + 1));
     for (let i = 0; i < n; i++) {
-      const f = this.floor[i] as number;
-      const list = onFloor.get(f);
-      if (list) list.push(i);
-      else onFloor.set(f, [i]);
-    }
-    for (let i = 0; i < n; i++) {
-      const others = (onFloor.get(this.floor[i] as number) ?? []).filter((k) => k !== i).map((k) => grown[k] as Box);
-      this.#markSolo(registry, sensorIds, i, others, rasters[this.floor[i] as number]);
+      const me = registry.transform(sensorIds[i] as string);
+      const own = boxOf([me.toWorld(0, 0), me.toWorld(1, 0), me.toWorld(1, 1), me.toWorld(0, 1)], 1e-9);
+      // Only neighbours whose grown footprint touches this sensor's own footprint can matter.
+      const near = hash.overlapping(this.floor[i] as number, own, i);
+      this.#markSolo(me, i, near, rasters[this.floor[i] as number], vx, vy);
     }
   }
 
@@ -96,24 +104,83 @@ export class SensorTable {
    * A detection p of this sensor can merge with (or absorb) one of sensor A only when A
    * covers p (footprint grown by the merge margin, `PresenceAggregator`'s coverage test).
    * A cell is solo when its world box misses every other sensor's grown footprint box
-   * (conservative for rotated sensors, exact for axis-aligned ones).
+   * (conservative for rotated sensors, exact for axis-aligned ones). The grid's vertices are
+   * mapped to world coordinates once (k / SOLO_N + 1 / SOLO_N is exactly (k + 1) / SOLO_N).
    */
-  #markSolo(registry: AssetRegistry, ids: readonly string[], i: number, others: readonly Box[], raster: SpaceRaster | undefined): void {
-    const me = registry.transform(ids[i] as string);
-    // Only neighbours whose grown footprint touches this sensor's own footprint can matter.
-    const own = boxOf([me.toWorld(0, 0), me.toWorld(1, 0), me.toWorld(1, 1), me.toWorld(0, 1)], 1e-9);
-    const near = others.filter((o) => !(own.maxX < o.minX || own.minX > o.maxX || own.maxY < o.minY || own.minY > o.maxY));
-    for (let j = 0; j < SOLO_N; j++) {
-      for (let k = 0; k < SOLO_N; k++) {
-        const a = k / SOLO_N;
-        const b = j / SOLO_N;
-        const d = 1 / SOLO_N;
-        const cell = boxOf([me.toWorld(a, b), me.toWorld(a + d, b), me.toWorld(a + d, b + d), me.toWorld(a, b + d)], 1e-9);
-        const solo = near.every((o) => cell.maxX < o.minX || cell.minX > o.maxX || cell.maxY < o.minY || cell.minY > o.maxY);
-        // The cell's world box (grown by 1e-9) holds every point mapped from inside the cell.
-        this.#solo[(i * SOLO_N + j) * SOLO_N + k] = !solo ? -2 : raster ? raster.uniformSet(cell.minX, cell.minY, cell.maxX, cell.maxY) : -1;
+  #markSolo(me: FootprintTransform, i: number, near: readonly Box[], raster: SpaceRaster | undefined, vx: Float64Array, vy: Float64Array): void {
+    const w = SOLO_N + 1;
+    for (let j = 0; j <= SOLO_N; j++) {
+      for (let k = 0; k <= SOLO_N; k++) {
+        const [x, y] = me.toWorld(k / SOLO_N, j / SOLO_N);
+        vx[j * w + k] = x;
+        vy[j * w + k] = y;
       }
     }
+    for (let j = 0; j < SOLO_N; j++) {
+      for (let k = 0; k < SOLO_N; k++) {
+        const a = j * w + k;
+        const b = a + 1;
+        const c = a + w + 1;
+        const d = a + w;
+        const minX = Math.min(vx[a] as number, vx[b] as number, vx[c] as number, vx[d] as number) - 1e-9;
+        const minY = Math.min(vy[a] as number, vy[b] as number, vy[c] as number, vy[d] as number) - 1e-9;
+        const maxX = Math.max(vx[a] as number, vx[b] as number, vx[c] as number, vx[d] as number) + 1e-9;
+        const maxY = Math.max(vy[a] as number, vy[b] as number, vy[c] as number, vy[d] as number) + 1e-9;
+        let solo = true;
+        for (const o of near) {
+          if (!(maxX < o.minX || minX > o.maxX || maxY < o.minY || minY > o.maxY)) {
+            solo = false;
+            break;
+          }
+        }
+        // The cell's world box (grown by 1e-9) holds every point mapped from inside the cell.
+        this.#solo[(i * SOLO_N + j) * SOLO_N + k] = !solo ? -2 : raster ? raster.uniformSet(minX, minY, maxX, maxY) : -1;
+      }
+    }
+  }
+}
+
+/**
+ * Boxes bucketed per (floor, BUCKET_M square) by the squares they cover: the boxes that may
+ * overlap a query box are those in the buckets the query covers.
+ */
+const BUCKET_M = 8;
+
+class BoxHash {
+  readonly #boxes: readonly Box[];
+  readonly #buckets = new Map<string, number[]>();
+  readonly #mark: Int32Array;
+  #stamp = 0;
+
+  constructor(boxes: readonly Box[], floors: Int32Array) {
+    this.#boxes = boxes;
+    this.#mark = new Int32Array(boxes.length);
+    boxes.forEach((b, i) => this.#eachBucket(floors[i] as number, b, (key) => {
+      const list = this.#buckets.get(key);
+      if (list) list.push(i);
+      else this.#buckets.set(key, [i]);
+    }));
+  }
+
+  /** Boxes of the floor overlapping `q` (bounds touching count), except box `self`, in index order. */
+  overlapping(floor: number, q: Box, self: number): Box[] {
+    const stamp = ++this.#stamp;
+    const hits: number[] = [];
+    this.#eachBucket(floor, q, (key) => {
+      for (const k of this.#buckets.get(key) ?? []) {
+        if (k === self || this.#mark[k] === stamp) continue;
+        this.#mark[k] = stamp;
+        const o = this.#boxes[k] as Box;
+        if (!(q.maxX < o.minX || q.minX > o.maxX || q.maxY < o.minY || q.minY > o.maxY)) hits.push(k);
+      }
+    });
+    return hits.sort((a, b) => a - b).map((k) => this.#boxes[k] as Box);
+  }
+
+  #eachBucket(floor: number, b: Box, visit: (key: string) => void): void {
+    const i1 = Math.floor(b.maxX / BUCKET_M);
+    const j1 = Math.floor(b.maxY / BUCKET_M);
+    for (let i = Math.floor(b.minX / BUCKET_M); i <= i1; i++) for (let j = Math.floor(b.minY / BUCKET_M); j <= j1; j++) visit(`${floor}:${i}:${j}`);
   }
 }
 

@@ -1,5 +1,5 @@
 import type { FloorIndex, IndexedSpace } from '../registry.js';
-import { spacesContaining } from '../registry.js';
+import { pointInPolygon } from '../../core/geometry.js';
 
 /**
  * Precomputed point → spaces lookup of one floor for the hot path: a grid of CELL_M cells,
@@ -10,6 +10,8 @@ import { spacesContaining } from '../registry.js';
  * cell that passes between the sampled corners and centre; scenario polygons have none.
  */
 const CELL_M = 0.25;
+/** Grid margin around the floor's spaces (a sensor footprint may overhang an outer wall). */
+const MARGIN_M = 4;
 
 export class SpaceRaster {
   readonly #floor: FloorIndex;
@@ -22,21 +24,57 @@ export class SpaceRaster {
   /** Space index lists by set id. */
   readonly sets: Int32Array[] = [];
   readonly #setIds = new Map<string, number>();
+  #last: number[] | null = null;
+  #lastId = -1;
 
   constructor(floor: FloorIndex, spaceIndex: ReadonlyMap<string, number>) {
     this.#floor = floor;
     this.#spaceIndex = spaceIndex;
     const all: IndexedSpace[] = [...floor.rooms, ...floor.zones];
-    const minX = Math.min(...all.map((s) => s.box.minX), 0);
-    const minY = Math.min(...all.map((s) => s.box.minY), 0);
-    const maxX = Math.max(...all.map((s) => s.box.maxX), 1);
-    const maxY = Math.max(...all.map((s) => s.box.maxY), 1);
-    this.#x0 = minX;
-    this.#y0 = minY;
-    this.#nx = Math.ceil((maxX - minX) / CELL_M) + 1;
-    this.#ny = Math.ceil((maxY - minY) / CELL_M) + 1;
+    // The grid covers the floor's spaces (plus a margin for footprints that overhang a wall),
+    // not the site plan from its origin: a building 240 m east of the origin would otherwise
+    // classify 7× the cells. Its origin stays on the CELL_M lattice, so every corner and
+    // centre below is exact and a cell holds what it held on a grid from the origin.
+    let minX = Infinity;
+    let minY = Infinity;
+    let maxX = -Infinity;
+    let maxY = -Infinity;
+    for (const s of all) {
+      minX = Math.min(minX, s.box.minX);
+      minY = Math.min(minY, s.box.minY);
+      maxX = Math.max(maxX, s.box.maxX);
+      maxY = Math.max(maxY, s.box.maxY);
+    }
+    if (all.length === 0) [minX, minY, maxX, maxY] = [0, 0, 1, 1];
+    this.#x0 = Math.floor((minX - MARGIN_M) / CELL_M) * CELL_M;
+    this.#y0 = Math.floor((minY - MARGIN_M) / CELL_M) * CELL_M;
+    this.#nx = Math.ceil((maxX + MARGIN_M - this.#x0) / CELL_M) + 1;
+    this.#ny = Math.ceil((maxY + MARGIN_M - this.#y0) / CELL_M) + 1;
     this.#cells = new Int32Array(this.#nx * this.#ny);
-    for (let j = 0; j < this.#ny; j++) for (let i = 0; i < this.#nx; i++) this.#cells[j * this.#nx + i] = this.#classify(i, j);
+    this.#classifyAll();
+  }
+
+  /**
+   * A cell is uniform when its four corners and its centre lie in the same set of spaces;
+   * it then holds the centre's set, otherwise -1. Corners are shared by four cells, so
+   * each grid vertex is looked up once (a row at a time) and sets compare as interned ids.
+   */
+  #classifyAll(): void {
+    const nx = this.#nx;
+    let below = new Int32Array(nx + 1);
+    let above = new Int32Array(nx + 1);
+    for (let i = 0; i <= nx; i++) below[i] = this.#exact(this.#x0 + i * CELL_M, this.#y0);
+    for (let j = 0; j < this.#ny; j++) {
+      const y = this.#y0 + j * CELL_M;
+      for (let i = 0; i <= nx; i++) above[i] = this.#exact(this.#x0 + i * CELL_M, y + CELL_M);
+      for (let i = 0; i < nx; i++) {
+        const a = below[i] as number;
+        const uniform = a === below[i + 1] && a === above[i] && a === above[i + 1];
+        // Corners on an edge make pointInPolygon's boundary convention matter: resolve exactly.
+        this.#cells[j * nx + i] = uniform && this.#exact(this.#x0 + i * CELL_M + CELL_M / 2, y + CELL_M / 2) === a ? a : -1;
+      }
+      [below, above] = [above, below];
+    }
   }
 
   /**
@@ -65,27 +103,33 @@ export class SpaceRaster {
     return this.#exact(x, y);
   }
 
-  #classify(i: number, j: number): number {
-    const x = this.#x0 + i * CELL_M;
-    const y = this.#y0 + j * CELL_M;
-    const keys = [this.#key(x, y), this.#key(x + CELL_M, y), this.#key(x, y + CELL_M), this.#key(x + CELL_M, y + CELL_M), this.#key(x + CELL_M / 2, y + CELL_M / 2)];
-    // Corners on an edge make pointInPolygon's boundary convention matter: resolve exactly.
-    return keys.every((k) => k === keys[0]) ? this.#exact(x + CELL_M / 2, y + CELL_M / 2) : -1;
-  }
-
-  #key(x: number, y: number): string {
-    return this.#ids(x, y).join(',');
-  }
-
   #ids(x: number, y: number): number[] {
-    const rooms = spacesContaining(this.#floor.rooms, x, y);
-    const ids = [...rooms, ...spacesContaining(this.#floor.zones, x, y)].map((s) => this.#spaceIndex.get(s.id) ?? -1);
-    if (rooms.length > 0) ids.push(this.#spaceIndex.get(this.#floor.floorId) ?? -1);
-    return ids.filter((i) => i >= 0);
+    const ids: number[] = [];
+    let inRoom = false;
+    for (const s of this.#floor.rooms) {
+      if (!contains(s, x, y)) continue;
+      inRoom = true;
+      const k = this.#spaceIndex.get(s.id);
+      if (k !== undefined) ids.push(k);
+    }
+    for (const s of this.#floor.zones) {
+      if (!contains(s, x, y)) continue;
+      const k = this.#spaceIndex.get(s.id);
+      if (k !== undefined) ids.push(k);
+    }
+    if (inRoom) {
+      const k = this.#spaceIndex.get(this.#floor.floorId);
+      if (k !== undefined) ids.push(k);
+    }
+    return ids;
   }
 
   #exact(x: number, y: number): number {
     const ids = this.#ids(x, y);
+    // Neighbouring grid points mostly share their set: compare with the last one before
+    // building the interning key (start-up classifies ~30,000 points per floor).
+    const last = this.#last;
+    if (last !== null && last.length === ids.length && ids.every((v, k) => v === last[k])) return this.#lastId;
     const key = ids.join(',');
     let id = this.#setIds.get(key);
     if (id === undefined) {
@@ -93,6 +137,14 @@ export class SpaceRaster {
       this.sets.push(Int32Array.from(ids));
       this.#setIds.set(key, id);
     }
+    this.#last = ids;
+    this.#lastId = id;
     return id;
   }
+}
+
+/** `spacesContaining`'s test for one space: its box, then its polygon. */
+function contains(s: IndexedSpace, x: number, y: number): boolean {
+  const b = s.box;
+  return !(x < b.minX || x > b.maxX || y < b.minY || y > b.maxY) && pointInPolygon(x, y, s.polygon);
 }

@@ -1,0 +1,146 @@
+/**
+ * `npm run bench -- scale [sizes] [duration] [fidelities]`: fleets generated from
+ * scenarios/fleet.yaml's templates (101 sensors a floor, 5 floors a building, 5 buildings a
+ * site, the fleet's four time zones in turn) at 1k, 3k, 10k, 30k and 90k sensors (a scenario
+ * expands to at most 100,000 items, rooms and doors included: 100k sensors do not load), each run
+ * in a fresh `occusim run` process from dist/ (as users run it) at model and at frame (8×8,
+ * `--workers 2`) fidelity. Printed per run: start-up (to the first tick), the loop's
+ * simulated sensor-seconds per wall second, peak RSS and bytes per sensor; then the growth
+ * exponent of each against the fleet size, fitted by least squares on log–log (target ≤ 1.1;
+ * on CPU time, which other processes on a shared machine do not stretch, and on wall time),
+ * and the marginal exponent between the two largest fleets (where fixed costs no longer hide
+ * the growth). Sizes: e.g. `1k,3k,10k,30k,100k`; duration: simulated, e.g. `30s`.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const SENSORS_PER_BUILDING = 505;
+const BUILDINGS_PER_SITE = 5;
+const ZONES = ['Europe/Paris', 'America/New_York', 'Asia/Tokyo', 'Australia/Sydney'];
+
+interface Perf {
+  wallMs: number;
+  startupMs: number;
+  loopMs: number;
+  startupCpuMs: number;
+  loopCpuMs: number;
+  simulatedMs: number;
+  peakRssMb: number;
+  cpuPercent: number;
+}
+
+interface Row {
+  fidelity: string;
+  sensors: number;
+  startupMs: number;
+  loopMs: number;
+  startupCpuMs: number;
+  loopCpuMs: number;
+  sensorSecondsPerS: number;
+  sensorSecondsPerCpuS: number;
+  peakRssMb: number;
+  cpuPercent: number;
+  load: number;
+}
+
+/** fleet.yaml with its sites replaced by enough sites of its templates for ~`target` sensors. */
+export function fleetYaml(root: string, target: number): { text: string; sensors: number } {
+  const base = readFileSync(join(root, 'scenarios/fleet.yaml'), 'utf8');
+  const head = base.slice(0, base.indexOf('\nsites:'));
+  const buildings = Math.max(1, Math.round(target / SENSORS_PER_BUILDING));
+  const sites: string[] = [];
+  for (let s = 0, left = buildings; left > 0; s++, left -= BUILDINGS_PER_SITE) {
+    const count = Math.min(BUILDINGS_PER_SITE, left);
+    sites.push(`  - name: "Site ${s + 1}"\n    timezone: ${ZONES[s % ZONES.length]}\n    buildings:\n      - { use: fleet-building, repeat: { count: ${count}, as: b, offset: [60, 0] }, name: "B\${b+1}" }`);
+  }
+  return { text: `${head}\nsites:\n${sites.join('\n')}\n`, sensors: buildings * SENSORS_PER_BUILDING };
+}
+
+function parseSize(s: string): number {
+  const m = /^(\d+(?:\.\d+)?)(k?)$/i.exec(s.trim());
+  if (!m) throw new Error(`bench scale: size ${s} is not a number like 3000 or 3k`);
+  return Number(m[1]) * (m[2] ? 1000 : 1);
+}
+
+function runOnce(root: string, file: string, duration: string, fidelity: string, dir: string): Perf {
+  const report = join(dir, 'report.json');
+  const args = [join(root, 'bin/occusim.js'), 'run', file, '--duration', duration, '--quiet', '--fidelity', fidelity, '--report', report];
+  if (fidelity === 'frame') args.push('--workers', '2');
+  const r = spawnSync(process.execPath, args, { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  if (r.status !== 0) throw new Error(`occusim run ${file} --fidelity ${fidelity} exited ${r.status}`);
+  return (JSON.parse(readFileSync(report, 'utf8')) as { perf: Perf }).perf;
+}
+
+/** Least-squares slope of log y against log x: y grows like x^slope. */
+function exponent(xs: readonly number[], ys: readonly number[]): number {
+  const lx = xs.map(Math.log);
+  const ly = ys.map(Math.log);
+  const mx = lx.reduce((a, b) => a + b, 0) / lx.length;
+  const my = ly.reduce((a, b) => a + b, 0) / ly.length;
+  let num = 0;
+  let den = 0;
+  for (let i = 0; i < lx.length; i++) {
+    num += ((lx[i] as number) - mx) * ((ly[i] as number) - my);
+    den += ((lx[i] as number) - mx) ** 2;
+  }
+  return den === 0 ? Number.NaN : num / den;
+}
+
+const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
+
+function printFit(rows: readonly Row[]): void {
+  if (rows.length < 2) return;
+  const n = rows.map((r) => r.sensors);
+  const series: Array<[string, number[]]> = [
+    ['start-up, CPU time', rows.map((r) => r.startupCpuMs)],
+    ['loop, CPU time', rows.map((r) => r.loopCpuMs)],
+    ['start-up, wall', rows.map((r) => r.startupMs)],
+    ['loop, wall', rows.map((r) => r.loopMs)],
+    ['peak RSS', rows.map((r) => r.peakRssMb)],
+  ];
+  const [a, b] = [rows[rows.length - 2] as Row, rows[rows.length - 1] as Row];
+  for (const [name, ys] of series) {
+    const y0 = ys[ys.length - 2] as number;
+    const y1 = ys[ys.length - 1] as number;
+    const marginal = Math.log(y1 / y0) / Math.log(b.sensors / a.sensors);
+    console.log(`    growth exponent, ${name.padEnd(28)} fitted ${exponent(n, ys).toFixed(2)}   ${fmt(a.sensors)} → ${fmt(b.sensors)}: ${marginal.toFixed(2)}   (target ≤ 1.1)`);
+  }
+  const perSensor = ((b.peakRssMb - a.peakRssMb) * 1e6) / (b.sensors - a.sensors);
+  console.log(`    memory per added sensor (${fmt(a.sensors)} → ${fmt(b.sensors)}): ${fmt(perSensor)} bytes`);
+}
+
+export async function runScaleBench(root: string, sizesArg = '1k,3k,10k,30k,90k', duration = '30s', fidelitiesArg = 'model,frame'): Promise<void> {
+  const sizes = sizesArg.split(',').map(parseSize);
+  const fidelities = fidelitiesArg.split(',');
+  const dir = mkdtempSync(join(tmpdir(), 'occusim-bench-scale-'));
+  try {
+    console.log(`\n== scale: fleets from fleet.yaml's templates, --duration ${duration}, each run in its own process from dist/ (load average at start ${loadavg()[0]?.toFixed(1)})`);
+    console.log('  fidelity   sensors   start-up wall (CPU)   loop wall (CPU)     sensor-s per wall s (per CPU s)   peak RSS   bytes/sensor   CPU   load');
+    for (const fidelity of fidelities) {
+      const rows: Row[] = [];
+      for (const target of sizes) {
+        const { text, sensors } = fleetYaml(root, target);
+        const file = join(dir, `fleet-${sensors}.yaml`);
+        writeFileSync(file, text);
+        const load = loadavg()[0] ?? 0;
+        const p = runOnce(root, file, duration, fidelity, dir);
+        const row: Row = {
+          fidelity, sensors, startupMs: p.startupMs, loopMs: p.loopMs, startupCpuMs: p.startupCpuMs, loopCpuMs: p.loopCpuMs,
+          sensorSecondsPerS: (sensors * p.simulatedMs) / Math.max(1, p.loopMs), sensorSecondsPerCpuS: (sensors * p.simulatedMs) / Math.max(1, p.loopCpuMs),
+          peakRssMb: p.peakRssMb, cpuPercent: p.cpuPercent, load,
+        };
+        rows.push(row);
+        const sec = (ms: number): string => (ms / 1000).toFixed(1);
+        console.log(
+          `  ${fidelity.padEnd(8)} ${fmt(sensors).padStart(9)}   ${sec(p.startupMs).padStart(6)} s (${sec(p.startupCpuMs).padStart(5)} s)   ${sec(p.loopMs).padStart(6)} s (${sec(p.loopCpuMs).padStart(5)} s)   ${fmt(row.sensorSecondsPerS).padStart(14)} (${fmt(row.sensorSecondsPerCpuS).padStart(8)})       ${fmt(p.peakRssMb).padStart(6)} MB  ${fmt((p.peakRssMb * 1e6) / sensors).padStart(12)}  ${String(p.cpuPercent).padStart(3)} %  ${load.toFixed(1)}`,
+        );
+      }
+      printFit(rows);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  await Promise.resolve();
+}
