@@ -104,7 +104,8 @@ export interface Platform {
   close(): Promise<void>;
   /**
    * Hands the simulator's truth at an instant to the live view (`/live`); absent when the
-   * platform serves no API or runs in another thread (the page then does not exist).
+   * platform serves no API (the page then does not exist). From a platform in its own thread
+   * the truth is posted to it, one-way.
    */
   readonly publishLive?: ((t: LiveTruth) => void) | undefined;
   /** Webhook subscriptions and delivery when configured and in this thread (`reads.webhookStats` answers from any thread). */
@@ -169,6 +170,9 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     const hooks = opts.webhooks ? startWebhooks(webhookStores(location), opts.catalogue, clock, opts.webhooks) : null;
     if (hooks) closers.push(() => hooks.close());
     const store = await openStore(location);
+    // The live view (served runs only) draws each sensor's latest detections: the hub exists
+    // once the API has started, after the cloud; what arrives before has no page to go to.
+    let liveHub: LiveHub | null = null;
     const cloud = await startCloud({
       brokerUrl: broker.url,
       username: cloudLogin.username,
@@ -180,9 +184,11 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       store,
       ...(opts.ownHivesOnly === true ? { ownHivesOnly: true } : {}),
       ...(hooks ? { sensorDeliveries: (events, receivedAtMs) => hooks.sensorDeliveries(events, receivedAtMs) } : {}),
+      ...(opts.api ? { onSensorEvent: (e) => liveHub?.detections(e) } : {}),
     });
     closers.push(() => cloud.close());
     const served = opts.api ? await startApi(opts, location, closers, hooks, cloud) : null;
+    liveHub = served?.live ?? null;
     const api = served?.server ?? null;
     const ticker = opts.advanceEveryMs ? followOwnClock(cloud, clock, opts.advanceEveryMs, hooks) : null;
     if (ticker) closers.push(() => clearInterval(ticker));
@@ -200,12 +206,15 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       advanceTo: async (t, next) => {
         moveTo(t);
         await cloud.advance(t);
+        // A minute finalised shows on /live now, not at the simulator's next instant.
+        liveHub?.refresh();
         // Deliveries due at t complete before the clock moves on (determinism at --speed max).
         if (hooks) await hooks.advance();
         if (next !== undefined) moveTo(next);
       },
       finish: async () => {
         await cloud.finish();
+        liveHub?.refresh();
         if (hooks) await hooks.settle();
       },
       webhooks: hooks,

@@ -1,3 +1,4 @@
+import type { LiveTruth } from '../api/live/hub.js';
 import type { OrganisationAssets } from '../assets/model.js';
 import type { ReportRequest } from './reads.js';
 import type { StorePolicy } from './store-guard.js';
@@ -34,6 +35,17 @@ export interface PlatformThreadReady {
   apiUrl: string | null;
   dbPath: string;
   canRestartBroker: boolean;
+  /** The platform serves `/live`: the simulator posts its truth (`PlatformLivePost`). */
+  live: boolean;
+}
+
+/**
+ * The simulator's truth for `/live`, one-way (no reply, no id): it changes nothing the run
+ * reads back, so it need not wait its turn behind the requests.
+ */
+export interface PlatformLivePost {
+  op: 'publishLive';
+  truth: LiveTruth;
 }
 
 export type PlatformRequest =

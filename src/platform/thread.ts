@@ -2,9 +2,9 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { AppError, ErrorCodes, type ErrorCode } from '../core/errors.js';
-import type { Platform } from './platform.js';
+import type { LiveTruth, Platform } from './platform.js';
 import type { PlatformReads } from './reads.js';
-import type { PlatformRequest, PlatformResponse, PlatformThreadFailed, PlatformThreadInit, PlatformThreadReady } from './thread-messages.js';
+import type { PlatformLivePost, PlatformRequest, PlatformResponse, PlatformThreadFailed, PlatformThreadInit, PlatformThreadReady } from './thread-messages.js';
 
 /**
  * The platform in its own worker thread, behind the same `Platform` interface as the
@@ -90,6 +90,11 @@ export async function startPlatformThread(init: PlatformThreadInit): Promise<Pla
       return call({ op: 'advanceTo', t, next: next ?? null });
     },
     finish: () => call({ op: 'finish' }),
+    // Posted as it comes (the hub in the platform's thread coalesces for the browsers).
+    ...(info.live ? { publishLive: (truth: LiveTruth): void => {
+            if (!dead && !closed) worker.postMessage({ op: 'publishLive', truth } satisfies PlatformLivePost);
+          },
+        } : {}),
     restartBroker: info.canRestartBroker ? (filters) => call({ op: 'restartBroker', filters: [...filters] }) : null,
     async close() {
       if (closed) return;

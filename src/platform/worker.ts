@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { isAppError } from '../core/errors.js';
 import { platformOptionsOf, startPlatform, type Platform } from './platform.js';
-import type { PlatformRequest, PlatformResponse, PlatformThreadFailed, PlatformThreadInit, PlatformThreadReady } from './thread-messages.js';
+import type { PlatformLivePost, PlatformRequest, PlatformResponse, PlatformThreadFailed, PlatformThreadInit, PlatformThreadReady } from './thread-messages.js';
 
 /**
  * The platform's worker thread: builds the catalogue from the organisations it is given,
@@ -54,10 +54,14 @@ async function main(channel: NonNullable<typeof port>): Promise<void> {
     channel.postMessage({ kind: 'failed', ...failure(err) } satisfies PlatformThreadFailed);
     return;
   }
-  channel.postMessage({ kind: 'ready', brokerUrl: platform.brokerUrl, apiUrl: platform.apiUrl, dbPath: platform.dbPath, canRestartBroker: platform.restartBroker !== null } satisfies PlatformThreadReady);
+  channel.postMessage({ kind: 'ready', brokerUrl: platform.brokerUrl, apiUrl: platform.apiUrl, dbPath: platform.dbPath, canRestartBroker: platform.restartBroker !== null, live: platform.publishLive !== undefined } satisfies PlatformThreadReady);
   // One request at a time, in order: a chain of promises.
   let chain = Promise.resolve();
-  channel.on('message', (r: PlatformRequest) => {
+  channel.on('message', (r: PlatformRequest | PlatformLivePost) => {
+    if (r.op === 'publishLive') {
+      platform.publishLive?.(r.truth);
+      return;
+    }
     chain = chain.then(async () => {
       let reply: PlatformResponse;
       try {

@@ -1,12 +1,14 @@
 import type { AssetCatalogue } from '../../assets/catalogue.js';
+import type { SensorEvent } from '../../cloud/events.js';
 import type { CloudCounters } from '../../cloud/pipeline.js';
 import { RequestStatus, type StatusSource } from '../status.js';
 
 /**
  * The live view's state (`/live`): what the simulator says is true (people's positions per
  * floor, true room counts) as it publishes it, joined with what the platform measured (each
- * room's latest presence minute, door counts, hive online state, pipeline counters), pushed to
- * the page's subscribers over SSE. Sends are coalesced to one per `minGapMs` of wall time per
+ * room's latest presence minute, door counts, hive online state, pipeline counters, and the
+ * latest frame of detections each presence sensor delivered), pushed to the page's subscribers
+ * over SSE. Sends are coalesced to one per `minGapMs` of wall time per
  * subscriber (a max-speed run publishes thousands of instants a second); the latest state is
  * always the one delivered, and a new subscriber gets it at once.
  */
@@ -28,11 +30,23 @@ export interface LiveMeasured {
   counters(): CloudCounters;
 }
 
+/**
+ * Bounds of the detections an event carries: a frame older than `DETECTION_MAX_AGE_MS` behind
+ * the instant shown is not drawn (a sensor gone quiet leaves no ghosts), and at most
+ * `MAX_DETECTIONS_PER_EVENT` points go to a browser per event (the floor's sensors in
+ * catalogue order; `detectionsDropped` says how many did not fit).
+ */
+export const DETECTION_MAX_AGE_MS = 60_000;
+export const MAX_DETECTIONS_PER_EVENT = 2000;
+
 export interface LiveEvent {
   atMs: number;
   final: boolean;
   floorId: string;
   people: Array<[string, number, number]>;
+  /** The platform's detections, floor metres (cm): each presence sensor's latest ingested frame. */
+  detections: Array<[number, number]>;
+  detectionsDropped: number;
   rooms: Array<{ id: string; true: number; measured: number | null; minuteMs: number | null }>;
   doors: Array<{ sensorId: string; in: number; out: number }>;
   hives: Array<{ id: string; name: string; online: boolean }>;
@@ -55,6 +69,8 @@ export class LiveHub {
   readonly #now: () => number;
   readonly #minGapMs: number;
   readonly #subs = new Set<Subscriber>();
+  /** Sensor id → its latest DETECTIONS frame as ingested (sensed instant, world points). */
+  readonly #frames = new Map<string, { atMs: number; points: ReadonlyArray<readonly [number, number]> }>();
   #latest: LiveTruth | null = null;
 
   constructor(o: { assets: AssetCatalogue; status: StatusSource; measured: LiveMeasured; now: () => number; minGapMs?: number }) {
@@ -72,6 +88,22 @@ export class LiveHub {
   publish(truth: LiveTruth): void {
     this.#latest = truth;
     for (const s of this.#subs) this.#schedule(s);
+  }
+
+  /**
+   * The pipeline's DETECTIONS/TRAFFIC stream (`onSensorEvent`): keeps each presence sensor's
+   * latest frame; the next event carries it. Constant work per event, nothing sent from here.
+   */
+  detections(e: SensorEvent): void {
+    if (e.type !== 'DETECTIONS' || !('world' in e.data)) return;
+    const prev = this.#frames.get(e.sensorId);
+    if (prev && prev.atMs > e.timestampMs) return;
+    this.#frames.set(e.sensorId, { atMs: e.timestampMs, points: e.data.world });
+  }
+
+  /** What was measured changed (a minute finalised): subscribers get the latest state again. */
+  refresh(): void {
+    if (this.#latest) for (const s of this.#subs) this.#schedule(s);
   }
 
   /** Subscribes to a floor's events; returns the unsubscribe function. */
@@ -118,11 +150,24 @@ export class LiveHub {
     const status = new RequestStatus(this.#status, this.#assets, orgId);
     const rooms = floor ? floor.item.roomIds : [];
     const c = this.#measured.counters();
+    const detections: Array<[number, number]> = [];
+    let detectionsDropped = 0;
+    const cm = (v: number): number => Math.round(v * 100) / 100;
+    for (const id of floor ? floor.item.sensorIds : []) {
+      const f = this.#frames.get(id);
+      if (!f || t.atMs - f.atMs > DETECTION_MAX_AGE_MS) continue;
+      for (const p of f.points) {
+        if (detections.length < MAX_DETECTIONS_PER_EVENT) detections.push([cm(p[0]), cm(p[1])]);
+        else detectionsDropped++;
+      }
+    }
     return {
       atMs: t.atMs,
       final: t.final === true,
       floorId,
       people: t.people[floorId] ?? [],
+      detections,
+      detectionsDropped,
       rooms: rooms.map((id) => {
         const m = this.#measured.presence(id);
         return { id, true: t.rooms[id] ?? 0, measured: m?.value ?? null, minuteMs: m?.minuteMs ?? null };

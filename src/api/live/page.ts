@@ -1,8 +1,8 @@
 /**
  * The `/live` page: one self-contained HTML document (inline CSS and script, nothing fetched
  * but this platform's own `/live/plan` and `/live/events`). It draws the chosen floor as SVG
- * (rooms, zones, doors, sensors, hives), moves a marker per true person as events arrive,
- * and lists each room's measured vs true occupancy, the door counters, hive state and the
+ * (rooms, zones, doors, sensors, hives), moves a marker per true person (filled red) and per
+ * detection the platform ingested (hollow blue ring) as events arrive, and lists each room's measured vs true occupancy, the door counters, hive state and the
  * delivery ledger. Deterministic for a given event: no animation, no wall-clock text, so a
  * screenshot of a finished run is the same pixels every time (the golden-image test).
  */
@@ -17,17 +17,17 @@ h2{font-size:13px;margin:10px 0 4px}table{border-collapse:collapse;width:100%}td
 .room{fill:#eef2f7;stroke:#64748b;stroke-width:.06}.zone{fill:none;stroke:#94a3b8;stroke-width:.04;stroke-dasharray:.2 .15}
 .outline{fill:#f8fafc;stroke:#334155;stroke-width:.1}.door{stroke:#b45309;stroke-width:.18}
 .sensor{fill:#0ea5e9}.sensor.traffic{fill:#a855f7}.hive{fill:#16a34a}.hive.off{fill:#dc2626}
-.person{fill:#dc2626;stroke:#fff;stroke-width:.05}.label{font-size:.42px;fill:#334155}.count{font-size:.5px;font-weight:bold;fill:#0f172a}
+.person{fill:#dc2626;stroke:#fff;stroke-width:.05}.detection{fill:none;stroke:#1d4ed8;stroke-width:.07}.label{font-size:.42px;fill:#334155}.count{font-size:.5px;font-weight:bold;fill:#0f172a}
 .bad{color:#b91c1c;font-weight:bold}
 </style></head><body>
-<header><b>occusim live</b><label>floor <select id="floor"></select></label><span id="at">waiting for the simulator…</span><span id="people"></span></header>
+<header><b>occusim live</b><label>floor <select id="floor"></select></label><span id="at">waiting for the simulator…</span><span id="people"></span><span id="detections"></span></header>
 <div id="plan"><svg id="svg" xmlns="http://www.w3.org/2000/svg"></svg></div>
 <aside><h2>Rooms: measured / true</h2><table id="rooms"></table><h2>Door counters (in / out)</h2><table id="doors"></table><h2>Hives</h2><table id="hives"></table><h2>Ledger</h2><table id="ledger"></table></aside>
 <script>
 (function () {
   var NS = 'http://www.w3.org/2000/svg';
   var svg = document.getElementById('svg');
-  var plan = null, source = null, peopleLayer = null, names = {};
+  var plan = null, source = null, peopleLayer = null, detectionLayer = null, names = {};
   function el(tag, attrs, parent) { var e = document.createElementNS(NS, tag); for (var k in attrs) e.setAttribute(k, attrs[k]); if (parent) parent.appendChild(e); return e; }
   function pts(poly) { return poly.map(function (p) { return p[0] + ',' + p[1]; }).join(' '); }
   function rows(id, head, data) {
@@ -38,6 +38,7 @@ h2{font-size:13px;margin:10px 0 4px}table{border-collapse:collapse;width:100%}td
   var timeFormat = null;
   function draw(p) {
     plan = p; svg.innerHTML = ''; names = {};
+    svg.setAttribute('data-floor', p.floor ? p.floor.id : '');
     timeFormat = new Intl.DateTimeFormat('sv-SE', { timeZone: p.zone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
     var f = p.floor; if (!f) return;
     var xs = f.outline.map(function (q) { return q[0]; }), ys = f.outline.map(function (q) { return q[1]; });
@@ -57,6 +58,7 @@ h2{font-size:13px;margin:10px 0 4px}table{border-collapse:collapse;width:100%}td
     f.sensors.forEach(function (s) { names[s.id] = s.name; el('rect', { x: s.center[0] - 0.12, y: s.center[1] - 0.12, width: 0.24, height: 0.24, 'class': 'sensor ' + s.mode }, svg); });
     f.hives.forEach(function (h) { el('polygon', { points: [[h.position[0], h.position[1] - 0.3], [h.position[0] - 0.26, h.position[1] + 0.15], [h.position[0] + 0.26, h.position[1] + 0.15]].map(function (q) { return q.join(','); }).join(' '), 'class': 'hive', id: 'hive-' + h.id }, svg); });
     peopleLayer = el('g', { id: 'people-layer' }, svg);
+    detectionLayer = el('g', { id: 'detection-layer' }, svg);
   }
   function update(e) {
     document.getElementById('at').textContent = timeFormat.format(new Date(e.atMs)) + ' ' + plan.zone + (e.final ? ' (simulated; run finished)' : ' (simulated)');
@@ -65,7 +67,10 @@ h2{font-size:13px;margin:10px 0 4px}table{border-collapse:collapse;width:100%}td
     document.getElementById('people').textContent = e.people.length + ' people on this floor';
     peopleLayer.innerHTML = '';
     e.people.forEach(function (p) { el('circle', { cx: p[1], cy: p[2], r: 0.22, 'class': 'person', 'data-person': p[0] }, peopleLayer); });
-    e.rooms.forEach(function (r) { var c = document.getElementById('count-' + r.id); if (c) c.textContent = (r.measured === null ? '–' : r.measured) + ' / ' + r.true; });
+    detectionLayer.innerHTML = '';
+    e.detections.forEach(function (d) { el('circle', { cx: d[0], cy: d[1], r: 0.32, 'class': 'detection' }, detectionLayer); });
+    document.getElementById('detections').textContent = e.detections.length + (e.detectionsDropped > 0 ? ' (+' + e.detectionsDropped + ' not drawn)' : '') + ' detections';
+    e.rooms.forEach(function (r) { var c = document.getElementById('count-' + r.id); if (c) { c.textContent = (r.measured === null ? '–' : r.measured) + ' / ' + r.true; c.setAttribute('data-minute', r.minuteMs === null ? '' : String(r.minuteMs)); } });
     rows('rooms', ['room', 'measured', 'true'], e.rooms.map(function (r) { var m = r.measured === null ? '–' : String(r.measured); return [names[r.id] || r.id, r.measured !== null && r.measured !== r.true ? { bad: true, text: m } : m, String(r.true)]; }));
     rows('doors', ['counter', 'in', 'out'], e.doors.map(function (d) { return [names[d.sensorId] || d.sensorId, String(d.in), String(d.out)]; }));
     rows('hives', ['hive', 'state'], e.hives.map(function (h) { var g = document.getElementById('hive-' + h.id); if (g) g.setAttribute('class', h.online ? 'hive' : 'hive off'); return [h.name, h.online ? 'online' : { bad: true, text: 'offline' }]; }));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { catalogueFromScenario } from '../../../src/assets/from-scenario.js';
-import { LiveHub, type LiveEvent } from '../../../src/api/live/hub.js';
+import { DETECTION_MAX_AGE_MS, LiveHub, MAX_DETECTIONS_PER_EVENT, type LiveEvent } from '../../../src/api/live/hub.js';
 import { loadScenarioFile } from '../../../src/scenario/load.js';
 
 function quickstart() {
@@ -43,6 +43,38 @@ describe('the live hub', () => {
     const late: LiveEvent[] = [];
     hub.subscribe(floorId, (e) => late.push(e));
     expect(late.map((e) => e.atMs)).toEqual([999]);
+    hub.close();
+  });
+
+  it("draws each presence sensor's latest ingested frame on its floor, bounded in age and count", () => {
+    const model = quickstart();
+    const assets = catalogueFromScenario(model);
+    const hub = new LiveHub({
+      assets,
+      status: { hiveStatus: () => null, sensorStatus: () => null },
+      now: () => 0,
+      measured: { presence: () => null, traffic: () => ({ in: 0, out: 0 }), counters: () => ({ batchesReceived: 0, batchesProcessed: 0, duplicateBatches: 0, packetsProcessed: 0, packetsStoredBefore: 0, deadLettered: 0, eventsEmitted: 0, lateInWindow: 0, lateBeyondWindow: 0 }) },
+    });
+    const floorId = model.floors[0]?.id as string;
+    const [a, b] = model.sensors.filter((s) => s.mode !== 'traffic').map((s) => s.id) as [string, string];
+    const frame = (sensorId: string, t: number, world: Array<[number, number]>) => ({ eventId: `${sensorId}-${t}`, type: 'DETECTIONS' as const, sensorId, timestampMs: t, data: { local: world, world } });
+    hub.detections(frame(a, 1000, [[1.234, 2.345]]));
+    hub.detections(frame(a, 3000, [[3.001, 4.009]]));
+    hub.detections(frame(a, 2000, [[9, 9]])); // late, older than the frame kept: ignored
+    hub.detections(frame(b, 0, [[5, 5]]));
+    hub.detections({ eventId: 't', type: 'TRAFFIC', sensorId: b, timestampMs: 99_000, data: { in: 1, out: 0 } });
+    const at = (atMs: number) => hub.event(floorId, { atMs, people: {}, rooms: {} });
+    // The floor's sensors in catalogue order, each frame rounded to the centimetre.
+    const order = assets.find('floor', floorId)?.item.sensorIds ?? [];
+    const expected = [a, b].sort((x, y) => order.indexOf(x) - order.indexOf(y)).map((id) => (id === a ? [3, 4.01] : [5, 5]));
+    expect(at(3000).detections).toEqual(expected);
+    // b's frame at 0 is stale once the instant shown is more than DETECTION_MAX_AGE_MS later.
+    expect(at(DETECTION_MAX_AGE_MS + 1).detections).toEqual([[3, 4.01]]);
+    // A crowded frame is cut at the bound, and says so.
+    hub.detections(frame(b, 4000, Array.from({ length: MAX_DETECTIONS_PER_EVENT + 5 }, (_, i) => [i / 1000, 0] as [number, number])));
+    const e = at(4000);
+    expect(e.detections).toHaveLength(MAX_DETECTIONS_PER_EVENT);
+    expect(e.detectionsDropped).toBe(6);
     hub.close();
   });
 });
