@@ -2,6 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
+import { SqliteStore } from '../../../src/cloud/store/sqlite-store.js';
 import { runScenario } from '../../../src/run/run-scenario.js';
 import { loadScenarioFile } from '../../../src/scenario/load.js';
 import type { ScenarioModel } from '../../../src/scenario/model.js';
@@ -34,9 +35,9 @@ afterAll(async () => {
 });
 
 /** People on the floor after the world has stepped every tick up to `atMs` (the world is deterministic). */
-function trueCountAt(atMs: number, floorId: string): number {
-  const world = createWorld(model);
-  for (let t = model.startMs; t <= atMs; t += model.tickMs) world.step(t);
+function trueCountAt(atMs: number, floorId: string, of: ScenarioModel = model): number {
+  const world = createWorld(of);
+  for (let t = of.startMs; t <= atMs; t += of.tickMs) world.step(t);
   return world.peopleOnFloor(floorId).length;
 }
 
@@ -78,6 +79,141 @@ describe('the live page', () => {
       },
     });
     expect(during).not.toBeNull();
+    await page.close();
+  }, 120_000);
+
+  it.skipIf(!HAVE_CHROMIUM)('updates the room counters within 2 s (wall) of a minute being finalised, on a paced run', async () => {
+    const b = browser as Browser;
+    const page = await b.newPage({ viewport: VIEWPORT, deviceScaleFactor: 1 });
+    // ×60: a simulated minute per wall second; the 5-minute look-back finalises minutes 0–2
+    // during the run, the rest when it ends.
+    let store: SqliteStore | null = null;
+    let polling: NodeJS.Timeout | null = null;
+    const seen = new Map<string, number>();
+    const shown: Array<Promise<string | null>> = [];
+    const delaysMs: number[] = [];
+    await runScenario(model, {
+      durationMs: 8 * 60_000,
+      speed: 60,
+      keepStore: false,
+      platformThread: false,
+      api: { port: 0, audience: 'https://api.occusim.test' },
+      onPlatform: async (ready) => {
+        await page.goto(`${ready.apiUrl}/live`);
+        await page.locator('svg .room').first().waitFor();
+        // The store as another reader sees it (WAL): the instant a minute is stored is the
+        // instant it is finalised; from then the page has 2 s to show it.
+        store = new SqliteStore(ready.dbPath);
+        const s = store;
+        polling = setInterval(() => {
+          for (const r of model.rooms) {
+            const last = s.presenceMinutes(r.id).at(-1);
+            if (!last || (seen.get(r.id) ?? -1) >= last.minuteMs) continue;
+            seen.set(r.id, last.minuteMs);
+            const storedAt = Date.now();
+            const count = page.locator(`[id="count-${r.id}"][data-minute="${last.minuteMs}"]`);
+            shown.push(
+              count.waitFor({ state: 'attached', timeout: 2000 }).then(
+                async () => {
+                  delaysMs.push(Date.now() - storedAt);
+                  const text = (await count.textContent()) ?? '';
+                  return text.startsWith(`${last.value} / `) ? null : `${r.name} minute ${last.minuteMs}: page shows "${text}", stored ${last.value}`;
+                },
+                () => `${r.name} minute ${last.minuteMs} (stored at wall ${storedAt}) not shown within 2 s`,
+              ),
+            );
+          }
+        }, 20);
+      },
+      beforeClose: async () => {
+        // Let the poller see the minutes the end of the run finalised.
+        await new Promise((r) => setTimeout(r, 100));
+        if (polling) clearInterval(polling);
+        const failures = (await Promise.all(shown)).filter((f) => f !== null);
+        expect(failures).toEqual([]);
+        console.log(`live: ${delaysMs.length} room minutes shown, stored → on the page max ${Math.max(...delaysMs)} ms (bound 2000)`);
+      },
+    });
+    (store as SqliteStore | null)?.close();
+    // Every room's 8 minutes were finalised and seen on the page.
+    expect(shown.length).toBeGreaterThanOrEqual(model.rooms.length);
+    expect([...seen.values()].every((m) => m === model.startMs + 7 * 60_000)).toBe(true);
+    await page.close();
+  }, 120_000);
+
+  it.skipIf(!HAVE_CHROMIUM)("switching floor redraws that floor's plan, people and rooms", async () => {
+    // Mid-morning, when people are in: each floor has its own.
+    const r = loadScenarioFile(new URL('../../../scenarios/office-day.yaml', import.meta.url).pathname, { start: '2026-03-03T10:00' });
+    if (!r.ok) throw new Error('office-day does not load');
+    const office = r.model;
+    expect(office.floors.length).toBeGreaterThanOrEqual(2);
+    const b = browser as Browser;
+    const page = await b.newPage({ viewport: VIEWPORT, deviceScaleFactor: 1 });
+    page.setDefaultTimeout(15_000);
+    await runScenario(office, {
+      durationMs: 2 * 60_000,
+      keepStore: false,
+      platformThread: false,
+      api: { port: 0, audience: 'https://api.occusim.test' },
+      onPlatform: async (ready) => {
+        await page.goto(`${ready.apiUrl}/live`);
+        await page.locator('svg .room').first().waitFor();
+      },
+      beforeClose: async () => {
+        const m = office;
+        await page.locator('body[data-final="true"]').waitFor({ state: 'attached' });
+        const atMs = Number(await page.locator('body').getAttribute('data-at'));
+        let people = 0;
+        for (const floor of [m.floors[1], m.floors[0], m.floors[2]].filter((f) => f !== undefined)) {
+          await page.locator('#floor').selectOption(floor.id);
+          await page.locator(`svg[data-floor="${floor.id}"]`).waitFor({ state: 'attached' });
+          await page.locator('body[data-final="true"][data-ready="true"]').waitFor({ state: 'attached' });
+          const rooms = await page.locator('svg .room').evaluateAll((els) => els.map((e) => e.getAttribute('data-room')));
+          expect(rooms).toEqual(m.rooms.filter((x) => x.floorId === floor.id).map((x) => x.id));
+          expect(await page.locator('#rooms tr').count()).toBe(rooms.length + 1);
+          const markers = await page.locator('svg circle.person').count();
+          expect(markers).toBe(trueCountAt(atMs, floor.id, m));
+          people += markers;
+          expect(new URL(page.url()).searchParams.get('floor')).toBe(floor.id);
+        }
+        expect(people).toBeGreaterThan(0);
+      },
+    });
+    await page.close();
+  }, 180_000);
+
+  it.skipIf(!HAVE_CHROMIUM)("is served when the platform runs in its own thread, the same page as in the run's thread", async () => {
+    const b = browser as Browser;
+    const page = await b.newPage({ viewport: VIEWPORT, deviceScaleFactor: 1 });
+    page.setDefaultTimeout(15_000);
+    let inOwnThread = false;
+    await runScenario(model, {
+      durationMs: 20 * 60_000,
+      keepStore: false,
+      platformThread: true,
+      api: { port: 0, audience: 'https://api.occusim.test' },
+      onPlatform: async (ready) => {
+        await page.goto(`${ready.apiUrl}/live`);
+        await page.locator('svg .room').first().waitFor();
+      },
+      beforeClose: async (report) => {
+        inOwnThread = report.perf.platformThread;
+        const floorId = model.floors[0]?.id as string;
+        const lastAt = model.startMs + 20 * 60_000 - model.tickMs;
+        await page.locator('body[data-final="true"]').waitFor({ state: 'attached' });
+        expect(await page.locator('body').getAttribute('data-at')).toBe(String(lastAt));
+        expect(await page.locator('svg circle.person').count()).toBe(trueCountAt(lastAt, floorId));
+        expect(await page.locator('svg circle.detection').count()).toBeGreaterThan(0);
+        // The same run, the same state: the same pixels as the in-thread golden image.
+        const shot = await page.screenshot({ fullPage: false });
+        if (!shot.equals(readFileSync(GOLDEN))) {
+          const actual = join(process.env.TMPDIR ?? '/tmp', 'quickstart-end.thread.png');
+          writeFileSync(actual, shot);
+          throw new Error(`/live from the platform's thread differs from ${GOLDEN}; this run's screenshot: ${actual}`);
+        }
+      },
+    });
+    expect(inOwnThread).toBe(true);
     await page.close();
   }, 120_000);
 });
