@@ -40,6 +40,8 @@ export interface CloudOptions {
   onEvent?: (e: OccupancyEvent) => void;
   /** DETECTIONS and TRAFFIC events (internal stream only, not in the outbox). */
   onSensorEvent?: (e: SensorEvent) => void;
+  /** `onSensorEvent` only while this says so (`PipelineOptions.sensorEventsWanted`). */
+  sensorEventsWanted?: () => boolean;
   /** Webhook deliveries of a message's DETECTIONS/TRAFFIC events, enqueued in the batch's transaction (`PipelineOptions.sensorDeliveries`). */
   sensorDeliveries?: (events: readonly SensorEvent[], receivedAtMs: number) => DeliveryInsert[];
 }
@@ -113,6 +115,7 @@ export async function startCloud(opts: CloudOptions): Promise<Cloud> {
     zoneOf,
     ...(opts.onEvent ? { onEvent: opts.onEvent } : {}),
     ...(opts.onSensorEvent ? { onSensorEvent: opts.onSensorEvent } : {}),
+    ...(opts.sensorEventsWanted ? { sensorEventsWanted: opts.sensorEventsWanted } : {}),
     ...(opts.sensorDeliveries ? { sensorDeliveries: opts.sensorDeliveries } : {}),
   });
   const spaces = new TrafficSpaceIndex(catalogue);

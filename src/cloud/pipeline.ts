@@ -55,6 +55,11 @@ export interface PipelineOptions {
    */
   onSensorEvent?: (e: SensorEvent) => void;
   /**
+   * When given, `onSensorEvent` hears a message's events only while this says so (the live
+   * page while a browser watches it): otherwise they are not even built.
+   */
+  sensorEventsWanted?: () => boolean;
+  /**
    * Webhook deliveries of a message's DETECTIONS and TRAFFIC events (in packet order), written
    * in the batch's own transaction (`BatchWrite.deliveries`): enqueued exactly when the batch is stored.
    */
@@ -173,7 +178,8 @@ export class CloudPipeline {
     const r = this.#reader;
     const ackedSeq = await this.#nextAckedSeq(v.serial, v.seq);
     const accepted = r.count - r.rejected;
-    const events = this.#o.onSensorEvent || this.#o.sensorDeliveries ? this.#sensorEvents(r) : [];
+    const listen = this.#o.onSensorEvent !== undefined && (this.#o.sensorEventsWanted?.() ?? true);
+    const events = listen || this.#o.sensorDeliveries ? this.#sensorEvents(r) : [];
     const deliveries = this.#o.sensorDeliveries && events.length > 0 ? this.#o.sensorDeliveries(events, receivedAtMs) : [];
     await store.writeBatch({
       hiveSerial: v.serial,
@@ -190,7 +196,7 @@ export class CloudPipeline {
     this.#counters.batchesProcessed++;
     this.#counters.deadLettered += v.deadLetters.length;
     await this.#aggregate(receivedAtMs);
-    if (this.#o.onSensorEvent) for (const e of events) this.#o.onSensorEvent(e);
+    if (listen && this.#o.onSensorEvent) for (const e of events) this.#o.onSensorEvent(e);
     return { hiveSerial: v.serial, ackedSeq, ackedAtMs: receivedAtMs };
   }
 

@@ -184,7 +184,8 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       store,
       ...(opts.ownHivesOnly === true ? { ownHivesOnly: true } : {}),
       ...(hooks ? { sensorDeliveries: (events, receivedAtMs) => hooks.sensorDeliveries(events, receivedAtMs) } : {}),
-      ...(opts.api ? { onSensorEvent: (e) => liveHub?.detections(e) } : {}),
+      // Built only while a browser watches /live: a served fleet pays nothing for an unwatched page.
+      ...(opts.api ? { onSensorEvent: (e) => liveHub?.detections(e), sensorEventsWanted: () => liveHub?.watched === true } : {}),
     });
     closers.push(() => cloud.close());
     const served = opts.api ? await startApi(opts, location, closers, hooks, cloud) : null;

@@ -90,6 +90,11 @@ export class LiveHub {
     for (const s of this.#subs) this.#schedule(s);
   }
 
+  /** A browser watches: the pipeline's detections are worth building (`detections`). */
+  get watched(): boolean {
+    return this.#subs.size > 0;
+  }
+
   /**
    * The pipeline's DETECTIONS/TRAFFIC stream (`onSensorEvent`): keeps each presence sensor's
    * latest frame; the next event carries it. Constant work per event, nothing sent from here.
@@ -114,6 +119,8 @@ export class LiveHub {
     return () => {
       if (sub.timer) clearTimeout(sub.timer);
       this.#subs.delete(sub);
+      // Nobody watches: frames stop arriving, so none kept would be current for the next viewer.
+      if (this.#subs.size === 0) this.#frames.clear();
     };
   }
 

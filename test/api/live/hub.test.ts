@@ -75,6 +75,13 @@ describe('the live hub', () => {
     const e = at(4000);
     expect(e.detections).toHaveLength(MAX_DETECTIONS_PER_EVENT);
     expect(e.detectionsDropped).toBe(6);
+    // The pipeline builds detections only while a browser watches; the last one leaving drops the frames.
+    expect(hub.watched).toBe(false);
+    const stop = hub.subscribe(floorId, () => undefined);
+    expect(hub.watched).toBe(true);
+    stop();
+    expect(hub.watched).toBe(false);
+    expect(at(4000).detections).toEqual([]);
     hub.close();
   });
 });
