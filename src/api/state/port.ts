@@ -20,6 +20,35 @@ export interface StoredClient {
 /** A client row: alive, or a tombstone (a scenario client deleted through the API stays deleted). */
 export type ClientRow = { deleted: false; client: StoredClient } | { deleted: true; clientId: string };
 
+/** A row of the `api_clients` table, as both SQL adapters select it. */
+export interface ClientTableRow {
+  client_id: string;
+  org_id: string | null;
+  name: string | null;
+  description: string | null;
+  hash: string | null;
+  scopes: string | null;
+  created_by: string | null;
+  deleted: number;
+}
+
+/** The columns both SQL adapters select, in this order. */
+export const CLIENT_COLUMNS = 'client_id, org_id, name, description, hash, scopes, created_by, deleted';
+
+export function clientRowOf(r: ClientTableRow): ClientRow {
+  if (r.deleted) return { deleted: true, clientId: r.client_id };
+  const client: StoredClient = {
+    clientId: r.client_id,
+    orgId: r.org_id ?? '',
+    name: r.name ?? '',
+    description: r.description ?? '',
+    hash: r.hash ?? '',
+    scopes: JSON.parse(r.scopes ?? '[]') as string[],
+    createdBy: r.created_by,
+  };
+  return { deleted: false, client };
+}
+
 export type { AssetKind } from '../../assets/model.js';
 
 /** What GraphQL mutations changed against the catalogue's fill (the catalogue's own overlay). */

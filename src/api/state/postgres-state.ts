@@ -1,6 +1,6 @@
 import { PostgresStore } from '../../cloud/store/postgres-store.js';
 import { PostgresSession } from '../../cloud/store/postgres-session.js';
-import type { ApiStatePort, AssetOverlay, ClientRow, StoredClient } from './port.js';
+import { CLIENT_COLUMNS, clientRowOf, type ApiStatePort, type AssetOverlay, type ClientRow, type ClientTableRow, type StoredClient } from './port.js';
 
 /**
  * The API's state in the PostgreSQL store (tables `api_clients`, `api_overlays` of
@@ -21,22 +21,8 @@ export class PostgresApiState implements ApiStatePort {
   }
 
   async clientRows(): Promise<ClientRow[]> {
-    const rows = await this.#db.rows<{ client_id: string; org_id: string | null; name: string | null; description: string | null; hash: string | null; scopes: string | null; created_by: string | null; deleted: number }>(
-      'SELECT client_id, org_id, name, description, hash, scopes, created_by, deleted FROM api_clients ORDER BY seq',
-    );
-    return rows.map((r): ClientRow => {
-      if (r.deleted) return { deleted: true, clientId: r.client_id };
-      const client: StoredClient = {
-        clientId: r.client_id,
-        orgId: r.org_id ?? '',
-        name: r.name ?? '',
-        description: r.description ?? '',
-        hash: r.hash ?? '',
-        scopes: JSON.parse(r.scopes ?? '[]') as string[],
-        createdBy: r.created_by,
-      };
-      return { deleted: false, client };
-    });
+    const rows = await this.#db.rows<ClientTableRow>(`SELECT ${CLIENT_COLUMNS} FROM api_clients ORDER BY seq`);
+    return rows.map(clientRowOf);
   }
 
   async putClient(c: StoredClient): Promise<void> {

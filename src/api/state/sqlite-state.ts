@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { AppError, ErrorCodes } from '../../core/errors.js';
-import type { ApiStatePort, AssetOverlay, ClientRow, StoredClient } from './port.js';
+import { CLIENT_COLUMNS, clientRowOf, type ApiStatePort, type AssetOverlay, type ClientRow, type ClientTableRow, type StoredClient } from './port.js';
 
 /**
  * The API's state in the cloud store's SQLite file (tables `api_clients`, `api_overlays` of
@@ -16,9 +16,7 @@ export class SqliteApiState implements ApiStatePort {
       this.#db = new Database(path, { fileMustExist: true });
       this.#db.pragma('journal_mode = WAL');
       this.#q = {
-        rows: this.#db.prepare<[], { client_id: string; org_id: string | null; name: string | null; description: string | null; hash: string | null; scopes: string | null; created_by: string | null; deleted: number }>(
-          'SELECT client_id, org_id, name, description, hash, scopes, created_by, deleted FROM api_clients ORDER BY rowid',
-        ),
+        rows: this.#db.prepare<[], ClientTableRow>(`SELECT ${CLIENT_COLUMNS} FROM api_clients ORDER BY rowid`),
         put: this.#db.prepare(
           `INSERT INTO api_clients (client_id, org_id, name, description, hash, scopes, created_by, deleted) VALUES (?, ?, ?, ?, ?, ?, ?, 0)
            ON CONFLICT (client_id) DO UPDATE SET org_id = excluded.org_id, name = excluded.name, description = excluded.description,
@@ -41,19 +39,7 @@ export class SqliteApiState implements ApiStatePort {
   }
 
   #rows(): ClientRow[] {
-    return this.#q.rows.all().map((r): ClientRow => {
-      if (r.deleted) return { deleted: true, clientId: r.client_id };
-      const client: StoredClient = {
-        clientId: r.client_id,
-        orgId: r.org_id ?? '',
-        name: r.name ?? '',
-        description: r.description ?? '',
-        hash: r.hash ?? '',
-        scopes: JSON.parse(r.scopes ?? '[]') as string[],
-        createdBy: r.created_by,
-      };
-      return { deleted: false, client };
-    });
+    return this.#q.rows.all().map(clientRowOf);
   }
 
   putClient(c: StoredClient): Promise<void> {

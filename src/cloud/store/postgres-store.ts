@@ -20,6 +20,7 @@ import type {
   TrafficSeriesPoint,
 } from './port.js';
 import { POSTGRES_MIGRATIONS } from './postgres-schema.js';
+import { sensorStatusOf } from './sqlite-status.js';
 import { PostgresSession, redactUrl } from './postgres-session.js';
 import { BATCH_SQL, EVENTS_SQL, PRESENCE_MINUTES_SQL, ROLLUP_SQL, TRAFFIC_MINUTES_SQL, TRAFFIC_ROLLUP_SQL, deliveryColumns, eventColumns, lastByKey } from './postgres-writes.js';
 
@@ -282,21 +283,7 @@ export class PostgresStore implements Store {
 
   async sensorStatus(sensorId: string): Promise<SensorStatus | null> {
     const [r] = await this.#db.rows<Record<string, number | string | null>>('SELECT * FROM sensor_status WHERE sensor_id = $1', [sensorId]);
-    if (!r) return null;
-    const num = (v: number | string | null | undefined): number | null => (typeof v === 'number' ? v : null);
-    return {
-      sensorId,
-      lastSeenMs: r.last_seen_ms as number,
-      healthAtMs: num(r.health_at_ms),
-      batteryLevel: num(r.battery_level),
-      batteryRuntimeS: num(r.battery_runtime_s),
-      rssiDbm: num(r.rssi_dbm),
-      linkPdr: num(r.link_pdr),
-      uptimeMs: num(r.uptime_ms),
-      parent: typeof r.parent === 'string' ? r.parent : null,
-      hops: num(r.hops),
-      queueOverflows: num(r.queue_overflows),
-    };
+    return r ? sensorStatusOf(sensorId, r) : null;
   }
 
   async getState(key: string): Promise<number | undefined> {

@@ -81,7 +81,11 @@ export function hiveStatusRow(q: Q, hiveId: string): HiveStatus | null {
 /** @internal */
 export function sensorStatusRow(q: Q, sensorId: string): SensorStatus | null {
   const r = q.sensor.get(sensorId);
-  if (!r) return null;
+  return r ? sensorStatusOf(sensorId, r) : null;
+}
+
+/** A `sensor_status` row as the port's SensorStatus (the SQLite and PostgreSQL adapters share it). */
+export function sensorStatusOf(sensorId: string, r: Record<string, number | string | null>): SensorStatus {
   const num = (v: number | string | null | undefined): number | null => (typeof v === 'number' ? v : null);
   return {
     sensorId,
