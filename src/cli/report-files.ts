@@ -14,7 +14,7 @@ export function reportFileWriter(flags: Flags): ((a: RunArtefacts) => void) | nu
   const truthPath = pathFlag(flags, 'truth');
   const htmlPath = pathFlag(flags, 'html');
   if (truthPath === null && htmlPath === null) return null;
-  return ({ model, truth, data, result }) => {
+  return ({ model, truth, data, result, verdicts }) => {
     if (truthPath !== null) {
       const fd = openSync(truthPath, 'w');
       try {
@@ -32,7 +32,7 @@ export function reportFileWriter(flags: Flags): ((a: RunArtefacts) => void) | nu
         closeSync(fd);
       }
     }
-    if (htmlPath !== null) writeFileSync(htmlPath, reportHtml(reportDataset(model, truth, data, result)));
+    if (htmlPath !== null) writeFileSync(htmlPath, reportHtml(reportDataset(model, truth, data, result, verdicts)));
   };
 }
 

@@ -1,3 +1,4 @@
+import type { Verdict } from '../run/expectations.js';
 import { LocalDays } from '../cloud/local-day.js';
 import { zoneOfSpace } from '../cloud/assets.js';
 import { floorToMinute, MINUTE_MS } from '../core/time.js';
@@ -52,6 +53,8 @@ export interface ReportDataset {
   /** Sensing → processed latency histogram, seconds: bucket upper bounds and counts (last: above). */
   latency: { boundsS: number[]; counts: number[] };
   result: RunResult;
+  /** The run's thresholds judged against `result` (none: null). */
+  verdicts: readonly Verdict[] | null;
 }
 
 /**
@@ -63,7 +66,7 @@ export const MAX_DOOR_SERIES = 200;
 
 const LATENCY_BOUNDS_S = [1, 2, 5, 10, 15, 20, 30, 45, 60, 90, 120, 300];
 
-export function reportDataset(model: ScenarioModel, truth: TruthRecorder, data: ReportData, result: RunResult): ReportDataset {
+export function reportDataset(model: ScenarioModel, truth: TruthRecorder, data: ReportData, result: RunResult, verdicts: readonly Verdict[] | null = null): ReportDataset {
   const zoneOf = zoneOfSpace(model);
   const floorNames = new Map(model.floors.map((f) => [f.id, f.name]));
   const all = truthSpaces(model);
@@ -97,6 +100,7 @@ export function reportDataset(model: ScenarioModel, truth: TruthRecorder, data: 
     doorsTotal: model.sensors.filter((s) => s.mode === 'traffic' && s.doorId !== null).length,
     latency: histogram(data.latenciesMs, LATENCY_BOUNDS_S),
     result,
+    verdicts,
   };
 }
 

@@ -1,3 +1,4 @@
+import { formatMetricValue } from '../run/expectations.js';
 import { DAY_MS } from '../core/time.js';
 import type { ReportDataset, SpaceSeries, DoorSeries } from './dataset.js';
 import { barChart, escapeXml, linePlot, type LineSeries } from './svg.js';
@@ -40,11 +41,23 @@ export function reportHtml(d: ReportDataset): string {
     `<p>p50 ${r.latencyMs.p50} ms, p90 ${r.latencyMs.p90} ms, p99 ${r.latencyMs.p99} ms, max ${r.latencyMs.max} ms.</p>`,
     ledgerSection(d),
     webhookSection(d),
+    thresholdSection(d),
     tablesSection(d),
     `<script type="application/json" id="occusim-report-data">${jsonForScript(d)}</script>`,
     '</body></html>',
   ];
   return `${parts.join('\n')}\n`;
+}
+
+/** The run's thresholds, each with its measured value and verdict (as the summary's table and --junit). */
+function thresholdSection(d: ReportDataset): string {
+  const v = d.verdicts;
+  if (!v || v.length === 0) return '<h2 id="thresholds">Thresholds</h2><p>No thresholds in this run (a scenario\'s <code>expect:</code> or <code>--expect</code>).</p>';
+  const failed = v.filter((x) => !x.passed).length;
+  return `<h2 id="thresholds">Thresholds</h2><p>${v.length} threshold(s): ${failed === 0 ? 'all passed' : `<b>${failed} failed</b>`}.</p>${table(
+    ['threshold', 'measured', 'verdict'],
+    v.map((x) => [x.expectation.text, formatMetricValue(x.expectation.metric, x.measured), x.passed ? 'pass' : 'FAIL']),
+  )}`;
 }
 
 function spaceFigure(s: SpaceSeries, timeLabel: (ms: number) => string): string {

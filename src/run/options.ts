@@ -6,6 +6,7 @@ import type { StorePolicy } from '../platform/store-guard.js';
 import type { ReportData } from '../platform/reads.js';
 import type { TruthRecorder } from '../sim/truth.js';
 import type { RunResult } from './report.js';
+import type { Verdict } from './expectations.js';
 import type { ShardSpec } from './shard.js';
 
 /** Options of `runScenario` (and of `occusim run`, which maps its flags onto these). */
@@ -85,6 +86,8 @@ export interface RunArtefacts {
   truth: TruthRecorder;
   data: ReportData;
   result: RunResult;
+  /** The thresholds' verdicts (the scenario's `expect:` and `--expect`), null without thresholds. */
+  verdicts: readonly Verdict[] | null;
 }
 
 /** What a caller needs to serve a running platform. */

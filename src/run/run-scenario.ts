@@ -88,8 +88,10 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
     result.delivery = delivery.report();
     const hooks = await platform.reads.webhookStats();
     if (hooks) result.webhooks = hooks.subscriptions;
+    const expectations = [...(model.expect ?? []), ...extraExpectations];
+    const verdicts = expectations.length > 0 ? evaluateExpectations(expectations, result) : null;
     // --truth / --html: what the report was computed from, read-only (results do not depend on it).
-    await options.onArtefacts?.({ model, truth, data, result });
+    await options.onArtefacts?.({ model, truth, data, result, verdicts });
     const wallMs = wall.elapsedMs();
     const simSeconds = wallMs / 1000;
     const report: RunReport = {
@@ -119,8 +121,7 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
       db: platform.dbPath,
       dbKept: !(options.keepStore === false && opts.dbPath === null),
     };
-    const expectations = [...(model.expect ?? []), ...extraExpectations];
-    if (expectations.length > 0) report.expectations = evaluateExpectations(expectations, result);
+    if (verdicts) report.expectations = verdicts;
     await options.beforeClose?.(report);
     return report;
   } finally {
