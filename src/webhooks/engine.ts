@@ -85,12 +85,21 @@ export class WebhookEngine {
 
   constructor(o: EngineOptions) {
     this.#o = o;
+    // What send_on_value_change sent before a restart: an unchanged value is not sent again.
+    this.#fanOut.gate.load(o.store.lastValues());
     // Re-enabled by updateWebhooks: the user says the receiver is back, so its waiting deliveries go now.
     const statuses = new Map(o.service.all().map((s) => [s.id, s.status] as const));
     o.service.onChange(() => {
+      const live = new Set<string>();
       for (const s of o.service.all()) {
+        live.add(s.id);
         if (statuses.get(s.id) === 'DISABLED' && s.status === 'ENABLED') o.store.reschedule(s.id, o.clock.now());
         statuses.set(s.id, s.status);
+      }
+      // A deleted subscription's values went with it in the store.
+      for (const id of [...statuses.keys()].filter((x) => !live.has(x))) {
+        statuses.delete(id);
+        this.#fanOut.gate.forget(id);
       }
     });
   }
@@ -115,12 +124,17 @@ export class WebhookEngine {
     const { store, service, clock, metadata } = this.#o;
     const after = store.cursor(CURSOR);
     const events = this.#o.outbox(after);
-    if (events.length === 0) return;
+    if (events.length === 0) {
+      // Values admitted on the ingest path (DETECTIONS, TRAFFIC) since the last enqueue.
+      const changed = this.#fanOut.gate.takeChanged();
+      if (changed.length > 0) store.enqueue([], undefined, changed);
+      return;
+    }
     const subs = service.all();
     const out: DeliveryInsert[] = [];
     for (const e of events) this.#fanOut.deliveries(subs, metadata.envelope(e), e.revision, clock.now(), out);
     this.#noteEnqueued(out);
-    store.enqueue(out, { key: CURSOR, value: (events[events.length - 1] as StoredEvent).id });
+    store.enqueue(out, { key: CURSOR, value: (events[events.length - 1] as StoredEvent).id }, this.#fanOut.gate.takeChanged());
   }
 
   /** Fan-out, then delivery rounds until nothing is due at the clock's time. Calls are serialised. */
@@ -195,10 +209,14 @@ export class WebhookEngine {
   }
 
   #attempt(s: Subscription, d: Delivery, nowMs: number): Promise<Outcome> {
+    const signed = signedHeaders(s.secrets, d.eventId, Math.floor(nowMs / 1000), d.body);
+    // Built literally (no spread): one object shape for every request, on the per-delivery path.
     const headers = {
       'content-type': 'application/json',
       'user-agent': 'occusim-webhooks/1',
-      ...signedHeaders(s.secrets, d.eventId, Math.floor(nowMs / 1000), d.body),
+      'webhook-id': signed['webhook-id'],
+      'webhook-timestamp': signed['webhook-timestamp'],
+      'webhook-signature': signed['webhook-signature'],
     };
     return this.#o.sender.send({ subscription: s, body: d.body, headers, nowMs });
   }

@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { WebhookError, WebhookErrorCodes } from './errors.js';
 
 /**
@@ -38,16 +38,17 @@ export function secretKey(secret: string, path = 'secret'): Buffer {
 export const secretFromKey = (key: Uint8Array): string => SECRET_PREFIX + Buffer.from(key).toString('base64');
 
 /**
- * Keys of the secrets in use, decoded once: every delivery (and every verification in the
- * receiver) signs with the same few secrets, and decoding one costs as much as the HMAC.
+ * Keys of the secrets in use, decoded once into key objects: every delivery (and every
+ * verification in the receiver) signs with the same few secrets, and decoding one costs as
+ * much as the HMAC; a `KeyObject` also spares `createHmac` copying the key bytes each time.
  */
-const keys = new Map<string, Buffer>();
+const keys = new Map<string, KeyObject>();
 const MAX_CACHED_KEYS = 256;
 
-function cachedKey(secret: string): Buffer {
+function cachedKey(secret: string): KeyObject {
   let key = keys.get(secret);
   if (key === undefined) {
-    key = secretKey(secret);
+    key = createSecretKey(secretKey(secret));
     if (keys.size >= MAX_CACHED_KEYS) keys.clear();
     keys.set(secret, key);
   }
