@@ -4,6 +4,7 @@ import type { AttemptRecord, Delivery, DeliveryInsert, WebhookStore } from '../c
 import type { Clock, WallTime } from '../core/clock.js';
 import { rngFor, type Rng } from '../core/rng.js';
 import { percentile } from '../core/stats.js';
+import { ValueCounts } from '../core/value-counts.js';
 import { HOUR_MS } from '../core/time.js';
 import { RETENTION_MS } from '../cloud/rollup.js';
 import { FanOut } from './fan-out.js';
@@ -61,6 +62,17 @@ export interface EngineStats {
   /** Wall ms from enqueue to the 2xx, of deliveries enqueued by this process. */
   latencyP50Ms: number;
   latencyP99Ms: number;
+  /** Whether delivery keeps up with what the platform produces (webhooks/keep-up.ts reads it). */
+  keepUp: EngineKeepUp;
+}
+
+export interface EngineKeepUp {
+  /** Deliveries enqueued by this process (one per subscription and event). */
+  enqueued: number;
+  /** Wall ms spent delivering (rounds of `advance`/`settle`): the capacity is delivered / this. */
+  busyWallMs: number;
+  /** Platform (simulated) ms from the sensing instant to the 2xx, at delivery: p50 / p99 / max. */
+  sensingToDeliveredSimMs: { p50: number; p99: number; max: number };
 }
 
 interface Round {
@@ -80,6 +92,10 @@ export class WebhookEngine {
   readonly #counts = new Map<string, { delivered: number; retried: number; deadLettered: number; disabled: number }>();
   readonly #enqueuedWall = new Map<string, number>();
   readonly #latencies: number[] = [];
+  /** Simulated ms from sensing to 2xx: value counts, memory bounded by distinct values. */
+  readonly #sensingAge = new ValueCounts();
+  #enqueued = 0;
+  #busyWallMs = 0;
   #lastPrune = -Infinity;
   #running: Promise<void> = Promise.resolve();
 
@@ -141,7 +157,7 @@ export class WebhookEngine {
   advance(): Promise<void> {
     const run = this.#running.then(async () => {
       this.fanOut();
-      await this.#deliverDue(this.#o.clock.now());
+      await this.#timed(() => this.#deliverDue(this.#o.clock.now()));
       this.#prune(this.#o.clock.now());
     });
     this.#running = run.catch(() => undefined);
@@ -162,14 +178,25 @@ export class WebhookEngine {
     const run = this.#running.then(async () => {
       this.fanOut();
       let t = this.#o.clock.now();
-      await this.#deliverDue(t);
+      await this.#timed(() => this.#deliverDue(t));
       for (let next = this.nextDueMs(); next !== null && next <= untilMs; next = this.nextDueMs()) {
         t = Math.max(t, next);
-        await this.#deliverDue(t);
+        await this.#timed(() => this.#deliverDue(t));
       }
     });
     this.#running = run.catch(() => undefined);
     return run;
+  }
+
+  async #timed(work: () => Promise<void>): Promise<void> {
+    const wall = this.#o.wallTime;
+    if (!wall) return work();
+    const t0 = wall();
+    try {
+      await work();
+    } finally {
+      this.#busyWallMs += wall() - t0;
+    }
   }
 
   async #deliverDue(nowMs: number): Promise<void> {
@@ -225,6 +252,7 @@ export class WebhookEngine {
     const c = this.#count(s.id);
     if (o.kind === 'delivered') {
       c.delivered++;
+      this.#sensingAge.add(Math.max(0, nowMs - d.eventTimestampMs));
       const key = `${s.id}|${d.eventId}`;
       const t0 = this.#enqueuedWall.get(key);
       if (t0 !== undefined && this.#o.wallTime) this.#latencies.push(this.#o.wallTime() - t0);
@@ -267,6 +295,11 @@ export class WebhookEngine {
       subscriptions: this.#o.service.all().map((s) => ({ id: s.id, name: s.name, ...this.#count(s.id), pending: this.#o.store.counts(s.id).pending })),
       latencyP50Ms: percentile(this.#latencies, 50),
       latencyP99Ms: percentile(this.#latencies, 99),
+      keepUp: {
+        enqueued: this.#enqueued,
+        busyWallMs: this.#busyWallMs,
+        sensingToDeliveredSimMs: { p50: this.#sensingAge.percentile(50) || 0, p99: this.#sensingAge.percentile(99) || 0, max: this.#sensingAge.percentile(100) || 0 },
+      },
     };
   }
 
@@ -281,6 +314,7 @@ export class WebhookEngine {
   }
 
   #noteEnqueued(batch: readonly DeliveryInsert[]): void {
+    this.#enqueued += batch.length;
     if (!this.#o.wallTime) return;
     const t = this.#o.wallTime();
     for (const d of batch) this.#enqueuedWall.set(`${d.subscriptionId}|${d.eventId}`, t);
