@@ -2,6 +2,7 @@ import type { Verdict } from './expectations.js';
 import type { RealTimeSummary } from './lag.js';
 import type { RunResult } from './report.js';
 import type { ShardInfo } from './shard.js';
+import type { WebhookKeepUp } from './webhook-keep-up.js';
 
 /** Wall-clock figures: differ run to run, kept apart from `result`. */
 export interface RunPerf {
@@ -31,6 +32,8 @@ export interface RunPerf {
   realTime?: RealTimeSummary;
   /** Wall ms from a webhook delivery's enqueue to its 2xx (runs with webhooks). */
   webhookLatencyMs?: { p50: number; p99: number };
+  /** Whether webhook delivery kept up with real time: produced vs delivered, backlog, capacity, sensing → delivered (webhooks/keep-up.ts). */
+  webhookKeepUp?: WebhookKeepUp;
 }
 
 export interface RunReport {

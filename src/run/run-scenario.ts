@@ -12,6 +12,7 @@ import { createWorld } from '../sim/world.js';
 import { simulate } from './loop.js';
 import { resolveRunOptions, type ResolvedRunOptions, type RunOptions } from './options.js';
 import { LagMonitor } from './lag.js';
+import { webhookKeepUp } from './webhook-keep-up.js';
 import { peakRssMb, startStopwatch } from './perf.js';
 import { organisationsFromScenario } from '../assets/from-scenario.js';
 import { ackTimeoutForFleet, connectHive, type HiveLink } from '../hive/mqtt-hive.js';
@@ -116,7 +117,7 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
         platformThread: platform.inOwnThread,
         interrupted: loop.interrupted,
         ...(lag ? { realTime: lag.summary() } : {}),
-        ...(hooks ? { webhookLatencyMs: { p50: round(hooks.latencyP50Ms, 2), p99: round(hooks.latencyP99Ms, 2) } } : {}),
+        ...(hooks ? { webhookLatencyMs: { p50: round(hooks.latencyP50Ms, 2), p99: round(hooks.latencyP99Ms, 2) }, webhookKeepUp: webhookKeepUp(hooks, model.durationMs, opts.speed) } : {}),
       },
       db: platform.dbPath,
       dbKept: !(options.keepStore === false && opts.dbPath === null),

@@ -4,6 +4,7 @@ import type { AttemptRecord, Delivery, DeliveryInsert, WebhookStore } from '../c
 import type { Clock, WallTime } from '../core/clock.js';
 import { rngFor, type Rng } from '../core/rng.js';
 import { percentile } from '../core/stats.js';
+import { ValueCounts } from '../core/value-counts.js';
 import { HOUR_MS } from '../core/time.js';
 import { RETENTION_MS } from '../cloud/rollup.js';
 import { FanOut } from './fan-out.js';
@@ -61,6 +62,17 @@ export interface EngineStats {
   /** Wall ms from enqueue to the 2xx, of deliveries enqueued by this process. */
   latencyP50Ms: number;
   latencyP99Ms: number;
+  /** Whether delivery keeps up with what the platform produces (webhooks/keep-up.ts reads it). */
+  keepUp: EngineKeepUp;
+}
+
+export interface EngineKeepUp {
+  /** Deliveries enqueued by this process (one per subscription and event). */
+  enqueued: number;
+  /** Wall ms spent delivering (rounds of `advance`/`settle`): the capacity is delivered / this. */
+  busyWallMs: number;
+  /** Platform (simulated) ms from the sensing instant to the 2xx, at delivery: p50 / p99 / max. */
+  sensingToDeliveredSimMs: { p50: number; p99: number; max: number };
 }
 
 interface Round {
@@ -80,17 +92,30 @@ export class WebhookEngine {
   readonly #counts = new Map<string, { delivered: number; retried: number; deadLettered: number; disabled: number }>();
   readonly #enqueuedWall = new Map<string, number>();
   readonly #latencies: number[] = [];
+  /** Simulated ms from sensing to 2xx: value counts, memory bounded by distinct values. */
+  readonly #sensingAge = new ValueCounts();
+  #enqueued = 0;
+  #busyWallMs = 0;
   #lastPrune = -Infinity;
   #running: Promise<void> = Promise.resolve();
 
   constructor(o: EngineOptions) {
     this.#o = o;
+    // What send_on_value_change sent before a restart: an unchanged value is not sent again.
+    this.#fanOut.gate.load(o.store.lastValues());
     // Re-enabled by updateWebhooks: the user says the receiver is back, so its waiting deliveries go now.
     const statuses = new Map(o.service.all().map((s) => [s.id, s.status] as const));
     o.service.onChange(() => {
+      const live = new Set<string>();
       for (const s of o.service.all()) {
+        live.add(s.id);
         if (statuses.get(s.id) === 'DISABLED' && s.status === 'ENABLED') o.store.reschedule(s.id, o.clock.now());
         statuses.set(s.id, s.status);
+      }
+      // A deleted subscription's values went with it in the store.
+      for (const id of [...statuses.keys()].filter((x) => !live.has(x))) {
+        statuses.delete(id);
+        this.#fanOut.gate.forget(id);
       }
     });
   }
@@ -115,19 +140,24 @@ export class WebhookEngine {
     const { store, service, clock, metadata } = this.#o;
     const after = store.cursor(CURSOR);
     const events = this.#o.outbox(after);
-    if (events.length === 0) return;
+    if (events.length === 0) {
+      // Values admitted on the ingest path (DETECTIONS, TRAFFIC) since the last enqueue.
+      const changed = this.#fanOut.gate.takeChanged();
+      if (changed.length > 0) store.enqueue([], undefined, changed);
+      return;
+    }
     const subs = service.all();
     const out: DeliveryInsert[] = [];
     for (const e of events) this.#fanOut.deliveries(subs, metadata.envelope(e), e.revision, clock.now(), out);
     this.#noteEnqueued(out);
-    store.enqueue(out, { key: CURSOR, value: (events[events.length - 1] as StoredEvent).id });
+    store.enqueue(out, { key: CURSOR, value: (events[events.length - 1] as StoredEvent).id }, this.#fanOut.gate.takeChanged());
   }
 
   /** Fan-out, then delivery rounds until nothing is due at the clock's time. Calls are serialised. */
   advance(): Promise<void> {
     const run = this.#running.then(async () => {
       this.fanOut();
-      await this.#deliverDue(this.#o.clock.now());
+      await this.#timed(() => this.#deliverDue(this.#o.clock.now()));
       this.#prune(this.#o.clock.now());
     });
     this.#running = run.catch(() => undefined);
@@ -148,14 +178,25 @@ export class WebhookEngine {
     const run = this.#running.then(async () => {
       this.fanOut();
       let t = this.#o.clock.now();
-      await this.#deliverDue(t);
+      await this.#timed(() => this.#deliverDue(t));
       for (let next = this.nextDueMs(); next !== null && next <= untilMs; next = this.nextDueMs()) {
         t = Math.max(t, next);
-        await this.#deliverDue(t);
+        await this.#timed(() => this.#deliverDue(t));
       }
     });
     this.#running = run.catch(() => undefined);
     return run;
+  }
+
+  async #timed(work: () => Promise<void>): Promise<void> {
+    const wall = this.#o.wallTime;
+    if (!wall) return work();
+    const t0 = wall();
+    try {
+      await work();
+    } finally {
+      this.#busyWallMs += wall() - t0;
+    }
   }
 
   async #deliverDue(nowMs: number): Promise<void> {
@@ -195,10 +236,14 @@ export class WebhookEngine {
   }
 
   #attempt(s: Subscription, d: Delivery, nowMs: number): Promise<Outcome> {
+    const signed = signedHeaders(s.secrets, d.eventId, Math.floor(nowMs / 1000), d.body);
+    // Built literally (no spread): one object shape for every request, on the per-delivery path.
     const headers = {
       'content-type': 'application/json',
       'user-agent': 'occusim-webhooks/1',
-      ...signedHeaders(s.secrets, d.eventId, Math.floor(nowMs / 1000), d.body),
+      'webhook-id': signed['webhook-id'],
+      'webhook-timestamp': signed['webhook-timestamp'],
+      'webhook-signature': signed['webhook-signature'],
     };
     return this.#o.sender.send({ subscription: s, body: d.body, headers, nowMs });
   }
@@ -207,6 +252,7 @@ export class WebhookEngine {
     const c = this.#count(s.id);
     if (o.kind === 'delivered') {
       c.delivered++;
+      this.#sensingAge.add(Math.max(0, nowMs - d.eventTimestampMs));
       const key = `${s.id}|${d.eventId}`;
       const t0 = this.#enqueuedWall.get(key);
       if (t0 !== undefined && this.#o.wallTime) this.#latencies.push(this.#o.wallTime() - t0);
@@ -249,6 +295,11 @@ export class WebhookEngine {
       subscriptions: this.#o.service.all().map((s) => ({ id: s.id, name: s.name, ...this.#count(s.id), pending: this.#o.store.counts(s.id).pending })),
       latencyP50Ms: percentile(this.#latencies, 50),
       latencyP99Ms: percentile(this.#latencies, 99),
+      keepUp: {
+        enqueued: this.#enqueued,
+        busyWallMs: this.#busyWallMs,
+        sensingToDeliveredSimMs: { p50: this.#sensingAge.percentile(50) || 0, p99: this.#sensingAge.percentile(99) || 0, max: this.#sensingAge.percentile(100) || 0 },
+      },
     };
   }
 
@@ -263,6 +314,7 @@ export class WebhookEngine {
   }
 
   #noteEnqueued(batch: readonly DeliveryInsert[]): void {
+    this.#enqueued += batch.length;
     if (!this.#o.wallTime) return;
     const t = this.#o.wallTime();
     for (const d of batch) this.#enqueuedWall.set(`${d.subscriptionId}|${d.eventId}`, t);

@@ -13,7 +13,8 @@ import { ValueChangeGate } from './value-change.js';
  * user did not ask to drop).
  */
 export class FanOut {
-  readonly #gate = new ValueChangeGate();
+  /** `send_on_value_change` state; the engine loads it from the store and stores its changes. */
+  readonly gate = new ValueChangeGate();
 
   /** Deliveries of one event (`revision`: 0, or n for the n-th recomputed value of a `_1M` minute). */
   deliveries(subscriptions: readonly Subscription[], e: EventEnvelope, revision: number, nowMs: number, out: DeliveryInsert[]): void {
@@ -26,7 +27,7 @@ export class FanOut {
       if (s.status === 'DISABLED' && s.disabledReason === 'disabled by the user') continue;
       if (!(s.eventTypes as readonly string[]).includes(e.type)) continue;
       if (!matchesFilters(s.filters, e.metadata)) continue;
-      if (s.sendOnValueChange && !this.#gate.admit(s.id, e, revision)) continue;
+      if (s.sendOnValueChange && !this.gate.admit(s.id, e, revision)) continue;
       body ??= bodyOf(e);
       out.push({ subscriptionId: s.id, eventId: e.id, eventType: e.type, eventTimestampMs: e.timestamp, body, enqueuedAtMs: nowMs, nextAttemptMs: nowMs });
     }

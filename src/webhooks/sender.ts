@@ -56,6 +56,8 @@ export class Sender {
   readonly #clients = new Map<string, Client>();
   /** Per URL: where to send, and the literal address's verdict (the policy is frozen, so it cannot change). */
   readonly #targets = new Map<string, { origin: string; path: string; refused: string | null }>();
+  /** Auth headers per subscription object (a change of the subscription is a new object). */
+  readonly #auth = new WeakMap<Subscription, Record<string, string> | null>();
 
   constructor(o: SenderOptions) {
     this.#o = o;
@@ -96,7 +98,7 @@ export class Sender {
       const res = await this.#client(target.origin).request({
         method: 'POST',
         path: target.path,
-        headers: { ...r.headers, ...authHeaders(r.subscription) },
+        headers: this.#withAuth(r.subscription, r.headers),
         body: r.body,
         headersTimeout: timeout,
         bodyTimeout: timeout,
@@ -112,6 +114,17 @@ export class Sender {
       // Timeouts, refused or reset connections, DNS failures: the endpoint may come back.
       return { kind: 'retryable', reason: code ? `${code}: ${(err as Error).message}` : (err as Error).message };
     }
+  }
+
+  /** The request's headers with the endpoint's auth ones, computed once per subscription state (base64 of basic auth included). */
+  #withAuth(s: Subscription, headers: Record<string, string>): Record<string, string> {
+    let auth = this.#auth.get(s);
+    if (auth === undefined) {
+      const h = authHeaders(s);
+      auth = Object.keys(h).length === 0 ? null : h;
+      this.#auth.set(s, auth);
+    }
+    return auth === null ? headers : { ...headers, ...auth };
   }
 
   async close(): Promise<void> {

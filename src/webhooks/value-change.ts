@@ -1,23 +1,54 @@
 import type { EventEnvelope } from '../cloud/events.js';
+import type { LastValue } from '../cloud/store/webhook-port.js';
 
 /**
  * `send_on_value_change` (spec §6 rule 4): a subscription with it receives an event only when
  * the value differs from the last one it was sent for the same subject — the space (occupancy)
  * or the sensor (DETECTIONS, TRAFFIC) — and type. A `_1M` revision of an earlier minute
  * (spec §6 rule 2) exists only because that minute's value changed, so it is always sent; a
- * minute's first value is compared with the last value sent. Kept in memory: after a restart
- * the first event per subject is sent again (a duplicate value, never a lost change).
+ * minute's first value is compared with the last value sent.
+ *
+ * The last values are kept in the store (`webhook_last_values`): the engine loads them at
+ * start (`load`) and writes what changed (`takeChanged`) in the transaction of its next
+ * enqueue, so a restarted or resumed platform does not resend an unchanged value. A crash
+ * between a value's delivery being stored and the gate's write resends that one value once
+ * (a duplicate value, never a lost change).
  */
 export class ValueChangeGate {
   readonly #last = new Map<string, string>();
+  /** Keys admitted since the last `takeChanged`, with their subscription and subject. */
+  readonly #changed = new Map<string, LastValue>();
+
+  /** The stored last values (at start, before any event). */
+  load(values: readonly LastValue[]): void {
+    for (const v of values) this.#last.set(`${v.subscriptionId}|${v.subject}`, v.value);
+  }
 
   /** True when the event must be sent; records it as sent. */
   admit(subscriptionId: string, e: EventEnvelope, revision: number): boolean {
-    const key = `${subscriptionId}|${e.type}|${subjectOf(e)}`;
+    const subject = `${e.type}|${subjectOf(e)}`;
+    const key = `${subscriptionId}|${subject}`;
     const value = JSON.stringify(e.data);
     const prev = this.#last.get(key);
-    this.#last.set(key, value);
+    if (prev !== value) {
+      this.#last.set(key, value);
+      this.#changed.set(key, { subscriptionId, subject, value });
+    }
     return revision > 0 || prev !== value;
+  }
+
+  /** The values recorded since the last call (one per subscription and subject), to be stored. */
+  takeChanged(): LastValue[] {
+    const out = [...this.#changed.values()];
+    this.#changed.clear();
+    return out;
+  }
+
+  /** Forgets a deleted subscription's values. */
+  forget(subscriptionId: string): void {
+    const prefix = `${subscriptionId}|`;
+    for (const k of this.#last.keys()) if (k.startsWith(prefix)) this.#last.delete(k);
+    for (const k of this.#changed.keys()) if (k.startsWith(prefix)) this.#changed.delete(k);
   }
 }
 

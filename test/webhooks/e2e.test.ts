@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../src/cloud/store/sqlite-store.js';
 import { runScenario } from '../../src/run/run-scenario.js';
+import { formatSummary } from '../../src/cli/summary.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
 import type { ScenarioModel } from '../../src/scenario/model.js';
 import { EVENT_TYPES } from '../../src/webhooks/event-types.js';
@@ -27,7 +28,7 @@ function quickstart(): ScenarioModel {
   return r.model;
 }
 
-async function runWithReceiver(failRate = 0, platformThread = false) {
+async function runWithReceiver(failRate = 0, platformThread = false, paced: { speed: number; durationMs: number } | null = null) {
   const dir = mkdtempSync(join(tmpdir(), 'occusim-hooks-e2e-'));
   dirs.push(dir);
   const out = join(dir, 'events.ndjson');
@@ -35,7 +36,8 @@ async function runWithReceiver(failRate = 0, platformThread = false) {
   receivers.push(receiver);
   const model = quickstart();
   const report = await runScenario(model, {
-    durationMs: 20 * 60_000,
+    durationMs: paced?.durationMs ?? 20 * 60_000,
+    ...(paced ? { speed: paced.speed } : {}),
     platformThread,
     dbPath: join(dir, 'store.sqlite'),
     webhooks: {
@@ -63,6 +65,17 @@ describe('webhooks end to end over loopback HTTP', () => {
     expect(got.byType.DETECTIONS).toBeGreaterThan(0);
     expect(got.byType.TRAFFIC).toBeGreaterThan(0);
     expect(report.result.webhooks?.every((s) => s.pending === 0 && s.deadLettered === 0)).toBe(true);
+    // Fleet-scale question on a small run: did delivery keep up with real time, by how much.
+    const k = report.perf.webhookKeepUp;
+    expect(k?.enqueued).toBe(got.unique);
+    expect(k?.delivered).toBe(got.unique);
+    expect(k?.backlog).toBe(0);
+    expect(k?.producedPerSimS).toBeCloseTo(got.unique / (20 * 60), 1);
+    expect(k?.keptUp).toBe(true);
+    expect(k?.headroom).toBeGreaterThan(1);
+    expect(k?.sensingToDeliveredSimMs.p99).toBeGreaterThan(0);
+    expect(k?.sensingToDeliveredWallMs).toBeUndefined();
+    expect(formatSummary(report)).toMatch(/delivery kept up with real time \(capacity ≥ [\d,]+\/wall-s, ×[\d.]+ the need, backlog 0\); produced [\d.]+\/sim-s, delivered [\d.]+\/sim-s/);
     const bodies = ndjson.trim().split('\n').map((l) => JSON.parse(l) as { type: string; metadata: Record<string, string> });
     const keysOf = (type: string): string[] => Object.keys(bodies.find((b) => b.type === type)?.metadata ?? {}).sort();
     const location = ['building_id', 'building_name', 'floor_id', 'floor_name', 'org_id', 'org_name', 'site_id', 'site_name'];
@@ -73,6 +86,62 @@ describe('webhooks end to end over loopback HTTP', () => {
     expect(bodies.find((b) => b.type === 'DETECTIONS')?.metadata.sensor_mode).toBe('presence');
     expect(bodies.find((b) => b.type === 'TRAFFIC')?.metadata.sensor_id).not.toMatch(/^sensor_/);
   }, 120_000);
+
+  it('states for a paced run whether delivery kept up, with sensing → delivered in wall time', async () => {
+    const { report, receiver } = await runWithReceiver(0, false, { speed: 600, durationMs: 10 * 60_000 });
+    const k = report.perf.webhookKeepUp;
+    expect(k?.delivered).toBe(receiver.stats().unique);
+    expect(k?.keptUp).toBe(true);
+    expect(k?.speed).toBe(600);
+    // ×600: a minute's batching is 100 ms of wall time; delivery adds milliseconds.
+    expect(k?.sensingToDeliveredWallMs?.p99).toBeGreaterThan(0);
+    expect(k?.sensingToDeliveredWallMs?.p99).toBeLessThan(10_000);
+    expect(formatSummary(report)).toMatch(/delivery kept up with real time ×600 \(backlog 0, enqueue → 2xx p99 [\d.]+ ms of ≤ 2000 ms; /);
+    expect(formatSummary(report)).toMatch(/sensing → delivered \(sim\) p50 \d+ ms, p99 \d+ ms, max \d+ ms; wall ≤ p50 [\d.]+ ms, p99 [\d.]+ ms/);
+  }, 120_000);
+
+  it('send_on_value_change: a run stopped and resumed on its store resends no unchanged value (what the uninterrupted run sends)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'occusim-hooks-resume-'));
+    dirs.push(dir);
+    const model = quickstart();
+    const types = ['ROOM_OCCUPANCY_1MIN', 'FLOOR_OCCUPANCY', 'DETECTIONS'] as const;
+    // One receiver per store: a resumed run keeps its stored subscriptions (their URL with them).
+    const whole = await startReceiver({ port: 0, secrets: [SECRET], out: join(dir, 'whole.ndjson') });
+    const parts = await startReceiver({ port: 0, secrets: [SECRET], out: join(dir, 'parts.ndjson') });
+    receivers.push(whole, parts);
+    const run = async (receiver: Receiver, dbPath: string, durationMs: number, resume: boolean): Promise<void> => {
+      await runScenario(model, {
+        durationMs,
+        dbPath,
+        ...(resume ? { storePolicy: 'resume' as const } : {}),
+        webhooks: {
+          allow: ['127.0.0.1/8'],
+          declared: types.map((t) => ({ orgId: model.org.id, input: { name: t.toLowerCase(), eventTypes: [t], url: receiver.url, secret: SECRET, sendOnValueChange: true } })),
+        },
+      });
+    };
+    await run(whole, join(dir, 'whole.sqlite'), 20 * 60_000, false);
+    await run(parts, join(dir, 'parts.sqlite'), 10 * 60_000, false);
+    await run(parts, join(dir, 'parts.sqlite'), 20 * 60_000, true);
+    await whole.close();
+    await parts.close();
+    receivers.splice(0);
+    expect(parts.stats().duplicates).toBe(0);
+    const bodies = (f: string) => readFileSync(join(dir, f), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; timestamp: number });
+    const uninterrupted = bodies('whole.ndjson');
+    const resumed = bodies('parts.ndjson');
+    expect(uninterrupted.length).toBeGreaterThan(100);
+    // Nothing the uninterrupted run did not send: without the stored last values the resumed
+    // run sent each subject's first value again (an unchanged value).
+    const sent = new Set(uninterrupted.map((b) => b.id));
+    expect(resumed.filter((b) => !sent.has(b.id))).toEqual([]);
+    // And nothing missing, but the events sensed in the seconds after the stop: the hive's batch
+    // spanning the stop was stored by the first run and its longer twin is refused as a
+    // duplicate on resume (the pipeline's resume boundary, not the webhooks').
+    const got = new Set(resumed.map((b) => b.id));
+    const stopMs = model.startMs + 10 * 60_000;
+    expect(uninterrupted.filter((b) => !got.has(b.id) && (b.timestamp < stopMs || b.timestamp >= stopMs + 10_000))).toEqual([]);
+  }, 240_000);
 
   it('gives byte-identical NDJSON for the same seed twice, also when 20 % of attempts fail and the platform runs in its own thread', async () => {
     const a = await runWithReceiver(0.2);

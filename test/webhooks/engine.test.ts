@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { catalogueFromScenario } from '../../src/assets/from-scenario.js';
 import { EventMetadata, eventId } from '../../src/cloud/events.js';
@@ -62,6 +65,42 @@ async function setup(opts: { disableAfterMs?: number; seed?: number } = {}) {
 }
 
 const ids = (r: TestReceiver): string[] => r.received.map((x) => String(x.headers['webhook-id']));
+
+describe('send_on_value_change across a restart', () => {
+  it('does not resend an unchanged value after the platform restarts on the same store', async () => {
+    const receiver = await startTestReceiver();
+    closers.push(() => receiver.close());
+    const dir = mkdtempSync(join(tmpdir(), 'occusim-hooks-restart-'));
+    closers.push(() => rmSync(dir, { recursive: true, force: true }));
+    const path = join(dir, 'store.sqlite');
+    const policy = new AddressPolicy(['127.0.0.1/8']);
+    const emit = (events: SqliteStore, m: number, value: number): void =>
+      events.writeEvents([{ eventId: eventId('ROOM_OCCUPANCY_1M', ROOM_A, T0 + m * MIN, 0), type: 'ROOM_OCCUPANCY_1M', spaceId: ROOM_A, minuteMs: T0 + m * MIN, value, revision: 0, emittedAtMs: T0 + (m + 1) * MIN }]);
+    /** One platform life: minutes [from, to] with the given values, then closed. */
+    const life = async (from: number, values: readonly number[], create: boolean): Promise<void> => {
+      const clock = new VirtualClock(T0 + from * MIN);
+      const events = new SqliteStore(path);
+      const store = new SqliteWebhookStore(path);
+      const service = new WebhookService(store, policy, () => SECRET);
+      if (create) service.create('org_1', [{ name: 'changes', eventTypes: ['ROOM_OCCUPANCY_1MIN'], url: receiver.url, sendOnValueChange: true, filters: { room_ids: [ROOM_A] } }]);
+      const sender = new Sender({ policy, concurrency: 4 });
+      const engine = new WebhookEngine({ service, store, outbox: (after) => events.events(after), metadata: new EventMetadata(catalogueFromScenario(tinyModel())), clock, seed: 1, sender });
+      for (const [i, v] of values.entries()) {
+        emit(events, from + i, v);
+        clock.advanceTo(T0 + (from + i + 1) * MIN);
+        await engine.advance();
+      }
+      await sender.close();
+      store.close();
+      events.close();
+    };
+    await life(0, [1, 1, 2, 2], true);
+    await life(4, [2, 2, 3], false);
+    const values = receiver.received.map((r) => (JSON.parse(r.body) as { data: unknown }).data);
+    // Before the store kept the last value, the restart resent the unchanged 2.
+    expect(values).toEqual([1, 2, 3]);
+  });
+});
 
 describe('webhook delivery engine over loopback HTTP', () => {
   it('delivers every outbox event once, signed with the platform time, in (timestamp, id) order, as the spec §6 envelope', async () => {

@@ -207,4 +207,22 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX webhook_deliveries_by_event_time ON webhook_deliveries (event_ts_ms);
     `,
   },
+  {
+    version: 6,
+    description: 'webhooks: the due index over pending deliveries only; send_on_value_change last values',
+    sql: `
+      -- Only pending rows are ever looked up by due order: a delivered row leaves the index (one
+      -- delete) instead of moving inside it, and the index stays the size of the backlog.
+      DROP INDEX webhook_deliveries_due;
+      CREATE INDEX webhook_deliveries_due ON webhook_deliveries (subscription_id, next_attempt_ms, event_ts_ms, event_id) WHERE state = 'pending';
+      -- The last value sent per subscription and subject (type|space or sensor), JSON of the
+      -- event's data: a restarted platform does not resend an unchanged value.
+      CREATE TABLE webhook_last_values (
+        subscription_id TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        value TEXT NOT NULL,
+        PRIMARY KEY (subscription_id, subject)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];

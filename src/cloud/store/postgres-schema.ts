@@ -140,6 +140,20 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE INDEX webhook_deliveries_by_event_time ON webhook_deliveries (event_ts_ms);
     `,
   },
+  {
+    version: 2,
+    description: 'the SQLite store migration 6: the due index over pending deliveries only; send_on_value_change last values',
+    sql: `
+      DROP INDEX webhook_deliveries_due;
+      CREATE INDEX webhook_deliveries_due ON webhook_deliveries (subscription_id, next_attempt_ms, event_ts_ms, event_id COLLATE "C") WHERE state = 'pending';
+      CREATE TABLE webhook_last_values (
+        subscription_id TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        value TEXT NOT NULL,
+        PRIMARY KEY (subscription_id, subject)
+      );
+    `,
+  },
 ];
 
 /** Every table of the schema, for `--fresh` (emptied, not dropped: the schema version stays). */
@@ -161,4 +175,5 @@ export const POSTGRES_TABLES = [
   'api_overlays',
   'webhook_subscriptions',
   'webhook_deliveries',
+  'webhook_last_values',
 ] as const;

@@ -1,6 +1,6 @@
 import { PostgresSession } from './postgres-session.js';
 import { PostgresStore } from './postgres-store.js';
-import type { AttemptRecord, Delivery, DeliveryCounts, DeliveryInsert, DeliveryState, StoredSubscription, WebhookStore } from './webhook-port.js';
+import type { AttemptRecord, Delivery, DeliveryCounts, DeliveryInsert, DeliveryState, LastValue, StoredSubscription, WebhookStore } from './webhook-port.js';
 
 /**
  * Webhook subscriptions and the delivery outbox in the PostgreSQL store (tables of
@@ -48,6 +48,11 @@ INSERT INTO webhook_deliveries (subscription_id, event_id, event_type, event_ts_
 SELECT s, e, t, ts, b, q, n, 0, 'pending' FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::bigint[], $7::bigint[])
   WITH ORDINALITY AS x(s, e, t, ts, b, q, n, o) ORDER BY o
 ON CONFLICT (subscription_id, event_id) DO NOTHING`;
+// One row per (subscription, subject) in a call: the gate records each subject's last value only.
+const PUT_LAST_VALUES_SQL = `
+INSERT INTO webhook_last_values (subscription_id, subject, value)
+SELECT s, k, v FROM unnest($1::text[], $2::text[], $3::text[]) AS x(s, k, v)
+ON CONFLICT (subscription_id, subject) DO UPDATE SET value = excluded.value`;
 const SET_STATE_SQL = 'INSERT INTO pipeline_state (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value';
 
 export class PostgresWebhookStore implements AsyncWebhookStore {
@@ -77,7 +82,8 @@ export class PostgresWebhookStore implements AsyncWebhookStore {
 
   async deleteSubscription(id: string): Promise<boolean> {
     const r = await this.#db.query(
-      `WITH undelivered AS (DELETE FROM webhook_deliveries WHERE subscription_id = $1 AND state != 'delivered')
+      `WITH undelivered AS (DELETE FROM webhook_deliveries WHERE subscription_id = $1 AND state != 'delivered'),
+            last_values AS (DELETE FROM webhook_last_values WHERE subscription_id = $1)
        DELETE FROM webhook_subscriptions WHERE id = $1`,
       [id],
     );
@@ -92,14 +98,25 @@ export class PostgresWebhookStore implements AsyncWebhookStore {
     return r?.value ?? 1;
   }
 
-  async enqueue(deliveries: readonly DeliveryInsert[], cursor?: { key: string; value: number }): Promise<void> {
+  async enqueue(deliveries: readonly DeliveryInsert[], cursor?: { key: string; value: number }, lastValues?: readonly LastValue[]): Promise<void> {
     const statements: Array<[string, unknown[]]> = [];
     if (deliveries.length > 0) {
       const ds = deliveries;
       statements.push([ENQUEUE_SQL, [ds.map((d) => d.subscriptionId), ds.map((d) => d.eventId), ds.map((d) => d.eventType), ds.map((d) => d.eventTimestampMs), ds.map((d) => d.body), ds.map((d) => d.enqueuedAtMs), ds.map((d) => d.nextAttemptMs)]]);
     }
     if (cursor) statements.push([SET_STATE_SQL, [cursor.key, cursor.value]]);
+    if (lastValues && lastValues.length > 0) {
+      const vs = lastValues;
+      statements.push([PUT_LAST_VALUES_SQL, [vs.map((v) => v.subscriptionId), vs.map((v) => v.subject), vs.map((v) => v.value)]]);
+    }
     await this.#db.transaction(statements);
+  }
+
+  async lastValues(): Promise<LastValue[]> {
+    const rows = await this.#db.rows<{ subscription_id: string; subject: string; value: string }>(
+      'SELECT subscription_id, subject, value FROM webhook_last_values ORDER BY subscription_id COLLATE "C", subject COLLATE "C"',
+    );
+    return rows.map((r) => ({ subscriptionId: r.subscription_id, subject: r.subject, value: r.value }));
   }
 
   async cursor(key: string): Promise<number> {

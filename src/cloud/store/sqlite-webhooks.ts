@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { openDatabase } from './sqlite-store.js';
-import type { AttemptRecord, Delivery, DeliveryCounts, DeliveryInsert, DeliveryState, StoredSubscription, WebhookStore } from './webhook-port.js';
+import type { AttemptRecord, Delivery, DeliveryCounts, DeliveryInsert, DeliveryState, LastValue, StoredSubscription, WebhookStore } from './webhook-port.js';
 
 /**
  * Webhook subscriptions and the delivery outbox in the store's SQLite file (migration 5), on a
@@ -36,6 +36,17 @@ const toDelivery = (r: DeliveryRow): Delivery => ({
   deliveredAtMs: r.delivered_at_ms,
 });
 
+const INSERT_ROWS = 64;
+
+/** Inserts `rows` deliveries in order; only a repeat of (subscription, event) is skipped (OR IGNORE would also drop a row breaking NOT NULL). */
+function insertSql(rows: number): string {
+  const values = Array.from({ length: rows }, () => "(?, ?, ?, ?, ?, ?, ?, 0, 'pending')").join(', ');
+  return `INSERT INTO webhook_deliveries (subscription_id, event_id, event_type, event_ts_ms, body, enqueued_at_ms, next_attempt_ms, attempts, state)
+    VALUES ${values} ON CONFLICT (subscription_id, event_id) DO NOTHING`;
+}
+
+const insertParams = (d: DeliveryInsert): unknown[] => [d.subscriptionId, d.eventId, d.eventType, d.eventTimestampMs, d.body, d.enqueuedAtMs, d.nextAttemptMs];
+
 function prepare(db: Database.Database) {
   return {
     subscriptions: db.prepare<[], { id: string; org_id: string; body: string }>('SELECT id, org_id, body FROM webhook_subscriptions ORDER BY seq'),
@@ -47,11 +58,14 @@ function prepare(db: Database.Database) {
     deleteUndelivered: db.prepare("DELETE FROM webhook_deliveries WHERE subscription_id = ? AND state != 'delivered'"),
     getState: db.prepare<[string], { value: number }>('SELECT value FROM pipeline_state WHERE key = ?'),
     setState: db.prepare('INSERT INTO pipeline_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
-    insert: db.prepare(
-      // Only a repeat of (subscription, event) is skipped (OR IGNORE would also drop a row breaking NOT NULL).
-      `INSERT INTO webhook_deliveries (subscription_id, event_id, event_type, event_ts_ms, body, enqueued_at_ms, next_attempt_ms, attempts, state)
-       VALUES (?, ?, ?, ?, ?, ?, ?, 0, 'pending') ON CONFLICT (subscription_id, event_id) DO NOTHING`,
+    insert: db.prepare(insertSql(1)),
+    // Rows of a fan-out in statements of INSERT_ROWS: one statement's bind and step per 64 rows, not per row.
+    insertMany: db.prepare(insertSql(INSERT_ROWS)),
+    deleteLastValues: db.prepare('DELETE FROM webhook_last_values WHERE subscription_id = ?'),
+    putLastValue: db.prepare(
+      'INSERT INTO webhook_last_values (subscription_id, subject, value) VALUES (?, ?, ?) ON CONFLICT (subscription_id, subject) DO UPDATE SET value = excluded.value',
     ),
+    lastValues: db.prepare<[], { subscription_id: string; subject: string; value: string }>('SELECT subscription_id, subject, value FROM webhook_last_values ORDER BY subscription_id, subject'),
     due: db.prepare<[string, number, number], DeliveryRow>(
       "SELECT * FROM webhook_deliveries WHERE subscription_id = ? AND state = 'pending' AND next_attempt_ms <= ? ORDER BY next_attempt_ms, event_ts_ms, event_id LIMIT ?",
     ),
@@ -102,6 +116,7 @@ export class SqliteWebhookStore implements WebhookStore {
   deleteSubscription(id: string): boolean {
     return this.#db.transaction(() => {
       this.#q.deleteUndelivered.run(id);
+      this.#q.deleteLastValues.run(id);
       return this.#q.deleteSubscription.run(id).changes > 0;
     })();
   }
@@ -115,12 +130,19 @@ export class SqliteWebhookStore implements WebhookStore {
     })();
   }
 
-  enqueue(deliveries: readonly DeliveryInsert[], cursor?: { key: string; value: number }): void {
+  enqueue(deliveries: readonly DeliveryInsert[], cursor?: { key: string; value: number }, lastValues?: readonly LastValue[]): void {
     const q = this.#q;
     this.#db.transaction(() => {
-      for (const d of deliveries) q.insert.run(d.subscriptionId, d.eventId, d.eventType, d.eventTimestampMs, d.body, d.enqueuedAtMs, d.nextAttemptMs);
+      let i = 0;
+      for (; i + INSERT_ROWS <= deliveries.length; i += INSERT_ROWS) q.insertMany.run(deliveries.slice(i, i + INSERT_ROWS).flatMap(insertParams));
+      for (; i < deliveries.length; i++) q.insert.run(insertParams(deliveries[i] as DeliveryInsert));
       if (cursor) q.setState.run(cursor.key, cursor.value);
+      for (const v of lastValues ?? []) q.putLastValue.run(v.subscriptionId, v.subject, v.value);
     })();
+  }
+
+  lastValues(): LastValue[] {
+    return this.#q.lastValues.all().map((r) => ({ subscriptionId: r.subscription_id, subject: r.subject, value: r.value }));
   }
 
   cursor(key: string): number {

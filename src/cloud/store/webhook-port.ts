@@ -40,6 +40,13 @@ export type AttemptRecord =
   | { id: number; result: 'retry'; nextAttemptMs: number; error: string }
   | { id: number; result: 'dead'; error: string };
 
+/** `send_on_value_change`: the last value sent to a subscription about one subject (`type|space or sensor`), JSON of the event's data. */
+export interface LastValue {
+  subscriptionId: string;
+  subject: string;
+  value: string;
+}
+
 export interface DeliveryCounts {
   pending: number;
   delivered: number;
@@ -50,15 +57,18 @@ export interface WebhookStore {
   subscriptions(): StoredSubscription[];
   /** Inserts or replaces. */
   putSubscription(s: StoredSubscription): void;
-  /** Deletes it and its undelivered rows (the user asked to drop them); false when unknown. */
+  /** Deletes it, its undelivered rows (the user asked to drop them) and its last values; false when unknown. */
   deleteSubscription(id: string): boolean;
   /** A number never handed out before in this store (subscription ids). */
   nextSequence(name: string): number;
   /**
    * Appends deliveries (one per subscription and event; a repeat is ignored) and, when given,
-   * moves the fan-out cursor, in one transaction: an event is enqueued exactly once.
+   * moves the fan-out cursor and records the `send_on_value_change` values sent, in one
+   * transaction: an event is enqueued exactly once.
    */
-  enqueue(deliveries: readonly DeliveryInsert[], cursor?: { key: string; value: number }): void;
+  enqueue(deliveries: readonly DeliveryInsert[], cursor?: { key: string; value: number }, lastValues?: readonly LastValue[]): void;
+  /** Every recorded `send_on_value_change` value (the gate's state after a restart). */
+  lastValues(): LastValue[];
   cursor(key: string): number;
   /**
    * Pending deliveries of one subscription due at `nowMs`, by (next attempt, event timestamp,

@@ -55,6 +55,36 @@ describe('SQLite webhook store', () => {
     store.close();
   });
 
+  it('keeps send_on_value_change values across a restart, written with the enqueue, dropped with their subscription', () => {
+    const path = tempDb();
+    const a = new SqliteWebhookStore(path);
+    a.putSubscription({ id: 'webhook_1', orgId: 'org_1', body: '{}' });
+    a.enqueue([delivery('event_a', 10)], { key: 'webhook_outbox', value: 1 }, [
+      { subscriptionId: 'webhook_1', subject: 'ROOM_OCCUPANCY|room_1', value: '2' },
+      { subscriptionId: 'webhook_2', subject: 'ROOM_OCCUPANCY|room_1', value: '5' },
+    ]);
+    a.enqueue([], undefined, [{ subscriptionId: 'webhook_1', subject: 'ROOM_OCCUPANCY|room_1', value: '3' }]);
+    a.close();
+    const b = new SqliteWebhookStore(path);
+    expect(b.lastValues()).toEqual([
+      { subscriptionId: 'webhook_1', subject: 'ROOM_OCCUPANCY|room_1', value: '3' },
+      { subscriptionId: 'webhook_2', subject: 'ROOM_OCCUPANCY|room_1', value: '5' },
+    ]);
+    b.deleteSubscription('webhook_1');
+    expect(b.lastValues().map((v) => v.subscriptionId)).toEqual(['webhook_2']);
+    b.close();
+  });
+
+  it('inserts a large fan-out in order, in statements of many rows, skipping repeats', () => {
+    const s = new SqliteWebhookStore(':memory:');
+    const many = Array.from({ length: 200 }, (_, i) => delivery(`event_${String(i).padStart(3, '0')}`, i));
+    s.enqueue([...many.slice(0, 70), many[5] as DeliveryInsert, ...many.slice(70)]);
+    const rows = s.deliveries('webhook_1');
+    expect(rows.map((d) => d.eventId)).toEqual(many.map((d) => d.eventId));
+    expect(rows.map((d) => d.id)).toEqual(rows.map((_, i) => i + 1));
+    s.close();
+  });
+
   it('enqueues an event once per subscription even when fanned out twice', () => {
     const s = new SqliteWebhookStore(':memory:');
     s.enqueue([delivery('event_a', 10)]);
