@@ -1,6 +1,6 @@
 import { PostgresSession } from './postgres-session.js';
 import { PostgresStore } from './postgres-store.js';
-import type { AttemptRecord, Delivery, DeliveryCounts, DeliveryInsert, DeliveryState, LastValue, StoredSubscription, WebhookStore } from './webhook-port.js';
+import { toDelivery, type AttemptRecord, type Delivery, type DeliveryCounts, type DeliveryState, type DeliveryInsert, type DeliveryRow, type LastValue, type StoredSubscription, type WebhookStore } from './webhook-port.js';
 
 /**
  * Webhook subscriptions and the delivery outbox in the PostgreSQL store (tables of
@@ -12,35 +12,6 @@ import type { AttemptRecord, Delivery, DeliveryCounts, DeliveryInsert, DeliveryS
 type Async<T> = { [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never };
 export type AsyncWebhookStore = Async<WebhookStore>;
 
-interface DeliveryRow {
-  id: number;
-  subscription_id: string;
-  event_id: string;
-  event_type: string;
-  event_ts_ms: number;
-  body: string;
-  enqueued_at_ms: number;
-  next_attempt_ms: number;
-  attempts: number;
-  state: DeliveryState;
-  last_error: string | null;
-  delivered_at_ms: number | null;
-}
-
-const toDelivery = (r: DeliveryRow): Delivery => ({
-  id: r.id,
-  subscriptionId: r.subscription_id,
-  eventId: r.event_id,
-  eventType: r.event_type,
-  eventTimestampMs: r.event_ts_ms,
-  body: r.body,
-  enqueuedAtMs: r.enqueued_at_ms,
-  nextAttemptMs: r.next_attempt_ms,
-  attempts: r.attempts,
-  state: r.state,
-  lastError: r.last_error,
-  deliveredAtMs: r.delivered_at_ms,
-});
 
 const DUE_ORDER = 'ORDER BY next_attempt_ms, event_ts_ms, event_id COLLATE "C"';
 const ENQUEUE_SQL = `

@@ -1,40 +1,11 @@
 import type Database from 'better-sqlite3';
 import { openDatabase } from './sqlite-store.js';
-import type { AttemptRecord, Delivery, DeliveryCounts, DeliveryInsert, DeliveryState, LastValue, StoredSubscription, WebhookStore } from './webhook-port.js';
+import { toDelivery, type AttemptRecord, type Delivery, type DeliveryCounts, type DeliveryState, type DeliveryInsert, type DeliveryRow, type LastValue, type StoredSubscription, type WebhookStore } from './webhook-port.js';
 
 /**
  * Webhook subscriptions and the delivery outbox in the store's SQLite file (migration 5), on a
  * connection of their own (WAL: the dispatcher writes while ingest writes through its own).
  */
-interface DeliveryRow {
-  id: number;
-  subscription_id: string;
-  event_id: string;
-  event_type: string;
-  event_ts_ms: number;
-  body: string;
-  enqueued_at_ms: number;
-  next_attempt_ms: number;
-  attempts: number;
-  state: DeliveryState;
-  last_error: string | null;
-  delivered_at_ms: number | null;
-}
-
-const toDelivery = (r: DeliveryRow): Delivery => ({
-  id: r.id,
-  subscriptionId: r.subscription_id,
-  eventId: r.event_id,
-  eventType: r.event_type,
-  eventTimestampMs: r.event_ts_ms,
-  body: r.body,
-  enqueuedAtMs: r.enqueued_at_ms,
-  nextAttemptMs: r.next_attempt_ms,
-  attempts: r.attempts,
-  state: r.state,
-  lastError: r.last_error,
-  deliveredAtMs: r.delivered_at_ms,
-});
 
 const INSERT_ROWS = 64;
 

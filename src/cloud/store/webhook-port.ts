@@ -96,3 +96,35 @@ export interface WebhookStore {
   deliveries(subscriptionId: string): Delivery[];
   close(): void;
 }
+
+/** A row of `webhook_deliveries`, as both SQL adapters select it (`SELECT *`). */
+export interface DeliveryRow {
+  id: number;
+  subscription_id: string;
+  event_id: string;
+  event_type: string;
+  event_ts_ms: number;
+  body: string;
+  enqueued_at_ms: number;
+  next_attempt_ms: number;
+  attempts: number;
+  state: DeliveryState;
+  last_error: string | null;
+  delivered_at_ms: number | null;
+}
+
+/** A delivery row as the port's Delivery (the SQLite and PostgreSQL adapters share it). */
+export const toDelivery = (r: DeliveryRow): Delivery => ({
+  id: r.id,
+  subscriptionId: r.subscription_id,
+  eventId: r.event_id,
+  eventType: r.event_type,
+  eventTimestampMs: r.event_ts_ms,
+  body: r.body,
+  enqueuedAtMs: r.enqueued_at_ms,
+  nextAttemptMs: r.next_attempt_ms,
+  attempts: r.attempts,
+  state: r.state,
+  lastError: r.last_error,
+  deliveredAtMs: r.delivered_at_ms,
+});
