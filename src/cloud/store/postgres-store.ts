@@ -20,7 +20,7 @@ import type {
   TrafficSeriesPoint,
 } from './port.js';
 import { POSTGRES_MIGRATIONS } from './postgres-schema.js';
-import { sensorStatusOf } from './sqlite-status.js';
+import { hiveStatusOf, sensorStatusOf, type HiveStatusTableRow } from './sqlite-status.js';
 import { PostgresSession, redactUrl } from './postgres-session.js';
 import { BATCH_SQL, EVENTS_SQL, PRESENCE_MINUTES_SQL, ROLLUP_SQL, TRAFFIC_MINUTES_SQL, TRAFFIC_ROLLUP_SQL, deliveryColumns, eventColumns, lastByKey } from './postgres-writes.js';
 
@@ -262,23 +262,8 @@ export class PostgresStore implements Store {
   }
 
   async hiveStatus(hiveId: string): Promise<HiveStatus | null> {
-    const [r] = await this.#db.rows<{ hive_serial: string; last_heartbeat_ms: number; sent_at_ms: number; state: HiveStatus['state']; firmware_version: string; protocol_minor: number; uptime_ms: number; details: string }>(
-      'SELECT * FROM hive_status WHERE hive_id = $1',
-      [hiveId],
-    );
-    if (!r) return null;
-    const details = JSON.parse(r.details) as Omit<HiveStatus, 'hiveId' | 'hiveSerial' | 'lastHeartbeatMs' | 'sentAtMs' | 'state' | 'firmwareVersion' | 'protocolMinor' | 'uptimeMs'>;
-    return {
-      hiveId,
-      hiveSerial: r.hive_serial,
-      lastHeartbeatMs: r.last_heartbeat_ms,
-      sentAtMs: r.sent_at_ms,
-      state: r.state,
-      firmwareVersion: r.firmware_version,
-      protocolMinor: r.protocol_minor,
-      uptimeMs: r.uptime_ms,
-      ...details,
-    };
+    const [r] = await this.#db.rows<HiveStatusTableRow>('SELECT * FROM hive_status WHERE hive_id = $1', [hiveId]);
+    return r ? hiveStatusOf(hiveId, r) : null;
   }
 
   async sensorStatus(sensorId: string): Promise<SensorStatus | null> {

@@ -63,7 +63,22 @@ export function writeHeartbeatRows(q: Q, h: HiveStatus, sensors: readonly Sensor
 /** @internal */
 export function hiveStatusRow(q: Q, hiveId: string): HiveStatus | null {
   const r = q.hive.get(hiveId);
-  if (!r) return null;
+  return r ? hiveStatusOf(hiveId, r) : null;
+}
+
+/** A `hive_status` row as the port's HiveStatus (the SQLite and PostgreSQL adapters share it). */
+export interface HiveStatusTableRow {
+  hive_serial: string;
+  last_heartbeat_ms: number;
+  sent_at_ms: number;
+  state: string;
+  firmware_version: string;
+  protocol_minor: number;
+  uptime_ms: number;
+  details: string;
+}
+
+export function hiveStatusOf(hiveId: string, r: HiveStatusTableRow): HiveStatus {
   const details = JSON.parse(r.details) as Omit<HiveStatus, 'hiveId' | 'hiveSerial' | 'lastHeartbeatMs' | 'sentAtMs' | 'state' | 'firmwareVersion' | 'protocolMinor' | 'uptimeMs'>;
   return {
     hiveId,
