@@ -1,7 +1,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import type { RunOptions } from '../../../src/run/options.js';
 import { SqliteStore } from '../../../src/cloud/store/sqlite-store.js';
 import { runScenario } from '../../../src/run/run-scenario.js';
 import { loadScenarioFile } from '../../../src/scenario/load.js';
@@ -24,6 +25,27 @@ const VIEWPORT = { width: 1100, height: 700 };
 let model: ScenarioModel;
 let browser: Browser | null = null;
 
+/** A page of the shared browser at the golden image's viewport. */
+async function livePage(): Promise<Page> {
+  const page = await (browser as Browser).newPage({ viewport: VIEWPORT, deviceScaleFactor: 1 });
+  page.setDefaultTimeout(15_000);
+  return page;
+}
+
+/** Options of a run that serves its API on a free port and opens /live on `page` once it listens. */
+function servedLive(page: Page, durationMs: number, platformThread: boolean): Pick<RunOptions, 'durationMs' | 'keepStore' | 'platformThread' | 'api' | 'onPlatform'> {
+  return {
+    durationMs,
+    keepStore: false,
+    platformThread,
+    api: { port: 0, audience: 'https://api.occusim.test' },
+    onPlatform: async (ready) => {
+      await page.goto(`${ready.apiUrl}/live`);
+      await page.locator('svg .room').first().waitFor();
+    },
+  };
+}
+
 beforeAll(async () => {
   const r = loadScenarioFile(new URL('../../../scenarios/quickstart.yaml', import.meta.url).pathname);
   if (!r.ok) throw new Error('quickstart does not load');
@@ -43,19 +65,10 @@ function trueCountAt(atMs: number, floorId: string, of: ScenarioModel = model): 
 
 describe('the live page', () => {
   it.skipIf(!HAVE_CHROMIUM)('renders the floor plan with one marker per true person, and matches the golden image at the end', async () => {
-    const b = browser as Browser;
-    const page = await b.newPage({ viewport: VIEWPORT, deviceScaleFactor: 1 });
-    page.setDefaultTimeout(15_000);
+    const page = await livePage();
     let during: { at: number; markers: number } | null = null;
     await runScenario(model, {
-      durationMs: 20 * 60_000,
-      keepStore: false,
-      platformThread: false,
-      api: { port: 0, audience: 'https://api.occusim.test' },
-      onPlatform: async (ready) => {
-        await page.goto(`${ready.apiUrl}/live`);
-        await page.locator('svg .room').first().waitFor();
-      },
+      ...servedLive(page, 20 * 60_000, false),
       beforeClose: async () => {
         // The run has ended; the page shows its last instant once the last event arrived.
         const floorId = model.floors[0]?.id as string;
@@ -83,8 +96,7 @@ describe('the live page', () => {
   }, 120_000);
 
   it.skipIf(!HAVE_CHROMIUM)('updates the room counters within 2 s (wall) of a minute being finalised, on a paced run', async () => {
-    const b = browser as Browser;
-    const page = await b.newPage({ viewport: VIEWPORT, deviceScaleFactor: 1 });
+    const page = await livePage();
     // ×60: a simulated minute per wall second; the 5-minute look-back finalises minutes 0–2
     // during the run, the rest when it ends.
     let store: SqliteStore | null = null;
@@ -147,18 +159,9 @@ describe('the live page', () => {
     if (!r.ok) throw new Error('office-day does not load');
     const office = r.model;
     expect(office.floors.length).toBeGreaterThanOrEqual(2);
-    const b = browser as Browser;
-    const page = await b.newPage({ viewport: VIEWPORT, deviceScaleFactor: 1 });
-    page.setDefaultTimeout(15_000);
+    const page = await livePage();
     await runScenario(office, {
-      durationMs: 2 * 60_000,
-      keepStore: false,
-      platformThread: false,
-      api: { port: 0, audience: 'https://api.occusim.test' },
-      onPlatform: async (ready) => {
-        await page.goto(`${ready.apiUrl}/live`);
-        await page.locator('svg .room').first().waitFor();
-      },
+      ...servedLive(page, 2 * 60_000, false),
       beforeClose: async () => {
         const m = office;
         await page.locator('body[data-final="true"]').waitFor({ state: 'attached' });
@@ -183,19 +186,10 @@ describe('the live page', () => {
   }, 180_000);
 
   it.skipIf(!HAVE_CHROMIUM)("is served when the platform runs in its own thread, the same page as in the run's thread", async () => {
-    const b = browser as Browser;
-    const page = await b.newPage({ viewport: VIEWPORT, deviceScaleFactor: 1 });
-    page.setDefaultTimeout(15_000);
+    const page = await livePage();
     let inOwnThread = false;
     await runScenario(model, {
-      durationMs: 20 * 60_000,
-      keepStore: false,
-      platformThread: true,
-      api: { port: 0, audience: 'https://api.occusim.test' },
-      onPlatform: async (ready) => {
-        await page.goto(`${ready.apiUrl}/live`);
-        await page.locator('svg .room').first().waitFor();
-      },
+      ...servedLive(page, 20 * 60_000, true),
       beforeClose: async (report) => {
         inOwnThread = report.perf.platformThread;
         const floorId = model.floors[0]?.id as string;
