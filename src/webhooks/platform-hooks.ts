@@ -69,7 +69,7 @@ export function startWebhooks(stores: WebhookStores, catalogue: AssetCatalogue, 
   // Declared webhooks without a secret get one derived from the seed: the same run signs the same way.
   const secrets = rngFor(o.seed, 'webhook-secrets');
   const service = new WebhookService(store, policy, () => secretFromKey(Uint8Array.from({ length: 32 }, () => secrets.int(0, 255))));
-  declare(service, o.declared ?? []);
+  declare(service, store, clock, o.declared ?? []);
   const sender = new Sender({ policy, concurrency: o.concurrency ?? 16 });
   const engine = new WebhookEngine({
     service,
@@ -102,13 +102,21 @@ export function startWebhooks(stores: WebhookStores, catalogue: AssetCatalogue, 
 
 /**
  * Creates the declared subscriptions an earlier start has not already created (matched by
- * organisation and name). A refused one is a scenario error at its place in the file.
+ * organisation and name), and brings the ones it did create up to date with the file (a
+ * resumed run whose file changed, e.g. a receiver on a new port): same id and outbox, the
+ * file's URL, auth, types, filters and secret; a changed endpoint re-enabled, its waiting
+ * retries due now. A refused one is a scenario error at its place in the file.
  */
-function declare(service: WebhookService, declared: NonNullable<PlatformWebhookOptions['declared']>): void {
+function declare(service: WebhookService, store: WebhookStore, clock: Clock, declared: NonNullable<PlatformWebhookOptions['declared']>): void {
   declared.forEach(({ orgId, input, src }, i) => {
-    if (service.list(orgId).some((s) => s.name === input.name)) return;
+    const path = src ?? `webhooks[${i}]`;
     try {
-      service.create(orgId, [input], () => src ?? `webhooks[${i}]`);
+      const existing = service.list(orgId).find((s) => s.name === input.name);
+      if (!existing) {
+        service.create(orgId, [input], () => path);
+        return;
+      }
+      if (service.redeclare(existing, input, path).endpointChanged) store.reschedule(existing.id, clock.now());
     } catch (err) {
       if (isWebhookError(err)) throw new AppError(ErrorCodes.SCENARIO_INVALID, `${err.message} (${err.code})`, { cause: err });
       throw err;

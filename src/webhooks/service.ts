@@ -17,6 +17,14 @@ export interface Created {
   secret: string;
 }
 
+export interface Redeclared {
+  subscription: Subscription;
+  /** Something the file declares differs from what was stored (and was written). */
+  changed: boolean;
+  /** URL, auth or timeout changed: waiting retries were for the old endpoint. */
+  endpointChanged: boolean;
+}
+
 export class WebhookService {
   readonly #store: WebhookStore;
   readonly #policy: AddressPolicy;
@@ -87,6 +95,35 @@ export class WebhookService {
     for (const s of next) this.#put(s);
     this.#changed();
     return next;
+  }
+
+  /**
+   * A scenario-declared subscription met again on a later start (`--resume`): the file is its
+   * source, so what it declares (URL, auth, timeout, event types, filters, value-change flag,
+   * secret when given) replaces the stored values; the id, the outbox and the delivery state
+   * stay. A changed endpoint (URL, auth, timeout) re-enables a disabled subscription and clears
+   * its failing period: whatever failed was the old endpoint. Without a secret in the file the
+   * stored one (derived at the first start) stays. Nothing is written when nothing changed.
+   */
+  redeclare(current: Subscription, input: CreateInput, path: string): Redeclared {
+    const secret = input.secret ?? (current.secrets[0] as string);
+    const declared = validateCreate(this.#policy, current.orgId, current.id, { ...input, secret }, secret, path);
+    const endpointChanged = JSON.stringify(declared.endpoint) !== JSON.stringify(current.endpoint);
+    const next: Subscription = {
+      ...current,
+      eventTypes: declared.eventTypes,
+      filters: declared.filters,
+      sendOnValueChange: declared.sendOnValueChange,
+      endpoint: declared.endpoint,
+      // A new secret in the file replaces the old one outright (no rotation overlap: the file is the receiver's configuration too).
+      secrets: input.secret && input.secret !== current.secrets[0] ? [input.secret] : current.secrets,
+      ...(endpointChanged ? { status: 'ENABLED' as const, disabledReason: null, failingSinceMs: null } : {}),
+    };
+    if (JSON.stringify(next) === JSON.stringify(current)) return { subscription: current, changed: false, endpointChanged: false };
+    checkOnePerType(this.all(), next, path);
+    this.#put(next);
+    this.#changed();
+    return { subscription: next, changed: true, endpointChanged };
   }
 
   /** Deletes the caller's subscriptions among `ids` with their undelivered events; false when one does not exist (none is deleted). */

@@ -105,7 +105,7 @@ describe('webhooks end to end over loopback HTTP', () => {
     dirs.push(dir);
     const model = quickstart();
     const types = ['ROOM_OCCUPANCY_1MIN', 'FLOOR_OCCUPANCY', 'DETECTIONS'] as const;
-    // One receiver per store: a resumed run keeps its stored subscriptions (their URL with them).
+    // One receiver per store: each store's deliveries counted apart.
     const whole = await startReceiver({ port: 0, secrets: [SECRET], out: join(dir, 'whole.ndjson') });
     const parts = await startReceiver({ port: 0, secrets: [SECRET], out: join(dir, 'parts.ndjson') });
     receivers.push(whole, parts);

@@ -1,0 +1,121 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { catalogueFromScenario } from '../../src/assets/from-scenario.js';
+import { SqliteWebhookStore } from '../../src/cloud/store/sqlite-webhooks.js';
+import { VirtualClock } from '../../src/core/clock.js';
+import { AppError } from '../../src/core/errors.js';
+import { startWebhooks, type PlatformWebhookOptions } from '../../src/webhooks/platform-hooks.js';
+import { verify } from '../../src/webhooks/signing.js';
+import type { CreateInput } from '../../src/webhooks/subscription.js';
+import { T0, tinyModel } from '../cloud/fixture.js';
+import { startTestReceiver } from './receiver-fixture.js';
+
+/**
+ * Scenario-declared webhooks across starts on the same store (`--resume`): the file is the
+ * subscription's source, so a changed file (a receiver on a new port, a new secret) updates
+ * the stored subscription, keeping its id and outbox.
+ */
+const OLD_SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+const NEW_SECRET = 'whsec_' + Buffer.alloc(32, 7).toString('base64');
+const closers: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const c of closers.splice(0).reverse()) await c();
+});
+
+function start(dbPath: string, clock: VirtualClock, input: CreateInput) {
+  const declared: PlatformWebhookOptions['declared'] = [{ orgId: 'org_1', input, src: 'file.yaml webhooks[0]' }];
+  return startWebhooks(
+    { webhooks: new SqliteWebhookStore(dbPath), events: { events: () => [], close: () => undefined } },
+    catalogueFromScenario(tinyModel()),
+    clock,
+    { seed: 1, allow: ['127.0.0.1/8'], declared },
+  );
+}
+
+describe('scenario-declared webhooks on a resumed store', () => {
+  it('take the changed file’s URL, types, filters and secret, keep id and outbox, and a disabled one comes back', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'occusim-hooks-redeclare-'));
+    closers.push(() => rmSync(dir, { recursive: true, force: true }));
+    const dbPath = join(dir, 'store.sqlite');
+    const clock = new VirtualClock(T0);
+    const first = start(dbPath, clock, { name: 'rooms', eventTypes: ['ROOM_OCCUPANCY'], url: 'http://127.0.0.1:9/old', secret: OLD_SECRET });
+    const [sub] = first.service.all();
+    if (!sub) throw new Error('not created');
+    // The old receiver failed long enough: disabled, one delivery waiting for a retry hours away.
+    first.service.replaceState({ ...sub, status: 'DISABLED', failingSinceMs: T0 - 13 * 3_600_000, disabledReason: 'failing since …' });
+    const body = JSON.stringify({ id: 'event_1', type: 'ROOM_OCCUPANCY' });
+    const store = new SqliteWebhookStore(dbPath);
+    store.enqueue([{ subscriptionId: sub.id, eventId: 'event_1', eventType: 'ROOM_OCCUPANCY', eventTimestampMs: T0, body, enqueuedAtMs: T0, nextAttemptMs: T0 + 6 * 3_600_000 }]);
+    const [waiting] = store.deliveries(sub.id);
+    store.close();
+    await first.close();
+
+    const receiver = await startTestReceiver();
+    closers.push(() => receiver.close());
+    const second = start(dbPath, clock, {
+      name: 'rooms',
+      eventTypes: ['ROOM_OCCUPANCY', 'FLOOR_OCCUPANCY'],
+      url: receiver.url,
+      secret: NEW_SECRET,
+      filters: { room_ids: ['room_a'] },
+      apiKey: { key: 'x-api-key', value: 'k' },
+    });
+    closers.push(() => second.close());
+    const [now] = second.service.all();
+    expect(second.service.all()).toHaveLength(1);
+    expect(now).toMatchObject({
+      id: sub.id,
+      status: 'ENABLED',
+      failingSinceMs: null,
+      disabledReason: null,
+      eventTypes: ['ROOM_OCCUPANCY', 'FLOOR_OCCUPANCY'],
+      filters: { room_ids: ['room_a'] },
+      secrets: [NEW_SECRET],
+      endpoint: { url: receiver.url, apiKey: { key: 'x-api-key', value: 'k' } },
+    });
+    // The waiting retry was for the old endpoint: due now, delivered to the new one, same row, signed with the new secret.
+    await second.advance();
+    expect(receiver.received).toHaveLength(1);
+    const got = receiver.received[0];
+    expect(got?.body).toBe(body);
+    expect(got?.headers['x-api-key']).toBe('k');
+    const h = got?.headers as Record<string, string>;
+    expect(verify([NEW_SECRET], h, body, Number(h['webhook-timestamp']), Infinity).ok).toBe(true);
+    expect(second.stats().subscriptions[0]).toMatchObject({ id: sub.id, delivered: 1, pending: 0 });
+    const check = new SqliteWebhookStore(dbPath);
+    expect(check.deliveries(sub.id).map((d) => [d.id, d.state])).toEqual([[waiting?.id, 'delivered']]);
+    check.close();
+  });
+
+  it('leave an unchanged subscription as stored (a user-disabled one stays disabled), and a file without a secret keeps the derived one', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'occusim-hooks-redeclare-'));
+    closers.push(() => rmSync(dir, { recursive: true, force: true }));
+    const dbPath = join(dir, 'store.sqlite');
+    const clock = new VirtualClock(T0);
+    const input: CreateInput = { name: 'rooms', eventTypes: ['ROOM_OCCUPANCY'], url: 'http://127.0.0.1:9/hook' };
+    const first = start(dbPath, clock, input);
+    const [sub] = first.service.all();
+    if (!sub) throw new Error('not created');
+    first.service.update('org_1', [{ id: sub.id, status: 'DISABLED' }]);
+    const stored = first.service.all()[0];
+    await first.close();
+
+    const second = start(dbPath, clock, input);
+    closers.push(() => second.close());
+    expect(second.service.all()).toEqual([stored]);
+    expect(stored?.secrets).toEqual(sub.secrets);
+  });
+
+  it('refuse a changed file that breaks a rule, located at its entry', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'occusim-hooks-redeclare-'));
+    closers.push(() => rmSync(dir, { recursive: true, force: true }));
+    const dbPath = join(dir, 'store.sqlite');
+    const clock = new VirtualClock(T0);
+    await start(dbPath, clock, { name: 'rooms', eventTypes: ['ROOM_OCCUPANCY'], url: 'http://127.0.0.1:9/hook' }).close();
+    const bad = () => start(dbPath, clock, { name: 'rooms', eventTypes: ['ROOM_OCCUPANCY'], url: 'http://10.0.0.1/hook' });
+    expect(bad).toThrow(AppError);
+    expect(bad).toThrow(/file\.yaml webhooks\[0\]\.endpoint_config\.url/);
+  });
+});
