@@ -26,5 +26,5 @@ if (only === undefined || only === 'delivery') await runDeliveryBench(root);
 if (only === undefined || only === 'reporting') await runReportingBench();
 if (only === undefined || only === 'platform') await runPlatformBench(root, process.argv[3]);
 if (only === undefined || only === 'mcp') await runMcpBench(root);
-if (only === undefined || only === 'webhooks') await runWebhooksBench(root);
+if (only === undefined || only === 'webhooks') await runWebhooksBench(root, process.argv[3], process.argv[4]);
 if (only === undefined || only === 'scale') await runScaleBench(root, process.argv[3], process.argv[4], process.argv[5]);

@@ -24,11 +24,13 @@ import { WebhookService } from '../src/webhooks/service.js';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 const N = 20_000;
-const CONCURRENCY = 16;
+
+/** `OCCUSIM_BENCH_CPU_PROF=dir`: the receivers write V8 CPU profiles there (run the bench itself with `node --cpu-prof`). */
+const profileArgs = (): string[] => (process.env.OCCUSIM_BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.OCCUSIM_BENCH_CPU_PROF}`] : []);
 
 async function startChild(): Promise<{ child: ChildProcess; port: number }> {
   const file = fileURLToPath(new URL('./webhook-receiver.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', file, SECRET], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...profileArgs(), '--import', 'tsx', file, ...(process.env.HB_NOSECRET ? [] : [SECRET])], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve, reject) => {
     child.stdout?.once('data', (d: Buffer) => resolve(Number(d.toString().trim())));
     child.once('exit', (code) => reject(new Error(`receiver exited ${code}`)));
@@ -57,8 +59,8 @@ function cpuMs(pid?: number): number | null {
 const diff = (a: number | null, b: number | null): number | null => (a === null || b === null ? null : a - b);
 const perDelivery = (ms: number | null, n: number): string => (ms === null ? 'n/a' : `${Math.round((ms * 1000) / n)} µs`);
 
-async function baseline(port: number, bodies: readonly string[]): Promise<number> {
-  const client = new Client(`http://127.0.0.1:${port}`, { pipelining: CONCURRENCY });
+async function baseline(port: number, bodies: readonly string[], concurrency: number): Promise<number> {
+  const client = new Client(`http://127.0.0.1:${port}`, { pipelining: concurrency });
   const t0 = systemWallTime();
   // Posted to a receiver started without a secret: it checks nothing, as a plain endpoint would.
   await Promise.all(bodies.map(async (body) => (await client.request({ method: 'POST', path: '/', body, headers: { 'content-type': 'application/json' } })).body.dump()));
@@ -67,7 +69,21 @@ async function baseline(port: number, bodies: readonly string[]): Promise<number
   return bodies.length / s;
 }
 
-export async function runWebhooksBench(root: string): Promise<void> {
+/** A positive integer argument, or the default. */
+function intArg(text: string | undefined, name: string, fallback: number): number {
+  if (text === undefined) return fallback;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1 || n > 4096) throw new Error(`bench webhooks: ${name} is an integer in 1..4096, got ${text}`);
+  return n;
+}
+
+/**
+ * `npm run bench -- webhooks [concurrency] [round]`: requests in flight per endpoint (the
+ * engine's and the baseline's alike, default 16) and deliveries read per round (default 256).
+ */
+export async function runWebhooksBench(root: string, concurrencyArg?: string, roundArg?: string): Promise<void> {
+  const CONCURRENCY = intArg(concurrencyArg, 'concurrency', 16);
+  const ROUND = intArg(roundArg, 'round', 256);
   const loaded = loadScenarioFile(join(root, 'scenarios/quickstart.yaml'));
   if (!loaded.ok) throw new Error('quickstart does not load');
   const model = loaded.model;
@@ -76,7 +92,7 @@ export async function runWebhooksBench(root: string): Promise<void> {
   const signedRx = await startChild();
   const plainRx = await (async () => {
     const file = fileURLToPath(new URL('./webhook-receiver.ts', import.meta.url));
-    const child = spawn(process.execPath, ['--import', 'tsx', file], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...profileArgs(), '--import', 'tsx', file], { stdio: ['ignore', 'pipe', 'inherit'] });
     const port = await new Promise<number>((resolve) => child.stdout?.once('data', (d: Buffer) => resolve(Number(d.toString().trim()))));
     return { child, port };
   })();
@@ -88,7 +104,7 @@ export async function runWebhooksBench(root: string): Promise<void> {
     const service = new WebhookService(store, policy, () => SECRET);
     service.create(model.org.id, [{ name: 'bench', eventTypes: ['ROOM_OCCUPANCY'], url: `http://127.0.0.1:${signedRx.port}/` }]);
     const sender = new Sender({ policy, concurrency: CONCURRENCY });
-    const engine = new WebhookEngine({ service, store, outbox: (a) => events.events(a), metadata: new EventMetadata(catalogueFromScenario(model)), clock, seed: 1, sender, batch: 2048, wallTime: systemWallTime });
+    const engine = new WebhookEngine({ service, store, outbox: (a) => events.events(a), metadata: new EventMetadata(catalogueFromScenario(model)), clock, seed: 1, sender, batch: ROUND, wallTime: systemWallTime });
     let k = 0;
     const emit = (n: number): void => {
       const rows = [];
@@ -103,7 +119,7 @@ export async function runWebhooksBench(root: string): Promise<void> {
     const meta = new EventMetadata(catalogueFromScenario(model));
     const bodies = Array.from({ length: N }, (_, i) => JSON.stringify(meta.envelope({ id: i, eventId: `event_${i}`, type: 'ROOM_OCCUPANCY', spaceId: rooms[i % rooms.length] as string, minuteMs: model.startMs + i * 1000, value: i % 7, revision: 0, emittedAtMs: 0 })));
     const cpu0 = { client: cpuMs(), rx: cpuMs(plainRx.child.pid) };
-    const plain = await baseline(plainRx.port, bodies);
+    const plain = await baseline(plainRx.port, bodies, CONCURRENCY);
     const cpuPlain = { client: (cpuMs() as number) - (cpu0.client as number), rx: diff(cpuMs(plainRx.child.pid), cpu0.rx) };
     emit(N);
     const cpu1 = { client: cpuMs(), rx: cpuMs(signedRx.child.pid) };
@@ -116,7 +132,7 @@ export async function runWebhooksBench(root: string): Promise<void> {
     const delivered = engine.stats().subscriptions[0]?.delivered ?? 0;
     // Half rate: chunks every 10 ms (enqueue, then the engine's round), latency from the engine.
     const perTick = Math.max(1, Math.round(signed / 2 / 100));
-    const half = new WebhookEngine({ service, store, outbox: (a) => events.events(a), metadata: meta, clock, seed: 1, sender, batch: 2048, wallTime: systemWallTime });
+    const half = new WebhookEngine({ service, store, outbox: (a) => events.events(a), metadata: meta, clock, seed: 1, sender, batch: ROUND, wallTime: systemWallTime });
     await half.advance(); // catch up with the cursor
     const end = systemWallTime() + 3000;
     while (systemWallTime() < end) {
@@ -128,7 +144,7 @@ export async function runWebhooksBench(root: string): Promise<void> {
     }
     const st = half.stats();
     console.log('\nwebhooks: signed durable deliveries into a receiver in another process (verifying signatures)');
-    console.log(`  baseline unsigned POSTs:  ${Math.round(plain).toLocaleString('en-US')}/s (${N} bodies, pipelining ${CONCURRENCY})`);
+    console.log(`  baseline unsigned POSTs:  ${Math.round(plain).toLocaleString('en-US')}/s (${N} bodies, pipelining ${CONCURRENCY}; engine rounds of ${ROUND})`);
     console.log(`  signed + durable:         ${Math.round(signed).toLocaleString('en-US')}/s (${delivered} delivered) — ${(signed / plain).toFixed(2)}× baseline (target ≥ 0.7×, ≥ 5,000/s)`);
     console.log(
       `  CPU per delivery: client ${perDelivery(cpuSigned.client, N)} (baseline ${perDelivery(cpuPlain.client, N)}; fan-out into the outbox ${Math.round((fanOutMs * 1000) / N)} µs of it), ` +

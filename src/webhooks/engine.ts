@@ -84,13 +84,16 @@ interface Round {
 /** 12 h: shorter than the 13.2 h a delivery is retried at least, so a dead endpoint is disabled before any of its events dies. */
 export const DEFAULT_DISABLE_AFTER_MS = 12 * 3_600_000;
 const CURSOR = 'webhook_outbox_after';
+/** Occupancy events per fan-out transaction. */
+const FAN_OUT_EVENTS = 512;
 
 export class WebhookEngine {
   readonly #o: EngineOptions;
   readonly #fanOut = new FanOut();
   readonly #rngs = new Map<string, Rng>();
   readonly #counts = new Map<string, { delivered: number; retried: number; deadLettered: number; disabled: number }>();
-  readonly #enqueuedWall = new Map<string, number>();
+  /** Wall instant of enqueue per subscription and event id (perf only). */
+  readonly #enqueuedWall = new Map<string, Map<string, number>>();
   readonly #latencies: number[] = [];
   /** Simulated ms from sensing to 2xx: value counts, memory bounded by distinct values. */
   readonly #sensingAge = new ValueCounts();
@@ -147,10 +150,16 @@ export class WebhookEngine {
       return;
     }
     const subs = service.all();
-    const out: DeliveryInsert[] = [];
-    for (const e of events) this.#fanOut.deliveries(subs, metadata.envelope(e), e.revision, clock.now(), out);
-    this.#noteEnqueued(out);
-    store.enqueue(out, { key: CURSOR, value: (events[events.length - 1] as StoredEvent).id }, this.#fanOut.gate.takeChanged());
+    // Bounded transactions: a backlog of events is enqueued FAN_OUT_EVENTS at a time, each
+    // chunk with its cursor move (exactly once still), so its bodies die young instead of the
+    // whole backlog's being held (and promoted by the GC) until one large commit.
+    for (let i = 0; i < events.length; i += FAN_OUT_EVENTS) {
+      const chunk = events.slice(i, i + FAN_OUT_EVENTS);
+      const out: DeliveryInsert[] = [];
+      for (const e of chunk) this.#fanOut.deliveries(subs, metadata.envelope(e), e.revision, clock.now(), out);
+      this.#noteEnqueued(out);
+      store.enqueue(out, { key: CURSOR, value: (chunk[chunk.length - 1] as StoredEvent).id }, this.#fanOut.gate.takeChanged());
+    }
   }
 
   /** Fan-out, then delivery rounds until nothing is due at the clock's time. Calls are serialised. */
@@ -253,10 +262,12 @@ export class WebhookEngine {
     if (o.kind === 'delivered') {
       c.delivered++;
       this.#sensingAge.add(Math.max(0, nowMs - d.eventTimestampMs));
-      const key = `${s.id}|${d.eventId}`;
-      const t0 = this.#enqueuedWall.get(key);
-      if (t0 !== undefined && this.#o.wallTime) this.#latencies.push(this.#o.wallTime() - t0);
-      this.#enqueuedWall.delete(key);
+      const waiting = this.#enqueuedWall.get(s.id);
+      const t0 = waiting?.get(d.eventId);
+      if (t0 !== undefined && this.#o.wallTime) {
+        this.#latencies.push(this.#o.wallTime() - t0);
+        waiting?.delete(d.eventId);
+      }
       return { id: d.id, result: 'delivered', atMs: nowMs };
     }
     const delay = nextDelayMs(this.#o.retry ?? DEFAULT_RETRY, d.attempts + 1, o, this.#rng(s.id));
@@ -317,7 +328,11 @@ export class WebhookEngine {
     this.#enqueued += batch.length;
     if (!this.#o.wallTime) return;
     const t = this.#o.wallTime();
-    for (const d of batch) this.#enqueuedWall.set(`${d.subscriptionId}|${d.eventId}`, t);
+    for (const d of batch) {
+      let waiting = this.#enqueuedWall.get(d.subscriptionId);
+      if (!waiting) this.#enqueuedWall.set(d.subscriptionId, (waiting = new Map()));
+      waiting.set(d.eventId, t);
+    }
   }
 
   #count(id: string): { delivered: number; retried: number; deadLettered: number; disabled: number } {

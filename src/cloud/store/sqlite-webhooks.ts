@@ -16,7 +16,43 @@ function insertSql(rows: number): string {
     VALUES ${values} ON CONFLICT (subscription_id, event_id) DO NOTHING`;
 }
 
-const insertParams = (d: DeliveryInsert): unknown[] => [d.subscriptionId, d.eventId, d.eventType, d.eventTimestampMs, d.body, d.enqueuedAtMs, d.nextAttemptMs];
+/** The bind parameters of `rows` deliveries from `start`, in insertSql's order, into `into` (reused: no array per row). */
+function insertParams(deliveries: readonly DeliveryInsert[], start: number, rows: number, into: unknown[]): unknown[] {
+  into.length = rows * 7;
+  for (let k = 0; k < rows; k++) {
+    const d = deliveries[start + k] as DeliveryInsert;
+    const j = k * 7;
+    into[j] = d.subscriptionId;
+    into[j + 1] = d.eventId;
+    into[j + 2] = d.eventType;
+    into[j + 3] = d.eventTimestampMs;
+    into[j + 4] = d.body;
+    into[j + 5] = d.enqueuedAtMs;
+    into[j + 6] = d.nextAttemptMs;
+  }
+  return into;
+}
+
+/**
+ * The columns a due delivery needs, not `*`: a pending row's state, error and delivery instant
+ * are known, and its subscription is the one asked for (no strings built per row for them).
+ */
+const DUE_COLUMNS = 'id, event_id, event_type, event_ts_ms, body, enqueued_at_ms, next_attempt_ms, attempts';
+type DueRow = Pick<DeliveryRow, 'id' | 'event_id' | 'event_type' | 'event_ts_ms' | 'body' | 'enqueued_at_ms' | 'next_attempt_ms' | 'attempts'>;
+const dueDelivery = (subscriptionId: string, r: DueRow): Delivery => ({
+  id: r.id,
+  subscriptionId,
+  eventId: r.event_id,
+  eventType: r.event_type,
+  eventTimestampMs: r.event_ts_ms,
+  body: r.body,
+  enqueuedAtMs: r.enqueued_at_ms,
+  nextAttemptMs: r.next_attempt_ms,
+  attempts: r.attempts,
+  state: 'pending',
+  lastError: null,
+  deliveredAtMs: null,
+});
 
 function prepare(db: Database.Database) {
   return {
@@ -37,11 +73,11 @@ function prepare(db: Database.Database) {
       'INSERT INTO webhook_last_values (subscription_id, subject, value) VALUES (?, ?, ?) ON CONFLICT (subscription_id, subject) DO UPDATE SET value = excluded.value',
     ),
     lastValues: db.prepare<[], { subscription_id: string; subject: string; value: string }>('SELECT subscription_id, subject, value FROM webhook_last_values ORDER BY subscription_id, subject'),
-    due: db.prepare<[string, number, number], DeliveryRow>(
-      "SELECT * FROM webhook_deliveries WHERE subscription_id = ? AND state = 'pending' AND next_attempt_ms <= ? ORDER BY next_attempt_ms, event_ts_ms, event_id LIMIT ?",
+    due: db.prepare<[string, number, number], DueRow>(
+      `SELECT ${DUE_COLUMNS} FROM webhook_deliveries WHERE subscription_id = ? AND state = 'pending' AND next_attempt_ms <= ? ORDER BY next_attempt_ms, event_ts_ms, event_id LIMIT ?`,
     ),
-    dueAfter: db.prepare<[string, number, number, number, string, number], DeliveryRow>(
-      `SELECT * FROM webhook_deliveries WHERE subscription_id = ? AND state = 'pending' AND next_attempt_ms <= ?
+    dueAfter: db.prepare<[string, number, number, number, string, number], DueRow>(
+      `SELECT ${DUE_COLUMNS} FROM webhook_deliveries WHERE subscription_id = ? AND state = 'pending' AND next_attempt_ms <= ?
          AND (next_attempt_ms, event_ts_ms, event_id) > (?, ?, ?) ORDER BY next_attempt_ms, event_ts_ms, event_id LIMIT ?`,
     ),
     nextDue: db.prepare<[string], { t: number | null }>("SELECT MIN(next_attempt_ms) AS t FROM webhook_deliveries WHERE subscription_id = ? AND state = 'pending'"),
@@ -104,9 +140,10 @@ export class SqliteWebhookStore implements WebhookStore {
   enqueue(deliveries: readonly DeliveryInsert[], cursor?: { key: string; value: number }, lastValues?: readonly LastValue[]): void {
     const q = this.#q;
     this.#db.transaction(() => {
+      const params: unknown[] = [];
       let i = 0;
-      for (; i + INSERT_ROWS <= deliveries.length; i += INSERT_ROWS) q.insertMany.run(deliveries.slice(i, i + INSERT_ROWS).flatMap(insertParams));
-      for (; i < deliveries.length; i++) q.insert.run(insertParams(deliveries[i] as DeliveryInsert));
+      for (; i + INSERT_ROWS <= deliveries.length; i += INSERT_ROWS) q.insertMany.run(insertParams(deliveries, i, INSERT_ROWS, params));
+      for (; i < deliveries.length; i++) q.insert.run(insertParams(deliveries, i, 1, params));
       if (cursor) q.setState.run(cursor.key, cursor.value);
       for (const v of lastValues ?? []) q.putLastValue.run(v.subscriptionId, v.subject, v.value);
     })();
@@ -121,11 +158,11 @@ export class SqliteWebhookStore implements WebhookStore {
   }
 
   due(subscriptionId: string, nowMs: number, limit: number): Delivery[] {
-    return this.#q.due.all(subscriptionId, nowMs, limit).map(toDelivery);
+    return this.#q.due.all(subscriptionId, nowMs, limit).map((r) => dueDelivery(subscriptionId, r));
   }
 
   dueAfter(subscriptionId: string, nowMs: number, after: Delivery, limit: number): Delivery[] {
-    return this.#q.dueAfter.all(subscriptionId, nowMs, after.nextAttemptMs, after.eventTimestampMs, after.eventId, limit).map(toDelivery);
+    return this.#q.dueAfter.all(subscriptionId, nowMs, after.nextAttemptMs, after.eventTimestampMs, after.eventId, limit).map((r) => dueDelivery(subscriptionId, r));
   }
 
   nextDueMs(subscriptionIds: readonly string[]): number | null {
