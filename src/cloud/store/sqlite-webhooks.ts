@@ -34,11 +34,11 @@ function insertParams(deliveries: readonly DeliveryInsert[], start: number, rows
 }
 
 /**
- * The columns a due delivery needs, not `*`: a pending row's state, error and delivery instant
- * are known, and its subscription is the one asked for (no strings built per row for them).
+ * The columns a due delivery needs, not `*`: a pending row's state and delivery instant are
+ * known, and its subscription is the one asked for (no strings built per row for them).
  */
-const DUE_COLUMNS = 'id, event_id, event_type, event_ts_ms, body, enqueued_at_ms, next_attempt_ms, attempts';
-type DueRow = Pick<DeliveryRow, 'id' | 'event_id' | 'event_type' | 'event_ts_ms' | 'body' | 'enqueued_at_ms' | 'next_attempt_ms' | 'attempts'>;
+const DUE_COLUMNS = 'id, event_id, event_type, event_ts_ms, body, enqueued_at_ms, next_attempt_ms, attempts, last_error';
+type DueRow = Pick<DeliveryRow, 'id' | 'event_id' | 'event_type' | 'event_ts_ms' | 'body' | 'enqueued_at_ms' | 'next_attempt_ms' | 'attempts' | 'last_error'>;
 const dueDelivery = (subscriptionId: string, r: DueRow): Delivery => ({
   id: r.id,
   subscriptionId,
@@ -50,7 +50,7 @@ const dueDelivery = (subscriptionId: string, r: DueRow): Delivery => ({
   nextAttemptMs: r.next_attempt_ms,
   attempts: r.attempts,
   state: 'pending',
-  lastError: null,
+  lastError: r.last_error,
   deliveredAtMs: null,
 });
 
