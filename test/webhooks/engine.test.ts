@@ -121,6 +121,26 @@ describe('webhook delivery engine over loopback HTTP', () => {
     expect(first).toMatchObject({ type: 'ROOM_OCCUPANCY_1M', timestamp: T0, version: 'v1.0.0', data: 0, metadata: { room_id: ROOM_A, org_id: 'org_1' } });
   });
 
+  it('enqueues a backlog larger than one fan-out transaction (512 events) exactly once, and delivers it in order over rounds', async () => {
+    const { receiver, events, engine, clock, store, sub } = await setup();
+    // 700 minutes of both rooms: 1,400 events behind the cursor at once (three fan-out chunks, six rounds of 256).
+    const rows: OccupancyEvent[] = [];
+    for (let m = 0; m < 700; m++) {
+      for (const spaceId of [ROOM_A, ROOM_B]) rows.push({ eventId: eventId('ROOM_OCCUPANCY_1M', spaceId, T0 + m * MIN, 0), type: 'ROOM_OCCUPANCY_1M', spaceId, minuteMs: T0 + m * MIN, value: m % 3, revision: 0, emittedAtMs: T0 + 700 * MIN });
+    }
+    events.writeEvents(rows);
+    clock.advanceTo(T0 + 700 * MIN);
+    await engine.advance();
+    await engine.advance();
+    const outbox = events
+      .events()
+      .sort((a, b) => a.minuteMs - b.minuteMs || (a.eventId < b.eventId ? -1 : 1))
+      .map((e) => e.eventId);
+    expect(ids(receiver)).toEqual(outbox);
+    expect(store.deliveries(sub.id)).toHaveLength(1400);
+    expect(store.cursor('webhook_outbox_after')).toBe(events.events().at(-1)?.id);
+  });
+
   it('loses nothing while the receiver is down for 30 simulated minutes', async () => {
     const { receiver, runTo, events, engine, sub } = await setup();
     await runTo(0, 4);
