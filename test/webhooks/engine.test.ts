@@ -23,7 +23,7 @@ afterEach(async () => {
   for (const c of closers.splice(0).reverse()) await c();
 });
 
-async function setup(opts: { disableAfterMs?: number; seed?: number } = {}) {
+async function setup(opts: { disableAfterMs?: number; seed?: number; fanOutEvents?: number } = {}) {
   const receiver = await startTestReceiver();
   closers.push(() => receiver.close());
   const clock = new VirtualClock(T0);
@@ -41,6 +41,7 @@ async function setup(opts: { disableAfterMs?: number; seed?: number } = {}) {
     seed: opts.seed ?? 1,
     sender,
     ...(opts.disableAfterMs !== undefined ? { disableAfterMs: opts.disableAfterMs } : {}),
+    ...(opts.fanOutEvents !== undefined ? { fanOutEvents: opts.fanOutEvents } : {}),
   });
   closers.push(async () => {
     await sender.close();
@@ -121,9 +122,9 @@ describe('webhook delivery engine over loopback HTTP', () => {
     expect(first).toMatchObject({ type: 'ROOM_OCCUPANCY_1M', timestamp: T0, version: 'v1.0.0', data: 0, metadata: { room_id: ROOM_A, org_id: 'org_1' } });
   });
 
-  it('enqueues a backlog larger than one fan-out transaction (512 events) exactly once, and delivers it in order over rounds', async () => {
-    const { receiver, events, engine, clock, store, sub } = await setup();
-    // 700 minutes of both rooms: 1,400 events behind the cursor at once (three fan-out chunks, six rounds of 256).
+  it('enqueues a backlog larger than one fan-out transaction exactly once, and delivers it in order over rounds', async () => {
+    const { receiver, events, engine, clock, store, sub } = await setup({ fanOutEvents: 512 });
+    // 700 minutes of both rooms: 1,400 events behind the cursor at once (three fan-out transactions, six rounds of 256).
     const rows: OccupancyEvent[] = [];
     for (let m = 0; m < 700; m++) {
       for (const spaceId of [ROOM_A, ROOM_B]) rows.push({ eventId: eventId('ROOM_OCCUPANCY_1M', spaceId, T0 + m * MIN, 0), type: 'ROOM_OCCUPANCY_1M', spaceId, minuteMs: T0 + m * MIN, value: m % 3, revision: 0, emittedAtMs: T0 + 700 * MIN });
