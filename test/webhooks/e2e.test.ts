@@ -143,6 +143,32 @@ describe('webhooks end to end over loopback HTTP', () => {
     expect(uninterrupted.filter((b) => !got.has(b.id) && (b.timestamp < stopMs || b.timestamp >= stopMs + 10_000))).toEqual([]);
   }, 240_000);
 
+  it('a resumed run whose file moved the receiver to a new port delivers there, same subscription, nothing pending', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'occusim-hooks-moved-'));
+    dirs.push(dir);
+    const model = quickstart();
+    const dbPath = join(dir, 'store.sqlite');
+    const first = await startReceiver({ port: 0, secrets: [SECRET], out: null });
+    const second = await startReceiver({ port: 0, secrets: [SECRET], out: null });
+    receivers.push(first, second);
+    const run = (receiver: Receiver, durationMs: number, resume: boolean) =>
+      runScenario(model, {
+        durationMs,
+        dbPath,
+        ...(resume ? { storePolicy: 'resume' as const } : {}),
+        webhooks: { allow: ['127.0.0.1/8'], declared: [{ orgId: model.org.id, input: { name: 'rooms', eventTypes: ['ROOM_OCCUPANCY_1MIN'], url: receiver.url, secret: SECRET } }] },
+      });
+    const a = await run(first, 10 * 60_000, false);
+    await first.close();
+    const b = await run(second, 20 * 60_000, true);
+    expect(first.stats().unique).toBeGreaterThan(0);
+    // Before: the stored URL (the first receiver, now closed) was kept and every delivery of the resumed run waited for retries.
+    expect(second.stats().unique).toBeGreaterThan(0);
+    expect(second.stats().badSignatures).toBe(0);
+    expect(a.result.webhooks?.map((w) => w.id)).toEqual(b.result.webhooks?.map((w) => w.id));
+    expect(b.result.webhooks?.[0]).toMatchObject({ retried: 0, deadLettered: 0, pending: 0 });
+  }, 120_000);
+
   it('gives byte-identical NDJSON for the same seed twice, also when 20 % of attempts fail and the platform runs in its own thread', async () => {
     const a = await runWithReceiver(0.2);
     const b = await runWithReceiver(0.2, true);
