@@ -54,6 +54,11 @@ export interface PlatformOptions {
   storePolicy?: StorePolicy;
   /** Identifies the run in the store (scenario name and seed): `resume` continues only the same run. */
   runKey?: string;
+  /**
+   * The simulated end of a run that sends everything again from its start when resumed: a
+   * resumed run's store forgets the previous run's end-of-run drain (store-guard.ts).
+   */
+  runEndMs?: number;
   /** Embedded broker port (0: a free one) and interface; ignored with `brokerUrl`. */
   mqttPort: number;
   mqttHost?: string;
@@ -125,6 +130,7 @@ export function platformOptionsOf(init: PlatformThreadInit): PlatformOptions {
     removeTemporaryStore: init.removeTemporaryStore,
     storePolicy: init.storePolicy,
     runKey: init.runKey,
+    ...(init.runEndMs !== undefined ? { runEndMs: init.runEndMs } : {}),
     mqttPort: init.mqttPort,
     ...(init.mqttHost !== undefined ? { mqttHost: init.mqttHost } : {}),
     ...(init.brokerUrl !== null ? { brokerUrl: init.brokerUrl } : {}),
@@ -144,7 +150,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
   const tempDir = opts.dbPath === null ? mkdtempSync(join(tmpdir(), 'occusim-')) : null;
   const dbPath = opts.dbPath ?? join(tempDir as string, 'occusim.sqlite');
   const location = parseStoreLocation(dbPath);
-  await guardStore(guardedStore(location), opts.storePolicy ?? 'new', opts.runKey ?? '');
+  await guardStore(guardedStore(location), opts.storePolicy ?? 'new', opts.runKey ?? '', opts.runEndMs ?? null);
   const closers: Array<() => Promise<void> | void> = [];
   // First in, last out: the temporary store goes once everything that writes it has closed.
   if (tempDir !== null && opts.removeTemporaryStore === true) closers.push(() => rmSync(tempDir, { recursive: true, force: true }));

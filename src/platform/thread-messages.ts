@@ -18,6 +18,8 @@ export interface PlatformThreadInit {
   removeTemporaryStore: boolean;
   storePolicy: StorePolicy;
   runKey: string;
+  /** The run's simulated end (`PlatformOptions.runEndMs`). */
+  runEndMs?: number;
   mqttPort: number;
   /** Interface of the embedded broker (default 127.0.0.1; `--host`). */
   mqttHost?: string;

@@ -150,6 +150,8 @@ function startRunPlatform(model: ScenarioModel, opts: ResolvedRunOptions, option
     removeTemporaryStore: options.keepStore === false,
     storePolicy: options.storePolicy ?? 'new',
     runKey: `${model.name}|${model.seed}|${model.startMs}`,
+    // A resumed run sends every batch again from its start: its store forgets the previous end's drain.
+    runEndMs: model.startMs + model.durationMs,
     mqttPort: opts.mqttPort,
     ...(options.mqttHost !== undefined ? { mqttHost: options.mqttHost } : {}),
     brokerUrl: options.brokerUrl ?? null,

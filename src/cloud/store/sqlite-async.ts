@@ -11,6 +11,7 @@ const OPERATIONS = {
   ackedSeq: true,
   writeBatch: true,
   writeDeadLetter: true,
+  forgetReceivedFrom: true,
   payloadsSensedIn: true,
   writePresenceMinutes: true,
   writeTrafficMinutes: true,
