@@ -15,7 +15,7 @@ import { startCloud, type Cloud } from '../cloud/cloud.js';
 import { SqliteStore } from '../cloud/store/sqlite-store.js';
 import { systemClock, VirtualClock, type Clock } from '../core/clock.js';
 import { cloudReads, type PlatformReads } from './reads.js';
-import { guardStore, type StorePolicy } from './store-guard.js';
+import { guardStore, markDrainFrom, type StorePolicy } from './store-guard.js';
 import { describeStore, parseStoreLocation, type StoreLocation } from './store-location.js';
 import { guardedStore, openStore } from './store-open.js';
 import { AssetCatalogue } from '../assets/catalogue.js';
@@ -101,6 +101,11 @@ export interface Platform {
   advanceTo(t: number, next?: number): Promise<void>;
   /** Finalises every remaining minute (end of a run). */
   finish(): Promise<void>;
+  /**
+   * The driver stopped before its planned end (`runEndMs`), at `t`: what the platform receives
+   * from then on is that stop's drain, which a resumed run sends again (store-guard.ts).
+   */
+  stoppedAt(t: number): Promise<void>;
   /**
    * The broker-restart fault: the embedded broker drops every connection and comes back on the
    * same port; resolves once these topic filters are subscribed again. Null with an external broker.
@@ -219,6 +224,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
         if (hooks) await hooks.advance();
         if (next !== undefined) moveTo(next);
       },
+      stoppedAt: (t) => markDrainFrom(store, t),
       finish: async () => {
         await cloud.finish();
         liveHub?.refresh();

@@ -72,6 +72,14 @@ export async function guardStore(target: GuardedStore, policy: StorePolicy, runK
   }
 }
 
+/**
+ * A run stopped before its planned end (Ctrl-C): its end-of-run drain starts at `stoppedAtMs`,
+ * the first instant it did not simulate, and a resumed run forgets from there.
+ */
+export async function markDrainFrom(store: Store, stoppedAtMs: number): Promise<void> {
+  await store.setState(DRAIN_FROM, stoppedAtMs);
+}
+
 /** `--fresh` of a SQLite store: its file and the WAL's companions. */
 export function removeSqliteFiles(path: string): void {
   for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });

@@ -51,7 +51,7 @@ export interface PlatformLivePost {
 }
 
 export type PlatformRequest =
-  | { id: number; op: 'setTime'; t: number }
+  | { id: number; op: 'setTime' | 'stoppedAt'; t: number }
   | { id: number; op: 'advanceTo'; t: number; next: number | null }
   | { id: number; op: 'finish' | 'counters' | 'deadLetters' | 'webhookStats' | 'close' }
   | { id: number; op: 'presenceMinutes' | 'trafficMinutes'; key: string }

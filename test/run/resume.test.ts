@@ -58,6 +58,22 @@ describe('a run stopped at its --duration and resumed with a longer one', () => 
     expect(resumed.result.traffic).toEqual(uninterrupted.result.traffic);
   }, 120_000);
 
+  it('does so after a run stopped early by its signal (Ctrl-C) mid-interval: the drain starts where the run stopped', async () => {
+    const parts = join(dir, 'interrupted.sqlite');
+    const stop = new AbortController();
+    // Aborted from the progress callback, between two batch flushes (not on the 10 s grid).
+    const onProgress = (doneMs: number): void => {
+      if (doneMs >= 7 * MIN + 3_000) stop.abort();
+    };
+    const first = await runScenario(QUICKSTART, { durationMs: 20 * MIN, dbPath: parts, platformThread: true, signal: stop.signal, onProgress });
+    expect(first.perf.interrupted).toBe(true);
+    expect(first.result.messages.lost).toBe(0);
+    const resumed = await runScenario(QUICKSTART, { durationMs: 20 * MIN, dbPath: parts, storePolicy: 'resume', platformThread: false });
+    expect(resumed.result.messages.lost).toBe(0);
+    expect(resumed.result.messages.batchesProcessed + resumed.result.messages.duplicateBatches).toBe(uninterrupted.result.messages.batchesProcessed);
+    expect(await seriesOf(parts)).toEqual(await seriesOf(whole));
+  }, 120_000);
+
   it('does so with the platform in its own thread, resumed twice', async () => {
     const parts = join(dir, 'thread.sqlite');
     for (const [minutes, resume] of [[7, false], [13, true], [20, true]] as const) {
