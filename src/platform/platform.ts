@@ -102,8 +102,8 @@ export interface Platform {
   /** Finalises every remaining minute (end of a run). */
   finish(): Promise<void>;
   /**
-   * The driver stopped before its planned end (`runEndMs`), at `t`: what the platform receives
-   * from then on is that stop's drain, which a resumed run sends again (store-guard.ts).
+   * The driver stopped before its planned end (`runEndMs`): what the platform receives from `t`
+   * on is that stop's drain, which a resumed run sends again (store-guard.ts).
    */
   stoppedAt(t: number): Promise<void>;
   /**

@@ -14,8 +14,9 @@ export type StorePolicy = 'new' | 'fresh' | 'resume';
 
 const RUN_KEY = 'run_key';
 /**
- * Set by a run that re-simulates from its start (`occusim run`): its simulated end. What the
- * store receives from then on is the end-of-run drain (the hives' buffers and the mesh
+ * Set by a run that re-simulates from its start (`occusim run`): its simulated end, or the end
+ * of the last batch interval it completed when stopped early. What the store receives from
+ * then on is the end-of-run drain (the hives' buffers and the mesh
  * emptied), whose batches hold only packets sensed before the end: the same seqs of a longer
  * run hold those and the packets sensed after, so they are not the same batches.
  */
@@ -73,8 +74,8 @@ export async function guardStore(target: GuardedStore, policy: StorePolicy, runK
 }
 
 /**
- * A run stopped before its planned end (Ctrl-C): its end-of-run drain starts at `stoppedAtMs`,
- * the first instant it did not simulate, and a resumed run forgets from there.
+ * A run stopped before its planned end (Ctrl-C): what the store receives from `stoppedAtMs` on
+ * (the end of its last whole batch interval) is its end-of-run drain; a resumed run forgets from there.
  */
 export async function markDrainFrom(store: Store, stoppedAtMs: number): Promise<void> {
   await store.setState(DRAIN_FROM, stoppedAtMs);

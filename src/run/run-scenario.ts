@@ -77,8 +77,9 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
     const startupCpuMs = wall.cpuMs();
     const lag = opts.speed === 'max' ? null : new LagMonitor(opts.speed);
     const loop = await simulate({ model, clock, world, truth, edge, delivery, platform, speed: opts.speed, onProgress: opts.onProgress, onStep, signal: options.signal ?? null, lag, onWarning: options.onWarning ?? null });
-    // Stopped early: the drain starts at the first instant not simulated, not at the planned end.
-    if (loop.interrupted) await platform.stoppedAt(model.startMs + loop.ticks * model.tickMs);
+    // Stopped early: what the platform receives after the last whole batch interval (the stop's
+    // off-grid flush, then the drain) is not what a longer run sends; not the planned end.
+    if (loop.interrupted) await platform.stoppedAt(model.startMs + Math.floor((loop.ticks * model.tickMs) / model.batchIntervalMs) * model.batchIntervalMs);
     await delivery.drain();
     const loopMs = wall.elapsedMs() - startupMs;
     const loopCpuMs = wall.cpuMs() - startupCpuMs;

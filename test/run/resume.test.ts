@@ -58,7 +58,7 @@ describe('a run stopped at its --duration and resumed with a longer one', () => 
     expect(resumed.result.traffic).toEqual(uninterrupted.result.traffic);
   }, 120_000);
 
-  it('does so after a run stopped early by its signal (Ctrl-C) mid-interval: the drain starts where the run stopped', async () => {
+  it('does so after a run stopped early by its signal (Ctrl-C) mid-interval, also within its first interval', async () => {
     const parts = join(dir, 'interrupted.sqlite');
     const stop = new AbortController();
     // Aborted from the progress callback, between two batch flushes (not on the 10 s grid).
@@ -72,6 +72,14 @@ describe('a run stopped at its --duration and resumed with a longer one', () => 
     expect(resumed.result.messages.lost).toBe(0);
     expect(resumed.result.messages.batchesProcessed + resumed.result.messages.duplicateBatches).toBe(uninterrupted.result.messages.batchesProcessed);
     expect(await seriesOf(parts)).toEqual(await seriesOf(whole));
+    // Stopped before its first batch flush: everything it received is that stop's.
+    const early = join(dir, 'early.sqlite');
+    const soon = new AbortController();
+    await runScenario(QUICKSTART, { durationMs: 20 * MIN, dbPath: early, platformThread: false, signal: soon.signal, onProgress: (doneMs) => (doneMs >= 6_000 ? soon.abort() : undefined) });
+    const again = await runScenario(QUICKSTART, { durationMs: 20 * MIN, dbPath: early, storePolicy: 'resume', platformThread: false });
+    expect(again.result.messages.lost).toBe(0);
+    expect(again.result.messages.duplicateBatches).toBe(0);
+    expect(await seriesOf(early)).toEqual(await seriesOf(whole));
   }, 120_000);
 
   it('does so with the platform in its own thread, resumed twice', async () => {
