@@ -92,3 +92,29 @@ describe('a run stopped at its --duration and resumed with a longer one', () => 
     expect(await seriesOf(parts)).toEqual(await seriesOf(whole));
   }, 120_000);
 });
+
+// The hive's outage (20m–30m, cellular backhaul) spans the stop: the first run's drain sends the
+// batches it held after the outage, the resumed run holds and sends them again.
+describe('a run stopped during a hive outage and resumed', () => {
+  it('stores what an uninterrupted run stores, and its ledger balances', async () => {
+    const file = new URL('../../scenarios/hive-outage.yaml', import.meta.url).pathname;
+    const outage = loadScenarioFile(file);
+    if (!outage.ok) throw new Error('hive-outage.yaml does not load');
+    const at = (name: string) => join(dir, name);
+    const whole = await runScenario(file, { durationMs: 40 * MIN, dbPath: at('outage-whole.sqlite'), platformThread: false });
+    await runScenario(file, { durationMs: 25 * MIN, dbPath: at('outage-parts.sqlite'), platformThread: false });
+    const resumed = await runScenario(file, { durationMs: 40 * MIN, dbPath: at('outage-parts.sqlite'), storePolicy: 'resume', platformThread: false });
+    expect(resumed.result.messages.lost).toBe(0);
+    expect(resumed.result.messages.packetsDelivered).toBe(whole.result.messages.packetsDelivered);
+    expect(resumed.result.messages.batchesProcessed + resumed.result.messages.duplicateBatches).toBe(whole.result.messages.batchesProcessed);
+    const series = async (path: string): ReturnType<typeof storedSeries> => {
+      const store = sqliteStore(path);
+      try {
+        return await storedSeries(store, outage.model);
+      } finally {
+        await store.close();
+      }
+    };
+    expect(await series(at('outage-parts.sqlite'))).toEqual(await series(at('outage-whole.sqlite')));
+  }, 180_000);
+});
