@@ -1,31 +1,32 @@
-import { existsSync } from 'node:fs';
-import { SqliteStore } from '../cloud/store/sqlite-store.js';
-import { AppError, ErrorCodes } from '../core/errors.js';
 import { isoUtc } from '../core/time.js';
+import { AppError, ErrorCodes } from '../core/errors.js';
+import { describeStore } from '../platform/store-location.js';
+import { openStore } from '../platform/store-open.js';
 import type { Flags, Io } from './commands.js';
+import { existingStore } from './store-flag.js';
 
 /**
- * `occusim deadletters --db <store.sqlite>`: every dead-lettered message or packet of a
- * cloud store, oldest first, one per line: received time (UTC), reason code, topic, message
- * (docs/occupancy.md, Ingest). Exit 0 (also when there are none).
+ * `occusim deadletters --store sqlite:FILE|postgres://…` (or `--db FILE`): every
+ * dead-lettered message or packet of a cloud store, oldest first, one per line: received time
+ * (UTC), reason code, topic, message (docs/occupancy.md, Ingest). Read through the store port,
+ * so any store works. Exit 0 (also when there are none).
  */
-export function deadlettersCommand(args: readonly string[], flags: Flags, io: Io): number {
-  if (args.length > 0) throw new AppError(ErrorCodes.USAGE, 'occusim deadletters takes no positional argument: use --db <store.sqlite>');
-  const db = flags.db;
-  if (typeof db !== 'string') throw new AppError(ErrorCodes.USAGE, 'occusim deadletters needs --db <store.sqlite> (the file `occusim run --db` wrote)');
-  if (!existsSync(db)) throw new AppError(ErrorCodes.USAGE, `no store at ${db}`);
-  const store = new SqliteStore(db);
+export async function deadlettersCommand(args: readonly string[], flags: Flags, io: Io): Promise<number> {
+  if (args.length > 0) throw new AppError(ErrorCodes.USAGE, 'occusim deadletters takes no positional argument: use --store sqlite:FILE|postgres://… or --db FILE');
+  const location = existingStore(flags, 'occusim deadletters');
+  const name = describeStore(location.kind === 'sqlite' ? location.path : location.url);
+  const store = await openStore(location);
   try {
-    const letters = store.deadLetters();
+    const letters = await store.deadLetters();
     if (flags.json === true) {
-      io.stdout.write(`${JSON.stringify({ db, deadLetters: letters.map((d) => ({ receivedAt: isoUtc(d.receivedAtMs), reason: d.reason, topic: d.topic, message: d.message })) }, null, 2)}\n`);
+      io.stdout.write(`${JSON.stringify({ db: name, deadLetters: letters.map((d) => ({ receivedAt: isoUtc(d.receivedAtMs), reason: d.reason, topic: d.topic, message: d.message })) }, null, 2)}\n`);
       return 0;
     }
     for (const d of letters) io.stdout.write(`${isoUtc(d.receivedAtMs)}  ${printable(d.reason).padEnd(20)}  ${printable(d.topic)}  ${printable(d.message)}\n`);
-    io.stderr.write(`${letters.length} dead letter(s) in ${db}\n`);
+    io.stderr.write(`${letters.length} dead letter(s) in ${name}\n`);
     return 0;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

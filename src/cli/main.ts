@@ -83,7 +83,7 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
     new Option('--feed', "feed the platform live with the scenario at --speed F× real time (default 1); serves on after it ends, until Ctrl-C"),
   );
   command('credentials', "a scenario's seeded credentials as JSON: hives (serial, MQTT username, password, topics), users, clients", ['scenario'], (_, f) => credentialsCommand(f, io));
-  command('deadletters', "list the cloud store's dead letters (received, reason, topic, message)", ['db', 'json'], (args, f) => deadlettersCommand(args, f, io));
+  command('deadletters', "list the cloud store's dead letters (received, reason, topic, message)", ['store', 'db', 'json'], (args, f) => deadlettersCommand(args, f, io));
   command('receive', 'a webhook endpoint: verifies signatures, dedupes by id, counts per type, appends new bodies to an NDJSON file', ['host'], (args, f) => receiveCommand(args, f, io))
     .addOption(new Option('--port <n>', 'port to listen on (default 8787)'))
     .addOption(new Option('--secret <whsec_…>', 'signing secret(s), comma-separated'))
@@ -93,12 +93,12 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .addOption(new Option('--seed <s>', 'seed of the failure draws'));
   const webhooks = program.command('webhooks').description('webhook dead letters and replays of a store').exitOverride();
   webhooks.configureOutput({ writeOut: (s) => void io.stdout.write(s), writeErr: (s) => void io.stderr.write(s), outputError: () => undefined });
-  command('replay', 'put webhook dead letters (--dead) or a time range (--from/--to) back in the outbox', ['db'], (_, f) => webhooksCommand(['replay'], f, io), webhooks)
+  command('replay', 'put webhook dead letters (--dead) or a time range (--from/--to) back in the outbox', ['store', 'db'], (_, f) => webhooksCommand(['replay'], f, io), webhooks)
     .addOption(new Option('--dead', 'every dead letter'))
     .addOption(new Option('--from <t>', 'RFC 3339 instant'))
     .addOption(new Option('--to <t>', 'RFC 3339 instant'))
     .addOption(new Option('--subscription <id>', 'only this subscription'));
-  command('deadletters', 'list the webhook dead letters of a store', ['db'], (_, f) => webhooksCommand(['deadletters'], f, io), webhooks).addOption(new Option('--subscription <id>', 'only this subscription'));
+  command('deadletters', 'list the webhook dead letters of a store', ['store', 'db'], (_, f) => webhooksCommand(['deadletters'], f, io), webhooks).addOption(new Option('--subscription <id>', 'only this subscription'));
   const report = program.command('report').description('run reports: merge the reports of simulator shards (--shard i/n)').exitOverride();
   report.configureOutput({ writeOut: (s) => void io.stdout.write(s), writeErr: (s) => void io.stderr.write(s), outputError: () => undefined });
   command('merge', "the shards' reports as the whole run's ledger and accuracy (docs/scale-out.md)", ['json'], (files, f) => reportMergeCommand(files, f, io), report)

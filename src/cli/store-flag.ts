@@ -1,5 +1,6 @@
+import { existsSync } from 'node:fs';
 import { AppError, ErrorCodes } from '../core/errors.js';
-import { parseStoreLocation } from '../platform/store-location.js';
+import { parseStoreLocation, type StoreLocation } from '../platform/store-location.js';
 import type { Flags } from './io.js';
 
 /**
@@ -13,4 +14,17 @@ export function storeFlag(flags: Flags): string | null {
     return location.kind === 'sqlite' ? location.path : location.url;
   }
   return typeof flags.db === 'string' ? flags.db : null;
+}
+
+/**
+ * The store a command reads or changes in place (`deadletters`, `webhooks replay|deadletters`):
+ * `--store sqlite:FILE`, `--store postgres://…` or `--db FILE`, required; a SQLite file must
+ * exist (a mistyped path is not created as an empty store).
+ */
+export function existingStore(flags: Flags, command: string): StoreLocation {
+  const named = storeFlag(flags);
+  if (named === null) throw new AppError(ErrorCodes.USAGE, `${command} needs --store sqlite:FILE|postgres://… (or --db FILE): the store \`occusim run\` or \`occusim serve\` wrote`);
+  const location = parseStoreLocation(named);
+  if (location.kind === 'sqlite' && !existsSync(location.path)) throw new AppError(ErrorCodes.USAGE, `no store at ${location.path}`);
+  return location;
 }

@@ -124,10 +124,13 @@ export class HiveNode {
   /** The cloud acknowledged every batch up to `ackedSeq` (cumulative). */
   acked(ackedSeq: number): void {
     // A resumed run's hive starts again at seq 1 while the cloud's store already holds more:
-    // batches cut since at or below the acked progress are stored, so they leave the buffer too.
+    // batches cut since at or below the acked progress are stored, so they leave the buffer too,
+    // once sent: the cloud then counts each as a duplicate, stored before (the run's ledger
+    // balances). One the bandwidth budget held back is not dropped unsent. In a run that did not
+    // resume, an acked batch was always sent.
     if (ackedSeq > this.#ackedSeq) this.#ackedSeq = ackedSeq;
     ackedSeq = this.#ackedSeq;
-    while (this.#buffer.length > 0 && this.#buffer[0]!.batch.seq <= ackedSeq) {
+    while (this.#buffer.length > 0 && this.#buffer[0]!.batch.seq <= ackedSeq && this.#buffer[0]!.sends > 0) {
       const b = this.#buffer.shift()!;
       this.#bufferedBytes -= b.bytes;
       this.counters.ackedBatches++;

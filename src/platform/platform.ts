@@ -15,7 +15,7 @@ import { startCloud, type Cloud } from '../cloud/cloud.js';
 import { SqliteStore } from '../cloud/store/sqlite-store.js';
 import { systemClock, VirtualClock, type Clock } from '../core/clock.js';
 import { cloudReads, type PlatformReads } from './reads.js';
-import { guardStore, type StorePolicy } from './store-guard.js';
+import { guardStore, markDrainFrom, type StorePolicy } from './store-guard.js';
 import { describeStore, parseStoreLocation, type StoreLocation } from './store-location.js';
 import { guardedStore, openStore } from './store-open.js';
 import { AssetCatalogue } from '../assets/catalogue.js';
@@ -54,6 +54,11 @@ export interface PlatformOptions {
   storePolicy?: StorePolicy;
   /** Identifies the run in the store (scenario name and seed): `resume` continues only the same run. */
   runKey?: string;
+  /**
+   * The simulated end of a run that sends everything again from its start when resumed: a
+   * resumed run's store forgets the previous run's end-of-run drain (store-guard.ts).
+   */
+  runEndMs?: number;
   /** Embedded broker port (0: a free one) and interface; ignored with `brokerUrl`. */
   mqttPort: number;
   mqttHost?: string;
@@ -97,6 +102,11 @@ export interface Platform {
   /** Finalises every remaining minute (end of a run). */
   finish(): Promise<void>;
   /**
+   * The driver stopped before its planned end (`runEndMs`): what the platform receives from `t`
+   * on is that stop's drain, which a resumed run sends again (store-guard.ts).
+   */
+  stoppedAt(t: number): Promise<void>;
+  /**
    * The broker-restart fault: the embedded broker drops every connection and comes back on the
    * same port; resolves once these topic filters are subscribed again. Null with an external broker.
    */
@@ -125,6 +135,7 @@ export function platformOptionsOf(init: PlatformThreadInit): PlatformOptions {
     removeTemporaryStore: init.removeTemporaryStore,
     storePolicy: init.storePolicy,
     runKey: init.runKey,
+    ...(init.runEndMs !== undefined ? { runEndMs: init.runEndMs } : {}),
     mqttPort: init.mqttPort,
     ...(init.mqttHost !== undefined ? { mqttHost: init.mqttHost } : {}),
     ...(init.brokerUrl !== null ? { brokerUrl: init.brokerUrl } : {}),
@@ -144,7 +155,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
   const tempDir = opts.dbPath === null ? mkdtempSync(join(tmpdir(), 'occusim-')) : null;
   const dbPath = opts.dbPath ?? join(tempDir as string, 'occusim.sqlite');
   const location = parseStoreLocation(dbPath);
-  await guardStore(guardedStore(location), opts.storePolicy ?? 'new', opts.runKey ?? '');
+  await guardStore(guardedStore(location), opts.storePolicy ?? 'new', opts.runKey ?? '', opts.runEndMs ?? null);
   const closers: Array<() => Promise<void> | void> = [];
   // First in, last out: the temporary store goes once everything that writes it has closed.
   if (tempDir !== null && opts.removeTemporaryStore === true) closers.push(() => rmSync(tempDir, { recursive: true, force: true }));
@@ -213,6 +224,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
         if (hooks) await hooks.advance();
         if (next !== undefined) moveTo(next);
       },
+      stoppedAt: (t) => markDrainFrom(store, t),
       finish: async () => {
         await cloud.finish();
         liveHub?.refresh();

@@ -13,6 +13,14 @@ import { describeStore, type StoreLocation } from './store-location.js';
 export type StorePolicy = 'new' | 'fresh' | 'resume';
 
 const RUN_KEY = 'run_key';
+/**
+ * Set by a run that re-simulates from its start (`occusim run`): its simulated end, or the end
+ * of the last batch interval it completed when stopped early. What the store receives from
+ * then on is the end-of-run drain (the hives' buffers and the mesh
+ * emptied), whose batches hold only packets sensed before the end: the same seqs of a longer
+ * run hold those and the packets sensed after, so they are not the same batches.
+ */
+const DRAIN_FROM = 'drain_from_ms';
 /** Set by the pipeline once it finalised a minute: a store of an older version that holds data. */
 const FINALISED = 'finalised_before';
 
@@ -29,7 +37,14 @@ export interface GuardedStore {
   clear(): Promise<void>;
 }
 
-export async function guardStore(target: GuardedStore, policy: StorePolicy, runKey: string): Promise<void> {
+/**
+ * Checks the store against the policy and marks it as the run's. `runEndMs`: the simulated end
+ * of a run that sends everything again from its start (absent for `serve`). Resuming such a
+ * run forgets what the store received in the previous run's end-of-run drain (those batches
+ * are resent, with the packets sensed after that end) instead of refusing the resent ones as
+ * duplicates, so a stopped and resumed run stores what an uninterrupted one stores.
+ */
+export async function guardStore(target: GuardedStore, policy: StorePolicy, runKey: string, runEndMs: number | null = null): Promise<void> {
   const { location } = target;
   if (location.kind === 'sqlite' && location.path === ':memory:') return;
   const name = describeStore(location.kind === 'sqlite' ? location.path : location.url);
@@ -47,10 +62,23 @@ export async function guardStore(target: GuardedStore, policy: StorePolicy, runK
         throw new AppError(ErrorCodes.USAGE, `store ${name} holds a different run (another scenario or seed): --resume continues only the same run; use --fresh to start over`);
       }
     }
+    if (policy === 'resume' && runEndMs !== null) {
+      const drainFrom = await store.getState(DRAIN_FROM);
+      if (drainFrom !== undefined) await store.forgetReceivedFrom(drainFrom);
+    }
     await store.setState(RUN_KEY, runKeyNumber(runKey));
+    if (runEndMs !== null) await store.setState(DRAIN_FROM, runEndMs);
   } finally {
     await store.close();
   }
+}
+
+/**
+ * A run stopped before its planned end (Ctrl-C): what the store receives from `stoppedAtMs` on
+ * (the end of its last whole batch interval) is its end-of-run drain; a resumed run forgets from there.
+ */
+export async function markDrainFrom(store: Store, stoppedAtMs: number): Promise<void> {
+  await store.setState(DRAIN_FROM, stoppedAtMs);
 }
 
 /** `--fresh` of a SQLite store: its file and the WAL's companions. */

@@ -18,6 +18,8 @@ export interface PlatformThreadInit {
   removeTemporaryStore: boolean;
   storePolicy: StorePolicy;
   runKey: string;
+  /** The run's simulated end (`PlatformOptions.runEndMs`). */
+  runEndMs?: number;
   mqttPort: number;
   /** Interface of the embedded broker (default 127.0.0.1; `--host`). */
   mqttHost?: string;
@@ -49,7 +51,7 @@ export interface PlatformLivePost {
 }
 
 export type PlatformRequest =
-  | { id: number; op: 'setTime'; t: number }
+  | { id: number; op: 'setTime' | 'stoppedAt'; t: number }
   | { id: number; op: 'advanceTo'; t: number; next: number | null }
   | { id: number; op: 'finish' | 'counters' | 'deadLetters' | 'webhookStats' | 'close' }
   | { id: number; op: 'presenceMinutes' | 'trafficMinutes'; key: string }

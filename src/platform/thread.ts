@@ -90,6 +90,7 @@ export async function startPlatformThread(init: PlatformThreadInit): Promise<Pla
       return call({ op: 'advanceTo', t, next: next ?? null });
     },
     finish: () => call({ op: 'finish' }),
+    stoppedAt: (t) => call({ op: 'stoppedAt', t }),
     // Posted as it comes (the hub in the platform's thread coalesces for the browsers).
     ...(info.live ? { publishLive: (truth: LiveTruth): void => {
             if (!dead && !closed) worker.postMessage({ op: 'publishLive', truth } satisfies PlatformLivePost);

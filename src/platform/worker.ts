@@ -24,6 +24,8 @@ async function handle(platform: Platform, r: PlatformRequest): Promise<unknown> 
       return r.next === null ? platform.advanceTo(r.t) : platform.advanceTo(r.t, r.next);
     case 'finish':
       return platform.finish();
+    case 'stoppedAt':
+      return platform.stoppedAt(r.t);
     case 'counters':
       return platform.reads.counters();
     case 'deadLetters':

@@ -77,6 +77,9 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
     const startupCpuMs = wall.cpuMs();
     const lag = opts.speed === 'max' ? null : new LagMonitor(opts.speed);
     const loop = await simulate({ model, clock, world, truth, edge, delivery, platform, speed: opts.speed, onProgress: opts.onProgress, onStep, signal: options.signal ?? null, lag, onWarning: options.onWarning ?? null });
+    // Stopped early: what the platform receives after the last whole batch interval (the stop's
+    // off-grid flush, then the drain) is not what a longer run sends; not the planned end.
+    if (loop.interrupted) await platform.stoppedAt(model.startMs + Math.floor((loop.ticks * model.tickMs) / model.batchIntervalMs) * model.batchIntervalMs);
     await delivery.drain();
     const loopMs = wall.elapsedMs() - startupMs;
     const loopCpuMs = wall.cpuMs() - startupCpuMs;
@@ -150,6 +153,8 @@ function startRunPlatform(model: ScenarioModel, opts: ResolvedRunOptions, option
     removeTemporaryStore: options.keepStore === false,
     storePolicy: options.storePolicy ?? 'new',
     runKey: `${model.name}|${model.seed}|${model.startMs}`,
+    // A resumed run sends every batch again from its start: its store forgets the previous end's drain.
+    runEndMs: model.startMs + model.durationMs,
     mqttPort: opts.mqttPort,
     ...(options.mqttHost !== undefined ? { mqttHost: options.mqttHost } : {}),
     brokerUrl: options.brokerUrl ?? null,

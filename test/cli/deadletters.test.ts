@@ -38,7 +38,7 @@ describe('occusim deadletters', () => {
   });
 
   it('exits 2 with a clear message without --db or with a missing file', async () => {
-    expect(await cli('deadletters')).toMatchObject({ code: 2, err: expect.stringContaining('needs --db') });
+    expect(await cli('deadletters')).toMatchObject({ code: 2, err: expect.stringContaining('needs --store sqlite:FILE|postgres://… (or --db FILE)') });
     expect(await cli('deadletters', '--db', '/nonexistent/store.sqlite')).toMatchObject({ code: 2, err: expect.stringContaining('no store at') });
   });
 });

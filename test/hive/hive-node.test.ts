@@ -89,6 +89,25 @@ describe('hive store-and-forward with end-to-end acks', () => {
     expect(node.buffered.batches).toBe(0);
   });
 
+  it("sends every batch it cut before letting it go, though the cloud acks beyond it (a resumed run's store holds it)", () => {
+    // One batch per interval fits the budget (the first due batch always goes).
+    const node = new HiveNode({
+      hiveId: HIVE.id, serial: HIVE_SERIAL, params: DEFAULT_NETWORK.hive, profile: { ...STEADY, bandwidthBytesPerS: 1 }, faults: new FaultTimeline([]),
+      seed: 1, startMs: T0, endMs: T0 + 3_600_000, batchIntervalMs: INTERVAL,
+    });
+    node.receive(Array.from({ length: 3 * DEFAULT_NETWORK.hive.maxBatchPackets }, (_, j) => presenceAt(SENSOR_PA, T0 + j * 10, [])));
+    const sent: number[] = [];
+    for (let i = 1; i <= 5 && (i === 1 || node.buffered.batches > 0); i++) {
+      for (const tx of node.plan(T0 + i * INTERVAL)) {
+        sent.push(tx.batch.seq);
+        node.acked(3);
+      }
+    }
+    expect(sent).toEqual([1, 2, 3]);
+    expect(node.buffered.batches).toBe(0);
+    expect(node.counters.ackedBatches).toBe(3);
+  });
+
   it('delivers every packet exactly once for any outage the buffer holds and any duplicate/reorder/loss pattern (property)', async () => {
     const opArb = fc.constantFrom<Op>('deliver', 'deliver', 'duplicate', 'reorder', 'drop', 'drop-ack');
     await fc.assert(

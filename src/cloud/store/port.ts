@@ -185,6 +185,17 @@ export interface StoreSync {
   writeBatch(w: BatchWrite): void;
   writeDeadLetter(d: DeadLetter): void;
   /**
+   * Forgets what the store received from `fromMs` on: the batches received then (their
+   * payloads with them) and the dead letters, and moves each hive's acked progress back to
+   * just before its first forgotten batch, so a hive's batch of that seq is new again. For a
+   * run resumed on its store (platform/store-guard.ts): the batches its predecessor's
+   * end-of-run drain cut hold only packets sensed before the end, the resumed run's batches of
+   * the same seqs hold those and the next ones; the resumed run sends them again. Minutes,
+   * events and webhook deliveries stay (recomputed, or a repeat is ignored). Returns how many
+   * batches were forgotten.
+   */
+  forgetReceivedFrom(fromMs: number): number;
+  /**
    * Stored payloads holding a packet that may be sensed in [fromMs, toMs) (their sensing
    * span intersects it), in arrival order: recomputing a finalised minute, crash recovery.
    */

@@ -104,6 +104,11 @@ export class PostgresStore implements Store {
     ]);
   }
 
+  async forgetReceivedFrom(fromMs: number): Promise<number> {
+    const [r] = await this.#db.rows<{ forgotten: number }>(FORGET_SQL, [fromMs]);
+    return Number(r?.forgotten ?? 0);
+  }
+
   async payloadsSensedIn(fromMs: number, toMs: number): Promise<StoredPayload[]> {
     const rows = await this.#db.rows<{ hive_serial: string; seq: number; payload: Buffer }>(
       'SELECT hive_serial, seq, payload FROM batch_payloads WHERE max_sensed_ms >= $1 AND min_sensed_ms < $2 ORDER BY id',
@@ -284,6 +289,18 @@ export class PostgresStore implements Store {
     await this.#db.close();
   }
 }
+
+/**
+ * `forgetReceivedFrom` in one statement (one transaction): the hives' first forgotten seqs are
+ * read before the batches go, and their acked progress moves back before them.
+ */
+const FORGET_SQL = `
+  WITH gone AS (DELETE FROM batches WHERE received_at_ms >= $1 RETURNING hive_serial, seq),
+  firsts AS (SELECT hive_serial, MIN(seq) AS first FROM gone GROUP BY hive_serial),
+  payloads AS (DELETE FROM batch_payloads p USING gone g WHERE p.hive_serial = g.hive_serial AND p.seq = g.seq),
+  letters AS (DELETE FROM dead_letters WHERE received_at_ms >= $1),
+  back AS (UPDATE hive_progress h SET acked_seq = LEAST(h.acked_seq, f.first - 1) FROM firsts f WHERE h.hive_serial = f.hive_serial)
+  SELECT COUNT(*)::int AS forgotten FROM gone`;
 
 async function migrate(db: PostgresSession): Promise<void> {
   // Serialises concurrent first starts (several ingest processes on one database).

@@ -1,6 +1,6 @@
 import { PostgresSession } from './postgres-session.js';
 import { PostgresStore } from './postgres-store.js';
-import { toDelivery, type AttemptRecord, type Delivery, type DeliveryCounts, type DeliveryState, type DeliveryInsert, type DeliveryRow, type LastValue, type StoredSubscription, type WebhookStore } from './webhook-port.js';
+import { toDelivery, type AsyncWebhookStore, type AttemptRecord, type Delivery, type DeliveryCounts, type DeliveryState, type DeliveryInsert, type DeliveryRow, type LastValue, type StoredSubscription } from './webhook-port.js';
 
 /**
  * Webhook subscriptions and the delivery outbox in the PostgreSQL store (tables of
@@ -9,8 +9,7 @@ import { toDelivery, type AttemptRecord, type Delivery, type DeliveryCounts, typ
  * Text keys that order deliveries compare byte-wise (COLLATE "C"), as SQLite does, so the
  * delivery order does not depend on the database's locale.
  */
-type Async<T> = { [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never };
-export type AsyncWebhookStore = Async<WebhookStore>;
+export type { AsyncWebhookStore } from './webhook-port.js';
 
 
 const DUE_ORDER = 'ORDER BY next_attempt_ms, event_ts_ms, event_id COLLATE "C"';

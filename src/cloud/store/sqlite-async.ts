@@ -1,5 +1,7 @@
 import type { Store, StoreSync } from './port.js';
 import { SqliteStore } from './sqlite-store.js';
+import { SqliteWebhookStore } from './sqlite-webhooks.js';
+import type { AsyncWebhookStore, WebhookStore } from './webhook-port.js';
 
 /**
  * The SQLite store behind the asynchronous `Store` port. better-sqlite3 answers on the
@@ -11,6 +13,7 @@ const OPERATIONS = {
   ackedSeq: true,
   writeBatch: true,
   writeDeadLetter: true,
+  forgetReceivedFrom: true,
   payloadsSensedIn: true,
   writePresenceMinutes: true,
   writeTrafficMinutes: true,
@@ -48,6 +51,28 @@ export function asyncStore(sync: StoreSync): Store {
     };
   }
   return port as unknown as Store;
+}
+
+/**
+ * The SQLite webhook store at `path` behind the asynchronous webhook port (commands that work
+ * on any store; the engine keeps the synchronous `SqliteWebhookStore`). Every operation of the
+ * adapter is lifted as it is, so the port's later operations need no list here.
+ */
+export function sqliteWebhookStore(path: string): AsyncWebhookStore {
+  const sync = new SqliteWebhookStore(path);
+  return new Proxy({} as AsyncWebhookStore, {
+    get(_target, name) {
+      const op: unknown = typeof name === 'string' && name !== 'then' ? sync[name as keyof WebhookStore] : undefined;
+      if (typeof op !== 'function') return undefined;
+      return (...args: unknown[]) => {
+        try {
+          return Promise.resolve((op as (...a: unknown[]) => unknown).apply(sync, args));
+        } catch (err) {
+          return Promise.reject(err as Error);
+        }
+      };
+    },
+  });
 }
 
 /** The SQLite store at `path` (':memory:' for tests) behind the port; `sync` is the same file's direct access. */

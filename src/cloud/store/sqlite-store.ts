@@ -136,6 +136,20 @@ export class SqliteStore implements StoreSync {
     this.#insertDeadLetter(d);
   }
 
+  forgetReceivedFrom(fromMs: number): number {
+    // Once per resumed run: plain statements, no index on the reception instant.
+    const db = this.#db;
+    return db.transaction(() => {
+      const firsts = db.prepare<[number], { hive_serial: string; first: number }>('SELECT hive_serial, MIN(seq) AS first FROM batches WHERE received_at_ms >= ? GROUP BY hive_serial').all(fromMs);
+      db.prepare('DELETE FROM batch_payloads WHERE EXISTS (SELECT 1 FROM batches b WHERE b.hive_serial = batch_payloads.hive_serial AND b.seq = batch_payloads.seq AND b.received_at_ms >= ?)').run(fromMs);
+      const forgotten = db.prepare('DELETE FROM batches WHERE received_at_ms >= ?').run(fromMs).changes;
+      db.prepare('DELETE FROM dead_letters WHERE received_at_ms >= ?').run(fromMs);
+      const back = db.prepare('UPDATE hive_progress SET acked_seq = MIN(acked_seq, ?) WHERE hive_serial = ?');
+      for (const f of firsts) back.run(f.first - 1, f.hive_serial);
+      return forgotten;
+    })();
+  }
+
   trafficSeries(sensorId: string, every: Interval, fromMs: number, toMs: number): TrafficSeriesPoint[] {
     const rows = every === '1m' ? this.#st.trafficMinuteSeries.all(sensorId, fromMs, toMs) : this.#st.trafficRollupSeries.all(sensorId, every, fromMs, toMs);
     return rows.map((r) => ({ bucketMs: r.bucket_ms, in: r.in_count, out: r.out_count }));

@@ -97,6 +97,12 @@ export interface WebhookStore {
   close(): void;
 }
 
+/**
+ * The port's operations, asynchronous: what a command on any store awaits (`occusim webhooks
+ * replay|deadletters`); adapters `PostgresWebhookStore` and `sqliteWebhookStore` (sqlite-async.ts).
+ */
+export type AsyncWebhookStore = { [K in keyof WebhookStore]: WebhookStore[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never };
+
 /** A row of `webhook_deliveries`, as both SQL adapters select it (`SELECT *`). */
 export interface DeliveryRow {
   id: number;

@@ -89,6 +89,20 @@ describe.skipIf(skip !== null)('a run on a PostgreSQL store', () => {
     expect(fresh.result.messages.lost).toBe(0);
   });
 
+  it('resumes a run stopped at its --duration to what an uninterrupted run stores on SQLite, minute for minute', async () => {
+    const url = await (server as TestPostgres).createDatabase();
+    const whole = join(dir, 'whole.sqlite');
+    const uninterrupted = await runScenario(QUICKSTART, { seed: 7, durationMs: 20 * 60_000, dbPath: whole });
+    await runScenario(QUICKSTART, { seed: 7, durationMs: 10 * 60_000, dbPath: url });
+    const resumed = await runScenario(QUICKSTART, { seed: 7, durationMs: 20 * 60_000, dbPath: url, storePolicy: 'resume' });
+    expect(resumed.result.messages.lost).toBe(0);
+    expect(resumed.result.messages.duplicateBatches).toBeGreaterThan(0);
+    expect(resumed.result.messages.batchesProcessed + resumed.result.messages.duplicateBatches).toBe(uninterrupted.result.messages.batchesProcessed);
+    const expected = sqliteRows(whole);
+    const actual = await pgRows(url);
+    for (const name of ['presence', 'traffic', 'batches', 'progress']) expect({ [name]: actual[name] }).toEqual({ [name]: expected[name] });
+  });
+
   it('serves its minutes and device status through the HTTP API, as stored (reporting and GraphQL)', async () => {
     const url = await (server as TestPostgres).createDatabase();
     const loaded = loadScenarioFile(QUICKSTART);

@@ -175,6 +175,30 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
       await s.close();
     });
 
+    it('forgets what it received from an instant on: batches, payloads, dead letters; the acked progress moves back before them', async () => {
+      const s = await open();
+      const batch = (hiveSerial: string, seq: number, receivedAtMs: number) => ({
+        hiveSerial, seq, sentAtMs: receivedAtMs, receivedAtMs, ackedSeq: seq, packetCount: 1,
+        raw: { payload: Uint8Array.from([seq]), minSensedMs: T, maxSensedMs: T },
+        deadLetters: [{ receivedAtMs, topic: `hives/${hiveSerial}/uplink`, reason: 'UNKNOWN_SENSOR' as const, message: `${hiveSerial} ${seq}`, payload: new Uint8Array([seq]) }],
+      });
+      for (const seq of [1, 2, 3]) await s.writeBatch(batch('HV1', seq, T + seq * MIN));
+      await s.writeBatch(batch('HV2', 1, T));
+      expect(await s.forgetReceivedFrom(T + 2 * MIN)).toBe(2);
+      expect(await s.hasBatch('HV1', 1)).toBe(true);
+      expect(await s.hasBatch('HV1', 2)).toBe(false);
+      expect(await s.hasBatch('HV1', 3)).toBe(false);
+      expect(await s.ackedSeq('HV1')).toBe(1);
+      expect(await s.ackedSeq('HV2')).toBe(1); // received before: untouched
+      expect((await s.payloadsSensedIn(T, T + 1)).map((p) => [p.hiveSerial, p.seq])).toEqual([['HV1', 1], ['HV2', 1]]);
+      expect((await s.deadLetters()).map((d) => d.message)).toEqual(['HV1 1', 'HV2 1']);
+      // The forgotten seqs are new again: the same batch is stored once more.
+      await s.writeBatch(batch('HV1', 2, T + 5 * MIN));
+      expect(await s.hasBatch('HV1', 2)).toBe(true);
+      expect(await s.forgetReceivedFrom(T + 10 * MIN)).toBe(0);
+      await s.close();
+    });
+
     it('keeps the order of calls issued without awaiting each', async () => {
       const s = await open();
       const writes = [1, 2, 3].map((v) => s.setState('k', v));
