@@ -169,19 +169,15 @@ export class CloudPipeline {
     }
     let ackedAtStart = this.#ackedAtStart.get(v.serial);
     if (ackedAtStart === undefined) this.#ackedAtStart.set(v.serial, (ackedAtStart = await store.ackedSeq(v.serial)));
-    if (await store.hasBatch(v.serial, v.seq)) {
-      // A retransmission (lost ack, or QoS 1 redelivery): already stored, so only re-ack.
-      this.#counters.duplicateBatches++;
-      if (v.seq <= ackedAtStart) this.#counters.packetsStoredBefore += v.packetCount;
-      return { hiveSerial: v.serial, ackedSeq: await store.ackedSeq(v.serial), ackedAtMs: receivedAtMs };
-    }
+    // A retransmission (lost ack, or QoS 1 redelivery): already stored, so only re-ack.
+    if (await store.hasBatch(v.serial, v.seq)) return this.#duplicate(v.serial, v.seq, v.packetCount, ackedAtStart, receivedAtMs);
     const r = this.#reader;
     const ackedSeq = await this.#nextAckedSeq(v.serial, v.seq);
     const accepted = r.count - r.rejected;
     const listen = this.#o.onSensorEvent !== undefined && (this.#o.sensorEventsWanted?.() ?? true);
     const events = listen || this.#o.sensorDeliveries ? this.#sensorEvents(r) : [];
     const deliveries = this.#o.sensorDeliveries && events.length > 0 ? this.#o.sensorDeliveries(events, receivedAtMs) : [];
-    await store.writeBatch({
+    const stored = await store.writeBatch({
       hiveSerial: v.serial,
       seq: v.seq,
       sentAtMs: v.sentAtMs,
@@ -193,6 +189,8 @@ export class CloudPipeline {
       sensorsSeen: lastSeen(r),
       ...(deliveries.length > 0 ? { deliveries } : {}),
     });
+    // Another ingest process on the store stored it since `hasBatch`: a duplicate all the same.
+    if (!stored) return this.#duplicate(v.serial, v.seq, v.packetCount, ackedAtStart, receivedAtMs);
     this.#counters.batchesProcessed++;
     this.#counters.deadLettered += v.deadLetters.length;
     await this.#aggregate(receivedAtMs);
@@ -261,12 +259,22 @@ export class CloudPipeline {
     return { ok: true, serial: v.hive.serial, seq: v.batch.seq, sentAtMs: v.batch.sentAtMs, packetCount: v.batch.packets.length, deadLetters: v.deadLetters };
   }
 
-  /** Ack progress including `seq`: it extends the contiguous run only when it fills the next gap. */
+  async #duplicate(serial: string, seq: number, packetCount: number, ackedAtStart: number, receivedAtMs: number): Promise<UplinkAck> {
+    this.#counters.duplicateBatches++;
+    if (seq <= ackedAtStart) this.#counters.packetsStoredBefore += packetCount;
+    return { hiveSerial: serial, ackedSeq: await this.#nextAckedSeq(serial, seq), ackedAtMs: receivedAtMs };
+  }
+
+  /**
+   * Ack progress including `seq` (stored, or being stored): the contiguous run of stored
+   * batches from the stored progress on. It fills the next gap with `seq`, and walks on over
+   * batches another ingest process on the same store stored meanwhile (its progress write may
+   * have seen less than ours), so a hive's ack never stalls on a batch stored elsewhere.
+   */
   async #nextAckedSeq(serial: string, seq: number): Promise<number> {
     let acked = await this.#o.store.ackedSeq(serial);
-    if (seq !== acked + 1) return acked;
-    acked = seq;
-    while (await this.#o.store.hasBatch(serial, acked + 1)) acked++;
+    if (seq <= acked) return acked;
+    while (acked + 1 === seq || (await this.#o.store.hasBatch(serial, acked + 1))) acked++;
     return acked;
   }
 

@@ -60,10 +60,10 @@ export class PostgresStore implements Store {
     return r?.acked_seq ?? 0;
   }
 
-  async writeBatch(w: BatchWrite): Promise<void> {
+  async writeBatch(w: BatchWrite): Promise<boolean> {
     const seen = w.sensorsSeen ?? [];
     const dl = w.deadLetters;
-    await this.#db.query(BATCH_SQL, [
+    const r = await this.#db.query(BATCH_SQL, [
       w.hiveSerial,
       w.seq,
       w.sentAtMs,
@@ -82,6 +82,7 @@ export class PostgresStore implements Store {
       seen.map((s) => s.lastSeenMs),
       ...deliveryColumns(w.deliveries ?? []),
     ]);
+    return r.rowCount === 1;
   }
 
   async writeMinutes(w: MinutesWrite): Promise<void> {
