@@ -64,6 +64,14 @@ export interface PipelineOptions {
    * in the batch's own transaction (`BatchWrite.deliveries`): enqueued exactly when the batch is stored.
    */
   sensorDeliveries?: (events: readonly SensorEvent[], receivedAtMs: number) => DeliveryInsert[];
+  /**
+   * Floor partition (docs/scale-out.md, several ingest processes): this pipeline stores, dedupes
+   * and acks every batch it receives, but aggregates only the floors it owns. A batch of another
+   * floor is left to that floor's owner, which reads it back from the shared store before each
+   * new minute's recompute (`advance`) and at `finish`, so every space's minutes are computed
+   * from all its sensors in one process. Absent: every floor (one process).
+   */
+  ownsFloor?: (floorId: string) => boolean;
 }
 
 // A local copy: an imported binding is a property read per use under some loaders.
@@ -88,6 +96,8 @@ export class CloudPipeline {
   /** Each hive's acked progress in the store when this pipeline first heard from it. */
   readonly #ackedAtStart = new Map<string, number>();
   readonly #recompute: Recompute;
+  /** A partitioned pipeline's last minute pulled from the store (see `ownsFloor`). */
+  #pulledMinute = -Infinity;
   /** The tail of the operation chain (crash recovery first); never rejects, so one failure does not stop the chain. */
   #tail: Promise<unknown>;
 
@@ -193,7 +203,9 @@ export class CloudPipeline {
     if (!stored) return this.#duplicate(v.serial, v.seq, v.packetCount, ackedAtStart, receivedAtMs);
     this.#counters.batchesProcessed++;
     this.#counters.deadLettered += v.deadLetters.length;
-    await this.#aggregate(receivedAtMs);
+    if (this.#owns(v.serial)) await this.#aggregate(receivedAtMs);
+    // Stored for its floor's owner (another process), which aggregates it from the store.
+    else this.#counters.packetsProcessed += accepted;
     if (listen && this.#o.onSensorEvent) for (const e of events) this.#o.onSensorEvent(e);
     return { hiveSerial: v.serial, ackedSeq, ackedAtMs: receivedAtMs };
   }
@@ -224,6 +236,9 @@ export class CloudPipeline {
   advance(nowMs: number): Promise<void> {
     return this.#serial(async () => {
       await this.#followCatalogue();
+      // The recompute does its work at each new minute: what other processes stored for our floors comes in first.
+      const minute = floorToMinute(nowMs);
+      if (this.#o.ownsFloor && minute !== this.#pulledMinute) await this.#pullOwnFloors(minute);
       await this.#recompute.advance(nowMs);
     });
   }
@@ -231,7 +246,28 @@ export class CloudPipeline {
   /** Finalises every open minute (end of run); later data reopens its minute from the store. */
   finish(): Promise<void> {
     const nowMs = this.#o.clock.now();
-    return this.#serial(() => this.#recompute.finish(nowMs));
+    return this.#serial(async () => {
+      if (this.#o.ownsFloor) await this.#pullOwnFloors(floorToMinute(nowMs));
+      await this.#recompute.finish(nowMs);
+    });
+  }
+
+  /**
+   * A partitioned pipeline's own floors' stored packets of every minute not yet finalised, fed
+   * again: a packet already fed changes nothing (`#feed`), so what another ingest process stored
+   * for our floors is added and the rest stays as it was.
+   */
+  async #pullOwnFloors(minute: number): Promise<void> {
+    this.#pulledMinute = minute;
+    await this.#reload(this.#recompute.recoverFrom(), Number.MAX_SAFE_INTEGER, KIND_BOTH);
+  }
+
+  /** Whether this pipeline aggregates the hive's floor (always, unpartitioned). */
+  #owns(serial: string): boolean {
+    const owns = this.#o.ownsFloor;
+    if (!owns) return true;
+    const hive = this.#registry.hiveBySerial(serial);
+    return hive !== undefined && owns(hive.floorId);
   }
 
   counters(): CloudCounters {
@@ -324,7 +360,7 @@ export class CloudPipeline {
   async #reload(fromMs: number, toMs: number, kinds: number): Promise<void> {
     const r = this.#reloader;
     for (const p of await this.#o.store.payloadsSensedIn(fromMs, toMs)) {
-      if (!this.#read(r, uplinkTopic(p.hiveSerial), p.payload, 0).ok) continue;
+      if (!this.#owns(p.hiveSerial) || !this.#read(r, uplinkTopic(p.hiveSerial), p.payload, 0).ok) continue;
       for (let i = 0; i < r.count; i++) {
         const t = r.sensedAt[i] as number;
         if ((r.sensor[i] as number) >= 0 && t >= fromMs && t < toMs && ((r.kind[i] as number) & kinds) !== 0) this.#feed(r, i);
