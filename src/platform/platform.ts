@@ -210,7 +210,21 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     const api = served?.server ?? null;
     const ticker = opts.advanceEveryMs ? followOwnClock(cloud, clock, opts.advanceEveryMs, hooks) : null;
     if (ticker) closers.push(() => clearInterval(ticker));
-    const shardsFinished = opts.shardClocks !== undefined ? (await followShards(broker.url, opts.shardClocks, moveTo, cloud, closers)).finished : undefined;
+    const advanceTo = async (t: number, next?: number): Promise<void> => {
+      moveTo(t);
+      await cloud.advance(t);
+      // A minute finalised shows on /live now, not at the simulator's next instant.
+      liveHub?.refresh();
+      // Deliveries due at t complete before the clock moves on (determinism at --speed max).
+      if (hooks) await hooks.advance();
+      if (next !== undefined) moveTo(next);
+    };
+    const finish = async (): Promise<void> => {
+      await cloud.finish();
+      liveHub?.refresh();
+      if (hooks) await hooks.settle();
+    };
+    const shardsFinished = opts.shardClocks !== undefined ? (await followShards(broker.url, opts.shardClocks, { advanceTo, finish }, closers)).finished : undefined;
     return {
       ...(shardsFinished ? { shardsFinished } : {}),
       brokerUrl: broker.url,
@@ -223,20 +237,8 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
         moveTo(t);
         return Promise.resolve();
       },
-      advanceTo: async (t, next) => {
-        moveTo(t);
-        await cloud.advance(t);
-        // A minute finalised shows on /live now, not at the simulator's next instant.
-        liveHub?.refresh();
-        // Deliveries due at t complete before the clock moves on (determinism at --speed max).
-        if (hooks) await hooks.advance();
-        if (next !== undefined) moveTo(next);
-      },
-      finish: async () => {
-        await cloud.finish();
-        liveHub?.refresh();
-        if (hooks) await hooks.settle();
-      },
+      advanceTo,
+      finish,
       webhooks: hooks,
       ...(served ? { publishLive: (t: LiveTruth) => served.live.publish(t) } : {}),
       restartBroker: broker.restart ? (filters) => restartAndWaitForClients(broker, filters) : null,
@@ -327,7 +329,7 @@ function webhookStores(location: StoreLocation): WebhookStores {
  * slowest shard moves on, the clock moves there and the minutes behind the look-back are
  * finalised; once every shard said done, every minute is. Rounds run one after another.
  */
-async function followShards(brokerUrl: string, count: number, moveTo: (t: number) => void, cloud: Cloud, closers: Array<() => Promise<void> | void>): Promise<{ finished: Promise<void> }> {
+async function followShards(brokerUrl: string, count: number, driven: Pick<Platform, 'advanceTo' | 'finish'>, closers: Array<() => Promise<void> | void>): Promise<{ finished: Promise<void> }> {
   const clocks = new ShardClocks(count);
   let chain: Promise<void> = Promise.resolve();
   let reached = -Infinity;
@@ -350,14 +352,11 @@ async function followShards(brokerUrl: string, count: number, moveTo: (t: number
       const min = clocks.min();
       if (min !== null && min > reached) {
         reached = min;
-        chain = chain.then(() => {
-          moveTo(min);
-          return cloud.advance(min);
-        });
+        chain = chain.then(() => driven.advanceTo(min));
       }
       if (clocks.allDone() && !finishing) {
         finishing = true;
-        chain = chain.then(() => cloud.finish());
+        chain = chain.then(() => driven.finish());
         chain.then(() => settle?.resolve(), fail);
       }
       chain = chain.catch((err: unknown) => fail(err));
