@@ -259,7 +259,8 @@ export class CloudPipeline {
    */
   async #pullOwnFloors(minute: number): Promise<void> {
     this.#pulledMinute = minute;
-    await this.#reload(this.#recompute.recoverFrom(), Number.MAX_SAFE_INTEGER, KIND_BOTH);
+    // A new instant for a minute already computed revises it, as if it had arrived here.
+    await this.#reload(this.#recompute.recoverFrom(), Number.MAX_SAFE_INTEGER, KIND_BOTH, (m) => this.#recompute.noteArrival(m, true));
   }
 
   /** Whether this pipeline aggregates the hive's floor (always, unpartitioned). */
@@ -356,24 +357,29 @@ export class CloudPipeline {
     return { eventId: eventId('DETECTIONS', sensorId, t, 0), type: 'DETECTIONS', sensorId, timestampMs: t, data: { local, world } };
   }
 
-  /** Feeds the stored packets sensed in [fromMs, toMs) of the given kinds (bit mask) to the aggregators. */
-  async #reload(fromMs: number, toMs: number, kinds: number): Promise<void> {
+  /** Feeds the stored packets sensed in [fromMs, toMs) of the given kinds (bit mask) to the aggregators; `onNew` hears the minute of each presence instant not held before. */
+  async #reload(fromMs: number, toMs: number, kinds: number, onNew?: (minuteMs: number) => void): Promise<void> {
     const r = this.#reloader;
     for (const p of await this.#o.store.payloadsSensedIn(fromMs, toMs)) {
       if (!this.#owns(p.hiveSerial) || !this.#read(r, uplinkTopic(p.hiveSerial), p.payload, 0).ok) continue;
       for (let i = 0; i < r.count; i++) {
         const t = r.sensedAt[i] as number;
-        if ((r.sensor[i] as number) >= 0 && t >= fromMs && t < toMs && ((r.kind[i] as number) & kinds) !== 0) this.#feed(r, i);
+        if ((r.sensor[i] as number) >= 0 && t >= fromMs && t < toMs && ((r.kind[i] as number) & kinds) !== 0 && this.#feed(r, i)) onNew?.(floorToMinute(t));
       }
     }
   }
 
-  /** One accepted packet into its aggregator; a repeated (sensor, instant) changes nothing. */
-  #feed(r: UplinkReader, i: number): void {
+  /**
+   * One accepted packet into its aggregator; a repeated (sensor, instant) changes nothing. True
+   * for a presence instant not held before (presence minutes are cached once computed; traffic
+   * minutes are recomputed every time).
+   */
+  #feed(r: UplinkReader, i: number): boolean {
     const sensor = r.sensor[i] as number;
     const t = r.sensedAt[i] as number;
-    if (r.kind[i] === PRESENCE) this.#presence.add(sensor, t, r.xs, r.ys, r.detStart[i] as number, r.detStart[i + 1] as number);
-    else this.#traffic.add(r.sensorIds[sensor] as string, t, { in: r.inCount[i] as number, out: r.outCount[i] as number });
+    if (r.kind[i] === PRESENCE) return this.#presence.add(sensor, t, r.xs, r.ys, r.detStart[i] as number, r.detStart[i + 1] as number);
+    this.#traffic.add(r.sensorIds[sensor] as string, t, { in: r.inCount[i] as number, out: r.outCount[i] as number });
+    return false;
   }
 }
 

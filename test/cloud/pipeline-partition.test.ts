@@ -38,6 +38,11 @@ async function run(split: boolean): Promise<{ presence: unknown[]; traffic: unkn
       const to = split && m % 2 === 0 ? (b as CloudPipeline) : a;
       expect((await to.handleMessage(uplinkTopic(HIVE_SERIAL), encodeUplink({ hiveSerial: HIVE_SERIAL, seq: m + 1, sentAtMs: T0, packets: packetsOf(m) })))?.ackedSeq).toBe(m + 1);
       for (const p of [a, b]) await p?.advance(T0 + (m + 1) * MIN);
+      if (m === 3) {
+        // Late within the look-back: minute 1, already computed by the owner, gains an instant, stored by the other process.
+        const late = [presenceAt(SENSOR_PB, T0 + MIN + 30_000, [[12, 5], [13, 5]]), presenceAt(SENSOR_PA, T0 + MIN + 30_000, [[7, 5]])];
+        await a.handleMessage(uplinkTopic(HIVE_SERIAL), encodeUplink({ hiveSerial: HIVE_SERIAL, seq: 100, sentAtMs: T0, packets: late }));
+      }
     }
     for (const p of [a, b]) await p?.finish();
     const s = sqliteStore(path).sync;
@@ -54,11 +59,13 @@ describe('a floor partition over two pipelines', () => {
     const one = await run(false);
     const two = await run(true);
     expect(one.presence.length).toBe(36);
+    // The late instant changed minute 1 (one process revises it within the look-back).
+    expect((one.presence as Array<{ minuteMs: number; samples: number }>).filter((r) => r.minuteMs === T0 + MIN).map((r) => r.samples)).toEqual([2, 2, 2]);
     expect(two.presence).toEqual(one.presence);
     expect(two.traffic).toEqual(one.traffic);
     // Each stored and acked its own batches; only the owner aggregated (its events), the other computed nothing.
-    expect(two.counters.map((c) => c.batchesProcessed)).toEqual([6, 6]);
-    expect(two.counters.map((c) => c.packetsProcessed)).toEqual([18, 18]);
+    expect(two.counters.map((c) => c.batchesProcessed)).toEqual([7, 6]);
+    expect(two.counters.map((c) => c.packetsProcessed)).toEqual([20, 18]);
     expect(two.counters[0]?.eventsEmitted).toBe(0);
     expect(two.counters[1]?.eventsEmitted).toBe(one.counters[0]?.eventsEmitted);
   });
