@@ -20,6 +20,10 @@ import type { DeliveryInsert } from './webhook-port.js';
  * statement: the batch insert then does nothing (PostgreSQL waits for the other transaction
  * and sees its row), every other part is conditional on `batch` having inserted, and the
  * statement returns no row — the caller re-acks a duplicate. One row: stored.
+ *
+ * Rows several processes may update at once are locked in one order, by key (`sensor_status`
+ * by sensor id here and in heartbeats), so two processes' writes wait for each other instead
+ * of deadlocking.
  */
 export const BATCH_SQL = `
 WITH batch AS (
@@ -34,6 +38,7 @@ WITH batch AS (
   WHERE EXISTS (SELECT 1 FROM batch) ORDER BY n
 ), seen AS (
   INSERT INTO sensor_status (sensor_id, last_seen_ms) SELECT s, t FROM unnest($15::text[], $16::bigint[]) AS x(s, t) WHERE EXISTS (SELECT 1 FROM batch)
+  ORDER BY s COLLATE "C"
   ON CONFLICT (sensor_id) DO UPDATE SET last_seen_ms = GREATEST(sensor_status.last_seen_ms, excluded.last_seen_ms)
 ), deliveries AS (
   INSERT INTO webhook_deliveries (subscription_id, event_id, event_type, event_ts_ms, body, enqueued_at_ms, next_attempt_ms, attempts, state)

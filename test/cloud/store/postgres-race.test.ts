@@ -4,6 +4,7 @@ import { catalogueFromScenario } from '../../../src/assets/from-scenario.js';
 import { CloudPipeline } from '../../../src/cloud/pipeline.js';
 import type { Store } from '../../../src/cloud/store/port.js';
 import { PostgresStore } from '../../../src/cloud/store/postgres-store.js';
+import { PostgresSession } from '../../../src/cloud/store/postgres-session.js';
 import { VirtualClock } from '../../../src/core/clock.js';
 import { uplinkTopic } from '../../../src/core/topics.js';
 import { encodeUplink } from '../../../src/proto/codec.js';
@@ -80,6 +81,22 @@ describe.skipIf(skip !== null)('two ingest processes racing for one batch on Pos
     await loser.finish();
     expect(await sa.trafficMinutes(SENSOR_T.id)).toEqual([{ sensorId: SENSOR_T.id, minuteMs: T0, in: 1, out: 0 }]);
     await Promise.all([sa.close(), sb.close()]);
+  });
+
+  it("runs a deadlock's victim again: two transactions locking two rows in opposite orders both commit", async () => {
+    const url = await (server as TestPostgres).createDatabase();
+    const [a, b] = await Promise.all([PostgresSession.connect(url), PostgresSession.connect(url)]);
+    await a.query('CREATE TABLE t (k INT PRIMARY KEY, v INT NOT NULL)');
+    await a.query('INSERT INTO t VALUES (1, 0), (2, 0)');
+    const bump = (k: number): [string, unknown[]] => ['UPDATE t SET v = v + 1 WHERE k = $1', [k]];
+    const pause: [string, unknown[]] = ['SELECT pg_sleep(0.3)', []];
+    // Each holds its first row while it waits for the other's: PostgreSQL rolls one back.
+    await Promise.all([a.transaction([bump(1), pause, bump(2)]), b.transaction([bump(2), pause, bump(1)])]);
+    expect(await a.rows('SELECT k, v FROM t ORDER BY k')).toEqual([
+      { k: 1, v: 2 },
+      { k: 2, v: 2 },
+    ]);
+    await Promise.all([a.close(), b.close()]);
   });
 
   it('acks past a batch another process stored meanwhile: the ack never stalls on it', async () => {
