@@ -77,7 +77,9 @@ export function shardModel(model: ScenarioModel, shard: ShardSpec): { model: Sce
 /**
  * A shard ingested by other processes (`--external-ingest`) knows what was stored from its
  * hives' acks: an ack means the batch is in the shared store. Packets in acked batches count as
- * stored, the hives' re-sent batches as duplicates; the ingest processes print their own tallies.
+ * stored, the hives' re-sent batches as duplicates, and the hives' batches as stored batches (the
+ * hive ledger keeps no count of acked batches: this is exact when no packet is lost, and a loss
+ * shows in the packets either way); the ingest processes print their own tallies.
  */
 export function countersFromAcks(d: DeliveryReport): Pick<CloudCounters, 'batchesProcessed' | 'duplicateBatches' | 'packetsProcessed'> {
   const sum = (k: 'batches' | 'duplicated' | 'acked'): number => d.hives.reduce((a, h) => a + h[k], 0);
