@@ -78,6 +78,9 @@ function scaleOutOf(flags: Flags): ScaleOut | null {
   if (typeof flags.partition === 'string') {
     if (out.shareGroup === undefined) throw new AppError(ErrorCodes.USAGE, '--partition needs --share-group: without it every process receives every batch');
     out.partition = parsePartition(flags.partition);
+  } else if (out.shareGroup !== undefined) {
+    // Each member would aggregate the part of a floor it happens to receive: inexact occupancy.
+    throw new AppError(ErrorCodes.USAGE, '--share-group needs --partition j/k (1/1 for one process): each process aggregates only its floors');
   }
   if (typeof flags.shards === 'string') {
     const n = Number(flags.shards);

@@ -24,6 +24,7 @@ describe('occusim serve --broker --share-group --partition --shards', () => {
     expect(refusal({ shards: '2' })).toBe('--shards needs --broker mqtt://…: the broker the ingest processes and the shards share');
     expect(refusal({ broker: 'mqtt://b', partition: '1/2' })).toBe('--partition needs --share-group: without it every process receives every batch');
     expect(refusal({ broker: 'mqtt://b', 'share-group': 'a/b' })).toBe('--share-group must be 1–64 letters, digits, _ or -, got "a/b"');
+    expect(refusal({ broker: 'mqtt://b', 'share-group': 'g' })).toBe('--share-group needs --partition j/k (1/1 for one process): each process aggregates only its floors');
     expect(refusal({ broker: 'mqtt://b', 'share-group': 'g', partition: '3/2' })).toBe('--partition 3/2: want j/k with 1 ≤ j ≤ k');
     expect(refusal({ broker: 'mqtt://b', shards: '0' })).toBe('--shards must be an integer ≥ 1, got "0"');
   });
