@@ -9,6 +9,7 @@ import { runEdgeBench } from './edge.js';
 import { runFoundationBench } from './foundation.js';
 import { runMcpBench } from './mcp.js';
 import { runDeliveryBench } from './delivery.js';
+import { runDistributedBench } from './distributed.js';
 import { runPipelineBench } from './pipeline.js';
 import { runPlatformBench } from './platform.js';
 import { runReportingBench } from './reporting.js';
@@ -27,4 +28,6 @@ if (only === undefined || only === 'reporting') await runReportingBench();
 if (only === undefined || only === 'platform') await runPlatformBench(root, process.argv[3]);
 if (only === undefined || only === 'mcp') await runMcpBench(root);
 if (only === undefined || only === 'webhooks') await runWebhooksBench(root, process.argv[3], process.argv[4]);
+// Needs mosquitto and PostgreSQL: run on its own only.
+if (only === 'distributed') await runDistributedBench(root, process.argv[3]);
 if (only === undefined || only === 'scale') await runScaleBench(root, process.argv[3], process.argv[4], process.argv[5]);

@@ -146,6 +146,10 @@ function runOptionsFromFlags(flags: Flags): RunOptions {
     if (opts.brokerUrl === undefined) throw usage(`--shard ${flags.shard} needs --broker mqtt://…: the broker every shard publishes to`);
     opts.shard = shard;
   }
+  if (flags['external-ingest'] === true) {
+    if (opts.shard === undefined) throw usage('--external-ingest needs --shard i/n: the shard whose clock the ingest processes (serve --shards n) follow');
+    opts.externalIngest = true;
+  }
   if (typeof flags.record === 'string') opts.record = flags.record;
   // Comma-separated CIDR blocks webhooks may reach although loopback or private (a local receiver).
   if (typeof flags['webhook-allow'] === 'string') opts.webhooks = { allow: flags['webhook-allow'].split(',').map((c) => c.trim()) };

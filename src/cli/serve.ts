@@ -5,6 +5,7 @@ import { systemClock } from '../core/clock.js';
 import { AppError, ErrorCodes } from '../core/errors.js';
 import { MINUTE_MS } from '../core/time.js';
 import { startPlatform } from '../platform/platform.js';
+import { parsePartition, type IngestPartition } from '../platform/ingest-partition.js';
 import { formatDiagnostic } from '../scenario/diagnostics.js';
 import { loadScenarioFile } from '../scenario/load.js';
 import type { ScenarioModel } from '../scenario/model.js';
@@ -33,6 +34,16 @@ export interface ServeOptions {
   webhookAllow: string[];
   /** The GraphQL IDE page (`--no-graphiql` turns it off). */
   graphiql: boolean;
+  /** Several ingest processes (docs/scale-out.md): an external broker, its share group, this process's floors, the shards that drive its clock. */
+  scaleOut: ScaleOut | null;
+}
+
+export interface ScaleOut {
+  brokerUrl: string;
+  shareGroup?: string;
+  partition?: IngestPartition;
+  /** Driven by this many simulator shards' clocks (absent: the wall clock). */
+  shards?: number;
 }
 
 /** How often a platform on the wall clock finalises its minutes (well within a minute). */
@@ -48,11 +59,39 @@ export function serveOptions(flags: Flags): ServeOptions {
     webhookAllow: typeof flags['webhook-allow'] === 'string' ? flags['webhook-allow'].split(',').map((c) => c.trim()) : [],
     // Commander keeps a negated option under its long name: true unless --no-graphiql was given.
     graphiql: flags['no-graphiql'] !== false,
+    scaleOut: scaleOutOf(flags),
   };
 }
 
+/** `--broker`, `--share-group`, `--partition j/k`, `--shards n`: the last three only on an external broker. */
+function scaleOutOf(flags: Flags): ScaleOut | null {
+  const needsBroker = (['share-group', 'partition', 'shards'] as const).find((name) => flags[name] !== undefined);
+  if (typeof flags.broker !== 'string') {
+    if (needsBroker !== undefined) throw new AppError(ErrorCodes.USAGE, `--${needsBroker} needs --broker mqtt://…: the broker the ingest processes and the shards share`);
+    return null;
+  }
+  const out: ScaleOut = { brokerUrl: flags.broker };
+  if (typeof flags['share-group'] === 'string') {
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(flags['share-group'])) throw new AppError(ErrorCodes.USAGE, `--share-group must be 1–64 letters, digits, _ or -, got ${JSON.stringify(flags['share-group'])}`);
+    out.shareGroup = flags['share-group'];
+  }
+  if (typeof flags.partition === 'string') {
+    if (out.shareGroup === undefined) throw new AppError(ErrorCodes.USAGE, '--partition needs --share-group: without it every process receives every batch');
+    out.partition = parsePartition(flags.partition);
+  } else if (out.shareGroup !== undefined) {
+    // Each member would aggregate the part of a floor it happens to receive: inexact occupancy.
+    throw new AppError(ErrorCodes.USAGE, '--share-group needs --partition j/k (1/1 for one process): each process aggregates only its floors');
+  }
+  if (typeof flags.shards === 'string') {
+    const n = Number(flags.shards);
+    if (!/^\d{1,6}$/.test(flags.shards) || n < 1) throw new AppError(ErrorCodes.USAGE, `--shards must be an integer ≥ 1, got ${JSON.stringify(flags.shards)}`);
+    out.shards = n;
+  }
+  return out;
+}
+
 /** Options of a run that mean nothing to a platform served alone (they need `--feed`). */
-const FEED_ONLY = ['seed', 'speed', 'duration', 'start', 'fidelity', 'workers', 'report', 'keep', 'resume', 'fresh', 'platform-thread', 'broker', 'record', 'quiet', 'expect', 'junit'];
+const FEED_ONLY = ['seed', 'speed', 'duration', 'start', 'fidelity', 'workers', 'report', 'keep', 'resume', 'fresh', 'platform-thread', 'record', 'quiet', 'expect', 'junit'];
 
 export async function serveCommand(flags: Flags, io: Io, signal?: AbortSignal): Promise<number> {
   if (typeof flags.scenario !== 'string') throw new AppError(ErrorCodes.USAGE, 'occusim serve needs --scenario <file>: its organisation, assets, users and clients');
@@ -65,9 +104,14 @@ export async function serveCommand(flags: Flags, io: Io, signal?: AbortSignal): 
 }
 
 export async function serveModel(model: ScenarioModel, opts: ServeOptions, io: Io, signal: AbortSignal): Promise<number> {
+  const scale = opts.scaleOut;
   const platform = await startPlatform({
     catalogue: new AssetCatalogue(organisationsFromScenario(model)),
-    clock: systemClock,
+    // Driven by shards: a virtual clock from the scenario's start that only their clock channel moves.
+    ...(scale?.shards !== undefined ? { startMs: model.startMs, shardClocks: scale.shards } : { clock: systemClock, advanceEveryMs: Math.min(OWN_CLOCK_ADVANCE_MS, MINUTE_MS) }),
+    ...(scale ? { brokerUrl: scale.brokerUrl } : {}),
+    ...(scale?.shareGroup !== undefined ? { shareGroup: scale.shareGroup } : {}),
+    ...(scale?.partition ? { partition: scale.partition } : {}),
     tickMs: model.tickMs,
     dbPath: opts.dbPath,
     storePolicy: 'resume',
@@ -75,12 +119,18 @@ export async function serveModel(model: ScenarioModel, opts: ServeOptions, io: I
     mqttPort: opts.mqttPort,
     mqttHost: opts.host,
     api: { port: opts.port, host: opts.host, audience: opts.audience, graphiql: opts.graphiql },
-    advanceEveryMs: Math.min(OWN_CLOCK_ADVANCE_MS, MINUTE_MS),
     // Always on: subscriptions created through GraphQL are delivered on the wall clock.
     webhooks: { seed: model.seed, allow: [...(model.webhookAllow ?? []), ...opts.webhookAllow], declared: declaredWebhooks(model) },
   });
   try {
     printListeners(io, { model, dbPath: platform.dbPath, brokerUrl: platform.brokerUrl, apiUrl: platform.apiUrl }, opts.audience);
+    if (platform.shardsFinished) {
+      io.stdout.write(`ingest ${scale?.partition ? `partition ${scale.partition.index}/${scale.partition.count}` : 'process'} following ${scale?.shards} shard clock(s)\n`);
+      // A refused clock message or a failed round ends the process (exit 1 through the CLI's error mapping).
+      await Promise.race([platform.shardsFinished, untilAborted(signal)]);
+      const c = await platform.reads.counters();
+      io.stdout.write(`shards done; every minute finalised: ${JSON.stringify({ batchesProcessed: c.batchesProcessed, duplicateBatches: c.duplicateBatches, packetsProcessed: c.packetsProcessed, deadLettered: c.deadLettered })}\n`);
+    }
     await untilAborted(signal);
   } finally {
     await platform.close();

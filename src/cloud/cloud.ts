@@ -34,6 +34,8 @@ export interface CloudOptions {
   lookbackMs?: number;
   /** MQTT shared-subscription group: several ingest processes split the hives' load. */
   shareGroup?: string;
+  /** Aggregate only these floors (`PipelineOptions.ownsFloor`: several ingest processes, docs/scale-out.md). */
+  ownsFloor?: (floorId: string) => boolean;
   /** Ingest only the catalogue's hives' topics (a simulator shard's platform on a shared broker). */
   ownHivesOnly?: boolean;
   clientId?: string;
@@ -117,6 +119,7 @@ export async function startCloud(opts: CloudOptions): Promise<Cloud> {
     ...(opts.onSensorEvent ? { onSensorEvent: opts.onSensorEvent } : {}),
     ...(opts.sensorEventsWanted ? { sensorEventsWanted: opts.sensorEventsWanted } : {}),
     ...(opts.sensorDeliveries ? { sensorDeliveries: opts.sensorDeliveries } : {}),
+    ...(opts.ownsFloor ? { ownsFloor: opts.ownsFloor } : {}),
   });
   const spaces = new TrafficSpaceIndex(catalogue);
   // `calibration_points` per room and floor: anchors of the calibrated series.

@@ -72,8 +72,10 @@ export async function startMqttIngest(o: MqttIngestOptions): Promise<MqttIngest>
   });
   try {
     const topics = (kind: 'uplink' | 'heartbeat'): string[] => (o.hiveSerials === undefined ? [allHivesFilter(kind)] : o.hiveSerials.map((s) => (kind === 'uplink' ? uplinkTopic(s) : heartbeatTopic(s))));
-    for (const filter of topics('uplink')) await subscribe(client, o.shareGroup === undefined ? filter : sharedFilter(o.shareGroup, filter));
-    if (o.onHeartbeat) for (const filter of topics('heartbeat')) await subscribe(client, filter);
+    const shared = (filter: string): string => (o.shareGroup === undefined ? filter : sharedFilter(o.shareGroup, filter));
+    for (const filter of topics('uplink')) await subscribe(client, shared(filter));
+    // Shared too: each heartbeat written once, by whichever process the broker hands it to.
+    if (o.onHeartbeat) for (const filter of topics('heartbeat')) await subscribe(client, shared(filter));
   } catch (err) {
     await client.endAsync(true);
     throw err instanceof AppError ? err : new AppError(ErrorCodes.CLOUD_FAILED, `cloud ingest cannot subscribe: ${(err as Error).message}`, { cause: err });

@@ -64,6 +64,14 @@ export interface PipelineOptions {
    * in the batch's own transaction (`BatchWrite.deliveries`): enqueued exactly when the batch is stored.
    */
   sensorDeliveries?: (events: readonly SensorEvent[], receivedAtMs: number) => DeliveryInsert[];
+  /**
+   * Floor partition (docs/scale-out.md, several ingest processes): this pipeline stores, dedupes
+   * and acks every batch it receives, but aggregates only the floors it owns. A batch of another
+   * floor is left to that floor's owner, which reads it back from the shared store before each
+   * new minute's recompute (`advance`) and at `finish`, so every space's minutes are computed
+   * from all its sensors in one process. Absent: every floor (one process).
+   */
+  ownsFloor?: (floorId: string) => boolean;
 }
 
 // A local copy: an imported binding is a property read per use under some loaders.
@@ -88,6 +96,8 @@ export class CloudPipeline {
   /** Each hive's acked progress in the store when this pipeline first heard from it. */
   readonly #ackedAtStart = new Map<string, number>();
   readonly #recompute: Recompute;
+  /** A partitioned pipeline's last minute pulled from the store (see `ownsFloor`). */
+  #pulledMinute = -Infinity;
   /** The tail of the operation chain (crash recovery first); never rejects, so one failure does not stop the chain. */
   #tail: Promise<unknown>;
 
@@ -169,19 +179,15 @@ export class CloudPipeline {
     }
     let ackedAtStart = this.#ackedAtStart.get(v.serial);
     if (ackedAtStart === undefined) this.#ackedAtStart.set(v.serial, (ackedAtStart = await store.ackedSeq(v.serial)));
-    if (await store.hasBatch(v.serial, v.seq)) {
-      // A retransmission (lost ack, or QoS 1 redelivery): already stored, so only re-ack.
-      this.#counters.duplicateBatches++;
-      if (v.seq <= ackedAtStart) this.#counters.packetsStoredBefore += v.packetCount;
-      return { hiveSerial: v.serial, ackedSeq: await store.ackedSeq(v.serial), ackedAtMs: receivedAtMs };
-    }
+    // A retransmission (lost ack, or QoS 1 redelivery): already stored, so only re-ack.
+    if (await store.hasBatch(v.serial, v.seq)) return this.#duplicate(v.serial, v.seq, v.packetCount, ackedAtStart, receivedAtMs);
     const r = this.#reader;
     const ackedSeq = await this.#nextAckedSeq(v.serial, v.seq);
     const accepted = r.count - r.rejected;
     const listen = this.#o.onSensorEvent !== undefined && (this.#o.sensorEventsWanted?.() ?? true);
     const events = listen || this.#o.sensorDeliveries ? this.#sensorEvents(r) : [];
     const deliveries = this.#o.sensorDeliveries && events.length > 0 ? this.#o.sensorDeliveries(events, receivedAtMs) : [];
-    await store.writeBatch({
+    const stored = await store.writeBatch({
       hiveSerial: v.serial,
       seq: v.seq,
       sentAtMs: v.sentAtMs,
@@ -193,9 +199,13 @@ export class CloudPipeline {
       sensorsSeen: lastSeen(r),
       ...(deliveries.length > 0 ? { deliveries } : {}),
     });
+    // Another ingest process on the store stored it since `hasBatch`: a duplicate all the same.
+    if (!stored) return this.#duplicate(v.serial, v.seq, v.packetCount, ackedAtStart, receivedAtMs);
     this.#counters.batchesProcessed++;
     this.#counters.deadLettered += v.deadLetters.length;
-    await this.#aggregate(receivedAtMs);
+    if (this.#owns(v.serial)) await this.#aggregate(receivedAtMs);
+    // Stored for its floor's owner (another process), which aggregates it from the store.
+    else this.#counters.packetsProcessed += accepted;
     if (listen && this.#o.onSensorEvent) for (const e of events) this.#o.onSensorEvent(e);
     return { hiveSerial: v.serial, ackedSeq, ackedAtMs: receivedAtMs };
   }
@@ -226,6 +236,9 @@ export class CloudPipeline {
   advance(nowMs: number): Promise<void> {
     return this.#serial(async () => {
       await this.#followCatalogue();
+      // The recompute does its work at each new minute: what other processes stored for our floors comes in first.
+      const minute = floorToMinute(nowMs);
+      if (this.#o.ownsFloor && minute !== this.#pulledMinute) await this.#pullOwnFloors(minute);
       await this.#recompute.advance(nowMs);
     });
   }
@@ -233,7 +246,29 @@ export class CloudPipeline {
   /** Finalises every open minute (end of run); later data reopens its minute from the store. */
   finish(): Promise<void> {
     const nowMs = this.#o.clock.now();
-    return this.#serial(() => this.#recompute.finish(nowMs));
+    return this.#serial(async () => {
+      if (this.#o.ownsFloor) await this.#pullOwnFloors(floorToMinute(nowMs));
+      await this.#recompute.finish(nowMs);
+    });
+  }
+
+  /**
+   * A partitioned pipeline's own floors' stored packets of every minute not yet finalised, fed
+   * again: a packet already fed changes nothing (`#feed`), so what another ingest process stored
+   * for our floors is added and the rest stays as it was.
+   */
+  async #pullOwnFloors(minute: number): Promise<void> {
+    this.#pulledMinute = minute;
+    // A new instant for a minute already computed revises it, as if it had arrived here.
+    await this.#reload(this.#recompute.recoverFrom(), Number.MAX_SAFE_INTEGER, KIND_BOTH, (m) => this.#recompute.noteArrival(m, true));
+  }
+
+  /** Whether this pipeline aggregates the hive's floor (always, unpartitioned). */
+  #owns(serial: string): boolean {
+    const owns = this.#o.ownsFloor;
+    if (!owns) return true;
+    const hive = this.#registry.hiveBySerial(serial);
+    return hive !== undefined && owns(hive.floorId);
   }
 
   counters(): CloudCounters {
@@ -261,12 +296,22 @@ export class CloudPipeline {
     return { ok: true, serial: v.hive.serial, seq: v.batch.seq, sentAtMs: v.batch.sentAtMs, packetCount: v.batch.packets.length, deadLetters: v.deadLetters };
   }
 
-  /** Ack progress including `seq`: it extends the contiguous run only when it fills the next gap. */
+  async #duplicate(serial: string, seq: number, packetCount: number, ackedAtStart: number, receivedAtMs: number): Promise<UplinkAck> {
+    this.#counters.duplicateBatches++;
+    if (seq <= ackedAtStart) this.#counters.packetsStoredBefore += packetCount;
+    return { hiveSerial: serial, ackedSeq: await this.#nextAckedSeq(serial, seq), ackedAtMs: receivedAtMs };
+  }
+
+  /**
+   * Ack progress including `seq` (stored, or being stored): the contiguous run of stored
+   * batches from the stored progress on. It fills the next gap with `seq`, and walks on over
+   * batches another ingest process on the same store stored meanwhile (its progress write may
+   * have seen less than ours), so a hive's ack never stalls on a batch stored elsewhere.
+   */
   async #nextAckedSeq(serial: string, seq: number): Promise<number> {
     let acked = await this.#o.store.ackedSeq(serial);
-    if (seq !== acked + 1) return acked;
-    acked = seq;
-    while (await this.#o.store.hasBatch(serial, acked + 1)) acked++;
+    if (seq <= acked) return acked;
+    while (acked + 1 === seq || (await this.#o.store.hasBatch(serial, acked + 1))) acked++;
     return acked;
   }
 
@@ -312,24 +357,29 @@ export class CloudPipeline {
     return { eventId: eventId('DETECTIONS', sensorId, t, 0), type: 'DETECTIONS', sensorId, timestampMs: t, data: { local, world } };
   }
 
-  /** Feeds the stored packets sensed in [fromMs, toMs) of the given kinds (bit mask) to the aggregators. */
-  async #reload(fromMs: number, toMs: number, kinds: number): Promise<void> {
+  /** Feeds the stored packets sensed in [fromMs, toMs) of the given kinds (bit mask) to the aggregators; `onNew` hears the minute of each presence instant not held before. */
+  async #reload(fromMs: number, toMs: number, kinds: number, onNew?: (minuteMs: number) => void): Promise<void> {
     const r = this.#reloader;
     for (const p of await this.#o.store.payloadsSensedIn(fromMs, toMs)) {
-      if (!this.#read(r, uplinkTopic(p.hiveSerial), p.payload, 0).ok) continue;
+      if (!this.#owns(p.hiveSerial) || !this.#read(r, uplinkTopic(p.hiveSerial), p.payload, 0).ok) continue;
       for (let i = 0; i < r.count; i++) {
         const t = r.sensedAt[i] as number;
-        if ((r.sensor[i] as number) >= 0 && t >= fromMs && t < toMs && ((r.kind[i] as number) & kinds) !== 0) this.#feed(r, i);
+        if ((r.sensor[i] as number) >= 0 && t >= fromMs && t < toMs && ((r.kind[i] as number) & kinds) !== 0 && this.#feed(r, i)) onNew?.(floorToMinute(t));
       }
     }
   }
 
-  /** One accepted packet into its aggregator; a repeated (sensor, instant) changes nothing. */
-  #feed(r: UplinkReader, i: number): void {
+  /**
+   * One accepted packet into its aggregator; a repeated (sensor, instant) changes nothing. True
+   * for a presence instant not held before (presence minutes are cached once computed; traffic
+   * minutes are recomputed every time).
+   */
+  #feed(r: UplinkReader, i: number): boolean {
     const sensor = r.sensor[i] as number;
     const t = r.sensedAt[i] as number;
-    if (r.kind[i] === PRESENCE) this.#presence.add(sensor, t, r.xs, r.ys, r.detStart[i] as number, r.detStart[i + 1] as number);
-    else this.#traffic.add(r.sensorIds[sensor] as string, t, { in: r.inCount[i] as number, out: r.outCount[i] as number });
+    if (r.kind[i] === PRESENCE) return this.#presence.add(sensor, t, r.xs, r.ys, r.detStart[i] as number, r.detStart[i + 1] as number);
+    this.#traffic.add(r.sensorIds[sensor] as string, t, { in: r.inCount[i] as number, out: r.outCount[i] as number });
+    return false;
   }
 }
 

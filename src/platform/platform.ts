@@ -14,12 +14,15 @@ import { externalBroker, restartAndWaitForClients } from '../broker/external.js'
 import { startCloud, type Cloud } from '../cloud/cloud.js';
 import { SqliteStore } from '../cloud/store/sqlite-store.js';
 import { systemClock, VirtualClock, type Clock } from '../core/clock.js';
+import { AppError, ErrorCodes } from '../core/errors.js';
 import { cloudReads, type PlatformReads } from './reads.js';
 import { guardStore, markDrainFrom, type StorePolicy } from './store-guard.js';
 import { describeStore, parseStoreLocation, type StoreLocation } from './store-location.js';
 import { guardedStore, openStore } from './store-open.js';
 import { AssetCatalogue } from '../assets/catalogue.js';
 import type { PlatformThreadInit } from './thread-messages.js';
+import { ownsFloor, type IngestPartition } from './ingest-partition.js';
+import { followShardClocks, ShardClocks } from '../broker/shard-clock.js';
 import { startWebhooks, type PlatformWebhookOptions, type PlatformWebhooks, type WebhookStores } from '../webhooks/platform-hooks.js';
 import { SqliteWebhookStore } from '../cloud/store/sqlite-webhooks.js';
 
@@ -79,6 +82,16 @@ export interface PlatformOptions {
   advanceEveryMs?: number | null;
   /** Webhook delivery (docs/webhooks.md); absent: none. */
   webhooks?: PlatformWebhookOptions | null;
+  /** One of several ingest processes (docs/scale-out.md): their MQTT shared-subscription group. */
+  shareGroup?: string;
+  /** One of several ingest processes: the floors it aggregates (ingest-partition.ts). */
+  partition?: IngestPartition;
+  /**
+   * Driven by this many simulator shards over the broker's clock channel (broker/shard-clock.ts)
+   * instead of `advanceTo`: the clock follows the slowest shard; `shardsFinished` resolves once
+   * every shard said done and the platform finished.
+   */
+  shardClocks?: number;
 }
 
 export interface Platform {
@@ -120,6 +133,8 @@ export interface Platform {
   readonly publishLive?: ((t: LiveTruth) => void) | undefined;
   /** Webhook subscriptions and delivery when configured and in this thread (`reads.webhookStats` answers from any thread). */
   readonly webhooks?: PlatformWebhooks | null;
+  /** With `shardClocks`: every shard said done and every minute is finalised (rejects on a refused clock message or a failed round). */
+  readonly shardsFinished?: Promise<void>;
 }
 
 /** The cloud's login on the embedded broker: a service account no scenario can name. */
@@ -194,6 +209,8 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       clock,
       store,
       ...(opts.ownHivesOnly === true ? { ownHivesOnly: true } : {}),
+      ...(opts.shareGroup !== undefined ? { shareGroup: opts.shareGroup } : {}),
+      ...(opts.partition ? { ownsFloor: (floorId: string) => ownsFloor(opts.partition as IngestPartition, floorId) } : {}),
       ...(hooks ? { sensorDeliveries: (events, receivedAtMs) => hooks.sensorDeliveries(events, receivedAtMs) } : {}),
       // Built only while a browser watches /live: a served fleet pays nothing for an unwatched page.
       ...(opts.api ? { onSensorEvent: (e) => liveHub?.detections(e), sensorEventsWanted: () => liveHub?.watched === true } : {}),
@@ -204,7 +221,23 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     const api = served?.server ?? null;
     const ticker = opts.advanceEveryMs ? followOwnClock(cloud, clock, opts.advanceEveryMs, hooks) : null;
     if (ticker) closers.push(() => clearInterval(ticker));
+    const advanceTo = async (t: number, next?: number): Promise<void> => {
+      moveTo(t);
+      await cloud.advance(t);
+      // A minute finalised shows on /live now, not at the simulator's next instant.
+      liveHub?.refresh();
+      // Deliveries due at t complete before the clock moves on (determinism at --speed max).
+      if (hooks) await hooks.advance();
+      if (next !== undefined) moveTo(next);
+    };
+    const finish = async (): Promise<void> => {
+      await cloud.finish();
+      liveHub?.refresh();
+      if (hooks) await hooks.settle();
+    };
+    const shardsFinished = opts.shardClocks !== undefined ? (await followShards(broker.url, opts.shardClocks, { advanceTo, finish }, closers)).finished : undefined;
     return {
+      ...(shardsFinished ? { shardsFinished } : {}),
       brokerUrl: broker.url,
       apiUrl: api?.url ?? null,
       // As it may be printed (run summary, report): a PostgreSQL URL without its password.
@@ -215,21 +248,9 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
         moveTo(t);
         return Promise.resolve();
       },
-      advanceTo: async (t, next) => {
-        moveTo(t);
-        await cloud.advance(t);
-        // A minute finalised shows on /live now, not at the simulator's next instant.
-        liveHub?.refresh();
-        // Deliveries due at t complete before the clock moves on (determinism at --speed max).
-        if (hooks) await hooks.advance();
-        if (next !== undefined) moveTo(next);
-      },
+      advanceTo,
       stoppedAt: (t) => markDrainFrom(store, t),
-      finish: async () => {
-        await cloud.finish();
-        liveHub?.refresh();
-        if (hooks) await hooks.settle();
-      },
+      finish,
       webhooks: hooks,
       ...(served ? { publishLive: (t: LiveTruth) => served.live.publish(t) } : {}),
       restartBroker: broker.restart ? (filters) => restartAndWaitForClients(broker, filters) : null,
@@ -313,4 +334,47 @@ function followOwnClock(cloud: Cloud, clock: Clock, everyMs: number, hooks: Plat
 function webhookStores(location: StoreLocation): WebhookStores {
   if (location.kind === 'sqlite') return { webhooks: new SqliteWebhookStore(location.path), events: new SqliteStore(location.path) };
   return { webhooks: openPostgresSync(location.url, 'webhooks'), events: openPostgresSync(location.url, 'store') };
+}
+
+/**
+ * A platform driven by simulator shards elsewhere (broker/shard-clock.ts): each time the
+ * slowest shard moves on, the clock moves there and the minutes behind the look-back are
+ * finalised; once every shard said done, every minute is. Rounds run one after another.
+ */
+async function followShards(brokerUrl: string, count: number, driven: Pick<Platform, 'advanceTo' | 'finish'>, closers: Array<() => Promise<void> | void>): Promise<{ finished: Promise<void> }> {
+  const clocks = new ShardClocks(count);
+  let chain: Promise<void> = Promise.resolve();
+  let reached = -Infinity;
+  let finishing = false;
+  let settle: { resolve: () => void; reject: (err: unknown) => void } | null = null;
+  const finished = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
+  // Awaited by the caller; a failure before then must not surface as unhandled.
+  finished.catch(() => undefined);
+  const fail = (err: unknown): void => settle?.reject(err);
+  const follower = await followShardClocks(
+    brokerUrl,
+    `occusim-ingest-clock-${randomBytes(6).toString('hex')}`,
+    (m) => {
+      try {
+        clocks.note(m);
+      } catch (err) {
+        fail(err);
+        return;
+      }
+      const min = clocks.min();
+      if (min !== null && min > reached) {
+        reached = min;
+        chain = chain.then(() => driven.advanceTo(min));
+      }
+      if (clocks.allDone() && !finishing) {
+        finishing = true;
+        chain = chain.then(() => driven.finish());
+        chain.then(() => settle?.resolve(), fail);
+      }
+      chain = chain.catch((err: unknown) => fail(err));
+    },
+    (why) => fail(new AppError(ErrorCodes.USAGE, `shard clock message refused: ${why}`)),
+  );
+  closers.push(() => follower.close());
+  return { finished };
 }

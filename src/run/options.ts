@@ -41,6 +41,12 @@ export interface RunOptions {
    * an external broker (`brokerUrl`) the other shards share. People move through the whole world.
    */
   shard?: ShardSpec;
+  /**
+   * With `shard`: no platform of its own; `occusim serve --shards n` processes on the broker
+   * ingest its hives and follow its clock (platform/shard-clock-platform.ts). Its report's
+   * ledger comes from its hives' acks and holds no occupancy (that is in the shared store).
+   */
+  externalIngest?: boolean;
   /** Write every MQTT message the embedded broker accepts to this capture file (.occap). */
   record?: string;
   /** Paced runs: a warning while the run falls behind real time (rate-limited: at most one per 10 s of wall time). */

@@ -26,7 +26,8 @@ import { evaluateExpectations } from './expectations.js';
 import { MAX_EXPECTATIONS, parseExpectation, type Expectation } from '../scenario/expectations.js';
 import { reportRequest, reportSource } from './report-source.js';
 import type { RunReport } from './run-report.js';
-import { shardModel } from './shard.js';
+import { countersFromAcks, shardModel } from './shard.js';
+import { startShardClockPlatform } from '../platform/shard-clock-platform.js';
 
 export type { RunPerf, RunReport } from './run-report.js';
 
@@ -88,6 +89,8 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
     // The live view's last state, with every minute finalised: what a finished run shows.
     if (platform.publishLive) platform.publishLive({ ...liveTruthAt(lastStepMs, world, model.floors.map((f) => f.id), (v) => Math.round(v * 100) / 100), final: true });
     const data = await platform.reads.report(reportRequest(model));
+    // Ingested elsewhere: an ack means stored, so the hives' acks are this shard's ledger.
+    if (options.externalIngest === true) data.counters = { ...data.counters, ...countersFromAcks(delivery.report()) };
     const result = buildResult(model, truth, reportSource(data), loop, edge.accuracy?.());
     result.delivery = delivery.report();
     const hooks = await platform.reads.webhookStats();
@@ -145,6 +148,7 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
 export const AUTO_THREAD_SENSORS = 1000;
 
 function startRunPlatform(model: ScenarioModel, opts: ResolvedRunOptions, options: RunOptions, recorder: ReturnType<typeof recorderFor>): Promise<Platform> {
+  if (options.externalIngest === true && options.shard && options.brokerUrl !== undefined) return startShardClockPlatform({ brokerUrl: options.brokerUrl, shard: options.shard, dbPath: opts.dbPath });
   const init: PlatformThreadInit = {
     organisations: organisationsFromScenario(model),
     startMs: model.startMs,

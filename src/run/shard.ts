@@ -1,5 +1,7 @@
 import { AppError, ErrorCodes } from '../core/errors.js';
 import type { ScenarioModel } from '../scenario/model.js';
+import type { CloudCounters } from '../cloud/cloud.js';
+import type { DeliveryReport } from '../hive/ledger.js';
 
 /**
  * Simulator shards (docs/scale-out.md): slice `index` of `count` simulates only some hives —
@@ -70,4 +72,16 @@ export function shardModel(model: ScenarioModel, shard: ShardSpec): { model: Sce
     model: { ...model, floors, hives, sensors },
     info: { index: shard.index, count: shard.count, hives: serials, totalHives: model.hives.length },
   };
+}
+
+/**
+ * A shard ingested by other processes (`--external-ingest`) knows what was stored from its
+ * hives' acks: an ack means the batch is in the shared store. Packets in acked batches count as
+ * stored, the hives' re-sent batches as duplicates, and the hives' batches as stored batches (the
+ * hive ledger keeps no count of acked batches: this is exact when no packet is lost, and a loss
+ * shows in the packets either way); the ingest processes print their own tallies.
+ */
+export function countersFromAcks(d: DeliveryReport): Pick<CloudCounters, 'batchesProcessed' | 'duplicateBatches' | 'packetsProcessed'> {
+  const sum = (k: 'batches' | 'duplicated' | 'acked'): number => d.hives.reduce((a, h) => a + h[k], 0);
+  return { batchesProcessed: sum('batches'), duplicateBatches: sum('duplicated'), packetsProcessed: sum('acked') };
 }

@@ -25,6 +25,7 @@ describe('run --shard refusals', () => {
       [['--shard', '1/2'], '--shard 1/2 needs --broker mqtt://…: the broker every shard publishes to'],
       [['--shard', '3/2', '--broker', 'mqtt://127.0.0.1:1'], '--shard 3/2: want i/n with 1 ≤ i ≤ n'],
       [['--shard', '1/2', '--broker', 'mqtt://127.0.0.1:1'], '--shard 1/2: the scenario has 1 hive(s), so at most 1 shards'],
+      [['--broker', 'mqtt://127.0.0.1:1', '--external-ingest'], '--external-ingest needs --shard i/n: the shard whose clock the ingest processes (serve --shards n) follow'],
     ] as const) {
       const r = await cli('run', quickstart, ...args);
       expect(r.code).toBe(2);

@@ -181,8 +181,12 @@ export interface StoreSync {
   hasBatch(hiveSerial: string, seq: number): boolean;
   /** Highest seq n such that batches 1..n of the hive are stored; 0 when none. */
   ackedSeq(hiveSerial: string): number;
-  /** Stores the batch, its packets, its packet dead letters and the hive's ack progress atomically. */
-  writeBatch(w: BatchWrite): void;
+  /**
+   * Stores the batch, its packets, its packet dead letters and the hive's ack progress
+   * atomically; false (and nothing written) when `(hive, seq)` is already stored — another
+   * ingest process on the same store won the race since `hasBatch` said no.
+   */
+  writeBatch(w: BatchWrite): boolean;
   writeDeadLetter(d: DeadLetter): void;
   /**
    * Forgets what the store received from `fromMs` on: the batches received then (their

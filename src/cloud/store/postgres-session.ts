@@ -40,7 +40,7 @@ export class PostgresSession {
   }
 
   query(text: string, values?: readonly unknown[]): Promise<pg.QueryResult> {
-    return this.#next(() => this.#run(text, values));
+    return this.#next(() => retryingDeadlocks(() => this.#run(text, values)));
   }
 
   async rows<R>(text: string, values?: readonly unknown[]): Promise<R[]> {
@@ -55,16 +55,18 @@ export class PostgresSession {
       await this.query(text, values);
       return;
     }
-    await this.#next(async () => {
-      await this.#run('BEGIN');
-      try {
-        for (const [text, values] of statements) await this.#run(text, values);
-        await this.#run('COMMIT');
-      } catch (err) {
-        await this.#run('ROLLBACK').catch(() => undefined);
-        throw err;
-      }
-    });
+    await this.#next(() =>
+      retryingDeadlocks(async () => {
+        await this.#run('BEGIN');
+        try {
+          for (const [text, values] of statements) await this.#run(text, values);
+          await this.#run('COMMIT');
+        } catch (err) {
+          await this.#run('ROLLBACK').catch(() => undefined);
+          throw err;
+        }
+      }),
+    );
   }
 
   #next<T>(op: () => Promise<T>): Promise<T> {
@@ -90,5 +92,23 @@ export class PostgresSession {
 
   #failure(err: unknown): AppError {
     return new AppError(ErrorCodes.STORE_FAILED, `PostgreSQL store ${redactUrl(this.#url)}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+/** PostgreSQL's deadlock_detected: the server rolled one of the transactions back. */
+const DEADLOCK = '40P01';
+const DEADLOCK_ATTEMPTS = 5;
+
+/**
+ * Runs a statement or transaction again when PostgreSQL chose it as a deadlock's victim (it was
+ * rolled back whole, so running it again is safe): several ingest processes write one store.
+ */
+async function retryingDeadlocks<T>(op: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await op();
+    } catch (err) {
+      if (attempt >= DEADLOCK_ATTEMPTS || ((err as Error).cause as { code?: string } | undefined)?.code !== DEADLOCK) throw err;
+    }
   }
 }

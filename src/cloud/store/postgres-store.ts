@@ -60,10 +60,10 @@ export class PostgresStore implements Store {
     return r?.acked_seq ?? 0;
   }
 
-  async writeBatch(w: BatchWrite): Promise<void> {
+  async writeBatch(w: BatchWrite): Promise<boolean> {
     const seen = w.sensorsSeen ?? [];
     const dl = w.deadLetters;
-    await this.#db.query(BATCH_SQL, [
+    const r = await this.#db.query(BATCH_SQL, [
       w.hiveSerial,
       w.seq,
       w.sentAtMs,
@@ -82,6 +82,7 @@ export class PostgresStore implements Store {
       seen.map((s) => s.lastSeenMs),
       ...deliveryColumns(w.deliveries ?? []),
     ]);
+    return r.rowCount === 1;
   }
 
   async writeMinutes(w: MinutesWrite): Promise<void> {
@@ -257,6 +258,7 @@ export class PostgresStore implements Store {
         `INSERT INTO sensor_status (sensor_id, last_seen_ms, health_at_ms, battery_level, battery_runtime_s, rssi_dbm, link_pdr, uptime_ms, parent, hops, queue_overflows)
          SELECT s, t, t, b, br, r, l, u, p, h, q FROM unnest($1::text[], $2::bigint[], $3::float8[], $4::bigint[], $5::float8[], $6::float8[], $7::bigint[], $8::text[], $9::int[], $10::bigint[])
            AS x(s, t, b, br, r, l, u, p, h, q)
+         ORDER BY s COLLATE "C"
          ON CONFLICT (sensor_id) DO UPDATE SET last_seen_ms = GREATEST(sensor_status.last_seen_ms, excluded.last_seen_ms), health_at_ms = excluded.health_at_ms,
            battery_level = excluded.battery_level, battery_runtime_s = excluded.battery_runtime_s, rssi_dbm = excluded.rssi_dbm, link_pdr = excluded.link_pdr,
            uptime_ms = excluded.uptime_ms, parent = excluded.parent, hops = excluded.hops, queue_overflows = excluded.queue_overflows`,

@@ -10,31 +10,45 @@ import type { DeliveryInsert } from './webhook-port.js';
 /**
  * One accepted uplink batch, atomically (one statement: its data-modifying parts commit
  * together): the batch row, its payload when it holds accepted packets, its packet dead
- * letters in order, the sensors' last seen (only forward) and the hive's ack progress.
+ * letters in order, the sensors' last seen (only forward) and the hive's ack progress (only
+ * forward: processes sharing the store may finish out of order).
  * $1 serial, $2 seq, $3 sent, $4 received, $5 packet count, $6 acked seq, $7–$9 payload and
  * its sensing span (null: none), $10–$14 dead letters, $15–$16 sensors seen, $17–$23 webhook
  * deliveries of its DETECTIONS/TRAFFIC events (a repeated (subscription, event) is ignored).
+ *
+ * Another ingest process may store the same `(hive, seq)` between our `hasBatch` and this
+ * statement: the batch insert then does nothing (PostgreSQL waits for the other transaction
+ * and sees its row), every other part is conditional on `batch` having inserted, and the
+ * statement returns no row — the caller re-acks a duplicate. One row: stored.
+ *
+ * Rows several processes may update at once are locked in one order, by key (`sensor_status`
+ * by sensor id here and in heartbeats), so two processes' writes wait for each other instead
+ * of deadlocking.
  */
 export const BATCH_SQL = `
 WITH batch AS (
   INSERT INTO batches (hive_serial, seq, sent_at_ms, received_at_ms, packet_count) VALUES ($1, $2, $3, $4, $5)
+  ON CONFLICT (hive_serial, seq) DO NOTHING RETURNING 1
 ), payload AS (
   INSERT INTO batch_payloads (hive_serial, seq, min_sensed_ms, max_sensed_ms, payload)
-  SELECT $1, $2, $8::bigint, $9::bigint, $7::bytea WHERE $7::bytea IS NOT NULL
+  SELECT $1, $2, $8::bigint, $9::bigint, $7::bytea WHERE $7::bytea IS NOT NULL AND EXISTS (SELECT 1 FROM batch)
 ), dead AS (
   INSERT INTO dead_letters (received_at_ms, topic, reason, message, payload)
-  SELECT r, t, re, m, p FROM unnest($10::bigint[], $11::text[], $12::text[], $13::text[], $14::bytea[]) WITH ORDINALITY AS x(r, t, re, m, p, n) ORDER BY n
+  SELECT r, t, re, m, p FROM unnest($10::bigint[], $11::text[], $12::text[], $13::text[], $14::bytea[]) WITH ORDINALITY AS x(r, t, re, m, p, n)
+  WHERE EXISTS (SELECT 1 FROM batch) ORDER BY n
 ), seen AS (
-  INSERT INTO sensor_status (sensor_id, last_seen_ms) SELECT s, t FROM unnest($15::text[], $16::bigint[]) AS x(s, t)
+  INSERT INTO sensor_status (sensor_id, last_seen_ms) SELECT s, t FROM unnest($15::text[], $16::bigint[]) AS x(s, t) WHERE EXISTS (SELECT 1 FROM batch)
+  ORDER BY s COLLATE "C"
   ON CONFLICT (sensor_id) DO UPDATE SET last_seen_ms = GREATEST(sensor_status.last_seen_ms, excluded.last_seen_ms)
 ), deliveries AS (
   INSERT INTO webhook_deliveries (subscription_id, event_id, event_type, event_ts_ms, body, enqueued_at_ms, next_attempt_ms, attempts, state)
   SELECT s, e, t, ts, b, q, n, 0, 'pending' FROM unnest($17::text[], $18::text[], $19::text[], $20::bigint[], $21::text[], $22::bigint[], $23::bigint[])
-    WITH ORDINALITY AS x(s, e, t, ts, b, q, n, o) ORDER BY o
+    WITH ORDINALITY AS x(s, e, t, ts, b, q, n, o) WHERE EXISTS (SELECT 1 FROM batch) ORDER BY o
   ON CONFLICT (subscription_id, event_id) DO NOTHING
 )
-INSERT INTO hive_progress (hive_serial, acked_seq) VALUES ($1, $6)
-ON CONFLICT (hive_serial) DO UPDATE SET acked_seq = excluded.acked_seq`;
+INSERT INTO hive_progress (hive_serial, acked_seq) SELECT $1, $6::bigint WHERE EXISTS (SELECT 1 FROM batch)
+ON CONFLICT (hive_serial) DO UPDATE SET acked_seq = GREATEST(hive_progress.acked_seq, excluded.acked_seq)
+RETURNING 1`;
 
 export const PRESENCE_MINUTES_SQL = `
 INSERT INTO presence_minute (space_id, minute_ms, value, samples)

@@ -60,9 +60,9 @@ function prepareAll(db: Db) {
   return {
     hasBatch: db.prepare<[string, number], { one: number }>('SELECT 1 AS one FROM batches WHERE hive_serial = ? AND seq = ?'),
     ackedSeq: db.prepare<[string], { acked_seq: number }>('SELECT acked_seq FROM hive_progress WHERE hive_serial = ?'),
-    insertBatch: db.prepare('INSERT INTO batches (hive_serial, seq, sent_at_ms, received_at_ms, packet_count) VALUES (?, ?, ?, ?, ?)'),
+    insertBatch: db.prepare('INSERT OR IGNORE INTO batches (hive_serial, seq, sent_at_ms, received_at_ms, packet_count) VALUES (?, ?, ?, ?, ?)'),
     upsertProgress: db.prepare(
-      'INSERT INTO hive_progress (hive_serial, acked_seq) VALUES (?, ?) ON CONFLICT (hive_serial) DO UPDATE SET acked_seq = excluded.acked_seq',
+      'INSERT INTO hive_progress (hive_serial, acked_seq) VALUES (?, ?) ON CONFLICT (hive_serial) DO UPDATE SET acked_seq = MAX(acked_seq, excluded.acked_seq)',
     ),
     insertDeadLetter: db.prepare('INSERT INTO dead_letters (received_at_ms, topic, reason, message, payload) VALUES (?, ?, ?, ?, ?)'),
     upsertPresenceMinute: db.prepare('INSERT OR REPLACE INTO presence_minute (space_id, minute_ms, value, samples) VALUES (?, ?, ?, ?)'),
@@ -111,15 +111,17 @@ export class SqliteStore implements StoreSync {
     return this.#q.ackedSeq.get(hiveSerial)?.acked_seq ?? 0;
   }
 
-  writeBatch(w: BatchWrite): void {
+  writeBatch(w: BatchWrite): boolean {
     const q = this.#q;
-    this.#db.transaction(() => {
-      q.insertBatch.run(w.hiveSerial, w.seq, w.sentAtMs, w.receivedAtMs, w.packetCount);
+    return this.#db.transaction(() => {
+      // Another process on the file stored it first: nothing of it is written twice.
+      if (q.insertBatch.run(w.hiveSerial, w.seq, w.sentAtMs, w.receivedAtMs, w.packetCount).changes === 0) return false;
       if (w.raw) this.#st.insertPayload.run(w.hiveSerial, w.seq, w.raw.minSensedMs, w.raw.maxSensedMs, Buffer.from(w.raw.payload.buffer, w.raw.payload.byteOffset, w.raw.payload.byteLength));
       for (const d of w.deadLetters) this.#insertDeadLetter(d);
       for (const s of w.sensorsSeen ?? []) this.#st.seen.run(s.sensorId, s.lastSeenMs);
       for (const d of w.deliveries ?? []) q.enqueueDelivery.run(d.subscriptionId, d.eventId, d.eventType, d.eventTimestampMs, d.body, d.enqueuedAtMs, d.nextAttemptMs);
       q.upsertProgress.run(w.hiveSerial, w.ackedSeq);
+      return true;
     })();
   }
 

@@ -60,11 +60,13 @@ describe('SQLite store', () => {
 
   it('rolls the whole batch back when any part of it fails', () => {
     const store = new SqliteStore(':memory:');
-    const write = { hiveSerial: 'HV1', seq: 1, sentAtMs: T0, receivedAtMs: T0, ackedSeq: 1, packetCount: 0, raw: null, deadLetters: [] };
-    store.writeBatch(write);
-    const again = { ...write, raw: { payload: Uint8Array.from([1]), minSensedMs: T0, maxSensedMs: T0 } };
-    expect(() => store.writeBatch(again)).toThrow(); // primary key (HV1, 1) already stored
+    const write = { hiveSerial: 'HV1', seq: 1, sentAtMs: T0, receivedAtMs: T0, ackedSeq: 1, packetCount: 0, raw: { payload: Uint8Array.from([1]), minSensedMs: T0, maxSensedMs: T0 }, deadLetters: [] };
+    // Its last part fails: a delivery whose body SQLite cannot bind.
+    const delivery = { subscriptionId: 's', eventId: 'e', eventType: 'TRAFFIC', eventTimestampMs: T0, body: {} as unknown as string, enqueuedAtMs: T0, nextAttemptMs: T0 };
+    expect(() => store.writeBatch({ ...write, deliveries: [delivery] })).toThrow();
+    expect(store.hasBatch('HV1', 1)).toBe(false);
     expect(store.payloadsSensedIn(T0, T0 + 60_000)).toEqual([]);
+    expect(store.ackedSeq('HV1')).toBe(0);
     store.close();
   });
 

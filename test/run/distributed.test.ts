@@ -1,0 +1,166 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connectAsync } from 'mqtt';
+import pg from 'pg';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { mergeReports } from '../../src/run/report-merge.js';
+import { runScenario, type RunReport } from '../../src/run/run-scenario.js';
+import { startMosquitto } from '../broker/mosquitto.js';
+import { describeWithBinaries } from '../support/external-binaries.js';
+import { postgresSkipReason, startPostgres, type TestPostgres } from '../support/postgres.js';
+import { threeHiveScenario } from './fixtures/three-hives.js';
+
+/**
+ * The distributed run of issue 14 on one machine: 2 simulator shards (`run --shard i/2
+ * --external-ingest`) → a real Debian mosquitto → 2 `occusim serve` ingest processes sharing the
+ * uplinks through `$share/…`, each aggregating the floors of its partition → one PostgreSQL.
+ * The stored per-minute series and traffic counts must equal the single-process run's (same
+ * scenario on the same broker into another database), in canonical order; the merged ledger
+ * loses nothing; a retransmitted batch is counted as a duplicate and stored once.
+ */
+const root = new URL('../../', import.meta.url).pathname;
+const pgSkip = postgresSkipReason();
+
+interface Ingest {
+  child: ChildProcess;
+  out: () => string;
+  /** Resolves with the first stdout match. */
+  until(re: RegExp): Promise<RegExpExecArray>;
+}
+
+function startIngest(args: string[]): Ingest {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'test/cli/fixtures/cli-entry.ts'), 'serve', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  const waiters: Array<{ re: RegExp; resolve: (m: RegExpExecArray) => void; reject: (e: Error) => void }> = [];
+  const check = (): void => {
+    for (const w of [...waiters]) {
+      const m = w.re.exec(out);
+      if (m) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(m);
+      }
+    }
+  };
+  child.stdout?.on('data', (c: Buffer) => {
+    out += c.toString();
+    check();
+  });
+  child.stderr?.on('data', (c: Buffer) => (err += c.toString()));
+  child.on('exit', (code) => {
+    for (const w of waiters.splice(0)) w.reject(new Error(`serve exited ${code}: ${err}\n${out}`));
+  });
+  return {
+    child,
+    out: () => out,
+    until: (re) =>
+      new Promise((resolve, reject) => {
+        waiters.push({ re, resolve, reject });
+        check();
+      }),
+  };
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+async function rows(url: string, sql: string): Promise<unknown[]> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return (await c.query({ text: sql, rowMode: 'array' })).rows;
+  } finally {
+    await c.end();
+  }
+}
+
+const PRESENCE = 'SELECT space_id, minute_ms::text, value, samples FROM presence_minute ORDER BY space_id COLLATE "C", minute_ms';
+const TRAFFIC = 'SELECT sensor_id, minute_ms::text, in_count, out_count FROM traffic_minute ORDER BY sensor_id COLLATE "C", minute_ms';
+const BATCHES = 'SELECT hive_serial, seq::text, packet_count FROM batches ORDER BY hive_serial COLLATE "C", seq';
+
+async function metric(api: string, name: string): Promise<number> {
+  const text = await (await fetch(`${api}/metrics`)).text();
+  const m = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
+  return Number(m?.[1]);
+}
+
+describeWithBinaries(['mosquitto'], 'a distributed run: 2 shards → mosquitto → 2 ingest processes → PostgreSQL', () => {
+  let mosquitto: Awaited<ReturnType<typeof startMosquitto>> | null = null;
+  let postgres: TestPostgres | null = null;
+  const ingests: Ingest[] = [];
+  let dir = '';
+  let whole: RunReport;
+  let shards: RunReport[];
+  let wholeDb = '';
+  let sharedDb = '';
+  let apis: string[] = [];
+  let tallies: Array<{ batchesProcessed: number; duplicateBatches: number; packetsProcessed: number; deadLettered: number }>;
+
+  beforeAll(async () => {
+    if (pgSkip !== null) return;
+    dir = mkdtempSync(join(tmpdir(), 'occusim-distributed-'));
+    const scenarioFile = join(dir, 'quickstart-3-hives.yaml');
+    // YAML is a superset of JSON: the fixture as a file the serve processes can read.
+    writeFileSync(scenarioFile, JSON.stringify(threeHiveScenario()));
+    mosquitto = await startMosquitto();
+    postgres = await startPostgres();
+    [wholeDb, sharedDb] = [await postgres.createDatabase(), await postgres.createDatabase()];
+    // The reference: one process simulating and ingesting every hive, on the same broker.
+    whole = await runScenario(threeHiveScenario(), { brokerUrl: mosquitto.url, platformThread: false, dbPath: wholeDb });
+    for (const j of [1, 2]) ingests.push(startIngest(['--scenario', scenarioFile, '--store', sharedDb, '--broker', mosquitto.url, '--share-group', 'occusim', '--partition', `${j}/2`, '--shards', '2', '--port', '0']));
+    apis = (await Promise.all(ingests.map((i) => i.until(/api listening on (http:\/\/\S+)/)))).map((m) => m[1] as string);
+    await Promise.all(ingests.map((i) => i.until(/following 2 shard clock/)));
+    shards = await Promise.all([1, 2].map((index) => runScenario(threeHiveScenario(), { brokerUrl: mosquitto!.url, platformThread: false, keepStore: false, shard: { index, count: 2 }, externalIngest: true })));
+    tallies = (await Promise.all(ingests.map((i) => i.until(/shards done; every minute finalised: (\{.*\})/)))).map((m) => JSON.parse(m[1] as string) as (typeof tallies)[number]);
+  }, 240_000);
+
+  afterAll(async () => {
+    for (const i of ingests) await stop(i.child);
+    await postgres?.stop();
+    mosquitto?.stop();
+    if (dir !== '') rmSync(dir, { recursive: true, force: true });
+  });
+
+  it.skipIf(pgSkip !== null)('stores per-minute presence and traffic identical to the single-process run, in canonical order', async () => {
+    const presence = await rows(sharedDb, PRESENCE);
+    expect(presence.length).toBeGreaterThan(50);
+    expect(presence).toEqual(await rows(wholeDb, PRESENCE));
+    const traffic = await rows(sharedDb, TRAFFIC);
+    expect(traffic.length).toBeGreaterThan(10);
+    expect(traffic).toEqual(await rows(wholeDb, TRAFFIC));
+    expect(await rows(sharedDb, BATCHES)).toEqual(await rows(wholeDb, BATCHES));
+  });
+
+  it.skipIf(pgSkip !== null)('splits the batches over both ingest processes, and the merged ledger loses nothing', () => {
+    // The shared subscription handed each process part of the uplinks (one floor, three hives: the floor's batches land on both).
+    for (const t of tallies) expect(t.batchesProcessed).toBeGreaterThan(0);
+    const w = whole.result.messages;
+    expect(tallies.reduce((a, t) => a + t.batchesProcessed, 0)).toBe(w.batchesProcessed);
+    expect(tallies.reduce((a, t) => a + t.packetsProcessed, 0)).toBe(w.packetsDelivered);
+    const merged = mergeReports(shards, ['s1.json', 's2.json']);
+    expect(merged.ledger.packets).toEqual({ sent: w.packetsSent, stored: w.packetsDelivered, deadLettered: 0, lost: 0 });
+    expect(merged.ledger.batches.sent).toBe(w.batchesSent);
+  });
+
+  it.skipIf(pgSkip !== null)('counts a retransmitted batch as a duplicate on whichever process gets it, and stores it once', async () => {
+    const [serial, seq] = (await rows(sharedDb, 'SELECT hive_serial, seq FROM batch_payloads ORDER BY id LIMIT 1'))[0] as [string, number];
+    const [payload] = (await rows(sharedDb, `SELECT b.payload FROM batch_payloads b WHERE b.hive_serial = '${serial}' AND b.seq = ${seq}`))[0] as [Buffer];
+    const before = await Promise.all(apis.map((a) => metric(a, 'occusim_duplicate_batches_total')));
+    // The hive's retransmission, as after a lost ack: both copies acked, one stored.
+    const hive = await connectAsync(mosquitto!.url, { clientId: `retransmit-${serial}`, clean: true });
+    await hive.subscribeAsync(`occusim/v1/hives/${serial}/ack`, { qos: 1 });
+    const acked = new Promise<void>((r) => hive.once('message', () => r()));
+    await hive.publishAsync(`occusim/v1/hives/${serial}/uplink`, payload, { qos: 1 });
+    await acked;
+    await hive.endAsync();
+    const after = await Promise.all(apis.map((a) => metric(a, 'occusim_duplicate_batches_total')));
+    expect(after.reduce((a, b) => a + b, 0) - before.reduce((a, b) => a + b, 0)).toBe(1);
+    expect(await rows(sharedDb, BATCHES)).toEqual(await rows(wholeDb, BATCHES));
+  });
+});
