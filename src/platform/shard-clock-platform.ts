@@ -53,6 +53,9 @@ export async function startShardClockPlatform(o: ShardClockPlatformOptions): Pro
       await clock.publish(reached, false);
     },
     finish: () => clock.publish(Math.max(reached, 0), true),
+    // The drain mark lives in the store, which belongs to the ingest processes: a shard without a
+    // platform has none to mark (resuming a run with --external-ingest is not supported).
+    stoppedAt: () => Promise.resolve(),
     restartBroker: null,
     close: () => clock.close(),
   };
