@@ -1,8 +1,8 @@
 /**
  * `npm run bench -- scale [sizes] [duration] [fidelities]`: fleets generated from
  * scenarios/fleet.yaml's templates (101 sensors a floor, 5 floors a building, 5 buildings a
- * site, the fleet's four time zones in turn) at 1k, 3k, 10k, 30k and 90k sensors (a scenario
- * expands to at most 100,000 items, rooms and doors included: 100k sensors do not load), each run
+ * site, the fleet's four time zones in turn) at 1k, 3k, 10k, 30k and 90k sensors by default
+ * (a scenario expands to at most 250,000 items, rooms and doors included: ~225k sensors), each run
  * in a fresh `occusim run` process from dist/ (as users run it) at model and at frame (8×8,
  * `--workers 2`) fidelity. Printed per run: start-up (to the first tick), the loop's
  * simulated sensor-seconds per wall second, peak RSS and bytes per sensor; then the growth
