@@ -1,6 +1,8 @@
 /**
  * `npm run bench -- capacity [--duration 5m] [--fidelities model,frame] [--start 10k]
- * [--step 5k] [--max 200k] [--no-profile]`: the largest fleet that holds real time.
+ * [--step 5k] [--max 200k] [--no-profile]`: the largest fleet that holds real time, per
+ * fidelity: `model`, `frame` (8×8 arrays, issue 14's target) or `frame:<array>` (e.g.
+ * `frame:tp-32x32`, fleet.yaml's own sensors; no target).
  *
  * Fleets come from scenarios/fleet.yaml's templates as in the scale bench (`fleetYaml`), each
  * run in a fresh `occusim run … --speed 1` process from dist/ for `--duration` of simulated
@@ -22,7 +24,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { formatShares, limitOf, readProfiles, type ThreadShare } from './capacity-profile.js';
-import { fleetYaml } from './scale.js';
+import { fidelityOf, fleetYaml } from './scale.js';
 
 /** The issue's targets on the 2-core machine (issue 14). */
 const TARGETS: Record<string, number> = { model: 100_000, frame: 50_000 };
@@ -99,8 +101,9 @@ export function capacityOptions(args: readonly string[]): Options {
 const toleratedBehind = (ticks: number): number => ticks - Math.ceil(0.99 * ticks);
 
 /** One `occusim run --speed 1` of a fleet of ~`target` sensors, stopped once it cannot pass. */
-async function trial(root: string, dir: string, target: number, fidelity: string, o: Options): Promise<Trial> {
-  const { text, sensors } = fleetYaml(root, target);
+async function trial(root: string, dir: string, target: number, spec: string, o: Options): Promise<Trial> {
+  const { fidelity, array } = fidelityOf(spec);
+  const { text, sensors } = fleetYaml(root, target, array);
   const runDir = mkdtempSync(join(dir, `${fidelity}-${sensors}-`));
   const file = join(runDir, 'fleet.yaml');
   const reportFile = join(runDir, 'report.json');
@@ -167,7 +170,7 @@ async function search(root: string, dir: string, fidelity: string, o: Options): 
   const tried = new Set<number>();
   let target = o.start;
   for (;;) {
-    const size = fleetYaml(root, target).sensors;
+    const size = fleetYaml(root, target).sensors; // the array does not change the count
     if (tried.has(size)) break;
     tried.add(size);
     const t = await trial(root, dir, target, fidelity, o);
@@ -193,15 +196,17 @@ export async function runCapacityBench(root: string, args: readonly string[]): P
   try {
     console.log(`\n== capacity: the largest fleet from fleet.yaml's templates that holds --speed 1 for ${o.duration} (tick lag p99 < 2 s, 0 lost), each run in its own process from dist/ (load average at start ${loadavg()[0]?.toFixed(1)})`);
     for (const fidelity of o.fidelities) {
-      console.log(`\n  ${fidelity} fidelity${fidelity === 'frame' ? ' (8×8, --workers 2)' : ''}: doubling from ${fmt(o.start)}, then bisection to ${fmt(o.step)}`);
+      const { label } = fidelityOf(fidelity);
+      console.log(`\n  ${label}${label === 'model' ? '' : ' (--workers 2)'}: doubling from ${fmt(o.start)}, then bisection to ${fmt(o.step)}`);
       console.log('    sensors   lag p50    p99     max  stored p99  loop CPU  peak RSS  bytes/sensor  load  verdict');
       found.set(fidelity, await search(root, dir, fidelity, o));
     }
     console.log('\n  largest fleet holding real time:');
-    for (const [fidelity, best] of found) {
-      const target = TARGETS[fidelity];
+    for (const [spec, best] of found) {
+      const target = TARGETS[spec];
+      const fidelity = fidelityOf(spec).label;
       const verdict = target === undefined ? '' : (best?.sensors ?? 0) >= target ? `target ≥ ${fmt(target)}: met` : `target ≥ ${fmt(target)}: not met`;
-      console.log(`    ${fidelity.padEnd(6)} ${best ? fmt(best.sensors).padStart(9) : '     none'} sensors   ${verdict}`);
+      console.log(`    ${fidelity.padEnd(12)} ${best ? fmt(best.sensors).padStart(9) : '     none'} sensors   ${verdict}`);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
