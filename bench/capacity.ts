@@ -137,7 +137,8 @@ async function trial(root: string, dir: string, target: number, spec: string, o:
   const threads = o.profile && report ? readProfiles(profDir, report.perf.wallMs - report.perf.startupMs) : [];
   rmSync(runDir, { recursive: true, force: true });
   const lag = report?.perf.realTime?.lagMs;
-  const held = report !== null && code === 0 && lag !== undefined && lag.p99 < LAG_LIMIT_MS && report.result.messages.lost === 0;
+  // Not the exit code: a scenario's own failed expectation (exit 1) says nothing about keeping up.
+  const held = report !== null && !report.perf.interrupted && lag !== undefined && lag.p99 < LAG_LIMIT_MS && report.result.messages.lost === 0;
   let verdict = held ? 'holds' : 'behind';
   if (stopped !== null) verdict = `behind (${stopped})`;
   else if (report === null) verdict = /heap out of memory|Allocation failed/i.test(stderrTail) ? 'out of memory' : `failed (exit ${code}): ${stderrTail.trim().split('\n').pop() ?? ''}`;
