@@ -135,7 +135,7 @@ export async function runScaleBench(root: string, sizesArg = '1k,3k,10k,30k,90k'
   const dir = mkdtempSync(join(tmpdir(), 'occusim-bench-scale-'));
   try {
     console.log(`\n== scale: fleets from fleet.yaml's templates, --duration ${duration}, each run in its own process from dist/ (load average at start ${loadavg()[0]?.toFixed(1)})`);
-    console.log('  fidelity   sensors   start-up wall (CPU)   loop wall (CPU)     sensor-s per wall s (per CPU s)   peak RSS   bytes/sensor   CPU   load');
+    console.log('  fidelity      sensors   start-up wall (CPU)   loop wall (CPU)     sensor-s per wall s (per CPU s)   peak RSS   bytes/sensor   CPU   load');
     for (const spec of fidelities) {
       const { fidelity, array, label } = fidelityOf(spec);
       const rows: Row[] = [];
@@ -153,7 +153,7 @@ export async function runScaleBench(root: string, sizesArg = '1k,3k,10k,30k,90k'
         rows.push(row);
         const sec = (ms: number): string => (ms / 1000).toFixed(1);
         console.log(
-          `  ${label.padEnd(8)} ${fmt(sensors).padStart(9)}   ${sec(p.startupMs).padStart(6)} s (${sec(p.startupCpuMs).padStart(5)} s)   ${sec(p.loopMs).padStart(6)} s (${sec(p.loopCpuMs).padStart(5)} s)   ${fmt(row.sensorSecondsPerS).padStart(14)} (${fmt(row.sensorSecondsPerCpuS).padStart(8)})       ${fmt(p.peakRssMb).padStart(6)} MB  ${fmt((p.peakRssMb * 1e6) / sensors).padStart(12)}  ${String(p.cpuPercent).padStart(3)} %  ${load.toFixed(1)}`,
+          `  ${label.padEnd(11)} ${fmt(sensors).padStart(9)}   ${sec(p.startupMs).padStart(6)} s (${sec(p.startupCpuMs).padStart(5)} s)   ${sec(p.loopMs).padStart(6)} s (${sec(p.loopCpuMs).padStart(5)} s)   ${fmt(row.sensorSecondsPerS).padStart(14)} (${fmt(row.sensorSecondsPerCpuS).padStart(8)})       ${fmt(p.peakRssMb).padStart(6)} MB  ${fmt((p.peakRssMb * 1e6) / sensors).padStart(12)}  ${String(p.cpuPercent).padStart(3)} %  ${load.toFixed(1)}`,
         );
       }
       printFit(rows);
