@@ -5,6 +5,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { runApiBench } from './api.js';
+import { runCapacityBench } from './capacity.js';
 import { runEdgeBench } from './edge.js';
 import { runFoundationBench } from './foundation.js';
 import { runMcpBench } from './mcp.js';
@@ -30,4 +31,5 @@ if (only === undefined || only === 'mcp') await runMcpBench(root);
 if (only === undefined || only === 'webhooks') await runWebhooksBench(root, process.argv[3], process.argv[4]);
 // Needs mosquitto and PostgreSQL: run on its own only.
 if (only === 'distributed') await runDistributedBench(root, process.argv[3]);
+if (only === 'capacity') await runCapacityBench(root, process.argv.slice(3));
 if (only === undefined || only === 'scale') await runScaleBench(root, process.argv[3], process.argv[4], process.argv[5]);

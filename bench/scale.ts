@@ -1,10 +1,10 @@
 /**
  * `npm run bench -- scale [sizes] [duration] [fidelities]`: fleets generated from
  * scenarios/fleet.yaml's templates (101 sensors a floor, 5 floors a building, 5 buildings a
- * site, the fleet's four time zones in turn) at 1k, 3k, 10k, 30k and 90k sensors (a scenario
- * expands to at most 100,000 items, rooms and doors included: 100k sensors do not load), each run
+ * site, the fleet's four time zones in turn) at 1k, 3k, 10k, 30k and 90k sensors by default
+ * (a scenario expands to at most 250,000 items, rooms and doors included: ~225k sensors), each run
  * in a fresh `occusim run` process from dist/ (as users run it) at model and at frame (8×8,
- * `--workers 2`) fidelity. Printed per run: start-up (to the first tick), the loop's
+ * `--workers 2`; `frame:tp-32x32` for fleet.yaml's own arrays) fidelity. Printed per run: start-up (to the first tick), the loop's
  * simulated sensor-seconds per wall second, peak RSS and bytes per sensor; then the growth
  * exponent of each against the fleet size, fitted by least squares on log–log (target ≤ 1.1;
  * on CPU time, which other processes on a shared machine do not stretch, and on wall time),
@@ -45,10 +45,17 @@ interface Row {
   load: number;
 }
 
-/** fleet.yaml with its sites replaced by enough sites of its templates for ~`target` sensors. */
-export function fleetYaml(root: string, target: number): { text: string; sensors: number } {
+/**
+ * fleet.yaml with its sites replaced by enough sites of its templates for ~`target` sensors,
+ * its sensors of the `array` given (fleet.yaml leaves the scenario default, tp-32x32, which
+ * only matters at frame fidelity: 16× the pixels of tp-8x8).
+ */
+export function fleetYaml(root: string, target: number, array?: string): { text: string; sensors: number } {
   const base = readFileSync(join(root, 'scenarios/fleet.yaml'), 'utf8');
-  const head = base.slice(0, base.indexOf('\nsites:'));
+  const defaults = 'sensor_defaults: { height: 3.5 }';
+  if (array !== undefined && !base.includes(defaults)) throw new Error(`bench: scenarios/fleet.yaml no longer has \`${defaults}\` to set the sensors' array in`);
+  const withArray = array === undefined ? base : base.replace(defaults, `sensor_defaults: { height: 3.5, model: ${array} }`);
+  const head = withArray.slice(0, withArray.indexOf('\nsites:'));
   const buildings = Math.max(1, Math.round(target / SENSORS_PER_BUILDING));
   const sites: string[] = [];
   for (let s = 0, left = buildings; left > 0; s++, left -= BUILDINGS_PER_SITE) {
@@ -56,6 +63,17 @@ export function fleetYaml(root: string, target: number): { text: string; sensors
     sites.push(`  - name: "Site ${s + 1}"\n    timezone: ${ZONES[s % ZONES.length]}\n    buildings:\n      - { use: fleet-building, repeat: { count: ${count}, as: b, offset: [60, 0] }, name: "B\${b+1}" }`);
   }
   return { text: `${head}\nsites:\n${sites.join('\n')}\n`, sensors: buildings * SENSORS_PER_BUILDING };
+}
+
+/**
+ * A fidelity as the benches take it: `model`, `frame` (8×8 arrays, as issue 14 measures frame
+ * fidelity) or `frame:<array>` (e.g. `frame:tp-32x32`, fleet.yaml's own sensors).
+ */
+export function fidelityOf(spec: string): { fidelity: string; array: string | undefined; label: string } {
+  const [fidelity = spec, array] = spec.split(':');
+  if (fidelity !== 'frame') return { fidelity, array: undefined, label: fidelity };
+  const a = array ?? 'tp-8x8';
+  return { fidelity, array: a, label: `frame ${a.replace(/^tp-/, '')}` };
 }
 
 function parseSize(s: string): number {
@@ -117,24 +135,25 @@ export async function runScaleBench(root: string, sizesArg = '1k,3k,10k,30k,90k'
   const dir = mkdtempSync(join(tmpdir(), 'occusim-bench-scale-'));
   try {
     console.log(`\n== scale: fleets from fleet.yaml's templates, --duration ${duration}, each run in its own process from dist/ (load average at start ${loadavg()[0]?.toFixed(1)})`);
-    console.log('  fidelity   sensors   start-up wall (CPU)   loop wall (CPU)     sensor-s per wall s (per CPU s)   peak RSS   bytes/sensor   CPU   load');
-    for (const fidelity of fidelities) {
+    console.log('  fidelity      sensors   start-up wall (CPU)   loop wall (CPU)     sensor-s per wall s (per CPU s)   peak RSS   bytes/sensor   CPU   load');
+    for (const spec of fidelities) {
+      const { fidelity, array, label } = fidelityOf(spec);
       const rows: Row[] = [];
       for (const target of sizes) {
-        const { text, sensors } = fleetYaml(root, target);
+        const { text, sensors } = fleetYaml(root, target, array);
         const file = join(dir, `fleet-${sensors}.yaml`);
         writeFileSync(file, text);
         const load = loadavg()[0] ?? 0;
         const p = runOnce(root, file, duration, fidelity, dir);
         const row: Row = {
-          fidelity, sensors, startupMs: p.startupMs, loopMs: p.loopMs, startupCpuMs: p.startupCpuMs, loopCpuMs: p.loopCpuMs,
+          fidelity: label, sensors, startupMs: p.startupMs, loopMs: p.loopMs, startupCpuMs: p.startupCpuMs, loopCpuMs: p.loopCpuMs,
           sensorSecondsPerS: (sensors * p.simulatedMs) / Math.max(1, p.loopMs), sensorSecondsPerCpuS: (sensors * p.simulatedMs) / Math.max(1, p.loopCpuMs),
           peakRssMb: p.peakRssMb, cpuPercent: p.cpuPercent, load,
         };
         rows.push(row);
         const sec = (ms: number): string => (ms / 1000).toFixed(1);
         console.log(
-          `  ${fidelity.padEnd(8)} ${fmt(sensors).padStart(9)}   ${sec(p.startupMs).padStart(6)} s (${sec(p.startupCpuMs).padStart(5)} s)   ${sec(p.loopMs).padStart(6)} s (${sec(p.loopCpuMs).padStart(5)} s)   ${fmt(row.sensorSecondsPerS).padStart(14)} (${fmt(row.sensorSecondsPerCpuS).padStart(8)})       ${fmt(p.peakRssMb).padStart(6)} MB  ${fmt((p.peakRssMb * 1e6) / sensors).padStart(12)}  ${String(p.cpuPercent).padStart(3)} %  ${load.toFixed(1)}`,
+          `  ${label.padEnd(11)} ${fmt(sensors).padStart(9)}   ${sec(p.startupMs).padStart(6)} s (${sec(p.startupCpuMs).padStart(5)} s)   ${sec(p.loopMs).padStart(6)} s (${sec(p.loopCpuMs).padStart(5)} s)   ${fmt(row.sensorSecondsPerS).padStart(14)} (${fmt(row.sensorSecondsPerCpuS).padStart(8)})       ${fmt(p.peakRssMb).padStart(6)} MB  ${fmt((p.peakRssMb * 1e6) / sensors).padStart(12)}  ${String(p.cpuPercent).padStart(3)} %  ${load.toFixed(1)}`,
         );
       }
       printFit(rows);

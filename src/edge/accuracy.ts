@@ -1,4 +1,5 @@
 import { footprintTransform, type FootprintTransform } from '../core/footprint.js';
+import { groupBy } from '../core/group-by.js';
 import { round } from '../core/stats.js';
 import type { ScenarioModel, SensorModel } from '../scenario/model.js';
 import type { PersonState, World, WorldStep } from '../sim/types.js';
@@ -61,8 +62,10 @@ export function withAccuracy(model: ScenarioModel, inner: EdgeStage, inView: InV
   return {
     observe(step: WorldStep, world: World) {
       observePresence(presence, model.startMs, step.atMs, world, inView);
+      // Crossings by door once a tick: each sensor scanning the fleet's crossings cost traffic sensors × crossings.
+      const byDoor = groupBy(step.crossings, (c) => c.doorId);
       for (const a of traffic) {
-        for (const c of step.crossings) if (c.doorId === a.s.doorId) a.pendingTruth[(c.direction === 'in') === a.sameSense ? 0 : 1]++;
+        for (const c of byDoor.get(a.s.doorId as string) ?? []) a.pendingTruth[(c.direction === 'in') === a.sameSense ? 0 : 1]++;
         const elapsed = step.atMs - model.startMs;
         if (elapsed > 0 && elapsed % a.s.reportIntervalMs === 0) {
           let list = trueCounts.get(a.s.id);

@@ -1,7 +1,8 @@
 import { availableParallelism } from 'node:os';
 import { AppError, ErrorCodes } from '../core/errors.js';
+import { groupBy } from '../core/group-by.js';
 import type { ScenarioModel } from '../scenario/model.js';
-import type { World, WorldStep } from '../sim/types.js';
+import type { DoorCrossing, World, WorldStep } from '../sim/types.js';
 import { withAccuracy } from './accuracy.js';
 import { createFrameEdgeStage, inViewAtShoulders } from './frame-stage.js';
 import { ModelPresenceSensor } from './model-presence.js';
@@ -57,6 +58,8 @@ function createModelStage(model: ScenarioModel): EdgeStage {
   };
 }
 
+const NO_CROSSINGS: readonly DoorCrossing[] = [];
+
 /** Sensors are grouped by floor so each floor's people are fetched once per tick. */
 export function createModelSensors(model: ScenarioModel): ModelSensors {
   const doors = new Map(model.doors.map((d) => [d.id, d]));
@@ -78,6 +81,9 @@ export function createModelSensors(model: ScenarioModel): ModelSensors {
   return {
     sample(step, world) {
       const out: SensorPacket[] = [];
+      // Each traffic sensor is handed its own door's crossings: handing every sensor the whole
+      // fleet's crossings made a tick cost traffic sensors × crossings, both growing with the fleet.
+      const byDoor = groupBy(step.crossings, (c) => c.doorId);
       for (const f of floors) {
         if (f.presence.length > 0) {
           const people = world.peopleOnFloor(f.floorId);
@@ -87,7 +93,7 @@ export function createModelSensors(model: ScenarioModel): ModelSensors {
           }
         }
         for (const s of f.traffic) {
-          const p = s.sample(step.atMs, step.crossings);
+          const p = s.sample(step.atMs, byDoor.get(s.sensor.doorId ?? '') ?? NO_CROSSINGS);
           if (p) out.push(p);
         }
       }

@@ -145,7 +145,8 @@ function run(data: unknown, source: Source, modelFile: string, overrides: LoadOv
     if (!expansion.tooLarge) {
       const fileStart = overrides.start !== undefined && isDoc ? (data as Record<string, unknown>)['start'] : undefined;
       const r = resolveScenario(expansion.tree, modelFile, typeof fileStart === 'string' ? { ...overrides, fileStart } : overrides, (p) => locator.pointerOf(p));
-      findings.push(...r.findings);
+      // Not push(...): a fleet can warn once per sensor, and a spread of ~120,000 overflows the stack.
+      for (const f of r.findings) findings.push(f);
       if (!hasErrors(findings)) return { ok: true, model: r.model, warnings: located(locator, findings) };
     }
     return { ok: false, diagnostics: located(locator, findings) };

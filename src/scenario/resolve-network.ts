@@ -108,7 +108,8 @@ function sensorsOf(ctx: Ctx, f: FaultFile, path: Array<string | number>): string
   if (f.hive !== undefined) {
     const hives = hivesNamed(ctx, f, path);
     if (hives === null) return null;
-    ids.push(...ctx.lists.sensors.filter((s) => hives.includes(s.hiveId)).map((s) => s.id));
+    // A loop, not push(...): a hive's sensors are bounded by the expansion only (a spread of ~120,000 overflows the stack).
+    for (const s of ctx.lists.sensors) if (hives.includes(s.hiveId)) ids.push(s.id);
   }
   let ok = true;
   (f.sensors ?? []).forEach((name, j) => {
@@ -117,7 +118,7 @@ function sensorsOf(ctx: Ctx, f: FaultFile, path: Array<string | number>): string
       error(ctx, [...path, 'sensors', j], `unknown sensor \`${name}\``);
       ok = false;
     }
-    ids.push(...found.map((s) => s.id));
+    for (const s of found) ids.push(s.id);
   });
   return ok ? [...new Set(ids)] : null;
 }

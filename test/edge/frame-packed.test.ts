@@ -29,4 +29,11 @@ describe('a frame task packed into one buffer for a worker', () => {
     expect(packed.states.map((s) => Buffer.from(s).toString('hex'))).toEqual(direct.states.map((s) => Buffer.from(s).toString('hex')));
     expect(direct.outputs.some((o) => o.length > 0)).toBe(true);
   });
+
+  it('writes the states back into the task’s own buffers, not new ones (one copy of the fleet’s states, not two)', () => {
+    const t = task();
+    const wire = packTask(t);
+    const packed = unpackResult(t, wire, runPacked(wire));
+    packed.states.forEach((s, i) => expect(s).toBe(t.states[i]));
+  });
 });

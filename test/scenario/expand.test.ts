@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { expandScenario } from '../../src/scenario/expand.js';
+import { expandScenario, MAX_EXPANDED_ITEMS } from '../../src/scenario/expand.js';
 
 type Tree = { sites: Array<{ rooms: Array<Record<string, unknown>>; sensors: Array<Record<string, unknown>> }> };
 
@@ -60,6 +60,23 @@ describe('expandScenario', () => {
     const e = expandScenario({ sites: [{ repeat: 2000, rooms: [{ name: 'x', repeat: 2000 }] }] });
     expect(e.tooLarge).toBe(true);
     expect(e.findings.filter((f) => f.severity === 'error')).toHaveLength(1);
+  });
+
+  it('expands a 150,000-sensor fleet: the bound leaves room for issue 14’s 100k–150k-sensor fleets', () => {
+    const t = expand({ sites: [{ repeat: 300, sensors: [{ name: 'S', center: [0, 0], grid: { count: [25, 20], step: [4, 4] } }] }] });
+    expect(t.sites).toHaveLength(300);
+    expect(t.sites.reduce((n, s) => n + s.sensors.length, 0)).toBe(150_000);
+  });
+
+  it('expands exactly MAX_EXPANDED_ITEMS items and refuses the one past it where it is written', () => {
+    const grid = (n: number): unknown => ({ sites: [{ rooms: [{ name: 'R', polygon: square }], sensors: [{ name: 'S', center: [0, 0], grid: { count: [n, 1], step: [1, 1] } }] }] });
+    // The site and the room are items too.
+    expect(expandScenario(grid(MAX_EXPANDED_ITEMS - 2)).tooLarge).toBe(false);
+    const e = expandScenario(grid(MAX_EXPANDED_ITEMS - 1));
+    expect(e.tooLarge).toBe(true);
+    expect(e.findings.filter((f) => f.severity === 'error')).toEqual([
+      expect.objectContaining({ path: ['sites', 0, 'sensors', 0, 'grid'], message: `grid of ${MAX_EXPANDED_ITEMS - 1} × 1 sensors exceeds the limit of ${MAX_EXPANDED_ITEMS} items (with what is already expanded)` }),
+    ]);
   });
 
   it('emits count copies, copy k shifted by k × offset (property, seed 42)', () => {

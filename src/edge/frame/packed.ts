@@ -118,8 +118,11 @@ export function runPacked(task: PackedTask): PackedResult {
 
 /**
  * The result of a packed task as the stage expects it: one state buffer and one output per
- * sensor. States are copied out of the shared buffer into plain ones (the main thread's
- * kernel, frames viewer and tests then never touch shared memory).
+ * sensor. States are copied out of the shared buffer back into the task's own plain buffers
+ * (the main thread's kernel, frames viewer and tests then never touch shared memory), as the
+ * in-thread runner updates them in place: a new buffer per sensor per drain kept the fleet's
+ * old and new states alive together until the drain ended (tp-32x32: 12.7 KB a sensor,
+ * 386 MB each for fleet.yaml's 30,300 sensors).
  */
 export function unpackResult(task: FrameTask, packed: PackedTask, outputs: PackedResult): FrameTaskResult {
   const n = task.specs.length;
@@ -129,8 +132,10 @@ export function unpackResult(task: FrameTask, packed: PackedTask, outputs: Packe
   let off = 1 + n;
   task.specs.forEach((spec, i) => {
     const from = h[1 + HEADER_PER_SENSOR * i + 1] as number;
-    const state = new ArrayBuffer(stateBytes(spec.cols * spec.rows));
-    new Uint8Array(state).set(new Uint8Array(packed.buffer, from, state.byteLength));
+    const bytes = stateBytes(spec.cols * spec.rows);
+    const own = task.states[i];
+    const state = own !== undefined && own.byteLength === bytes ? own : new ArrayBuffer(bytes);
+    new Uint8Array(state).set(new Uint8Array(packed.buffer, from, bytes));
     states.push(state);
     const len = outputs[1 + i] as number;
     perSensor.push(outputs.subarray(off, off + len));
