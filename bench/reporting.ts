@@ -67,6 +67,17 @@ async function timed<T>(f: () => Promise<T>): Promise<Sample & { value: T }> {
   return { value, wall, cpu: (c.user + c.system) / 1000 };
 }
 
+/**
+ * Points in a JSON reporting body, counted on the bytes: the 1m question's body (~520 MB) is
+ * near V8's string limit (0x1fffffe8), so it is not decoded. Each point has one `measurement` key.
+ */
+function countPoints(body: Buffer): number {
+  const key = Buffer.from('"measurement":');
+  let n = 0;
+  for (let i = body.indexOf(key); i !== -1; i = body.indexOf(key, i + key.length)) n++;
+  return n;
+}
+
 const pct = (xs: number[], p: number): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] as number;
 
 export async function runReportingBench(): Promise<void> {
@@ -125,7 +136,7 @@ export async function runReportingBench(): Promise<void> {
       // Checked after the clock stops: parsed once, then every body must be the same bytes.
       if (first === null) {
         first = a.value;
-        points = (JSON.parse(first.toString()) as { data: unknown[] }).data.length;
+        points = countPoints(first);
       } else if (!a.value.equals(first)) throw new Error('the reporting API answered differently to the same request');
       const d = await timed(async () => (await duck.runAndReadAll(q.sql)).getRows().length);
       rows = d.value;
