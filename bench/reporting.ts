@@ -17,7 +17,7 @@ import { AccountService } from '../src/api/auth/accounts.js';
 import { ALL_SCOPES } from '../src/api/auth/scopes.js';
 import { TokenService } from '../src/api/auth/tokens.js';
 import { storeSeries } from '../src/api/reporting/store-series.js';
-import { SqliteStore } from '../src/cloud/store/sqlite-store.js';
+import { sqliteStore } from '../src/cloud/store/sqlite-async.js';
 import { VirtualClock } from '../src/core/clock.js';
 import { loadScenarioObject } from '../src/scenario/load.js';
 
@@ -85,7 +85,8 @@ export async function runReportingBench(): Promise<void> {
   if (!loaded.ok) throw new Error(JSON.stringify(loaded.diagnostics.slice(0, 3)));
   const model = loaded.model;
   const dbPath = join(mkdtempSync(join(tmpdir(), 'occusim-rep-')), 'r.sqlite');
-  const store = new SqliteStore(dbPath);
+  // The API's connection, as the platform opens it: the asynchronous port over the SQLite file.
+  const store = sqliteStore(dbPath);
   const duck = await (await DuckDBInstance.create(':memory:')).connect();
   await duck.run('CREATE TABLE m (space_id VARCHAR, minute_ms BIGINT, value DOUBLE)');
   const appender = await duck.createAppender('m');
@@ -99,14 +100,14 @@ export async function runReportingBench(): Promise<void> {
   for (const [r, room] of model.rooms.entries()) {
     const days = r < 10 ? 60 : 1;
     const rows = Array.from({ length: days * 1440 }, (_, m) => ({ spaceId: room.id, minuteMs: DAY0 + m * MIN, value: (m * 7 + r) % 13, samples: 60 }));
-    store.writePresenceMinutes(rows);
+    store.sync.writePresenceMinutes(rows);
     for (const row of rows) add(row.spaceId, row.minuteMs, row.value);
   }
   appender.closeSync();
   // The pipeline keeps 1d rollups (max per local day) up to date; do the same here.
-  store.refreshRollups(model.rooms.slice(0, 10).flatMap((room) => Array.from({ length: 60 }, (_, d) => ({ spaceId: room.id, level: '1d' as const, startMs: DAY0 + d * DAY, endMs: DAY0 + (d + 1) * DAY }))));
+  store.sync.refreshRollups(model.rooms.slice(0, 10).flatMap((room) => Array.from({ length: 60 }, (_, d) => ({ spaceId: room.id, level: '1d' as const, startMs: DAY0 + d * DAY, endMs: DAY0 + (d + 1) * DAY }))));
 
-  const series = storeSeries(store, catalogueFromScenario(model), { dbPath });
+  const series = storeSeries(store, catalogueFromScenario(model));
   const clock = new VirtualClock(DAY0);
   const tokens = await TokenService.create({ issuer: 'b', audience: 'b', accessTtlS: 3600, refreshTtlS: 3600, clock });
   const app = await buildApi({ assets: catalogueFromScenario(model), accounts: await AccountService.fromCatalogue(catalogueFromScenario(), clock, { N: 1024, r: 8, p: 1 }), tokens, clock, series });
@@ -152,6 +153,5 @@ export async function runReportingBench(): Promise<void> {
     console.log(`    reporting API       wall ${line(api, 'wall')}   cpu ${line(api, 'cpu')}   ratio ${ratio('wall')}× DuckDB (wall), ${ratio('cpu')}× (cpu)`);
   }
   await app.close();
-  series.close();
-  store.close();
+  await store.close();
 }
