@@ -10,7 +10,7 @@ import { DEFAULT_LIMITS } from '../../src/api/graphql/limits.js';
 import { catalogueListSizes } from '../../src/api/graphql/list-sizes.js';
 import { storeSeries } from '../../src/api/reporting/store-series.js';
 import { apiServices, DEFAULT_AUDIENCE } from '../../src/api/server.js';
-import { SqliteApiState } from '../../src/api/state/sqlite-state.js';
+import { SqliteApiState } from '../../src/cloud/store/sqlite-api-state.js';
 import { catalogueFromScenario } from '../../src/assets/from-scenario.js';
 import { SqliteWebhookStore } from '../../src/cloud/store/sqlite-webhooks.js';
 import { SqliteStore } from '../../src/cloud/store/sqlite-store.js';
