@@ -35,50 +35,91 @@ export interface DeviceFlags {
  * Loads keys in batches: every key asked for before the batch runs goes into one `read`; each
  * key is read at most once. The batch runs on the tick after the promise jobs queued when its
  * first key was asked for (DataLoader's schedule), not on a timer: fake timers cannot hold it.
+ * One promise per key (a fleet's GraphQL listing asks for tens of thousands).
  */
 class BatchLoader<V> {
-  readonly #read: (keys: readonly string[]) => Promise<ReadonlyArray<V | null>>;
-  readonly #values = new Map<string, Promise<V | null>>();
-  #pending: Array<{ key: string; resolve: (v: V | null) => void; reject: (e: unknown) => void }> = [];
+  readonly #read: (keys: readonly string[]) => Promise<readonly V[]>;
+  /** Where each key asked for is read: its batch and index there. */
+  readonly #where = new Map<string, { batch: Batch<V>; i: number }>();
+  readonly #values = new Map<string, Promise<V>>();
+  #batch: Batch<V> | null = null;
 
-  constructor(read: (keys: readonly string[]) => Promise<ReadonlyArray<V | null>>) {
+  constructor(read: (keys: readonly string[]) => Promise<readonly V[]>) {
     this.#read = read;
   }
 
-  load(key: string): Promise<V | null> {
+  load(key: string): Promise<V> {
     let value = this.#values.get(key);
     if (!value) {
-      value = new Promise<V | null>((resolve, reject) => {
-        if (this.#pending.length === 0) void Promise.resolve().then(() => process.nextTick(() => this.#flush()));
-        this.#pending.push({ key, resolve, reject });
-      });
+      const { batch, i } = this.#place(key);
+      value = batch.rows.then((rows) => rows[i] as V);
       this.#values.set(key, value);
     }
     return value;
   }
 
-  #flush(): void {
-    const batch = this.#pending;
-    this.#pending = [];
-    this.#read(batch.map((b) => b.key)).then(
-      (rows) => batch.forEach((b, i) => b.resolve(rows[i] ?? null)),
-      (err: unknown) => batch.forEach((b) => b.reject(err)),
-    );
+  /** Reads the keys (those not read yet) without a promise per key: a whole list at once. */
+  async loadMany(keys: readonly string[]): Promise<void> {
+    const batches = new Set<Batch<V>>();
+    for (const key of keys) batches.add(this.#place(key).batch);
+    await Promise.all([...batches].map((b) => b.rows));
   }
+
+  #place(key: string): { batch: Batch<V>; i: number } {
+    let at = this.#where.get(key);
+    if (!at) {
+      const batch = (this.#batch ??= this.#next());
+      at = { batch, i: batch.keys.push(key) - 1 };
+      this.#where.set(key, at);
+    }
+    return at;
+  }
+
+  #next(): Batch<V> {
+    const keys: string[] = [];
+    const rows = Promise.resolve()
+      .then(() => new Promise<void>((r) => process.nextTick(r)))
+      .then(() => {
+        this.#batch = null;
+        return this.#read(keys);
+      });
+    return { keys, rows };
+  }
+}
+
+interface Batch<V> {
+  keys: string[];
+  rows: Promise<readonly V[]>;
+}
+
+/** A sensor's stored record and the flags derived from it, computed once per request. */
+export interface SensorEntry {
+  record: SensorStatus | null;
+  flags: DeviceFlags;
 }
 
 /** One request's view: statuses read at most once per device, the present computed once. */
 export class RequestStatus {
   readonly #assets: AssetCatalogue;
   readonly #orgId: string;
-  readonly #hives: BatchLoader<HiveStatus>;
-  readonly #records: BatchLoader<SensorStatus>;
-  readonly #sensors = new Map<string, Promise<DeviceFlags>>();
+  readonly #hives: BatchLoader<HiveStatus | null>;
+  readonly #sensors: BatchLoader<SensorEntry>;
+  /** Sensor entries already read in this request, for resolvers that can answer at once. */
+  readonly #ready = new Map<string, SensorEntry>();
   #present: Promise<number | null> | undefined;
 
   constructor(source: StatusSource, assets: AssetCatalogue, orgId: string) {
     this.#hives = new BatchLoader((ids) => source.hiveStatuses(ids));
-    this.#records = new BatchLoader((ids) => source.sensorStatuses(ids));
+    // A batch of sensors: their records and the present in parallel, then every entry at once.
+    this.#sensors = new BatchLoader(async (ids) => {
+      const [rows, present] = await Promise.all([source.sensorStatuses(ids), this.presentMs()]);
+      return ids.map((id, i) => {
+        const record = rows[i] ?? null;
+        const entry = { record, flags: sensorFlags(record, present) };
+        this.#ready.set(id, entry);
+        return entry;
+      });
+    });
     this.#assets = assets;
     this.#orgId = orgId;
   }
@@ -89,22 +130,30 @@ export class RequestStatus {
     return { online, streaming: online && h.state !== 'booting', lastHeartbeat: h ? iso(h.lastHeartbeatMs) : null };
   }
 
-  sensor(sensorId: string): Promise<DeviceFlags> {
-    let flags = this.#sensors.get(sensorId);
-    if (!flags) this.#sensors.set(sensorId, (flags = this.#sensorFlags(sensorId)));
-    return flags;
+  /** The sensor's stored record (battery, radio, last seen) and its flags, read at most once per request. */
+  sensorEntry(sensorId: string): Promise<SensorEntry> {
+    return this.#sensors.load(sensorId);
   }
 
-  /** The store's record of the sensor (battery, radio, last seen), read at most once per request. */
-  sensorRecord(sensorId: string): Promise<SensorStatus | null> {
-    return this.#records.load(sensorId);
+  /** The entry when this request has read it already (a list preloaded by `preloadSensors`), else undefined. */
+  sensorEntryNow(sensorId: string): SensorEntry | undefined {
+    return this.#ready.get(sensorId);
   }
 
-  async #sensorFlags(sensorId: string): Promise<DeviceFlags> {
-    const [s, present] = await Promise.all([this.sensorRecord(sensorId), this.presentMs()]);
-    if (s === null || present === null) return { online: false, streaming: false, lastHeartbeat: s?.healthAtMs != null ? iso(s.healthAtMs) : null };
-    const age = present - s.lastSeenMs;
-    return { online: age <= SENSOR_OFFLINE_AFTER_MS, streaming: age <= SENSOR_STREAMING_WITHIN_MS, lastHeartbeat: s.healthAtMs !== null ? iso(s.healthAtMs) : null };
+  /**
+   * Reads a list's sensors in one batch before GraphQL resolves their fields, so each status
+   * field then answers at once (`sensorEntryNow`) instead of with a promise per field.
+   */
+  preloadSensors(sensorIds: readonly string[]): Promise<void> {
+    return this.#sensors.loadMany(sensorIds);
+  }
+
+  async sensor(sensorId: string): Promise<DeviceFlags> {
+    return (await this.#sensors.load(sensorId)).flags;
+  }
+
+  async sensorRecord(sensorId: string): Promise<SensorStatus | null> {
+    return (await this.#sensors.load(sensorId)).record;
   }
 
   /**
@@ -123,6 +172,12 @@ export class RequestStatus {
     });
     return this.#present;
   }
+}
+
+function sensorFlags(s: SensorStatus | null, present: number | null): DeviceFlags {
+  if (s === null || present === null) return { online: false, streaming: false, lastHeartbeat: s?.healthAtMs != null ? iso(s.healthAtMs) : null };
+  const age = present - s.lastSeenMs;
+  return { online: age <= SENSOR_OFFLINE_AFTER_MS, streaming: age <= SENSOR_STREAMING_WITHIN_MS, lastHeartbeat: s.healthAtMs !== null ? iso(s.healthAtMs) : null };
 }
 
 function iso(ms: number): string {

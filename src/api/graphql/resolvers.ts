@@ -1,4 +1,4 @@
-import { GraphQLScalarType, valueFromASTUntyped } from 'graphql';
+import { GraphQLScalarType, valueFromASTUntyped, type GraphQLResolveInfo } from 'graphql';
 import { area } from '../../core/geometry.js';
 import type { Building, Floor, Hive, Room, Sensor, Site, Zone } from '../../assets/model.js';
 import { gqlError, need, type GqlContext } from './context.js';
@@ -6,6 +6,7 @@ import type { DeviceFlags } from '../status.js';
 import { createMutations } from './create-mutations.js';
 import { mutationResolvers } from './mutations.js';
 import { floorBatteryDates, sensorExtras } from './sensor-extras.js';
+import { afterSensorStatus } from './status-preload.js';
 import { sensorViews, type SensorView } from './views.js';
 import { webhookMutations, webhookQueries } from './webhook-resolvers.js';
 
@@ -58,9 +59,10 @@ const queries = {
     const all = byIds(ctx.assets.list('hive', ctx.principal.orgId), a.ids);
     return wrap(a.serial_numbers ? all.filter((h) => a.serial_numbers?.includes(h.serial)) : all);
   },
-  sensors: (_: unknown, a: SensorArgs, ctx: GqlContext) => {
+  sensors: (_: unknown, a: SensorArgs, ctx: GqlContext, info?: GraphQLResolveInfo) => {
     need(ctx, 'read:sensors');
-    return wrap(sensorViews(ctx, filterSensors(ctx, byIds(ctx.assets.list('sensor', ctx.principal.orgId), a.ids), a)));
+    const views = sensorViews(ctx, filterSensors(ctx, byIds(ctx.assets.list('sensor', ctx.principal.orgId), a.ids), a));
+    return afterSensorStatus(ctx, info, views, () => wrap(views));
   },
   tags: (_: unknown, a: { ids?: string[] }, ctx: GqlContext) => {
     need(ctx, 'read:spaces');
@@ -125,7 +127,10 @@ const types = {
     area: (f: Floor) => polygonArea(f.outline),
     rooms: (f: Floor, _: unknown, ctx: GqlContext) => present(f.roomIds.map((id) => ctx.assets.get('room', ctx.principal.orgId, id))),
     zones: (f: Floor, _: unknown, ctx: GqlContext) => present(f.zoneIds.map((id) => ctx.assets.get('zone', ctx.principal.orgId, id))),
-    sensors: (f: Floor, _: unknown, ctx: GqlContext) => sensorViews(ctx, present(f.sensorIds.map((id) => ctx.assets.get('sensor', ctx.principal.orgId, id)))),
+    sensors: (f: Floor, _: unknown, ctx: GqlContext, info?: GraphQLResolveInfo) => {
+      const views = sensorViews(ctx, present(f.sensorIds.map((id) => ctx.assets.get('sensor', ctx.principal.orgId, id))));
+      return afterSensorStatus(ctx, info, views, () => views);
+    },
     hives: (f: Floor, _: unknown, ctx: GqlContext) => present(f.hiveIds.map((id) => ctx.assets.get('hive', ctx.principal.orgId, id))),
     tags: tagsOf,
     building: (f: Floor, _: unknown, ctx: GqlContext) => ctx.assets.get('building', ctx.principal.orgId, f.buildingId) ?? null,
@@ -214,7 +219,12 @@ function hiveFlag<K extends keyof DeviceFlags>(k: K, fallback: DeviceFlags[K]) {
 }
 
 function sensorFlag<K extends keyof DeviceFlags>(k: K, fallback: DeviceFlags[K]) {
-  return (s: Sensor, _: unknown, ctx: GqlContext): DeviceFlags[K] | Promise<DeviceFlags[K]> => (ctx.status ? ctx.status.sensor(s.id).then((f) => f[k]) : fallback);
+  return (s: Sensor, _: unknown, ctx: GqlContext): DeviceFlags[K] | Promise<DeviceFlags[K]> => {
+    if (!ctx.status) return fallback;
+    // Read already when the list was preloaded (status-preload.ts): no promise per field.
+    const now = ctx.status.sensorEntryNow(s.id);
+    return now ? now.flags[k] : ctx.status.sensorEntry(s.id).then((e) => e.flags[k]);
+  };
 }
 
 function sensorsWhere(ctx: GqlContext, floorId: string, pred: (s: Sensor) => boolean): SensorView[] {

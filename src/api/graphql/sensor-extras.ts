@@ -11,7 +11,9 @@ import type { SensorStatus } from '../../cloud/store/port.js';
  */
 /** `f` of the sensor's stored record: read (batched per request) when the API has device status, null otherwise. */
 export function withRecord<T>(ctx: GqlContext, sensorId: string, f: (r: SensorStatus | null) => T): T | Promise<T> {
-  return ctx.status ? ctx.status.sensorRecord(sensorId).then(f) : f(null);
+  if (!ctx.status) return f(null);
+  const now = ctx.status.sensorEntryNow(sensorId);
+  return now ? f(now.record) : ctx.status.sensorEntry(sensorId).then((e) => f(e.record));
 }
 
 const withDates = <T>(s: Sensor, ctx: GqlContext, f: (d: BatteryDates) => T): T | Promise<T> => withRecord(ctx, s.id, (r) => f(batteryDates(r)));
