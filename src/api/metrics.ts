@@ -140,8 +140,9 @@ function onlineGauges(registry: Registry, src: MetricsSource): void {
       for (const orgId of catalogue.orgs.keys()) {
         const status = new RequestStatus(src.status, catalogue, orgId);
         const sensors = catalogue.list('sensor', orgId);
-        // One batched read of the organisation's sensors.
-        const online = (await Promise.all(sensors.map((s) => status.sensor(s.id)))).filter((f) => f.online).length;
+        // One batched read of the organisation's sensors, then their flags at once.
+        await status.preloadSensors(sensors.map((s) => s.id));
+        const online = sensors.filter((s) => status.sensorEntryNow(s.id)?.flags.online === true).length;
         rows.push([{ org: orgId, state: 'online' }, online], [{ org: orgId, state: 'offline' }, sensors.length - online]);
       }
       this.reset();
