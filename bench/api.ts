@@ -1,7 +1,8 @@
 /**
  * API section: GraphQL full-topology query over the fleet scenario (≥ 30,000 sensors),
  * against a baseline that serialises the same records straight from the asset registry
- * (what the query costs beyond producing the bytes).
+ * (what the query costs beyond producing the bytes); then every device's status fields read
+ * from a SQLite store through the asynchronous port, against the same baseline.
  */
 import { join } from 'node:path';
 import { buildApi } from '../src/api/app.js';
