@@ -117,12 +117,17 @@ function onlineGauges(registry: Registry, src: MetricsSource): void {
     help: '1 when the hive heartbeat is recent against the organisation\'s newest heartbeat (as GraphQL isOnline), else 0',
     labelNames: ['org', 'hive', 'serial'],
     registers: [registry],
-    collect() {
-      this.reset();
+    async collect() {
+      // Read first, then reset and set: the gauge is never seen half filled.
+      const rows: Array<[{ org: string; hive: string; serial: string }, number]> = [];
       for (const orgId of catalogue.orgs.keys()) {
         const status = new RequestStatus(src.status, catalogue, orgId);
-        for (const h of catalogue.list('hive', orgId)) this.set({ org: orgId, hive: h.id, serial: h.serial }, status.hive(h.id).online ? 1 : 0);
+        const hives = catalogue.list('hive', orgId);
+        const flags = await Promise.all(hives.map((h) => status.hive(h.id)));
+        hives.forEach((h, i) => rows.push([{ org: orgId, hive: h.id, serial: h.serial }, flags[i]?.online ? 1 : 0]));
       }
+      this.reset();
+      for (const [labels, v] of rows) this.set(labels, v);
     },
   });
   new Gauge({
@@ -130,16 +135,18 @@ function onlineGauges(registry: Registry, src: MetricsSource): void {
     help: 'Sensors online (as GraphQL is_online), per organisation; per-sensor series would not scale to a fleet',
     labelNames: ['org', 'state'],
     registers: [registry],
-    collect() {
-      this.reset();
+    async collect() {
+      const rows: Array<[{ org: string; state: string }, number]> = [];
       for (const orgId of catalogue.orgs.keys()) {
         const status = new RequestStatus(src.status, catalogue, orgId);
-        let online = 0;
         const sensors = catalogue.list('sensor', orgId);
-        for (const s of sensors) if (status.sensor(s.id).online) online++;
-        this.set({ org: orgId, state: 'online' }, online);
-        this.set({ org: orgId, state: 'offline' }, sensors.length - online);
+        // One batched read of the organisation's sensors, then their flags at once.
+        await status.preloadSensors(sensors.map((s) => s.id));
+        const online = sensors.filter((s) => status.sensorEntryNow(s.id)?.flags.online === true).length;
+        rows.push([{ org: orgId, state: 'online' }, online], [{ org: orgId, state: 'offline' }, sensors.length - online]);
       }
+      this.reset();
+      for (const [labels, v] of rows) this.set(labels, v);
     },
   });
 }

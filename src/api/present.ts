@@ -16,10 +16,10 @@ import { HIVE_OFFLINE_AFTER_MS, RequestStatus, type StatusSource } from './statu
  */
 const MINUTE_MS = 60_000;
 
-export function platformNow(assets: AssetCatalogue, clock: Clock, status: StatusSource | undefined): (orgId: string) => number {
-  return (orgId) => {
+export function platformNow(assets: AssetCatalogue, clock: Clock, status: StatusSource | undefined): (orgId: string) => Promise<number> {
+  return async (orgId) => {
+    const beat = status ? await new RequestStatus(status, assets, orgId).presentMs() : null;
     const wall = clock.now();
-    const beat = status ? new RequestStatus(status, assets, orgId).presentMs() : null;
     const now = beat === null || Math.abs(wall - beat) <= HIVE_OFFLINE_AFTER_MS ? wall : beat;
     return Math.floor(now / MINUTE_MS) * MINUTE_MS;
   };

@@ -6,9 +6,10 @@ import { startApiServer, type ApiServer } from '../api/server.js';
 import { LiveHub, type LiveTruth } from '../api/live/hub.js';
 import { mcpApiExtension } from '../mcp/http-plugin.js';
 import { storeSeries } from '../api/reporting/store-series.js';
-import { PostgresApiState } from '../api/state/postgres-state.js';
-import { SqliteApiState } from '../api/state/sqlite-state.js';
+import { PostgresApiState } from '../cloud/store/postgres-api-state.js';
+import { SqliteApiState } from '../cloud/store/sqlite-api-state.js';
 import { openPostgresSync } from '../cloud/store/postgres-sync.js';
+import type { Store } from '../cloud/store/port.js';
 import { startBroker, type EmbeddedBroker } from '../broker/aedes-broker.js';
 import { externalBroker, restartAndWaitForClients } from '../broker/external.js';
 import { startCloud, type Cloud } from '../cloud/cloud.js';
@@ -263,27 +264,26 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
 }
 
 /**
- * The HTTP API over the platform's store and catalogue: its own connection to the store (WAL
- * lets it read a SQLite file while ingest writes; a PostgreSQL store answers the API's
- * synchronous reads from a connection in a worker, postgres-sync.ts), the API's state
- * (clients, mutations) in the same store.
+ * The HTTP API over the platform's store and catalogue: its own connection to the store,
+ * through the asynchronous `Store` port (WAL lets it read a SQLite file while ingest writes;
+ * on PostgreSQL its reads queue on a connection of their own, never behind the pipeline's
+ * writes, and never block the event loop), the API's state (clients, mutations) in the same store.
  */
 async function startApi(opts: PlatformOptions, location: StoreLocation, closers: Array<() => Promise<void> | void>, hooks: PlatformWebhooks | null, cloud: Cloud): Promise<{ server: ApiServer; live: LiveHub }> {
   const api = opts.api as NonNullable<PlatformOptions['api']>;
-  const store = location.kind === 'sqlite' ? new SqliteStore(location.path) : openPostgresSync(location.url, 'store');
+  const store: Store = await openStore(location);
   closers.push(() => store.close());
   const state = location.kind === 'sqlite' ? new SqliteApiState(location.path) : await PostgresApiState.open(location.url);
   closers.push(() => state.close());
-  const series = storeSeries(store, opts.catalogue, location.kind === 'sqlite' ? { dbPath: location.path } : {});
-  closers.push(() => series.close());
+  const series = storeSeries(store, opts.catalogue);
   // The live view's sends are paced on the wall clock: it faces a browser.
   const live = new LiveHub({
     assets: opts.catalogue,
     status: store,
     now: () => systemClock.now(),
     measured: {
-      presence: (id) => store.presenceMinutes(id).at(-1) ?? null,
-      traffic: (id) => store.trafficMinutes(id).reduce((a, m) => ({ in: a.in + m.in, out: a.out + m.out }), { in: 0, out: 0 }),
+      presence: async (id) => (await store.presenceMinutes(id)).at(-1) ?? null,
+      traffic: async (id) => (await store.trafficMinutes(id)).reduce((a, m) => ({ in: a.in + m.in, out: a.out + m.out }), { in: 0, out: 0 }),
       counters: () => cloud.counters(),
     },
   });
@@ -330,7 +330,11 @@ function followOwnClock(cloud: Cloud, clock: Clock, everyMs: number, hooks: Plat
   return timer;
 }
 
-/** Webhook subscriptions, delivery outbox and event outbox, on connections of their own (the engine reads them synchronously). */
+/**
+ * Webhook subscriptions, delivery outbox and event outbox, on connections of their own (the
+ * engine reads them synchronously). The webhook engine is the last user of `openPostgresSync`
+ * (the blocking bridge, postgres-sync.ts): the HTTP API reads through the asynchronous port.
+ */
 function webhookStores(location: StoreLocation): WebhookStores {
   if (location.kind === 'sqlite') return { webhooks: new SqliteWebhookStore(location.path), events: new SqliteStore(location.path) };
   return { webhooks: openPostgresSync(location.url, 'webhooks'), events: openPostgresSync(location.url, 'store') };

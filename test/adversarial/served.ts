@@ -10,10 +10,11 @@ import { DEFAULT_LIMITS } from '../../src/api/graphql/limits.js';
 import { catalogueListSizes } from '../../src/api/graphql/list-sizes.js';
 import { storeSeries } from '../../src/api/reporting/store-series.js';
 import { apiServices, DEFAULT_AUDIENCE } from '../../src/api/server.js';
-import { SqliteApiState } from '../../src/api/state/sqlite-state.js';
+import { SqliteApiState } from '../../src/cloud/store/sqlite-api-state.js';
 import { catalogueFromScenario } from '../../src/assets/from-scenario.js';
 import { SqliteWebhookStore } from '../../src/cloud/store/sqlite-webhooks.js';
 import { SqliteStore } from '../../src/cloud/store/sqlite-store.js';
+import { sqliteStore } from '../../src/cloud/store/sqlite-async.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { mcpApiExtension } from '../../src/mcp/http-plugin.js';
 import { runScenario } from '../../src/run/run-scenario.js';
@@ -71,9 +72,9 @@ export async function servedTwoTenants(): Promise<Served> {
   // The API's clock: the run's end, as a served finished run reads "now".
   const clock = new VirtualClock(model.startMs + RUN_MS);
   const catalogue = catalogueFromScenario(model);
-  const store = new SqliteStore(dbPath);
+  const store = sqliteStore(dbPath);
   const state = new SqliteApiState(dbPath);
-  const series = storeSeries(store, catalogue, { dbPath });
+  const series = storeSeries(store, catalogue);
   // Loopback allowed: the isolation matrix receives deliveries on a local port.
   const hooks = startWebhooks({ webhooks: new SqliteWebhookStore(dbPath), events: new SqliteStore(dbPath) }, catalogue, clock, { seed: 16, allow: ['127.0.0.1/32'] });
   const pair = await generateKeyPair('ES256', { extractable: true });
@@ -141,9 +142,8 @@ export async function servedTwoTenants(): Promise<Served> {
     close: async () => {
       await app.close();
       await hooks.close();
-      series.close();
       await state.close();
-      store.close();
+      await store.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_AUDIENCE, startApiServer, type ApiServer } from '../../src/api/server.js';
-import { SqliteStore } from '../../src/cloud/store/sqlite-store.js';
+import type { Store } from '../../src/cloud/store/port.js';
+import { sqliteStore } from '../../src/cloud/store/sqlite-async.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
 
 /**
@@ -13,13 +14,13 @@ import { loadScenarioFile } from '../../src/scenario/load.js';
  * which is how GraphQL's 401 hid behind a 500 on every served run).
  */
 let server: ApiServer;
-let store: SqliteStore;
+let store: Store;
 let token = '';
 
 beforeAll(async () => {
   const r = loadScenarioFile(new URL('../../scenarios/quickstart.yaml', import.meta.url).pathname);
   if (!r.ok) throw new Error('quickstart does not load');
-  store = new SqliteStore(join(mkdtempSync(join(tmpdir(), 'occusim-http-')), 'store.sqlite'));
+  store = sqliteStore(join(mkdtempSync(join(tmpdir(), 'occusim-http-')), 'store.sqlite'));
   server = await startApiServer({ catalogue: catalogueFromScenario(r.model), port: 0, status: store });
   const c = r.model.clients[0]!;
   const login = await fetch(`${server.url}/api/v2/clients/login`, {
@@ -32,7 +33,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server.close();
-  store.close();
+  await store.close();
 });
 
 /** Status and error code of a GraphQL request (code from `{ code }` or the first GraphQL error). */

@@ -20,12 +20,13 @@ function sensor(id: string, lastSeenMs: number, healthAtMs: number | null): Sens
   return { sensorId: id, lastSeenMs, healthAtMs, batteryLevel: null, batteryRuntimeS: null, rssiDbm: null, linkPdr: null, uptimeMs: null, parent: null, hops: null, queueOverflows: null };
 }
 
-/** A fixed table standing in for the store (this module's unit test). */
-function source(hives: HiveStatus[], sensors: SensorStatus[]): StatusSource & { reads: number } {
+/** A fixed table standing in for the store (this module's unit test); counts store calls and ids read. */
+function source(hives: HiveStatus[], sensors: SensorStatus[]): StatusSource & { reads: number; ids: number } {
   const src = {
     reads: 0,
-    hiveStatus: (id: string) => (src.reads++, hives.find((h) => h.hiveId === id) ?? null),
-    sensorStatus: (id: string) => (src.reads++, sensors.find((s) => s.sensorId === id) ?? null),
+    ids: 0,
+    hiveStatuses: (ids: readonly string[]) => (src.reads++, (src.ids += ids.length), Promise.resolve(ids.map((id) => hives.find((h) => h.hiveId === id) ?? null))),
+    sensorStatuses: (ids: readonly string[]) => (src.reads++, (src.ids += ids.length), Promise.resolve(ids.map((id) => sensors.find((s) => s.sensorId === id) ?? null))),
   };
   return src;
 }
@@ -39,29 +40,53 @@ describe('device status for GraphQL', () => {
     expect(h1 && h2 && s1 && s2 && s3).toBeTruthy();
   });
 
-  it('measures recency against the organisation\'s newest heartbeat, not the wall clock', () => {
+  it('measures recency against the organisation\'s newest heartbeat, not the wall clock', async () => {
     const st = new RequestStatus(source([hive(h1!.id, T), hive(h2!.id, T - HIVE_OFFLINE_AFTER_MS - 1)], []), assets, model.org.id);
-    expect(st.hive(h1!.id)).toEqual({ online: true, streaming: true, lastHeartbeat: new Date(T).toISOString() });
-    expect(st.hive(h2!.id).online).toBe(false);
-    expect(st.hive(h2!.id).lastHeartbeat).toBe(new Date(T - HIVE_OFFLINE_AFTER_MS - 1).toISOString());
+    expect(await st.hive(h1!.id)).toEqual({ online: true, streaming: true, lastHeartbeat: new Date(T).toISOString() });
+    expect((await st.hive(h2!.id)).online).toBe(false);
+    expect((await st.hive(h2!.id)).lastHeartbeat).toBe(new Date(T - HIVE_OFFLINE_AFTER_MS - 1).toISOString());
   });
 
-  it('reads a booting hive as online but not streaming, and a never-heard device as offline with no heartbeat', () => {
+  it('reads a booting hive as online but not streaming, and a never-heard device as offline with no heartbeat', async () => {
     const st = new RequestStatus(source([hive(h1!.id, T, 'booting')], []), assets, model.org.id);
-    expect(st.hive(h1!.id)).toEqual({ online: true, streaming: false, lastHeartbeat: new Date(T).toISOString() });
-    expect(st.hive(h2!.id)).toEqual({ online: false, streaming: false, lastHeartbeat: null });
-    expect(st.sensor(s1!.id)).toEqual({ online: false, streaming: false, lastHeartbeat: null });
+    expect(await st.hive(h1!.id)).toEqual({ online: true, streaming: false, lastHeartbeat: new Date(T).toISOString() });
+    expect(await st.hive(h2!.id)).toEqual({ online: false, streaming: false, lastHeartbeat: null });
+    expect(await st.sensor(s1!.id)).toEqual({ online: false, streaming: false, lastHeartbeat: null });
   });
 
-  it('reads sensors from their last data or health: streaming within 2 min, online within 5 min', () => {
+  it('reads sensors from their last data or health: streaming within 2 min, online within 5 min', async () => {
     const src = source([hive(h1!.id, T)], [sensor(s1!.id, T - 30_000, T - 60_000), sensor(s2!.id, T - 3 * 60_000, null), sensor(s3!.id, T - SENSOR_OFFLINE_AFTER_MS - 1, T - 400_000)]);
     const st = new RequestStatus(src, assets, model.org.id);
-    expect(st.sensor(s1!.id)).toEqual({ online: true, streaming: true, lastHeartbeat: new Date(T - 60_000).toISOString() });
-    expect(st.sensor(s2!.id)).toEqual({ online: true, streaming: false, lastHeartbeat: null });
-    expect(st.sensor(s3!.id).online).toBe(false);
+    expect(await st.sensor(s1!.id)).toEqual({ online: true, streaming: true, lastHeartbeat: new Date(T - 60_000).toISOString() });
+    expect(await st.sensor(s2!.id)).toEqual({ online: true, streaming: false, lastHeartbeat: null });
+    expect((await st.sensor(s3!.id)).online).toBe(false);
     const reads = src.reads;
-    st.sensor(s1!.id);
-    st.hive(h1!.id);
+    await st.sensor(s1!.id);
+    await st.hive(h1!.id);
     expect(src.reads).toBe(reads); // one read per device per request
+  });
+
+  it('reads the devices asked for in the same turn in one store call each, and each device once', async () => {
+    const src = source([hive(h1!.id, T)], [sensor(s1!.id, T, null)]);
+    const st = new RequestStatus(src, assets, model.org.id);
+    const sensors = model.sensors.slice(0, 50).map((s) => s.id);
+    // As GraphQL resolves a list: every field of every item asked for before any answer.
+    const flags = await Promise.all([...sensors, ...sensors].map((id) => st.sensor(id)));
+    expect(flags.filter((f) => f.online)).toHaveLength(2); // s1, asked twice
+    const hives = assets.list('hive', model.org.id).length;
+    expect(src.reads).toBe(2); // the organisation's hives (the present), then the 50 sensors
+    expect(src.ids).toBe(hives + 50);
+  });
+
+  it('rejects every waiting read when the store fails, and the next request reads again', async () => {
+    let fail = true;
+    const src: StatusSource = {
+      hiveStatuses: (ids) => (fail ? Promise.reject(new Error('store down')) : Promise.resolve(ids.map(() => null))),
+      sensorStatuses: (ids) => Promise.resolve(ids.map(() => null)),
+    };
+    const st = new RequestStatus(src, assets, model.org.id);
+    await expect(Promise.all([st.hive(h1!.id), st.sensor(s1!.id)])).rejects.toThrow('store down');
+    fail = false;
+    expect(await new RequestStatus(src, assets, model.org.id).hive(h1!.id)).toEqual({ online: false, streaming: false, lastHeartbeat: null });
   });
 });

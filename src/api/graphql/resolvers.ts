@@ -1,10 +1,12 @@
-import { GraphQLScalarType, valueFromASTUntyped } from 'graphql';
+import { GraphQLScalarType, valueFromASTUntyped, type GraphQLResolveInfo } from 'graphql';
 import { area } from '../../core/geometry.js';
 import type { Building, Floor, Hive, Room, Sensor, Site, Zone } from '../../assets/model.js';
 import { gqlError, need, type GqlContext } from './context.js';
+import type { DeviceFlags } from '../status.js';
 import { createMutations } from './create-mutations.js';
 import { mutationResolvers } from './mutations.js';
 import { floorBatteryDates, sensorExtras } from './sensor-extras.js';
+import { afterSensorStatus } from './status-preload.js';
 import { sensorViews, type SensorView } from './views.js';
 import { webhookMutations, webhookQueries } from './webhook-resolvers.js';
 
@@ -57,9 +59,10 @@ const queries = {
     const all = byIds(ctx.assets.list('hive', ctx.principal.orgId), a.ids);
     return wrap(a.serial_numbers ? all.filter((h) => a.serial_numbers?.includes(h.serial)) : all);
   },
-  sensors: (_: unknown, a: SensorArgs, ctx: GqlContext) => {
+  sensors: (_: unknown, a: SensorArgs, ctx: GqlContext, info?: GraphQLResolveInfo) => {
     need(ctx, 'read:sensors');
-    return wrap(sensorViews(ctx, filterSensors(ctx, byIds(ctx.assets.list('sensor', ctx.principal.orgId), a.ids), a)));
+    const views = sensorViews(ctx, filterSensors(ctx, byIds(ctx.assets.list('sensor', ctx.principal.orgId), a.ids), a));
+    return afterSensorStatus(ctx, info, views, () => wrap(views));
   },
   tags: (_: unknown, a: { ids?: string[] }, ctx: GqlContext) => {
     need(ctx, 'read:spaces');
@@ -124,7 +127,10 @@ const types = {
     area: (f: Floor) => polygonArea(f.outline),
     rooms: (f: Floor, _: unknown, ctx: GqlContext) => present(f.roomIds.map((id) => ctx.assets.get('room', ctx.principal.orgId, id))),
     zones: (f: Floor, _: unknown, ctx: GqlContext) => present(f.zoneIds.map((id) => ctx.assets.get('zone', ctx.principal.orgId, id))),
-    sensors: (f: Floor, _: unknown, ctx: GqlContext) => sensorViews(ctx, present(f.sensorIds.map((id) => ctx.assets.get('sensor', ctx.principal.orgId, id)))),
+    sensors: (f: Floor, _: unknown, ctx: GqlContext, info?: GraphQLResolveInfo) => {
+      const views = sensorViews(ctx, present(f.sensorIds.map((id) => ctx.assets.get('sensor', ctx.principal.orgId, id))));
+      return afterSensorStatus(ctx, info, views, () => views);
+    },
     hives: (f: Floor, _: unknown, ctx: GqlContext) => present(f.hiveIds.map((id) => ctx.assets.get('hive', ctx.principal.orgId, id))),
     tags: tagsOf,
     building: (f: Floor, _: unknown, ctx: GqlContext) => ctx.assets.get('building', ctx.principal.orgId, f.buildingId) ?? null,
@@ -133,8 +139,8 @@ const types = {
     service_status: () => 'active',
     // One plan per floor: its outline (the catalogue keeps no drawings, so no url).
     floor_plans: (f: Floor) => [{ floor_plan_id: `${f.id}_plan`, name: f.name, url: null, coordinates: f.outline }],
-    last_battery_change_date: (f: Floor, _: unknown, ctx: GqlContext) => floorBatteryDates(ctx, f).last,
-    next_battery_change_date: (f: Floor, _: unknown, ctx: GqlContext) => floorBatteryDates(ctx, f).next,
+    last_battery_change_date: async (f: Floor, _: unknown, ctx: GqlContext) => (await floorBatteryDates(ctx, f)).last,
+    next_battery_change_date: async (f: Floor, _: unknown, ctx: GqlContext) => (await floorBatteryDates(ctx, f)).next,
   },
   Room: {
     room_id: (r: Room) => r.id,
@@ -186,11 +192,11 @@ const types = {
     room_id: (h: Hive) => h.roomId,
     roomID: (h: Hive) => h.roomId,
     floor: floorOf,
-    isOnline: (h: Hive, _: unknown, ctx: GqlContext) => ctx.status?.hive(h.id).online ?? true,
-    isStreaming: (h: Hive, _: unknown, ctx: GqlContext) => ctx.status?.hive(h.id).streaming ?? true,
+    isOnline: hiveFlag('online', true),
+    isStreaming: hiveFlag('streaming', true),
     hiveVersion: (h: Hive) => h.firmwareVersion,
     hiveType: (h: Hive) => h.backhaul,
-    lastHeartbeat: (h: Hive, _: unknown, ctx: GqlContext) => ctx.status?.hive(h.id).lastHeartbeat ?? null,
+    lastHeartbeat: hiveFlag('lastHeartbeat', null),
     netPathStability: () => null,
     coordinates: (h: Hive) => h.position,
     installed: () => true,
@@ -203,6 +209,23 @@ const types = {
     floors: (t: { spaceIds: Set<string> }, _: unknown, ctx: GqlContext) => present([...t.spaceIds].map((id) => ctx.assets.get('floor', ctx.principal.orgId, id))),
   },
 };
+
+/**
+ * A device status field: read from the store (batched per request, status.ts) when the API has
+ * device status, else the default (an API without a store reports every device as up).
+ */
+function hiveFlag<K extends keyof DeviceFlags>(k: K, fallback: DeviceFlags[K]) {
+  return (h: Hive, _: unknown, ctx: GqlContext): DeviceFlags[K] | Promise<DeviceFlags[K]> => (ctx.status ? ctx.status.hive(h.id).then((f) => f[k]) : fallback);
+}
+
+function sensorFlag<K extends keyof DeviceFlags>(k: K, fallback: DeviceFlags[K]) {
+  return (s: Sensor, _: unknown, ctx: GqlContext): DeviceFlags[K] | Promise<DeviceFlags[K]> => {
+    if (!ctx.status) return fallback;
+    // Read already when the list was preloaded (status-preload.ts): no promise per field.
+    const now = ctx.status.sensorEntryNow(s.id);
+    return now ? now.flags[k] : ctx.status.sensorEntry(s.id).then((e) => e.flags[k]);
+  };
+}
 
 function sensorsWhere(ctx: GqlContext, floorId: string, pred: (s: Sensor) => boolean): SensorView[] {
   const floor = ctx.assets.get('floor', ctx.principal.orgId, floorId);
@@ -217,9 +240,9 @@ function sensorFields() {
     room: roomOf,
     door_line: (s: Sensor, _: unknown, ctx: GqlContext) => (s.doorId ? ctx.assets.doors.get(s.doorId)?.item.line ?? null : null),
     is_entrance: (s: Sensor, _: unknown, ctx: GqlContext) => (s.doorId ? ctx.assets.doors.get(s.doorId)?.item.entrance ?? false : false),
-    is_online: (s: Sensor, _: unknown, ctx: GqlContext) => ctx.status?.sensor(s.id).online ?? true,
-    is_streaming: (s: Sensor, _: unknown, ctx: GqlContext) => ctx.status?.sensor(s.id).streaming ?? true,
-    last_heartbeat: (s: Sensor, _: unknown, ctx: GqlContext) => ctx.status?.sensor(s.id).lastHeartbeat ?? null,
+    is_online: sensorFlag('online', true),
+    is_streaming: sensorFlag('streaming', true),
+    last_heartbeat: sensorFlag('lastHeartbeat', null),
     installation_status: () => 'installed',
   };
 }

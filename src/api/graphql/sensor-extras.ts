@@ -2,20 +2,28 @@ import type { Floor, Sensor } from '../../assets/model.js';
 import type { Vec2 } from '../../core/geometry.js';
 import { batteryDates, isoOrNull, type BatteryDates } from './battery.js';
 import type { GqlContext } from './context.js';
+import type { SensorStatus } from '../../cloud/store/port.js';
 
 /**
  * Sensor fields read from the store's record of the sensor (battery, last seen) or derived
  * from its door: resolvers, since most queries select none of them (views.ts says why the
  * common scalars are plain properties instead).
  */
-const dates = (s: Sensor, ctx: GqlContext): BatteryDates => batteryDates(ctx.status?.sensorRecord(s.id) ?? null);
+/** `f` of the sensor's stored record: read (batched per request) when the API has device status, null otherwise. */
+export function withRecord<T>(ctx: GqlContext, sensorId: string, f: (r: SensorStatus | null) => T): T | Promise<T> {
+  if (!ctx.status) return f(null);
+  const now = ctx.status.sensorEntryNow(sensorId);
+  return now ? f(now.record) : ctx.status.sensorEntry(sensorId).then((e) => f(e.record));
+}
+
+const withDates = <T>(s: Sensor, ctx: GqlContext, f: (d: BatteryDates) => T): T | Promise<T> => withRecord(ctx, s.id, (r) => f(batteryDates(r)));
 
 export const sensorExtras = {
-  power_type: (s: Sensor, _: unknown, ctx: GqlContext) => dates(s, ctx).powerType,
-  last_battery_change_date: (s: Sensor, _: unknown, ctx: GqlContext) => isoOrNull(dates(s, ctx).lastChangeMs),
-  next_battery_change_date: (s: Sensor, _: unknown, ctx: GqlContext) => isoOrNull(dates(s, ctx).nextChangeMs),
-  battery_change_by_date: (s: Sensor, _: unknown, ctx: GqlContext) => isoOrNull(dates(s, ctx).changeByMs),
-  estimated_total_runtime_days: (s: Sensor, _: unknown, ctx: GqlContext) => dates(s, ctx).totalRuntimeDays,
+  power_type: (s: Sensor, _: unknown, ctx: GqlContext) => withDates(s, ctx, (d) => d.powerType),
+  last_battery_change_date: (s: Sensor, _: unknown, ctx: GqlContext) => withDates(s, ctx, (d) => isoOrNull(d.lastChangeMs)),
+  next_battery_change_date: (s: Sensor, _: unknown, ctx: GqlContext) => withDates(s, ctx, (d) => isoOrNull(d.nextChangeMs)),
+  battery_change_by_date: (s: Sensor, _: unknown, ctx: GqlContext) => withDates(s, ctx, (d) => isoOrNull(d.changeByMs)),
+  estimated_total_runtime_days: (s: Sensor, _: unknown, ctx: GqlContext) => withDates(s, ctx, (d) => d.totalRuntimeDays),
   // Sensors are identified by their MAC (platform-reference §6): it is the serial on the label.
   sensor_serial: (s: Sensor) => s.mac,
   parallel_to_door: (s: Sensor, _: unknown, ctx: GqlContext) => {
@@ -23,13 +31,10 @@ export const sensorExtras = {
     return line ? parallel(s.orientationDeg, line) : null;
   },
   note: () => null,
-  last_raw_message: (s: Sensor, _: unknown, ctx: GqlContext) => isoOrNull(ctx.status?.sensorRecord(s.id)?.lastSeenMs ?? null),
-  last_occupancy_message: (s: Sensor, _: unknown, ctx: GqlContext) => {
-    const r = ctx.status?.sensorRecord(s.id);
-    // lastSeenMs is the newest packet or health report; when it is the health report's
-    // instant, the newest data packet's instant is not kept.
-    return r && r.lastSeenMs !== r.healthAtMs ? isoOrNull(r.lastSeenMs) : null;
-  },
+  last_raw_message: (s: Sensor, _: unknown, ctx: GqlContext) => withRecord(ctx, s.id, (r) => isoOrNull(r?.lastSeenMs ?? null)),
+  // lastSeenMs is the newest packet or health report; when it is the health report's
+  // instant, the newest data packet's instant is not kept.
+  last_occupancy_message: (s: Sensor, _: unknown, ctx: GqlContext) => withRecord(ctx, s.id, (r) => (r && r.lastSeenMs !== r.healthAtMs ? isoOrNull(r.lastSeenMs) : null)),
 };
 
 /** Whether the sensor's orientation (degrees, 0 = +x) runs along the door line, within 45°. */
@@ -40,11 +45,14 @@ function parallel(orientationDeg: number, [a, b]: readonly [Vec2, Vec2]): boolea
 }
 
 /** A floor's battery dates: the most recent change and the soonest next change among its sensors. */
-export function floorBatteryDates(ctx: GqlContext, f: Floor): { last: string | null; next: string | null } {
+export async function floorBatteryDates(ctx: GqlContext, f: Floor): Promise<{ last: string | null; next: string | null }> {
   let last: number | null = null;
   let next: number | null = null;
-  for (const id of f.sensorIds) {
-    const d = batteryDates(ctx.status?.sensorRecord(id) ?? null);
+  const status = ctx.status;
+  // One batched read for the floor's sensors (shared with the request's other status fields).
+  const records = status ? await Promise.all(f.sensorIds.map((id) => status.sensorRecord(id))) : f.sensorIds.map(() => null);
+  for (const r of records) {
+    const d = batteryDates(r);
     if (d.lastChangeMs !== null && (last === null || d.lastChangeMs > last)) last = d.lastChangeMs;
     if (d.nextChangeMs !== null && (next === null || d.nextChangeMs < next)) next = d.nextChangeMs;
   }

@@ -22,11 +22,12 @@ export interface LiveTruth {
   final?: boolean;
 }
 
+/** What the platform measured, read from the store (asynchronously: a network store must not block the loop). */
 export interface LiveMeasured {
   /** The room's (or floor's) latest finalised presence minute, or null before any. */
-  presence(spaceId: string): { minuteMs: number; value: number } | null;
+  presence(spaceId: string): Promise<{ minuteMs: number; value: number } | null>;
   /** A traffic sensor's counts so far. */
-  traffic(sensorId: string): { in: number; out: number };
+  traffic(sensorId: string): Promise<{ in: number; out: number }>;
   counters(): CloudCounters;
 }
 
@@ -60,6 +61,9 @@ interface Subscriber {
   send: Send;
   lastSentAt: number;
   timer: NodeJS.Timeout | null;
+  /** An event is being read: a delivery asked for meanwhile waits for it (events stay in order). */
+  reading: boolean;
+  again: boolean;
 }
 
 export class LiveHub {
@@ -113,7 +117,7 @@ export class LiveHub {
 
   /** Subscribes to a floor's events; returns the unsubscribe function. */
   subscribe(floorId: string, send: Send): () => void {
-    const sub: Subscriber = { floorId, send, lastSentAt: -Infinity, timer: null };
+    const sub: Subscriber = { floorId, send, lastSentAt: -Infinity, timer: null, reading: false, again: false };
     this.#subs.add(sub);
     if (this.#latest) this.#deliver(sub);
     return () => {
@@ -146,12 +150,31 @@ export class LiveHub {
   #deliver(s: Subscriber): void {
     const t = this.#latest;
     if (!t) return;
+    if (s.reading) {
+      s.again = true;
+      return;
+    }
     s.lastSentAt = this.#now();
-    s.send(this.event(s.floorId, t));
+    s.reading = true;
+    void this.event(s.floorId, t)
+      .then(
+        (e) => {
+          if (this.#subs.has(s)) s.send(e);
+        },
+        // A failed store read skips this event; the next publish or refresh tries again.
+        () => undefined,
+      )
+      .finally(() => {
+        s.reading = false;
+        if (s.again && this.#subs.has(s)) {
+          s.again = false;
+          this.#schedule(s);
+        }
+      });
   }
 
   /** The event of one floor for the latest truth. */
-  event(floorId: string, t: LiveTruth): LiveEvent {
+  async event(floorId: string, t: LiveTruth): Promise<LiveEvent> {
     const floor = this.#assets.find('floor', floorId);
     const orgId = floor?.orgId ?? '';
     const status = new RequestStatus(this.#status, this.#assets, orgId);
@@ -168,6 +191,13 @@ export class LiveHub {
         else detectionsDropped++;
       }
     }
+    const doorSensors = floor ? this.#assets.list('sensor', orgId).filter((s) => s.floorId === floorId && s.mode === 'traffic') : [];
+    const hiveIds = floor ? floor.item.hiveIds : [];
+    const [measured, counts, online] = await Promise.all([
+      Promise.all(rooms.map((id) => this.#measured.presence(id))),
+      Promise.all(doorSensors.map((s) => this.#measured.traffic(s.id))),
+      Promise.all(hiveIds.map(async (id) => (await status.hive(id)).online)),
+    ]);
     return {
       atMs: t.atMs,
       final: t.final === true,
@@ -175,12 +205,12 @@ export class LiveHub {
       people: t.people[floorId] ?? [],
       detections,
       detectionsDropped,
-      rooms: rooms.map((id) => {
-        const m = this.#measured.presence(id);
+      rooms: rooms.map((id, i) => {
+        const m = measured[i] ?? null;
         return { id, true: t.rooms[id] ?? 0, measured: m?.value ?? null, minuteMs: m?.minuteMs ?? null };
       }),
-      doors: floor ? this.#assets.list('sensor', orgId).filter((s) => s.floorId === floorId && s.mode === 'traffic').map((s) => ({ sensorId: s.id, ...this.#measured.traffic(s.id) })) : [],
-      hives: floor ? floor.item.hiveIds.map((id) => ({ id, name: this.#assets.find('hive', id)?.item.name ?? id, online: status.hive(id).online })) : [],
+      doors: doorSensors.map((s, i) => ({ sensorId: s.id, ...(counts[i] as { in: number; out: number }) })),
+      hives: hiveIds.map((id, i) => ({ id, name: this.#assets.find('hive', id)?.item.name ?? id, online: online[i] === true })),
       ledger: { batchesProcessed: c.batchesProcessed, packetsProcessed: c.packetsProcessed, duplicateBatches: c.duplicateBatches, deadLettered: c.deadLettered, eventsEmitted: c.eventsEmitted },
     };
   }

@@ -33,7 +33,7 @@ export interface ColumnReport {
   total: number;
 }
 
-export function computeRuns(assets: AssetCatalogue, series: SeriesPort, orgId: string, q: ReportingQuery): ColumnReport {
+export async function computeRuns(assets: AssetCatalogue, series: SeriesPort, orgId: string, q: ReportingQuery): Promise<ColumnReport> {
   const windows = labelledWindows(q);
   const runs: Run[] = [];
   if (windows.length === 0) return { windows, runs, total: 0 };
@@ -44,8 +44,8 @@ export function computeRuns(assets: AssetCatalogue, series: SeriesPort, orgId: s
     for (const target of resolveTargets(assets, orgId, q, m)) {
       const run =
         m === 'traffic'
-          ? trafficRun(q, windows, target, series.trafficMinutes(target.seriesId, from, to))
-          : occupancyRun(q, windows, m, target, readColumns(series, q, m, target.seriesId, from, to));
+          ? trafficRun(q, windows, target, await series.trafficMinutes(target.seriesId, from, to))
+          : occupancyRun(q, windows, m, target, await readColumns(series, q, m, target.seriesId, from, to));
       total += run.n;
       runs.push(run);
     }
@@ -53,10 +53,10 @@ export function computeRuns(assets: AssetCatalogue, series: SeriesPort, orgId: s
   return { windows, runs, total };
 }
 
-function readColumns(series: SeriesPort, q: ReportingQuery, m: Measurement, id: string, from: number, to: number): MinuteColumns {
+async function readColumns(series: SeriesPort, q: ReportingQuery, m: Measurement, id: string, from: number, to: number): Promise<MinuteColumns> {
   const direct = m !== 'traffic_floor_occupancy' && m !== 'traffic_room_occupancy' && !(q.fn === 'max' && q.every !== '1m' && series.presenceRollupMax);
   if (direct && series.presenceColumns) return series.presenceColumns(id, from, to);
-  return columnsOf(readOccupancy(series, q, m, id, from, to));
+  return columnsOf(await readOccupancy(series, q, m, id, from, to));
 }
 
 const scratch = { buf: new Float64Array(64) };

@@ -27,7 +27,7 @@ export function labelledWindows(q: ReportingQuery): LabelledWindow[] {
     });
 }
 
-export function computePoints(assets: AssetCatalogue, series: SeriesPort, orgId: string, q: ReportingQuery): Point[] {
+export async function computePoints(assets: AssetCatalogue, series: SeriesPort, orgId: string, q: ReportingQuery): Promise<Point[]> {
   const windows = labelledWindows(q);
   if (windows.length === 0) return [];
   const from = windows[0]!.startMs;
@@ -35,20 +35,21 @@ export function computePoints(assets: AssetCatalogue, series: SeriesPort, orgId:
   const points: Point[] = [];
   for (const m of q.measurements) {
     for (const target of resolveTargets(assets, orgId, q, m)) {
-      if (m === 'traffic') trafficPoints(points, q, windows, target, series.trafficMinutes(target.seriesId, from, to));
-      else occupancyPoints(points, q, windows, m, target, readOccupancy(series, q, m, target.seriesId, from, to));
+      // One read per target, awaited in turn: the points keep the query's order.
+      if (m === 'traffic') trafficPoints(points, q, windows, target, await series.trafficMinutes(target.seriesId, from, to));
+      else occupancyPoints(points, q, windows, m, target, await readOccupancy(series, q, m, target.seriesId, from, to));
     }
   }
   return points;
 }
 
 /** Where an occupancy measurement's minutes (or coarse rollup rows) come from. @internal */
-export function readOccupancy(series: SeriesPort, q: ReportingQuery, m: Measurement, id: string, from: number, to: number): readonly MinuteValue[] {
+export async function readOccupancy(series: SeriesPort, q: ReportingQuery, m: Measurement, id: string, from: number, to: number): Promise<readonly MinuteValue[]> {
   if (m === 'traffic_floor_occupancy' || m === 'traffic_room_occupancy') return series.trafficOccupancyMinutes(id, from, to, q.calibrated, q.calibrationPoints);
   // max over a coarse window is the store's rollup of that window: read one row per window
   // (and windows older than the minutes' retention exist only there).
   if (q.fn === 'max' && q.every !== '1m' && series.presenceRollupMax) {
-    const rows = series.presenceRollupMax(id, q.every, q.timezone, from, to);
+    const rows = await series.presenceRollupMax(id, q.every, q.timezone, from, to);
     if (rows !== null) return rows;
   }
   return series.presenceMinutes(id, from, to);

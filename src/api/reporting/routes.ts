@@ -22,18 +22,18 @@ export interface ReportingDeps {
   tokens: TokenService;
   series: SeriesPort;
   /** The platform's present for an organisation, to which relative times and an omitted stop refer. */
-  nowMs: (orgId: string) => number;
+  nowMs: (orgId: string) => Promise<number>;
 }
 
 export function registerReportingRoutes(app: FastifyInstance, deps: ReportingDeps): void {
   app.post('/api/v3/reporting', routeOptions('POST /api/v3/reporting'), async (req, reply) => {
     const principal = await authenticate(req, deps.tokens);
     refuseInvalid(req);
-    const q = parseReportingRequest(req.body, deps.nowMs(principal.orgId));
+    const q = parseReportingRequest(req.body, await deps.nowMs(principal.orgId));
     if (!principal.scopes.has('read:spaces') && !principal.scopes.has('read:rooms')) throw forbidden('reporting needs read:spaces or read:rooms');
     // group_by needs the point objects (general path); flat reports are written as text.
-    if (q.groupBy) return { data: group(computePoints(deps.assets, deps.series, principal.orgId, q), q.groupBy, defaultGroupKey(q.ids)) };
-    const rep = computeRuns(deps.assets, deps.series, principal.orgId, q);
+    if (q.groupBy) return { data: group(await computePoints(deps.assets, deps.series, principal.orgId, q), q.groupBy, defaultGroupKey(q.ids)) };
+    const rep = await computeRuns(deps.assets, deps.series, principal.orgId, q);
     const { pageInfo } = pageOf(rep.total, q.page);
     if (pageInfo && q.format === 'csv') void reply.header('x-page-info', JSON.stringify(pageInfo));
     void reply.header('content-type', q.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8');

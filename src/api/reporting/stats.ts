@@ -115,7 +115,7 @@ export function registerStatsRoutes(app: FastifyInstance, deps: StatsDeps): void
       const row: Record<string, number | null> = {};
       for (const m of measurements as string[]) {
         const [, kind, source] = STAT.exec(m) as unknown as [string, string, string];
-        const rows = source === 'presence' ? deps.series.presenceMinutes(id, start, stop) : deps.series.trafficOccupancyMinutes(id, start, stop, 'calibrated', []);
+        const rows = source === 'presence' ? await deps.series.presenceMinutes(id, start, stop) : await deps.series.trafficOccupancyMinutes(id, start, stop, 'calibrated', []);
         row[m] = statistic(kind, filterMinutes(rows, zone, filters));
       }
       data[id] = row;

@@ -1,49 +1,46 @@
 import type { AssetCatalogue } from '../../assets/catalogue.js';
-import type { StoreSync } from '../../cloud/store/port.js';
+import type { Store } from '../../cloud/store/port.js';
 import { spaceTrafficOccupancy, TrafficSpaceIndex } from '../../cloud/space-traffic.js';
-import { columnsOf, type MinuteColumns } from './columns.js';
+import type { MinuteColumns } from './columns.js';
 import type { MinuteTraffic, MinuteValue, SeriesPort } from './series.js';
-import { openPresenceReader, type PresenceReader } from './sqlite-reader.js';
+
+/** The store reads reporting makes: presence series and columns, traffic minutes. */
+export type SeriesStore = Pick<Store, 'presenceSeries' | 'presenceColumns' | 'presenceMinutes' | 'trafficSeries' | 'trafficMinutes'>;
 
 /**
- * The reporting API's view of the cloud store: per-minute presence from the store's 1m
- * series, traffic counts per sensor, and traffic occupancy computed on read with the same
- * functions the pipeline uses (raw since the local day's first instant, or calibrated).
- * With `dbPath` (the store's SQLite file), presence minutes are also read as columns through
- * a read-only connection of their own (see sqlite-reader.ts); without it, through the store.
+ * The reporting API's view of the cloud store, through the asynchronous `Store` port: per-minute
+ * presence from the store's 1m series (as columns for the fast path), rollups for coarse max
+ * windows, traffic counts per sensor, and traffic occupancy computed on read with the same
+ * functions the pipeline uses (raw since the local day's first instant, or calibrated). Each
+ * read is one store call returning the whole range.
  */
-export function storeSeries(store: StoreSync, catalogue: AssetCatalogue, opts: { dbPath?: string } = {}): SeriesPort & { close(): void } {
+export function storeSeries(store: SeriesStore, catalogue: AssetCatalogue): SeriesPort {
   const spaces = new TrafficSpaceIndex(catalogue);
   const zoneOf = (id: string): string => catalogue.timezoneOf(id);
-  let reader: PresenceReader | null = null;
-  const fileReader = (): PresenceReader | null => {
-    if (opts.dbPath === undefined || opts.dbPath === ':memory:') return null;
-    return (reader ??= openPresenceReader(opts.dbPath));
-  };
-  const inRange = <T extends { minuteMs: number }>(rows: readonly T[], from: number, to: number): T[] => rows.filter((r) => r.minuteMs >= from && r.minuteMs < to);
+  const values = (points: ReadonlyArray<{ bucketMs: number; value: number }>): MinuteValue[] => points.map((p) => ({ minuteMs: p.bucketMs, value: p.value }));
   return {
-    /** Closes the read-only connection, if one was opened (the store itself is the caller's). */
-    close(): void {
-      reader?.close();
-      reader = null;
+    async presenceMinutes(spaceId, from, to): Promise<MinuteValue[]> {
+      return values(await store.presenceSeries(spaceId, '1m', from, to));
     },
-    presenceMinutes(spaceId, from, to): MinuteValue[] {
-      return store.presenceSeries(spaceId, '1m', from, to).map((p) => ({ minuteMs: p.bucketMs, value: p.value }));
+    presenceColumns(spaceId, from, to): Promise<MinuteColumns> {
+      return store.presenceColumns(spaceId, from, to);
     },
-    presenceColumns(spaceId, from, to): MinuteColumns {
-      const r = fileReader();
-      return r ? r.presenceColumns(spaceId, from, to) : columnsOf(store.presenceSeries(spaceId, '1m', from, to).map((p) => ({ minuteMs: p.bucketMs, value: p.value })));
-    },
-    presenceRollupMax(spaceId, every, timezone, from, to): MinuteValue[] | null {
+    async presenceRollupMax(spaceId, every, timezone, from, to): Promise<MinuteValue[] | null> {
       if (zoneOf(spaceId) !== timezone) return null;
-      return store.presenceSeries(spaceId, every, from, to).map((p) => ({ minuteMs: p.bucketMs, value: p.value }));
+      return values(await store.presenceSeries(spaceId, every, from, to));
     },
-    trafficMinutes(sensorId, from, to): MinuteTraffic[] {
-      return inRange(store.trafficMinutes(sensorId), from, to).map((r) => ({ minuteMs: r.minuteMs, in: r.in, out: r.out }));
+    async trafficMinutes(sensorId, from, to): Promise<MinuteTraffic[]> {
+      return (await store.trafficSeries(sensorId, '1m', from, to)).map((p) => ({ minuteMs: p.bucketMs, in: p.in, out: p.out }));
     },
-    trafficOccupancyMinutes(spaceId, from, to, mode, calibrationPoints): MinuteValue[] {
+    async trafficOccupancyMinutes(spaceId, from, to, mode, calibrationPoints): Promise<MinuteValue[]> {
       const space = spaces.get(spaceId);
-      return space ? spaceTrafficOccupancy(store, space, zoneOf(spaceId), from, to, mode === 'raw' ? null : { calibrationPoints }) : [];
+      if (!space) return [];
+      // The computation is synchronous: its minutes are read first, one call per sensor.
+      const traffic = new Map<string, Awaited<ReturnType<Store['trafficMinutes']>>>();
+      for (const t of space.terms) if (!traffic.has(t.sensorId)) traffic.set(t.sensorId, await store.trafficMinutes(t.sensorId));
+      const presence = mode === 'raw' ? [] : await store.presenceMinutes(spaceId);
+      const minutes = { trafficMinutes: (id: string) => traffic.get(id) ?? [], presenceMinutes: () => presence };
+      return spaceTrafficOccupancy(minutes, space, zoneOf(spaceId), from, to, mode === 'raw' ? null : { calibrationPoints });
     },
   };
 }

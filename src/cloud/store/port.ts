@@ -174,6 +174,15 @@ export interface TrafficSeriesPoint {
 }
 
 /**
+ * A space's presence minutes as two columns (epoch ms, value), in minute order: the
+ * reporting API's fast path reads a whole range per call without one object per minute.
+ */
+export interface PresenceColumns {
+  minuteMs: Float64Array;
+  value: Float64Array;
+}
+
+/**
  * The store's operations in their synchronous form: what the embedded SQLite file answers
  * on the caller's thread (`SqliteStore`), and the shape `Store` lifts to promises.
  */
@@ -239,6 +248,14 @@ export interface StoreSync {
   hiveStatus(hiveId: string): HiveStatus | null;
   /** A sensor's last-seen instant (data or health) and latest health, or null when never seen. */
   sensorStatus(sensorId: string): SensorStatus | null;
+  // The HTTP API's reads (reporting, device status): a whole result set per call, so an
+  // adapter behind a network pays one round trip per space or per request, not per row.
+  /** A space's presence minutes in [fromMs, toMs) as columns, in minute order. */
+  presenceColumns(spaceId: string, fromMs: number, toMs: number): PresenceColumns;
+  /** The latest heartbeat of each hive, in the order asked (null where none was received). */
+  hiveStatuses(hiveIds: readonly string[]): Array<HiveStatus | null>;
+  /** Each sensor's status as `sensorStatus`, in the order asked (null where never seen). */
+  sensorStatuses(sensorIds: readonly string[]): Array<SensorStatus | null>;
   /** Small durable integers of the pipeline (e.g. the finalisation horizon). */
   getState(key: string): number | undefined;
   setState(key: string, value: number): void;
@@ -248,9 +265,9 @@ export interface StoreSync {
 type Async<T> = { [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never };
 
 /**
- * What the cloud pipeline and the platform need from storage: every operation of `StoreSync`,
- * asynchronous, so a network store (PostgreSQL) sits behind the same port as the embedded
- * SQLite file. The pipeline awaits its calls one after another, in the order it issues them,
+ * What the cloud pipeline, the platform and the HTTP API need from storage: every operation
+ * of `StoreSync`, asynchronous, so a network store (PostgreSQL) sits behind the same port as
+ * the embedded SQLite file, and a slow query never blocks the event loop. The pipeline awaits its calls one after another, in the order it issues them,
  * so the stored result does not depend on the adapter. Adapters: `sqliteStore` (sqlite-async.ts)
  * and `PostgresStore` (postgres-store.ts); test/cloud/store/store-contract.ts is the contract.
  */

@@ -9,6 +9,7 @@ import type {
   MinutesWrite,
   HiveStatus,
   OccupancyEvent,
+  PresenceColumns,
   RollupBucket,
   SensorHealthWrite,
   SensorStatus,
@@ -276,6 +277,34 @@ export class PostgresStore implements Store {
   async sensorStatus(sensorId: string): Promise<SensorStatus | null> {
     const [r] = await this.#db.rows<Record<string, number | string | null>>('SELECT * FROM sensor_status WHERE sensor_id = $1', [sensorId]);
     return r ? sensorStatusOf(sensorId, r) : null;
+  }
+
+  async presenceColumns(spaceId: string, fromMs: number, toMs: number): Promise<PresenceColumns> {
+    const rows = await this.#db.rows<{ minute_ms: number; value: number }>(
+      'SELECT minute_ms, value FROM presence_minute WHERE space_id = $1 AND minute_ms >= $2 AND minute_ms < $3 ORDER BY minute_ms',
+      [spaceId, fromMs, toMs],
+    );
+    return { minuteMs: Float64Array.from(rows, (r) => r.minute_ms), value: Float64Array.from(rows, (r) => r.value) };
+  }
+
+  async hiveStatuses(hiveIds: readonly string[]): Promise<Array<HiveStatus | null>> {
+    if (hiveIds.length === 0) return [];
+    const rows = await this.#db.rows<HiveStatusTableRow & { hive_id: string }>('SELECT * FROM hive_status WHERE hive_id = ANY($1::text[])', [hiveIds]);
+    const found = new Map(rows.map((r) => [r.hive_id, r] as const));
+    return hiveIds.map((id) => {
+      const r = found.get(id);
+      return r ? hiveStatusOf(id, r) : null;
+    });
+  }
+
+  async sensorStatuses(sensorIds: readonly string[]): Promise<Array<SensorStatus | null>> {
+    if (sensorIds.length === 0) return [];
+    const rows = await this.#db.rows<Record<string, number | string | null>>('SELECT * FROM sensor_status WHERE sensor_id = ANY($1::text[])', [sensorIds]);
+    const found = new Map(rows.map((r) => [r.sensor_id as string, r] as const));
+    return sensorIds.map((id) => {
+      const r = found.get(id);
+      return r ? sensorStatusOf(id, r) : null;
+    });
   }
 
   async getState(key: string): Promise<number | undefined> {

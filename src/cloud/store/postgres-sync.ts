@@ -7,13 +7,16 @@ import type { SyncKind, SyncReply, SyncRequest } from './postgres-sync-messages.
 import type { WebhookStore } from './webhook-port.js';
 
 /**
- * The PostgreSQL store answering synchronously, for code written against `StoreSync` (the
- * HTTP API's reporting and status reads) or `WebhookStore` (webhook subscriptions and delivery),
- * which better-sqlite3 answers on the caller's thread. A worker thread holds the connection
+ * The PostgreSQL store answering synchronously, for code written against `StoreSync` or
+ * `WebhookStore`, which better-sqlite3 answers on the caller's thread. Its only user left is
+ * the webhook engine (src/webhooks/platform-hooks.ts: subscriptions, delivery outbox and the
+ * event outbox it fans out); the HTTP API's reporting, status, stats and MCP reads go through
+ * the asynchronous `Store` port. Remove this bridge, its worker and its messages when the
+ * webhook engine moves to asynchronous ports: each call blocks the thread (`Atomics.wait`). A worker thread holds the connection
  * (`PostgresStore` or `PostgresWebhookStore`); a call posts the request and blocks
  * on a shared flag until the worker's answer is in the port (`Atomics.wait`, then
  * `receiveMessageOnPort`): the same blocking model as better-sqlite3, one round trip per call.
- * The pipeline never uses this: it awaits the asynchronous `PostgresStore` directly.
+ * The pipeline and the HTTP API never use this: they await the asynchronous `PostgresStore`.
  */
 const TIMEOUT_MS = 30_000;
 

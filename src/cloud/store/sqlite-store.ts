@@ -19,10 +19,11 @@ import type {
   SensorHealthWrite,
   SensorStatus,
   StoredPayload,
+  PresenceColumns,
   TrafficSeriesPoint,
 } from './port.js';
-import { prepareSeries } from './sqlite-series.js';
-import { hiveStatusRow, payloadRows, prepareStatus, sensorStatusRow, writeHeartbeatRows } from './sqlite-status.js';
+import { prepareSeries, presenceColumnsOf } from './sqlite-series.js';
+import { hiveStatusRow, hiveStatusRows, payloadRows, prepareStatus, sensorStatusRow, sensorStatusRows, writeHeartbeatRows } from './sqlite-status.js';
 
 /**
  * The embedded store: one SQLite file (or ':memory:'), WAL journal with synchronous=NORMAL
@@ -171,6 +172,18 @@ export class SqliteStore implements StoreSync {
 
   sensorStatus(sensorId: string): SensorStatus | null {
     return sensorStatusRow(this.#st, sensorId);
+  }
+
+  presenceColumns(spaceId: string, fromMs: number, toMs: number): PresenceColumns {
+    return presenceColumnsOf(this.#s, spaceId, fromMs, toMs);
+  }
+
+  hiveStatuses(hiveIds: readonly string[]): Array<HiveStatus | null> {
+    return hiveStatusRows(this.#st, hiveIds);
+  }
+
+  sensorStatuses(sensorIds: readonly string[]): Array<SensorStatus | null> {
+    return sensorStatusRows(this.#st, sensorIds);
   }
 
   writePresenceMinutes(rows: readonly PresenceMinuteRow[]): void {

@@ -10,15 +10,15 @@ export class MemorySeries implements SeriesPort {
     this.presence.set(id, [...rows].sort((a, b) => a.minuteMs - b.minuteMs));
   }
 
-  presenceMinutes(id: string, start: number, stop: number): MinuteValue[] {
+  async presenceMinutes(id: string, start: number, stop: number): Promise<MinuteValue[]> {
     return (this.presence.get(id) ?? []).filter((r) => r.minuteMs >= start && r.minuteMs < stop);
   }
 
-  trafficMinutes(id: string, start: number, stop: number): MinuteTraffic[] {
+  async trafficMinutes(id: string, start: number, stop: number): Promise<MinuteTraffic[]> {
     return (this.traffic.get(id) ?? []).filter((r) => r.minuteMs >= start && r.minuteMs < stop);
   }
 
-  trafficOccupancyMinutes(id: string, start: number, stop: number, mode: 'raw' | 'calibrated'): MinuteValue[] {
+  async trafficOccupancyMinutes(id: string, start: number, stop: number, mode: 'raw' | 'calibrated'): Promise<MinuteValue[]> {
     const rows = (this.trafficOcc.get(id) ?? []).filter((r) => r.minuteMs >= start && r.minuteMs < stop);
     return mode === 'raw' ? rows : rows.map((r) => ({ ...r, value: Math.max(0, r.value) }));
   }

@@ -13,8 +13,8 @@ import { MemorySeries } from './fixture-series.js';
 
 /** The fixture store, also reading columns natively (as storeSeries does with a file). */
 class ColumnSeries extends MemorySeries {
-  presenceColumns(id: string, start: number, stop: number): MinuteColumns {
-    return columnsOf(this.presenceMinutes(id, start, stop));
+  async presenceColumns(id: string, start: number, stop: number): Promise<MinuteColumns> {
+    return columnsOf(await this.presenceMinutes(id, start, stop));
   }
 }
 
@@ -90,43 +90,43 @@ function request(b: typeof body extends fc.Arbitrary<infer T> ? T : never): Repo
 }
 
 /** Today's general path: point objects, `paginate`, then `JSON.stringify` or `toCsv`. */
-function objectPath(q: ReportingQuery): string {
-  const { items, pageInfo } = paginate(computePoints(assets, plain, model.org.id, q), q.page);
+async function objectPath(q: ReportingQuery): Promise<string> {
+  const { items, pageInfo } = paginate(await computePoints(assets, plain, model.org.id, q), q.page);
   if (q.format === 'csv') return toCsv(items);
   return JSON.stringify(pageInfo ? { data: items, page_info: pageInfo } : { data: items });
 }
 
-function fastPath(q: ReportingQuery): string {
-  const rep = computeRuns(assets, series, model.org.id, q);
+async function fastPath(q: ReportingQuery): Promise<string> {
+  const rep = await computeRuns(assets, series, model.org.id, q);
   return q.format === 'csv' ? [...csvChunks(rep, q.page)].join('') : Buffer.concat([...jsonChunks(rep, q.page)]).toString();
 }
 
 describe('the reporting fast path', () => {
-  it('writes byte for byte the text of the object path for random queries (fast-check seed 42)', () => {
+  it('writes byte for byte the text of the object path for random queries (fast-check seed 42)', async () => {
     let nonEmpty = 0;
-    fc.assert(
-      fc.property(body, (b) => {
+    await fc.assert(
+      fc.asyncProperty(body, async (b) => {
         const q = request(b);
-        const expected = objectPath(q);
+        const expected = await objectPath(q);
         if ((expected.match(/\{"field"|\r\n/g) ?? []).length > 5) nonEmpty++;
-        expect(fastPath(q)).toBe(expected);
+        expect(await fastPath(q)).toBe(expected);
       }),
       { seed: 42, numRuns: 200 },
     );
     expect(nonEmpty).toBeGreaterThan(80); // the property compared real reports, not empty ones
   });
 
-  it('writes the empty report as the object path does, in JSON and CSV', () => {
+  it('writes the empty report as the object path does, in JSON and CSV', async () => {
     const q = request({ every: '1h', fn: 'max', timezone: 'UTC', createEmpty: false, fill: undefined, measurements: ['room_occupancy'], startMin: 0, spanMin: 60, value: { gte: 1000 }, rooms: undefined, ranges: undefined, excludeSunday: false, page: { page: 3, limit: 5 }, format: 'json' });
-    expect(fastPath(q)).toBe(objectPath(q));
-    expect(fastPath({ ...q, format: 'csv' })).toBe('\r\n');
+    expect(await fastPath(q)).toBe(await objectPath(q));
+    expect(await fastPath({ ...q, format: 'csv' })).toBe('\r\n');
   });
 
-  it('splits a large report into chunks of about a megabyte', () => {
+  it('splits a large report into chunks of about a megabyte', async () => {
     const q = request({ every: '1m', fn: 'max', timezone: 'Europe/Paris', createEmpty: true, fill: undefined, measurements: ['room_occupancy', 'zone_occupancy'], startMin: 0, spanMin: 900, value: undefined, rooms: undefined, ranges: undefined, excludeSunday: false, page: undefined, format: 'json' });
-    const chunks = [...jsonChunks(computeRuns(assets, series, model.org.id, q), null)];
+    const chunks = [...jsonChunks(await computeRuns(assets, series, model.org.id, q), null)];
     expect(chunks.length).toBeGreaterThan(1);
     expect(chunks.slice(0, -1).every((c) => c.length > (1 << 20) - 4096 && c.length <= 1 << 20)).toBe(true);
-    expect(Buffer.concat(chunks).toString()).toBe(objectPath(q));
+    expect(Buffer.concat(chunks).toString()).toBe(await objectPath(q));
   });
 });

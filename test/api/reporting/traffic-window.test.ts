@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { storeSeries } from '../../../src/api/reporting/store-series.js';
 import { catalogueFromScenario } from '../../../src/assets/from-scenario.js';
 import { LocalDays } from '../../../src/cloud/local-day.js';
-import type { StoreSync } from '../../../src/cloud/store/port.js';
+import type { SeriesStore } from '../../../src/api/reporting/store-series.js';
 import type { TrafficMinuteRow } from '../../../src/cloud/traffic.js';
 import { trafficSpaces } from '../../../src/cloud/traffic-occupancy.js';
 import { loadScenarioFile } from '../../../src/scenario/load.js';
@@ -28,7 +28,7 @@ const spaces = trafficSpaces(catalogue.snapshot());
 const SEED = 20_261_124;
 
 function seriesOver(rows: ReadonlyMap<string, TrafficMinuteRow[]>): ReturnType<typeof storeSeries> {
-  const store = { trafficMinutes: (id: string) => rows.get(id) ?? [], presenceMinutes: () => [] } as unknown as StoreSync;
+  const store = { trafficMinutes: (id: string) => Promise.resolve(rows.get(id) ?? []), presenceMinutes: () => Promise.resolve([]) } as unknown as SeriesStore;
   return storeSeries(store, catalogue);
 }
 
@@ -55,28 +55,28 @@ describe('traffic occupancy whatever the window', () => {
     expect(spaces.some((s) => s.kind === 'floor')).toBe(true);
   });
 
-  it(`the value at a minute is the same whichever start a query gives, and equals the sum since local midnight (seed ${SEED})`, () => {
+  it(`the value at a minute is the same whichever start a query gives, and equals the sum since local midnight (seed ${SEED})`, async () => {
     // The seed is fixed and printed in the title, so a failure replays.
-    fc.assert(
-      fc.property(
+    await fc.assert(
+      fc.asyncProperty(
         rowsArb,
         fc.constantFrom(...spaces),
         fc.integer({ min: 0, max: SPAN - 1 }),
         fc.integer({ min: 0, max: SPAN - 1 }),
         fc.integer({ min: 0, max: SPAN - 1 }),
         fc.constantFrom<'raw' | 'calibrated'>('raw', 'calibrated'),
-        (rows, space, a, b, c, mode) => {
+        async (rows, space, a, b, c, mode) => {
           const series = seriesOver(rows);
           const t = day0 + Math.max(a, b, c) * MIN;
           const s1 = day0 + Math.min(a, b) * MIN;
           const s2 = day0 + Math.min(b, c) * MIN;
-          const at = (start: number): number | undefined => series.trafficOccupancyMinutes(space.spaceId, start, t + MIN, mode, []).find((p) => p.minuteMs === t)?.value;
-          expect(at(s1)).toBe(at(s2));
+          const at = async (start: number): Promise<number | undefined> => (await series.trafficOccupancyMinutes(space.spaceId, start, t + MIN, mode, [])).find((p) => p.minuteMs === t)?.value;
+          expect(await at(s1)).toBe(await at(s2));
           if (mode === 'raw') {
             const midnight = new LocalDays(zone).dayStartOf(t);
             let want = 0;
             for (const term of space.terms) for (const r of rows.get(term.sensorId) ?? []) if (r.minuteMs >= midnight && r.minuteMs <= t) want += term.sign * (r.in - r.out);
-            expect(at(s1)).toBe(want);
+            expect(await at(s1)).toBe(want);
           }
         },
       ),

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PostgresApiState } from '../../../src/api/state/postgres-state.js';
+import { PostgresApiState } from '../../../src/cloud/store/postgres-api-state.js';
 import { postgresSkipReason, startPostgres, type TestPostgres } from '../../support/postgres.js';
 import { apiStateSurvivesRestart, model } from './state-contract.js';
 

@@ -92,5 +92,24 @@ describe('SQLite store', () => {
   });
 });
 
+describe('SQLite presence columns (the reporting fast path)', () => {
+  // Doubles whose shortest text is long or extreme: the JSON arrays must carry them bit for bit.
+  const awkward = [0.1 + 0.2, 1 / 3, 2 / 3, 1e-7, 123456.789, 5e-324, 0, 7, 2.5, Math.PI];
+
+  it('returns exactly the stored doubles, in minute order, read while another connection writes the file', () => {
+    const path = tempDb();
+    const writer = new SqliteStore(path);
+    const reader = new SqliteStore(path); // the API's own connection, as the platform opens it
+    writer.writePresenceMinutes(awkward.map((value, i) => ({ spaceId: 'room_a', minuteMs: T0 + (awkward.length - i) * 60_000, value, samples: 1 })));
+    const cols = reader.presenceColumns('room_a', T0, T0 + 3_600_000);
+    const expected = writer.presenceSeries('room_a', '1m', T0, T0 + 3_600_000);
+    expect(Array.from(cols.minuteMs)).toEqual(expected.map((p) => p.bucketMs));
+    expect(Array.from(cols.value).every((v, i) => Object.is(v, expected[i]?.value))).toBe(true);
+    expect(Array.from(cols.value)).toEqual([...awkward].reverse());
+    writer.close();
+    reader.close();
+  });
+});
+
 describeStoreContract('SQLite (in memory)', () => Promise.resolve(sqliteStore(':memory:')));
 describeStoreContract('SQLite (WAL file)', () => Promise.resolve(sqliteStore(tempDb())));

@@ -208,6 +208,50 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
       await s.close();
     });
 
+    it("reads a space's minutes in a range as columns, in minute order, doubles exactly", async () => {
+      const s = await open();
+      const values = [0.1 + 0.2, 1 / 3, 2.5e-17, 12345.678901234567, 7];
+      // Written out of minute order: the columns come back sorted all the same.
+      await s.writePresenceMinutes(values.map((value, m) => ({ spaceId: 'room_a', minuteMs: T + (4 - m) * MIN, value, samples: 60 })));
+      await s.writePresenceMinutes([{ spaceId: 'room_b', minuteMs: T + MIN, value: 9, samples: 60 }]);
+      const cols = await s.presenceColumns('room_a', T + MIN, T + 4 * MIN);
+      expect(cols.minuteMs).toBeInstanceOf(Float64Array);
+      expect(cols.value).toBeInstanceOf(Float64Array);
+      expect([...cols.minuteMs]).toEqual([T + MIN, T + 2 * MIN, T + 3 * MIN]);
+      expect([...cols.value]).toEqual([values[3], values[2], values[1]]);
+      // The same minutes as presenceSeries at 1m.
+      expect((await s.presenceSeries('room_a', '1m', T, T + 5 * MIN)).map((p) => [p.bucketMs, p.value])).toEqual(
+        [...(await s.presenceColumns('room_a', T, T + 5 * MIN)).minuteMs].map((t, i) => [t, values[4 - i]]),
+      );
+      const none = await s.presenceColumns('room_none', T, T + 5 * MIN);
+      expect([none.minuteMs.length, none.value.length]).toEqual([0, 0]);
+      expect((await s.presenceColumns('room_a', T + 5 * MIN, T + 9 * MIN)).minuteMs).toHaveLength(0);
+      await s.close();
+    });
+
+    it('reads many hives and sensors in one call, in the order asked, null where none', async () => {
+      const s = await open();
+      expect(await s.hiveStatuses([])).toEqual([]);
+      expect(await s.sensorStatuses([])).toEqual([]);
+      const hb = { hiveId: 'hive_1', hiveSerial: 'HV1', lastHeartbeatMs: T, sentAtMs: T - 5, state: 'streaming' as const, firmwareVersion: '1.4.2', protocolMinor: 1, uptimeMs: 1000, netPathStability: 0.9, ackedSeq: 4, nextSeq: 5, bufferedBatches: 0, bufferedBytes: 0, droppedPackets: 0 };
+      const health = { sensorId: 'sensor_a', measuredAtMs: T - 10, batteryLevel: 0.5, batteryRuntimeS: 86_400, rssiDbm: -70, linkPdr: 0.97, uptimeMs: 500, parent: 'HV1', hops: 1, queueOverflows: 0 };
+      await s.writeHeartbeat(hb, [health]);
+      await s.writeHeartbeat({ ...hb, hiveId: 'hive_2', hiveSerial: 'HV2', lastHeartbeatMs: T + MIN }, []);
+      await s.writeBatch({ hiveSerial: 'HV1', seq: 1, sentAtMs: T, receivedAtMs: T, ackedSeq: 1, packetCount: 1, raw: null, deadLetters: [], sensorsSeen: [{ sensorId: 'sensor_b', lastSeenMs: T }] });
+      const hives = ['hive_2', 'hive_none', 'hive_1', 'hive_2'];
+      expect(await s.hiveStatuses(hives)).toEqual(await Promise.all(hives.map((id) => s.hiveStatus(id))));
+      expect((await s.hiveStatuses(hives)).map((h) => h?.hiveSerial ?? null)).toEqual(['HV2', null, 'HV1', 'HV2']);
+      const sensors = ['sensor_b', 'sensor_none', 'sensor_a', "it's \"quoted\""];
+      expect(await s.sensorStatuses(sensors)).toEqual(await Promise.all(sensors.map((id) => s.sensorStatus(id))));
+      expect((await s.sensorStatuses(sensors)).map((r) => r?.lastSeenMs ?? null)).toEqual([T, null, T - 10, null]);
+      // A fleet's worth of ids in one call.
+      const many = Array.from({ length: 5000 }, (_, i) => (i === 4321 ? 'sensor_a' : `sensor_${i}`));
+      const rows = await s.sensorStatuses(many);
+      expect(rows.filter((r) => r !== null).map((r) => r?.sensorId)).toEqual(['sensor_a']);
+      expect(rows[4321]?.batteryLevel).toBe(0.5);
+      await s.close();
+    });
+
     it('keeps the order of calls issued without awaiting each', async () => {
       const s = await open();
       const writes = [1, 2, 3].map((v) => s.setState('k', v));

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { AppError, ErrorCodes } from '../../core/errors.js';
-import { CLIENT_COLUMNS, clientRowOf, type ApiStatePort, type AssetOverlay, type ClientRow, type ClientTableRow, type StoredClient } from './port.js';
+import { CLIENT_COLUMNS, clientRowOf, type ApiStatePort, type AssetOverlay, type ClientRow, type ClientTableRow, type StoredClient } from './api-state-port.js';
 
 /**
  * The API's state in the cloud store's SQLite file (tables `api_clients`, `api_overlays` of

@@ -1,6 +1,6 @@
-import { PostgresStore } from '../../cloud/store/postgres-store.js';
-import { PostgresSession } from '../../cloud/store/postgres-session.js';
-import { CLIENT_COLUMNS, clientRowOf, type ApiStatePort, type AssetOverlay, type ClientRow, type ClientTableRow, type StoredClient } from './port.js';
+import { PostgresStore } from './postgres-store.js';
+import { PostgresSession } from './postgres-session.js';
+import { CLIENT_COLUMNS, clientRowOf, type ApiStatePort, type AssetOverlay, type ClientRow, type ClientTableRow, type StoredClient } from './api-state-port.js';
 
 /**
  * The API's state in the PostgreSQL store (tables `api_clients`, `api_overlays` of
