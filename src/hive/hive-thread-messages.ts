@@ -15,9 +15,19 @@ export interface HiveThreadInit {
   ackTimeoutMs: number;
 }
 
+/**
+ * The packets (packet-transfer.ts) of the thread's sensors for the next flush. Posted while
+ * the previous flush may still wait for acks; they enter the meshes once that flush has cut
+ * its batches (mesh-delivery.ts, HiveGroups), never before. No answer: a failure is the next flush's.
+ */
+export interface HiveThreadPost {
+  op: 'submit';
+  packets: Float64Array;
+}
+
 export type HiveThreadRequest =
-  /** The packets (packet-transfer.ts) of the thread's sensors since the last flush enter the meshes; then the hives publish what they hold at `atMs`. */
-  | { op: 'flush'; id: number; atMs: number; packets: Float64Array }
+  /** The hives publish what has reached them by `atMs` and wait for the cloud's acks. */
+  | { op: 'flush'; id: number; atMs: number }
   | { op: 'report'; id: number; nowMs: number }
   | { op: 'close'; id: number };
 

@@ -6,7 +6,7 @@ import type { SensorPacket } from '../edge/packet.js';
 import type { ScenarioModel } from '../scenario/model.js';
 import type { HiveGroupReport } from './delivery-report.js';
 import type { GroupFlush } from './hive-group.js';
-import type { HiveThreadInit, HiveThreadRequest, HiveThreadResponse, HiveThreadStarted } from './hive-thread-messages.js';
+import type { HiveThreadInit, HiveThreadPost, HiveThreadRequest, HiveThreadResponse, HiveThreadStarted } from './hive-thread-messages.js';
 import type { HiveGroups } from './mesh-delivery.js';
 import { PacketWriter } from './packet-transfer.js';
 
@@ -28,7 +28,9 @@ export interface HiveThreadOptions {
 type Request = HiveThreadRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
 
 interface HiveThread {
-  call<T>(r: Request, transfer?: ArrayBuffer[]): Promise<T>;
+  call<T>(r: Request): Promise<T>;
+  /** A message that has no answer (a failure surfaces at the next call). */
+  post(m: HiveThreadPost, transfer: ArrayBuffer[]): void;
   terminate(): Promise<void>;
 }
 
@@ -46,18 +48,19 @@ export async function startHiveThreads(model: ScenarioModel, opts: HiveThreadOpt
   const route = new Map(model.sensors.map((s, i) => [s.id, { index: i, thread: threadOfHive.get(s.hiveId) }] as const));
   const writers = threads.map(() => new PacketWriter());
   return {
-    async flush(atMs: number, packets: readonly SensorPacket[]): Promise<GroupFlush> {
+    submit(packets: readonly SensorPacket[]): void {
       for (const p of packets) {
         const r = route.get(p.sensorId);
         if (r?.thread === undefined) throw new Error(`no hive route for sensor ${p.sensorId}`);
         (writers[r.thread] as PacketWriter).write(p, r.index);
       }
-      const results = await Promise.all(
-        threads.map((t, k) => {
-          const buf = (writers[k] as PacketWriter).take();
-          return t.call<GroupFlush>({ op: 'flush', atMs, packets: buf }, [buf.buffer as ArrayBuffer]);
-        }),
-      );
+      threads.forEach((t, k) => {
+        const buf = (writers[k] as PacketWriter).take();
+        t.post({ op: 'submit', packets: buf }, [buf.buffer as ArrayBuffer]);
+      });
+    },
+    async flush(atMs: number): Promise<GroupFlush> {
+      const results = await Promise.all(threads.map((t) => t.call<GroupFlush>({ op: 'flush', atMs })));
       return results.reduce((a, r) => ({ published: a.published + r.published, submitted: a.submitted + r.submitted, empty: a.empty && r.empty }), { published: 0, submitted: 0, empty: true });
     },
     report: (nowMs) => Promise.all(threads.map((t) => t.call<HiveGroupReport>({ op: 'report', nowMs }))),
@@ -121,13 +124,16 @@ async function startThread(init: HiveThreadInit): Promise<HiveThread> {
   worker.on('error', (err) => fail(new Error(`hive thread failed: ${err.message}`, { cause: err })));
   worker.on('exit', (code) => fail(new Error(`hive thread exited (${code})`)));
   return {
-    call<T>(r: Request, transfer: ArrayBuffer[] = []): Promise<T> {
+    call<T>(r: Request): Promise<T> {
       if (dead) return Promise.reject(dead);
       const id = nextId++;
       return new Promise<T>((resolve, reject) => {
         pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
-        worker.postMessage({ ...r, id } as HiveThreadRequest, transfer);
+        worker.postMessage({ ...r, id } as HiveThreadRequest);
       });
+    },
+    post(m, transfer) {
+      if (!dead) worker.postMessage(m, transfer);
     },
     terminate: async () => {
       await worker.terminate();

@@ -2,7 +2,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { isAppError } from '../core/errors.js';
 import { FaultTimeline } from '../mesh/faults.js';
 import { createHiveGroup, type HiveGroup, type MeshHiveEndpoint } from './hive-group.js';
-import type { HiveThreadInit, HiveThreadRequest, HiveThreadResponse, HiveThreadStarted } from './hive-thread-messages.js';
+import type { HiveThreadInit, HiveThreadPost, HiveThreadRequest, HiveThreadResponse, HiveThreadStarted } from './hive-thread-messages.js';
 import { connectHive, type HiveLink } from './mqtt-hive.js';
 import { readPackets } from './packet-transfer.js';
 
@@ -33,11 +33,14 @@ async function connect(links: HiveLink[]): Promise<HiveGroup> {
   return createHiveGroup(model, endpoints, new FaultTimeline(model.faults));
 }
 
-async function handle(group: HiveGroup, links: readonly HiveLink[], r: HiveThreadRequest): Promise<Extract<HiveThreadResponse, { kind: 'result' }>['value']> {
+async function handle(group: HiveGroup, links: readonly HiveLink[], r: HiveThreadRequest, handed: () => void): Promise<Extract<HiveThreadResponse, { kind: 'result' }>['value']> {
   switch (r.op) {
-    case 'flush':
-      group.submit(readPackets(r.packets, init.model.sensors));
-      return group.flush(r.atMs);
+    case 'flush': {
+      // Synchronously up to its first publish, the flush takes what arrived and cuts the batches.
+      const flushing = group.flush(r.atMs);
+      handed();
+      return flushing;
+    }
     case 'report':
       return group.report(r.nowMs);
     case 'close':
@@ -57,14 +60,31 @@ async function main(channel: NonNullable<typeof port>): Promise<void> {
     return;
   }
   channel.postMessage({ kind: 'ready' } satisfies HiveThreadStarted);
+  // Requests one at a time, in order. Submitted packets enter the meshes once the flush
+  // received before them has cut its batches (HiveGroups in mesh-delivery.ts), while it may
+  // still wait for acks; a flush starts once the submits received before it are in.
   let chain = Promise.resolve();
-  channel.on('message', (r: HiveThreadRequest) => {
+  let flushHanded = Promise.resolve();
+  let submitted: Promise<void> = Promise.resolve();
+  channel.on('message', (r: HiveThreadRequest | HiveThreadPost) => {
+    if (r.op === 'submit') {
+      const after = Promise.all([submitted, flushHanded]);
+      submitted = after.then(() => group.submit(readPackets(r.packets, init.model.sensors)));
+      submitted.catch(() => undefined);
+      return;
+    }
+    let handed = (): void => undefined;
+    if (r.op === 'flush') flushHanded = new Promise<void>((resolve) => (handed = resolve));
+    const before = submitted;
     chain = chain.then(async () => {
       let reply: HiveThreadResponse;
       try {
-        reply = { kind: 'result', id: r.id, value: await handle(group, links, r) };
+        await before;
+        reply = { kind: 'result', id: r.id, value: await handle(group, links, r, handed) };
       } catch (err) {
         reply = { kind: 'error', id: r.id, ...failure(err) };
+      } finally {
+        handed();
       }
       channel.postMessage(reply);
       if (r.op === 'close') channel.close();

@@ -31,9 +31,15 @@ export interface MeshDeliveryStage extends DeliveryStage {
   close(): Promise<void>;
 }
 
-/** Where the hives are simulated: each flush hands over the packets submitted since the last. */
+/**
+ * Where the hives are simulated. `submit` comes after the previous `flush` was called (that
+ * flush's hives have taken what arrived and cut their batches: what they still do is publish
+ * and wait for acks), so the next interval's packets cross the meshes while the platform
+ * ingests the previous one, and every mesh sees the same sequence as without the overlap.
+ */
 export interface HiveGroups {
-  flush(atMs: number, packets: readonly SensorPacket[]): Promise<GroupFlush>;
+  submit(packets: readonly SensorPacket[]): void;
+  flush(atMs: number): Promise<GroupFlush>;
   /** Every group's report parts at `nowMs` (any order: the report puts hives in scenario order). */
   report(nowMs: number): Promise<HiveGroupReport[]>;
   close(): Promise<void>;
@@ -58,10 +64,8 @@ export function createMeshDelivery(model: ScenarioModel, hives: readonly MeshHiv
 export function localHiveGroups(model: ScenarioModel, hives: readonly MeshHiveEndpoint[]): HiveGroups {
   const group = createHiveGroup(model, hives, new FaultTimeline(model.faults));
   return {
-    flush(atMs, packets) {
-      group.submit(packets);
-      return group.flush(atMs);
-    },
+    submit: (packets) => group.submit(packets),
+    flush: (atMs) => group.flush(atMs),
     report: (nowMs) => Promise.resolve([group.report(nowMs)]),
     close: () => Promise.resolve(),
   };
@@ -71,12 +75,23 @@ export function createDelivery(model: ScenarioModel, groups: HiveGroups, clock: 
   const faults = new FaultTimeline(model.faults);
   const hiveOrder = new Map(model.hives.map((h, i) => [h.serial, i]));
   let lastFlushMs = model.startMs;
-  let pending: SensorPacket[] = [];
+  // Submitted packets enter the groups once the previous flush has been handed to them (see HiveGroups).
+  let flushHanded: Promise<void> = Promise.resolve();
+  let submitted: Promise<void> = Promise.resolve();
   let empty = true;
   const stats: DeliveryStats = { packetsSubmitted: 0, batchesPublished: 0 };
 
   let brokerRestarts = 0;
   const flush = async (atMs: number): Promise<number> => {
+    let handed = (): void => undefined;
+    flushHanded = new Promise<void>((resolve) => (handed = resolve));
+    try {
+      return await flushGroups(atMs, handed);
+    } finally {
+      handed();
+    }
+  };
+  const flushGroups = async (atMs: number, handed: () => void): Promise<number> => {
     await hooks.beforeFlush?.(atMs);
     // Between two flushes nothing is in flight: the restart is deterministic, and the hives'
     // buffers cover whatever the restarted broker forgot.
@@ -85,9 +100,10 @@ export function createDelivery(model: ScenarioModel, groups: HiveGroups, clock: 
       await hooks.restartBroker();
       brokerRestarts++;
     }
-    const packets = pending;
-    pending = [];
-    const r = await groups.flush(atMs, packets);
+    await submitted;
+    const flushing = groups.flush(atMs);
+    handed();
+    const r = await flushing;
     lastFlushMs = atMs;
     stats.packetsSubmitted += r.submitted;
     stats.batchesPublished += r.published;
@@ -97,9 +113,10 @@ export function createDelivery(model: ScenarioModel, groups: HiveGroups, clock: 
 
   return {
     submit(packets) {
-      if (pending.length === 0) pending = [...packets];
-      // A loop, not push(...packets): a fleet's interval can exceed the engine's argument limit.
-      else for (const p of packets) pending.push(p);
+      const after = Promise.all([submitted, flushHanded]);
+      submitted = after.then(() => groups.submit(packets));
+      // Surfaces at the next flush, which awaits it; never an unhandled rejection meanwhile.
+      submitted.catch(() => undefined);
     },
     flush,
     async drain() {
