@@ -85,13 +85,15 @@ export function createDelivery(model: ScenarioModel, groups: HiveGroups, clock: 
   const flush = async (atMs: number): Promise<number> => {
     let handed = (): void => undefined;
     flushHanded = new Promise<void>((resolve) => (handed = resolve));
+    // The packets submitted before this flush (not those of the next, which wait for it).
+    const before = submitted;
     try {
-      return await flushGroups(atMs, handed);
+      return await flushGroups(atMs, before, handed);
     } finally {
       handed();
     }
   };
-  const flushGroups = async (atMs: number, handed: () => void): Promise<number> => {
+  const flushGroups = async (atMs: number, before: Promise<void>, handed: () => void): Promise<number> => {
     await hooks.beforeFlush?.(atMs);
     // Between two flushes nothing is in flight: the restart is deterministic, and the hives'
     // buffers cover whatever the restarted broker forgot.
@@ -100,7 +102,7 @@ export function createDelivery(model: ScenarioModel, groups: HiveGroups, clock: 
       await hooks.restartBroker();
       brokerRestarts++;
     }
-    await submitted;
+    await before;
     const flushing = groups.flush(atMs);
     handed();
     const r = await flushing;
