@@ -55,6 +55,7 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
   const edge = createEdgeStage(model, options.workers === undefined ? {} : { workers: options.workers });
   const world = createWorld(whole);
   const truth = createTruthRecorder(whole);
+  const threads = hiveThreadsFor(model, options, options.record !== undefined);
   const recorder = recorderFor(options, model, clock);
   const platform = await startRunPlatform(model, opts, options, recorder).catch((err: unknown) => {
     recorder?.close();
@@ -65,7 +66,6 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
   try {
     // The simulator's side: each hive logs in over MQTT like a device would.
     const ackTimeoutMs = ackTimeoutForFleet((model.sensors.length * model.batchIntervalMs) / 1000);
-    const threads = hiveThreadsFor(model, options, recorder !== null);
     if (threads === 0) for (const h of model.hives) links.set(h.id, await connectHive({ brokerUrl: platform.brokerUrl, serial: h.serial, password: h.password, ackTimeoutMs }));
     else hiveGroups = await startHiveThreads(model, { threads, brokerUrl: platform.brokerUrl, ackTimeoutMs });
     await options.onPlatform?.({ model, dbPath: platform.dbPath, brokerUrl: platform.brokerUrl, apiUrl: platform.apiUrl });
@@ -121,7 +121,7 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
         peakRssMb: peakRssMb(),
         cpuPercent: wall.cpuPercent(),
         platformThread: platform.inOwnThread,
-        hiveThreads: hiveGroups ? hiveThreadsFor(model, options, recorder !== null) : 0,
+        hiveThreads: hiveGroups ? threads : 0,
         interrupted: loop.interrupted,
         ...(lag ? { realTime: lag.summary() } : {}),
         ...(hooks ? { webhookLatencyMs: { p50: round(hooks.latencyP50Ms, 2), p99: round(hooks.latencyP99Ms, 2) }, webhookKeepUp: webhookKeepUp(hooks, model.durationMs, opts.speed) } : {}),
