@@ -1,9 +1,10 @@
 /**
  * `npm run bench -- platform [duration]`: fleet.yaml (30,300 sensors, model fidelity, 10
- * simulated minutes by default) with the platform in the run's thread (the baseline) and in
- * its own worker thread, each in a fresh `occusim run` process from dist/ (as users run it):
- * wall time, CPU utilisation of the process (200 % = both cores), peak RSS, and the ratio of
- * wall times. The two runs' `result` sections must be byte-identical.
+ * simulated minutes by default) in one thread (the baseline: platform and hives in the run's
+ * thread) and in the default layout (platform in its own worker thread, hives in hive threads,
+ * world and edge in the run's thread), each in a fresh `occusim run` process from dist/ (as
+ * users run it): wall time, CPU utilisation of the process (200 % = both cores), peak RSS, and
+ * the ratio of wall times. The two runs' `result` sections must be byte-identical.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -16,15 +17,22 @@ interface Run {
   cpuPercent: number;
   peakRssMb: number;
   loadMs: number;
+  hiveThreads: number;
   result: string;
 }
 
-function runOnce(root: string, scenario: string, duration: string, mode: 'off' | 'on', dir: string): Run {
+/** The baseline pins every thread option to one thread; the default layout is what `occusim run` picks (auto). */
+const LAYOUTS = {
+  single: ['--platform-thread', 'off', '--hive-threads', '0'],
+  threads: ['--platform-thread', 'auto', '--hive-threads', 'auto'],
+} as const;
+
+function runOnce(root: string, scenario: string, duration: string, mode: keyof typeof LAYOUTS, dir: string): Run {
   const report = join(dir, `${mode}.json`);
-  const r = spawnSync(process.execPath, [join(root, 'bin/occusim.js'), 'run', scenario, '--duration', duration, '--quiet', '--platform-thread', mode, '--report', report], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
-  if (r.status !== 0) throw new Error(`occusim run (--platform-thread ${mode}) exited ${r.status}`);
-  const { result, perf } = JSON.parse(readFileSync(report, 'utf8')) as { result: unknown; perf: { wallMs: number; cpuPercent: number; peakRssMb: number; loadMs: number } };
-  return { mode, wallMs: perf.wallMs, cpuPercent: perf.cpuPercent, peakRssMb: perf.peakRssMb, loadMs: perf.loadMs, result: JSON.stringify(result) };
+  const r = spawnSync(process.execPath, [join(root, 'bin/occusim.js'), 'run', scenario, '--duration', duration, '--quiet', ...LAYOUTS[mode], '--report', report], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  if (r.status !== 0) throw new Error(`occusim run (${LAYOUTS[mode].join(' ')}) exited ${r.status}`);
+  const { result, perf } = JSON.parse(readFileSync(report, 'utf8')) as { result: unknown; perf: { wallMs: number; cpuPercent: number; peakRssMb: number; loadMs: number; hiveThreads: number } };
+  return { mode, wallMs: perf.wallMs, cpuPercent: perf.cpuPercent, peakRssMb: perf.peakRssMb, loadMs: perf.loadMs, hiveThreads: perf.hiveThreads, result: JSON.stringify(result) };
 }
 
 export async function runPlatformBench(root: string, duration = '10m'): Promise<void> {
@@ -32,12 +40,13 @@ export async function runPlatformBench(root: string, duration = '10m'): Promise<
   const dir = mkdtempSync(join(tmpdir(), 'occusim-bench-platform-'));
   try {
     console.log(`\nplatform thread: fleet.yaml, --duration ${duration}, model fidelity (each run in its own process from dist/)`);
-    const base = runOnce(root, scenario, duration, 'off', dir);
-    const own = runOnce(root, scenario, duration, 'on', dir);
+    const base = runOnce(root, scenario, duration, 'single', dir);
+    const own = runOnce(root, scenario, duration, 'threads', dir);
     for (const r of [base, own]) {
-      console.log(`  platform ${r.mode === 'off' ? 'in the run thread ' : 'in its own thread'}  wall ${(r.wallMs / 1000).toFixed(1)} s  CPU ${r.cpuPercent} %  peak RSS ${r.peakRssMb} MB  (load ${(r.loadMs / 1000).toFixed(1)} s)`);
+      const label = r.mode === 'single' ? 'one thread (platform and hives in the run thread)   ' : `platform thread + ${r.hiveThreads} hive thread(s) + run thread`;
+      console.log(`  ${label}  wall ${(r.wallMs / 1000).toFixed(1)} s  CPU ${r.cpuPercent} %  peak RSS ${r.peakRssMb} MB  (load ${(r.loadMs / 1000).toFixed(1)} s)`);
     }
-    console.log(`  wall time own thread / run thread: x${(own.wallMs / base.wallMs).toFixed(2)} (target <= 0.6); CPU ${own.cpuPercent} % (target >= 170 %)`);
+    console.log(`  wall time threads / one thread: x${(own.wallMs / base.wallMs).toFixed(2)} (target <= 0.6); CPU ${own.cpuPercent} % (target >= 170 %)`);
     console.log(`  results byte-identical: ${own.result === base.result}`);
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -134,6 +134,7 @@ function runOptionsFromFlags(flags: Flags): RunOptions {
     if (m !== 'auto' && m !== 'on' && m !== 'off') throw usage(`--platform-thread must be auto, on or off, got ${JSON.stringify(m)}`);
     opts.platformThread = m === 'auto' ? 'auto' : m === 'on';
   }
+  if (typeof flags['hive-threads'] === 'string') opts.hiveThreads = flags['hive-threads'] === 'auto' ? 'auto' : integerFlag('hive-threads', flags['hive-threads'], 0, 64);
   if (flags.resume === true) opts.storePolicy = 'resume';
   if (flags.fresh === true) opts.storePolicy = 'fresh';
   opts.mqttPort = mqttPortOf(flags);

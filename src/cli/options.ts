@@ -33,6 +33,7 @@ export const OPTIONS = {
   resume: () => new Option('--resume', 'continue the run held by --store (same scenario and seed)'),
   fresh: () => new Option('--fresh', 'delete what --store holds and start over'),
   platformThread: () => new Option('--platform-thread <mode>', 'auto (default: its own thread from 1,000 sensors), on or off').choices(['auto', 'on', 'off']),
+  hiveThreads: () => new Option('--hive-threads <n>', 'worker threads that simulate the hives (auto: default, one per core beyond the first from 1,000 sensors; 0: the run\u2019s thread; results identical)'),
   shard: () => new Option('--shard <i/n>', 'simulate only slice i of n of the hives (dealt by serial), on the --broker the other shards share'),
   broker: () => new Option('--broker <url>', 'an external MQTT broker (mqtt://host:port) instead of the embedded one'),
   externalIngest: () => new Option('--external-ingest', 'with --shard: no platform of its own; occusim serve --shards processes on the --broker ingest, told the time on its clock channel (docs/scale-out.md)'),
@@ -61,7 +62,7 @@ export const OPTIONS = {
 export type OptionName = keyof typeof OPTIONS;
 
 /** The options of a run (`run`, `serve --feed`). */
-export const RUN_OPTIONS: readonly OptionName[] = ['seed', 'speed', 'duration', 'start', 'fidelity', 'workers', 'report', 'store', 'db', 'keep', 'resume', 'fresh', 'platformThread', 'mqttPort', 'host', 'broker', 'record', 'quiet', 'expect', 'junit', 'webhookAllow', 'truth', 'html'];
+export const RUN_OPTIONS: readonly OptionName[] = ['seed', 'speed', 'duration', 'start', 'fidelity', 'workers', 'report', 'store', 'db', 'keep', 'resume', 'fresh', 'platformThread', 'hiveThreads', 'mqttPort', 'host', 'broker', 'record', 'quiet', 'expect', 'junit', 'webhookAllow', 'truth', 'html'];
 
 function portValue(flags: Flags, name: 'port' | 'mqtt-port', fallback: number): number {
   const v = flags[name];

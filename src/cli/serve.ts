@@ -91,7 +91,7 @@ function scaleOutOf(flags: Flags): ScaleOut | null {
 }
 
 /** Options of a run that mean nothing to a platform served alone (they need `--feed`). */
-const FEED_ONLY = ['seed', 'speed', 'duration', 'start', 'fidelity', 'workers', 'report', 'keep', 'resume', 'fresh', 'platform-thread', 'record', 'quiet', 'expect', 'junit'];
+const FEED_ONLY = ['seed', 'speed', 'duration', 'start', 'fidelity', 'workers', 'report', 'keep', 'resume', 'fresh', 'platform-thread', 'hive-threads', 'record', 'quiet', 'expect', 'junit'];
 
 export async function serveCommand(flags: Flags, io: Io, signal?: AbortSignal): Promise<number> {
   if (typeof flags.scenario !== 'string') throw new AppError(ErrorCodes.USAGE, 'occusim serve needs --scenario <file>: its organisation, assets, users and clients');

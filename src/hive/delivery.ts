@@ -8,6 +8,11 @@ import type { WirePacket } from '../proto/messages.js';
  * simulator never outruns the cloud.
  */
 export interface DeliveryStage {
+  /**
+   * Packets for the next flush. May be called while the previous flush still waits for acks:
+   * they enter the meshes after that flush has taken what arrived (never before), so the
+   * result does not depend on when they were handed over.
+   */
   submit(packets: readonly SensorPacket[]): void;
   /** Hives publish what they hold at `atMs`; resolves once the cloud acknowledged it. Returns the batches published. */
   flush(atMs: number): Promise<number>;

@@ -1,7 +1,6 @@
 import { round } from '../core/stats.js';
 import type { ValueCounts } from '../core/value-counts.js';
 import { isoUtc } from '../core/time.js';
-import type { Battery } from '../mesh/battery.js';
 
 /**
  * The delivery ledger of a run (report section `delivery`): where every packet a sensor
@@ -82,11 +81,19 @@ export function sumLedgers(hives: readonly HiveLedger[], latencies: ValueCounts)
   return { ...out, latencyMs: latencySummary(latencies) };
 }
 
-export function batterySummary(batteries: ReadonlyArray<Battery>, nowMs: number): DeliveryReport['battery'] {
+/** A battery as read at the report's instant. */
+export interface BatteryReading {
+  wired: boolean;
+  level: number;
+  runtimeS: number;
+  changeByMs: number | null;
+}
+
+export function batterySummary(batteries: readonly BatteryReading[]): DeliveryReport['battery'] {
   const powered = batteries.filter((b) => !b.wired);
-  const levels = powered.map((b) => b.level(nowMs));
-  const runtimes = powered.map((b) => b.runtimeS(nowMs)).filter((s) => s > 0);
-  const changeBy = powered.map((b) => b.changeByMs(nowMs)).filter((x): x is number => x !== null);
+  const levels = powered.map((b) => b.level);
+  const runtimes = powered.map((b) => b.runtimeS).filter((s) => s > 0);
+  const changeBy = powered.map((b) => b.changeByMs).filter((x): x is number => x !== null);
   return {
     sensors: batteries.length,
     wired: batteries.length - powered.length,

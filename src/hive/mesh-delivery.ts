@@ -1,20 +1,16 @@
 import type { VirtualClock } from '../core/clock.js';
 import { ackTopic, allHivesFilter } from '../core/topics.js';
-import { AppError, ErrorCodes, isAppError } from '../core/errors.js';
-import { ValueCounts } from '../core/value-counts.js';
+import { AppError, ErrorCodes } from '../core/errors.js';
 import type { SensorPacket } from '../edge/packet.js';
 import { FaultTimeline } from '../mesh/faults.js';
-import { MeshSim } from '../mesh/mesh.js';
-import { fleetIndex } from '../mesh/topology.js';
-import { PROTOCOL_MINOR } from '../proto/limits.js';
-import type { SensorHealth, WirePacket } from '../proto/messages.js';
-import type { ScenarioModel, SensorModel } from '../scenario/model.js';
-import { DEFAULT_NETWORK } from '../scenario/resolve-network.js';
-import { toWire, type DeliveryStage, type DeliveryStats } from './delivery.js';
-import { HiveNode, type Transmission } from './hive-node.js';
-import { batterySummary, latencySummary, sumLedgers, type DeliveryReport, type HiveLedger } from './ledger.js';
+import type { ScenarioModel } from '../scenario/model.js';
+import type { DeliveryStage, DeliveryStats } from './delivery.js';
+import { combineDeliveryReports, type HiveGroupReport } from './delivery-report.js';
+import { createHiveGroup, type GroupFlush, type MeshHiveEndpoint } from './hive-group.js';
+import type { DeliveryReport } from './ledger.js';
 import type { HiveLink } from './mqtt-hive.js';
-import { UPLINK_PROFILES } from './uplink-profile.js';
+
+export type { MeshHiveEndpoint, MeshItem } from './hive-group.js';
 
 /**
  * Delivery through the simulated mesh and hives (docs/protocol.md): sensors → TSCH mesh
@@ -22,30 +18,31 @@ import { UPLINK_PROFILES } from './uplink-profile.js';
  * link → cloud, whose end-to-end acks release the hive's buffer. Everything is decided in
  * sim time from seeded streams; hives publish one message at a time, in scenario order, each
  * waiting for the cloud's ack, so captures and results are deterministic at `--speed max`.
+ *
+ * The hives themselves are simulated by `HiveGroups`: in this thread (one group of every
+ * hive), or spread over hive threads (hive-threads.ts). This stage does what is the run's,
+ * not a hive's: the platform's clock before each flush, broker restarts, the end-of-run drain
+ * and the report.
  */
-export type MeshItem = { kind: 'data'; packet: WirePacket } | { kind: 'health'; health: SensorHealth };
-
-export interface MeshHiveEndpoint {
-  readonly id: string;
-  readonly serial: string;
-  readonly firmwareVersion: string;
-  readonly link: HiveLink;
-}
-
-interface HiveRig {
-  endpoint: MeshHiveEndpoint;
-  sensors: SensorModel[];
-  mesh: MeshSim<MeshItem>;
-  node: HiveNode;
-  health: Map<string, SensorHealth>;
-  lastParents: Map<string, string>;
-  ledger: HiveLedger;
-}
-
 export interface MeshDeliveryStage extends DeliveryStage {
   /** After the last flush: keeps flushing in sim time until the mesh and the hives are empty (bounded). */
   drain(): Promise<void>;
-  report(): DeliveryReport;
+  report(): Promise<DeliveryReport>;
+  close(): Promise<void>;
+}
+
+/**
+ * Where the hives are simulated. `submit` comes after the previous `flush` was called (that
+ * flush's hives have taken what arrived and cut their batches: what they still do is publish
+ * and wait for acks), so the next interval's packets cross the meshes while the platform
+ * ingests the previous one, and every mesh sees the same sequence as without the overlap.
+ */
+export interface HiveGroups {
+  submit(packets: readonly SensorPacket[]): void;
+  flush(atMs: number): Promise<GroupFlush>;
+  /** Every group's report parts at `nowMs` (any order: the report puts hives in scenario order). */
+  report(nowMs: number): Promise<HiveGroupReport[]>;
+  close(): Promise<void>;
 }
 
 /** Longest the end-of-run drain continues past the end, sim time. */
@@ -58,80 +55,45 @@ export interface MeshDeliveryHooks {
   beforeFlush?: (atMs: number) => Promise<void>;
 }
 
+/** Delivery with every hive simulated in this thread, over the given links. */
 export function createMeshDelivery(model: ScenarioModel, hives: readonly MeshHiveEndpoint[], clock: VirtualClock, hooks: MeshDeliveryHooks = {}): MeshDeliveryStage {
-  const network = model.network ?? DEFAULT_NETWORK;
+  return createDelivery(model, localHiveGroups(model, hives), clock, hooks);
+}
+
+/** One group of the given hives in this thread. */
+export function localHiveGroups(model: ScenarioModel, hives: readonly MeshHiveEndpoint[]): HiveGroups {
+  const group = createHiveGroup(model, hives, new FaultTimeline(model.faults));
+  return {
+    submit: (packets) => group.submit(packets),
+    flush: (atMs) => group.flush(atMs),
+    report: (nowMs) => Promise.resolve([group.report(nowMs)]),
+    close: () => Promise.resolve(),
+  };
+}
+
+export function createDelivery(model: ScenarioModel, groups: HiveGroups, clock: VirtualClock, hooks: MeshDeliveryHooks = {}): MeshDeliveryStage {
   const faults = new FaultTimeline(model.faults);
-  const sensors = new Map(model.sensors.map((s) => [s.id, s]));
-  const rigs = new Map<string, HiveRig>();
-  const fleet = fleetIndex(model);
-  for (const h of hives) {
-    const hm = fleet.hives.get(h.id);
-    if (!hm) continue;
-    const node = new HiveNode({
-      hiveId: h.id, serial: h.serial, params: network.hive, profile: UPLINK_PROFILES[hm.backhaul], faults, seed: model.seed,
-      startMs: model.startMs, endMs: model.startMs + model.durationMs, batchIntervalMs: model.batchIntervalMs,
-    });
-    rigs.set(h.id, { endpoint: h, sensors: fleet.sensorsOfHive.get(h.id) ?? [], mesh: new MeshSim(model, h.id, network.mesh, faults), node, health: new Map(), lastParents: new Map(), ledger: emptyLedger(h.serial) });
-  }
-  const hops = new Map<number, number>();
+  const hiveOrder = new Map(model.hives.map((h, i) => [h.serial, i]));
   let lastFlushMs = model.startMs;
+  // Submitted packets enter the groups once the previous flush has been handed to them (see HiveGroups).
+  let flushHanded: Promise<void> = Promise.resolve();
+  let submitted: Promise<void> = Promise.resolve();
+  let empty = true;
   const stats: DeliveryStats = { packetsSubmitted: 0, batchesPublished: 0 };
-
-  const submitOne = (p: SensorPacket): void => {
-    const s = sensors.get(p.sensorId);
-    const rig = s ? rigs.get(s.hiveId) : undefined;
-    if (!s || !rig) throw new Error(`no hive route for sensor ${p.sensorId}`);
-    if (faults.offlineWindow(s.id, p.sensedAtMs) !== null) {
-      rig.ledger.offlineSuppressed++;
-      return;
-    }
-    stats.packetsSubmitted++;
-    rig.ledger.generated++;
-    rig.mesh.batteries.get(s.id)?.sample(s.mode, s.reportIntervalMs);
-    const overflowBefore = rig.mesh.counters.queueOverflow;
-    if (rig.mesh.send(s, p.sensedAtMs, { kind: 'data', packet: toWire(p, s.mac) })) return;
-    if (rig.mesh.counters.queueOverflow > overflowBefore) rig.ledger.meshQueueOverflow++;
-    else rig.ledger.meshDropped++;
-  };
-
-  const sendHealth = (rig: HiveRig, from: number, to: number): void => {
-    const every = network.mesh.healthIntervalMs;
-    for (const s of rig.sensors) {
-      const offset = (rig.mesh.mesh.index.get(s.id) ?? 0) * 997 % every;
-      for (let t = model.startMs + offset + Math.ceil((from - model.startMs - offset) / every) * every; t <= to; t += every) {
-        if (t <= from || faults.offlineWindow(s.id, t) !== null) continue;
-        rig.mesh.send(s, t, { kind: 'health', health: healthOf(rig, s, t, faults.lastBootAfterOffline(s.id, t) ?? model.startMs) });
-      }
-    }
-  };
-
-  const flushHive = async (rig: HiveRig, atMs: number): Promise<number> => {
-    sendHealth(rig, lastFlushMs, atMs);
-    for (const a of rig.mesh.takeArrived(atMs)) {
-      if (a.item.kind === 'health') {
-        rig.health.set(a.sensorId, a.item.health);
-        continue;
-      }
-      rig.node.receive([a.item.packet]);
-      hops.set(a.hops, (hops.get(a.hops) ?? 0) + 1);
-    }
-    const txs = rig.node.plan(atMs);
-    let published = 0;
-    for (const tx of txs) {
-      if (tx.lost) continue;
-      const acked = await transmit(rig, tx);
-      if (acked !== null) rig.node.acked(acked);
-      published++;
-    }
-    if (rig.node.heartbeatDue(atMs)) {
-      await rig.endpoint.link.heartbeat(heartbeatOf(rig, atMs, txs));
-      rig.ledger.heartbeats++;
-    }
-    return published;
-  };
 
   let brokerRestarts = 0;
   const flush = async (atMs: number): Promise<number> => {
+    let handed = (): void => undefined;
+    flushHanded = new Promise<void>((resolve) => (handed = resolve));
+    // The packets submitted before this flush (not those of the next, which wait for it).
+    const before = submitted;
+    try {
+      return await flushGroups(atMs, before, handed);
+    } finally {
+      handed();
+    }
+  };
+  const flushGroups = async (atMs: number, before: Promise<void>, handed: () => void): Promise<number> => {
     await hooks.beforeFlush?.(atMs);
     // Between two flushes nothing is in flight: the restart is deterministic, and the hives'
     // buffers cover whatever the restarted broker forgot.
@@ -140,34 +102,38 @@ export function createMeshDelivery(model: ScenarioModel, hives: readonly MeshHiv
       await hooks.restartBroker();
       brokerRestarts++;
     }
-    // Hives publish side by side (each its own batches in sequence order): the platform gets
-    // every batch of the interval at once. What it computes does not depend on the order
-    // batches of different hives arrive in.
-    let n = 0;
-    for (const published of await Promise.all(Array.from(rigs.values(), (rig) => flushHive(rig, atMs)))) n += published;
+    await before;
+    const flushing = groups.flush(atMs);
+    handed();
+    const r = await flushing;
     lastFlushMs = atMs;
-    stats.batchesPublished += n;
-    return n;
+    stats.packetsSubmitted += r.submitted;
+    stats.batchesPublished += r.published;
+    empty = r.empty;
+    return r.published;
   };
 
   return {
     submit(packets) {
-      for (const p of packets) submitOne(p);
+      const after = Promise.all([submitted, flushHanded]);
+      submitted = after.then(() => groups.submit(packets));
+      // Surfaces at the next flush, which awaits it; never an unhandled rejection meanwhile.
+      submitted.catch(() => undefined);
     },
     flush,
     async drain() {
       const endMs = lastFlushMs;
-      for (let t = endMs + model.batchIntervalMs; t <= endMs + MAX_DRAIN_MS && !allEmpty(rigs); t += model.batchIntervalMs) {
+      for (let t = endMs + model.batchIntervalMs; t <= endMs + MAX_DRAIN_MS && !empty; t += model.batchIntervalMs) {
         clock.advanceTo(t);
         await flush(t);
       }
     },
     stats: () => ({ ...stats }),
-    report: () => ({ ...buildReport(rigs, hops, clock.now()), brokerRestarts }),
+    report: async () => ({ ...combineDeliveryReports(await groups.report(clock.now()), hiveOrder), brokerRestarts }),
+    close: () => groups.close(),
   };
 }
 
-/** The broker-restart hook for an embedded broker (none for an external one). */
 /**
  * The broker-restart fault through the platform's interface: restart, then wait until the
  * cloud's uplink subscription and every hive's ack subscription are back.
@@ -183,85 +149,4 @@ export function meshEndpoints(model: ScenarioModel, links: ReadonlyMap<string, {
     const e = links.get(h.id);
     return e ? [{ id: h.id, serial: h.serial, firmwareVersion: h.firmwareVersion, link: e.link }] : [];
   });
-}
-
-async function transmit(rig: HiveRig, tx: Transmission): Promise<number | null> {
-  try {
-    return await rig.endpoint.link.transmit(tx.batch);
-  } catch (err) {
-    // A real transport failure (e.g. the broker restarted under the batch): the batch stays
-    // in the buffer and goes again after the ack timeout.
-    if (isAppError(err, 'TIMEOUT') || isAppError(err, 'BROKER_FAILED')) return null;
-    throw err;
-  }
-}
-
-function allEmpty(rigs: ReadonlyMap<string, HiveRig>): boolean {
-  for (const r of rigs.values()) if (r.mesh.inFlight > 0 || r.node.buffered.batches > 0) return false;
-  return true;
-}
-
-function healthOf(rig: HiveRig, s: SensorModel, t: number, bootMs: number): SensorHealth {
-  const q = rig.mesh.linkQuality(s.id, t);
-  const b = rig.mesh.batteries.get(s.id);
-  return {
-    sensorMac: s.mac, measuredAtMs: t, batteryLevel: b ? b.level(t) : 1, batteryRuntimeS: b ? b.runtimeS(t) : 0, rssiDbm: q.rssi, linkPdr: q.pdr,
-    uptimeMs: t - bootMs, parent: q.parent === rig.endpoint.id ? rig.endpoint.serial : q.parent, hops: q.hops, queueOverflows: q.overflows,
-  };
-}
-
-function heartbeatOf(rig: HiveRig, t: number, sent: readonly Transmission[]) {
-  const { state, uptimeMs } = rig.node.heartbeatState(t, sent);
-  const sensors = [...rig.health.values()];
-  let stable = 0;
-  for (const h of sensors) {
-    if (rig.lastParents.get(h.sensorMac) === h.parent || !rig.lastParents.has(h.sensorMac)) stable++;
-    rig.lastParents.set(h.sensorMac, h.parent);
-  }
-  return {
-    hiveSerial: rig.endpoint.serial, sentAtMs: t, firmwareVersion: rig.endpoint.firmwareVersion, protocolMinor: PROTOCOL_MINOR, state, uptimeMs,
-    netPathStability: sensors.length ? stable / sensors.length : 1, ackedSeq: rig.node.ackedSeq, nextSeq: rig.node.nextSeq,
-    bufferedBatches: rig.node.buffered.batches, bufferedBytes: rig.node.buffered.bytes, droppedPackets: rig.node.counters.overflowPackets, sensors,
-  };
-}
-
-function emptyLedger(hive: string): HiveLedger {
-  return {
-    hive, generated: 0, offlineSuppressed: 0, meshDelivered: 0, meshDropped: 0, meshQueueOverflow: 0, bufferOverflow: 0, batches: 0, transmissions: 0,
-    retransmitted: 0, lostInFlight: 0, duplicated: 0, acked: 0, undelivered: 0, lost: 0, heartbeats: 0, latencyMs: latencySummary(new ValueCounts()),
-  };
-}
-
-function buildReport(rigs: ReadonlyMap<string, HiveRig>, hops: ReadonlyMap<number, number>, nowMs: number): DeliveryReport {
-  const ledgers: HiveLedger[] = [];
-  const all = new ValueCounts();
-  let frames = 0;
-  let delivered = 0;
-  let attempts = 0;
-  let rejoins = 0;
-  let duplicates = 0;
-  for (const r of rigs.values()) {
-    const c = r.node.counters;
-    const l = r.ledger;
-    ledgers.push({
-      ...l, meshDelivered: c.packetsIn, bufferOverflow: c.overflowPackets, batches: c.batches, transmissions: c.transmissions, retransmitted: c.retransmissions,
-      lostInFlight: c.lostInFlight, duplicated: Math.max(0, c.retransmissions - c.lostInFlight), acked: c.ackedPackets,
-      undelivered: l.generated - l.meshDropped - l.meshQueueOverflow - c.overflowPackets - c.ackedPackets, lost: l.generated - c.ackedPackets,
-      latencyMs: latencySummary(r.node.latenciesMs),
-    });
-    all.addAll(r.node.latenciesMs);
-    frames += r.mesh.counters.sent;
-    delivered += r.mesh.counters.delivered;
-    attempts += r.mesh.counters.attempts;
-    rejoins += r.mesh.counters.rejoins;
-    duplicates += r.mesh.counters.duplicates;
-  }
-  const ok = [...rigs.values()].reduce((a, r) => a + r.mesh.counters.delivered, 0);
-  const histogram = Object.fromEntries([...hops.entries()].sort((a, b) => a[0] - b[0]).map(([k, v]) => [String(k), v]));
-  return {
-    hives: ledgers,
-    overall: { ...sumLedgers(ledgers, all), meshDeliveryRatio: frames ? Math.round((delivered / frames) * 1e6) / 1e6 : 1, meshAttemptSuccess: attempts ? Math.round((ok / attempts) * 1e4) / 1e4 : 1, meshRejoins: rejoins, meshDuplicates: duplicates },
-    hopHistogram: histogram,
-    battery: batterySummary([...rigs.values()].flatMap((r) => [...r.mesh.batteries.values()]), nowMs),
-  };
 }

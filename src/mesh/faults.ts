@@ -9,8 +9,12 @@ export interface Window {
 export class FaultTimeline {
   readonly #faults: readonly FaultModel[];
 
+  /** Whether any sensor ever goes offline: without, the mesh's routing never changes. */
+  readonly anyOffline: boolean;
+
   constructor(faults: readonly FaultModel[] | undefined) {
     this.#faults = faults ?? [];
+    this.anyOffline = this.#faults.some((f) => f.kind === 'sensor_offline');
   }
 
   #active(t: number): FaultModel[] {

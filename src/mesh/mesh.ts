@@ -60,6 +60,8 @@ export class MeshSim<T> {
   readonly #linkStats = new Map<number, { tries: number; ok: number }>();
   readonly #overflowsBy = new Map<string, number>();
   #preferred: number[] = [];
+  /** The routing whose parents #preferred holds: the same routing again changes no parent. */
+  #notedRouting: Routing | null = null;
   #pending: Array<Pending<T>> = [];
 
   constructor(model: ScenarioModel, hiveId: string, params: NetworkModel['mesh'], faults: FaultTimeline) {
@@ -71,7 +73,8 @@ export class MeshSim<T> {
     this.#busy = this.mesh.nodes.map(() => model.startMs);
     this.#queues = this.mesh.nodes.map(() => []);
     for (const n of this.mesh.nodes.slice(1)) this.batteries.set(n.id, new Battery(params.batteryMah, model.startMs));
-    this.#preferred = this.routingAt(model.startMs).parents.map((p) => p[0]?.to ?? -1);
+    this.#notedRouting = this.routingAt(model.startMs);
+    this.#preferred = this.#notedRouting.parents.map((p) => p[0]?.to ?? -1);
   }
 
   get slotframeMs(): number {
@@ -79,11 +82,12 @@ export class MeshSim<T> {
   }
 
   routingAt(t: number): Routing {
-    const down = this.#faults.offlineAt(t);
-    const key = [...down].sort().join(',');
+    // Per frame and per transmit cell: without offline faults the key is always the empty set's.
+    const down = this.#faults.anyOffline ? this.#faults.offlineAt(t) : null;
+    const key = down ? [...down].sort().join(',') : '';
     let r = this.#routings.get(key);
     if (!r) {
-      r = route(this.mesh, down);
+      r = route(this.mesh, down ?? new Set());
       this.#routings.set(key, r);
     }
     return r;
@@ -161,6 +165,9 @@ export class MeshSim<T> {
   }
 
   #noteParents(routing: Routing): void {
+    // Walks every node: only when the routing changed (a fault began or ended), not per frame.
+    if (routing === this.#notedRouting) return;
+    this.#notedRouting = routing;
     routing.parents.forEach((p, i) => {
       const to = p[0]?.to ?? -1;
       if (to !== this.#preferred[i] && i > 0) {

@@ -104,9 +104,11 @@ interface Pipeline {
  * in the same order.
  */
 async function deliver(ctx: LoopContext, pipe: Pipeline, atMs: number): Promise<void> {
+  // Handed over before the previous delivery is done: the meshes take these packets while the
+  // hives still wait for the platform's acks (the stage keeps every mesh's order; DeliveryStage).
+  ctx.delivery.submit(await ctx.edge.drain());
   if (pipe.inFlight) await pipe.inFlight;
   pipe.inFlight = null;
-  ctx.delivery.submit(await ctx.edge.drain());
   // The next delivery is one batch interval on: the platform moves its clock there at once.
   const fromMs = pipe.deliveredToMs + ctx.model.tickMs;
   pipe.deliveredToMs = atMs;

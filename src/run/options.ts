@@ -78,6 +78,14 @@ export interface RunOptions {
    * round trips (bench/README.md). Results are byte-identical either way.
    */
   platformThread?: boolean | 'auto';
+  /**
+   * Worker threads that simulate the hives (meshes, batching, MQTT links), so the run's thread
+   * keeps only the world and the edge: 0 simulates them in the run's thread. Default `auto`:
+   * from AUTO_THREAD_SENSORS sensors on, one per core beyond the first (at most 4), none when
+   * recording a capture (its message order would then depend on thread timing). Results are
+   * byte-identical at any number.
+   */
+  hiveThreads?: number | 'auto';
   /** Serve the platform's HTTP API from the run's start (`--serve`). */
   api?: { port: number; host?: string; audience: string; graphiql?: boolean };
   /** Thresholds judged against the result at the end, besides the scenario's `expect:` (e.g. `rooms.mae<0.5`; docs/cli.md). */

@@ -26,6 +26,8 @@ export interface RunPerf {
   cpuPercent: number;
   /** Where the platform ran: in the run's thread or its own. */
   platformThread: boolean;
+  /** Worker threads that simulated the hives (0: the run's thread). */
+  hiveThreads: number;
   /** True when the run was stopped (`signal`) before the scenario's end. */
   interrupted: boolean;
   /** Paced runs (`--speed F`): lag behind the wall clock and sensing → stored latency, wall ms (src/run/lag.ts). */

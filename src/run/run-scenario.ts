@@ -2,7 +2,9 @@ import { VirtualClock } from '../core/clock.js';
 import { AppError, ErrorCodes } from '../core/errors.js';
 import { round } from '../core/stats.js';
 import { createEdgeStage } from '../edge/sensors.js';
-import { brokerRestartHook, createMeshDelivery, meshEndpoints } from '../hive/mesh-delivery.js';
+import { availableParallelism } from 'node:os';
+import { brokerRestartHook, createDelivery, localHiveGroups, meshEndpoints, type HiveGroups } from '../hive/mesh-delivery.js';
+import { startHiveThreads } from '../hive/hive-threads.js';
 import { formatDiagnostic } from '../scenario/diagnostics.js';
 import { loadScenarioFile, loadScenarioObject, type LoadOverrides, type LoadResult } from '../scenario/load.js';
 import type { ScenarioModel } from '../scenario/model.js';
@@ -54,18 +56,22 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
   const edge = createEdgeStage(model, options.workers === undefined ? {} : { workers: options.workers });
   const world = createWorld(whole);
   const truth = createTruthRecorder(whole);
+  const threads = hiveThreadsFor(model, options, options.record !== undefined);
   const recorder = recorderFor(options, model, clock);
   const platform = await startRunPlatform(model, opts, options, recorder).catch((err: unknown) => {
     recorder?.close();
     throw err;
   });
   const links = new Map<string, HiveLink>();
+  let hiveGroups: HiveGroups | null = null;
   try {
     // The simulator's side: each hive logs in over MQTT like a device would.
     const ackTimeoutMs = ackTimeoutForFleet((model.sensors.length * model.batchIntervalMs) / 1000);
-    for (const h of model.hives) links.set(h.id, await connectHive({ brokerUrl: platform.brokerUrl, serial: h.serial, password: h.password, ackTimeoutMs }));
+    if (threads === 0) for (const h of model.hives) links.set(h.id, await connectHive({ brokerUrl: platform.brokerUrl, serial: h.serial, password: h.password, ackTimeoutMs }));
+    else hiveGroups = await startHiveThreads(model, { threads, brokerUrl: platform.brokerUrl, ackTimeoutMs });
     await options.onPlatform?.({ model, dbPath: platform.dbPath, brokerUrl: platform.brokerUrl, apiUrl: platform.apiUrl });
-    const delivery = createMeshDelivery(model, meshEndpoints(model, new Map([...links].map(([id, link]) => [id, { link }] as const))), clock, { ...brokerRestartHook(model, platform.restartBroker), beforeFlush: (t) => platform.setTime(t) });
+    const groups = hiveGroups ?? localHiveGroups(model, meshEndpoints(model, new Map([...links].map(([id, link]) => [id, { link }] as const))));
+    const delivery = createDelivery(model, groups, clock, { ...brokerRestartHook(model, platform.restartBroker), beforeFlush: (t) => platform.setTime(t) });
     const live = platform.publishLive ? liveTruthStepper(model, platform.publishLive) : null;
     let lastStepMs = model.startMs;
     const onStep = live
@@ -90,9 +96,10 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
     if (platform.publishLive) platform.publishLive({ ...liveTruthAt(lastStepMs, world, model.floors.map((f) => f.id), (v) => Math.round(v * 100) / 100), final: true });
     const data = await platform.reads.report(reportRequest(model));
     // Ingested elsewhere: an ack means stored, so the hives' acks are this shard's ledger.
-    if (options.externalIngest === true) data.counters = { ...data.counters, ...countersFromAcks(delivery.report()) };
+    const deliveryReport = await delivery.report();
+    if (options.externalIngest === true) data.counters = { ...data.counters, ...countersFromAcks(deliveryReport) };
     const result = buildResult(model, truth, reportSource(data), loop, edge.accuracy?.());
-    result.delivery = delivery.report();
+    result.delivery = deliveryReport;
     const hooks = await platform.reads.webhookStats();
     if (hooks) result.webhooks = hooks.subscriptions;
     const expectations = [...(model.expect ?? []), ...extraExpectations];
@@ -121,6 +128,7 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
         peakRssMb: peakRssMb(),
         cpuPercent: wall.cpuPercent(),
         platformThread: platform.inOwnThread,
+        hiveThreads: hiveGroups ? threads : 0,
         interrupted: loop.interrupted,
         ...(lag ? { realTime: lag.summary() } : {}),
         ...(hooks ? { webhookLatencyMs: { p50: round(hooks.latencyP50Ms, 2), p99: round(hooks.latencyP99Ms, 2) }, webhookKeepUp: webhookKeepUp(hooks, model.durationMs, opts.speed) } : {}),
@@ -133,6 +141,7 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
     return report;
   } finally {
     await edge.close();
+    await hiveGroups?.close();
     for (const link of links.values()) await link.close();
     await platform.close();
     recorder?.close();
@@ -170,6 +179,20 @@ function startRunPlatform(model: ScenarioModel, opts: ResolvedRunOptions, option
   if ((thread === true || (thread === 'auto' && model.sensors.length >= AUTO_THREAD_SENSORS)) && !recorder) return startPlatformThread(init);
   return startPlatform({ ...platformOptionsOf(init), onPublish: recorder?.onPublish });
 }
+
+/** Hive threads of a run (RunOptions.hiveThreads); a capture's message order must not depend on thread timing. */
+function hiveThreadsFor(model: ScenarioModel, options: RunOptions, recording: boolean): number {
+  const asked = options.hiveThreads ?? 'auto';
+  if (asked !== 'auto') {
+    if (!Number.isInteger(asked) || asked < 0 || asked > MAX_HIVE_THREADS) throw new AppError(ErrorCodes.USAGE, `hive threads must be an integer in 0..${MAX_HIVE_THREADS} or 'auto', got ${String(asked)}`);
+    return Math.min(asked, model.hives.length);
+  }
+  if (recording || model.sensors.length < AUTO_THREAD_SENSORS) return 0;
+  return Math.min(model.hives.length, Math.max(1, Math.min(4, availableParallelism() - 1)));
+}
+
+/** Most hive threads a run starts. */
+export const MAX_HIVE_THREADS = 64;
 
 /** The scenario's `webhooks:` entries as the platform creates them, each named by its place in the file. */
 export function declaredWebhooks(model: ScenarioModel): NonNullable<PlatformWebhookOptions['declared']> {

@@ -21,7 +21,7 @@ function report(spaces: number, sensors: number): RunReport {
       messages: { packetsSent: 10, batchesSent: 1, batchesProcessed: 1, duplicateBatches: 0, packetsDelivered: 10, deadLettered: 0, lost: 0 },
       latencyMs: { p50: 1, p90: 1, p99: 1, max: 1 },
     },
-    perf: { wallMs: 1000, loadMs: 10, simulatedMs: 3_600_000, speedup: 3600, ticks: 3600, sensorSecondsPerWallSecond: 1, packetsPerWallSecond: 10, peakRssMb: 100, cpuPercent: 100, platformThread: false, interrupted: false, startupMs: 10, loopMs: 990, startupCpuMs: 10, loopCpuMs: 990 },
+    perf: { wallMs: 1000, loadMs: 10, simulatedMs: 3_600_000, speedup: 3600, ticks: 3600, sensorSecondsPerWallSecond: 1, packetsPerWallSecond: 10, peakRssMb: 100, cpuPercent: 100, platformThread: false, hiveThreads: 0, interrupted: false, startupMs: 10, loopMs: 990, startupCpuMs: 10, loopCpuMs: 990 },
   } as RunReport;
 }
 

@@ -1,0 +1,211 @@
+import { ValueCounts } from '../core/value-counts.js';
+import type { SensorPacket } from '../edge/packet.js';
+import type { FaultTimeline } from '../mesh/faults.js';
+import { MeshSim } from '../mesh/mesh.js';
+import { fleetIndex } from '../mesh/topology.js';
+import { PROTOCOL_MINOR } from '../proto/limits.js';
+import type { SensorHealth, WirePacket } from '../proto/messages.js';
+import type { ScenarioModel, SensorModel } from '../scenario/model.js';
+import { DEFAULT_NETWORK } from '../scenario/resolve-network.js';
+import { isAppError } from '../core/errors.js';
+import { toWire } from './delivery.js';
+import type { HiveGroupReport, RigReport } from './delivery-report.js';
+import { HiveNode, type Transmission } from './hive-node.js';
+import { latencySummary, type HiveLedger } from './ledger.js';
+import type { HiveLink } from './mqtt-hive.js';
+import { UPLINK_PROFILES } from './uplink-profile.js';
+
+/**
+ * A group of hives simulated together — all of a run's, or one hive thread's share
+ * (hive-threads.ts) — each with its sensors' TSCH mesh (MeshSim), its batching and
+ * store-and-forward (HiveNode) and its real MQTT link. Hives share nothing but the pure
+ * fault timeline, so what a hive does depends only on the packets its own sensors submit and
+ * the flush instants, never on which group or thread it is simulated in.
+ */
+export type MeshItem = { kind: 'data'; packet: WirePacket } | { kind: 'health'; health: SensorHealth };
+
+export interface MeshHiveEndpoint {
+  readonly id: string;
+  readonly serial: string;
+  readonly firmwareVersion: string;
+  readonly link: HiveLink;
+}
+
+interface HiveRig {
+  endpoint: MeshHiveEndpoint;
+  sensors: SensorModel[];
+  mesh: MeshSim<MeshItem>;
+  node: HiveNode;
+  health: Map<string, SensorHealth>;
+  lastParents: Map<string, string>;
+  ledger: HiveLedger;
+}
+
+/** One flush of a group: batches published, packets its sensors submitted since the last, whether mesh and buffers are empty now. */
+export interface GroupFlush {
+  published: number;
+  submitted: number;
+  empty: boolean;
+}
+
+export interface HiveGroup {
+  /** The group's sensors' packets enter their meshes (every packet's sensor must belong to a hive of the group). */
+  submit(packets: readonly SensorPacket[]): void;
+  /** Every hive of the group publishes what has reached it by `atMs` (side by side), each waiting for the cloud's acks. */
+  flush(atMs: number): Promise<GroupFlush>;
+  /** Plain data (crosses a thread boundary): each hive's ledger, latencies, mesh counters and batteries at `nowMs`. */
+  report(nowMs: number): HiveGroupReport;
+}
+
+export function createHiveGroup(model: ScenarioModel, hives: readonly MeshHiveEndpoint[], faults: FaultTimeline): HiveGroup {
+  const network = model.network ?? DEFAULT_NETWORK;
+  const sensors = new Map(model.sensors.map((s) => [s.id, s]));
+  const rigs = new Map<string, HiveRig>();
+  const fleet = fleetIndex(model);
+  for (const h of hives) {
+    const hm = fleet.hives.get(h.id);
+    if (!hm) continue;
+    const node = new HiveNode({
+      hiveId: h.id, serial: h.serial, params: network.hive, profile: UPLINK_PROFILES[hm.backhaul], faults, seed: model.seed,
+      startMs: model.startMs, endMs: model.startMs + model.durationMs, batchIntervalMs: model.batchIntervalMs,
+    });
+    rigs.set(h.id, { endpoint: h, sensors: fleet.sensorsOfHive.get(h.id) ?? [], mesh: new MeshSim(model, h.id, network.mesh, faults), node, health: new Map(), lastParents: new Map(), ledger: emptyLedger(h.serial) });
+  }
+  const hops = new Map<number, number>();
+  let lastFlushMs = model.startMs;
+  let submitted = 0;
+
+  const submitOne = (p: SensorPacket): void => {
+    const s = sensors.get(p.sensorId);
+    const rig = s ? rigs.get(s.hiveId) : undefined;
+    if (!s || !rig) throw new Error(`no hive route for sensor ${p.sensorId}`);
+    if (faults.offlineWindow(s.id, p.sensedAtMs) !== null) {
+      rig.ledger.offlineSuppressed++;
+      return;
+    }
+    submitted++;
+    rig.ledger.generated++;
+    rig.mesh.batteries.get(s.id)?.sample(s.mode, s.reportIntervalMs);
+    const overflowBefore = rig.mesh.counters.queueOverflow;
+    if (rig.mesh.send(s, p.sensedAtMs, { kind: 'data', packet: toWire(p, s.mac) })) return;
+    if (rig.mesh.counters.queueOverflow > overflowBefore) rig.ledger.meshQueueOverflow++;
+    else rig.ledger.meshDropped++;
+  };
+
+  const sendHealth = (rig: HiveRig, from: number, to: number): void => {
+    const every = network.mesh.healthIntervalMs;
+    for (const s of rig.sensors) {
+      const offset = (rig.mesh.mesh.index.get(s.id) ?? 0) * 997 % every;
+      for (let t = model.startMs + offset + Math.ceil((from - model.startMs - offset) / every) * every; t <= to; t += every) {
+        if (t <= from || faults.offlineWindow(s.id, t) !== null) continue;
+        rig.mesh.send(s, t, { kind: 'health', health: healthOf(rig, s, t, faults.lastBootAfterOffline(s.id, t) ?? model.startMs) });
+      }
+    }
+  };
+
+  const flushHive = async (rig: HiveRig, atMs: number): Promise<number> => {
+    sendHealth(rig, lastFlushMs, atMs);
+    for (const a of rig.mesh.takeArrived(atMs)) {
+      if (a.item.kind === 'health') {
+        rig.health.set(a.sensorId, a.item.health);
+        continue;
+      }
+      rig.node.receive([a.item.packet]);
+      hops.set(a.hops, (hops.get(a.hops) ?? 0) + 1);
+    }
+    const txs = rig.node.plan(atMs);
+    let published = 0;
+    for (const tx of txs) {
+      if (tx.lost) continue;
+      const acked = await transmit(rig, tx);
+      if (acked !== null) rig.node.acked(acked);
+      published++;
+    }
+    if (rig.node.heartbeatDue(atMs)) {
+      await rig.endpoint.link.heartbeat(heartbeatOf(rig, atMs, txs));
+      rig.ledger.heartbeats++;
+    }
+    return published;
+  };
+
+  return {
+    submit(packets) {
+      for (const p of packets) submitOne(p);
+    },
+    async flush(atMs) {
+      // Hives publish side by side (each its own batches in sequence order): the platform gets
+      // every batch of the interval at once. What it computes does not depend on the order
+      // batches of different hives arrive in.
+      let published = 0;
+      for (const n of await Promise.all(Array.from(rigs.values(), (rig) => flushHive(rig, atMs)))) published += n;
+      lastFlushMs = atMs;
+      const out = { published, submitted, empty: allEmpty(rigs) };
+      submitted = 0;
+      return out;
+    },
+    report: (nowMs) => ({ hives: [...rigs.values()].map((r) => rigReport(r, nowMs)), hops: [...hops.entries()] }),
+  };
+}
+
+function rigReport(r: HiveRig, nowMs: number): RigReport {
+  const c = r.node.counters;
+  const l = r.ledger;
+  return {
+    ledger: {
+      ...l, meshDelivered: c.packetsIn, bufferOverflow: c.overflowPackets, batches: c.batches, transmissions: c.transmissions, retransmitted: c.retransmissions,
+      lostInFlight: c.lostInFlight, duplicated: Math.max(0, c.retransmissions - c.lostInFlight), acked: c.ackedPackets,
+      undelivered: l.generated - l.meshDropped - l.meshQueueOverflow - c.overflowPackets - c.ackedPackets, lost: l.generated - c.ackedPackets,
+      latencyMs: latencySummary(r.node.latenciesMs),
+    },
+    latencies: r.node.latenciesMs.toArrays(),
+    mesh: { sent: r.mesh.counters.sent, delivered: r.mesh.counters.delivered, attempts: r.mesh.counters.attempts, rejoins: r.mesh.counters.rejoins, duplicates: r.mesh.counters.duplicates },
+    batteries: [...r.mesh.batteries.values()].map((b) => ({ wired: b.wired, level: b.level(nowMs), runtimeS: b.runtimeS(nowMs), changeByMs: b.changeByMs(nowMs) })),
+  };
+}
+
+async function transmit(rig: HiveRig, tx: Transmission): Promise<number | null> {
+  try {
+    return await rig.endpoint.link.transmit(tx.batch);
+  } catch (err) {
+    // A real transport failure (e.g. the broker restarted under the batch): the batch stays
+    // in the buffer and goes again after the ack timeout.
+    if (isAppError(err, 'TIMEOUT') || isAppError(err, 'BROKER_FAILED')) return null;
+    throw err;
+  }
+}
+
+function allEmpty(rigs: ReadonlyMap<string, HiveRig>): boolean {
+  for (const r of rigs.values()) if (r.mesh.inFlight > 0 || r.node.buffered.batches > 0) return false;
+  return true;
+}
+
+function healthOf(rig: HiveRig, s: SensorModel, t: number, bootMs: number): SensorHealth {
+  const q = rig.mesh.linkQuality(s.id, t);
+  const b = rig.mesh.batteries.get(s.id);
+  return {
+    sensorMac: s.mac, measuredAtMs: t, batteryLevel: b ? b.level(t) : 1, batteryRuntimeS: b ? b.runtimeS(t) : 0, rssiDbm: q.rssi, linkPdr: q.pdr,
+    uptimeMs: t - bootMs, parent: q.parent === rig.endpoint.id ? rig.endpoint.serial : q.parent, hops: q.hops, queueOverflows: q.overflows,
+  };
+}
+
+function heartbeatOf(rig: HiveRig, t: number, sent: readonly Transmission[]) {
+  const { state, uptimeMs } = rig.node.heartbeatState(t, sent);
+  const sensors = [...rig.health.values()];
+  let stable = 0;
+  for (const h of sensors) {
+    if (rig.lastParents.get(h.sensorMac) === h.parent || !rig.lastParents.has(h.sensorMac)) stable++;
+    rig.lastParents.set(h.sensorMac, h.parent);
+  }
+  return {
+    hiveSerial: rig.endpoint.serial, sentAtMs: t, firmwareVersion: rig.endpoint.firmwareVersion, protocolMinor: PROTOCOL_MINOR, state, uptimeMs,
+    netPathStability: sensors.length ? stable / sensors.length : 1, ackedSeq: rig.node.ackedSeq, nextSeq: rig.node.nextSeq,
+    bufferedBatches: rig.node.buffered.batches, bufferedBytes: rig.node.buffered.bytes, droppedPackets: rig.node.counters.overflowPackets, sensors,
+  };
+}
+
+function emptyLedger(hive: string): HiveLedger {
+  return {
+    hive, generated: 0, offlineSuppressed: 0, meshDelivered: 0, meshDropped: 0, meshQueueOverflow: 0, bufferOverflow: 0, batches: 0, transmissions: 0,
+    retransmitted: 0, lostInFlight: 0, duplicated: 0, acked: 0, undelivered: 0, lost: 0, heartbeats: 0, latencyMs: latencySummary(new ValueCounts()),
+  };
+}

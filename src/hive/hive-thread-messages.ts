@@ -1,0 +1,38 @@
+import type { ScenarioModel } from '../scenario/model.js';
+import type { HiveGroupReport } from './delivery-report.js';
+import type { GroupFlush } from './hive-group.js';
+
+/**
+ * What crosses the boundary between the run and a hive thread (one types module for both
+ * sides, as in platform/thread-messages.ts). A hive thread simulates its share of the hives —
+ * their meshes, batching and MQTT links — and answers requests one at a time, in order.
+ */
+export interface HiveThreadInit {
+  model: ScenarioModel;
+  /** The hives this thread simulates (ids, in scenario order). */
+  hiveIds: string[];
+  brokerUrl: string;
+  ackTimeoutMs: number;
+}
+
+/**
+ * The packets (packet-transfer.ts) of the thread's sensors for the next flush. Posted while
+ * the previous flush may still wait for acks; they enter the meshes once that flush has cut
+ * its batches (mesh-delivery.ts, HiveGroups), never before. No answer: a failure is the next flush's.
+ */
+export interface HiveThreadPost {
+  op: 'submit';
+  packets: Float64Array;
+}
+
+export type HiveThreadRequest =
+  /** The hives publish what has reached them by `atMs` and wait for the cloud's acks. */
+  | { op: 'flush'; id: number; atMs: number }
+  | { op: 'report'; id: number; nowMs: number }
+  | { op: 'close'; id: number };
+
+export type HiveThreadResponse =
+  | { kind: 'result'; id: number; value: GroupFlush | HiveGroupReport | null }
+  | { kind: 'error'; id: number; code: string | null; message: string };
+
+export type HiveThreadStarted = { kind: 'ready' } | { kind: 'failed'; code: string | null; message: string };

@@ -1,0 +1,146 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { AppError, ErrorCodes, type ErrorCode } from '../core/errors.js';
+import type { SensorPacket } from '../edge/packet.js';
+import type { ScenarioModel } from '../scenario/model.js';
+import type { HiveGroupReport } from './delivery-report.js';
+import type { GroupFlush } from './hive-group.js';
+import type { HiveThreadInit, HiveThreadPost, HiveThreadRequest, HiveThreadResponse, HiveThreadStarted } from './hive-thread-messages.js';
+import type { HiveGroups } from './mesh-delivery.js';
+import { PacketWriter } from './packet-transfer.js';
+
+/**
+ * The hives spread over worker threads (`--hive-threads n`): each thread simulates a
+ * contiguous share of the scenario's hives — meshes, batching, store-and-forward, MQTT links —
+ * so the run's own thread keeps only the world and the edge. Each flush hands a thread its
+ * sensors' packets of the interval in one transferred buffer; the threads flush side by side,
+ * as the hives of one thread do. A hive's behaviour depends only on its own packets and the
+ * flush instants (hive-group.ts), and the report is assembled in scenario order, so results
+ * are byte-identical to hives simulated in the run's thread.
+ */
+export interface HiveThreadOptions {
+  threads: number;
+  brokerUrl: string;
+  ackTimeoutMs: number;
+}
+
+type Request = HiveThreadRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
+
+interface HiveThread {
+  call<T>(r: Request): Promise<T>;
+  /** A message that has no answer (a failure surfaces at the next call). */
+  post(m: HiveThreadPost, transfer: ArrayBuffer[]): void;
+  terminate(): Promise<void>;
+}
+
+export async function startHiveThreads(model: ScenarioModel, opts: HiveThreadOptions): Promise<HiveGroups> {
+  const shares = shareHives(model, opts.threads);
+  const started = await Promise.allSettled(shares.map((hiveIds) => startThread({ model, hiveIds, brokerUrl: opts.brokerUrl, ackTimeoutMs: opts.ackTimeoutMs })));
+  const threads = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) {
+    await Promise.all(threads.map((t) => t.terminate()));
+    throw failed.reason;
+  }
+  // Which thread and which sensor index each packet's sensor has: the hand-off writes numbers, not ids.
+  const threadOfHive = new Map(shares.flatMap((ids, k) => ids.map((id) => [id, k] as const)));
+  const route = new Map(model.sensors.map((s, i) => [s.id, { index: i, thread: threadOfHive.get(s.hiveId) }] as const));
+  const writers = threads.map(() => new PacketWriter());
+  return {
+    submit(packets: readonly SensorPacket[]): void {
+      for (const p of packets) {
+        const r = route.get(p.sensorId);
+        if (r?.thread === undefined) throw new Error(`no hive route for sensor ${p.sensorId}`);
+        (writers[r.thread] as PacketWriter).write(p, r.index);
+      }
+      threads.forEach((t, k) => {
+        const buf = (writers[k] as PacketWriter).take();
+        t.post({ op: 'submit', packets: buf }, [buf.buffer as ArrayBuffer]);
+      });
+    },
+    async flush(atMs: number): Promise<GroupFlush> {
+      const results = await Promise.all(threads.map((t) => t.call<GroupFlush>({ op: 'flush', atMs })));
+      return results.reduce((a, r) => ({ published: a.published + r.published, submitted: a.submitted + r.submitted, empty: a.empty && r.empty }), { published: 0, submitted: 0, empty: true });
+    },
+    report: (nowMs) => Promise.all(threads.map((t) => t.call<HiveGroupReport>({ op: 'report', nowMs }))),
+    async close() {
+      await Promise.all(threads.map(async (t) => {
+        await t.call({ op: 'close' }).catch(() => undefined);
+        await t.terminate();
+      }));
+    },
+  };
+}
+
+/** Contiguous shares of the hives in scenario order, balanced by sensor count (a hive's work grows with its sensors). */
+export function shareHives(model: ScenarioModel, threads: number): string[][] {
+  const n = Math.max(1, Math.min(threads, model.hives.length));
+  const sensorsOf = new Map<string, number>();
+  for (const s of model.sensors) sensorsOf.set(s.hiveId, (sensorsOf.get(s.hiveId) ?? 0) + 1);
+  const total = model.hives.reduce((a, h) => a + (sensorsOf.get(h.id) ?? 0) + 1, 0);
+  const shares: string[][] = Array.from({ length: n }, () => []);
+  let done = 0;
+  for (const h of model.hives) {
+    // The share whose slice of the cumulative work this hive starts in.
+    const k = Math.min(n - 1, Math.floor((done * n) / total));
+    (shares[k] as string[]).push(h.id);
+    done += (sensorsOf.get(h.id) ?? 0) + 1;
+  }
+  return shares.filter((s) => s.length > 0);
+}
+
+async function startThread(init: HiveThreadInit): Promise<HiveThread> {
+  const js = new URL('./hive-worker.js', import.meta.url);
+  const ts = new URL('./hive-worker.ts', import.meta.url);
+  // From sources (Vitest, tsx), tsx's loader is registered inside the worker first (as platform/thread.ts does).
+  const worker = existsSync(fileURLToPath(js))
+    ? new Worker(js, { workerData: init })
+    : new Worker(`import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(ts.href)}); });`, { eval: true, workerData: init });
+  const ready = new Promise<void>((resolve, reject) => {
+    worker.once('message', (m: HiveThreadStarted) => (m.kind === 'ready' ? resolve() : reject(toError(m.code, m.message))));
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`hive thread exited (${code}) before it started`)));
+  });
+  await ready.catch(async (err: unknown) => {
+    await worker.terminate();
+    throw err;
+  });
+  const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
+  let nextId = 1;
+  let dead: Error | null = null;
+  worker.on('message', (m: HiveThreadResponse) => {
+    const p = pending.get(m.id);
+    if (!p) return;
+    pending.delete(m.id);
+    if (m.kind === 'result') p.resolve(m.value);
+    else p.reject(toError(m.code, m.message));
+  });
+  const fail = (err: Error): void => {
+    dead = err;
+    for (const p of pending.values()) p.reject(err);
+    pending.clear();
+  };
+  worker.on('error', (err) => fail(new Error(`hive thread failed: ${err.message}`, { cause: err })));
+  worker.on('exit', (code) => fail(new Error(`hive thread exited (${code})`)));
+  return {
+    call<T>(r: Request): Promise<T> {
+      if (dead) return Promise.reject(dead);
+      const id = nextId++;
+      return new Promise<T>((resolve, reject) => {
+        pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+        worker.postMessage({ ...r, id } as HiveThreadRequest);
+      });
+    },
+    post(m, transfer) {
+      if (!dead) worker.postMessage(m, transfer);
+    },
+    terminate: async () => {
+      await worker.terminate();
+    },
+  };
+}
+
+function toError(code: string | null, message: string): Error {
+  return code !== null && code in ErrorCodes ? new AppError(code as ErrorCode, message) : new Error(message);
+}

@@ -1,0 +1,95 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { isAppError } from '../core/errors.js';
+import { FaultTimeline } from '../mesh/faults.js';
+import { createHiveGroup, type HiveGroup, type MeshHiveEndpoint } from './hive-group.js';
+import type { HiveThreadInit, HiveThreadPost, HiveThreadRequest, HiveThreadResponse, HiveThreadStarted } from './hive-thread-messages.js';
+import { connectHive, type HiveLink } from './mqtt-hive.js';
+import { readPackets } from './packet-transfer.js';
+
+/**
+ * A hive thread: connects its share of the hives to the broker (each logs in as a device
+ * would), then simulates their meshes and uplinks flush by flush, answering the run's
+ * requests one at a time, in arrival order.
+ */
+const port = parentPort;
+if (!port) throw new Error('hive worker must run in a worker thread');
+const init = workerData as HiveThreadInit;
+
+function failure(err: unknown): { code: string | null; message: string } {
+  return { code: isAppError(err) ? err.code : null, message: err instanceof Error ? err.message : String(err) };
+}
+
+async function connect(links: HiveLink[]): Promise<HiveGroup> {
+  const { model } = init;
+  const byId = new Map(model.hives.map((h) => [h.id, h]));
+  const endpoints: MeshHiveEndpoint[] = [];
+  for (const id of init.hiveIds) {
+    const h = byId.get(id);
+    if (!h) throw new Error(`hive thread: no hive ${id} in the scenario`);
+    const link = await connectHive({ brokerUrl: init.brokerUrl, serial: h.serial, password: h.password, ackTimeoutMs: init.ackTimeoutMs });
+    links.push(link);
+    endpoints.push({ id: h.id, serial: h.serial, firmwareVersion: h.firmwareVersion, link });
+  }
+  return createHiveGroup(model, endpoints, new FaultTimeline(model.faults));
+}
+
+async function handle(group: HiveGroup, links: readonly HiveLink[], r: HiveThreadRequest, handed: () => void): Promise<Extract<HiveThreadResponse, { kind: 'result' }>['value']> {
+  switch (r.op) {
+    case 'flush': {
+      // Synchronously up to its first publish, the flush takes what arrived and cuts the batches.
+      const flushing = group.flush(r.atMs);
+      handed();
+      return flushing;
+    }
+    case 'report':
+      return group.report(r.nowMs);
+    case 'close':
+      for (const link of links) await link.close();
+      return null;
+  }
+}
+
+async function main(channel: NonNullable<typeof port>): Promise<void> {
+  const links: HiveLink[] = [];
+  let group: HiveGroup;
+  try {
+    group = await connect(links);
+  } catch (err) {
+    for (const link of links) await link.close().catch(() => undefined);
+    channel.postMessage({ kind: 'failed', ...failure(err) } satisfies HiveThreadStarted);
+    return;
+  }
+  channel.postMessage({ kind: 'ready' } satisfies HiveThreadStarted);
+  // Requests one at a time, in order. Submitted packets enter the meshes once the flush
+  // received before them has cut its batches (HiveGroups in mesh-delivery.ts), while it may
+  // still wait for acks; a flush starts once the submits received before it are in.
+  let chain = Promise.resolve();
+  let flushHanded = Promise.resolve();
+  let submitted: Promise<void> = Promise.resolve();
+  channel.on('message', (r: HiveThreadRequest | HiveThreadPost) => {
+    if (r.op === 'submit') {
+      const after = Promise.all([submitted, flushHanded]);
+      submitted = after.then(() => group.submit(readPackets(r.packets, init.model.sensors)));
+      submitted.catch(() => undefined);
+      return;
+    }
+    let handed = (): void => undefined;
+    if (r.op === 'flush') flushHanded = new Promise<void>((resolve) => (handed = resolve));
+    const before = submitted;
+    chain = chain.then(async () => {
+      let reply: HiveThreadResponse;
+      try {
+        await before;
+        reply = { kind: 'result', id: r.id, value: await handle(group, links, r, handed) };
+      } catch (err) {
+        reply = { kind: 'error', id: r.id, ...failure(err) };
+      } finally {
+        handed();
+      }
+      channel.postMessage(reply);
+      if (r.op === 'close') channel.close();
+    });
+  });
+}
+
+void main(port);

@@ -1,0 +1,77 @@
+import type { SensorPacket } from '../edge/packet.js';
+import type { SensorModel } from '../scenario/model.js';
+
+/**
+ * Sensor packets as one Float64Array, to hand an interval's packets to a hive thread in one
+ * transferable buffer (no per-packet objects are cloned across). Every number is kept as a
+ * double, so a decoded packet equals the encoded one exactly. Layout per packet:
+ *   presence: sensorIndex, sensedAtMs, n, x1, y1 … xn, yn
+ *   traffic:  sensorIndex, sensedAtMs, -1, intervalMs, in, out
+ */
+export class PacketWriter {
+  #buf = new Float64Array(1024);
+  #len = 0;
+
+  get count(): number {
+    return this.#len;
+  }
+
+  write(p: SensorPacket, sensorIndex: number): void {
+    if (p.kind === 'presence') {
+      this.#reserve(3 + 2 * p.detections.length);
+      this.#push(sensorIndex, p.sensedAtMs, p.detections.length);
+      for (const [x, y] of p.detections) this.#push2(x, y);
+    } else {
+      this.#reserve(6);
+      this.#push(sensorIndex, p.sensedAtMs, -1);
+      this.#push(p.intervalMs, p.in, p.out);
+    }
+  }
+
+  /** The packets written so far (a copy the size of what was written: its buffer can be transferred). */
+  take(): Float64Array {
+    const out = this.#buf.slice(0, this.#len);
+    this.#len = 0;
+    return out;
+  }
+
+  #reserve(n: number): void {
+    if (this.#len + n <= this.#buf.length) return;
+    const next = new Float64Array(Math.max(this.#buf.length * 2, this.#len + n));
+    next.set(this.#buf.subarray(0, this.#len));
+    this.#buf = next;
+  }
+
+  #push(a: number, b: number, c: number): void {
+    this.#buf[this.#len++] = a;
+    this.#buf[this.#len++] = b;
+    this.#buf[this.#len++] = c;
+  }
+
+  #push2(a: number, b: number): void {
+    this.#buf[this.#len++] = a;
+    this.#buf[this.#len++] = b;
+  }
+}
+
+/** The packets `PacketWriter` wrote, in the same order; `sensors` is the scenario's sensor list the indices point into. */
+export function readPackets(buf: Float64Array, sensors: readonly SensorModel[]): SensorPacket[] {
+  const out: SensorPacket[] = [];
+  let i = 0;
+  while (i < buf.length) {
+    const sensor = sensors[buf[i] as number];
+    if (!sensor) throw new RangeError(`packet hand-off: no sensor #${buf[i]}`);
+    const sensedAtMs = buf[i + 1] as number;
+    const n = buf[i + 2] as number;
+    i += 3;
+    if (n < 0) {
+      out.push({ kind: 'traffic', sensorId: sensor.id, sensedAtMs, intervalMs: buf[i] as number, in: buf[i + 1] as number, out: buf[i + 2] as number });
+      i += 3;
+      continue;
+    }
+    const detections: Array<readonly [number, number]> = [];
+    for (let k = 0; k < n; k++, i += 2) detections.push([buf[i] as number, buf[i + 1] as number]);
+    out.push({ kind: 'presence', sensorId: sensor.id, sensedAtMs, detections });
+  }
+  return out;
+}

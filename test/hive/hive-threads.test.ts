@@ -1,0 +1,99 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { SqliteStore } from '../../src/cloud/store/sqlite-store.js';
+import type { SensorPacket } from '../../src/edge/packet.js';
+import { shareHives } from '../../src/hive/hive-threads.js';
+import { PacketWriter, readPackets } from '../../src/hive/packet-transfer.js';
+import { runScenario } from '../../src/run/run-scenario.js';
+import { loadScenarioObject } from '../../src/scenario/load.js';
+import type { ScenarioModel } from '../../src/scenario/model.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'occusim-hive-threads-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+// office-day: three hives on three floors; a broker restart crosses the run/hive-thread boundary.
+const doc = parse(readFileSync(new URL('../../scenarios/office-day.yaml', import.meta.url), 'utf8')) as Record<string, unknown>;
+const loaded = loadScenarioObject({ ...doc, duration: '25m', faults: [{ kind: 'broker_restart', at: '9m' }] }, 'office-day+faults');
+if (!loaded.ok) throw new Error('office-day does not load');
+const model: ScenarioModel = loaded.model;
+
+/** Everything a run leaves in its store that users read: per-minute series and the event outbox. */
+function stored(db: string): string {
+  const store = new SqliteStore(db);
+  try {
+    const spaces = [...model.floors, ...model.rooms, ...model.zones].map((s) => s.id);
+    return JSON.stringify({
+      presence: spaces.map((id) => store.presenceMinutes(id)),
+      traffic: model.sensors.filter((s) => s.mode === 'traffic').map((s) => store.trafficMinutes(s.id)),
+      events: store.events().map(({ id: _id, ...e }) => e),
+    });
+  } finally {
+    store.close();
+  }
+}
+
+describe('hives simulated in worker threads', () => {
+  it('give a byte-identical result, stored series and event outbox at 0, 1, 2 and 3 hive threads, platform in either thread', async () => {
+    expect(model.hives.length).toBe(3);
+    const layouts = [
+      { hiveThreads: 0, platformThread: false },
+      { hiveThreads: 1, platformThread: true },
+      { hiveThreads: 2, platformThread: true },
+      { hiveThreads: 3, platformThread: false },
+    ] as const;
+    const runs = [];
+    for (const layout of layouts) {
+      const db = join(dir, `h${layout.hiveThreads}-${layout.platformThread}.sqlite`);
+      const report = await runScenario(model, { ...layout, dbPath: db });
+      expect(report.perf.hiveThreads).toBe(layout.hiveThreads);
+      runs.push({ result: JSON.stringify(report.result), stored: stored(db) });
+    }
+    const first = runs[0];
+    expect(JSON.parse(first?.result ?? '{}').delivery.brokerRestarts).toBe(1);
+    for (const r of runs.slice(1)) {
+      expect(r.result).toBe(first?.result);
+      expect(r.stored).toBe(first?.stored);
+    }
+  }, 240_000);
+
+  it('refuses a hive thread count out of range, before the run', async () => {
+    await expect(runScenario(model, { hiveThreads: -1 })).rejects.toMatchObject({ code: 'USAGE' });
+  });
+});
+
+describe('shareHives', () => {
+  it('deals every hive once, in scenario order, in contiguous shares', () => {
+    for (const n of [1, 2, 3, 5]) {
+      const shares = shareHives(model, n);
+      expect(shares.flat()).toEqual(model.hives.map((h) => h.id));
+      expect(shares.length).toBe(Math.min(n, model.hives.length));
+      expect(shares.every((s) => s.length > 0)).toBe(true);
+    }
+  });
+});
+
+describe('the packet hand-off to a hive thread', () => {
+  const sensors = Array.from({ length: 8 }, (_, i) => ({ id: `s${i}` })) as unknown as ScenarioModel['sensors'];
+  const double = fc.double({ noNaN: true, noDefaultInfinity: true });
+  const packet = fc.oneof(
+    fc.record({ kind: fc.constant('presence' as const), sensor: fc.nat(7), sensedAtMs: fc.nat(), detections: fc.array(fc.tuple(double, double), { maxLength: 6 }) }),
+    fc.record({ kind: fc.constant('traffic' as const), sensor: fc.nat(7), sensedAtMs: fc.nat(), intervalMs: fc.nat(), in: fc.nat(), out: fc.nat() }),
+  );
+
+  it('reads back exactly the packets written, in order (fast-check seed 11)', () => {
+    fc.assert(
+      fc.property(fc.array(packet, { maxLength: 200 }), (specs) => {
+        const packets: SensorPacket[] = specs.map(({ sensor, ...p }) => ({ ...p, sensorId: `s${sensor}` }));
+        const w = new PacketWriter();
+        specs.forEach((s, i) => w.write(packets[i] as SensorPacket, s.sensor));
+        expect(readPackets(w.take(), sensors)).toEqual(packets);
+        expect(w.count).toBe(0);
+      }),
+      { seed: 11, numRuns: 200 },
+    );
+  });
+});
