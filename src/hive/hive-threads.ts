@@ -1,12 +1,9 @@
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
-import { AppError, ErrorCodes, type ErrorCode } from '../core/errors.js';
+import { startModuleWorker, workerCalls } from '../core/worker-calls.js';
 import type { SensorPacket } from '../edge/packet.js';
 import type { ScenarioModel } from '../scenario/model.js';
 import type { HiveGroupReport } from './delivery-report.js';
 import type { GroupFlush } from './hive-group.js';
-import type { HiveThreadInit, HiveThreadPost, HiveThreadRequest, HiveThreadResponse, HiveThreadStarted } from './hive-thread-messages.js';
+import type { HiveThreadInit, HiveThreadPost, HiveThreadRequest } from './hive-thread-messages.js';
 import type { HiveGroups } from './mesh-delivery.js';
 import { PacketWriter } from './packet-transfer.js';
 
@@ -91,56 +88,13 @@ export function shareHives(model: ScenarioModel, threads: number): string[][] {
 }
 
 async function startThread(init: HiveThreadInit): Promise<HiveThread> {
-  const js = new URL('./hive-worker.js', import.meta.url);
-  const ts = new URL('./hive-worker.ts', import.meta.url);
-  // From sources (Vitest, tsx), tsx's loader is registered inside the worker first (as platform/thread.ts does).
-  const worker = existsSync(fileURLToPath(js))
-    ? new Worker(js, { workerData: init })
-    : new Worker(`import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(ts.href)}); });`, { eval: true, workerData: init });
-  const ready = new Promise<void>((resolve, reject) => {
-    worker.once('message', (m: HiveThreadStarted) => (m.kind === 'ready' ? resolve() : reject(toError(m.code, m.message))));
-    worker.once('error', reject);
-    worker.once('exit', (code) => reject(new Error(`hive thread exited (${code}) before it started`)));
-  });
-  await ready.catch(async (err: unknown) => {
-    await worker.terminate();
-    throw err;
-  });
-  const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
-  let nextId = 1;
-  let dead: Error | null = null;
-  worker.on('message', (m: HiveThreadResponse) => {
-    const p = pending.get(m.id);
-    if (!p) return;
-    pending.delete(m.id);
-    if (m.kind === 'result') p.resolve(m.value);
-    else p.reject(toError(m.code, m.message));
-  });
-  const fail = (err: Error): void => {
-    dead = err;
-    for (const p of pending.values()) p.reject(err);
-    pending.clear();
-  };
-  worker.on('error', (err) => fail(new Error(`hive thread failed: ${err.message}`, { cause: err })));
-  worker.on('exit', (code) => fail(new Error(`hive thread exited (${code})`)));
+  const worker = startModuleWorker(import.meta.url, 'hive-worker', init);
+  const { calls } = await workerCalls<Request, { kind: 'ready' }>(worker, { what: 'hive thread', fallback: null });
   return {
-    call<T>(r: Request): Promise<T> {
-      if (dead) return Promise.reject(dead);
-      const id = nextId++;
-      return new Promise<T>((resolve, reject) => {
-        pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
-        worker.postMessage({ ...r, id } as HiveThreadRequest);
-      });
-    },
-    post(m, transfer) {
-      if (!dead) worker.postMessage(m, transfer);
-    },
+    call: (r) => calls.call(r),
+    post: (m, transfer) => calls.post(m, transfer),
     terminate: async () => {
       await worker.terminate();
     },
   };
-}
-
-function toError(code: string | null, message: string): Error {
-  return code !== null && code in ErrorCodes ? new AppError(code as ErrorCode, message) : new Error(message);
 }
