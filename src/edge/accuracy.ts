@@ -92,10 +92,16 @@ export function withAccuracy(model: ScenarioModel, inner: EdgeStage, inView: InV
 }
 
 function observePresence(list: PresenceAcc[], startMs: number, atMs: number, world: World, inView: InView): void {
+  // A floor's people grouped by room once per instant (in the floor's order, so the truth is
+  // the same): each sensor scanning its whole floor cost sensors × people per floor.
+  const byFloor = new Map<string, Map<string | null, PersonState[]>>();
+  const NONE: readonly PersonState[] = [];
   for (const a of list) {
     if ((atMs - startMs) % a.s.reportIntervalMs !== 0) continue;
+    let rooms = byFloor.get(a.s.floorId);
+    if (!rooms) byFloor.set(a.s.floorId, (rooms = groupBy(world.peopleOnFloor(a.s.floorId), (p) => p.roomId)));
     const pos: number[] = [];
-    for (const p of world.peopleOnFloor(a.s.floorId)) if (p.roomId === a.s.roomId && inView(a.s, a.view, p)) pos.push(p.x, p.y);
+    for (const p of rooms.get(a.s.roomId) ?? NONE) if (inView(a.s, a.view, p)) pos.push(p.x, p.y);
     a.truth.set(atMs, pos);
   }
 }
