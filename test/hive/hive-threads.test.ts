@@ -4,13 +4,13 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { SqliteStore } from '../../src/cloud/store/sqlite-store.js';
 import type { SensorPacket } from '../../src/edge/packet.js';
 import { shareHives } from '../../src/hive/hive-threads.js';
 import { PacketWriter, readPackets } from '../../src/hive/packet-transfer.js';
 import { runScenario } from '../../src/run/run-scenario.js';
 import { loadScenarioObject } from '../../src/scenario/load.js';
 import type { ScenarioModel } from '../../src/scenario/model.js';
+import { storedRunText } from '../support/stored-series.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'occusim-hive-threads-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -20,21 +20,6 @@ const doc = parse(readFileSync(new URL('../../scenarios/office-day.yaml', import
 const loaded = loadScenarioObject({ ...doc, duration: '25m', faults: [{ kind: 'broker_restart', at: '9m' }] }, 'office-day+faults');
 if (!loaded.ok) throw new Error('office-day does not load');
 const model: ScenarioModel = loaded.model;
-
-/** Everything a run leaves in its store that users read: per-minute series and the event outbox. */
-function stored(db: string): string {
-  const store = new SqliteStore(db);
-  try {
-    const spaces = [...model.floors, ...model.rooms, ...model.zones].map((s) => s.id);
-    return JSON.stringify({
-      presence: spaces.map((id) => store.presenceMinutes(id)),
-      traffic: model.sensors.filter((s) => s.mode === 'traffic').map((s) => store.trafficMinutes(s.id)),
-      events: store.events().map(({ id: _id, ...e }) => e),
-    });
-  } finally {
-    store.close();
-  }
-}
 
 describe('hives simulated in worker threads', () => {
   it('give a byte-identical result, stored series and event outbox at 0, 1, 2 and 3 hive threads, platform in either thread', async () => {
@@ -50,7 +35,7 @@ describe('hives simulated in worker threads', () => {
       const db = join(dir, `h${layout.hiveThreads}-${layout.platformThread}.sqlite`);
       const report = await runScenario(model, { ...layout, dbPath: db });
       expect(report.perf.hiveThreads).toBe(layout.hiveThreads);
-      runs.push({ result: JSON.stringify(report.result), stored: stored(db) });
+      runs.push({ result: JSON.stringify(report.result), stored: storedRunText(db, model) });
     }
     const first = runs[0];
     expect(JSON.parse(first?.result ?? '{}').delivery.brokerRestarts).toBe(1);

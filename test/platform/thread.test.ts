@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SqliteStore } from '../../src/cloud/store/sqlite-store.js';
 import { runScenario } from '../../src/run/run-scenario.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
 import type { ScenarioModel } from '../../src/scenario/model.js';
+import { storedRunText } from '../support/stored-series.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'occusim-thread-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -14,29 +14,13 @@ const loaded = loadScenarioFile(new URL('../../scenarios/quickstart.yaml', impor
 if (!loaded.ok) throw new Error('quickstart does not load');
 const model: ScenarioModel = loaded.model;
 
-/** Everything a run leaves in its store that users read: per-minute series, rollups and the event outbox. */
-function stored(db: string): string {
-  const store = new SqliteStore(db);
-  try {
-    const spaces = [...model.floors, ...model.rooms, ...model.zones].map((s) => s.id);
-    return JSON.stringify({
-      presence: spaces.map((id) => store.presenceMinutes(id)),
-      hourly: spaces.map((id) => store.presenceSeries(id, '1h', 0, Number.MAX_SAFE_INTEGER)),
-      traffic: model.sensors.filter((s) => s.mode === 'traffic').map((s) => store.trafficMinutes(s.id)),
-      events: store.events().map(({ id: _id, ...e }) => e),
-    });
-  } finally {
-    store.close();
-  }
-}
-
 describe('the platform in its own worker thread', () => {
   it('gives a byte-identical result, stored series and event outbox to the platform in the run\'s thread', async () => {
     const runs = [];
     for (const platformThread of [false, true]) {
       const db = join(dir, `${platformThread}.sqlite`);
       const report = await runScenario(model, { durationMs: 45 * 60_000, platformThread, dbPath: db });
-      runs.push({ result: JSON.stringify(report.result), stored: stored(db) });
+      runs.push({ result: JSON.stringify(report.result), stored: storedRunText(db, model, { hourly: true }) });
     }
     expect(runs[1]?.result).toBe(runs[0]?.result);
     expect(runs[1]?.stored).toBe(runs[0]?.stored);

@@ -1,3 +1,4 @@
+import { SqliteStore } from '../../src/cloud/store/sqlite-store.js';
 import type { Store } from '../../src/cloud/store/port.js';
 import type { PresenceMinuteRow } from '../../src/cloud/presence.js';
 import type { TrafficMinuteRow } from '../../src/cloud/traffic.js';
@@ -16,4 +17,24 @@ export async function storedSeries(store: Store, model: ScenarioModel): Promise<
   const traffic: TrafficMinuteRow[] = [];
   for (const id of sensors) traffic.push(...(await store.trafficMinutes(id)));
   return { presence, traffic };
+}
+
+/**
+ * Everything a run leaves in a SQLite store that users read, as one text: per-minute series (and
+ * with `hourly`, the 1h rollups) and the event outbox without its row ids. Two runs that must be
+ * byte-identical (thread layouts) compare these texts.
+ */
+export function storedRunText(db: string, model: ScenarioModel, o: { hourly?: boolean } = {}): string {
+  const store = new SqliteStore(db);
+  try {
+    const spaces = [...model.floors, ...model.rooms, ...model.zones].map((s) => s.id);
+    return JSON.stringify({
+      presence: spaces.map((id) => store.presenceMinutes(id)),
+      ...(o.hourly ? { hourly: spaces.map((id) => store.presenceSeries(id, '1h', 0, Number.MAX_SAFE_INTEGER)) } : {}),
+      traffic: model.sensors.filter((s) => s.mode === 'traffic').map((s) => store.trafficMinutes(s.id)),
+      events: store.events().map(({ id: _id, ...e }) => e),
+    });
+  } finally {
+    store.close();
+  }
 }
