@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { catalogueFromScenario } from '../../src/assets/from-scenario.js';
 import { PostgresStore } from '../../src/cloud/store/postgres-store.js';
 import { sqliteStore, sqliteWebhookStore } from '../../src/cloud/store/sqlite-async.js';
@@ -13,7 +13,7 @@ import { startPlatform } from '../../src/platform/platform.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
 import { verify } from '../../src/webhooks/signing.js';
 import { startTestReceiver } from '../webhooks/receiver-fixture.js';
-import { postgresSkipReason, startPostgres, type TestPostgres } from '../support/postgres.js';
+import { postgresPerFile } from '../support/postgres-per-file.js';
 import { cli } from './fixtures/run-cli.js';
 
 /**
@@ -23,20 +23,13 @@ import { cli } from './fixtures/run-cli.js';
  */
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 const T = Date.UTC(2026, 2, 2, 7);
-const skip = postgresSkipReason();
-let server: TestPostgres | null = null;
+const { skip, createDatabase } = postgresPerFile();
 const dir = mkdtempSync(join(tmpdir(), 'occusim-store-cmds-'));
 const loaded = loadScenarioFile(new URL('../../scenarios/quickstart.yaml', import.meta.url).pathname);
 if (!loaded.ok) throw new Error('quickstart does not load');
 const model = loaded.model;
 
-beforeAll(async () => {
-  if (skip === null) server = await startPostgres();
-});
-afterAll(async () => {
-  await server?.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 interface Kind {
   name: string;
@@ -59,7 +52,7 @@ const KINDS: Kind[] = [
     name: 'PostgreSQL',
     skip: skip !== null,
     create: async () => {
-      const url = await (server as TestPostgres).createDatabase();
+      const url = await createDatabase();
       return { flag: url, dbPath: url, store: () => PostgresStore.open(url), webhooks: () => PostgresWebhookStore.open(url) };
     },
   },

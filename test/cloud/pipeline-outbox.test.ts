@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { catalogueFromScenario } from '../../src/assets/from-scenario.js';
 import type { SensorEvent } from '../../src/cloud/events.js';
 import { CloudPipeline } from '../../src/cloud/pipeline.js';
@@ -14,7 +14,7 @@ import type { DeliveryInsert } from '../../src/cloud/store/webhook-port.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { uplinkTopic } from '../../src/core/topics.js';
 import { encodeUplink } from '../../src/proto/codec.js';
-import { postgresSkipReason, startPostgres, type TestPostgres } from '../support/postgres.js';
+import { postgresPerFile } from '../support/postgres-per-file.js';
 import { HIVE_SERIAL, presenceAt, ROOM_A, SENSOR_PA, SENSOR_T, T0, tinyModel, trafficAt } from './fixture.js';
 
 /**
@@ -28,15 +28,8 @@ interface Adapter {
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'occusim-outbox-'));
-const pgSkip = postgresSkipReason();
-let server: TestPostgres | null = null;
-beforeAll(async () => {
-  if (pgSkip === null) server = await startPostgres();
-});
-afterAll(async () => {
-  await server?.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+const { skip: pgSkip, createDatabase } = postgresPerFile();
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 let files = 0;
 const sqlite: Adapter = {
@@ -59,7 +52,7 @@ const sqlite: Adapter = {
 
 const postgres: Adapter = {
   async open() {
-    const url = await (server as TestPostgres).createDatabase();
+    const url = await createDatabase();
     const store = await PostgresStore.open(url);
     return {
       store,

@@ -1,13 +1,13 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { openPostgresSync } from '../../src/cloud/store/postgres-sync.js';
 import { runScenario } from '../../src/run/run-scenario.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
 import { EVENT_TYPES } from '../../src/webhooks/event-types.js';
 import { startReceiver } from '../../src/webhooks/receiver.js';
-import { postgresSkipReason, startPostgres, type TestPostgres } from '../support/postgres.js';
+import { postgresPerFile } from '../support/postgres-per-file.js';
 
 /**
  * Webhooks from a platform whose store is PostgreSQL (subscriptions, delivery outbox, event
@@ -15,16 +15,9 @@ import { postgresSkipReason, startPostgres, type TestPostgres } from '../support
  * of attempts failing (retries on the platform clock).
  */
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
-const skip = postgresSkipReason();
-let server: TestPostgres | null = null;
+const { skip, createDatabase } = postgresPerFile();
 const dir = mkdtempSync(join(tmpdir(), 'occusim-hooks-pg-'));
-beforeAll(async () => {
-  if (skip === null) server = await startPostgres();
-});
-afterAll(async () => {
-  await server?.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function run(dbPath: string, name: string) {
   const loaded = loadScenarioFile(new URL('../../scenarios/quickstart.yaml', import.meta.url).pathname);
@@ -52,7 +45,7 @@ async function run(dbPath: string, name: string) {
 
 describe.skipIf(skip !== null)('webhooks on a PostgreSQL store', () => {
   it('keeps send_on_value_change values across a reopen, written with the enqueue, dropped with their subscription', async () => {
-    const url = await (server as TestPostgres).createDatabase();
+    const url = await createDatabase();
     const a = openPostgresSync(url, 'webhooks');
     a.putSubscription({ id: 'webhook_1', orgId: 'org_1', body: '{}' });
     a.enqueue([], { key: 'webhook_outbox_after', value: 3 }, [
@@ -77,7 +70,7 @@ describe.skipIf(skip !== null)('webhooks on a PostgreSQL store', () => {
 
   it('delivers byte-identical bodies to the same receiver as on SQLite, nothing lost, every signature valid', async () => {
     const onSqlite = await run(join(dir, 'store.sqlite'), 'sqlite');
-    const onPostgres = await run(await (server as TestPostgres).createDatabase(), 'postgres');
+    const onPostgres = await run(await createDatabase(), 'postgres');
     expect(onPostgres.stats.badSignatures).toBe(0);
     expect(onPostgres.stats.failed).toBeGreaterThan(0);
     expect(onPostgres.ndjson.length).toBeGreaterThan(1000);

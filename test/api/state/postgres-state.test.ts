@@ -1,20 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PostgresApiState } from '../../../src/cloud/store/postgres-api-state.js';
-import { postgresSkipReason, startPostgres, type TestPostgres } from '../../support/postgres.js';
+import { postgresPerFile } from '../../support/postgres-per-file.js';
 import { apiStateSurvivesRestart, model } from './state-contract.js';
 
-const skip = postgresSkipReason();
-let server: TestPostgres | null = null;
-beforeAll(async () => {
-  if (skip === null) server = await startPostgres();
-});
-afterAll(async () => {
-  await server?.stop();
-});
-
+const { skip, createDatabase } = postgresPerFile();
 describe.skipIf(skip !== null)('API state in a PostgreSQL store', () => {
   it('keeps created and deleted clients, mutations and tags across restarts, readable by a new connection', async () => {
-    const url = await (server as TestPostgres).createDatabase();
+    const url = await createDatabase();
     const state = await PostgresApiState.open(url);
     await apiStateSurvivesRestart(state);
     const rows = await state.clientRows();

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { catalogueFromScenario } from '../../../src/assets/from-scenario.js';
 import { CloudPipeline } from '../../../src/cloud/pipeline.js';
@@ -9,22 +9,14 @@ import { VirtualClock } from '../../../src/core/clock.js';
 import { uplinkTopic } from '../../../src/core/topics.js';
 import { encodeUplink } from '../../../src/proto/codec.js';
 import { HIVE_SERIAL, presenceAt, SENSOR_PA, T0, tinyModel, trafficAt, SENSOR_T } from '../fixture.js';
-import { postgresSkipReason, startPostgres, type TestPostgres } from '../../support/postgres.js';
+import { postgresPerFile } from '../../support/postgres-per-file.js';
 
 /**
  * Two ingest processes on one PostgreSQL store receive the same batch (a retransmission
  * split across a shared subscription): both asked `hasBatch` before either wrote. The loser
  * must see a duplicate — re-ack it, count it, store nothing twice — not fail its write.
  */
-const skip = postgresSkipReason();
-let server: TestPostgres | null = null;
-
-beforeAll(async () => {
-  if (skip === null) server = await startPostgres();
-});
-afterAll(async () => {
-  await server?.stop();
-});
+const { skip, createDatabase } = postgresPerFile();
 
 async function count(url: string, sql: string): Promise<number> {
   const c = new pg.Client({ connectionString: url });
@@ -49,7 +41,7 @@ function askedTooEarly(store: Store): Store {
 
 describe.skipIf(skip !== null)('two ingest processes racing for one batch on PostgreSQL', () => {
   it('stores the batch once when two connections write it at the same time: one true, one false', async () => {
-    const url = await (server as TestPostgres).createDatabase();
+    const url = await createDatabase();
     const [a, b] = await Promise.all([PostgresStore.open(url), PostgresStore.open(url)]);
     const dl = { receivedAtMs: T0, topic: uplinkTopic(HIVE_SERIAL), reason: 'UNKNOWN_SENSOR' as const, message: 'x', payload: new Uint8Array([1]) };
     const write = (s: PostgresStore, seq: number) => s.writeBatch({ hiveSerial: HIVE_SERIAL, seq, sentAtMs: T0, receivedAtMs: T0, ackedSeq: seq, packetCount: 2, raw: { payload: Uint8Array.from([seq]), minSensedMs: T0, maxSensedMs: T0 }, deadLetters: [dl] });
@@ -64,7 +56,7 @@ describe.skipIf(skip !== null)('two ingest processes racing for one batch on Pos
   });
 
   it("re-acks the loser's copy as a duplicate, counted, and aggregates the batch once", async () => {
-    const url = await (server as TestPostgres).createDatabase();
+    const url = await createDatabase();
     const model = tinyModel();
     const clock = new VirtualClock(T0 + 2000);
     const [sa, sb] = await Promise.all([PostgresStore.open(url), PostgresStore.open(url)]);
@@ -84,7 +76,7 @@ describe.skipIf(skip !== null)('two ingest processes racing for one batch on Pos
   });
 
   it("runs a deadlock's victim again: two transactions locking two rows in opposite orders both commit", async () => {
-    const url = await (server as TestPostgres).createDatabase();
+    const url = await createDatabase();
     const [a, b] = await Promise.all([PostgresSession.connect(url), PostgresSession.connect(url)]);
     await a.query('CREATE TABLE t (k INT PRIMARY KEY, v INT NOT NULL)');
     await a.query('INSERT INTO t VALUES (1, 0), (2, 0)');
@@ -100,7 +92,7 @@ describe.skipIf(skip !== null)('two ingest processes racing for one batch on Pos
   });
 
   it('acks past a batch another process stored meanwhile: the ack never stalls on it', async () => {
-    const url = await (server as TestPostgres).createDatabase();
+    const url = await createDatabase();
     const model = tinyModel();
     const clock = new VirtualClock(T0);
     const [sa, sb] = await Promise.all([PostgresStore.open(url), PostgresStore.open(url)]);

@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_AUDIENCE } from '../../../src/api/server.js';
 import { runScenario } from '../../../src/run/run-scenario.js';
 import { loadScenarioFile } from '../../../src/scenario/load.js';
-import { postgresSkipReason, startPostgres, type TestPostgres } from '../../support/postgres.js';
+import { postgresPerFile } from '../../support/postgres-per-file.js';
 
 /**
  * End to end: the quickstart office run once on a SQLite file and once with `--store
@@ -15,17 +15,10 @@ import { postgresSkipReason, startPostgres, type TestPostgres } from '../../supp
  * series, rollups and event outbox, compared in a canonical order (ids in insertion order).
  */
 const QUICKSTART = new URL('../../../scenarios/quickstart.yaml', import.meta.url).pathname;
-const skip = postgresSkipReason();
-let server: TestPostgres | null = null;
+const { skip, createDatabase } = postgresPerFile();
 const dir = mkdtempSync(join(tmpdir(), 'occusim-pg-run-'));
 
-beforeAll(async () => {
-  if (skip === null) server = await startPostgres();
-});
-afterAll(async () => {
-  await server?.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Every stored row that a run's outcome consists of, in a canonical order. */
 const CANONICAL: Record<string, string> = {
@@ -66,7 +59,7 @@ function sqliteRows(path: string): Record<string, unknown[]> {
 describe.skipIf(skip !== null)('a run on a PostgreSQL store', () => {
   it('stores the same series, rollups and outbox and reports the same result as on SQLite (quickstart, seed 7, 30 min)', async () => {
     const sqlitePath = join(dir, 'run.sqlite');
-    const url = await (server as TestPostgres).createDatabase();
+    const url = await createDatabase();
     const options = { seed: 7, durationMs: 30 * 60_000 };
     const onSqlite = await runScenario(QUICKSTART, { ...options, dbPath: sqlitePath });
     const onPostgres = await runScenario(QUICKSTART, { ...options, dbPath: url });
@@ -80,7 +73,7 @@ describe.skipIf(skip !== null)('a run on a PostgreSQL store', () => {
   });
 
   it('refuses a second run on the same database unless --fresh or --resume, as on SQLite', async () => {
-    const url = await (server as TestPostgres).createDatabase();
+    const url = await createDatabase();
     const options = { seed: 7, durationMs: 5 * 60_000, dbPath: url };
     await runScenario(QUICKSTART, options);
     await expect(runScenario(QUICKSTART, options)).rejects.toMatchObject({ code: 'USAGE', message: expect.stringMatching(/already holds a run/) as unknown });
@@ -90,7 +83,7 @@ describe.skipIf(skip !== null)('a run on a PostgreSQL store', () => {
   });
 
   it('resumes a run stopped at its --duration to what an uninterrupted run stores on SQLite, minute for minute', async () => {
-    const url = await (server as TestPostgres).createDatabase();
+    const url = await createDatabase();
     const whole = join(dir, 'whole.sqlite');
     const uninterrupted = await runScenario(QUICKSTART, { seed: 7, durationMs: 20 * 60_000, dbPath: whole });
     await runScenario(QUICKSTART, { seed: 7, durationMs: 10 * 60_000, dbPath: url });
@@ -104,7 +97,7 @@ describe.skipIf(skip !== null)('a run on a PostgreSQL store', () => {
   });
 
   it('serves its minutes and device status through the HTTP API, as stored (reporting and GraphQL)', async () => {
-    const url = await (server as TestPostgres).createDatabase();
+    const url = await createDatabase();
     const loaded = loadScenarioFile(QUICKSTART);
     if (!loaded.ok) throw new Error('quickstart does not load');
     const model = loaded.model;
