@@ -80,3 +80,43 @@ describe('webhook HTTP sender', () => {
     expect((await sender.send({ subscription: t, body: '{}', headers: {}, nowMs: 0 })).kind).toBe('retryable');
   });
 });
+
+describe('per-endpoint concurrency limit', () => {
+  /** An endpoint that holds every request 30 ms and records how many were held at once, per path. */
+  async function holdingEndpoint(): Promise<{ port: number; most: Map<string, number>; close: () => Promise<void> }> {
+    const { createServer } = await import('node:http');
+    const held = new Map<string, number>();
+    const most = new Map<string, number>();
+    const server = createServer((req, res) => {
+      const path = req.url ?? '';
+      held.set(path, (held.get(path) ?? 0) + 1);
+      most.set(path, Math.max(most.get(path) ?? 0, held.get(path) ?? 0));
+      req.resume();
+      req.on('end', () =>
+        setTimeout(() => {
+          held.set(path, (held.get(path) ?? 1) - 1);
+          res.writeHead(204).end();
+        }, 30),
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    const port = (server.address() as { port: number }).port;
+    return { port, most, close: () => new Promise<void>((resolve) => (server.close(() => resolve()), server.closeAllConnections())) };
+  }
+
+  it('keeps at most a subscription’s own limit in flight, and the default for the others', async () => {
+    const endpoint = await holdingEndpoint();
+    closers.push(endpoint.close);
+    const policy = new AddressPolicy(['127.0.0.1/8']);
+    const own = { ...subscriptionTo(`http://127.0.0.1:${endpoint.port}/own`, policy), id: 'webhook_own' };
+    const other = { ...subscriptionTo(`http://127.0.0.1:${endpoint.port}/other`, policy), id: 'webhook_other' };
+    const sender = new Sender({ policy, concurrency: 2, concurrencyOf: (id) => (id === 'webhook_own' ? 5 : undefined) });
+    closers.push(() => sender.close());
+    const send = (s: Subscription): Promise<unknown> => sender.send({ subscription: s, body: '{}', headers: {}, nowMs: 0 });
+    const outcomes = await Promise.all([...Array.from({ length: 12 }, () => send(own)), ...Array.from({ length: 12 }, () => send(other))]);
+    expect(outcomes.every((o) => (o as { kind: string }).kind === 'delivered')).toBe(true);
+    // Two limits to one origin are two connections, each pipelined as deep as its limit.
+    expect(endpoint.most.get('/own')).toBe(5);
+    expect(endpoint.most.get('/other')).toBe(2);
+  });
+});
