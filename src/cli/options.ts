@@ -80,9 +80,9 @@ export const apiPortOf = (flags: Flags): number => portValue(flags, 'port', DEFA
 export function webhookConcurrencyOf(flags: Flags): number | undefined {
   const v = flags['webhook-concurrency'];
   if (typeof v !== 'string') return undefined;
-  const problem = v.trim() === '' ? `an integer, got ""` : concurrencyProblem(Number(v));
-  if (problem !== null) throw new AppError(ErrorCodes.USAGE, `--webhook-concurrency must be ${problem.replace(/got .*$/, `got ${JSON.stringify(v)}`)}`);
-  return Number(v);
+  const n = v.trim() === '' ? Number.NaN : Number(v);
+  if (concurrencyProblem(n) !== null) throw new AppError(ErrorCodes.USAGE, `--webhook-concurrency must be an integer in ${MIN_WEBHOOK_CONCURRENCY}..${MAX_WEBHOOK_CONCURRENCY}, got ${JSON.stringify(v)}`);
+  return n;
 }
 
 export const hostOf = (flags: Flags): string => (typeof flags.host === 'string' && flags.host !== '' ? flags.host : DEFAULT_HOST);
