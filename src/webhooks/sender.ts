@@ -1,6 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import { Client } from 'undici';
+import type { Socket } from 'node:net';
+import { buildConnector, Client } from 'undici';
 import type { AddressPolicy } from './address-policy.js';
 import { parseIp } from './ip.js';
 import { outcomeOfStatus, parseRetryAfter, type Outcome } from './retry.js';
@@ -77,7 +78,7 @@ export class Sender {
       c = new Client(origin, {
         pipelining: depth,
         keepAliveTimeout: 30_000,
-        connect: { lookup: guardedLookup(this.#o.policy, this.#o.lookup) },
+        connect: writesPerTurn(buildConnector({ lookup: guardedLookup(this.#o.policy, this.#o.lookup) })),
       });
       byDepth.set(depth, c);
     }
@@ -148,6 +149,39 @@ export class Sender {
     this.#clients.clear();
     await Promise.all(clients.map((c) => c.destroy()));
   }
+}
+
+/**
+ * A connector whose sockets send the requests of one turn of the event loop in one write:
+ * undici writes each pipelined request as it dispatches it (one `writev` per request), so
+ * a round's requests reached the receiver one by one and each woke it. The socket is held
+ * corked from its first write of a turn until the turn ends (a `nextTick`), undici's own
+ * cork/uncork per request nesting inside; nothing waits longer than the turn that wrote it.
+ */
+export function writesPerTurn(connect: buildConnector.connector): buildConnector.connector {
+  return (options, callback) =>
+    connect(options, (...args) => {
+      const socket = args[1];
+      if (socket) holdWritesForTheTurn(socket);
+      callback(...args);
+    });
+}
+
+function holdWritesForTheTurn(socket: Socket): void {
+  const write = socket.write.bind(socket) as (...a: unknown[]) => boolean;
+  let held = false;
+  const release = (): void => {
+    held = false;
+    if (!socket.destroyed) socket.uncork();
+  };
+  socket.write = ((...a: unknown[]): boolean => {
+    if (!held) {
+      held = true;
+      socket.cork();
+      process.nextTick(release);
+    }
+    return write(...a);
+  }) as Socket['write'];
 }
 
 /** api_key and basic_auth of platform-reference §4, as request headers. */

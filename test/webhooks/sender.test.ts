@@ -1,7 +1,9 @@
 import type { lookup as dnsLookup, LookupAddress } from 'node:dns';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AddressPolicy } from '../../src/webhooks/address-policy.js';
-import { authHeaders, guardedLookup, Sender } from '../../src/webhooks/sender.js';
+import { createServer as createNetServer, type Socket } from 'node:net';
+import { buildConnector, Client } from 'undici';
+import { authHeaders, guardedLookup, Sender, writesPerTurn } from '../../src/webhooks/sender.js';
 import { validateCreate, type Subscription } from '../../src/webhooks/subscription.js';
 import { startTestReceiver, type TestReceiver } from './receiver-fixture.js';
 
@@ -118,5 +120,38 @@ describe('per-endpoint concurrency limit', () => {
     // Two limits to one origin are two connections, each pipelined as deep as its limit.
     expect(endpoint.most.get('/own')).toBe(5);
     expect(endpoint.most.get('/other')).toBe(2);
+  });
+});
+
+describe('writes of a turn', () => {
+  /** Eight pipelined POSTs dispatched in one turn to an endpoint that never answers: how many socket writes carried them. */
+  async function writesForEight(connector: (c: buildConnector.connector) => buildConnector.connector): Promise<number> {
+    const server = createNetServer((socket) => socket.resume());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    const port = (server.address() as { port: number }).port;
+    let writes = 0;
+    const counted: buildConnector.connector = (options, callback) =>
+      connector(buildConnector({}))(options, (...args) => {
+        const socket = args[1] as (Socket & { _write: (...a: unknown[]) => void; _writev: (...a: unknown[]) => void }) | null;
+        if (socket) {
+          const [one, many] = [socket._write.bind(socket), socket._writev.bind(socket)];
+          socket._write = (...a: unknown[]) => (writes++, one(...a));
+          socket._writev = (...a: unknown[]) => (writes++, many(...a));
+        }
+        callback(...args);
+      });
+    const client = new Client(`http://127.0.0.1:${port}`, { pipelining: 8, connect: counted });
+    const pending = Array.from({ length: 8 }, (_, i) => client.request({ method: 'POST', path: '/', body: `{"n":${i}}`, idempotent: true, blocking: false }).catch(() => null));
+    while (writes === 0) await new Promise((r) => setTimeout(r, 5));
+    await new Promise((r) => setTimeout(r, 20));
+    await client.destroy();
+    await Promise.all(pending);
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    return writes;
+  }
+
+  it('go out in one socket write, where undici alone writes each request', async () => {
+    expect(await writesForEight((c) => c)).toBe(8);
+    expect(await writesForEight(writesPerTurn)).toBe(1);
   });
 });
