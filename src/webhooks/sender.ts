@@ -8,9 +8,9 @@ import { outcomeOfStatus, parseRetryAfter, type Outcome } from './retry.js';
 import type { Subscription } from './subscription.js';
 
 /**
- * The HTTP adapter of delivery: one undici `Client` per destination origin, kept alive and
- * pipelined (HTTP/1.1) up to the endpoint's concurrency limit. One connection per endpoint
- * keeps the order in which bodies reach the receiver the order they were sent (a pipelined
+ * The HTTP adapter of delivery: one undici `Client` per destination origin and concurrency
+ * limit (webhooks/concurrency.ts), kept alive and pipelined (HTTP/1.1) as deep as the limit.
+ * One connection per endpoint keeps the order in which bodies reach the receiver the order they were sent (a pipelined
  * connection answers in order), which is what makes `--speed max` deliveries byte-identical
  * across runs. Every connection resolves its host through `guardedLookup`, so a DNS name that
  * resolves to a refused address is refused at connection time; redirects are never followed.
