@@ -170,7 +170,13 @@ export async function startReceiver(o: ReceiverOptions): Promise<Receiver> {
     });
     req.on('end', () => {
       if (size > MAX_BODY_BYTES) return reply(res, 413);
-      reply(res, answer(req, more ? Buffer.concat(more) : (first ?? Buffer.alloc(0))));
+      let status: number;
+      try {
+        status = answer(req, more ? Buffer.concat(more) : (first ?? Buffer.alloc(0)));
+      } catch {
+        status = 400; // a request nothing above expected: answered, never a crash of the receiver
+      }
+      reply(res, status);
     });
     req.on('error', () => {
       if (!res.headersSent) res.writeHead(400).end();
