@@ -6,11 +6,11 @@
  * baseline, p99 < 50 ms at half rate.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client } from 'undici';
+import { Session } from 'node:inspector';
 import { catalogueFromScenario } from '../src/assets/from-scenario.js';
 import { EventMetadata, eventId } from '../src/cloud/events.js';
 import { SqliteStore } from '../src/cloud/store/sqlite-store.js';
@@ -21,6 +21,7 @@ import { AddressPolicy } from '../src/webhooks/address-policy.js';
 import { WebhookEngine } from '../src/webhooks/engine.js';
 import { Sender } from '../src/webhooks/sender.js';
 import { WebhookService } from '../src/webhooks/service.js';
+import { validateCreate } from '../src/webhooks/subscription.js';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 const N = 20_000;
@@ -28,9 +29,32 @@ const N = 20_000;
 /** `OCCUSIM_BENCH_CPU_PROF=dir`: the receivers write V8 CPU profiles there (run the bench itself with `node --cpu-prof`). */
 const profileArgs = (): string[] => (process.env.OCCUSIM_BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.OCCUSIM_BENCH_CPU_PROF}`] : []);
 
-async function startChild(): Promise<{ child: ChildProcess; port: number }> {
+/**
+ * With `OCCUSIM_BENCH_CPU_PROF=dir`, the client's CPU profile of one phase (baseline or signed)
+ * only, written as `client-<phase>.cpuprofile`: a whole-process `--cpu-prof` mixes start-up,
+ * both phases and the half-rate run.
+ */
+async function profiled<T>(phase: string, work: () => Promise<T>): Promise<T> {
+  const dir = process.env.OCCUSIM_BENCH_CPU_PROF;
+  if (!dir) return work();
+  const session = new Session();
+  session.connect();
+  const post = (method: string): Promise<unknown> => new Promise((resolve, reject) => session.post(method, (err, res) => (err ? reject(err) : resolve(res))));
+  await post('Profiler.enable');
+  await post('Profiler.start');
+  try {
+    return await work();
+  } finally {
+    const { profile } = (await post('Profiler.stop')) as { profile: unknown };
+    writeFileSync(join(dir, `client-${phase}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
+  }
+}
+
+/** The signed deliveries' receiver: verifies, dedupes, counts and writes NDJSON to `out`, as `occusim receive --secret --out` does. */
+async function startChild(out: string): Promise<{ child: ChildProcess; port: number }> {
   const file = fileURLToPath(new URL('./webhook-receiver.ts', import.meta.url));
-  const child = spawn(process.execPath, [...profileArgs(), '--import', 'tsx', file, ...(process.env.HB_NOSECRET ? [] : [SECRET])], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...profileArgs(), '--import', 'tsx', file, SECRET, out], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve, reject) => {
     child.stdout?.once('data', (d: Buffer) => resolve(Number(d.toString().trim())));
     child.once('exit', (code) => reject(new Error(`receiver exited ${code}`)));
@@ -43,14 +67,14 @@ async function startChild(): Promise<{ child: ChildProcess; port: number }> {
  * /proc (Linux; null elsewhere). Where the time goes decides what can be made faster: on a
  * 2-core machine the client and the receiver share the cores.
  */
-function cpuMs(pid?: number): number | null {
+function cpuMs(pid?: number, kernelOnly = false): number | null {
   if (pid === undefined) {
     const u = process.cpuUsage();
-    return (u.user + u.system) / 1000;
+    return ((kernelOnly ? 0 : u.user) + u.system) / 1000;
   }
   try {
     const fields = (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] ?? '').split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10; // clock ticks of 10 ms
+    return ((kernelOnly ? 0 : Number(fields[11])) + Number(fields[12])) * 10; // clock ticks of 10 ms
   } catch {
     return null;
   }
@@ -59,13 +83,22 @@ function cpuMs(pid?: number): number | null {
 const diff = (a: number | null, b: number | null): number | null => (a === null || b === null ? null : a - b);
 const perDelivery = (ms: number | null, n: number): string => (ms === null ? 'n/a' : `${Math.round((ms * 1000) / n)} µs`);
 
+/**
+ * Plain POSTs of the bodies through the engine's own HTTP client (a `Sender`: same connection,
+ * pipelining and write batching), unsigned, no store, to a receiver started without a secret:
+ * it checks nothing, as a plain endpoint would. What the signed run costs more is then the
+ * signing, the durable outbox and the verification, not a different client.
+ */
 async function baseline(port: number, bodies: readonly string[], concurrency: number): Promise<number> {
-  const client = new Client(`http://127.0.0.1:${port}`, { pipelining: concurrency });
+  const policy = new AddressPolicy(['127.0.0.1/8']);
+  const sender = new Sender({ policy, concurrency });
+  const subscription = validateCreate(policy, 'org_bench', 'webhook_plain', { eventTypes: ['ROOM_OCCUPANCY'], url: `http://127.0.0.1:${port}/` }, SECRET, 'baseline');
+  const headers = { 'content-type': 'application/json' };
   const t0 = systemWallTime();
-  // Posted to a receiver started without a secret: it checks nothing, as a plain endpoint would.
-  await Promise.all(bodies.map(async (body) => (await client.request({ method: 'POST', path: '/', body, headers: { 'content-type': 'application/json' } })).body.dump()));
+  const outcomes = await Promise.all(bodies.map((body) => sender.send({ subscription, body, headers, nowMs: 0 })));
   const s = (systemWallTime() - t0) / 1000;
-  await client.close();
+  await sender.close();
+  if (outcomes.some((o) => o.kind !== 'delivered')) throw new Error('bench webhooks: a baseline POST failed');
   return bodies.length / s;
 }
 
@@ -89,7 +122,7 @@ export async function runWebhooksBench(root: string, concurrencyArg?: string, ro
   const model = loaded.model;
   const rooms = model.rooms.map((r) => r.id);
   const dir = mkdtempSync(join(tmpdir(), 'occusim-bench-hooks-'));
-  const signedRx = await startChild();
+  const signedRx = await startChild(join(dir, 'received.ndjson'));
   const plainRx = await (async () => {
     const file = fileURLToPath(new URL('./webhook-receiver.ts', import.meta.url));
     const child = spawn(process.execPath, [...profileArgs(), '--import', 'tsx', file], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -118,17 +151,30 @@ export async function runWebhooksBench(root: string, concurrencyArg?: string, ro
     // Same bodies for the baseline, built the way the engine builds them.
     const meta = new EventMetadata(catalogueFromScenario(model));
     const bodies = Array.from({ length: N }, (_, i) => JSON.stringify(meta.envelope({ id: i, eventId: `event_${i}`, type: 'ROOM_OCCUPANCY', spaceId: rooms[i % rooms.length] as string, minuteMs: model.startMs + i * 1000, value: i % 7, revision: 0, emittedAtMs: 0 })));
-    const cpu0 = { client: cpuMs(), rx: cpuMs(plainRx.child.pid) };
-    const plain = await baseline(plainRx.port, bodies, CONCURRENCY);
-    const cpuPlain = { client: (cpuMs() as number) - (cpu0.client as number), rx: diff(cpuMs(plainRx.child.pid), cpu0.rx) };
+    const cpu0 = { client: cpuMs(), rx: cpuMs(plainRx.child.pid), clientK: cpuMs(undefined, true), rxK: cpuMs(plainRx.child.pid, true) };
+    const plain = await profiled('baseline', () => baseline(plainRx.port, bodies, CONCURRENCY));
+    const cpuPlain = {
+      client: (cpuMs() as number) - (cpu0.client as number),
+      rx: diff(cpuMs(plainRx.child.pid), cpu0.rx),
+      clientK: diff(cpuMs(undefined, true), cpu0.clientK),
+      rxK: diff(cpuMs(plainRx.child.pid, true), cpu0.rxK),
+    };
     emit(N);
-    const cpu1 = { client: cpuMs(), rx: cpuMs(signedRx.child.pid) };
+    const cpu1 = { client: cpuMs(), rx: cpuMs(signedRx.child.pid), clientK: cpuMs(undefined, true), rxK: cpuMs(signedRx.child.pid, true) };
     const t0 = systemWallTime();
-    engine.fanOut();
-    const fanOutMs = systemWallTime() - t0;
-    await engine.advance();
+    let fanOutMs = 0;
+    await profiled('signed', async () => {
+      engine.fanOut();
+      fanOutMs = systemWallTime() - t0;
+      await engine.advance();
+    });
     const signed = N / ((systemWallTime() - t0) / 1000);
-    const cpuSigned = { client: (cpuMs() as number) - (cpu1.client as number), rx: diff(cpuMs(signedRx.child.pid), cpu1.rx) };
+    const cpuSigned = {
+      client: (cpuMs() as number) - (cpu1.client as number),
+      rx: diff(cpuMs(signedRx.child.pid), cpu1.rx),
+      clientK: diff(cpuMs(undefined, true), cpu1.clientK),
+      rxK: diff(cpuMs(signedRx.child.pid, true), cpu1.rxK),
+    };
     const delivered = engine.stats().subscriptions[0]?.delivered ?? 0;
     // Half rate: chunks every 10 ms (enqueue, then the engine's round), latency from the engine.
     const perTick = Math.max(1, Math.round(signed / 2 / 100));
@@ -149,6 +195,10 @@ export async function runWebhooksBench(root: string, concurrencyArg?: string, ro
     console.log(
       `  CPU per delivery: client ${perDelivery(cpuSigned.client, N)} (baseline ${perDelivery(cpuPlain.client, N)}; fan-out into the outbox ${Math.round((fanOutMs * 1000) / N)} µs of it), ` +
         `receiver ${perDelivery(cpuSigned.rx, N)} (baseline ${perDelivery(cpuPlain.rx, N)})`,
+    );
+    // The kernel's share (system time): the socket writes and reads, and waking the peer.
+    console.log(
+      `    of which in the kernel: client ${perDelivery(cpuSigned.clientK, N)} (baseline ${perDelivery(cpuPlain.clientK, N)}), receiver ${perDelivery(cpuSigned.rxK, N)} (baseline ${perDelivery(cpuPlain.rxK, N)})`,
     );
     // Client and receiver share the two cores: when they take turns (a loaded machine), the
     // rate follows their summed CPU per delivery, which the machine's other load moves less.

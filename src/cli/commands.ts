@@ -7,7 +7,7 @@ import { loadScenarioFile, type LoadResult } from '../scenario/load.js';
 import { formatThresholds, thresholdSuite } from './thresholds.js';
 import { junitXml } from './junit.js';
 import { checkOutputFiles } from './preflight.js';
-import { hostOf, mqttPortOf } from './options.js';
+import { hostOf, mqttPortOf, webhookConcurrencyOf } from './options.js';
 import { scenarioJsonSchema } from '../scenario/schema.js';
 import type { RunOptions } from '../run/options.js';
 import { runScenario, type RunReport } from '../run/run-scenario.js';
@@ -154,6 +154,8 @@ function runOptionsFromFlags(flags: Flags): RunOptions {
   if (typeof flags.record === 'string') opts.record = flags.record;
   // Comma-separated CIDR blocks webhooks may reach although loopback or private (a local receiver).
   if (typeof flags['webhook-allow'] === 'string') opts.webhooks = { allow: flags['webhook-allow'].split(',').map((c) => c.trim()) };
+  const concurrency = webhookConcurrencyOf(flags);
+  if (concurrency !== undefined) opts.webhooks = { ...opts.webhooks, concurrency };
   return opts;
 }
 

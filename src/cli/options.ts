@@ -1,5 +1,6 @@
 import { Option } from 'commander';
 import { AppError, ErrorCodes } from '../core/errors.js';
+import { DEFAULT_WEBHOOK_CONCURRENCY, MAX_WEBHOOK_CONCURRENCY, MIN_WEBHOOK_CONCURRENCY, concurrencyProblem } from '../webhooks/concurrency.js';
 import type { Flags } from './io.js';
 
 /**
@@ -51,6 +52,7 @@ export const OPTIONS = {
   host: () => new Option('--host <address>', `address the listeners bind (default ${DEFAULT_HOST}; 0.0.0.0: every interface, for devices on the network)`),
   audience: () => new Option('--audience <a>', 'API identifier accepted in client logins (default https://api.occusim.local)'),
   webhookAllow: () => new Option('--webhook-allow <cidrs>', 'webhook destinations allowed although loopback or private, comma-separated (docs/webhooks.md)'),
+  webhookConcurrency: () => new Option('--webhook-concurrency <n>', `webhook requests in flight per endpoint, ${MIN_WEBHOOK_CONCURRENCY}..${MAX_WEBHOOK_CONCURRENCY} (default ${DEFAULT_WEBHOOK_CONCURRENCY}; a scenario's webhooks[].concurrency wins; docs/webhooks.md)`),
   scenario: () => new Option('--scenario <file>', 'the scenario file (or a shipped scenario by name, e.g. quickstart)'),
   graphiql: () => new Option('--no-graphiql', 'with --serve (and serve): no GraphQL IDE page at /api/graphiql'),
   // Output
@@ -62,7 +64,7 @@ export const OPTIONS = {
 export type OptionName = keyof typeof OPTIONS;
 
 /** The options of a run (`run`, `serve --feed`). */
-export const RUN_OPTIONS: readonly OptionName[] = ['seed', 'speed', 'duration', 'start', 'fidelity', 'workers', 'report', 'store', 'db', 'keep', 'resume', 'fresh', 'platformThread', 'hiveThreads', 'mqttPort', 'host', 'broker', 'record', 'quiet', 'expect', 'junit', 'webhookAllow', 'truth', 'html'];
+export const RUN_OPTIONS: readonly OptionName[] = ['seed', 'speed', 'duration', 'start', 'fidelity', 'workers', 'report', 'store', 'db', 'keep', 'resume', 'fresh', 'platformThread', 'hiveThreads', 'mqttPort', 'host', 'broker', 'record', 'quiet', 'expect', 'junit', 'webhookAllow', 'webhookConcurrency', 'truth', 'html'];
 
 function portValue(flags: Flags, name: 'port' | 'mqtt-port', fallback: number): number {
   const v = flags[name];
@@ -74,4 +76,13 @@ function portValue(flags: Flags, name: 'port' | 'mqtt-port', fallback: number): 
 
 export const mqttPortOf = (flags: Flags): number => portValue(flags, 'mqtt-port', DEFAULT_MQTT_PORT);
 export const apiPortOf = (flags: Flags): number => portValue(flags, 'port', DEFAULT_API_PORT);
+/** `--webhook-concurrency`: undefined when not given (the platform's default applies). */
+export function webhookConcurrencyOf(flags: Flags): number | undefined {
+  const v = flags['webhook-concurrency'];
+  if (typeof v !== 'string') return undefined;
+  const n = v.trim() === '' ? Number.NaN : Number(v);
+  if (concurrencyProblem(n) !== null) throw new AppError(ErrorCodes.USAGE, `--webhook-concurrency must be an integer in ${MIN_WEBHOOK_CONCURRENCY}..${MAX_WEBHOOK_CONCURRENCY}, got ${JSON.stringify(v)}`);
+  return n;
+}
+
 export const hostOf = (flags: Flags): string => (typeof flags.host === 'string' && flags.host !== '' ? flags.host : DEFAULT_HOST);

@@ -14,7 +14,7 @@ import { declaredWebhooks } from '../run/run-scenario.js';
 import type { Flags, Io } from './io.js';
 import { storeFlag } from './store-flag.js';
 import { formatHiveCredentials } from './credentials.js';
-import { apiPortOf, hostOf, mqttPortOf } from './options.js';
+import { apiPortOf, hostOf, mqttPortOf, webhookConcurrencyOf } from './options.js';
 
 /**
  * `occusim serve --scenario s [--db f] [--port N] [--mqtt-port N] [--audience A]`: the
@@ -32,6 +32,8 @@ export interface ServeOptions {
   host: string;
   /** CIDR blocks webhooks may reach although loopback or private (`--webhook-allow`). */
   webhookAllow: string[];
+  /** Webhook requests in flight per endpoint (`--webhook-concurrency`); undefined: the default. */
+  webhookConcurrency?: number;
   /** The GraphQL IDE page (`--no-graphiql` turns it off). */
   graphiql: boolean;
   /** Several ingest processes (docs/scale-out.md): an external broker, its share group, this process's floors, the shards that drive its clock. */
@@ -50,7 +52,9 @@ export interface ScaleOut {
 const OWN_CLOCK_ADVANCE_MS = 5_000;
 
 export function serveOptions(flags: Flags): ServeOptions {
+  const webhookConcurrency = webhookConcurrencyOf(flags);
   return {
+    ...(webhookConcurrency !== undefined ? { webhookConcurrency } : {}),
     dbPath: storeFlag(flags),
     port: apiPortOf(flags),
     mqttPort: mqttPortOf(flags),
@@ -120,7 +124,12 @@ export async function serveModel(model: ScenarioModel, opts: ServeOptions, io: I
     mqttHost: opts.host,
     api: { port: opts.port, host: opts.host, audience: opts.audience, graphiql: opts.graphiql },
     // Always on: subscriptions created through GraphQL are delivered on the wall clock.
-    webhooks: { seed: model.seed, allow: [...(model.webhookAllow ?? []), ...opts.webhookAllow], declared: declaredWebhooks(model) },
+    webhooks: {
+      seed: model.seed,
+      allow: [...(model.webhookAllow ?? []), ...opts.webhookAllow],
+      declared: declaredWebhooks(model),
+      ...(opts.webhookConcurrency !== undefined ? { concurrency: opts.webhookConcurrency } : {}),
+    },
   });
   try {
     printListeners(io, { model, dbPath: platform.dbPath, brokerUrl: platform.brokerUrl, apiUrl: platform.apiUrl }, opts.audience);

@@ -200,6 +200,7 @@ export function declaredWebhooks(model: ScenarioModel): NonNullable<PlatformWebh
     orgId: model.org.id,
     src: `${model.file} webhooks[${i}]`,
     input: { name: w.name, eventTypes: w.eventTypes, url: w.url, filters: w.filters, secret: w.secret, sendOnValueChange: w.sendOnValueChange, httpTimeoutS: w.httpTimeoutS },
+    ...(w.concurrency !== undefined ? { concurrency: w.concurrency } : {}),
   }));
 }
 

@@ -71,6 +71,8 @@ export interface WebhookModel {
   secret: string | null;
   sendOnValueChange: boolean;
   httpTimeoutS: number | null;
+  /** Requests in flight to the endpoint (1..64); absent: the platform's default (`--webhook-concurrency`, 16). */
+  concurrency?: number;
   /** JSON pointer of the entry in the file (located errors). */
   src: string;
 }

@@ -96,6 +96,7 @@ function webhooksOf(ctx: Ctx, header: Header | null): Pick<ScenarioModel, 'webho
       secret: w.secret ?? null,
       sendOnValueChange: w.send_on_value_change ?? false,
       httpTimeoutS: w.http_timeout ?? null,
+      ...(w.concurrency !== undefined ? { concurrency: w.concurrency } : {}),
       src: ctx.pointerOf(['webhooks', i]),
     })),
     webhookAllow: header.webhook_allow ?? [],

@@ -5,6 +5,11 @@ import { thermalSchema, warmObjectSchema } from './thermal-schema.js';
 import { faultSchema, networkSchema } from './network-schema.js';
 import { MAX_EXPECTATIONS, parseExpectation } from './expectations.js';
 
+/** Bounds of `webhooks[].concurrency`: webhooks/concurrency.ts's (a test pins that they agree; the scenario layer does not import the platform's). */
+const MIN_WEBHOOK_CONCURRENCY = 1;
+const MAX_WEBHOOK_CONCURRENCY = 64;
+const DEFAULT_WEBHOOK_CONCURRENCY = 16;
+
 /**
  * The scenario file format v1 as zod schemas. The validator parses the expanded tree
  * (templates and repeats applied) with `fileSchema`, and `scenarioJsonSchema()` is generated
@@ -233,6 +238,13 @@ export const fileSchema = z
           secret: z.string().regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/, 'whsec_ followed by base64').optional().describe('Default: derived from the seed'),
           send_on_value_change: z.boolean().optional(),
           http_timeout: z.number().positive().max(60).optional().describe('Seconds per attempt, default 10'),
+          concurrency: z
+            .number()
+            .int()
+            .min(MIN_WEBHOOK_CONCURRENCY)
+            .max(MAX_WEBHOOK_CONCURRENCY)
+            .optional()
+            .describe(`Requests in flight to the endpoint (${MIN_WEBHOOK_CONCURRENCY}..${MAX_WEBHOOK_CONCURRENCY}, pipelined on one keep-alive connection); default --webhook-concurrency or ${DEFAULT_WEBHOOK_CONCURRENCY}`),
         }),
       )
       .optional()

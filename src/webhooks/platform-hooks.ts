@@ -10,9 +10,10 @@ import { isWebhookError } from './errors.js';
 import { WebhookEngine, type EngineStats } from './engine.js';
 import type { RetryPolicy } from './retry.js';
 import { Sender } from './sender.js';
-import { WebhookService } from './service.js';
+import { WebhookService, type Created } from './service.js';
 import { secretFromKey } from './signing.js';
 import type { CreateInput } from './subscription.js';
+import { DEFAULT_WEBHOOK_CONCURRENCY, concurrencyProblem } from './concurrency.js';
 
 /**
  * Webhooks as the platform runs them: subscriptions and the delivery outbox in the platform's
@@ -32,9 +33,12 @@ export interface PlatformWebhookOptions {
   seed: number | string;
   /** CIDR blocks webhooks may reach although private or loopback (`--webhook-allow`). */
   allow?: readonly string[];
-  /** Subscriptions declared by the scenario, created at the first start (kept by the store after). */
-  declared?: ReadonlyArray<{ orgId: string; input: CreateInput; /** Where it was declared (a scenario file's location). */ src?: string }>;
-  /** Requests in flight per endpoint (default 16). */
+  /**
+   * Subscriptions declared by the scenario, created at the first start (kept by the store after),
+   * each with its own concurrency limit when the file gives one.
+   */
+  declared?: ReadonlyArray<{ orgId: string; input: CreateInput; /** Where it was declared (a scenario file's location). */ src?: string; concurrency?: number }>;
+  /** Requests in flight per endpoint unless its declaration says otherwise (`--webhook-concurrency`, default 16; webhooks/concurrency.ts). */
   concurrency?: number;
   retry?: RetryPolicy;
   disableAfterMs?: number;
@@ -69,8 +73,11 @@ export function startWebhooks(stores: WebhookStores, catalogue: AssetCatalogue, 
   // Declared webhooks without a secret get one derived from the seed: the same run signs the same way.
   const secrets = rngFor(o.seed, 'webhook-secrets');
   const service = new WebhookService(store, policy, () => secretFromKey(Uint8Array.from({ length: 32 }, () => secrets.int(0, 255))));
-  declare(service, store, clock, o.declared ?? []);
-  const sender = new Sender({ policy, concurrency: o.concurrency ?? 16 });
+  const concurrency = o.concurrency ?? DEFAULT_WEBHOOK_CONCURRENCY;
+  const problem = concurrencyProblem(concurrency);
+  if (problem !== null) throw new AppError(ErrorCodes.USAGE, `webhook concurrency: ${problem}`);
+  const limits = declare(service, store, clock, o.declared ?? []);
+  const sender = new Sender({ policy, concurrency, concurrencyOf: (id) => limits.get(id) });
   const engine = new WebhookEngine({
     service,
     store,
@@ -105,21 +112,29 @@ export function startWebhooks(stores: WebhookStores, catalogue: AssetCatalogue, 
  * organisation and name), and brings the ones it did create up to date with the file (a
  * resumed run whose file changed, e.g. a receiver on a new port): same id and outbox, the
  * file's URL, auth, types, filters and secret; a changed endpoint re-enabled, its waiting
- * retries due now. A refused one is a scenario error at its place in the file.
+ * retries due now. A refused one is a scenario error at its place in the file. Returns the
+ * concurrency limits the file gives, by subscription id.
  */
-function declare(service: WebhookService, store: WebhookStore, clock: Clock, declared: NonNullable<PlatformWebhookOptions['declared']>): void {
-  declared.forEach(({ orgId, input, src }, i) => {
+function declare(service: WebhookService, store: WebhookStore, clock: Clock, declared: NonNullable<PlatformWebhookOptions['declared']>): Map<string, number> {
+  const limits = new Map<string, number>();
+  declared.forEach(({ orgId, input, src, concurrency }, i) => {
     const path = src ?? `webhooks[${i}]`;
+    const problem = concurrency === undefined ? null : concurrencyProblem(concurrency);
+    if (problem !== null) throw new AppError(ErrorCodes.SCENARIO_INVALID, `${path}.concurrency: ${problem}`);
     try {
       const existing = service.list(orgId).find((s) => s.name === input.name);
+      let id: string;
       if (!existing) {
-        service.create(orgId, [input], () => path);
-        return;
+        id = (service.create(orgId, [input], () => path)[0] as Created).subscription.id;
+      } else {
+        if (service.redeclare(existing, input, path).endpointChanged) store.reschedule(existing.id, clock.now());
+        id = existing.id;
       }
-      if (service.redeclare(existing, input, path).endpointChanged) store.reschedule(existing.id, clock.now());
+      if (concurrency !== undefined) limits.set(id, concurrency);
     } catch (err) {
       if (isWebhookError(err)) throw new AppError(ErrorCodes.SCENARIO_INVALID, `${err.message} (${err.code})`, { cause: err });
       throw err;
     }
   });
+  return limits;
 }

@@ -1,15 +1,16 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import { Client } from 'undici';
+import type { Socket } from 'node:net';
+import { buildConnector, Client } from 'undici';
 import type { AddressPolicy } from './address-policy.js';
 import { parseIp } from './ip.js';
 import { outcomeOfStatus, parseRetryAfter, type Outcome } from './retry.js';
 import type { Subscription } from './subscription.js';
 
 /**
- * The HTTP adapter of delivery: one undici `Client` per destination origin, kept alive and
- * pipelined (HTTP/1.1) up to the endpoint's concurrency limit. One connection per endpoint
- * keeps the order in which bodies reach the receiver the order they were sent (a pipelined
+ * The HTTP adapter of delivery: one undici `Client` per destination origin and concurrency
+ * limit (webhooks/concurrency.ts), kept alive and pipelined (HTTP/1.1) as deep as the limit.
+ * One connection per endpoint keeps the order in which bodies reach the receiver the order they were sent (a pipelined
  * connection answers in order), which is what makes `--speed max` deliveries byte-identical
  * across runs. Every connection resolves its host through `guardedLookup`, so a DNS name that
  * resolves to a refused address is refused at connection time; redirects are never followed.
@@ -23,8 +24,10 @@ export interface SendRequest {
 
 export interface SenderOptions {
   policy: AddressPolicy;
-  /** Requests in flight per endpoint (pipelining depth of its connection). */
+  /** Requests in flight per endpoint (pipelining depth of its connection), unless `concurrencyOf` says otherwise. */
   concurrency: number;
+  /** A subscription's own limit (a scenario's `webhooks[].concurrency`); undefined: `concurrency`. */
+  concurrencyOf?: (subscriptionId: string) => number | undefined;
   /** Test seam for DNS (default: the system resolver). */
   lookup?: typeof dnsLookup;
 }
@@ -53,7 +56,7 @@ export function guardedLookup(policy: AddressPolicy, resolve: typeof dnsLookup =
 
 export class Sender {
   readonly #o: SenderOptions;
-  readonly #clients = new Map<string, Client>();
+  readonly #clients = new Map<string, Map<number, Client>>();
   /** Per URL: where to send, and the literal address's verdict (the policy is frozen, so it cannot change). */
   readonly #targets = new Map<string, { origin: string; path: string; refused: string | null }>();
   /** Auth headers per subscription object (a change of the subscription is a new object). */
@@ -63,15 +66,21 @@ export class Sender {
     this.#o = o;
   }
 
-  #client(origin: string): Client {
-    let c = this.#clients.get(origin);
+  /**
+   * The connection to `origin` pipelined `depth` deep: subscriptions to one origin share it when
+   * their limits agree (a limit is the connection's depth, so two limits are two connections).
+   */
+  #client(origin: string, depth: number): Client {
+    let byDepth = this.#clients.get(origin);
+    if (!byDepth) this.#clients.set(origin, (byDepth = new Map()));
+    let c = byDepth.get(depth);
     if (!c) {
       c = new Client(origin, {
-        pipelining: this.#o.concurrency,
+        pipelining: depth,
         keepAliveTimeout: 30_000,
-        connect: { lookup: guardedLookup(this.#o.policy, this.#o.lookup) },
+        connect: writesPerTurn(buildConnector({ lookup: guardedLookup(this.#o.policy, this.#o.lookup) })),
       });
-      this.#clients.set(origin, c);
+      byDepth.set(depth, c);
     }
     return c;
   }
@@ -95,11 +104,19 @@ export class Sender {
     if (target.refused !== null) return { kind: 'permanent', reason: `refused address: ${target.refused}` };
     const timeout = r.subscription.endpoint.httpTimeoutMs;
     try {
-      const res = await this.#client(target.origin).request({
+      const depth = this.#o.concurrencyOf?.(r.subscription.id) ?? this.#o.concurrency;
+      const res = await this.#client(target.origin, depth).request({
         method: 'POST',
         path: target.path,
         headers: this.#withAuth(r.subscription, r.headers),
         body: r.body,
+        // undici pipelines only requests marked idempotent and not blocking (a POST is neither
+        // by default: then one request at a time, whatever `pipelining` says). A delivery is
+        // idempotent by contract — the receiver dedupes by webhook-id, and a delivery may
+        // arrive again after any failure — so undici may resend the ones in flight behind a
+        // broken connection; and a webhook answer is short, nothing worth not pipelining behind.
+        idempotent: true,
+        blocking: false,
         headersTimeout: timeout,
         bodyTimeout: timeout,
       });
@@ -128,10 +145,43 @@ export class Sender {
   }
 
   async close(): Promise<void> {
-    const clients = [...this.#clients.values()];
+    const clients = [...this.#clients.values()].flatMap((byDepth) => [...byDepth.values()]);
     this.#clients.clear();
     await Promise.all(clients.map((c) => c.destroy()));
   }
+}
+
+/**
+ * A connector whose sockets send the requests of one turn of the event loop in one write:
+ * undici writes each pipelined request as it dispatches it (one `writev` per request), so
+ * a round's requests reached the receiver one by one and each woke it. The socket is held
+ * corked from its first write of a turn until the turn ends (a `nextTick`), undici's own
+ * cork/uncork per request nesting inside; nothing waits longer than the turn that wrote it.
+ */
+export function writesPerTurn(connect: buildConnector.connector): buildConnector.connector {
+  return (options, callback) =>
+    connect(options, (...args) => {
+      const socket = args[1];
+      if (socket) holdWritesForTheTurn(socket);
+      callback(...args);
+    });
+}
+
+function holdWritesForTheTurn(socket: Socket): void {
+  const write = socket.write.bind(socket) as (...a: unknown[]) => boolean;
+  let held = false;
+  const release = (): void => {
+    held = false;
+    if (!socket.destroyed) socket.uncork();
+  };
+  socket.write = ((...a: unknown[]): boolean => {
+    if (!held) {
+      held = true;
+      socket.cork();
+      process.nextTick(release);
+    }
+    return write(...a);
+  }) as Socket['write'];
 }
 
 /** api_key and basic_auth of platform-reference §4, as request headers. */

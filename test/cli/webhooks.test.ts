@@ -50,6 +50,26 @@ describe('occusim receive', () => {
   });
 });
 
+describe('--webhook-concurrency', () => {
+  const quickstart = new URL('../../scenarios/quickstart.yaml', import.meta.url).pathname;
+
+  it('refuses a limit outside 1..64 or not an integer with a usage error naming the option, before anything starts', async () => {
+    for (const bad of ['0', '65', '2.5', 'many', '']) {
+      const run = await cli('run', quickstart, '--webhook-concurrency', bad);
+      expect(run.code, bad).toBe(2);
+      expect(run.err, bad).toMatch(/--webhook-concurrency must be an integer in 1\.\.64, got /);
+    }
+    const serve = await cli('serve', '--scenario', quickstart, '--webhook-concurrency', '100');
+    expect(serve.code).toBe(2);
+    expect(serve.err).toMatch(/--webhook-concurrency must be an integer in 1\.\.64, got "100"/);
+  });
+
+  it('is listed in the help of run and serve', async () => {
+    expect((await cli('run', '--help')).out).toMatch(/--webhook-concurrency <n>/);
+    expect((await cli('serve', '--help')).out).toMatch(/--webhook-concurrency <n>/);
+  });
+});
+
 describe('occusim webhooks replay', () => {
   it('puts dead letters back in the outbox, due at once, and lists them before', async () => {
     const db = join(mkdtempSync(join(tmpdir(), 'occusim-replay-')), 'store.sqlite');

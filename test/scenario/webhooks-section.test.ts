@@ -64,6 +64,27 @@ webhooks:
     ]);
   });
 
+  it('reads a per-endpoint concurrency limit, and locates one that is not an integer in 1..64', () => {
+    const ok = loadScenarioText(SCENARIO(`webhooks:\n  - { url: "http://127.0.0.1:9/hook", event_types: [TRAFFIC], concurrency: 4 }`), 'hooks.yaml');
+    expect(ok.ok && ok.model.webhooks?.[0]?.concurrency).toBe(4);
+    const absent = loadScenarioText(SCENARIO(`webhooks:\n  - { url: "http://127.0.0.1:9/hook", event_types: [TRAFFIC] }`), 'hooks.yaml');
+    expect(absent.ok && absent.model.webhooks?.[0]).not.toHaveProperty('concurrency');
+    const bad = loadScenarioText(
+      SCENARIO(`webhooks:
+  - { url: "http://127.0.0.1:9/a", event_types: [TRAFFIC], concurrency: 0 }
+  - { url: "http://127.0.0.1:9/b", event_types: [TRAFFIC], concurrency: 65 }
+  - { url: "http://127.0.0.1:9/c", event_types: [TRAFFIC], concurrency: 2.5 }`),
+      'hooks.yaml',
+    );
+    expect(bad.ok).toBe(false);
+    if (bad.ok) return;
+    const lines = bad.diagnostics.map(formatDiagnostic);
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatch(/^hooks\.yaml:7:\d+ webhooks\[0\]\.concurrency: .*1/);
+    expect(lines[1]).toMatch(/^hooks\.yaml:8:\d+ webhooks\[1\]\.concurrency: .*64/);
+    expect(lines[2]).toMatch(/^hooks\.yaml:9:\d+ webhooks\[2\]\.concurrency: .*integer/);
+  });
+
   it('refuses a declared webhook to a metadata address when the platform starts, naming the entry', async () => {
     const r = loadScenarioText(
       SCENARIO(`webhooks:

@@ -119,3 +119,59 @@ describe('scenario-declared webhooks on a resumed store', () => {
     expect(bad).toThrow(/file\.yaml webhooks\[0\]\.endpoint_config\.url/);
   });
 });
+
+describe('the per-endpoint concurrency limit of declared webhooks', () => {
+  function startWith(dbPath: string, clock: VirtualClock, url: string, o: { declared?: number; platform?: number }) {
+    const declared: PlatformWebhookOptions['declared'] = [
+      { orgId: 'org_1', input: { name: 'rooms', eventTypes: ['ROOM_OCCUPANCY'], url }, src: 'file.yaml webhooks[0]', ...(o.declared !== undefined ? { concurrency: o.declared } : {}) },
+    ];
+    return startWebhooks(
+      { webhooks: new SqliteWebhookStore(dbPath), events: { events: () => [], close: () => undefined } },
+      catalogueFromScenario(tinyModel()),
+      clock,
+      { seed: 1, allow: ['127.0.0.1/8'], declared, ...(o.platform !== undefined ? { concurrency: o.platform } : {}) },
+    );
+  }
+
+  /** Deliveries held 20 ms each by the receiver: the most held at once is the limit in use. */
+  async function mostInFlight(o: { declared?: number; platform?: number }): Promise<number> {
+    const dir = mkdtempSync(join(tmpdir(), 'occusim-hooks-limit-'));
+    closers.push(() => rmSync(dir, { recursive: true, force: true }));
+    const dbPath = join(dir, 'store.sqlite');
+    const receiver = await startTestReceiver();
+    closers.push(() => receiver.close());
+    let held = 0;
+    let most = 0;
+    receiver.respond = () => {
+      most = Math.max(most, ++held);
+      setTimeout(() => held--, 20);
+      return { status: 204, delayMs: 20 };
+    };
+    const hooks = startWith(dbPath, new VirtualClock(T0), receiver.url, o);
+    closers.push(() => hooks.close());
+    const [sub] = hooks.service.all();
+    if (!sub) throw new Error('not created');
+    const store = new SqliteWebhookStore(dbPath);
+    store.enqueue(
+      Array.from({ length: 24 }, (_, i) => ({ subscriptionId: sub.id, eventId: `event_${i}`, eventType: 'ROOM_OCCUPANCY', eventTimestampMs: T0 + i, body: `{"n":${i}}`, enqueuedAtMs: T0, nextAttemptMs: T0 })),
+    );
+    store.close();
+    await hooks.advance();
+    expect(receiver.received.map((r) => r.body)).toEqual(Array.from({ length: 24 }, (_, i) => `{"n":${i}}`));
+    return most;
+  }
+
+  it('take the file’s limit over the platform’s default, deliver in order at any limit', async () => {
+    expect(await mostInFlight({ declared: 3, platform: 8 })).toBe(3);
+    expect(await mostInFlight({ platform: 5 })).toBe(5);
+    expect(await mostInFlight({ declared: 1 })).toBe(1);
+  });
+
+  it('refuse a limit outside 1..64, located at the entry or named as the platform option', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'occusim-hooks-limit-'));
+    closers.push(() => rmSync(dir, { recursive: true, force: true }));
+    const clock = new VirtualClock(T0);
+    expect(() => startWith(join(dir, 'a.sqlite'), clock, 'http://127.0.0.1:9/', { declared: 65 })).toThrow(/file\.yaml webhooks\[0\]\.concurrency: an integer in 1\.\.64, got 65/);
+    expect(() => startWith(join(dir, 'b.sqlite'), clock, 'http://127.0.0.1:9/', { platform: 0 })).toThrow(/webhook concurrency: an integer in 1\.\.64, got 0/);
+  });
+});

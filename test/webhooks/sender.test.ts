@@ -1,7 +1,9 @@
 import type { lookup as dnsLookup, LookupAddress } from 'node:dns';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AddressPolicy } from '../../src/webhooks/address-policy.js';
-import { authHeaders, guardedLookup, Sender } from '../../src/webhooks/sender.js';
+import { createServer as createNetServer, type Socket } from 'node:net';
+import { buildConnector, Client } from 'undici';
+import { authHeaders, guardedLookup, Sender, writesPerTurn } from '../../src/webhooks/sender.js';
 import { validateCreate, type Subscription } from '../../src/webhooks/subscription.js';
 import { startTestReceiver, type TestReceiver } from './receiver-fixture.js';
 
@@ -78,5 +80,78 @@ describe('webhook HTTP sender', () => {
     slow.respond = () => ({ status: 200, delayMs: 1000 });
     const t = { ...s, endpoint: { ...s.endpoint, url: slow.url } };
     expect((await sender.send({ subscription: t, body: '{}', headers: {}, nowMs: 0 })).kind).toBe('retryable');
+  });
+});
+
+describe('per-endpoint concurrency limit', () => {
+  /** An endpoint that holds every request 30 ms and records how many were held at once, per path. */
+  async function holdingEndpoint(): Promise<{ port: number; most: Map<string, number>; close: () => Promise<void> }> {
+    const { createServer } = await import('node:http');
+    const held = new Map<string, number>();
+    const most = new Map<string, number>();
+    const server = createServer((req, res) => {
+      const path = req.url ?? '';
+      held.set(path, (held.get(path) ?? 0) + 1);
+      most.set(path, Math.max(most.get(path) ?? 0, held.get(path) ?? 0));
+      req.resume();
+      req.on('end', () =>
+        setTimeout(() => {
+          held.set(path, (held.get(path) ?? 1) - 1);
+          res.writeHead(204).end();
+        }, 30),
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    const port = (server.address() as { port: number }).port;
+    return { port, most, close: () => new Promise<void>((resolve) => (server.close(() => resolve()), server.closeAllConnections())) };
+  }
+
+  it('keeps at most a subscription’s own limit in flight, and the default for the others', async () => {
+    const endpoint = await holdingEndpoint();
+    closers.push(endpoint.close);
+    const policy = new AddressPolicy(['127.0.0.1/8']);
+    const own = { ...subscriptionTo(`http://127.0.0.1:${endpoint.port}/own`, policy), id: 'webhook_own' };
+    const other = { ...subscriptionTo(`http://127.0.0.1:${endpoint.port}/other`, policy), id: 'webhook_other' };
+    const sender = new Sender({ policy, concurrency: 2, concurrencyOf: (id) => (id === 'webhook_own' ? 5 : undefined) });
+    closers.push(() => sender.close());
+    const send = (s: Subscription): Promise<unknown> => sender.send({ subscription: s, body: '{}', headers: {}, nowMs: 0 });
+    const outcomes = await Promise.all([...Array.from({ length: 12 }, () => send(own)), ...Array.from({ length: 12 }, () => send(other))]);
+    expect(outcomes.every((o) => (o as { kind: string }).kind === 'delivered')).toBe(true);
+    // Two limits to one origin are two connections, each pipelined as deep as its limit.
+    expect(endpoint.most.get('/own')).toBe(5);
+    expect(endpoint.most.get('/other')).toBe(2);
+  });
+});
+
+describe('writes of a turn', () => {
+  /** Eight pipelined POSTs dispatched in one turn to an endpoint that never answers: how many socket writes carried them. */
+  async function writesForEight(connector: (c: buildConnector.connector) => buildConnector.connector): Promise<number> {
+    const server = createNetServer((socket) => socket.resume());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    const port = (server.address() as { port: number }).port;
+    let writes = 0;
+    const counted: buildConnector.connector = (options, callback) =>
+      connector(buildConnector({}))(options, (...args) => {
+        const socket = args[1] as (Socket & { _write: (...a: unknown[]) => void; _writev: (...a: unknown[]) => void }) | null;
+        if (socket) {
+          const [one, many] = [socket._write.bind(socket), socket._writev.bind(socket)];
+          socket._write = (...a: unknown[]) => (writes++, one(...a));
+          socket._writev = (...a: unknown[]) => (writes++, many(...a));
+        }
+        callback(...args);
+      });
+    const client = new Client(`http://127.0.0.1:${port}`, { pipelining: 8, connect: counted });
+    const pending = Array.from({ length: 8 }, (_, i) => client.request({ method: 'POST', path: '/', body: `{"n":${i}}`, idempotent: true, blocking: false }).catch(() => null));
+    while (writes === 0) await new Promise((r) => setTimeout(r, 5));
+    await new Promise((r) => setTimeout(r, 20));
+    await client.destroy();
+    await Promise.all(pending);
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    return writes;
+  }
+
+  it('go out in one socket write, where undici alone writes each request', async () => {
+    expect(await writesForEight((c) => c)).toBe(8);
+    expect(await writesForEight(writesPerTurn)).toBe(1);
   });
 });
