@@ -4,7 +4,7 @@ import { round } from '../core/stats.js';
 import { createEdgeStage } from '../edge/sensors.js';
 import { availableParallelism } from 'node:os';
 import { brokerRestartHook, createDelivery, localHiveGroups, meshEndpoints, type HiveGroups } from '../hive/mesh-delivery.js';
-import { spawnHiveThreads } from '../hive/hive-threads.js';
+import { spawnHiveThreads, type HiveThreadsStarting } from '../hive/hive-threads.js';
 import { formatDiagnostic } from '../scenario/diagnostics.js';
 import { loadScenarioFile, loadScenarioObject, type LoadOverrides, type LoadResult } from '../scenario/load.js';
 import type { ScenarioModel } from '../scenario/model.js';
@@ -61,16 +61,18 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
   // The platform's thread and the hive threads start now and build their parts (catalogue,
   // store, broker, ingest tables; meshes) while this thread builds the simulator's; each is
   // awaited only once that is done. An in-thread platform starts when this thread next waits.
-  const starting = startRunPlatform(model, opts, options, recorder);
+  // Async, so that a throw is a rejection too: `finally` below closes whatever did start.
+  const starting = (async () => startRunPlatform(model, opts, options, recorder))();
   let platformUpMs = 0;
   // Awaited below (or closed in `finally`); a failure meanwhile is not an unhandled rejection.
   void starting.then(() => (platformUpMs = wall.elapsedMs()), () => undefined);
-  const hivesStarting = threads > 0 ? spawnHiveThreads(model, { threads, ackTimeoutMs }) : null;
+  let hivesStarting: HiveThreadsStarting | null = null;
   let platform: Platform | null = null;
   let hiveGroups: HiveGroups | null = null;
   let edge: ReturnType<typeof createEdgeStage> | null = null;
   const links = new Map<string, HiveLink>();
   try {
+    if (threads > 0) hivesStarting = spawnHiveThreads(model, { threads, ackTimeoutMs });
     edge = createEdgeStage(model, options.workers === undefined ? {} : { workers: options.workers });
     const world = createWorld(whole);
     const truth = createTruthRecorder(whole);
