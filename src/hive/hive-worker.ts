@@ -7,9 +7,9 @@ import { connectHive, type HiveLink } from './mqtt-hive.js';
 import { readPackets } from './packet-transfer.js';
 
 /**
- * A hive thread: builds its share of the hives' meshes, connects the hives to the broker (each
- * logs in as a device would), then simulates their meshes and uplinks flush by flush, answering the run's
- * requests one at a time, in arrival order.
+ * A hive thread: builds its share of the hives' meshes, logs the hives in to the broker (each
+ * as a device would), then simulates their meshes and uplinks flush by flush, answering the
+ * run's requests one at a time, in arrival order.
  */
 const port = parentPort;
 if (!port) throw new Error('hive worker must run in a worker thread');
