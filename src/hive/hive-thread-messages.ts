@@ -11,15 +11,14 @@ export interface HiveThreadInit {
   model: ScenarioModel;
   /** The hives this thread simulates (ids, in scenario order). */
   hiveIds: string[];
-  /**
-   * The broker the hives log in to; null: the thread builds its meshes at once and waits for
-   * `HiveThreadConnect` (a run starts its hive threads while the platform is still starting).
-   */
-  brokerUrl: string | null;
   ackTimeoutMs: number;
 }
 
-/** The broker to log in to, once the platform is up (a thread started with `brokerUrl: null`); answered by the ready message. */
+/**
+ * The broker to log in to: a thread builds its meshes as soon as it starts (a run starts its
+ * hive threads while the platform is still starting) and logs its hives in on this message,
+ * its first; answered by the ready message.
+ */
 export interface HiveThreadConnect {
   op: 'connect';
   brokerUrl: string;

@@ -18,7 +18,6 @@ import { PacketWriter } from './packet-transfer.js';
  */
 export interface HiveThreadOptions {
   threads: number;
-  brokerUrl: string;
   ackTimeoutMs: number;
 }
 
@@ -39,17 +38,13 @@ interface HiveThread {
   terminate(): Promise<void>;
 }
 
-export async function startHiveThreads(model: ScenarioModel, opts: HiveThreadOptions): Promise<HiveGroups> {
-  return spawnHiveThreads(model, opts).connect(opts.brokerUrl);
-}
-
 /**
  * Starts the hive threads now, without a broker: each loads its modules and builds its
  * hives' meshes while the caller starts the platform; `connect` then only logs the hives in.
  */
-export function spawnHiveThreads(model: ScenarioModel, opts: Omit<HiveThreadOptions, 'brokerUrl'>): HiveThreadsStarting {
+export function spawnHiveThreads(model: ScenarioModel, opts: HiveThreadOptions): HiveThreadsStarting {
   const shares = shareHives(model, opts.threads);
-  const starting = shares.map((hiveIds) => spawnThread({ model, hiveIds, brokerUrl: null, ackTimeoutMs: opts.ackTimeoutMs }));
+  const starting = shares.map((hiveIds) => spawnThread({ model, hiveIds, ackTimeoutMs: opts.ackTimeoutMs }));
   return {
     async connect(brokerUrl) {
       const started = await Promise.allSettled(starting.map((t) => t.connect(brokerUrl)));

@@ -35,7 +35,7 @@ async function connect(channel: NonNullable<typeof port>, links: HiveLink[]): Pr
   // ready message, so no flush can reach an endpoint without one.
   const endpoints: Array<{ -readonly [K in keyof MeshHiveEndpoint]: MeshHiveEndpoint[K] }> = hives.map((h) => ({ id: h.id, serial: h.serial, firmwareVersion: h.firmwareVersion, link: notLoggedIn }));
   const group = createHiveGroup(model, endpoints, new FaultTimeline(model.faults));
-  const brokerUrl = init.brokerUrl ?? (await connectMessage(channel)).brokerUrl;
+  const { brokerUrl } = await connectMessage(channel);
   let next = 0;
   const login = async (): Promise<void> => {
     for (let i = next++; i < hives.length; i = next++) {
@@ -51,7 +51,7 @@ async function connect(channel: NonNullable<typeof port>, links: HiveLink[]): Pr
   return group;
 }
 
-/** The run's `HiveThreadConnect`: the first message a thread started without a broker receives. */
+/** The run's `HiveThreadConnect`: the first message a thread receives. */
 function connectMessage(channel: NonNullable<typeof port>): Promise<HiveThreadConnect> {
   return new Promise((resolve) => channel.once('message', (m: HiveThreadConnect) => resolve(m)));
 }
