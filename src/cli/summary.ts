@@ -1,4 +1,5 @@
 import type { RunReport } from '../run/run-scenario.js';
+import type { StartupBreakdown } from '../run/run-report.js';
 import { formatRealTime } from '../run/lag.js';
 import { formatDelivery } from './delivery-summary.js';
 import { formatKeepUp } from '../run/webhook-keep-up.js';
@@ -106,9 +107,20 @@ export function formatSummary(report: RunReport): string {
   lines.push(
     `Wall time ${(p.wallMs / 1000).toFixed(1)} s (×${p.speedup} real time, ${p.sensorSecondsPerWallSecond.toLocaleString('en-US')} sensor-s/s), CPU ${p.cpuPercent} % (platform ${p.platformThread ? 'in its own thread' : 'in the run\'s thread'}), peak RSS ${p.peakRssMb} MB; store: ${report.dbKept ? report.db : 'temporary, deleted at exit (--keep keeps it)'}`,
   );
+  if (p.startup) lines.push(formatStartup(p.startupMs, p.startupCpuMs, p.startup));
   const realTime = formatRealTime(p.realTime);
   if (realTime !== null) lines.push(realTime);
   return lines.join('\n');
+}
+
+/** Where the start-up went, as the run's thread waited for it; CPU counts every thread (200 % = both of 2 cores). */
+function formatStartup(wallMs: number, cpuMs: number, s: StartupBreakdown): string {
+  const sec = (x: number): string => `${(x / 1000).toFixed(1)} s`;
+  const cpu = (x: { wallMs: number; cpuMs: number }): string => `${Math.round((x.cpuMs * 100) / Math.max(1, x.wallMs))} %`;
+  return (
+    `Start-up ${sec(wallMs)} (CPU ${cpu({ wallMs, cpuMs })}): load ${sec(s.load.wallMs)}, simulator ${sec(s.simulator.wallMs)} (CPU ${cpu(s.simulator)}), ` +
+    `waiting for the platform ${sec(s.platform.wallMs)} (up at ${sec(s.platformUpMs)}), hives ${sec(s.hives.wallMs)}, wiring ${sec(s.wiring.wallMs)}`
+  );
 }
 
 function mean(xs: readonly number[]): string {

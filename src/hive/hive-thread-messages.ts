@@ -11,8 +11,17 @@ export interface HiveThreadInit {
   model: ScenarioModel;
   /** The hives this thread simulates (ids, in scenario order). */
   hiveIds: string[];
-  brokerUrl: string;
   ackTimeoutMs: number;
+}
+
+/**
+ * The broker to log in to: a thread builds its meshes as soon as it starts (a run starts its
+ * hive threads while the platform is still starting) and logs its hives in on this message,
+ * its first; answered by the ready message.
+ */
+export interface HiveThreadConnect {
+  op: 'connect';
+  brokerUrl: string;
 }
 
 /**

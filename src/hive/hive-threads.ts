@@ -3,7 +3,7 @@ import type { SensorPacket } from '../edge/packet.js';
 import type { ScenarioModel } from '../scenario/model.js';
 import type { HiveGroupReport } from './delivery-report.js';
 import type { GroupFlush } from './hive-group.js';
-import type { HiveThreadInit, HiveThreadPost, HiveThreadRequest } from './hive-thread-messages.js';
+import type { HiveThreadConnect, HiveThreadInit, HiveThreadPost, HiveThreadRequest } from './hive-thread-messages.js';
 import type { HiveGroups } from './mesh-delivery.js';
 import { PacketWriter } from './packet-transfer.js';
 
@@ -18,8 +18,15 @@ import { PacketWriter } from './packet-transfer.js';
  */
 export interface HiveThreadOptions {
   threads: number;
-  brokerUrl: string;
   ackTimeoutMs: number;
+}
+
+/** Hive threads started before the broker is known: they build their meshes meanwhile. */
+export interface HiveThreadsStarting {
+  /** Logs every thread's hives in to the broker; resolves once all have (the threads are then ready for the loop). */
+  connect(brokerUrl: string): Promise<HiveGroups>;
+  /** Ends threads that will not be connected (the run's start failed elsewhere). */
+  abandon(): Promise<void>;
 }
 
 type Request = HiveThreadRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
@@ -31,15 +38,31 @@ interface HiveThread {
   terminate(): Promise<void>;
 }
 
-export async function startHiveThreads(model: ScenarioModel, opts: HiveThreadOptions): Promise<HiveGroups> {
+/**
+ * Starts the hive threads now, without a broker: each loads its modules and builds its
+ * hives' meshes while the caller starts the platform; `connect` then only logs the hives in.
+ */
+export function spawnHiveThreads(model: ScenarioModel, opts: HiveThreadOptions): HiveThreadsStarting {
   const shares = shareHives(model, opts.threads);
-  const started = await Promise.allSettled(shares.map((hiveIds) => startThread({ model, hiveIds, brokerUrl: opts.brokerUrl, ackTimeoutMs: opts.ackTimeoutMs })));
-  const threads = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
-  const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-  if (failed) {
-    await Promise.all(threads.map((t) => t.terminate()));
-    throw failed.reason;
-  }
+  const starting = shares.map((hiveIds) => spawnThread({ model, hiveIds, ackTimeoutMs: opts.ackTimeoutMs }));
+  return {
+    async connect(brokerUrl) {
+      const started = await Promise.allSettled(starting.map((t) => t.connect(brokerUrl)));
+      const threads = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+      const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+      if (failed) {
+        await Promise.all(threads.map((t) => t.terminate()));
+        throw failed.reason;
+      }
+      return hiveGroupsOf(model, shares, threads);
+    },
+    abandon: async () => {
+      await Promise.all(starting.map((t) => t.terminate()));
+    },
+  };
+}
+
+function hiveGroupsOf(model: ScenarioModel, shares: readonly string[][], threads: readonly HiveThread[]): HiveGroups {
   // Which thread and which sensor index each packet's sensor has: the hand-off writes numbers, not ids.
   const threadOfHive = new Map(shares.flatMap((ids, k) => ids.map((id) => [id, k] as const)));
   const route = new Map(model.sensors.map((s, i) => [s.id, { index: i, thread: threadOfHive.get(s.hiveId) }] as const));
@@ -87,14 +110,24 @@ export function shareHives(model: ScenarioModel, threads: number): string[][] {
   return shares.filter((s) => s.length > 0);
 }
 
-async function startThread(init: HiveThreadInit): Promise<HiveThread> {
+function spawnThread(init: HiveThreadInit): { connect(brokerUrl: string): Promise<HiveThread>; terminate(): Promise<void> } {
   const worker = startModuleWorker(import.meta.url, 'hive-worker', init);
-  const { calls } = await workerCalls<Request, { kind: 'ready' }>(worker, { what: 'hive thread', fallback: null });
+  const ready = workerCalls<Request, { kind: 'ready' }>(worker, { what: 'hive thread', fallback: null });
+  // Awaited by connect; a thread that fails before then (or is abandoned) must not be an unhandled rejection.
+  ready.catch(() => undefined);
+  const terminate = async (): Promise<void> => {
+    await worker.terminate();
+  };
   return {
-    call: (r) => calls.call(r),
-    post: (m, transfer) => calls.post(m, transfer),
-    terminate: async () => {
-      await worker.terminate();
+    async connect(brokerUrl) {
+      worker.postMessage({ op: 'connect', brokerUrl } satisfies HiveThreadConnect);
+      const { calls } = await ready;
+      return {
+        call: (r) => calls.call(r),
+        post: (m, transfer) => calls.post(m, transfer),
+        terminate,
+      };
     },
+    terminate,
   };
 }

@@ -2,14 +2,14 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { isAppError } from '../core/errors.js';
 import { FaultTimeline } from '../mesh/faults.js';
 import { createHiveGroup, type HiveGroup, type MeshHiveEndpoint } from './hive-group.js';
-import type { HiveThreadInit, HiveThreadPost, HiveThreadRequest, HiveThreadResponse, HiveThreadStarted } from './hive-thread-messages.js';
+import type { HiveThreadConnect, HiveThreadInit, HiveThreadPost, HiveThreadRequest, HiveThreadResponse, HiveThreadStarted } from './hive-thread-messages.js';
 import { connectHive, type HiveLink } from './mqtt-hive.js';
 import { readPackets } from './packet-transfer.js';
 
 /**
- * A hive thread: connects its share of the hives to the broker (each logs in as a device
- * would), then simulates their meshes and uplinks flush by flush, answering the run's
- * requests one at a time, in arrival order.
+ * A hive thread: builds its share of the hives' meshes, logs the hives in to the broker (each
+ * as a device would), then simulates their meshes and uplinks flush by flush, answering the
+ * run's requests one at a time, in arrival order.
  */
 const port = parentPort;
 if (!port) throw new Error('hive worker must run in a worker thread');
@@ -19,19 +19,51 @@ function failure(err: unknown): { code: string | null; message: string } {
   return { code: isAppError(err) ? err.code : null, message: err instanceof Error ? err.message : String(err) };
 }
 
-async function connect(links: HiveLink[]): Promise<HiveGroup> {
+/** Hive logins in flight at once: the broker answers each CONNECT in a round trip, one at a time would take 600 of them in a row. */
+const CONNECTS_IN_FLIGHT = 16;
+
+async function connect(channel: NonNullable<typeof port>, links: HiveLink[]): Promise<HiveGroup> {
   const { model } = init;
   const byId = new Map(model.hives.map((h) => [h.id, h]));
-  const endpoints: MeshHiveEndpoint[] = [];
-  for (const id of init.hiveIds) {
+  const hives = init.hiveIds.map((id) => {
     const h = byId.get(id);
     if (!h) throw new Error(`hive thread: no hive ${id} in the scenario`);
-    const link = await connectHive({ brokerUrl: init.brokerUrl, serial: h.serial, password: h.password, ackTimeoutMs: init.ackTimeoutMs });
-    links.push(link);
-    endpoints.push({ id: h.id, serial: h.serial, firmwareVersion: h.firmwareVersion, link });
-  }
-  return createHiveGroup(model, endpoints, new FaultTimeline(model.faults));
+    return h;
+  });
+  // The meshes first: they need no broker, so a thread started while the platform is still
+  // starting builds them meanwhile. Each endpoint gets its link once logged in, before the
+  // ready message, so no flush can reach an endpoint without one.
+  const endpoints: Array<{ -readonly [K in keyof MeshHiveEndpoint]: MeshHiveEndpoint[K] }> = hives.map((h) => ({ id: h.id, serial: h.serial, firmwareVersion: h.firmwareVersion, link: notLoggedIn }));
+  const group = createHiveGroup(model, endpoints, new FaultTimeline(model.faults));
+  const { brokerUrl } = await connectMessage(channel);
+  let next = 0;
+  const login = async (): Promise<void> => {
+    for (let i = next++; i < hives.length; i = next++) {
+      const h = hives[i] as (typeof hives)[number];
+      const link = await connectHive({ brokerUrl, serial: h.serial, password: h.password, ackTimeoutMs: init.ackTimeoutMs });
+      links.push(link);
+      (endpoints[i] as (typeof endpoints)[number]).link = link;
+    }
+  };
+  const logins = await Promise.allSettled(Array.from({ length: Math.min(CONNECTS_IN_FLIGHT, hives.length) }, login));
+  const failed = logins.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  return group;
 }
+
+/** The run's `HiveThreadConnect`: the first message a thread receives. */
+function connectMessage(channel: NonNullable<typeof port>): Promise<HiveThreadConnect> {
+  return new Promise((resolve) => channel.once('message', (m: HiveThreadConnect) => resolve(m)));
+}
+
+/** An endpoint's link until its hive has logged in (never used: the thread is not ready before every hive has). */
+const notLoggedIn: HiveLink = {
+  publish: () => Promise.reject(new Error('hive not logged in yet')),
+  transmit: () => Promise.reject(new Error('hive not logged in yet')),
+  heartbeat: () => Promise.reject(new Error('hive not logged in yet')),
+  stats: () => ({ published: 0, acked: 0, bytesSent: 0 }),
+  close: () => Promise.resolve(),
+};
 
 async function handle(group: HiveGroup, links: readonly HiveLink[], r: HiveThreadRequest, handed: () => void): Promise<Extract<HiveThreadResponse, { kind: 'result' }>['value']> {
   switch (r.op) {
@@ -53,7 +85,7 @@ async function main(channel: NonNullable<typeof port>): Promise<void> {
   const links: HiveLink[] = [];
   let group: HiveGroup;
   try {
-    group = await connect(links);
+    group = await connect(channel, links);
   } catch (err) {
     for (const link of links) await link.close().catch(() => undefined);
     channel.postMessage({ kind: 'failed', ...failure(err) } satisfies HiveThreadStarted);

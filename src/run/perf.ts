@@ -35,3 +35,25 @@ export function sleepWall(ms: number): Promise<void> {
 export function peakRssMb(): number {
   return Math.round((process.resourceUsage().maxRSS * 1024) / 1e6);
 }
+
+/** Wall and CPU (every thread) ms of one phase: CPU above wall means other threads worked alongside. */
+export interface PhaseTime {
+  wallMs: number;
+  cpuMs: number;
+}
+
+/** Consecutive phases from the stopwatch's start: each `end` closes the phase that began where the previous one ended. */
+export function phaseTimer(watch: Stopwatch): { end(): PhaseTime } {
+  let wall0 = 0;
+  let cpu0 = 0;
+  return {
+    end() {
+      const wall = watch.elapsedMs();
+      const cpu = watch.cpuMs();
+      const phase = { wallMs: Math.round(wall - wall0), cpuMs: Math.round(cpu - cpu0) };
+      wall0 = wall;
+      cpu0 = cpu;
+      return phase;
+    },
+  };
+}

@@ -3,6 +3,27 @@ import type { RealTimeSummary } from './lag.js';
 import type { RunResult } from './report.js';
 import type { ShardInfo } from './shard.js';
 import type { WebhookKeepUp } from './webhook-keep-up.js';
+import type { PhaseTime } from './perf.js';
+
+/**
+ * The start-up's phases as the run's thread sees them, in order. The platform's thread and the
+ * hive threads start right after `load` and work alongside `simulator`: a phase's CPU (every
+ * thread) above its wall time is that overlap; `platform` and `hives` are what was left to wait for.
+ */
+export interface StartupBreakdown {
+  /** Reading, validating and expanding the scenario (the run's thread alone). */
+  load: PhaseTime;
+  /** The simulator's edge stage, world and truth recorder, built while the platform and the hive threads start. */
+  simulator: PhaseTime;
+  /** Waiting for the platform after that: its catalogue, store, broker and ingest tables. */
+  platform: PhaseTime;
+  /** Hive logins to the broker, and meshes of hives in the run's thread (hive threads built theirs while the platform started). */
+  hives: PhaseTime;
+  /** The rest up to the first tick: delivery, live view, the caller's `onPlatform`. */
+  wiring: PhaseTime;
+  /** Wall ms from the run's start until the platform was up (its thread started after `load`). */
+  platformUpMs: number;
+}
 
 /** Wall-clock figures: differ run to run, kept apart from `result`. */
 export interface RunPerf {
@@ -15,6 +36,8 @@ export interface RunPerf {
   /** CPU ms (every thread) of the start-up and of the loop: growth measures that other processes on the machine do not stretch. */
   startupCpuMs: number;
   loopCpuMs: number;
+  /** Where the start-up went, phase by phase in the run's thread (they add up to `startupMs`). */
+  startup?: StartupBreakdown;
   simulatedMs: number;
   /** Simulated time per wall time. */
   speedup: number;

@@ -4,7 +4,7 @@ import { round } from '../core/stats.js';
 import { createEdgeStage } from '../edge/sensors.js';
 import { availableParallelism } from 'node:os';
 import { brokerRestartHook, createDelivery, localHiveGroups, meshEndpoints, type HiveGroups } from '../hive/mesh-delivery.js';
-import { startHiveThreads } from '../hive/hive-threads.js';
+import { spawnHiveThreads, type HiveThreadsStarting } from '../hive/hive-threads.js';
 import { formatDiagnostic } from '../scenario/diagnostics.js';
 import { loadScenarioFile, loadScenarioObject, type LoadOverrides, type LoadResult } from '../scenario/load.js';
 import type { ScenarioModel } from '../scenario/model.js';
@@ -15,7 +15,7 @@ import { simulate } from './loop.js';
 import { resolveRunOptions, type ResolvedRunOptions, type RunOptions } from './options.js';
 import { LagMonitor } from './lag.js';
 import { webhookKeepUp } from './webhook-keep-up.js';
-import { peakRssMb, startStopwatch } from './perf.js';
+import { peakRssMb, phaseTimer, startStopwatch } from './perf.js';
 import { organisationsFromScenario } from '../assets/from-scenario.js';
 import { ackTimeoutForFleet, connectHive, type HiveLink } from '../hive/mqtt-hive.js';
 import { platformOptionsOf, startPlatform, type Platform, type PlatformWebhookOptions } from '../platform/platform.js';
@@ -27,7 +27,7 @@ import { liveTruthAt, liveTruthStepper } from './live-truth.js';
 import { evaluateExpectations } from './expectations.js';
 import { MAX_EXPECTATIONS, parseExpectation, type Expectation } from '../scenario/expectations.js';
 import { reportRequest, reportSource } from './report-source.js';
-import type { RunReport } from './run-report.js';
+import type { RunReport, StartupBreakdown } from './run-report.js';
 import { countersFromAcks, shardModel } from './shard.js';
 import { startShardClockPlatform } from '../platform/shard-clock-platform.js';
 
@@ -46,32 +46,47 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
   const opts = resolveRunOptions(options);
   const extraExpectations = parseExpectations(options.expect ?? []);
   const wall = startStopwatch();
+  const phases = phaseTimer(wall);
   const whole = loadModel(scenario, options);
   // A shard simulates its hives and their sensors (`model`); the world and its truth stay whole.
   const sharded = options.shard ? shardModel(whole, options.shard) : null;
   if (sharded && options.brokerUrl === undefined) throw new AppError(ErrorCodes.USAGE, `--shard ${options.shard?.index}/${options.shard?.count} needs --broker mqtt://…: the broker every shard publishes to`);
   const model = sharded?.model ?? whole;
-  const loadMs = wall.elapsedMs();
-  const clock = new VirtualClock(model.startMs);
-  const edge = createEdgeStage(model, options.workers === undefined ? {} : { workers: options.workers });
-  const world = createWorld(whole);
-  const truth = createTruthRecorder(whole);
+  const load = phases.end();
+  const loadMs = load.wallMs;
   const threads = hiveThreadsFor(model, options, options.record !== undefined);
+  const clock = new VirtualClock(model.startMs);
   const recorder = recorderFor(options, model, clock);
-  const platform = await startRunPlatform(model, opts, options, recorder).catch((err: unknown) => {
-    recorder?.close();
-    throw err;
-  });
-  const links = new Map<string, HiveLink>();
+  const ackTimeoutMs = ackTimeoutForFleet((model.sensors.length * model.batchIntervalMs) / 1000);
+  // The platform's thread and the hive threads start now and build their parts (catalogue,
+  // store, broker, ingest tables; meshes) while this thread builds the simulator's; each is
+  // awaited only once that is done. An in-thread platform starts when this thread next waits.
+  // Async, so that a throw is a rejection too: `finally` below closes whatever did start.
+  const starting = (async () => startRunPlatform(model, opts, options, recorder))();
+  let platformUpMs = 0;
+  // Awaited below (or closed in `finally`); a failure meanwhile is not an unhandled rejection.
+  void starting.then(() => (platformUpMs = wall.elapsedMs()), () => undefined);
+  let hivesStarting: HiveThreadsStarting | null = null;
+  let platform: Platform | null = null;
   let hiveGroups: HiveGroups | null = null;
+  let edge: ReturnType<typeof createEdgeStage> | null = null;
+  const links = new Map<string, HiveLink>();
   try {
+    if (threads > 0) hivesStarting = spawnHiveThreads(model, { threads, ackTimeoutMs });
+    edge = createEdgeStage(model, options.workers === undefined ? {} : { workers: options.workers });
+    const world = createWorld(whole);
+    const truth = createTruthRecorder(whole);
+    const simulator = phases.end();
+    platform = await starting;
+    const platformWait = phases.end();
     // The simulator's side: each hive logs in over MQTT like a device would.
-    const ackTimeoutMs = ackTimeoutForFleet((model.sensors.length * model.batchIntervalMs) / 1000);
-    if (threads === 0) for (const h of model.hives) links.set(h.id, await connectHive({ brokerUrl: platform.brokerUrl, serial: h.serial, password: h.password, ackTimeoutMs }));
-    else hiveGroups = await startHiveThreads(model, { threads, brokerUrl: platform.brokerUrl, ackTimeoutMs });
-    await options.onPlatform?.({ model, dbPath: platform.dbPath, brokerUrl: platform.brokerUrl, apiUrl: platform.apiUrl });
+    if (hivesStarting) hiveGroups = await hivesStarting.connect(platform.brokerUrl);
+    else for (const h of model.hives) links.set(h.id, await connectHive({ brokerUrl: platform.brokerUrl, serial: h.serial, password: h.password, ackTimeoutMs }));
     const groups = hiveGroups ?? localHiveGroups(model, meshEndpoints(model, new Map([...links].map(([id, link]) => [id, { link }] as const))));
-    const delivery = createDelivery(model, groups, clock, { ...brokerRestartHook(model, platform.restartBroker), beforeFlush: (t) => platform.setTime(t) });
+    const hives = phases.end();
+    await options.onPlatform?.({ model, dbPath: platform.dbPath, brokerUrl: platform.brokerUrl, apiUrl: platform.apiUrl });
+    const started = platform;
+    const delivery = createDelivery(model, groups, clock, { ...brokerRestartHook(model, started.restartBroker), beforeFlush: (t) => started.setTime(t) });
     const live = platform.publishLive ? liveTruthStepper(model, platform.publishLive) : null;
     let lastStepMs = model.startMs;
     const onStep = live
@@ -80,6 +95,7 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
           live(t, w);
         }
       : null;
+    const startup: StartupBreakdown = { load, simulator, platform: platformWait, hives, wiring: phases.end(), platformUpMs: Math.round(platformUpMs) };
     const startupMs = wall.elapsedMs();
     const startupCpuMs = wall.cpuMs();
     const lag = opts.speed === 'max' ? null : new LagMonitor(opts.speed);
@@ -120,6 +136,7 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
         loopMs: Math.round(loopMs),
         startupCpuMs: Math.round(startupCpuMs),
         loopCpuMs: Math.round(loopCpuMs),
+        startup,
         simulatedMs: model.durationMs,
         speedup: round(model.durationMs / Math.max(1, wallMs), 1),
         ticks: loop.ticks,
@@ -140,10 +157,13 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
     await options.beforeClose?.(report);
     return report;
   } finally {
-    await edge.close();
+    await edge?.close();
     await hiveGroups?.close();
+    if (!hiveGroups) await hivesStarting?.abandon();
     for (const link of links.values()) await link.close();
-    await platform.close();
+    // A platform that came up after the simulator's build failed is closed all the same.
+    const up = platform ?? (await starting.catch(() => null));
+    await up?.close();
     recorder?.close();
   }
 }

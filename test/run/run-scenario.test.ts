@@ -1,4 +1,6 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runScenario, type RunReport } from '../../src/run/run-scenario.js';
 import { isAppError } from '../../src/core/errors.js';
@@ -46,4 +48,33 @@ describe('runScenario on the quickstart office', () => {
     expect(r.result.scenario.fidelity).toBe('frame');
     expect(r.result.messages.lost).toBe(0);
   });
+});
+
+// The platform's thread and the hive threads start while the run's thread builds the simulator.
+describe('runScenario start-up with the platform and the hives in threads', () => {
+  it('breaks the start-up into phases that add up to it', async () => {
+    const r = await runScenario(QUICKSTART, { durationMs: 2 * 60_000, platformThread: true, hiveThreads: 1 });
+    const s = r.perf.startup;
+    expect(s).toBeDefined();
+    if (!s) return;
+    const phases = [s.load, s.simulator, s.platform, s.hives, s.wiring];
+    const sum = phases.reduce((a, p) => a + p.wallMs, 0);
+    // Each phase is rounded on its own.
+    expect(Math.abs(sum - r.perf.startupMs)).toBeLessThanOrEqual(phases.length);
+    for (const p of phases) expect(p.wallMs).toBeGreaterThanOrEqual(0);
+    expect(s.platformUpMs).toBeGreaterThanOrEqual(s.load.wallMs);
+    expect(s.platformUpMs).toBeLessThanOrEqual(r.perf.startupMs + 1);
+    expect(r.perf.hiveThreads).toBe(1);
+  }, 60_000);
+
+  it('ends the hive threads it started when the platform refuses to start', async () => {
+    const db = join(mkdtempSync(join(tmpdir(), 'occusim-startup-')), 'held.sqlite');
+    try {
+      await runScenario(QUICKSTART, { durationMs: 60_000, dbPath: db });
+      const err = await runScenario(QUICKSTART, { durationMs: 60_000, dbPath: db, platformThread: true, hiveThreads: 2 }).catch((e: unknown) => e);
+      expect(isAppError(err, 'USAGE')).toBe(true);
+    } finally {
+      rmSync(dirname(db), { recursive: true, force: true });
+    }
+  }, 60_000);
 });
