@@ -14,6 +14,8 @@ import { readPackets } from './packet-transfer.js';
 const port = parentPort;
 if (!port) throw new Error('hive worker must run in a worker thread');
 const init = workerData as HiveThreadInit;
+/** A diagnostic (src/run/loop.ts): each flush's wall ms on stderr. */
+const TRACE = process.env.OCCUSIM_LOOP_TRACE === '1';
 
 function failure(err: unknown): { code: string | null; message: string } {
   return { code: isAppError(err) ? err.code : null, message: err instanceof Error ? err.message : String(err) };
@@ -37,9 +39,14 @@ async function handle(group: HiveGroup, links: readonly HiveLink[], r: HiveThrea
   switch (r.op) {
     case 'flush': {
       // Synchronously up to its first publish, the flush takes what arrived and cuts the batches.
+      const t0 = performance.now();
       const flushing = group.flush(r.atMs);
       handed();
-      return flushing;
+      if (!TRACE) return flushing;
+      const t1 = performance.now();
+      const out = await flushing;
+      process.stderr.write(`hive-trace at=${r.atMs} cut=${(t1 - t0).toFixed(0)} publish+acks=${(performance.now() - t1).toFixed(0)}\n`);
+      return out;
     }
     case 'report':
       return group.report(r.nowMs);
@@ -79,7 +86,9 @@ async function main(channel: NonNullable<typeof port>): Promise<void> {
     chain = chain.then(async () => {
       let reply: HiveThreadResponse;
       try {
+        const w0 = performance.now();
         await before;
+        if (TRACE && r.op === 'flush') process.stderr.write(`hive-trace at=${r.atMs} meshes=${(performance.now() - w0).toFixed(0)}\n`);
         reply = { kind: 'result', id: r.id, value: await handle(group, links, r, handed) };
       } catch (err) {
         reply = { kind: 'error', id: r.id, ...failure(err) };
