@@ -165,7 +165,7 @@ function rigReport(r: HiveRig, nowMs: number): RigReport {
 
 async function transmit(rig: HiveRig, tx: Transmission): Promise<number | null> {
   try {
-    return await rig.endpoint.link.transmit(tx.batch);
+    return await rig.endpoint.link.transmit(tx.batch, tx.payload);
   } catch (err) {
     // A real transport failure (e.g. the broker restarted under the batch): the batch stays
     // in the buffer and goes again after the ack timeout.
