@@ -1,4 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
+import { systemWallTime } from '../core/clock.js';
 import { isAppError } from '../core/errors.js';
 import { FaultTimeline } from '../mesh/faults.js';
 import { createHiveGroup, type HiveGroup, type MeshHiveEndpoint } from './hive-group.js';
@@ -39,13 +40,13 @@ async function handle(group: HiveGroup, links: readonly HiveLink[], r: HiveThrea
   switch (r.op) {
     case 'flush': {
       // Synchronously up to its first publish, the flush takes what arrived and cuts the batches.
-      const t0 = performance.now();
+      const t0 = systemWallTime();
       const flushing = group.flush(r.atMs);
       handed();
       if (!TRACE) return flushing;
-      const t1 = performance.now();
+      const t1 = systemWallTime();
       const out = await flushing;
-      process.stderr.write(`hive-trace at=${r.atMs} cut=${(t1 - t0).toFixed(0)} publish+acks=${(performance.now() - t1).toFixed(0)}\n`);
+      process.stderr.write(`hive-trace at=${r.atMs} cut=${(t1 - t0).toFixed(0)} publish+acks=${(systemWallTime() - t1).toFixed(0)}\n`);
       return out;
     }
     case 'report':
@@ -100,9 +101,9 @@ async function main(channel: NonNullable<typeof port>): Promise<void> {
     chain = chain.then(async () => {
       let reply: HiveThreadResponse;
       try {
-        const w0 = performance.now();
+        const w0 = systemWallTime();
         await before;
-        if (TRACE && r.op === 'flush') process.stderr.write(`hive-trace at=${r.atMs} meshes=${(performance.now() - w0).toFixed(0)}\n`);
+        if (TRACE && r.op === 'flush') process.stderr.write(`hive-trace at=${r.atMs} meshes=${(systemWallTime() - w0).toFixed(0)}\n`);
         reply = { kind: 'result', id: r.id, value: await handle(group, links, r, handed) };
       } catch (err) {
         reply = { kind: 'error', id: r.id, ...failure(err) };

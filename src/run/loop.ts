@@ -1,4 +1,4 @@
-import { ScaledWallClock, type VirtualClock } from '../core/clock.js';
+import { ScaledWallClock, systemWallTime, type VirtualClock } from '../core/clock.js';
 import type { EdgeStage } from '../edge/stage.js';
 import type { DeliveryStage } from '../hive/delivery.js';
 import type { ScenarioModel } from '../scenario/model.js';
@@ -123,7 +123,7 @@ const TRACE = process.env.OCCUSIM_LOOP_TRACE === '1';
 
 function newPipeline(model: ScenarioModel, pacer: ScaledWallClock | null): Pipeline {
   const done = Promise.resolve();
-  return { inFlight: [], flushCalled: done, last: done, pacer, deliveredToMs: model.startMs - model.tickMs, trace: TRACE ? { lastMs: performance.now(), flushMs: 0, advanceMs: 0 } : null };
+  return { inFlight: [], flushCalled: done, last: done, pacer, deliveredToMs: model.startMs - model.tickMs, trace: TRACE ? { lastMs: systemWallTime(), flushMs: 0, advanceMs: 0 } : null };
 }
 
 /**
@@ -137,11 +137,11 @@ function newPipeline(model: ScenarioModel, pacer: ScaledWallClock | null): Pipel
  */
 async function deliver(ctx: LoopContext, pipe: Pipeline, atMs: number): Promise<void> {
   const tr = pipe.trace;
-  const t0 = performance.now();
+  const t0 = systemWallTime();
   const packets = await ctx.edge.drain();
-  const t1 = performance.now();
+  const t1 = systemWallTime();
   while (pipe.inFlight.length >= DELIVERIES_IN_FLIGHT) await pipe.inFlight.shift();
-  const t2 = performance.now();
+  const t2 = systemWallTime();
   // Paced runs: the wait is the loop's share of the lag the hand-off causes.
   if (pipe.pacer) ctx.lag?.waited(t2 - t1);
   if (tr) {
@@ -161,13 +161,13 @@ async function deliver(ctx: LoopContext, pipe: Pipeline, atMs: number): Promise<
     try {
       await submitted;
       await previous.done;
-      const f0 = performance.now();
+      const f0 = systemWallTime();
       const flushing = ctx.delivery.flush(atMs);
       called();
       await flushing;
-      const f1 = performance.now();
+      const f1 = systemWallTime();
       await ctx.platform.advanceTo(atMs, atMs + ctx.model.batchIntervalMs);
-      if (tr) [tr.flushMs, tr.advanceMs] = [f1 - f0, performance.now() - f1];
+      if (tr) [tr.flushMs, tr.advanceMs] = [f1 - f0, systemWallTime() - f1];
       noteStored(ctx, pipe.pacer, fromMs, atMs);
     } finally {
       // A failed delivery still lets the next one on, which fails with it (it awaits this one).
