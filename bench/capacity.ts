@@ -164,7 +164,7 @@ function printTrial(t: Trial): void {
   const rss = p ? `${fmt(p.peakRssMb)} MB` : '—';
   const perSensor = p ? fmt((p.peakRssMb * 1e6) / t.sensors) : '—';
   console.log(
-    `  ${fmt(t.sensors).padStart(9)}  ${sec(lag?.p50).padStart(6)} ${sec(lag?.p99).padStart(6)} ${sec(lag?.max).padStart(7)}  ${sec(stored?.p99).padStart(7)}  ${sec(waited?.p99).padStart(6)}  ${loopCpu.padStart(5)}  ${rss.padStart(9)}  ${perSensor.padStart(8)}  ${t.load.toFixed(1).padStart(4)}  ${t.verdict}`,
+    `  ${fmt(t.sensors).padStart(9)}  ${sec(lag?.p50).padStart(6)} ${sec(lag?.p99).padStart(6)} ${sec(lag?.max).padStart(7)}  ${sec(stored?.p99).padStart(7)}  ${sec(waited?.p99).padStart(8)}  ${loopCpu.padStart(5)}  ${rss.padStart(9)}  ${perSensor.padStart(8)}  ${t.load.toFixed(1).padStart(4)}  ${t.verdict}`,
   );
   for (const line of formatShares(t.threads.slice(0, 3))) console.log(line);
   if (!t.held && p) console.log(`      limit reached: ${limitOf(t.threads, { cpuPercent: p.cpuPercent, peakRssMb: p.peakRssMb, totalMemMb: totalmem() / 1e6, outOfMemory: false, load: t.load, cores: cpus().length })}`);
