@@ -15,6 +15,10 @@
  * most one tick per tick, so a lag of L means at least (L − 2 s) / tick more ticks behind —
  * beyond 1 % of the run's ticks, p99 is lost.
  *
+ * Printed per run besides the lag: sensing → stored p99, and the loop's wait at a delivery for
+ * an earlier one (`perf.realTime.deliveryWaitMs`, p99: how much of the lag the hand-off to the
+ * hives and the platform causes).
+ *
  * Every run is profiled (`node --cpu-prof`, 10 ms samples, one profile per thread whatever the
  * thread layout); for each run the busiest threads' shares over the loop (start-up excluded)
  * are printed, and for a fleet that fell behind, which limit it reached first (capacity-profile.ts).
@@ -48,6 +52,8 @@ interface Options {
 interface RealTime {
   lagMs: { p50: number; p99: number; max: number };
   sensingToStoredMs: { p50: number; p99: number; max: number };
+  /** The loop's wait, at each delivery, for an earlier one (reports before 2026-11-25 lack it). */
+  deliveryWaitMs?: { p50: number; p99: number; max: number };
   ticksBehind: number;
 }
 
@@ -153,11 +159,12 @@ function printTrial(t: Trial): void {
   const p = t.report?.perf;
   const lag = p?.realTime?.lagMs;
   const stored = p?.realTime?.sensingToStoredMs;
+  const waited = p?.realTime?.deliveryWaitMs;
   const loopCpu = p ? `${Math.round((100 * p.loopCpuMs) / Math.max(1, p.loopMs))} %` : '—';
   const rss = p ? `${fmt(p.peakRssMb)} MB` : '—';
   const perSensor = p ? fmt((p.peakRssMb * 1e6) / t.sensors) : '—';
   console.log(
-    `  ${fmt(t.sensors).padStart(9)}  ${sec(lag?.p50).padStart(6)} ${sec(lag?.p99).padStart(6)} ${sec(lag?.max).padStart(7)}  ${sec(stored?.p99).padStart(7)}  ${loopCpu.padStart(5)}  ${rss.padStart(9)}  ${perSensor.padStart(8)}  ${t.load.toFixed(1).padStart(4)}  ${t.verdict}`,
+    `  ${fmt(t.sensors).padStart(9)}  ${sec(lag?.p50).padStart(6)} ${sec(lag?.p99).padStart(6)} ${sec(lag?.max).padStart(7)}  ${sec(stored?.p99).padStart(7)}  ${sec(waited?.p99).padStart(8)}  ${loopCpu.padStart(5)}  ${rss.padStart(9)}  ${perSensor.padStart(8)}  ${t.load.toFixed(1).padStart(4)}  ${t.verdict}`,
   );
   for (const line of formatShares(t.threads.slice(0, 3))) console.log(line);
   if (!t.held && p) console.log(`      limit reached: ${limitOf(t.threads, { cpuPercent: p.cpuPercent, peakRssMb: p.peakRssMb, totalMemMb: totalmem() / 1e6, outOfMemory: false, load: t.load, cores: cpus().length })}`);
@@ -199,7 +206,7 @@ export async function runCapacityBench(root: string, args: readonly string[]): P
     for (const fidelity of o.fidelities) {
       const { label } = fidelityOf(fidelity);
       console.log(`\n  ${label}${label === 'model' ? '' : ' (--workers 2)'}: doubling from ${fmt(o.start)}, then bisection to ${fmt(o.step)}`);
-      console.log('    sensors   lag p50    p99     max  stored p99  loop CPU  peak RSS  bytes/sensor  load  verdict');
+      console.log('    sensors   lag p50    p99     max  stored p99  wait p99  loop CPU  peak RSS  bytes/sensor  load  verdict');
       found.set(fidelity, await search(root, dir, fidelity, o));
     }
     console.log('\n  largest fleet holding real time:');

@@ -105,14 +105,17 @@ export function createHiveGroup(model: ScenarioModel, hives: readonly MeshHiveEn
 
   const flushHive = async (rig: HiveRig, atMs: number): Promise<number> => {
     sendHealth(rig, lastFlushMs, atMs);
+    const data: WirePacket[] = [];
     for (const a of rig.mesh.takeArrived(atMs)) {
       if (a.item.kind === 'health') {
         rig.health.set(a.sensorId, a.item.health);
         continue;
       }
-      rig.node.receive([a.item.packet]);
+      data.push(a.item.packet);
       hops.set(a.hops, (hops.get(a.hops) ?? 0) + 1);
     }
+    // In arrival order, as one packet at a time would be (not an array per packet).
+    rig.node.receive(data);
     const txs = rig.node.plan(atMs);
     let published = 0;
     for (const tx of txs) {
@@ -165,7 +168,7 @@ function rigReport(r: HiveRig, nowMs: number): RigReport {
 
 async function transmit(rig: HiveRig, tx: Transmission): Promise<number | null> {
   try {
-    return await rig.endpoint.link.transmit(tx.batch);
+    return await rig.endpoint.link.transmit(tx.batch, tx.payload);
   } catch (err) {
     // A real transport failure (e.g. the broker restarted under the batch): the batch stays
     // in the buffer and goes again after the ack timeout.

@@ -17,6 +17,8 @@ import { randomOutages, sampleLatencyMs, type UplinkProfile } from './uplink-pro
  */
 export interface Transmission {
   readonly batch: UplinkBatch;
+  /** `batch` as the uplink carries it (encoded once: cutting sized it, the link sends these bytes). */
+  readonly payload: Uint8Array;
   readonly bytes: number;
   readonly retransmission: boolean;
   /** Lost before reaching the broker (sent into an undetected outage). */
@@ -37,6 +39,8 @@ export interface HiveCounters {
 
 interface Buffered {
   batch: UplinkBatch;
+  /** The encoding of `batch` (its `sentAtMs` included): re-encoded only when a send changes it. */
+  payload: Uint8Array;
   bytes: number;
   sends: number;
   lastSentAtMs: number;
@@ -160,8 +164,9 @@ export class HiveNode {
     while (this.#queue.length > 0) {
       const packets = this.#queue.splice(0, this.#o.params.maxBatchPackets);
       const batch: UplinkBatch = { hiveSerial: this.#o.serial, seq: this.#seq++, sentAtMs: t, packets, protocolMinor: PROTOCOL_MINOR };
-      const bytes = encodeUplink(batch).length;
-      this.#buffer.push({ batch, bytes, sends: 0, lastSentAtMs: -Infinity, lastArrivalMs: t });
+      const payload = encodeUplink(batch);
+      const bytes = payload.length;
+      this.#buffer.push({ batch, payload, bytes, sends: 0, lastSentAtMs: -Infinity, lastArrivalMs: t });
       this.#bufferedBytes += bytes;
       this.counters.batches++;
     }
@@ -178,9 +183,11 @@ export class HiveNode {
       if (b.batch.packets.length === 0) continue;
       this.counters.overflowPackets += b.batch.packets.length;
       const tomb: UplinkBatch = { ...b.batch, packets: [] };
-      const bytes = encodeUplink(tomb).length;
+      const payload = encodeUplink(tomb);
+      const bytes = payload.length;
       this.#bufferedBytes += bytes - b.bytes;
       b.batch = tomb;
+      b.payload = payload;
       b.bytes = bytes;
     }
   }
@@ -189,11 +196,15 @@ export class HiveNode {
     b.sends++;
     b.lastSentAtMs = t;
     b.lastArrivalMs = t + sampleLatencyMs(this.#o.profile, this.#latencyRng);
-    b.batch = { ...b.batch, sentAtMs: t };
+    if (b.batch.sentAtMs !== t) {
+      // A retransmission (or a first send held back by the budget or an outage) carries its own send instant.
+      b.batch = { ...b.batch, sentAtMs: t };
+      b.payload = encodeUplink(b.batch);
+    }
     const retransmission = b.sends > 1;
     this.counters.transmissions++;
     if (retransmission) this.counters.retransmissions++;
     if (lost) this.counters.lostInFlight++;
-    return { batch: b.batch, bytes: b.bytes, retransmission, lost };
+    return { batch: b.batch, payload: b.payload, bytes: b.bytes, retransmission, lost };
   }
 }

@@ -1,10 +1,11 @@
 import { parentPort, workerData } from 'node:worker_threads';
+import { systemWallTime } from '../core/clock.js';
 import { isAppError } from '../core/errors.js';
 import { FaultTimeline } from '../mesh/faults.js';
 import { createHiveGroup, type HiveGroup, type MeshHiveEndpoint } from './hive-group.js';
 import type { HiveThreadConnect, HiveThreadInit, HiveThreadPost, HiveThreadRequest, HiveThreadResponse, HiveThreadStarted } from './hive-thread-messages.js';
 import { connectHive, type HiveLink } from './mqtt-hive.js';
-import { readPackets } from './packet-transfer.js';
+import { packetSlices } from './packet-transfer.js';
 
 /**
  * A hive thread: builds its share of the hives' meshes, logs the hives in to the broker (each
@@ -14,6 +15,8 @@ import { readPackets } from './packet-transfer.js';
 const port = parentPort;
 if (!port) throw new Error('hive worker must run in a worker thread');
 const init = workerData as HiveThreadInit;
+/** A diagnostic (src/run/loop.ts): each flush's wall ms on stderr. */
+const TRACE = process.env.OCCUSIM_LOOP_TRACE === '1';
 
 function failure(err: unknown): { code: string | null; message: string } {
   return { code: isAppError(err) ? err.code : null, message: err instanceof Error ? err.message : String(err) };
@@ -69,15 +72,34 @@ async function handle(group: HiveGroup, links: readonly HiveLink[], r: HiveThrea
   switch (r.op) {
     case 'flush': {
       // Synchronously up to its first publish, the flush takes what arrived and cuts the batches.
+      const t0 = systemWallTime();
       const flushing = group.flush(r.atMs);
       handed();
-      return flushing;
+      if (!TRACE) return flushing;
+      const t1 = systemWallTime();
+      const out = await flushing;
+      process.stderr.write(`hive-trace at=${r.atMs} cut=${(t1 - t0).toFixed(0)} publish+acks=${(systemWallTime() - t1).toFixed(0)}\n`);
+      return out;
     }
     case 'report':
       return group.report(r.nowMs);
     case 'close':
       for (const link of links) await link.close();
       return null;
+  }
+}
+
+/**
+ * An interval's packets enter the meshes a slice at a time, yielding between slices: the
+ * previous flush's acks (and its hives' next batches) are handled meanwhile instead of waiting
+ * behind ~1 M packets' mesh walks. The meshes see the same packets in the same order.
+ */
+const SUBMIT_SLICE = 16_384;
+
+async function submitInSlices(group: HiveGroup, packets: Float64Array): Promise<void> {
+  for (const slice of packetSlices(packets, init.model.sensors, SUBMIT_SLICE)) {
+    group.submit(slice);
+    await new Promise<void>((resolve) => setImmediate(resolve));
   }
 }
 
@@ -101,7 +123,7 @@ async function main(channel: NonNullable<typeof port>): Promise<void> {
   channel.on('message', (r: HiveThreadRequest | HiveThreadPost) => {
     if (r.op === 'submit') {
       const after = Promise.all([submitted, flushHanded]);
-      submitted = after.then(() => group.submit(readPackets(r.packets, init.model.sensors)));
+      submitted = after.then(() => submitInSlices(group, r.packets));
       submitted.catch(() => undefined);
       return;
     }
@@ -111,7 +133,9 @@ async function main(channel: NonNullable<typeof port>): Promise<void> {
     chain = chain.then(async () => {
       let reply: HiveThreadResponse;
       try {
+        const w0 = systemWallTime();
         await before;
+        if (TRACE && r.op === 'flush') process.stderr.write(`hive-trace at=${r.atMs} meshes=${(systemWallTime() - w0).toFixed(0)}\n`);
         reply = { kind: 'result', id: r.id, value: await handle(group, links, r, handed) };
       } catch (err) {
         reply = { kind: 'error', id: r.id, ...failure(err) };

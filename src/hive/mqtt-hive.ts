@@ -35,8 +35,9 @@ export interface HiveLink {
    * Publishes (QoS 1) and resolves with the acked_seq of the next ack the cloud sends (the
    * cloud answers every valid uplink with exactly one ack, in order), so the caller knows
    * the cloud's progress after this batch. Rejects with TIMEOUT after ackTimeoutMs.
+   * `payload`: the batch already encoded (`encodeUplink(batch)`), when the caller has it.
    */
-  transmit(batch: UplinkBatch): Promise<number>;
+  transmit(batch: UplinkBatch, payload?: Uint8Array): Promise<number>;
   /** Publishes a heartbeat (QoS 1) and resolves on the broker's PUBACK. */
   heartbeat(hb: HiveHeartbeat): Promise<void>;
   stats(): HiveLinkStats;
@@ -148,9 +149,11 @@ class MqttHiveLink implements HiveLink {
     this.counts.acked++;
   }
 
-  async transmit(batch: UplinkBatch): Promise<number> {
+  async transmit(batch: UplinkBatch, encoded?: Uint8Array): Promise<number> {
     this.checkPublishable(batch);
-    const payload = Buffer.from(encodeUplink(batch));
+    const bytes = encoded ?? encodeUplink(batch);
+    // A view, not a copy: mqtt.js writes it to the socket as it is.
+    const payload = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const acked = new Promise<number>((resolve, reject) => {
       const timer = setTimeout(() => {
         const i = this.nextAck.findIndex((w) => w.timer === timer);

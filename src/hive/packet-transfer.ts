@@ -56,9 +56,22 @@ export class PacketWriter {
 
 /** The packets `PacketWriter` wrote, in the same order; `sensors` is the scenario's sensor list the indices point into. */
 export function readPackets(buf: Float64Array, sensors: readonly SensorModel[]): SensorPacket[] {
+  return readSome(buf, sensors, 0, Number.POSITIVE_INFINITY).packets;
+}
+
+/** The same packets, in order, `size` at a time (a fleet's interval is ~1 M packets: its receiver can yield between slices). */
+export function* packetSlices(buf: Float64Array, sensors: readonly SensorModel[], size: number): Generator<SensorPacket[]> {
+  for (let at = 0; at < buf.length; ) {
+    const slice = readSome(buf, sensors, at, size);
+    at = slice.next;
+    yield slice.packets;
+  }
+}
+
+function readSome(buf: Float64Array, sensors: readonly SensorModel[], from: number, max: number): { packets: SensorPacket[]; next: number } {
   const out: SensorPacket[] = [];
-  let i = 0;
-  while (i < buf.length) {
+  let i = from;
+  while (i < buf.length && out.length < max) {
     const sensor = sensors[buf[i] as number];
     if (!sensor) throw new RangeError(`packet hand-off: no sensor #${buf[i]}`);
     const sensedAtMs = buf[i + 1] as number;
@@ -73,5 +86,5 @@ export function readPackets(buf: Float64Array, sensors: readonly SensorModel[]):
     for (let k = 0; k < n; k++, i += 2) detections.push([buf[i] as number, buf[i + 1] as number]);
     out.push({ kind: 'presence', sensorId: sensor.id, sensedAtMs, detections });
   }
-  return out;
+  return { packets: out, next: i };
 }

@@ -6,39 +6,54 @@ export interface Window {
   readonly to: number;
 }
 
+type Fault<K extends FaultModel['kind']> = Extract<FaultModel, { kind: K }>;
+
+/**
+ * Asked per packet, per hop and per transmit attempt by the meshes and hives: so the faults
+ * are split by kind once, and a question about a kind the scenario does not have costs a
+ * length check — no array is built per call (a fleet's 1 M packets per batch interval made
+ * these filters a share of the hive thread's garbage collection).
+ */
 export class FaultTimeline {
-  readonly #faults: readonly FaultModel[];
+  readonly #offline: ReadonlyArray<Fault<'sensor_offline'>>;
+  readonly #linkLoss: ReadonlyArray<Fault<'link_degradation'>>;
+  readonly #reboots: ReadonlyArray<Fault<'hive_reboot'>>;
+  /** Outages and reboots (no uplink during either), in scenario order. */
+  readonly #uplinkDown: ReadonlyArray<Fault<'hive_outage'> | Fault<'hive_reboot'>>;
+  readonly #brokerRestarts: ReadonlyArray<Fault<'broker_restart'>>;
 
   /** Whether any sensor ever goes offline: without, the mesh's routing never changes. */
   readonly anyOffline: boolean;
 
   constructor(faults: readonly FaultModel[] | undefined) {
-    this.#faults = faults ?? [];
-    this.anyOffline = this.#faults.some((f) => f.kind === 'sensor_offline');
-  }
-
-  #active(t: number): FaultModel[] {
-    return this.#faults.filter((f) => t >= f.atMs && t < f.atMs + f.durationMs);
+    const all = faults ?? [];
+    const of = <K extends FaultModel['kind']>(kind: K): Array<Fault<K>> => all.filter((f): f is Fault<K> => f.kind === kind);
+    this.#offline = of('sensor_offline');
+    this.#linkLoss = of('link_degradation');
+    this.#reboots = of('hive_reboot');
+    this.#uplinkDown = all.filter((f): f is Fault<'hive_outage'> | Fault<'hive_reboot'> => f.kind === 'hive_outage' || f.kind === 'hive_reboot');
+    this.#brokerRestarts = of('broker_restart');
+    this.anyOffline = this.#offline.length > 0;
   }
 
   /** Sensors offline at t. */
   offlineAt(t: number): Set<string> {
     const out = new Set<string>();
-    for (const f of this.#active(t)) if (f.kind === 'sensor_offline') for (const id of f.sensorIds) out.add(id);
+    for (const f of this.#offline) if (active(f, t)) for (const id of f.sensorIds) out.add(id);
     return out;
   }
 
   /** Window of an offline fault of the sensor covering t, or null. */
   offlineWindow(sensorId: string, t: number): Window | null {
-    const f = this.#active(t).find((x) => x.kind === 'sensor_offline' && x.sensorIds.includes(sensorId));
-    return f ? { from: f.atMs, to: f.atMs + f.durationMs } : null;
+    for (const f of this.#offline) if (active(f, t) && f.sensorIds.includes(sensorId)) return windowOf(f);
+    return null;
   }
 
   /** End of the latest offline window of the sensor ending at or before t (its last reboot), or null. */
   lastBootAfterOffline(sensorId: string, t: number): number | null {
     let last: number | null = null;
-    for (const f of this.#faults) {
-      if (f.kind !== 'sensor_offline' || !f.sensorIds.includes(sensorId)) continue;
+    for (const f of this.#offline) {
+      if (!f.sensorIds.includes(sensorId)) continue;
       const end = f.atMs + f.durationMs;
       if (end <= t && (last === null || end > last)) last = end;
     }
@@ -48,30 +63,37 @@ export class FaultTimeline {
   /** Combined extra loss on links from this sensor at t, 0..1. */
   linkLoss(sensorId: string, t: number): number {
     let keep = 1;
-    for (const f of this.#active(t)) if (f.kind === 'link_degradation' && f.sensorIds.includes(sensorId)) keep *= 1 - f.loss;
+    for (const f of this.#linkLoss) if (active(f, t) && f.sensorIds.includes(sensorId)) keep *= 1 - f.loss;
     return 1 - keep;
   }
 
   /** A reboot window of the hive covering t, or null. */
   rebootWindow(hiveId: string, t: number): Window | null {
-    const f = this.#active(t).find((x) => x.kind === 'hive_reboot' && x.hiveIds.includes(hiveId));
-    return f ? { from: f.atMs, to: f.atMs + f.durationMs } : null;
+    for (const f of this.#reboots) if (active(f, t) && f.hiveIds.includes(hiveId)) return windowOf(f);
+    return null;
   }
 
   /** An uplink outage (or reboot: no uplink either) of the hive covering t, or null. */
   uplinkDownWindow(hiveId: string, t: number): Window | null {
-    const f = this.#active(t).find((x) => (x.kind === 'hive_outage' || x.kind === 'hive_reboot') && x.hiveIds.includes(hiveId));
-    return f ? { from: f.atMs, to: f.atMs + f.durationMs } : null;
+    for (const f of this.#uplinkDown) if (active(f, t) && f.hiveIds.includes(hiveId)) return windowOf(f);
+    return null;
   }
 
   /** Hive reboots that ended in (from, to]. */
   rebootsEnded(hiveId: string, from: number, to: number): number[] {
-    return this.#faults
-      .filter((f) => f.kind === 'hive_reboot' && f.hiveIds.includes(hiveId) && f.atMs + f.durationMs > from && f.atMs + f.durationMs <= to)
-      .map((f) => f.atMs + f.durationMs);
+    if (this.#reboots.length === 0) return [];
+    return this.#reboots.filter((f) => f.hiveIds.includes(hiveId) && f.atMs + f.durationMs > from && f.atMs + f.durationMs <= to).map((f) => f.atMs + f.durationMs);
   }
 
   brokerRestartsIn(from: number, to: number): number[] {
-    return this.#faults.filter((f) => f.kind === 'broker_restart' && f.atMs > from && f.atMs <= to).map((f) => f.atMs);
+    return this.#brokerRestarts.filter((f) => f.atMs > from && f.atMs <= to).map((f) => f.atMs);
   }
+}
+
+function active(f: FaultModel, t: number): boolean {
+  return t >= f.atMs && t < f.atMs + f.durationMs;
+}
+
+function windowOf(f: FaultModel): Window {
+  return { from: f.atMs, to: f.atMs + f.durationMs };
 }

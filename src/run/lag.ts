@@ -21,6 +21,8 @@ export interface RealTimeSummary {
   lagMs: { p50: number; p99: number; max: number };
   /** Wall ms from a sensing instant being due to its batches being stored (acked): p50 / p99 / max. */
   sensingToStoredMs: { p50: number; p99: number; max: number };
+  /** Wall ms the loop waited, at each delivery, for the previous one (acks and `advanceTo`): p50 / p99 / max. */
+  deliveryWaitMs: { p50: number; p99: number; max: number };
   /** Ticks started more than `behindThresholdMs` late. */
   ticksBehind: number;
   behindThresholdMs: number;
@@ -38,6 +40,7 @@ export class LagMonitor {
   readonly #behindMs: number;
   readonly #lag = new ValueCounts();
   readonly #stored = new ValueCounts();
+  readonly #waited = new ValueCounts();
   #ticksBehind = 0;
   #warnings = 0;
   #lastWarnWallMs = -Infinity;
@@ -68,9 +71,14 @@ export class LagMonitor {
     this.#stored.add(Math.round(Math.max(0, ageMs)));
   }
 
+  /** At a delivery the loop waited `ms` for the previous one to be stored and the platform to move on. */
+  waited(ms: number): void {
+    this.#waited.add(Math.round(Math.max(0, ms)));
+  }
+
   summary(): RealTimeSummary {
     const pct = (v: ValueCounts): RealTimeSummary['lagMs'] => ({ p50: round(v.percentile(50) || 0, 0), p99: round(v.percentile(99) || 0, 0), max: round(v.percentile(100) || 0, 0) });
-    return { speed: this.#speed, lagMs: pct(this.#lag), sensingToStoredMs: pct(this.#stored), ticksBehind: this.#ticksBehind, behindThresholdMs: this.#behindMs, warnings: this.#warnings };
+    return { speed: this.#speed, lagMs: pct(this.#lag), sensingToStoredMs: pct(this.#stored), deliveryWaitMs: pct(this.#waited), ticksBehind: this.#ticksBehind, behindThresholdMs: this.#behindMs, warnings: this.#warnings };
   }
 }
 
@@ -79,5 +87,5 @@ export function formatRealTime(r: RealTimeSummary | undefined): string | null {
   if (!r) return null;
   const s = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
   const verdict = r.ticksBehind === 0 ? 'held real time' : `fell behind on ${r.ticksBehind} ticks (> ${s(r.behindThresholdMs)})`;
-  return `real time ×${r.speed}: ${verdict}; lag p50 ${s(r.lagMs.p50)}, p99 ${s(r.lagMs.p99)}, max ${s(r.lagMs.max)}; sensing → stored p50 ${s(r.sensingToStoredMs.p50)}, p99 ${s(r.sensingToStoredMs.p99)}, max ${s(r.sensingToStoredMs.max)}`;
+  return `real time ×${r.speed}: ${verdict}; lag p50 ${s(r.lagMs.p50)}, p99 ${s(r.lagMs.p99)}, max ${s(r.lagMs.max)}; sensing → stored p50 ${s(r.sensingToStoredMs.p50)}, p99 ${s(r.sensingToStoredMs.p99)}, max ${s(r.sensingToStoredMs.max)}; waited for the previous delivery p99 ${s(r.deliveryWaitMs.p99)}, max ${s(r.deliveryWaitMs.max)}`;
 }

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { SensorPacket } from '../../src/edge/packet.js';
 import { shareHives } from '../../src/hive/hive-threads.js';
-import { PacketWriter, readPackets } from '../../src/hive/packet-transfer.js';
+import { PacketWriter, packetSlices, readPackets } from '../../src/hive/packet-transfer.js';
 import { runScenario } from '../../src/run/run-scenario.js';
 import { loadScenarioObject } from '../../src/scenario/load.js';
 import type { ScenarioModel } from '../../src/scenario/model.js';
@@ -79,6 +79,21 @@ describe('the packet hand-off to a hive thread', () => {
         expect(w.count).toBe(0);
       }),
       { seed: 11, numRuns: 200 },
+    );
+  });
+
+  it('reads the same packets in the same order a slice at a time, every slice but the last full (fast-check seed 12)', () => {
+    fc.assert(
+      fc.property(fc.array(packet, { maxLength: 200 }), fc.integer({ min: 1, max: 50 }), (specs, size) => {
+        const packets: SensorPacket[] = specs.map(({ sensor, ...p }) => ({ ...p, sensorId: `s${sensor}` }));
+        const w = new PacketWriter();
+        specs.forEach((s, i) => w.write(packets[i] as SensorPacket, s.sensor));
+        const slices = [...packetSlices(w.take(), sensors, size)];
+        expect(slices.flat()).toEqual(packets);
+        expect(slices.slice(0, -1).every((sl) => sl.length === size)).toBe(true);
+        expect(slices.every((sl) => sl.length > 0)).toBe(true);
+      }),
+      { seed: 12, numRuns: 200 },
     );
   });
 });

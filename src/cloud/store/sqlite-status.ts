@@ -36,15 +36,46 @@ export function prepareStatus(db: Database.Database) {
          battery_level = excluded.battery_level, battery_runtime_s = excluded.battery_runtime_s, rssi_dbm = excluded.rssi_dbm, link_pdr = excluded.link_pdr,
          uptime_ms = excluded.uptime_ms, parent = excluded.parent, hops = excluded.hops, queue_overflows = excluded.queue_overflows`,
     ),
-    seen: db.prepare(
-      `INSERT INTO sensor_status (sensor_id, last_seen_ms) VALUES (?, ?)
-       ON CONFLICT (sensor_id) DO UPDATE SET last_seen_ms = MAX(last_seen_ms, excluded.last_seen_ms)`,
-    ),
+    seen: db.prepare(seenSql(1)),
+    seenRows: db.prepare(seenSql(SEEN_ROWS)),
     sensor: db.prepare<[string], Record<string, number | string | null>>('SELECT * FROM sensor_status WHERE sensor_id = ?'),
   };
 }
 
 type Q = ReturnType<typeof prepareStatus>;
+
+/**
+ * Last-seen updates per statement: a batch names each of its sensors once (~30–50 for a fleet
+ * hive), and one statement of many rows costs a fraction of as many one-row statements (the
+ * binding and the call into SQLite are per statement). Rows naming one sensor twice apply in
+ * order, as separate statements would (the conflict clause keeps the later instant).
+ */
+const SEEN_ROWS = 32;
+
+function seenSql(rows: number): string {
+  return `INSERT INTO sensor_status (sensor_id, last_seen_ms) VALUES ${Array.from({ length: rows }, () => '(?, ?)').join(', ')}
+       ON CONFLICT (sensor_id) DO UPDATE SET last_seen_ms = MAX(last_seen_ms, excluded.last_seen_ms)`;
+}
+
+/** Each sensor's last-seen instant moves forward to the given one (never back). @internal */
+export function writeSeenRows(q: Q, rows: ReadonlyArray<{ sensorId: string; lastSeenMs: number }>): void {
+  let i = 0;
+  if (rows.length >= SEEN_ROWS) {
+    const args: Array<string | number> = new Array<string | number>(2 * SEEN_ROWS);
+    for (; i + SEEN_ROWS <= rows.length; i += SEEN_ROWS) {
+      for (let k = 0; k < SEEN_ROWS; k++) {
+        const r = rows[i + k] as { sensorId: string; lastSeenMs: number };
+        args[2 * k] = r.sensorId;
+        args[2 * k + 1] = r.lastSeenMs;
+      }
+      q.seenRows.run(args);
+    }
+  }
+  for (; i < rows.length; i++) {
+    const r = rows[i] as { sensorId: string; lastSeenMs: number };
+    q.seen.run(r.sensorId, r.lastSeenMs);
+  }
+}
 
 /** @internal */
 export function payloadRows(q: Q, fromMs: number, toMs: number): StoredPayload[] {

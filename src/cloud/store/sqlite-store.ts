@@ -23,12 +23,13 @@ import type {
   TrafficSeriesPoint,
 } from './port.js';
 import { prepareSeries, presenceColumnsOf } from './sqlite-series.js';
-import { hiveStatusRow, hiveStatusRows, payloadRows, prepareStatus, sensorStatusRow, sensorStatusRows, writeHeartbeatRows } from './sqlite-status.js';
+import { hiveStatusRow, hiveStatusRows, payloadRows, prepareStatus, sensorStatusRow, sensorStatusRows, writeHeartbeatRows, writeSeenRows } from './sqlite-status.js';
 
 /**
  * The embedded store: one SQLite file (or ':memory:'), WAL journal with synchronous=NORMAL
- * (durable across process crashes, cheap commits), prepared statements, one transaction per
- * batch or per set of finalised minutes.
+ * (durable across process crashes, cheap commits) checkpointed every 8,192 pages, prepared
+ * statements (multi-row where a write has many rows), one transaction per batch or per set of
+ * finalised minutes.
  */
 type Db = Database.Database;
 
@@ -50,6 +51,12 @@ export function openDatabase(path: string): Db {
     const db = new Database(path);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
+    // Checkpoints every ~32 MB of log instead of SQLite's 4 MB: a fleet run commits a batch per
+    // message (~2,700 per batch interval at 100,000 sensors, each rewriting the same table
+    // pages), so fewer checkpoints copy each page once instead of many times and sync the file
+    // ten times less often. Commits are as durable as before (the log is the same; a process
+    // crash loses nothing committed).
+    db.pragma('wal_autocheckpoint = 8192');
     migrate(db, MIGRATIONS);
     return db;
   } catch (err) {
@@ -119,7 +126,7 @@ export class SqliteStore implements StoreSync {
       if (q.insertBatch.run(w.hiveSerial, w.seq, w.sentAtMs, w.receivedAtMs, w.packetCount).changes === 0) return false;
       if (w.raw) this.#st.insertPayload.run(w.hiveSerial, w.seq, w.raw.minSensedMs, w.raw.maxSensedMs, Buffer.from(w.raw.payload.buffer, w.raw.payload.byteOffset, w.raw.payload.byteLength));
       for (const d of w.deadLetters) this.#insertDeadLetter(d);
-      for (const s of w.sensorsSeen ?? []) this.#st.seen.run(s.sensorId, s.lastSeenMs);
+      if (w.sensorsSeen) writeSeenRows(this.#st, w.sensorsSeen);
       for (const d of w.deliveries ?? []) q.enqueueDelivery.run(d.subscriptionId, d.eventId, d.eventType, d.eventTimestampMs, d.body, d.enqueuedAtMs, d.nextAttemptMs);
       q.upsertProgress.run(w.hiveSerial, w.ackedSeq);
       return true;
