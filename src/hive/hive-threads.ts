@@ -1,6 +1,6 @@
 import { startModuleWorker, workerCalls } from '../core/worker-calls.js';
 import type { SensorPacket } from '../edge/packet.js';
-import type { ScenarioModel } from '../scenario/model.js';
+import type { FloorModel, RoomModel, ScenarioModel, SensorModel } from '../scenario/model.js';
 import type { HiveGroupReport } from './delivery-report.js';
 import type { GroupFlush } from './hive-group.js';
 import type { HiveThreadInit, HiveThreadPost, HiveThreadRequest } from './hive-thread-messages.js';
@@ -33,16 +33,23 @@ interface HiveThread {
 
 export async function startHiveThreads(model: ScenarioModel, opts: HiveThreadOptions): Promise<HiveGroups> {
   const shares = shareHives(model, opts.threads);
-  const started = await Promise.allSettled(shares.map((hiveIds) => startThread({ model, hiveIds, brokerUrl: opts.brokerUrl, ackTimeoutMs: opts.ackTimeoutMs })));
+  const started = await Promise.allSettled(shares.map((hiveIds) => startThread({ model: hiveShareModel(model, hiveIds), hiveIds, brokerUrl: opts.brokerUrl, ackTimeoutMs: opts.ackTimeoutMs })));
   const threads = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (failed) {
     await Promise.all(threads.map((t) => t.terminate()));
     throw failed.reason;
   }
-  // Which thread and which sensor index each packet's sensor has: the hand-off writes numbers, not ids.
+  // Which thread each packet's sensor has, and its index in that thread's sensors (its share
+  // model's, in scenario order): the hand-off writes numbers, not ids.
   const threadOfHive = new Map(shares.flatMap((ids, k) => ids.map((id) => [id, k] as const)));
-  const route = new Map(model.sensors.map((s, i) => [s.id, { index: i, thread: threadOfHive.get(s.hiveId) }] as const));
+  const sensorsSoFar = shares.map(() => 0);
+  const route = new Map<string, { index: number; thread: number | undefined }>();
+  for (const s of model.sensors) {
+    const thread = threadOfHive.get(s.hiveId);
+    route.set(s.id, { index: thread === undefined ? -1 : (sensorsSoFar[thread] as number), thread });
+    if (thread !== undefined) sensorsSoFar[thread] = (sensorsSoFar[thread] as number) + 1;
+  }
   const writers = threads.map(() => new PacketWriter());
   return {
     submit(packets: readonly SensorPacket[]): void {
@@ -85,6 +92,26 @@ export function shareHives(model: ScenarioModel, threads: number): string[][] {
     done += (sensorsOf.get(h.id) ?? 0) + 1;
   }
   return shares.filter((s) => s.length > 0);
+}
+
+/**
+ * What a hive thread needs of the scenario, and no more: its hives, their sensors (scenario
+ * order), the floors and rooms their meshes are laid out on (walls attenuate links), the
+ * faults, the network and the run's times. A fleet's people, schedules, doors, zones, the
+ * platform's organisation and every sensor's name and file pointer stay in the run's thread:
+ * the whole model, cloned into each thread, was ~21 MB of a 30,000-sensor fleet's heap there.
+ */
+export function hiveShareModel(model: ScenarioModel, hiveIds: readonly string[]): ScenarioModel {
+  const hiveSet = new Set(hiveIds);
+  const hives = model.hives.filter((h) => hiveSet.has(h.id));
+  const sensors = model.sensors.filter((s) => hiveSet.has(s.hiveId)).map((s): SensorModel => ({ ...s, name: '', roomId: null, zoneId: null, doorId: null, src: '' }));
+  const floorIds = new Set([...hives.map((h) => h.floorId), ...sensors.map((s) => s.floorId)]);
+  const floors = model.floors
+    .filter((f) => floorIds.has(f.id))
+    .map((f): FloorModel => ({ id: f.id, name: '', siteId: f.siteId, buildingId: f.buildingId, level: f.level, customId: null, outline: [], roomIds: [], zoneIds: [], doorIds: [], hiveIds: [], sensorIds: [], src: '' }));
+  const rooms = model.rooms.filter((r) => floorIds.has(r.floorId)).map((r): RoomModel => ({ id: r.id, name: '', floorId: r.floorId, customId: null, capacity: null, polygon: r.polygon, src: '' }));
+  const { organisations: _o, thermal: _t, webhooks: _w, webhookAllow: _a, expect: _e, ...rest } = model;
+  return { ...rest, org: { id: model.org.id, name: '' }, sites: [], buildings: [], floors, rooms, zones: [], doors: [], hives, sensors, populations: [], meetings: [], users: [], clients: [] };
 }
 
 async function startThread(init: HiveThreadInit): Promise<HiveThread> {
