@@ -34,7 +34,34 @@ export function poolRunner(workers: number): TaskRunner {
     return unpackResult(task, packed, outputs);
   };
   return {
-    run: (tasks: Iterable<FrameTask>) => Promise.all(Array.from(tasks, runOne)),
+    run: (tasks: Iterable<FrameTask>) => runWindowed(tasks, workers * TASKS_PER_WORKER * 2, runOne),
     close: () => pool.destroy(),
   };
+}
+
+/**
+ * Runs the tasks with at most `limit` packed at once, results in task order. Each packed task
+ * holds a copy of its sensors' states: packing a drain's every task up front (Array.from)
+ * held a second copy of the whole fleet's states — 12.7 KB a tp-32x32 sensor, ~390 MB for
+ * fleet.yaml — on top of the sensors' own until the next collection. Twice the pool's queue
+ * keeps every worker's queue full, as before.
+ */
+export async function runWindowed<T, R>(items: Iterable<T>, limit: number, run: (item: T) => Promise<R>): Promise<R[]> {
+  const source = items[Symbol.iterator]();
+  const results: R[] = [];
+  let next = 0;
+  let failed = false;
+  const lane = async (): Promise<void> => {
+    for (let item = source.next(); !item.done && !failed; item = source.next()) {
+      const k = next++;
+      try {
+        results[k] = await run(item.value);
+      } catch (err) {
+        failed = true;
+        throw err;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, limit) }, lane));
+  return results;
 }
