@@ -1,3 +1,4 @@
+import { capHeapGrowth } from '../core/heap-growth.js';
 import { startModuleWorker, workerCalls } from '../core/worker-calls.js';
 import type { SensorPacket } from '../edge/packet.js';
 import type { FloorModel, RoomModel, ScenarioModel, SensorModel } from '../scenario/model.js';
@@ -31,7 +32,15 @@ interface HiveThread {
   terminate(): Promise<void>;
 }
 
+/**
+ * A heap of each hive thread besides the run's and the platform's: growth capped at 2× the live
+ * set (heap-growth.ts). fleet.yaml, 3 simulated minutes, model fidelity: peak RSS 1.79–1.82 →
+ * 1.57 GB, loop CPU within the noise of uncapped runs (53.5–62.6 s uncapped, 57.5 s capped).
+ */
+const HIVE_RUN_HEAP_GROWTH_PERCENT = 100;
+
 export async function startHiveThreads(model: ScenarioModel, opts: HiveThreadOptions): Promise<HiveGroups> {
+  capHeapGrowth(HIVE_RUN_HEAP_GROWTH_PERCENT);
   const shares = shareHives(model, opts.threads);
   const started = await Promise.allSettled(shares.map((hiveIds) => startThread({ model: hiveShareModel(model, hiveIds), hiveIds, brokerUrl: opts.brokerUrl, ackTimeoutMs: opts.ackTimeoutMs })));
   const threads = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
