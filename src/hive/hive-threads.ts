@@ -33,8 +33,8 @@ interface HiveThread {
 }
 
 /**
- * A heap of each hive thread besides the run's and the platform's: growth capped at 2× the live
- * set (heap-growth.ts). fleet.yaml, 3 simulated minutes, model fidelity: peak RSS 1.79–1.82 →
+ * A run with hive threads has a heap per thread (the run's, the platform's, each hive
+ * thread's): their growth is capped at 2× the live set (heap-growth.ts). fleet.yaml, 3 simulated minutes, model fidelity: peak RSS 1.79–1.82 →
  * 1.57 GB, loop CPU within the noise of uncapped runs (53.5–62.6 s uncapped, 57.5 s capped).
  */
 const HIVE_RUN_HEAP_GROWTH_PERCENT = 100;
