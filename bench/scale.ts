@@ -130,6 +130,7 @@ function printFit(rows: readonly Row[]): void {
 }
 
 export async function runScaleBench(root: string, sizesArg = '1k,3k,10k,30k,90k', duration = '30s', fidelitiesArg = 'model,frame'): Promise<void> {
+  if (sizesArg === 'probe') return runLoopProbe(root, duration === '30s' ? '10k,30k,90k' : duration);
   const sizes = sizesArg.split(',').map(parseSize);
   const fidelities = fidelitiesArg.split(',');
   const dir = mkdtempSync(join(tmpdir(), 'occusim-bench-scale-'));
@@ -162,4 +163,76 @@ export async function runScaleBench(root: string, sizesArg = '1k,3k,10k,30k,90k'
     rmSync(dir, { recursive: true, force: true });
   }
   await Promise.resolve();
+}
+
+/**
+ * `npm run bench -- scale probe [sizes]`: the simulator's side of a tick alone — world, truth
+ * recorder and the model-fidelity edge, drained every batch interval; no platform, hives or
+ * threads — in CPU µs per sensor-tick, after 30 warm-up ticks, over 60 ticks, each fleet in its
+ * own process from dist/: the edge stage as a run has it (accuracy wrapper included), its
+ * packets buffered to the drain without the wrapper, and the sensors alone (packets dropped
+ * at once). The first two differ by the wrapper; exponents between sizes show what grows
+ * faster than the fleet.
+ */
+async function runLoopProbe(root: string, sizesArg: string): Promise<void> {
+  const sizes = sizesArg.split(',').map(parseSize);
+  const dir = mkdtempSync(join(tmpdir(), 'occusim-bench-probe-'));
+  try {
+    console.log(`\n== scale probe: world + truth + model edge per tick, CPU µs per sensor-tick (30 warm-up ticks, then 60), each fleet in its own process from dist/ (load average at start ${loadavg()[0]?.toFixed(1)})`);
+    console.log('    sensors   with accuracy   packets buffered   sensors alone   wrapper   load');
+    const rows: Array<{ sensors: number; withAcc: number; buffered: number; alone: number }> = [];
+    for (const target of sizes) {
+      const { text, sensors } = fleetYaml(root, target);
+      const file = join(dir, `fleet-${sensors}.yaml`);
+      writeFileSync(file, text);
+      const load = loadavg()[0] ?? 0;
+      const [withAcc = 0, buffered = 0, alone = 0] = (['accuracy', 'buffered', 'sensors'] as const).map((mode) => probeOnce(root, file, mode, sensors));
+      rows.push({ sensors, withAcc, buffered, alone });
+      console.log(`  ${fmt(sensors).padStart(9)}   ${withAcc.toFixed(2).padStart(13)}   ${buffered.toFixed(2).padStart(16)}   ${alone.toFixed(2).padStart(13)}   ${(withAcc - buffered).toFixed(2).padStart(7)}   ${load.toFixed(1)}`);
+    }
+    for (let i = 1; i < rows.length; i++) {
+      const [a, b] = [rows[i - 1]!, rows[i]!];
+      const e = (y0: number, y1: number): string => (Math.log((y1 * b.sensors) / (y0 * a.sensors)) / Math.log(b.sensors / a.sensors)).toFixed(2);
+      console.log(`    growth exponent of the tick's CPU time ${fmt(a.sensors)} → ${fmt(b.sensors)}: with accuracy ${e(a.withAcc, b.withAcc)}, packets buffered ${e(a.buffered, b.buffered)}, sensors alone ${e(a.alone, b.alone)}   (target ≤ 1.1)`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const EDGES = {
+  accuracy: 'createEdgeStage(model)',
+  buffered: '{ observe: (s, w) => { for (const p of sensors.sample(s, w)) buffer.push(p); }, drain: async () => { const out = buffer; buffer = []; return out; } }',
+  sensors: '{ observe: (s, w) => void sensors.sample(s, w), drain: async () => [] }',
+};
+
+/** One probe process: CPU µs per sensor-tick of ticks 30–90 (drains included). */
+function probeOnce(root: string, file: string, mode: 'accuracy' | 'buffered' | 'sensors', sensors: number): number {
+  const dist = (m: string): string => JSON.stringify(new URL(`../dist/${m}`, `file://${root.endsWith('/') ? root : `${root}/`}bench/`).href);
+  const script = `
+    import { readFileSync } from 'node:fs';
+    const { loadScenarioText } = await import(${dist('scenario/load.js')});
+    const { createWorld } = await import(${dist('sim/world.js')});
+    const { createTruthRecorder } = await import(${dist('sim/truth.js')});
+    const { createEdgeStage, createModelSensors } = await import(${dist('edge/sensors.js')});
+    const { model } = loadScenarioText(readFileSync(${JSON.stringify(file)}, 'utf8'), ${JSON.stringify(file)}, { fidelity: 'model', durationMs: 120000 });
+    const world = createWorld(model);
+    const truth = createTruthRecorder(model);
+    const sensors = createModelSensors(model);
+    let buffer = [];
+    const edge = ${EDGES[mode]};
+    let cpu = 0;
+    for (let k = 0, t = model.startMs; k < 90; k++, t += model.tickMs) {
+      if (k === 30) cpu = process.cpuUsage().user + process.cpuUsage().system;
+      const step = world.step(t);
+      truth.observe(step, world);
+      edge.observe(step, world);
+      if ((t + model.tickMs - model.startMs) % model.batchIntervalMs === 0) await edge.drain();
+    }
+    const u = process.cpuUsage();
+    console.log(String((u.user + u.system - cpu) / 60 / ${sensors}));
+  `;
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 20 });
+  if (r.status !== 0) throw new Error(`bench scale probe: ${file} (${mode}) exited ${r.status}: ${r.stderr}`);
+  return Number(r.stdout.trim());
 }

@@ -3,6 +3,7 @@ import { groupBy } from '../core/group-by.js';
 import { round } from '../core/stats.js';
 import type { ScenarioModel, SensorModel } from '../scenario/model.js';
 import type { PersonState, World, WorldStep } from '../sim/types.js';
+import { PresenceTruth } from './accuracy-truth.js';
 import type { EdgeStage } from './stage.js';
 
 /**
@@ -20,8 +21,9 @@ const MATCH_M = 1;
 
 interface PresenceAcc {
   s: SensorModel;
+  /** The sensor's index in `PresenceTruth`. */
+  i: number;
   view: FootprintTransform;
-  truth: Map<number, number[]>;
   samples: number;
   exact: number;
   absErr: number;
@@ -53,15 +55,16 @@ const onFootprint: InView = (_s, view, p) => view.sees(p.x, p.y);
 /** Wraps an edge stage so it measures itself; `accuracy()` returns the figures so far. */
 export function withAccuracy(model: ScenarioModel, inner: EdgeStage, inView: InView = onFootprint): EdgeStage {
   const doors = new Map(model.doors.map((d) => [d.id, d]));
-  const presence = model.sensors.filter((s) => s.mode === 'presence').map((s): PresenceAcc => ({ s, view: footprintTransform(s), truth: new Map(), samples: 0, exact: 0, absErr: 0, locSum: 0, locN: 0 }));
+  const presence = model.sensors.filter((s) => s.mode === 'presence').map((s, i): PresenceAcc => ({ s, i, view: footprintTransform(s), samples: 0, exact: 0, absErr: 0, locSum: 0, locN: 0 }));
   const traffic = model.sensors
     .filter((s) => s.mode === 'traffic' && s.doorId !== null)
     .map((s): TrafficAcc => ({ s, sameSense: s.roomId === doors.get(s.doorId as string)?.toRoomId, pendingTruth: [0, 0], pendingTrue: [0, 0], pendingMeas: [0, 0], matched: 0, trueTotal: 0, measTotal: 0 }));
   const byId = new Map<string, PresenceAcc | TrafficAcc>([...presence.map((a) => [a.s.id, a] as const), ...traffic.map((a) => [a.s.id, a] as const)]);
   const trueCounts = new Map<string, [number, number][]>();
+  const truth = new PresenceTruth(presence.length);
   return {
     observe(step: WorldStep, world: World) {
-      observePresence(presence, model.startMs, step.atMs, world, inView);
+      observePresence(presence, truth, model.startMs, step.atMs, world, inView);
       // Crossings by door once a tick: each sensor scanning the fleet's crossings cost traffic sensors × crossings.
       const byDoor = groupBy(step.crossings, (c) => c.doorId);
       for (const a of traffic) {
@@ -81,9 +84,12 @@ export function withAccuracy(model: ScenarioModel, inner: EdgeStage, inView: InV
       for (const p of packets) {
         const a = byId.get(p.sensorId);
         if (!a) continue;
-        if (p.kind === 'presence' && 'view' in a) scorePresence(a, p.sensedAtMs, p.detections);
+        if (p.kind === 'presence' && 'view' in a) scorePresence(a, truth, p.sensedAtMs, p.detections);
         else if (p.kind === 'traffic' && 'sameSense' in a) scoreTraffic(a, trueCounts.get(a.s.id)?.shift() ?? [0, 0], [p.in, p.out]);
       }
+      // A drain hands over the packets of every instant observed before it (EdgeStage), so
+      // what it did not score no later drain could: the interval's truth is forgotten here.
+      truth.clear();
       return packets;
     },
     close: () => inner.close(),
@@ -91,7 +97,7 @@ export function withAccuracy(model: ScenarioModel, inner: EdgeStage, inView: InV
   };
 }
 
-function observePresence(list: PresenceAcc[], startMs: number, atMs: number, world: World, inView: InView): void {
+function observePresence(list: PresenceAcc[], truth: PresenceTruth, startMs: number, atMs: number, world: World, inView: InView): void {
   // A floor's people grouped by room once per instant (in the floor's order, so the truth is
   // the same): each sensor scanning its whole floor cost sensors × people per floor.
   const byFloor = new Map<string, Map<string | null, PersonState[]>>();
@@ -100,26 +106,29 @@ function observePresence(list: PresenceAcc[], startMs: number, atMs: number, wor
     if ((atMs - startMs) % a.s.reportIntervalMs !== 0) continue;
     let rooms = byFloor.get(a.s.floorId);
     if (!rooms) byFloor.set(a.s.floorId, (rooms = groupBy(world.peopleOnFloor(a.s.floorId), (p) => p.roomId)));
-    const pos: number[] = [];
-    for (const p of rooms.get(a.s.roomId) ?? NONE) if (inView(a.s, a.view, p)) pos.push(p.x, p.y);
-    a.truth.set(atMs, pos);
+    truth.begin(a.i, atMs);
+    for (const p of rooms.get(a.s.roomId) ?? NONE) if (inView(a.s, a.view, p)) truth.add(p.x, p.y);
+    truth.end();
   }
 }
 
-function scorePresence(a: PresenceAcc, atMs: number, detections: ReadonlyArray<readonly [number, number]>): void {
-  const truth = a.truth.get(atMs);
-  if (!truth) return;
-  a.truth.delete(atMs);
-  const nTrue = truth.length / 2;
+function scorePresence(a: PresenceAcc, truths: PresenceTruth, atMs: number, detections: ReadonlyArray<readonly [number, number]>): void {
+  const e = truths.take(a.i, atMs);
+  if (e < 0) return;
+  const truth = truths.positions;
+  const at = truths.startOf(e);
+  const nTrue = truths.countOf(e) / 2;
   a.samples++;
   const err = Math.abs(detections.length - nTrue);
   a.absErr += err;
   if (err === 0) a.exact++;
+  // Nothing to match (most reports: an empty footprint): no per-report arrays or sets.
+  if (detections.length === 0 || nTrue === 0) return;
   // Greedy nearest matching, closest pairs first.
   const det = detections.map(([lx, ly]) => a.view.toWorld(lx, ly));
   const pairs: Array<[number, number, number]> = [];
   det.forEach(([x, y], d) => {
-    for (let t = 0; t < nTrue; t++) pairs.push([Math.hypot(x - (truth[2 * t] as number), y - (truth[2 * t + 1] as number)), d, t]);
+    for (let t = 0; t < nTrue; t++) pairs.push([Math.hypot(x - (truth[at + 2 * t] as number), y - (truth[at + 2 * t + 1] as number)), d, t]);
   });
   pairs.sort((p, q) => p[0] - q[0] || p[1] - q[1] || p[2] - q[2]);
   const usedD = new Set<number>();

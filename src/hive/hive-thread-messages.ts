@@ -8,6 +8,7 @@ import type { GroupFlush } from './hive-group.js';
  * their meshes, batching and MQTT links — and answers requests one at a time, in order.
  */
 export interface HiveThreadInit {
+  /** The thread's share of the scenario (hiveShareModel): its hives, their sensors, their floors' rooms. */
   model: ScenarioModel;
   /** The hives this thread simulates (ids, in scenario order). */
   hiveIds: string[];

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { SensorPacket } from '../../src/edge/packet.js';
-import { shareHives } from '../../src/hive/hive-threads.js';
+import { hiveShareModel, shareHives } from '../../src/hive/hive-threads.js';
 import { PacketWriter, packetSlices, readPackets } from '../../src/hive/packet-transfer.js';
 import { runScenario } from '../../src/run/run-scenario.js';
 import { loadScenarioObject } from '../../src/scenario/load.js';
@@ -58,6 +58,22 @@ describe('shareHives', () => {
       expect(shares.length).toBe(Math.min(n, model.hives.length));
       expect(shares.every((s) => s.length > 0)).toBe(true);
     }
+  });
+});
+
+describe('hiveShareModel', () => {
+  it('gives a hive thread its hives, their sensors in scenario order and their floors’ rooms, and none of the people', () => {
+    const [first, ...rest] = shareHives(model, 2);
+    const share = hiveShareModel(model, first ?? []);
+    const ids = new Set(first);
+    expect(share.hives.map((h) => h.id)).toEqual(first);
+    expect(share.sensors.map((s) => s.id)).toEqual(model.sensors.filter((s) => ids.has(s.hiveId)).map((s) => s.id));
+    expect(share.sensors.map((s) => [s.mac, s.center, s.mode, s.reportIntervalMs])).toEqual(model.sensors.filter((s) => ids.has(s.hiveId)).map((s) => [s.mac, s.center, s.mode, s.reportIntervalMs]));
+    const floors = new Set(share.floors.map((f) => f.id));
+    expect(share.rooms.map((r) => r.id)).toEqual(model.rooms.filter((r) => floors.has(r.floorId)).map((r) => r.id));
+    expect(share.populations).toEqual([]);
+    expect([share.seed, share.startMs, share.durationMs, share.batchIntervalMs, share.faults, share.network]).toEqual([model.seed, model.startMs, model.durationMs, model.batchIntervalMs, model.faults, model.network]);
+    expect(rest.length).toBeGreaterThan(0);
   });
 });
 
