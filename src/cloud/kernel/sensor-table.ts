@@ -182,40 +182,61 @@ const BUCKET_M = 8;
 
 class BoxHash {
   readonly #boxes: readonly Box[];
-  readonly #buckets = new Map<string, number[]>();
+  /** Per floor: bucket key (`#key`) → indexes of the boxes covering that bucket. */
+  readonly #buckets: Map<number, number[]>[] = [];
   readonly #mark: Int32Array;
   #stamp = 0;
 
   constructor(boxes: readonly Box[], floors: Int32Array) {
     this.#boxes = boxes;
     this.#mark = new Int32Array(boxes.length);
-    boxes.forEach((b, i) => this.#eachBucket(floors[i] as number, b, (key) => {
-      const list = this.#buckets.get(key);
-      if (list) list.push(i);
-      else this.#buckets.set(key, [i]);
-    }));
+    for (let k = 0; k < boxes.length; k++) {
+      const floor = floors[k] as number;
+      const buckets = this.#buckets[floor] ?? (this.#buckets[floor] = new Map());
+      const b = boxes[k] as Box;
+      const i1 = Math.floor(b.maxX / BUCKET_M);
+      const j1 = Math.floor(b.maxY / BUCKET_M);
+      for (let i = Math.floor(b.minX / BUCKET_M); i <= i1; i++) {
+        for (let j = Math.floor(b.minY / BUCKET_M); j <= j1; j++) {
+          const list = buckets.get(key(i, j));
+          if (list) list.push(k);
+          else buckets.set(key(i, j), [k]);
+        }
+      }
+    }
   }
 
   /** Boxes of the floor overlapping `q` (bounds touching count), except box `self`, in index order. */
   overlapping(floor: number, q: Box, self: number): Box[] {
     const stamp = ++this.#stamp;
     const hits: number[] = [];
-    this.#eachBucket(floor, q, (key) => {
-      for (const k of this.#buckets.get(key) ?? []) {
-        if (k === self || this.#mark[k] === stamp) continue;
-        this.#mark[k] = stamp;
-        const o = this.#boxes[k] as Box;
-        if (!(q.maxX < o.minX || q.minX > o.maxX || q.maxY < o.minY || q.minY > o.maxY)) hits.push(k);
+    const buckets = this.#buckets[floor];
+    if (buckets === undefined) return [];
+    const i1 = Math.floor(q.maxX / BUCKET_M);
+    const j1 = Math.floor(q.maxY / BUCKET_M);
+    for (let i = Math.floor(q.minX / BUCKET_M); i <= i1; i++) {
+      for (let j = Math.floor(q.minY / BUCKET_M); j <= j1; j++) {
+        const list = buckets.get(key(i, j));
+        if (list === undefined) continue;
+        for (const k of list) {
+          if (k === self || this.#mark[k] === stamp) continue;
+          this.#mark[k] = stamp;
+          const o = this.#boxes[k] as Box;
+          if (!(q.maxX < o.minX || q.minX > o.maxX || q.maxY < o.minY || q.minY > o.maxY)) hits.push(k);
+        }
       }
-    });
+    }
     return hits.sort((a, b) => a - b).map((k) => this.#boxes[k] as Box);
   }
+}
 
-  #eachBucket(floor: number, b: Box, visit: (key: string) => void): void {
-    const i1 = Math.floor(b.maxX / BUCKET_M);
-    const j1 = Math.floor(b.maxY / BUCKET_M);
-    for (let i = Math.floor(b.minX / BUCKET_M); i <= i1; i++) for (let j = Math.floor(b.minY / BUCKET_M); j <= j1; j++) visit(`${floor}:${i}:${j}`);
-  }
+/**
+ * A bucket's numeric key (a string per lookup cost more than the lookups): distinct for
+ * buckets within 2^25 of the origin (2.7e8 m), beyond that two buckets may share one, which
+ * only adds candidates: `overlapping` tests every candidate's box exactly.
+ */
+function key(i: number, j: number): number {
+  return i * 67_108_864 + j;
 }
 
 interface Box {
