@@ -135,9 +135,17 @@ export class SpaceRaster {
     const ptr = new Int32Array(active.length);
     const inside = new Uint8Array(active.length);
     const segments: number[][] = [];
+    // The first abscissa where some space's answer may change (its next crossing, or an edge
+    // of its box): points left of it keep the last point's spaces without a look.
+    let next = -Infinity;
     for (let i = 0; i < n; i++) {
       const x = centres ? this.#x0 + i * CELL_M + CELL_M / 2 : this.#x0 + i * CELL_M;
+      if (x < next) {
+        seg[i] = segments.length - 1;
+        continue;
+      }
       let changed = i === 0;
+      next = Infinity;
       for (let a = 0; a < active.length; a++) {
         const xs = cuts[a] as Float64Array;
         let p = ptr[a] as number;
@@ -149,6 +157,9 @@ export class SpaceRaster {
           inside[a] = now;
           changed = true;
         }
+        if (p < xs.length) next = Math.min(next, xs[p] as number);
+        if (x < b.minX) next = Math.min(next, b.minX);
+        else if (x <= b.maxX) next = Math.min(next, b.maxX);
       }
       if (changed) segments.push(this.#idsOf(active, inside));
       seg[i] = segments.length - 1;
