@@ -1,7 +1,6 @@
 import { MERGE_RADIUS_M } from '../presence.js';
 import type { AssetRegistry } from '../registry.js';
 import type { SpaceRaster } from './space-raster.js';
-import type { FootprintTransform } from '../../core/footprint.js';
 
 /**
  * Per-sensor constants of the hot path in typed arrays: placement (for sensor-local → world),
@@ -29,6 +28,8 @@ export class SensorTable {
    * floor has fewer than 128 distinct sets of spaces, the usual case, instead of 4 × SOLO_N².
    */
   readonly #solo: Int8Array | Int16Array | Int32Array;
+  /** Scratch of `#markSolo`: the neighbour boxes touching one row of cells (minX, minY, maxX, maxY each). */
+  #rowNear = new Float64Array(64);
 
   constructor(registry: AssetRegistry, sensorIds: readonly string[], floorIds: readonly string[], spaceIndex: ReadonlyMap<string, number>, rasters: readonly SpaceRaster[]) {
     const n = sensorIds.length;
@@ -71,7 +72,7 @@ export class SensorTable {
       const own = boxOf([me.toWorld(0, 0), me.toWorld(1, 0), me.toWorld(1, 1), me.toWorld(0, 1)], 1e-9);
       // Only neighbours whose grown footprint touches this sensor's own footprint can matter.
       const near = hash.overlapping(this.floor[i] as number, own, i);
-      this.#markSolo(me, i, near, rasters[this.floor[i] as number], vx, vy);
+      this.#markSolo(i, near, rasters[this.floor[i] as number], vx, vy);
     }
   }
 
@@ -107,16 +108,49 @@ export class SensorTable {
    * (conservative for rotated sensors, exact for axis-aligned ones). The grid's vertices are
    * mapped to world coordinates once (k / SOLO_N + 1 / SOLO_N is exactly (k + 1) / SOLO_N).
    */
-  #markSolo(me: FootprintTransform, i: number, near: readonly Box[], raster: SpaceRaster | undefined, vx: Float64Array, vy: Float64Array): void {
+  #markSolo(i: number, near: readonly Box[], raster: SpaceRaster | undefined, vx: Float64Array, vy: Float64Array): void {
     const w = SOLO_N + 1;
+    // footprintTransform.toWorld's arithmetic on the same constants (its cos and sin are this
+    // table's: the same degrees-to-radians expression), without a pair allocated per vertex.
+    const side = this.side[i] as number;
+    const co = this.cos[i] as number;
+    const si = this.sin[i] as number;
+    const cx = this.cx[i] as number;
+    const cy = this.cy[i] as number;
     for (let j = 0; j <= SOLO_N; j++) {
+      const v = (j / SOLO_N - 0.5) * side;
       for (let k = 0; k <= SOLO_N; k++) {
-        const [x, y] = me.toWorld(k / SOLO_N, j / SOLO_N);
-        vx[j * w + k] = x;
-        vy[j * w + k] = y;
+        const u = (k / SOLO_N - 0.5) * side;
+        vx[j * w + k] = cx + u * co - v * si;
+        vy[j * w + k] = cy + u * si + v * co;
       }
     }
+    const rowNear = this.#rowNear.length >= 4 * near.length ? this.#rowNear : (this.#rowNear = new Float64Array(4 * near.length));
     for (let j = 0; j < SOLO_N; j++) {
+      // The neighbours that touch this row of cells at all (a cell's box lies inside its row's
+      // box, so no neighbour dropped here could touch one of its cells): most rows meet a few.
+      let rMinX = Infinity;
+      let rMinY = Infinity;
+      let rMaxX = -Infinity;
+      let rMaxY = -Infinity;
+      for (let a = j * w; a < (j + 2) * w; a++) {
+        rMinX = Math.min(rMinX, vx[a] as number);
+        rMinY = Math.min(rMinY, vy[a] as number);
+        rMaxX = Math.max(rMaxX, vx[a] as number);
+        rMaxY = Math.max(rMaxY, vy[a] as number);
+      }
+      rMinX -= 1e-9;
+      rMinY -= 1e-9;
+      rMaxX += 1e-9;
+      rMaxY += 1e-9;
+      let m = 0;
+      for (const o of near) {
+        if (rMaxX < o.minX || rMinX > o.maxX || rMaxY < o.minY || rMinY > o.maxY) continue;
+        rowNear[m++] = o.minX;
+        rowNear[m++] = o.minY;
+        rowNear[m++] = o.maxX;
+        rowNear[m++] = o.maxY;
+      }
       for (let k = 0; k < SOLO_N; k++) {
         const a = j * w + k;
         const b = a + 1;
@@ -127,8 +161,8 @@ export class SensorTable {
         const maxX = Math.max(vx[a] as number, vx[b] as number, vx[c] as number, vx[d] as number) + 1e-9;
         const maxY = Math.max(vy[a] as number, vy[b] as number, vy[c] as number, vy[d] as number) + 1e-9;
         let solo = true;
-        for (const o of near) {
-          if (!(maxX < o.minX || minX > o.maxX || maxY < o.minY || minY > o.maxY)) {
+        for (let o = 0; o < m; o += 4) {
+          if (!(maxX < (rowNear[o] as number) || minX > (rowNear[o + 2] as number) || maxY < (rowNear[o + 1] as number) || minY > (rowNear[o + 3] as number))) {
             solo = false;
             break;
           }
@@ -148,40 +182,61 @@ const BUCKET_M = 8;
 
 class BoxHash {
   readonly #boxes: readonly Box[];
-  readonly #buckets = new Map<string, number[]>();
+  /** Per floor: bucket key (`#key`) → indexes of the boxes covering that bucket. */
+  readonly #buckets: Map<number, number[]>[] = [];
   readonly #mark: Int32Array;
   #stamp = 0;
 
   constructor(boxes: readonly Box[], floors: Int32Array) {
     this.#boxes = boxes;
     this.#mark = new Int32Array(boxes.length);
-    boxes.forEach((b, i) => this.#eachBucket(floors[i] as number, b, (key) => {
-      const list = this.#buckets.get(key);
-      if (list) list.push(i);
-      else this.#buckets.set(key, [i]);
-    }));
+    for (let k = 0; k < boxes.length; k++) {
+      const floor = floors[k] as number;
+      const buckets = this.#buckets[floor] ?? (this.#buckets[floor] = new Map());
+      const b = boxes[k] as Box;
+      const i1 = Math.floor(b.maxX / BUCKET_M);
+      const j1 = Math.floor(b.maxY / BUCKET_M);
+      for (let i = Math.floor(b.minX / BUCKET_M); i <= i1; i++) {
+        for (let j = Math.floor(b.minY / BUCKET_M); j <= j1; j++) {
+          const list = buckets.get(key(i, j));
+          if (list) list.push(k);
+          else buckets.set(key(i, j), [k]);
+        }
+      }
+    }
   }
 
   /** Boxes of the floor overlapping `q` (bounds touching count), except box `self`, in index order. */
   overlapping(floor: number, q: Box, self: number): Box[] {
     const stamp = ++this.#stamp;
     const hits: number[] = [];
-    this.#eachBucket(floor, q, (key) => {
-      for (const k of this.#buckets.get(key) ?? []) {
-        if (k === self || this.#mark[k] === stamp) continue;
-        this.#mark[k] = stamp;
-        const o = this.#boxes[k] as Box;
-        if (!(q.maxX < o.minX || q.minX > o.maxX || q.maxY < o.minY || q.minY > o.maxY)) hits.push(k);
+    const buckets = this.#buckets[floor];
+    if (buckets === undefined) return [];
+    const i1 = Math.floor(q.maxX / BUCKET_M);
+    const j1 = Math.floor(q.maxY / BUCKET_M);
+    for (let i = Math.floor(q.minX / BUCKET_M); i <= i1; i++) {
+      for (let j = Math.floor(q.minY / BUCKET_M); j <= j1; j++) {
+        const list = buckets.get(key(i, j));
+        if (list === undefined) continue;
+        for (const k of list) {
+          if (k === self || this.#mark[k] === stamp) continue;
+          this.#mark[k] = stamp;
+          const o = this.#boxes[k] as Box;
+          if (!(q.maxX < o.minX || q.minX > o.maxX || q.maxY < o.minY || q.minY > o.maxY)) hits.push(k);
+        }
       }
-    });
+    }
     return hits.sort((a, b) => a - b).map((k) => this.#boxes[k] as Box);
   }
+}
 
-  #eachBucket(floor: number, b: Box, visit: (key: string) => void): void {
-    const i1 = Math.floor(b.maxX / BUCKET_M);
-    const j1 = Math.floor(b.maxY / BUCKET_M);
-    for (let i = Math.floor(b.minX / BUCKET_M); i <= i1; i++) for (let j = Math.floor(b.minY / BUCKET_M); j <= j1; j++) visit(`${floor}:${i}:${j}`);
-  }
+/**
+ * A bucket's numeric key (a string per lookup cost more than the lookups): distinct for
+ * buckets within 2^25 of the origin (2.7e8 m), beyond that two buckets may share one, which
+ * only adds candidates: `overlapping` tests every candidate's box exactly.
+ */
+function key(i: number, j: number): number {
+  return i * 67_108_864 + j;
 }
 
 interface Box {
