@@ -50,7 +50,7 @@ const batchArb: fc.Arbitrary<UplinkBatch> = fc
     packets: fc.array(fc.oneof(presence, traffic), { maxLength: 20 }),
     protocolMinor: fc.option(anyNumber, { nil: undefined }),
   })
-  .map((b) => (b.protocolMinor === undefined ? { hiveSerial: b.hiveSerial, seq: b.seq, sentAtMs: b.sentAtMs, packets: b.packets } : b));
+  .map(({ protocolMinor, ...rest }): UplinkBatch => (protocolMinor === undefined ? rest : { ...rest, protocolMinor }));
 
 /** What a decoder made of the bytes: the object, or the error code. */
 function verdict(decode: (b: Uint8Array) => UplinkBatch, bytes: Uint8Array): { ok: UplinkBatch } | { err: string } {
