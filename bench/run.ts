@@ -6,6 +6,7 @@
 import { fileURLToPath } from 'node:url';
 import { runApiBench } from './api.js';
 import { runCapacityBench } from './capacity.js';
+import { runCodecBench } from './codec.js';
 import { runEdgeBench } from './edge.js';
 import { runFoundationBench } from './foundation.js';
 import { runMcpBench } from './mcp.js';
@@ -23,6 +24,7 @@ const only = process.argv[2];
 if (only === undefined || only === 'foundation') await runFoundationBench(root);
 if (only === undefined || only === 'api') await runApiBench(root);
 if (only === undefined || only === 'edge') await runEdgeBench();
+if (only === undefined || only === 'codec') await runCodecBench();
 if (only === undefined || only === 'pipeline') await runPipelineBench(root);
 if (only === undefined || only === 'delivery') await runDeliveryBench(root);
 if (only === undefined || only === 'reporting') await runReportingBench();

@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
 import { AppError, ErrorCodes } from '../core/errors.js';
 import { healthFromRaw, healthToRaw, stateFromRaw, stateToRaw, type RawHealth } from './health.js';
+import { decodeUplinkWire, encodeUplinkWire } from './uplink-wire.js';
 import type { HiveHeartbeat, MeshFrame, UplinkAck, UplinkBatch, WirePacket } from './messages.js';
 
 /**
@@ -93,13 +94,23 @@ function decodeRaw<T>(type: protobuf.Type, bytes: Uint8Array): T {
   }
 }
 
+/** HiveUplink is the hot message: the hand-written codec (uplink-wire.ts), byte- and verdict-identical to reflection. */
 export function encodeUplink(batch: UplinkBatch): Uint8Array {
+  return encodeUplinkWire(batch);
+}
+
+export function decodeUplink(bytes: Uint8Array): UplinkBatch {
+  return decodeUplinkWire(bytes);
+}
+
+/** The reflection path for HiveUplink: the reference the hand-written codec is tested and benchmarked against. */
+export function encodeUplinkReflect(batch: UplinkBatch): Uint8Array {
   const raw: Record<string, unknown> = { hiveSerial: batch.hiveSerial, seq: batch.seq, sentAtMs: batch.sentAtMs, packets: batch.packets.map(packetToRaw) };
   if (batch.protocolMinor !== undefined) raw['protocolMinor'] = batch.protocolMinor;
   return HiveUplinkT.encode(HiveUplinkT.fromObject(raw)).finish();
 }
 
-export function decodeUplink(bytes: Uint8Array): UplinkBatch {
+export function decodeUplinkReflect(bytes: Uint8Array): UplinkBatch {
   const raw = decodeRaw<RawUplink>(HiveUplinkT, bytes);
   const batch = { hiveSerial: raw.hiveSerial, seq: raw.seq, sentAtMs: raw.sentAtMs, packets: raw.packets.map(packetFromRaw) };
   // protocol_minor is absent on the wire from v1.0 senders: keep the domain object minimal.

@@ -1,0 +1,65 @@
+/**
+ * Codec section: CPU time per packet to encode and decode a realistic HiveUplink (2,000
+ * presence packets with 0–3 detections each), the reflection codec against the hand-written
+ * one (src/proto/uplink-wire.ts), measured side by side in one process. CPU time
+ * (process.cpuUsage) rather than wall time: the machine is shared.
+ */
+import { loadavg } from 'node:os';
+import { decodeUplink, decodeUplinkReflect, encodeUplink, encodeUplinkReflect } from '../src/proto/codec.js';
+import type { UplinkBatch, WirePacket } from '../src/proto/messages.js';
+
+const PACKETS = 2_000;
+const ROUNDS = 5;
+const ITERATIONS = 40;
+
+/** Deterministic batch: mulberry32 from a fixed seed. */
+function realisticBatch(): UplinkBatch {
+  let s = 7;
+  const rand = (): number => {
+    s = (s + 0x6d2b79f5) | 0;
+    let t = Math.imul(s ^ (s >>> 15), 1 | s);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const packets: WirePacket[] = [];
+  for (let i = 0; i < PACKETS; i++) {
+    const n = Math.floor(rand() * 4);
+    const detections: Array<readonly [number, number]> = [];
+    for (let d = 0; d < n; d++) detections.push([Math.fround(rand()), Math.fround(rand())]);
+    const mac = `00-17-0d-00-00-${(i >> 8).toString(16).padStart(2, '0')}-${(i & 255).toString(16).padStart(2, '0')}-00`;
+    packets.push({ kind: 'presence', sensorMac: mac, sensedAtMs: 1_772_434_800_000 + i * 10, detections });
+  }
+  return { hiveSerial: 'HV0011223344', seq: 123_456, sentAtMs: 1_772_434_801_000, packets, protocolMinor: 1 };
+}
+
+/** Best-of-ROUNDS CPU µs per packet for fn over ITERATIONS calls. */
+function cpuPerPacket(fn: () => void): number {
+  for (let i = 0; i < 5; i++) fn();
+  let best = Infinity;
+  for (let r = 0; r < ROUNDS; r++) {
+    const start = process.cpuUsage();
+    for (let i = 0; i < ITERATIONS; i++) fn();
+    const used = process.cpuUsage(start);
+    best = Math.min(best, (used.user + used.system) / (ITERATIONS * PACKETS));
+  }
+  return best;
+}
+
+export function runCodecBench(): Promise<void> {
+  const batch = realisticBatch();
+  const bytes = encodeUplinkReflect(batch);
+  if (Buffer.compare(Buffer.from(encodeUplink(batch)), Buffer.from(bytes)) !== 0) throw new Error('bench codec: the two encoders disagree');
+  console.log(`== codec: HiveUplink, ${String(PACKETS)} presence packets with 0-3 detections, ${String(bytes.length)} bytes; CPU µs/packet, best of ${String(ROUNDS)}; load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  let sink = 0;
+  const rows: Array<[string, () => void, () => void]> = [
+    ['encode', () => { sink += encodeUplinkReflect(batch).length; }, () => { sink += encodeUplink(batch).length; }],
+    ['decode', () => { sink += decodeUplinkReflect(bytes).packets.length; }, () => { sink += decodeUplink(bytes).packets.length; }],
+  ];
+  for (const [name, reflect, wire] of rows) {
+    const before = cpuPerPacket(reflect);
+    const after = cpuPerPacket(wire);
+    console.log(`  ${name.padEnd(7)} reflection ${before.toFixed(3)} µs   hand-written ${after.toFixed(3)} µs   ×${(before / after).toFixed(1)}`);
+  }
+  if (sink < 0) console.log(sink);
+  return Promise.resolve();
+}

@@ -1,0 +1,427 @@
+import protobuf from 'protobufjs';
+import { AppError, ErrorCodes } from '../core/errors.js';
+import type { UplinkBatch, WirePacket } from './messages.js';
+
+/**
+ * Hand-written codec for occusim.v1.HiveUplink, the hot message (thousands of packets per
+ * batch, encoded on the hive thread and decoded by the platform's ingest). The reflection
+ * path built an intermediate object per packet and per detection on both sides; this one
+ * goes from WirePacket straight to bytes (size first, one buffer, one pass) and from bytes
+ * straight to WirePacket.
+ *
+ * proto/occusim/v1/uplink.proto stays the source of truth (field numbers below are its
+ * numbers). The contract is "same as the reflection codec", quirks included, and
+ * test/proto/uplink-wire.test.ts holds it to that by property: byte-identical encodings, and
+ * the same accept/reject verdict and equal objects on random and mutated bytes. That is why
+ * the decoder reads through protobufjs's own Reader (its string/float/uint32/skipType, the
+ * same Reader-vs-BufferReader choice) and why the uint64 and nested-message handling below
+ * mirror what protobufjs generates rather than a textbook protobuf reader.
+ */
+
+// HiveUplink
+const F_HIVE_SERIAL = (1 << 3) | 2;
+const F_SEQ = (2 << 3) | 0;
+const F_SENT_AT = (3 << 3) | 0;
+const F_PACKETS = (4 << 3) | 2;
+const F_PROTOCOL_MINOR = (5 << 3) | 0;
+// SensorPacket
+const F_SENSOR_MAC = (1 << 3) | 2;
+const F_SENSED_AT = (2 << 3) | 0;
+const F_PRESENCE = (3 << 3) | 2;
+const F_TRAFFIC = (4 << 3) | 2;
+// Presence, Detection, Traffic
+const F_DETECTIONS = (1 << 3) | 2;
+const F_X = (1 << 3) | 5;
+const F_Y = (2 << 3) | 5;
+const F_INTERVAL = (1 << 3) | 0;
+const F_IN = (2 << 3) | 0;
+const F_OUT = (3 << 3) | 0;
+/** A Detection body: two tagged fixed32 floats. */
+const DETECTION_BODY = 10;
+const DETECTION_SIZE = 1 + 1 + DETECTION_BODY;
+
+const TWO_32 = 4294967296;
+const TWO_64 = 18446744073709551616;
+
+// ---- encoding -------------------------------------------------------------------------
+
+function varint32Size(v: number): number {
+  v >>>= 0;
+  return v < 128 ? 1 : v < 16384 ? 2 : v < 2097152 ? 3 : v < 268435456 ? 4 : 5;
+}
+
+// uint64 as protobufjs converts a number (Long.fromValue(v, true)): NaN and negatives are 0,
+// 2^64 and above saturate, fractions truncate. Result in these two scratch words.
+let lo64 = 0;
+let hi64 = 0;
+function split64(v: number): void {
+  if (Number.isNaN(v) || v < 0) {
+    lo64 = 0;
+    hi64 = 0;
+  } else if (v >= TWO_64) {
+    lo64 = 0xffffffff;
+    hi64 = 0xffffffff;
+  } else {
+    lo64 = (v % TWO_32 | 0) >>> 0;
+    hi64 = ((v / TWO_32) | 0) >>> 0;
+  }
+}
+
+function varint64Size(v: number): number {
+  split64(v);
+  const part0 = lo64;
+  const part1 = ((lo64 >>> 28) | (hi64 << 4)) >>> 0;
+  const part2 = hi64 >>> 24;
+  if (part2 === 0) {
+    if (part1 === 0) return part0 < 16384 ? (part0 < 128 ? 1 : 2) : part0 < 2097152 ? 3 : 4;
+    return part1 < 16384 ? (part1 < 128 ? 5 : 6) : part1 < 2097152 ? 7 : 8;
+  }
+  return part2 < 128 ? 9 : 10;
+}
+
+function stringSize(s: string): number {
+  const n = Buffer.byteLength(s);
+  return varint32Size(n) + n;
+}
+
+// Per-packet sizes from the sizing pass, reused by the writing pass (grown, never shrunk:
+// no allocation per batch once warm).
+let packetSizes = new Int32Array(1024);
+
+function trafficBodySize(p: Extract<WirePacket, { kind: 'traffic' }>): number {
+  return 3 + varint32Size(p.intervalMs) + varint32Size(p.in) + varint32Size(p.out);
+}
+
+function packetBodySize(p: WirePacket): number {
+  let n = 1 + stringSize(p.sensorMac) + 1 + varint64Size(p.sensedAtMs);
+  if (p.kind === 'presence') {
+    const body = p.detections.length * DETECTION_SIZE;
+    n += 1 + varint32Size(body) + body;
+  } else {
+    const body = trafficBodySize(p);
+    n += 1 + varint32Size(body) + body;
+  }
+  return n;
+}
+
+class ByteWriter {
+  pos = 0;
+  constructor(readonly buf: Buffer) {}
+
+  varint32(v: number): void {
+    const buf = this.buf;
+    v >>>= 0;
+    while (v > 127) {
+      buf[this.pos++] = (v & 127) | 128;
+      v >>>= 7;
+    }
+    buf[this.pos++] = v;
+  }
+
+  varint64(v: number): void {
+    split64(v);
+    const buf = this.buf;
+    let lo = lo64;
+    let hi = hi64;
+    while (hi) {
+      buf[this.pos++] = (lo & 127) | 128;
+      lo = ((lo >>> 7) | (hi << 25)) >>> 0;
+      hi >>>= 7;
+    }
+    while (lo > 127) {
+      buf[this.pos++] = (lo & 127) | 128;
+      lo >>>= 7;
+    }
+    buf[this.pos++] = lo;
+  }
+
+  // As protobufjs's BufferWriter: its own UTF-8 writer for short strings (lone surrogates
+  // written as 3 bytes), Buffer's for long ones; both are as long as Buffer.byteLength.
+  string(s: string): void {
+    const n = Buffer.byteLength(s);
+    this.varint32(n);
+    if (n === 0) return;
+    if (s.length < 40) protobuf.util.utf8.write(s, this.buf, this.pos);
+    else this.buf.write(s, this.pos);
+    this.pos += n;
+  }
+
+  float(v: number): void {
+    F32[0] = v;
+    const buf = this.buf;
+    buf[this.pos] = F32_BYTES[0] ?? 0;
+    buf[this.pos + 1] = F32_BYTES[1] ?? 0;
+    buf[this.pos + 2] = F32_BYTES[2] ?? 0;
+    buf[this.pos + 3] = F32_BYTES[3] ?? 0;
+    this.pos += 4;
+  }
+}
+
+// Float conversion the way protobufjs does it (through a Float32Array), little-endian bytes.
+const F32 = new Float32Array(1);
+const F32_BYTES = new Uint8Array(F32.buffer);
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+if (!LITTLE_ENDIAN) throw new Error('uplink-wire: big-endian hosts are not supported');
+
+/** HiveUplink bytes, identical to protobufjs reflection's encoding of the same batch. */
+export function encodeUplinkWire(batch: UplinkBatch): Uint8Array {
+  const packets = batch.packets;
+  if (packetSizes.length < packets.length) packetSizes = new Int32Array(Math.max(packets.length, packetSizes.length * 2));
+  let size = 1 + stringSize(batch.hiveSerial) + 1 + varint64Size(batch.seq) + 1 + varint64Size(batch.sentAtMs);
+  for (let i = 0; i < packets.length; i++) {
+    const n = packetBodySize(packets[i] as WirePacket);
+    packetSizes[i] = n;
+    size += 1 + varint32Size(n) + n;
+  }
+  if (batch.protocolMinor != null) size += 1 + varint32Size(batch.protocolMinor);
+
+  const w = new ByteWriter(Buffer.allocUnsafe(size));
+  w.varint32(F_HIVE_SERIAL);
+  w.string(batch.hiveSerial);
+  w.varint32(F_SEQ);
+  w.varint64(batch.seq);
+  w.varint32(F_SENT_AT);
+  w.varint64(batch.sentAtMs);
+  for (let i = 0; i < packets.length; i++) {
+    const p = packets[i] as WirePacket;
+    w.varint32(F_PACKETS);
+    w.varint32(packetSizes[i] ?? 0);
+    w.varint32(F_SENSOR_MAC);
+    w.string(p.sensorMac);
+    w.varint32(F_SENSED_AT);
+    w.varint64(p.sensedAtMs);
+    if (p.kind === 'presence') {
+      w.varint32(F_PRESENCE);
+      w.varint32(p.detections.length * DETECTION_SIZE);
+      for (const [x, y] of p.detections) {
+        w.varint32(F_DETECTIONS);
+        w.varint32(DETECTION_BODY);
+        w.varint32(F_X);
+        w.float(x);
+        w.varint32(F_Y);
+        w.float(y);
+      }
+    } else {
+      w.varint32(F_TRAFFIC);
+      w.varint32(trafficBodySize(p));
+      w.varint32(F_INTERVAL);
+      w.varint32(p.intervalMs);
+      w.varint32(F_IN);
+      w.varint32(p.in);
+      w.varint32(F_OUT);
+      w.varint32(p.out);
+    }
+  }
+  if (batch.protocolMinor != null) {
+    w.varint32(F_PROTOCOL_MINOR);
+    w.varint32(batch.protocolMinor);
+  }
+  if (w.pos !== size) throw new Error(`uplink-wire: sized ${String(size)} bytes, wrote ${String(w.pos)}`);
+  return w.buf;
+}
+
+// ---- decoding -------------------------------------------------------------------------
+
+type Reader = protobuf.Reader;
+
+function outOfRange(r: Reader, n = 1): RangeError {
+  return new RangeError(`index out of range: ${String(r.pos)} + ${String(n)} > ${String(r.len)}`);
+}
+
+/** protobufjs's readLongVarint + toNumber(unsigned), without its LongBits/Long objects. */
+function readUint64(r: Reader): number {
+  const buf = r.buf;
+  let lo = 0;
+  let hi = 0;
+  let i = 0;
+  if (r.len - r.pos > 4) {
+    for (; i < 4; ++i) {
+      lo = (lo | (((buf[r.pos] ?? 0) & 127) << (i * 7))) >>> 0;
+      if ((buf[r.pos++] ?? 0) < 128) return lo + hi * TWO_32;
+    }
+    const b = buf[r.pos] ?? 0;
+    lo = (lo | ((b & 127) << 28)) >>> 0;
+    hi = (hi | ((b & 127) >> 4)) >>> 0;
+    if ((buf[r.pos++] ?? 0) < 128) return lo + hi * TWO_32;
+    i = 0;
+  } else {
+    for (; i < 3; ++i) {
+      if (r.pos >= r.len) throw outOfRange(r);
+      lo = (lo | (((buf[r.pos] ?? 0) & 127) << (i * 7))) >>> 0;
+      if ((buf[r.pos++] ?? 0) < 128) return lo + hi * TWO_32;
+    }
+    // protobufjs takes a fourth byte here unchecked and stops, whatever its top bit.
+    lo = (lo | (((buf[r.pos++] ?? 0) & 127) << (i * 7))) >>> 0;
+    return lo + hi * TWO_32;
+  }
+  const checked = !(r.len - r.pos > 4);
+  for (; i < 5; ++i) {
+    if (checked && r.pos >= r.len) throw outOfRange(r);
+    hi = (hi | (((buf[r.pos] ?? 0) & 127) << (i * 7 + 3))) >>> 0;
+    if ((buf[r.pos++] ?? 0) < 128) return lo + hi * TWO_32;
+  }
+  throw new Error('invalid varint encoding');
+}
+
+/** Enters a length-delimited sub-message: returns the outer limit to restore with leave. */
+function enter(r: Reader): number {
+  const length = r.uint32(); // before reading pos: the length's own bytes come first
+  const end = r.pos + length;
+  if (end > r.len) throw new RangeError('index out of range');
+  const outer = r.len;
+  r.len = end;
+  return outer;
+}
+
+function leave(r: Reader, outer: number): void {
+  if (r.pos !== r.len) throw new RangeError('index out of range');
+  r.len = outer;
+}
+
+function readDetection(r: Reader): readonly [number, number] {
+  const outer = enter(r);
+  let x = 0;
+  let y = 0;
+  while (r.pos < r.len) {
+    const t = r.uint32();
+    switch (t >>> 3) {
+      case 1:
+        x = r.float();
+        break;
+      case 2:
+        y = r.float();
+        break;
+      default:
+        r.skipType(t & 7, 3);
+    }
+  }
+  leave(r, outer);
+  return [x, y] as const;
+}
+
+function readPresence(r: Reader): Array<readonly [number, number]> {
+  const outer = enter(r);
+  const detections: Array<readonly [number, number]> = [];
+  while (r.pos < r.len) {
+    const t = r.uint32();
+    if (t >>> 3 === 1) detections.push(readDetection(r));
+    else r.skipType(t & 7, 2);
+  }
+  leave(r, outer);
+  return detections;
+}
+
+// Traffic fields of the packet being read (module scratch: no object per traffic body).
+let tInterval = 0;
+let tIn = 0;
+let tOut = 0;
+function readTraffic(r: Reader): void {
+  const outer = enter(r);
+  tInterval = 0;
+  tIn = 0;
+  tOut = 0;
+  while (r.pos < r.len) {
+    const t = r.uint32();
+    switch (t >>> 3) {
+      case 1:
+        tInterval = r.uint32();
+        break;
+      case 2:
+        tIn = r.uint32();
+        break;
+      case 3:
+        tOut = r.uint32();
+        break;
+      default:
+        r.skipType(t & 7, 2);
+    }
+  }
+  leave(r, outer);
+}
+
+/** A packet, or null when it has neither body (the caller reports which one, after the whole decode). */
+function readPacket(r: Reader): WirePacket | null {
+  const outer = enter(r);
+  let sensorMac = '';
+  let sensedAtMs = 0;
+  let detections: Array<readonly [number, number]> | null = null;
+  let traffic = false;
+  let intervalMs = 0;
+  let inCount = 0;
+  let outCount = 0;
+  while (r.pos < r.len) {
+    const t = r.uint32();
+    switch (t >>> 3) {
+      case 1:
+        sensorMac = r.string();
+        break;
+      case 2:
+        sensedAtMs = readUint64(r);
+        break;
+      case 3:
+        detections = readPresence(r);
+        break;
+      case 4:
+        readTraffic(r);
+        traffic = true;
+        intervalMs = tInterval;
+        inCount = tIn;
+        outCount = tOut;
+        break;
+      default:
+        r.skipType(t & 7, 1);
+    }
+  }
+  leave(r, outer);
+  // Both oneof members on the wire: reflection's toObject reports the later-declared one.
+  if (traffic) return { kind: 'traffic', sensorMac, sensedAtMs, intervalMs, in: inCount, out: outCount };
+  if (detections !== null) return { kind: 'presence', sensorMac, sensedAtMs, detections };
+  return null;
+}
+
+/** HiveUplink bytes → batch; accepts and rejects exactly what the reflection decoder does. */
+export function decodeUplinkWire(bytes: Uint8Array): UplinkBatch {
+  let hiveSerial = '';
+  let seq = 0;
+  let sentAtMs = 0;
+  let protocolMinor = 0;
+  const packets: WirePacket[] = [];
+  let bodiless = -1;
+  try {
+    const r = protobuf.Reader.create(bytes);
+    while (r.pos < r.len) {
+      const t = r.uint32();
+      switch (t >>> 3) {
+        case 1:
+          hiveSerial = r.string();
+          break;
+        case 2:
+          seq = readUint64(r);
+          break;
+        case 3:
+          sentAtMs = readUint64(r);
+          break;
+        case 4: {
+          const p = readPacket(r);
+          if (p === null && bodiless < 0) bodiless = packets.length;
+          // A placeholder keeps the index; the batch is refused below anyway.
+          packets.push(p ?? PLACEHOLDER);
+          break;
+        }
+        case 5:
+          protocolMinor = r.uint32();
+          break;
+        default:
+          r.skipType(t & 7, 0);
+      }
+    }
+  } catch (err) {
+    throw new AppError(ErrorCodes.DECODE_FAILED, `HiveUplink: ${(err as Error).message}`, { cause: err });
+  }
+  if (bodiless >= 0) throw new AppError(ErrorCodes.DECODE_FAILED, `packets[${String(bodiless)}]: no presence or traffic body`);
+  const batch = { hiveSerial, seq, sentAtMs, packets };
+  // protocol_minor is absent on the wire from v1.0 senders: keep the domain object minimal.
+  return protocolMinor === 0 ? batch : { ...batch, protocolMinor };
+}
+
+const PLACEHOLDER: WirePacket = { kind: 'traffic', sensorMac: '', sensedAtMs: 0, intervalMs: 0, in: 0, out: 0 };
