@@ -207,6 +207,11 @@ export async function runWebhooksBench(root: string, concurrencyArg?: string, ro
       const plainUs = ((cpuPlain.client + cpuPlain.rx) * 1000) / N;
       console.log(`  CPU per delivery, client + receiver: signed ${Math.round(signedUs)} µs, baseline ${Math.round(plainUs)} µs — ${(plainUs / signedUs).toFixed(2)}× by CPU`);
     }
+    // Deliveries in flight live through young-generation collections, so runs under a
+    // NODE_OPTIONS semi-space size (it reaches the receivers too) are told apart in the output;
+    // it measured no difference beyond the noise (bench/README.md, webhooks, "hooks-cpu").
+    const semi = /--max-semi-space-size[= ](\d+)/.exec(process.env.NODE_OPTIONS ?? '');
+    console.log(`  V8 semi-space (NODE_OPTIONS, every process): ${semi ? `${semi[1]} MB (--max-semi-space-size)` : "Node's default"}`);
     console.log(`  at half rate (${perTick * 100}/s): enqueue → 2xx p50 ${st.latencyP50Ms.toFixed(1)} ms, p99 ${st.latencyP99Ms.toFixed(1)} ms (target p99 < 50 ms)`);
     await sender.close();
     store.close();

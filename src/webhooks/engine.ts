@@ -11,7 +11,7 @@ import { FanOut } from './fan-out.js';
 import { DEFAULT_RETRY, nextDelayMs, type Outcome, type RetryPolicy } from './retry.js';
 import type { Sender } from './sender.js';
 import type { WebhookService } from './service.js';
-import { signedHeaders } from './signing.js';
+import { signatureHeader } from './signing.js';
 import type { Subscription } from './subscription.js';
 
 /**
@@ -248,14 +248,15 @@ export class WebhookEngine {
   }
 
   #attempt(s: Subscription, d: Delivery, nowMs: number): Promise<Outcome> {
-    const signed = signedHeaders(s.secrets, d.eventId, Math.floor(nowMs / 1000), d.body);
-    // Built literally (no spread): one object shape for every request, on the per-delivery path.
+    const timestampS = Math.floor(nowMs / 1000);
+    // Built literally (no spread, no intermediate headers object): one object shape for every
+    // request, on the per-delivery path.
     const headers = {
       'content-type': 'application/json',
       'user-agent': 'occusim-webhooks/1',
-      'webhook-id': signed['webhook-id'],
-      'webhook-timestamp': signed['webhook-timestamp'],
-      'webhook-signature': signed['webhook-signature'],
+      'webhook-id': d.eventId,
+      'webhook-timestamp': String(timestampS),
+      'webhook-signature': signatureHeader(s.secrets, d.eventId, timestampS, d.body),
     };
     return this.#o.sender.send({ subscription: s, body: d.body, headers, nowMs });
   }

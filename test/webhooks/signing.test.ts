@@ -32,6 +32,19 @@ describe('Standard Webhooks signatures', () => {
     expect(verify([v.secret], headers, v.payload, v.timestamp)).toEqual({ ok: true });
   });
 
+  it.each(vectors)('compares $id by decoded length as Buffer.from did: unpadded accepted, any extra or missing byte refused', (v) => {
+    const headers = (sig: string) => ({ 'webhook-id': v.id, 'webhook-timestamp': String(v.timestamp), 'webhook-signature': sig });
+    const b64 = v.signature.slice(3);
+    expect(verify([v.secret], headers(`v1,${b64.replace(/=+$/, '')}`), v.payload, v.timestamp)).toEqual({ ok: true });
+    const longer = Buffer.concat([Buffer.from(b64, 'base64'), Buffer.from([0])]).toString('base64');
+    expect(verify([v.secret], headers(`v1,${longer}`), v.payload, v.timestamp)).toEqual({ ok: false, reason: 'no-match' });
+    expect(verify([v.secret], headers(`v1,${longer.replace(/=+$/, '')}`), v.payload, v.timestamp)).toEqual({ ok: false, reason: 'no-match' });
+    expect(verify([v.secret], headers(`v1,${Buffer.from(b64, 'base64').subarray(0, 31).toString('base64')}`), v.payload, v.timestamp)).toEqual({ ok: false, reason: 'no-match' });
+    expect(verify([v.secret], headers(`v1,${b64.slice(0, 40)}!!!=`), v.payload, v.timestamp)).toEqual({ ok: false, reason: 'no-match' });
+    expect(verify([v.secret], headers(`v1a,${b64}`), v.payload, v.timestamp)).toEqual({ ok: false, reason: 'no-match' });
+    expect(verify([v.secret], headers(` ${v.signature}  `), v.payload, v.timestamp)).toEqual({ ok: true });
+  });
+
   it('refuses a timestamp outside the tolerance in either direction', () => {
     const v = vectors[0] as Vector;
     const headers = { 'webhook-id': v.id, 'webhook-timestamp': String(v.timestamp), 'webhook-signature': v.signature };
