@@ -1,5 +1,5 @@
 /**
- * The bench's receiver, in a process of its own (`webhook-receiver.ts [secret [ndjson]]`): what
+ * The bench's receiver, in a process of its own (`webhook-receiver.ts [secret [ndjson]]`, an empty secret: none): what
  * `occusim receive --secret S --out FILE` runs; prints its port, serves until killed.
  */
 import { startReceiver } from '../src/webhooks/receiver.js';

@@ -86,7 +86,7 @@ const perDelivery = (ms: number | null, n: number): string => (ms === null ? 'n/
 /**
  * Plain POSTs of the bodies through the engine's own HTTP client (a `Sender`: same connection,
  * pipelining and write batching), unsigned, no store, to a receiver started without a secret:
- * it checks nothing, as a plain endpoint would. What the signed run costs more is then the
+ * it checks nothing, as a plain endpoint would, and writes the same NDJSON as the signed one. What the signed run costs more is then the
  * signing, the durable outbox and the verification, not a different client.
  */
 async function baseline(port: number, bodies: readonly string[], concurrency: number): Promise<number> {
@@ -125,7 +125,10 @@ export async function runWebhooksBench(root: string, concurrencyArg?: string, ro
   const signedRx = await startChild(join(dir, 'received.ndjson'));
   const plainRx = await (async () => {
     const file = fileURLToPath(new URL('./webhook-receiver.ts', import.meta.url));
-    const child = spawn(process.execPath, [...profileArgs(), '--import', 'tsx', file], { stdio: ['ignore', 'pipe', 'inherit'] });
+    // No secret (nothing verified), but the same NDJSON output as the signed receiver's: the two
+    // receivers differ only by the signature check, so the ratio prices signing, outbox and check.
+    const args = [...profileArgs(), '--import', 'tsx', file, '', join(dir, 'plain.ndjson')];
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
     const port = await new Promise<number>((resolve) => child.stdout?.once('data', (d: Buffer) => resolve(Number(d.toString().trim()))));
     return { child, port };
   })();
