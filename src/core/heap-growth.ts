@@ -11,7 +11,7 @@ import { setFlagsFromString } from 'node:v8';
  *
  * `capHeapGrowth(p)` caps every heap of the process at (1 + p/100)× its live set from the next
  * collection on (V8's --heap-growing-percent, process-wide); the lowest cap asked for holds, and
- * a --heap-growing-percent given on the command line wins. It is not a limit: a heap still
+ * a --heap-growing-percent given on the command line or in NODE_OPTIONS wins. It is not a limit: a heap still
  * grows as far as its live set needs, so no fleet runs out of memory for it (a
  * `resourceLimits` cap would); the price is more frequent mark-compacts, measured in the
  * callers' comments.
@@ -19,7 +19,8 @@ import { setFlagsFromString } from 'node:v8';
 let capped: number | null = null;
 
 export function capHeapGrowth(percent: number): void {
-  if (process.execArgv.some((a) => a.startsWith('--heap-growing-percent'))) return;
+  // The user's own choice wins, on the command line or in NODE_OPTIONS (not in execArgv).
+  if (process.execArgv.some((a) => a.startsWith('--heap-growing-percent')) || (process.env.NODE_OPTIONS ?? '').includes('--heap-growing-percent')) return;
   if (capped !== null && capped <= percent) return;
   capped = percent;
   setFlagsFromString(`--heap-growing-percent=${percent}`);
