@@ -54,6 +54,13 @@ export function guardedLookup(policy: AddressPolicy, resolve: typeof dnsLookup =
   };
 }
 
+/** Timeouts below this (ms) are enforced by a native timer per attempt, not by undici's ~500 ms ticks. */
+export const PRECISE_TIMEOUT_MS = 5_000;
+
+function timeoutError(ms: number): Error {
+  return Object.assign(new Error(`no complete answer within ${ms} ms (http_timeout)`), { code: 'WEBHOOK_TIMEOUT' });
+}
+
 export class Sender {
   readonly #o: SenderOptions;
   readonly #clients = new Map<string, Map<number, Client>>();
@@ -103,6 +110,12 @@ export class Sender {
     const target = this.#target(r.subscription.endpoint.url);
     if (target.refused !== null) return { kind: 'permanent', reason: `refused address: ${target.refused}` };
     const timeout = r.subscription.endpoint.httpTimeoutMs;
+    // undici runs its headers/body timeouts on "fast timers" that tick every ~500 ms, so an
+    // `http_timeout` of 0.2 s used to fire after 0.5–1.5 s (and later on a loaded machine).
+    // Below PRECISE_TIMEOUT_MS the attempt gets a deadline of its own on a native timer; above
+    // it undici's resolution is a small part of the timeout and costs nothing per request.
+    const deadline = timeout < PRECISE_TIMEOUT_MS ? new AbortController() : null;
+    const timer = deadline ? setTimeout(() => deadline.abort(timeoutError(timeout)), timeout) : null;
     try {
       const depth = this.#o.concurrencyOf?.(r.subscription.id) ?? this.#o.concurrency;
       const res = await this.#client(target.origin, depth).request({
@@ -119,6 +132,7 @@ export class Sender {
         blocking: false,
         headersTimeout: timeout,
         bodyTimeout: timeout,
+        ...(deadline ? { signal: deadline.signal } : {}),
       });
       await res.body.dump();
       const retryAfter = res.headers['retry-after'];
@@ -130,6 +144,8 @@ export class Sender {
       }
       // Timeouts, refused or reset connections, DNS failures: the endpoint may come back.
       return { kind: 'retryable', reason: code ? `${code}: ${(err as Error).message}` : (err as Error).message };
+    } finally {
+      if (timer) clearTimeout(timer);
     }
   }
 

@@ -77,9 +77,14 @@ describe('webhook HTTP sender', () => {
     receiver.respond = () => ({ status: 200 });
     const slow = await startTestReceiver();
     closers.push(() => slow.close());
-    slow.respond = () => ({ status: 200, delayMs: 1000 });
+    slow.respond = () => ({ status: 200, delayMs: 3000 });
     const t = { ...s, endpoint: { ...s.endpoint, url: slow.url } };
-    expect((await sender.send({ subscription: t, body: '{}', headers: {}, nowMs: 0 })).kind).toBe('retryable');
+    // A 200 ms http_timeout fires near 200 ms, not on undici's ~500 ms timer ticks.
+    const started = performance.now();
+    const timedOut = await sender.send({ subscription: t, body: '{}', headers: {}, nowMs: 0 });
+    expect(timedOut.kind).toBe('retryable');
+    expect(timedOut.kind === 'retryable' && timedOut.reason).toMatch(/WEBHOOK_TIMEOUT/);
+    expect(performance.now() - started).toBeLessThan(2500);
   });
 });
 
