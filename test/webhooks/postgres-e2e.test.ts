@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openPostgresSync } from '../../src/cloud/store/postgres-sync.js';
+import { PostgresWebhookStore } from '../../src/cloud/store/postgres-webhooks.js';
 import { runScenario } from '../../src/run/run-scenario.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
 import { EVENT_TYPES } from '../../src/webhooks/event-types.js';
@@ -46,25 +46,25 @@ async function run(dbPath: string, name: string) {
 describe.skipIf(skip !== null)('webhooks on a PostgreSQL store', () => {
   it('keeps send_on_value_change values across a reopen, written with the enqueue, dropped with their subscription', async () => {
     const url = await createDatabase();
-    const a = openPostgresSync(url, 'webhooks');
-    a.putSubscription({ id: 'webhook_1', orgId: 'org_1', body: '{}' });
-    a.enqueue([], { key: 'webhook_outbox_after', value: 3 }, [
+    const a = await PostgresWebhookStore.open(url);
+    await a.putSubscription({ id: 'webhook_1', orgId: 'org_1', body: '{}' });
+    await a.enqueue([], { key: 'webhook_outbox_after', value: 3 }, [
       { subscriptionId: 'webhook_1', subject: 'ROOM_OCCUPANCY|room_1', value: '2' },
       { subscriptionId: 'webhook_2', subject: 'ROOM_OCCUPANCY|room_1', value: '5' },
     ]);
-    a.enqueue([], undefined, [{ subscriptionId: 'webhook_1', subject: 'ROOM_OCCUPANCY|room_1', value: '3' }]);
-    a.close();
-    const b = openPostgresSync(url, 'webhooks');
+    await a.enqueue([], undefined, [{ subscriptionId: 'webhook_1', subject: 'ROOM_OCCUPANCY|room_1', value: '3' }]);
+    await a.close();
+    const b = await PostgresWebhookStore.open(url);
     try {
-      expect(b.lastValues()).toEqual([
+      expect(await b.lastValues()).toEqual([
         { subscriptionId: 'webhook_1', subject: 'ROOM_OCCUPANCY|room_1', value: '3' },
         { subscriptionId: 'webhook_2', subject: 'ROOM_OCCUPANCY|room_1', value: '5' },
       ]);
-      expect(b.cursor('webhook_outbox_after')).toBe(3);
-      b.deleteSubscription('webhook_1');
-      expect(b.lastValues().map((v) => v.subscriptionId)).toEqual(['webhook_2']);
+      expect(await b.cursor('webhook_outbox_after')).toBe(3);
+      await b.deleteSubscription('webhook_1');
+      expect((await b.lastValues()).map((v) => v.subscriptionId)).toEqual(['webhook_2']);
     } finally {
-      b.close();
+      await b.close();
     }
   }, 60_000);
 
