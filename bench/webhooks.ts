@@ -14,7 +14,7 @@ import { Session } from 'node:inspector';
 import { catalogueFromScenario } from '../src/assets/from-scenario.js';
 import { EventMetadata, eventId } from '../src/cloud/events.js';
 import { SqliteStore } from '../src/cloud/store/sqlite-store.js';
-import { SqliteWebhookStore } from '../src/cloud/store/sqlite-webhooks.js';
+import { sqliteStore, sqliteWebhookStore } from '../src/cloud/store/sqlite-async.js';
 import { VirtualClock, systemWallTime } from '../src/core/clock.js';
 import { loadScenarioFile } from '../src/scenario/load.js';
 import { AddressPolicy } from '../src/webhooks/address-policy.js';
@@ -135,12 +135,14 @@ export async function runWebhooksBench(root: string, concurrencyArg?: string, ro
   try {
     const clock = new VirtualClock(model.startMs);
     const events = new SqliteStore(join(dir, 'store.sqlite'));
-    const store = new SqliteWebhookStore(join(dir, 'store.sqlite'));
+    // The engine awaits the stores' asynchronous ports, as the platform's does.
+    const store = sqliteWebhookStore(join(dir, 'store.sqlite'));
+    const outbox = sqliteStore(events);
     const policy = new AddressPolicy(['127.0.0.1/8']);
-    const service = new WebhookService(store, policy, () => SECRET);
-    service.create(model.org.id, [{ name: 'bench', eventTypes: ['ROOM_OCCUPANCY'], url: `http://127.0.0.1:${signedRx.port}/` }]);
+    const service = await WebhookService.open(store, policy, () => SECRET);
+    await service.create(model.org.id, [{ name: 'bench', eventTypes: ['ROOM_OCCUPANCY'], url: `http://127.0.0.1:${signedRx.port}/` }]);
     const sender = new Sender({ policy, concurrency: CONCURRENCY });
-    const engine = new WebhookEngine({ service, store, outbox: (a) => events.events(a), metadata: new EventMetadata(catalogueFromScenario(model)), clock, seed: 1, sender, batch: ROUND, wallTime: systemWallTime });
+    const engine = await WebhookEngine.open({ service, store, outbox: (a) => outbox.events(a), metadata: new EventMetadata(catalogueFromScenario(model)), clock, seed: 1, sender, batch: ROUND, wallTime: systemWallTime });
     let k = 0;
     const emit = (n: number): void => {
       const rows = [];
@@ -167,7 +169,7 @@ export async function runWebhooksBench(root: string, concurrencyArg?: string, ro
     const t0 = systemWallTime();
     let fanOutMs = 0;
     await profiled('signed', async () => {
-      engine.fanOut();
+      await engine.fanOut();
       fanOutMs = systemWallTime() - t0;
       await engine.advance();
     });
@@ -178,10 +180,10 @@ export async function runWebhooksBench(root: string, concurrencyArg?: string, ro
       clientK: diff(cpuMs(undefined, true), cpu1.clientK),
       rxK: diff(cpuMs(signedRx.child.pid, true), cpu1.rxK),
     };
-    const delivered = engine.stats().subscriptions[0]?.delivered ?? 0;
+    const delivered = (await engine.stats()).subscriptions[0]?.delivered ?? 0;
     // Half rate: chunks every 10 ms (enqueue, then the engine's round), latency from the engine.
     const perTick = Math.max(1, Math.round(signed / 2 / 100));
-    const half = new WebhookEngine({ service, store, outbox: (a) => events.events(a), metadata: meta, clock, seed: 1, sender, batch: ROUND, wallTime: systemWallTime });
+    const half = await WebhookEngine.open({ service, store, outbox: (a) => outbox.events(a), metadata: meta, clock, seed: 1, sender, batch: ROUND, wallTime: systemWallTime });
     await half.advance(); // catch up with the cursor
     const end = systemWallTime() + 3000;
     while (systemWallTime() < end) {
@@ -191,7 +193,7 @@ export async function runWebhooksBench(root: string, concurrencyArg?: string, ro
       const wait = 10 - (systemWallTime() - tick);
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     }
-    const st = half.stats();
+    const st = await half.stats();
     console.log('\nwebhooks: signed durable deliveries into a receiver in another process (verifying signatures)');
     console.log(`  baseline unsigned POSTs:  ${Math.round(plain).toLocaleString('en-US')}/s (${N} bodies, pipelining ${CONCURRENCY}; engine rounds of ${ROUND})`);
     console.log(`  signed + durable:         ${Math.round(signed).toLocaleString('en-US')}/s (${delivered} delivered) — ${(signed / plain).toFixed(2)}× baseline (target ≥ 0.7×, ≥ 5,000/s)`);
@@ -217,7 +219,7 @@ export async function runWebhooksBench(root: string, concurrencyArg?: string, ro
     console.log(`  V8 semi-space (NODE_OPTIONS, every process): ${semi ? `${semi[1]} MB (--max-semi-space-size)` : "Node's default"}`);
     console.log(`  at half rate (${perTick * 100}/s): enqueue → 2xx p50 ${st.latencyP50Ms.toFixed(1)} ms, p99 ${st.latencyP99Ms.toFixed(1)} ms (target p99 < 50 ms)`);
     await sender.close();
-    store.close();
+    await store.close();
     events.close();
   } finally {
     signedRx.child.kill();

@@ -18,8 +18,8 @@ export interface MetricsSource {
   counters(): CloudCounters;
   /** Sensing → processed latency of every processed packet (simulated ms), in processing order. */
   latenciesMs(): ValueCounts;
-  /** Null when the platform delivers no webhooks. */
-  webhookStats(): EngineStats | null;
+  /** Null when the platform delivers no webhooks (asynchronous: pending counts are read from the store). */
+  webhookStats(): Promise<EngineStats | null>;
   status: StatusSource;
   catalogue: AssetCatalogue;
 }
@@ -29,16 +29,20 @@ export const METRICS_PATH = '/metrics';
 /** Ingest lag buckets, seconds: a batch interval (10 s) plus mesh hops and retransmissions. */
 const LAG_BUCKETS = [0.5, 1, 2, 5, 10, 15, 20, 30, 60, 120, 300];
 
+type Rows = Array<[Record<string, string>, number]>;
+
 /** A Prometheus counter whose value is read from the platform's own tally at scrape time. */
-function mirrored(registry: Registry, name: string, help: string, labelNames: readonly string[], read: () => Array<[Record<string, string>, number]>): void {
+function mirrored(registry: Registry, name: string, help: string, labelNames: readonly string[], read: () => Rows | Promise<Rows>): void {
   new Counter({
     name,
     help,
     labelNames,
     registers: [registry],
-    collect() {
+    async collect() {
+      // Read first, then reset and set: the counter is never seen half filled.
+      const rows = await read();
       this.reset();
-      for (const [labels, v] of read()) this.inc(labels, v);
+      for (const [labels, v] of rows) this.inc(labels, v);
     },
   });
 }
@@ -56,9 +60,9 @@ export function metricsRegistry(src: MetricsSource): Registry {
     [{ window: 'inside' }, c().lateInWindow],
     [{ window: 'beyond' }, c().lateBeyondWindow],
   ]);
-  mirrored(registry, 'occusim_messages_out_total', 'Messages the platform sent: occupancy events and webhook deliveries (2xx)', ['channel'], () => [
+  mirrored(registry, 'occusim_messages_out_total', 'Messages the platform sent: occupancy events and webhook deliveries (2xx)', ['channel'], async () => [
     [{ channel: 'events' }, c().eventsEmitted],
-    [{ channel: 'webhooks' }, sum(src.webhookStats(), (s) => s.delivered)],
+    [{ channel: 'webhooks' }, sum(await src.webhookStats(), (s) => s.delivered)],
   ]);
   webhookMetrics(registry, src);
   lagHistogram(registry, src);
@@ -71,8 +75,8 @@ function sum(stats: EngineStats | null, pick: (s: EngineStats['subscriptions'][n
 }
 
 function webhookMetrics(registry: Registry, src: MetricsSource): void {
-  const per = (pick: (s: EngineStats['subscriptions'][number]) => number) => (): Array<[Record<string, string>, number]> =>
-    (src.webhookStats()?.subscriptions ?? []).map((s) => [{ subscription: s.id, name: s.name }, pick(s)]);
+  const per = (pick: (s: EngineStats['subscriptions'][number]) => number) => async (): Promise<Rows> =>
+    ((await src.webhookStats())?.subscriptions ?? []).map((s) => [{ subscription: s.id, name: s.name }, pick(s)]);
   mirrored(registry, 'occusim_webhook_deliveries_total', 'Webhook deliveries answered 2xx, per subscription', ['subscription', 'name'], per((s) => s.delivered));
   mirrored(registry, 'occusim_webhook_failures_total', 'Webhook attempts that failed and were scheduled again, per subscription', ['subscription', 'name'], per((s) => s.retried));
   mirrored(registry, 'occusim_webhook_dead_letters_total', 'Webhook deliveries given up, per subscription', ['subscription', 'name'], per((s) => s.deadLettered));
@@ -81,9 +85,10 @@ function webhookMetrics(registry: Registry, src: MetricsSource): void {
     help: 'Webhook deliveries waiting (due or retrying), per subscription',
     labelNames: ['subscription', 'name'],
     registers: [registry],
-    collect() {
+    async collect() {
+      const subscriptions = (await src.webhookStats())?.subscriptions ?? [];
       this.reset();
-      for (const s of src.webhookStats()?.subscriptions ?? []) this.set({ subscription: s.id, name: s.name }, s.pending);
+      for (const s of subscriptions) this.set({ subscription: s.id, name: s.name }, s.pending);
     },
   });
 }

@@ -8,24 +8,21 @@ import { mcpApiExtension } from '../mcp/http-plugin.js';
 import { storeSeries } from '../api/reporting/store-series.js';
 import { PostgresApiState } from '../cloud/store/postgres-api-state.js';
 import { SqliteApiState } from '../cloud/store/sqlite-api-state.js';
-import { openPostgresSync } from '../cloud/store/postgres-sync.js';
 import type { Store } from '../cloud/store/port.js';
 import { startBroker, type EmbeddedBroker } from '../broker/aedes-broker.js';
 import { externalBroker, restartAndWaitForClients } from '../broker/external.js';
 import { startCloud, type Cloud } from '../cloud/cloud.js';
-import { SqliteStore } from '../cloud/store/sqlite-store.js';
 import { systemClock, VirtualClock, type Clock } from '../core/clock.js';
 import { AppError, ErrorCodes } from '../core/errors.js';
 import { cloudReads, type PlatformReads } from './reads.js';
 import { guardStore, markDrainFrom, type StorePolicy } from './store-guard.js';
 import { describeStore, parseStoreLocation, type StoreLocation } from './store-location.js';
-import { guardedStore, openStore } from './store-open.js';
+import { guardedStore, openStore, openWebhookStore } from './store-open.js';
 import { AssetCatalogue } from '../assets/catalogue.js';
 import type { PlatformThreadInit } from './thread-messages.js';
 import { ownsFloor, type IngestPartition } from './ingest-partition.js';
 import { followShardClocks, ShardClocks } from '../broker/shard-clock.js';
 import { startWebhooks, type PlatformWebhookOptions, type PlatformWebhooks, type WebhookStores } from '../webhooks/platform-hooks.js';
-import { SqliteWebhookStore } from '../cloud/store/sqlite-webhooks.js';
 
 export type { PlatformWebhookOptions } from '../webhooks/platform-hooks.js';
 export type { LiveTruth } from '../api/live/hub.js';
@@ -194,7 +191,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
           });
     closers.push(() => broker.close());
     // Before the cloud: the pipeline's DETECTIONS/TRAFFIC stream feeds the webhook outbox from the first message.
-    const hooks = opts.webhooks ? startWebhooks(webhookStores(location), opts.catalogue, clock, opts.webhooks) : null;
+    const hooks = opts.webhooks ? await startWebhooks(await webhookStores(location), opts.catalogue, clock, opts.webhooks) : null;
     if (hooks) closers.push(() => hooks.close());
     const store = await openStore(location);
     // The live view (served runs only) draws each sensor's latest detections: the hub exists
@@ -301,7 +298,7 @@ async function startApi(opts: PlatformOptions, location: StoreLocation, closers:
     ...(hooks ? { webhooks: hooks.service } : {}),
     live,
     // Read at scrape time from the same tallies the run report reads: /metrics agrees with it.
-    metrics: { counters: () => cloud.counters(), latenciesMs: () => cloud.latenciesMs(), webhookStats: () => hooks?.stats() ?? null, status: store },
+    metrics: { counters: () => cloud.counters(), latenciesMs: () => cloud.latenciesMs(), webhookStats: () => (hooks ? hooks.stats() : Promise.resolve(null)), status: store },
   });
   closers.push(() => server.close());
   return { server, live };
@@ -331,13 +328,18 @@ function followOwnClock(cloud: Cloud, clock: Clock, everyMs: number, hooks: Plat
 }
 
 /**
- * Webhook subscriptions, delivery outbox and event outbox, on connections of their own (the
- * engine reads them synchronously). The webhook engine is the last user of `openPostgresSync`
- * (the blocking bridge, postgres-sync.ts): the HTTP API reads through the asynchronous port.
+ * Webhook subscriptions, delivery outbox and event outbox, on connections of their own,
+ * behind the asynchronous ports (the engine awaits them: a PostgreSQL query never blocks the
+ * platform's thread, and never queues behind the pipeline's writes on its connection).
  */
-function webhookStores(location: StoreLocation): WebhookStores {
-  if (location.kind === 'sqlite') return { webhooks: new SqliteWebhookStore(location.path), events: new SqliteStore(location.path) };
-  return { webhooks: openPostgresSync(location.url, 'webhooks'), events: openPostgresSync(location.url, 'store') };
+async function webhookStores(location: StoreLocation): Promise<WebhookStores> {
+  const webhooks = await openWebhookStore(location);
+  try {
+    return { webhooks, events: await openStore(location) };
+  } catch (err) {
+    await webhooks.close();
+    throw err;
+  }
 }
 
 /**

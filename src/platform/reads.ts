@@ -62,7 +62,7 @@ export async function reportData(cloud: Cloud, req: ReportRequest): Promise<Repo
 }
 
 /** The platform's reads over an in-thread cloud. */
-export function cloudReads(cloud: Cloud, webhookStats: (() => EngineStats) | null = null): PlatformReads {
+export function cloudReads(cloud: Cloud, webhookStats: (() => Promise<EngineStats>) | null = null): PlatformReads {
   return {
     counters: () => Promise.resolve(cloud.counters()),
     presenceMinutes: (id) => cloud.presenceMinutes(id),
@@ -70,6 +70,6 @@ export function cloudReads(cloud: Cloud, webhookStats: (() => EngineStats) | nul
     deadLetters: () => cloud.deadLetters(),
     eventEnvelopes: (afterId, limit) => cloud.eventEnvelopes(afterId, limit),
     report: (req) => reportData(cloud, req),
-    webhookStats: () => Promise.resolve(webhookStats?.() ?? null),
+    webhookStats: () => (webhookStats ? webhookStats() : Promise.resolve(null)),
   };
 }

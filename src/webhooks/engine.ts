@@ -1,6 +1,6 @@
 import type { EventMetadata, SensorEvent } from '../cloud/events.js';
 import type { StoredEvent } from '../cloud/store/port.js';
-import type { AttemptRecord, Delivery, DeliveryInsert, WebhookStore } from '../cloud/store/webhook-port.js';
+import type { AsyncWebhookStore, AttemptRecord, Delivery, DeliveryInsert, LastValue } from '../cloud/store/webhook-port.js';
 import type { Clock, WallTime } from '../core/clock.js';
 import { rngFor, type Rng } from '../core/rng.js';
 import { percentile } from '../core/stats.js';
@@ -27,12 +27,19 @@ import type { Subscription } from './subscription.js';
  * `advance` resolves when nothing is due at `now` any more, so at `--speed max` the deliveries
  * of a minute are complete before the run moves on, and a simulated day of outage is a few
  * thousand rounds, not a day.
+ *
+ * The stores are awaited (`AsyncWebhookStore` and the `Store` port's `events`): one call per
+ * round or fan-out chunk, never per delivery, so a PostgreSQL query waits on the event loop
+ * instead of blocking the platform's thread, and on SQLite (answers already settled) an await
+ * costs a microtask. Every step of an `advance` still runs one after another on one chain, and
+ * reads the clock once (at its start): the calls the store sees, and so the requests each
+ * endpoint receives, are the same whatever the store's latency.
  */
 export interface EngineOptions {
   service: WebhookService;
-  store: WebhookStore;
+  store: AsyncWebhookStore;
   /** The occupancy event outbox (`Store.events`). */
-  outbox: (afterId: number) => StoredEvent[];
+  outbox: (afterId: number) => Promise<StoredEvent[]>;
   metadata: EventMetadata;
   clock: Clock;
   seed: number | string;
@@ -104,17 +111,24 @@ export class WebhookEngine {
   #lastPrune = -Infinity;
   #running: Promise<void> = Promise.resolve();
 
-  constructor(o: EngineOptions) {
+  /** The engine over `o.store`, with what `send_on_value_change` sent before a restart. */
+  static async open(o: EngineOptions): Promise<WebhookEngine> {
+    return new WebhookEngine(o, await o.store.lastValues());
+  }
+
+  private constructor(o: EngineOptions, lastValues: readonly LastValue[]) {
     this.#o = o;
     // What send_on_value_change sent before a restart: an unchanged value is not sent again.
-    this.#fanOut.gate.load(o.store.lastValues());
-    // Re-enabled by updateWebhooks: the user says the receiver is back, so its waiting deliveries go now.
+    this.#fanOut.gate.load(lastValues);
+    // Re-enabled by updateWebhooks: the user says the receiver is back, so its waiting deliveries
+    // go now (written before the update resolves: the service awaits its listeners).
     const statuses = new Map(o.service.all().map((s) => [s.id, s.status] as const));
-    o.service.onChange(() => {
+    o.service.onChange(async () => {
       const live = new Set<string>();
+      const reenabled: string[] = [];
       for (const s of o.service.all()) {
         live.add(s.id);
-        if (statuses.get(s.id) === 'DISABLED' && s.status === 'ENABLED') o.store.reschedule(s.id, o.clock.now());
+        if (statuses.get(s.id) === 'DISABLED' && s.status === 'ENABLED') reenabled.push(s.id);
         statuses.set(s.id, s.status);
       }
       // A deleted subscription's values went with it in the store.
@@ -122,6 +136,7 @@ export class WebhookEngine {
         statuses.delete(id);
         this.#fanOut.gate.forget(id);
       }
+      for (const id of reenabled) await o.store.reschedule(id, o.clock.now());
     });
   }
 
@@ -140,15 +155,19 @@ export class WebhookEngine {
     return out;
   }
 
-  /** Occupancy events of the outbox after the cursor → deliveries, cursor moved in the same transaction. */
-  fanOut(): void {
-    const { store, service, clock, metadata } = this.#o;
-    const after = store.cursor(CURSOR);
-    const events = this.#o.outbox(after);
+  /** Occupancy events of the outbox after the cursor → deliveries, cursor moved in the same transaction (on the engine's chain). */
+  fanOut(): Promise<void> {
+    return this.#serial(() => this.#fanOutAt(this.#o.clock.now()));
+  }
+
+  async #fanOutAt(nowMs: number): Promise<void> {
+    const { store, service, metadata } = this.#o;
+    const after = await store.cursor(CURSOR);
+    const events = await this.#o.outbox(after);
     if (events.length === 0) {
       // Values admitted on the ingest path (DETECTIONS, TRAFFIC) since the last enqueue.
       const changed = this.#fanOut.gate.takeChanged();
-      if (changed.length > 0) store.enqueue([], undefined, changed);
+      if (changed.length > 0) await store.enqueue([], undefined, changed);
       return;
     }
     const subs = service.all();
@@ -159,43 +178,42 @@ export class WebhookEngine {
     for (let i = 0; i < events.length; i += step) {
       const chunk = events.slice(i, i + step);
       const out: DeliveryInsert[] = [];
-      for (const e of chunk) this.#fanOut.deliveries(subs, metadata.envelope(e), e.revision, clock.now(), out);
+      for (const e of chunk) this.#fanOut.deliveries(subs, metadata.envelope(e), e.revision, nowMs, out);
       this.#noteEnqueued(out);
-      store.enqueue(out, { key: CURSOR, value: (chunk[chunk.length - 1] as StoredEvent).id }, this.#fanOut.gate.takeChanged());
+      await store.enqueue(out, { key: CURSOR, value: (chunk[chunk.length - 1] as StoredEvent).id }, this.#fanOut.gate.takeChanged());
     }
   }
 
-  /** Fan-out, then delivery rounds until nothing is due at the clock's time. Calls are serialised. */
+  /** Fan-out, then delivery rounds until nothing is due at the clock's time (read once, at the start). Calls are serialised. */
   advance(): Promise<void> {
-    const run = this.#running.then(async () => {
-      this.fanOut();
-      await this.#timed(() => this.#deliverDue(this.#o.clock.now()));
-      this.#prune(this.#o.clock.now());
+    return this.#serial(async () => {
+      const nowMs = this.#o.clock.now();
+      await this.#fanOutAt(nowMs);
+      await this.#timed(() => this.#deliverDue(nowMs));
+      await this.#prune(nowMs);
     });
-    this.#running = run.catch(() => undefined);
-    return run;
   }
 
-  /**
-   * Subscriptions one after another in creation order, each one's due deliveries pipelined on
-   * its connection: the sequence of requests reaching a receiver shared by several
-   * subscriptions is then the same in every run, not only each subscription's own.
-   */
   /**
    * The end of a run: retries still waiting are delivered at their due instants, in order, up
    * to `untilMs` (simulated time beyond the platform's clock, which stays where the run ended;
    * each attempt is signed with its own instant). Disabled endpoints keep their outbox.
    */
   settle(untilMs: number): Promise<void> {
-    const run = this.#running.then(async () => {
-      this.fanOut();
+    return this.#serial(async () => {
       let t = this.#o.clock.now();
+      await this.#fanOutAt(t);
       await this.#timed(() => this.#deliverDue(t));
-      for (let next = this.nextDueMs(); next !== null && next <= untilMs; next = this.nextDueMs()) {
+      for (let next = await this.nextDueMs(); next !== null && next <= untilMs; next = await this.nextDueMs()) {
         t = Math.max(t, next);
         await this.#timed(() => this.#deliverDue(t));
       }
     });
+  }
+
+  /** Runs `work` after every call before it (a failed one does not stop the next). */
+  #serial(work: () => Promise<void>): Promise<void> {
+    const run = this.#running.then(work);
     this.#running = run.catch(() => undefined);
     return run;
   }
@@ -211,6 +229,11 @@ export class WebhookEngine {
     }
   }
 
+  /**
+   * Subscriptions one after another in creation order, each one's due deliveries pipelined on
+   * its connection: the sequence of requests reaching a receiver shared by several
+   * subscriptions is then the same in every run, not only each subscription's own.
+   */
   async #deliverDue(nowMs: number): Promise<void> {
     for (const s of this.#o.service.all()) await this.#drainEndpoint(s.id, nowMs);
   }
@@ -223,25 +246,32 @@ export class WebhookEngine {
   async #drainEndpoint(id: string, nowMs: number): Promise<void> {
     let inflight: Round | null = null;
     for (;;) {
-      const s = this.#o.service.all().find((x) => x.id === id);
-      const next: Delivery[] = s && s.status === 'ENABLED' ? this.#nextRound(id, nowMs, inflight) : [];
+      const next: Delivery[] = this.#enabled(id) ? await this.#nextRound(id, nowMs, inflight) : [];
+      // Looked up after the read: an update made while it was read (disabled, a new URL) applies to this round.
+      const s = this.#enabled(id);
       const started: Round | null = s && next.length > 0 ? { s, due: next, outcomes: Promise.all(next.map((d) => this.#attempt(s, d, nowMs))) } : null;
       if (inflight) {
         const round = inflight;
         const outcomes = await round.outcomes;
-        this.#o.store.recordAttempts(round.due.map((d, i) => this.#record(round.s, d, outcomes[i] as Outcome, nowMs)));
-        this.#trackFailing(round.s, outcomes, nowMs);
+        await this.#o.store.recordAttempts(round.due.map((d, i) => this.#record(round.s, d, outcomes[i] as Outcome, nowMs)));
+        await this.#trackFailing(round.s, outcomes, nowMs);
       }
       if (!started) return;
       inflight = started;
     }
   }
 
+  /** The subscription while it exists and is enabled. */
+  #enabled(id: string): Subscription | null {
+    const s = this.#o.service.all().find((x) => x.id === id);
+    return s && s.status === 'ENABLED' ? s : null;
+  }
+
   /**
    * The next round: due deliveries after the last one in flight, in the store's order. What
    * becomes due behind it meanwhile (a replay while serving) waits for the next `advance`.
    */
-  #nextRound(id: string, nowMs: number, inflight: Round | null): Delivery[] {
+  #nextRound(id: string, nowMs: number, inflight: Round | null): Promise<Delivery[]> {
     const batch = this.#o.batch ?? 256;
     const last = inflight?.due[inflight.due.length - 1];
     return last ? this.#o.store.dueAfter(id, nowMs, last, batch) : this.#o.store.due(id, nowMs, batch);
@@ -284,30 +314,33 @@ export class WebhookEngine {
   }
 
   /** Failing since the first failure after a success; disabled once failing for `disableAfterMs`. */
-  #trackFailing(s: Subscription, outcomes: readonly Outcome[], nowMs: number): void {
-    const current = this.#o.service.all().find((x) => x.id === s.id);
-    if (!current) return;
-    if (outcomes.some((o) => o.kind === 'delivered')) {
-      if (current.failingSinceMs !== null) this.#o.service.replaceState({ ...current, failingSinceMs: null });
-      return;
-    }
-    const since = current.failingSinceMs ?? nowMs;
-    if (nowMs - since >= (this.#o.disableAfterMs ?? DEFAULT_DISABLE_AFTER_MS)) {
-      this.#count(s.id).disabled++;
-      this.#o.service.replaceState({ ...current, failingSinceMs: since, status: 'DISABLED', disabledReason: `failing since ${new Date(since).toISOString()}` });
-    } else if (current.failingSinceMs === null) {
-      this.#o.service.replaceState({ ...current, failingSinceMs: since });
-    }
+  #trackFailing(s: Subscription, outcomes: readonly Outcome[], nowMs: number): Promise<void> {
+    const delivered = outcomes.some((o) => o.kind === 'delivered');
+    const disableAfterMs = this.#o.disableAfterMs ?? DEFAULT_DISABLE_AFTER_MS;
+    // Decided from the subscription as it is when the change runs (a user's update meanwhile wins).
+    return this.#o.service.changeState(s.id, (current) => {
+      if (delivered) return current.failingSinceMs !== null ? { ...current, failingSinceMs: null } : null;
+      const since = current.failingSinceMs ?? nowMs;
+      if (nowMs - since >= disableAfterMs) {
+        if (current.status === 'DISABLED') return null;
+        this.#count(s.id).disabled++;
+        return { ...current, failingSinceMs: since, status: 'DISABLED', disabledReason: `failing since ${new Date(since).toISOString()}` };
+      }
+      return current.failingSinceMs === null ? { ...current, failingSinceMs: since } : null;
+    });
   }
 
   /** The earliest instant a delivery of an enabled subscription is due (a wall-clock platform sleeps until then). */
-  nextDueMs(): number | null {
+  nextDueMs(): Promise<number | null> {
     return this.#o.store.nextDueMs(this.#o.service.all().filter((s) => s.status === 'ENABLED').map((s) => s.id));
   }
 
-  stats(): EngineStats {
+  /** The counts of this process, and what each subscription still has pending in the store. */
+  async stats(): Promise<EngineStats> {
+    const subscriptions: SubscriptionStats[] = [];
+    for (const s of this.#o.service.all()) subscriptions.push({ id: s.id, name: s.name, ...this.#count(s.id), pending: (await this.#o.store.counts(s.id)).pending });
     return {
-      subscriptions: this.#o.service.all().map((s) => ({ id: s.id, name: s.name, ...this.#count(s.id), pending: this.#o.store.counts(s.id).pending })),
+      subscriptions,
       latencyP50Ms: percentile(this.#latencies, 50),
       latencyP99Ms: percentile(this.#latencies, 99),
       keepUp: {
@@ -322,10 +355,10 @@ export class WebhookEngine {
    * Delivered rows go with the event outbox's retention (7 days of the 1-minute series): a time
    * range can be replayed as long as its events are kept. Dead letters stay until replayed.
    */
-  #prune(nowMs: number): void {
+  async #prune(nowMs: number): Promise<void> {
     if (nowMs - this.#lastPrune < HOUR_MS) return;
     this.#lastPrune = nowMs;
-    this.#o.store.pruneDelivered(nowMs - RETENTION_MS['1m']);
+    await this.#o.store.pruneDelivered(nowMs - RETENTION_MS['1m']);
   }
 
   #noteEnqueued(batch: readonly DeliveryInsert[]): void {

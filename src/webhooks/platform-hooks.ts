@@ -1,7 +1,7 @@
 import type { AssetCatalogue } from '../assets/catalogue.js';
 import { EventMetadata, type SensorEvent } from '../cloud/events.js';
-import type { StoreSync } from '../cloud/store/port.js';
-import type { DeliveryInsert, WebhookStore } from '../cloud/store/webhook-port.js';
+import type { Store } from '../cloud/store/port.js';
+import type { AsyncWebhookStore, DeliveryInsert } from '../cloud/store/webhook-port.js';
 import { systemWallTime, type Clock, type WallTime } from '../core/clock.js';
 import { rngFor } from '../core/rng.js';
 import { AppError, ErrorCodes } from '../core/errors.js';
@@ -19,13 +19,13 @@ import { DEFAULT_WEBHOOK_CONCURRENCY, concurrencyProblem } from './concurrency.j
  * Webhooks as the platform runs them: subscriptions and the delivery outbox in the platform's
  * store (connections of their own, opened by the platform: SQLite or PostgreSQL), the engine
  * fed by the event outbox and the pipeline's DETECTIONS/TRAFFIC deliveries, delivering on the
- * platform's clock.
+ * platform's clock. Both stores are awaited through their asynchronous ports.
  */
 export interface WebhookStores {
   /** Subscriptions and the delivery outbox. */
-  webhooks: WebhookStore;
+  webhooks: AsyncWebhookStore;
   /** The occupancy event outbox the fan-out reads. */
-  events: Pick<StoreSync, 'events' | 'close'>;
+  events: Pick<Store, 'events' | 'close'>;
 }
 
 export interface PlatformWebhookOptions {
@@ -58,11 +58,24 @@ export interface PlatformWebhooks {
   advance(): Promise<void>;
   /** End of a run: waiting retries delivered at their simulated instants, up to `settleMs` (default 2 days) past the end. */
   settle(): Promise<void>;
-  stats(): EngineStats;
+  stats(): Promise<EngineStats>;
   close(): Promise<void>;
 }
 
-export function startWebhooks(stores: WebhookStores, catalogue: AssetCatalogue, clock: Clock, o: PlatformWebhookOptions): PlatformWebhooks {
+/**
+ * Starts webhook delivery over `stores` (the platform opened them; closed by `close`, or here
+ * when the start fails): subscriptions loaded, the declared ones created or brought up to date.
+ */
+export async function startWebhooks(stores: WebhookStores, catalogue: AssetCatalogue, clock: Clock, o: PlatformWebhookOptions): Promise<PlatformWebhooks> {
+  try {
+    return await start(stores, catalogue, clock, o);
+  } catch (err) {
+    await Promise.allSettled([stores.webhooks.close(), stores.events.close()]);
+    throw err;
+  }
+}
+
+async function start(stores: WebhookStores, catalogue: AssetCatalogue, clock: Clock, o: PlatformWebhookOptions): Promise<PlatformWebhooks> {
   let policy: AddressPolicy;
   try {
     policy = new AddressPolicy(o.allow ?? []);
@@ -72,13 +85,13 @@ export function startWebhooks(stores: WebhookStores, catalogue: AssetCatalogue, 
   const { webhooks: store, events } = stores;
   // Declared webhooks without a secret get one derived from the seed: the same run signs the same way.
   const secrets = rngFor(o.seed, 'webhook-secrets');
-  const service = new WebhookService(store, policy, () => secretFromKey(Uint8Array.from({ length: 32 }, () => secrets.int(0, 255))));
+  const service = await WebhookService.open(store, policy, () => secretFromKey(Uint8Array.from({ length: 32 }, () => secrets.int(0, 255))));
   const concurrency = o.concurrency ?? DEFAULT_WEBHOOK_CONCURRENCY;
   const problem = concurrencyProblem(concurrency);
   if (problem !== null) throw new AppError(ErrorCodes.USAGE, `webhook concurrency: ${problem}`);
-  const limits = declare(service, store, clock, o.declared ?? []);
+  const limits = await declare(service, store, clock, o.declared ?? []);
   const sender = new Sender({ policy, concurrency, concurrencyOf: (id) => limits.get(id) });
-  const engine = new WebhookEngine({
+  const engine = await WebhookEngine.open({
     service,
     store,
     outbox: (after) => events.events(after),
@@ -101,8 +114,8 @@ export function startWebhooks(stores: WebhookStores, catalogue: AssetCatalogue, 
     async close() {
       await engine.advance().catch(() => undefined);
       await sender.close();
-      store.close();
-      events.close();
+      await store.close();
+      await events.close();
     },
   };
 }
@@ -115,9 +128,9 @@ export function startWebhooks(stores: WebhookStores, catalogue: AssetCatalogue, 
  * retries due now. A refused one is a scenario error at its place in the file. Returns the
  * concurrency limits the file gives, by subscription id.
  */
-function declare(service: WebhookService, store: WebhookStore, clock: Clock, declared: NonNullable<PlatformWebhookOptions['declared']>): Map<string, number> {
+async function declare(service: WebhookService, store: AsyncWebhookStore, clock: Clock, declared: NonNullable<PlatformWebhookOptions['declared']>): Promise<Map<string, number>> {
   const limits = new Map<string, number>();
-  declared.forEach(({ orgId, input, src, concurrency }, i) => {
+  for (const [i, { orgId, input, src, concurrency }] of declared.entries()) {
     const path = src ?? `webhooks[${i}]`;
     const problem = concurrency === undefined ? null : concurrencyProblem(concurrency);
     if (problem !== null) throw new AppError(ErrorCodes.SCENARIO_INVALID, `${path}.concurrency: ${problem}`);
@@ -125,9 +138,9 @@ function declare(service: WebhookService, store: WebhookStore, clock: Clock, dec
       const existing = service.list(orgId).find((s) => s.name === input.name);
       let id: string;
       if (!existing) {
-        id = (service.create(orgId, [input], () => path)[0] as Created).subscription.id;
+        id = ((await service.create(orgId, [input], () => path))[0] as Created).subscription.id;
       } else {
-        if (service.redeclare(existing, input, path).endpointChanged) store.reschedule(existing.id, clock.now());
+        if ((await service.redeclare(existing.id, input, path)).endpointChanged) await store.reschedule(existing.id, clock.now());
         id = existing.id;
       }
       if (concurrency !== undefined) limits.set(id, concurrency);
@@ -135,6 +148,6 @@ function declare(service: WebhookService, store: WebhookStore, clock: Clock, dec
       if (isWebhookError(err)) throw new AppError(ErrorCodes.SCENARIO_INVALID, `${err.message} (${err.code})`, { cause: err });
       throw err;
     }
-  });
+  }
   return limits;
 }

@@ -12,9 +12,7 @@ import { storeSeries } from '../../src/api/reporting/store-series.js';
 import { apiServices, DEFAULT_AUDIENCE } from '../../src/api/server.js';
 import { SqliteApiState } from '../../src/cloud/store/sqlite-api-state.js';
 import { catalogueFromScenario } from '../../src/assets/from-scenario.js';
-import { SqliteWebhookStore } from '../../src/cloud/store/sqlite-webhooks.js';
-import { SqliteStore } from '../../src/cloud/store/sqlite-store.js';
-import { sqliteStore } from '../../src/cloud/store/sqlite-async.js';
+import { sqliteStore, sqliteWebhookStore } from '../../src/cloud/store/sqlite-async.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { mcpApiExtension } from '../../src/mcp/http-plugin.js';
 import { runScenario } from '../../src/run/run-scenario.js';
@@ -76,7 +74,7 @@ export async function servedTwoTenants(): Promise<Served> {
   const state = new SqliteApiState(dbPath);
   const series = storeSeries(store, catalogue);
   // Loopback allowed: the isolation matrix receives deliveries on a local port.
-  const hooks = startWebhooks({ webhooks: new SqliteWebhookStore(dbPath), events: new SqliteStore(dbPath) }, catalogue, clock, { seed: 16, allow: ['127.0.0.1/32'] });
+  const hooks = await startWebhooks({ webhooks: sqliteWebhookStore(dbPath), events: sqliteStore(dbPath) }, catalogue, clock, { seed: 16, allow: ['127.0.0.1/32'] });
   const pair = await generateKeyPair('ES256', { extractable: true });
   const key: SigningKey = { ...pair, kid: 'adversarial-key' };
   const tokens = await TokenService.create({ issuer: ISSUER, audience: AUDIENCE, accessTtlS: 3600, refreshTtlS: 86_400, clock }, key);

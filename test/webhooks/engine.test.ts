@@ -6,6 +6,7 @@ import { catalogueFromScenario } from '../../src/assets/from-scenario.js';
 import { EventMetadata, eventId } from '../../src/cloud/events.js';
 import { SqliteStore } from '../../src/cloud/store/sqlite-store.js';
 import { SqliteWebhookStore } from '../../src/cloud/store/sqlite-webhooks.js';
+import { sqliteStore, sqliteWebhookStore } from '../../src/cloud/store/sqlite-async.js';
 import type { OccupancyEvent } from '../../src/cloud/store/port.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { AddressPolicy } from '../../src/webhooks/address-policy.js';
@@ -28,14 +29,17 @@ async function setup(opts: { disableAfterMs?: number; seed?: number; fanOutEvent
   closers.push(() => receiver.close());
   const clock = new VirtualClock(T0);
   const events = new SqliteStore(':memory:');
+  // The adapter itself for the test's reads; the engine and the service await it through the port.
   const store = new SqliteWebhookStore(':memory:');
+  const port = sqliteWebhookStore(store);
   const policy = new AddressPolicy(['127.0.0.1/8']);
-  const service = new WebhookService(store, policy, () => SECRET);
+  const service = await WebhookService.open(port, policy, () => SECRET);
   const sender = new Sender({ policy, concurrency: 8 });
-  const engine = new WebhookEngine({
+  const outbox = sqliteStore(events);
+  const engine = await WebhookEngine.open({
     service,
-    store,
-    outbox: (after) => events.events(after),
+    store: port,
+    outbox: (after) => outbox.events(after),
     metadata: new EventMetadata(catalogueFromScenario(tinyModel())),
     clock,
     seed: opts.seed ?? 1,
@@ -48,7 +52,7 @@ async function setup(opts: { disableAfterMs?: number; seed?: number; fanOutEvent
     store.close();
     events.close();
   });
-  const [sub] = service.create('org_1', [{ name: 'rooms', eventTypes: ['ROOM_OCCUPANCY_1MIN'], url: receiver.url }]).map((c) => c.subscription);
+  const [sub] = (await service.create('org_1', [{ name: 'rooms', eventTypes: ['ROOM_OCCUPANCY_1MIN'], url: receiver.url }])).map((c) => c.subscription);
   /** Minute m's values of both rooms into the outbox, as the recompute writes them. */
   const emit = (m: number, value: number): void => {
     const rows: OccupancyEvent[] = [ROOM_A, ROOM_B].map((spaceId) => ({ eventId: eventId('ROOM_OCCUPANCY_1M', spaceId, T0 + m * MIN, 0), type: 'ROOM_OCCUPANCY_1M', spaceId, minuteMs: T0 + m * MIN, value, revision: 0, emittedAtMs: T0 + (m + 1) * MIN }));
@@ -81,18 +85,18 @@ describe('send_on_value_change across a restart', () => {
     const life = async (from: number, values: readonly number[], create: boolean): Promise<void> => {
       const clock = new VirtualClock(T0 + from * MIN);
       const events = new SqliteStore(path);
-      const store = new SqliteWebhookStore(path);
-      const service = new WebhookService(store, policy, () => SECRET);
-      if (create) service.create('org_1', [{ name: 'changes', eventTypes: ['ROOM_OCCUPANCY_1MIN'], url: receiver.url, sendOnValueChange: true, filters: { room_ids: [ROOM_A] } }]);
+      const store = sqliteWebhookStore(path);
+      const service = await WebhookService.open(store, policy, () => SECRET);
+      if (create) await service.create('org_1', [{ name: 'changes', eventTypes: ['ROOM_OCCUPANCY_1MIN'], url: receiver.url, sendOnValueChange: true, filters: { room_ids: [ROOM_A] } }]);
       const sender = new Sender({ policy, concurrency: 4 });
-      const engine = new WebhookEngine({ service, store, outbox: (after) => events.events(after), metadata: new EventMetadata(catalogueFromScenario(tinyModel())), clock, seed: 1, sender });
+      const engine = await WebhookEngine.open({ service, store, outbox: (after) => Promise.resolve(events.events(after)), metadata: new EventMetadata(catalogueFromScenario(tinyModel())), clock, seed: 1, sender });
       for (const [i, v] of values.entries()) {
         emit(events, from + i, v);
         clock.advanceTo(T0 + (from + i + 1) * MIN);
         await engine.advance();
       }
       await sender.close();
-      store.close();
+      await store.close();
       events.close();
     };
     await life(0, [1, 1, 2, 2], true);
@@ -152,8 +156,8 @@ describe('webhook delivery engine over loopback HTTP', () => {
     await runTo(35, 120, false);
     const delivered = new Set(ids(receiver));
     expect(delivered.size).toBe(events.events().length);
-    expect(engine.stats().subscriptions[0]).toMatchObject({ id: sub.id, deadLettered: 0, pending: 0, disabled: 0 });
-    expect(engine.stats().subscriptions[0]?.retried).toBeGreaterThan(0);
+    expect((await engine.stats()).subscriptions[0]).toMatchObject({ id: sub.id, deadLettered: 0, pending: 0, disabled: 0 });
+    expect((await engine.stats()).subscriptions[0]?.retried).toBeGreaterThan(0);
   });
 
   it('loses nothing and duplicates nothing after dedupe when 20 % of requests fail with 500', async () => {
@@ -164,7 +168,7 @@ describe('webhook delivery engine over loopback HTTP', () => {
     const ok = receiver.received.filter((r, i) => !failsAt(0.2, String(r.headers['webhook-id']), receiver.received.slice(0, i + 1).filter((x) => x.headers['webhook-id'] === r.headers['webhook-id']).length));
     expect(new Set(ok.map((r) => r.headers['webhook-id'])).size).toBe(events.events().length);
     expect(ok).toHaveLength(events.events().length);
-    expect(engine.stats().subscriptions[0]?.retried).toBeGreaterThan(10);
+    expect((await engine.stats()).subscriptions[0]?.retried).toBeGreaterThan(10);
   });
 
   it('honours Retry-After of a 429 on the platform clock', async () => {
@@ -205,12 +209,12 @@ describe('webhook delivery engine over loopback HTTP', () => {
     await receiver.down();
     await runTo(0, 40);
     expect(service.get('org_1', sub.id)?.status).toBe('DISABLED');
-    expect(engine.stats().subscriptions[0]?.disabled).toBe(1);
+    expect((await engine.stats()).subscriptions[0]?.disabled).toBe(1);
     await receiver.up();
     await runTo(41, 45);
     const before = receiver.received.length;
     expect(before).toBe(0);
-    service.update('org_1', [{ id: sub.id, status: 'ENABLED' }]);
+    await service.update('org_1', [{ id: sub.id, status: 'ENABLED' }]);
     await runTo(46, 47, false);
     expect(new Set(ids(receiver)).size).toBe(events.events().length);
   });
@@ -225,10 +229,10 @@ describe('webhook delivery engine over loopback HTTP', () => {
     expect(service.get('org_1', sub.id)?.status).toBe('DISABLED');
     expect(store.counts(sub.id)).toEqual({ pending: events.events().length, delivered: 0, dead: 0 });
     await receiver.up();
-    service.update('org_1', [{ id: sub.id, status: 'ENABLED' }]);
+    await service.update('org_1', [{ id: sub.id, status: 'ENABLED' }]);
     await runTo(24 * 60 + 1, 24 * 60 + 2, false);
     expect(new Set(ids(receiver)).size).toBe(events.events().length);
-    expect(engine.stats().subscriptions[0]).toMatchObject({ deadLettered: 0, disabled: 1, pending: 0 });
+    expect((await engine.stats()).subscriptions[0]).toMatchObject({ deadLettered: 0, disabled: 1, pending: 0 });
   }, 30_000);
 
   it('sends byte-identical requests to the endpoint when the same run is repeated', async () => {

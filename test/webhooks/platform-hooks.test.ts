@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { catalogueFromScenario } from '../../src/assets/from-scenario.js';
 import { SqliteWebhookStore } from '../../src/cloud/store/sqlite-webhooks.js';
+import { sqliteWebhookStore } from '../../src/cloud/store/sqlite-async.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { AppError } from '../../src/core/errors.js';
 import { startWebhooks, type PlatformWebhookOptions } from '../../src/webhooks/platform-hooks.js';
@@ -24,10 +25,13 @@ afterEach(async () => {
   for (const c of closers.splice(0).reverse()) await c();
 });
 
+/** An empty occupancy event outbox. */
+const NO_EVENTS = { events: () => Promise.resolve([]), close: () => Promise.resolve() };
+
 function start(dbPath: string, clock: VirtualClock, input: CreateInput) {
   const declared: PlatformWebhookOptions['declared'] = [{ orgId: 'org_1', input, src: 'file.yaml webhooks[0]' }];
   return startWebhooks(
-    { webhooks: new SqliteWebhookStore(dbPath), events: { events: () => [], close: () => undefined } },
+    { webhooks: sqliteWebhookStore(dbPath), events: NO_EVENTS },
     catalogueFromScenario(tinyModel()),
     clock,
     { seed: 1, allow: ['127.0.0.1/8'], declared },
@@ -40,11 +44,11 @@ describe('scenario-declared webhooks on a resumed store', () => {
     closers.push(() => rmSync(dir, { recursive: true, force: true }));
     const dbPath = join(dir, 'store.sqlite');
     const clock = new VirtualClock(T0);
-    const first = start(dbPath, clock, { name: 'rooms', eventTypes: ['ROOM_OCCUPANCY'], url: 'http://127.0.0.1:9/old', secret: OLD_SECRET });
+    const first = await start(dbPath, clock, { name: 'rooms', eventTypes: ['ROOM_OCCUPANCY'], url: 'http://127.0.0.1:9/old', secret: OLD_SECRET });
     const [sub] = first.service.all();
     if (!sub) throw new Error('not created');
     // The old receiver failed long enough: disabled, one delivery waiting for a retry hours away.
-    first.service.replaceState({ ...sub, status: 'DISABLED', failingSinceMs: T0 - 13 * 3_600_000, disabledReason: 'failing since …' });
+    await first.service.changeState(sub.id, () => ({ ...sub, status: 'DISABLED', failingSinceMs: T0 - 13 * 3_600_000, disabledReason: 'failing since …' }));
     const body = JSON.stringify({ id: 'event_1', type: 'ROOM_OCCUPANCY' });
     const store = new SqliteWebhookStore(dbPath);
     store.enqueue([{ subscriptionId: sub.id, eventId: 'event_1', eventType: 'ROOM_OCCUPANCY', eventTimestampMs: T0, body, enqueuedAtMs: T0, nextAttemptMs: T0 + 6 * 3_600_000 }]);
@@ -54,7 +58,7 @@ describe('scenario-declared webhooks on a resumed store', () => {
 
     const receiver = await startTestReceiver();
     closers.push(() => receiver.close());
-    const second = start(dbPath, clock, {
+    const second = await start(dbPath, clock, {
       name: 'rooms',
       eventTypes: ['ROOM_OCCUPANCY', 'FLOOR_OCCUPANCY'],
       url: receiver.url,
@@ -83,7 +87,7 @@ describe('scenario-declared webhooks on a resumed store', () => {
     expect(got?.headers['x-api-key']).toBe('k');
     const h = got?.headers as Record<string, string>;
     expect(verify([NEW_SECRET], h, body, Number(h['webhook-timestamp']), Infinity).ok).toBe(true);
-    expect(second.stats().subscriptions[0]).toMatchObject({ id: sub.id, delivered: 1, pending: 0 });
+    expect((await second.stats()).subscriptions[0]).toMatchObject({ id: sub.id, delivered: 1, pending: 0 });
     const check = new SqliteWebhookStore(dbPath);
     expect(check.deliveries(sub.id).map((d) => [d.id, d.state])).toEqual([[waiting?.id, 'delivered']]);
     check.close();
@@ -95,14 +99,14 @@ describe('scenario-declared webhooks on a resumed store', () => {
     const dbPath = join(dir, 'store.sqlite');
     const clock = new VirtualClock(T0);
     const input: CreateInput = { name: 'rooms', eventTypes: ['ROOM_OCCUPANCY'], url: 'http://127.0.0.1:9/hook' };
-    const first = start(dbPath, clock, input);
+    const first = await start(dbPath, clock, input);
     const [sub] = first.service.all();
     if (!sub) throw new Error('not created');
-    first.service.update('org_1', [{ id: sub.id, status: 'DISABLED' }]);
+    await first.service.update('org_1', [{ id: sub.id, status: 'DISABLED' }]);
     const stored = first.service.all()[0];
     await first.close();
 
-    const second = start(dbPath, clock, input);
+    const second = await start(dbPath, clock, input);
     closers.push(() => second.close());
     expect(second.service.all()).toEqual([stored]);
     expect(stored?.secrets).toEqual(sub.secrets);
@@ -113,10 +117,10 @@ describe('scenario-declared webhooks on a resumed store', () => {
     closers.push(() => rmSync(dir, { recursive: true, force: true }));
     const dbPath = join(dir, 'store.sqlite');
     const clock = new VirtualClock(T0);
-    await start(dbPath, clock, { name: 'rooms', eventTypes: ['ROOM_OCCUPANCY'], url: 'http://127.0.0.1:9/hook' }).close();
+    await (await start(dbPath, clock, { name: 'rooms', eventTypes: ['ROOM_OCCUPANCY'], url: 'http://127.0.0.1:9/hook' })).close();
     const bad = () => start(dbPath, clock, { name: 'rooms', eventTypes: ['ROOM_OCCUPANCY'], url: 'http://10.0.0.1/hook' });
-    expect(bad).toThrow(AppError);
-    expect(bad).toThrow(/file\.yaml webhooks\[0\]\.endpoint_config\.url/);
+    await expect(bad()).rejects.toThrow(AppError);
+    await expect(bad()).rejects.toThrow(/file\.yaml webhooks\[0\]\.endpoint_config\.url/);
   });
 });
 
@@ -126,7 +130,7 @@ describe('the per-endpoint concurrency limit of declared webhooks', () => {
       { orgId: 'org_1', input: { name: 'rooms', eventTypes: ['ROOM_OCCUPANCY'], url }, src: 'file.yaml webhooks[0]', ...(o.declared !== undefined ? { concurrency: o.declared } : {}) },
     ];
     return startWebhooks(
-      { webhooks: new SqliteWebhookStore(dbPath), events: { events: () => [], close: () => undefined } },
+      { webhooks: sqliteWebhookStore(dbPath), events: NO_EVENTS },
       catalogueFromScenario(tinyModel()),
       clock,
       { seed: 1, allow: ['127.0.0.1/8'], declared, ...(o.platform !== undefined ? { concurrency: o.platform } : {}) },
@@ -147,7 +151,7 @@ describe('the per-endpoint concurrency limit of declared webhooks', () => {
       setTimeout(() => held--, 20);
       return { status: 204, delayMs: 20 };
     };
-    const hooks = startWith(dbPath, new VirtualClock(T0), receiver.url, o);
+    const hooks = await startWith(dbPath, new VirtualClock(T0), receiver.url, o);
     closers.push(() => hooks.close());
     const [sub] = hooks.service.all();
     if (!sub) throw new Error('not created');
@@ -167,11 +171,11 @@ describe('the per-endpoint concurrency limit of declared webhooks', () => {
     expect(await mostInFlight({ declared: 1 })).toBe(1);
   });
 
-  it('refuse a limit outside 1..64, located at the entry or named as the platform option', () => {
+  it('refuse a limit outside 1..64, located at the entry or named as the platform option', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'occusim-hooks-limit-'));
     closers.push(() => rmSync(dir, { recursive: true, force: true }));
     const clock = new VirtualClock(T0);
-    expect(() => startWith(join(dir, 'a.sqlite'), clock, 'http://127.0.0.1:9/', { declared: 65 })).toThrow(/file\.yaml webhooks\[0\]\.concurrency: an integer in 1\.\.64, got 65/);
-    expect(() => startWith(join(dir, 'b.sqlite'), clock, 'http://127.0.0.1:9/', { platform: 0 })).toThrow(/webhook concurrency: an integer in 1\.\.64, got 0/);
+    await expect(startWith(join(dir, 'a.sqlite'), clock, 'http://127.0.0.1:9/', { declared: 65 })).rejects.toThrow(/file\.yaml webhooks\[0\]\.concurrency: an integer in 1\.\.64, got 65/);
+    await expect(startWith(join(dir, 'b.sqlite'), clock, 'http://127.0.0.1:9/', { platform: 0 })).rejects.toThrow(/webhook concurrency: an integer in 1\.\.64, got 0/);
   });
 });

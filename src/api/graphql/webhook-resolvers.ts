@@ -38,10 +38,10 @@ function service(ctx: GqlContext): WebhookService {
   return ctx.webhooks;
 }
 
-/** Runs a service call, mapping its coded errors once, here. */
-function mapped<T>(f: () => T): T {
+/** Awaits a service call, mapping its coded errors once, here. */
+async function mapped<T>(f: () => Promise<T>): Promise<T> {
   try {
-    return f();
+    return await f();
   } catch (err) {
     if (isWebhookError(err)) throw new GraphQLError(err.message, { extensions: { code: err.code } });
     throw err;
@@ -98,16 +98,16 @@ export const webhookQueries = {
 };
 
 export const webhookMutations = {
-  createWebhooks: (_: unknown, a: { input: GqlCreate[] }, ctx: GqlContext) => {
+  createWebhooks: async (_: unknown, a: { input: GqlCreate[] }, ctx: GqlContext) => {
     need(ctx, 'write:spaces');
-    return mapped(() => service(ctx).create(ctx.principal.orgId, a.input.map(toCreate))).map((c) => webhookView(c.subscription, c.secret));
+    return (await mapped(() => service(ctx).create(ctx.principal.orgId, a.input.map(toCreate)))).map((c) => webhookView(c.subscription, c.secret));
   },
-  updateWebhooks: (_: unknown, a: { input: GqlUpdate[] }, ctx: GqlContext) => {
+  updateWebhooks: async (_: unknown, a: { input: GqlUpdate[] }, ctx: GqlContext) => {
     need(ctx, 'write:spaces');
-    return mapped(() => service(ctx).update(ctx.principal.orgId, a.input.map(toUpdate))).map((s) => webhookView(s));
+    return (await mapped(() => service(ctx).update(ctx.principal.orgId, a.input.map(toUpdate)))).map((s) => webhookView(s));
   },
   deleteWebhooks: (_: unknown, a: { ids: string[] }, ctx: GqlContext) => {
     need(ctx, 'write:spaces');
-    return service(ctx).delete(ctx.principal.orgId, a.ids);
+    return mapped(() => service(ctx).delete(ctx.principal.orgId, a.ids));
   },
 };

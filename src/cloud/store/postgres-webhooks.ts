@@ -5,7 +5,7 @@ import { toDelivery, type AsyncWebhookStore, type AttemptRecord, type Delivery, 
 /**
  * Webhook subscriptions and the delivery outbox in the PostgreSQL store (tables of
  * postgres-schema.ts), the `WebhookStore` operations made asynchronous (`AsyncWebhookStore`);
- * the webhook engine reaches them synchronously through `openPostgresSync(url, 'webhooks')`.
+ * the webhook engine, its service and `occusim webhooks` await them.
  * Text keys that order deliveries compare byte-wise (COLLATE "C"), as SQLite does, so the
  * delivery order does not depend on the database's locale.
  */

@@ -57,25 +57,29 @@ export function asyncStore(sync: StoreSync): Store {
 }
 
 /**
- * The SQLite webhook store at `path` behind the asynchronous webhook port (commands that work
- * on any store; the engine keeps the synchronous `SqliteWebhookStore`). Every operation of the
- * adapter is lifted as it is, so the port's later operations need no list here.
+ * The SQLite webhook store at `path` (or that adapter, opened by the caller) behind the
+ * asynchronous webhook port: the engine, the service and the commands on any store await it.
+ * As `asyncStore`, each operation runs at once on the caller's thread and returns a settled
+ * promise: one promise per call (a round, a fan-out chunk), never per row. The wrappers are
+ * built once, here, for every method of the adapter (so an operation added to the port needs
+ * no list here), not per call.
  */
-export function sqliteWebhookStore(path: string): AsyncWebhookStore {
-  const sync = new SqliteWebhookStore(path);
-  return new Proxy({} as AsyncWebhookStore, {
-    get(_target, name) {
-      const op: unknown = typeof name === 'string' && name !== 'then' ? sync[name as keyof WebhookStore] : undefined;
-      if (typeof op !== 'function') return undefined;
-      return (...args: unknown[]) => {
-        try {
-          return Promise.resolve((op as (...a: unknown[]) => unknown).apply(sync, args));
-        } catch (err) {
-          return Promise.reject(err as Error);
-        }
-      };
-    },
-  });
+export function sqliteWebhookStore(path: string | SqliteWebhookStore): AsyncWebhookStore {
+  const sync = typeof path === 'string' ? new SqliteWebhookStore(path) : path;
+  const port: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
+  for (const name of Object.getOwnPropertyNames(SqliteWebhookStore.prototype)) {
+    const op: unknown = sync[name as keyof WebhookStore];
+    if (name === 'constructor' || typeof op !== 'function') continue;
+    const bound = (op as (...args: unknown[]) => unknown).bind(sync);
+    port[name] = (...args) => {
+      try {
+        return Promise.resolve(bound(...args));
+      } catch (err) {
+        return Promise.reject(err as Error);
+      }
+    };
+  }
+  return port as unknown as AsyncWebhookStore;
 }
 
 /** The SQLite store at `path` (':memory:' for tests) behind the port; `sync` is the same file's direct access. */

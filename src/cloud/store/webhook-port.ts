@@ -98,8 +98,9 @@ export interface WebhookStore {
 }
 
 /**
- * The port's operations, asynchronous: what a command on any store awaits (`occusim webhooks
- * replay|deadletters`); adapters `PostgresWebhookStore` and `sqliteWebhookStore` (sqlite-async.ts).
+ * The port's operations, asynchronous: what the webhook engine, its service and the commands
+ * on any store (`occusim webhooks replay|deadletters`) await; adapters `PostgresWebhookStore`
+ * and `sqliteWebhookStore` (sqlite-async.ts, over the synchronous `SqliteWebhookStore`).
  */
 export type AsyncWebhookStore = { [K in keyof WebhookStore]: WebhookStore[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never };
 

@@ -9,7 +9,8 @@ import { AccountService } from '../../../src/api/auth/accounts.js';
 import { ALL_SCOPES } from '../../../src/api/auth/scopes.js';
 import { TokenService } from '../../../src/api/auth/tokens.js';
 import { catalogueFromScenario } from '../../../src/assets/from-scenario.js';
-import { SqliteWebhookStore } from '../../../src/cloud/store/sqlite-webhooks.js';
+import { sqliteWebhookStore } from '../../../src/cloud/store/sqlite-async.js';
+import type { AsyncWebhookStore } from '../../../src/cloud/store/webhook-port.js';
 import { VirtualClock } from '../../../src/core/clock.js';
 import { loadScenarioFile } from '../../../src/scenario/load.js';
 import type { ScenarioModel } from '../../../src/scenario/model.js';
@@ -27,7 +28,7 @@ function load(name: string): ScenarioModel {
 
 let dir: string;
 let app: FastifyInstance;
-let store: SqliteWebhookStore;
+let store: AsyncWebhookStore;
 let tokenA: string;
 let tokenB: string;
 let readOnly: string;
@@ -45,8 +46,8 @@ beforeAll(async () => {
   const tokens = await TokenService.create({ issuer: 'https://auth.occusim.test/', audience: 'https://api.occusim.test', accessTtlS: 3600, refreshTtlS: 86_400, clock }, { ...pair, kid: 'k' });
   const catalogue = catalogueFromScenario(a, b);
   const accounts = await AccountService.fromCatalogue(catalogue, clock, { N: 2 ** 10, r: 8, p: 1 });
-  store = new SqliteWebhookStore(join(dir, 'store.sqlite'));
-  const webhooks = new WebhookService(store, new AddressPolicy(['127.0.0.1/8']), () => SECRET);
+  store = sqliteWebhookStore(join(dir, 'store.sqlite'));
+  const webhooks = await WebhookService.open(store, new AddressPolicy(['127.0.0.1/8']), () => SECRET);
   app = await buildApi({ assets: catalogue, accounts, tokens, clock, webhooks });
   const issue = async (orgId: string, scopes: Set<string>) => (await tokens.issueAccess({ sub: 'client_t', orgId, clientId: 'client_t', scopes, kind: 'client', operator: false })).token;
   tokenA = await issue(a.org.id, new Set(ALL_SCOPES));
@@ -55,7 +56,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await app.close();
-  store.close();
+  await store.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -111,8 +112,8 @@ describe('GraphQL webhooks', () => {
     expect((await gql(tokenB, 'mutation($id: ID!) { deleteWebhooks(ids: [$id]) }', { id })).data?.deleteWebhooks).toBe(false);
   });
 
-  it('keeps subscriptions in the store across a restart', () => {
-    const again = new WebhookService(store, new AddressPolicy(['127.0.0.1/8']));
+  it('keeps subscriptions in the store across a restart', async () => {
+    const again = await WebhookService.open(store, new AddressPolicy(['127.0.0.1/8']));
     expect(again.all().map((s) => s.name)).toContain('rooms');
   });
 
