@@ -225,4 +225,45 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 7,
+    description: 'webhooks: bodies in a table of their own; deliveries unique by (subscription, event time, event id)',
+    sql: `
+      -- The body (~600 bytes, written once) leaves the delivery row, which every outcome
+      -- rewrites: a round's delivered UPDATE rewrites small rows instead of whole bodies.
+      -- Same id as its delivery; deleted with it by the trigger below.
+      CREATE TABLE webhook_delivery_bodies (
+        id INTEGER PRIMARY KEY,
+        body TEXT NOT NULL
+      );
+      INSERT INTO webhook_delivery_bodies (id, body) SELECT id, body FROM webhook_deliveries;
+      -- The repeat check keys by (subscription, event time, event id): an event id is a hash
+      -- that includes the event's time, so it is the same check, but in time order new rows
+      -- append at the end of the index instead of landing at random places (the hash) in it;
+      -- it also serves the by-time operations (prune, replay of a range) per subscription, so
+      -- the separate event-time index goes.
+      CREATE TABLE webhook_deliveries_7 (
+        id INTEGER PRIMARY KEY,
+        subscription_id TEXT NOT NULL,
+        event_id TEXT NOT NULL,
+        event_type TEXT NOT NULL,
+        event_ts_ms INTEGER NOT NULL,
+        enqueued_at_ms INTEGER NOT NULL,
+        next_attempt_ms INTEGER NOT NULL,
+        attempts INTEGER NOT NULL,
+        state TEXT NOT NULL,
+        last_error TEXT,
+        delivered_at_ms INTEGER,
+        UNIQUE (subscription_id, event_ts_ms, event_id)
+      );
+      INSERT INTO webhook_deliveries_7 (id, subscription_id, event_id, event_type, event_ts_ms, enqueued_at_ms, next_attempt_ms, attempts, state, last_error, delivered_at_ms)
+        SELECT id, subscription_id, event_id, event_type, event_ts_ms, enqueued_at_ms, next_attempt_ms, attempts, state, last_error, delivered_at_ms FROM webhook_deliveries ORDER BY id;
+      DROP TABLE webhook_deliveries;
+      ALTER TABLE webhook_deliveries_7 RENAME TO webhook_deliveries;
+      CREATE INDEX webhook_deliveries_due ON webhook_deliveries (subscription_id, next_attempt_ms, event_ts_ms, event_id) WHERE state = 'pending';
+      CREATE TRIGGER webhook_deliveries_body AFTER DELETE ON webhook_deliveries BEGIN
+        DELETE FROM webhook_delivery_bodies WHERE id = old.id;
+      END;
+    `,
+  },
 ];

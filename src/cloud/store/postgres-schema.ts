@@ -154,6 +154,23 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    description: 'the SQLite store migration 7: delivery bodies in a table of their own; deliveries unique by (subscription, event time, event id)',
+    sql: `
+      -- The body, written once, leaves the row every outcome rewrites (an UPDATE writes a new
+      -- tuple: a small one now). Same id as its delivery, deleted with it.
+      CREATE TABLE webhook_delivery_bodies (
+        id BIGINT PRIMARY KEY REFERENCES webhook_deliveries (id) ON DELETE CASCADE,
+        body TEXT NOT NULL
+      );
+      INSERT INTO webhook_delivery_bodies (id, body) SELECT id, body FROM webhook_deliveries;
+      ALTER TABLE webhook_deliveries DROP COLUMN body;
+      -- The same repeat check (an event id hashes the event's time), in time order.
+      ALTER TABLE webhook_deliveries DROP CONSTRAINT webhook_deliveries_subscription_id_event_id_key;
+      ALTER TABLE webhook_deliveries ADD CONSTRAINT webhook_deliveries_event UNIQUE (subscription_id, event_ts_ms, event_id);
+    `,
+  },
 ];
 
 /** Every table of the schema, for `--fresh` (emptied, not dropped: the schema version stays). */
@@ -175,5 +192,6 @@ export const POSTGRES_TABLES = [
   'api_overlays',
   'webhook_subscriptions',
   'webhook_deliveries',
+  'webhook_delivery_bodies',
   'webhook_last_values',
 ] as const;

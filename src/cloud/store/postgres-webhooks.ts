@@ -13,11 +13,21 @@ export type { AsyncWebhookStore } from './webhook-port.js';
 
 
 const DUE_ORDER = 'ORDER BY next_attempt_ms, event_ts_ms, event_id COLLATE "C"';
+// The deliveries (a repeat skipped), then the bodies of the rows inserted: the first of the
+// call's rows for each (a repeat within the call keeps its first body, as SQLite's insert does).
 const ENQUEUE_SQL = `
-INSERT INTO webhook_deliveries (subscription_id, event_id, event_type, event_ts_ms, body, enqueued_at_ms, next_attempt_ms, attempts, state)
-SELECT s, e, t, ts, b, q, n, 0, 'pending' FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::bigint[], $7::bigint[])
-  WITH ORDINALITY AS x(s, e, t, ts, b, q, n, o) ORDER BY o
-ON CONFLICT (subscription_id, event_id) DO NOTHING`;
+WITH x AS (
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::bigint[], $7::bigint[]) WITH ORDINALITY AS x(s, e, t, ts, b, q, n, o)
+), d AS (
+  INSERT INTO webhook_deliveries (subscription_id, event_id, event_type, event_ts_ms, enqueued_at_ms, next_attempt_ms, attempts, state)
+  SELECT s, e, t, ts, q, n, 0, 'pending' FROM x ORDER BY o
+  ON CONFLICT (subscription_id, event_ts_ms, event_id) DO NOTHING
+  RETURNING id, subscription_id, event_ts_ms, event_id
+)
+INSERT INTO webhook_delivery_bodies (id, body)
+SELECT DISTINCT ON (d.id) d.id, x.b FROM d JOIN x ON x.s = d.subscription_id AND x.ts = d.event_ts_ms AND x.e = d.event_id ORDER BY d.id, x.o`;
+/** A delivery row with its body, as `DeliveryRow`. */
+const WITH_BODY = 'd.*, b.body FROM webhook_deliveries d JOIN webhook_delivery_bodies b ON b.id = d.id';
 // One row per (subscription, subject) in a call: the gate records each subject's last value only.
 const PUT_LAST_VALUES_SQL = `
 INSERT INTO webhook_last_values (subscription_id, subject, value)
@@ -95,13 +105,13 @@ export class PostgresWebhookStore implements AsyncWebhookStore {
   }
 
   async due(subscriptionId: string, nowMs: number, limit: number): Promise<Delivery[]> {
-    const rows = await this.#db.rows<DeliveryRow>(`SELECT * FROM webhook_deliveries WHERE subscription_id = $1 AND state = 'pending' AND next_attempt_ms <= $2 ${DUE_ORDER} LIMIT $3`, [subscriptionId, nowMs, limit]);
+    const rows = await this.#db.rows<DeliveryRow>(`SELECT ${WITH_BODY} WHERE subscription_id = $1 AND state = 'pending' AND next_attempt_ms <= $2 ${DUE_ORDER} LIMIT $3`, [subscriptionId, nowMs, limit]);
     return rows.map(toDelivery);
   }
 
   async dueAfter(subscriptionId: string, nowMs: number, after: Delivery, limit: number): Promise<Delivery[]> {
     const rows = await this.#db.rows<DeliveryRow>(
-      `SELECT * FROM webhook_deliveries WHERE subscription_id = $1 AND state = 'pending' AND next_attempt_ms <= $2
+      `SELECT ${WITH_BODY} WHERE subscription_id = $1 AND state = 'pending' AND next_attempt_ms <= $2
          AND (next_attempt_ms, event_ts_ms, event_id COLLATE "C") > ($3, $4, $5 COLLATE "C") ${DUE_ORDER} LIMIT $6`,
       [subscriptionId, nowMs, after.nextAttemptMs, after.eventTimestampMs, after.eventId, limit],
     );
@@ -134,8 +144,8 @@ export class PostgresWebhookStore implements AsyncWebhookStore {
   async deadLetters(subscriptionId?: string): Promise<Delivery[]> {
     const rows =
       subscriptionId === undefined
-        ? await this.#db.rows<DeliveryRow>("SELECT * FROM webhook_deliveries WHERE state = 'dead' ORDER BY id")
-        : await this.#db.rows<DeliveryRow>("SELECT * FROM webhook_deliveries WHERE state = 'dead' AND subscription_id = $1 ORDER BY id", [subscriptionId]);
+        ? await this.#db.rows<DeliveryRow>(`SELECT ${WITH_BODY} WHERE state = 'dead' ORDER BY d.id`)
+        : await this.#db.rows<DeliveryRow>(`SELECT ${WITH_BODY} WHERE state = 'dead' AND subscription_id = $1 ORDER BY d.id`, [subscriptionId]);
     return rows.map(toDelivery);
   }
 
@@ -173,7 +183,7 @@ export class PostgresWebhookStore implements AsyncWebhookStore {
   }
 
   async deliveries(subscriptionId: string): Promise<Delivery[]> {
-    return (await this.#db.rows<DeliveryRow>('SELECT * FROM webhook_deliveries WHERE subscription_id = $1 ORDER BY id', [subscriptionId])).map(toDelivery);
+    return (await this.#db.rows<DeliveryRow>(`SELECT ${WITH_BODY} WHERE subscription_id = $1 ORDER BY d.id`, [subscriptionId])).map(toDelivery);
   }
 
   close(): Promise<void> {

@@ -40,11 +40,17 @@ WITH batch AS (
   INSERT INTO sensor_status (sensor_id, last_seen_ms) SELECT s, t FROM unnest($15::text[], $16::bigint[]) AS x(s, t) WHERE EXISTS (SELECT 1 FROM batch)
   ORDER BY s COLLATE "C"
   ON CONFLICT (sensor_id) DO UPDATE SET last_seen_ms = GREATEST(sensor_status.last_seen_ms, excluded.last_seen_ms)
+), delivery_rows AS (
+  SELECT * FROM unnest($17::text[], $18::text[], $19::text[], $20::bigint[], $21::text[], $22::bigint[], $23::bigint[]) WITH ORDINALITY AS x(s, e, t, ts, b, q, n, o)
 ), deliveries AS (
-  INSERT INTO webhook_deliveries (subscription_id, event_id, event_type, event_ts_ms, body, enqueued_at_ms, next_attempt_ms, attempts, state)
-  SELECT s, e, t, ts, b, q, n, 0, 'pending' FROM unnest($17::text[], $18::text[], $19::text[], $20::bigint[], $21::text[], $22::bigint[], $23::bigint[])
-    WITH ORDINALITY AS x(s, e, t, ts, b, q, n, o) WHERE EXISTS (SELECT 1 FROM batch) ORDER BY o
-  ON CONFLICT (subscription_id, event_id) DO NOTHING
+  INSERT INTO webhook_deliveries (subscription_id, event_id, event_type, event_ts_ms, enqueued_at_ms, next_attempt_ms, attempts, state)
+  SELECT s, e, t, ts, q, n, 0, 'pending' FROM delivery_rows WHERE EXISTS (SELECT 1 FROM batch) ORDER BY o
+  ON CONFLICT (subscription_id, event_ts_ms, event_id) DO NOTHING
+  RETURNING id, subscription_id, event_ts_ms, event_id
+), delivery_bodies AS (
+  -- Each inserted delivery's body, same id (postgres-webhooks.ts's ENQUEUE_SQL does the same).
+  INSERT INTO webhook_delivery_bodies (id, body)
+  SELECT DISTINCT ON (d.id) d.id, x.b FROM deliveries d JOIN delivery_rows x ON x.s = d.subscription_id AND x.ts = d.event_ts_ms AND x.e = d.event_id ORDER BY d.id, x.o
 )
 INSERT INTO hive_progress (hive_serial, acked_seq) SELECT $1, $6::bigint WHERE EXISTS (SELECT 1 FROM batch)
 ON CONFLICT (hive_serial) DO UPDATE SET acked_seq = GREATEST(hive_progress.acked_seq, excluded.acked_seq)

@@ -4,6 +4,7 @@ import type { DeadLetter } from '../ingest.js';
 import type { PresenceMinuteRow } from '../presence.js';
 import type { TrafficMinuteRow } from '../traffic.js';
 import { MIGRATIONS, type Migration } from './migrations.js';
+import { prepareOutboxInsert } from './sqlite-outbox.js';
 import type { Interval } from '../rollup.js';
 import type {
   AssetRow,
@@ -81,11 +82,8 @@ function prepareAll(db: Db) {
     trafficMinutes: db.prepare<[string], { minute_ms: number; in_count: number; out_count: number }>(
       'SELECT minute_ms, in_count, out_count FROM traffic_minute WHERE sensor_id = ? ORDER BY minute_ms',
     ),
-    enqueueDelivery: db.prepare(
-      // Only a repeat of (subscription, event) is skipped (OR IGNORE would also drop a row breaking NOT NULL).
-      `INSERT INTO webhook_deliveries (subscription_id, event_id, event_type, event_ts_ms, body, enqueued_at_ms, next_attempt_ms, attempts, state)
-       VALUES (?, ?, ?, ?, ?, ?, ?, 0, 'pending') ON CONFLICT (subscription_id, event_id) DO NOTHING`,
-    ),
+    // A batch's webhook deliveries: the outbox's own insert (rows and bodies; a repeat skipped).
+    enqueueDeliveries: prepareOutboxInsert(db),
     deadLetters: db.prepare<[], { received_at_ms: number; topic: string; reason: string; message: string; payload: Buffer }>(
       'SELECT received_at_ms, topic, reason, message, payload FROM dead_letters ORDER BY id',
     ),
@@ -127,7 +125,7 @@ export class SqliteStore implements StoreSync {
       if (w.raw) this.#st.insertPayload.run(w.hiveSerial, w.seq, w.raw.minSensedMs, w.raw.maxSensedMs, Buffer.from(w.raw.payload.buffer, w.raw.payload.byteOffset, w.raw.payload.byteLength));
       for (const d of w.deadLetters) this.#insertDeadLetter(d);
       if (w.sensorsSeen) writeSeenRows(this.#st, w.sensorsSeen);
-      for (const d of w.deliveries ?? []) q.enqueueDelivery.run(d.subscriptionId, d.eventId, d.eventType, d.eventTimestampMs, d.body, d.enqueuedAtMs, d.nextAttemptMs);
+      if (w.deliveries && w.deliveries.length > 0) q.enqueueDeliveries(w.deliveries);
       q.upsertProgress.run(w.hiveSerial, w.ackedSeq);
       return true;
     })();

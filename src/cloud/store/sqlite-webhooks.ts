@@ -1,56 +1,37 @@
 import type Database from 'better-sqlite3';
+import { prepareOutboxInsert } from './sqlite-outbox.js';
 import { openDatabase } from './sqlite-store.js';
 import { toDelivery, type AttemptRecord, type Delivery, type DeliveryCounts, type DeliveryState, type DeliveryInsert, type DeliveryRow, type LastValue, type StoredSubscription, type WebhookStore } from './webhook-port.js';
 
 /**
- * Webhook subscriptions and the delivery outbox in the store's SQLite file (migration 5), on a
+ * Webhook subscriptions and the delivery outbox in the store's SQLite file (migrations 5–7), on a
  * connection of their own (WAL: the dispatcher writes while ingest writes through its own).
+ * A delivery is a row of `webhook_deliveries` and its body a row of `webhook_delivery_bodies`
+ * under the same id (sqlite-outbox.ts writes both; a trigger deletes the body with its row).
  */
 
-const INSERT_ROWS = 64;
-
-/** Inserts `rows` deliveries in order; only a repeat of (subscription, event) is skipped (OR IGNORE would also drop a row breaking NOT NULL). */
-function insertSql(rows: number): string {
-  const values = Array.from({ length: rows }, () => "(?, ?, ?, ?, ?, ?, ?, 0, 'pending')").join(', ');
-  return `INSERT INTO webhook_deliveries (subscription_id, event_id, event_type, event_ts_ms, body, enqueued_at_ms, next_attempt_ms, attempts, state)
-    VALUES ${values} ON CONFLICT (subscription_id, event_id) DO NOTHING`;
-}
-
-/** The bind parameters of `rows` deliveries from `start`, in insertSql's order, into `into` (reused: no array per row). */
-function insertParams(deliveries: readonly DeliveryInsert[], start: number, rows: number, into: unknown[]): unknown[] {
-  into.length = rows * 7;
-  for (let k = 0; k < rows; k++) {
-    const d = deliveries[start + k] as DeliveryInsert;
-    const j = k * 7;
-    into[j] = d.subscriptionId;
-    into[j + 1] = d.eventId;
-    into[j + 2] = d.eventType;
-    into[j + 3] = d.eventTimestampMs;
-    into[j + 4] = d.body;
-    into[j + 5] = d.enqueuedAtMs;
-    into[j + 6] = d.nextAttemptMs;
-  }
-  return into;
-}
+/** A delivery row with its body, as `DeliveryRow`. */
+const WITH_BODY = 'd.*, b.body AS body FROM webhook_deliveries d JOIN webhook_delivery_bodies b ON b.id = d.id';
 
 /**
  * The columns a due delivery needs, not `*`: a pending row's state and delivery instant are
- * known, and its subscription is the one asked for (no strings built per row for them).
+ * known, and its subscription is the one asked for (no strings built per row for them). Read
+ * as arrays (`raw`): a row object per row would be built, read once and dropped (~1 µs a row).
  */
-const DUE_COLUMNS = 'id, event_id, event_type, event_ts_ms, body, enqueued_at_ms, next_attempt_ms, attempts, last_error';
-type DueRow = Pick<DeliveryRow, 'id' | 'event_id' | 'event_type' | 'event_ts_ms' | 'body' | 'enqueued_at_ms' | 'next_attempt_ms' | 'attempts' | 'last_error'>;
+const DUE_COLUMNS = 'd.id, event_id, event_type, event_ts_ms, b.body, enqueued_at_ms, next_attempt_ms, attempts, last_error FROM webhook_deliveries d JOIN webhook_delivery_bodies b ON b.id = d.id';
+type DueRow = [id: number, eventId: string, eventType: string, eventTsMs: number, body: string, enqueuedAtMs: number, nextAttemptMs: number, attempts: number, lastError: string | null];
 const dueDelivery = (subscriptionId: string, r: DueRow): Delivery => ({
-  id: r.id,
+  id: r[0],
   subscriptionId,
-  eventId: r.event_id,
-  eventType: r.event_type,
-  eventTimestampMs: r.event_ts_ms,
-  body: r.body,
-  enqueuedAtMs: r.enqueued_at_ms,
-  nextAttemptMs: r.next_attempt_ms,
-  attempts: r.attempts,
+  eventId: r[1],
+  eventType: r[2],
+  eventTimestampMs: r[3],
+  body: r[4],
+  enqueuedAtMs: r[5],
+  nextAttemptMs: r[6],
+  attempts: r[7],
   state: 'pending',
-  lastError: r.last_error,
+  lastError: r[8],
   deliveredAtMs: null,
 });
 
@@ -65,40 +46,42 @@ function prepare(db: Database.Database) {
     deleteUndelivered: db.prepare("DELETE FROM webhook_deliveries WHERE subscription_id = ? AND state != 'delivered'"),
     getState: db.prepare<[string], { value: number }>('SELECT value FROM pipeline_state WHERE key = ?'),
     setState: db.prepare('INSERT INTO pipeline_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
-    insert: db.prepare(insertSql(1)),
-    // Rows of a fan-out in statements of INSERT_ROWS: one statement's bind and step per 64 rows, not per row.
-    insertMany: db.prepare(insertSql(INSERT_ROWS)),
+    insert: prepareOutboxInsert(db),
     deleteLastValues: db.prepare('DELETE FROM webhook_last_values WHERE subscription_id = ?'),
     putLastValue: db.prepare(
       'INSERT INTO webhook_last_values (subscription_id, subject, value) VALUES (?, ?, ?) ON CONFLICT (subscription_id, subject) DO UPDATE SET value = excluded.value',
     ),
     lastValues: db.prepare<[], { subscription_id: string; subject: string; value: string }>('SELECT subscription_id, subject, value FROM webhook_last_values ORDER BY subscription_id, subject'),
-    due: db.prepare<[string, number, number], DueRow>(
-      `SELECT ${DUE_COLUMNS} FROM webhook_deliveries WHERE subscription_id = ? AND state = 'pending' AND next_attempt_ms <= ? ORDER BY next_attempt_ms, event_ts_ms, event_id LIMIT ?`,
-    ),
-    dueAfter: db.prepare<[string, number, number, number, string, number], DueRow>(
-      `SELECT ${DUE_COLUMNS} FROM webhook_deliveries WHERE subscription_id = ? AND state = 'pending' AND next_attempt_ms <= ?
+    due: db
+      .prepare<[string, number, number], DueRow>(
+        `SELECT ${DUE_COLUMNS} WHERE subscription_id = ? AND state = 'pending' AND next_attempt_ms <= ? ORDER BY next_attempt_ms, event_ts_ms, event_id LIMIT ?`,
+      )
+      .raw(true),
+    dueAfter: db
+      .prepare<[string, number, number, number, string, number], DueRow>(
+        `SELECT ${DUE_COLUMNS} WHERE subscription_id = ? AND state = 'pending' AND next_attempt_ms <= ?
          AND (next_attempt_ms, event_ts_ms, event_id) > (?, ?, ?) ORDER BY next_attempt_ms, event_ts_ms, event_id LIMIT ?`,
-    ),
+      )
+      .raw(true),
     nextDue: db.prepare<[string], { t: number | null }>("SELECT MIN(next_attempt_ms) AS t FROM webhook_deliveries WHERE subscription_id = ? AND state = 'pending'"),
     // A round's 2xx in one statement: one index update pass instead of one per row.
     deliveredMany: db.prepare("UPDATE webhook_deliveries SET state = 'delivered', attempts = attempts + 1, delivered_at_ms = ?, last_error = NULL WHERE id IN (SELECT value FROM json_each(?))"),
     retry: db.prepare('UPDATE webhook_deliveries SET attempts = attempts + 1, next_attempt_ms = ?, last_error = ? WHERE id = ?'),
     dead: db.prepare("UPDATE webhook_deliveries SET state = 'dead', attempts = attempts + 1, last_error = ? WHERE id = ?"),
-    deadAll: db.prepare<[], DeliveryRow>("SELECT * FROM webhook_deliveries WHERE state = 'dead' ORDER BY id"),
-    deadOf: db.prepare<[string], DeliveryRow>("SELECT * FROM webhook_deliveries WHERE state = 'dead' AND subscription_id = ? ORDER BY id"),
+    deadAll: db.prepare<[], DeliveryRow>(`SELECT ${WITH_BODY} WHERE state = 'dead' ORDER BY d.id`),
+    deadOf: db.prepare<[string], DeliveryRow>(`SELECT ${WITH_BODY} WHERE state = 'dead' AND subscription_id = ? ORDER BY d.id`),
     replayDeadAll: db.prepare("UPDATE webhook_deliveries SET state = 'pending', attempts = 0, next_attempt_ms = ? WHERE state = 'dead'"),
     replayDeadOf: db.prepare("UPDATE webhook_deliveries SET state = 'pending', attempts = 0, next_attempt_ms = ? WHERE state = 'dead' AND subscription_id = ?"),
-    replayRangeAll: db.prepare(
-      "UPDATE webhook_deliveries SET state = 'pending', attempts = 0, next_attempt_ms = ?, delivered_at_ms = NULL WHERE state != 'pending' AND event_ts_ms >= ? AND event_ts_ms < ?",
-    ),
+    // By time within one subscription: the range of the (subscription, event time, event id) index.
     replayRangeOf: db.prepare(
-      "UPDATE webhook_deliveries SET state = 'pending', attempts = 0, next_attempt_ms = ?, delivered_at_ms = NULL WHERE state != 'pending' AND event_ts_ms >= ? AND event_ts_ms < ? AND subscription_id = ?",
+      "UPDATE webhook_deliveries SET state = 'pending', attempts = 0, next_attempt_ms = ?, delivered_at_ms = NULL WHERE subscription_id = ? AND event_ts_ms >= ? AND event_ts_ms < ? AND state != 'pending'",
     ),
+    // The subscriptions having rows (a deleted one's delivered rows stay), one index seek each.
+    subscriptionAfter: db.prepare<[string], { s: string }>('SELECT subscription_id AS s FROM webhook_deliveries WHERE subscription_id > ? ORDER BY subscription_id LIMIT 1'),
     reschedule: db.prepare("UPDATE webhook_deliveries SET next_attempt_ms = ? WHERE subscription_id = ? AND state = 'pending' AND next_attempt_ms > ?"),
-    pruneDelivered: db.prepare("DELETE FROM webhook_deliveries WHERE state = 'delivered' AND event_ts_ms < ?"),
+    pruneDeliveredOf: db.prepare("DELETE FROM webhook_deliveries WHERE subscription_id = ? AND event_ts_ms < ? AND state = 'delivered'"),
     counts: db.prepare<[string], { state: DeliveryState; n: number }>('SELECT state, COUNT(*) AS n FROM webhook_deliveries WHERE subscription_id = ? GROUP BY state'),
-    deliveries: db.prepare<[string], DeliveryRow>('SELECT * FROM webhook_deliveries WHERE subscription_id = ? ORDER BY id'),
+    deliveries: db.prepare<[string], DeliveryRow>(`SELECT ${WITH_BODY} WHERE subscription_id = ? ORDER BY d.id`),
   };
 }
 
@@ -140,10 +123,7 @@ export class SqliteWebhookStore implements WebhookStore {
   enqueue(deliveries: readonly DeliveryInsert[], cursor?: { key: string; value: number }, lastValues?: readonly LastValue[]): void {
     const q = this.#q;
     this.#db.transaction(() => {
-      const params: unknown[] = [];
-      let i = 0;
-      for (; i + INSERT_ROWS <= deliveries.length; i += INSERT_ROWS) q.insertMany.run(insertParams(deliveries, i, INSERT_ROWS, params));
-      for (; i < deliveries.length; i++) q.insert.run(insertParams(deliveries, i, 1, params));
+      q.insert(deliveries);
       if (cursor) q.setState.run(cursor.key, cursor.value);
       for (const v of lastValues ?? []) q.putLastValue.run(v.subscriptionId, v.subject, v.value);
     })();
@@ -199,7 +179,8 @@ export class SqliteWebhookStore implements WebhookStore {
   }
 
   replayRange(subscriptionId: string | null, fromMs: number, toMs: number, nowMs: number): number {
-    return (subscriptionId === null ? this.#q.replayRangeAll.run(nowMs, fromMs, toMs) : this.#q.replayRangeOf.run(nowMs, fromMs, toMs, subscriptionId)).changes;
+    if (subscriptionId !== null) return this.#q.replayRangeOf.run(nowMs, subscriptionId, fromMs, toMs).changes;
+    return this.#eachSubscription((id) => this.#q.replayRangeOf.run(nowMs, id, fromMs, toMs).changes);
   }
 
   reschedule(subscriptionId: string, nowMs: number): number {
@@ -207,7 +188,16 @@ export class SqliteWebhookStore implements WebhookStore {
   }
 
   pruneDelivered(beforeMs: number): number {
-    return this.#q.pruneDelivered.run(beforeMs).changes;
+    return this.#eachSubscription((id) => this.#q.pruneDeliveredOf.run(id, beforeMs).changes);
+  }
+
+  /** `work` for every subscription having rows, in one transaction; the sum of what it returns. */
+  #eachSubscription(work: (subscriptionId: string) => number): number {
+    return this.#db.transaction(() => {
+      let n = 0;
+      for (let row = this.#q.subscriptionAfter.get(''); row; row = this.#q.subscriptionAfter.get(row.s)) n += work(row.s);
+      return n;
+    })();
   }
 
   counts(subscriptionId: string): DeliveryCounts {
