@@ -1,0 +1,141 @@
+/**
+ * `npm run bench -- webhook-receiver [rounds] [spinUs]`: the CPU `occusim receive` spends per
+ * request, verifying (signed requests, a secret) and not (no secret), measured from /proc of the
+ * receiver's process while the engine's `Sender` posts 20,000 pre-signed bodies to it (pipelining
+ * 16; signing is done before the clock starts, so the client is fast and steady). `spinUs` makes
+ * the client burn that many µs per answer, as the signed durable client does (its requests then
+ * reach the receiver in smaller bursts). Then the verification alone in a hot loop. Old and new
+ * receivers in one machine state: `OCCUSIM_BENCH_RECEIVERS=old=/path/receiver.ts,new` (a path,
+ * or the name alone for this tree's), interleaved round by round. `OCCUSIM_BENCH_CPU_PROF=dir`:
+ * each receiver writes a V8 CPU profile there.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { EventMetadata } from '../src/cloud/events.js';
+import { catalogueFromScenario } from '../src/assets/from-scenario.js';
+import { systemWallTime } from '../src/core/clock.js';
+import { loadScenarioFile } from '../src/scenario/load.js';
+import { AddressPolicy } from '../src/webhooks/address-policy.js';
+import { Sender } from '../src/webhooks/sender.js';
+import { signedHeaders, verify } from '../src/webhooks/signing.js';
+import { validateCreate } from '../src/webhooks/subscription.js';
+
+const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+const N = 20_000;
+const WARM = 2_000;
+
+async function startChild(module: string | null, secret: string, out: string): Promise<{ child: ChildProcess; port: number }> {
+  const file = fileURLToPath(new URL('./webhook-receiver.ts', import.meta.url));
+  const env = { ...process.env };
+  if (module) env.OCCUSIM_BENCH_RECEIVER_MODULE = module;
+  const prof = process.env.OCCUSIM_BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.OCCUSIM_BENCH_CPU_PROF}`] : [];
+  const child = spawn(process.execPath, [...prof, '--import', 'tsx', file, secret, out], { stdio: ['ignore', 'pipe', 'inherit'], env });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout?.once('data', (d: Buffer) => resolve(Number(d.toString().trim())));
+    child.once('exit', (code) => reject(new Error(`receiver exited ${code}`)));
+  });
+  return { child, port };
+}
+
+/** User and system CPU ms of a process, from /proc (Linux). */
+function cpuOf(pid: number): { user: number; sys: number } {
+  const fields = (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] ?? '').split(' ');
+  return { user: Number(fields[11]) * 10, sys: Number(fields[12]) * 10 };
+}
+
+function spin(us: number): void {
+  if (us <= 0) return;
+  const end = process.hrtime.bigint() + BigInt(Math.round(us * 1000));
+  while (process.hrtime.bigint() < end);
+}
+
+interface Request {
+  body: string;
+  headers: Record<string, string>;
+}
+
+async function post(port: number, requests: readonly Request[], spinUs: number): Promise<void> {
+  const policy = new AddressPolicy(['127.0.0.1/8']);
+  const sender = new Sender({ policy, concurrency: 16 });
+  const subscription = validateCreate(policy, 'org_bench', 'webhook_rx', { eventTypes: ['ROOM_OCCUPANCY'], url: `http://127.0.0.1:${port}/` }, SECRET, 'rx');
+  const outcomes = await Promise.all(
+    requests.map((r) =>
+      sender.send({ subscription, body: r.body, headers: r.headers, nowMs: 0 }).then((o) => {
+        spin(spinUs);
+        return o;
+      }),
+    ),
+  );
+  await sender.close();
+  if (outcomes.some((o) => o.kind !== 'delivered')) throw new Error('bench webhook-receiver: a POST was not answered 2xx');
+}
+
+/** Receiver CPU µs per request (user, system) over N requests after a warm-up. */
+async function measure(module: string | null, signed: boolean, requests: readonly Request[], spinUs: number, dir: string): Promise<{ user: number; sys: number; wallUs: number }> {
+  const rx = await startChild(module, signed ? SECRET : '', join(dir, `rx-${Math.random().toString(36).slice(2)}.ndjson`));
+  try {
+    await post(rx.port, requests.slice(0, WARM), spinUs);
+    const c0 = cpuOf(rx.child.pid as number);
+    const t0 = systemWallTime();
+    await post(rx.port, requests.slice(WARM), spinUs);
+    const wallUs = ((systemWallTime() - t0) * 1000) / N;
+    const c1 = cpuOf(rx.child.pid as number);
+    return { user: ((c1.user - c0.user) * 1000) / N, sys: ((c1.sys - c0.sys) * 1000) / N, wallUs };
+  } finally {
+    rx.child.kill();
+  }
+}
+
+/** The verification alone, in a hot loop over distinct signed requests: µs per call. */
+function hotLoop(requests: readonly Request[]): number {
+  const bodies = requests.map((r) => Buffer.from(r.body));
+  let ok = 0;
+  const run = (): number => {
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < requests.length; i++) {
+      const h = (requests[i] as Request).headers;
+      if (verify([SECRET], h, bodies[i] as Buffer, Number(h['webhook-timestamp']), Infinity).ok) ok++;
+    }
+    return Number(process.hrtime.bigint() - t0) / 1000 / requests.length;
+  };
+  run();
+  const us = Math.min(run(), run(), run());
+  if (ok !== requests.length * 4) throw new Error('bench webhook-receiver: a signature did not verify');
+  return us;
+}
+
+export async function runWebhookReceiverBench(root: string, roundsArg?: string, spinArg?: string): Promise<void> {
+  const rounds = Number(roundsArg ?? 3);
+  const spinUs = Number(spinArg ?? 0);
+  const loaded = loadScenarioFile(join(root, 'scenarios/quickstart.yaml'));
+  if (!loaded.ok) throw new Error('quickstart does not load');
+  const model = loaded.model;
+  const rooms = model.rooms.map((r) => r.id);
+  const meta = new EventMetadata(catalogueFromScenario(model));
+  const requests: Request[] = Array.from({ length: N + WARM }, (_, i) => {
+    const body = JSON.stringify(meta.envelope({ id: i, eventId: `event_${i}`, type: 'ROOM_OCCUPANCY', spaceId: rooms[i % rooms.length] as string, minuteMs: model.startMs + i * 1000, value: i % 7, revision: 0, emittedAtMs: 0 }));
+    return { body, headers: { 'content-type': 'application/json', ...signedHeaders([SECRET], `event_${i}`, 1_700_000_000 + i, body) } };
+  });
+  const variants = (process.env.OCCUSIM_BENCH_RECEIVERS ?? 'this').split(',').map((v) => {
+    const [name, path] = v.split('=');
+    return { name: name as string, module: path ?? null };
+  });
+  const dir = mkdtempSync(join(tmpdir(), 'occusim-bench-rx-'));
+  console.log(`\nwebhook receiver: CPU per request (µs, user + system), ${N} pipelined requests, client spin ${spinUs} µs per answer`);
+  try {
+    for (let r = 1; r <= rounds; r++) {
+      for (const v of variants) {
+        const plain = await measure(v.module, false, requests, spinUs, dir);
+        const signed = await measure(v.module, true, requests, spinUs, dir);
+        const fmt = (m: { user: number; sys: number; wallUs: number }): string => `${(m.user + m.sys).toFixed(1)} (${m.user.toFixed(1)} + ${m.sys.toFixed(1)}; wall ${m.wallUs.toFixed(1)})`;
+        console.log(`  round ${r} ${v.name.padEnd(8)} unsigned ${fmt(plain)}  signed ${fmt(signed)}  check ${(signed.user + signed.sys - plain.user - plain.sys).toFixed(1)}`);
+      }
+    }
+    console.log(`  verify() alone, hot loop over ${N} distinct requests: ${hotLoop(requests.slice(0, N)).toFixed(2)} µs per call`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
