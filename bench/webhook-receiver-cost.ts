@@ -1,8 +1,8 @@
 /**
  * `npm run bench -- webhook-receiver [rounds] [spinUs]`: the CPU `occusim receive` spends per
  * request, verifying (signed requests, a secret) and not (no secret), measured from /proc of the
- * receiver's process while 20,000 pre-signed requests reach it 16 deep on one keep-alive
- * connection (`post`). `spinUs` makes the client burn that many µs per answer, as the signed
+ * receiver's process while 20,000 pre-signed requests reach it in bursts of 16 on one
+ * keep-alive connection (`post`). `spinUs` makes the client burn that many µs per answer, as the signed
  * durable client does (its requests then reach the receiver in smaller bursts). Then the verification alone in a hot loop. Old and new
  * receivers in one machine state: `OCCUSIM_BENCH_RECEIVERS=old=/path/receiver.ts,new` (a path,
  * or the name alone for this tree's), interleaved round by round. `OCCUSIM_BENCH_CPU_PROF=dir`:
@@ -57,10 +57,11 @@ interface Request {
 }
 
 /**
- * The requests as bytes on one keep-alive connection, 16 in flight: each read of answers is
- * followed by one write of as many new requests (as the engine's sender writes a turn's
- * requests in one write). Pre-built bytes keep the client's own CPU small and steady, so the
- * receiver's share does not move with the client's; `spinUs` per answer slows it down.
+ * The requests as bytes on one keep-alive connection, in bursts of 16 written at once (as the
+ * engine's sender writes a turn's requests in one write), the next burst when the last one is
+ * answered. Fixed bursts of pre-built bytes keep the receiver's reads the same from run to run
+ * (one read per burst) whatever the machine's load does to the client; `spinUs` per answer
+ * slows the client down.
  */
 async function post(port: number, requests: readonly Buffer[], spinUs: number): Promise<void> {
   const socket = connect({ port, host: '127.0.0.1', noDelay: true });
@@ -89,7 +90,7 @@ async function post(port: number, requests: readonly Buffer[], spinUs: number): 
       answered += k;
       spin(spinUs * k);
       if (answered === requests.length) resolve();
-      else sendMore(k);
+      else if (answered === sent) sendMore(DEPTH);
     });
     sendMore(DEPTH);
   });
