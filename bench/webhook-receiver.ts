@@ -6,7 +6,7 @@
  */
 import type { startReceiver as StartReceiver } from '../src/webhooks/receiver.js';
 
-const module = process.env.OCCUSIM_BENCH_RECEIVER_MODULE ?? '../src/webhooks/receiver.js';
+const module = process.env.OCCUSIM_BENCH_RECEIVER_MODULE || '../src/webhooks/receiver.js';
 const { startReceiver } = (await import(module)) as { startReceiver: typeof StartReceiver };
 const secret = process.argv[2];
 const r = await startReceiver({ port: 0, secrets: secret ? [secret] : [], out: process.argv[3] || null });

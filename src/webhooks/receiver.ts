@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { answersPerTurn } from './answers-per-turn.js';
 import { verify } from './signing.js';
 
 /**
@@ -188,6 +189,8 @@ export async function startReceiver(o: ReceiverOptions): Promise<Receiver> {
       if (!res.headersSent) send(res, 400);
     });
   });
+  // A pipelined turn's answers in one write, not one write (and one wake-up of the client) each.
+  server.on('connection', answersPerTurn);
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
