@@ -1,8 +1,8 @@
 /**
- * `npm run bench -- webhook-receiver [rounds] [spinUs]`: the CPU `occusim receive` spends per
+ * `npm run bench -- webhook-receiver [rounds] [depth] [spinUs]`: the CPU `occusim receive` spends per
  * request, verifying (signed requests, a secret) and not (no secret), measured from /proc of the
- * receiver's process while 20,000 pre-signed requests reach it in bursts of 16 on one
- * keep-alive connection (`post`). `spinUs` makes the client burn that many µs per answer, as the signed
+ * receiver's process while 20,000 pre-signed requests reach it in bursts of `depth` (16)
+ * on one keep-alive connection (`post`). `spinUs` makes the client burn that many µs per answer, as the signed
  * durable client does (its requests then reach the receiver in smaller bursts). Then the verification alone in a hot loop. Old and new
  * receivers in one machine state: `OCCUSIM_BENCH_RECEIVERS=old=/path/receiver.ts,new` (a path,
  * or the name alone for this tree's), interleaved round by round. `OCCUSIM_BENCH_CPU_PROF=dir`:
@@ -24,7 +24,6 @@ import { signedHeaders, verify } from '../src/webhooks/signing.js';
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 const N = 20_000;
 const WARM = 2_000;
-const DEPTH = 16;
 
 async function startChild(module: string | null, secret: string, out: string): Promise<{ child: ChildProcess; port: number }> {
   const file = fileURLToPath(new URL('./webhook-receiver.ts', import.meta.url));
@@ -57,13 +56,13 @@ interface Request {
 }
 
 /**
- * The requests as bytes on one keep-alive connection, in bursts of 16 written at once (as the
+ * The requests as bytes on one keep-alive connection, in bursts of `depth` written at once (as the
  * engine's sender writes a turn's requests in one write), the next burst when the last one is
  * answered. Fixed bursts of pre-built bytes keep the receiver's reads the same from run to run
  * (one read per burst) whatever the machine's load does to the client; `spinUs` per answer
  * slows the client down.
  */
-async function post(port: number, requests: readonly Buffer[], spinUs: number): Promise<void> {
+async function post(port: number, requests: readonly Buffer[], spinUs: number, depth: number): Promise<void> {
   const socket = connect({ port, host: '127.0.0.1', noDelay: true });
   await once(socket, 'connect');
   let sent = 0;
@@ -90,21 +89,21 @@ async function post(port: number, requests: readonly Buffer[], spinUs: number): 
       answered += k;
       spin(spinUs * k);
       if (answered === requests.length) resolve();
-      else if (answered === sent) sendMore(DEPTH);
+      else if (answered === sent) sendMore(depth);
     });
-    sendMore(DEPTH);
+    sendMore(depth);
   });
   socket.destroy();
 }
 
 /** Receiver CPU µs per request (user, system) over N requests after a warm-up. */
-async function measure(module: string | null, signed: boolean, requests: readonly Buffer[], spinUs: number, dir: string): Promise<{ user: number; sys: number; wallUs: number }> {
+async function measure(module: string | null, signed: boolean, requests: readonly Buffer[], spinUs: number, depth: number, dir: string): Promise<{ user: number; sys: number; wallUs: number }> {
   const rx = await startChild(module, signed ? SECRET : '', join(dir, `rx-${Math.random().toString(36).slice(2)}.ndjson`));
   try {
-    await post(rx.port, requests.slice(0, WARM), spinUs);
+    await post(rx.port, requests.slice(0, WARM), spinUs, depth);
     const c0 = cpuOf(rx.child.pid as number);
     const t0 = systemWallTime();
-    await post(rx.port, requests.slice(WARM), spinUs);
+    await post(rx.port, requests.slice(WARM), spinUs, depth);
     const wallUs = ((systemWallTime() - t0) * 1000) / N;
     const c1 = cpuOf(rx.child.pid as number);
     return { user: ((c1.user - c0.user) * 1000) / N, sys: ((c1.sys - c0.sys) * 1000) / N, wallUs };
@@ -113,17 +112,20 @@ async function measure(module: string | null, signed: boolean, requests: readonl
   }
 }
 
-/** The verification alone, in a hot loop over distinct signed requests: µs per call. */
-function hotLoop(requests: readonly Request[]): number {
+/** The verification alone (`verify` of the variant's signing module), in a hot loop over distinct signed requests: CPU µs per call. */
+async function hotLoop(module: string | null, requests: readonly Request[]): Promise<number> {
+  const signing = module ? module.replace(/receiver\.(ts|js)$/, 'signing.$1') : '../src/webhooks/signing.js';
+  const { verify: check } = (await import(signing)) as { verify: typeof verify };
   const bodies = requests.map((r) => Buffer.from(r.body));
   let ok = 0;
   const run = (): number => {
-    const t0 = process.hrtime.bigint();
+    const t0 = process.cpuUsage();
     for (let i = 0; i < requests.length; i++) {
       const h = (requests[i] as Request).headers;
-      if (verify([SECRET], h, bodies[i] as Buffer, Number(h['webhook-timestamp']), Infinity).ok) ok++;
+      if (check([SECRET], h, bodies[i] as Buffer, Number(h['webhook-timestamp']), Infinity).ok) ok++;
     }
-    return Number(process.hrtime.bigint() - t0) / 1000 / requests.length;
+    const t = process.cpuUsage(t0);
+    return (t.user + t.system) / requests.length;
   };
   run();
   const us = Math.min(run(), run(), run());
@@ -131,8 +133,9 @@ function hotLoop(requests: readonly Request[]): number {
   return us;
 }
 
-export async function runWebhookReceiverBench(root: string, roundsArg?: string, spinArg?: string): Promise<void> {
+export async function runWebhookReceiverBench(root: string, roundsArg?: string, depthArg?: string, spinArg?: string): Promise<void> {
   const rounds = Number(roundsArg ?? 3);
+  const depth = Number(depthArg ?? 16);
   const spinUs = Number(spinArg ?? 0);
   const loaded = loadScenarioFile(join(root, 'scenarios/quickstart.yaml'));
   if (!loaded.ok) throw new Error('quickstart does not load');
@@ -153,13 +156,13 @@ export async function runWebhookReceiverBench(root: string, roundsArg?: string, 
     return { name: name as string, module: path ?? null };
   });
   const dir = mkdtempSync(join(tmpdir(), 'occusim-bench-rx-'));
-  console.log(`\nwebhook receiver: CPU per request (µs, user + system), ${N} pipelined requests, client spin ${spinUs} µs per answer`);
+  console.log(`\nwebhook receiver: CPU per request (µs, user + system), ${N} requests in bursts of ${depth}, client spin ${spinUs} µs per answer`);
   try {
     const runs = new Map<string, { plain: number[]; signed: number[] }>(variants.map((v) => [v.name, { plain: [], signed: [] }]));
     for (let r = 1; r <= rounds; r++) {
       for (const v of variants) {
-        const plain = await measure(v.module, false, wire, spinUs, dir);
-        const signed = await measure(v.module, true, wire, spinUs, dir);
+        const plain = await measure(v.module, false, wire, spinUs, depth, dir);
+        const signed = await measure(v.module, true, wire, spinUs, depth, dir);
         const fmt = (m: { user: number; sys: number; wallUs: number }): string => `${(m.user + m.sys).toFixed(1)} (${m.user.toFixed(1)} + ${m.sys.toFixed(1)}; wall ${m.wallUs.toFixed(1)})`;
         console.log(`  round ${r} ${v.name.padEnd(8)} unsigned ${fmt(plain)}  signed ${fmt(signed)}  check ${(signed.user + signed.sys - plain.user - plain.sys).toFixed(1)}`);
         runs.get(v.name)?.plain.push(plain.user + plain.sys);
@@ -171,7 +174,7 @@ export async function runWebhookReceiverBench(root: string, roundsArg?: string, 
     for (const [name, m] of runs) {
       console.log(`  median ${name.padEnd(8)} unsigned ${median(m.plain).toFixed(1)}  signed ${median(m.signed).toFixed(1)}  check ${(median(m.signed) - median(m.plain)).toFixed(1)} µs per request`);
     }
-    console.log(`  verify() alone, hot loop over ${N} distinct requests: ${hotLoop(requests.slice(0, N)).toFixed(2)} µs per call`);
+    for (const v of variants) console.log(`  ${v.name.padEnd(8)} verify() alone, hot loop over ${N} distinct requests: ${(await hotLoop(v.module, requests.slice(0, N))).toFixed(2)} µs CPU per call`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
