@@ -19,7 +19,7 @@ import { EventMetadata } from '../src/cloud/events.js';
 import { catalogueFromScenario } from '../src/assets/from-scenario.js';
 import { systemWallTime } from '../src/core/clock.js';
 import { loadScenarioFile } from '../src/scenario/load.js';
-import { signedHeaders, verify } from '../src/webhooks/signing.js';
+import { signedHeaders, type verify } from '../src/webhooks/signing.js';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 const N = 20_000;
