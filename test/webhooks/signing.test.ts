@@ -66,6 +66,9 @@ describe('Standard Webhooks signatures', () => {
         expect(verify([s1], h, body, ts).ok).toBe(true);
         const other = secretFromKey(k1.map((b) => b ^ 1));
         expect(verify([other], h, body, ts).ok).toBe(false);
+        // A receiver holding several secrets accepts with any of them, and only then.
+        expect(verify([other, s2], { ...h, 'webhook-signature': sign(s2, 'event_abc', ts, body) }, body, ts).ok).toBe(true);
+        expect(verify([other, secretFromKey(k2.map((b) => b ^ 1))], h, body, ts).ok).toBe(false);
       }),
       { seed: SEED, numRuns: 100 },
     );
