@@ -1,12 +1,13 @@
 /**
- * `npm run bench -- webhook-receiver [rounds] [depth] [spinUs]`: the CPU `occusim receive` spends per
- * request, verifying (signed requests, a secret) and not (no secret), measured from /proc of the
- * receiver's process while 20,000 pre-signed requests reach it in bursts of `depth` (16)
- * on one keep-alive connection (`post`). `spinUs` makes the client burn that many µs per answer, as the signed
- * durable client does (its requests then reach the receiver in smaller bursts). Then the verification alone in a hot loop. Old and new
- * receivers in one machine state: `OCCUSIM_BENCH_RECEIVERS=old=/path/receiver.ts,new` (a path,
- * or the name alone for this tree's), interleaved round by round. `OCCUSIM_BENCH_CPU_PROF=dir`:
- * each receiver writes a V8 CPU profile there.
+ * `npm run bench -- webhook-receiver [rounds] [depth] [spinUs]`: the CPU `occusim receive`
+ * spends per request, verifying (signed requests, a secret) and not (no secret), measured from
+ * /proc of the receiver's process while 20,000 pre-signed requests reach it in bursts of `depth`
+ * (default 16) on one keep-alive connection (`post`); a small `depth` imitates a slower client,
+ * whose requests arrive in smaller bursts, and `spinUs` makes the client burn that many µs per
+ * answer between bursts. Then each variant's `verify` alone in a hot loop. Old and new receivers
+ * in one machine state: `OCCUSIM_BENCH_RECEIVERS=old=/copy/src/webhooks/receiver.ts,new` (a
+ * path, or a name alone for this tree's), interleaved round by round.
+ * `OCCUSIM_BENCH_CPU_PROF=dir`: each receiver writes a V8 CPU profile there.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -24,6 +25,7 @@ import { signedHeaders, type verify } from '../src/webhooks/signing.js';
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 const N = 20_000;
 const WARM = 2_000;
+let receivers = 0;
 
 async function startChild(module: string | null, secret: string, out: string): Promise<{ child: ChildProcess; port: number }> {
   const file = fileURLToPath(new URL('./webhook-receiver.ts', import.meta.url));
@@ -98,7 +100,7 @@ async function post(port: number, requests: readonly Buffer[], spinUs: number, d
 
 /** Receiver CPU µs per request (user, system) over N requests after a warm-up. */
 async function measure(module: string | null, signed: boolean, requests: readonly Buffer[], spinUs: number, depth: number, dir: string): Promise<{ user: number; sys: number; wallUs: number }> {
-  const rx = await startChild(module, signed ? SECRET : '', join(dir, `rx-${Math.random().toString(36).slice(2)}.ndjson`));
+  const rx = await startChild(module, signed ? SECRET : '', join(dir, `rx-${++receivers}.ndjson`));
   try {
     await post(rx.port, requests.slice(0, WARM), spinUs, depth);
     const c0 = cpuOf(rx.child.pid as number);
