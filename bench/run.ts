@@ -16,6 +16,7 @@ import { runPipelineBench } from './pipeline.js';
 import { runPlatformBench } from './platform.js';
 import { runReportingBench } from './reporting.js';
 import { runScaleBench } from './scale.js';
+import { runWebhookReceiverBench } from './webhook-receiver-cost.js';
 import { runWebhooksBench } from './webhooks.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -31,6 +32,7 @@ if (only === undefined || only === 'reporting') await runReportingBench();
 if (only === undefined || only === 'platform') await runPlatformBench(root, process.argv[3]);
 if (only === undefined || only === 'mcp') await runMcpBench(root);
 if (only === undefined || only === 'webhooks') await runWebhooksBench(root, process.argv[3], process.argv[4]);
+if (only === 'webhook-receiver') await runWebhookReceiverBench(root, process.argv[3], process.argv[4], process.argv[5]);
 // Needs mosquitto and PostgreSQL: run on its own only.
 if (only === 'distributed') await runDistributedBench(root, process.argv[3]);
 if (only === 'capacity') await runCapacityBench(root, process.argv.slice(3));

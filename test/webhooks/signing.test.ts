@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -65,8 +66,27 @@ describe('Standard Webhooks signatures', () => {
         expect(verify([s1], h, body, ts).ok).toBe(true);
         const other = secretFromKey(k1.map((b) => b ^ 1));
         expect(verify([other], h, body, ts).ok).toBe(false);
+        // A receiver holding several secrets accepts with any of them, and only then.
+        expect(verify([other, s2], { ...h, 'webhook-signature': sign(s2, 'event_abc', ts, body) }, body, ts).ok).toBe(true);
+        expect(verify([other, secretFromKey(k2.map((b) => b ^ 1))], h, body, ts).ok).toBe(false);
       }),
       { seed: SEED, numRuns: 100 },
+    );
+  });
+
+  it('signs every message exactly as createHmac does (text of any code points, bytes, and bodies over the one-shot limit)', () => {
+    console.log(`fast-check seed ${SEED}`);
+    const reference = (key: Uint8Array, id: string, ts: number, body: string | Uint8Array): string =>
+      `v1,${createHmac('sha256', key).update(`${id}.${ts}.`).update(body).digest('base64')}`;
+    const body = fc.oneof(fc.string({ unit: 'binary', maxLength: 700 }), fc.uint8Array({ maxLength: 700 }), fc.constant('x'.repeat(70_000)), fc.constant(new Uint8Array(66_000).fill(7)), fc.constant('lone \ud800 surrogate'));
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 24, maxLength: 64 }), fc.string({ unit: 'binary', maxLength: 40 }), fc.nat({ max: 2 ** 33 }), body, (key, id, ts, b) => {
+        const secret = secretFromKey(key);
+        const signature = sign(secret, id, ts, b);
+        expect(signature).toBe(reference(key, id, ts, b));
+        expect(verify([secret], { 'webhook-id': id || 'x', 'webhook-timestamp': String(ts), 'webhook-signature': sign(secret, id || 'x', ts, b) }, b, ts).ok).toBe(true);
+      }),
+      { seed: SEED, numRuns: 300 },
     );
   });
 
