@@ -55,7 +55,8 @@ export class MeshSim<T extends number = number> {
   readonly #routings = new Map<string, Routing>();
   readonly #busy: number[];
   readonly #queues: number[][];
-  readonly #lastArrival = new Map<string, number>();
+  /** Per node: when its last frame reached the hive (frames of one sensor arrive in send order). */
+  readonly #lastArrival: Float64Array;
   // Keyed by from × nodes + to: a number, not a `${from}>${to}` string built per transmission.
   readonly #rngs = new Map<number, Rng>();
   readonly #linkStats = new Map<number, { tries: number; ok: number }>();
@@ -74,6 +75,7 @@ export class MeshSim<T extends number = number> {
     this.mesh = buildHiveMesh(model, hiveId, params);
     this.#busy = this.mesh.nodes.map(() => model.startMs);
     this.#queues = this.mesh.nodes.map(() => []);
+    this.#lastArrival = new Float64Array(this.mesh.nodes.length);
     for (const n of this.mesh.nodes.slice(1)) this.batteries.set(n.id, new Battery(params.batteryMah, model.startMs));
     this.#notedRouting = this.routingAt(model.startMs);
     this.#preferred = this.#notedRouting.parents.map((p) => p[0]?.to ?? -1);
@@ -101,7 +103,7 @@ export class MeshSim<T extends number = number> {
     const start = this.#index(sensor.id);
     const routing = this.routingAt(t);
     this.#noteParents(routing);
-    let time = Math.max(t, this.#joinedAt(sensor.id, routing, t));
+    let time = Math.max(t, this.#joinedAt(sensor.id, start, routing, t));
     let node = start;
     let hops = 0;
     while (node !== 0) {
@@ -113,8 +115,8 @@ export class MeshSim<T extends number = number> {
       hops++;
     }
     time = this.#afterHiveReboot(time);
-    const arrivedAtMs = Math.max(time, this.#lastArrival.get(sensor.id) ?? 0);
-    this.#lastArrival.set(sensor.id, arrivedAtMs);
+    const arrivedAtMs = Math.max(time, this.#lastArrival[start]!);
+    this.#lastArrival[start] = arrivedAtMs;
     this.counters.delivered++;
     this.#pending.push(start, t, arrivedAtMs, hops, item);
     return true;
@@ -175,9 +177,9 @@ export class MeshSim<T extends number = number> {
   }
 
   /** Join on boot and rejoin after an offline period: frames wait until the node has joined. */
-  #joinedAt(sensorId: string, routing: Routing, t: number): number {
+  #joinedAt(sensorId: string, node: number, routing: Routing, t: number): number {
     const boot = this.#faults.lastBootAfterOffline(sensorId, t) ?? this.#startMs;
-    const hops = routing.hops[this.#index(sensorId)] ?? 1;
+    const hops = routing.hops[node] ?? 1;
     return boot + JOIN_SLOTFRAMES_PER_HOP * Math.max(1, Number.isFinite(hops) ? hops : 1) * this.slotframeMs;
   }
 
