@@ -67,15 +67,6 @@ export function readPackets(buf: Float64Array, sensors: readonly SensorModel[]):
   return readSome(buf, sensors, 0, Number.POSITIVE_INFINITY).packets;
 }
 
-/** The same packets, in order, `size` at a time (a fleet's interval is ~1 M packets: its receiver can yield between slices). */
-export function* packetSlices(buf: Float64Array, sensors: readonly SensorModel[], size: number): Generator<SensorPacket[]> {
-  for (let at = 0; at < buf.length; ) {
-    const slice = readSome(buf, sensors, at, size);
-    at = slice.next;
-    yield slice.packets;
-  }
-}
-
 function readSome(buf: Float64Array, sensors: readonly SensorModel[], from: number, max: number): { packets: SensorPacket[]; next: number } {
   const out: SensorPacket[] = [];
   let i = from;
