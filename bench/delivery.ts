@@ -48,7 +48,7 @@ function meshHive(model: ScenarioModel, withMesh: boolean): { packetsPerS: numbe
   const faults = new FaultTimeline(model.faults);
   const packets = packetsOf(model);
   const t0 = performance.now();
-  const mesh = new MeshSim<WirePacket>(model, hiveId, DEFAULT_NETWORK.mesh, faults);
+  const mesh = new MeshSim(model, hiveId, DEFAULT_NETWORK.mesh, faults);
   const node = new HiveNode({
     hiveId, serial: model.hives[0]!.serial, params: DEFAULT_NETWORK.hive, profile: UPLINK_PROFILES.ethernet, faults: new FaultTimeline([]), seed: 1,
     startMs: model.startMs, endMs: model.startMs + SIM_S * 1000, batchIntervalMs: 10_000,
@@ -57,10 +57,11 @@ function meshHive(model: ScenarioModel, withMesh: boolean): { packetsPerS: numbe
   for (let t = model.startMs + 10_000; t <= model.startMs + SIM_S * 1000; t += 10_000) {
     for (; k < packets.length && packets[k]!.packet.sensedAtMs < t; k++) {
       const p = packets[k]!;
-      if (withMesh) mesh.send(p.sensor, p.packet.sensedAtMs, p.packet);
+      if (withMesh) mesh.send(p.sensor, p.packet.sensedAtMs, k);
       else node.receive([p.packet]);
     }
-    if (withMesh) node.receive(mesh.takeArrived(t).map((a) => a.item));
+    // A frame's item is the packet's index (frames carry numbers, not objects).
+    if (withMesh) node.receive(mesh.takeArrived(t).map((a) => packets[a.item]!.packet));
     const sent = node.plan(t);
     const last = sent[sent.length - 1];
     if (last) node.acked(last.batch.seq);

@@ -10,6 +10,8 @@
  * on CPU time, which other processes on a shared machine do not stretch, and on wall time),
  * and the marginal exponent between the two largest fleets (where fixed costs no longer hide
  * the growth). Sizes: e.g. `1k,3k,10k,30k,100k`; duration: simulated, e.g. `30s`.
+ * `scale probe [sizes]`: the simulator's side of a tick alone; `scale threads [sizes] [duration]`:
+ * CPU per sensor-second by thread (scale-threads.ts).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -131,6 +133,8 @@ function printFit(rows: readonly Row[]): void {
 
 export async function runScaleBench(root: string, sizesArg = '1k,3k,10k,30k,90k', duration = '30s', fidelitiesArg = 'model,frame'): Promise<void> {
   if (sizesArg === 'probe') return runLoopProbe(root, duration === '30s' ? '10k,30k,90k' : duration);
+  // Imported when asked for: scale-threads.ts imports this module's fleetYaml.
+  if (sizesArg === 'threads') return (await import('./scale-threads.js')).runThreadsBench(root, duration === '30s' ? undefined : duration, fidelitiesArg === 'model,frame' ? undefined : fidelitiesArg);
   const sizes = sizesArg.split(',').map(parseSize);
   const fidelities = fidelitiesArg.split(',');
   const dir = mkdtempSync(join(tmpdir(), 'occusim-bench-scale-'));

@@ -27,6 +27,8 @@ export const RESOLUTION_FACTORS: Record<SensorModelName, { miss: number; jitter:
   'tp-32x32': { miss: 0.15, jitter: 0.1 },
 };
 
+const NO_DETECTIONS: ReadonlyArray<readonly [number, number]> = Object.freeze([]);
+
 export class ModelPresenceSensor {
   readonly sensor: SensorModel;
   readonly #footprint: FootprintTransform;
@@ -36,6 +38,8 @@ export class ModelPresenceSensor {
   // Reused per sample: the people this sensor sees.
   readonly #seenX: number[] = [];
   readonly #seenY: number[] = [];
+  /** Reused per sample: the detections, copied into the packet when there are any. */
+  readonly #found: Array<readonly [number, number]> = [];
 
   constructor(sensor: SensorModel, noise: NoiseModel['presence'], seed: number, startMs: number) {
     this.sensor = sensor;
@@ -54,9 +58,13 @@ export class ModelPresenceSensor {
   sample(atMs: number, people: readonly PersonState[]): PresencePacket | null {
     if ((atMs - this.#startMs) % this.sensor.reportIntervalMs !== 0) return null;
     this.#collectVisible(people);
-    const detections: Array<readonly [number, number]> = [];
-    this.#detectPeople(detections);
-    this.#addFalsePositives(detections);
+    const found = this.#found;
+    found.length = 0;
+    this.#detectPeople(found);
+    this.#addFalsePositives(found);
+    // Most reports see nobody: they share one frozen empty array instead of an array each
+    // that lives with its packet in the edge's buffer for a whole batch interval.
+    const detections = found.length === 0 ? NO_DETECTIONS : found.slice();
     return { kind: 'presence', sensorId: this.sensor.id, sensedAtMs: atMs, detections };
   }
 

@@ -8,11 +8,11 @@ import type { SensorHealth, WirePacket } from '../proto/messages.js';
 import type { ScenarioModel, SensorModel } from '../scenario/model.js';
 import { DEFAULT_NETWORK } from '../scenario/resolve-network.js';
 import { isAppError } from '../core/errors.js';
-import { toWire } from './delivery.js';
 import type { HiveGroupReport, RigReport } from './delivery-report.js';
 import { HiveNode, type Transmission } from './hive-node.js';
 import { latencySummary, type HiveLedger } from './ledger.js';
 import type { HiveLink } from './mqtt-hive.js';
+import { HeldPackets, nextPacket, PacketWriter } from './packet-transfer.js';
 import { UPLINK_PROFILES } from './uplink-profile.js';
 
 /**
@@ -22,8 +22,6 @@ import { UPLINK_PROFILES } from './uplink-profile.js';
  * fault timeline, so what a hive does depends only on the packets its own sensors submit and
  * the flush instants, never on which group or thread it is simulated in.
  */
-export type MeshItem = { kind: 'data'; packet: WirePacket } | { kind: 'health'; health: SensorHealth };
-
 export interface MeshHiveEndpoint {
   readonly id: string;
   readonly serial: string;
@@ -34,9 +32,11 @@ export interface MeshHiveEndpoint {
 interface HiveRig {
   endpoint: MeshHiveEndpoint;
   sensors: SensorModel[];
-  mesh: MeshSim<MeshItem>;
+  /** A frame's item: a packet's handle in the group's held packets (≥ 0), or −1 − a health report's key in `healthInFlight`. */
+  mesh: MeshSim;
   node: HiveNode;
   health: Map<string, SensorHealth>;
+  healthInFlight: Map<number, SensorHealth>;
   lastParents: Map<string, string>;
   ledger: HiveLedger;
 }
@@ -51,6 +51,13 @@ export interface GroupFlush {
 export interface HiveGroup {
   /** The group's sensors' packets enter their meshes (every packet's sensor must belong to a hive of the group). */
   submit(packets: readonly SensorPacket[]): void;
+  /**
+   * The same from the hand-off buffer (packet-transfer.ts; sensor indices into the group's
+   * model's sensors), at most `max` packets from offset `from`; returns the offset after the
+   * last one taken (`buf.length` when done). The buffer is held, not copied, until the last of
+   * its packets has left the meshes.
+   */
+  submitPackets(buf: Float64Array, from: number, max: number): number;
   /** Every hive of the group publishes what has reached it by `atMs` (side by side), each waiting for the cloud's acks. */
   flush(atMs: number): Promise<GroupFlush>;
   /** Plain data (crosses a thread boundary): each hive's ledger, latencies, mesh counters and batteries at `nowMs`. */
@@ -59,7 +66,7 @@ export interface HiveGroup {
 
 export function createHiveGroup(model: ScenarioModel, hives: readonly MeshHiveEndpoint[], faults: FaultTimeline): HiveGroup {
   const network = model.network ?? DEFAULT_NETWORK;
-  const sensors = new Map(model.sensors.map((s) => [s.id, s]));
+  const sensorIndex = new Map(model.sensors.map((s, i) => [s.id, i]));
   const rigs = new Map<string, HiveRig>();
   const fleet = fleetIndex(model);
   for (const h of hives) {
@@ -69,27 +76,49 @@ export function createHiveGroup(model: ScenarioModel, hives: readonly MeshHiveEn
       hiveId: h.id, serial: h.serial, params: network.hive, profile: UPLINK_PROFILES[hm.backhaul], faults, seed: model.seed,
       startMs: model.startMs, endMs: model.startMs + model.durationMs, batchIntervalMs: model.batchIntervalMs,
     });
-    rigs.set(h.id, { endpoint: h, sensors: fleet.sensorsOfHive.get(h.id) ?? [], mesh: new MeshSim(model, h.id, network.mesh, faults), node, health: new Map(), lastParents: new Map(), ledger: emptyLedger(h.serial) });
+    rigs.set(h.id, {
+      endpoint: h, sensors: fleet.sensorsOfHive.get(h.id) ?? [], mesh: new MeshSim(model, h.id, network.mesh, faults), node, health: new Map(), healthInFlight: new Map(),
+      lastParents: new Map(), ledger: emptyLedger(h.serial),
+    });
   }
+  // Per sensor (by index in model.sensors): its hive's rig and battery, looked up once, not per packet.
+  const rigOf = model.sensors.map((s) => rigs.get(s.hiveId));
+  const batteryOf = model.sensors.map((s) => rigs.get(s.hiveId)?.mesh.batteries.get(s.id));
+  const held = new HeldPackets(model.sensors);
+  const writer = new PacketWriter();
   const hops = new Map<number, number>();
+  let healthKeys = 0;
   let lastFlushMs = model.startMs;
   let submitted = 0;
 
-  const submitOne = (p: SensorPacket): void => {
-    const s = sensors.get(p.sensorId);
-    const rig = s ? rigs.get(s.hiveId) : undefined;
-    if (!s || !rig) throw new Error(`no hive route for sensor ${p.sensorId}`);
-    if (faults.offlineWindow(s.id, p.sensedAtMs) !== null) {
-      rig.ledger.offlineSuppressed++;
-      return;
+  const submitPackets = (buf: Float64Array, from: number, max: number): number => {
+    const hold = held.hold(buf);
+    let at = from;
+    for (let k = 0; k < max && at < buf.length; k++) {
+      const i = buf[at] as number;
+      const s = model.sensors[i];
+      const rig = rigOf[i];
+      if (!s || !rig) throw new Error(`no hive route for sensor #${i}`);
+      const sensedAtMs = buf[at + 1] as number;
+      const handle = hold.handle(at);
+      at = nextPacket(buf, at);
+      if (faults.offlineWindow(s.id, sensedAtMs) !== null) {
+        rig.ledger.offlineSuppressed++;
+        continue;
+      }
+      submitted++;
+      rig.ledger.generated++;
+      batteryOf[i]?.sample(s.mode, s.reportIntervalMs);
+      const overflowBefore = rig.mesh.counters.queueOverflow;
+      if (rig.mesh.send(s, sensedAtMs, handle)) {
+        hold.sent();
+        continue;
+      }
+      if (rig.mesh.counters.queueOverflow > overflowBefore) rig.ledger.meshQueueOverflow++;
+      else rig.ledger.meshDropped++;
     }
-    submitted++;
-    rig.ledger.generated++;
-    rig.mesh.batteries.get(s.id)?.sample(s.mode, s.reportIntervalMs);
-    const overflowBefore = rig.mesh.counters.queueOverflow;
-    if (rig.mesh.send(s, p.sensedAtMs, { kind: 'data', packet: toWire(p, s.mac) })) return;
-    if (rig.mesh.counters.queueOverflow > overflowBefore) rig.ledger.meshQueueOverflow++;
-    else rig.ledger.meshDropped++;
+    hold.done();
+    return at;
   };
 
   const sendHealth = (rig: HiveRig, from: number, to: number): void => {
@@ -98,7 +127,10 @@ export function createHiveGroup(model: ScenarioModel, hives: readonly MeshHiveEn
       const offset = (rig.mesh.mesh.index.get(s.id) ?? 0) * 997 % every;
       for (let t = model.startMs + offset + Math.ceil((from - model.startMs - offset) / every) * every; t <= to; t += every) {
         if (t <= from || faults.offlineWindow(s.id, t) !== null) continue;
-        rig.mesh.send(s, t, { kind: 'health', health: healthOf(rig, s, t, faults.lastBootAfterOffline(s.id, t) ?? model.startMs) });
+        // Before the send: the report carries the link's figures as they were when it was sent.
+        const health = healthOf(rig, s, t, faults.lastBootAfterOffline(s.id, t) ?? model.startMs);
+        const key = healthKeys++;
+        if (rig.mesh.send(s, t, -1 - key)) rig.healthInFlight.set(key, health);
       }
     }
   };
@@ -106,14 +138,18 @@ export function createHiveGroup(model: ScenarioModel, hives: readonly MeshHiveEn
   const flushHive = async (rig: HiveRig, atMs: number): Promise<number> => {
     sendHealth(rig, lastFlushMs, atMs);
     const data: WirePacket[] = [];
-    for (const a of rig.mesh.takeArrived(atMs)) {
-      if (a.item.kind === 'health') {
-        rig.health.set(a.sensorId, a.item.health);
-        continue;
+    rig.mesh.takeArrivedEach(atMs, (item, node, _sent, _arrived, n) => {
+      if (item < 0) {
+        const key = -1 - item;
+        const health = rig.healthInFlight.get(key);
+        if (!health) throw new Error(`hive ${rig.endpoint.id}: no health report #${key} in flight`);
+        rig.healthInFlight.delete(key);
+        rig.health.set(rig.mesh.mesh.nodes[node]!.id, health);
+        return;
       }
-      data.push(a.item.packet);
-      hops.set(a.hops, (hops.get(a.hops) ?? 0) + 1);
-    }
+      data.push(held.take(item));
+      hops.set(n, (hops.get(n) ?? 0) + 1);
+    });
     // In arrival order, as one packet at a time would be (not an array per packet).
     rig.node.receive(data);
     const txs = rig.node.plan(atMs);
@@ -133,8 +169,15 @@ export function createHiveGroup(model: ScenarioModel, hives: readonly MeshHiveEn
 
   return {
     submit(packets) {
-      for (const p of packets) submitOne(p);
+      for (const p of packets) {
+        const i = sensorIndex.get(p.sensorId);
+        if (i === undefined) throw new Error(`no hive route for sensor ${p.sensorId}`);
+        writer.write(p, i);
+      }
+      const buf = writer.take();
+      submitPackets(buf, 0, Number.POSITIVE_INFINITY);
     },
+    submitPackets,
     async flush(atMs) {
       // Hives publish side by side (each its own batches in sequence order): the platform gets
       // every batch of the interval at once. What it computes does not depend on the order

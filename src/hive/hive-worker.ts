@@ -5,7 +5,6 @@ import { FaultTimeline } from '../mesh/faults.js';
 import { createHiveGroup, type HiveGroup, type MeshHiveEndpoint } from './hive-group.js';
 import type { HiveThreadConnect, HiveThreadInit, HiveThreadPost, HiveThreadRequest, HiveThreadResponse, HiveThreadStarted } from './hive-thread-messages.js';
 import { connectHive, type HiveLink } from './mqtt-hive.js';
-import { packetSlices } from './packet-transfer.js';
 
 /**
  * A hive thread: builds its share of the hives' meshes, logs the hives in to the broker (each
@@ -97,8 +96,8 @@ async function handle(group: HiveGroup, links: readonly HiveLink[], r: HiveThrea
 const SUBMIT_SLICE = 16_384;
 
 async function submitInSlices(group: HiveGroup, packets: Float64Array): Promise<void> {
-  for (const slice of packetSlices(packets, init.model.sensors, SUBMIT_SLICE)) {
-    group.submit(slice);
+  for (let at = 0; at < packets.length; ) {
+    at = group.submitPackets(packets, at, SUBMIT_SLICE);
     await new Promise<void>((resolve) => setImmediate(resolve));
   }
 }

@@ -10,7 +10,7 @@ import { createHiveGroup, type GroupFlush, type MeshHiveEndpoint } from './hive-
 import type { DeliveryReport } from './ledger.js';
 import type { HiveLink } from './mqtt-hive.js';
 
-export type { MeshHiveEndpoint, MeshItem } from './hive-group.js';
+export type { MeshHiveEndpoint } from './hive-group.js';
 
 /**
  * Delivery through the simulated mesh and hives (docs/protocol.md): sensors → TSCH mesh

@@ -1,4 +1,5 @@
 import type { SensorPacket } from '../edge/packet.js';
+import type { WirePacket } from '../proto/messages.js';
 import type { SensorModel } from '../scenario/model.js';
 
 /**
@@ -66,15 +67,6 @@ export function readPackets(buf: Float64Array, sensors: readonly SensorModel[]):
   return readSome(buf, sensors, 0, Number.POSITIVE_INFINITY).packets;
 }
 
-/** The same packets, in order, `size` at a time (a fleet's interval is ~1 M packets: its receiver can yield between slices). */
-export function* packetSlices(buf: Float64Array, sensors: readonly SensorModel[], size: number): Generator<SensorPacket[]> {
-  for (let at = 0; at < buf.length; ) {
-    const slice = readSome(buf, sensors, at, size);
-    at = slice.next;
-    yield slice.packets;
-  }
-}
-
 function readSome(buf: Float64Array, sensors: readonly SensorModel[], from: number, max: number): { packets: SensorPacket[]; next: number } {
   const out: SensorPacket[] = [];
   let i = from;
@@ -98,4 +90,102 @@ function readSome(buf: Float64Array, sensors: readonly SensorModel[], from: numb
     out.push({ kind: 'presence', sensorId: sensor.id, sensedAtMs, detections });
   }
   return { packets: out, next: i };
+}
+
+/** Offset of the packet after the one at `at`. */
+export function nextPacket(buf: Float64Array, at: number): number {
+  const n = buf[at + 2] as number;
+  return at + 3 + (n < 0 ? 3 : 2 * n);
+}
+
+/** Handles: buffer serial × 2^32 + the packet's offset in its buffer (both exact in a double). */
+const OFFSETS = 2 ** 32;
+/** Serials are reused after this many buffers (one a submit: ~10^6 batch intervals before a reuse). */
+const SERIALS = 2 ** 20;
+
+/** One hand-off buffer while packets of it are in flight. */
+export interface Hold {
+  /** The handle of the packet at offset `at` of this buffer. */
+  handle(at: number): number;
+  /** One more of its packets is in flight (its handle went into a mesh). */
+  sent(): void;
+  /** Submitting from it paused or ended: forgotten at once if none of its packets are in flight. */
+  done(): void;
+}
+
+interface HoldState {
+  readonly serial: number;
+  readonly buf: Float64Array;
+  live: number;
+}
+
+/**
+ * Hand-off buffers kept while their packets cross the meshes: a packet in flight is a number
+ * (its handle), not an object, until it reaches its hive (`take`). A buffer is forgotten once
+ * the last of its packets has been taken: a fleet's interval is one buffer, ~8 bytes a number
+ * off the heap, instead of ~1 M packet objects per interval that lived long enough to be
+ * promoted to the old generation and walked by every mark-compact.
+ */
+export class HeldPackets {
+  readonly #sensors: readonly SensorModel[];
+  readonly #held = new Map<number, HoldState>();
+  #current: HoldState | null = null;
+  #serial = 0;
+
+  /** `sensors`: the list the buffers' sensor indices point into. */
+  constructor(sensors: readonly SensorModel[]) {
+    this.#sensors = sensors;
+  }
+
+  /** Packets in flight, for tests and diagnostics. */
+  get inFlight(): number {
+    let n = 0;
+    for (const h of this.#held.values()) n += h.live;
+    return n;
+  }
+
+  hold(buf: Float64Array): Hold {
+    let h = this.#current;
+    if (h?.buf !== buf) {
+      const serial = this.#serial;
+      if (this.#held.has(serial)) throw new Error(`packet hand-off: buffer serial ${serial} still in flight after ${SERIALS} buffers`);
+      this.#serial = (serial + 1) % SERIALS;
+      h = { serial, buf, live: 0 };
+      this.#current = h;
+    }
+    const state = h;
+    const held = this.#held;
+    return {
+      handle: (at) => state.serial * OFFSETS + at,
+      sent: () => {
+        if (state.live++ === 0) held.set(state.serial, state);
+      },
+      done: () => {
+        if (state.live === 0) held.delete(state.serial);
+      },
+    };
+  }
+
+  /** The packet of `handle` as the wire carries it (the sensor named by its MAC); it leaves the held packets. */
+  take(handle: number): WirePacket {
+    const serial = Math.floor(handle / OFFSETS);
+    const at = handle - serial * OFFSETS;
+    const h = this.#held.get(serial);
+    if (!h) throw new Error(`packet hand-off: no buffer #${serial} in flight`);
+    if (--h.live === 0) this.#held.delete(serial);
+    const buf = h.buf;
+    const sensor = this.#sensors[buf[at] as number];
+    if (!sensor) throw new RangeError(`packet hand-off: no sensor #${buf[at]}`);
+    const sensedAtMs = buf[at + 1] as number;
+    const n = buf[at + 2] as number;
+    // Key order as toWire (delivery.ts) builds them.
+    if (n < 0) return { kind: 'traffic', sensorMac: sensor.mac, sensedAtMs, intervalMs: buf[at + 3] as number, in: buf[at + 4] as number, out: buf[at + 5] as number };
+    let detections = NO_DETECTIONS;
+    if (n > 0) {
+      const list: Array<readonly [number, number]> = [];
+      for (let k = 0, i = at + 3; k < n; k++, i += 2) list.push([buf[i] as number, buf[i + 1] as number]);
+      detections = list;
+    }
+    return { kind: 'presence', sensorMac: sensor.mac, sensedAtMs, detections };
+  }
 }

@@ -11,8 +11,13 @@ import { buildHiveMesh, route, type HiveMesh, type MeshLink, type Routing } from
  * ratio (seeded stream per link), failed attempts are retried in the next cell up to
  * maxRetries times, then on the backup parent; a frame arriving at a full queue is dropped
  * and counted. Frames of one sensor reach the hive in the order they were sent.
+ *
+ * A frame's item is a number (the caller's handle on what the frame carries): frames on
+ * their way are held in parallel typed arrays, no object per frame. A fleet's meshes hold one
+ * to two batch intervals of frames (~1 M at 100,000 sensors); as objects they outlived the
+ * young generation, were promoted, and made every mark-compact of the hive thread walk them.
  */
-export interface MeshArrival<T> {
+export interface MeshArrival<T extends number = number> {
   readonly item: T;
   readonly sensorId: string;
   readonly sentAtMs: number;
@@ -39,7 +44,7 @@ const JOIN_SLOTFRAMES_PER_HOP = 3;
 /** A node gets this many transmit cells per slotframe per frame source it carries. */
 const CELLS_PER_SOURCE = 4;
 
-export class MeshSim<T> {
+export class MeshSim<T extends number = number> {
   readonly mesh: HiveMesh;
   readonly counters: MeshCounters = { sent: 0, delivered: 0, dropped: 0, queueOverflow: 0, attempts: 0, rejoins: 0, duplicates: 0 };
   readonly batteries = new Map<string, Battery>();
@@ -50,7 +55,8 @@ export class MeshSim<T> {
   readonly #routings = new Map<string, Routing>();
   readonly #busy: number[];
   readonly #queues: number[][];
-  readonly #lastArrival = new Map<string, number>();
+  /** Per node: when its last frame reached the hive (frames of one sensor arrive in send order). */
+  readonly #lastArrival: Float64Array;
   // Keyed by from × nodes + to: a number, not a `${from}>${to}` string built per transmission.
   readonly #rngs = new Map<number, Rng>();
   readonly #linkStats = new Map<number, { tries: number; ok: number }>();
@@ -58,8 +64,8 @@ export class MeshSim<T> {
   #preferred: number[] = [];
   /** The routing whose parents #preferred holds: the same routing again changes no parent. */
   #notedRouting: Routing | null = null;
-  /** Frames on their way to the hive, in send order. */
-  #pending: Array<MeshArrival<T>> = [];
+  /** Frames on their way to the hive, in send order: node, send and arrival instants, hops, item. */
+  #pending = new PendingFrames();
 
   constructor(model: ScenarioModel, hiveId: string, params: NetworkModel['mesh'], faults: FaultTimeline) {
     this.#p = params;
@@ -69,6 +75,7 @@ export class MeshSim<T> {
     this.mesh = buildHiveMesh(model, hiveId, params);
     this.#busy = this.mesh.nodes.map(() => model.startMs);
     this.#queues = this.mesh.nodes.map(() => []);
+    this.#lastArrival = new Float64Array(this.mesh.nodes.length);
     for (const n of this.mesh.nodes.slice(1)) this.batteries.set(n.id, new Battery(params.batteryMah, model.startMs));
     this.#notedRouting = this.routingAt(model.startMs);
     this.#preferred = this.#notedRouting.parents.map((p) => p[0]?.to ?? -1);
@@ -96,7 +103,7 @@ export class MeshSim<T> {
     const start = this.#index(sensor.id);
     const routing = this.routingAt(t);
     this.#noteParents(routing);
-    let time = Math.max(t, this.#joinedAt(sensor.id, routing, t));
+    let time = Math.max(t, this.#joinedAt(sensor.id, start, routing, t));
     let node = start;
     let hops = 0;
     while (node !== 0) {
@@ -108,23 +115,34 @@ export class MeshSim<T> {
       hops++;
     }
     time = this.#afterHiveReboot(time);
-    const arrivedAtMs = Math.max(time, this.#lastArrival.get(sensor.id) ?? 0);
-    this.#lastArrival.set(sensor.id, arrivedAtMs);
+    const arrivedAtMs = Math.max(time, this.#lastArrival[start]!);
+    this.#lastArrival[start] = arrivedAtMs;
     this.counters.delivered++;
-    this.#pending.push({ item, sensorId: sensor.id, sentAtMs: t, arrivedAtMs, hops });
+    this.#pending.push(start, t, arrivedAtMs, hops, item);
     return true;
   }
 
   /** Frames that reached the hive by `t`, in arrival order (ties: send order). */
   takeArrived(t: number): Array<MeshArrival<T>> {
-    // One pass, no copies of the frames: a fleet's hives take ~1 M of them per batch interval.
-    const due: Array<MeshArrival<T>> = [];
-    const later: Array<MeshArrival<T>> = [];
-    for (const a of this.#pending) (a.arrivedAtMs <= t ? due : later).push(a);
-    if (due.length === 0) return due;
-    this.#pending = later;
-    // Stable: frames arriving at the same instant stay in send order.
-    return due.sort((a, b) => a.arrivedAtMs - b.arrivedAtMs);
+    const out: Array<MeshArrival<T>> = [];
+    this.takeArrivedEach(t, (item, node, sentAtMs, arrivedAtMs, hops) => out.push({ item, sensorId: this.mesh.nodes[node]!.id, sentAtMs, arrivedAtMs, hops }));
+    return out;
+  }
+
+  /**
+   * The same frames, visited in the same order without an object each: `node` is the sending
+   * sensor's index in `mesh.nodes`. `visit` must not send on this mesh.
+   */
+  takeArrivedEach(t: number, visit: (item: T, node: number, sentAtMs: number, arrivedAtMs: number, hops: number) => void): number {
+    const p = this.#pending;
+    const n = p.takeDue(t);
+    const order = p.order;
+    for (let k = 0; k < n; k++) {
+      const i = order[k]!;
+      visit(p.item[i] as T, p.node[i]!, p.sent[i]!, p.arrived[i]!, p.hops[i]!);
+    }
+    p.dropDue(t);
+    return n;
   }
 
   get inFlight(): number {
@@ -159,9 +177,9 @@ export class MeshSim<T> {
   }
 
   /** Join on boot and rejoin after an offline period: frames wait until the node has joined. */
-  #joinedAt(sensorId: string, routing: Routing, t: number): number {
+  #joinedAt(sensorId: string, node: number, routing: Routing, t: number): number {
     const boot = this.#faults.lastBootAfterOffline(sensorId, t) ?? this.#startMs;
-    const hops = routing.hops[this.#index(sensorId)] ?? 1;
+    const hops = routing.hops[node] ?? 1;
     return boot + JOIN_SLOTFRAMES_PER_HOP * Math.max(1, Number.isFinite(hops) ? hops : 1) * this.slotframeMs;
   }
 
@@ -251,5 +269,69 @@ export class MeshSim<T> {
       this.#rngs.set(key, r);
     }
     return r;
+  }
+}
+
+/** Frames on their way to a hive, in send order, as parallel typed arrays grown by doubling. */
+class PendingFrames {
+  node = new Int32Array(64);
+  sent = new Float64Array(64);
+  arrived = new Float64Array(64);
+  hops = new Int32Array(64);
+  item = new Float64Array(64);
+  /** The due frames' indices in arrival order (ties: send order), after `takeDue`. */
+  order = new Int32Array(64);
+  length = 0;
+
+  push(node: number, sentAtMs: number, arrivedAtMs: number, hops: number, item: number): void {
+    if (this.length === this.node.length) this.#grow();
+    const i = this.length++;
+    this.node[i] = node;
+    this.sent[i] = sentAtMs;
+    this.arrived[i] = arrivedAtMs;
+    this.hops[i] = hops;
+    this.item[i] = item;
+  }
+
+  /** Puts the indices of the frames arrived by `t` in `order`, sorted; returns how many. */
+  takeDue(t: number): number {
+    let n = 0;
+    const arrived = this.arrived;
+    for (let i = 0; i < this.length; i++) if (arrived[i]! <= t) this.order[n++] = i;
+    // By arrival, then send order: the order a stable sort of the frames by arrival gives.
+    this.order.subarray(0, n).sort((a, b) => arrived[a]! - arrived[b]! || a - b);
+    return n;
+  }
+
+  /** Forgets the frames arrived by `t`; the others keep their send order. */
+  dropDue(t: number): void {
+    let w = 0;
+    for (let i = 0; i < this.length; i++) {
+      if (this.arrived[i]! <= t) continue;
+      if (w !== i) {
+        this.node[w] = this.node[i]!;
+        this.sent[w] = this.sent[i]!;
+        this.arrived[w] = this.arrived[i]!;
+        this.hops[w] = this.hops[i]!;
+        this.item[w] = this.item[i]!;
+      }
+      w++;
+    }
+    this.length = w;
+  }
+
+  #grow(): void {
+    const size = this.node.length * 2;
+    const grow = <A extends Int32Array | Float64Array>(a: A, make: (n: number) => A): A => {
+      const b = make(size);
+      b.set(a);
+      return b;
+    };
+    this.node = grow(this.node, (k) => new Int32Array(k));
+    this.sent = grow(this.sent, (k) => new Float64Array(k));
+    this.arrived = grow(this.arrived, (k) => new Float64Array(k));
+    this.hops = grow(this.hops, (k) => new Int32Array(k));
+    this.item = grow(this.item, (k) => new Float64Array(k));
+    this.order = new Int32Array(size);
   }
 }
