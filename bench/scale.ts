@@ -102,7 +102,8 @@ const perSensorSecond = (ms: number, row: { sensors: number; simulatedMs: number
 /** One line: each thread's loop CPU and GC pauses per simulated sensor-second. */
 function formatThreads(threads: readonly ThreadLoop[], row: { sensors: number; simulatedMs: number }): string {
   const parts = threads.map((t) => `${t.role} ${perSensorSecond(t.cpuMs, row).toFixed(2)}${t.role === 'other' ? '' : ` (GC ${perSensorSecond(t.gcMs, row).toFixed(2)})`}`);
-  return `      loop CPU per thread, µs per sensor-second (GC pauses): ${parts.join(', ')}`;
+  // GC pauses are wall time (a loaded machine stretches them); `other` is V8's helper threads (concurrent marking, compilers) and libuv's pool.
+  return `      loop CPU per thread, µs per sensor-second (GC pauses, wall): ${parts.join(', ')}`;
 }
 
 /** Least-squares slope of log y against log x: y grows like x^slope. */
