@@ -1,4 +1,6 @@
 'use strict';
+/* global require, process, setInterval */
+/* eslint-disable @typescript-eslint/no-require-imports -- a `node -r` preload is CommonJS: only -r preloads reach worker threads on Node 20 (`--import` does not) */
 /**
  * A `node -r` preload for the benches (not part of occusim): every thread of the process (the
  * run's thread, the platform's thread, hive threads, frame workers — `-r` is inherited by
