@@ -2,8 +2,8 @@
  * `npm run bench -- scale threads [sizes] [duration]`: which thread's CPU per sensor-second
  * grows with the fleet. Each fleet (scale.ts's `fleetYaml`, model fidelity, the default thread
  * layout) runs at `--speed max` in its own `occusim run` process from dist/ with
- * `node --cpu-prof` (one profile per thread) and the `bench/thread-cpu.cjs` preload, which
- * records every thread's own CPU time (Linux /proc) twice a second. Over the loop's steady part
+ * `node --cpu-prof` (one profile per thread) and the `bench/thread-cpu.cjs` preload (the one the
+ * scale bench uses), which records every thread's own CPU time (Linux /proc) twice a second. Over the loop's steady part
  * — from its first delivery to its last (`OCCUSIM_LOOP_TRACE` lines), start-up and the final
  * drain excluded — it prints per thread: CPU µs per sensor-second, the garbage collector's
  * share of its profile, and its busiest functions in CPU µs per sensor-second (profile share ×
@@ -18,6 +18,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fleetYaml } from './scale.js';
+import { at, readRecorded } from './thread-cpu.js';
 
 interface ProfileNode {
   id: number;
@@ -80,7 +81,7 @@ interface Trace {
 
 async function runOnce(root: string, run: string, duration: string): Promise<Trace> {
   const args = ['-r', join(root, 'bench/thread-cpu.cjs'), '--cpu-prof', '--cpu-prof-dir', run, '--cpu-prof-interval', '2000', join(root, 'bin/occusim.js'), 'run', join(run, 'fleet.yaml'), '--duration', duration, '--speed', 'max', '--quiet', '--report', join(run, 'report.json')];
-  const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, OCCUSIM_THREAD_CPU_LOG: join(run, 'threads.log'), OCCUSIM_LOOP_TRACE: '1' } });
+  const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, OCCUSIM_THREAD_CPU_DIR: run, OCCUSIM_LOOP_TRACE: '1' } });
   const deliveries: Array<{ wall: number; at: number }> = [];
   createInterface({ input: child.stderr }).on('line', (line) => {
     const at = /^loop-trace at=(\d+)/.exec(line);
@@ -96,24 +97,9 @@ async function runOnce(root: string, run: string, duration: string): Promise<Tra
 
 function threadsOf(run: string, trace: Trace, sensors: number): Thread[] {
   const sensorS = sensors * trace.simS;
-  // Per thread id: [wall, own CPU ms, process CPU ms] samples in time order.
-  const samples = new Map<string, number[][]>();
-  for (const line of readFileSync(join(run, 'threads.log'), 'utf8').trim().split('\n')) {
-    const [id = '', ...nums] = line.split(' ');
-    samples.set(id, [...(samples.get(id) ?? []), nums.map(Number)]);
-  }
-  const at = (s: number[][], wall: number, k: number): number => {
-    let prev = s[0] ?? [];
-    for (const x of s) {
-      if ((x[0] ?? 0) >= wall) {
-        const f = x[0] === prev[0] ? 1 : (wall - (prev[0] ?? 0)) / ((x[0] ?? 0) - (prev[0] ?? 0));
-        return (prev[k] ?? 0) + f * ((x[k] ?? 0) - (prev[k] ?? 0));
-      }
-      prev = x;
-    }
-    return prev[k] ?? 0;
-  };
-  const cpuMs = (id: string, k: number): number => at(samples.get(id) ?? [], trace.toWall, k) - at(samples.get(id) ?? [], trace.fromWall, k);
+  // Per thread id: [wall, own CPU ms, GC ms, process CPU ms] samples in time order.
+  const samples = new Map(readRecorded(run).map((r) => [String(r.threadId), r.series]));
+  const cpuMs = (id: string, k: 1 | 3): number => at(samples.get(id) ?? [], trace.toWall, k) - at(samples.get(id) ?? [], trace.fromWall, k);
   const loopMs = (JSON.parse(readFileSync(join(run, 'report.json'), 'utf8')) as { perf: { loopMs: number } }).perf.loopMs;
   const threads: Thread[] = [];
   let js = 0;
@@ -126,8 +112,8 @@ function threadsOf(run: string, trace: Trace, sensors: number): Thread[] {
     const top = shares.slice(0, 6).map(([fn, share]): [string, number] => [fn, (share * cpu * 1000) / sensorS]);
     threads.push({ name, cpuUs: (cpu * 1000) / sensorS, gcShare, top });
   }
-  threads.push({ name: 'V8 helpers', cpuUs: ((cpuMs('0', 2) - js) * 1000) / sensorS, gcShare: -1, top: [] });
-  threads.push({ name: 'process', cpuUs: (cpuMs('0', 2) * 1000) / sensorS, gcShare: -1, top: [] });
+  threads.push({ name: 'V8 helpers', cpuUs: ((cpuMs('0', 3) - js) * 1000) / sensorS, gcShare: -1, top: [] });
+  threads.push({ name: 'process', cpuUs: (cpuMs('0', 3) * 1000) / sensorS, gcShare: -1, top: [] });
   return threads;
 }
 

@@ -17,6 +17,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { readThreadLoop, THREAD_CPU_PRELOAD, type ThreadLoop } from './thread-cpu.js';
 
 const SENSORS_PER_BUILDING = 505;
 const BUILDINGS_PER_SITE = 5;
@@ -45,6 +46,8 @@ interface Row {
   peakRssMb: number;
   cpuPercent: number;
   load: number;
+  /** Each thread's share of the loop's CPU (bench/thread-cpu.cjs). */
+  threads: ThreadLoop[];
 }
 
 /**
@@ -84,13 +87,25 @@ function parseSize(s: string): number {
   return Number(m[1]) * (m[2] ? 1000 : 1);
 }
 
-function runOnce(root: string, file: string, duration: string, fidelity: string, dir: string): Perf {
+function runOnce(root: string, file: string, duration: string, fidelity: string, dir: string): { perf: Perf; threads: ThreadLoop[] } {
   const report = join(dir, 'report.json');
-  const args = [join(root, 'bin/occusim.js'), 'run', file, '--duration', duration, '--quiet', '--fidelity', fidelity, '--report', report];
+  const threadDir = mkdtempSync(join(dir, 'threads-'));
+  const args = ['-r', join(root, THREAD_CPU_PRELOAD), join(root, 'bin/occusim.js'), 'run', file, '--duration', duration, '--quiet', '--fidelity', fidelity, '--report', report];
   if (fidelity === 'frame') args.push('--workers', '2');
-  const r = spawnSync(process.execPath, args, { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  const r = spawnSync(process.execPath, args, { cwd: root, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, OCCUSIM_THREAD_CPU_DIR: threadDir } });
   if (r.status !== 0) throw new Error(`occusim run ${file} --fidelity ${fidelity} exited ${r.status}`);
-  return (JSON.parse(readFileSync(report, 'utf8')) as { perf: Perf }).perf;
+  const perf = (JSON.parse(readFileSync(report, 'utf8')) as { perf: Perf }).perf;
+  return { perf, threads: readThreadLoop(threadDir, perf) };
+}
+
+/** µs of CPU per simulated sensor-second. */
+const perSensorSecond = (ms: number, row: { sensors: number; simulatedMs: number }): number => (1000 * ms) / ((row.sensors * row.simulatedMs) / 1000);
+
+/** One line: each thread's loop CPU and GC pauses per simulated sensor-second. */
+function formatThreads(threads: readonly ThreadLoop[], row: { sensors: number; simulatedMs: number }): string {
+  const parts = threads.map((t) => `${t.role} ${perSensorSecond(t.cpuMs, row).toFixed(2)}${t.role === 'other' ? '' : ` (GC ${perSensorSecond(t.gcMs, row).toFixed(2)})`}`);
+  // GC pauses are wall time (a loaded machine stretches them); `other` is V8's helper threads (concurrent marking, compilers) and libuv's pool.
+  return `      loop CPU per thread, µs per sensor-second (GC pauses, wall): ${parts.join(', ')}`;
 }
 
 /** Least-squares slope of log y against log x: y grows like x^slope. */
@@ -127,6 +142,11 @@ function printFit(rows: readonly Row[]): void {
     const marginal = Math.log(y1 / y0) / Math.log(b.sensors / a.sensors);
     console.log(`    growth exponent, ${name.padEnd(28)} fitted ${exponent(n, ys).toFixed(2)}   ${fmt(a.sensors)} → ${fmt(b.sensors)}: ${marginal.toFixed(2)}   (target ≤ 1.1)`);
   }
+  const threadExponents = b.threads.map((t) => {
+    const before = a.threads.find((x) => x.role === t.role);
+    return before === undefined || before.cpuMs <= 0 ? null : `${t.role} ${(Math.log(t.cpuMs / before.cpuMs) / Math.log(b.sensors / a.sensors)).toFixed(2)}`;
+  });
+  if (threadExponents.some((e) => e !== null)) console.log(`    growth exponent, loop CPU per thread, ${fmt(a.sensors)} → ${fmt(b.sensors)}: ${threadExponents.filter((e) => e !== null).join(', ')}`);
   const perSensor = ((b.peakRssMb - a.peakRssMb) * 1e6) / (b.sensors - a.sensors);
   console.log(`    memory per added sensor (${fmt(a.sensors)} → ${fmt(b.sensors)}): ${fmt(perSensor)} bytes`);
 }
@@ -149,17 +169,18 @@ export async function runScaleBench(root: string, sizesArg = '1k,3k,10k,30k,90k'
         const file = join(dir, `fleet-${sensors}.yaml`);
         writeFileSync(file, text);
         const load = loadavg()[0] ?? 0;
-        const p = runOnce(root, file, duration, fidelity, dir);
+        const { perf: p, threads } = runOnce(root, file, duration, fidelity, dir);
         const row: Row = {
           fidelity: label, sensors, startupMs: p.startupMs, loopMs: p.loopMs, startupCpuMs: p.startupCpuMs, loopCpuMs: p.loopCpuMs,
           sensorSecondsPerS: (sensors * p.simulatedMs) / Math.max(1, p.loopMs), sensorSecondsPerCpuS: (sensors * p.simulatedMs) / Math.max(1, p.loopCpuMs),
-          peakRssMb: p.peakRssMb, cpuPercent: p.cpuPercent, load,
+          peakRssMb: p.peakRssMb, cpuPercent: p.cpuPercent, load, threads,
         };
         rows.push(row);
         const sec = (ms: number): string => (ms / 1000).toFixed(1);
         console.log(
           `  ${label.padEnd(11)} ${fmt(sensors).padStart(9)}   ${sec(p.startupMs).padStart(6)} s (${sec(p.startupCpuMs).padStart(5)} s)   ${sec(p.loopMs).padStart(6)} s (${sec(p.loopCpuMs).padStart(5)} s)   ${fmt(row.sensorSecondsPerS).padStart(14)} (${fmt(row.sensorSecondsPerCpuS).padStart(8)})       ${fmt(p.peakRssMb).padStart(6)} MB  ${fmt((p.peakRssMb * 1e6) / sensors).padStart(12)}  ${String(p.cpuPercent).padStart(3)} %  ${load.toFixed(1)}`,
         );
+        if (threads.length > 0) console.log(formatThreads(threads, { sensors, simulatedMs: p.simulatedMs }));
       }
       printFit(rows);
     }

@@ -91,4 +91,21 @@ describe('fast pipeline kernel', () => {
       expect(find('')).toBe(-1);
     }
   });
+
+  it('agrees with a case-insensitive Map on every spelling, over tables larger than their first byte store (seed 1414)', () => {
+    const mac = fc.array(fc.constantFrom(...'0123456789abcdefABCDEF-:'), { minLength: 0, maxLength: 30 }).map((cs) => cs.join(''));
+    fc.assert(
+      fc.property(fc.uniqueArray(mac, { minLength: 1, maxLength: 300, selector: (m) => m.toLowerCase() }), fc.array(fc.tuple(fc.nat(), fc.boolean(), fc.boolean())), (macs, probes) => {
+        const table = new MacTable(macs);
+        const index = new Map(macs.map((m, i) => [m.toLowerCase(), i] as const));
+        for (const [pick, upper, unknown] of probes) {
+          const base = macs[pick % macs.length] as string;
+          const probe = unknown ? `${base}z` : upper ? base.toUpperCase() : base;
+          const b = new TextEncoder().encode(`..${probe}`);
+          expect(table.lookup(b, new DataView(b.buffer), 2, b.length)).toBe(index.get(probe.toLowerCase()) ?? -1);
+        }
+      }),
+      { seed: 1414, numRuns: 200 },
+    );
+  });
 });
