@@ -195,7 +195,7 @@ export async function runScaleBench(root: string, sizesArg = '1k,3k,10k,30k,90k'
  * recorder and the model-fidelity edge, drained every batch interval; no platform, hives or
  * threads — in CPU µs per sensor-tick, after 30 warm-up ticks, over 60 ticks, each fleet in its
  * own process from dist/: the edge stage as a run has it (accuracy wrapper included), its
- * packets buffered to the drain without the wrapper, and the sensors alone (packets dropped
+ * packets buffered to the drain without the wrapper (flat, as the run's: edge-packets.ts), and the sensors alone (packets dropped
  * at once). The first two differ by the wrapper; exponents between sizes show what grows
  * faster than the fleet.
  */
@@ -227,7 +227,7 @@ async function runLoopProbe(root: string, sizesArg: string): Promise<void> {
 
 const EDGES = {
   accuracy: 'createEdgeStage(model)',
-  buffered: '{ observe: (s, w) => { for (const p of sensors.sample(s, w)) buffer.push(p); }, drain: async () => { const out = buffer; buffer = []; return out; } }',
+  buffered: '{ observe: (s, w) => sensors.sampleInto(s, w, buffer), drain: async () => buffer.take() }',
   sensors: '{ observe: (s, w) => void sensors.sample(s, w), drain: async () => [] }',
 };
 
@@ -240,11 +240,12 @@ function probeOnce(root: string, file: string, mode: 'accuracy' | 'buffered' | '
     const { createWorld } = await import(${dist('sim/world.js')});
     const { createTruthRecorder } = await import(${dist('sim/truth.js')});
     const { createEdgeStage, createModelSensors } = await import(${dist('edge/sensors.js')});
+    const { EdgePacketWriter } = await import(${dist('edge/edge-packets.js')});
     const { model } = loadScenarioText(readFileSync(${JSON.stringify(file)}, 'utf8'), ${JSON.stringify(file)}, { fidelity: 'model', durationMs: 120000 });
     const world = createWorld(model);
     const truth = createTruthRecorder(model);
     const sensors = createModelSensors(model);
-    let buffer = [];
+    const buffer = new EdgePacketWriter();
     const edge = ${EDGES[mode]};
     let cpu = 0;
     for (let k = 0, t = model.startMs; k < 90; k++, t += model.tickMs) {

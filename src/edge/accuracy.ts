@@ -4,6 +4,7 @@ import { round } from '../core/stats.js';
 import type { ScenarioModel, SensorModel } from '../scenario/model.js';
 import type { PersonState, World, WorldStep } from '../sim/types.js';
 import { PresenceTruth } from './accuracy-truth.js';
+import { nextEdgePacket } from './edge-packets.js';
 import type { EdgeStage } from './stage.js';
 
 /**
@@ -59,7 +60,9 @@ export function withAccuracy(model: ScenarioModel, inner: EdgeStage, inView: InV
   const traffic = model.sensors
     .filter((s) => s.mode === 'traffic' && s.doorId !== null)
     .map((s): TrafficAcc => ({ s, sameSense: s.roomId === doors.get(s.doorId as string)?.toRoomId, pendingTruth: [0, 0], pendingTrue: [0, 0], pendingMeas: [0, 0], matched: 0, trueTotal: 0, measTotal: 0 }));
+  // Per sensor index in model.sensors (the flat packets' sensor index): its figures, if scored.
   const byId = new Map<string, PresenceAcc | TrafficAcc>([...presence.map((a) => [a.s.id, a] as const), ...traffic.map((a) => [a.s.id, a] as const)]);
+  const accOf = model.sensors.map((s) => byId.get(s.id));
   const trueCounts = new Map<string, [number, number][]>();
   const truth = new PresenceTruth(presence.length);
   return {
@@ -81,11 +84,13 @@ export function withAccuracy(model: ScenarioModel, inner: EdgeStage, inView: InV
     },
     async drain() {
       const packets = await inner.drain();
-      for (const p of packets) {
-        const a = byId.get(p.sensorId);
+      const d = packets.data;
+      for (let at = 0; at < d.length; at = nextEdgePacket(d, at)) {
+        const a = accOf[d[at] as number];
         if (!a) continue;
-        if (p.kind === 'presence' && 'view' in a) scorePresence(a, truth, p.sensedAtMs, p.detections);
-        else if (p.kind === 'traffic' && 'sameSense' in a) scoreTraffic(a, trueCounts.get(a.s.id)?.shift() ?? [0, 0], [p.in, p.out]);
+        const n = d[at + 2] as number;
+        if (n >= 0 && 'view' in a) scorePresence(a, truth, d[at + 1] as number, d, at + 3, n);
+        else if (n < 0 && 'sameSense' in a) scoreTraffic(a, trueCounts.get(a.s.id)?.shift() ?? [0, 0], [d[at + 4] as number, d[at + 5] as number]);
       }
       // A drain hands over the packets of every instant observed before it (EdgeStage), so
       // what it did not score no later drain could: the interval's truth is forgotten here.
@@ -112,20 +117,22 @@ function observePresence(list: PresenceAcc[], truth: PresenceTruth, startMs: num
   }
 }
 
-function scorePresence(a: PresenceAcc, truths: PresenceTruth, atMs: number, detections: ReadonlyArray<readonly [number, number]>): void {
+/** Scores one report: its `n` detections are `data[from … from + 2n)` (x, y each, sensor-local). */
+function scorePresence(a: PresenceAcc, truths: PresenceTruth, atMs: number, data: Float64Array, from: number, n: number): void {
   const e = truths.take(a.i, atMs);
   if (e < 0) return;
   const truth = truths.positions;
   const at = truths.startOf(e);
   const nTrue = truths.countOf(e) / 2;
   a.samples++;
-  const err = Math.abs(detections.length - nTrue);
+  const err = Math.abs(n - nTrue);
   a.absErr += err;
   if (err === 0) a.exact++;
   // Nothing to match (most reports: an empty footprint): no per-report arrays or sets.
-  if (detections.length === 0 || nTrue === 0) return;
+  if (n === 0 || nTrue === 0) return;
   // Greedy nearest matching, closest pairs first.
-  const det = detections.map(([lx, ly]) => a.view.toWorld(lx, ly));
+  const det: Array<readonly [number, number]> = [];
+  for (let k = 0; k < n; k++) det.push(a.view.toWorld(data[from + 2 * k] as number, data[from + 2 * k + 1] as number));
   const pairs: Array<[number, number, number]> = [];
   det.forEach(([x, y], d) => {
     for (let t = 0; t < nTrue; t++) pairs.push([Math.hypot(x - (truth[at + 2 * t] as number), y - (truth[at + 2 * t + 1] as number)), d, t]);

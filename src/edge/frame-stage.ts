@@ -7,7 +7,7 @@ import type { BatchOutput, SensorBatch } from './frame/kernel.js';
 import { BODY, buildSpec, initialState, magnification, PARALLAX, type FrameSpec } from './frame/spec.js';
 import { PERSON_STRIDE, POSTURE_CODE } from './frame/synth.js';
 import { inThreadRunner, type FrameTask, type TaskRunner } from './frame/task.js';
-import type { PresencePacket, SensorPacket, TrafficPacket } from './packet.js';
+import { EdgePacketWriter } from './edge-packets.js';
 import type { InView } from './accuracy.js';
 import type { EdgeStage } from './stage.js';
 
@@ -63,17 +63,19 @@ export function createFrameEdgeStage(model: ScenarioModel, opts: FrameStageOptio
     async drain() {
       const members: number[][] = [];
       const results = await runner.run(buildTasks(sensors, sensorsPerTask(sensors.length, opts.workers), members));
-      const packets: Array<{ order: number; packet: SensorPacket }> = [];
+      const reports: Report[] = [];
       results.forEach((r, ti) => {
         const taskMembers = members[ti] as number[];
         taskMembers.forEach((si, k) => {
           const s = sensors[si] as FrameSensor;
           s.state = r.states[k] as ArrayBuffer;
-          for (const p of toPackets(s, r.outputs[k] as BatchOutput)) packets.push({ order: si, packet: p });
+          reportsOf(s, si, r.outputs[k] as BatchOutput, reports);
         });
       });
-      packets.sort((a, b) => a.packet.sensedAtMs - b.packet.sensedAtMs || a.order - b.order);
-      return packets.map((p) => p.packet);
+      reports.sort((a, b) => a.t - b.t || a.order - b.order);
+      const out = new EdgePacketWriter();
+      for (const r of reports) writeReport(sensors[r.order] as FrameSensor, r, out);
+      return out.take();
     },
     close: () => runner.close(),
   };
@@ -207,23 +209,31 @@ export function takeBatch(s: FrameSensor): SensorBatch {
   return { ticks, offsets, ids, people };
 }
 
-function toPackets(s: FrameSensor, out: BatchOutput): SensorPacket[] {
-  const packets: SensorPacket[] = [];
-  const id = s.model.id;
+/** One report in a sensor's batch output: its instant, the sensor's index and where it starts in the output. */
+interface Report {
+  t: number;
+  order: number;
+  out: BatchOutput;
+  at: number;
+}
+
+function reportsOf(s: FrameSensor, order: number, out: BatchOutput, into: Report[]): void {
   for (let i = 0; i < out.length; ) {
-    const t = out[i] as number;
-    if (s.spec.mode === 1) {
-      const p: TrafficPacket = { kind: 'traffic', sensorId: id, sensedAtMs: t, intervalMs: s.model.reportIntervalMs, in: out[i + 1] as number, out: out[i + 2] as number };
-      packets.push(p);
-      i += 3;
-      continue;
-    }
-    const n = out[i + 1] as number;
-    const detections: Array<readonly [number, number]> = [];
-    for (let d = 0; d < n; d++) detections.push([out[i + 2 + 2 * d] as number, out[i + 3 + 2 * d] as number]);
-    const p: PresencePacket = { kind: 'presence', sensorId: id, sensedAtMs: t, detections };
-    packets.push(p);
-    i += 2 + 2 * n;
+    into.push({ t: out[i] as number, order, out, at: i });
+    i += s.spec.mode === 1 ? 3 : 2 + 2 * (out[i + 1] as number);
   }
-  return packets;
+}
+
+/** A report in the edge's flat packets (edge-packets.ts). */
+function writeReport(s: FrameSensor, r: Report, w: EdgePacketWriter): void {
+  const out = r.out;
+  const i = r.at;
+  if (s.spec.mode === 1) {
+    w.traffic(r.order, r.t, s.model.reportIntervalMs, out[i + 1] as number, out[i + 2] as number);
+    return;
+  }
+  const n = out[i + 1] as number;
+  w.presence(r.order, r.t);
+  for (let d = 0; d < n; d++) w.detection(out[i + 2 + 2 * d] as number, out[i + 3 + 2 * d] as number);
+  w.end();
 }

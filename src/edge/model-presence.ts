@@ -2,6 +2,7 @@ import { footprintTransform, type FootprintTransform } from '../core/footprint.j
 import { rngFor, type Rng } from '../core/rng.js';
 import type { NoiseModel, SensorModel, SensorModelName } from '../scenario/model.js';
 import type { PersonState } from '../sim/types.js';
+import type { EdgePacketWriter } from './edge-packets.js';
 import type { PresencePacket } from './packet.js';
 
 /**
@@ -56,16 +57,34 @@ export class ModelPresenceSensor {
 
   /** A packet when a report is due at `atMs` (every reportIntervalMs from the start), else null. */
   sample(atMs: number, people: readonly PersonState[]): PresencePacket | null {
-    if ((atMs - this.#startMs) % this.sensor.reportIntervalMs !== 0) return null;
+    if (!this.#sense(atMs, people)) return null;
+    const found = this.#found;
+    // Most reports see nobody: they share one frozen empty array.
+    const detections = found.length === 0 ? NO_DETECTIONS : found.slice();
+    return { kind: 'presence', sensorId: this.sensor.id, sensedAtMs: atMs, detections };
+  }
+
+  /**
+   * The same report written into the edge's flat packets under `sensorIndex` (no object that
+   * lives until the hand-off); the same draws, so the same numbers as `sample`. Whether one was due.
+   */
+  sampleInto(atMs: number, people: readonly PersonState[], out: EdgePacketWriter, sensorIndex: number): boolean {
+    if (!this.#sense(atMs, people)) return false;
+    out.presence(sensorIndex, atMs);
+    for (const [x, y] of this.#found) out.detection(x, y);
+    out.end();
+    return true;
+  }
+
+  /** Fills `#found` with the report's detections when one is due at `atMs`. */
+  #sense(atMs: number, people: readonly PersonState[]): boolean {
+    if ((atMs - this.#startMs) % this.sensor.reportIntervalMs !== 0) return false;
     this.#collectVisible(people);
     const found = this.#found;
     found.length = 0;
     this.#detectPeople(found);
     this.#addFalsePositives(found);
-    // Most reports see nobody: they share one frozen empty array instead of an array each
-    // that lives with its packet in the edge's buffer for a whole batch interval.
-    const detections = found.length === 0 ? NO_DETECTIONS : found.slice();
-    return { kind: 'presence', sensorId: this.sensor.id, sensedAtMs: atMs, detections };
+    return true;
   }
 
   #collectVisible(people: readonly PersonState[]): void {

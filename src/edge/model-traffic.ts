@@ -1,6 +1,7 @@
 import { rngFor, type Rng } from '../core/rng.js';
 import type { DoorModel, NoiseModel, SensorModel } from '../scenario/model.js';
 import type { DoorCrossing } from '../sim/types.js';
+import type { EdgePacketWriter } from './edge-packets.js';
 import type { TrafficPacket } from './packet.js';
 
 /**
@@ -50,6 +51,24 @@ export class ModelTrafficSensor {
 
   /** Counts this tick's crossings of the door; returns the interval's packet when one is due. */
   sample(atMs: number, crossings: readonly DoorCrossing[]): TrafficPacket | null {
+    if (!this.#count(atMs, crossings)) return null;
+    const packet: TrafficPacket = { kind: 'traffic', sensorId: this.sensor.id, sensedAtMs: atMs, intervalMs: this.sensor.reportIntervalMs, in: this.#in, out: this.#out };
+    this.#in = 0;
+    this.#out = 0;
+    return packet;
+  }
+
+  /** The same, the packet written into the edge's flat packets under `sensorIndex`; whether one was due. */
+  sampleInto(atMs: number, crossings: readonly DoorCrossing[], out: EdgePacketWriter, sensorIndex: number): boolean {
+    if (!this.#count(atMs, crossings)) return false;
+    out.traffic(sensorIndex, atMs, this.sensor.reportIntervalMs, this.#in, this.#out);
+    this.#in = 0;
+    this.#out = 0;
+    return true;
+  }
+
+  /** Counts the crossings; whether the interval's report is due at `atMs`. */
+  #count(atMs: number, crossings: readonly DoorCrossing[]): boolean {
     for (const c of crossings) {
       if (c.doorId !== this.sensor.doorId) continue;
       const crowded = c.atMs - this.#lastCrossingMs < this.#cal.windowMs;
@@ -61,17 +80,6 @@ export class ModelTrafficSensor {
       else this.#out++;
     }
     const elapsed = atMs - this.#startMs;
-    if (elapsed === 0 || elapsed % this.sensor.reportIntervalMs !== 0) return null;
-    const packet: TrafficPacket = {
-      kind: 'traffic',
-      sensorId: this.sensor.id,
-      sensedAtMs: atMs,
-      intervalMs: this.sensor.reportIntervalMs,
-      in: this.#in,
-      out: this.#out,
-    };
-    this.#in = 0;
-    this.#out = 0;
-    return packet;
+    return elapsed !== 0 && elapsed % this.sensor.reportIntervalMs === 0;
   }
 }

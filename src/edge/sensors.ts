@@ -7,6 +7,7 @@ import { withAccuracy } from './accuracy.js';
 import { createFrameEdgeStage, inViewAtShoulders } from './frame-stage.js';
 import { ModelPresenceSensor } from './model-presence.js';
 import { ModelTrafficSensor } from './model-traffic.js';
+import { EdgePacketWriter } from './edge-packets.js';
 import type { SensorPacket } from './packet.js';
 import { poolRunner } from './pool/frame-pool.js';
 import type { EdgeStage } from './stage.js';
@@ -15,12 +16,17 @@ import type { EdgeStage } from './stage.js';
 export interface ModelSensors {
   /** Packets due at this tick, in sensor order (deterministic). */
   sample(step: WorldStep, world: World): SensorPacket[];
+  /** The same packets written into `out` in the flat form (edge-packets.ts): what the run uses. */
+  sampleInto(step: WorldStep, world: World, out: EdgePacketWriter): void;
 }
 
 interface FloorSensors {
   floorId: string;
   presence: ModelPresenceSensor[];
+  /** Each presence sensor's index in `model.sensors` (the flat packets' sensor index). */
+  presenceIndex: number[];
   traffic: ModelTrafficSensor[];
+  trafficIndex: number[];
 }
 
 export interface EdgeOptions {
@@ -44,15 +50,14 @@ export function createEdgeStage(model: ScenarioModel, opts: EdgeOptions = {}): E
 
 function createModelStage(model: ScenarioModel): EdgeStage {
   const sensors = createModelSensors(model);
-  let buffer: SensorPacket[] = [];
+  // The interval's packets as numbers, not objects that lived until the drain (edge-packets.ts).
+  const buffer = new EdgePacketWriter();
   return {
     observe(step, world) {
-      for (const p of sensors.sample(step, world)) buffer.push(p);
+      sensors.sampleInto(step, world, buffer);
     },
     drain() {
-      const out = buffer;
-      buffer = [];
-      return Promise.resolve(out);
+      return Promise.resolve(buffer.take());
     },
     close: () => Promise.resolve(),
   };
@@ -64,18 +69,20 @@ const NO_CROSSINGS: readonly DoorCrossing[] = [];
 export function createModelSensors(model: ScenarioModel): ModelSensors {
   const doors = new Map(model.doors.map((d) => [d.id, d]));
   const byFloor = new Map<string, FloorSensors>();
-  for (const floor of model.floors) byFloor.set(floor.id, { floorId: floor.id, presence: [], traffic: [] });
-  for (const s of model.sensors) {
+  for (const floor of model.floors) byFloor.set(floor.id, { floorId: floor.id, presence: [], presenceIndex: [], traffic: [], trafficIndex: [] });
+  model.sensors.forEach((s, i) => {
     const group = byFloor.get(s.floorId);
-    if (!group) continue;
+    if (!group) return;
     if (s.mode === 'presence') {
       group.presence.push(new ModelPresenceSensor(s, model.noise.presence, model.seed, model.startMs));
+      group.presenceIndex.push(i);
     } else {
       const door = s.doorId === null ? undefined : doors.get(s.doorId);
       if (!door) throw new AppError(ErrorCodes.SCENARIO_INVALID, `traffic sensor ${s.name} watches no door`);
       group.traffic.push(new ModelTrafficSensor(s, door, model.noise.traffic, model.seed, model.startMs));
+      group.trafficIndex.push(i);
     }
-  }
+  });
   const floors = [...byFloor.values()].filter((f) => f.presence.length + f.traffic.length > 0);
 
   return {
@@ -98,6 +105,19 @@ export function createModelSensors(model: ScenarioModel): ModelSensors {
         }
       }
       return out;
+    },
+    sampleInto(step, world, out) {
+      const byDoor = groupBy(step.crossings, (c) => c.doorId);
+      for (const f of floors) {
+        if (f.presence.length > 0) {
+          const people = world.peopleOnFloor(f.floorId);
+          for (let k = 0; k < f.presence.length; k++) (f.presence[k] as ModelPresenceSensor).sampleInto(step.atMs, people, out, f.presenceIndex[k] as number);
+        }
+        for (let k = 0; k < f.traffic.length; k++) {
+          const s = f.traffic[k] as ModelTrafficSensor;
+          s.sampleInto(step.atMs, byDoor.get(s.sensor.doorId ?? '') ?? NO_CROSSINGS, out, f.trafficIndex[k] as number);
+        }
+      }
     },
   };
 }

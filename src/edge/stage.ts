@@ -1,6 +1,6 @@
 import type { World, WorldStep } from '../sim/types.js';
 import type { DetectorAccuracy } from './accuracy-types.js';
-import type { SensorPacket } from './packet.js';
+import type { EdgePackets } from './edge-packets.js';
 
 /**
  * The edge stage as the run loop sees it: it observes the world once per tick (synchronously,
@@ -10,8 +10,8 @@ import type { SensorPacket } from './packet.js';
  */
 export interface EdgeStage {
   observe(step: WorldStep, world: World): void;
-  /** Packets produced since the last drain, ordered by (sensedAtMs, sensor order). */
-  drain(): Promise<SensorPacket[]>;
+  /** Packets produced since the last drain, ordered by (sensedAtMs, sensor order), in the flat form (edge-packets.ts). */
+  drain(): Promise<EdgePackets>;
   close(): Promise<void>;
   /** Detection accuracy of the sensors against ground truth, so far (docs/edge.md). */
   accuracy?(): DetectorAccuracy;

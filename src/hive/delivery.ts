@@ -1,3 +1,4 @@
+import type { EdgePackets } from '../edge/edge-packets.js';
 import type { SensorPacket } from '../edge/packet.js';
 import type { WirePacket } from '../proto/messages.js';
 
@@ -11,9 +12,11 @@ export interface DeliveryStage {
   /**
    * Packets for the next flush. May be called while the previous flush still waits for acks:
    * they enter the meshes after that flush has taken what arrived (never before), so the
-   * result does not depend on when they were handed over.
+   * result does not depend on when they were handed over. The edge's flat form
+   * (edge-packets.ts: sensor indices into the run's `model.sensors`); the stage may hold its
+   * buffer until the packets have left the meshes, so the caller must not reuse it.
    */
-  submit(packets: readonly SensorPacket[]): void;
+  submit(packets: EdgePackets): void;
   /** Hives publish what they hold at `atMs`; resolves once the cloud acknowledged it. Returns the batches published. */
   flush(atMs: number): Promise<number>;
   stats(): DeliveryStats;

@@ -1,5 +1,5 @@
 import { ValueCounts } from '../core/value-counts.js';
-import type { SensorPacket } from '../edge/packet.js';
+import type { EdgePackets } from '../edge/edge-packets.js';
 import type { FaultTimeline } from '../mesh/faults.js';
 import { MeshSim } from '../mesh/mesh.js';
 import { fleetIndex } from '../mesh/topology.js';
@@ -12,7 +12,7 @@ import type { HiveGroupReport, RigReport } from './delivery-report.js';
 import { HiveNode, type Transmission } from './hive-node.js';
 import { latencySummary, type HiveLedger } from './ledger.js';
 import type { HiveLink } from './mqtt-hive.js';
-import { HeldPackets, nextPacket, PacketWriter } from './packet-transfer.js';
+import { HeldPackets, nextPacket } from './packet-transfer.js';
 import { UPLINK_PROFILES } from './uplink-profile.js';
 
 /**
@@ -49,8 +49,8 @@ export interface GroupFlush {
 }
 
 export interface HiveGroup {
-  /** The group's sensors' packets enter their meshes (every packet's sensor must belong to a hive of the group). */
-  submit(packets: readonly SensorPacket[]): void;
+  /** The group's sensors' packets enter their meshes (every packet's sensor must belong to a hive of the group; indices into the group's model's sensors). */
+  submit(packets: EdgePackets): void;
   /**
    * The same from the hand-off buffer (packet-transfer.ts; sensor indices into the group's
    * model's sensors), at most `max` packets from offset `from`; returns the offset after the
@@ -66,7 +66,6 @@ export interface HiveGroup {
 
 export function createHiveGroup(model: ScenarioModel, hives: readonly MeshHiveEndpoint[], faults: FaultTimeline): HiveGroup {
   const network = model.network ?? DEFAULT_NETWORK;
-  const sensorIndex = new Map(model.sensors.map((s, i) => [s.id, i]));
   const rigs = new Map<string, HiveRig>();
   const fleet = fleetIndex(model);
   for (const h of hives) {
@@ -85,7 +84,6 @@ export function createHiveGroup(model: ScenarioModel, hives: readonly MeshHiveEn
   const rigOf = model.sensors.map((s) => rigs.get(s.hiveId));
   const batteryOf = model.sensors.map((s) => rigs.get(s.hiveId)?.mesh.batteries.get(s.id));
   const held = new HeldPackets(model.sensors);
-  const writer = new PacketWriter();
   const hops = new Map<number, number>();
   let healthKeys = 0;
   let lastFlushMs = model.startMs;
@@ -169,13 +167,8 @@ export function createHiveGroup(model: ScenarioModel, hives: readonly MeshHiveEn
 
   return {
     submit(packets) {
-      for (const p of packets) {
-        const i = sensorIndex.get(p.sensorId);
-        if (i === undefined) throw new Error(`no hive route for sensor ${p.sensorId}`);
-        writer.write(p, i);
-      }
-      const buf = writer.take();
-      submitPackets(buf, 0, Number.POSITIVE_INFINITY);
+      // The edge's flat form is the hand-off buffer's (packet-transfer.ts): held as it is.
+      submitPackets(packets.data, 0, Number.POSITIVE_INFINITY);
     },
     submitPackets,
     async flush(atMs) {

@@ -1,12 +1,11 @@
 import { capHeapGrowth } from '../core/heap-growth.js';
 import { startModuleWorker, workerCalls } from '../core/worker-calls.js';
-import type { SensorPacket } from '../edge/packet.js';
+import { EdgePacketWriter, nextEdgePacket, type EdgePackets } from '../edge/edge-packets.js';
 import type { FloorModel, RoomModel, ScenarioModel, SensorModel } from '../scenario/model.js';
 import type { HiveGroupReport } from './delivery-report.js';
 import type { GroupFlush } from './hive-group.js';
 import type { HiveThreadConnect, HiveThreadInit, HiveThreadPost, HiveThreadRequest } from './hive-thread-messages.js';
 import type { HiveGroups } from './mesh-delivery.js';
-import { PacketWriter } from './packet-transfer.js';
 
 /**
  * The hives spread over worker threads (`--hive-threads n`): each thread simulates a
@@ -78,26 +77,29 @@ function hiveGroupsOf(model: ScenarioModel, shares: readonly string[][], threads
   // Which thread each packet's sensor has, and its index in that thread's sensors (its share
   // model's, in scenario order): the hand-off writes numbers, not ids.
   const threadOfHive = new Map(shares.flatMap((ids, k) => ids.map((id) => [id, k] as const)));
-  // One number a sensor (thread × ROUTE_THREAD + index), not an object each: the lookup is per packet, ~1 M an interval at 100,000 sensors.
+  // Per sensor index in model.sensors (the edge's flat packets' index), one number (thread ×
+  // ROUTE_THREAD + index; -1: no hive thread has it): the lookup is per packet, ~1 M an interval
+  // at 100,000 sensors, so an array read, not a `Map` by id.
   const sensorsSoFar = shares.map(() => 0);
-  const route = new Map<string, number>();
-  for (const s of model.sensors) {
+  const route = new Float64Array(model.sensors.length).fill(-1);
+  model.sensors.forEach((s, i) => {
     const thread = threadOfHive.get(s.hiveId);
-    if (thread === undefined) continue;
-    route.set(s.id, thread * ROUTE_THREAD + (sensorsSoFar[thread] as number));
+    if (thread === undefined) return;
+    route[i] = thread * ROUTE_THREAD + (sensorsSoFar[thread] as number);
     sensorsSoFar[thread] = (sensorsSoFar[thread] as number) + 1;
-  }
-  const writers = threads.map(() => new PacketWriter());
+  });
+  const writers = threads.map(() => new EdgePacketWriter());
   return {
-    submit(packets: readonly SensorPacket[]): void {
-      for (const p of packets) {
-        const r = route.get(p.sensorId);
-        if (r === undefined) throw new Error(`no hive route for sensor ${p.sensorId}`);
+    submit(packets: EdgePackets): void {
+      const d = packets.data;
+      for (let at = 0; at < d.length; at = nextEdgePacket(d, at)) {
+        const r = route[d[at] as number];
+        if (r === undefined || r < 0) throw new Error(`no hive route for sensor ${model.sensors[d[at] as number]?.id ?? `#${d[at]}`}`);
         const thread = Math.floor(r / ROUTE_THREAD);
-        (writers[thread] as PacketWriter).write(p, r - thread * ROUTE_THREAD);
+        (writers[thread] as EdgePacketWriter).copy(d, at, r - thread * ROUTE_THREAD);
       }
       threads.forEach((t, k) => {
-        const buf = (writers[k] as PacketWriter).take();
+        const buf = (writers[k] as EdgePacketWriter).take().data;
         t.post({ op: 'submit', packets: buf }, [buf.buffer as ArrayBuffer]);
       });
     },

@@ -1,7 +1,7 @@
 import type { VirtualClock } from '../core/clock.js';
 import { ackTopic, allHivesFilter } from '../core/topics.js';
 import { AppError, ErrorCodes } from '../core/errors.js';
-import type { SensorPacket } from '../edge/packet.js';
+import type { EdgePackets } from '../edge/edge-packets.js';
 import { FaultTimeline } from '../mesh/faults.js';
 import type { ScenarioModel } from '../scenario/model.js';
 import type { DeliveryStage, DeliveryStats } from './delivery.js';
@@ -38,7 +38,7 @@ export interface MeshDeliveryStage extends DeliveryStage {
  * ingests the previous one, and every mesh sees the same sequence as without the overlap.
  */
 export interface HiveGroups {
-  submit(packets: readonly SensorPacket[]): void;
+  submit(packets: EdgePackets): void;
   flush(atMs: number): Promise<GroupFlush>;
   /** Every group's report parts at `nowMs` (any order: the report puts hives in scenario order). */
   report(nowMs: number): Promise<HiveGroupReport[]>;

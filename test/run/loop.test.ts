@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/core/clock.js';
-import type { SensorPacket } from '../../src/edge/packet.js';
+import type { EdgePackets } from '../../src/edge/edge-packets.js';
 import { DELIVERIES_IN_FLIGHT, simulate, type LoopContext } from '../../src/run/loop.js';
 
 /**
@@ -35,12 +35,13 @@ function loopDoubles(flushTurns: number) {
       observe: () => undefined,
       drain: () => {
         drains++;
-        return Promise.resolve([{ sensorId: `interval-${drains}` } as unknown as SensorPacket]);
+        // The interval's number where a packet's sensor index would be.
+        return Promise.resolve<EdgePackets>({ data: Float64Array.of(drains), count: 1 });
       },
       close: () => Promise.resolve(),
     },
     delivery: {
-      submit: (packets: readonly SensorPacket[]) => log.push(`submit ${packets[0]?.sensorId}`),
+      submit: (packets: EdgePackets) => log.push(`submit interval-${packets.data[0]}`),
       flush: async (atMs: number) => {
         log.push(`flush ${atMs}`);
         await turns(flushTurns);

@@ -1,0 +1,71 @@
+import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { EdgePacketWriter, nextEdgePacket, packEdgePackets, unpackEdgePackets } from '../../src/edge/edge-packets.js';
+import type { SensorPacket } from '../../src/edge/packet.js';
+import { createModelSensors } from '../../src/edge/sensors.js';
+import { loadScenarioObject } from '../../src/scenario/load.js';
+import type { ScenarioModel } from '../../src/scenario/model.js';
+import { createWorld } from '../../src/sim/world.js';
+
+/** The edge's flat packets (src/edge/edge-packets.ts): what goes in comes out, number for number. */
+describe('the edge packets in flat form', () => {
+  const sensors = Array.from({ length: 8 }, (_, i) => ({ id: `s${i}` })) as unknown as ScenarioModel['sensors'];
+  const double = fc.double({ noNaN: true, noDefaultInfinity: true });
+  const packet = fc.oneof(
+    fc.record({ kind: fc.constant('presence' as const), sensor: fc.nat(7), sensedAtMs: fc.nat(), detections: fc.array(fc.tuple(double, double), { maxLength: 6 }) }),
+    fc.record({ kind: fc.constant('traffic' as const), sensor: fc.nat(7), sensedAtMs: fc.nat(), intervalMs: fc.nat(), in: fc.nat(), out: fc.nat() }),
+  );
+  const indexOf = (id: string): number => Number(id.slice(1));
+
+  it('unpack(pack(packets)) is the packets, in order, and copy() moves one packet under a new index (fast-check seed 23)', () => {
+    fc.assert(
+      fc.property(fc.array(packet, { maxLength: 200 }), (specs) => {
+        const packets: SensorPacket[] = specs.map(({ sensor, ...p }) => ({ ...p, sensorId: `s${sensor}` }));
+        const flat = packEdgePackets(packets, indexOf);
+        expect(flat.count).toBe(packets.length);
+        expect(unpackEdgePackets(flat, sensors)).toEqual(packets);
+        // Re-indexed one by one as the hand-off to the hive threads does: sensor k → 7 − k.
+        const w = new EdgePacketWriter();
+        for (let at = 0; at < flat.data.length; at = nextEdgePacket(flat.data, at)) w.copy(flat.data, at, 7 - (flat.data[at] as number));
+        expect(unpackEdgePackets(w.take(), sensors)).toEqual(packets.map((p) => ({ ...p, sensorId: `s${7 - indexOf(p.sensorId)}` })));
+      }),
+      { seed: 23, numRuns: 200 },
+    );
+  });
+
+  it('a take() starts the writer over and its buffer is its own', () => {
+    const w = new EdgePacketWriter();
+    w.traffic(1, 10, 60_000, 2, 3);
+    const first = w.take();
+    w.presence(2, 20);
+    w.detection(0.25, 0.5);
+    w.end();
+    const second = w.take();
+    expect(unpackEdgePackets(first, sensors)).toEqual([{ kind: 'traffic', sensorId: 's1', sensedAtMs: 10, intervalMs: 60_000, in: 2, out: 3 }]);
+    expect(unpackEdgePackets(second, sensors)).toEqual([{ kind: 'presence', sensorId: 's2', sensedAtMs: 20, detections: [[0.25, 0.5]] }]);
+    expect(first.data.buffer).not.toBe(second.data.buffer);
+  });
+
+  it('the model sensors write the same packets flat as they build as objects (office-day, 20 simulated minutes)', () => {
+    const doc = parse(readFileSync(new URL('../../scenarios/office-day.yaml', import.meta.url), 'utf8')) as Record<string, unknown>;
+    const loaded = loadScenarioObject({ ...doc, duration: '20m' }, 'office-day');
+    if (!loaded.ok) throw new Error('office-day does not load');
+    const model = loaded.model;
+    const [objects, flat] = [createModelSensors(model), createModelSensors(model)];
+    const [worldA, worldB] = [createWorld(model), createWorld(model)];
+    const w = new EdgePacketWriter();
+    const expected: SensorPacket[] = [];
+    for (let t = model.startMs; t < model.startMs + model.durationMs; t += model.tickMs) {
+      const a = worldA.step(t);
+      for (const p of objects.sample(a, worldA)) expected.push(p);
+      flat.sampleInto(worldB.step(t), worldB, w);
+    }
+    const got = unpackEdgePackets(w.take(), model.sensors);
+    expect(got.length).toBeGreaterThan(1000);
+    expect(got.some((p) => p.kind === 'presence' && p.detections.length > 0)).toBe(true);
+    expect(got.some((p) => p.kind === 'traffic')).toBe(true);
+    expect(got).toEqual(expected);
+  });
+});
