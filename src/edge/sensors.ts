@@ -7,7 +7,7 @@ import { withAccuracy } from './accuracy.js';
 import { createFrameEdgeStage, inViewAtShoulders } from './frame-stage.js';
 import { ModelPresenceSensor } from './model-presence.js';
 import { ModelTrafficSensor } from './model-traffic.js';
-import { EdgePacketWriter } from './edge-packets.js';
+import { EdgePacketWriter, unpackEdgePackets } from './edge-packets.js';
 import type { SensorPacket } from './packet.js';
 import { poolRunner } from './pool/frame-pool.js';
 import type { EdgeStage } from './stage.js';
@@ -85,28 +85,16 @@ export function createModelSensors(model: ScenarioModel): ModelSensors {
   });
   const floors = [...byFloor.values()].filter((f) => f.presence.length + f.traffic.length > 0);
 
-  return {
+  const sensors: ModelSensors = {
+    // Objects for benches and tests, read back from the flat form the run uses: one sampling path.
     sample(step, world) {
-      const out: SensorPacket[] = [];
-      // Each traffic sensor is handed its own door's crossings: handing every sensor the whole
-      // fleet's crossings made a tick cost traffic sensors × crossings, both growing with the fleet.
-      const byDoor = groupBy(step.crossings, (c) => c.doorId);
-      for (const f of floors) {
-        if (f.presence.length > 0) {
-          const people = world.peopleOnFloor(f.floorId);
-          for (const s of f.presence) {
-            const p = s.sample(step.atMs, people);
-            if (p) out.push(p);
-          }
-        }
-        for (const s of f.traffic) {
-          const p = s.sample(step.atMs, byDoor.get(s.sensor.doorId ?? '') ?? NO_CROSSINGS);
-          if (p) out.push(p);
-        }
-      }
-      return out;
+      const w = new EdgePacketWriter();
+      sensors.sampleInto(step, world, w);
+      return unpackEdgePackets(w.take(), model.sensors);
     },
     sampleInto(step, world, out) {
+      // Each traffic sensor is handed its own door's crossings: handing every sensor the whole
+      // fleet's crossings made a tick cost traffic sensors × crossings, both growing with the fleet.
       const byDoor = groupBy(step.crossings, (c) => c.doorId);
       for (const f of floors) {
         if (f.presence.length > 0) {
@@ -120,4 +108,5 @@ export function createModelSensors(model: ScenarioModel): ModelSensors {
       }
     },
   };
+  return sensors;
 }

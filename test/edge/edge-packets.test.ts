@@ -4,9 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { EdgePacketWriter, nextEdgePacket, packEdgePackets, unpackEdgePackets } from '../../src/edge/edge-packets.js';
 import type { SensorPacket } from '../../src/edge/packet.js';
+import { ModelPresenceSensor } from '../../src/edge/model-presence.js';
+import { ModelTrafficSensor } from '../../src/edge/model-traffic.js';
 import { createModelSensors } from '../../src/edge/sensors.js';
 import { loadScenarioObject } from '../../src/scenario/load.js';
 import type { ScenarioModel } from '../../src/scenario/model.js';
+import type { World, WorldStep } from '../../src/sim/types.js';
 import { createWorld } from '../../src/sim/world.js';
 
 /** The edge's flat packets (src/edge/edge-packets.ts): what goes in comes out, number for number. */
@@ -48,18 +51,19 @@ describe('the edge packets in flat form', () => {
     expect(first.data.buffer).not.toBe(second.data.buffer);
   });
 
-  it('the model sensors write the same packets flat as they build as objects (office-day, 20 simulated minutes)', () => {
+  it('the model sensors write the same packets flat as each sensor builds as objects (office-day, 20 simulated minutes)', () => {
     const doc = parse(readFileSync(new URL('../../scenarios/office-day.yaml', import.meta.url), 'utf8')) as Record<string, unknown>;
     const loaded = loadScenarioObject({ ...doc, duration: '20m' }, 'office-day');
     if (!loaded.ok) throw new Error('office-day does not load');
     const model = loaded.model;
-    const [objects, flat] = [createModelSensors(model), createModelSensors(model)];
+    const objects = objectSensors(model);
+    const flat = createModelSensors(model);
     const [worldA, worldB] = [createWorld(model), createWorld(model)];
     const w = new EdgePacketWriter();
     const expected: SensorPacket[] = [];
     for (let t = model.startMs; t < model.startMs + model.durationMs; t += model.tickMs) {
       const a = worldA.step(t);
-      for (const p of objects.sample(a, worldA)) expected.push(p);
+      for (const p of objects(a, worldA)) expected.push(p);
       flat.sampleInto(worldB.step(t), worldB, w);
     }
     const got = unpackEdgePackets(w.take(), model.sensors);
@@ -69,3 +73,31 @@ describe('the edge packets in flat form', () => {
     expect(got).toEqual(expected);
   });
 });
+
+/**
+ * The reference: every sensor's own object `sample`, floor by floor in the scenario's order,
+ * presence sensors then traffic sensors, each in the scenario's sensor order (the order
+ * `createModelSensors` promises).
+ */
+function objectSensors(model: ScenarioModel): (step: WorldStep, world: World) => SensorPacket[] {
+  const doors = new Map(model.doors.map((d) => [d.id, d]));
+  const floors = model.floors.map((f) => {
+    const mine = model.sensors.filter((s) => s.floorId === f.id);
+    return {
+      floorId: f.id,
+      presence: mine.filter((s) => s.mode === 'presence').map((s) => new ModelPresenceSensor(s, model.noise.presence, model.seed, model.startMs)),
+      traffic: mine.filter((s) => s.mode !== 'presence').map((s) => new ModelTrafficSensor(s, doors.get(s.doorId ?? '')!, model.noise.traffic, model.seed, model.startMs)),
+    };
+  });
+  return (step, world) => {
+    const out: SensorPacket[] = [];
+    for (const f of floors) {
+      if (f.presence.length > 0) {
+        const people = world.peopleOnFloor(f.floorId);
+        for (const s of f.presence) out.push(...[s.sample(step.atMs, people)].filter((p) => p !== null));
+      }
+      for (const s of f.traffic) out.push(...[s.sample(step.atMs, step.crossings)].filter((p) => p !== null));
+    }
+    return out;
+  };
+}
