@@ -40,11 +40,14 @@ const OPERATIONS = {
   close: true,
 } as const satisfies Record<keyof StoreSync, true>;
 
-/** The port over a synchronous store (the SQLite file, or a test double of `StoreSync`). */
-export function asyncStore(sync: StoreSync): Store {
+/**
+ * Each of `names` on `sync` as an asynchronous operation: it runs at once on the caller's
+ * thread and returns a settled promise (a throw becomes a rejection). Wrappers built once.
+ */
+function settledPort(sync: object, names: Iterable<string>): Record<string, (...args: unknown[]) => Promise<unknown>> {
   const port: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
-  for (const name of Object.keys(OPERATIONS) as Array<keyof StoreSync>) {
-    const op = (sync[name] as (...args: unknown[]) => unknown).bind(sync);
+  for (const name of names) {
+    const op = ((sync as Record<string, unknown>)[name] as (...args: unknown[]) => unknown).bind(sync);
     port[name] = (...args) => {
       try {
         return Promise.resolve(op(...args));
@@ -53,7 +56,12 @@ export function asyncStore(sync: StoreSync): Store {
       }
     };
   }
-  return port as unknown as Store;
+  return port;
+}
+
+/** The port over a synchronous store (the SQLite file, or a test double of `StoreSync`). */
+export function asyncStore(sync: StoreSync): Store {
+  return settledPort(sync, Object.keys(OPERATIONS)) as unknown as Store;
 }
 
 /**
@@ -66,20 +74,8 @@ export function asyncStore(sync: StoreSync): Store {
  */
 export function sqliteWebhookStore(path: string | SqliteWebhookStore): AsyncWebhookStore {
   const sync = typeof path === 'string' ? new SqliteWebhookStore(path) : path;
-  const port: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
-  for (const name of Object.getOwnPropertyNames(SqliteWebhookStore.prototype)) {
-    const op: unknown = sync[name as keyof WebhookStore];
-    if (name === 'constructor' || typeof op !== 'function') continue;
-    const bound = (op as (...args: unknown[]) => unknown).bind(sync);
-    port[name] = (...args) => {
-      try {
-        return Promise.resolve(bound(...args));
-      } catch (err) {
-        return Promise.reject(err as Error);
-      }
-    };
-  }
-  return port as unknown as AsyncWebhookStore;
+  const methods = Object.getOwnPropertyNames(SqliteWebhookStore.prototype).filter((name) => name !== 'constructor' && typeof sync[name as keyof WebhookStore] === 'function');
+  return settledPort(sync, methods) as unknown as AsyncWebhookStore;
 }
 
 /** The SQLite store at `path` (':memory:' for tests) behind the port; `sync` is the same file's direct access. */
