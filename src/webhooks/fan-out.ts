@@ -46,20 +46,45 @@ function unfiltered(filters: object): boolean {
 /**
  * The request body: the spec §6 envelope, keys in the spec's order, sensor ids bare in the
  * metadata (spec §2: `sensor_<id>` in GraphQL, bare `<id>` in webhook metadata).
+ *
+ * Written as `JSON.stringify` would write the object, from pieces computed once: the text
+ * between the id and the timestamp once per event type, the text from the version to `"data":`
+ * once per metadata object (one per space or sensor until the catalogue changes); a finite
+ * number is written as `JSON.stringify` writes it (ECMA-262 SerializeJSONProperty: ToString),
+ * so only the id and a non-numeric `data` go through `JSON.stringify` per event
+ * (test/webhooks/fan-out.test.ts checks it against `JSON.stringify` of the envelope).
  */
 export function bodyOf(e: EventEnvelope): string {
-  // Written as JSON.stringify would write the object, with the metadata's text computed once
-  // per metadata object (one per space or sensor until the catalogue changes).
-  return `{"id":${JSON.stringify(e.id)},"type":${JSON.stringify(e.type)},"timestamp":${JSON.stringify(e.timestamp)},"version":${JSON.stringify(e.version)},"metadata":${metadataJson(e.metadata)},"data":${JSON.stringify(e.data) ?? 'null'}}`;
+  return `{"id":${JSON.stringify(e.id)}${typeText(e.type)}${numberOrJson(e.timestamp)}${tailText(e.version, e.metadata)}${numberOrJson(e.data)}}`;
 }
 
-const metadataText = new WeakMap<object, string>();
+/** `JSON.stringify(v)`, without the call for a finite number; `null` where it gives undefined (as before: `"data":null`). */
+function numberOrJson(v: unknown): string {
+  if (typeof v === 'number' && Number.isFinite(v)) return `${v}`;
+  return JSON.stringify(v) ?? 'null';
+}
 
-function metadataJson(m: Readonly<Record<string, string>>): string {
-  let text = metadataText.get(m);
+/** `,"type":<type>,"timestamp":` per event type (a handful: the map stays small; others are not kept). */
+const typeTexts = new Map<string, string>();
+const TYPE_TEXTS_MAX = 64;
+
+function typeText(type: string): string {
+  let text = typeTexts.get(type);
   if (text === undefined) {
-    text = JSON.stringify(m.sensor_id === undefined ? m : { ...m, sensor_id: bareId(m.sensor_id) });
-    metadataText.set(m, text);
+    text = `,"type":${JSON.stringify(type)},"timestamp":`;
+    if (typeTexts.size < TYPE_TEXTS_MAX) typeTexts.set(type, text);
   }
+  return text;
+}
+
+/** `,"version":<version>,"metadata":<metadata>,"data":` per metadata object (and version: one, EVENT_VERSION). */
+const tailTexts = new WeakMap<object, { version: string; text: string }>();
+
+function tailText(version: string, m: Readonly<Record<string, string>>): string {
+  const cached = tailTexts.get(m);
+  if (cached !== undefined && cached.version === version) return cached.text;
+  const metadata = JSON.stringify(m.sensor_id === undefined ? m : { ...m, sensor_id: bareId(m.sensor_id) });
+  const text = `,"version":${JSON.stringify(version)},"metadata":${metadata},"data":`;
+  tailTexts.set(m, { version, text });
   return text;
 }

@@ -9,9 +9,13 @@ export function prepareSeries(db: Database.Database) {
       'SELECT id, kind, parent_id, name, timezone FROM assets ORDER BY id',
     ),
     insertEvent: db.prepare('INSERT INTO events (event_id, type, space_id, minute_ms, value, revision, emitted_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?)'),
-    events: db.prepare<[number], { id: number; event_id: string; type: string; space_id: string; minute_ms: number; value: number; revision: number; emitted_at_ms: number }>(
-      'SELECT id, event_id, type, space_id, minute_ms, value, revision, emitted_at_ms FROM events WHERE id > ? ORDER BY id',
-    ),
+    // Rows as arrays (`raw`): the webhook fan-out reads the whole outbox after its cursor, and a
+    // row object per row was built only to be copied into a StoredEvent (~0.6 µs a row).
+    events: db
+      .prepare<[number], [id: number, eventId: string, type: string, spaceId: string, minuteMs: number, value: number, revision: number, emittedAtMs: number]>(
+        'SELECT id, event_id, type, space_id, minute_ms, value, revision, emitted_at_ms FROM events WHERE id > ? ORDER BY id',
+      )
+      .raw(true),
     pruneEvents: db.prepare('DELETE FROM events WHERE emitted_at_ms < ?'),
     // A bucket whose minutes were all pruned keeps its last value: the INSERT selects no row.
     refreshRollup: db.prepare(

@@ -242,16 +242,7 @@ export class SqliteStore implements StoreSync {
   }
 
   events(afterId = 0): StoredEvent[] {
-    return this.#s.events.all(afterId).map((r) => ({
-      id: r.id,
-      eventId: r.event_id,
-      type: r.type,
-      spaceId: r.space_id,
-      minuteMs: r.minute_ms,
-      value: r.value,
-      revision: r.revision,
-      emittedAtMs: r.emitted_at_ms,
-    }));
+    return this.#s.events.all(afterId).map((r) => ({ id: r[0], eventId: r[1], type: r[2], spaceId: r[3], minuteMs: r[4], value: r[5], revision: r[6], emittedAtMs: r[7] }));
   }
 
   refreshRollups(buckets: readonly RollupBucket[]): void {

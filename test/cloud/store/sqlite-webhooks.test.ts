@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../../src/cloud/store/sqlite-store.js';
 import { SqliteWebhookStore } from '../../../src/cloud/store/sqlite-webhooks.js';
@@ -156,5 +157,33 @@ describe('SQLite webhook store', () => {
       ['event_d', 'delivered'],
     ]);
     s.close();
+  });
+
+  it('marks delivered exactly the ids of the records, whether they form a few runs (ranges) or many (one list), with repeats', () => {
+    const SEED = 1213;
+    console.log(`fast-check seed ${SEED}`);
+    const s = new SqliteWebhookStore(tempDb());
+    const n = 40;
+    let run = 0;
+    try {
+      fc.assert(
+        fc.property(fc.array(fc.nat({ max: n - 1 }), { maxLength: 50 }), fc.nat({ max: n - 1 }), (picks, retried) => {
+          const sub = `webhook_${++run}`;
+          s.enqueue(Array.from({ length: n }, (_, i) => delivery(`event_${i}`, i, sub)));
+          const ids = s.due(sub, 1000, n).map((d) => d.id);
+          const chosen = picks.map((k) => ids[k] as number).filter((id) => id !== ids[retried]);
+          s.recordAttempts([...chosen.map((id) => ({ id, result: 'delivered' as const, atMs: 2000 })), { id: ids[retried] as number, result: 'retry', nextAttemptMs: 3000, error: 'x' }]);
+          const want = new Set(chosen);
+          for (const d of s.deliveries(sub)) {
+            if (want.has(d.id)) expect([d.state, d.attempts, d.deliveredAtMs]).toEqual(['delivered', 1, 2000]);
+            else if (d.id === ids[retried]) expect([d.state, d.attempts, d.nextAttemptMs]).toEqual(['pending', 1, 3000]);
+            else expect([d.state, d.attempts, d.deliveredAtMs]).toEqual(['pending', 0, null]);
+          }
+        }),
+        { seed: SEED, numRuns: 200 },
+      );
+    } finally {
+      s.close();
+    }
   });
 });
