@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { Client } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { envelopeType, MAX_BODY_BYTES, startReceiver } from '../../src/webhooks/receiver.js';
+import { envelopeType, MAX_BODY_BYTES, NDJSON_FLUSH_MS, startReceiver } from '../../src/webhooks/receiver.js';
 import { signedHeaders } from '../../src/webhooks/signing.js';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
@@ -107,6 +107,28 @@ describe('occusim receive’s endpoint', () => {
     expect(plain.stats().byType).toEqual({ TRAFFIC: 1 });
     await signed.close();
     expect(readFileSync(signedOut, 'utf8')).toBe(bodies.map((b) => `${b}\n`).join(''));
+  });
+
+  it('writes the NDJSON of a running receiver within its flush interval, in arrival order', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'occusim-rx-'));
+    closers.push(() => rmSync(dir, { recursive: true, force: true }));
+    const out = join(dir, 'live.ndjson');
+    const rx = await startReceiver({ port: 0, secrets: [SECRET], out });
+    const client = new Client(`http://127.0.0.1:${rx.port}`);
+    closers.push(() => rx.close(), () => client.close());
+    const bodies = ['a', 'b', 'c'].map((k) => JSON.stringify({ id: `event_${k}`, type: 'TRAFFIC', data: k }));
+    for (const [i, body] of bodies.entries()) {
+      const res = await client.request({ method: 'POST', path: '/', body, headers: { ...signedHeaders([SECRET], `event_${'abc'[i]}`, 1000, body) } });
+      await res.body.dump();
+      expect(res.statusCode).toBe(200);
+    }
+    const deadline = Date.now() + 20 * NDJSON_FLUSH_MS; // wall time in a test only: the file is written on a timer
+    let text = '';
+    while (Date.now() < deadline && text !== bodies.map((b) => `${b}\n`).join('')) {
+      await new Promise((r) => setTimeout(r, NDJSON_FLUSH_MS));
+      text = readFileSync(out, 'utf8');
+    }
+    expect(text).toBe(bodies.map((b) => `${b}\n`).join(''));
   });
 
   it('answers 413 to a body over the limit without keeping it', async () => {
