@@ -1,12 +1,14 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { Client } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { envelopeType, MAX_BODY_BYTES, startReceiver } from '../../src/webhooks/receiver.js';
+import { envelopeType, MAX_BODY_BYTES, NDJSON_FLUSH_MS, startReceiver } from '../../src/webhooks/receiver.js';
 import { signedHeaders } from '../../src/webhooks/signing.js';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+const SEED = 20261125;
 const closers: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const c of closers.splice(0).reverse()) await c();
@@ -14,7 +16,7 @@ afterEach(async () => {
 
 describe('the receiver reading an envelope’s type', () => {
   it('reads the type at its place in the platform’s envelope, as JSON.parse would', () => {
-    const body = JSON.stringify({ id: 'event_0123abcd', type: 'ROOM_OCCUPANCY_1M', timestamp: 1, version: 'v1.0.0', metadata: { type: 'x' }, data: 3 });
+    const body = JSON.stringify({ id: 'event_0123abcd', type: 'ROOM_OCCUPANCY_1M', timestamp: 1, version: 'v1.0.0', metadata: { site_id: 'x' }, data: 3 });
     expect(envelopeType(Buffer.from(body))).toBe('ROOM_OCCUPANCY_1M');
     expect(envelopeType(Buffer.from(body)) === (JSON.parse(body) as { type: string }).type).toBe(true);
   });
@@ -27,10 +29,56 @@ describe('the receiver reading an envelope’s type', () => {
       '{"id":"event_1","type":"TRAFFIC', // unterminated
       '{"id":"event_1","type":""}',
       '{"id":"event_1", "type":"TRAFFIC"}', // other spacing
+      '{"id":"event_1","type":"TRAFFIC","type":"DETECTIONS"}', // a duplicate key: JSON.parse keeps the last
+      '{"id":"event_1","type":"TRAFFIC","\\u0074ype":"DETECTIONS"}', // the same, escaped
+      '{"id":"event_1","type":"TRAFFIC","metadata":{"type":"x"}}', // a nested key named type (not told apart: parsed)
       'not json at all, but long enough',
       '',
     ];
     for (const text of others) expect(envelopeType(Buffer.from(text)), text).toBeNull();
+  });
+});
+
+describe('the receiver’s type fast path against JSON.parse', () => {
+  /** `{"id":…,"type":…` then further members (a duplicate `type`, spelt plainly or escaped, among them), as text. */
+  const member = (k: string, v: unknown, escaped: boolean): string => `${escaped ? JSON.stringify(k).replace(/t/g, '\\u0074') : JSON.stringify(k)}:${JSON.stringify(v)}`;
+  const typeToken = fc.oneof(fc.constantFrom('ROOM_OCCUPANCY', 'DETECTIONS', 'FLOOR_OCCUPANCY_1M', 'TRAFFIC'), fc.stringMatching(/^[A-Z0-9_]{0,70}$/), fc.string({ unit: 'binary', maxLength: 12 }));
+  const envelope = fc.tuple(
+    fc.oneof(fc.constant('event_0123abcd'), fc.string({ unit: 'binary', maxLength: 16 })),
+    typeToken,
+    fc.array(fc.tuple(fc.oneof(fc.constant('type'), fc.constantFrom('metadata', 'data', 'timestamp'), fc.string({ maxLength: 6 })), fc.jsonValue({ maxDepth: 2 }), fc.boolean()), { maxLength: 4 }),
+    fc.boolean(),
+  ).map(([id, type, rest, nestType]) => {
+    const more = rest.map(([k, v, esc]) => member(k, nestType && k === 'metadata' ? { type: 'x', v } : v, esc));
+    return `{${[member('id', id, false), member('type', type, false), ...more].join(',')}}`;
+  });
+
+  it('answers what JSON.parse reads (or null) for any valid JSON, and takes the fast path on the platform’s layout', () => {
+    console.log(`fast-check seed ${SEED}`);
+    let fast = 0;
+    fc.assert(
+      fc.property(envelope, (text) => {
+        const body = Buffer.from(text);
+        const t = envelopeType(body);
+        if (t === null) return;
+        fast++;
+        // What the receiver's fallback parses: the bytes as UTF-8 (a lone surrogate became U+FFFD).
+        expect(t).toBe((JSON.parse(body.toString('utf8')) as { type: unknown }).type);
+      }),
+      { seed: SEED, numRuns: 2000 },
+    );
+    expect(fast).toBeGreaterThan(100); // not vacuous: the platform's layout is read in place
+  });
+
+  it('never throws on any bytes', () => {
+    console.log(`fast-check seed ${SEED}`);
+    fc.assert(
+      fc.property(fc.oneof(fc.uint8Array({ maxLength: 200 }), fc.string({ maxLength: 60 }).map((s) => Buffer.from(`{"id":"e","type":"${s}`))), (bytes) => {
+        const t = envelopeType(Buffer.from(bytes));
+        expect(t === null || /^[A-Z0-9_]{1,64}$/.test(t)).toBe(true);
+      }),
+      { seed: SEED, numRuns: 1000 },
+    );
   });
 });
 
@@ -59,6 +107,28 @@ describe('occusim receive’s endpoint', () => {
     expect(plain.stats().byType).toEqual({ TRAFFIC: 1 });
     await signed.close();
     expect(readFileSync(signedOut, 'utf8')).toBe(bodies.map((b) => `${b}\n`).join(''));
+  });
+
+  it('writes the NDJSON of a running receiver within its flush interval, in arrival order', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'occusim-rx-'));
+    closers.push(() => rmSync(dir, { recursive: true, force: true }));
+    const out = join(dir, 'live.ndjson');
+    const rx = await startReceiver({ port: 0, secrets: [SECRET], out });
+    const client = new Client(`http://127.0.0.1:${rx.port}`);
+    closers.push(() => rx.close(), () => client.close());
+    const bodies = ['a', 'b', 'c'].map((k) => JSON.stringify({ id: `event_${k}`, type: 'TRAFFIC', data: k }));
+    for (const [i, body] of bodies.entries()) {
+      const res = await client.request({ method: 'POST', path: '/', body, headers: { ...signedHeaders([SECRET], `event_${'abc'[i]}`, 1000, body) } });
+      await res.body.dump();
+      expect(res.statusCode).toBe(200);
+    }
+    const deadline = Date.now() + 20 * NDJSON_FLUSH_MS; // wall time in a test only: the file is written on a timer
+    let text = '';
+    while (Date.now() < deadline && text !== bodies.map((b) => `${b}\n`).join('')) {
+      await new Promise((r) => setTimeout(r, NDJSON_FLUSH_MS));
+      text = readFileSync(out, 'utf8');
+    }
+    expect(text).toBe(bodies.map((b) => `${b}\n`).join(''));
   });
 
   it('answers 413 to a body over the limit without keeping it', async () => {
