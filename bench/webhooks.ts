@@ -88,7 +88,10 @@ const perDelivery = (ms: number | null, n: number): string => (ms === null ? 'n/
 /**
  * Plain POSTs of the bodies through the engine's own HTTP client (a `Sender`: same connection,
  * pipelining and write batching), unsigned, no store, to a receiver started without a secret:
- * it checks nothing, as a plain endpoint would, and writes the same NDJSON as the signed one. What the signed run costs more is then the
+ * it checks nothing, as a plain endpoint would, and dedupes, counts and writes the same NDJSON
+ * as the signed one (a POST without `webhook-id` is deduped by its body's `id`: before session
+ * 6 the receiver took every such POST for a duplicate of the first and wrote one line in all,
+ * so the baseline receiver skipped the work the signed one did). What the signed run costs more is then the
  * signing, the durable outbox and the verification, not a different client.
  */
 async function baseline(port: number, bodies: readonly string[], concurrency: number): Promise<number> {
@@ -255,6 +258,10 @@ export async function runWebhooksBench(root: string, concurrencyArg?: string, ro
     const semi = /--max-semi-space-size[= ](\d+)/.exec(process.env.NODE_OPTIONS ?? '');
     console.log(`  V8 semi-space (NODE_OPTIONS, every process): ${semi ? `${semi[1]} MB (--max-semi-space-size)` : "Node's default"}`);
     console.log(`  at half rate (${perTick * 100}/s): enqueue → 2xx p50 ${st.latencyP50Ms.toFixed(1)} ms, p99 ${st.latencyP99Ms.toFixed(1)} ms (target p99 < 50 ms)`);
+    // The baseline receiver did the signed one's work (dedupe, count, NDJSON line) for every
+    // body: its file was flushed long ago (50 ms after the last line; the signed phase took seconds).
+    const plainLines = readFileSync(join(dir, 'plain.ndjson'), 'utf8').split('\n').length - 1;
+    if (plainLines !== N) throw new Error(`bench webhooks: the baseline receiver wrote ${plainLines} NDJSON lines for ${N} POSTs`);
     const alone = outboxAlone(dir, bodies, ROUND);
     console.log(`  the outbox alone (CPU per delivery): insert ${alone.insert.toFixed(1)} µs, due read ${alone.due.toFixed(1)} µs, delivered outcome ${alone.delivered.toFixed(1)} µs`);
     await sender.close();

@@ -1,5 +1,5 @@
 import { AppError, ErrorCodes } from '../core/errors.js';
-import { startReceiver, type ReceiverStats } from '../webhooks/receiver.js';
+import { DEDUPE_IDS, startReceiver, type ReceiverStats } from '../webhooks/receiver.js';
 import { secretKey } from '../webhooks/signing.js';
 import { isWebhookError } from '../webhooks/errors.js';
 import type { Flags, Io } from './io.js';
@@ -7,7 +7,7 @@ import { hostOf } from './options.js';
 
 /**
  * `occusim receive --port N [--secret whsec_…] [--out events.ndjson] [--fail-rate P]
- * [--latency MS] [--seed S]`: a webhook endpoint (webhooks/receiver.ts) until SIGINT or
+ * [--latency MS] [--seed S] [--dedupe-ids N]`: a webhook endpoint (webhooks/receiver.ts) until SIGINT or
  * SIGTERM; a live line of counts per type on stderr, the final counts as JSON on stdout.
  */
 const usage = (m: string): AppError => new AppError(ErrorCodes.USAGE, m);
@@ -45,6 +45,7 @@ export async function receiveCommand(args: readonly string[], flags: Flags, io: 
     failRate: num(flags, 'fail-rate', 0, 1, 0),
     latencyMs: num(flags, 'latency', 0, 60_000, 0),
     seed: typeof flags.seed === 'string' ? flags.seed : 0,
+    dedupeIds: num(flags, 'dedupe-ids', 1, 100_000_000, DEDUPE_IDS),
   });
   io.stderr.write(`occusim receive: listening on ${receiver.url}${secrets.length > 0 ? ' (verifying signatures)' : ''}\n`);
   const live = setInterval(() => {

@@ -29,6 +29,8 @@ export interface ReceiverOptions {
   toleranceS?: number;
   /** Wall seconds for the timestamp check (only with toleranceS). */
   nowS?: () => number;
+  /** Ids remembered for the dedupe (the oldest forgotten beyond it); default DEDUPE_IDS. */
+  dedupeIds?: number;
 }
 
 export interface ReceiverStats {
@@ -48,6 +50,15 @@ export interface Receiver {
   stats(): ReceiverStats;
   close(): Promise<void>;
 }
+
+/**
+ * Ids the dedupe remembers: the oldest is forgotten beyond this, so a receiver left running
+ * for hours holds bounded memory (~100 bytes an id: ~100 MB). A duplicate comes from a retry
+ * of a delivery whose answer was lost (a timeout, a dropped connection), seconds after the
+ * first copy; a million ids is a minute of the fastest stream measured (16,000/s), so a retry
+ * that arrives after more than a million newer events is written again.
+ */
+export const DEDUPE_IDS = 1_000_000;
 
 /** A body larger than this is answered 413 (the platform's largest envelope is a few KB). */
 export const MAX_BODY_BYTES = 1 << 20;
@@ -99,16 +110,19 @@ class LinesPerInterval {
 }
 
 const TYPE_KEY = Buffer.from('"type"');
+const ID_KEY = Buffer.from('"id"');
 const UNICODE_ESCAPE = Buffer.from('\\u');
 
 /**
  * The `type` of a platform envelope read at its fixed place: the platform writes the envelope
  * with `id` first and `type` second (webhooks/fan-out.ts `bodyOf`), so the type is the bytes
  * after `{"id":"<id>","type":"`. The receiver reads it there instead of parsing the whole body
- * (a JSON.parse of every 600-byte body was a tenth of its CPU per delivery), and only for a
- * body whose signature verified: the platform vouches for it. Anything else — an unsigned
- * receiver, another layout, an escaped id, a type that is not an upper-case token — returns
- * null, and the caller parses the body as JSON as before.
+ * (a JSON.parse of every 600-byte body was a tenth of its CPU per delivery), signed or not,
+ * so a plain endpoint's cost differs from a verifying one's by the verification alone.
+ * Anything else — another layout, an escaped id, a type that is not an upper-case token —
+ * returns null, and the caller parses the body as JSON. A body that is not JSON but begins
+ * like an envelope is counted under the type it begins with (a mislabelled count, never a
+ * lost body: it is written to the NDJSON as received either way).
  *
  * For any valid JSON a non-null answer is JSON.parse's `type` (a property in
  * test/webhooks/receiver.test.ts): `{"id":"…","type":"T"` can only be overridden by a later key
@@ -134,6 +148,40 @@ export function envelopeType(body: Buffer): string | null {
   return null;
 }
 
+/** Sets `key` in `m`, forgetting the oldest key (a Map iterates in insertion order) beyond `max`. */
+function remember<V>(m: Map<string, V>, key: string, value: V, max: number): void {
+  if (!m.has(key) && m.size >= max) {
+    const oldest = m.keys().next();
+    if (oldest.done !== true) m.delete(oldest.value);
+  }
+  m.set(key, value);
+}
+
+/**
+ * The `id` of a JSON body sent without `webhook-id`: read at the envelope's fixed place
+ * (`{"id":"…"` with no escape in it, the platform's layout) when no later `"id"` key or `\u`
+ * escape could override it, else parsed; null when the body is not JSON or its `id` is not a
+ * string (such a body is never a duplicate).
+ */
+export function envelopeId(body: Buffer): string | null {
+  const n = body.length;
+  if (n >= 8 && body[0] === 0x7b && body[1] === 0x22 && body[2] === 0x69 && body[3] === 0x64 && body[4] === 0x22 && body[5] === 0x3a && body[6] === 0x22) {
+    let i = 7;
+    for (; i < n && body[i] !== 0x22 && body[i] !== 0x5c && body[i]! >= 0x20; i++);
+    if (i < n && body[i] === 0x22 && body.indexOf(ID_KEY, i) < 0 && body.indexOf(UNICODE_ESCAPE, i) < 0) {
+      // Only for a body that is JSON: the fast read must not name a body JSON.parse refuses.
+      const rest = body[i + 1];
+      if (rest === 0x2c || rest === 0x7d) return body.toString('utf8', 7, i);
+    }
+  }
+  try {
+    const id = (JSON.parse(body.toString('utf8')) as { id?: unknown } | null)?.id;
+    return typeof id === 'string' ? id : null;
+  } catch {
+    return null;
+  }
+}
+
 /** The `type` of a JSON body, `UNKNOWN` when it is not JSON or has none. */
 function parsedType(body: Buffer): string {
   try {
@@ -153,7 +201,8 @@ export function failsOn(rate: number, seed: number | string, id: string, attempt
 
 export async function startReceiver(o: ReceiverOptions): Promise<Receiver> {
   const stats: ReceiverStats = { requests: 0, byType: {}, unique: 0, duplicates: 0, badSignatures: 0, failed: 0 };
-  const seen = new Set<string>();
+  const dedupeIds = o.dedupeIds ?? DEDUPE_IDS;
+  const seen = new Map<string, true>();
   const attempts = new Map<string, number>();
   const out = o.out ? new LinesPerInterval(createWriteStream(o.out, { flags: 'a' })) : null;
   const header = (req: IncomingMessage, name: string): string | undefined => {
@@ -164,9 +213,12 @@ export async function startReceiver(o: ReceiverOptions): Promise<Receiver> {
   const failRate = o.failRate ?? 0;
   const answer = (req: IncomingMessage, body: Buffer): number => {
     stats.requests++;
-    const id = header(req, 'webhook-id') ?? '';
+    // A platform delivery carries `webhook-id`; a plain POST (another sender, the bench's
+    // baseline) is deduped by its envelope's `id`, and a body with neither is always new.
+    const headerId = header(req, 'webhook-id');
+    const id = headerId ?? envelopeId(body);
     if (verifying) {
-      const h = { 'webhook-id': id, 'webhook-timestamp': header(req, 'webhook-timestamp'), 'webhook-signature': header(req, 'webhook-signature') };
+      const h = { 'webhook-id': headerId, 'webhook-timestamp': header(req, 'webhook-timestamp'), 'webhook-signature': header(req, 'webhook-signature') };
       const nowS = o.toleranceS === undefined ? Number(h['webhook-timestamp'] ?? 0) : (o.nowS?.() ?? 0);
       if (!verify(o.secrets, h, body, nowS, o.toleranceS ?? Infinity).ok) {
         stats.badSignatures++;
@@ -175,20 +227,22 @@ export async function startReceiver(o: ReceiverOptions): Promise<Receiver> {
     }
     // Attempts are counted only to fail them on purpose: without --fail-rate no map grows per id.
     if (failRate > 0) {
-      const attempt = (attempts.get(id) ?? 0) + 1;
-      attempts.set(id, attempt);
-      if (failsOn(failRate, o.seed ?? 0, id, attempt)) {
+      const attempt = (attempts.get(id ?? '') ?? 0) + 1;
+      remember(attempts, id ?? '', attempt, dedupeIds);
+      if (failsOn(failRate, o.seed ?? 0, id ?? '', attempt)) {
         stats.failed++;
         return 500;
       }
     }
-    if (seen.has(id)) {
-      stats.duplicates++;
-      return 200;
+    if (id !== null) {
+      if (seen.has(id)) {
+        stats.duplicates++;
+        return 200;
+      }
+      remember(seen, id, true, dedupeIds);
     }
-    seen.add(id);
     stats.unique++;
-    const type = (verifying ? envelopeType(body) : null) ?? parsedType(body);
+    const type = envelopeType(body) ?? parsedType(body);
     stats.byType[type] = (stats.byType[type] ?? 0) + 1;
     out?.add(body);
     return 200;

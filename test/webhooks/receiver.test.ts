@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { Client } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { envelopeType, MAX_BODY_BYTES, NDJSON_FLUSH_MS, startReceiver } from '../../src/webhooks/receiver.js';
+import { envelopeId, envelopeType, MAX_BODY_BYTES, NDJSON_FLUSH_MS, startReceiver } from '../../src/webhooks/receiver.js';
 import { signedHeaders } from '../../src/webhooks/signing.js';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
@@ -79,6 +79,62 @@ describe('the receiver’s type fast path against JSON.parse', () => {
       }),
       { seed: SEED, numRuns: 1000 },
     );
+  });
+});
+
+describe('the receiver’s id for a body sent without webhook-id', () => {
+  const envelope = fc
+    .tuple(
+      fc.oneof(fc.constant('event_0123abcd'), fc.string({ unit: 'binary', maxLength: 16 })),
+      fc.array(fc.tuple(fc.oneof(fc.constant('id'), fc.constantFrom('type', 'data'), fc.string({ maxLength: 4 })), fc.jsonValue({ maxDepth: 2 }), fc.boolean()), { maxLength: 4 }),
+    )
+    .map(([id, rest]) => {
+      const member = (k: string, v: unknown, escaped: boolean): string => `${escaped ? JSON.stringify(k).replace(/d/g, '\\u0064') : JSON.stringify(k)}:${JSON.stringify(v)}`;
+      return `{${[member('id', id, false), ...rest.map(([k, v, esc]) => member(k, v, esc))].join(',')}}`;
+    });
+
+  it('is JSON.parse’s string id (or null) for any valid JSON, read in place on the platform’s layout', () => {
+    console.log(`fast-check seed ${SEED}`);
+    fc.assert(
+      fc.property(fc.oneof(envelope, fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.stringify(v))), (text) => {
+        const body = Buffer.from(text);
+        const parsed = (JSON.parse(body.toString('utf8')) as { id?: unknown } | null)?.id;
+        expect(envelopeId(body)).toBe(typeof parsed === 'string' ? parsed : null);
+      }),
+      { seed: SEED, numRuns: 2000 },
+    );
+    expect(envelopeId(Buffer.from('not json'))).toBeNull();
+  });
+});
+
+describe('occusim receive’s dedupe', () => {
+  const post = async (client: Client, body: string, id?: string): Promise<number> => {
+    const res = await client.request({ method: 'POST', path: '/', body, headers: id === undefined ? {} : { 'webhook-id': id } });
+    await res.body.dump();
+    return res.statusCode;
+  };
+
+  it('dedupes a plain POST by its envelope’s id, and never drops a body with no id', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'occusim-rx-'));
+    closers.push(() => rmSync(dir, { recursive: true, force: true }));
+    const out = join(dir, 'plain.ndjson');
+    const rx = await startReceiver({ port: 0, secrets: [], out });
+    const client = new Client(`http://127.0.0.1:${rx.port}`);
+    closers.push(() => rx.close(), () => client.close());
+    const bodies = ['{"id":"event_1","type":"TRAFFIC"}', '{"id":"event_2","type":"TRAFFIC"}', '{"id":"event_1","type":"TRAFFIC"}', '{"type":"DETECTIONS"}', '{"type":"DETECTIONS"}', 'plain text'];
+    for (const b of bodies) expect(await post(client, b)).toBe(200);
+    expect(rx.stats()).toMatchObject({ requests: 6, unique: 5, duplicates: 1, byType: { TRAFFIC: 2, DETECTIONS: 2, UNKNOWN: 1 } });
+    await rx.close();
+    expect(readFileSync(out, 'utf8')).toBe([0, 1, 3, 4, 5].map((i) => `${bodies[i]}\n`).join(''));
+  });
+
+  it('remembers at most dedupeIds ids, forgetting the oldest first', async () => {
+    const rx = await startReceiver({ port: 0, secrets: [], out: null, dedupeIds: 2 });
+    const client = new Client(`http://127.0.0.1:${rx.port}`);
+    closers.push(() => rx.close(), () => client.close());
+    for (const id of ['a', 'b', 'b', 'c', 'a', 'c']) expect(await post(client, '{}', id)).toBe(200);
+    // a, b, (b dup), c forgets a, a is new again and forgets b, (c dup)
+    expect(rx.stats()).toMatchObject({ unique: 4, duplicates: 2 });
   });
 });
 
