@@ -20,7 +20,7 @@ import { describeStore, parseStoreLocation, type StoreLocation } from './store-l
 import { guardedStore, openStore, openWebhookStore } from './store-open.js';
 import { AssetCatalogue } from '../assets/catalogue.js';
 import type { PlatformThreadInit } from './thread-messages.js';
-import { ownsFloor, type IngestPartition } from './ingest-partition.js';
+import { floorPartition, type IngestPartition } from './ingest-partition.js';
 import { followShardClocks, ShardClocks } from '../broker/shard-clock.js';
 import { startWebhooks, type PlatformWebhookOptions, type PlatformWebhooks, type WebhookStores } from '../webhooks/platform-hooks.js';
 
@@ -208,7 +208,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       store,
       ...(opts.ownHivesOnly === true ? { ownHivesOnly: true } : {}),
       ...(opts.shareGroup !== undefined ? { shareGroup: opts.shareGroup } : {}),
-      ...(opts.partition ? { ownsFloor: (floorId: string) => ownsFloor(opts.partition as IngestPartition, floorId) } : {}),
+      ...(opts.partition ? { partition: floorPartition(opts.partition) } : {}),
       ...(hooks ? { sensorDeliveries: (events, receivedAtMs) => hooks.sensorDeliveries(events, receivedAtMs) } : {}),
       // Built only while a browser watches /live: a served fleet pays nothing for an unwatched page.
       ...(opts.api ? { onSensorEvent: (e) => liveHub?.detections(e), sensorEventsWanted: () => liveHub?.watched === true } : {}),
