@@ -173,6 +173,16 @@ describeWithBinaries(['mosquitto'], 'a distributed run: 2 shards â†’ mosquitto â
     expect(text.out).toMatch(/presence: \d+ space\(s\) read from postgres:\/\//);
   });
 
+  it.skipIf(pgSkip !== null)('refuses to follow new shards into a store whose sharded run it finished (no silent resume)', async () => {
+    const again = startIngest(['--scenario', scenarioFile, '--store', sharedDb, '--broker', mosquitto!.url, '--share-group', 'occusim', '--partition', '1/2', '--shards', '2', '--port', '0']);
+    const exited = await again.until(/never/).then(
+      () => '',
+      (err: Error) => err.message,
+    );
+    expect(again.child.exitCode).toBe(2);
+    expect(exited).toContain('holds a sharded run this ingest process (partition 1/2) already finished: resuming runs of --external-ingest shards is not supported');
+  });
+
   it.skipIf(pgSkip !== null)('counts a retransmitted batch as a duplicate on whichever process gets it, and stores it once', async () => {
     const [serial, seq] = (await rows(sharedDb, 'SELECT hive_serial, seq FROM batch_payloads ORDER BY id LIMIT 1'))[0] as [string, number];
     const [payload] = (await rows(sharedDb, `SELECT b.payload FROM batch_payloads b WHERE b.hive_serial = '${serial}' AND b.seq = ${seq}`))[0] as [Buffer];
