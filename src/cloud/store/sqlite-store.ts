@@ -24,7 +24,7 @@ import type {
   ReopenMark,
   TrafficSeriesPoint,
 } from './port.js';
-import { prepareReopenMarks } from './sqlite-reopen-marks.js';
+import { prepareReopenMarks, type SqliteReopenMarks } from './sqlite-reopen-marks.js';
 import { prepareSeries, presenceColumnsOf } from './sqlite-series.js';
 import { hiveStatusRow, hiveStatusRows, payloadRows, prepareStatus, sensorStatusRow, sensorStatusRows, writeHeartbeatRows, writeSeenRows } from './sqlite-status.js';
 
@@ -97,7 +97,7 @@ export class SqliteStore implements StoreSync {
   readonly #q: ReturnType<typeof prepareAll>;
   readonly #s: ReturnType<typeof prepareSeries>;
   readonly #st: ReturnType<typeof prepareStatus>;
-  readonly #marks: ReturnType<typeof prepareReopenMarks>;
+  readonly #marks: SqliteReopenMarks;
 
   /** Opens (creating and migrating when needed) the store at `path`; ':memory:' for tests. */
   constructor(path: string) {
