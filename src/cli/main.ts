@@ -102,7 +102,7 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
   command('deadletters', 'list the webhook dead letters of a store', ['store', 'db'], (_, f) => webhooksCommand(['deadletters'], f, io), webhooks).addOption(new Option('--subscription <id>', 'only this subscription'));
   const report = program.command('report').description('run reports: merge the reports of simulator shards (--shard i/n)').exitOverride();
   report.configureOutput({ writeOut: (s) => void io.stdout.write(s), writeErr: (s) => void io.stderr.write(s), outputError: () => undefined });
-  command('merge', "the shards' reports as the whole run's ledger and accuracy (docs/scale-out.md)", ['json'], (files, f) => reportMergeCommand(files, f, io), report)
+  command('merge', "the shards' reports as the whole run's ledger and accuracy (docs/scale-out.md)", ['json', 'store', 'db', 'scenario'], (files, f) => reportMergeCommand(files, f, io), report)
     .argument('<reports...>', 'report files of every shard (occusim run --shard i/n --report FILE)')
     .addOption(new Option('--out <file>', 'also write the merged report as JSON to this file'));
   return program;

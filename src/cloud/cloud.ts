@@ -4,7 +4,7 @@ import { AppError, ErrorCodes } from '../core/errors.js';
 import { MINUTE_MS } from '../core/time.js';
 import type { AssetCatalogue } from '../assets/catalogue.js';
 import { startMqttIngest, type MqttIngest } from './mqtt-ingest.js';
-import { CloudPipeline, type CloudCounters } from './pipeline.js';
+import { CloudPipeline, type CloudCounters, type FloorPartition } from './pipeline.js';
 import type { CalibrationPoint } from './calibration.js';
 import { EventMetadata, type EventEnvelope, type SensorEvent } from './events.js';
 import { assetRows } from './assets.js';
@@ -34,8 +34,8 @@ export interface CloudOptions {
   lookbackMs?: number;
   /** MQTT shared-subscription group: several ingest processes split the hives' load. */
   shareGroup?: string;
-  /** Aggregate only these floors (`PipelineOptions.ownsFloor`: several ingest processes, docs/scale-out.md). */
-  ownsFloor?: (floorId: string) => boolean;
+  /** Aggregate only this partition's floors (`PipelineOptions.partition`: several ingest processes, docs/scale-out.md). */
+  partition?: FloorPartition;
   /** Ingest only the catalogue's hives' topics (a simulator shard's platform on a shared broker). */
   ownHivesOnly?: boolean;
   clientId?: string;
@@ -119,7 +119,7 @@ export async function startCloud(opts: CloudOptions): Promise<Cloud> {
     ...(opts.onSensorEvent ? { onSensorEvent: opts.onSensorEvent } : {}),
     ...(opts.sensorEventsWanted ? { sensorEventsWanted: opts.sensorEventsWanted } : {}),
     ...(opts.sensorDeliveries ? { sensorDeliveries: opts.sensorDeliveries } : {}),
-    ...(opts.ownsFloor ? { ownsFloor: opts.ownsFloor } : {}),
+    ...(opts.partition ? { partition: opts.partition } : {}),
   });
   const spaces = new TrafficSpaceIndex(catalogue);
   // `calibration_points` per room and floor: anchors of the calibrated series.

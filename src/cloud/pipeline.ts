@@ -71,8 +71,22 @@ export interface PipelineOptions {
    * new minute's recompute (`advance`) and at `finish`, so every space's minutes are computed
    * from all its sensors in one process. Absent: every floor (one process).
    */
-  ownsFloor?: (floorId: string) => boolean;
+  partition?: FloorPartition;
 }
+
+/** Which ingest process aggregates a floor (platform/ingest-partition.ts). */
+export interface FloorPartition {
+  /** This process's partition, e.g. `1/2`: the suffix of its pipeline state keys. */
+  self: string;
+  /** The partition that aggregates the floor. */
+  ownerOf(floorId: string): string;
+}
+
+/**
+ * State key of a partition's promise: it pulls every stored packet of its floors sensed from
+ * this minute on before it finalises anything at or after it (see `#pullOwnFloors`).
+ */
+const horizonKey = (partition: string): string => `pull_horizon ${partition}`;
 
 // A local copy: an imported binding is a property read per use under some loaders.
 const PRESENCE: number = PacketKind.Presence;
@@ -96,7 +110,7 @@ export class CloudPipeline {
   /** Each hive's acked progress in the store when this pipeline first heard from it. */
   readonly #ackedAtStart = new Map<string, number>();
   readonly #recompute: Recompute;
-  /** A partitioned pipeline's last minute pulled from the store (see `ownsFloor`). */
+  /** A partitioned pipeline's last minute pulled from the store (see `partition`). */
   #pulledMinute = -Infinity;
   /** The tail of the operation chain (crash recovery first); never rejects, so one failure does not stop the chain. */
   #tail: Promise<unknown>;
@@ -116,6 +130,8 @@ export class CloudPipeline {
       lookbackMs: opts.lookbackMs,
       zoneOf: opts.zoneOf ?? (() => 'UTC'),
       ...(opts.onEvent ? { onEvent: opts.onEvent } : {}),
+      // Each partition's own horizon: another process's finalisation says nothing of our floors.
+      ...(opts.partition ? { stateKeySuffix: ` ${opts.partition.self}` } : {}),
     });
     this.#tail = this.#recover();
   }
@@ -204,8 +220,11 @@ export class CloudPipeline {
     this.#counters.batchesProcessed++;
     this.#counters.deadLettered += v.deadLetters.length;
     if (this.#owns(v.serial)) await this.#aggregate(receivedAtMs);
-    // Stored for its floor's owner (another process), which aggregates it from the store.
-    else this.#counters.packetsProcessed += accepted;
+    else {
+      // Stored for its floor's owner (another process), which aggregates it from the store.
+      this.#counters.packetsProcessed += accepted;
+      await this.#markReopenedMinutes(v.serial);
+    }
     if (listen && this.#o.onSensorEvent) for (const e of events) this.#o.onSensorEvent(e);
     return { hiveSerial: v.serial, ackedSeq, ackedAtMs: receivedAtMs };
   }
@@ -238,7 +257,8 @@ export class CloudPipeline {
       await this.#followCatalogue();
       // The recompute does its work at each new minute: what other processes stored for our floors comes in first.
       const minute = floorToMinute(nowMs);
-      if (this.#o.ownsFloor && minute !== this.#pulledMinute) await this.#pullOwnFloors(minute);
+      // Within one minute the recompute finalises minutes before (minute's last ms − look-back), floored.
+      if (this.#o.partition && minute !== this.#pulledMinute) await this.#pullOwnFloors(minute, floorToMinute(minute + MINUTE_MS - 1 - this.#o.lookbackMs));
       await this.#recompute.advance(nowMs);
     });
   }
@@ -247,7 +267,8 @@ export class CloudPipeline {
   finish(): Promise<void> {
     const nowMs = this.#o.clock.now();
     return this.#serial(async () => {
-      if (this.#o.ownsFloor) await this.#pullOwnFloors(floorToMinute(nowMs));
+      // Finishing finalises every minute: whatever is stored later is beyond the horizon.
+      if (this.#o.partition) await this.#pullOwnFloors(floorToMinute(nowMs), Number.MAX_SAFE_INTEGER);
       await this.#recompute.finish(nowMs);
     });
   }
@@ -255,20 +276,66 @@ export class CloudPipeline {
   /**
    * A partitioned pipeline's own floors' stored packets of every minute not yet finalised, fed
    * again: a packet already fed changes nothing (`#feed`), so what another ingest process stored
-   * for our floors is added and the rest stays as it was.
+   * for our floors is added and the rest stays as it was. Then the minutes other processes
+   * marked (late data for a minute we may have finalised, `#markReopenedMinutes`) are reopened
+   * from the store, as this process reopens a minute its own late data falls in.
+   *
+   * Why nothing falls between the two: before reading anything, the pull raises this
+   * partition's horizon in the store to `finalisesBefore` (nothing at or after it is finalised
+   * before the next pull). A process storing a batch of our floor reads the horizon after its
+   * batch is committed. If it read the old one, our store read comes after its commit and the
+   * batch's minutes (at or after the old horizon, so not finalised) are pulled; if it read the new
+   * one, any minute before it is marked, and the marks are read at this pull or the next. A mark
+   * is deleted before its minute is re-read (a mark written meanwhile has its batch committed
+   * before that read) and after the reopened minute is persisted (a restart reloads it).
    */
-  async #pullOwnFloors(minute: number): Promise<void> {
+  async #pullOwnFloors(minute: number, finalisesBefore: number): Promise<void> {
+    const self = (this.#o.partition as FloorPartition).self;
+    const { store } = this.#o;
     this.#pulledMinute = minute;
+    const key = horizonKey(self);
+    if (finalisesBefore > ((await store.getState(key)) ?? -Infinity)) await store.setState(key, finalisesBefore);
+    const marks = await store.reopenMarks(self);
+    const reopened = new Set<number>();
+    for (const m of marks) {
+      if (m.minuteMs >= this.#recompute.finalisedBefore || reopened.has(m.minuteMs)) continue;
+      this.#recompute.noteArrival(m.minuteMs, this.#presence.hasMinute(m.minuteMs) || this.#traffic.hasMinute(m.minuteMs));
+      reopened.add(m.minuteMs);
+    }
+    await this.#recompute.persistReopened();
+    await store.clearReopenMarks(marks);
+    for (const m of [...reopened].sort((a, b) => a - b)) await this.#reload(m, m + MINUTE_MS, KIND_BOTH);
     // A new instant for a minute already computed revises it, as if it had arrived here.
-    await this.#reload(this.#recompute.recoverFrom(), Number.MAX_SAFE_INTEGER, KIND_BOTH, (m) => this.#recompute.noteArrival(m, true));
+    const from = Math.max(Number.MIN_SAFE_INTEGER, this.#recompute.finalisedBefore);
+    await this.#reload(from, Number.MAX_SAFE_INTEGER, KIND_BOTH, (m) => this.#recompute.noteArrival(m, true));
+  }
+
+  /**
+   * After storing a batch of a floor another process owns: the minutes of its packets before the
+   * owner's horizon (read now, after the batch is committed) may be finalised there, so they are
+   * marked for the owner to reopen (`#pullOwnFloors`). Rare: only data later than the look-back.
+   */
+  async #markReopenedMinutes(serial: string): Promise<void> {
+    const hive = this.#registry.hiveBySerial(serial);
+    if (!hive || !this.#o.partition) return;
+    const owner = this.#o.partition.ownerOf(hive.floorId);
+    const r = this.#reader;
+    const horizon = (await this.#o.store.getState(horizonKey(owner))) ?? -Infinity;
+    if (floorToMinute(r.minSensedMs) >= horizon) return;
+    const minutes = new Set<number>();
+    for (let i = 0; i < r.count; i++) {
+      const minuteMs = floorToMinute(r.sensedAt[i] as number);
+      if ((r.sensor[i] as number) >= 0 && minuteMs < horizon) minutes.add(minuteMs);
+    }
+    await this.#o.store.markReopen([...minutes].sort((a, b) => a - b).map((minuteMs) => ({ owner, floorId: hive.floorId, minuteMs })));
   }
 
   /** Whether this pipeline aggregates the hive's floor (always, unpartitioned). */
   #owns(serial: string): boolean {
-    const owns = this.#o.ownsFloor;
-    if (!owns) return true;
+    const p = this.#o.partition;
+    if (!p) return true;
     const hive = this.#registry.hiveBySerial(serial);
-    return hive !== undefined && owns(hive.floorId);
+    return hive !== undefined && p.ownerOf(hive.floorId) === p.self;
   }
 
   counters(): CloudCounters {

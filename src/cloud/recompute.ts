@@ -43,6 +43,8 @@ export interface RecomputeOptions {
   /** IANA zone of the site holding a space (rollup buckets are local-time aligned). */
   zoneOf: (spaceId: string) => string;
   onEvent?: (e: OccupancyEvent) => void;
+  /** Appended to the state keys: one horizon per ingest partition on a shared store (docs/scale-out.md). */
+  stateKeySuffix?: string;
 }
 
 const STATE_FINALISED = 'finalised_before';
@@ -86,10 +88,14 @@ export class Recompute {
     this.reopenedFrom = Infinity;
   }
 
+  #key(name: string): string {
+    return name + (this.#o.stateKeySuffix ?? '');
+  }
+
   /** Reads the persisted horizon (crash recovery); before anything else. */
   async load(): Promise<void> {
-    this.finalisedBefore = (await this.#o.store.getState(STATE_FINALISED)) ?? -Infinity;
-    const reopened = await this.#o.store.getState(STATE_REOPENED);
+    this.finalisedBefore = (await this.#o.store.getState(this.#key(STATE_FINALISED))) ?? -Infinity;
+    const reopened = await this.#o.store.getState(this.#key(STATE_REOPENED));
     this.reopenedFrom = reopened === undefined || reopened === Number.MAX_SAFE_INTEGER ? Infinity : reopened;
   }
 
@@ -128,7 +134,7 @@ export class Recompute {
   async persistReopened(): Promise<void> {
     if (!this.#reopenedDirty) return;
     this.#reopenedDirty = false;
-    await this.#o.store.setState(STATE_REOPENED, this.reopenedFrom);
+    await this.#o.store.setState(this.#key(STATE_REOPENED), this.reopenedFrom);
   }
 
   async advance(nowMs: number): Promise<void> {
@@ -230,11 +236,11 @@ export class Recompute {
     if (this.reopenedFrom !== Infinity && !this.#openMinutes().some((m) => m < this.finalisedBefore)) {
       this.reopenedFrom = Infinity;
       this.#reopenedDirty = false;
-      await this.#o.store.setState(STATE_REOPENED, Number.MAX_SAFE_INTEGER);
+      await this.#o.store.setState(this.#key(STATE_REOPENED), Number.MAX_SAFE_INTEGER);
     }
     if (finalisedBefore > this.finalisedBefore) {
       this.finalisedBefore = finalisedBefore;
-      await this.#o.store.setState(STATE_FINALISED, finalisedBefore);
+      await this.#o.store.setState(this.#key(STATE_FINALISED), finalisedBefore);
     }
     await this.#refreshRollups(this.finalisedBefore);
   }

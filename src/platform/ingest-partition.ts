@@ -1,3 +1,4 @@
+import type { FloorPartition } from '../cloud/pipeline.js';
 import { AppError, ErrorCodes } from '../core/errors.js';
 
 /**
@@ -33,4 +34,9 @@ function fnv1a(text: string): number {
 /** Whether partition `p` aggregates the floor. */
 export function ownsFloor(p: IngestPartition, floorId: string): boolean {
   return fnv1a(floorId) % p.count === p.index - 1;
+}
+
+/** The pipeline's view of the partition: its own name and each floor's owner, as `j/k`. */
+export function floorPartition(p: IngestPartition): FloorPartition {
+  return { self: `${p.index}/${p.count}`, ownerOf: (floorId) => `${(fnv1a(floorId) % p.count) + 1}/${p.count}` };
 }

@@ -20,7 +20,7 @@ import { describeStore, parseStoreLocation, type StoreLocation } from './store-l
 import { guardedStore, openStore, openWebhookStore } from './store-open.js';
 import { AssetCatalogue } from '../assets/catalogue.js';
 import type { PlatformThreadInit } from './thread-messages.js';
-import { ownsFloor, type IngestPartition } from './ingest-partition.js';
+import { floorPartition, type IngestPartition } from './ingest-partition.js';
 import { followShardClocks, ShardClocks } from '../broker/shard-clock.js';
 import { startWebhooks, type PlatformWebhookOptions, type PlatformWebhooks, type WebhookStores } from '../webhooks/platform-hooks.js';
 
@@ -194,6 +194,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     const hooks = opts.webhooks ? await startWebhooks(await webhookStores(location), opts.catalogue, clock, opts.webhooks) : null;
     if (hooks) closers.push(() => hooks.close());
     const store = await openStore(location);
+    if (opts.shardClocks !== undefined) await refuseFinishedShardRun(store, opts.partition, describeStore(dbPath));
     // The live view (served runs only) draws each sensor's latest detections: the hub exists
     // once the API has started, after the cloud; what arrives before has no page to go to.
     let liveHub: LiveHub | null = null;
@@ -208,7 +209,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       store,
       ...(opts.ownHivesOnly === true ? { ownHivesOnly: true } : {}),
       ...(opts.shareGroup !== undefined ? { shareGroup: opts.shareGroup } : {}),
-      ...(opts.partition ? { ownsFloor: (floorId: string) => ownsFloor(opts.partition as IngestPartition, floorId) } : {}),
+      ...(opts.partition ? { partition: floorPartition(opts.partition) } : {}),
       ...(hooks ? { sensorDeliveries: (events, receivedAtMs) => hooks.sensorDeliveries(events, receivedAtMs) } : {}),
       // Built only while a browser watches /live: a served fleet pays nothing for an unwatched page.
       ...(opts.api ? { onSensorEvent: (e) => liveHub?.detections(e), sensorEventsWanted: () => liveHub?.watched === true } : {}),
@@ -233,7 +234,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       liveHub?.refresh();
       if (hooks) await hooks.settle();
     };
-    const shardsFinished = opts.shardClocks !== undefined ? (await followShards(broker.url, opts.shardClocks, { advanceTo, finish }, closers)).finished : undefined;
+    const shardsFinished = opts.shardClocks !== undefined ? (await followShards(broker.url, opts.shardClocks, { advanceTo, finish: shardRunFinish(store, opts.partition, finish) }, closers)).finished : undefined;
     return {
       ...(shardsFinished ? { shardsFinished } : {}),
       brokerUrl: broker.url,
@@ -383,4 +384,31 @@ async function followShards(brokerUrl: string, count: number, driven: Pick<Platf
   );
   closers.push(() => follower.close());
   return { finished };
+}
+
+/** State key set by an ingest process that followed its shards to the end (one per partition). */
+const shardsDoneKey = (p: IngestPartition | undefined): string => `shards_done${p ? ` ${p.index}/${p.count}` : ''}`;
+
+/**
+ * `serve --shards n` on a store whose sharded run this partition already finished: new shards
+ * would re-send every batch from the start, and those of a longer run than the first differ from
+ * the stored ones at its end (its drain), which the ingest side cannot tell apart from
+ * duplicates. Refused, not diverging silently (docs/scale-out.md, Resuming). A process that
+ * stopped before the end (a crash) starts again and reloads its open minutes.
+ */
+async function refuseFinishedShardRun(store: Store, partition: IngestPartition | undefined, name: string): Promise<void> {
+  if ((await store.getState(shardsDoneKey(partition))) === undefined) return;
+  await store.close();
+  throw new AppError(
+    ErrorCodes.USAGE,
+    `store ${name} holds a sharded run this ingest process${partition ? ` (partition ${partition.index}/${partition.count})` : ''} already finished: resuming runs of --external-ingest shards is not supported; serve it without --shards, or ingest a new run into a new database`,
+  );
+}
+
+/** The ingest side's end of a sharded run, then its mark in the store. */
+function shardRunFinish(store: Store, partition: IngestPartition | undefined, finish: () => Promise<void>): () => Promise<void> {
+  return async () => {
+    await finish();
+    await store.setState(shardsDoneKey(partition), 1);
+  };
 }

@@ -3,6 +3,7 @@ import { round } from '../core/stats.js';
 import type { HiveLedger } from '../hive/ledger.js';
 import type { RunResult, SpaceAccuracy, TrafficAccuracy } from './report.js';
 import type { RunReport } from './run-report.js';
+import type { StoreAccuracy } from './store-accuracy.js';
 
 /**
  * `occusim report merge`: the shards' reports (`--shard i/n`) as the whole run's. Only what
@@ -28,6 +29,11 @@ export interface MergedReport {
   latencyMs: { max: number };
   /** Per-hive delivery rows (each hive on one shard), and their summed counts. */
   delivery: { hives: HiveLedger[]; overall: Record<(typeof SUMMED)[number], number> } | null;
+  /**
+   * Where `presence` and `traffic` come from: the shards' own platforms ('shards'), or the store
+   * the ingest processes shared (`report merge --store`, every space and counter of the run).
+   */
+  accuracyFrom: 'shards' | { store: string };
   /** Figures of the shards' reports that cannot be merged exactly, and why. */
   notMerged: string[];
 }
@@ -99,7 +105,23 @@ function merge(reports: readonly RunReport[], first: RunReport): MergedReport {
     presence: mergePresence(reports),
     latencyMs: { max: Math.max(...reports.map((r) => r.result.latencyMs.max)) },
     delivery: mergeDelivery(reports),
+    accuracyFrom: 'shards',
     notMerged: NOT_MERGED,
+  };
+}
+
+/**
+ * The merge with the whole run's presence and traffic accuracy read from the shared store
+ * (store-accuracy.ts): exact for every space, split across shards or not. `store` names it
+ * (no password).
+ */
+export function withStoreAccuracy(merged: MergedReport, accuracy: StoreAccuracy, store: string): MergedReport {
+  return {
+    ...merged,
+    traffic: accuracy.traffic,
+    presence: { spaces: accuracy.presence.spaces, rooms: accuracy.presence.rooms, splitSpaces: [] },
+    accuracyFrom: { store },
+    notMerged: merged.notMerged.filter((n) => !n.startsWith('presence of spaces')),
   };
 }
 
@@ -139,7 +161,7 @@ export function formatMerged(m: MergedReport): string {
     `packets: sent ${p.sent} = stored ${p.stored} + dead-lettered ${p.deadLettered} + lost ${p.lost}`,
     `batches: sent ${b.sent}, stored ${b.stored}, duplicates ${b.duplicates} (removed)`,
     `traffic: ${t.counted} of ${t.trueCrossings} true crossings counted (recall ${t.recall})`,
-    `presence: ${m.presence.spaces.length} space(s) merged, rooms MAE ${m.presence.rooms.mae} over ${m.presence.rooms.minutes} room-minutes${m.presence.splitSpaces.length > 0 ? `; ${m.presence.splitSpaces.length} split across shards (not merged)` : ''}`,
+    `presence: ${m.presence.spaces.length} space(s) ${m.accuracyFrom === 'shards' ? 'merged' : `read from ${m.accuracyFrom.store}`}, rooms MAE ${m.presence.rooms.mae} over ${m.presence.rooms.minutes} room-minutes${m.presence.splitSpaces.length > 0 ? `; ${m.presence.splitSpaces.length} split across shards (not merged)` : ''}`,
     `not merged: ${m.notMerged.map((n) => n.split(':')[0]).join('; ')}`,
     '',
   ].join('\n');

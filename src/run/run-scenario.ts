@@ -51,6 +51,11 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
   // A shard simulates its hives and their sensors (`model`); the world and its truth stay whole.
   const sharded = options.shard ? shardModel(whole, options.shard) : null;
   if (sharded && options.brokerUrl === undefined) throw new AppError(ErrorCodes.USAGE, `--shard ${options.shard?.index}/${options.shard?.count} needs --broker mqtt://…: the broker every shard publishes to`);
+  // The shared store is the ingest processes': the shard cannot forget its previous end's drain
+  // there, so a longer resumed run would store less than an uninterrupted one (docs/scale-out.md).
+  if (options.externalIngest === true && options.storePolicy === 'resume') {
+    throw new AppError(ErrorCodes.USAGE, '--resume with --external-ingest is not supported: run the whole sharded run again into a new database (serve --shards on an empty store)');
+  }
   const model = sharded?.model ?? whole;
   const load = phases.end();
   const loadMs = load.wallMs;
@@ -185,7 +190,8 @@ function startRunPlatform(model: ScenarioModel, opts: ResolvedRunOptions, option
     dbPath: opts.dbPath,
     removeTemporaryStore: options.keepStore === false,
     storePolicy: options.storePolicy ?? 'new',
-    runKey: `${model.name}|${model.seed}|${model.startMs}`,
+    // A shard's store holds its slice only: resumed by another slice (or unsharded) it would mix runs.
+    runKey: `${model.name}|${model.seed}|${model.startMs}${options.shard ? `|shard ${options.shard.index}/${options.shard.count}` : ''}`,
     // A resumed run sends every batch again from its start: its store forgets the previous end's drain.
     runEndMs: model.startMs + model.durationMs,
     mqttPort: opts.mqttPort,

@@ -47,6 +47,13 @@ describe('report merge refusals', () => {
       oneLine(r.err);
       expect(r.err).toContain(text);
     }
+    // The store's series need the truth they are compared with, and the other way round.
+    for (const args of [['--store', 'postgres://u@h/db'], ['--scenario', quickstart]]) {
+      const half = await cli('report', 'merge', notReport, ...args);
+      expect(half.code).toBe(2);
+      oneLine(half.err);
+      expect(half.err).toContain('--store and --scenario go together');
+    }
     const none = await cli('report', 'merge');
     expect(none.code).toBe(2);
     oneLine(none.err);

@@ -45,7 +45,7 @@ async function run(clouds: 1 | 2): Promise<{ presence: unknown[]; traffic: unkno
           tickMs: model.tickMs,
           clock,
           store: sqliteStore(join(dir, 'store.sqlite')),
-          ...(clouds === 2 ? { shareGroup: 'ingest', ownsFloor: (f: string) => i === 1 && f === FLOOR } : {}),
+          ...(clouds === 2 ? { shareGroup: 'ingest', partition: { self: `${i + 1}/2`, ownerOf: () => '2/2' } } : {}),
         }),
       );
     }

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectAsync } from 'mqtt';
+import { cli } from '../cli/fixtures/run-cli.js';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { mergeReports } from '../../src/run/report-merge.js';
@@ -95,6 +96,7 @@ describeWithBinaries(['mosquitto'], 'a distributed run: 2 shards â†’ mosquitto â
   let postgres: TestPostgres | null = null;
   const ingests: Ingest[] = [];
   let dir = '';
+  let scenarioFile = '';
   let whole: RunReport;
   let shards: RunReport[];
   let wholeDb = '';
@@ -105,7 +107,7 @@ describeWithBinaries(['mosquitto'], 'a distributed run: 2 shards â†’ mosquitto â
   beforeAll(async () => {
     if (pgSkip !== null) return;
     dir = mkdtempSync(join(tmpdir(), 'occusim-distributed-'));
-    const scenarioFile = join(dir, 'quickstart-3-hives.yaml');
+    scenarioFile = join(dir, 'quickstart-3-hives.yaml');
     // YAML is a superset of JSON: the fixture as a file the serve processes can read.
     writeFileSync(scenarioFile, JSON.stringify(threeHiveScenario()));
     mosquitto = await startMosquitto();
@@ -146,6 +148,39 @@ describeWithBinaries(['mosquitto'], 'a distributed run: 2 shards â†’ mosquitto â
     const merged = mergeReports(shards, ['s1.json', 's2.json']);
     expect(merged.ledger.packets).toEqual({ sent: w.packetsSent, stored: w.packetsDelivered, deadLettered: 0, lost: 0 });
     expect(merged.ledger.batches.sent).toBe(w.batchesSent);
+  });
+
+  it.skipIf(pgSkip !== null)("report merge --store: the whole run's ledger and its presence and traffic accuracy, read from the shared store", async () => {
+    // The shards' own reports hold no occupancy (the ingest processes measured it).
+    for (const r of shards) expect(r.result.presence.spaces).toEqual([]);
+    const files = shards.map((r, i) => {
+      const f = join(dir, `s${i + 1}.json`);
+      writeFileSync(f, JSON.stringify(r));
+      return f;
+    });
+    const r = await cli('report', 'merge', ...files, '--store', sharedDb, '--scenario', scenarioFile, '--json');
+    expect(r.code, r.err).toBe(0);
+    const merged = JSON.parse(r.out) as ReturnType<typeof mergeReports>;
+    expect(merged.ledger.packets.lost).toBe(0);
+    // Every space, the floor split over three hives included, as the single-process run measured it.
+    expect(merged.presence.spaces.length).toBeGreaterThan(1);
+    expect(merged.presence.spaces).toEqual(whole.result.presence.spaces);
+    expect(merged.presence.rooms).toEqual(whole.result.presence.rooms);
+    expect(merged.presence.splitSpaces).toEqual([]);
+    expect(merged.traffic).toEqual(whole.result.traffic);
+    expect(merged.accuracyFrom).toEqual({ store: expect.stringMatching(/^postgres:\/\//) as unknown });
+    const text = await cli('report', 'merge', ...files, '--store', sharedDb, '--scenario', scenarioFile);
+    expect(text.out).toMatch(/presence: \d+ space\(s\) read from postgres:\/\//);
+  });
+
+  it.skipIf(pgSkip !== null)('refuses to follow new shards into a store whose sharded run it finished (no silent resume)', async () => {
+    const again = startIngest(['--scenario', scenarioFile, '--store', sharedDb, '--broker', mosquitto!.url, '--share-group', 'occusim', '--partition', '1/2', '--shards', '2', '--port', '0']);
+    const exited = await again.until(/never/).then(
+      () => '',
+      (err: Error) => err.message,
+    );
+    expect(again.child.exitCode).toBe(2);
+    expect(exited).toContain('holds a sharded run this ingest process (partition 1/2) already finished: resuming runs of --external-ingest shards is not supported');
   });
 
   it.skipIf(pgSkip !== null)('counts a retransmitted batch as a duplicate on whichever process gets it, and stores it once', async () => {

@@ -266,4 +266,17 @@ export const MIGRATIONS: readonly Migration[] = [
       END;
     `,
   },
+  {
+    // 10, not 8: migrations 8 and 9 are another change's (sensor status); numbers are coordinated at merge.
+    version: 10,
+    description: 'reopen marks: late data for a minute its floor owner finalised, stored by another ingest process',
+    sql: `
+      CREATE TABLE reopen_marks (
+        owner TEXT NOT NULL,
+        floor_id TEXT NOT NULL,
+        minute_ms INTEGER NOT NULL,
+        PRIMARY KEY (owner, floor_id, minute_ms)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];

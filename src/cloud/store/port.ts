@@ -63,6 +63,17 @@ export interface StoredPayload {
   payload: Uint8Array;
 }
 
+/**
+ * Late data for a minute its floor's owner may have finalised, stored by another ingest process
+ * (docs/scale-out.md, Late data across processes): the owner reopens the minute at its next
+ * per-minute recompute. `owner` is the owning partition (`j/k`).
+ */
+export interface ReopenMark {
+  owner: string;
+  floorId: string;
+  minuteMs: number;
+}
+
 /** A hive's latest heartbeat (spec HiveHeartbeat), as stored. */
 export interface HiveStatus {
   hiveId: string;
@@ -259,6 +270,12 @@ export interface StoreSync {
   /** Small durable integers of the pipeline (e.g. the finalisation horizon). */
   getState(key: string): number | undefined;
   setState(key: string, value: number): void;
+  /** Records reopen marks (a mark already recorded stays one). */
+  markReopen(marks: readonly ReopenMark[]): void;
+  /** The owner's recorded marks, by floor id then minute. */
+  reopenMarks(owner: string): ReopenMark[];
+  /** Deletes these marks (handled by their owner). */
+  clearReopenMarks(marks: readonly ReopenMark[]): void;
   close(): void;
 }
 

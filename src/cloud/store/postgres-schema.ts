@@ -171,6 +171,19 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       ALTER TABLE webhook_deliveries ADD CONSTRAINT webhook_deliveries_event UNIQUE (subscription_id, event_ts_ms, event_id);
     `,
   },
+  {
+    // 6, not 4: migrations 4 and 5 are other changes' (sensor status); numbers are coordinated at merge.
+    version: 6,
+    description: 'the SQLite store migration 10: reopen marks',
+    sql: `
+      CREATE TABLE reopen_marks (
+        owner TEXT NOT NULL,
+        floor_id TEXT NOT NULL,
+        minute_ms BIGINT NOT NULL,
+        PRIMARY KEY (owner, floor_id, minute_ms)
+      );
+    `,
+  },
 ];
 
 /** Every table of the schema, for `--fresh` (emptied, not dropped: the schema version stays). */
@@ -194,4 +207,5 @@ export const POSTGRES_TABLES = [
   'webhook_deliveries',
   'webhook_delivery_bodies',
   'webhook_last_values',
+  'reopen_marks',
 ] as const;

@@ -18,6 +18,7 @@ import type {
   StoredDeadLetter,
   StoredEvent,
   StoredPayload,
+  ReopenMark,
   TrafficSeriesPoint,
 } from './port.js';
 import { POSTGRES_MIGRATIONS } from './postgres-schema.js';
@@ -314,6 +315,27 @@ export class PostgresStore implements Store {
 
   async setState(key: string, value: number): Promise<void> {
     await this.#db.query('INSERT INTO pipeline_state (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value]);
+  }
+
+  async markReopen(marks: readonly ReopenMark[]): Promise<void> {
+    if (marks.length === 0) return;
+    await this.#db.query(
+      'INSERT INTO reopen_marks (owner, floor_id, minute_ms) SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[]) ON CONFLICT DO NOTHING',
+      [marks.map((m) => m.owner), marks.map((m) => m.floorId), marks.map((m) => m.minuteMs)],
+    );
+  }
+
+  async reopenMarks(owner: string): Promise<ReopenMark[]> {
+    const rows = await this.#db.rows<{ floor_id: string; minute_ms: number }>('SELECT floor_id, minute_ms FROM reopen_marks WHERE owner = $1 ORDER BY floor_id COLLATE "C", minute_ms', [owner]);
+    return rows.map((r) => ({ owner, floorId: r.floor_id, minuteMs: r.minute_ms }));
+  }
+
+  async clearReopenMarks(marks: readonly ReopenMark[]): Promise<void> {
+    if (marks.length === 0) return;
+    await this.#db.query(
+      'DELETE FROM reopen_marks r USING unnest($1::text[], $2::text[], $3::bigint[]) AS m (owner, floor_id, minute_ms) WHERE r.owner = m.owner AND r.floor_id = m.floor_id AND r.minute_ms = m.minute_ms',
+      [marks.map((m) => m.owner), marks.map((m) => m.floorId), marks.map((m) => m.minuteMs)],
+    );
   }
 
   async close(): Promise<void> {

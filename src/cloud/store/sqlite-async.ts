@@ -37,6 +37,9 @@ const OPERATIONS = {
   sensorStatuses: true,
   getState: true,
   setState: true,
+  markReopen: true,
+  reopenMarks: true,
+  clearReopenMarks: true,
   close: true,
 } as const satisfies Record<keyof StoreSync, true>;
 

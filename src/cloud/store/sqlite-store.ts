@@ -21,8 +21,10 @@ import type {
   SensorStatus,
   StoredPayload,
   PresenceColumns,
+  ReopenMark,
   TrafficSeriesPoint,
 } from './port.js';
+import { prepareReopenMarks, type SqliteReopenMarks } from './sqlite-reopen-marks.js';
 import { prepareSeries, presenceColumnsOf } from './sqlite-series.js';
 import { hiveStatusRow, hiveStatusRows, payloadRows, prepareStatus, sensorStatusRow, sensorStatusRows, writeHeartbeatRows, writeSeenRows } from './sqlite-status.js';
 
@@ -95,6 +97,7 @@ export class SqliteStore implements StoreSync {
   readonly #q: ReturnType<typeof prepareAll>;
   readonly #s: ReturnType<typeof prepareSeries>;
   readonly #st: ReturnType<typeof prepareStatus>;
+  readonly #marks: SqliteReopenMarks;
 
   /** Opens (creating and migrating when needed) the store at `path`; ':memory:' for tests. */
   constructor(path: string) {
@@ -102,6 +105,7 @@ export class SqliteStore implements StoreSync {
     this.#q = prepareAll(this.#db);
     this.#s = prepareSeries(this.#db);
     this.#st = prepareStatus(this.#db);
+    this.#marks = prepareReopenMarks(this.#db);
   }
 
   /** Applied schema version (the highest migration number). */
@@ -286,6 +290,18 @@ export class SqliteStore implements StoreSync {
 
   setState(key: string, value: number): void {
     this.#s.setState.run(key, value);
+  }
+
+  markReopen(marks: readonly ReopenMark[]): void {
+    this.#marks.mark(marks);
+  }
+
+  reopenMarks(owner: string): ReopenMark[] {
+    return this.#marks.of(owner);
+  }
+
+  clearReopenMarks(marks: readonly ReopenMark[]): void {
+    this.#marks.clear(marks);
   }
 
   close(): void {

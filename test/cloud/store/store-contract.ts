@@ -105,6 +105,19 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
       expect(await s.assets()).toEqual([{ id: 'room_a', kind: 'room', parentId: 'space_1', name: 'A', timezone: 'Asia/Kolkata' }]);
       await s.close();
     });
+    it('keeps reopen marks per owner until they are cleared; a mark recorded twice is one', async () => {
+      const s = await open();
+      const m = (owner: string, floorId: string, minuteMs: number) => ({ owner, floorId, minuteMs });
+      await s.markReopen([m('2/2', 'space_b', T + 60_000), m('2/2', 'space_a', T), m('1/2', 'space_c', T)]);
+      await s.markReopen([m('2/2', 'space_a', T)]);
+      expect(await s.reopenMarks('2/2')).toEqual([m('2/2', 'space_a', T), m('2/2', 'space_b', T + 60_000)]);
+      await s.clearReopenMarks([m('2/2', 'space_a', T)]);
+      expect(await s.reopenMarks('2/2')).toEqual([m('2/2', 'space_b', T + 60_000)]);
+      expect(await s.reopenMarks('1/2')).toEqual([m('1/2', 'space_c', T)]);
+      await s.markReopen([]);
+      await s.clearReopenMarks([]);
+      await s.close();
+    });
     it('answers false to a batch stored before and leaves nothing of the second write', async () => {
       const s = await open();
       const dl = { receivedAtMs: T, topic: 'hives/HV1/uplink', reason: 'UNKNOWN_SENSOR' as const, message: 'sensor x', payload: new Uint8Array([9]) };
