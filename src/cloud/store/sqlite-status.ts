@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { HiveStatus, SensorHealthWrite, SensorStatus, StoredPayload } from './port.js';
 
-/** Prepared statements of migration 3 (batch payloads, hive and sensor status). @internal */
+/** Prepared statements of migrations 3 and 8 (batch payloads, hive and sensor status). @internal */
 export function prepareStatus(db: Database.Database) {
   return {
     insertPayload: db.prepare('INSERT INTO batch_payloads (hive_serial, seq, min_sensed_ms, max_sensed_ms, payload) VALUES (?, ?, ?, ?, ?)'),
@@ -28,17 +28,18 @@ export function prepareStatus(db: Database.Database) {
     hive: db.prepare<[string], { hive_id: string; hive_serial: string; last_heartbeat_ms: number; sent_at_ms: number; state: string; firmware_version: string; protocol_minor: number; uptime_ms: number; details: string }>(
       'SELECT * FROM hive_status WHERE hive_id = ?',
     ),
-    // Health replaces the health fields; last seen only moves forward.
+    // Health replaces the health fields; last seen only moves forward. Rows are keyed by the
+    // reporting hive (migration 8), so a heartbeat's rows are neighbours.
     upsertHealth: db.prepare(
-      `INSERT INTO sensor_status (sensor_id, last_seen_ms, health_at_ms, battery_level, battery_runtime_s, rssi_dbm, link_pdr, uptime_ms, parent, hops, queue_overflows)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (sensor_id) DO UPDATE SET last_seen_ms = MAX(last_seen_ms, excluded.last_seen_ms), health_at_ms = excluded.health_at_ms,
+      `INSERT INTO sensor_status (hive_serial, sensor_id, last_seen_ms, health_at_ms, battery_level, battery_runtime_s, rssi_dbm, link_pdr, uptime_ms, parent, hops, queue_overflows)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (hive_serial, sensor_id) DO UPDATE SET last_seen_ms = MAX(last_seen_ms, excluded.last_seen_ms), health_at_ms = excluded.health_at_ms,
          battery_level = excluded.battery_level, battery_runtime_s = excluded.battery_runtime_s, rssi_dbm = excluded.rssi_dbm, link_pdr = excluded.link_pdr,
          uptime_ms = excluded.uptime_ms, parent = excluded.parent, hops = excluded.hops, queue_overflows = excluded.queue_overflows`,
     ),
     seen: db.prepare(seenSql(1)),
     seenRows: db.prepare(seenSql(SEEN_ROWS)),
-    sensor: db.prepare<[string], Record<string, number | string | null>>('SELECT * FROM sensor_status WHERE sensor_id = ?'),
+    sensor: db.prepare<[string, string], Record<string, number | string | null>>(SENSOR_STATUS_SQL),
   };
 }
 
@@ -53,27 +54,37 @@ type Q = ReturnType<typeof prepareStatus>;
 const SEEN_ROWS = 32;
 
 function seenSql(rows: number): string {
-  return `INSERT INTO sensor_status (sensor_id, last_seen_ms) VALUES ${Array.from({ length: rows }, () => '(?, ?)').join(', ')}
-       ON CONFLICT (sensor_id) DO UPDATE SET last_seen_ms = MAX(last_seen_ms, excluded.last_seen_ms)`;
+  return `INSERT INTO sensor_status (hive_serial, sensor_id, last_seen_ms) VALUES ${Array.from({ length: rows }, () => '(?, ?, ?)').join(', ')}
+       ON CONFLICT (hive_serial, sensor_id) DO UPDATE SET last_seen_ms = MAX(last_seen_ms, excluded.last_seen_ms)`;
 }
 
-/** Each sensor's last-seen instant moves forward to the given one (never back). @internal */
-export function writeSeenRows(q: Q, rows: ReadonlyArray<{ sensorId: string; lastSeenMs: number }>): void {
+/**
+ * A sensor's status from its rows (one per hive that reported it; migration 8): last seen the
+ * latest of them, health from the row measured last (ties: the greater hive serial, so the
+ * answer does not depend on the order rows were written). @internal
+ */
+export const SENSOR_STATUS_SQL = `SELECT (SELECT MAX(last_seen_ms) FROM sensor_status WHERE sensor_id = ?) AS last_seen_ms,
+    health_at_ms, battery_level, battery_runtime_s, rssi_dbm, link_pdr, uptime_ms, parent, hops, queue_overflows
+  FROM sensor_status WHERE sensor_id = ? ORDER BY health_at_ms IS NULL, health_at_ms DESC, hive_serial DESC LIMIT 1`;
+
+/** Each sensor's last-seen instant under the batch's hive moves forward to the given one (never back). @internal */
+export function writeSeenRows(q: Q, hiveSerial: string, rows: ReadonlyArray<{ sensorId: string; lastSeenMs: number }>): void {
   let i = 0;
   if (rows.length >= SEEN_ROWS) {
-    const args: Array<string | number> = new Array<string | number>(2 * SEEN_ROWS);
+    const args: Array<string | number> = new Array<string | number>(3 * SEEN_ROWS);
     for (; i + SEEN_ROWS <= rows.length; i += SEEN_ROWS) {
       for (let k = 0; k < SEEN_ROWS; k++) {
         const r = rows[i + k] as { sensorId: string; lastSeenMs: number };
-        args[2 * k] = r.sensorId;
-        args[2 * k + 1] = r.lastSeenMs;
+        args[3 * k] = hiveSerial;
+        args[3 * k + 1] = r.sensorId;
+        args[3 * k + 2] = r.lastSeenMs;
       }
       q.seenRows.run(args);
     }
   }
   for (; i < rows.length; i++) {
     const r = rows[i] as { sensorId: string; lastSeenMs: number };
-    q.seen.run(r.sensorId, r.lastSeenMs);
+    q.seen.run(hiveSerial, r.sensorId, r.lastSeenMs);
   }
 }
 
@@ -87,7 +98,7 @@ export function writeHeartbeatRows(q: Q, h: HiveStatus, sensors: readonly Sensor
   const { hiveId, hiveSerial, lastHeartbeatMs, sentAtMs, state, firmwareVersion, protocolMinor, uptimeMs, ...details } = h;
   q.upsertHive.run(hiveId, hiveSerial, lastHeartbeatMs, sentAtMs, state, firmwareVersion, protocolMinor, uptimeMs, JSON.stringify(details));
   for (const s of sensors) {
-    q.upsertHealth.run(s.sensorId, s.measuredAtMs, s.measuredAtMs, s.batteryLevel, s.batteryRuntimeS, s.rssiDbm, s.linkPdr, s.uptimeMs, s.parent, s.hops, s.queueOverflows);
+    q.upsertHealth.run(hiveSerial, s.sensorId, s.measuredAtMs, s.measuredAtMs, s.batteryLevel, s.batteryRuntimeS, s.rssiDbm, s.linkPdr, s.uptimeMs, s.parent, s.hops, s.queueOverflows);
   }
 }
 
@@ -126,7 +137,7 @@ export function hiveStatusOf(hiveId: string, r: HiveStatusTableRow): HiveStatus 
 
 /** @internal */
 export function sensorStatusRow(q: Q, sensorId: string): SensorStatus | null {
-  const r = q.sensor.get(sensorId);
+  const r = q.sensor.get(sensorId, sensorId);
   return r ? sensorStatusOf(sensorId, r) : null;
 }
 
