@@ -30,13 +30,8 @@ export function prepareStatus(db: Database.Database) {
     ),
     // Health replaces the health fields; last seen only moves forward. Rows are keyed by the
     // reporting hive (migration 8), so a heartbeat's rows are neighbours.
-    upsertHealth: db.prepare(
-      `INSERT INTO sensor_status (hive_serial, sensor_id, last_seen_ms, health_at_ms, battery_level, battery_runtime_s, rssi_dbm, link_pdr, uptime_ms, parent, hops, queue_overflows)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (hive_serial, sensor_id) DO UPDATE SET last_seen_ms = MAX(last_seen_ms, excluded.last_seen_ms), health_at_ms = excluded.health_at_ms,
-         battery_level = excluded.battery_level, battery_runtime_s = excluded.battery_runtime_s, rssi_dbm = excluded.rssi_dbm, link_pdr = excluded.link_pdr,
-         uptime_ms = excluded.uptime_ms, parent = excluded.parent, hops = excluded.hops, queue_overflows = excluded.queue_overflows`,
-    ),
+    health: db.prepare(healthSql(1)),
+    healthRows: db.prepare(healthSql(SEEN_ROWS)),
     seen: db.prepare(seenSql(1)),
     seenRows: db.prepare(seenSql(SEEN_ROWS)),
     sensor: db.prepare<[string, string], Record<string, number | string | null>>(SENSOR_STATUS_SQL),
@@ -56,6 +51,14 @@ const SEEN_ROWS = 32;
 function seenSql(rows: number): string {
   return `INSERT INTO sensor_status (hive_serial, sensor_id, last_seen_ms) VALUES ${Array.from({ length: rows }, () => '(?, ?, ?)').join(', ')}
        ON CONFLICT (hive_serial, sensor_id) DO UPDATE SET last_seen_ms = MAX(last_seen_ms, excluded.last_seen_ms)`;
+}
+
+function healthSql(rows: number): string {
+  return `INSERT INTO sensor_status (hive_serial, sensor_id, last_seen_ms, health_at_ms, battery_level, battery_runtime_s, rssi_dbm, link_pdr, uptime_ms, parent, hops, queue_overflows)
+       VALUES ${Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}
+       ON CONFLICT (hive_serial, sensor_id) DO UPDATE SET last_seen_ms = MAX(last_seen_ms, excluded.last_seen_ms), health_at_ms = excluded.health_at_ms,
+         battery_level = excluded.battery_level, battery_runtime_s = excluded.battery_runtime_s, rssi_dbm = excluded.rssi_dbm, link_pdr = excluded.link_pdr,
+         uptime_ms = excluded.uptime_ms, parent = excluded.parent, hops = excluded.hops, queue_overflows = excluded.queue_overflows`;
 }
 
 /**
@@ -97,10 +100,37 @@ export function payloadRows(q: Q, fromMs: number, toMs: number): StoredPayload[]
 export function writeHeartbeatRows(q: Q, h: HiveStatus, sensors: readonly SensorHealthWrite[]): void {
   const { hiveId, hiveSerial, lastHeartbeatMs, sentAtMs, state, firmwareVersion, protocolMinor, uptimeMs, ...details } = h;
   q.upsertHive.run(hiveId, hiveSerial, lastHeartbeatMs, sentAtMs, state, firmwareVersion, protocolMinor, uptimeMs, JSON.stringify(details));
-  for (const s of sensors) {
-    q.upsertHealth.run(hiveSerial, s.sensorId, s.measuredAtMs, s.measuredAtMs, s.batteryLevel, s.batteryRuntimeS, s.rssiDbm, s.linkPdr, s.uptimeMs, s.parent, s.hops, s.queueOverflows);
+  // SEEN_ROWS rows per statement, as the last-seen updates (a repeated sensor applies in order).
+  const put = (args: Array<string | number | null>, at: number, s: SensorHealthWrite): void => {
+    args[at] = hiveSerial;
+    args[at + 1] = s.sensorId;
+    args[at + 2] = s.measuredAtMs;
+    args[at + 3] = s.measuredAtMs;
+    args[at + 4] = s.batteryLevel;
+    args[at + 5] = s.batteryRuntimeS;
+    args[at + 6] = s.rssiDbm;
+    args[at + 7] = s.linkPdr;
+    args[at + 8] = s.uptimeMs;
+    args[at + 9] = s.parent;
+    args[at + 10] = s.hops;
+    args[at + 11] = s.queueOverflows;
+  };
+  let i = 0;
+  if (sensors.length >= SEEN_ROWS) {
+    const args = new Array<string | number | null>(HEALTH_COLUMNS * SEEN_ROWS);
+    for (; i + SEEN_ROWS <= sensors.length; i += SEEN_ROWS) {
+      for (let k = 0; k < SEEN_ROWS; k++) put(args, HEALTH_COLUMNS * k, sensors[i + k] as SensorHealthWrite);
+      q.healthRows.run(args);
+    }
+  }
+  const one = new Array<string | number | null>(HEALTH_COLUMNS);
+  for (; i < sensors.length; i++) {
+    put(one, 0, sensors[i] as SensorHealthWrite);
+    q.health.run(one);
   }
 }
+
+const HEALTH_COLUMNS = 12;
 
 /** @internal */
 export function hiveStatusRow(q: Q, hiveId: string): HiveStatus | null {
