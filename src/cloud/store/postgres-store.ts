@@ -323,7 +323,7 @@ export class PostgresStore implements Store {
 
 /**
  * The statuses of the sensors in $1: a sensor has a row per hive that reported it (migration 4),
- * merged as the SQLite store merges them (sqlite-status.ts `SENSOR_STATUS_SQL`): last seen the
+ * merged as the SQLite store merges them (sqlite-status.ts `mergedStatusRow`): last seen the
  * latest of its rows, health from the row measured last (ties: the greater hive serial).
  */
 const SENSOR_STATUSES_SQL = `

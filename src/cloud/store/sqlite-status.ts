@@ -34,7 +34,7 @@ export function prepareStatus(db: Database.Database) {
     healthRows: db.prepare(healthSql(SEEN_ROWS)),
     seen: db.prepare(seenSql(1)),
     seenRows: db.prepare(seenSql(SEEN_ROWS)),
-    sensor: db.prepare<[string, string], Record<string, number | string | null>>(SENSOR_STATUS_SQL),
+    sensor: db.prepare<[string], Record<string, number | string | null>>(SENSOR_STATUS_SQL),
   };
 }
 
@@ -62,13 +62,32 @@ function healthSql(rows: number): string {
 }
 
 /**
- * A sensor's status from its rows (one per hive that reported it; migration 8): last seen the
- * latest of them, health from the row measured last (ties: the greater hive serial, so the
- * answer does not depend on the order rows were written). @internal
+ * A sensor's rows, one per hive that reported it (migration 8); `mergedStatusRow` merges them.
+ * One index range read per sensor (usually one row). @internal
  */
-export const SENSOR_STATUS_SQL = `SELECT (SELECT MAX(last_seen_ms) FROM sensor_status WHERE sensor_id = ?) AS last_seen_ms,
-    health_at_ms, battery_level, battery_runtime_s, rssi_dbm, link_pdr, uptime_ms, parent, hops, queue_overflows
-  FROM sensor_status WHERE sensor_id = ? ORDER BY health_at_ms IS NULL, health_at_ms DESC, hive_serial DESC LIMIT 1`;
+export const SENSOR_STATUS_SQL = 'SELECT * FROM sensor_status WHERE sensor_id = ?';
+
+type StatusRow = Record<string, number | string | null>;
+
+/**
+ * A sensor's rows as one: last seen the latest of them, health from the row measured last
+ * (ties: the greater hive serial, bytewise, so the answer does not depend on the order rows
+ * were written; postgres-store.ts's `SENSOR_STATUSES_SQL` is the same rule). @internal
+ */
+export function mergedStatusRow(rows: readonly StatusRow[]): StatusRow | undefined {
+  if (rows.length <= 1) return rows[0];
+  let health = rows[0] as StatusRow;
+  let lastSeen = health.last_seen_ms as number;
+  for (let i = 1; i < rows.length; i++) {
+    const r = rows[i] as StatusRow;
+    lastSeen = Math.max(lastSeen, r.last_seen_ms as number);
+    const [a, b] = [r.health_at_ms, health.health_at_ms];
+    const later =
+      a !== null && (b === null || (a as number) > (b as number) || (a === b && Buffer.compare(Buffer.from(r.hive_serial as string), Buffer.from(health.hive_serial as string)) > 0));
+    if (later) health = r;
+  }
+  return { ...health, last_seen_ms: lastSeen };
+}
 
 /** Each sensor's last-seen instant under the batch's hive moves forward to the given one (never back). @internal */
 export function writeSeenRows(q: Q, hiveSerial: string, rows: ReadonlyArray<{ sensorId: string; lastSeenMs: number }>): void {
@@ -167,7 +186,7 @@ export function hiveStatusOf(hiveId: string, r: HiveStatusTableRow): HiveStatus 
 
 /** @internal */
 export function sensorStatusRow(q: Q, sensorId: string): SensorStatus | null {
-  const r = q.sensor.get(sensorId, sensorId);
+  const r = mergedStatusRow(q.sensor.all(sensorId));
   return r ? sensorStatusOf(sensorId, r) : null;
 }
 
