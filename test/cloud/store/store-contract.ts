@@ -73,7 +73,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
     it("merges a sensor's status reported by two hives: last seen the latest, health the one measured last", async () => {
       const s = await open();
       const hb = (serial: string) => ({ hiveId: `hive_${serial}`, hiveSerial: serial, lastHeartbeatMs: T, sentAtMs: T, state: 'streaming' as const, firmwareVersion: '1.4.2', protocolMinor: 1, uptimeMs: 1000, netPathStability: 1, ackedSeq: 0, nextSeq: 1, bufferedBatches: 0, bufferedBytes: 0, droppedPackets: 0 });
-      const health = (at: number, battery: number) => ({ sensorId: 'sensor_m', measuredAtMs: at, batteryLevel: battery, batteryRuntimeS: 1, rssiDbm: -60, linkPdr: 1, uptimeMs: 1, parent: null, hops: 1, queueOverflows: 0 });
+      const health = (at: number, battery: number) => ({ sensorId: 'sensor_m', measuredAtMs: at, batteryLevel: battery, batteryRuntimeS: 1, rssiDbm: -60, linkPdr: 1, uptimeMs: 1, parent: 'HV1', hops: 1, queueOverflows: 0 });
       // Measured at the same instant by both: the greater hive serial's, whichever was written last.
       await s.writeHeartbeat(hb('HV2'), [health(T, 0.2)]);
       await s.writeHeartbeat(hb('HV1'), [health(T, 0.1)]);
@@ -81,7 +81,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
       await s.writeBatch({ hiveSerial: 'HV1', seq: 1, sentAtMs: T, receivedAtMs: T, ackedSeq: 1, packetCount: 1, raw: null, deadLetters: [], sensorsSeen: [{ sensorId: 'sensor_m', lastSeenMs: T + 50 }] });
       await s.writeHeartbeat(hb('HV1'), [health(T + 10, 0.3)]);
       expect(await s.sensorStatuses(['sensor_m'])).toEqual([await s.sensorStatus('sensor_m')]);
-      expect(await s.sensorStatus('sensor_m')).toMatchObject({ healthAtMs: T + 10, batteryLevel: 0.3, lastSeenMs: T + 50, parent: null });
+      expect(await s.sensorStatus('sensor_m')).toMatchObject({ healthAtMs: T + 10, batteryLevel: 0.3, lastSeenMs: T + 50, parent: 'HV1' });
       await s.close();
     });
 
