@@ -267,8 +267,39 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
-    // 10, not 8: migrations 8 and 9 are another change's (sensor status); numbers are coordinated at merge.
-    version: 10,
+    version: 8,
+    description: 'sensor status keyed by (hive, sensor): a batch or heartbeat rewrites its hive\'s few pages',
+    sql: `
+      -- Sensor ids are hashes: keyed by sensor alone, a hive's ~40 sensors sit on ~40 random
+      -- pages, and every batch dirtied (and its commit wrote to the log) all of them. Keyed by
+      -- the hive that reported them, they are neighbours. A sensor reported by several hives
+      -- (rows written before this migration carry the hive '') has a row per hive: reads
+      -- merge them (last seen: the latest of any; health: the one measured last).
+      CREATE TABLE sensor_status_8 (
+        hive_serial TEXT NOT NULL,
+        sensor_id TEXT NOT NULL,
+        last_seen_ms INTEGER NOT NULL,
+        health_at_ms INTEGER,
+        battery_level REAL,
+        battery_runtime_s INTEGER,
+        rssi_dbm INTEGER,
+        link_pdr REAL,
+        uptime_ms INTEGER,
+        parent TEXT,
+        hops INTEGER,
+        queue_overflows INTEGER,
+        PRIMARY KEY (hive_serial, sensor_id)
+      ) WITHOUT ROWID;
+      INSERT INTO sensor_status_8 (hive_serial, sensor_id, last_seen_ms, health_at_ms, battery_level, battery_runtime_s, rssi_dbm, link_pdr, uptime_ms, parent, hops, queue_overflows)
+        SELECT '', sensor_id, last_seen_ms, health_at_ms, battery_level, battery_runtime_s, rssi_dbm, link_pdr, uptime_ms, parent, hops, queue_overflows FROM sensor_status;
+      DROP TABLE sensor_status;
+      ALTER TABLE sensor_status_8 RENAME TO sensor_status;
+      -- Reads by sensor id; a row's first write adds its entry, later updates leave it alone.
+      CREATE INDEX sensor_status_by_sensor ON sensor_status (sensor_id);
+      `,
+    },
+    {
+    version: 9,
     description: 'reopen marks: late data for a minute its floor owner finalised, stored by another ingest process',
     sql: `
       CREATE TABLE reopen_marks (

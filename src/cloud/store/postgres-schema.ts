@@ -172,9 +172,22 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     `,
   },
   {
-    // 6, not 4: migrations 4 and 5 are other changes' (sensor status); numbers are coordinated at merge.
-    version: 6,
-    description: 'the SQLite store migration 10: reopen marks',
+    version: 4,
+    description: 'the SQLite store migration 8: sensor status keyed by (hive, sensor)',
+    sql: `
+      -- A batch's or heartbeat's rows become neighbours in the key's B-tree instead of ~40
+      -- random leaf pages (sensor ids are hashes). Rows from before carry the hive ''; reads
+      -- merge a sensor's rows (last seen: the latest; health: the one measured last).
+      ALTER TABLE sensor_status ADD COLUMN hive_serial TEXT NOT NULL DEFAULT '';
+      ALTER TABLE sensor_status ALTER COLUMN hive_serial DROP DEFAULT;
+      ALTER TABLE sensor_status DROP CONSTRAINT sensor_status_pkey;
+      ALTER TABLE sensor_status ADD PRIMARY KEY (hive_serial, sensor_id);
+      CREATE INDEX sensor_status_by_sensor ON sensor_status (sensor_id);
+      `,
+    },
+    {
+    version: 5,
+    description: 'the SQLite store migration 9: reopen marks',
     sql: `
       CREATE TABLE reopen_marks (
         owner TEXT NOT NULL,

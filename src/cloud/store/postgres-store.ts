@@ -257,14 +257,14 @@ export class PostgresStore implements Store {
     if (health.length > 0) {
       const cols: Array<keyof SensorHealthWrite> = ['sensorId', 'measuredAtMs', 'batteryLevel', 'batteryRuntimeS', 'rssiDbm', 'linkPdr', 'uptimeMs', 'parent', 'hops', 'queueOverflows'];
       statements.push([
-        `INSERT INTO sensor_status (sensor_id, last_seen_ms, health_at_ms, battery_level, battery_runtime_s, rssi_dbm, link_pdr, uptime_ms, parent, hops, queue_overflows)
-         SELECT s, t, t, b, br, r, l, u, p, h, q FROM unnest($1::text[], $2::bigint[], $3::float8[], $4::bigint[], $5::float8[], $6::float8[], $7::bigint[], $8::text[], $9::int[], $10::bigint[])
+        `INSERT INTO sensor_status (hive_serial, sensor_id, last_seen_ms, health_at_ms, battery_level, battery_runtime_s, rssi_dbm, link_pdr, uptime_ms, parent, hops, queue_overflows)
+         SELECT $11, s, t, t, b, br, r, l, u, p, h, q FROM unnest($1::text[], $2::bigint[], $3::float8[], $4::bigint[], $5::float8[], $6::float8[], $7::bigint[], $8::text[], $9::int[], $10::bigint[])
            AS x(s, t, b, br, r, l, u, p, h, q)
          ORDER BY s COLLATE "C"
-         ON CONFLICT (sensor_id) DO UPDATE SET last_seen_ms = GREATEST(sensor_status.last_seen_ms, excluded.last_seen_ms), health_at_ms = excluded.health_at_ms,
+         ON CONFLICT (hive_serial, sensor_id) DO UPDATE SET last_seen_ms = GREATEST(sensor_status.last_seen_ms, excluded.last_seen_ms), health_at_ms = excluded.health_at_ms,
            battery_level = excluded.battery_level, battery_runtime_s = excluded.battery_runtime_s, rssi_dbm = excluded.rssi_dbm, link_pdr = excluded.link_pdr,
            uptime_ms = excluded.uptime_ms, parent = excluded.parent, hops = excluded.hops, queue_overflows = excluded.queue_overflows`,
-        cols.map((c) => health.map((s) => s[c])),
+        [...cols.map((c) => health.map((s) => s[c])), hiveSerial],
       ]);
     }
     await this.#db.transaction(statements);
@@ -276,7 +276,7 @@ export class PostgresStore implements Store {
   }
 
   async sensorStatus(sensorId: string): Promise<SensorStatus | null> {
-    const [r] = await this.#db.rows<Record<string, number | string | null>>('SELECT * FROM sensor_status WHERE sensor_id = $1', [sensorId]);
+    const [r] = await this.#db.rows<Record<string, number | string | null>>(SENSOR_STATUSES_SQL, [[sensorId]]);
     return r ? sensorStatusOf(sensorId, r) : null;
   }
 
@@ -300,7 +300,7 @@ export class PostgresStore implements Store {
 
   async sensorStatuses(sensorIds: readonly string[]): Promise<Array<SensorStatus | null>> {
     if (sensorIds.length === 0) return [];
-    const rows = await this.#db.rows<Record<string, number | string | null>>('SELECT * FROM sensor_status WHERE sensor_id = ANY($1::text[])', [sensorIds]);
+    const rows = await this.#db.rows<Record<string, number | string | null>>(SENSOR_STATUSES_SQL, [sensorIds]);
     const found = new Map(rows.map((r) => [r.sensor_id as string, r] as const));
     return sensorIds.map((id) => {
       const r = found.get(id);
@@ -342,6 +342,17 @@ export class PostgresStore implements Store {
     await this.#db.close();
   }
 }
+
+/**
+ * The statuses of the sensors in $1: a sensor has a row per hive that reported it (migration 4),
+ * merged as the SQLite store merges them (sqlite-status.ts `mergedStatusRow`): last seen the
+ * latest of its rows, health from the row measured last (ties: the greater hive serial).
+ */
+const SENSOR_STATUSES_SQL = `
+  SELECT DISTINCT ON (sensor_id) sensor_id, MAX(last_seen_ms) OVER (PARTITION BY sensor_id) AS last_seen_ms,
+    health_at_ms, battery_level, battery_runtime_s, rssi_dbm, link_pdr, uptime_ms, parent, hops, queue_overflows
+  FROM sensor_status WHERE sensor_id = ANY($1::text[])
+  ORDER BY sensor_id, health_at_ms DESC NULLS LAST, hive_serial COLLATE "C" DESC`;
 
 /**
  * `forgetReceivedFrom` in one statement (one transaction): the hives' first forgotten seqs are

@@ -22,8 +22,8 @@ import type { DeliveryInsert } from './webhook-port.js';
  * statement returns no row — the caller re-acks a duplicate. One row: stored.
  *
  * Rows several processes may update at once are locked in one order, by key (`sensor_status`
- * by sensor id here and in heartbeats), so two processes' writes wait for each other instead
- * of deadlocking.
+ * by (hive, sensor id): one hive per statement, sensor ids in order, here and in heartbeats),
+ * so two processes' writes wait for each other instead of deadlocking.
  */
 export const BATCH_SQL = `
 WITH batch AS (
@@ -37,9 +37,9 @@ WITH batch AS (
   SELECT r, t, re, m, p FROM unnest($10::bigint[], $11::text[], $12::text[], $13::text[], $14::bytea[]) WITH ORDINALITY AS x(r, t, re, m, p, n)
   WHERE EXISTS (SELECT 1 FROM batch) ORDER BY n
 ), seen AS (
-  INSERT INTO sensor_status (sensor_id, last_seen_ms) SELECT s, t FROM unnest($15::text[], $16::bigint[]) AS x(s, t) WHERE EXISTS (SELECT 1 FROM batch)
+  INSERT INTO sensor_status (hive_serial, sensor_id, last_seen_ms) SELECT $1, s, t FROM unnest($15::text[], $16::bigint[]) AS x(s, t) WHERE EXISTS (SELECT 1 FROM batch)
   ORDER BY s COLLATE "C"
-  ON CONFLICT (sensor_id) DO UPDATE SET last_seen_ms = GREATEST(sensor_status.last_seen_ms, excluded.last_seen_ms)
+  ON CONFLICT (hive_serial, sensor_id) DO UPDATE SET last_seen_ms = GREATEST(sensor_status.last_seen_ms, excluded.last_seen_ms)
 ), delivery_rows AS (
   SELECT * FROM unnest($17::text[], $18::text[], $19::text[], $20::bigint[], $21::text[], $22::bigint[], $23::bigint[]) WITH ORDINALITY AS x(s, e, t, ts, b, q, n, o)
 ), deliveries AS (

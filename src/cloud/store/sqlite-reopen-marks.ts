@@ -7,7 +7,7 @@ export interface SqliteReopenMarks {
   clear(marks: readonly ReopenMark[]): void;
 }
 
-/** The reopen marks (migration 10) of the SQLite store: each operation one transaction. */
+/** The reopen marks (migration 9) of the SQLite store: each operation one transaction. */
 export function prepareReopenMarks(db: Database.Database): SqliteReopenMarks {
   const insert = db.prepare('INSERT OR IGNORE INTO reopen_marks (owner, floor_id, minute_ms) VALUES (?, ?, ?)');
   const select = db.prepare<[string], { floor_id: string; minute_ms: number }>('SELECT floor_id, minute_ms FROM reopen_marks WHERE owner = ? ORDER BY floor_id, minute_ms');

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { HiveStatus, SensorHealthWrite, SensorStatus, StoredPayload } from './port.js';
 
-/** Prepared statements of migration 3 (batch payloads, hive and sensor status). @internal */
+/** Prepared statements of migrations 3 and 8 (batch payloads, hive and sensor status). @internal */
 export function prepareStatus(db: Database.Database) {
   return {
     insertPayload: db.prepare('INSERT INTO batch_payloads (hive_serial, seq, min_sensed_ms, max_sensed_ms, payload) VALUES (?, ?, ?, ?, ?)'),
@@ -28,17 +28,13 @@ export function prepareStatus(db: Database.Database) {
     hive: db.prepare<[string], { hive_id: string; hive_serial: string; last_heartbeat_ms: number; sent_at_ms: number; state: string; firmware_version: string; protocol_minor: number; uptime_ms: number; details: string }>(
       'SELECT * FROM hive_status WHERE hive_id = ?',
     ),
-    // Health replaces the health fields; last seen only moves forward.
-    upsertHealth: db.prepare(
-      `INSERT INTO sensor_status (sensor_id, last_seen_ms, health_at_ms, battery_level, battery_runtime_s, rssi_dbm, link_pdr, uptime_ms, parent, hops, queue_overflows)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (sensor_id) DO UPDATE SET last_seen_ms = MAX(last_seen_ms, excluded.last_seen_ms), health_at_ms = excluded.health_at_ms,
-         battery_level = excluded.battery_level, battery_runtime_s = excluded.battery_runtime_s, rssi_dbm = excluded.rssi_dbm, link_pdr = excluded.link_pdr,
-         uptime_ms = excluded.uptime_ms, parent = excluded.parent, hops = excluded.hops, queue_overflows = excluded.queue_overflows`,
-    ),
+    // Health replaces the health fields; last seen only moves forward. Rows are keyed by the
+    // reporting hive (migration 8), so a heartbeat's rows are neighbours.
+    health: db.prepare(healthSql(1)),
+    healthRows: db.prepare(healthSql(SEEN_ROWS)),
     seen: db.prepare(seenSql(1)),
     seenRows: db.prepare(seenSql(SEEN_ROWS)),
-    sensor: db.prepare<[string], Record<string, number | string | null>>('SELECT * FROM sensor_status WHERE sensor_id = ?'),
+    sensor: db.prepare<[string], Record<string, number | string | null>>(SENSOR_STATUS_SQL),
   };
 }
 
@@ -53,27 +49,64 @@ type Q = ReturnType<typeof prepareStatus>;
 const SEEN_ROWS = 32;
 
 function seenSql(rows: number): string {
-  return `INSERT INTO sensor_status (sensor_id, last_seen_ms) VALUES ${Array.from({ length: rows }, () => '(?, ?)').join(', ')}
-       ON CONFLICT (sensor_id) DO UPDATE SET last_seen_ms = MAX(last_seen_ms, excluded.last_seen_ms)`;
+  return `INSERT INTO sensor_status (hive_serial, sensor_id, last_seen_ms) VALUES ${Array.from({ length: rows }, () => '(?, ?, ?)').join(', ')}
+       ON CONFLICT (hive_serial, sensor_id) DO UPDATE SET last_seen_ms = MAX(last_seen_ms, excluded.last_seen_ms)`;
 }
 
-/** Each sensor's last-seen instant moves forward to the given one (never back). @internal */
-export function writeSeenRows(q: Q, rows: ReadonlyArray<{ sensorId: string; lastSeenMs: number }>): void {
+function healthSql(rows: number): string {
+  return `INSERT INTO sensor_status (hive_serial, sensor_id, last_seen_ms, health_at_ms, battery_level, battery_runtime_s, rssi_dbm, link_pdr, uptime_ms, parent, hops, queue_overflows)
+       VALUES ${Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}
+       ON CONFLICT (hive_serial, sensor_id) DO UPDATE SET last_seen_ms = MAX(last_seen_ms, excluded.last_seen_ms), health_at_ms = excluded.health_at_ms,
+         battery_level = excluded.battery_level, battery_runtime_s = excluded.battery_runtime_s, rssi_dbm = excluded.rssi_dbm, link_pdr = excluded.link_pdr,
+         uptime_ms = excluded.uptime_ms, parent = excluded.parent, hops = excluded.hops, queue_overflows = excluded.queue_overflows`;
+}
+
+/**
+ * A sensor's rows, one per hive that reported it (migration 8); `mergedStatusRow` merges them.
+ * One index range read per sensor (usually one row). @internal
+ */
+export const SENSOR_STATUS_SQL = 'SELECT * FROM sensor_status WHERE sensor_id = ?';
+
+type StatusRow = Record<string, number | string | null>;
+
+/**
+ * A sensor's rows as one: last seen the latest of them, health from the row measured last
+ * (ties: the greater hive serial, bytewise, so the answer does not depend on the order rows
+ * were written; postgres-store.ts's `SENSOR_STATUSES_SQL` is the same rule). @internal
+ */
+export function mergedStatusRow(rows: readonly StatusRow[]): StatusRow | undefined {
+  if (rows.length <= 1) return rows[0];
+  let health = rows[0] as StatusRow;
+  let lastSeen = health.last_seen_ms as number;
+  for (let i = 1; i < rows.length; i++) {
+    const r = rows[i] as StatusRow;
+    lastSeen = Math.max(lastSeen, r.last_seen_ms as number);
+    const [a, b] = [r.health_at_ms, health.health_at_ms];
+    const later =
+      a !== null && (b === null || (a as number) > (b as number) || (a === b && Buffer.compare(Buffer.from(r.hive_serial as string), Buffer.from(health.hive_serial as string)) > 0));
+    if (later) health = r;
+  }
+  return { ...health, last_seen_ms: lastSeen };
+}
+
+/** Each sensor's last-seen instant under the batch's hive moves forward to the given one (never back). @internal */
+export function writeSeenRows(q: Q, hiveSerial: string, rows: ReadonlyArray<{ sensorId: string; lastSeenMs: number }>): void {
   let i = 0;
   if (rows.length >= SEEN_ROWS) {
-    const args: Array<string | number> = new Array<string | number>(2 * SEEN_ROWS);
+    const args: Array<string | number> = new Array<string | number>(3 * SEEN_ROWS);
     for (; i + SEEN_ROWS <= rows.length; i += SEEN_ROWS) {
       for (let k = 0; k < SEEN_ROWS; k++) {
         const r = rows[i + k] as { sensorId: string; lastSeenMs: number };
-        args[2 * k] = r.sensorId;
-        args[2 * k + 1] = r.lastSeenMs;
+        args[3 * k] = hiveSerial;
+        args[3 * k + 1] = r.sensorId;
+        args[3 * k + 2] = r.lastSeenMs;
       }
       q.seenRows.run(args);
     }
   }
   for (; i < rows.length; i++) {
     const r = rows[i] as { sensorId: string; lastSeenMs: number };
-    q.seen.run(r.sensorId, r.lastSeenMs);
+    q.seen.run(hiveSerial, r.sensorId, r.lastSeenMs);
   }
 }
 
@@ -86,10 +119,37 @@ export function payloadRows(q: Q, fromMs: number, toMs: number): StoredPayload[]
 export function writeHeartbeatRows(q: Q, h: HiveStatus, sensors: readonly SensorHealthWrite[]): void {
   const { hiveId, hiveSerial, lastHeartbeatMs, sentAtMs, state, firmwareVersion, protocolMinor, uptimeMs, ...details } = h;
   q.upsertHive.run(hiveId, hiveSerial, lastHeartbeatMs, sentAtMs, state, firmwareVersion, protocolMinor, uptimeMs, JSON.stringify(details));
-  for (const s of sensors) {
-    q.upsertHealth.run(s.sensorId, s.measuredAtMs, s.measuredAtMs, s.batteryLevel, s.batteryRuntimeS, s.rssiDbm, s.linkPdr, s.uptimeMs, s.parent, s.hops, s.queueOverflows);
+  // SEEN_ROWS rows per statement, as the last-seen updates (a repeated sensor applies in order).
+  const put = (args: Array<string | number | null>, at: number, s: SensorHealthWrite): void => {
+    args[at] = hiveSerial;
+    args[at + 1] = s.sensorId;
+    args[at + 2] = s.measuredAtMs;
+    args[at + 3] = s.measuredAtMs;
+    args[at + 4] = s.batteryLevel;
+    args[at + 5] = s.batteryRuntimeS;
+    args[at + 6] = s.rssiDbm;
+    args[at + 7] = s.linkPdr;
+    args[at + 8] = s.uptimeMs;
+    args[at + 9] = s.parent;
+    args[at + 10] = s.hops;
+    args[at + 11] = s.queueOverflows;
+  };
+  let i = 0;
+  if (sensors.length >= SEEN_ROWS) {
+    const args = new Array<string | number | null>(HEALTH_COLUMNS * SEEN_ROWS);
+    for (; i + SEEN_ROWS <= sensors.length; i += SEEN_ROWS) {
+      for (let k = 0; k < SEEN_ROWS; k++) put(args, HEALTH_COLUMNS * k, sensors[i + k] as SensorHealthWrite);
+      q.healthRows.run(args);
+    }
+  }
+  const one = new Array<string | number | null>(HEALTH_COLUMNS);
+  for (; i < sensors.length; i++) {
+    put(one, 0, sensors[i] as SensorHealthWrite);
+    q.health.run(one);
   }
 }
+
+const HEALTH_COLUMNS = 12;
 
 /** @internal */
 export function hiveStatusRow(q: Q, hiveId: string): HiveStatus | null {
@@ -126,7 +186,7 @@ export function hiveStatusOf(hiveId: string, r: HiveStatusTableRow): HiveStatus 
 
 /** @internal */
 export function sensorStatusRow(q: Q, sensorId: string): SensorStatus | null {
-  const r = q.sensor.get(sensorId);
+  const r = mergedStatusRow(q.sensor.all(sensorId));
   return r ? sensorStatusOf(sensorId, r) : null;
 }
 

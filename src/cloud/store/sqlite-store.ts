@@ -128,7 +128,7 @@ export class SqliteStore implements StoreSync {
       if (q.insertBatch.run(w.hiveSerial, w.seq, w.sentAtMs, w.receivedAtMs, w.packetCount).changes === 0) return false;
       if (w.raw) this.#st.insertPayload.run(w.hiveSerial, w.seq, w.raw.minSensedMs, w.raw.maxSensedMs, Buffer.from(w.raw.payload.buffer, w.raw.payload.byteOffset, w.raw.payload.byteLength));
       for (const d of w.deadLetters) this.#insertDeadLetter(d);
-      if (w.sensorsSeen) writeSeenRows(this.#st, w.sensorsSeen);
+      if (w.sensorsSeen) writeSeenRows(this.#st, w.hiveSerial, w.sensorsSeen);
       if (w.deliveries && w.deliveries.length > 0) q.enqueueDeliveries(w.deliveries);
       q.upsertProgress.run(w.hiveSerial, w.ackedSeq);
       return true;

@@ -24,8 +24,9 @@ describe('SQLite store', () => {
     const path = tempDb();
     new SqliteStore(path).close();
     const store = new SqliteStore(path); // reopening must not re-run any migration
-    // The highest number (numbers may skip one another change holds until merge).
+    // The highest number, and one row per migration (the numbers run 1..n without a gap).
     expect(store.schemaVersion()).toBe(MIGRATIONS.at(-1)?.version);
+    expect(MIGRATIONS.map((m) => m.version)).toEqual(MIGRATIONS.map((_, i) => i + 1));
     store.close();
     const db = new Database(path, { readonly: true });
     expect(db.prepare('SELECT COUNT(*) AS n FROM schema_version').get()).toEqual({ n: MIGRATIONS.length });

@@ -56,6 +56,35 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
       await s.close();
     });
 
+    it("applies a fleet hive's heartbeat and batch in order: a sensor named twice keeps its later health", async () => {
+      const s = await open();
+      const hb = { hiveId: 'hive_9', hiveSerial: 'HV9', lastHeartbeatMs: T, sentAtMs: T, state: 'streaming' as const, firmwareVersion: '1.4.2', protocolMinor: 1, uptimeMs: 1000, netPathStability: 1, ackedSeq: 0, nextSeq: 1, bufferedBatches: 0, bufferedBytes: 0, droppedPackets: 0 };
+      const health = (i: number, battery: number, at = T + i) => ({ sensorId: `sensor_${String(i).padStart(3, '0')}`, measuredAtMs: at, batteryLevel: battery, batteryRuntimeS: i, rssiDbm: -50 - i, linkPdr: 1, uptimeMs: i, parent: 'HV9', hops: 1, queueOverflows: 0 });
+      // 70 entries (more than one multi-row statement), sensor_003 again at the end, measured earlier.
+      await s.writeHeartbeat(hb, [...Array.from({ length: 69 }, (_, i) => health(i, 0.5)), health(3, 0.1, T - 1)]);
+      await s.writeBatch({ hiveSerial: 'HV9', seq: 1, sentAtMs: T, receivedAtMs: T, ackedSeq: 1, packetCount: 40, raw: null, deadLetters: [], sensorsSeen: Array.from({ length: 40 }, (_, i) => ({ sensorId: `sensor_${String(i).padStart(3, '0')}`, lastSeenMs: T + 10 })) });
+      const rows = await s.sensorStatuses(Array.from({ length: 70 }, (_, i) => `sensor_${String(i).padStart(3, '0')}`));
+      expect(rows.map((r) => r?.lastSeenMs ?? null)).toEqual(Array.from({ length: 70 }, (_, i) => (i === 69 ? null : Math.max(T + i, i < 40 ? T + 10 : 0))));
+      expect(rows[3]).toMatchObject({ batteryLevel: 0.1, healthAtMs: T - 1, lastSeenMs: T + 10 });
+      expect(rows[68]).toMatchObject({ batteryLevel: 0.5, rssiDbm: -118, batteryRuntimeS: 68 });
+      await s.close();
+    });
+
+    it("merges a sensor's status reported by two hives: last seen the latest, health the one measured last", async () => {
+      const s = await open();
+      const hb = (serial: string) => ({ hiveId: `hive_${serial}`, hiveSerial: serial, lastHeartbeatMs: T, sentAtMs: T, state: 'streaming' as const, firmwareVersion: '1.4.2', protocolMinor: 1, uptimeMs: 1000, netPathStability: 1, ackedSeq: 0, nextSeq: 1, bufferedBatches: 0, bufferedBytes: 0, droppedPackets: 0 });
+      const health = (at: number, battery: number) => ({ sensorId: 'sensor_m', measuredAtMs: at, batteryLevel: battery, batteryRuntimeS: 1, rssiDbm: -60, linkPdr: 1, uptimeMs: 1, parent: 'HV1', hops: 1, queueOverflows: 0 });
+      // Measured at the same instant by both: the greater hive serial's, whichever was written last.
+      await s.writeHeartbeat(hb('HV2'), [health(T, 0.2)]);
+      await s.writeHeartbeat(hb('HV1'), [health(T, 0.1)]);
+      expect(await s.sensorStatus('sensor_m')).toMatchObject({ healthAtMs: T, batteryLevel: 0.2, lastSeenMs: T });
+      await s.writeBatch({ hiveSerial: 'HV1', seq: 1, sentAtMs: T, receivedAtMs: T, ackedSeq: 1, packetCount: 1, raw: null, deadLetters: [], sensorsSeen: [{ sensorId: 'sensor_m', lastSeenMs: T + 50 }] });
+      await s.writeHeartbeat(hb('HV1'), [health(T + 10, 0.3)]);
+      expect(await s.sensorStatuses(['sensor_m'])).toEqual([await s.sensorStatus('sensor_m')]);
+      expect(await s.sensorStatus('sensor_m')).toMatchObject({ healthAtMs: T + 10, batteryLevel: 0.3, lastSeenMs: T + 50, parent: 'HV1' });
+      await s.close();
+    });
+
     it('lists dead letters in the order they were stored', async () => {
       const s = await open();
       for (const reason of ['DECODE_FAILED', 'UNKNOWN_HIVE'] as const) await s.writeDeadLetter({ receivedAtMs: T, topic: 't', reason, message: reason, payload: new Uint8Array([1]) });
