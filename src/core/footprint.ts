@@ -50,9 +50,15 @@ export function footprintTransform(p: Placement): FootprintTransform {
     side,
     toLocal,
     toWorld,
+    // Called per sensor and person every tick: the same arithmetic as `toLocal`, without its
+    // tuple (that garbage grew the run's scavenges with the fleet: bench/README.md, scale-main).
     sees(x, y) {
-      const [lx, ly] = toLocal(x, y);
-      return lx >= 0 && lx < 1 && ly >= 0 && ly < 1;
+      const dx = x - cx;
+      const dy = y - cy;
+      const lx = (dx * c + dy * s) / side + 0.5;
+      if (!(lx >= 0 && lx < 1)) return false;
+      const ly = (-dx * s + dy * c) / side + 0.5;
+      return ly >= 0 && ly < 1;
     },
     corners: () => [toWorld(0, 0), toWorld(1, 0), toWorld(1, 1), toWorld(0, 1)],
   };

@@ -67,18 +67,25 @@ export class ModelTrafficSensor {
     return true;
   }
 
+  /**
+   * Counts one crossing (of any door: others are ignored) into the interval. The same draws as
+   * handing it to `sample`/`sampleInto`, which count theirs first: a caller that dispatches a
+   * tick's crossings to their doors' sensors calls this, then `sampleInto` with none.
+   */
+  cross(c: DoorCrossing): void {
+    if (c.doorId !== this.sensor.doorId) return;
+    const crowded = c.atMs - this.#lastCrossingMs < this.#cal.windowMs;
+    this.#lastCrossingMs = c.atMs;
+    const pMiss = Math.min(MAX_MISS, this.#cal.miss * this.#noise.miss + (crowded ? this.#cal.crowd * this.#noise.crowdMiss : 0));
+    if (this.#rng.chance(pMiss)) return;
+    const entering = (c.direction === 'in') === this.#sameSense;
+    if (entering) this.#in++;
+    else this.#out++;
+  }
+
   /** Counts the crossings; whether the interval's report is due at `atMs`. */
   #count(atMs: number, crossings: readonly DoorCrossing[]): boolean {
-    for (const c of crossings) {
-      if (c.doorId !== this.sensor.doorId) continue;
-      const crowded = c.atMs - this.#lastCrossingMs < this.#cal.windowMs;
-      this.#lastCrossingMs = c.atMs;
-      const pMiss = Math.min(MAX_MISS, this.#cal.miss * this.#noise.miss + (crowded ? this.#cal.crowd * this.#noise.crowdMiss : 0));
-      if (this.#rng.chance(pMiss)) continue;
-      const entering = (c.direction === 'in') === this.#sameSense;
-      if (entering) this.#in++;
-      else this.#out++;
-    }
+    for (const c of crossings) this.cross(c);
     const elapsed = atMs - this.#startMs;
     return elapsed !== 0 && elapsed % this.sensor.reportIntervalMs === 0;
   }

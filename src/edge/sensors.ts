@@ -7,6 +7,7 @@ import { withAccuracy } from './accuracy.js';
 import { createFrameEdgeStage, inViewAtShoulders } from './frame-stage.js';
 import { ModelPresenceSensor } from './model-presence.js';
 import { ModelTrafficSensor } from './model-traffic.js';
+import { RoomPeople } from './room-people.js';
 import { EdgePacketWriter, unpackEdgePackets } from './edge-packets.js';
 import type { SensorPacket } from './packet.js';
 import { poolRunner } from './pool/frame-pool.js';
@@ -25,6 +26,9 @@ interface FloorSensors {
   presence: ModelPresenceSensor[];
   /** Each presence sensor's index in `model.sensors` (the flat packets' sensor index). */
   presenceIndex: number[];
+  /** The floor's people by room at the current instant, and each presence sensor's room slot in it. */
+  rooms: RoomPeople | null;
+  presenceSlot: number[];
   traffic: ModelTrafficSensor[];
   trafficIndex: number[];
 }
@@ -69,7 +73,7 @@ const NO_CROSSINGS: readonly DoorCrossing[] = [];
 export function createModelSensors(model: ScenarioModel): ModelSensors {
   const doors = new Map(model.doors.map((d) => [d.id, d]));
   const byFloor = new Map<string, FloorSensors>();
-  for (const floor of model.floors) byFloor.set(floor.id, { floorId: floor.id, presence: [], presenceIndex: [], traffic: [], trafficIndex: [] });
+  for (const floor of model.floors) byFloor.set(floor.id, { floorId: floor.id, presence: [], presenceIndex: [], rooms: null, presenceSlot: [], traffic: [], trafficIndex: [] });
   model.sensors.forEach((s, i) => {
     const group = byFloor.get(s.floorId);
     if (!group) return;
@@ -84,6 +88,14 @@ export function createModelSensors(model: ScenarioModel): ModelSensors {
     }
   });
   const floors = [...byFloor.values()].filter((f) => f.presence.length + f.traffic.length > 0);
+  for (const f of floors) {
+    const rooms = new RoomPeople(f.presence.flatMap((p) => (p.sensor.roomId === null ? [] : [p.sensor.roomId])));
+    f.rooms = rooms;
+    f.presenceSlot = f.presence.map((p) => rooms.slotOf(p.sensor.roomId));
+  }
+
+  // The traffic sensors of each door, so a tick's crossings reach theirs without a grouping per tick.
+  const trafficOfDoor = groupBy(floors.flatMap((f) => f.traffic), (s) => s.sensor.doorId ?? '');
 
   const sensors: ModelSensors = {
     // Objects for benches and tests, read back from the flat form the run uses: one sampling path.
@@ -93,17 +105,32 @@ export function createModelSensors(model: ScenarioModel): ModelSensors {
       return unpackEdgePackets(w.take(), model.sensors);
     },
     sampleInto(step, world, out) {
-      // Each traffic sensor is handed its own door's crossings: handing every sensor the whole
-      // fleet's crossings made a tick cost traffic sensors × crossings, both growing with the fleet.
-      const byDoor = groupBy(step.crossings, (c) => c.doorId);
+      // Each crossing goes to its own door's sensors (in the tick's order): handing every sensor
+      // the whole fleet's crossings made a tick cost traffic sensors × crossings, both growing
+      // with the fleet. Each sensor draws from its own stream, so counting them before the
+      // presence sensors sample changes no number.
+      for (const c of step.crossings) {
+        const watching = trafficOfDoor.get(c.doorId);
+        if (watching) for (const s of watching) s.cross(c);
+      }
       for (const f of floors) {
-        if (f.presence.length > 0) {
-          const people = world.peopleOnFloor(f.floorId);
-          for (let k = 0; k < f.presence.length; k++) (f.presence[k] as ModelPresenceSensor).sampleInto(step.atMs, people, out, f.presenceIndex[k] as number);
+        if (f.presence.length > 0 && f.rooms) {
+          // Each sensor reads only its room's people (grouped once per floor and tick, no
+          // allocation): filtering the whole floor per sensor cost sensors × people per floor.
+          const rooms = f.rooms;
+          rooms.fill(world.peopleOnFloor(f.floorId));
+          const people = rooms.people;
+          for (let k = 0; k < f.presence.length; k++) {
+            const slot = f.presenceSlot[k] as number;
+            // A sensor in no room (slot -1) sees nobody: everyone on a floor is in a room.
+            const from = slot < 0 ? 0 : rooms.start(slot);
+            const to = slot < 0 ? 0 : rooms.end(slot);
+            (f.presence[k] as ModelPresenceSensor).sampleInto(step.atMs, people, out, f.presenceIndex[k] as number, from, to);
+          }
         }
         for (let k = 0; k < f.traffic.length; k++) {
           const s = f.traffic[k] as ModelTrafficSensor;
-          s.sampleInto(step.atMs, byDoor.get(s.sensor.doorId ?? '') ?? NO_CROSSINGS, out, f.trafficIndex[k] as number);
+          s.sampleInto(step.atMs, NO_CROSSINGS, out, f.trafficIndex[k] as number);
         }
       }
     },

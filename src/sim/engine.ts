@@ -71,8 +71,18 @@ export function createWorldWithProbe(model: ScenarioModel, probe: MoveProbe | nu
       let view = views.get(floorId);
       if (!view) views.set(floorId, (view = { stepNo: -1, people: [] }));
       if (view.stepNo !== stepNo) {
-        view.people.length = 0;
-        for (const a of byFloor.get(floorId) ?? []) if (a.person.roomId !== null) view.people.push(a.person);
+        // Rewritten in place: emptying it (`length = 0`) gave its backing store back and the
+        // pushes grew a new one, per floor and tick (bench/README.md, "scale-main"). Only a
+        // floor whose people came or went changes length.
+        const people = view.people;
+        let n = 0;
+        for (const a of byFloor.get(floorId) ?? NO_AGENTS) {
+          if (a.person.roomId === null) continue;
+          if (n < people.length) people[n] = a.person;
+          else people.push(a.person);
+          n++;
+        }
+        if (people.length !== n) people.length = n;
         view.stepNo = stepNo;
       }
       return view.people;
@@ -84,6 +94,8 @@ export function createWorldWithProbe(model: ScenarioModel, probe: MoveProbe | nu
     },
   };
 }
+
+const NO_AGENTS: readonly Agent[] = [];
 
 const siteZones = new WeakMap<ScenarioModel, ReadonlyMap<string, string>>();
 
