@@ -83,6 +83,7 @@ export function createHiveGroup(model: ScenarioModel, hives: readonly MeshHiveEn
   // Per sensor (by index in model.sensors): its hive's rig and battery, looked up once, not per packet.
   const rigOf = model.sensors.map((s) => rigs.get(s.hiveId));
   const batteryOf = model.sensors.map((s) => rigs.get(s.hiveId)?.mesh.batteries.get(s.id));
+  const nodeOf = Int32Array.from(model.sensors, (s) => rigs.get(s.hiveId)?.mesh.mesh.index.get(s.id) ?? -1);
   const held = new HeldPackets(model.sensors);
   /** Packets that reached their hive, by hops taken. */
   const hops: number[] = [];
@@ -109,7 +110,7 @@ export function createHiveGroup(model: ScenarioModel, hives: readonly MeshHiveEn
       rig.ledger.generated++;
       batteryOf[i]?.sample(s.mode, s.reportIntervalMs);
       const overflowBefore = rig.mesh.counters.queueOverflow;
-      if (rig.mesh.send(s, sensedAtMs, handle)) {
+      if (rig.mesh.sendFrom(nodeOf[i] as number, sensedAtMs, handle)) {
         hold.sent();
         continue;
       }
