@@ -64,7 +64,7 @@ function meshHive(model: ScenarioModel, withMesh: boolean): { packetsPerS: numbe
     if (withMesh) node.receive(mesh.takeArrived(t).map((a) => packets[a.item]!.packet));
     const sent = node.plan(t);
     const last = sent[sent.length - 1];
-    if (last) node.acked(last.batch.seq);
+    if (last) node.acked(last.seq);
   }
   const wallMs = performance.now() - t0;
   return { packetsPerS: (packets.length / wallMs) * 1000, wallMs, packets: packets.length };

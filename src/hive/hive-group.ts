@@ -4,7 +4,7 @@ import type { FaultTimeline } from '../mesh/faults.js';
 import { MeshSim } from '../mesh/mesh.js';
 import { fleetIndex } from '../mesh/topology.js';
 import { PROTOCOL_MINOR } from '../proto/limits.js';
-import type { SensorHealth, WirePacket } from '../proto/messages.js';
+import type { SensorHealth } from '../proto/messages.js';
 import type { ScenarioModel, SensorModel } from '../scenario/model.js';
 import { DEFAULT_NETWORK } from '../scenario/resolve-network.js';
 import { isAppError } from '../core/errors.js';
@@ -83,8 +83,10 @@ export function createHiveGroup(model: ScenarioModel, hives: readonly MeshHiveEn
   // Per sensor (by index in model.sensors): its hive's rig and battery, looked up once, not per packet.
   const rigOf = model.sensors.map((s) => rigs.get(s.hiveId));
   const batteryOf = model.sensors.map((s) => rigs.get(s.hiveId)?.mesh.batteries.get(s.id));
+  const nodeOf = Int32Array.from(model.sensors, (s) => rigs.get(s.hiveId)?.mesh.mesh.index.get(s.id) ?? -1);
   const held = new HeldPackets(model.sensors);
-  const hops = new Map<number, number>();
+  /** Packets that reached their hive, by hops taken. */
+  const hops: number[] = [];
   let healthKeys = 0;
   let lastFlushMs = model.startMs;
   let submitted = 0;
@@ -108,7 +110,7 @@ export function createHiveGroup(model: ScenarioModel, hives: readonly MeshHiveEn
       rig.ledger.generated++;
       batteryOf[i]?.sample(s.mode, s.reportIntervalMs);
       const overflowBefore = rig.mesh.counters.queueOverflow;
-      if (rig.mesh.send(s, sensedAtMs, handle)) {
+      if (rig.mesh.sendFrom(nodeOf[i] as number, sensedAtMs, handle)) {
         hold.sent();
         continue;
       }
@@ -135,7 +137,8 @@ export function createHiveGroup(model: ScenarioModel, hives: readonly MeshHiveEn
 
   const flushHive = async (rig: HiveRig, atMs: number): Promise<number> => {
     sendHealth(rig, lastFlushMs, atMs);
-    const data: WirePacket[] = [];
+    // In arrival order, encoded straight into the hive's next batches (no object per packet).
+    const incoming = rig.node.incoming;
     rig.mesh.takeArrivedEach(atMs, (item, node, _sent, _arrived, n) => {
       if (item < 0) {
         const key = -1 - item;
@@ -145,11 +148,10 @@ export function createHiveGroup(model: ScenarioModel, hives: readonly MeshHiveEn
         rig.health.set(rig.mesh.mesh.nodes[node]!.id, health);
         return;
       }
-      data.push(held.take(item));
-      hops.set(n, (hops.get(n) ?? 0) + 1);
+      held.takeInto(item, incoming);
+      if (n >= hops.length) for (let k = hops.length; k <= n; k++) hops.push(0);
+      hops[n] = (hops[n] as number) + 1;
     });
-    // In arrival order, as one packet at a time would be (not an array per packet).
-    rig.node.receive(data);
     const txs = rig.node.plan(atMs);
     let published = 0;
     for (const tx of txs) {
@@ -182,7 +184,7 @@ export function createHiveGroup(model: ScenarioModel, hives: readonly MeshHiveEn
       submitted = 0;
       return out;
     },
-    report: (nowMs) => ({ hives: [...rigs.values()].map((r) => rigReport(r, nowMs)), hops: [...hops.entries()] }),
+    report: (nowMs) => ({ hives: [...rigs.values()].map((r) => rigReport(r, nowMs)), hops: hops.flatMap((count, n): Array<[number, number]> => (count > 0 ? [[n, count]] : [])) }),
   };
 }
 
@@ -204,7 +206,7 @@ function rigReport(r: HiveRig, nowMs: number): RigReport {
 
 async function transmit(rig: HiveRig, tx: Transmission): Promise<number | null> {
   try {
-    return await rig.endpoint.link.transmit(tx.batch, tx.payload);
+    return await rig.endpoint.link.transmit(tx, tx.payload);
   } catch (err) {
     // A real transport failure (e.g. the broker restarted under the batch): the batch stays
     // in the buffer and goes again after the ack timeout.

@@ -1,9 +1,9 @@
 import { rngFor, type Rng } from '../core/rng.js';
 import { ValueCounts } from '../core/value-counts.js';
 import type { FaultTimeline, Window } from '../mesh/faults.js';
-import { encodeUplink } from '../proto/codec.js';
+import { encodeUplinkFrom, uplinkTrailerSize, UplinkPackets } from '../proto/uplink-wire.js';
 import { PROTOCOL_MINOR } from '../proto/limits.js';
-import type { HiveState, UplinkBatch, WirePacket } from '../proto/messages.js';
+import type { HiveState, WirePacket } from '../proto/messages.js';
 import type { NetworkModel } from '../scenario/model.js';
 import { randomOutages, sampleLatencyMs, type UplinkProfile } from './uplink-profile.js';
 
@@ -16,8 +16,12 @@ import { randomOutages, sampleLatencyMs, type UplinkProfile } from './uplink-pro
  * the way and retransmitted after the outage.
  */
 export interface Transmission {
-  readonly batch: UplinkBatch;
-  /** `batch` as the uplink carries it (encoded once: cutting sized it, the link sends these bytes). */
+  readonly hiveSerial: string;
+  readonly seq: number;
+  readonly sentAtMs: number;
+  /** Packets the batch carries (0: a tombstone). */
+  readonly packets: number;
+  /** The HiveUplink batch as the uplink carries it (`decodeUplink` gives it back as an object). */
   readonly payload: Uint8Array;
   readonly bytes: number;
   readonly retransmission: boolean;
@@ -37,10 +41,20 @@ export interface HiveCounters {
   ackedPackets: number;
 }
 
+/**
+ * A batch in the store-and-forward buffer, as bytes: its packets stay encoded (no object per
+ * packet from arrival to ack — a fleet's hives hold one to two intervals of them, ~1 M at
+ * 100,000 sensors, which as objects outlived the young generation), with their sensing
+ * instants for the latencies at ack time.
+ */
 interface Buffered {
-  batch: UplinkBatch;
-  /** The encoding of `batch` (its `sentAtMs` included): re-encoded only when a send changes it. */
+  readonly seq: number;
+  sentAtMs: number;
+  /** The HiveUplink encoding (its `sentAtMs` included): re-encoded only when a send changes it. */
   payload: Uint8Array;
+  /** The encoded packets within `payload`. */
+  packets: Uint8Array;
+  sensedAtMs: Float64Array;
   bytes: number;
   sends: number;
   lastSentAtMs: number;
@@ -59,6 +73,10 @@ export interface HiveNodeOptions {
   batchIntervalMs: number;
 }
 
+const EMPTY = new Uint8Array(0);
+const NO_PACKETS = new Float64Array(0);
+const TRAILER = uplinkTrailerSize(PROTOCOL_MINOR);
+
 export class HiveNode {
   readonly counters: HiveCounters = { packetsIn: 0, batches: 0, transmissions: 0, retransmissions: 0, lostInFlight: 0, overflowPackets: 0, ackedBatches: 0, ackedPackets: 0 };
   /** Sim-time latency, sensing → arrival at the broker, of every acknowledged packet. */
@@ -67,7 +85,8 @@ export class HiveNode {
   readonly #o: HiveNodeOptions;
   readonly #latencyRng: Rng;
   readonly #randomOutages: Window[];
-  #queue: WirePacket[] = [];
+  /** Packets received since the last cut, encoded as they came. */
+  readonly #queue = new UplinkPackets();
   #buffer: Buffered[] = [];
   #bufferedBytes = 0;
   #seq = 1;
@@ -96,9 +115,15 @@ export class HiveNode {
   }
 
   receive(packets: readonly WirePacket[]): void {
-    this.counters.packetsIn += packets.length;
-    // A loop, not push(...packets): a fleet's drain can exceed the engine's argument limit.
     for (const p of packets) this.#queue.push(p);
+  }
+
+  /**
+   * Where packets arriving from the mesh are written, encoded (`UplinkPackets.presence`/
+   * `traffic`, or `push`), in arrival order: the next `plan` cuts them into batches.
+   */
+  get incoming(): UplinkPackets {
+    return this.#queue;
   }
 
   uplinkDown(t: number): Window | null {
@@ -134,12 +159,12 @@ export class HiveNode {
     // resume, an acked batch was always sent.
     if (ackedSeq > this.#ackedSeq) this.#ackedSeq = ackedSeq;
     ackedSeq = this.#ackedSeq;
-    while (this.#buffer.length > 0 && this.#buffer[0]!.batch.seq <= ackedSeq && this.#buffer[0]!.sends > 0) {
+    while (this.#buffer.length > 0 && this.#buffer[0]!.seq <= ackedSeq && this.#buffer[0]!.sends > 0) {
       const b = this.#buffer.shift()!;
       this.#bufferedBytes -= b.bytes;
       this.counters.ackedBatches++;
-      this.counters.ackedPackets += b.batch.packets.length;
-      for (const p of b.batch.packets) this.latenciesMs.add(b.lastArrivalMs - p.sensedAtMs);
+      this.counters.ackedPackets += b.sensedAtMs.length;
+      for (const sensedAtMs of b.sensedAtMs) this.latenciesMs.add(b.lastArrivalMs - sensedAtMs);
     }
   }
 
@@ -161,16 +186,28 @@ export class HiveNode {
   }
 
   #cut(t: number): void {
-    while (this.#queue.length > 0) {
-      const packets = this.#queue.splice(0, this.#o.params.maxBatchPackets);
-      const batch: UplinkBatch = { hiveSerial: this.#o.serial, seq: this.#seq++, sentAtMs: t, packets, protocolMinor: PROTOCOL_MINOR };
-      const payload = encodeUplink(batch);
-      const bytes = payload.length;
-      this.#buffer.push({ batch, payload, bytes, sends: 0, lastSentAtMs: -Infinity, lastArrivalMs: t });
-      this.#bufferedBytes += bytes;
+    const q = this.#queue;
+    this.counters.packetsIn += q.count;
+    for (let from = 0; from < q.count; ) {
+      const to = Math.min(q.count, from + this.#o.params.maxBatchPackets);
+      const b: Buffered = { seq: this.#seq++, sentAtMs: t, payload: EMPTY, packets: EMPTY, sensedAtMs: q.sensedAtMs(from, to), bytes: 0, sends: 0, lastSentAtMs: -Infinity, lastArrivalMs: t };
+      this.#encode(b, q.bytes(from, to));
+      this.#buffer.push(b);
+      this.#bufferedBytes += b.bytes;
       this.counters.batches++;
+      from = to;
     }
+    q.clear();
     this.#enforceLimit();
+  }
+
+  /** `b`'s payload from its header and `packets` (a view that may be into the old payload). */
+  #encode(b: Buffered, packets: Uint8Array): void {
+    const payload = encodeUplinkFrom(this.#o.serial, b.seq, b.sentAtMs, packets, PROTOCOL_MINOR);
+    const end = payload.length - TRAILER;
+    b.payload = payload;
+    b.packets = payload.subarray(end - packets.length, end);
+    b.bytes = payload.length;
   }
 
   /**
@@ -180,15 +217,12 @@ export class HiveNode {
   #enforceLimit(): void {
     for (const b of this.#buffer) {
       if (this.#bufferedBytes <= this.#o.params.bufferBytes) return;
-      if (b.batch.packets.length === 0) continue;
-      this.counters.overflowPackets += b.batch.packets.length;
-      const tomb: UplinkBatch = { ...b.batch, packets: [] };
-      const payload = encodeUplink(tomb);
-      const bytes = payload.length;
-      this.#bufferedBytes += bytes - b.bytes;
-      b.batch = tomb;
-      b.payload = payload;
-      b.bytes = bytes;
+      if (b.sensedAtMs.length === 0) continue;
+      this.counters.overflowPackets += b.sensedAtMs.length;
+      const before = b.bytes;
+      b.sensedAtMs = NO_PACKETS;
+      this.#encode(b, EMPTY);
+      this.#bufferedBytes += b.bytes - before;
     }
   }
 
@@ -196,15 +230,15 @@ export class HiveNode {
     b.sends++;
     b.lastSentAtMs = t;
     b.lastArrivalMs = t + sampleLatencyMs(this.#o.profile, this.#latencyRng);
-    if (b.batch.sentAtMs !== t) {
+    if (b.sentAtMs !== t) {
       // A retransmission (or a first send held back by the budget or an outage) carries its own send instant.
-      b.batch = { ...b.batch, sentAtMs: t };
-      b.payload = encodeUplink(b.batch);
+      b.sentAtMs = t;
+      this.#encode(b, b.packets);
     }
     const retransmission = b.sends > 1;
     this.counters.transmissions++;
     if (retransmission) this.counters.retransmissions++;
     if (lost) this.counters.lostInFlight++;
-    return { batch: b.batch, payload: b.payload, bytes: b.bytes, retransmission, lost };
+    return { hiveSerial: this.#o.serial, seq: b.seq, sentAtMs: b.sentAtMs, packets: b.sensedAtMs.length, payload: b.payload, bytes: b.bytes, retransmission, lost };
   }
 }

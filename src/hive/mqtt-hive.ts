@@ -35,14 +35,18 @@ export interface HiveLink {
    * Publishes (QoS 1) and resolves with the acked_seq of the next ack the cloud sends (the
    * cloud answers every valid uplink with exactly one ack, in order), so the caller knows
    * the cloud's progress after this batch. Rejects with TIMEOUT after ackTimeoutMs.
-   * `payload`: the batch already encoded (`encodeUplink(batch)`), when the caller has it.
    */
-  transmit(batch: UplinkBatch, payload?: Uint8Array): Promise<number>;
+  transmit(batch: UplinkBatch): Promise<number>;
+  /** The same for a batch already encoded (`payload`), named by its hive and sequence number. */
+  transmit(batch: UplinkHeader, payload: Uint8Array): Promise<number>;
   /** Publishes a heartbeat (QoS 1) and resolves on the broker's PUBACK. */
   heartbeat(hb: HiveHeartbeat): Promise<void>;
   stats(): HiveLinkStats;
   close(): Promise<void>;
 }
+
+/** What the link needs of a batch it is given encoded. */
+export type UplinkHeader = Pick<UplinkBatch, 'hiveSerial' | 'seq'>;
 
 export const DEFAULT_ACK_TIMEOUT_MS = 10_000;
 /** Wall time allowed per packet of a delivery interval on top of the default (~10× what ingest costs per packet). */
@@ -149,9 +153,11 @@ class MqttHiveLink implements HiveLink {
     this.counts.acked++;
   }
 
-  async transmit(batch: UplinkBatch, encoded?: Uint8Array): Promise<number> {
+  transmit(batch: UplinkBatch): Promise<number>;
+  transmit(batch: UplinkHeader, payload: Uint8Array): Promise<number>;
+  async transmit(batch: UplinkHeader | UplinkBatch, encoded?: Uint8Array): Promise<number> {
     this.checkPublishable(batch);
-    const bytes = encoded ?? encodeUplink(batch);
+    const bytes = encoded ?? encodeUplink(batch as UplinkBatch);
     // A view, not a copy: mqtt.js writes it to the socket as it is.
     const payload = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const acked = new Promise<number>((resolve, reject) => {
@@ -196,7 +202,7 @@ class MqttHiveLink implements HiveLink {
     await this.client.endAsync();
   }
 
-  private checkPublishable(batch: UplinkBatch): void {
+  private checkPublishable(batch: UplinkHeader): void {
     if (batch.hiveSerial !== this.serial) {
       throw new AppError(ErrorCodes.USAGE, `hive ${this.serial}: cannot publish a batch of hive ${batch.hiveSerial}`);
     }

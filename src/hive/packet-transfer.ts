@@ -1,5 +1,6 @@
 import { nextEdgePacket } from '../edge/edge-packets.js';
 import type { WirePacket } from '../proto/messages.js';
+import { MacFields, type UplinkPackets } from '../proto/uplink-wire.js';
 import type { SensorModel } from '../scenario/model.js';
 
 /**
@@ -51,6 +52,7 @@ export class HeldPackets {
   readonly #sensors: readonly SensorModel[];
   readonly #held = new Map<number, HoldState>();
   #current: HoldState | null = null;
+  #macs: MacFields | null = null;
   #serial = 0;
 
   /** `sensors`: the list the buffers' sensor indices point into. */
@@ -87,14 +89,26 @@ export class HeldPackets {
     };
   }
 
+  /**
+   * The packet of `handle` written, encoded as the wire carries it, into `out` (the hive's next
+   * batches): no object per packet. It leaves the held packets.
+   */
+  takeInto(handle: number, out: UplinkPackets): void {
+    const buf = this.#release(handle);
+    const at = this.#at;
+    const sensor = buf[at] as number;
+    if (!(sensor >= 0 && sensor < this.#sensors.length)) throw new RangeError(`packet hand-off: no sensor #${sensor}`);
+    this.#macs ??= new MacFields(this.#sensors.map((s) => s.mac));
+    const sensedAtMs = buf[at + 1] as number;
+    const n = buf[at + 2] as number;
+    if (n < 0) out.traffic(this.#macs, sensor, sensedAtMs, buf[at + 3] as number, buf[at + 4] as number, buf[at + 5] as number);
+    else out.presence(this.#macs, sensor, sensedAtMs, buf, at + 3, n);
+  }
+
   /** The packet of `handle` as the wire carries it (the sensor named by its MAC); it leaves the held packets. */
   take(handle: number): WirePacket {
-    const serial = Math.floor(handle / OFFSETS);
-    const at = handle - serial * OFFSETS;
-    const h = this.#held.get(serial);
-    if (!h) throw new Error(`packet hand-off: no buffer #${serial} in flight`);
-    if (--h.live === 0) this.#held.delete(serial);
-    const buf = h.buf;
+    const buf = this.#release(handle);
+    const at = this.#at;
     const sensor = this.#sensors[buf[at] as number];
     if (!sensor) throw new RangeError(`packet hand-off: no sensor #${buf[at]}`);
     const sensedAtMs = buf[at + 1] as number;
@@ -108,5 +122,18 @@ export class HeldPackets {
       detections = list;
     }
     return { kind: 'presence', sensorMac: sensor.mac, sensedAtMs, detections };
+  }
+
+  /** Offset of the packet `#release` found, in the buffer it returned. */
+  #at = 0;
+
+  /** The buffer of `handle` (its packet's offset in `#at`); one fewer of its packets in flight. */
+  #release(handle: number): Float64Array {
+    const serial = Math.floor(handle / OFFSETS);
+    this.#at = handle - serial * OFFSETS;
+    const h = this.#held.get(serial);
+    if (!h) throw new Error(`packet hand-off: no buffer #${serial} in flight`);
+    if (--h.live === 0) this.#held.delete(serial);
+    return h.buf;
   }
 }

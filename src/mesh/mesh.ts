@@ -43,6 +43,7 @@ export interface MeshCounters {
 const JOIN_SLOTFRAMES_PER_HOP = 3;
 /** A node gets this many transmit cells per slotframe per frame source it carries. */
 const CELLS_PER_SOURCE = 4;
+const NO_PARENTS: readonly MeshLink[] = [];
 
 export class MeshSim<T extends number = number> {
   readonly mesh: HiveMesh;
@@ -64,6 +65,11 @@ export class MeshSim<T extends number = number> {
   #preferred: number[] = [];
   /** The routing whose parents #preferred holds: the same routing again changes no parent. */
   #notedRouting: Routing | null = null;
+  /** Each node's battery by index in `mesh.nodes` (the hive's, at 0, has none): looked up per hop. */
+  readonly #batteryOf: Array<Battery | undefined>;
+  /** Where `#forward` put the frame: the next hop, and when it got the frame. */
+  #nextTo = 0;
+  #nextAt = 0;
   /** Frames on their way to the hive, in send order: node, send and arrival instants, hops, item. */
   #pending = new PendingFrames();
 
@@ -77,6 +83,7 @@ export class MeshSim<T extends number = number> {
     this.#queues = this.mesh.nodes.map(() => []);
     this.#lastArrival = new Float64Array(this.mesh.nodes.length);
     for (const n of this.mesh.nodes.slice(1)) this.batteries.set(n.id, new Battery(params.batteryMah, model.startMs));
+    this.#batteryOf = this.mesh.nodes.map((n) => this.batteries.get(n.id));
     this.#notedRouting = this.routingAt(model.startMs);
     this.#preferred = this.#notedRouting.parents.map((p) => p[0]?.to ?? -1);
   }
@@ -99,8 +106,14 @@ export class MeshSim<T extends number = number> {
 
   /** Sends one frame from `sensor` at `t`; returns false when it was dropped (counted). */
   send(sensor: SensorModel, t: number, item: T): boolean {
+    return this.sendFrom(this.#index(sensor.id), t, item);
+  }
+
+  /** The same as `send`, from the sensor at `start` in `mesh.nodes` (`mesh.index`): no lookup by id per frame. */
+  sendFrom(start: number, t: number, item: T): boolean {
+    const sensor = this.mesh.nodes[start];
+    if (sensor === undefined || start === 0) throw new RangeError(`no sensor #${start} in the mesh of hive ${this.mesh.hiveId}`);
     this.counters.sent++;
-    const start = this.#index(sensor.id);
     const routing = this.routingAt(t);
     this.#noteParents(routing);
     let time = Math.max(t, this.#joinedAt(sensor.id, start, routing, t));
@@ -108,10 +121,9 @@ export class MeshSim<T extends number = number> {
     let hops = 0;
     while (node !== 0) {
       if (!this.#enqueue(node, time)) return this.#drop('queueOverflow', sensor.id);
-      const next = this.#forward(node, time, routing.parents[node] ?? []);
-      if (next === null) return this.#drop('dropped');
-      node = next.to;
-      time = next.at;
+      if (!this.#forward(node, time, routing.parents[node] ?? NO_PARENTS)) return this.#drop('dropped');
+      node = this.#nextTo;
+      time = this.#nextAt;
       hops++;
     }
     time = this.#afterHiveReboot(time);
@@ -202,14 +214,21 @@ export class MeshSim<T extends number = number> {
     return q.length < this.#p.queueFrames;
   }
 
-  /** Transmits from `node` (retries, then the backup parent); the next hop and when it got the frame, or null. */
-  #forward(node: number, t: number, parents: readonly MeshLink[]): { to: number; at: number } | null {
+  /**
+   * Transmits from `node` (retries, then the backup parent); false when no parent got the frame,
+   * else the next hop and when it got it are in `#nextTo`/`#nextAt` (per hop: no object each).
+   */
+  #forward(node: number, t: number, parents: readonly MeshLink[]): boolean {
     const from = this.mesh.nodes[node]!;
-    const battery = this.batteries.get(from.id);
+    const battery = this.#batteryOf[node];
     let time = Math.max(t, this.#busy[node]!);
     // The hive's radio is down while it reboots: the last hop holds its frames (and its queue fills).
-    if (parents.some((l) => l.to === 0)) time = this.#afterHiveReboot(time);
-    let result: { to: number; at: number } | null = null;
+    for (const l of parents) {
+      if (l.to !== 0) continue;
+      time = this.#afterHiveReboot(time);
+      break;
+    }
+    let received = false;
     let acked = false;
     for (const link of parents) {
       const rng = this.#rng(node, link.to);
@@ -224,10 +243,13 @@ export class MeshSim<T extends number = number> {
         const pdr = link.pdr * (1 - this.#faults.linkLoss(from.id, time));
         if (rng.next() < pdr) {
           stats.ok++;
-          this.batteries.get(this.mesh.nodes[link.to]!.id)?.receive();
+          this.#batteryOf[link.to]?.receive();
           // A copy already received whose ack was lost: the receiver drops it by mesh_seq.
-          if (result === null) result = { to: link.to, at: time + this.#p.slotMs };
-          else this.counters.duplicates++;
+          if (!received) {
+            received = true;
+            this.#nextTo = link.to;
+            this.#nextAt = time + this.#p.slotMs;
+          } else this.counters.duplicates++;
           // The per-hop ack crosses the same link back and can be lost too.
           acked = rng.next() < pdr;
         }
@@ -237,7 +259,7 @@ export class MeshSim<T extends number = number> {
     }
     this.#busy[node] = time;
     this.#queues[node]!.push(time);
-    return result;
+    return received;
   }
 
   /** Start of the node's next transmit cell at or after t (cells spread evenly over the slotframe). */

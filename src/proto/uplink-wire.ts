@@ -220,6 +220,224 @@ export function encodeUplinkWire(batch: UplinkBatch): Uint8Array {
   return w.buf;
 }
 
+// ---- encoding a hive's packets as they arrive ------------------------------------------
+
+/**
+ * Sensors' `sensor_mac` fields (tag, length, UTF-8 bytes) encoded once, by sensor index, in
+ * one array: a packet copies its sensor's ~19 bytes instead of encoding the string again.
+ */
+export class MacFields {
+  readonly #bytes: Uint8Array;
+  /** Field k is bytes [starts[k], starts[k + 1]). */
+  readonly #starts: Int32Array;
+
+  constructor(macs: readonly string[]) {
+    let size = 0;
+    for (const mac of macs) size += 1 + stringSize(mac);
+    const w = new ByteWriter(Buffer.alloc(size));
+    this.#starts = new Int32Array(macs.length + 1);
+    macs.forEach((mac, k) => {
+      this.#starts[k] = w.pos;
+      w.varint32(F_SENSOR_MAC);
+      w.string(mac);
+    });
+    this.#starts[macs.length] = w.pos;
+    this.#bytes = w.buf;
+  }
+
+  get count(): number {
+    return this.#starts.length - 1;
+  }
+
+  size(k: number): number {
+    if (!(k >= 0 && k < this.count)) throw new RangeError(`uplink-wire: no MAC #${String(k)}`);
+    return (this.#starts[k + 1] as number) - (this.#starts[k] as number);
+  }
+
+  copy(k: number, to: Uint8Array, at: number): number {
+    const bytes = this.#bytes;
+    const end = this.#starts[k + 1] as number;
+    for (let i = this.#starts[k] as number; i < end; i++) to[at++] = bytes[i] as number;
+    return at;
+  }
+}
+
+/**
+ * A run of HiveUplink's repeated `packets` field, each packet encoded as it is received, in one
+ * buffer reused from batch to batch: a batch is then its header, a copy of a slice of these
+ * bytes and its trailer (`encodeUplinkFrom`), byte for byte what `encodeUplinkWire` writes for
+ * the same packets — and no WirePacket object (nor array per detection) lives from a packet's
+ * arrival at its hive to its batch's ack.
+ */
+export class UplinkPackets {
+  #w = new ByteWriter(Buffer.allocUnsafe(4096));
+  /** Byte offset where packet k ends. */
+  #ends = new Int32Array(256);
+  #sensedAt = new Float64Array(256);
+  #count = 0;
+
+  get count(): number {
+    return this.#count;
+  }
+
+  /** Start offset of packet k (k = count: the end of the last). */
+  offset(k: number): number {
+    return k === 0 ? 0 : (this.#ends[k - 1] as number);
+  }
+
+  /** The encoded packets [from, to): a view, valid until the next write or `clear`. */
+  bytes(from: number, to: number): Uint8Array {
+    return this.#w.buf.subarray(this.offset(from), this.offset(to));
+  }
+
+  /** The sensing instants of packets [from, to), copied. */
+  sensedAtMs(from: number, to: number): Float64Array {
+    return this.#sensedAt.slice(from, to);
+  }
+
+  clear(): void {
+    this.#count = 0;
+    this.#w.pos = 0;
+  }
+
+  /** A packet as an object (what `encodeUplinkWire` would write for it). */
+  push(p: WirePacket): void {
+    const body = packetBodySize(p);
+    const w = this.#room(p.sensedAtMs, 1 + varint32Size(body) + body);
+    w.varint32(F_PACKETS);
+    w.varint32(body);
+    w.varint32(F_SENSOR_MAC);
+    w.string(p.sensorMac);
+    this.#rest(w, p);
+  }
+
+  /** A presence packet of sensor `sensor` (in `macs`): its `n` detections are coords[from + 2k], coords[from + 2k + 1]. */
+  presence(macs: MacFields, sensor: number, sensedAtMs: number, coords: ArrayLike<number>, from: number, n: number): void {
+    const presence = n * DETECTION_SIZE;
+    const body = macs.size(sensor) + 1 + varint64Size(sensedAtMs) + 1 + varint32Size(presence) + presence;
+    const w = this.#room(sensedAtMs, 1 + varint32Size(body) + body);
+    w.varint32(F_PACKETS);
+    w.varint32(body);
+    w.pos = macs.copy(sensor, w.buf, w.pos);
+    w.varint32(F_SENSED_AT);
+    w.varint64(sensedAtMs);
+    w.varint32(F_PRESENCE);
+    w.varint32(presence);
+    for (let k = 0, i = from; k < n; k++, i += 2) {
+      w.varint32(F_DETECTIONS);
+      w.varint32(DETECTION_BODY);
+      w.varint32(F_X);
+      w.float(coords[i] as number);
+      w.varint32(F_Y);
+      w.float(coords[i + 1] as number);
+    }
+    this.#ended(w);
+  }
+
+  /** A traffic packet of sensor `sensor` (in `macs`). */
+  traffic(macs: MacFields, sensor: number, sensedAtMs: number, intervalMs: number, inCount: number, outCount: number): void {
+    const traffic = 3 + varint32Size(intervalMs) + varint32Size(inCount) + varint32Size(outCount);
+    const body = macs.size(sensor) + 1 + varint64Size(sensedAtMs) + 1 + varint32Size(traffic) + traffic;
+    const w = this.#room(sensedAtMs, 1 + varint32Size(body) + body);
+    w.varint32(F_PACKETS);
+    w.varint32(body);
+    w.pos = macs.copy(sensor, w.buf, w.pos);
+    w.varint32(F_SENSED_AT);
+    w.varint64(sensedAtMs);
+    w.varint32(F_TRAFFIC);
+    w.varint32(traffic);
+    w.varint32(F_INTERVAL);
+    w.varint32(intervalMs);
+    w.varint32(F_IN);
+    w.varint32(inCount);
+    w.varint32(F_OUT);
+    w.varint32(outCount);
+    this.#ended(w);
+  }
+
+  /** The writer, with room for `size` more bytes and a slot for one more packet. */
+  #room(sensedAtMs: number, size: number): ByteWriter {
+    let w = this.#w;
+    if (w.pos + size > w.buf.length) {
+      const grown = new ByteWriter(Buffer.allocUnsafe(Math.max(w.pos + size, w.buf.length * 2)));
+      w.buf.copy(grown.buf, 0, 0, w.pos);
+      grown.pos = w.pos;
+      this.#w = w = grown;
+    }
+    if (this.#count === this.#ends.length) {
+      const ends = new Int32Array(this.#count * 2);
+      ends.set(this.#ends);
+      this.#ends = ends;
+      const sensed = new Float64Array(this.#count * 2);
+      sensed.set(this.#sensedAt);
+      this.#sensedAt = sensed;
+    }
+    this.#sensedAt[this.#count] = sensedAtMs;
+    return w;
+  }
+
+  #ended(w: ByteWriter): void {
+    this.#ends[this.#count++] = w.pos;
+  }
+
+  /** After the MAC: as `encodeUplinkWire` writes a packet object. */
+  #rest(w: ByteWriter, p: WirePacket): void {
+    w.varint32(F_SENSED_AT);
+    w.varint64(p.sensedAtMs);
+    if (p.kind === 'presence') {
+      w.varint32(F_PRESENCE);
+      w.varint32(p.detections.length * DETECTION_SIZE);
+      for (const [x, y] of p.detections) {
+        w.varint32(F_DETECTIONS);
+        w.varint32(DETECTION_BODY);
+        w.varint32(F_X);
+        w.float(x);
+        w.varint32(F_Y);
+        w.float(y);
+      }
+    } else {
+      w.varint32(F_TRAFFIC);
+      w.varint32(trafficBodySize(p));
+      w.varint32(F_INTERVAL);
+      w.varint32(p.intervalMs);
+      w.varint32(F_IN);
+      w.varint32(p.in);
+      w.varint32(F_OUT);
+      w.varint32(p.out);
+    }
+    this.#ended(w);
+  }
+}
+
+/** Bytes after a HiveUplink's packets: its `protocol_minor` field, when set. */
+export function uplinkTrailerSize(protocolMinor: number | undefined): number {
+  return protocolMinor != null ? 1 + varint32Size(protocolMinor) : 0;
+}
+
+/**
+ * HiveUplink bytes from its header fields and its packets already encoded (`UplinkPackets`'
+ * bytes, or the packets of an earlier encoding of the batch): identical to `encodeUplinkWire`
+ * of the same batch. The packets sit at [length − trailer − packets.length, length − trailer).
+ */
+export function encodeUplinkFrom(hiveSerial: string, seq: number, sentAtMs: number, packets: Uint8Array, protocolMinor?: number): Buffer {
+  const size = 1 + stringSize(hiveSerial) + 1 + varint64Size(seq) + 1 + varint64Size(sentAtMs) + packets.length + uplinkTrailerSize(protocolMinor);
+  const w = new ByteWriter(Buffer.allocUnsafe(size));
+  w.varint32(F_HIVE_SERIAL);
+  w.string(hiveSerial);
+  w.varint32(F_SEQ);
+  w.varint64(seq);
+  w.varint32(F_SENT_AT);
+  w.varint64(sentAtMs);
+  w.buf.set(packets, w.pos);
+  w.pos += packets.length;
+  if (protocolMinor != null) {
+    w.varint32(F_PROTOCOL_MINOR);
+    w.varint32(protocolMinor);
+  }
+  if (w.pos !== size) throw new Error(`uplink-wire: sized ${String(size)} bytes, wrote ${String(w.pos)}`);
+  return w.buf;
+}
+
 // ---- decoding -------------------------------------------------------------------------
 
 type Reader = protobuf.Reader;

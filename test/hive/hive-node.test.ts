@@ -9,7 +9,6 @@ import { uplinkTopic } from '../../src/core/topics.js';
 import { HiveNode, type Transmission } from '../../src/hive/hive-node.js';
 import type { UplinkProfile } from '../../src/hive/uplink-profile.js';
 import { FaultTimeline } from '../../src/mesh/faults.js';
-import { encodeUplink } from '../../src/proto/codec.js';
 import type { FaultModel } from '../../src/scenario/model.js';
 import { DEFAULT_NETWORK } from '../../src/scenario/resolve-network.js';
 import { HIVE, HIVE_SERIAL, presenceAt, SENSOR_PA, T0, tinyModel } from '../cloud/fixture.js';
@@ -37,7 +36,7 @@ async function simulate(node: HiveNode, intervals: number, perInterval: number, 
   let k = 0;
   let held: Transmission | null = null;
   const deliver = async (tx: Transmission, ackLost: boolean): Promise<void> => {
-    const ack = await pipeline.handleMessage(uplinkTopic(HIVE_SERIAL), encodeUplink(tx.batch));
+    const ack = await pipeline.handleMessage(uplinkTopic(HIVE_SERIAL), tx.payload);
     if (ack && !ackLost) node.acked(ack.ackedSeq);
   };
   for (let i = 1; i <= intervals + 400; i++) {
@@ -99,7 +98,7 @@ describe('hive store-and-forward with end-to-end acks', () => {
     const sent: number[] = [];
     for (let i = 1; i <= 5 && (i === 1 || node.buffered.batches > 0); i++) {
       for (const tx of node.plan(T0 + i * INTERVAL)) {
-        sent.push(tx.batch.seq);
+        sent.push(tx.seq);
         node.acked(3);
       }
     }

@@ -8,6 +8,7 @@ import type { SensorPacket } from '../../src/edge/packet.js';
 import { hiveShareModel, shareHives } from '../../src/hive/hive-threads.js';
 import { packEdgePackets } from '../../src/edge/edge-packets.js';
 import { HeldPackets, nextPacket } from '../../src/hive/packet-transfer.js';
+import { UplinkPackets } from '../../src/proto/uplink-wire.js';
 import { toWire } from '../../src/hive/delivery.js';
 import { runScenario } from '../../src/run/run-scenario.js';
 import { loadScenarioObject } from '../../src/scenario/load.js';
@@ -117,6 +118,35 @@ describe('the packet hand-off to a hive thread', () => {
         expect(() => held.take(inFlight[0]!.handle)).toThrow(/no buffer/);
       }),
       { seed: 12, numRuns: 200 },
+    );
+  });
+
+  it('writes each packet into a hive\'s next batches as the wire carries it, the bytes of the packet it takes (fast-check seed 13)', () => {
+    const macs = sensors.map((s, i) => ({ ...s, mac: `aa:bb:cc:dd:ee:0${i}` }));
+    fc.assert(
+      fc.property(fc.array(packet, { minLength: 1, maxLength: 40 }), (specs) => {
+        const packets: SensorPacket[] = specs.map(({ sensor, ...p }) => ({ ...p, sensorId: `s${sensor}` }));
+        const buf = packEdgePackets(packets, (id) => Number(id.slice(1))).data;
+        const [encoded, objects] = [new HeldPackets(macs), new HeldPackets(macs)].map((held, k) => {
+          const hold = held.hold(buf);
+          const handles: number[] = [];
+          for (let at = 0; at < buf.length; at = nextPacket(buf, at)) {
+            handles.push(hold.handle(at));
+            hold.sent();
+          }
+          hold.done();
+          const out = new UplinkPackets();
+          for (const h of handles) {
+            if (k === 0) held.takeInto(h, out);
+            else out.push(held.take(h));
+          }
+          expect(held.inFlight).toBe(0);
+          expect(Array.from(out.sensedAtMs(0, out.count))).toEqual(packets.map((p) => p.sensedAtMs));
+          return Buffer.from(out.bytes(0, out.count)).toString('hex');
+        });
+        expect(encoded).toBe(objects);
+      }),
+      { seed: 13, numRuns: 200 },
     );
   });
 });

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeUplinkReflect, encodeUplinkReflect } from '../../src/proto/codec.js';
-import { decodeUplinkWire, encodeUplinkWire } from '../../src/proto/uplink-wire.js';
+import { decodeUplinkWire, encodeUplinkFrom, encodeUplinkWire, MacFields, UplinkPackets } from '../../src/proto/uplink-wire.js';
 import type { UplinkBatch, WirePacket } from '../../src/proto/messages.js';
 import { isAppError } from '../../src/core/errors.js';
 
@@ -134,5 +134,36 @@ describe('hand-written HiveUplink codec vs protobufjs reflection', () => {
     expect(verdict(decodeUplinkWire, Buffer.from('22ffffffff0f0a', 'hex'))).toEqual({ err: 'DECODE_FAILED' });
     expect(verdict(decodeUplinkWire, Uint8Array.from(Buffer.from('0affffffff0f', 'hex')))).toEqual({ err: 'DECODE_FAILED' });
     expect(verdict(decodeUplinkWire, Buffer.from('0a0148b80105', 'hex'))).toEqual({ ok: { hiveSerial: 'H', seq: 0, sentAtMs: 0, packets: [] } });
+  });
+});
+
+describe('a batch from its packets encoded as they arrive (UplinkPackets, encodeUplinkFrom)', () => {
+  /** The packets pushed as objects, or (MACs in a table) through the flat presence/traffic writers, a slice cut out as a batch. */
+  function fromParts(batch: UplinkBatch, flat: boolean, lead: readonly WirePacket[]): Uint8Array {
+    const all = [...lead, ...batch.packets];
+    const macs = new MacFields(all.map((p) => p.sensorMac));
+    const q = new UplinkPackets();
+    all.forEach((p, k) => {
+      if (!flat) q.push(p);
+      else if (p.kind === 'traffic') q.traffic(macs, k, p.sensedAtMs, p.intervalMs, p.in, p.out);
+      else q.presence(macs, k, p.sensedAtMs, Float64Array.from(p.detections.flat()), 0, p.detections.length);
+    });
+    expect(Array.from(q.sensedAtMs(lead.length, all.length))).toEqual(batch.packets.map((p) => p.sensedAtMs));
+    return encodeUplinkFrom(batch.hiveSerial, batch.seq, batch.sentAtMs, q.bytes(lead.length, all.length), batch.protocolMinor);
+  }
+
+  it(`gives encodeUplinkWire's bytes for every batch, objects or flat, after other packets (seed ${String(SEED)})`, () => {
+    fc.assert(
+      fc.property(batchArb, fc.array(fc.oneof(presence, traffic), { maxLength: 5 }), fc.boolean(), (batch, lead, flat) => {
+        expect(hex(fromParts(batch, flat, lead))).toBe(hex(encodeUplinkWire(batch)));
+      }),
+      RUNS,
+    );
+  });
+
+  it('grows its buffer past its first size and keeps every packet', () => {
+    const packets: WirePacket[] = Array.from({ length: 3000 }, (_, i) => ({ kind: 'presence', sensorMac: `aa:bb:cc:00:${String(i % 100).padStart(2, '0')}`, sensedAtMs: 1_700_000_000_000 + i, detections: [[i / 3000, 0.5]] }));
+    const batch: UplinkBatch = { hiveSerial: 'HV1', seq: 7, sentAtMs: 1_700_000_100_000, packets, protocolMinor: 1 };
+    expect(hex(fromParts(batch, true, []))).toBe(hex(encodeUplinkWire(batch)));
   });
 });
