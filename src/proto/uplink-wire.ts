@@ -188,29 +188,7 @@ export function encodeUplinkWire(batch: UplinkBatch): Uint8Array {
     w.varint32(packetSizes[i] ?? 0);
     w.varint32(F_SENSOR_MAC);
     w.string(p.sensorMac);
-    w.varint32(F_SENSED_AT);
-    w.varint64(p.sensedAtMs);
-    if (p.kind === 'presence') {
-      w.varint32(F_PRESENCE);
-      w.varint32(p.detections.length * DETECTION_SIZE);
-      for (const [x, y] of p.detections) {
-        w.varint32(F_DETECTIONS);
-        w.varint32(DETECTION_BODY);
-        w.varint32(F_X);
-        w.float(x);
-        w.varint32(F_Y);
-        w.float(y);
-      }
-    } else {
-      w.varint32(F_TRAFFIC);
-      w.varint32(trafficBodySize(p));
-      w.varint32(F_INTERVAL);
-      w.varint32(p.intervalMs);
-      w.varint32(F_IN);
-      w.varint32(p.in);
-      w.varint32(F_OUT);
-      w.varint32(p.out);
-    }
+    writeAfterMac(w, p);
   }
   if (batch.protocolMinor != null) {
     w.varint32(F_PROTOCOL_MINOR);
@@ -382,30 +360,35 @@ export class UplinkPackets {
 
   /** After the MAC: as `encodeUplinkWire` writes a packet object. */
   #rest(w: ByteWriter, p: WirePacket): void {
-    w.varint32(F_SENSED_AT);
-    w.varint64(p.sensedAtMs);
-    if (p.kind === 'presence') {
-      w.varint32(F_PRESENCE);
-      w.varint32(p.detections.length * DETECTION_SIZE);
-      for (const [x, y] of p.detections) {
-        w.varint32(F_DETECTIONS);
-        w.varint32(DETECTION_BODY);
-        w.varint32(F_X);
-        w.float(x);
-        w.varint32(F_Y);
-        w.float(y);
-      }
-    } else {
-      w.varint32(F_TRAFFIC);
-      w.varint32(trafficBodySize(p));
-      w.varint32(F_INTERVAL);
-      w.varint32(p.intervalMs);
-      w.varint32(F_IN);
-      w.varint32(p.in);
-      w.varint32(F_OUT);
-      w.varint32(p.out);
-    }
+    writeAfterMac(w, p);
     this.#ended(w);
+  }
+}
+
+/** A packet's fields after its MAC (sensing time, then its presence or traffic body). */
+function writeAfterMac(w: ByteWriter, p: WirePacket): void {
+  w.varint32(F_SENSED_AT);
+  w.varint64(p.sensedAtMs);
+  if (p.kind === 'presence') {
+    w.varint32(F_PRESENCE);
+    w.varint32(p.detections.length * DETECTION_SIZE);
+    for (const [x, y] of p.detections) {
+      w.varint32(F_DETECTIONS);
+      w.varint32(DETECTION_BODY);
+      w.varint32(F_X);
+      w.float(x);
+      w.varint32(F_Y);
+      w.float(y);
+    }
+  } else {
+    w.varint32(F_TRAFFIC);
+    w.varint32(trafficBodySize(p));
+    w.varint32(F_INTERVAL);
+    w.varint32(p.intervalMs);
+    w.varint32(F_IN);
+    w.varint32(p.in);
+    w.varint32(F_OUT);
+    w.varint32(p.out);
   }
 }
 
