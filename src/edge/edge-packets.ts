@@ -106,11 +106,13 @@ export class EdgePacketWriter {
     const buf = this.#buf;
     const len = this.#len;
     const count = this.#count;
-    const want = Math.max(MIN_NUMBERS, len + (len >> 3));
     const spare = this.#spare;
     this.#spare = null;
-    // Only the numbers below `#len` are ever read back, so what a reused buffer held before does not matter.
-    this.#buf = spare !== null && spare.length >= want ? spare : new Float64Array(want);
+    // A handed-back buffer is taken if it holds this interval with a little room (a fleet's
+    // intervals differ by a few packets; a new buffer gets 1/8 spare, so demanding that much of
+    // a reused one refused nearly every one). Only the numbers below `#len` are ever read back,
+    // so what a reused buffer held before does not matter.
+    this.#buf = spare !== null && spare.length >= Math.max(MIN_NUMBERS, len + (len >> 5)) ? spare : new Float64Array(Math.max(MIN_NUMBERS, len + (len >> 3)));
     this.#len = 0;
     this.#count = 0;
     let released = false;
