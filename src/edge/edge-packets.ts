@@ -17,6 +17,15 @@ export interface EdgePackets {
   /** The packets, exactly `data.length` numbers (the view may sit in a larger buffer: transfer `data.buffer` whole). */
   readonly data: Float64Array;
   readonly count: number;
+  /**
+   * Hands the buffer back to the writer that filled it, which writes a later interval into it.
+   * Ownership: whoever holds the packets last (the delivery stage, once it will never read
+   * `data` again) calls this once; after it nobody may read `data`. Never calling it is safe
+   * (the writer allocates a new buffer instead): reusing it is what keeps a fleet's external
+   * allocation, and the full GCs V8 triggers after a fixed amount of it, from growing per
+   * interval with the fleet (bench/README.md, "the hand-off buffers reused").
+   */
+  readonly release: () => void;
 }
 
 /** Offset of the packet after the one at `at`. */
@@ -31,6 +40,8 @@ const MIN_NUMBERS = 4096;
 /** Appends packets in the flat form; one a stage or a hand-off, writing interval after interval. */
 export class EdgePacketWriter {
   #buf = new Float64Array(MIN_NUMBERS);
+  /** A buffer handed back (`EdgePackets.release`), written into at the next `take` if big enough. */
+  #spare: Float64Array<ArrayBuffer> | null = null;
   #len = 0;
   #count = 0;
   #open = -1;
@@ -86,16 +97,43 @@ export class EdgePacketWriter {
 
   /**
    * The packets written so far, in a buffer of their own (it may be transferred or held); the
-   * writer starts over in a new buffer sized for an interval like this one. The buffer is handed
-   * over, not copied: at 100,000 sensors an interval is tens of MB, and copying it (a fresh
-   * allocation plus the copy, each drain) showed in the run's thread's profile.
+   * writer starts over in the buffer last handed back (`release`) if it holds an interval like
+   * this one, else in a new one sized for it. The buffer is handed over, not copied: at 100,000
+   * sensors an interval is tens of MB, and copying it (a fresh allocation plus the copy, each
+   * drain) showed in the run's thread's profile.
    */
   take(): EdgePackets {
-    const out = { data: this.#buf.subarray(0, this.#len), count: this.#count };
-    this.#buf = new Float64Array(Math.max(MIN_NUMBERS, this.#len + (this.#len >> 3)));
+    const buf = this.#buf;
+    const len = this.#len;
+    const count = this.#count;
+    const spare = this.#spare;
+    this.#spare = null;
+    // A handed-back buffer is taken if it holds this interval with a little room (a fleet's
+    // intervals differ by a few packets; a new buffer gets 1/8 spare, so demanding that much of
+    // a reused one refused nearly every one). Only the numbers below `#len` are ever read back,
+    // so what a reused buffer held before does not matter.
+    this.#buf = spare !== null && spare.length >= Math.max(MIN_NUMBERS, len + (len >> 5)) ? spare : new Float64Array(Math.max(MIN_NUMBERS, len + (len >> 3)));
     this.#len = 0;
     this.#count = 0;
-    return out;
+    let released = false;
+    return {
+      data: buf.subarray(0, len),
+      count,
+      release: () => {
+        if (released) throw new Error('edge packets: buffer released twice');
+        released = true;
+        this.recycle(buf);
+      },
+    };
+  }
+
+  /**
+   * A buffer nobody reads any more (one this writer or one of its kind handed out, and got back,
+   * e.g. from a thread it was transferred to), for a later `take` to write into.
+   */
+  recycle(buf: Float64Array<ArrayBuffer>): void {
+    if (buf === this.#buf) throw new Error('edge packets: the buffer being written was recycled');
+    if (this.#spare === null || buf.length > this.#spare.length) this.#spare = buf;
   }
 
   #reserve(n: number): void {

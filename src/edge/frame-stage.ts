@@ -53,6 +53,8 @@ export function createFrameEdgeStage(model: ScenarioModel, opts: FrameStageOptio
   // One pass, not a scan of the fleet per floor (floors × sensors at start-up).
   const byFloor = groupBy(sensors, (s) => s.model.floorId);
   const people = personTable(model.seed);
+  // One writer for the run: a drain's buffer, handed back by the delivery (EdgePackets.release), takes a later drain's packets.
+  const out = new EdgePacketWriter();
   return {
     observe(step, world: World) {
       for (const [floorId, list] of byFloor) {
@@ -73,7 +75,6 @@ export function createFrameEdgeStage(model: ScenarioModel, opts: FrameStageOptio
         });
       });
       reports.sort((a, b) => a.t - b.t || a.order - b.order);
-      const out = new EdgePacketWriter();
       for (const r of reports) writeReport(sensors[r.order] as FrameSensor, r, out);
       return out.take();
     },

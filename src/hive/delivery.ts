@@ -13,8 +13,11 @@ export interface DeliveryStage {
    * Packets for the next flush. May be called while the previous flush still waits for acks:
    * they enter the meshes after that flush has taken what arrived (never before), so the
    * result does not depend on when they were handed over. The edge's flat form
-   * (edge-packets.ts: sensor indices into the run's `model.sensors`); the stage may hold its
-   * buffer until the packets have left the meshes, so the caller must not reuse it.
+   * (edge-packets.ts: sensor indices into the run's `model.sensors`). Ownership passes to the
+   * stage: the caller must not read or reuse the buffer after this call. The stage calls
+   * `packets.release` once nothing of it reads the buffer again — at once when the hive threads'
+   * hand-off has copied it, or once the last packet has left the in-thread meshes — and the
+   * edge's writer fills it again (an interval's buffer is tens of MB at 100,000 sensors).
    */
   submit(packets: EdgePackets): void;
   /** Hives publish what they hold at `atMs`; resolves once the cloud acknowledged it. Returns the batches published. */

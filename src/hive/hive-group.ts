@@ -49,15 +49,20 @@ export interface GroupFlush {
 }
 
 export interface HiveGroup {
-  /** The group's sensors' packets enter their meshes (every packet's sensor must belong to a hive of the group; indices into the group's model's sensors). */
+  /**
+   * The group's sensors' packets enter their meshes (every packet's sensor must belong to a
+   * hive of the group; indices into the group's model's sensors). Their buffer is held, not
+   * copied: `packets.release` runs once the last of them has left the meshes.
+   */
   submit(packets: EdgePackets): void;
   /**
    * The same from the hand-off buffer (packet-transfer.ts; sensor indices into the group's
    * model's sensors), at most `max` packets from offset `from`; returns the offset after the
-   * last one taken (`buf.length` when done). The buffer is held, not copied, until the last of
-   * its packets has left the meshes.
+   * last one taken (`buf.length` when done). The buffer is held, not copied: once every packet
+   * of it has been submitted (the call that returns `buf.length`) and the last has left the
+   * meshes, `release` runs (given with the first slice; nothing here reads `buf` after it).
    */
-  submitPackets(buf: Float64Array, from: number, max: number): number;
+  submitPackets(buf: Float64Array, from: number, max: number, release: () => void): number;
   /** Every hive of the group publishes what has reached it by `atMs` (side by side), each waiting for the cloud's acks. */
   flush(atMs: number): Promise<GroupFlush>;
   /** Plain data (crosses a thread boundary): each hive's ledger, latencies, mesh counters and batteries at `nowMs`. */
@@ -91,8 +96,8 @@ export function createHiveGroup(model: ScenarioModel, hives: readonly MeshHiveEn
   let lastFlushMs = model.startMs;
   let submitted = 0;
 
-  const submitPackets = (buf: Float64Array, from: number, max: number): number => {
-    const hold = held.hold(buf);
+  const submitPackets = (buf: Float64Array, from: number, max: number, release: () => void): number => {
+    const hold = held.hold(buf, release);
     let at = from;
     for (let k = 0; k < max && at < buf.length; k++) {
       const i = buf[at] as number;
@@ -117,7 +122,7 @@ export function createHiveGroup(model: ScenarioModel, hives: readonly MeshHiveEn
       if (rig.mesh.counters.queueOverflow > overflowBefore) rig.ledger.meshQueueOverflow++;
       else rig.ledger.meshDropped++;
     }
-    hold.done();
+    hold.done(at >= buf.length);
     return at;
   };
 
@@ -170,7 +175,7 @@ export function createHiveGroup(model: ScenarioModel, hives: readonly MeshHiveEn
   return {
     submit(packets) {
       // The edge's flat form is the hand-off buffer's (packet-transfer.ts): held as it is.
-      submitPackets(packets.data, 0, Number.POSITIVE_INFINITY);
+      submitPackets(packets.data, 0, Number.POSITIVE_INFINITY, packets.release);
     },
     submitPackets,
     async flush(atMs) {

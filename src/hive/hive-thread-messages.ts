@@ -35,6 +35,16 @@ export interface HiveThreadPost {
   packets: Float64Array;
 }
 
+/**
+ * A submit's buffer handed back (transferred) once the last of its packets has left the
+ * thread's meshes: the thread never reads it again, and the run's hand-off writer for this
+ * thread fills it at a later submit instead of allocating one (an interval's share is MBs).
+ */
+export interface HiveThreadReturned {
+  kind: 'returned';
+  packets: Float64Array;
+}
+
 export type HiveThreadRequest =
   /** The hives publish what has reached them by `atMs` and wait for the cloud's acks. */
   | { op: 'flush'; id: number; atMs: number }

@@ -4,7 +4,7 @@ import { EdgePacketWriter, nextEdgePacket, type EdgePackets } from '../edge/edge
 import type { FloorModel, RoomModel, ScenarioModel, SensorModel } from '../scenario/model.js';
 import type { HiveGroupReport } from './delivery-report.js';
 import type { GroupFlush } from './hive-group.js';
-import type { HiveThreadConnect, HiveThreadInit, HiveThreadPost, HiveThreadRequest } from './hive-thread-messages.js';
+import type { HiveThreadConnect, HiveThreadInit, HiveThreadPost, HiveThreadRequest, HiveThreadReturned } from './hive-thread-messages.js';
 import type { HiveGroups } from './mesh-delivery.js';
 
 /**
@@ -35,6 +35,8 @@ interface HiveThread {
   call<T>(r: Request): Promise<T>;
   /** A message that has no answer (a failure surfaces at the next call). */
   post(m: HiveThreadPost, transfer: ArrayBuffer[]): void;
+  /** `listener` gets each submit's buffer the thread hands back (HiveThreadReturned): the thread no longer reads it. */
+  onReturned(listener: (packets: Float64Array) => void): void;
   terminate(): Promise<void>;
 }
 
@@ -88,7 +90,10 @@ function hiveGroupsOf(model: ScenarioModel, shares: readonly string[][], threads
     route[i] = thread * ROUTE_THREAD + (sensorsSoFar[thread] as number);
     sensorsSoFar[thread] = (sensorsSoFar[thread] as number) + 1;
   });
+  // A thread's submit buffer is transferred to it (the run's thread cannot touch it then) and
+  // handed back once its packets have left that thread's meshes: its writer fills it again.
   const writers = threads.map(() => new EdgePacketWriter());
+  threads.forEach((t, k) => t.onReturned((packets) => (writers[k] as EdgePacketWriter).recycle(new Float64Array(packets.buffer as ArrayBuffer))));
   return {
     submit(packets: EdgePackets): void {
       const d = packets.data;
@@ -98,6 +103,8 @@ function hiveGroupsOf(model: ScenarioModel, shares: readonly string[][], threads
         const thread = Math.floor(r / ROUTE_THREAD);
         (writers[thread] as EdgePacketWriter).copy(d, at, r - thread * ROUTE_THREAD);
       }
+      // Copied into the threads' buffers: the edge's writer may fill it again.
+      packets.release();
       threads.forEach((t, k) => {
         const buf = (writers[k] as EdgePacketWriter).take().data;
         t.post({ op: 'submit', packets: buf }, [buf.buffer as ArrayBuffer]);
@@ -169,6 +176,12 @@ function spawnThread(init: HiveThreadInit): { connect(brokerUrl: string): Promis
       return {
         call: (r) => calls.call(r),
         post: (m, transfer) => calls.post(m, transfer),
+        onReturned(listener) {
+          // Not a reply to a call (no id): workerCalls passes it by.
+          worker.on('message', (m: HiveThreadReturned | { kind: string }) => {
+            if (m.kind === 'returned') listener((m as HiveThreadReturned).packets);
+          });
+        },
         terminate,
       };
     },

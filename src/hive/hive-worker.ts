@@ -3,7 +3,7 @@ import { systemWallTime } from '../core/clock.js';
 import { isAppError } from '../core/errors.js';
 import { FaultTimeline } from '../mesh/faults.js';
 import { createHiveGroup, type HiveGroup, type MeshHiveEndpoint } from './hive-group.js';
-import type { HiveThreadConnect, HiveThreadInit, HiveThreadPost, HiveThreadRequest, HiveThreadResponse, HiveThreadStarted } from './hive-thread-messages.js';
+import type { HiveThreadConnect, HiveThreadInit, HiveThreadPost, HiveThreadRequest, HiveThreadResponse, HiveThreadReturned, HiveThreadStarted } from './hive-thread-messages.js';
 import { connectHive, type HiveLink } from './mqtt-hive.js';
 
 /**
@@ -95,11 +95,12 @@ async function handle(group: HiveGroup, links: readonly HiveLink[], r: HiveThrea
  */
 const SUBMIT_SLICE = 16_384;
 
-async function submitInSlices(group: HiveGroup, packets: Float64Array): Promise<void> {
-  for (let at = 0; at < packets.length; ) {
-    at = group.submitPackets(packets, at, SUBMIT_SLICE);
+async function submitInSlices(group: HiveGroup, packets: Float64Array, release: () => void): Promise<void> {
+  let at = 0;
+  do {
+    at = group.submitPackets(packets, at, SUBMIT_SLICE, release);
     await new Promise<void>((resolve) => setImmediate(resolve));
-  }
+  } while (at < packets.length);
 }
 
 async function main(channel: NonNullable<typeof port>): Promise<void> {
@@ -122,7 +123,10 @@ async function main(channel: NonNullable<typeof port>): Promise<void> {
   channel.on('message', (r: HiveThreadRequest | HiveThreadPost) => {
     if (r.op === 'submit') {
       const after = Promise.all([submitted, flushHanded]);
-      submitted = after.then(() => submitInSlices(group, r.packets));
+      const packets = r.packets;
+      // Handed back once its last packet has left the meshes; transferring detaches it here, so nothing can read it after.
+      const release = (): void => channel.postMessage({ kind: 'returned', packets } satisfies HiveThreadReturned, [packets.buffer as ArrayBuffer]);
+      submitted = after.then(() => submitInSlices(group, packets, release));
       submitted.catch(() => undefined);
       return;
     }

@@ -31,14 +31,21 @@ export interface Hold {
   handle(at: number): number;
   /** One more of its packets is in flight (its handle went into a mesh). */
   sent(): void;
-  /** Submitting from it paused or ended: forgotten at once if none of its packets are in flight. */
-  done(): void;
+  /**
+   * Submitting from it paused (`last` false: more slices of it follow) or ended (`last` true).
+   * Forgotten at once if none of its packets are in flight; once it has ended and its last
+   * packet has been taken, its `release` runs (nothing reads the buffer after that).
+   */
+  done(last: boolean): void;
 }
 
 interface HoldState {
   readonly serial: number;
   readonly buf: Float64Array;
+  readonly release: () => void;
   live: number;
+  /** Every packet of it has been submitted (`done(true)`). */
+  ended: boolean;
 }
 
 /**
@@ -67,13 +74,19 @@ export class HeldPackets {
     return n;
   }
 
-  hold(buf: Float64Array): Hold {
+  /**
+   * `buf` (again, for its next slice, while its submit has not ended) with `release`: called once
+   * the submit has ended and the last of its packets has left the meshes, when nothing here will
+   * read `buf` again (the caller may then reuse it: EdgePackets.release, or the hive thread's
+   * hand-back in hive-worker.ts).
+   */
+  hold(buf: Float64Array, release: () => void): Hold {
     let h = this.#current;
     if (h?.buf !== buf) {
       const serial = this.#serial;
       if (this.#held.has(serial)) throw new Error(`packet hand-off: buffer serial ${serial} still in flight after ${SERIALS} buffers`);
       this.#serial = (serial + 1) % SERIALS;
-      h = { serial, buf, live: 0 };
+      h = { serial, buf, release, live: 0, ended: false };
       this.#current = h;
     }
     const state = h;
@@ -83,8 +96,15 @@ export class HeldPackets {
       sent: () => {
         if (state.live++ === 0) held.set(state.serial, state);
       },
-      done: () => {
-        if (state.live === 0) held.delete(state.serial);
+      done: (last) => {
+        if (last) {
+          state.ended = true;
+          // A later buffer may be this one handed back and refilled: it gets a serial of its own.
+          if (this.#current === state) this.#current = null;
+        }
+        if (state.live !== 0) return;
+        held.delete(state.serial);
+        if (last) state.release();
       },
     };
   }
@@ -103,6 +123,7 @@ export class HeldPackets {
     const n = buf[at + 2] as number;
     if (n < 0) out.traffic(this.#macs, sensor, sensedAtMs, buf[at + 3] as number, buf[at + 4] as number, buf[at + 5] as number);
     else out.presence(this.#macs, sensor, sensedAtMs, buf, at + 3, n);
+    this.#releaseEmptied();
   }
 
   /** The packet of `handle` as the wire carries it (the sensor named by its MAC); it leaves the held packets. */
@@ -114,14 +135,19 @@ export class HeldPackets {
     const sensedAtMs = buf[at + 1] as number;
     const n = buf[at + 2] as number;
     // Key order as toWire (delivery.ts) builds them.
-    if (n < 0) return { kind: 'traffic', sensorMac: sensor.mac, sensedAtMs, intervalMs: buf[at + 3] as number, in: buf[at + 4] as number, out: buf[at + 5] as number };
-    let detections = NO_DETECTIONS;
-    if (n > 0) {
-      const list: Array<readonly [number, number]> = [];
-      for (let k = 0, i = at + 3; k < n; k++, i += 2) list.push([buf[i] as number, buf[i + 1] as number]);
-      detections = list;
+    let out: WirePacket;
+    if (n < 0) out = { kind: 'traffic', sensorMac: sensor.mac, sensedAtMs, intervalMs: buf[at + 3] as number, in: buf[at + 4] as number, out: buf[at + 5] as number };
+    else {
+      let detections = NO_DETECTIONS;
+      if (n > 0) {
+        const list: Array<readonly [number, number]> = [];
+        for (let k = 0, i = at + 3; k < n; k++, i += 2) list.push([buf[i] as number, buf[i + 1] as number]);
+        detections = list;
+      }
+      out = { kind: 'presence', sensorMac: sensor.mac, sensedAtMs, detections };
     }
-    return { kind: 'presence', sensorMac: sensor.mac, sensedAtMs, detections };
+    this.#releaseEmptied();
+    return out;
   }
 
   /** Offset of the packet `#release` found, in the buffer it returned. */
@@ -133,7 +159,21 @@ export class HeldPackets {
     this.#at = handle - serial * OFFSETS;
     const h = this.#held.get(serial);
     if (!h) throw new Error(`packet hand-off: no buffer #${serial} in flight`);
-    if (--h.live === 0) this.#held.delete(serial);
+    if (--h.live === 0) {
+      this.#held.delete(serial);
+      // Released by the caller once it has read the packet (a hand-back may transfer the buffer away).
+      if (h.ended) this.#emptied = h;
+    }
     return h.buf;
+  }
+
+  /** A buffer whose last packet `#release` gave out, released once that packet has been read. */
+  #emptied: HoldState | null = null;
+
+  #releaseEmptied(): void {
+    const h = this.#emptied;
+    if (h === null) return;
+    this.#emptied = null;
+    h.release();
   }
 }

@@ -155,7 +155,8 @@ async function deliver(ctx: LoopContext, pipe: Pipeline, atMs: number): Promise<
   let called = (): void => undefined;
   pipe.flushCalled = new Promise<void>((resolve) => (called = resolve));
   // Handed over before the previous delivery is done: the meshes take these packets while the
-  // hives still wait for the platform's acks.
+  // hives still wait for the platform's acks. The buffer is the delivery's from here (it hands
+  // it back to the edge: DeliveryStage.submit); nothing below reads `packets`.
   const submitted = previous.called.then(() => ctx.delivery.submit(packets));
   const delivery = (async () => {
     try {

@@ -51,6 +51,27 @@ describe('the edge packets in flat form', () => {
     expect(first.data.buffer).not.toBe(second.data.buffer);
   });
 
+  it('a released buffer is written again by a later take, never one still held, and reads back the new packets only', () => {
+    const w = new EdgePacketWriter();
+    for (let k = 0; k < 10; k++) w.traffic(k % 3, k, 60_000, k, k + 1);
+    const first = w.take();
+    w.traffic(1, 100, 60_000, 4, 5);
+    const second = w.take();
+    // `first` is still held: the writer must not be writing into it.
+    expect(second.data.buffer).not.toBe(first.data.buffer);
+    first.release();
+    expect(() => first.release()).toThrow(/released twice/);
+    // The interval being written when it came back goes on in its own buffer; the next one in the released one.
+    const third = w.take();
+    expect(third.data.buffer).not.toBe(first.data.buffer);
+    w.traffic(2, 200, 60_000, 6, 7);
+    const fourth = w.take();
+    expect(fourth.data.buffer).toBe(first.data.buffer);
+    // Only what this interval wrote, not the longer interval the buffer held before.
+    expect(unpackEdgePackets(fourth, sensors)).toEqual([{ kind: 'traffic', sensorId: 's2', sensedAtMs: 200, intervalMs: 60_000, in: 6, out: 7 }]);
+    expect(unpackEdgePackets(second, sensors)).toEqual([{ kind: 'traffic', sensorId: 's1', sensedAtMs: 100, intervalMs: 60_000, in: 4, out: 5 }]);
+  });
+
   it('the model sensors write the same packets flat as each sensor builds as objects (office-day, 20 simulated minutes)', () => {
     const doc = parse(readFileSync(new URL('../../scenarios/office-day.yaml', import.meta.url), 'utf8')) as Record<string, unknown>;
     const loaded = loadScenarioObject({ ...doc, duration: '20m' }, 'office-day');

@@ -88,32 +88,42 @@ describe('the packet hand-off to a hive thread', () => {
     fc.record({ kind: fc.constant('traffic' as const), sensor: fc.nat(7), sensedAtMs: fc.nat(), intervalMs: fc.nat(), in: fc.nat(), out: fc.nat() }),
   );
 
-  it('holds a buffer while any of its packets is in flight and gives back each packet as the wire carries it, taken in any order (fast-check seed 12)', () => {
+  it('holds a buffer while any of its packets is in flight, gives back each packet as the wire carries it, taken in any order, and releases the buffer once its last packet is taken (fast-check seed 12)', () => {
     const macs = sensors.map((s, i) => ({ ...s, mac: `m${i}` }));
     fc.assert(
       fc.property(fc.array(fc.array(packet, { minLength: 1, maxLength: 40 }), { minLength: 1, maxLength: 4 }), fc.integer({ min: 1, max: 50 }), fc.nat(), (buffers, slice, shuffle) => {
         const held = new HeldPackets(macs);
-        const inFlight: Array<{ handle: number; wire: unknown }> = [];
-        for (const specs of buffers) {
+        const inFlight: Array<{ handle: number; wire: unknown; buffer: number }> = [];
+        const left = buffers.map((b) => b.length);
+        const released: number[] = [];
+        for (const [b, specs] of buffers.entries()) {
           const packets: SensorPacket[] = specs.map(({ sensor, ...p }) => ({ ...p, sensorId: `s${sensor}` }));
           const buf = packEdgePackets(packets, (id) => Number(id.slice(1))).data;
           // Submitted a slice at a time, as a hive thread does: one hold per slice of the same buffer.
           let k = 0;
           for (let at = 0; at < buf.length; ) {
-            const hold = held.hold(buf);
+            const hold = held.hold(buf, () => released.push(b));
             for (let n = 0; n < slice && at < buf.length; n++, k++) {
-              inFlight.push({ handle: hold.handle(at), wire: toWire(packets[k] as SensorPacket, `m${specs[k]!.sensor}`) });
+              inFlight.push({ handle: hold.handle(at), wire: toWire(packets[k] as SensorPacket, `m${specs[k]!.sensor}`), buffer: b });
               hold.sent();
               at = nextPacket(buf, at);
             }
-            hold.done();
+            hold.done(at >= buf.length);
           }
           expect(k).toBe(packets.length);
         }
         expect(held.inFlight).toBe(inFlight.length);
         // Taken in an order unrelated to the one sent in (frames reach their hives in arrival order).
         const order = inFlight.map((_, i) => i).sort((a, b) => ((a * 7919 + shuffle) % 101) - ((b * 7919 + shuffle) % 101) || a - b);
-        for (const i of order) expect(held.take(inFlight[i]!.handle)).toEqual(inFlight[i]!.wire);
+        expect(released).toEqual([]);
+        for (const i of order) {
+          const { handle, wire, buffer } = inFlight[i]!;
+          expect(held.take(handle)).toEqual(wire);
+          left[buffer] = left[buffer]! - 1;
+          // Released exactly when its last packet has been read, never before.
+          expect(released.filter((r) => r === buffer)).toHaveLength(left[buffer] === 0 ? 1 : 0);
+        }
+        expect(released.toSorted((a, c) => a - c)).toEqual(buffers.map((_, i) => i));
         expect(held.inFlight).toBe(0);
         expect(() => held.take(inFlight[0]!.handle)).toThrow(/no buffer/);
       }),
@@ -128,13 +138,13 @@ describe('the packet hand-off to a hive thread', () => {
         const packets: SensorPacket[] = specs.map(({ sensor, ...p }) => ({ ...p, sensorId: `s${sensor}` }));
         const buf = packEdgePackets(packets, (id) => Number(id.slice(1))).data;
         const [encoded, objects] = [new HeldPackets(macs), new HeldPackets(macs)].map((held, k) => {
-          const hold = held.hold(buf);
+          const hold = held.hold(buf, () => undefined);
           const handles: number[] = [];
           for (let at = 0; at < buf.length; at = nextPacket(buf, at)) {
             handles.push(hold.handle(at));
             hold.sent();
           }
-          hold.done();
+          hold.done(true);
           const out = new UplinkPackets();
           for (const h of handles) {
             if (k === 0) held.takeInto(h, out);

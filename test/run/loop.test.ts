@@ -36,7 +36,7 @@ function loopDoubles(flushTurns: number) {
       drain: () => {
         drains++;
         // The interval's number where a packet's sensor index would be.
-        return Promise.resolve<EdgePackets>({ data: Float64Array.of(drains), count: 1 });
+        return Promise.resolve<EdgePackets>({ data: Float64Array.of(drains), count: 1, release: () => undefined });
       },
       close: () => Promise.resolve(),
     },
