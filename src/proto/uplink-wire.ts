@@ -292,13 +292,7 @@ export class UplinkPackets {
   /** A presence packet of sensor `sensor` (in `macs`): its `n` detections are coords[from + 2k], coords[from + 2k + 1]. */
   presence(macs: MacFields, sensor: number, sensedAtMs: number, coords: ArrayLike<number>, from: number, n: number): void {
     const presence = n * DETECTION_SIZE;
-    const body = macs.size(sensor) + 1 + varint64Size(sensedAtMs) + 1 + varint32Size(presence) + presence;
-    const w = this.#room(sensedAtMs, 1 + varint32Size(body) + body);
-    w.varint32(F_PACKETS);
-    w.varint32(body);
-    w.pos = macs.copy(sensor, w.buf, w.pos);
-    w.varint32(F_SENSED_AT);
-    w.varint64(sensedAtMs);
+    const w = this.#head(macs, sensor, sensedAtMs, presence);
     w.varint32(F_PRESENCE);
     w.varint32(presence);
     for (let k = 0, i = from; k < n; k++, i += 2) {
@@ -315,13 +309,7 @@ export class UplinkPackets {
   /** A traffic packet of sensor `sensor` (in `macs`). */
   traffic(macs: MacFields, sensor: number, sensedAtMs: number, intervalMs: number, inCount: number, outCount: number): void {
     const traffic = 3 + varint32Size(intervalMs) + varint32Size(inCount) + varint32Size(outCount);
-    const body = macs.size(sensor) + 1 + varint64Size(sensedAtMs) + 1 + varint32Size(traffic) + traffic;
-    const w = this.#room(sensedAtMs, 1 + varint32Size(body) + body);
-    w.varint32(F_PACKETS);
-    w.varint32(body);
-    w.pos = macs.copy(sensor, w.buf, w.pos);
-    w.varint32(F_SENSED_AT);
-    w.varint64(sensedAtMs);
+    const w = this.#head(macs, sensor, sensedAtMs, traffic);
     w.varint32(F_TRAFFIC);
     w.varint32(traffic);
     w.varint32(F_INTERVAL);
@@ -331,6 +319,21 @@ export class UplinkPackets {
     w.varint32(F_OUT);
     w.varint32(outCount);
     this.#ended(w);
+  }
+
+  /**
+   * A packet's tag, length, MAC and sensing time written, with room for its presence or traffic
+   * field of `kindBody` bytes (one tag byte, its length, the body) after them.
+   */
+  #head(macs: MacFields, sensor: number, sensedAtMs: number, kindBody: number): ByteWriter {
+    const body = macs.size(sensor) + 1 + varint64Size(sensedAtMs) + 1 + varint32Size(kindBody) + kindBody;
+    const w = this.#room(sensedAtMs, 1 + varint32Size(body) + body);
+    w.varint32(F_PACKETS);
+    w.varint32(body);
+    w.pos = macs.copy(sensor, w.buf, w.pos);
+    w.varint32(F_SENSED_AT);
+    w.varint64(sensedAtMs);
+    return w;
   }
 
   /** The writer, with room for `size` more bytes and a slot for one more packet. */
