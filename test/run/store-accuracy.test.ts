@@ -18,13 +18,7 @@ import { threeHiveScenario } from './fixtures/three-hives.js';
  * and calibrated, with the scenario's calibration points) and the events emitted. The same
  * against PostgreSQL through a distributed run: test/run/distributed.test.ts.
  */
-function scenario(): Record<string, unknown> {
-  const doc = threeHiveScenario() as { sites: Array<{ buildings: Array<{ floors: Array<{ rooms: Array<Record<string, unknown>> }> }> }> };
-  // A manual anchor of the calibrated series: read from the catalogue, not from the store.
-  const meeting = doc.sites[0]!.buildings[0]!.floors[0]!.rooms.find((r) => r.name === 'Meeting room')!;
-  meeting.calibration_points = [{ timestamp: '2026-03-02T08:58', occupancy: 3 }];
-  return doc as unknown as Record<string, unknown>;
-}
+const scenario = (): object => threeHiveScenario('20m', { calibrationPoints: true });
 
 describe('storeAccuracy: the run report read from a SQLite store alone', () => {
   let dir = '';
