@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sqliteStore } from '../../src/cloud/store/sqlite-async.js';
 import type { Store } from '../../src/cloud/store/port.js';
 import { DAY_MS } from '../../src/core/time.js';
+import { mergeReports, withStoreAccuracy } from '../../src/run/report-merge.js';
 import { runScenario, type RunReport } from '../../src/run/run-scenario.js';
 import { replayTruth, storeAccuracy, type StoreAccuracy } from '../../src/run/store-accuracy.js';
 import { loadScenarioObject } from '../../src/scenario/load.js';
@@ -60,6 +61,22 @@ describe('storeAccuracy: the run report read from a SQLite store alone', () => {
   it('counts the run’s emitted events in the outbox', () => {
     expect(run.result.pipeline.eventsEmitted).toBeGreaterThan(0);
     expect(fromStore.eventsEmitted).toBe(run.result.pipeline.eventsEmitted);
+  });
+
+  it('report merge --store: the merged report carries them and no longer lists them in notMerged', () => {
+    // The run as its only shard (1/1): what `report merge s.json --store run.sqlite` computes.
+    const asShard: RunReport = { ...run, shard: { index: 1, count: 1, hives: model.hives.map((h) => h.serial), totalHives: model.hives.length } };
+    const shardsOnly = mergeReports([asShard]);
+    expect(shardsOnly.notMerged.map((n) => n.split(':')[0])).toEqual(['latencyMs p50/p90/p99', 'pipeline.eventsEmitted', 'trafficOccupancy', 'presence of spaces measured by several shards (listed in presence.splitSpaces)', 'detector, webhooks and perf']);
+    const merged = withStoreAccuracy(shardsOnly, fromStore, 'run.sqlite');
+    expect(merged.trafficOccupancy).toEqual(run.result.trafficOccupancy);
+    expect(merged.pipeline).toEqual(run.result.pipeline);
+    expect(merged.presence).toEqual({ ...run.result.presence, splitSpaces: [] });
+    expect(merged.notMerged.map((n) => n.split(':')[0])).toEqual(['latencyMs p50/p90/p99', 'detector, webhooks and perf']);
+    // Events the store could not count all of stay listed, and absent.
+    const uncounted = withStoreAccuracy(shardsOnly, { ...fromStore, eventsEmitted: null }, 'run.sqlite');
+    expect(uncounted.pipeline.eventsEmitted).toBeUndefined();
+    expect(uncounted.notMerged.map((n) => n.split(':')[0])).toEqual(['latencyMs p50/p90/p99', 'pipeline.eventsEmitted', 'detector, webhooks and perf']);
   });
 
   it('does not count events for a run longer than the outbox keeps them (the recompute prunes them)', async () => {
