@@ -99,6 +99,37 @@ export interface Cloud {
 
 export const DEFAULT_LOOKBACK_MS = 5 * MINUTE_MS;
 
+/** The measured series a run's report reads back from the store (`storedReads`). */
+export type StoredReads = Pick<Cloud, 'presenceMinutes' | 'trafficMinutes' | 'trafficSpaces' | 'trafficOccupancy'>;
+
+/**
+ * The measured series as the store holds them, for the assets of `catalogue`: per-minute
+ * presence and traffic, the traffic spaces, and their occupancy computed from the stored minutes
+ * (raw, or calibrated with the space's presence minutes and its calibration points). One
+ * definition for the run's cloud and for `report merge --store` (src/run/store-accuracy.ts),
+ * which reads the store several ingest processes shared: the same code, so the same figures.
+ */
+export function storedReads(catalogue: AssetCatalogue, store: Pick<Store, 'presenceMinutes' | 'trafficMinutes'>): StoredReads {
+  const spaces = new TrafficSpaceIndex(catalogue);
+  // `calibration_points` per room and floor: anchors of the calibrated series.
+  const calibrationPoints = (spaceId: string): readonly CalibrationPoint[] | undefined => (catalogue.find('room', spaceId) ?? catalogue.find('floor', spaceId))?.item.calibrationPoints;
+  return {
+    presenceMinutes: async (spaceId) => (await store.presenceMinutes(spaceId)).map(({ minuteMs, value, samples }) => ({ minuteMs, value, samples })),
+    trafficMinutes: async (sensorId) => (await store.trafficMinutes(sensorId)).map((r) => ({ minuteMs: r.minuteMs, in: r.in, out: r.out })),
+    trafficSpaces: () => spaces.list(),
+    async trafficOccupancy(spaceId, fromMs, toMs, calibrated) {
+      const space = spaces.get(spaceId);
+      if (!space) return [];
+      // The computation is synchronous: read its minutes first.
+      const traffic = new Map<string, Awaited<ReturnType<Store['trafficMinutes']>>>();
+      for (const t of space.terms) if (!traffic.has(t.sensorId)) traffic.set(t.sensorId, await store.trafficMinutes(t.sensorId));
+      const presence = calibrated ? await store.presenceMinutes(spaceId) : [];
+      const minutes = { trafficMinutes: (id: string) => traffic.get(id) ?? [], presenceMinutes: () => presence };
+      return spaceTrafficOccupancy(minutes, space, catalogue.timezoneOf(spaceId), fromMs, toMs, calibrated ? { calibrationPoints: calibrationPoints(spaceId) } : null);
+    },
+  };
+}
+
 /**
  * Writes the catalogue's assets to the store, connects to the broker (client id
  * `occusim-cloud`) and resolves once subscribed to every hive's uplink topic (QoS 1).
@@ -121,9 +152,6 @@ export async function startCloud(opts: CloudOptions): Promise<Cloud> {
     ...(opts.sensorDeliveries ? { sensorDeliveries: opts.sensorDeliveries } : {}),
     ...(opts.partition ? { partition: opts.partition } : {}),
   });
-  const spaces = new TrafficSpaceIndex(catalogue);
-  // `calibration_points` per room and floor: anchors of the calibrated series.
-  const calibrationPoints = (spaceId: string): readonly CalibrationPoint[] | undefined => (catalogue.find('room', spaceId) ?? catalogue.find('floor', spaceId))?.item.calibrationPoints;
   // A failure inside the MQTT callback (e.g. the disk is full) cannot be thrown to anyone
   // there; it is kept and raised by the runner's next call.
   let failure: unknown = undefined;
@@ -175,22 +203,10 @@ export async function startCloud(opts: CloudOptions): Promise<Cloud> {
     },
     counters: () => pipeline.counters(),
     latenciesMs: () => pipeline.latenciesMs(),
-    presenceMinutes: async (spaceId) => (await store.presenceMinutes(spaceId)).map(({ minuteMs, value, samples }) => ({ minuteMs, value, samples })),
-    trafficMinutes: async (sensorId) => (await store.trafficMinutes(sensorId)).map((r) => ({ minuteMs: r.minuteMs, in: r.in, out: r.out })),
+    ...storedReads(catalogue, store),
     deadLetters: async () => (await store.deadLetters()).map(({ receivedAtMs, topic, reason, message }) => ({ receivedAtMs, topic, reason, message })),
     hiveStatus: (hiveId) => store.hiveStatus(hiveId),
     sensorStatus: (sensorId) => store.sensorStatus(sensorId),
-    trafficSpaces: () => spaces.list(),
-    async trafficOccupancy(spaceId, fromMs, toMs, calibrated) {
-      const space = spaces.get(spaceId);
-      if (!space) return [];
-      // The computation is synchronous: read its minutes first.
-      const traffic = new Map<string, Awaited<ReturnType<Store['trafficMinutes']>>>();
-      for (const t of space.terms) if (!traffic.has(t.sensorId)) traffic.set(t.sensorId, await store.trafficMinutes(t.sensorId));
-      const presence = calibrated ? await store.presenceMinutes(spaceId) : [];
-      const minutes = { trafficMinutes: (id: string) => traffic.get(id) ?? [], presenceMinutes: () => presence };
-      return spaceTrafficOccupancy(minutes, space, zoneOf(spaceId), fromMs, toMs, calibrated ? { calibrationPoints: calibrationPoints(spaceId) } : null);
-    },
     async eventEnvelopes(afterId, limit) {
       return (await store.events(afterId)).slice(0, limit).map((e) => ({ id: e.id, envelope: metadata.envelope(e) }));
     },

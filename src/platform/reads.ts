@@ -47,8 +47,11 @@ export interface PlatformReads {
   webhookStats(): Promise<EngineStats | null>;
 }
 
+/** What `reportData` reads: the cloud's, or a store's alone (`report merge --store`, src/run/store-accuracy.ts). */
+export type ReportReads = Pick<Cloud, 'counters' | 'latenciesMs' | 'presenceMinutes' | 'trafficMinutes' | 'trafficSpaces' | 'trafficOccupancy'>;
+
 /** Answers a report request from the cloud (in the platform's thread). */
-export async function reportData(cloud: Cloud, req: ReportRequest): Promise<ReportData> {
+export async function reportData(cloud: ReportReads, req: ReportRequest): Promise<ReportData> {
   const presence: ReportData['presence'] = {};
   for (const id of req.spaceIds) presence[id] = await cloud.presenceMinutes(id);
   const traffic: ReportData['traffic'] = {};

@@ -20,11 +20,14 @@ export interface MergedReport {
     packets: { sent: number; stored: number; deadLettered: number; lost: number };
     batches: { sent: number; stored: number; duplicates: number };
   };
-  pipeline: { lateInWindow: number; lateBeyondWindow: number };
+  /** `eventsEmitted` only with `--store`: the outbox's events of the run's minutes (`withStoreAccuracy`). */
+  pipeline: { lateInWindow: number; lateBeyondWindow: number; eventsEmitted?: number };
   /** Per traffic sensor (each on one shard's hive), and overall recomputed from them. */
   traffic: RunResult['traffic'];
   /** Spaces measured by one shard only (all their sensors are on its hives): exact. */
   presence: { spaces: SpaceAccuracy[]; rooms: RunResult['presence']['rooms']; splitSpaces: string[] };
+  /** Traffic-based occupancy against truth, only with `--store`: it needs every counter of a space, read from the shared store. */
+  trafficOccupancy?: RunResult['trafficOccupancy'];
   /** Sensing → stored latency: only the maximum merges exactly. */
   latencyMs: { max: number };
   /** Per-hive delivery rows (each hive on one shard), and their summed counts. */
@@ -43,13 +46,20 @@ export const MAX_MERGED_REPORTS = 1024;
 
 const SUMMED = ['generated', 'offlineSuppressed', 'meshDelivered', 'meshDropped', 'meshQueueOverflow', 'bufferOverflow', 'batches', 'transmissions', 'retransmitted', 'lostInFlight', 'duplicated', 'acked', 'undelivered', 'lost', 'heartbeats'] as const;
 
+/**
+ * Each entry starts with the figure it names; `withStoreAccuracy` removes the entries the store
+ * makes exact (by `NOT_MERGED_FROM_STORE`), so the rest say why even `--store` cannot.
+ */
 const NOT_MERGED = [
-  'latencyMs p50/p90/p99: percentiles of the shards do not give the whole run’s (max is kept)',
-  'pipeline.eventsEmitted: a shard emits events for its own part of a space split across shards',
-  'trafficOccupancy: a space’s occupancy from its door counters needs every counter, which may sit on several shards',
-  'presence of spaces measured by several shards (listed in presence.splitSpaces): each shard saw only its sensors',
+  'latencyMs p50/p90/p99: percentiles of the shards do not give the whole run’s (max is kept); nor does the store: a batch’s stored received instant is its ingest process’s clock, which with --external-ingest follows the slowest shard’s clock messages, not the instant one process stamps',
+  'pipeline.eventsEmitted: a shard emits events for its own part of a space split across shards (exact with --store: the outbox’s events)',
+  'trafficOccupancy: a space’s occupancy from its door counters needs every counter, which may sit on several shards (exact with --store: every counter’s stored minutes)',
+  'presence of spaces measured by several shards (listed in presence.splitSpaces): each shard saw only its sensors (exact with --store)',
   'detector, webhooks and perf: per-run figures, read them per shard',
 ];
+
+/** The `NOT_MERGED` entries (by the figure they start with) that a store makes exact. */
+const NOT_MERGED_FROM_STORE = { presence: 'presence of spaces', trafficOccupancy: 'trafficOccupancy:', eventsEmitted: 'pipeline.eventsEmitted:' } as const;
 
 function refuse(message: string): never {
   throw new AppError(ErrorCodes.USAGE, `report merge: ${message}`);
@@ -111,18 +121,29 @@ function merge(reports: readonly RunReport[], first: RunReport): MergedReport {
 }
 
 /**
- * The merge with the whole run's presence and traffic accuracy read from the shared store
- * (store-accuracy.ts): exact for every space, split across shards or not. `store` names it
- * (no password).
+ * The merge with the whole run's presence, traffic and traffic-based occupancy accuracy and its
+ * emitted events, read from the shared store (store-accuracy.ts): exact for every space, split
+ * across shards or not, and removed from `notMerged`; the events stay there when the store
+ * could not count them all (`eventsEmitted` null). `store` names it (no password).
  */
 export function withStoreAccuracy(merged: MergedReport, accuracy: StoreAccuracy, store: string): MergedReport {
+  const exact: string[] = [NOT_MERGED_FROM_STORE.presence, NOT_MERGED_FROM_STORE.trafficOccupancy];
+  if (accuracy.eventsEmitted !== null) exact.push(NOT_MERGED_FROM_STORE.eventsEmitted);
   return {
     ...merged,
+    pipeline: { ...merged.pipeline, ...(accuracy.eventsEmitted !== null ? { eventsEmitted: accuracy.eventsEmitted } : {}) },
     traffic: accuracy.traffic,
     presence: { spaces: accuracy.presence.spaces, rooms: accuracy.presence.rooms, splitSpaces: [] },
+    trafficOccupancy: accuracy.trafficOccupancy,
     accuracyFrom: { store },
-    notMerged: merged.notMerged.filter((n) => !n.startsWith('presence of spaces')),
+    notMerged: merged.notMerged.filter((n) => !exact.some((prefix) => n.startsWith(prefix))),
   };
+}
+
+/** The traffic occupancy summary line, as `occusim run`'s summary puts it (src/cli/summary.ts). */
+function trafficOccupancyLine(t: RunResult['trafficOccupancy']): string {
+  const mean = (f: (s: RunResult['trafficOccupancy']['spaces'][number]) => number): number => (t.spaces.length === 0 ? 0 : round(t.spaces.reduce((a, s) => a + f(s), 0) / t.spaces.length));
+  return `traffic occupancy: ${t.spaces.length} space(s), mean MAE raw ${mean((s) => s.maeRaw)}, calibrated ${mean((s) => s.maeCalibrated)}${t.endOfDayDriftReduction === null ? '' : `, end-of-day drift reduced ${t.endOfDayDriftReduction}`}`;
 }
 
 /** As report.ts computes it for one run, from the per-sensor counts. */
@@ -162,6 +183,8 @@ export function formatMerged(m: MergedReport): string {
     `batches: sent ${b.sent}, stored ${b.stored}, duplicates ${b.duplicates} (removed)`,
     `traffic: ${t.counted} of ${t.trueCrossings} true crossings counted (recall ${t.recall})`,
     `presence: ${m.presence.spaces.length} space(s) ${m.accuracyFrom === 'shards' ? 'merged' : `read from ${m.accuracyFrom.store}`}, rooms MAE ${m.presence.rooms.mae} over ${m.presence.rooms.minutes} room-minutes${m.presence.splitSpaces.length > 0 ? `; ${m.presence.splitSpaces.length} split across shards (not merged)` : ''}`,
+    ...(m.trafficOccupancy ? [trafficOccupancyLine(m.trafficOccupancy)] : []),
+    ...(m.pipeline.eventsEmitted !== undefined ? [`events: ${m.pipeline.eventsEmitted} occupancy event(s) emitted`] : []),
     `not merged: ${m.notMerged.map((n) => n.split(':')[0]).join('; ')}`,
     '',
   ].join('\n');

@@ -1,14 +1,18 @@
+import { catalogueFromScenario } from '../assets/from-scenario.js';
 import { AppError, ErrorCodes } from '../core/errors.js';
 import { ValueCounts } from '../core/value-counts.js';
+import { storedReads } from '../cloud/cloud.js';
 import type { CloudCounters } from '../cloud/pipeline.js';
+import { RETENTION_MS } from '../cloud/rollup.js';
 import type { Store } from '../cloud/store/port.js';
+import { reportData, type ReportReads } from '../platform/reads.js';
 import { formatDiagnostic } from '../scenario/diagnostics.js';
 import { loadScenarioFile, loadScenarioObject, type LoadResult } from '../scenario/load.js';
 import type { ScenarioModel } from '../scenario/model.js';
 import { createTruthRecorder, type TruthRecorder } from '../sim/truth.js';
 import { createWorld } from '../sim/world.js';
 import { buildResult, type RunResult } from './report.js';
-import type { ReportSource } from './report-source.js';
+import { reportRequest, reportSource } from './report-source.js';
 import type { RunReport } from './run-report.js';
 
 /**
@@ -17,10 +21,24 @@ import type { RunReport } from './run-report.js';
  * series in that store, not in any shard's report. The ground truth is the world's, replayed
  * from the scenario with the reports' seed, start and duration (the world is deterministic and
  * every shard ran it whole), so no shard has to carry it.
+ *
+ * The figures are computed by the run's own path: the cloud's reads of its store
+ * (`storedReads`, the same function the run's cloud answers with), the platform's report
+ * request and answer (`reportRequest`, `reportData`) and the run's `buildResult`; only the
+ * counters a process keeps in memory are not read, except the events it emitted, which the
+ * outbox holds.
  */
 export interface StoreAccuracy {
   presence: RunResult['presence'];
   traffic: RunResult['traffic'];
+  /** Traffic-based occupancy from every counter's stored minutes, raw and calibrated, against truth. */
+  trafficOccupancy: RunResult['trafficOccupancy'];
+  /**
+   * Occupancy events in the outbox for the run's minutes: `result.pipeline.eventsEmitted` of a
+   * process that emitted them all. Null when the run is longer than the outbox's retention
+   * (RETENTION_MS '1m': the recompute prunes older events as the run goes on, so a count would fall short).
+   */
+  eventsEmitted: number | null;
 }
 
 /** The scenario the shards ran: the file, with the reports' seed, start, duration and fidelity; refused when it is another scenario. */
@@ -44,23 +62,26 @@ export function replayTruth(model: ScenarioModel): TruthRecorder {
   return truth;
 }
 
-/** Presence and traffic accuracy of every space and counter of `model`, measured as stored in `store`. */
+/**
+ * Accuracy of every space, counter and traffic space of `model`, measured as stored in `store`,
+ * for the scenario's assets (the catalogue the ingest processes built from the same file).
+ */
 export async function storeAccuracy(model: ScenarioModel, truth: TruthRecorder, store: Store): Promise<StoreAccuracy> {
-  const presence = new Map<string, Awaited<ReturnType<Store['presenceMinutes']>>>();
-  for (const s of [...model.floors, ...model.rooms, ...model.zones]) presence.set(s.id, await store.presenceMinutes(s.id));
-  const traffic = new Map<string, Awaited<ReturnType<Store['trafficMinutes']>>>();
-  for (const s of model.sensors) if (s.mode === 'traffic') traffic.set(s.id, await store.trafficMinutes(s.id));
-  const source: ReportSource = {
-    counters: () => NO_COUNTERS,
+  const request = reportRequest(model);
+  const events = await store.eventCount(request.fromMs, request.toMs);
+  const reads: ReportReads = {
+    ...storedReads(catalogueFromScenario(model), store),
+    counters: () => ({ ...NO_COUNTERS, eventsEmitted: events }),
+    // Per-packet latencies are the ingest processes' (in memory), not the store's: not read.
     latenciesMs: () => new ValueCounts(),
-    presenceMinutes: (id) => (presence.get(id) ?? []).map(({ minuteMs, value, samples }) => ({ minuteMs, value, samples })),
-    trafficMinutes: (id) => (traffic.get(id) ?? []).map(({ minuteMs, in: i, out }) => ({ minuteMs, in: i, out })),
-    // Traffic-based occupancy needs the platform's traffic spaces and calibration: not from the store alone.
-    trafficSpaces: () => [],
-    trafficOccupancy: () => [],
   };
-  const r = buildResult(model, truth, source, { ticks: 0, packetsSent: 0, batchesSent: 0, sensorSeconds: 0, interrupted: false });
-  return { presence: r.presence, traffic: r.traffic };
+  const r = buildResult(model, truth, reportSource(await reportData(reads, request)), { ticks: 0, packetsSent: 0, batchesSent: 0, sensorSeconds: 0, interrupted: false });
+  return {
+    presence: r.presence,
+    traffic: r.traffic,
+    trafficOccupancy: r.trafficOccupancy,
+    eventsEmitted: model.durationMs <= RETENTION_MS['1m'] ? r.pipeline.eventsEmitted : null,
+  };
 }
 
 const NO_COUNTERS: CloudCounters = { batchesReceived: 0, batchesProcessed: 0, duplicateBatches: 0, packetsProcessed: 0, packetsStoredBefore: 0, deadLettered: 0, eventsEmitted: 0, lateInWindow: 0, lateBeyondWindow: 0 };

@@ -22,6 +22,8 @@ import { threeHiveScenario } from './fixtures/three-hives.js';
  * loses nothing; a retransmitted batch is counted as a duplicate and stored once.
  */
 const root = new URL('../../', import.meta.url).pathname;
+/** With the meeting room's calibration points: the merge reads them from the scenario, as the ingest processes' catalogue holds them. */
+const scenario = (): object => threeHiveScenario('20m', { calibrationPoints: true });
 const pgSkip = postgresSkipReason();
 
 interface Ingest {
@@ -109,16 +111,16 @@ describeWithBinaries(['mosquitto'], 'a distributed run: 2 shards → mosquitto �
     dir = mkdtempSync(join(tmpdir(), 'occusim-distributed-'));
     scenarioFile = join(dir, 'quickstart-3-hives.yaml');
     // YAML is a superset of JSON: the fixture as a file the serve processes can read.
-    writeFileSync(scenarioFile, JSON.stringify(threeHiveScenario()));
+    writeFileSync(scenarioFile, JSON.stringify(scenario()));
     mosquitto = await startMosquitto();
     postgres = await startPostgres();
     [wholeDb, sharedDb] = [await postgres.createDatabase(), await postgres.createDatabase()];
     // The reference: one process simulating and ingesting every hive, on the same broker.
-    whole = await runScenario(threeHiveScenario(), { brokerUrl: mosquitto.url, platformThread: false, dbPath: wholeDb });
+    whole = await runScenario(scenario(), { brokerUrl: mosquitto.url, platformThread: false, dbPath: wholeDb });
     for (const j of [1, 2]) ingests.push(startIngest(['--scenario', scenarioFile, '--store', sharedDb, '--broker', mosquitto.url, '--share-group', 'occusim', '--partition', `${j}/2`, '--shards', '2', '--port', '0']));
     apis = (await Promise.all(ingests.map((i) => i.until(/api listening on (http:\/\/\S+)/)))).map((m) => m[1] as string);
     await Promise.all(ingests.map((i) => i.until(/following 2 shard clock/)));
-    shards = await Promise.all([1, 2].map((index) => runScenario(threeHiveScenario(), { brokerUrl: mosquitto!.url, platformThread: false, keepStore: false, shard: { index, count: 2 }, externalIngest: true })));
+    shards = await Promise.all([1, 2].map((index) => runScenario(scenario(), { brokerUrl: mosquitto!.url, platformThread: false, keepStore: false, shard: { index, count: 2 }, externalIngest: true })));
     tallies = (await Promise.all(ingests.map((i) => i.until(/shards done; every minute finalised: (\{.*\})/)))).map((m) => JSON.parse(m[1] as string) as (typeof tallies)[number]);
   }, 240_000);
 
@@ -168,9 +170,34 @@ describeWithBinaries(['mosquitto'], 'a distributed run: 2 shards → mosquitto �
     expect(merged.presence.rooms).toEqual(whole.result.presence.rooms);
     expect(merged.presence.splitSpaces).toEqual([]);
     expect(merged.traffic).toEqual(whole.result.traffic);
+    // Traffic-based occupancy, raw and calibrated: the floor's calibration reads the floor's presence, from the sensors of all three hives.
+    expect(whole.result.trafficOccupancy.spaces.length).toBeGreaterThanOrEqual(3);
+    expect(merged.trafficOccupancy).toEqual(whole.result.trafficOccupancy);
+    // The owners' outbox events: the events one process emits.
+    expect(whole.result.pipeline.eventsEmitted).toBeGreaterThan(0);
+    expect(merged.pipeline.eventsEmitted).toBe(whole.result.pipeline.eventsEmitted);
+    expect(merged.notMerged.map((n) => n.split(':')[0])).toEqual(['latencyMs p50/p90/p99', 'detector, webhooks and perf']);
     expect(merged.accuracyFrom).toEqual({ store: expect.stringMatching(/^postgres:\/\//) as unknown });
     const text = await cli('report', 'merge', ...files, '--store', sharedDb, '--scenario', scenarioFile);
     expect(text.out).toMatch(/presence: \d+ space\(s\) read from postgres:\/\//);
+    expect(text.out).toMatch(/traffic occupancy: \d+ space\(s\), mean MAE raw/);
+    expect(text.out).toContain(`events: ${whole.result.pipeline.eventsEmitted} occupancy event(s) emitted`);
+    // Without the store neither is merged, and both say so.
+    const shardsOnly = mergeReports(shards, ['s1.json', 's2.json']);
+    expect(shardsOnly.trafficOccupancy).toBeUndefined();
+    expect(shardsOnly.pipeline.eventsEmitted).toBeUndefined();
+    expect(shardsOnly.notMerged.map((n) => n.split(':')[0])).toEqual(expect.arrayContaining(['trafficOccupancy', 'pipeline.eventsEmitted']));
+  });
+
+  it.skipIf(pgSkip !== null)('stores received instants of the ingest processes’ clock, not one process’s: why latency percentiles stay in notMerged', async () => {
+    const q = 'SELECT b.received_at_ms - p.max_sensed_ms FROM batches b JOIN batch_payloads p USING (hive_serial, seq) ORDER BY b.hive_serial COLLATE "C", b.seq';
+    const single = (await rows(wholeDb, q)).map((r) => Number((r as [string])[0]));
+    const shared = (await rows(sharedDb, q)).map((r) => Number((r as [string])[0]));
+    // One process stamps a batch after its last packet was sensed; an ingest process following
+    // the shards' clock (the slowest shard's last tick) stamps it earlier: a "latency" below 0.
+    expect(Math.min(...single)).toBeGreaterThanOrEqual(0);
+    expect(Math.min(...shared)).toBeLessThan(0);
+    expect(shared).not.toEqual(single);
   });
 
   it.skipIf(pgSkip !== null)('refuses to follow new shards into a store whose sharded run it finished (no silent resume)', async () => {

@@ -245,6 +245,11 @@ export interface StoreSync {
   writeEvents(events: readonly OccupancyEvent[]): void;
   /** Outbox entries with id > afterId, ascending. */
   events(afterId?: number): StoredEvent[];
+  /**
+   * How many outbox entries are of a minute (or instant) in [fromMs, toMs): a run's emitted
+   * events, counted without reading them (`report merge --store`, docs/scale-out.md).
+   */
+  eventCount(fromMs: number, toMs: number): number;
   /** Recomputes the buckets (max of their minute values) in one transaction. */
   refreshRollups(buckets: readonly RollupBucket[]): void;
   /** A space's series at one interval over [fromMs, toMs), ascending. */

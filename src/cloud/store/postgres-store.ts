@@ -186,6 +186,11 @@ export class PostgresStore implements Store {
     return rows.map((r) => ({ id: r.id, eventId: r.event_id, type: r.type, spaceId: r.space_id, minuteMs: r.minute_ms, value: r.value, revision: r.revision, emittedAtMs: r.emitted_at_ms }));
   }
 
+  async eventCount(fromMs: number, toMs: number): Promise<number> {
+    const [r] = await this.#db.rows<{ n: number }>('SELECT count(*) AS n FROM events WHERE minute_ms >= $1 AND minute_ms < $2', [fromMs, toMs]);
+    return r?.n ?? 0;
+  }
+
   async refreshRollups(buckets: readonly RollupBucket[]): Promise<void> {
     const presence = buckets.filter((b) => b.kind !== 'traffic');
     const traffic = buckets.filter((b) => b.kind === 'traffic');

@@ -25,6 +25,7 @@ const OPERATIONS = {
   assets: true,
   writeEvents: true,
   events: true,
+  eventCount: true,
   refreshRollups: true,
   presenceSeries: true,
   trafficSeries: true,

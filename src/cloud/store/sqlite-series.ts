@@ -16,6 +16,7 @@ export function prepareSeries(db: Database.Database) {
         'SELECT id, event_id, type, space_id, minute_ms, value, revision, emitted_at_ms FROM events WHERE id > ? ORDER BY id',
       )
       .raw(true),
+    eventCount: db.prepare<[number, number], { n: number }>('SELECT COUNT(*) AS n FROM events WHERE minute_ms >= ? AND minute_ms < ?'),
     pruneEvents: db.prepare('DELETE FROM events WHERE emitted_at_ms < ?'),
     // A bucket whose minutes were all pruned keeps its last value: the INSERT selects no row.
     refreshRollup: db.prepare(

@@ -249,6 +249,10 @@ export class SqliteStore implements StoreSync {
     return this.#s.events.all(afterId).map((r) => ({ id: r[0], eventId: r[1], type: r[2], spaceId: r[3], minuteMs: r[4], value: r[5], revision: r[6], emittedAtMs: r[7] }));
   }
 
+  eventCount(fromMs: number, toMs: number): number {
+    return this.#s.eventCount.get(fromMs, toMs)?.n ?? 0;
+  }
+
   refreshRollups(buckets: readonly RollupBucket[]): void {
     const q = this.#s;
     this.#db.transaction(() => {

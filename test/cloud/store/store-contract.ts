@@ -125,6 +125,16 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
       await s.close();
     });
 
+    it('counts the outbox events of a minute range without reading them', async () => {
+      const s = await open();
+      expect(await s.eventCount(T, T + 10 * MIN)).toBe(0);
+      await s.writeEvents([0, 1, 1, 2, 9].map((m, i) => ({ eventId: `event_${i}`, type: 'ROOM_OCCUPANCY_1M', spaceId: 'room_a', minuteMs: T + m * MIN, value: i, revision: 0, emittedAtMs: T + 10 * MIN })));
+      expect(await s.eventCount(T, T + 2 * MIN)).toBe(3); // [from, to): the minute at `to` is out
+      expect(await s.eventCount(T + MIN, T + 10 * MIN)).toBe(4);
+      expect(await s.eventCount(T + 3 * MIN, T + 9 * MIN)).toBe(0);
+      await s.close();
+    });
+
     it('keeps pipeline state and assets', async () => {
       const s = await open();
       expect(await s.getState('finalised_before')).toBeUndefined();
