@@ -74,7 +74,8 @@ export async function runThreadsBench(root: string, sizesArg = '30k,100k', durat
       console.log(`    growth exponent of CPU time ${fmt(a.sensors)} → ${fmt(b.sensors)}: ${parts.filter((p) => p !== null).join(', ')}   (target ≤ 1.1)`);
     }
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    if (process.env.KEEP === undefined) rmSync(dir, { recursive: true, force: true });
+    else console.log(dir);
   }
 }
 
@@ -92,7 +93,8 @@ async function runOnce(root: string, run: string, duration: string): Promise<Tra
   const deliveries: Array<{ wall: number; at: number }> = [];
   const gc = new GcTrace();
   createInterface({ input: child.stdout }).on('line', (line) => {
-    if (!gc.line(line)) process.stdout.write(`${line}\n`);
+    // V8's own lines without an isolate prefix (incremental marking's steps) are dropped too.
+    if (!gc.line(line) && !line.startsWith('[IncrementalMarking]')) process.stdout.write(`${line}\n`);
   });
   createInterface({ input: child.stderr }).on('line', (line) => {
     const at = /^loop-trace at=(\d+)/.exec(line);
