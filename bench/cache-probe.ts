@@ -11,15 +11,18 @@
  * - `pages`: the same touches with a 4 KB row per sensor, so each sensor's state is on a page
  *   of its own (the platform thread's heap and external memory at 100k are ~400 + ~300 MB,
  *   ~4–7 KB a sensor: the run's per-sensor state is spread that thin) — working sets of
- *   123 MB and 410 MB, both far beyond the 32 MiB L3; what differs is the page-table
- *   walk behind each TLB miss (the page tables of 410 MB do not stay in L2, of 123 MB they do).
+ *   123 MB and 410 MB, both far beyond the 32 MiB L3; what differs is how much of them the
+ *   TLBs and the caches holding the page tables still cover.
  *
- * `flat` at 8 doubles a sensor is the control: 2.4 MB and 8 MB, both inside the L3.
+ * `flat` at 8 doubles a sensor is the control: 0.8, 2.4 and 8 MB, inside the 32 MiB L3 on
+ * paper (shared with every other process on the machine).
  *
  * The work per sensor is the same at every size; only the working set grows. It prints ns per
  * sensor per size and the ratio of each size to the first. Sizes alternate in every round so a
- * loaded machine disturbs both alike; CPU time of the thread, not wall time. If the ratio is
- * ~1.1–1.2 for a working set that grows 3.4×, a rise of that size in the run is the machine's.
+ * loaded machine disturbs both alike; CPU time (one JavaScript thread), not wall time. A thread
+ * of the run whose per-sensor work is a fraction f of such touches rises by 1 + f × (ratio − 1)
+ * between the sizes from the machine alone: set beside the run's per-thread rise, this says how
+ * much of it the memory hierarchy explains (bench/README.md, "why-platform").
  */
 import { performance } from 'node:perf_hooks';
 import { loadavg } from 'node:os';
