@@ -13,7 +13,8 @@
  * sweeping, parallel scavenges, libuv). Under each thread, its isolate's collections over the
  * same window from V8's own trace (`--trace-gc --trace-incremental-marking`, bench/gc-trace.ts):
  * mark-compacts by what started them and the heap they marked per sensor-second — the work
- * behind most of "V8 helpers".
+ * behind most of "V8 helpers". `OCCUSIM_BENCH_KEEP=1` keeps the runs' directory (profiles, series,
+ * reports) and prints its path.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -74,7 +75,7 @@ export async function runThreadsBench(root: string, sizesArg = '30k,100k', durat
       console.log(`    growth exponent of CPU time ${fmt(a.sensors)} → ${fmt(b.sensors)}: ${parts.filter((p) => p !== null).join(', ')}   (target ≤ 1.1)`);
     }
   } finally {
-    if (process.env.KEEP === undefined) rmSync(dir, { recursive: true, force: true });
+    if (process.env.OCCUSIM_BENCH_KEEP === undefined) rmSync(dir, { recursive: true, force: true });
     else console.log(dir);
   }
 }
