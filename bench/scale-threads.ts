@@ -10,7 +10,11 @@
  * the thread's CPU); then each thread's growth exponent between consecutive sizes. CPU time,
  * not the profiles' sampled wall time, so a loaded machine does not stretch the figures.
  * "V8 helpers" is the process's CPU less its JavaScript threads' (concurrent marking and
- * sweeping, parallel scavenges, libuv).
+ * sweeping, parallel scavenges, libuv). Under each thread, its isolate's collections over the
+ * same window from V8's own trace (`--trace-gc --trace-incremental-marking`, bench/gc-trace.ts):
+ * mark-compacts by what started them and the heap they marked per sensor-second — the work
+ * behind most of "V8 helpers". `OCCUSIM_BENCH_KEEP=1` keeps the runs' directory (profiles, series,
+ * reports) and prints its path.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,6 +22,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fleetYaml } from './scale.js';
+import { describeGc, GcTrace, type IsolateGc } from './gc-trace.js';
 import { at, readRecorded } from './thread-cpu.js';
 
 interface ProfileNode {
@@ -30,6 +35,7 @@ interface Thread {
   cpuUs: number;
   gcShare: number;
   top: Array<[string, number]>;
+  gc: IsolateGc | null;
 }
 
 const parseSize = (s: string): number => Number(s.replace(/k$/i, '')) * (/k$/i.test(s) ? 1000 : 1);
@@ -56,6 +62,7 @@ export async function runThreadsBench(root: string, sizesArg = '30k,100k', durat
       for (const t of threads) {
         console.log(`    ${t.name.padEnd(16)} ${t.cpuUs.toFixed(2).padStart(6)} µs CPU per sensor-s${t.gcShare >= 0 ? `, GC ${Math.round(100 * t.gcShare)} %` : ''}`);
         for (const [fn, us] of t.top) console.log(`        ${us.toFixed(3).padStart(6)}  ${fn}`);
+        if (t.gc) console.log(`        GC: ${describeGc(t.gc, sensors * trace.simS)}`);
       }
     }
     for (let i = 1; i < rows.length; i++) {
@@ -68,7 +75,8 @@ export async function runThreadsBench(root: string, sizesArg = '30k,100k', durat
       console.log(`    growth exponent of CPU time ${fmt(a.sensors)} → ${fmt(b.sensors)}: ${parts.filter((p) => p !== null).join(', ')}   (target ≤ 1.1)`);
     }
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    if (process.env.OCCUSIM_BENCH_KEEP === undefined) rmSync(dir, { recursive: true, force: true });
+    else console.log(dir);
   }
 }
 
@@ -77,12 +85,18 @@ interface Trace {
   fromWall: number;
   toWall: number;
   simS: number;
+  gc: GcTrace;
 }
 
 async function runOnce(root: string, run: string, duration: string): Promise<Trace> {
-  const args = ['-r', join(root, 'bench/thread-cpu.cjs'), '--cpu-prof', '--cpu-prof-dir', run, '--cpu-prof-interval', '2000', join(root, 'bin/occusim.js'), 'run', join(run, 'fleet.yaml'), '--duration', duration, '--speed', 'max', '--quiet', '--report', join(run, 'report.json')];
-  const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, OCCUSIM_THREAD_CPU_DIR: run, OCCUSIM_LOOP_TRACE: '1' } });
+  const args = ['-r', join(root, 'bench/thread-cpu.cjs'), '--trace-gc', '--trace-incremental-marking', '--cpu-prof', '--cpu-prof-dir', run, '--cpu-prof-interval', '2000', join(root, 'bin/occusim.js'), 'run', join(run, 'fleet.yaml'), '--duration', duration, '--speed', 'max', '--quiet', '--report', join(run, 'report.json')];
+  const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, OCCUSIM_THREAD_CPU_DIR: run, OCCUSIM_LOOP_TRACE: '1' } });
   const deliveries: Array<{ wall: number; at: number }> = [];
+  const gc = new GcTrace();
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    // V8's own lines without an isolate prefix (incremental marking's steps) are dropped too.
+    if (!gc.line(line) && !line.startsWith('[IncrementalMarking]')) process.stdout.write(`${line}\n`);
+  });
   createInterface({ input: child.stderr }).on('line', (line) => {
     const at = /^loop-trace at=(\d+)/.exec(line);
     if (at) deliveries.push({ wall: Date.now(), at: Number(at[1]) });
@@ -92,13 +106,15 @@ async function runOnce(root: string, run: string, duration: string): Promise<Tra
   if (code !== 0) throw new Error(`bench scale threads: occusim run ${run} exited ${code}`);
   const [first, last] = [deliveries[0], deliveries[deliveries.length - 1]];
   if (!first || !last || last.at <= first.at) throw new Error('bench scale threads: the run made fewer than two deliveries (give a longer duration)');
-  return { fromWall: first.wall, toWall: last.wall, simS: (last.at - first.at) / 1000 };
+  return { fromWall: first.wall, toWall: last.wall, simS: (last.at - first.at) / 1000, gc };
 }
 
 function threadsOf(run: string, trace: Trace, sensors: number): Thread[] {
   const sensorS = sensors * trace.simS;
   // Per thread id: [wall, own CPU ms, GC ms, process CPU ms] samples in time order.
-  const samples = new Map(readRecorded(run).map((r) => [String(r.threadId), r.series]));
+  const recorded = readRecorded(run);
+  const samples = new Map(recorded.map((r) => [String(r.threadId), r.series]));
+  const gc = trace.gc.byThread(recorded, trace.fromWall, trace.toWall);
   const cpuMs = (id: string, k: 1 | 3): number => at(samples.get(id) ?? [], trace.toWall, k) - at(samples.get(id) ?? [], trace.fromWall, k);
   const loopMs = (JSON.parse(readFileSync(join(run, 'report.json'), 'utf8')) as { perf: { loopMs: number } }).perf.loopMs;
   const threads: Thread[] = [];
@@ -110,10 +126,10 @@ function threadsOf(run: string, trace: Trace, sensors: number): Thread[] {
     const cpu = cpuMs(id, 1);
     js += cpu;
     const top = shares.slice(0, 6).map(([fn, share]): [string, number] => [fn, (share * cpu * 1000) / sensorS]);
-    threads.push({ name, cpuUs: (cpu * 1000) / sensorS, gcShare, top });
+    threads.push({ name, cpuUs: (cpu * 1000) / sensorS, gcShare, top, gc: gc.get(Number(id)) ?? null });
   }
-  threads.push({ name: 'V8 helpers', cpuUs: ((cpuMs('0', 3) - js) * 1000) / sensorS, gcShare: -1, top: [] });
-  threads.push({ name: 'process', cpuUs: (cpuMs('0', 3) * 1000) / sensorS, gcShare: -1, top: [] });
+  threads.push({ name: 'V8 helpers', cpuUs: ((cpuMs('0', 3) - js) * 1000) / sensorS, gcShare: -1, top: [], gc: null });
+  threads.push({ name: 'process', cpuUs: (cpuMs('0', 3) * 1000) / sensorS, gcShare: -1, top: [], gc: null });
   return threads;
 }
 

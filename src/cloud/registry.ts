@@ -5,7 +5,7 @@ import type { AssetSnapshot, Hive, Sensor, Zone } from '../assets/model.js';
 
 /**
  * The cloud's ingest tables, derived from a snapshot of the asset catalogue (rebuilt when it changes): hives by serial, sensors
- * by MAC, each sensor's footprint transform (sensor-local → world) and, per floor, a spatial
+ * by MAC, each sensor's footprint transform (sensor-local → world, built when asked for) and, per floor, a spatial
  * lookup of rooms and zones so assigning a detection to spaces is a few bbox tests plus
  * point-in-polygon on the candidates.
  */
@@ -88,7 +88,11 @@ export function buildRegistry(model: AssetSnapshot): AssetRegistry {
   const hives = new Map(model.hives.map((h) => [h.serial, h] as const));
   const sensorsByMac = new Map(model.sensors.map((s) => [s.mac.toLowerCase(), s] as const));
   const sensors = new Map(model.sensors.map((s) => [s.id, s] as const));
-  const transforms = new Map(model.sensors.map((s) => [s.id, footprintTransform(s)] as const));
+  // Transforms are built on demand, not kept per sensor: each is four closures and their
+  // context (~400 bytes), ~12 MB of the platform thread's live heap at 30k sensors that every
+  // mark-compact traced (bench/README.md, "why-platform"). The kernels copy what they need into
+  // flat arrays once; the one per-packet caller (sensor events) asks for one sensor at a time.
+  let last: { id: string; transform: FootprintTransform } | null = null;
   const floors = buildFloorIndexes(model);
   const sampled = buildSampledSpaces(model);
   const presenceSpaces = [...new Set([...sampled.values()].flat())].sort();
@@ -98,9 +102,11 @@ export function buildRegistry(model: AssetSnapshot): AssetRegistry {
     sensorByMac: (mac) => sensorsByMac.get(mac.toLowerCase()),
     sensor: (id) => sensors.get(id),
     transform(id) {
-      const t = transforms.get(id);
-      if (!t) throw new RangeError(`unknown sensor ${id}`);
-      return t;
+      if (last?.id === id) return last.transform;
+      const s = sensors.get(id);
+      if (!s) throw new RangeError(`unknown sensor ${id}`);
+      last = { id, transform: footprintTransform(s) };
+      return last.transform;
     },
     floor(id) {
       const f = floors.get(id);
