@@ -33,7 +33,7 @@ const load = (path) => import(new URL(`../${root}/${path}.${ext}`, import.meta.u
 const { runBatch } = await load('edge/frame/kernel');
 const { seedState } = await load('edge/frame/noise');
 const { stateBytes, stateViews } = await load('edge/frame/state');
-const { inThreadRunner } = await load('edge/frame/task');
+const { inThreadRunner } = await load('edge/frame/runner');
 const { sensorsPerTask } = await load('edge/frame-stage');
 const { poolRunner } = await load('edge/pool/frame-pool');
 const { SENSOR_MODELS } = await load('scenario/model');

@@ -1,7 +1,7 @@
 /**
- * `npm run bench -- scale threads [sizes] [duration]`: which thread's CPU per sensor-second
- * grows with the fleet. Each fleet (scale.ts's `fleetYaml`, model fidelity, the default thread
- * layout) runs at `--speed max` in its own `occusim run` process from dist/ with
+ * `npm run bench -- scale threads [sizes] [duration] [fidelity]`: which thread's CPU per sensor-second
+ * grows with the fleet. Each fleet (scale.ts's `fleetYaml`, model fidelity or `frame` — 8×8
+ * arrays, `--workers 2`, as the scale bench runs it —, the default thread layout) runs at `--speed max` in its own `occusim run` process from dist/ with
  * `node --cpu-prof` (one profile per thread) and the `bench/thread-cpu.cjs` preload (the one the
  * scale bench uses), which records every thread's own CPU time (Linux /proc) twice a second. Over the loop's steady part
  * — from its first delivery to its last (`OCCUSIM_LOOP_TRACE` lines), start-up and the final
@@ -21,7 +21,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fleetYaml } from './scale.js';
+import { fidelityOf, fleetYaml } from './scale.js';
 import { describeGc, GcTrace, type IsolateGc } from './gc-trace.js';
 import { at, readRecorded } from './thread-cpu.js';
 
@@ -41,20 +41,21 @@ interface Thread {
 const parseSize = (s: string): number => Number(s.replace(/k$/i, '')) * (/k$/i.test(s) ? 1000 : 1);
 const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
 
-export async function runThreadsBench(root: string, sizesArg = '30k,100k', duration = '1m'): Promise<void> {
+export async function runThreadsBench(root: string, sizesArg = '30k,100k', duration = '1m', fidelitySpec = 'model'): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'occusim-bench-threads-'));
+  const fid = fidelityOf(fidelitySpec);
   try {
-    console.log(`\n== scale threads: CPU per sensor-second by thread over the loop's steady part, --duration ${duration}, --speed max, model fidelity (load average at start ${loadavg()[0]?.toFixed(1)})`);
+    console.log(`\n== scale threads: CPU per sensor-second by thread over the loop's steady part, --duration ${duration}, --speed max, ${fid.label} fidelity (load average at start ${loadavg()[0]?.toFixed(1)})`);
     const rows: Array<{ sensors: number; threads: Thread[] }> = [];
     for (const target of sizesArg.split(',').map(parseSize)) {
-      const { text, sensors } = fleetYaml(root, target);
+      const { text, sensors } = fleetYaml(root, target, fid.array);
       const run = join(dir, String(sensors));
       mkdirSync(run);
       writeFileSync(join(run, 'fleet.yaml'), text);
       const loads: number[] = [];
       const timer = setInterval(() => loads.push(loadavg()[0] ?? 0), 5000);
       loads.push(loadavg()[0] ?? 0);
-      const trace = await runOnce(root, run, duration);
+      const trace = await runOnce(root, run, duration, fid.fidelity);
       clearInterval(timer);
       const threads = threadsOf(run, trace, sensors);
       rows.push({ sensors, threads });
@@ -88,8 +89,9 @@ interface Trace {
   gc: GcTrace;
 }
 
-async function runOnce(root: string, run: string, duration: string): Promise<Trace> {
+async function runOnce(root: string, run: string, duration: string, fidelity: string): Promise<Trace> {
   const args = ['-r', join(root, 'bench/thread-cpu.cjs'), '--trace-gc', '--trace-incremental-marking', '--cpu-prof', '--cpu-prof-dir', run, '--cpu-prof-interval', '2000', join(root, 'bin/occusim.js'), 'run', join(run, 'fleet.yaml'), '--duration', duration, '--speed', 'max', '--quiet', '--report', join(run, 'report.json')];
+  if (fidelity !== 'model') args.push('--fidelity', fidelity, '--workers', '2');
   const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, OCCUSIM_THREAD_CPU_DIR: run, OCCUSIM_LOOP_TRACE: '1' } });
   const deliveries: Array<{ wall: number; at: number }> = [];
   const gc = new GcTrace();
@@ -122,11 +124,16 @@ function threadsOf(run: string, trace: Trace, sensors: number): Thread[] {
   for (const file of readdirSync(run).filter((f) => f.endsWith('.cpuprofile'))) {
     // CPU.<date>.<time>.<pid>.<thread id>.<seq>.cpuprofile
     const id = file.split('.')[4] ?? '';
-    const { name, gcShare, shares } = profileOf(join(run, file), loopMs, id === '0');
-    const cpu = cpuMs(id, 1);
-    js += cpu;
+    const profiled = profileOf(join(run, file), loopMs, id === '0');
+    const { gcShare, shares } = profiled;
+    const name = profiled.name === 'frame worker' ? `frame worker ${id}` : profiled.name;
+    // A frame worker blocks in Atomics.wait between tasks, where the preload's timer never fires:
+    // its CPU series stays empty, so its profile's busy time (wall, sampled) stands in.
+    const series = cpuMs(id, 1);
+    const cpu = series > 0 ? series : profiled.busyMs;
+    if (series > 0) js += cpu;
     const top = shares.slice(0, 6).map(([fn, share]): [string, number] => [fn, (share * cpu * 1000) / sensorS]);
-    threads.push({ name, cpuUs: (cpu * 1000) / sensorS, gcShare, top, gc: gc.get(Number(id)) ?? null });
+    threads.push({ name: series > 0 ? name : `${name} (busy wall)`, cpuUs: (cpu * 1000) / sensorS, gcShare, top, gc: gc.get(Number(id)) ?? null });
   }
   threads.push({ name: 'V8 helpers', cpuUs: ((cpuMs('0', 3) - js) * 1000) / sensorS, gcShare: -1, top: [], gc: null });
   threads.push({ name: 'process', cpuUs: (cpuMs('0', 3) * 1000) / sensorS, gcShare: -1, top: [], gc: null });
@@ -134,7 +141,7 @@ function threadsOf(run: string, trace: Trace, sensors: number): Thread[] {
 }
 
 /** A thread's role (from where its time went), GC share and functions' shares of its busy time over the loop. */
-function profileOf(file: string, loopMs: number, main: boolean): { name: string; gcShare: number; shares: Array<[string, number]> } {
+function profileOf(file: string, loopMs: number, main: boolean): { name: string; gcShare: number; shares: Array<[string, number]>; busyMs: number } {
   const p = JSON.parse(readFileSync(file, 'utf8')) as { nodes: ProfileNode[]; startTime: number; endTime: number; samples: number[]; timeDeltas: number[] };
   const frames = new Map(p.nodes.map((n) => [n.id, n.callFrame]));
   const from = p.endTime - loopMs * 1000;
@@ -143,6 +150,7 @@ function profileOf(file: string, loopMs: number, main: boolean): { name: string;
   let busy = 0;
   let hive = 0;
   let cloud = 0;
+  let kernel = 0;
   for (let i = 0; i < p.samples.length; i++) {
     const d = p.timeDeltas[i] ?? 0;
     t += d;
@@ -153,8 +161,10 @@ function profileOf(file: string, loopMs: number, main: boolean): { name: string;
     byFn.set(fn, (byFn.get(fn) ?? 0) + d);
     if (/\/dist\/(hive|mesh)\//.test(f.url)) hive += d;
     if (/\/dist\/cloud\/|better-sqlite3/.test(f.url)) cloud += d;
+    if (/\/dist\/edge\/frame\//.test(f.url)) kernel += d;
   }
-  const name = main ? 'main (sim+edge)' : hive > cloud ? 'hive' : 'platform';
+  // A frame worker (piscina) runs the frame kernel and nothing of the hive or the platform.
+  const name = main ? 'main (sim+edge)' : kernel > hive + cloud ? 'frame worker' : hive > cloud ? 'hive' : 'platform';
   const shares = [...byFn].map(([fn, v]): [string, number] => [fn, v / Math.max(1, busy)]).sort((a, b) => b[1] - a[1]);
-  return { name, gcShare: (byFn.get('(garbage collector) ') ?? 0) / Math.max(1, busy), shares };
+  return { name, gcShare: (byFn.get('(garbage collector) ') ?? 0) / Math.max(1, busy), shares, busyMs: busy / 1000 };
 }

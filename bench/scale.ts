@@ -10,8 +10,9 @@
  * on CPU time, which other processes on a shared machine do not stretch, and on wall time),
  * and the marginal exponent between the two largest fleets (where fixed costs no longer hide
  * the growth). Sizes: e.g. `1k,3k,10k,30k,100k`; duration: simulated, e.g. `30s`.
- * `scale probe [sizes]`: the simulator's side of a tick alone; `scale threads [sizes] [duration]`:
- * CPU per sensor-second by thread (scale-threads.ts).
+ * `scale probe [sizes]`: the simulator's side of a tick alone; `scale threads [sizes] [duration] [fidelity]`:
+ * CPU per sensor-second by thread (scale-threads.ts); `scale alloc [sizes] [fidelity]`: the simulator's thread's
+ * allocation per sensor-tick by site (scale-alloc.ts).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -151,10 +152,11 @@ function printFit(rows: readonly Row[]): void {
   console.log(`    memory per added sensor (${fmt(a.sensors)} → ${fmt(b.sensors)}): ${fmt(perSensor)} bytes`);
 }
 
-export async function runScaleBench(root: string, sizesArg = '1k,3k,10k,30k,90k', duration = '30s', fidelitiesArg = 'model,frame'): Promise<void> {
+export async function runScaleBench(root: string, sizesArg = '1k,3k,10k,30k,90k', duration = '30s', fidelitiesArg = 'model,frame', threadsFidelity?: string): Promise<void> {
   if (sizesArg === 'probe') return runLoopProbe(root, duration === '30s' ? '10k,30k,90k' : duration);
   // Imported when asked for: scale-threads.ts imports this module's fleetYaml.
-  if (sizesArg === 'threads') return (await import('./scale-threads.js')).runThreadsBench(root, duration === '30s' ? undefined : duration, fidelitiesArg === 'model,frame' ? undefined : fidelitiesArg);
+  if (sizesArg === 'alloc') return (await import('./scale-alloc.js')).runAllocProbe(root, duration === '30s' ? undefined : duration, fidelitiesArg === 'model,frame' ? undefined : fidelitiesArg);
+  if (sizesArg === 'threads') return (await import('./scale-threads.js')).runThreadsBench(root, duration === '30s' ? undefined : duration, fidelitiesArg === 'model,frame' ? undefined : fidelitiesArg, threadsFidelity);
   const sizes = sizesArg.split(',').map(parseSize);
   const fidelities = fidelitiesArg.split(',');
   const dir = mkdtempSync(join(tmpdir(), 'occusim-bench-scale-'));

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { AppError, ErrorCodes } from '../core/errors.js';
 import { isoLocal, parseDuration } from '../core/time.js';
 import { frameSensor, personTable, record, takeBatch } from '../edge/frame-stage.js';
+import { FrameRecorder } from '../edge/frame/recorder.js';
 import { runBatch } from '../edge/frame/kernel.js';
 import { stateViews } from '../edge/frame/state.js';
 import { PERSON_STRIDE } from '../edge/frame/synth.js';
@@ -81,6 +82,7 @@ function checkPeriod(model: ScenarioModel, fromMs: number, toMs: number): void {
 function captureFrames(model: ScenarioModel, sensor: SensorModel, fromMs: number, toMs: number, showTruth: boolean, onFrame: (im: IndexedImage, k: number) => void): number {
   const s = frameSensor(model, sensor);
   const people = personTable(model.seed);
+  const rec = new FrameRecorder(1);
   const world = createWorld(model);
   const scale = Math.max(4, Math.round(256 / s.spec.cols));
   const [lo, hi] = [Math.floor(s.spec.ambientC - 1), Math.ceil(s.spec.ambientC + 7)];
@@ -90,8 +92,9 @@ function captureFrames(model: ScenarioModel, sensor: SensorModel, fromMs: number
   let k = 0;
   for (let t = model.startMs; t <= toMs; t += model.tickMs) {
     world.step(t);
-    record(s, t, world.peopleOnFloor(sensor.floorId), people);
-    runBatch(s.spec, st, takeBatch(s), (atMs, frame, buf, count, det, found) => {
+    rec.tick(t);
+    record(rec, 0, s, world.peopleOnFloor(sensor.floorId), people);
+    runBatch(s.spec, st, takeBatch(rec), (atMs, frame, buf, count, det, found) => {
       if (atMs < fromMs || atMs > toMs) return;
       const truth: Array<[number, number]> = [];
       for (let i = 0; i < count; i++) {

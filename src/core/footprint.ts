@@ -22,6 +22,8 @@ export function footprintSide(p: Pick<Placement, 'height' | 'fovDeg'>): number {
 export interface FootprintTransform {
   side: number;
   toLocal(x: number, y: number): Vec2;
+  /** `toLocal` into `out[0]`, `out[1]` (no tuple: the frame edge calls it per sensor and person every tick). */
+  toLocalInto(x: number, y: number, out: Float64Array): void;
   toWorld(lx: number, ly: number): Vec2;
   /** True when the world point lies inside the footprint. */
   sees(x: number, y: number): boolean;
@@ -49,6 +51,12 @@ export function footprintTransform(p: Placement): FootprintTransform {
   return {
     side,
     toLocal,
+    toLocalInto(x, y, out) {
+      const dx = x - cx;
+      const dy = y - cy;
+      out[0] = (dx * c + dy * s) / side + 0.5;
+      out[1] = (-dx * s + dy * c) / side + 0.5;
+    },
     toWorld,
     // Called per sensor and person every tick: the same arithmetic as `toLocal`, without its
     // tuple (that garbage grew the run's scavenges with the fleet: bench/README.md, scale-main).

@@ -53,13 +53,43 @@ function frameTime(spec: FrameSpec, n: number): number {
  */
 export type FrameListener = (atMs: number, frame: Float32Array, people: Float32Array, count: number, det: Float32Array, found: number) => void;
 
+/** A batch's packets as they are emitted, appended to a reused array (`OutputBuffer`). */
+export class OutputBuffer {
+  data = new Float64Array(256);
+  length = 0;
+
+  push(v: number): void {
+    if (this.length === this.data.length) {
+      const grown = new Float64Array(this.data.length * 2);
+      grown.set(this.data);
+      this.data = grown;
+    }
+    this.data[this.length++] = v;
+  }
+}
+
 export function runBatch(spec: FrameSpec, st: SensorState, batch: SensorBatch, onFrame?: FrameListener): BatchOutput {
+  const out = new OutputBuffer();
+  runBatchInto(spec, st, batch, out, onFrame);
+  return out.data.slice(0, out.length);
+}
+
+/** Detections of one frame ([u, v] pixel units) and the people interpolated into it: reused, each is filled before it is read. */
+const detScratch = new Float32Array(2 * MAX_DETECTIONS);
+let peopleScratch = new Float32Array(64 * STRIDE);
+
+/**
+ * `runBatch` appending the batch's packets to `out` (a worker runs every sensor of a task into
+ * one buffer: no array per sensor, batch, detection list or interpolation buffer — bench/README.md,
+ * "session 7, frame-garbage").
+ */
+export function runBatchInto(spec: FrameSpec, st: SensorState, batch: SensorBatch, out: OutputBuffer, onFrame?: FrameListener): void {
   const sc = scratchFor(spec.cols, spec.rows);
-  const out: number[] = [];
-  const det = new Float32Array(2 * MAX_DETECTIONS);
+  const det = detScratch;
   let maxPeople = 0;
   for (let k = 1; k < batch.offsets.length; k++) maxPeople = Math.max(maxPeople, (batch.offsets[k] as number) - (batch.offsets[k - 1] as number));
-  const buf = new Float32Array(Math.max(1, maxPeople) * STRIDE);
+  if (peopleScratch.length < maxPeople * STRIDE) peopleScratch = new Float32Array(maxPeople * STRIDE * 2);
+  const buf = peopleScratch;
   const glowDecay = glowDecayPerFrame(spec);
   const rates = backgroundRates(spec);
   for (let k = 1; k < batch.ticks.length; k++) {
@@ -78,7 +108,6 @@ export function runBatch(spec: FrameSpec, st: SensorState, batch: SensorBatch, o
     }
     emit(spec, st, t1, out);
   }
-  return Float64Array.from(out);
 }
 
 /** People of tick k, moved `frac` of the way from their tick k−1 position (by id). */
@@ -117,17 +146,20 @@ function keepDetections(spec: FrameSpec, st: SensorState, det: Float32Array, fou
   }
 }
 
-function emit(spec: FrameSpec, st: SensorState, t: number, out: number[]): void {
+function emit(spec: FrameSpec, st: SensorState, t: number, out: OutputBuffer): void {
   const elapsed = t - spec.startMs;
   if (spec.mode === 0) {
     if (elapsed % spec.reportIntervalMs !== 0) return;
     const n = st.det[0] as number;
-    out.push(t, n);
+    out.push(t);
+    out.push(n);
     for (let d = 0; d < 2 * n; d++) out.push(st.det[1 + d] as number);
     return;
   }
   if (elapsed === 0 || elapsed % spec.reportIntervalMs !== 0) return;
-  out.push(t, st.f64[1] as number, st.f64[2] as number);
+  out.push(t);
+  out.push(st.f64[1] as number);
+  out.push(st.f64[2] as number);
   st.f64[1] = 0;
   st.f64[2] = 0;
 }

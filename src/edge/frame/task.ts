@@ -25,21 +25,3 @@ export function runTask(task: FrameTask): FrameTaskResult {
   });
   return { states: task.states, outputs };
 }
-
-/**
- * Runs tasks somewhere (in this thread, or a worker pool) and returns results in task order.
- * Tasks are taken from the iterable one at a time, so a pool is already running the first
- * while the caller builds the next (a lazy iterable overlaps building with running).
- */
-export interface TaskRunner {
-  run(tasks: Iterable<FrameTask>): Promise<FrameTaskResult[]>;
-  close(): Promise<void>;
-}
-
-/** The in-thread runner (`workers: 0`, the frames viewer and tests). */
-export function inThreadRunner(): TaskRunner {
-  return {
-    run: (tasks) => Promise.resolve(Array.from(tasks, runTask)),
-    close: () => Promise.resolve(),
-  };
-}

@@ -2,8 +2,9 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { capHeapGrowth } from '../../core/heap-growth.js';
-import { packTask, unpackResult, type PackedResult } from '../frame/packed.js';
-import type { FrameTask, FrameTaskResult, TaskRunner } from '../frame/task.js';
+import { packTask, unpackResult, type PackedResult, type PackedTask } from '../frame/packed.js';
+import type { TaskRunner } from '../frame/runner.js';
+import type { FrameTask, FrameTaskResult } from '../frame/task.js';
 
 /**
  * Tasks queued in each worker at once: the next task is already there when one finishes,
@@ -43,8 +44,10 @@ export function poolRunner(workers: number): TaskRunner {
     const outputs = (await pool.run(packed)) as PackedResult;
     return unpackResult(task, packed, outputs);
   };
+  const runPackedOne = async (task: PackedTask): Promise<PackedResult> => (await pool.run(task)) as PackedResult;
   return {
     run: (tasks: Iterable<FrameTask>) => runWindowed(tasks, workers * TASKS_PER_WORKER * 2, runOne),
+    runPacked: (tasks: Iterable<PackedTask>) => runWindowed(tasks, workers * TASKS_PER_WORKER * 2, runPackedOne),
     close: () => pool.destroy(),
   };
 }
