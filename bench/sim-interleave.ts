@@ -20,13 +20,22 @@ import { fileURLToPath } from 'node:url';
 import { fleetYaml } from './scale.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+interface Run {
+  us: number;
+  heapMb: number;
+  heapEndMb: number;
+  /** GC pauses over the measured ticks: scavenges and mark-compacts, count and wall µs per sensor-tick. */
+  gc: { minor: number; minorUs: number; major: number; majorUs: number };
+}
+
 const parseSize = (s: string): number => Number(s.replace(/k$/i, '')) * (/k$/i.test(s) ? 1000 : 1);
 
 /** One process: `copies` simulators of `file`, interleaved; prints CPU µs per sensor-tick. */
-function runSpec(file: string, copies: number, sensors: number, ticks: number): { us: number; heapMb: number; heapEndMb: number } {
+function runSpec(file: string, copies: number, sensors: number, ticks: number): Run {
   const dist = (m: string): string => JSON.stringify(new URL(`dist/${m}`, `file://${root}/`).href);
   const script = `
     import { readFileSync } from 'node:fs';
+    import { PerformanceObserver, constants } from 'node:perf_hooks';
     const { loadScenarioText } = await import(${dist('scenario/load.js')});
     const { createWorld } = await import(${dist('sim/world.js')});
     const { createTruthRecorder } = await import(${dist('sim/truth.js')});
@@ -41,8 +50,17 @@ function runSpec(file: string, copies: number, sensors: number, ticks: number): 
     globalThis.gc();
     const heapMb = process.memoryUsage().heapUsed / 1e6;
     let cpu = 0;
+    // GC pauses of the measured ticks (wall ms, this thread's): scavenges and mark-compacts.
+    const gc = { minor: 0, minorMs: 0, major: 0, majorMs: 0, on: false };
+    new PerformanceObserver((list) => {
+      if (!gc.on) return;
+      for (const e of list.getEntries()) {
+        if (e.detail?.kind === constants.NODE_PERFORMANCE_GC_MINOR) { gc.minor++; gc.minorMs += e.duration; }
+        else if (e.detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) { gc.major++; gc.majorMs += e.duration; }
+      }
+    }).observe({ entryTypes: ['gc'] });
     for (let k = 0, t = startMs; k < 30 + ${ticks}; k++, t += tickMs) {
-      if (k === 30) { const u = process.cpuUsage(); cpu = u.user + u.system; }
+      if (k === 30) { const u = process.cpuUsage(); cpu = u.user + u.system; gc.on = true; }
       for (const s of sims) {
         const step = s.world.step(t);
         s.truth.observe(step, s.world);
@@ -51,12 +69,14 @@ function runSpec(file: string, copies: number, sensors: number, ticks: number): 
       if ((t + tickMs - startMs) % batchIntervalMs === 0) for (const s of sims) (await s.edge.drain()).release?.();
     }
     const u = process.cpuUsage();
+    await new Promise((r) => setTimeout(r, 50));
+    gc.on = false;
     globalThis.gc();
-    console.log(JSON.stringify({ us: (u.user + u.system - cpu) / ${ticks} / ${copies * sensors}, heapMb, heapEndMb: process.memoryUsage().heapUsed / 1e6 }));
+    console.log(JSON.stringify({ us: (u.user + u.system - cpu) / ${ticks} / ${copies * sensors}, heapMb, heapEndMb: process.memoryUsage().heapUsed / 1e6, gc: { minor: gc.minor, minorUs: (gc.minorMs * 1000) / ${ticks} / ${copies * sensors}, major: gc.major, majorUs: (gc.majorMs * 1000) / ${ticks} / ${copies * sensors} } }));
   `;
-  const r = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 20 });
+  const r = spawnSync(process.execPath, ['--expose-gc', ...(process.env.NODE_FLAGS ?? '').split(' ').filter(Boolean), '--input-type=module', '-e', script], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 20 });
   if (r.status !== 0) throw new Error(`sim-interleave: ${copies}×${file} exited ${r.status}: ${r.stderr}`);
-  return JSON.parse(r.stdout.trim()) as { us: number; heapMb: number; heapEndMb: number };
+  return JSON.parse(r.stdout.trim()) as Run;
 }
 
 const specs = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['1x30k', '3x30k', '1x100k'];
@@ -64,25 +84,27 @@ const rounds = Number(process.env.ROUNDS ?? 2);
 const ticks = Number(process.env.TICKS ?? 60);
 const dir = mkdtempSync(join(tmpdir(), 'occusim-sim-interleave-'));
 try {
-  console.log(`== sim-interleave: world + truth + model edge (accuracy wrapper in), CPU µs per sensor-tick over ${ticks} ticks after 30, ${rounds} rounds (load average at start ${loadavg()[0]?.toFixed(1)})`);
+  console.log(`== sim-interleave: world + truth + model edge (accuracy wrapper in), CPU µs per sensor-tick over ${ticks} ticks after 30, ${rounds} rounds (load average at start ${loadavg()[0]?.toFixed(1)})${process.env.NODE_FLAGS ? `, node ${process.env.NODE_FLAGS}` : ''}`);
   const parsed = specs.map((s) => {
     const [c, size] = s.split('x');
     const { text, sensors } = fleetYaml(root, parseSize(size ?? '30k'));
     const file = join(dir, `fleet-${sensors}.yaml`);
     writeFileSync(file, text);
-    return { spec: s, copies: Number(c), sensors, file, us: [] as number[], heap: [0, 0] };
+    return { spec: s, copies: Number(c), sensors, file, us: [] as number[], heap: [0, 0], gc: [] as Run['gc'][] };
   });
   for (let r = 0; r < rounds; r++) {
     for (const p of parsed) {
       const r = runSpec(p.file, p.copies, p.sensors, ticks);
       p.us.push(r.us);
       p.heap = [r.heapMb, r.heapEndMb];
+      p.gc.push(r.gc);
     }
   }
   for (const p of parsed) {
     const best = Math.min(...p.us);
     const n = p.copies * p.sensors;
     console.log(`  ${p.spec.padEnd(8)} ${n.toLocaleString('en-US').padStart(9)} sensors   ${p.us.map((u) => u.toFixed(3)).join('  ')}   (min ${best.toFixed(3)})   heap after set-up ${p.heap[0]?.toFixed(0)} MB (${Math.round(((p.heap[0] ?? 0) * 1e6) / n)} B a sensor), at the end ${p.heap[1]?.toFixed(0)} MB`);
+    console.log(`           GC pauses per run (scavenges / µs per sensor-tick, mark-compacts / µs): ${p.gc.map((g) => `${g.minor} / ${g.minorUs.toFixed(3)}, ${g.major} / ${g.majorUs.toFixed(3)}`).join('; ')}`);
   }
   console.log(`  load average at end ${loadavg()[0]?.toFixed(1)}`);
 } finally {
