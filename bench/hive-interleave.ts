@@ -10,6 +10,7 @@
  * after the first `WARM` (the meshes' per-link streams are made on first use).
  * Three 30k copies hold a ~90k fleet's hive state, but every mesh, hive and map in them is a
  * 30k fleet's: if 3×30k costs per sensor what 1×100k costs, the rise is the memory hierarchy.
+ * `ROUNDS`, `INTERVALS`, `WARM` and `NODE_FLAGS` (e.g. `--max-semi-space-size=64`) from the environment.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -60,7 +61,7 @@ function runSpec(file: string, copies: number, sensors: number, intervals: numbe
     }
     console.log(String(hive / (${copies * sensors} * measuredMs / 1000)));
   `;
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 20 });
+  const r = spawnSync(process.execPath, [...(process.env.NODE_FLAGS ?? '').split(' ').filter(Boolean), '--input-type=module', '-e', script], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 20 });
   if (r.status !== 0) throw new Error(`hive-interleave: ${copies}×${file} exited ${r.status}: ${r.stderr}`);
   return Number(r.stdout.trim());
 }
@@ -71,7 +72,7 @@ const intervals = Number(process.env.INTERVALS ?? 6);
 const warm = Number(process.env.WARM ?? 3);
 const dir = mkdtempSync(join(tmpdir(), 'occusim-hive-interleave-'));
 try {
-  console.log(`== hive-interleave: hive groups (meshes, batching, uplink encoding; links ack at once), CPU µs per sensor-second over ${intervals} batch intervals after ${warm}, ${rounds} rounds (load average at start ${loadavg()[0]?.toFixed(1)})`);
+  console.log(`== hive-interleave: hive groups (meshes, batching, uplink encoding; links ack at once), CPU µs per sensor-second over ${intervals} batch intervals after ${warm}, ${rounds} rounds (load average at start ${loadavg()[0]?.toFixed(1)})${process.env.NODE_FLAGS ? `, node ${process.env.NODE_FLAGS}` : ''}`);
   const parsed = specs.map((s) => {
     const [c, size] = s.split('x');
     const { text, sensors } = fleetYaml(root, parseSize(size ?? '30k'));

@@ -10,7 +10,9 @@
  * CPU µs per sensor-tick over ticks 30–90 (after 30 warm-up ticks), as `scale probe` measures.
  * Three 30k copies hold a ~90k fleet's working set, but every map, sort and per-floor list in
  * them is a 30k fleet's: if 3×30k costs per sensor what 1×100k costs, the rise is the memory
- * hierarchy; if it costs what 1×30k costs, it is in the code.
+ * hierarchy; if it costs what 1×30k costs, it is in the code. Also prints each run's GC pauses
+ * over the measured ticks. `ROUNDS`, `TICKS` and `NODE_FLAGS` (e.g. `--single-threaded-gc`,
+ * `--max-semi-space-size=64`) from the environment.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

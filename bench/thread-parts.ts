@@ -7,7 +7,7 @@
  * and the report excluded: `perf.startupMs`/`loopMs` on the preload's clock) is split by its
  * profile's self time over the same window, grouped by source module into parts (`PARTS`), in
  * CPU µs per simulated sensor-second; then each part's ratio between the last size and the first.
- * (`scale threads` prints single functions, which move between sizes as V8 inlines differently,
+ * `NODE_FLAGS` (e.g. `--single-threaded-gc`) go to each run's node. (`scale threads` prints single functions, which move between sizes as V8 inlines differently,
  * and its profile window reaches into the report written after the loop.)
  */
 import { spawn } from 'node:child_process';
@@ -72,7 +72,7 @@ function partShares(p: Profile, parts: Array<[string, RegExp]>, from: number, to
 }
 
 async function runOnce(dir: string, duration: string): Promise<number> {
-  const args = ['-r', join(root, 'bench/thread-cpu.cjs'), '--cpu-prof', '--cpu-prof-dir', dir, '--cpu-prof-interval', '500', join(root, 'bin/occusim.js'), 'run', join(dir, 'fleet.yaml'), '--duration', duration, '--speed', 'max', '--quiet', '--report', join(dir, 'report.json')];
+  const args = [...(process.env.NODE_FLAGS ?? '').split(' ').filter(Boolean), '-r', join(root, 'bench/thread-cpu.cjs'), '--cpu-prof', '--cpu-prof-dir', dir, '--cpu-prof-interval', '500', join(root, 'bin/occusim.js'), 'run', join(dir, 'fleet.yaml'), '--duration', duration, '--speed', 'max', '--quiet', '--report', join(dir, 'report.json')];
   const spawned = Date.now();
   const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, OCCUSIM_THREAD_CPU_DIR: dir } });
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
@@ -84,7 +84,7 @@ const sizes = (process.argv[2] ?? '30k,100k').split(',').map(parseSize);
 const duration = process.argv[3] ?? '1m';
 const base = mkdtempSync(join(tmpdir(), 'occusim-thread-parts-'));
 try {
-  console.log(`== thread-parts: CPU µs per sensor-second by part, main and hive threads, --duration ${duration}, model fidelity (load average at start ${loadavg()[0]?.toFixed(1)})`);
+  console.log(`== thread-parts: CPU µs per sensor-second by part, main and hive threads, --duration ${duration}, model fidelity (load average at start ${loadavg()[0]?.toFixed(1)})${process.env.NODE_FLAGS ? `, node ${process.env.NODE_FLAGS}` : ''}`);
   const rows: Array<{ sensors: number; threads: Map<string, { cpu: number; parts: Map<string, number> }> }> = [];
   for (const target of sizes) {
     const { text, sensors } = fleetYaml(root, target);
@@ -108,6 +108,10 @@ try {
     const from = main.startTime + (wall0 - spawned + perf.startupMs) * 1000;
     const to = from + perf.loopMs * 1000;
     const threads = new Map<string, { cpu: number; parts: Map<string, number> }>();
+    // V8's helper threads (concurrent marking, parallel scavenges) and the whole process, for the GC's share outside the JavaScript threads.
+    const other = loop.find((t) => t.role === 'other')?.cpuMs ?? 0;
+    threads.set('V8 helpers', { cpu: (other * 1000) / sensorS, parts: new Map() });
+    threads.set('process', { cpu: (perf.loopCpuMs * 1000) / sensorS, parts: new Map() });
     for (const role of ['main', 'hive'] as const) {
       const cpuMs = loop.find((t) => t.role === role)?.cpuMs ?? 0;
       const rec = recorded.find((r) => r.role === role);
@@ -123,6 +127,10 @@ try {
   const first = rows[0];
   const last = rows[rows.length - 1];
   if (first && last) {
+    for (const role of ['V8 helpers', 'process']) {
+      const vals = rows.map((r) => r.threads.get(role)?.cpu ?? 0);
+      console.log(`  ${role}, µs CPU per sensor-s: ${vals.map((v) => v.toFixed(3)).join(' → ')}   (${((vals[vals.length - 1] ?? 0) / Math.max(1e-9, vals[0] ?? 0)).toFixed(2)})`);
+    }
     for (const role of ['main', 'hive']) {
       console.log(`  ${role} thread, µs CPU per sensor-s: ${rows.map((r) => r.sensors.toLocaleString('en-US')).join(' → ')}   (ratio)`);
       const names = [...(PARTS[role] ?? []).map(([n]) => n), 'other'];
