@@ -11,7 +11,8 @@
  * Three 30k copies hold a ~90k fleet's working set, but every map, sort and per-floor list in
  * them is a 30k fleet's: if 3×30k costs per sensor what 1×100k costs, the rise is the memory
  * hierarchy; if it costs what 1×30k costs, it is in the code. Also prints each run's GC pauses
- * over the measured ticks. `ROUNDS`, `TICKS` and `NODE_FLAGS` (e.g. `--single-threaded-gc`,
+ * over the measured ticks. `MODE=sensors`: the model sensors alone right after the world step
+ * (no truth recorder, no accuracy wrapper). `ROUNDS`, `TICKS` and `NODE_FLAGS` (e.g. `--single-threaded-gc`,
  * `--max-semi-space-size=64`) from the environment.
  */
 import { spawnSync } from 'node:child_process';
@@ -41,12 +42,20 @@ function runSpec(file: string, copies: number, sensors: number, ticks: number): 
     const { loadScenarioText } = await import(${dist('scenario/load.js')});
     const { createWorld } = await import(${dist('sim/world.js')});
     const { createTruthRecorder } = await import(${dist('sim/truth.js')});
-    const { createEdgeStage } = await import(${dist('edge/sensors.js')});
+    const { createEdgeStage, createModelSensors } = await import(${dist('edge/sensors.js')});
+    const { EdgePacketWriter } = await import(${dist('edge/edge-packets.js')});
+    // MODE=sensors: no truth recorder and no accuracy wrapper, the sensors right after the world step.
+    const sensorsOnly = ${JSON.stringify(process.env.MODE === 'sensors')};
+    const bare = (model) => {
+      const sensors = createModelSensors(model);
+      const buffer = new EdgePacketWriter();
+      return { observe: (s, w) => sensors.sampleInto(s, w, buffer), drain: async () => buffer.take() };
+    };
     const text = readFileSync(${JSON.stringify(file)}, 'utf8');
     const sims = [];
     for (let c = 0; c < ${copies}; c++) {
       const { model } = loadScenarioText(text, ${JSON.stringify(file)}, { fidelity: 'model', durationMs: 3600000 });
-      sims.push({ model, world: createWorld(model), truth: createTruthRecorder(model), edge: createEdgeStage(model) });
+      sims.push({ model, world: createWorld(model), truth: sensorsOnly ? null : createTruthRecorder(model), edge: sensorsOnly ? bare(model) : createEdgeStage(model) });
     }
     const { startMs, tickMs, batchIntervalMs } = sims[0].model;
     globalThis.gc();
@@ -65,7 +74,7 @@ function runSpec(file: string, copies: number, sensors: number, ticks: number): 
       if (k === 30) { const u = process.cpuUsage(); cpu = u.user + u.system; gc.on = true; }
       for (const s of sims) {
         const step = s.world.step(t);
-        s.truth.observe(step, s.world);
+        s.truth?.observe(step, s.world);
         s.edge.observe(step, s.world);
       }
       if ((t + tickMs - startMs) % batchIntervalMs === 0) for (const s of sims) (await s.edge.drain()).release?.();
@@ -86,7 +95,7 @@ const rounds = Number(process.env.ROUNDS ?? 2);
 const ticks = Number(process.env.TICKS ?? 60);
 const dir = mkdtempSync(join(tmpdir(), 'occusim-sim-interleave-'));
 try {
-  console.log(`== sim-interleave: world + truth + model edge (accuracy wrapper in), CPU µs per sensor-tick over ${ticks} ticks after 30, ${rounds} rounds (load average at start ${loadavg()[0]?.toFixed(1)})${process.env.NODE_FLAGS ? `, node ${process.env.NODE_FLAGS}` : ''}`);
+  console.log(`== sim-interleave: world + truth + model edge (accuracy wrapper in), CPU µs per sensor-tick over ${ticks} ticks after 30, ${rounds} rounds (load average at start ${loadavg()[0]?.toFixed(1)})${process.env.MODE === 'sensors' ? ', MODE=sensors (no truth, no accuracy wrapper)' : ''}${process.env.NODE_FLAGS ? `, node ${process.env.NODE_FLAGS}` : ''}`);
   const parsed = specs.map((s) => {
     const [c, size] = s.split('x');
     const { text, sensors } = fleetYaml(root, parseSize(size ?? '30k'));
