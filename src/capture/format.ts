@@ -28,7 +28,7 @@ export interface CaptureHeader {
 export interface CapturedMessage {
   /** 0-based position in the capture. */
   i: number;
-  /** Simulated time the broker accepted it, epoch ms. */
+  /** Simulated time, epoch ms: when its sender says it sent it, else when the broker accepted it (recorder.ts, `capturedAt`). */
   t: number;
   topic: string;
   payload: Uint8Array;

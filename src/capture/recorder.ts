@@ -1,22 +1,26 @@
 import { AppError, ErrorCodes } from '../core/errors.js';
-import type { Clock } from '../core/clock.js';
+import { parseHiveTopic } from '../core/topics.js';
 import type { ScenarioModel } from '../scenario/model.js';
 import { captureHeader, CaptureWriter } from './format.js';
+import { rawDecode, type RawAckFields, type RawHeartbeatFields, type RawUplinkFields } from './rules.js';
 
-/** Records every message the embedded broker accepts, stamped with the simulated time. */
+/**
+ * Records every message the embedded broker accepts, in the order it accepted them, each stamped
+ * with `capturedAt`'s simulated time.
+ */
 export interface Recorder {
-  onPublish(topic: string, payload: Buffer): void;
+  onPublish(topic: string, payload: Buffer, atMs: number): void;
   readonly count: number;
   close(): void;
 }
 
-export function startRecording(path: string, model: ScenarioModel, clock: Clock): Recorder {
+export function startRecording(path: string, model: ScenarioModel): Recorder {
   const hives = model.hives.map((h) => ({ serial: h.serial, sensors: model.sensors.filter((s) => s.hiveId === h.id).map((s) => s.mac) }));
   const writer = new CaptureWriter(path, captureHeader({ scenario: model.name, seed: model.seed, startMs: model.startMs, hives }));
   let closed = false;
   return {
-    onPublish(topic, payload) {
-      if (!closed) writer.write(clock.now(), topic, payload);
+    onPublish(topic, payload, atMs) {
+      if (!closed) writer.write(capturedAt(topic, payload, atMs), topic, payload);
     },
     get count() {
       return writer.count;
@@ -30,10 +34,33 @@ export function startRecording(path: string, model: ScenarioModel, clock: Clock)
 }
 
 /** The recorder `runScenario` needs for its options, or null (recording taps the embedded broker only). */
-export function recorderFor(options: { record?: string; brokerUrl?: string }, model: ScenarioModel, clock: Clock): Recorder | null {
+export function recorderFor(options: { record?: string; brokerUrl?: string }, model: ScenarioModel): Recorder | null {
   if (options.record === undefined) return null;
   if (options.brokerUrl !== undefined) {
     throw new AppError(ErrorCodes.USAGE, '--record taps the embedded broker: it cannot be combined with --broker (record with the embedded broker, then replay to yours)');
   }
-  return startRecording(options.record, model, clock);
+  return startRecording(options.record, model);
+}
+
+/**
+ * A message's time in a capture: the instant it says it was sent (an uplink's or a heartbeat's
+ * `sent_at_ms`, an ack's `acked_at_ms`), or, for one that carries none or does not decode, the
+ * platform's time when the broker accepted it. Not the acceptance time alone: the broker
+ * hands an ack to its subscriber before it reports the publish, and by then the run may have
+ * moved the platform's clock on to the next delivery or not, as the event loop's turns fall, so
+ * a capture of the same run was not the same bytes. The senders' instants are the simulation's.
+ */
+export function capturedAt(topic: string, payload: Uint8Array, acceptedAtMs: number): number {
+  const kind = parseHiveTopic(topic)?.kind;
+  const sent =
+    kind === 'uplink'
+      ? rawDecode<RawUplinkFields>('HiveUplink', payload)
+      : kind === 'heartbeat'
+        ? rawDecode<RawHeartbeatFields>('HiveHeartbeat', payload)
+        : kind === 'ack'
+          ? rawDecode<RawAckFields>('UplinkAck', payload)
+          : null;
+  if (sent === null || typeof sent === 'string') return acceptedAtMs;
+  const t = 'ackedAtMs' in sent ? sent.ackedAtMs : sent.sentAtMs;
+  return Number.isSafeInteger(t) && t > 0 ? t : acceptedAtMs;
 }

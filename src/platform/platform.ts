@@ -69,8 +69,14 @@ export interface PlatformOptions {
   ownHivesOnly?: boolean;
   /** The cloud's own login on an external broker (the embedded one gets a fresh random secret per start). */
   cloudCredentials?: { username: string; password: string };
-  /** Sees every message the embedded broker accepts (capture recording). */
-  onPublish?: ((topic: string, payload: Buffer) => void) | undefined;
+  /**
+   * Sees every message the embedded broker accepts, with the platform's time then (capture
+   * recording). The platform's clock, not the simulator's: at `--speed max` the simulator's
+   * runs ahead of the deliveries by a thread-timing-dependent amount, while the platform's
+   * reads the delivery's instant (what the store records as received), so a capture is the
+   * same bytes run after run.
+   */
+  onPublish?: ((topic: string, payload: Buffer, atMs: number) => void) | undefined;
   /** Serve the HTTP API over the store (absent: no API). */
   api?: { port: number; host?: string; audience: string; /** The GraphQL IDE page (default on). */ graphiql?: boolean } | null;
   /**
@@ -187,7 +193,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
             ...(opts.mqttHost !== undefined ? { host: opts.mqttHost } : {}),
             hives: opts.catalogue.all('hive').map((h) => ({ serial: h.serial, password: h.password })),
             services: [{ username: cloudLogin.username, password: cloudLogin.password, role: 'cloud' }],
-            ...(opts.onPublish ? { onPublish: opts.onPublish } : {}),
+            ...(opts.onPublish ? { onPublish: stampedWith(opts.onPublish, clock) } : {}),
           });
     closers.push(() => broker.close());
     // Before the cloud: the pipeline's DETECTIONS/TRAFFIC stream feeds the webhook outbox from the first message.
@@ -411,4 +417,9 @@ function shardRunFinish(store: Store, partition: IngestPartition | undefined, fi
     await finish();
     await store.setState(shardsDoneKey(partition), 1);
   };
+}
+
+/** A broker's publish callback that also passes the platform's time of acceptance. */
+function stampedWith(onPublish: (topic: string, payload: Buffer, atMs: number) => void, clock: Clock): (topic: string, payload: Buffer) => void {
+  return (topic, payload) => onPublish(topic, payload, clock.now());
 }

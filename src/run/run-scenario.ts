@@ -61,7 +61,7 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
   const loadMs = load.wallMs;
   const threads = hiveThreadsFor(model, options, options.record !== undefined);
   const clock = new VirtualClock(model.startMs);
-  const recorder = recorderFor(options, model, clock);
+  const recorder = recorderFor(options, model);
   const ackTimeoutMs = ackTimeoutForFleet((model.sensors.length * model.batchIntervalMs) / 1000);
   // The platform's thread and the hive threads start now and build their parts (catalogue,
   // store, broker, ingest tables; meshes) while this thread builds the simulator's; each is
