@@ -5,8 +5,13 @@ import { captureHeader, CaptureWriter } from './format.js';
 import { rawDecode, type RawAckFields, type RawHeartbeatFields, type RawUplinkFields } from './rules.js';
 
 /**
- * Records every message the embedded broker accepts, in the order it accepted them, each stamped
- * with `capturedAt`'s simulated time.
+ * Records every message the embedded broker accepts, each stamped with `capturedAt`'s simulated
+ * time, in a canonical order: by instant, and the messages of one instant hive by hive (serial
+ * order), each hive's in the order the broker accepted them. The hives publish concurrently on
+ * their own connections, so the order *between* hives is the sockets', not the simulation's;
+ * a hive's own messages (its uplinks, the cloud's acks to it, its heartbeat) follow one another
+ * causally, so their order is kept. One instant's messages are held until a later instant's
+ * arrive (or the end): at most one delivery's.
  */
 export interface Recorder {
   onPublish(topic: string, payload: Buffer, atMs: number): void;
@@ -14,20 +19,38 @@ export interface Recorder {
   close(): void;
 }
 
+interface Pending {
+  t: number;
+  serial: string;
+  topic: string;
+  payload: Buffer;
+}
+
 export function startRecording(path: string, model: ScenarioModel): Recorder {
   const hives = model.hives.map((h) => ({ serial: h.serial, sensors: model.sensors.filter((s) => s.hiveId === h.id).map((s) => s.mac) }));
   const writer = new CaptureWriter(path, captureHeader({ scenario: model.name, seed: model.seed, startMs: model.startMs, hives }));
+  let pending: Pending[] = [];
   let closed = false;
+  const writePending = (): void => {
+    // Array.prototype.sort is stable: a hive's messages keep the order they were accepted in.
+    for (const m of pending.sort((a, b) => (a.serial < b.serial ? -1 : a.serial > b.serial ? 1 : 0))) writer.write(m.t, m.topic, m.payload);
+    pending = [];
+  };
   return {
     onPublish(topic, payload, atMs) {
-      if (!closed) writer.write(capturedAt(topic, payload, atMs), topic, payload);
+      if (closed) return;
+      const t = capturedAt(topic, payload, atMs);
+      if (pending.length > 0 && pending[0]!.t !== t) writePending();
+      // The broker may reuse the payload's buffer once its listeners return.
+      pending.push({ t, serial: parseHiveTopic(topic)?.serial ?? '', topic, payload: Buffer.from(payload) });
     },
     get count() {
-      return writer.count;
+      return writer.count + pending.length;
     },
     close() {
       if (closed) return;
       closed = true;
+      writePending();
       writer.close();
     },
   };
