@@ -33,7 +33,10 @@ export async function runCommand(file: string, flags: Flags, io: Io, feed = fals
   const quiet = flags.quiet === true;
   // A redrawn line on a terminal, plain periodic lines otherwise (CI logs); src/cli/progress.ts.
   const bar = !quiet ? createProgressBar(io.stderr, { speed: opts.speed ?? 'max' }) : null;
-  if (bar) opts.onProgress = (done, total, packets) => bar.update(done, total, packets);
+  if (bar) {
+    opts.onSimulationStart = () => bar.begin();
+    opts.onProgress = (done, total, packets) => bar.update(done, total, packets);
+  }
   opts.onWarning = (message) => io.stderr.write(`${message}\n`);
   const finish = (report: RunReport): void => {
     bar?.done();

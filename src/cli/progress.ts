@@ -8,6 +8,11 @@ import { formatDuration } from '../core/time.js';
  * shows it is alive without filling the log; a short run prints nothing.
  */
 export interface ProgressBar {
+  /**
+   * Simulated time starts now: the rate, the ETA and the lag count wall time from here, not from
+   * the bar's creation (a fleet's start-up of several seconds would read as lag all run long).
+   */
+  begin(): void;
   update(doneMs: number, totalMs: number, packetsSent?: number): void;
   done(): void;
 }
@@ -78,7 +83,7 @@ export function createProgressBar(stream: ProgressStream, opts: ProgressOptions 
   const now = opts.now ?? (() => performance.now());
   const label = opts.label ?? 'simulating';
   const speed = opts.speed ?? 'max';
-  const start = now();
+  let start = now();
   const tty = stream.isTTY === true;
   const plainEvery = opts.plainEveryMs ?? 10_000;
   const redrawEvery = opts.redrawEveryMs ?? 100;
@@ -86,6 +91,10 @@ export function createProgressBar(stream: ProgressStream, opts: ProgressOptions 
   let lastAt = -Infinity;
   let drawn = false;
   return {
+    begin() {
+      start = now();
+      lastAt = -Infinity;
+    },
     update(doneMs, totalMs, packets) {
       const t = now();
       const f = progressFigures(doneMs, totalMs, packets, t - start, speed);

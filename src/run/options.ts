@@ -54,6 +54,11 @@ export interface RunOptions {
   /** Called as the run advances, at most about 200 times a run. */
   onProgress?: (doneMs: number, totalMs: number, packetsSent: number) => void;
   /**
+   * Called once start-up is over, as simulated time starts: a progress display counts its
+   * wall time (rate, ETA, lag behind the pace) from here, as the run's own lag figures do.
+   */
+  onSimulationStart?: () => void;
+  /**
    * Called once the platform (broker, cloud, store) is up and before simulated time starts:
    * `--serve` starts the HTTP API here, so a real-time run can be queried while it runs.
    */

@@ -104,6 +104,7 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
     const startupMs = wall.elapsedMs();
     const startupCpuMs = wall.cpuMs();
     const lag = opts.speed === 'max' ? null : new LagMonitor(opts.speed);
+    options.onSimulationStart?.();
     const loop = await simulate({ model, clock, world, truth, edge, delivery, platform, speed: opts.speed, onProgress: opts.onProgress, onStep, signal: options.signal ?? null, lag, onWarning: options.onWarning ?? null });
     // Stopped early: what the platform receives after the last whole batch interval (the stop's
     // off-grid flush, then the drain) is not what a longer run sends; not the planned end.

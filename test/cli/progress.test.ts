@@ -74,6 +74,22 @@ describe('the progress line on a terminal', () => {
   });
 });
 
+describe('the start of simulated time', () => {
+  it('counts the rate and the lag from begin(), not from the start-up before it', () => {
+    const lines: string[] = [];
+    let t = 0;
+    const bar = createProgressBar({ write: (c) => lines.push(c) > 0 }, { now: () => t, speed: 1 });
+    t = 6_000; // six seconds of start-up: not lag
+    bar.begin();
+    t = 16_000;
+    bar.update(10_000, 300_000, 100);
+    t = 27_000;
+    bar.update(21_000, 300_000, 200);
+    expect(lines).toHaveLength(2);
+    for (const l of lines) expect(l).toMatch(/×1\.0 real time .* lag 0\.0 s\n$/);
+  });
+});
+
 describe('progress in a log (not a terminal)', () => {
   it('writes a plain line every 10 s of wall time, nothing for a short run', () => {
     const lines: string[] = [];
