@@ -53,11 +53,11 @@ export function poolRunner(workers: number): TaskRunner {
 }
 
 /**
- * Runs the tasks with at most `limit` packed at once, results in task order. Each packed task
- * holds a copy of its sensors' states: packing a drain's every task up front (Array.from)
- * held a second copy of the whole fleet's states — 12.7 KB a tp-32x32 sensor, ~390 MB for
- * fleet.yaml — on top of the sensors' own until the next collection. Twice the pool's queue
- * keeps every worker's queue full, as before.
+ * Runs the tasks with at most `limit` packed at once, results in task order. A task built from
+ * `FrameTask`s holds a copy of its sensors' states (the packed path's states live in their
+ * task slot instead: frame/packed.ts): packing a drain's every task up front (Array.from) held a
+ * second copy of the whole fleet's states — 12.7 KB a tp-32x32 sensor, ~390 MB for fleet.yaml —
+ * until the next collection. Twice the pool's queue keeps every worker's queue full.
  */
 export async function runWindowed<T, R>(items: Iterable<T>, limit: number, run: (item: T) => Promise<R>): Promise<R[]> {
   const source = items[Symbol.iterator]();
