@@ -1,5 +1,5 @@
 import { AppError, ErrorCodes } from '../core/errors.js';
-import { parseHiveTopic } from '../core/topics.js';
+import { parseHiveTopic, type HiveTopicKind } from '../core/topics.js';
 import type { ScenarioModel } from '../scenario/model.js';
 import { captureHeader, CaptureWriter } from './format.js';
 import { rawDecode, type RawAckFields, type RawHeartbeatFields, type RawUplinkFields } from './rules.js';
@@ -39,10 +39,11 @@ export function startRecording(path: string, model: ScenarioModel): Recorder {
   return {
     onPublish(topic, payload, atMs) {
       if (closed) return;
-      const t = capturedAt(topic, payload, atMs);
+      const hive = parseHiveTopic(topic);
+      const t = capturedAt(hive?.kind, payload, atMs);
       if (pending.length > 0 && pending[0]!.t !== t) writePending();
       // The broker may reuse the payload's buffer once its listeners return.
-      pending.push({ t, serial: parseHiveTopic(topic)?.serial ?? '', topic, payload: Buffer.from(payload) });
+      pending.push({ t, serial: hive?.serial ?? '', topic, payload: Buffer.from(payload) });
     },
     get count() {
       return writer.count + pending.length;
@@ -66,15 +67,14 @@ export function recorderFor(options: { record?: string; brokerUrl?: string }, mo
 }
 
 /**
- * A message's time in a capture: the instant it says it was sent (an uplink's or a heartbeat's
+ * A message's time in a capture (`kind`: its hive topic's, if any): the instant it says it was sent (an uplink's or a heartbeat's
  * `sent_at_ms`, an ack's `acked_at_ms`), or, for one that carries none or does not decode, the
  * platform's time when the broker accepted it. Not the acceptance time alone: the broker
  * hands an ack to its subscriber before it reports the publish, and by then the run may have
  * moved the platform's clock on to the next delivery or not, as the event loop's turns fall, so
  * a capture of the same run was not the same bytes. The senders' instants are the simulation's.
  */
-export function capturedAt(topic: string, payload: Uint8Array, acceptedAtMs: number): number {
-  const kind = parseHiveTopic(topic)?.kind;
+function capturedAt(kind: HiveTopicKind | undefined, payload: Uint8Array, acceptedAtMs: number): number {
   const sent =
     kind === 'uplink'
       ? rawDecode<RawUplinkFields>('HiveUplink', payload)
