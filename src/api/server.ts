@@ -69,7 +69,9 @@ export async function apiServices(catalogue: AssetCatalogue, clock: Clock, state
   const accounts = await AccountService.fromCatalogue(catalogue, clock, cost, state);
   for (const orgId of catalogue.orgs.keys()) {
     const overlay = await state?.overlay(orgId);
-    if (overlay) catalogue.applyOverlay(orgId, overlay);
+    if (!overlay) continue;
+    // Not silent: a refused item is an API change the operator will not find after the restart.
+    for (const r of catalogue.applyOverlay(orgId, overlay)) process.emitWarning(`organisation ${orgId}: stored ${r.kind} ${r.id} not restored: ${r.reason}`, 'OccusimWarning');
   }
   return { accounts, assets: catalogue };
 }

@@ -51,6 +51,39 @@ export interface CatalogueOverlay {
 
 type Listener = (change: CatalogueChange) => void;
 
+/** A persisted overlay item that was not re-applied, and why (logged at start by the caller). */
+export interface RefusedOverlayItem {
+  kind: AssetKind;
+  id: string;
+  reason: string;
+}
+
+/**
+ * A device identity: what a device says on the wire (a hive's serial is its MQTT login and topic
+ * level, a sensor's MAC names it inside every uplink). Ingest resolves the wire by these, so
+ * each must name one device of one organisation platform-wide: two holders would let one
+ * organisation's uplinks be credited to (or dead-lettered by) another's registration.
+ */
+export type DeviceIdentity = { kind: 'hive'; serial: string } | { kind: 'sensor'; mac: string };
+
+function identityKey(identity: DeviceIdentity): string {
+  return identity.kind === 'hive' ? `serial:${identity.serial}` : `mac:${identity.mac.toLowerCase()}`;
+}
+
+function identityOf(kind: AssetKind, item: unknown): DeviceIdentity | null {
+  if (kind === 'hive') return { kind, serial: (item as Hive).serial };
+  if (kind === 'sensor') return { kind, mac: (item as Sensor).mac };
+  return null;
+}
+
+/** Thrown by `add` when the device identity is already held; the message names no holder. */
+export class DeviceIdentityTaken extends Error {
+  constructor(readonly identity: DeviceIdentity) {
+    super(identity.kind === 'hive' ? `hive serial ${identity.serial} is already registered` : `sensor MAC ${identity.mac} is already registered`);
+    this.name = 'DeviceIdentityTaken';
+  }
+}
+
 /** Fields that name or describe an asset: changing them never changes what ingest accepts or counts. */
 const DESCRIPTIVE_FIELDS = new Set(['name', 'customId', 'siteNumber', 'buildingNumber', 'capacity', 'address', 'firmwareVersion']);
 
@@ -74,10 +107,15 @@ export class AssetCatalogue {
   readonly #listeners = new Set<Listener>();
   /** Each item of the fill as JSON, to tell what the API changed (the overlay that is persisted). */
   readonly #baseline = new Map<string, { kind: AssetKind; orgId: string; json: string }>();
+  /** Device identity (see `DeviceIdentity`) → the id of the one hive or sensor holding it, all organisations. */
+  readonly #identities = new Map<string, string>();
 
   /** A catalogue filled with these organisations' assets (their state at fill is the baseline of overlays). */
   constructor(organisations: readonly OrganisationAssets[] = []) {
     for (const o of organisations) this.#fill(o);
+    // The scenario loader refuses a serial or MAC used twice (claimId, givenMac), across
+    // organisations too, so the fill claims each identity once.
+    for (const kind of ['hive', 'sensor'] as const) for (const [id, o] of this.#map(kind)) this.#identities.set(identityKey(identityOf(kind, o.item)!), id);
     for (const kind of ASSET_KINDS) for (const [id, o] of this.#map(kind)) this.#baseline.set(id, { kind, orgId: o.orgId, json: JSON.stringify(o.item) });
   }
 
@@ -177,8 +215,28 @@ export class AssetCatalogue {
     return spaceFloor !== undefined ? floor(spaceFloor) : 'UTC';
   }
 
-  /** Adds an item to the organisation and links it into its parent's child list. */
+  /**
+   * Whether a device identity is free for a new device. The answer is the same whoever holds
+   * it (the caller's organisation or another): a refusal must not tell an organisation which
+   * serials or MACs exist elsewhere.
+   */
+  identityFree(identity: DeviceIdentity): boolean {
+    return !this.#identities.has(identityKey(identity));
+  }
+
+  /**
+   * Adds an item to the organisation and links it into its parent's child list. A hive or
+   * sensor whose serial or MAC is already held (by any organisation) is refused with
+   * `DeviceIdentityTaken` and nothing changes.
+   */
   add<K extends AssetKind>(kind: K, orgId: string, item: AssetOf<K>): AssetOf<K> {
+    const identity = identityOf(kind, item);
+    if (identity !== null) {
+      const key = identityKey(identity);
+      const holder = this.#identities.get(key);
+      if (holder !== undefined && holder !== item.id) throw new DeviceIdentityTaken(identity);
+      this.#identities.set(key, item.id);
+    }
     (this.#map(kind) as Map<string, Owned<AssetOf<K>>>).set(item.id, { orgId, item });
     this.#link(kind, item);
     this.#changed({ kind, op: 'add', orgId, id: item.id }, kind !== 'site' && kind !== 'building');
@@ -189,6 +247,8 @@ export class AssetCatalogue {
   update<K extends AssetKind>(kind: K, orgId: string, id: string, patch: Partial<AssetOf<K>>): AssetOf<K> | undefined {
     const item = this.get(kind, orgId, id);
     if (!item) return undefined;
+    // No mutation changes a serial or a MAC; one that did would have to move the identity index.
+    if ('serial' in patch || 'mac' in patch) throw new RangeError(`catalogue: a ${kind}'s device identity cannot be updated`);
     Object.assign(item, patch);
     this.#changed({ kind, op: 'update', orgId, id }, Object.keys(patch).some((k) => !DESCRIPTIVE_FIELDS.has(k)));
     return item;
@@ -198,6 +258,7 @@ export class AssetCatalogue {
     const s = this.get('sensor', orgId, id);
     if (!s) return undefined;
     this.sensors.delete(id);
+    this.#identities.delete(identityKey({ kind: 'sensor', mac: s.mac }));
     const floor = this.floors.get(s.floorId)?.item;
     if (floor) floor.sensorIds = floor.sensorIds.filter((x) => x !== id);
     this.#changed({ kind: 'sensor', op: 'delete', orgId, id }, true);
@@ -250,16 +311,57 @@ export class AssetCatalogue {
     return out;
   }
 
-  /** Re-applies a persisted overlay (at start, before serving). Items of other organisations are never touched. */
-  applyOverlay(orgId: string, overlay: CatalogueOverlay): void {
+  /**
+   * Re-applies a persisted overlay (at start, before serving). Items of other organisations
+   * are never touched, and a hive or sensor whose serial or MAC another device holds is not
+   * re-applied (returned as refused): overlays written before identities were unique may hold
+   * a clone of another organisation's device, which must not be credited its uplinks.
+   */
+  applyOverlay(orgId: string, overlay: CatalogueOverlay): RefusedOverlayItem[] {
+    const refused: RefusedOverlayItem[] = [];
+    for (const { kind, id } of overlay.deleted) {
+      const existing = this.#map(kind).get(id);
+      if (existing?.orgId !== orgId) continue;
+      const identity = identityOf(kind, existing.item);
+      if (identity !== null && this.#identities.get(identityKey(identity)) === id) this.#identities.delete(identityKey(identity));
+      this.#map(kind).delete(id);
+    }
     for (const { kind, item } of overlay.changed) {
       const existing = this.#map(kind).get(item.id);
       if (existing && existing.orgId !== orgId) continue;
+      const identity = identityOf(kind, item);
+      if (identity !== null) {
+        const key = identityKey(identity);
+        const holder = this.#identities.get(key);
+        if (holder !== undefined && holder !== item.id) {
+          refused.push({ kind, id: item.id, reason: new DeviceIdentityTaken(identity).message });
+          continue;
+        }
+        const previous = existing ? identityOf(kind, existing.item) : null;
+        if (previous !== null && this.#identities.get(identityKey(previous)) === item.id) this.#identities.delete(identityKey(previous));
+        this.#identities.set(key, item.id);
+      }
       this.#map(kind).set(item.id, { orgId, item });
     }
-    for (const { kind, id } of overlay.deleted) if (this.#map(kind).get(id)?.orgId === orgId) this.#map(kind).delete(id);
+    if (refused.length > 0) this.#dropOrphans(orgId, refused);
     for (const t of overlay.tags) this.tags.set(t.id, { id: t.id, name: t.name, orgId, spaceIds: new Set(t.spaceIds) });
     this.#changed({ kind: 'site', op: 'update', orgId, id: '' }, true);
+    return refused;
+  }
+
+  /** After refusals: sensors of a refused hive go too, and floors stop listing what is not there. */
+  #dropOrphans(orgId: string, refused: RefusedOverlayItem[]): void {
+    for (const [id, o] of this.sensors) {
+      if (o.orgId !== orgId || this.hives.has(o.item.hiveId)) continue;
+      this.sensors.delete(id);
+      if (this.#identities.get(identityKey({ kind: 'sensor', mac: o.item.mac })) === id) this.#identities.delete(identityKey({ kind: 'sensor', mac: o.item.mac }));
+      refused.push({ kind: 'sensor', id, reason: `its hive ${o.item.hiveId} was not re-applied` });
+    }
+    for (const f of this.floors.values()) {
+      if (f.orgId !== orgId) continue;
+      f.item.hiveIds = f.item.hiveIds.filter((x) => this.hives.has(x));
+      f.item.sensorIds = f.item.sensorIds.filter((x) => this.sensors.has(x));
+    }
   }
 
   /** A new item's id in its parent's child list (the parent is the caller's to have checked). */

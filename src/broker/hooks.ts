@@ -44,12 +44,13 @@ function payloadBytes(packet: PublishPacket): number {
 export function policyHooks(opts: HookOptions): PolicyHooks {
   const principals = new WeakMap<Client, Principal>();
   const unnamedPersistent = new WeakSet<Client>();
+  const unnamed = new WeakSet<Client>();
   const { counters } = opts;
 
   // Aedes replaces an empty client id before `authenticate` runs, so the raw CONNECT is
   // inspected here and the verdict delivered with the other CONNACK refusals below.
   const preConnect: PolicyHooks['preConnect'] = (client, packet: ConnectPacket, callback) => {
-    if (packet.clientId.length === 0 && packet.clean === false) unnamedPersistent.add(client);
+    if (packet.clientId.length === 0) (packet.clean === false ? unnamedPersistent : unnamed).add(client);
     callback(null, true);
   };
 
@@ -65,6 +66,15 @@ export function policyHooks(opts: HookOptions): PolicyHooks {
       counters.refusedAuth++;
       // [MQTT-3.2.2-5] a non-zero CONNACK return code is followed by closing the connection.
       done(authError(BAD_USERNAME_OR_PASSWORD, 'bad user name or password'), false);
+      return;
+    }
+    const idRefusal = clientIdRefusal(principal, client.id, unnamed.has(client));
+    if (idRefusal !== null) {
+      counters.refusedAuth++;
+      // Refused here, before Aedes registers the client: registering a client id already
+      // connected closes the older connection ([MQTT-3.1.4-2]), so a login allowed any id could
+      // disconnect another hive (or the cloud) at will.
+      done(authError(IDENTIFIER_REJECTED, idRefusal), false);
       return;
     }
     principals.set(client, principal);
@@ -92,6 +102,23 @@ export function policyHooks(opts: HookOptions): PolicyHooks {
   };
 
   return { preConnect, authenticate, authorizePublish, authorizeSubscribe };
+}
+
+/** The client id prefix reserved for hives: `hive-{serial}` belongs to the hive of that serial alone. */
+export const HIVE_CLIENT_ID_PREFIX = 'hive-';
+
+/**
+ * Why a login may not use this client id, or null. A hive's login fixes its client id
+ * (`hive-{serial}`, or an empty one the broker names itself); no other login may take an id
+ * of that shape. So no login can take over another's connection or session.
+ */
+export function clientIdRefusal(who: Principal, clientId: string, assignedByBroker: boolean): string | null {
+  if (who.role === 'hive') {
+    if (assignedByBroker || clientId === `${HIVE_CLIENT_ID_PREFIX}${who.serial}`) return null;
+    return `identifier rejected: hive ${who.serial} must connect with client id ${HIVE_CLIENT_ID_PREFIX}${who.serial}`;
+  }
+  if (!assignedByBroker && clientId.startsWith(HIVE_CLIENT_ID_PREFIX)) return `identifier rejected: client ids ${HIVE_CLIENT_ID_PREFIX}… are reserved for hives`;
+  return null;
 }
 
 /**

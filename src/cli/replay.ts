@@ -62,7 +62,7 @@ function passwordsOf(flags: Flags): Map<string, string> {
 
 async function connectHive(url: string, serial: string, password: string | undefined, withScenario: boolean): Promise<MqttClient> {
   try {
-    return await connectAsync(url, { clientId: `replay-${serial}`, username: serial, ...(password === undefined ? {} : { password }), clean: true, reconnectPeriod: 0, connectTimeout: 5000 }, false);
+    return await connectAsync(url, { clientId: `hive-${serial}`, username: serial, ...(password === undefined ? {} : { password }), clean: true, reconnectPeriod: 0, connectTimeout: 5000 }, false);
   } catch (err) {
     const message = (err as Error).message;
     // An occusim broker (serve, check --listen, run --serve) logs hives in with the scenario's passwords.

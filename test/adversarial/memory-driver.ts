@@ -70,7 +70,7 @@ async function main(): Promise<void> {
   const api = platform.apiUrl as string;
   const login = await fetch(`${api}/api/v2/clients/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ grant_type: 'client_credentials', client_id: CLIENT.clientId, client_secret: CLIENT.secret, audience: AUDIENCE }) });
   const token = ((await login.json()) as { access_token: string }).access_token;
-  const hive = await connectAsync(platform.brokerUrl, { clientId: HIVE_SERIAL, username: HIVE_SERIAL, password: HIVE.password, reconnectPeriod: 0 });
+  const hive = await connectAsync(platform.brokerUrl, { clientId: `hive-${HIVE_SERIAL}`, username: HIVE_SERIAL, password: HIVE.password, reconnectPeriod: 0 });
   // Warm-up: every path once, so the baseline holds what any served platform holds.
   await hive.publishAsync(uplinkTopic(HIVE_SERIAL), Buffer.from(encodeUplink({ hiveSerial: HIVE_SERIAL, seq: 1, sentAtMs: clock.now(), packets: [presenceAt(SENSOR_PA, T0, [[7, 5]])] })), { qos: 1 });
   await fetch(`${api}/api/v3/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query: '{ sensors { data { id name } } }' }) });
@@ -79,7 +79,7 @@ async function main(): Promise<void> {
   peak = baseline;
 
   // Broker: three unauthenticated CONNECTs announcing 255 MiB, and an authenticated PUBLISH announcing 200 MiB, each streaming 32 MiB.
-  const authed = connect({ clientId: 'memory-flood', username: HIVE_SERIAL, password: HIVE.password });
+  const authed = connect({ clientId: '', username: HIVE_SERIAL, password: HIVE.password });
   await Promise.all([flood(port, announce(0x10, 255 * MB), 32), flood(port, announce(0x10, 255 * MB), 32), flood(port, announce(0x10, 255 * MB), 32), flood(port, Buffer.concat([authed, announce(0x32, 200 * MB)]), 32)]);
 
   step('broker flood');

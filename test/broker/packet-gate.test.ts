@@ -81,7 +81,7 @@ describe('broker packet gate', () => {
 
   it('closes an authenticated PUBLISH announcing 200 MiB as soon as its header arrives', async () => {
     const socket = await rawSocket(broker.port);
-    socket.write(connectPacket('gate-test', HIVES[0].serial, HIVES[0].password));
+    socket.write(connectPacket(`hive-${HIVES[0].serial}`, HIVES[0].serial, HIVES[0].password));
     const [connack] = (await once(socket, 'data')) as [Buffer];
     expect([...connack]).toEqual([0x20, 2, 0, 0]);
     const topic = str(`occusim/v1/hives/${HIVES[0].serial}/uplink`);

@@ -25,7 +25,7 @@ async function rawHive(): Promise<Socket> {
   const socket = netConnect(broker.port, '127.0.0.1');
   socket.on('error', () => {});
   await new Promise((r) => socket.once('connect', r));
-  const body = [...str('MQTT'), 4, 0xc2, 0, 60, ...str('raw-a'), ...str(HIVES[0].serial), ...str(HIVES[0].password)];
+  const body = [...str('MQTT'), 4, 0xc2, 0, 60, ...str(`hive-${HIVES[0].serial}`), ...str(HIVES[0].serial), ...str(HIVES[0].password)];
   socket.write(Buffer.from([0x10, body.length, ...body]));
   await new Promise((r) => socket.once('data', r));
   return socket;

@@ -24,7 +24,7 @@ export function rawClient(url: string, opts: IClientOptions): Promise<MqttClient
 
 export function hiveClient(url: string, index: 0 | 1): Promise<MqttClient> {
   const hive = HIVES[index];
-  return rawClient(url, { username: hive.serial, password: hive.password, clientId: `raw-${hive.serial}` });
+  return rawClient(url, { username: hive.serial, password: hive.password, clientId: `hive-${hive.serial}` });
 }
 
 /** Resolves when the client's connection closes (the broker's way of refusing a PUBLISH). */

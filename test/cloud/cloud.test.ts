@@ -33,7 +33,7 @@ describe('cloud over real MQTT', () => {
     // A scenario calibration point: room B is known to hold 4 people at T0 + 2 min.
     model.rooms = model.rooms.map((r) => (r.id === ROOM_B ? { ...r, calibrationPoints: [{ timestampMs: T0 + 120_000, occupancy: 4 }] } : r));
     cloud = await startCloud({ brokerUrl: url, username: 'cloud', password: 'x', catalogue: catalogueFromScenario(model), tickMs: model.tickMs, clock, store: sqliteStore(join(dir, 'cloud.db')) });
-    hive = await connectAsync(url, { clientId: HIVE_SERIAL, username: HIVE_SERIAL, password: 'secret' });
+    hive = await connectAsync(url, { clientId: `hive-${HIVE_SERIAL}`, username: HIVE_SERIAL, password: 'secret' });
     await hive.subscribeAsync(ackTopic(HIVE_SERIAL), { qos: 1 });
   });
 

@@ -63,7 +63,7 @@ describe('cloud crash safety', () => {
   it('loses no acknowledged batch and counts nothing twice when killed with SIGKILL and restarted', async () => {
     const dbPath = join(mkdtempSync(join(tmpdir(), 'occusim-crash-')), 'cloud.sqlite');
     const broker = await startBroker({ hives: [{ serial: HIVE.serial, password: HIVE.password }], services: [{ username: 'occusim-cloud', password: PASSWORD, role: 'cloud' }] });
-    const hive = await connectAsync(broker.url, { clientId: HIVE.serial, username: HIVE.serial, password: HIVE.password, clean: true });
+    const hive = await connectAsync(broker.url, { clientId: `hive-${HIVE.serial}`, username: HIVE.serial, password: HIVE.password, clean: true });
     const all = batches();
     let acked = 0;
     let onAck = (): void => {};

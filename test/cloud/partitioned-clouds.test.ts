@@ -49,7 +49,7 @@ async function run(clouds: 1 | 2): Promise<{ presence: unknown[]; traffic: unkno
         }),
       );
     }
-    const hive = await connectAsync(broker.url, { clientId: HIVE_SERIAL, username: HIVE_SERIAL, password: 'secret' });
+    const hive = await connectAsync(broker.url, { clientId: `hive-${HIVE_SERIAL}`, username: HIVE_SERIAL, password: 'secret' });
     await hive.subscribeAsync(ackTopic(HIVE_SERIAL), { qos: 1 });
     for (let m = 0; m < 12; m++) {
       clock.advanceTo(T0 + (m + 1) * MIN);

@@ -15,7 +15,7 @@ export interface GqlContext {
   webhooks?: WebhookService;
 }
 
-export function gqlError(code: 'FORBIDDEN' | 'NOT_FOUND' | 'BAD_USER_INPUT', message: string): GraphQLError {
+export function gqlError(code: 'FORBIDDEN' | 'NOT_FOUND' | 'BAD_USER_INPUT' | 'CONFLICT', message: string): GraphQLError {
   return new GraphQLError(message, { extensions: { code } });
 }
 

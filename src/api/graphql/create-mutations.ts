@@ -3,6 +3,7 @@ import { selfIntersections, type Vec2 } from '../../core/geometry.js';
 import { macFor } from '../../core/ids.js';
 import { isValidSerial } from '../../core/topics.js';
 import type { Floor } from '../../assets/model.js';
+import type { DeviceIdentity } from '../../assets/catalogue.js';
 import { SENSOR_ARRAYS as SENSOR_MODELS, type SensorArrayName as SensorModelName } from '../../core/sensor-arrays.js';
 import { nameProblem } from '../text-fields.js';
 import { gqlError, mustGet, need, type GqlContext } from './context.js';
@@ -47,6 +48,34 @@ function roomOnFloor(ctx: GqlContext, roomId: string | null | undefined, floor: 
   const room = ctx.assets.get('room', ctx.principal.orgId, roomId);
   if (!room || room.floorId !== floor.id) throw gqlError('NOT_FOUND', `${field}: room ${roomId} does not exist on floor ${floor.id}`);
   return room.id;
+}
+
+/**
+ * Claims for a batch's device identities, checked whole before anything is created: a serial
+ * or MAC held by any organisation, or named twice in the batch, is CONFLICT with one message
+ * whoever holds it — the answer must not tell which serials exist in other organisations.
+ */
+function identityClaims(ctx: GqlContext) {
+  const claimed = new Set<string>();
+  const keyOf = (identity: DeviceIdentity): string => (identity.kind === 'hive' ? `serial:${identity.serial}` : `mac:${identity.mac}`);
+  const free = (identity: DeviceIdentity): boolean => !claimed.has(keyOf(identity)) && ctx.assets.identityFree(identity);
+  return {
+    free,
+    claim(identity: DeviceIdentity, field: string): void {
+      if (!free(identity)) throw gqlError('CONFLICT', `${field}: ${identity.kind === 'hive' ? 'this serial number' : 'this MAC address'} is already registered`);
+      claimed.add(keyOf(identity));
+    },
+  };
+}
+
+/** A sensor MAC as the wire names it: 8 lower-case hex bytes joined by - (as scenario files write them). */
+const MAC_PATTERN = /^([0-9a-f]{2}-){7}[0-9a-f]{2}$/;
+
+/** A MAC for a sensor created without one: derived from its id, re-derived with a salt while taken (24 bits of hash collide at fleet size). */
+function derivedMac(free: (identity: DeviceIdentity) => boolean, id: string): string {
+  let mac = macFor('api', id);
+  for (let salt = 1; !free({ kind: 'sensor', mac }); salt++) mac = macFor('api', id, `#${salt}`);
+  return mac;
 }
 
 export interface FloorInput { building_id: string; name: string; floorNumber?: number | null; customID?: string | null; outline?: number[][] | null }
@@ -107,9 +136,11 @@ export const createMutations = {
 
   createHives(_: unknown, { input }: { input: HiveInput[] }, ctx: GqlContext) {
     need(ctx, 'write:hives');
-    const plans = input.map((h) => {
+    const claims = identityClaims(ctx);
+    const plans = input.map((h, i) => {
       const floor = floorOf(ctx, h.floor_id);
-      if (!isValidSerial(h.serial_number)) throw gqlError('BAD_USER_INPUT', `serial_number ${JSON.stringify(h.serial_number)} must be 1-64 of [A-Za-z0-9_-]`);
+      if (!isValidSerial(h.serial_number)) throw gqlError('BAD_USER_INPUT', `input[${i}].serial_number must be 1-64 of [A-Za-z0-9_-]`);
+      claims.claim({ kind: 'hive', serial: h.serial_number }, `input[${i}].serial_number`);
       const backhaul = h.hiveType ?? 'wifi';
       if (backhaul !== 'wifi' && backhaul !== 'cellular' && backhaul !== 'ethernet') throw gqlError('BAD_USER_INPUT', 'hiveType must be wifi, cellular or ethernet');
       const position = (h.coordinates ?? [0, 0]) as unknown as Vec2;
@@ -122,6 +153,7 @@ export const createMutations = {
 
   createSensors(_: unknown, { input }: { input: SensorInput[] }, ctx: GqlContext) {
     need(ctx, 'write:sensors');
+    const claims = identityClaims(ctx);
     const plans = input.map((s, i) => {
       const floor = floorOf(ctx, s.floor_id);
       const hive = ctx.assets.get('hive', ctx.principal.orgId, s.hive_id);
@@ -134,10 +166,13 @@ export const createMutations = {
       if (height < 2.4 || height > 4.6) throw gqlError('BAD_USER_INPUT', `input[${i}].height must be within 2.4–4.6 m`);
       const roomId = roomOnFloor(ctx, s.room_id, floor, `input[${i}].room_id`);
       const id = newId('sensor');
+      const mac = s.mac_address === null || s.mac_address === undefined ? derivedMac(claims.free, id) : s.mac_address.toLowerCase();
+      if (!MAC_PATTERN.test(mac)) throw gqlError('BAD_USER_INPUT', `input[${i}].mac_address must be 8 hex bytes joined by -, e.g. 00-17-0d-00-00-00-00-01`);
+      claims.claim({ kind: 'sensor', mac }, `input[${i}].mac_address`);
       return {
         floor,
         sensor: {
-          id, name: named(s.name, `input[${i}].name`), mac: s.mac_address?.toLowerCase() ?? macFor('api', id), floorId: floor.id, roomId, zoneId: null, doorId: null,
+          id, name: named(s.name, `input[${i}].name`), mac, floorId: floor.id, roomId, zoneId: null, doorId: null,
           hiveId: hive.id, mode: s.mode, model, center: [s.center[0] ?? 0, s.center[1] ?? 0] as Vec2, height, orientationDeg: s.orientation ?? 0,
           fovDeg: s.field_of_view ?? 60, sensitivity: s.sensitivity ?? 3, reportIntervalMs: s.mode === 'presence' ? 1000 : 10_000,
         } as const,
