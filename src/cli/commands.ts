@@ -4,6 +4,7 @@ import { AppError, ErrorCodes } from '../core/errors.js';
 import { parseDuration } from '../core/time.js';
 import { formatDiagnostic } from '../scenario/diagnostics.js';
 import { loadScenarioFile, type LoadResult } from '../scenario/load.js';
+import { parseFaultSchedule } from '../scenario/fault-schedule.js';
 import { formatThresholds, thresholdSuite } from './thresholds.js';
 import { junitXml } from './junit.js';
 import { checkOutputFiles } from './preflight.js';
@@ -118,6 +119,11 @@ function runOptionsFromFlags(flags: Flags): RunOptions {
     const d = parseDuration(flags.duration);
     if (d === null || d <= 0) throw usage(`--duration must be a duration like 90s, 30m, 2h or 1h30m, got ${JSON.stringify(flags.duration)}`);
     opts.durationMs = d;
+  }
+  if (typeof flags.faults === 'string') {
+    const schedule = parseFaultSchedule(flags.faults);
+    if (!schedule.ok) throw usage(`--faults, column ${schedule.col}: ${schedule.message}`);
+    opts.faults = schedule.faults;
   }
   if (flags.start === 'now') opts.timelineStartMs = nowMinute();
   else if (typeof flags.start === 'string') opts.start = startFlag(flags.start);

@@ -24,6 +24,7 @@ export const OPTIONS = {
   seed: () => new Option('--seed <n>', "override the scenario's seed"),
   speed: () => new Option('--speed <max|F>', 'max (default): virtual time, deterministic; F: F× real time'),
   duration: () => new Option('--duration <d>', "override the scenario's duration (90s, 30m, 2h, 1h30m, 1d)"),
+  faults: () => new Option('--faults <schedule>', "replace the scenario's faults: block with a schedule, e.g. 'hive_outage@10m+5m:hive=Hive 1; broker_restart@20m' (docs/scenario-format.md, \"Fault schedules\")"),
   start: () => new Option('--start <t>', "override the start: site-local 2026-11-23T08:00, with Z or an offset (clock times stay), or 'now' (the scenario's timeline moved onto the current minute)"),
   fidelity: () => new Option('--fidelity <f>', 'model (statistical sensors) or frame (thermal frames + edge detection)').choices(['model', 'frame']),
   workers: () => new Option('--workers <n>', 'worker threads for frame fidelity (0: main thread; results identical)'),
@@ -64,7 +65,7 @@ export const OPTIONS = {
 export type OptionName = keyof typeof OPTIONS;
 
 /** The options of a run (`run`, `serve --feed`). */
-export const RUN_OPTIONS: readonly OptionName[] = ['seed', 'speed', 'duration', 'start', 'fidelity', 'workers', 'report', 'store', 'db', 'keep', 'resume', 'fresh', 'platformThread', 'hiveThreads', 'mqttPort', 'host', 'broker', 'record', 'quiet', 'expect', 'junit', 'webhookAllow', 'webhookConcurrency', 'truth', 'html'];
+export const RUN_OPTIONS: readonly OptionName[] = ['seed', 'speed', 'duration', 'start', 'faults', 'fidelity', 'workers', 'report', 'store', 'db', 'keep', 'resume', 'fresh', 'platformThread', 'hiveThreads', 'mqttPort', 'host', 'broker', 'record', 'quiet', 'expect', 'junit', 'webhookAllow', 'webhookConcurrency', 'truth', 'html'];
 
 function portValue(flags: Flags, name: 'port' | 'mqtt-port', fallback: number): number {
   const v = flags[name];

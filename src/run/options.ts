@@ -1,5 +1,6 @@
 import { AppError, ErrorCodes } from '../core/errors.js';
 import type { Fidelity, ScenarioModel } from '../scenario/model.js';
+import type { FaultFile } from '../scenario/network-schema.js';
 import type { RunReport } from './run-report.js';
 import type { PlatformWebhookOptions } from '../platform/platform.js';
 import type { StorePolicy } from '../platform/store-guard.js';
@@ -19,6 +20,8 @@ export interface RunOptions {
   durationMs?: number;
   /** Overrides the scenario's start (e.g. an ISO instant with Z: a real-time feed that starts now). */
   start?: string;
+  /** Replaces the scenario's `faults:` block (`--faults '<schedule>'`; scenario/fault-schedule.ts). */
+  faults?: readonly FaultFile[];
   /**
    * Moves the scenario's timeline to start at this instant (epoch ms; `--start now`): arrivals,
    * meetings and faults keep their place relative to the start (scenario/retime.ts), where

@@ -268,6 +268,7 @@ function loadModelAsWritten(scenario: string | ScenarioModel | object, options: 
   if (options.durationMs !== undefined) overrides.durationMs = options.durationMs;
   if (options.fidelity !== undefined) overrides.fidelity = options.fidelity;
   if (options.start !== undefined) overrides.start = options.start;
+  if (options.faults !== undefined) overrides.faults = options.faults;
   const loaded: LoadResult = typeof scenario === 'string' ? loadScenarioFile(scenario, overrides) : loadScenarioObject(scenario, '<inline>', overrides);
   if (!loaded.ok) {
     const lines = loaded.diagnostics.map(formatDiagnostic);

@@ -6,6 +6,7 @@ import { builtInScenarios, scenarioFileOf } from './built-in.js';
 import { expandScenario } from './expand.js';
 import { Locator, type Source } from './locate.js';
 import type { Fidelity, ScenarioModel } from './model.js';
+import type { FaultFile } from './network-schema.js';
 import { resolveScenario } from './resolve.js';
 import { vertexBudgetFinding } from './vertex-budget.js';
 
@@ -23,6 +24,8 @@ export interface LoadOverrides {
   fidelity?: Fidelity;
   /** Replaces the scenario's `start` (same syntax: site-local time, or with an offset or Z). */
   start?: string;
+  /** Replaces the scenario's `faults:` block (`--faults`, a schedule parsed by fault-schedule.ts). */
+  faults?: readonly FaultFile[];
 }
 
 /**
@@ -135,7 +138,8 @@ export function loadScenarioObject(doc: unknown, file = '<inline>', overrides: L
 function run(data: unknown, source: Source, modelFile: string, overrides: LoadOverrides): LoadResult {
   try {
     const isDoc = typeof data === 'object' && data !== null && !Array.isArray(data);
-    const expansion = expandScenario(overrides.start !== undefined && isDoc ? { ...data, start: overrides.start } : data);
+    const replaced = isDoc ? { ...data, ...(overrides.start !== undefined ? { start: overrides.start } : {}), ...(overrides.faults !== undefined ? { faults: overrides.faults } : {}) } : data;
+    const expansion = expandScenario(replaced);
     const locator = new Locator(source, expansion.tree, expansion.origins);
     const findings: Finding[] = [...expansion.findings];
     const overBudget = expansion.tooLarge ? null : vertexBudgetFinding(expansion.tree);
@@ -147,12 +151,18 @@ function run(data: unknown, source: Source, modelFile: string, overrides: LoadOv
       const r = resolveScenario(expansion.tree, modelFile, typeof fileStart === 'string' ? { ...overrides, fileStart } : overrides, (p) => locator.pointerOf(p));
       // Not push(...): a fleet can warn once per sensor, and a spread of ~120,000 overflows the stack.
       for (const f of r.findings) findings.push(f);
-      if (!hasErrors(findings)) return { ok: true, model: r.model, warnings: located(locator, findings) };
+      if (!hasErrors(findings)) return { ok: true, model: r.model, warnings: fromFlags(located(locator, findings), overrides) };
     }
-    return { ok: false, diagnostics: located(locator, findings) };
+    return { ok: false, diagnostics: fromFlags(located(locator, findings), overrides) };
   } catch (err) {
     return { ok: false, diagnostics: [internal(source.file, err)] };
   }
+}
+
+/** A problem of a `--faults` schedule is the flag's, not a place in the file (which has no such faults). */
+function fromFlags(diagnostics: Diagnostic[], overrides: LoadOverrides): Diagnostic[] {
+  if (overrides.faults === undefined) return diagnostics;
+  return diagnostics.map((d) => (d.path.startsWith('faults[') ? { ...d, file: '--faults', line: 1, col: 1, path: `fault ${Number(/^faults\[(\d+)\]/.exec(d.path)?.[1] ?? 0) + 1}${d.path.replace(/^faults\[\d+\]/, '')}` } : d));
 }
 
 /** Located, sorted, and without repeats (every copy of a repeated item has the same mistake). */

@@ -1,0 +1,85 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { formatFaultSchedule, MAX_SCHEDULE_CHARS, parseFaultSchedule } from '../../src/scenario/fault-schedule.js';
+import { loadScenarioFile } from '../../src/scenario/load.js';
+import type { FaultFile } from '../../src/scenario/network-schema.js';
+
+const SEED = 20261128;
+
+describe('fault schedules as one line of text', () => {
+  it('reads the documented example as the faults: block it stands for', () => {
+    const r = parseFaultSchedule('hive_outage@10m+5m:hive=Hive 1; broker_restart@20m; link_degradation@5m+2m:hive="Hive 1",loss=0.3; sensor_offline @ 1m + 30s : sensors = Desk 1|Desk 2');
+    expect(r).toEqual({
+      ok: true,
+      faults: [
+        { kind: 'hive_outage', at: '10m', duration: '5m', hive: 'Hive 1' },
+        { kind: 'broker_restart', at: '20m' },
+        { kind: 'link_degradation', at: '5m', duration: '2m', hive: 'Hive 1', loss: 0.3 },
+        { kind: 'sensor_offline', at: '1m', duration: '30s', sensors: ['Desk 1', 'Desk 2'] },
+      ],
+    });
+    expect(parseFaultSchedule('  ')).toEqual({ ok: true, faults: [] });
+  });
+
+  it('takes a JSON array of faults: entries too', () => {
+    expect(parseFaultSchedule('[{"kind":"broker_restart","at":"20m"}]')).toEqual({ ok: true, faults: [{ kind: 'broker_restart', at: '20m' }] });
+    expect(parseFaultSchedule('[{"kind":"reboot","at":"20m"}]')).toMatchObject({ ok: false, col: 1, message: expect.stringMatching(/^fault 1\.kind: /) });
+  });
+
+  it('names the column of every refusal', () => {
+    const cases: Array<[string, number, RegExp]> = [
+      ['hive_outage 10m', 13, /expected "@", found "1"/],
+      ['hive_outage@', 13, /expected a start such as 10m at the end/],
+      ['broker_restart@20m; hive_outage@1m+1m:colour=red', 39, /unknown parameter "colour"/],
+      ['hive_outage@1m+1m:hive=A,hive=B', 26, /parameter hive given twice/],
+      ['hive_outage@1m+1m:hive="A', 24, /unterminated "/],
+      ['link_degradation@1m+1m:hive=A,loss=lots', 36, /loss must be a number/],
+      ['broker_restart@20m; melt@1m', 21, /fault 2\.kind: /],
+      ['broker_restart@soon', 1, /fault 1\.at: bad duration/],
+      ['link_degradation@1m+1m:hive=A,loss=2', 1, /fault 1\.loss: /],
+      ['broker_restart@20m;', 20, /expected a fault kind at the end/],
+    ];
+    for (const [text, col, message] of cases) {
+      const r = parseFaultSchedule(text);
+      expect(r.ok, text).toBe(false);
+      if (!r.ok) {
+        expect(r.col, text).toBe(col);
+        expect(r.message, text).toMatch(message);
+      }
+    }
+  });
+
+  it('is bounded in length and in faults', () => {
+    expect(parseFaultSchedule('x'.repeat(MAX_SCHEDULE_CHARS + 1))).toMatchObject({ ok: false, message: expect.stringMatching(/at most/) });
+    expect(parseFaultSchedule(Array.from({ length: 1001 }, () => 'broker_restart@1m').join(';'))).toMatchObject({ ok: false, message: expect.stringMatching(/at most 1000 faults/) });
+  });
+
+  it(`reads back what it writes, whatever the names (seed ${SEED})`, () => {
+    const name = fc.string({ minLength: 1, maxLength: 12 }).filter((s) => s.trim() !== '');
+    const dur = fc.constantFrom('0s', '30s', '5m', '1h30m', '2.5m', '500ms');
+    const fault: fc.Arbitrary<FaultFile> = fc.oneof(
+      fc.record({ kind: fc.constant('broker_restart' as const), at: dur }),
+      fc.record({ kind: fc.constantFrom('hive_outage' as const, 'hive_reboot' as const), at: dur, duration: dur, hive: name }),
+      fc.record({ kind: fc.constant('sensor_offline' as const), at: dur, duration: dur, sensors: fc.array(name, { minLength: 1, maxLength: 3 }) }),
+      fc.record({ kind: fc.constant('link_degradation' as const), at: dur, duration: dur, hive: name, loss: fc.double({ min: 0, max: 1, noNaN: true }) }),
+    );
+    fc.assert(
+      fc.property(fc.array(fault, { maxLength: 6 }), (faults) => {
+        expect(parseFaultSchedule(formatFaultSchedule(faults))).toEqual({ ok: true, faults });
+      }),
+      { seed: SEED, numRuns: 300 },
+    );
+  });
+
+  it('replaces the scenario file\'s faults, and a wrong name is the flag\'s problem, not a line of the file', () => {
+    const schedule = parseFaultSchedule('hive_outage@5m+3m:hive=Hive 1');
+    if (!schedule.ok) throw new Error(schedule.message);
+    const ok = loadScenarioFile('scenarios/quickstart.yaml', { faults: schedule.faults });
+    expect(ok.ok && ok.model.faults?.map((f) => [f.kind, f.atMs - ok.model.startMs, f.durationMs])).toEqual([['hive_outage', 300_000, 180_000]]);
+    const wrong = parseFaultSchedule('hive_outage@5m+3m:hive=Nope');
+    if (!wrong.ok) throw new Error(wrong.message);
+    const bad = loadScenarioFile('scenarios/quickstart.yaml', { faults: wrong.faults });
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.diagnostics.map((d) => `${d.file} ${d.path}: ${d.message}`)).toEqual(['--faults fault 1.hive: unknown hive `Nope`']);
+  });
+});
