@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { graphqlSchemaCommand } from '../api/graphql/sdl.js';
 import { checkCommand } from './check.js';
+import { exploreCommand } from './explore.js';
 import { feedCommand, runCommand, schemaCommand, validateCommand } from './commands.js';
 import { credentialsCommand } from './credentials.js';
 import { deadlettersCommand } from './deadletters.js';
@@ -65,6 +66,12 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
   };
 
   command('run', 'simulate a scenario end to end and compare with ground truth', [...RUN_OPTIONS, 'shard', 'externalIngest', 'serve', 'port', 'audience', 'graphiql'], ([file], f) => runCommand(file as string, f, io)).argument('<scenario>', 'scenario file, or a shipped scenario by name (quickstart)');
+  command('explore', 'run the scenario under seeded fault schedules, check invariants, shrink and print each failure\'s replay command (docs/explore.md)', ['seed', 'duration', 'report'], ([file], f) => exploreCommand(file as string, f, io))
+    .argument('<scenario>')
+    .addOption(new Option('--runs <n>', 'schedules to try (default 20)'))
+    .addOption(new Option('--time-budget <d>', 'stop drawing new runs after this wall time (e.g. 10m)'))
+    .addOption(new Option('--kinds <list>', 'fault kinds to draw, comma-separated (default all)'))
+    .addOption(new Option('--max-faults <n>', 'faults per schedule at most (default 3)'));
   command('validate', 'check a scenario file: every problem as file:line:col path: message', ['json'], ([file], f) => validateCommand(file as string, f, io)).argument('<scenario>');
   command('schema', 'print the scenario JSON Schema (or, with --graphql, the GraphQL SDL of the API)', [], (_, f) => (f.graphql === true ? graphqlSchemaCommand(io) : schemaCommand(io))).addOption(new Option('--graphql', 'print the GraphQL SDL of /api/v3/graphql instead'));
   command('frames', 'labelled PNG heat maps of what one sensor saw, a contact sheet and an animated GIF (t: HH:MM or 30m)', [], ([file], f) => framesCommand(file as string, f, io))
@@ -133,7 +140,7 @@ function commanderExit(err: CommanderError, argv: readonly string[], io: Io): nu
   return 2;
 }
 
-const COMMANDS = new Set(['run', 'validate', 'schema', 'frames', 'check', 'replay', 'serve', 'credentials', 'deadletters', 'receive', 'webhooks', 'report']);
+const COMMANDS = new Set(['run', 'explore', 'validate', 'schema', 'frames', 'check', 'replay', 'serve', 'credentials', 'deadletters', 'receive', 'webhooks', 'report']);
 
 function commandPath(argv: readonly string[]): string {
   const first = argv.find((a) => !a.startsWith('-'));
