@@ -64,7 +64,7 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
     return cmd;
   };
 
-  command('run', 'simulate a scenario end to end and compare with ground truth', [...RUN_OPTIONS, 'shard', 'externalIngest', 'serve', 'port', 'audience', 'graphiql'], ([file], f) => runCommand(file as string, f, io)).argument('<scenario>', 'scenario file, or a shipped scenario by name (quickstart)');
+  command('run', 'simulate a scenario end to end and compare with ground truth', [...RUN_OPTIONS, 'shard', 'externalIngest', 'serve', 'port', 'audience', 'graphiql', 'metricsToken', 'allowedHost'], ([file], f) => runCommand(file as string, f, io)).argument('<scenario>', 'scenario file, or a shipped scenario by name (quickstart)');
   command('validate', 'check a scenario file: every problem as file:line:col path: message', ['json'], ([file], f) => validateCommand(file as string, f, io)).argument('<scenario>');
   command('schema', 'print the scenario JSON Schema (or, with --graphql, the GraphQL SDL of the API)', [], (_, f) => (f.graphql === true ? graphqlSchemaCommand(io) : schemaCommand(io))).addOption(new Option('--graphql', 'print the GraphQL SDL of /api/v3/graphql instead'));
   command('frames', 'labelled PNG heat maps of what one sensor saw, a contact sheet and an animated GIF (t: HH:MM or 30m)', [], ([file], f) => framesCommand(file as string, f, io))
@@ -79,7 +79,7 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .argument('[capture]', 'a capture file (.occap)')
     .addOption(new Option('--listen', 'embedded broker + live conformance of a device under test (needs --scenario)'));
   command('replay', "re-publish a capture's hive messages", ['speed', 'broker', 'scenario'], (args, f) => replayCommand(args, f, io)).argument('<capture>');
-  command('serve', 'the platform alone: broker, cloud ingest and HTTP API (with --feed: fed live by the scenario)', ['scenario', 'port', 'audience', 'graphiql', 'shareGroup', 'partition', 'shards', ...RUN_OPTIONS], (_, f) => (f.feed === true ? feedCommand(f, io) : serveCommand(f, io))).addOption(
+  command('serve', 'the platform alone: broker, cloud ingest and HTTP API (with --feed: fed live by the scenario)', ['scenario', 'port', 'audience', 'graphiql', 'metricsToken', 'allowedHost', 'shareGroup', 'partition', 'shards', ...RUN_OPTIONS], (_, f) => (f.feed === true ? feedCommand(f, io) : serveCommand(f, io))).addOption(
     new Option('--feed', "feed the platform live with the scenario at --speed F× real time (default 1); serves on after it ends, until Ctrl-C"),
   );
   command('credentials', "a scenario's seeded credentials as JSON: hives (serial, MQTT username, password, topics), users, clients", ['scenario'], (_, f) => credentialsCommand(f, io));

@@ -51,7 +51,11 @@ export interface LiveEvent {
   rooms: Array<{ id: string; true: number; measured: number | null; minuteMs: number | null }>;
   doors: Array<{ sensorId: string; in: number; out: number }>;
   hives: Array<{ id: string; name: string; online: boolean }>;
-  ledger: { batchesProcessed: number; packetsProcessed: number; duplicateBatches: number; deadLettered: number; eventsEmitted: number };
+  /**
+   * The pipeline's counters, which are platform-wide: sent only when the platform serves one
+   * organisation (they are then its own); null with several, so no tenant sees another's traffic.
+   */
+  ledger: { batchesProcessed: number; packetsProcessed: number; duplicateBatches: number; deadLettered: number; eventsEmitted: number } | null;
 }
 
 type Send = (e: LiveEvent) => void;
@@ -211,7 +215,7 @@ export class LiveHub {
       }),
       doors: doorSensors.map((s, i) => ({ sensorId: s.id, ...(counts[i] as { in: number; out: number }) })),
       hives: hiveIds.map((id, i) => ({ id, name: this.#assets.find('hive', id)?.item.name ?? id, online: online[i] === true })),
-      ledger: { batchesProcessed: c.batchesProcessed, packetsProcessed: c.packetsProcessed, duplicateBatches: c.duplicateBatches, deadLettered: c.deadLettered, eventsEmitted: c.eventsEmitted },
+      ledger: this.#assets.orgs.size === 1 ? { batchesProcessed: c.batchesProcessed, packetsProcessed: c.packetsProcessed, duplicateBatches: c.duplicateBatches, deadLettered: c.deadLettered, eventsEmitted: c.eventsEmitted } : null,
     };
   }
 }
