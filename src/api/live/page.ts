@@ -143,5 +143,7 @@ h2{font-size:13px;margin:10px 0 4px}table{border-collapse:collapse;width:100%}td
       if (p.floor) stream(p.floor.id, ctrl);
     }, function () {});
   }
+  document.getElementById('floor').addEventListener('change', function (ev) { history.replaceState(null, '', '?floor=' + ev.target.value); open(ev.target.value); });
+  open(new URLSearchParams(location.search).get('floor'));
 })();
 </script></body></html>`;

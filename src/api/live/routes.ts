@@ -1,10 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AssetCatalogue } from '../../assets/catalogue.js';
-import { systemClock } from '../../core/clock.js';
 import { authenticate } from '../auth/guard.js';
 import type { Principal, TokenService } from '../auth/tokens.js';
 import { ApiError, ApiErrorCodes, forbidden } from '../errors.js';
-import type { LiveHub } from './hub.js';
+import type { LiveEvent, LiveHub } from './hub.js';
 import { LIVE_PAGE } from './page.js';
 import { LiveStream, type StreamLimits } from './stream.js';
 
@@ -31,8 +30,6 @@ export interface LiveDeps {
   assets: AssetCatalogue;
   tokens: TokenService;
   limits: LiveLimits;
-  /** Wall clock of the stall limit (default the system's: it faces browsers). */
-  now?: () => number;
 }
 
 export interface LivePlan {
@@ -104,11 +101,18 @@ async function viewer(req: FastifyRequest, reply: FastifyReply, tokens: TokenSer
   }
 }
 
+/** An event's SSE text, written once for every stream it goes to (the hub shares one event per floor). */
+const texts = new WeakMap<LiveEvent, string>();
+function sseText(e: LiveEvent): string {
+  let text = texts.get(e);
+  if (text === undefined) texts.set(e, (text = `data: ${JSON.stringify(e)}\n\n`));
+  return text;
+}
+
 const tooMany = (message: string): ApiError => new ApiError(429, ApiErrorCodes.RATE_LIMITED, message);
 
 export function registerLive(app: FastifyInstance, deps: LiveDeps): void {
   const { hub, assets, tokens, limits } = deps;
-  const now = deps.now ?? (() => systemClock.now());
   // Open streams would hold the server's close: they end first.
   const open = new Set<LiveStream>();
   const perSubject = new Map<string, number>();
@@ -145,9 +149,9 @@ export function registerLive(app: FastifyInstance, deps: LiveDeps): void {
       if (left > 0) perSubject.set(p.sub, left);
       else perSubject.delete(p.sub);
     };
-    const stream = new LiveStream(res, limits, now, release);
+    const stream = new LiveStream(res, limits, release);
     open.add(stream);
-    stop = hub.subscribe(floor.id, (e) => stream.send(`data: ${JSON.stringify(e)}\n\n`));
+    stop = hub.subscribe(floor.id, (e) => stream.send(sseText(e)));
     req.raw.on('close', release);
     res.on('close', release);
     return reply;

@@ -19,21 +19,19 @@ export interface StreamLimits {
 export class LiveStream {
   readonly #res: ServerResponse;
   readonly #limits: StreamLimits;
-  readonly #now: () => number;
   readonly #onDrop: () => void;
-  /** When the socket last refused more (wall ms); null while it drains. */
-  #blockedSince: number | null = null;
+  /** Set while the socket refuses more: it drops the stream unless a drain comes first (wall time: it faces a browser). */
+  #stall: NodeJS.Timeout | null = null;
   /** The latest event not yet written (the socket was full). */
   #held: string | null = null;
   #dropped = false;
 
-  constructor(res: ServerResponse, limits: StreamLimits, now: () => number, onDrop: () => void) {
+  constructor(res: ServerResponse, limits: StreamLimits, onDrop: () => void) {
     this.#res = res;
     this.#limits = limits;
-    this.#now = now;
     this.#onDrop = onDrop;
     res.on('drain', () => {
-      this.#blockedSince = null;
+      this.#unblock();
       const held = this.#held;
       this.#held = null;
       if (held !== null) this.#write(held);
@@ -47,17 +45,14 @@ export class LiveStream {
   /** Sends an event's text (`data: …\n\n`), holds it while the socket is full, or drops a stalled stream. */
   send(text: string): void {
     if (this.#dropped || this.#res.destroyed) return;
-    if (this.#blockedSince !== null) {
-      if (this.#now() - this.#blockedSince >= this.#limits.stallMs) this.drop();
-      else this.#held = text;
-      return;
-    }
-    this.#write(text);
+    if (this.#stall !== null) this.#held = text;
+    else this.#write(text);
   }
 
   drop(): void {
     if (this.#dropped) return;
     this.#dropped = true;
+    this.#unblock();
     this.#held = null;
     this.#res.destroy();
     this.#onDrop();
@@ -68,6 +63,14 @@ export class LiveStream {
       this.drop();
       return;
     }
-    if (!this.#res.write(text)) this.#blockedSince = this.#now();
+    if (!this.#res.write(text)) {
+      this.#stall = setTimeout(() => this.drop(), this.#limits.stallMs);
+      this.#stall.unref();
+    }
+  }
+
+  #unblock(): void {
+    if (this.#stall !== null) clearTimeout(this.#stall);
+    this.#stall = null;
   }
 }
