@@ -162,7 +162,7 @@ export async function serveModel(model: ScenarioModel, opts: ServeOptions, io: I
 /** One line per listener, then the scenario's seeded credentials (`run --serve`, `serve`). */
 export function printListeners(io: Io, ready: PlatformReady, audience: string): void {
   io.stdout.write(`api listening on ${ready.apiUrl ?? '(no api)'}\nmqtt listening on ${ready.brokerUrl}\n`);
-  if (ready.apiUrl) io.stdout.write(`browse: ${ready.apiUrl}/api/docs (REST, try it out), ${ready.apiUrl}/api/graphiql (GraphQL IDE unless --no-graphiql), ${ready.apiUrl}/metrics (Prometheus), ${ready.apiUrl}/live (a served run's floor plan)\n`);
+  if (ready.apiUrl) io.stdout.write(`browse: ${ready.apiUrl}/api/docs (REST, try it out), ${ready.apiUrl}/api/graphiql (GraphQL IDE unless --no-graphiql), ${ready.apiUrl}/metrics (Prometheus), ${ready.apiUrl}/live (a served run's floor plan: sign in, or /live#token=<access token>)\n`);
   io.stdout.write(`store ${ready.dbPath}; audience ${audience}\n`);
   for (const c of ready.model.clients) io.stdout.write(`client ${c.name}: client_id ${c.clientId} client_secret ${c.secret}\n`);
   for (const u of ready.model.users) io.stdout.write(`user ${u.username}: password ${u.password}\n`);
