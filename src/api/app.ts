@@ -13,8 +13,9 @@ import { registerOpenApiCollector, registerOpenApiPages } from './openapi.js';
 import { schemaErrorMessage } from './route-schemas.js';
 import { registerMetrics, type MetricsSource } from './metrics.js';
 import { registerGraphiql } from './graphiql.js';
+import { LOOPBACK_ONLY, registerHostGuard, type HostPolicy } from './host-guard.js';
 import type { LiveHub } from './live/hub.js';
-import { registerLive } from './live/routes.js';
+import { LIVE_LIMITS, registerLive, type LiveLimits } from './live/routes.js';
 import { registerReportingRoutes } from './reporting/routes.js';
 import type { SeriesPort } from './reporting/series.js';
 import { registerStatsRoutes } from './reporting/stats.js';
@@ -58,10 +59,16 @@ export interface ApiDeps {
   live?: LiveHub;
   /** What `GET /metrics` exposes (the served platform's counters); absent: no /metrics. */
   metrics?: MetricsSource;
+  /** The bearer token a scraper sends to see `/metrics` with tenant labels (`--metrics-token`); absent: nobody does. */
+  metricsToken?: string;
+  /** Which Host and Origin headers every route answers (default: loopback names only). */
+  hosts?: HostPolicy;
+  /** Caps of `/live`'s streams (default `LIVE_LIMITS`). */
+  liveLimits?: LiveLimits;
 }
 
 /** Registers more routes on the API app, with the API's token service and clock. */
-export type ApiExtension = (app: FastifyInstance, deps: { tokens: TokenService; clock: Clock }) => Promise<void>;
+export type ApiExtension = (app: FastifyInstance, deps: { tokens: TokenService; clock: Clock; hosts: HostPolicy }) => Promise<void>;
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -78,16 +85,19 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   });
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler((req, reply) => reply.code(404).send({ code: 'NOT_FOUND', message: `no route ${req.method} ${req.url}` }));
+  // First of all hooks: a foreign Host or Origin (DNS rebinding, cross-site) reaches no route.
+  const hosts = deps.hosts ?? LOOPBACK_ONLY;
+  registerHostGuard(app, hosts);
 
   await registerOpenApiCollector(app);
   const limiter = new FailureLimiter({ maxFailures: 5, windowMs: 60_000, clock: deps.clock });
   registerLoginRoutes(app, { accounts: deps.accounts, tokens: deps.tokens, limiter, firstPartyClientId: deps.firstPartyClientId ?? 'client_occusim_dashboard' });
   registerClientRoutes(app, { accounts: deps.accounts, tokens: deps.tokens });
   await registerOpenApiPages(app);
-  if (deps.metrics) registerMetrics(app, deps.metrics);
+  if (deps.metrics) registerMetrics(app, deps.metrics, deps.metricsToken ?? null);
   if (deps.graphiql === true) registerGraphiql(app, GRAPHQL_PATH);
-  if (deps.live) registerLive(app, deps.live, deps.assets);
-  for (const extend of deps.extensions ?? []) await extend(app, { tokens: deps.tokens, clock: deps.clock });
+  if (deps.live) registerLive(app, { hub: deps.live, assets: deps.assets, tokens: deps.tokens, limits: deps.liveLimits ?? LIVE_LIMITS });
+  for (const extend of deps.extensions ?? []) await extend(app, { tokens: deps.tokens, clock: deps.clock, hosts });
   if (deps.series) {
     registerReportingRoutes(app, { assets: deps.assets, tokens: deps.tokens, series: deps.series, nowMs: platformNow(deps.assets, deps.clock, deps.status) });
     registerStatsRoutes(app, { assets: deps.assets, tokens: deps.tokens, series: deps.series });

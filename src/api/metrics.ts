@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { ValueCounts } from '../core/value-counts.js';
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
@@ -11,8 +12,13 @@ import { RequestStatus, type StatusSource } from './status.js';
  * so a load test can be watched in Prometheus/Grafana. Nothing is counted twice: every value
  * is read at scrape time from what the platform already counts (the pipeline's counters, the
  * webhook engine's ledger, the store's heartbeats), so `/metrics` agrees with the run report
- * by construction. Unauthenticated, like most exporters: it carries counts, hive ids and names, no
- * occupancy data. docs/metrics.md lists every series.
+ * by construction. docs/metrics.md lists every series.
+ *
+ * Two views (issue 33, item 5): without a token, platform-wide totals only — no organisation
+ * id, hive id or serial, no subscription id or name, since the scrape is open to anyone who
+ * reaches the port. With `Authorization: Bearer <--metrics-token>` the operator's scraper sees
+ * the same series per organisation, hive and subscription. A wrong token is a 401, never a
+ * silent downgrade, so a misconfigured scraper notices.
  */
 export interface MetricsSource {
   counters(): CloudCounters;
@@ -25,6 +31,20 @@ export interface MetricsSource {
 }
 
 export const METRICS_PATH = '/metrics';
+
+/** Who scrapes: anyone (tenant-free totals), or the operator's scraper (per tenant, hive, subscription). */
+export type MetricsView = 'public' | 'operator';
+
+/** Bounds of `--metrics-token`: long enough not to be guessed, printable, no spaces (a bearer token). */
+export const METRICS_TOKEN_MIN = 16;
+export const METRICS_TOKEN_MAX = 256;
+
+/** Why a `--metrics-token` value is refused, or null when it is usable. */
+export function metricsTokenProblem(token: string): string | null {
+  if (token.length < METRICS_TOKEN_MIN || token.length > METRICS_TOKEN_MAX) return `--metrics-token must be ${METRICS_TOKEN_MIN}–${METRICS_TOKEN_MAX} characters (got ${token.length})`;
+  if (!/^[\x21-\x7e]+$/.test(token)) return '--metrics-token must be printable ASCII without spaces';
+  return null;
+}
 
 /** Ingest lag buckets, seconds: a batch interval (10 s) plus mesh hops and retransmissions. */
 const LAG_BUCKETS = [0.5, 1, 2, 5, 10, 15, 20, 30, 60, 120, 300];
@@ -47,7 +67,7 @@ function mirrored(registry: Registry, name: string, help: string, labelNames: re
   });
 }
 
-export function metricsRegistry(src: MetricsSource): Registry {
+export function metricsRegistry(src: MetricsSource, view: MetricsView = 'operator'): Registry {
   const registry = new Registry();
   const c = (): CloudCounters => src.counters();
   mirrored(registry, 'occusim_messages_in_total', 'MQTT uplink batches the cloud received (duplicates included)', [], () => [[{}, c().batchesReceived]]);
@@ -64,9 +84,10 @@ export function metricsRegistry(src: MetricsSource): Registry {
     [{ channel: 'events' }, c().eventsEmitted],
     [{ channel: 'webhooks' }, sum(await src.webhookStats(), (s) => s.delivered)],
   ]);
-  webhookMetrics(registry, src);
+  webhookMetrics(registry, src, view);
   lagHistogram(registry, src);
-  onlineGauges(registry, src);
+  if (view === 'operator') onlineGauges(registry, src);
+  else onlineTotals(registry, src);
   return registry;
 }
 
@@ -74,21 +95,26 @@ function sum(stats: EngineStats | null, pick: (s: EngineStats['subscriptions'][n
   return stats ? stats.subscriptions.reduce((a, s) => a + pick(s), 0) : 0;
 }
 
-function webhookMetrics(registry: Registry, src: MetricsSource): void {
-  const per = (pick: (s: EngineStats['subscriptions'][number]) => number) => async (): Promise<Rows> =>
-    ((await src.webhookStats())?.subscriptions ?? []).map((s) => [{ subscription: s.id, name: s.name }, pick(s)]);
-  mirrored(registry, 'occusim_webhook_deliveries_total', 'Webhook deliveries answered 2xx, per subscription', ['subscription', 'name'], per((s) => s.delivered));
-  mirrored(registry, 'occusim_webhook_failures_total', 'Webhook attempts that failed and were scheduled again, per subscription', ['subscription', 'name'], per((s) => s.retried));
-  mirrored(registry, 'occusim_webhook_dead_letters_total', 'Webhook deliveries given up, per subscription', ['subscription', 'name'], per((s) => s.deadLettered));
+function webhookMetrics(registry: Registry, src: MetricsSource, view: MetricsView): void {
+  type Sub = EngineStats['subscriptions'][number];
+  // The operator's view per subscription; the public one the platform's sum (a subscription's id and name are its tenant's).
+  const labelNames = view === 'operator' ? ['subscription', 'name'] : [];
+  const rows = (subscriptions: readonly Sub[], pick: (s: Sub) => number): Rows =>
+    view === 'operator' ? subscriptions.map((s) => [{ subscription: s.id, name: s.name }, pick(s)]) : [[{}, subscriptions.reduce((a, s) => a + pick(s), 0)]];
+  const per = (pick: (s: Sub) => number) => async (): Promise<Rows> => rows((await src.webhookStats())?.subscriptions ?? [], pick);
+  const each = view === 'operator' ? ', per subscription' : '';
+  mirrored(registry, 'occusim_webhook_deliveries_total', `Webhook deliveries answered 2xx${each}`, labelNames, per((s) => s.delivered));
+  mirrored(registry, 'occusim_webhook_failures_total', `Webhook attempts that failed and were scheduled again${each}`, labelNames, per((s) => s.retried));
+  mirrored(registry, 'occusim_webhook_dead_letters_total', `Webhook deliveries given up${each}`, labelNames, per((s) => s.deadLettered));
   new Gauge({
     name: 'occusim_webhook_pending',
-    help: 'Webhook deliveries waiting (due or retrying), per subscription',
-    labelNames: ['subscription', 'name'],
+    help: `Webhook deliveries waiting (due or retrying)${each}`,
+    labelNames,
     registers: [registry],
     async collect() {
-      const subscriptions = (await src.webhookStats())?.subscriptions ?? [];
+      const read = rows((await src.webhookStats())?.subscriptions ?? [], (s) => s.pending);
       this.reset();
-      for (const s of subscriptions) this.set({ subscription: s.id, name: s.name }, s.pending);
+      for (const [labels, v] of read) this.set(labels, v);
     },
   });
 }
@@ -156,10 +182,71 @@ function onlineGauges(registry: Registry, src: MetricsSource): void {
   });
 }
 
-export function registerMetrics(app: FastifyInstance, src: MetricsSource): void {
-  const registry = metricsRegistry(src);
-  app.get(METRICS_PATH, async (_req, reply) => {
+/**
+ * Hives and sensors online, platform-wide (the public view): counts without an organisation,
+ * hive id or serial.
+ */
+function onlineTotals(registry: Registry, src: MetricsSource): void {
+  const { catalogue } = src;
+  const read = async (): Promise<{ hives: [number, number]; sensors: [number, number] }> => {
+    const out = { hives: [0, 0] as [number, number], sensors: [0, 0] as [number, number] };
+    for (const orgId of catalogue.orgs.keys()) {
+      const status = new RequestStatus(src.status, catalogue, orgId);
+      const hives = catalogue.list('hive', orgId);
+      const flags = await Promise.all(hives.map((h) => status.hive(h.id)));
+      const hivesOn = flags.filter((f) => f.online).length;
+      const sensors = catalogue.list('sensor', orgId);
+      await status.preloadSensors(sensors.map((s) => s.id));
+      const sensorsOn = sensors.filter((s) => status.sensorEntryNow(s.id)?.flags.online === true).length;
+      out.hives[0] += hivesOn;
+      out.hives[1] += hives.length - hivesOn;
+      out.sensors[0] += sensorsOn;
+      out.sensors[1] += sensors.length - sensorsOn;
+    }
+    return out;
+  };
+  // One read serves both gauges of a scrape (prom-client collects them concurrently); a read twice is only slower.
+  let pending: Promise<Awaited<ReturnType<typeof read>>> | null = null;
+  const shared = (): Promise<Awaited<ReturnType<typeof read>>> => (pending ??= read().finally(() => (pending = null)));
+  for (const [name, help, pick] of [
+    ['occusim_hives_online', 'Hives whose heartbeat is recent (as GraphQL isOnline), platform-wide', (r: Awaited<ReturnType<typeof read>>) => r.hives],
+    ['occusim_sensors_online', 'Sensors online (as GraphQL is_online), platform-wide', (r: Awaited<ReturnType<typeof read>>) => r.sensors],
+  ] as const) {
+    new Gauge({
+      name,
+      help,
+      labelNames: ['state'],
+      registers: [registry],
+      async collect() {
+        const [on, off] = pick(await shared());
+        this.reset();
+        this.set({ state: 'online' }, on);
+        this.set({ state: 'offline' }, off);
+      },
+    });
+  }
+}
+
+/** The scraper's view: public without Authorization, operator with the metrics token; a 401 otherwise. */
+function viewOf(header: string | undefined, token: string | null): MetricsView | null {
+  if (header === undefined) return 'public';
+  const m = /^Bearer\s+(\S+)$/i.exec(header.trim());
+  if (!m || token === null) return null;
+  // Digests of equal length: the comparison takes the same time whatever the guess.
+  const digest = (v: string): Buffer => createHash('sha256').update(v).digest();
+  return timingSafeEqual(digest(m[1] as string), digest(token)) ? 'operator' : null;
+}
+
+export function registerMetrics(app: FastifyInstance, src: MetricsSource, token: string | null = null): void {
+  const registries = { public: metricsRegistry(src, 'public'), operator: metricsRegistry(src, 'operator') };
+  app.get(METRICS_PATH, async (req, reply) => {
+    const view = viewOf(req.headers.authorization, token);
+    if (view === null) {
+      const why = token === null ? 'this platform has no --metrics-token: scrape /metrics without Authorization' : 'wrong metrics token';
+      return reply.code(401).header('WWW-Authenticate', 'Bearer').header('Cache-Control', 'no-store').send({ message: why });
+    }
+    const registry = registries[view];
     const body = await registry.metrics();
-    return reply.type(registry.contentType).send(body);
+    return reply.type(registry.contentType).header('Cache-Control', 'no-store').send(body);
   });
 }

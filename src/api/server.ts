@@ -13,6 +13,8 @@ import type { StatusSource } from './status.js';
 import type { WebhookService } from '../webhooks/service.js';
 import type { MetricsSource } from './metrics.js';
 import type { LiveHub } from './live/hub.js';
+import type { LiveLimits } from './live/routes.js';
+import { hostPolicy } from './host-guard.js';
 
 /**
  * The API as a listening HTTP server over the organisations of one or more scenarios
@@ -48,6 +50,25 @@ export interface ApiServerOptions {
   live?: LiveHub;
   /** Prometheus `/metrics` over the platform's counters (absent: not served). */
   metrics?: Omit<MetricsSource, 'catalogue'>;
+  /** The scraper's bearer token for `/metrics` with tenant labels (`--metrics-token`); absent: public series only. */
+  metricsToken?: string;
+  /** Host names served beside the listen address and loopback (`--allowed-host`; host-guard.ts). */
+  allowedHosts?: readonly string[];
+  /** Caps of `/live`'s streams (default `LIVE_LIMITS`). */
+  liveLimits?: LiveLimits;
+}
+
+/** How a platform serves its API (`serve`, `run --serve`): one shape from the command line to the listener. */
+export interface ServedApi {
+  port: number;
+  host?: string;
+  audience: string;
+  /** The GraphQL IDE page (default on). */
+  graphiql?: boolean;
+  /** `--metrics-token`: the operator's scraper sees `/metrics` per tenant with it. */
+  metricsToken?: string;
+  /** `--allowed-host`: names served beside the listen address and loopback. */
+  allowedHosts?: readonly string[];
 }
 
 export interface ApiServer {
@@ -103,6 +124,9 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
     ...(opts.webhooks ? { webhooks: opts.webhooks } : {}),
     ...(opts.live ? { live: opts.live } : {}),
     ...(opts.metrics ? { metrics: { ...opts.metrics, catalogue: assets } } : {}),
+    ...(opts.metricsToken !== undefined ? { metricsToken: opts.metricsToken } : {}),
+    ...(opts.liveLimits ? { liveLimits: opts.liveLimits } : {}),
+    hosts: hostPolicy(host, opts.allowedHosts ?? []),
   });
   await app.listen({ host, port: opts.port ?? 0 });
   const address = app.server.address();

@@ -13,7 +13,7 @@ import { scenarioJsonSchema } from '../scenario/schema.js';
 import type { RunOptions } from '../run/options.js';
 import { runScenario, type RunReport } from '../run/run-scenario.js';
 import { createProgressBar } from './progress.js';
-import { printListeners, serveOptions, serveSignal, untilAborted } from './serve.js';
+import { printListeners, servedApi, serveOptions, serveSignal, untilAborted } from './serve.js';
 import { formatSummary } from './summary.js';
 import { storeFlag } from './store-flag.js';
 import { reportFileWriter } from './report-files.js';
@@ -63,7 +63,7 @@ export async function runCommand(file: string, flags: Flags, io: Io, feed = fals
   const report = await runScenario(file, {
     ...opts,
     signal,
-    api: { port: serve.port, host: serve.host, audience: serve.audience, graphiql: serve.graphiql },
+    api: servedApi(serve),
     onPlatform: (ready) => printListeners(io, ready, serve.audience),
     beforeClose: async (r) => {
       finish(r);

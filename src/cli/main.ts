@@ -65,7 +65,7 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
     return cmd;
   };
 
-  command('run', 'simulate a scenario end to end and compare with ground truth', [...RUN_OPTIONS, 'shard', 'externalIngest', 'serve', 'port', 'audience', 'graphiql'], ([file], f) => runCommand(file as string, f, io)).argument('<scenario>', 'scenario file, or a shipped scenario by name (quickstart)');
+  command('run', 'simulate a scenario end to end and compare with ground truth', [...RUN_OPTIONS, 'shard', 'externalIngest', 'serve', 'port', 'audience', 'graphiql', 'metricsToken', 'allowedHost'], ([file], f) => runCommand(file as string, f, io)).argument('<scenario>', 'scenario file, or a shipped scenario by name (quickstart)');
   command('explore', 'run the scenario under seeded fault schedules, check invariants, shrink and print each failure\'s replay command (docs/explore.md)', ['seed', 'duration', 'report'], ([file], f) => exploreCommand(file as string, f, io))
     .argument('<scenario>')
     .addOption(new Option('--runs <n>', 'schedules to try (default 20)'))
@@ -86,7 +86,7 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .argument('[capture]', 'a capture file (.occap)')
     .addOption(new Option('--listen', 'embedded broker + live conformance of a device under test (needs --scenario)'));
   command('replay', "re-publish a capture's hive messages", ['speed', 'broker', 'scenario'], (args, f) => replayCommand(args, f, io)).argument('<capture>');
-  command('serve', 'the platform alone: broker, cloud ingest and HTTP API (with --feed: fed live by the scenario)', ['scenario', 'port', 'audience', 'graphiql', 'shareGroup', 'partition', 'shards', ...RUN_OPTIONS], (_, f) => (f.feed === true ? feedCommand(f, io) : serveCommand(f, io))).addOption(
+  command('serve', 'the platform alone: broker, cloud ingest and HTTP API (with --feed: fed live by the scenario)', ['scenario', 'port', 'audience', 'graphiql', 'metricsToken', 'allowedHost', 'shareGroup', 'partition', 'shards', ...RUN_OPTIONS], (_, f) => (f.feed === true ? feedCommand(f, io) : serveCommand(f, io))).addOption(
     new Option('--feed', "feed the platform live with the scenario at --speed F× real time (default 1); serves on after it ends, until Ctrl-C"),
   );
   command('credentials', "a scenario's seeded credentials as JSON: hives (serial, MQTT username, password, topics), users, clients", ['scenario'], (_, f) => credentialsCommand(f, io));

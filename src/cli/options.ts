@@ -1,6 +1,8 @@
 import { Option } from 'commander';
 import { AppError, ErrorCodes } from '../core/errors.js';
 import { DEFAULT_WEBHOOK_CONCURRENCY, MAX_WEBHOOK_CONCURRENCY, MIN_WEBHOOK_CONCURRENCY, concurrencyProblem } from '../webhooks/concurrency.js';
+import { allowedHostName } from '../api/host-guard.js';
+import { metricsTokenProblem } from '../api/metrics.js';
 import type { Flags } from './io.js';
 
 /**
@@ -56,6 +58,8 @@ export const OPTIONS = {
   webhookConcurrency: () => new Option('--webhook-concurrency <n>', `webhook requests in flight per endpoint, ${MIN_WEBHOOK_CONCURRENCY}..${MAX_WEBHOOK_CONCURRENCY} (default ${DEFAULT_WEBHOOK_CONCURRENCY}; a scenario's webhooks[].concurrency wins; docs/webhooks.md)`),
   scenario: () => new Option('--scenario <file>', 'the scenario file (or a shipped scenario by name, e.g. quickstart)'),
   graphiql: () => new Option('--no-graphiql', 'with --serve (and serve): no GraphQL IDE page at /api/graphiql'),
+  metricsToken: () => new Option('--metrics-token <token>', 'with --serve (and serve): the bearer token a scraper sends to see /metrics per organisation, hive and subscription (without it: platform totals only; docs/metrics.md)'),
+  allowedHost: () => new Option('--allowed-host <name>', 'with --serve (and serve): a host name the API answers besides its address and localhost, repeatable (a reverse proxy\u2019s; docs/security.md)').argParser(collect),
   // Output
   truth: () => new Option('--truth <file>', 'write the ground truth: per-minute true counts per space and every door crossing, NDJSON (docs/report.md)'),
   html: () => new Option('--html <file>', 'write a self-contained HTML report with plots (docs/report.md)'),
@@ -84,6 +88,22 @@ export function webhookConcurrencyOf(flags: Flags): number | undefined {
   const n = v.trim() === '' ? Number.NaN : Number(v);
   if (concurrencyProblem(n) !== null) throw new AppError(ErrorCodes.USAGE, `--webhook-concurrency must be an integer in ${MIN_WEBHOOK_CONCURRENCY}..${MAX_WEBHOOK_CONCURRENCY}, got ${JSON.stringify(v)}`);
   return n;
+}
+
+/** `--metrics-token`: undefined when not given; refused when too short, too long or not a bearer token. */
+export function metricsTokenOf(flags: Flags): string | undefined {
+  const v = flags['metrics-token'];
+  if (typeof v !== 'string') return undefined;
+  const problem = metricsTokenProblem(v);
+  if (problem !== null) throw new AppError(ErrorCodes.USAGE, problem);
+  return v;
+}
+
+/** `--allowed-host`, repeatable and comma-separated, each checked (host-guard.ts). */
+export function allowedHostsOf(flags: Flags): string[] {
+  const v = flags['allowed-host'];
+  const given = Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : typeof v === 'string' ? [v] : [];
+  return given.flatMap((x) => x.split(',')).map((x) => allowedHostName(x));
 }
 
 export const hostOf = (flags: Flags): string => (typeof flags.host === 'string' && flags.host !== '' ? flags.host : DEFAULT_HOST);

@@ -4,7 +4,7 @@ import { AssetCatalogue } from '../assets/catalogue.js';
 import { systemClock } from '../core/clock.js';
 import { AppError, ErrorCodes } from '../core/errors.js';
 import { MINUTE_MS } from '../core/time.js';
-import { startPlatform } from '../platform/platform.js';
+import { startPlatform, type ServedApi } from '../platform/platform.js';
 import { parsePartition, type IngestPartition } from '../platform/ingest-partition.js';
 import { formatDiagnostic } from '../scenario/diagnostics.js';
 import { loadScenarioFile } from '../scenario/load.js';
@@ -14,7 +14,7 @@ import { declaredWebhooks } from '../run/run-scenario.js';
 import type { Flags, Io } from './io.js';
 import { storeFlag } from './store-flag.js';
 import { formatHiveCredentials } from './credentials.js';
-import { apiPortOf, hostOf, mqttPortOf, webhookConcurrencyOf } from './options.js';
+import { allowedHostsOf, apiPortOf, hostOf, metricsTokenOf, mqttPortOf, webhookConcurrencyOf } from './options.js';
 
 /**
  * `occusim serve --scenario s [--db f] [--port N] [--mqtt-port N] [--audience A]`: the
@@ -36,6 +36,10 @@ export interface ServeOptions {
   webhookConcurrency?: number;
   /** The GraphQL IDE page (`--no-graphiql` turns it off). */
   graphiql: boolean;
+  /** `--metrics-token`: the operator's scraper sees /metrics per tenant with it. */
+  metricsToken?: string;
+  /** `--allowed-host`: names the API answers besides its address and loopback. */
+  allowedHosts: string[];
   /** Several ingest processes (docs/scale-out.md): an external broker, its share group, this process's floors, the shards that drive its clock. */
   scaleOut: ScaleOut | null;
 }
@@ -48,13 +52,21 @@ export interface ScaleOut {
   shards?: number;
 }
 
+/** The API a platform serves, from the command line's options (`serve`, `run --serve`). */
+export function servedApi(opts: ServeOptions): ServedApi {
+  return { port: opts.port, host: opts.host, audience: opts.audience, graphiql: opts.graphiql, allowedHosts: opts.allowedHosts, ...(opts.metricsToken !== undefined ? { metricsToken: opts.metricsToken } : {}) };
+}
+
 /** How often a platform on the wall clock finalises its minutes (well within a minute). */
 const OWN_CLOCK_ADVANCE_MS = 5_000;
 
 export function serveOptions(flags: Flags): ServeOptions {
   const webhookConcurrency = webhookConcurrencyOf(flags);
+  const metricsToken = metricsTokenOf(flags);
   return {
     ...(webhookConcurrency !== undefined ? { webhookConcurrency } : {}),
+    ...(metricsToken !== undefined ? { metricsToken } : {}),
+    allowedHosts: allowedHostsOf(flags),
     dbPath: storeFlag(flags),
     port: apiPortOf(flags),
     mqttPort: mqttPortOf(flags),
@@ -122,7 +134,7 @@ export async function serveModel(model: ScenarioModel, opts: ServeOptions, io: I
     runKey: `serve|${model.name}|${model.seed}`,
     mqttPort: opts.mqttPort,
     mqttHost: opts.host,
-    api: { port: opts.port, host: opts.host, audience: opts.audience, graphiql: opts.graphiql },
+    api: servedApi(opts),
     // Always on: subscriptions created through GraphQL are delivered on the wall clock.
     webhooks: {
       seed: model.seed,
@@ -150,7 +162,7 @@ export async function serveModel(model: ScenarioModel, opts: ServeOptions, io: I
 /** One line per listener, then the scenario's seeded credentials (`run --serve`, `serve`). */
 export function printListeners(io: Io, ready: PlatformReady, audience: string): void {
   io.stdout.write(`api listening on ${ready.apiUrl ?? '(no api)'}\nmqtt listening on ${ready.brokerUrl}\n`);
-  if (ready.apiUrl) io.stdout.write(`browse: ${ready.apiUrl}/api/docs (REST, try it out), ${ready.apiUrl}/api/graphiql (GraphQL IDE unless --no-graphiql), ${ready.apiUrl}/metrics (Prometheus), ${ready.apiUrl}/live (a served run's floor plan)\n`);
+  if (ready.apiUrl) io.stdout.write(`browse: ${ready.apiUrl}/api/docs (REST, try it out), ${ready.apiUrl}/api/graphiql (GraphQL IDE unless --no-graphiql), ${ready.apiUrl}/metrics (Prometheus), ${ready.apiUrl}/live (a served run's floor plan: sign in, or /live#token=<access token>)\n`);
   io.stdout.write(`store ${ready.dbPath}; audience ${audience}\n`);
   for (const c of ready.model.clients) io.stdout.write(`client ${c.name}: client_id ${c.clientId} client_secret ${c.secret}\n`);
   for (const u of ready.model.users) io.stdout.write(`user ${u.username}: password ${u.password}\n`);

@@ -1,6 +1,7 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticate } from '../api/auth/guard.js';
+import { LOOPBACK_ONLY, type HostPolicy } from '../api/host-guard.js';
 import type { TokenService } from '../api/auth/tokens.js';
 import type { ApiExtension } from '../api/app.js';
 import { systemClock, type Clock } from '../core/clock.js';
@@ -20,37 +21,24 @@ import type { ToolContext } from './tool.js';
  * Auth is the API's own: the caller's bearer token is verified here (401 with
  * `WWW-Authenticate: Bearer` otherwise) and then presented to the API by every call the tools
  * make, in process (`inject`), so isolation and scopes are exactly the HTTP API's. Browsers'
- * cross-site requests are refused by Origin (DNS rebinding, MCP transport spec): an Origin is
- * allowed only when it names this host or a loopback host.
+ * cross-site requests are refused by Host and Origin together (DNS rebinding, MCP transport
+ * spec; api/host-guard.ts): both must name this server, a loopback host or an `--allowed-host`.
  */
 export interface McpHttpOptions {
   tokens: TokenService;
   clock?: Clock;
   settings?: McpSettings;
-  /** Extra allowed Origins (exact `scheme://host:port`). */
-  allowedOrigins?: readonly string[];
+  /** Which Host and Origin are served (the API's policy; default: loopback names only). */
+  hosts?: HostPolicy;
 }
 
 export const MCP_PATH = '/mcp';
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 /** Contexts (and their caches) are kept per token, never shared between callers; at most this many. */
 const MAX_CONTEXTS = 64;
 
-export function originAllowed(origin: string | undefined, host: string | undefined, extra: readonly string[] = []): boolean {
-  if (origin === undefined) return true; // not a browser: no cross-site risk
-  if (extra.includes(origin)) return true;
-  let url: URL;
-  try {
-    url = new URL(origin);
-  } catch {
-    return false;
-  }
-  const hostName = host?.replace(/:\d+$/, '');
-  return LOOPBACK.has(url.hostname) || (host !== undefined && (url.host === host || url.hostname === hostName));
-}
-
 export async function mcpHttpPlugin(app: FastifyInstance, opts: McpHttpOptions): Promise<void> {
   const clock = opts.clock ?? systemClock;
+  const hosts = opts.hosts ?? LOOPBACK_ONLY;
   const settings = opts.settings ?? readSettings({});
   const http = injectPort(app);
   const contexts = new Map<string, ToolContext>();
@@ -64,8 +52,9 @@ export async function mcpHttpPlugin(app: FastifyInstance, opts: McpHttpOptions):
   };
 
   const guard = async (req: FastifyRequest, reply: FastifyReply): Promise<string | null> => {
-    if (!originAllowed(req.headers.origin, req.headers.host, opts.allowedOrigins)) {
-      await reply.code(403).send({ code: 'FORBIDDEN', message: `origin ${req.headers.origin ?? ''} is not allowed` });
+    // Host with Origin: a rebinding page sends its own name as both, so a same-host Origin proves nothing.
+    if (!hosts.hostAllowed(req.headers.host) || !hosts.originAllowed(req.headers.origin)) {
+      await reply.code(403).send({ code: 'FORBIDDEN', message: 'host or origin is not allowed' });
       return null;
     }
     try {
@@ -102,5 +91,5 @@ export async function mcpHttpPlugin(app: FastifyInstance, opts: McpHttpOptions):
 
 /** The MCP endpoint as an extension of the platform's API (`/mcp`, same bearer tokens). */
 export const mcpApiExtension: ApiExtension = async (app, deps) => {
-  await app.register(mcpHttpPlugin, { tokens: deps.tokens, clock: deps.clock });
+  await app.register(mcpHttpPlugin, { tokens: deps.tokens, clock: deps.clock, hosts: deps.hosts });
 };

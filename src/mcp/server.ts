@@ -1,5 +1,5 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { asToolError, invalid, type ToolError } from './errors.js';
 import { capText } from './render.js';
@@ -15,6 +15,10 @@ import { TOOLS } from './tools/index.js';
 export const SERVER_INFO = { name: 'occusim-mcp', version: '0.1.0' } as const;
 
 type JsonSchemaObject = Tool['inputSchema'];
+
+const CALL_TOOL = CallToolRequestSchema.shape.method.value;
+/** Longer than any tool's name (`service_*`, under 40): a longer one is refused without being echoed. */
+export const MAX_TOOL_NAME = 64;
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchemaObject {
   const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { target: 'draft-7', io }) as Record<string, unknown>;
@@ -68,10 +72,20 @@ export function createMcpServer(context: () => ToolContext, tools: readonly AnyT
   const list = toolList(tools);
   const byName = new Map(tools.map((t) => [t.name, t]));
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: list }));
-  server.setRequestHandler(CallToolRequestSchema, async (req) => {
-    const tool = byName.get(req.params.name);
-    if (!tool) return errorResult(invalid(`unknown tool ${JSON.stringify(req.params.name)}; tools: ${[...byName.keys()].join(', ')}`));
-    return callTool(tool, req.params.arguments, context);
-  });
+  // tools/call is taken before the SDK's schema (the fallback sees the raw request): its
+  // refusal of `arguments: null` or `[]` is a protocol error with a validation dump, where the
+  // assistant should get a VALIDATION_FAILED result it can act on.
+  server.fallbackRequestHandler = async (req) => {
+    if (req.method !== CALL_TOOL) throw new McpError(ErrorCode.MethodNotFound, `method not found: ${req.method.slice(0, MAX_TOOL_NAME)}`);
+    const { name, arguments: args } = (req.params ?? {}) as { name?: unknown; arguments?: unknown };
+    if (typeof name !== 'string') return errorResult(invalid('params.name must be the name of a tool (a string)'));
+    if (name.length > MAX_TOOL_NAME) return errorResult(invalid(`unknown tool (its name has ${name.length} characters; tool names have at most ${MAX_TOOL_NAME}); tools: ${[...byName.keys()].join(', ')}`));
+    const tool = byName.get(name);
+    if (!tool) return errorResult(invalid(`unknown tool ${JSON.stringify(name)}; tools: ${[...byName.keys()].join(', ')}`));
+    if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
+      return errorResult(invalid(`${name}: arguments must be an object (got ${args === null ? 'null' : Array.isArray(args) ? 'an array' : typeof args})`));
+    }
+    return callTool(tool, args, context);
+  };
   return server;
 }

@@ -1,10 +1,10 @@
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import { ClientCredentials } from './auth.js';
 import { toolContext } from './context.js';
 import { ToolError } from './errors.js';
 import { fetchPort } from './http-port.js';
 import { createMcpServer } from './server.js';
+import { BoundedStdioTransport } from './stdio-transport.js';
 import { readSettings, type McpSettings } from './settings.js';
 
 /**
@@ -30,7 +30,8 @@ export async function runStdioServer(env: Record<string, string | undefined> = p
     return ctx;
   });
   log?.(`serving ${settings.baseUrl} as ${settings.clientId ?? '(no client id)'}`);
-  await server.connect(new StdioServerTransport());
+  // Lines bounded: an oversized one is answered with an error and the server reads on (stdio-transport.ts).
+  await server.connect(new BoundedStdioTransport(process.stdin, process.stdout));
   // Read the catalogue while the assistant starts up, so the first call does not wait for it
   // (a failure here is answered by that call instead).
   if (!problem && settings.clientId && settings.topologyTtlMs > 0) void ctx.catalog.withDevices().catch((err: unknown) => log?.(`prefetch: ${String(err)}`));

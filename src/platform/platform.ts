@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startApiServer, type ApiServer } from '../api/server.js';
+import { startApiServer, type ApiServer, type ServedApi } from '../api/server.js';
 import { LiveHub, type LiveTruth } from '../api/live/hub.js';
 import { mcpApiExtension } from '../mcp/http-plugin.js';
 import { storeSeries } from '../api/reporting/store-series.js';
@@ -26,6 +26,7 @@ import { startWebhooks, type PlatformWebhookOptions, type PlatformWebhooks, type
 
 export type { PlatformWebhookOptions } from '../webhooks/platform-hooks.js';
 export type { LiveTruth } from '../api/live/hub.js';
+export type { ServedApi } from '../api/server.js';
 
 /**
  * The platform on its own: broker, cloud ingest, occupancy pipeline, store and HTTP API,
@@ -78,7 +79,7 @@ export interface PlatformOptions {
    */
   onPublish?: ((topic: string, payload: Buffer, atMs: number) => void) | undefined;
   /** Serve the HTTP API over the store (absent: no API). */
-  api?: { port: number; host?: string; audience: string; /** The GraphQL IDE page (default on). */ graphiql?: boolean } | null;
+  api?: ServedApi | null;
   /**
    * A platform whose clock runs on its own (the wall clock of `occusim serve`) finalises its
    * minutes every this many ms; absent when the owner of the clock calls `advanceTo`.
@@ -298,6 +299,8 @@ async function startApi(opts: PlatformOptions, location: StoreLocation, closers:
     ...(api.host !== undefined ? { host: api.host } : {}),
     audience: api.audience,
     ...(api.graphiql !== undefined ? { graphiql: api.graphiql } : {}),
+    ...(api.metricsToken !== undefined ? { metricsToken: api.metricsToken } : {}),
+    ...(api.allowedHosts !== undefined ? { allowedHosts: api.allowedHosts } : {}),
     series,
     state,
     status: store,

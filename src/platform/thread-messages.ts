@@ -1,4 +1,5 @@
 import type { LiveTruth } from '../api/live/hub.js';
+import type { ServedApi } from '../api/server.js';
 import type { OrganisationAssets } from '../assets/model.js';
 import type { ReportRequest } from './reads.js';
 import type { StorePolicy } from './store-guard.js';
@@ -26,7 +27,7 @@ export interface PlatformThreadInit {
   brokerUrl: string | null;
   /** Ingest only the organisations' hives' topics (a simulator shard). */
   ownHivesOnly?: boolean;
-  api: { port: number; host?: string; audience: string; graphiql?: boolean } | null;
+  api: ServedApi | null;
   /** Webhook delivery in the platform's thread (plain data: no wall-time function crosses). */
   webhooks?: Omit<PlatformWebhookOptions, 'wallTime'> | null;
 }

@@ -2,6 +2,7 @@ import { AppError, ErrorCodes } from '../core/errors.js';
 import type { Fidelity, ScenarioModel } from '../scenario/model.js';
 import type { FaultFile } from '../scenario/network-schema.js';
 import type { RunReport } from './run-report.js';
+import type { ServedApi } from '../platform/platform.js';
 import type { PlatformWebhookOptions } from '../platform/platform.js';
 import type { StorePolicy } from '../platform/store-guard.js';
 import type { ReportData } from '../platform/reads.js';
@@ -95,7 +96,7 @@ export interface RunOptions {
    */
   hiveThreads?: number | 'auto';
   /** Serve the platform's HTTP API from the run's start (`--serve`). */
-  api?: { port: number; host?: string; audience: string; graphiql?: boolean };
+  api?: ServedApi;
   /** Thresholds judged against the result at the end, besides the scenario's `expect:` (e.g. `rooms.mae<0.5`; docs/cli.md). */
   expect?: readonly string[];
   /** Webhook delivery from the run's platform (docs/webhooks.md), in whichever thread it runs. */

@@ -6,7 +6,9 @@ import { startTestReceiver, type TestReceiver } from '../webhooks/receiver-fixtu
 
 /**
  * `/metrics` on a served run's platform (its own worker thread, as a fleet runs): scraped while
- * the run goes, its counters only rise; scraped at the end, they equal the run report.
+ * the run goes, its counters only rise; scraped at the end, they equal the run report — per
+ * organisation, hive and subscription with the operator's `--metrics-token`, as platform totals
+ * without a tenant's identifier to anyone else (issue 33, item 5).
  */
 const receivers: TestReceiver[] = [];
 afterAll(async () => {
@@ -33,6 +35,7 @@ function parse(text: string): Map<string, number> {
   return out;
 }
 
+const METRICS_TOKEN = 'scraper-token-0123456789';
 const COUNTERS = ['occusim_messages_in_total', 'occusim_batches_processed_total', 'occusim_packets_processed_total', 'occusim_occupancy_events_total', 'occusim_webhook_deliveries_total', 'occusim_ingest_lag_seconds_count'];
 
 describe('Prometheus /metrics on the served platform', () => {
@@ -42,17 +45,22 @@ describe('Prometheus /metrics on the served platform', () => {
     const model = quickstart();
     let apiUrl = '';
     const scrapes: Array<Promise<Map<string, number>>> = [];
-    const scrape = async (): Promise<Map<string, number>> => {
-      const res = await fetch(`${apiUrl}/metrics`);
+    const texts: string[] = [];
+    const scrape = async (token?: string): Promise<Map<string, number>> => {
+      const res = await fetch(`${apiUrl}/metrics`, token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } });
       expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
-      return parse(await res.text());
+      const text = await res.text();
+      if (token === undefined) texts.push(text);
+      return parse(text);
     };
     let final = new Map<string, number>();
+    let open = new Map<string, number>();
+    const refused: number[] = [];
     const report = await runScenario(model, {
       durationMs: 30 * 60_000,
       platformThread: true,
       keepStore: false,
-      api: { port: 0, audience: 'https://api.occusim.test' },
+      api: { port: 0, audience: 'https://api.occusim.test', metricsToken: METRICS_TOKEN },
       webhooks: { allow: ['127.0.0.1/8'], declared: [{ orgId: model.org.id, input: { name: 'rooms', eventTypes: ['ROOM_OCCUPANCY'], url: receiver.url } }] },
       onPlatform: (ready) => {
         apiUrl = ready.apiUrl as string;
@@ -61,7 +69,9 @@ describe('Prometheus /metrics on the served platform', () => {
         if (scrapes.length < 20) scrapes.push(scrape());
       },
       beforeClose: async () => {
-        final = await scrape();
+        final = await scrape(METRICS_TOKEN);
+        open = await scrape();
+        for (const authorization of ['Bearer wrong-token-0123456789', 'Basic abc']) refused.push((await fetch(`${apiUrl}/metrics`, { headers: { authorization } })).status);
       },
     });
     const during = await Promise.all(scrapes);
@@ -87,5 +97,14 @@ describe('Prometheus /metrics on the served platform', () => {
     const hive = model.hives[0] as ScenarioModel['hives'][number];
     expect(final.get(`occusim_hive_online{org="${model.org.id}",hive="${hive.id}",serial="${hive.serial}"}`)).toBe(1);
     expect(final.get(`occusim_sensors_online{org="${model.org.id}",state="online"}`)).toBe(model.sensors.length);
+    // Without the token: the same totals, and nothing that names a tenant, a hive or a subscription.
+    expect(refused).toEqual([401, 401]);
+    expect(open.get('occusim_hives_online{state="online"}')).toBe(1);
+    expect(open.get('occusim_sensors_online{state="online"}')).toBe(model.sensors.length);
+    expect(open.get('occusim_webhook_deliveries_total')).toBe(hook?.delivered);
+    expect(open.get('occusim_batches_processed_total')).toBe(r.messages.batchesProcessed);
+    for (const text of texts) {
+      for (const secret of [model.org.id, hive.id, hive.serial, hook?.id ?? 'none', 'name="rooms"', 'org=', 'serial=', 'subscription=']) expect(text, secret).not.toContain(secret);
+    }
   }, 120_000);
 });

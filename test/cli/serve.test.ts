@@ -159,4 +159,37 @@ describe('occusim serve --feed', () => {
     expect(none.code).toBe(2);
     expect(none.err).toMatch(/needs --scenario/);
   });
+
+  it('takes --metrics-token and --allowed-host: the operator scrapes per tenant, a proxy name is served, a foreign Host is not', async () => {
+    const token = 'ops-scraper-token-42abcdef';
+    const { child, ready } = startServing(['run', scenario, '--duration', '2m', '--serve', '--port', '0', '--mqtt-port', '0', '--quiet', '--metrics-token', token, '--allowed-host', 'proxy.example', '--allowed-host', 'dash.example,other.example']);
+    try {
+      const { api } = await ready;
+      const operator = await (await fetch(`${api}/metrics`, { headers: { authorization: `Bearer ${token}` } })).text();
+      expect(operator).toMatch(/occusim_hive_online\{org="/);
+      const open = await (await fetch(`${api}/metrics`)).text();
+      expect(open).not.toMatch(/org="|serial="/);
+      expect(open).toMatch(/occusim_hives_online\{state="online"\}/);
+      const { request } = await import('node:http');
+      const status = (host: string): Promise<number> =>
+        new Promise((resolve, reject) => {
+          const u = new URL(api);
+          request({ host: u.hostname, port: u.port, path: '/api/openapi.json', headers: { host } }, (res) => (res.resume(), resolve(res.statusCode ?? 0))).on('error', reject).end();
+        });
+      expect(await status('proxy.example')).toBe(200);
+      expect(await status('other.example:443')).toBe(200);
+      expect(await status('rebind.evil.example')).toBe(403);
+    } finally {
+      await stop(child);
+    }
+  }, 120_000);
+
+  it('refuses a short --metrics-token and an --allowed-host that is a URL, with usage errors', async () => {
+    const short = await cli('serve', '--scenario', scenario, '--metrics-token', 'abc');
+    expect(short.code).toBe(2);
+    expect(short.err).toMatch(/--metrics-token must be 16–256 characters/);
+    const url = await cli('run', scenario, '--serve', '--allowed-host', 'http://proxy.example');
+    expect(url.code).toBe(2);
+    expect(url.err).toMatch(/--allowed-host must be a host name/);
+  });
 });

@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_AUDIENCE } from '../../src/api/server.js';
-import { originAllowed } from '../../src/mcp/http-plugin.js';
+import { request } from 'node:http';
 import type { ScenarioModel } from '../../src/scenario/model.js';
 import { apiFor } from './api.js';
 import { callOn, connectInMemory, type Session } from './connect.js';
@@ -105,12 +105,27 @@ describe('Streamable HTTP at /mcp', () => {
     expect((await fetch(`${platform.api}/mcp`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(405);
   });
 
-  it('allows an Origin only for this host or loopback', () => {
-    expect(originAllowed(undefined, 'a:1')).toBe(true);
-    expect(originAllowed('http://127.0.0.1:5173', 'api.example:443')).toBe(true);
-    expect(originAllowed('https://api.example', 'api.example')).toBe(true);
-    expect(originAllowed('https://api.example.evil', 'api.example')).toBe(false);
-    expect(originAllowed('null', 'api.example')).toBe(false);
-    expect(originAllowed('https://dash.example', 'api.example', ['https://dash.example'])).toBe(true);
+  it('refuses Host and Origin both set to a foreign name (the DNS-rebinding shape), token or not', async () => {
+    const token = (await apiFor(creds(platform.own))).token;
+    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } };
+    const url = new URL(`${platform.api}/mcp`);
+    // node:http, not fetch: fetch may not set Host, and a rebinding browser does send a foreign one.
+    const post = (headers: Record<string, string>): Promise<{ status: number; body: string }> =>
+      new Promise((resolve, reject) => {
+        const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}`, ...headers } }, (res) => {
+          let body = '';
+          res.on('data', (c: Buffer) => (body += c.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        });
+        req.on('error', reject);
+        req.end(JSON.stringify(init));
+      });
+    const rebound = await post({ host: `evil.example:${url.port}`, origin: `http://evil.example:${url.port}` });
+    expect(rebound.status).toBe(403);
+    expect(rebound.body).toContain('FORBIDDEN');
+    expect((await post({ host: `evil.example:${url.port}` })).status).toBe(403);
+    expect((await post({ origin: 'null' })).status).toBe(403);
+    // This server's own address, as a browser on it sends it, is served.
+    expect((await post({ host: url.host, origin: `http://${url.host}` })).status).toBe(200);
   });
 });

@@ -130,4 +130,17 @@ describe('occusim-mcp over stdio', () => {
     expect(mcp.stderr()).toBe('');
     for (const line of mcp.lines) expect((JSON.parse(line) as Rpc).jsonrpc).toBe('2.0');
   });
+
+  it('answers a line of 16 MiB with a JSON-RPC error and stays up (it used to exit 0 without a word)', async () => {
+    const mcp = startMcp({ SERVICE_BASE_URL: served.api });
+    await initialise(mcp);
+    const huge = `{"jsonrpc":"2.0","id":99,"method":"tools/call","params":{"name":"${'x'.repeat(16 * 1024 * 1024)}"}}\n`;
+    await new Promise<void>((resolve) => (mcp.child.stdin.write(huge) ? resolve() : mcp.child.stdin.once('drain', () => resolve())));
+    expect((await mcp.request('tools/list', {})).result?.tools).toHaveLength(10);
+    const refused = mcp.lines.map((l) => JSON.parse(l) as Rpc & { error?: { code: number; message: string } }).find((m) => m.error !== undefined);
+    expect(refused).toMatchObject({ id: null, error: { code: -32600 } });
+    expect(refused?.error?.message).toMatch(/exceeds the limit/);
+    expect(mcp.child.exitCode).toBeNull();
+    expect(await mcp.end()).toBe(0);
+  }, 60_000);
 });

@@ -51,7 +51,11 @@ export interface LiveEvent {
   rooms: Array<{ id: string; true: number; measured: number | null; minuteMs: number | null }>;
   doors: Array<{ sensorId: string; in: number; out: number }>;
   hives: Array<{ id: string; name: string; online: boolean }>;
-  ledger: { batchesProcessed: number; packetsProcessed: number; duplicateBatches: number; deadLettered: number; eventsEmitted: number };
+  /**
+   * The pipeline's counters, which are platform-wide: sent only when the platform serves one
+   * organisation (they are then its own); null with several, so no tenant sees another's traffic.
+   */
+  ledger: { batchesProcessed: number; packetsProcessed: number; duplicateBatches: number; deadLettered: number; eventsEmitted: number } | null;
 }
 
 type Send = (e: LiveEvent) => void;
@@ -76,6 +80,12 @@ export class LiveHub {
   /** Sensor id → its latest DETECTIONS frame as ingested (sensed instant, world points). */
   readonly #frames = new Map<string, { atMs: number; points: ReadonlyArray<readonly [number, number]> }>();
   #latest: LiveTruth | null = null;
+  /**
+   * The event of each floor for the latest truth, built once for every subscriber of that
+   * floor (200 viewers of a floor cost one build, and share one object): dropped when the
+   * truth changes or what was measured did (`refresh`).
+   */
+  readonly #built = new Map<string, { truth: LiveTruth; event: Promise<LiveEvent> }>();
 
   constructor(o: { assets: AssetCatalogue; status: StatusSource; measured: LiveMeasured; now: () => number; minGapMs?: number }) {
     this.#assets = o.assets;
@@ -91,7 +101,13 @@ export class LiveHub {
 
   publish(truth: LiveTruth): void {
     this.#latest = truth;
+    this.#built.clear();
     for (const s of this.#subs) this.#schedule(s);
+  }
+
+  /** Streams subscribed now (one per open `/live/events`). */
+  get subscribers(): number {
+    return this.#subs.size;
   }
 
   /** A browser watches: the pipeline's detections are worth building (`detections`). */
@@ -112,6 +128,7 @@ export class LiveHub {
 
   /** What was measured changed (a minute finalised): subscribers get the latest state again. */
   refresh(): void {
+    this.#built.clear();
     if (this.#latest) for (const s of this.#subs) this.#schedule(s);
   }
 
@@ -131,6 +148,7 @@ export class LiveHub {
   close(): void {
     for (const s of this.#subs) if (s.timer) clearTimeout(s.timer);
     this.#subs.clear();
+    this.#built.clear();
   }
 
   #schedule(s: Subscriber): void {
@@ -156,7 +174,7 @@ export class LiveHub {
     }
     s.lastSentAt = this.#now();
     s.reading = true;
-    void this.event(s.floorId, t)
+    void this.#eventOf(s.floorId, t)
       .then(
         (e) => {
           if (this.#subs.has(s)) s.send(e);
@@ -171,6 +189,18 @@ export class LiveHub {
           this.#schedule(s);
         }
       });
+  }
+
+  #eventOf(floorId: string, t: LiveTruth): Promise<LiveEvent> {
+    const built = this.#built.get(floorId);
+    if (built?.truth === t) return built.event;
+    const event = this.event(floorId, t);
+    this.#built.set(floorId, { truth: t, event });
+    // A failed read is not kept: the next delivery tries again.
+    event.catch(() => {
+      if (this.#built.get(floorId)?.event === event) this.#built.delete(floorId);
+    });
+    return event;
   }
 
   /** The event of one floor for the latest truth. */
@@ -211,7 +241,7 @@ export class LiveHub {
       }),
       doors: doorSensors.map((s, i) => ({ sensorId: s.id, ...(counts[i] as { in: number; out: number }) })),
       hives: hiveIds.map((id, i) => ({ id, name: this.#assets.find('hive', id)?.item.name ?? id, online: online[i] === true })),
-      ledger: { batchesProcessed: c.batchesProcessed, packetsProcessed: c.packetsProcessed, duplicateBatches: c.duplicateBatches, deadLettered: c.deadLettered, eventsEmitted: c.eventsEmitted },
+      ledger: this.#assets.orgs.size === 1 ? { batchesProcessed: c.batchesProcessed, packetsProcessed: c.packetsProcessed, duplicateBatches: c.duplicateBatches, deadLettered: c.deadLettered, eventsEmitted: c.eventsEmitted } : null,
     };
   }
 }

@@ -1,6 +1,10 @@
 /**
  * The `/live` page: one self-contained HTML document (inline CSS and script, nothing fetched
- * but this platform's own `/live/plan` and `/live/events`). It draws the chosen floor as SVG
+ * but this platform's own `/live/plan`, `/live/events` and `/api/v2/login`). It holds no data:
+ * it reads with a bearer token, taken from the URL's fragment (`/live#token=…`, which no
+ * request carries, removed from the address bar at once) or from a login form (the password
+ * grant), kept in the tab's sessionStorage. The stream is read with fetch (EventSource cannot
+ * send a header) and reopened 2 s after it ends, so a stream the server dropped comes back. It draws the chosen floor as SVG
  * (rooms, zones, doors, sensors, hives), moves a marker per true person (filled red) and per
  * detection the platform ingested (hollow blue ring) as events arrive, and lists each room's measured vs true occupancy, the door counters, hive state and the
  * delivery ledger. Deterministic for a given event: no animation, no wall-clock text, so a
@@ -19,15 +23,18 @@ h2{font-size:13px;margin:10px 0 4px}table{border-collapse:collapse;width:100%}td
 .sensor{fill:#0ea5e9}.sensor.traffic{fill:#a855f7}.hive{fill:#16a34a}.hive.off{fill:#dc2626}
 .person{fill:#dc2626;stroke:#fff;stroke-width:.05}.detection{fill:none;stroke:#1d4ed8;stroke-width:.07}.label{font-size:.42px;fill:#334155}.count{font-size:.5px;font-weight:bold;fill:#0f172a}
 .bad{color:#b91c1c;font-weight:bold}
+#login:not([hidden]){position:fixed;inset:0;display:flex;align-items:center;justify-content:center;background:rgba(15,23,42,.55)}
+#login div{background:#fff;padding:16px;display:grid;gap:8px;min-width:260px}#login-error{color:#b91c1c}
 </style></head><body>
 <header><b>occusim live</b><label>floor <select id="floor"></select></label><span id="at">waiting for the simulator…</span><span id="people"></span><span id="detections"></span></header>
 <div id="plan"><svg id="svg" xmlns="http://www.w3.org/2000/svg"></svg></div>
+<form id="login" hidden><div><b>Sign in to watch live</b><input id="login-user" autocomplete="username" placeholder="username"><input id="login-password" type="password" autocomplete="current-password" placeholder="password"><button>Sign in</button><span id="login-error"></span></div></form>
 <aside><h2>Rooms: measured / true</h2><table id="rooms"></table><h2>Door counters (in / out)</h2><table id="doors"></table><h2>Hives</h2><table id="hives"></table><h2>Ledger</h2><table id="ledger"></table></aside>
 <script>
 (function () {
   var NS = 'http://www.w3.org/2000/svg';
   var svg = document.getElementById('svg');
-  var plan = null, source = null, peopleLayer = null, detectionLayer = null, names = {};
+  var plan = null, peopleLayer = null, detectionLayer = null, names = {};
   function el(tag, attrs, parent) { var e = document.createElementNS(NS, tag); for (var k in attrs) e.setAttribute(k, attrs[k]); if (parent) parent.appendChild(e); return e; }
   function pts(poly) { return poly.map(function (p) { return p[0] + ',' + p[1]; }).join(' '); }
   function rows(id, head, data) {
@@ -75,21 +82,66 @@ h2{font-size:13px;margin:10px 0 4px}table{border-collapse:collapse;width:100%}td
     rows('doors', ['counter', 'in', 'out'], e.doors.map(function (d) { return [names[d.sensorId] || d.sensorId, String(d.in), String(d.out)]; }));
     rows('hives', ['hive', 'state'], e.hives.map(function (h) { var g = document.getElementById('hive-' + h.id); if (g) g.setAttribute('class', h.online ? 'hive' : 'hive off'); return [h.name, h.online ? 'online' : { bad: true, text: 'offline' }]; }));
     var l = e.ledger;
-    rows('ledger', ['', ''], [['batches processed', String(l.batchesProcessed)], ['packets processed', String(l.packetsProcessed)], ['duplicate batches', String(l.duplicateBatches)], ['dead letters', String(l.deadLettered)], ['occupancy events', String(l.eventsEmitted)]]);
+    rows('ledger', ['', ''], l ? [['batches processed', String(l.batchesProcessed)], ['packets processed', String(l.packetsProcessed)], ['duplicate batches', String(l.duplicateBatches)], ['dead letters', String(l.deadLettered)], ['occupancy events', String(l.eventsEmitted)]] : [['platform-wide: not shown to one of several organisations', '']]);
     document.body.setAttribute('data-ready', 'true');
   }
+  var TOKEN_KEY = 'occusim.live.token', current = null, wanted = null;
+  var fragment = /(?:^#|&)token=([^&]+)/.exec(location.hash);
+  if (fragment) { sessionStorage.setItem(TOKEN_KEY, decodeURIComponent(fragment[1])); history.replaceState(null, '', location.pathname + location.search); }
+  function headers() { return { authorization: 'Bearer ' + (sessionStorage.getItem(TOKEN_KEY) || '') }; }
+  function signIn(message) {
+    if (current) current.abort();
+    current = null;
+    document.getElementById('login-error').textContent = message || '';
+    document.getElementById('login').hidden = false;
+  }
+  document.getElementById('login').addEventListener('submit', function (ev) {
+    ev.preventDefault();
+    var body = JSON.stringify({ username: document.getElementById('login-user').value, password: document.getElementById('login-password').value });
+    fetch('/api/v2/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: body }).then(function (r) { return r.json().then(function (j) { return { ok: r.ok, j: j }; }); }).then(function (a) {
+      if (!a.ok) { signIn(a.j.error_description || 'sign-in refused'); return; }
+      sessionStorage.setItem(TOKEN_KEY, a.j.access_token);
+      document.getElementById('login').hidden = true;
+      open(wanted);
+    });
+  });
+  function stream(floorId, ctrl) {
+    fetch('/live/events?floor=' + encodeURIComponent(floorId), { headers: headers(), signal: ctrl.signal }).then(function (r) {
+      if (r.status === 401) { signIn('your session has ended: sign in again'); return; }
+      if (!r.ok || !r.body) throw new Error('HTTP ' + r.status);
+      var reader = r.body.getReader(), decoder = new TextDecoder(), buf = '';
+      function pump() {
+        return reader.read().then(function (c) {
+          if (c.done) throw new Error('stream ended');
+          buf += decoder.decode(c.value, { stream: true });
+          var i;
+          while ((i = buf.indexOf('\\n\\n')) >= 0) {
+            var data = buf.slice(0, i).split('\\n').filter(function (x) { return x.indexOf('data: ') === 0; }).map(function (x) { return x.slice(6); }).join('\\n');
+            buf = buf.slice(i + 2);
+            if (data && current === ctrl) update(JSON.parse(data));
+          }
+          return pump();
+        });
+      }
+      return pump();
+    }).catch(function () { setTimeout(function () { if (current === ctrl) stream(floorId, ctrl); }, 2000); });
+  }
   function open(floorId) {
-    if (source) source.close();
+    wanted = floorId;
+    if (current) current.abort();
+    var ctrl = current = new AbortController();
     document.body.removeAttribute('data-ready');
-    fetch('/live/plan' + (floorId ? '?floor=' + encodeURIComponent(floorId) : '')).then(function (r) { return r.json(); }).then(function (p) {
+    fetch('/live/plan' + (floorId ? '?floor=' + encodeURIComponent(floorId) : ''), { headers: headers(), signal: ctrl.signal }).then(function (r) {
+      if (r.status === 401) { signIn(sessionStorage.getItem(TOKEN_KEY) ? 'your session has ended: sign in again' : ''); return null; }
+      return r.json();
+    }).then(function (p) {
+      if (!p || current !== ctrl) return;
       var sel = document.getElementById('floor');
       sel.innerHTML = '';
       p.floors.forEach(function (f) { var o = document.createElement('option'); o.value = f.id; o.textContent = f.name; if (p.floor && f.id === p.floor.id) o.selected = true; sel.appendChild(o); });
       draw(p);
-      if (!p.floor) return;
-      source = new EventSource('/live/events?floor=' + encodeURIComponent(p.floor.id));
-      source.onmessage = function (m) { update(JSON.parse(m.data)); };
-    });
+      if (p.floor) stream(p.floor.id, ctrl);
+    }, function () {});
   }
   document.getElementById('floor').addEventListener('change', function (ev) { history.replaceState(null, '', '?floor=' + ev.target.value); open(ev.target.value); });
   open(new URLSearchParams(location.search).get('floor'));

@@ -1,14 +1,37 @@
-import type { ServerResponse } from 'node:http';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AssetCatalogue } from '../../assets/catalogue.js';
-import type { LiveHub } from './hub.js';
+import { authenticate } from '../auth/guard.js';
+import type { Principal, TokenService } from '../auth/tokens.js';
+import { ApiError, ApiErrorCodes, forbidden } from '../errors.js';
+import type { LiveEvent, LiveHub } from './hub.js';
 import { LIVE_PAGE } from './page.js';
+import { LiveStream, type StreamLimits } from './stream.js';
 
 /**
  * `/live` on a served run: the page, the floor plans it draws (`/live/plan`), and the SSE
- * stream of one floor (`/live/events?floor=ID`). Read-only and unauthenticated like the page
- * of a local tool: it shows positions and counts of simulated people, no credentials.
+ * stream of one floor (`/live/events?floor=ID`). The page itself holds no data and is served
+ * to anyone; the plan and the stream need a bearer token of the platform's login (the page
+ * logs in, or takes one from its URL's fragment) with `read:spaces`, and show only the
+ * token's organisation: another organisation's floor is answered as an unknown one (issue 33,
+ * item 5). Streams are capped per subject (user or client) and in total, and a stream that
+ * does not read is dropped (stream.ts, item 6).
  */
+export interface LiveLimits extends StreamLimits {
+  /** Streams one subject (user or client) may hold at once: a few tabs, one per floor. */
+  perSubject: number;
+  /** Streams the platform holds at once. */
+  total: number;
+}
+
+export const LIVE_LIMITS: LiveLimits = Object.freeze({ perSubject: 8, total: 256, stallMs: 15_000, maxBufferedBytes: 4 * 1024 * 1024 });
+
+export interface LiveDeps {
+  hub: LiveHub;
+  assets: AssetCatalogue;
+  tokens: TokenService;
+  limits: LiveLimits;
+}
+
 export interface LivePlan {
   floors: Array<{ id: string; name: string }>;
   floor: {
@@ -23,9 +46,16 @@ export interface LivePlan {
   } | null;
 }
 
-export function livePlan(assets: AssetCatalogue, floorId: string | undefined): LivePlan & { zone: string } {
-  const floors = assets.all('floor').map((f) => ({ id: f.id, name: f.name }));
-  const f = assets.find('floor', floorId ?? floors[0]?.id ?? '')?.item;
+/** The organisation's floor of that id (or its first floor); undefined when it holds none of that id. */
+function floorOf(assets: AssetCatalogue, orgId: string, floorId: string | undefined) {
+  const id = floorId ?? assets.list('floor', orgId)[0]?.id ?? '';
+  const owned = assets.find('floor', id);
+  return owned?.orgId === orgId ? owned.item : undefined;
+}
+
+export function livePlan(assets: AssetCatalogue, orgId: string, floorId: string | undefined): LivePlan & { zone: string } {
+  const floors = assets.list('floor', orgId).map((f) => ({ id: f.id, name: f.name }));
+  const f = floorOf(assets, orgId, floorId);
   if (!f) return { floors, floor: null, zone: 'UTC' };
   const pt = (p: readonly [number, number]): readonly [number, number] => [p[0], p[1]];
   return {
@@ -59,29 +89,71 @@ export function livePlan(assets: AssetCatalogue, floorId: string | undefined): L
   };
 }
 
-export function registerLive(app: FastifyInstance, hub: LiveHub, assets: AssetCatalogue): void {
+async function viewer(req: FastifyRequest, reply: FastifyReply, tokens: TokenService): Promise<Principal> {
+  void reply.header('Cache-Control', 'no-store');
+  try {
+    const principal = await authenticate(req, tokens);
+    if (!principal.scopes.has('read:spaces')) throw forbidden('/live needs a token with read:spaces');
+    return principal;
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 401) void reply.header('WWW-Authenticate', 'Bearer');
+    throw err;
+  }
+}
+
+/** An event's SSE text, written once for every stream it goes to (the hub shares one event per floor). */
+const texts = new WeakMap<LiveEvent, string>();
+function sseText(e: LiveEvent): string {
+  let text = texts.get(e);
+  if (text === undefined) texts.set(e, (text = `data: ${JSON.stringify(e)}\n\n`));
+  return text;
+}
+
+const tooMany = (message: string): ApiError => new ApiError(429, ApiErrorCodes.RATE_LIMITED, message);
+
+export function registerLive(app: FastifyInstance, deps: LiveDeps): void {
+  const { hub, assets, tokens, limits } = deps;
   // Open streams would hold the server's close: they end first.
-  const open = new Set<ServerResponse>();
+  const open = new Set<LiveStream>();
+  const perSubject = new Map<string, number>();
   app.addHook('preClose', (done) => {
-    for (const res of open) res.end();
+    for (const s of open) s.drop();
     open.clear();
     done();
   });
-  app.get('/live', { schema: { hide: true } }, (_req, reply) => reply.type('text/html; charset=utf-8').send(LIVE_PAGE));
-  app.get<{ Querystring: { floor?: string } }>('/live/plan', { schema: { hide: true } }, (req) => livePlan(assets, req.query.floor));
-  app.get<{ Querystring: { floor?: string } }>('/live/events', { schema: { hide: true } }, (req, reply) => {
-    const floorId = req.query.floor ?? assets.all('floor')[0]?.id ?? '';
-    if (!assets.find('floor', floorId)) return reply.code(404).send({ code: 'NOT_FOUND', message: `no floor ${floorId}` });
+  app.get('/live', { schema: { hide: true } }, (_req, reply) => reply.type('text/html; charset=utf-8').header('Cache-Control', 'no-store').send(LIVE_PAGE));
+  app.get<{ Querystring: { floor?: string } }>('/live/plan', { schema: { hide: true } }, async (req, reply) => {
+    const p = await viewer(req, reply, tokens);
+    return livePlan(assets, p.orgId, req.query.floor);
+  });
+  app.get<{ Querystring: { floor?: string } }>('/live/events', { schema: { hide: true } }, async (req, reply) => {
+    const p = await viewer(req, reply, tokens);
+    const floor = floorOf(assets, p.orgId, req.query.floor);
+    if (!floor) return reply.code(404).send({ code: 'NOT_FOUND', message: `no floor ${JSON.stringify((req.query.floor ?? '').slice(0, 100))}` });
+    const mine = perSubject.get(p.sub) ?? 0;
+    if (mine >= limits.perSubject) throw tooMany(`at most ${limits.perSubject} /live streams per user or client at once`);
+    if (open.size >= limits.total) throw tooMany(`at most ${limits.total} /live streams at once`);
+    perSubject.set(p.sub, mine + 1);
     reply.hijack();
     const res = reply.raw;
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive' });
     res.write(': occusim live\n\n');
-    open.add(res);
-    const stop = hub.subscribe(floorId, (e) => res.write(`data: ${JSON.stringify(e)}\n\n`));
-    req.raw.on('close', () => {
+    let stop = (): void => undefined;
+    let released = false;
+    const release = (): void => {
+      if (released) return;
+      released = true;
       stop();
-      open.delete(res);
-    });
+      open.delete(stream);
+      const left = (perSubject.get(p.sub) ?? 1) - 1;
+      if (left > 0) perSubject.set(p.sub, left);
+      else perSubject.delete(p.sub);
+    };
+    const stream = new LiveStream(res, limits, release);
+    open.add(stream);
+    stop = hub.subscribe(floor.id, (e) => stream.send(sseText(e)));
+    req.raw.on('close', release);
+    res.on('close', release);
     return reply;
   });
 }

@@ -32,16 +32,28 @@ async function livePage(): Promise<Page> {
   return page;
 }
 
+const AUDIENCE = 'https://api.occusim.test';
+
+/** `/live` with an access token of the scenario's first client in its fragment (the page keeps it, no request carries it). */
+async function liveUrl(apiUrl: string, of: ScenarioModel = model): Promise<string> {
+  const c = of.clients[0] as ScenarioModel['clients'][number];
+  const res = await fetch(`${apiUrl}/api/v2/clients/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ grant_type: 'client_credentials', client_id: c.clientId, client_secret: c.secret, audience: AUDIENCE }) });
+  const { access_token: token } = (await res.json()) as { access_token: string };
+  return `${apiUrl}/live#token=${encodeURIComponent(token)}`;
+}
+
 /** Options of a run that serves its API on a free port and opens /live on `page` once it listens. */
 function servedLive(page: Page, durationMs: number, platformThread: boolean): Pick<RunOptions, 'durationMs' | 'keepStore' | 'platformThread' | 'api' | 'onPlatform'> {
   return {
     durationMs,
     keepStore: false,
     platformThread,
-    api: { port: 0, audience: 'https://api.occusim.test' },
+    api: { port: 0, audience: AUDIENCE },
     onPlatform: async (ready) => {
-      await page.goto(`${ready.apiUrl}/live`);
+      await page.goto(await liveUrl(ready.apiUrl as string));
       await page.locator('svg .room').first().waitFor();
+      // The token left the address bar at once.
+      expect(new URL(page.url()).hash).toBe('');
     },
   };
 }
@@ -109,9 +121,9 @@ describe('the live page', () => {
       speed: 60,
       keepStore: false,
       platformThread: false,
-      api: { port: 0, audience: 'https://api.occusim.test' },
+      api: { port: 0, audience: AUDIENCE },
       onPlatform: async (ready) => {
-        await page.goto(`${ready.apiUrl}/live`);
+        await page.goto(await liveUrl(ready.apiUrl as string));
         await page.locator('svg .room').first().waitFor();
         // The store as another reader sees it (WAL): the instant a minute is stored is the
         // instant it is finalised; from then the page has 2 s to show it.
@@ -162,6 +174,21 @@ describe('the live page', () => {
     const page = await livePage();
     await runScenario(office, {
       ...servedLive(page, 2 * 60_000, false),
+      // Without a token the page holds nothing and asks to sign in; the user's password grant opens it.
+      onPlatform: async (ready) => {
+        await page.goto(`${ready.apiUrl}/live`);
+        await page.locator('#login:not([hidden])').waitFor();
+        expect(await page.locator('svg .room').count()).toBe(0);
+        const user = office.users[0] as ScenarioModel['users'][number];
+        await page.fill('#login-user', user.username);
+        await page.fill('#login-password', 'wrong');
+        await page.click('#login button');
+        await expect.poll(() => page.locator('#login-error').textContent(), { timeout: 15_000 }).toMatch(/wrong username or password/);
+        await page.fill('#login-password', user.password);
+        await page.click('#login button');
+        await page.locator('svg .room').first().waitFor();
+        expect(await page.locator('#login').isHidden()).toBe(true);
+      },
       beforeClose: async () => {
         const m = office;
         await page.locator('body[data-final="true"]').waitFor({ state: 'attached' });
