@@ -14,7 +14,14 @@ import { shrinkSchedule } from './shrink.js';
  * prints the command that replays it. Runs go one after another in this process; the runner
  * is a parameter so tests can plant a defect and the CLI can run each in a fresh platform.
  */
-export type ScheduleRunner = (faults: FaultFile[]) => Promise<RunResult>;
+export type ScheduleRunner = (faults: FaultFile[]) => Promise<RunOutcome>;
+
+/** A run's result, and what an outside judge (`--invariant-cmd`) said of it. */
+export interface RunOutcome {
+  result: RunResult;
+  /** Violations found outside occusim (the user's invariant command); none when absent. */
+  external?: string[];
+}
 
 export interface ExploreOptions {
   scenario: string;
@@ -66,13 +73,14 @@ export function replayCommand(scenario: string, seed: number | null, durationMs:
   return `occusim run ${shellQuoted(scenario)}${seed === null ? '' : ` --seed ${seed}`} --duration ${Math.round(durationMs / 1000)}s --faults ${shellQuoted(formatFaultSchedule(faults))}`;
 }
 
-function violationsOf(run: RunResult, faults: readonly FaultFile[], baseline: RunResult): string[] {
-  return DEFAULT_INVARIANTS.flatMap((inv) => inv.check(run, faults, baseline).map((v) => `${inv.name}: ${v}`));
+function violationsOf(run: RunOutcome, faults: readonly FaultFile[], baseline: RunResult): string[] {
+  const own = DEFAULT_INVARIANTS.flatMap((inv) => inv.check(run.result, faults, baseline).map((v) => `${inv.name}: ${v}`));
+  return [...own, ...(run.external ?? []).map((v) => `invariant-cmd: ${v}`)];
 }
 
 export async function explore(o: ExploreOptions): Promise<ExploreReport> {
   const wall = startStopwatch();
-  const baseline = await o.run([]);
+  const baseline = (await o.run([])).result;
   const failures: ExploreFailure[] = [];
   let done = 0;
   for (let i = 0; i < o.runs; i++) {
@@ -88,9 +96,9 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
   return { scenario: o.scenario, seed: o.seed, durationMs: o.durationMs, runs: done, failures, wallMs: Math.round(wall.elapsedMs()), runsPerHour: rate(done, wall.elapsedMs()) };
 }
 
-async function investigate(o: ExploreOptions, index: number, faults: FaultFile[], first: RunResult, violations: string[], baseline: RunResult): Promise<ExploreFailure> {
+async function investigate(o: ExploreOptions, index: number, faults: FaultFile[], first: RunOutcome, violations: string[], baseline: RunResult): Promise<ExploreFailure> {
   const again = await o.run(faults);
-  const deterministic = JSON.stringify(again) === JSON.stringify(first);
+  const deterministic = JSON.stringify(again.result) === JSON.stringify(first.result);
   let shrunkViolations = violations;
   const shrunk = await shrinkSchedule(faults, async (candidate) => {
     const v = violationsOf(await o.run(candidate), candidate, baseline);

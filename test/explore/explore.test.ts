@@ -1,4 +1,7 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseDuration } from '../../src/core/time.js';
@@ -38,7 +41,7 @@ describe('occusim explore', () => {
         runs.push(faults);
         const r = structuredClone(clean);
         if (planted(faults)) r.messages.lost += 1;
-        return Promise.resolve(r);
+        return Promise.resolve({ result: r });
       },
     });
     expect(report.failures.length).toBeGreaterThan(0);
@@ -57,11 +60,28 @@ describe('occusim explore', () => {
   it('draws the same schedules for the same seed', async () => {
     const drawn = async (): Promise<string[]> => {
       const seen: string[] = [];
-      await explore({ scenario: 'q', runs: 20, durationMs: DURATION_MS, seed: SEED, kinds: ['hive_outage', 'broker_restart'], targets: { hives: ['Hive 1'], sensors: ['Kitchen'] }, run: (faults) => (seen.push(JSON.stringify(faults)), Promise.resolve(clean)) });
+      await explore({ scenario: 'q', runs: 20, durationMs: DURATION_MS, seed: SEED, kinds: ['hive_outage', 'broker_restart'], targets: { hives: ['Hive 1'], sensors: ['Kitchen'] }, run: (faults) => (seen.push(JSON.stringify(faults)), Promise.resolve({ result: clean })) });
       return seen;
     };
     expect(await drawn()).toEqual(await drawn());
   });
+
+  it("counts a user's invariant command as a judge: it reads the run's report and store, and its non-zero exit is a violation", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'occusim-explore-test-'));
+    const run = (cmd: string) =>
+      promisify(execFile)(process.execPath, ['bin/occusim.js', 'explore', 'quickstart', '--runs', '1', '--max-faults', '1', '--kinds', 'broker_restart', '--duration', '5m', '--invariant-cmd', cmd, '--junit', join(dir, 'junit.xml')], { timeout: 240_000 }).then(
+        (r) => ({ code: 0, stdout: r.stdout }),
+        (e: { code: number; stdout: string }) => ({ code: e.code, stdout: e.stdout }),
+      );
+    const held = await run('grep -q \'"lost":0\' "$OCCUSIM_REPORT" && test -s "${OCCUSIM_STORE#sqlite:}" && test -n "$OCCUSIM_FAULTS"');
+    expect(held.code).toBe(0);
+    expect(readFileSync(join(dir, 'junit.xml'), 'utf8')).toMatch(/failures="0"/);
+    const violated = await run('echo "consumer state wrong" >&2; exit 3');
+    expect(violated.code).toBe(1);
+    expect(violated.stdout).toMatch(/invariant-cmd: exit 3: consumer state wrong/);
+    expect(readFileSync(join(dir, 'junit.xml'), 'utf8')).toMatch(/<failure message="invariant-cmd: exit 3: consumer state wrong"/);
+    rmSync(dir, { recursive: true, force: true });
+  }, 300_000);
 
   it('finds nothing in the product over a bounded search of quickstart (real runs, every fault kind)', async () => {
     const { stdout } = await promisify(execFile)(process.execPath, ['bin/occusim.js', 'explore', 'quickstart', '--runs', '3', '--duration', '10m', '--seed', String(SEED)], { timeout: 120_000 });
