@@ -43,10 +43,10 @@ const missing = [
   protoc === null ? 'protoc (Debian protobuf-compiler)' : null,
 ].filter((m): m is string => m !== null);
 const title = 'a Python hive built from proto/ and docs/firmware.md';
-if (missing.length > 0) {
-  const reason = `${missing.join(' and ')} not found`;
-  if (underCi()) throw new Error(`CI=true but ${reason}; .ci/run installs them`);
-  process.stderr.write(`skipped: ${title} — ${reason}\n`);
+const skipReason = missing.length > 0 ? `${missing.join(' and ')} not found` : null;
+if (skipReason !== null) {
+  if (underCi()) throw new Error(`CI=true but ${skipReason}; .ci/run installs them`);
+  process.stderr.write(`skipped: ${title} — ${skipReason}\n`);
 }
 
 interface DeviceReport {
@@ -65,7 +65,7 @@ interface DeviceReport {
 let work = '';
 let credentials = '';
 beforeAll(async () => {
-  if (missing.length > 0) return;
+  if (skipReason !== null) return;
   work = mkdtempSync(join(tmpdir(), 'occusim-pydevice-'));
   // The device's only protocol code: what protoc makes of proto/ (examples/python-device/README.md).
   execFileSync(protoc as string, ['-I', join(root, 'proto'), `--python_out=${work}`, 'occusim/v1/uplink.proto']);
@@ -115,7 +115,7 @@ async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, ms = 30
   }
 }
 
-(missing.length > 0 ? describe.skip : describe)(`${title}${missing.length > 0 ? ' (skipped: a program is missing)' : ''}`, () => {
+(skipReason !== null ? describe.skip : describe)(`${title}${skipReason !== null ? ` (skipped: ${skipReason})` : ''}`, () => {
   it('is conformant to occusim check --listen, its lost batch resent after the ack timeout', async () => {
     const check = occusim(['check', '--listen', '--scenario', 'firmware', '--duration', '2m']);
     const dev = await runDevice(brokerOf(await check.ready), ['--minutes', '3']);
