@@ -35,6 +35,18 @@ export interface RouteDoc {
   responses: Record<string, unknown>;
 }
 
+// The answers' shapes (docs/api.md): a row per window and space, a value per item and measurement.
+const value = { type: ['number', 'null'] } as const;
+const seriesAnswer = {
+  type: 'object',
+  required: ['data'],
+  properties: {
+    data: { type: 'array', items: { type: 'object', required: ['measurement', 'time', 'value'], properties: { measurement: { type: 'string', enum: [...MEASUREMENTS] }, time: str, start: str, stop: str, value } } },
+    page_info: { type: 'object' },
+  },
+};
+const statsAnswer = { type: 'object', required: ['data'], properties: { data: { type: 'object', additionalProperties: { type: 'object', additionalProperties: value } } } };
+
 const days = Object.fromEntries(Object.entries(MAX_RANGE_MS).map(([k, v]) => [k, v / 86_400_000]));
 
 export const ROUTE_DOCS = {
@@ -56,7 +68,7 @@ export const ROUTE_DOCS = {
       summary: 'Client-credentials grant',
       body: { type: 'object', properties: { client_id: str, client_secret: str, audience: str, grant_type: { type: 'string', examples: ['client_credentials'] } } },
     },
-    responses: { 200: { description: 'Access token, no refresh token' }, 400: oauthErr('invalid_request or unsupported_grant_type'), 401: oauthErr('invalid_client'), 403: oauthErr('access_denied: unknown audience'), 429: oauthErr('too many failures') },
+    responses: { 200: { description: 'Access token, no refresh token; expires_in in seconds', ...json({ type: 'object', required: ['access_token', 'expires_in', 'token_type'], properties: { access_token: str, scope: str, expires_in: { type: 'integer' }, token_type: { const: 'Bearer' } } }) }, 400: oauthErr('invalid_request or unsupported_grant_type'), 401: oauthErr('invalid_client'), 403: oauthErr('access_denied: unknown audience'), 429: oauthErr('too many failures') },
   },
   'GET /api/v1/client': {
     schema: { tags: ['clients'], security: bearer, summary: "List the organisation's clients" },
@@ -77,7 +89,7 @@ export const ROUTE_DOCS = {
   },
   'DELETE /api/v1/client/:id': {
     schema: { tags: ['clients'], security: bearer, summary: 'Delete a client (its tokens stop working)', params: { type: 'object', required: ['id'], properties: { id: str } } },
-    responses: { 204: { description: 'Deleted' }, 401: err('unauthorised', false), 404: err('CLIENT_NOT_FOUND') },
+    responses: { 204: { type: 'null', description: 'Deleted (no body)' }, 401: err('unauthorised', false), 404: err('CLIENT_NOT_FOUND') },
   },
   'POST /api/v3/reporting': {
     schema: {
@@ -118,7 +130,7 @@ export const ROUTE_DOCS = {
         },
       },
     },
-    responses: { 200: { description: '{ data, page_info? } or CSV' }, 400: err('INVALID_REQUEST: out-of-limit range, window.offset, bad values'), 401: err('unauthorised', false), 404: err("NOT_FOUND: an id that is not the organisation's") },
+    responses: { 200: { description: '{ data, page_info? }, or CSV with options.format csv', content: { 'application/json': { schema: seriesAnswer }, 'text/csv': { schema: str } } }, 400: err('INVALID_REQUEST: out-of-limit range, window.offset, bad values'), 401: err('unauthorised', false), 404: err("NOT_FOUND: an id that is not the organisation's") },
   },
   'POST /api/v4/reporting/stats': {
     schema: {
@@ -132,7 +144,7 @@ export const ROUTE_DOCS = {
         properties: { measurements: { type: 'array', minItems: 1, items: { type: 'string', examples: ['occupancy_avg_presence'] } }, items: { type: 'array', minItems: 1, items: str }, start: str, stop: str, filters: { type: 'object' } },
       },
     },
-    responses: { 200: { description: '{ data: { item: { measurement: value } } }' }, 400: err('INVALID_REQUEST'), 401: err('unauthorised', false), 404: err('NOT_FOUND') },
+    responses: { 200: { description: '{ data: { item: { measurement: value } } }', ...json(statsAnswer) }, 400: err('INVALID_REQUEST'), 401: err('unauthorised', false), 404: err('NOT_FOUND') },
   },
 } satisfies Record<string, RouteDoc>;
 

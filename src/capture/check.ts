@@ -109,12 +109,16 @@ export function createChecker(header: Pick<CaptureHeader, 'hives'>, opts: Checke
       return;
     }
     // A new seq below the highest fills a gap (a batch lost before the broker, retransmitted): allowed.
+    // Its readings are older than the batches after it by construction (a hive with several
+    // batches in flight resends the lost one after them), so "sensing times do not go back"
+    // (protocol.md section 2) holds in seq order and is checked only for a seq past the highest.
+    const fillsGap = b.seq < s.maxSeq;
     s.seen.set(b.seq, key);
     s.maxSeq = Math.max(s.maxSeq, b.seq);
     while (s.seen.has(s.contiguous + 1)) s.contiguous++;
     b.packets.forEach((p, k) => {
       const last = s.lastSensed.get(p.sensorMac);
-      if (last !== undefined && p.sensedAtMs < last - tolerance) {
+      if (!fillsGap && last !== undefined && p.sensedAtMs < last - tolerance) {
         v(`packets[${k}].sensed_at_ms`, 'timestamp', `sensor ${p.sensorMac} went back ${last - p.sensedAtMs} ms in sensing time (tolerance ${tolerance} ms)`);
       }
       s.lastSensed.set(p.sensorMac, Math.max(last ?? 0, p.sensedAtMs));

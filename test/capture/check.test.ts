@@ -141,6 +141,25 @@ describe('occusim check on recorded captures', () => {
     expect(violationsOf(bad, 'timestamp')[0]).toMatchObject({ index: m.i, field: 'packets[0].sensed_at_ms' });
   });
 
+  it('rule timestamp: a new batch whose readings go back in sensing time', () => {
+    const [a, b] = uplinks().filter((m) => decodeUplink(m.payload).packets.length > 0);
+    const earlier = decodeUplink(a!.payload).packets[0]!.sensedAtMs - 60_000;
+    const bad = corrupt(b!.i, withBatch(b!, (x) => ({ ...x, packets: x.packets.map((p) => ({ ...p, sensedAtMs: earlier })) })));
+    expect(violationsOf(bad, 'timestamp')[0]?.message).toMatch(/went back \d+ ms in sensing time/);
+  });
+
+  it('rule timestamp: a batch lost before the broker and resent after newer ones is not going back', () => {
+    // A hive with several batches in flight resends the lost one after them (protocol.md §6).
+    const withPackets = uplinks().filter((m) => decodeUplink(m.payload).packets.length > 0);
+    const lost = withPackets[2]!;
+    const resentAfter = withPackets[6]!;
+    const reordered = messages
+      .filter((m) => !m.topic.endsWith('/ack') && m.i !== lost.i)
+      .flatMap((m) => (m.i === resentAfter.i ? [m, lost] : [m]))
+      .map((m, i) => ({ ...m, i }));
+    expect(checkCapture(header, reordered).violations).toEqual([]);
+  });
+
   it('rule limits: a batch of more than 500 packets', () => {
     const m = firstUplinkWithPackets();
     const bad = corrupt(m.i, withBatch(m, (b) => ({ ...b, packets: Array.from({ length: 501 }, () => b.packets[0]!) })));

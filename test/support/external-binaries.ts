@@ -25,6 +25,9 @@ export const DEBIAN_PACKAGES: Readonly<Record<string, string>> = {
   postgres: 'postgresql',
   initdb: 'postgresql',
   chromium: 'chromium',
+  promtool: 'prometheus',
+  protoc: 'protobuf-compiler',
+  python3: 'python3',
 };
 
 /** Looks `name` up on PATH (only PATH: what a test would spawn is what it finds). */
