@@ -43,7 +43,7 @@ export class AccountService {
   readonly #cost: ScryptCost;
   readonly #clock: Clock;
   readonly #state: ApiStatePort | null;
-  /** Started at construction, never awaited at start: an unknown name's verification waits for it. */
+  /** What an unknown name is verified against (passwords.ts: a random salt and key, no scrypt to make). */
   #dummy: Promise<string> = Promise.resolve('');
   /** Seeded accounts not logged into yet: their secret as the scenario gives it (see above). */
   readonly #seeded = new WeakMap<{ hash: string }, string>();
@@ -62,8 +62,6 @@ export class AccountService {
   static async fromCatalogue(catalogue: AssetCatalogue, clock: Clock, cost: ScryptCost = OWASP_SCRYPT, state: ApiStatePort | null = null): Promise<AccountService> {
     const svc = new AccountService(cost, clock, state);
     svc.#dummy = dummyHash(cost);
-    // Never an unhandled rejection: a failed dummy hash fails the logins that need it.
-    svc.#dummy.catch(() => undefined);
     for (const { orgId, item: u } of catalogue.users.values()) {
       const user: UserAccount = { id: u.id, username: u.username, orgId, hash: '' };
       svc.#seeded.set(user, u.password);
