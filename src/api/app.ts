@@ -21,6 +21,7 @@ import type { SeriesPort } from './reporting/series.js';
 import { registerStatsRoutes } from './reporting/stats.js';
 import { ApiError, ApiErrorCodes, invalidRequest } from './errors.js';
 import { DEFAULT_LIMITS, queryLimitsRule, type QueryLimits } from './graphql/limits.js';
+import { registerAnswerBudget } from './graphql/answer-budget.js';
 import { resolvers, type GqlContext } from './graphql/resolvers.js';
 import { typeDefs } from './graphql/schema.js';
 import { unifyIdStringVariables } from './graphql/string-ids.js';
@@ -139,6 +140,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     },
   });
   app.graphql.addHook('preValidation', async (schema, document) => unifyIdStringVariables(schema, document));
+  registerAnswerBudget(app, (deps.limits ?? DEFAULT_LIMITS).maxAnswerBytes);
   if (deps.state) persistMutations(app, deps.assets, deps.state);
   return app;
 }

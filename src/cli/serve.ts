@@ -116,12 +116,22 @@ export async function serveCommand(flags: Flags, io: Io, signal?: AbortSignal): 
   const loaded = loadScenarioFile(flags.scenario);
   if (!loaded.ok) throw new AppError(ErrorCodes.SCENARIO_INVALID, `invalid scenario:\n${loaded.diagnostics.map(formatDiagnostic).join('\n')}`);
   const opts = serveOptions(flags);
-  return serveModel(loaded.model, opts, io, signal ?? serveSignal());
+  // Listening for SIGTERM from here on (start-up included), and saying so: start-up is interruptible.
+  const stop = signal ?? serveSignal();
+  io.stderr.write(`serve: starting ${loaded.model.organisations?.length ?? 1} organisation(s)\n`);
+  // The process's own signals: a start-up cut short leaves nothing to drain (the store is
+  // transactional and survives a kill), so the process ends at once instead of after the start
+  // it no longer needs — whatever still holds the loop (a listener half opened).
+  const exitNow = signal === undefined ? (): void => void setTimeout(() => process.exit(0), EXIT_GRACE_MS).unref() : undefined;
+  return serveModel(loaded.model, opts, io, stop, exitNow);
 }
 
-export async function serveModel(model: ScenarioModel, opts: ServeOptions, io: Io, signal: AbortSignal): Promise<number> {
+/** Time for the last lines to reach stdout and stderr before a start-up cut short ends the process. */
+const EXIT_GRACE_MS = 100;
+
+export async function serveModel(model: ScenarioModel, opts: ServeOptions, io: Io, signal: AbortSignal, onStartAborted?: () => void): Promise<number> {
   const scale = opts.scaleOut;
-  const platform = await startPlatform({
+  const starting = startPlatform({
     catalogue: new AssetCatalogue(organisationsFromScenario(model)),
     // Driven by shards: a virtual clock from the scenario's start that only their clock channel moves.
     ...(scale?.shards !== undefined ? { startMs: model.startMs, shardClocks: scale.shards } : { clock: systemClock, advanceEveryMs: Math.min(OWN_CLOCK_ADVANCE_MS, MINUTE_MS) }),
@@ -143,6 +153,19 @@ export async function serveModel(model: ScenarioModel, opts: ServeOptions, io: I
       ...(opts.webhookConcurrency !== undefined ? { concurrency: opts.webhookConcurrency } : {}),
     },
   });
+  // SIGTERM during start-up ends the process now (issue 33 item 8: a process outlived SIGTERM
+  // by 28 minutes while it started): what started closes once its start completes, and the
+  // CLI's entry point exits shortly after this returns whatever still holds the loop.
+  const platform = await Promise.race([starting, untilAborted(signal).then(() => null)]);
+  if (platform === null) {
+    void starting.then(
+      (p) => p.close(),
+      () => undefined,
+    );
+    io.stderr.write('serve: stopped during start-up\n');
+    onStartAborted?.();
+    return 0;
+  }
   try {
     printListeners(io, { model, dbPath: platform.dbPath, brokerUrl: platform.brokerUrl, apiUrl: platform.apiUrl }, opts.audience);
     if (platform.shardsFinished) {

@@ -30,7 +30,7 @@ function reject(r: Received, reason: ErrorCode, message: string): UplinkVerdict 
 type PacketCheck = { ok: true; sensorId: string } | { ok: false; reason: ErrorCode; message: string };
 
 /** The sensor a packet belongs to, or why it cannot be processed. */
-function checkPacket(registry: AssetRegistry, hive: Hive, p: WirePacket): PacketCheck {
+export function checkPacket(registry: AssetRegistry, hive: Hive, p: WirePacket): PacketCheck {
   const sensor = registry.sensorByMac(p.sensorMac);
   if (!sensor) return { ok: false, reason: ErrorCodes.UNKNOWN_SENSOR, message: `no sensor with MAC ${p.sensorMac}` };
   if (sensor.hiveId !== hive.id) {
@@ -42,7 +42,7 @@ function checkPacket(registry: AssetRegistry, hive: Hive, p: WirePacket): Packet
   return { ok: true, sensorId: sensor.id };
 }
 
-const packetJson = (p: WirePacket): Uint8Array => new TextEncoder().encode(JSON.stringify(p));
+export const packetJson = (p: WirePacket): Uint8Array => new TextEncoder().encode(JSON.stringify(p));
 
 function splitPackets(registry: AssetRegistry, hive: Hive, batch: UplinkBatch, r: Received): Pick<Extract<UplinkVerdict, { kind: 'accepted' }>, 'packets' | 'deadLetters'> {
   const packets: AcceptedPacket[] = [];

@@ -1,11 +1,14 @@
 import type { Clock } from '../core/clock.js';
 import { ValueCounts } from '../core/value-counts.js';
 import { floorToMinute, MINUTE_MS } from '../core/time.js';
+import { ErrorCodes } from '../core/errors.js';
 import { uplinkTopic } from '../core/topics.js';
-import type { UplinkAck } from '../proto/messages.js';
+import { decodeUplink, encodeUplink } from '../proto/codec.js';
+import type { UplinkAck, WirePacket } from '../proto/messages.js';
 import { eventId, type SensorEvent } from './events.js';
 import { inspectHeartbeat } from './heartbeat.js';
-import { inspectUplink, type DeadLetter } from './ingest.js';
+import { checkPacket, inspectUplink, packetJson, type DeadLetter } from './ingest.js';
+import { isRefused, LateAdmission, LATE_MINUTES_PER_BATCH, LATE_MINUTES_PER_HIVE_HOUR } from './late-admission.js';
 import { PresenceKernel } from './kernel/presence-kernel.js';
 import { PacketKind, ReadStatus, UplinkReader } from './kernel/uplink-reader.js';
 import { Recompute, type RecomputeCounters } from './recompute.js';
@@ -95,6 +98,14 @@ type Read = { ok: false; deadLetter: DeadLetter } | { ok: true; serial: string; 
 
 const KIND_BOTH = 3;
 
+/**
+ * Packets read or re-read between two turns of the event loop. The store answers on this
+ * thread (SQLite) with settled promises, so the chain would otherwise run every queued message
+ * in one go: a flood kept the API unanswered for 60 s (issue 33 item 7). About 5 ms of work.
+ */
+const WORK_PER_TURN = 4096;
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 export class CloudPipeline {
   readonly #o: PipelineOptions;
   #registry: AssetRegistry;
@@ -114,6 +125,9 @@ export class CloudPipeline {
   #pulledMinute = -Infinity;
   /** The tail of the operation chain (crash recovery first); never rejects, so one failure does not stop the chain. */
   #tail: Promise<unknown>;
+  /** Packets handled since the chain last let the event loop turn (`WORK_PER_TURN`). */
+  #work = 0;
+  readonly #late = new LateAdmission();
 
   /** Resumes from the store: payloads of minutes not yet finalised are re-read (crash recovery) before the first operation. */
   constructor(opts: PipelineOptions) {
@@ -143,9 +157,20 @@ export class CloudPipeline {
 
   /** Runs `op` after every operation called before it; its result (or failure) is the caller's. */
   #serial<T>(op: () => Promise<T>): Promise<T> {
-    const run = this.#tail.then(op, op);
+    const step = async (): Promise<T> => {
+      await this.#breathe();
+      return op();
+    };
+    const run = this.#tail.then(step, step);
     this.#tail = run.catch(() => undefined);
     return run;
+  }
+
+  /** Lets the event loop turn (the API, the broker's sockets) once enough work is done. */
+  async #breathe(): Promise<void> {
+    if (this.#work < WORK_PER_TURN) return;
+    this.#work = 0;
+    await nextTurn();
   }
 
   /** Resolves once every operation called so far has finished (failed ones included). */
@@ -197,6 +222,7 @@ export class CloudPipeline {
     if (ackedAtStart === undefined) this.#ackedAtStart.set(v.serial, (ackedAtStart = await store.ackedSeq(v.serial)));
     // A retransmission (lost ack, or QoS 1 redelivery): already stored, so only re-ack.
     if (await store.hasBatch(v.serial, v.seq)) return this.#duplicate(v.serial, v.seq, v.packetCount, ackedAtStart, receivedAtMs);
+    const late = this.#admitLate(v.serial, v.seq, topic, payload, receivedAtMs);
     const r = this.#reader;
     const ackedSeq = await this.#nextAckedSeq(v.serial, v.seq);
     const accepted = r.count - r.rejected;
@@ -210,15 +236,15 @@ export class CloudPipeline {
       receivedAtMs,
       ackedSeq,
       packetCount: v.packetCount,
-      raw: accepted > 0 ? { payload, minSensedMs: r.minSensedMs, maxSensedMs: r.maxSensedMs } : null,
-      deadLetters: v.deadLetters,
+      raw: accepted > 0 ? { payload: late?.payload ?? payload, minSensedMs: r.minSensedMs, maxSensedMs: r.maxSensedMs } : null,
+      deadLetters: late ? [...v.deadLetters, ...late.deadLetters] : v.deadLetters,
       sensorsSeen: lastSeen(r),
       ...(deliveries.length > 0 ? { deliveries } : {}),
     });
     // Another ingest process on the store stored it since `hasBatch`: a duplicate all the same.
     if (!stored) return this.#duplicate(v.serial, v.seq, v.packetCount, ackedAtStart, receivedAtMs);
     this.#counters.batchesProcessed++;
-    this.#counters.deadLettered += v.deadLetters.length;
+    this.#counters.deadLettered += v.deadLetters.length + (late?.deadLetters.length ?? 0);
     if (this.#owns(v.serial)) await this.#aggregate(receivedAtMs);
     else {
       // Stored for its floor's owner (another process), which aggregates it from the store.
@@ -227,6 +253,39 @@ export class CloudPipeline {
     }
     if (listen && this.#o.onSensorEvent) for (const e of events) this.#o.onSensorEvent(e);
     return { hiveSerial: v.serial, ackedSeq, ackedAtMs: receivedAtMs };
+  }
+
+  /**
+   * Late-data admission of the message just read (late-admission.ts): when it would reopen more
+   * finalised minutes than its hive's budget allows, the packets of the minutes beyond are
+   * dead-lettered `LATE_BEYOND_BUDGET`, the rest is re-encoded (what is stored is what was
+   * admitted, so recovery and reopening re-read exactly that) and read again into the reader.
+   * Null when everything is admitted (the usual case: checked on the reader's arrays alone).
+   */
+  #admitLate(serial: string, seq: number, topic: string, payload: Uint8Array, receivedAtMs: number): { payload: Uint8Array; deadLetters: DeadLetter[] } | null {
+    const r = this.#reader;
+    const finalisedBefore = this.#recompute.finalisedBefore;
+    if (!(floorToMinute(r.minSensedMs) < finalisedBefore)) return null;
+    const needsReopen = (m: number, kind: number): boolean => m < finalisedBefore && !(kind === PRESENCE ? this.#presence.hasMinute(m) : this.#traffic.hasMinute(m));
+    const refused = this.#late.refuse(serial, receivedAtMs, r, floorToMinute, needsReopen);
+    const hive = this.#registry.hiveBySerial(serial);
+    if (refused.size === 0 || !hive) return null;
+    const batch = decodeUplink(payload);
+    const kept: WirePacket[] = [];
+    const deadLetters: DeadLetter[] = [];
+    batch.packets.forEach((p, i) => {
+      const minuteMs = floorToMinute(p.sensedAtMs);
+      // A packet the registry refused is dead-lettered already, with its own reason.
+      if (!checkPacket(this.#registry, hive, p).ok || !isRefused(refused, minuteMs, p.kind === 'presence' ? PRESENCE : PacketKind.Traffic)) {
+        kept.push(p);
+        return;
+      }
+      const message = `${serial} seq ${seq} packets[${i}]: minute ${new Date(minuteMs).toISOString()} is finalised and the hive's budget of late minutes (${LATE_MINUTES_PER_BATCH} a batch, ${LATE_MINUTES_PER_HIVE_HOUR} an hour) is spent`;
+      deadLetters.push({ receivedAtMs, topic, reason: ErrorCodes.LATE_BEYOND_BUDGET, message, payload: packetJson(p) });
+    });
+    const admitted = encodeUplink({ ...batch, packets: kept });
+    this.#read(r, topic, admitted, receivedAtMs);
+    return { payload: admitted, deadLetters };
   }
 
   /**
@@ -398,6 +457,7 @@ export class CloudPipeline {
         await this.#reload(minuteMs, minuteMs + MINUTE_MS, r.kind[i] as number);
       }
       this.#feed(r, i);
+      this.#work++;
       this.#latencies.add(processedAtMs - t);
       this.#counters.packetsProcessed++;
     }
@@ -428,7 +488,9 @@ export class CloudPipeline {
   async #reload(fromMs: number, toMs: number, kinds: number, onNew?: (minuteMs: number) => void): Promise<void> {
     const r = this.#reloader;
     for (const p of await this.#o.store.payloadsSensedIn(fromMs, toMs)) {
+      await this.#breathe();
       if (!this.#owns(p.hiveSerial) || !this.#read(r, uplinkTopic(p.hiveSerial), p.payload, 0).ok) continue;
+      this.#work += r.count;
       for (let i = 0; i < r.count; i++) {
         const t = r.sensedAt[i] as number;
         if ((r.sensor[i] as number) >= 0 && t >= fromMs && t < toMs && ((r.kind[i] as number) & kinds) !== 0 && this.#feed(r, i)) onNew?.(floorToMinute(t));

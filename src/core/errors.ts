@@ -16,6 +16,8 @@ export const ErrorCodes = {
   SENSOR_NOT_ON_HIVE: 'SENSOR_NOT_ON_HIVE',
   SENSOR_MODE_MISMATCH: 'SENSOR_MODE_MISMATCH',
   BAD_TOPIC: 'BAD_TOPIC',
+  /** A packet for a finalised minute beyond its hive's budget of minutes to reopen (cloud/late-admission.ts). */
+  LATE_BEYOND_BUDGET: 'LATE_BEYOND_BUDGET',
   TIMEOUT: 'TIMEOUT',
   CAPTURE_INVALID: 'CAPTURE_INVALID',
 } as const;

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import crypto, { createHash } from 'node:crypto';
 
 /**
  * Deterministic identifiers with the platform's prefixes (spec §2 "Identifier formats").
@@ -20,8 +20,12 @@ export type IdPrefix =
   | 'user'
   | 'person';
 
+/** One-shot SHA-256 (Node ≥ 20.12): a scenario of 250,000 sensors derives ~750,000 ids and MACs. */
+const oneShot = (crypto as { hash?: (alg: string, data: string, enc: 'buffer') => Buffer }).hash;
+
 function digest(parts: readonly string[]): Buffer {
-  return createHash('sha256').update(parts.join('\u0000')).digest();
+  const text = parts.join('\u0000');
+  return oneShot ? oneShot('sha256', text, 'buffer') : createHash('sha256').update(text).digest();
 }
 
 /** `room_3f9a0c...`: 16 lowercase hex characters after the prefix. */

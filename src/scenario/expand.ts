@@ -38,7 +38,9 @@ const POINT_LIST_FIELDS = new Set(['polygon', 'outline', 'line']);
  * sensor grid (202,500 items, a warning per sensor) in 15 s to 510 MB peak RSS. (At 100,000
  * it had guarded a stack overflow: findings were `push(...)`ed, which overflows past
  * ~120,000 — they are appended in loops now; a 700 × 700 grid then resolves, in 60 s and
- * 1.1 GB, which the bound still refuses.)
+ * 1.1 GB, which the bound still refuses.) A 499 × 500 grid, just under the bound: 12.4 s of
+ * CPU and 714 MB before its items shared their paths and origins (`child`, `origin`), 7.5 s and
+ * 442 MB after (`test/scenario/grid-cost.test.ts`; Node's own start-up included).
  */
 export const MAX_EXPANDED_ITEMS = 250_000;
 
@@ -71,6 +73,13 @@ class Expander {
   readonly usedTemplates = new Set<string>();
   items = 0;
   tooLarge = false;
+  /**
+   * Child paths and exact origins, one per (parent path, key): a grid's or repeat's items share
+   * their item's path, so their fields share paths and origins instead of each copying them
+   * (a 499 × 500 sensor grid validated in 27 s to 1.77 GB, issue 33 item 13).
+   */
+  readonly #children = new WeakMap<readonly Seg[], Map<Seg, readonly Seg[]>>();
+  readonly #exact = new WeakMap<readonly Seg[], Origin>();
 
   constructor(readonly doc: unknown) {
     this.templates = isObj(doc) && isObj(doc['templates']) ? doc['templates'] : {};
@@ -100,7 +109,20 @@ class Expander {
   }
 
   origin(docPath: readonly Seg[], ctx: Ctx, usePath: readonly Seg[] | null = null): Origin {
-    return ctx.via ?? { docPath, exact: true, usePath };
+    if (ctx.via !== null) return ctx.via;
+    if (usePath !== null) return { docPath, exact: true, usePath };
+    let o = this.#exact.get(docPath);
+    if (o === undefined) this.#exact.set(docPath, (o = { docPath, exact: true, usePath: null }));
+    return o;
+  }
+
+  /** `[...docPath, seg]`, the same array each time for the same parent array and key. */
+  child(docPath: readonly Seg[], seg: Seg): readonly Seg[] {
+    let byKey = this.#children.get(docPath);
+    if (byKey === undefined) this.#children.set(docPath, (byKey = new Map()));
+    let path = byKey.get(seg);
+    if (path === undefined) byKey.set(seg, (path = [...docPath, seg]));
+    return path;
   }
 
   /** Copies a value, substituting strings, shifting points and expanding item lists. */
@@ -108,10 +130,10 @@ class Expander {
     if (typeof v === 'string') return this.text(v, docPath, ctx);
     if (Array.isArray(v)) {
       const out: unknown[] = [];
-      if (key !== null && ITEM_LISTS.has(key)) v.forEach((item, i) => this.item(item, [...docPath, i], ctx, key, out));
-      else if (key !== null && POINT_LIST_FIELDS.has(key)) v.forEach((p, i) => out.push(this.point(p, [...docPath, i], ctx)));
+      if (key !== null && ITEM_LISTS.has(key)) v.forEach((item, i) => this.item(item, this.child(docPath, i), ctx, key, out));
+      else if (key !== null && POINT_LIST_FIELDS.has(key)) v.forEach((p, i) => out.push(this.point(p, this.child(docPath, i), ctx)));
       else if (key !== null && POINT_FIELDS.has(key)) return this.point(v, docPath, ctx);
-      else v.forEach((x, i) => out.push(this.node(x, [...docPath, i], ctx, null)));
+      else v.forEach((x, i) => out.push(this.node(x, this.child(docPath, i), ctx, null)));
       this.origins.set(out, this.origin(docPath, ctx));
       return out;
     }
@@ -123,7 +145,7 @@ class Expander {
     const out: Obj = {};
     const tctx: Ctx | null = tpl === undefined ? null : { ...ctx, via: ctx.via ?? tpl.via };
     for (const [k, x] of Object.entries(v)) {
-      out[k] = this.node(x, [...docPath, k], tctx !== null && tpl?.keys.has(k) === true ? tctx : ctx, k);
+      out[k] = this.node(x, this.child(docPath, k), tctx !== null && tpl?.keys.has(k) === true ? tctx : ctx, k);
     }
     this.origins.set(out, this.origin(docPath, ctx, tpl === undefined ? null : [...docPath, 'use']));
     return out;

@@ -8,7 +8,7 @@ import { parseExpectation } from './expectations.js';
 import { resolveFloor } from './resolve-floor.js';
 import { resolveFaults, resolveNetwork } from './resolve-network.js';
 import { defaultFidelity, resolveThermal } from './resolve-thermal.js';
-import { buildingSchema, fileSchema, organizationEntrySchema, siteSchema, type ScenarioFile } from './schema.js';
+import { buildingSchema, fileSchema, MAX_ORGANISATIONS, organizationEntrySchema, siteSchema, type ScenarioFile } from './schema.js';
 
 /** Values that replace the file's (CLI flags). */
 export interface Overrides {
@@ -123,8 +123,14 @@ function declaredOrganisations(ctx: Ctx, header: Header | null, tree: unknown): 
     if (header.organization !== undefined || header.sites !== undefined) {
       error(ctx, ['organizations'], 'a file gives either `organization` and `sites` (one organisation) or `organizations` (several), not both');
     }
+    const list = rawList(raw['organizations']);
+    // Refused before resolving any: a file of 3,000 would cost seconds to explain one error.
+    if (list.length > MAX_ORGANISATIONS) {
+      error(ctx, ['organizations'], `${list.length} organizations: a file declares at most ${MAX_ORGANISATIONS} (each is served by this one process)`);
+      return [];
+    }
     const names = new NameSet('organization', 'the file');
-    return rawList(raw['organizations']).flatMap((o, i): DeclaredOrganisation[] => {
+    return list.flatMap((o, i): DeclaredOrganisation[] => {
       const path: Seg[] = ['organizations', i];
       const own = parseAt(ctx, organizationOwnSchema, o, path);
       const name = own?.name ?? rawName(o) ?? `#${i}`;

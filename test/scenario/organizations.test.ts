@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatDiagnostic } from '../../src/scenario/diagnostics.js';
 import { loadScenarioFile, loadScenarioText } from '../../src/scenario/load.js';
+import { MAX_ORGANISATIONS } from '../../src/scenario/schema.js';
 
 /** Scenario files of several organisations (issue 16, finding 11). */
 const floor = (name: string) => `
@@ -34,6 +35,15 @@ function located(text: string): string[] {
 }
 
 describe('scenario organizations', () => {
+  it(`refuses more than ${MAX_ORGANISATIONS} organizations with one clear error, before resolving any`, () => {
+    const many = Array.from({ length: MAX_ORGANISATIONS + 1 }, (_, i) => org(`Org ${i}`)).join('');
+    const t0 = performance.now();
+    expect(located(FILE(many))).toEqual([`tenants.yaml:6:3 organizations: ${MAX_ORGANISATIONS + 1} organizations: a file declares at most ${MAX_ORGANISATIONS} (each is served by this one process)`]);
+    expect(performance.now() - t0).toBeLessThan(10_000);
+    const r = loadScenarioText(FILE(Array.from({ length: 3 }, (_, i) => org(`Org ${i}`)).join('')), 'tenants.yaml');
+    expect(r.ok).toBe(true);
+  });
+
   it('gives each organisation its own sites, users and clients, with distinct ids for equal names', () => {
     const users = (u: string) => `\n    users: [{ username: ${u} }]\n    clients: [{ name: ci-bot }]`;
     const r = loadScenarioText(FILE(org('Acme', users('alice@acme.test')) + org('Globex', users('bob@globex.test'))), 'tenants.yaml');

@@ -40,8 +40,10 @@ export async function verifySecret(secret: string, stored: string): Promise<bool
 
 /**
  * A hash of nothing anyone knows, verified against when the user or client does not exist,
- * so an unknown name costs the same time as a wrong password.
+ * so an unknown name costs the same time as a wrong password: a random salt and a random key
+ * at the same cost (verifying derives the candidate's key with the salt, one full scrypt, and
+ * no secret derives a random key), so it needs no scrypt of its own at start-up.
  */
 export function dummyHash(cost: ScryptCost = OWASP_SCRYPT): Promise<string> {
-  return hashSecret(randomBytes(24).toString('base64url'), cost);
+  return Promise.resolve(['scrypt', cost.N, cost.r, cost.p, randomBytes(16).toString('base64url'), randomBytes(KEY_LEN).toString('base64url')].join('$'));
 }

@@ -36,17 +36,29 @@ export interface QueryLimits {
   maxCost: number;
   /** Largest estimated number of values (fields × list sizes) an answer may hold. */
   maxValues: number;
+  /**
+   * Largest answer, in bytes of its JSON `data`, measured after execution (answer-budget.ts):
+   * what the estimate cannot see (long strings, polygons of many vertices) is refused
+   * `ANSWER_TOO_LARGE` instead of sent. Absent: `ANSWER_BUDGET_BYTES`.
+   */
+  maxAnswerBytes?: number;
   /** The real size of the list `typeName.fieldName` (largest per parent), when known; undefined: assumed. */
   listSize?: (typeName: string, fieldName: string) => number | undefined;
 }
 
 /**
- * 2,500,000 values is ~60 MB of JSON (fleet.yaml: one alias of the 23-field sensor list is
- * ~700k values, 16.7 MB, 0.8 s): a full topology traversal of a large organisation, which
- * lists every sensor three times (per floor, per room, per zone), passes; the fifteen-alias
- * amplification (8.6 M estimated, 251 MB measured) does not.
+ * The answer's byte budget (issue 33 item 7): 24 MiB of JSON. A query just under the former
+ * estimate limit (2,500,000 values) answered 63 MB, and eight at once took RSS to 1.79 GB.
  */
-export const DEFAULT_LIMITS: QueryLimits = { maxDepth: 10, maxAliases: 30, maxCost: 400, maxValues: 2_500_000 };
+export const ANSWER_BUDGET_BYTES = 24 * 1024 * 1024;
+
+/**
+ * 1,000,000 values is ~24 MB of JSON (~24 bytes a value; fleet.yaml: one alias of the 23-field
+ * sensor list is ~700k values, 16.7 MB, 0.8 s), so the estimate refuses before execution what
+ * the byte budget would refuse after it. One whole sensor list of a fleet passes; the
+ * fifteen-alias amplification (8.6 M estimated, 251 MB measured) does not.
+ */
+export const DEFAULT_LIMITS: QueryLimits = { maxDepth: 10, maxAliases: 30, maxCost: 400, maxValues: 1_000_000, maxAnswerBytes: ANSWER_BUDGET_BYTES };
 
 /**
  * Depth and cost limits for introspection (`__schema`, `__type`), which IDEs and code

@@ -17,7 +17,9 @@ describe('sensors in GraphQL (plain-property views, views.ts)', () => {
   it('answer the same fields through every query that lists them', async () => {
     const res = await h.gql(
       h.tokenA,
-      `{ floors { data { sensors { ${FIELDS} } rooms { sensors { ${FIELDS} } } zones { sensors { ${FIELDS} } } } } sensors { data { ${FIELDS} } } }`,
+      // The floor by id: over the whole assumed large organisation (250 floors) this traversal
+      // is estimated past the answer's budget (limits.ts, 24 MiB).
+      `{ floors(ids: ["${h.a.floors[0]!.id}"]) { data { sensors { ${FIELDS} } rooms { sensors { ${FIELDS} } } zones { sensors { ${FIELDS} } } } } sensors { data { ${FIELDS} } } }`,
     );
     expect(res.body.errors).toBeUndefined();
     const d = res.body.data as { floors: { data: Array<{ sensors: Sensor[]; rooms: Array<{ sensors: Sensor[] }>; zones: Array<{ sensors: Sensor[] }> }> }; sensors: { data: Sensor[] } };
