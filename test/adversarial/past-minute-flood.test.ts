@@ -66,7 +66,7 @@ describe('a hive flooding distinct past minutes', () => {
   it(`leaves the API answering within ${P99_BOUND_MS} ms p99 and RSS within ${PEAK_BOUND_MB} MiB of the baseline, every packet accounted for`, async () => {
     const driver = startDriver();
     const { brokerUrl, apiUrl } = await driver.ready;
-    const hive = await connectAsync(brokerUrl, { clientId: HIVE_SERIAL, username: HIVE_SERIAL, password: HIVE.password, reconnectPeriod: 0 });
+    const hive = await connectAsync(brokerUrl, { clientId: `hive-${HIVE_SERIAL}`, username: HIVE_SERIAL, password: HIVE.password, reconnectPeriod: 0 });
     let acked = 0;
     const allAcked = new Promise<void>((resolve) =>
       hive.on('message', (_topic, payload) => {
