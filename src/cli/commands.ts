@@ -7,7 +7,7 @@ import { loadScenarioFile, type LoadResult } from '../scenario/load.js';
 import { formatThresholds, thresholdSuite } from './thresholds.js';
 import { junitXml } from './junit.js';
 import { checkOutputFiles } from './preflight.js';
-import { hostOf, mqttPortOf, webhookConcurrencyOf } from './options.js';
+import { hostOf, mqttPortOf, webhookConcurrencyOf, webhookTimestampsFlag } from './options.js';
 import { scenarioJsonSchema } from '../scenario/schema.js';
 import type { RunOptions } from '../run/options.js';
 import { runScenario, type RunReport } from '../run/run-scenario.js';
@@ -159,6 +159,8 @@ function runOptionsFromFlags(flags: Flags): RunOptions {
   if (typeof flags['webhook-allow'] === 'string') opts.webhooks = { allow: flags['webhook-allow'].split(',').map((c) => c.trim()) };
   const concurrency = webhookConcurrencyOf(flags);
   if (concurrency !== undefined) opts.webhooks = { ...opts.webhooks, concurrency };
+  const timestamps = webhookTimestampsFlag(flags);
+  if (timestamps !== undefined) opts.webhooks = { ...opts.webhooks, timestamps };
   return opts;
 }
 

@@ -1,6 +1,7 @@
 import { Option } from 'commander';
 import { AppError, ErrorCodes } from '../core/errors.js';
 import { DEFAULT_WEBHOOK_CONCURRENCY, MAX_WEBHOOK_CONCURRENCY, MIN_WEBHOOK_CONCURRENCY, concurrencyProblem } from '../webhooks/concurrency.js';
+import { DEFAULT_WEBHOOK_TIMESTAMPS, WEBHOOK_TIMESTAMPS, webhookTimestampsOf, type WebhookTimestamps } from '../webhooks/timestamps.js';
 import type { Flags } from './io.js';
 
 /**
@@ -53,6 +54,7 @@ export const OPTIONS = {
   audience: () => new Option('--audience <a>', 'API identifier accepted in client logins (default https://api.occusim.local)'),
   webhookAllow: () => new Option('--webhook-allow <cidrs>', 'webhook destinations allowed although loopback or private, comma-separated (docs/webhooks.md)'),
   webhookConcurrency: () => new Option('--webhook-concurrency <n>', `webhook requests in flight per endpoint, ${MIN_WEBHOOK_CONCURRENCY}..${MAX_WEBHOOK_CONCURRENCY} (default ${DEFAULT_WEBHOOK_CONCURRENCY}; a scenario's webhooks[].concurrency wins; docs/webhooks.md)`),
+  webhookTimestamps: () => new Option('--webhook-timestamps <clock>', `what webhook-timestamp carries: ${WEBHOOK_TIMESTAMPS.join(' or ')} (default ${DEFAULT_WEBHOOK_TIMESTAMPS}: standard verifiers accept it; simulated: byte-identical requests, which they reject; docs/webhooks.md)`),
   scenario: () => new Option('--scenario <file>', 'the scenario file (or a shipped scenario by name, e.g. quickstart)'),
   graphiql: () => new Option('--no-graphiql', 'with --serve (and serve): no GraphQL IDE page at /api/graphiql'),
   // Output
@@ -64,7 +66,7 @@ export const OPTIONS = {
 export type OptionName = keyof typeof OPTIONS;
 
 /** The options of a run (`run`, `serve --feed`). */
-export const RUN_OPTIONS: readonly OptionName[] = ['seed', 'speed', 'duration', 'start', 'fidelity', 'workers', 'report', 'store', 'db', 'keep', 'resume', 'fresh', 'platformThread', 'hiveThreads', 'mqttPort', 'host', 'broker', 'record', 'quiet', 'expect', 'junit', 'webhookAllow', 'webhookConcurrency', 'truth', 'html'];
+export const RUN_OPTIONS: readonly OptionName[] = ['seed', 'speed', 'duration', 'start', 'fidelity', 'workers', 'report', 'store', 'db', 'keep', 'resume', 'fresh', 'platformThread', 'hiveThreads', 'mqttPort', 'host', 'broker', 'record', 'quiet', 'expect', 'junit', 'webhookAllow', 'webhookConcurrency', 'webhookTimestamps', 'truth', 'html'];
 
 function portValue(flags: Flags, name: 'port' | 'mqtt-port', fallback: number): number {
   const v = flags[name];
@@ -83,6 +85,15 @@ export function webhookConcurrencyOf(flags: Flags): number | undefined {
   const n = v.trim() === '' ? Number.NaN : Number(v);
   if (concurrencyProblem(n) !== null) throw new AppError(ErrorCodes.USAGE, `--webhook-concurrency must be an integer in ${MIN_WEBHOOK_CONCURRENCY}..${MAX_WEBHOOK_CONCURRENCY}, got ${JSON.stringify(v)}`);
   return n;
+}
+
+/** `--webhook-timestamps`: undefined when not given (the platform's default, wall, applies). */
+export function webhookTimestampsFlag(flags: Flags): WebhookTimestamps | undefined {
+  const v = flags['webhook-timestamps'];
+  if (typeof v !== 'string') return undefined;
+  const t = webhookTimestampsOf(v);
+  if (t === null) throw new AppError(ErrorCodes.USAGE, `--webhook-timestamps must be ${WEBHOOK_TIMESTAMPS.join(' or ')}, got ${JSON.stringify(v)}`);
+  return t;
 }
 
 export const hostOf = (flags: Flags): string => (typeof flags.host === 'string' && flags.host !== '' ? flags.host : DEFAULT_HOST);

@@ -13,6 +13,7 @@ import type { Sender } from './sender.js';
 import type { WebhookService } from './service.js';
 import { signatureHeader } from './signing.js';
 import type { Subscription } from './subscription.js';
+import type { WebhookTimestamps } from './timestamps.js';
 
 /**
  * The delivery engine, on the platform's clock. `advance(now)`:
@@ -21,8 +22,9 @@ import type { Subscription } from './subscription.js';
  *    DETECTIONS and TRAFFIC deliveries are built for the pipeline (`sensorDeliveries`), which
  *    enqueues them in the transaction that stores the batch carrying them;
  * 2. delivery rounds: every enabled subscription's due deliveries are sent in the store's
- *    order (due instant, event timestamp, event id), signed with the platform time as
- *    `webhook-timestamp`; outcomes are written in one transaction per round; failures wait
+ *    order (due instant, event timestamp, event id), signed with the wall clock at the attempt
+ *    as `webhook-timestamp` (`timestampClock`; without it the platform time); outcomes are
+ *    written in one transaction per round; failures wait
  *    (jittered backoff from the subscription's seeded stream) on the platform clock.
  * `advance` resolves when nothing is due at `now` any more, so at `--speed max` the deliveries
  * of a minute are complete before the run moves on, and a simulated day of outage is a few
@@ -53,6 +55,12 @@ export interface EngineOptions {
   fanOutEvents?: number;
   /** Wall time for the enqueue → 2xx latency (perf only, never in results). */
   wallTime?: WallTime;
+  /**
+   * What `webhook-timestamp` carries, read at each attempt (webhooks/timestamps.ts): the wall
+   * clock, so standard verifiers accept it. Absent: the attempt's platform instant (simulated
+   * time at `--speed max`), which makes every request byte-identical across runs.
+   */
+  timestampClock?: WallTime;
 }
 
 export interface SubscriptionStats {
@@ -73,6 +81,8 @@ export interface EngineStats {
   latencyP99Ms: number;
   /** Whether delivery keeps up with what the platform produces (webhooks/keep-up.ts reads it). */
   keepUp: EngineKeepUp;
+  /** What `webhook-timestamp` carried (webhooks/timestamps.ts). */
+  timestamps: WebhookTimestamps;
 }
 
 export interface EngineKeepUp {
@@ -278,7 +288,7 @@ export class WebhookEngine {
   }
 
   #attempt(s: Subscription, d: Delivery, nowMs: number): Promise<Outcome> {
-    const timestampS = Math.floor(nowMs / 1000);
+    const timestampS = Math.floor((this.#o.timestampClock?.() ?? nowMs) / 1000);
     // Built literally (no spread, no intermediate headers object): one object shape for every
     // request, on the per-delivery path.
     const headers = {
@@ -343,6 +353,7 @@ export class WebhookEngine {
       subscriptions,
       latencyP50Ms: percentile(this.#latencies, 50),
       latencyP99Ms: percentile(this.#latencies, 99),
+      timestamps: this.#o.timestampClock ? 'wall' : 'simulated',
       keepUp: {
         enqueued: this.#enqueued,
         busyWallMs: this.#busyWallMs,
