@@ -52,6 +52,8 @@ export interface PlatformWebhookOptions {
 }
 
 const DEFAULT_SETTLE_MS = 2 * 86_400_000;
+/** Wall ms a close waits for the lanes' last records once their connections are gone. */
+const CLOSE_GRACE_MS = 5_000;
 
 export interface PlatformWebhooks {
   readonly service: WebhookService;
@@ -120,7 +122,11 @@ async function start(stores: WebhookStores, catalogue: AssetCatalogue, clock: Cl
     stats: () => engine.stats(),
     async close() {
       await engine.advance().catch(() => undefined);
+      // Lanes still sending (an endpoint that does not answer) stop with the connections: the
+      // attempts in flight end as failures, recorded before the store closes.
+      engine.stop();
       await sender.close();
+      await engine.closed(CLOSE_GRACE_MS);
       await store.close();
       await events.close();
     },
