@@ -1,0 +1,128 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { catalogueFromScenario } from '../../src/assets/from-scenario.js';
+import { eventId } from '../../src/cloud/events.js';
+import { sqliteStore, sqliteWebhookStore } from '../../src/cloud/store/sqlite-async.js';
+import { SqliteStore } from '../../src/cloud/store/sqlite-store.js';
+import { systemClock } from '../../src/core/clock.js';
+import { loadScenarioFile } from '../../src/scenario/load.js';
+import type { OrganisationModel, ScenarioModel } from '../../src/scenario/model.js';
+import { DEFAULT_LANE_STALL_MS } from '../../src/webhooks/lanes.js';
+import { startWebhooks, type PlatformWebhooks } from '../../src/webhooks/platform-hooks.js';
+import { startFaultyEndpoint, startHealthyEndpoint, type Fault } from './endpoint-faults.js';
+
+/**
+ * Issue 33 item 2, the endpoint matrix: two organisations of scenarios/two-tenants.yaml on a
+ * platform delivering on the wall clock as `occusim serve` does (a ticker calling `advance`).
+ * Organisation A's endpoint hangs, resets every connection, trickles its answer one byte a
+ * second, or answers 8 MiB; organisation B's answers at once. Occupancy events of both arrive
+ * every 100 ms for 8 s; B's delivery latency (outbox write → arrival) is measured against a
+ * run where A is healthy too. Before lanes, a hanging A held B for A's http_timeout at every
+ * round (B got nothing for 100 s with http_timeout 60).
+ */
+const closers: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const c of closers.splice(0).reverse()) await c();
+});
+
+function twoTenants(): { model: ScenarioModel; a: OrganisationModel; b: OrganisationModel; roomOf: (o: OrganisationModel) => string } {
+  const r = loadScenarioFile(new URL('../../scenarios/two-tenants.yaml', import.meta.url).pathname);
+  if (!r.ok) throw new Error('two-tenants.yaml does not load');
+  const model = r.model;
+  const [a, b] = model.organisations ?? [];
+  if (!a || !b) throw new Error('two organisations expected');
+  const siteOf = new Map(model.floors.map((f) => [f.id, f.siteId]));
+  const roomOf = (o: OrganisationModel): string => (model.rooms.find((x) => o.siteIds.includes(siteOf.get(x.floorId) ?? '')) ?? { id: '' }).id;
+  return { model, a, b, roomOf };
+}
+
+function percentile(xs: readonly number[], p: number): number {
+  const s = [...xs].sort((x, y) => x - y);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] ?? 0;
+}
+
+interface Measured {
+  p50: number;
+  p99: number;
+  max: number;
+  delivered: number;
+  sent: number;
+  /** Wall ms of the slowest `advance` (what ingest and a run wait for). */
+  slowestAdvanceMs: number;
+}
+
+/** Serves A's endpoint `fault` (or a healthy one) and B's healthy one for `ms`, events every 100 ms; B's latency. */
+async function measure(fault: Fault | null, ms = 8_000): Promise<Measured> {
+  const { model, a, b, roomOf } = twoTenants();
+  const dir = mkdtempSync(join(tmpdir(), 'occusim-lanes-'));
+  closers.push(() => rmSync(dir, { recursive: true, force: true }));
+  const dbPath = join(dir, 'store.sqlite');
+  const outbox = new SqliteStore(dbPath);
+  closers.push(() => outbox.close());
+  const bad = fault ? await startFaultyEndpoint(fault) : await startHealthyEndpoint();
+  const good = await startHealthyEndpoint();
+  closers.push(() => good.close(), () => bad.close());
+  const hooks: PlatformWebhooks = await startWebhooks({ webhooks: sqliteWebhookStore(dbPath), events: sqliteStore(dbPath) }, catalogueFromScenario(model), systemClock, {
+    seed: 1,
+    allow: ['127.0.0.1/8'],
+    // A first: the walk in creation order meets it before B (the worst case for B).
+    declared: [
+      { orgId: a.id, input: { name: 'a', eventTypes: ['ROOM_OCCUPANCY'], url: bad.url, httpTimeoutS: 3 } },
+      { orgId: b.id, input: { name: 'b', eventTypes: ['ROOM_OCCUPANCY'], url: good.url, httpTimeoutS: 3 } },
+    ],
+  });
+  closers.push(() => hooks.close());
+  // serve's ticker: an advance at a time, every 50 ms.
+  let advancing = false;
+  let slowestAdvanceMs = 0;
+  const ticker = setInterval(() => {
+    if (advancing) return;
+    advancing = true;
+    const t0 = performance.now();
+    void hooks.advance().finally(() => {
+      slowestAdvanceMs = Math.max(slowestAdvanceMs, performance.now() - t0);
+      advancing = false;
+    });
+  }, 50);
+  closers.push(() => clearInterval(ticker));
+  const written = new Map<string, number>();
+  const [roomA, roomB] = [roomOf(a), roomOf(b)];
+  const t0 = Math.floor(systemClock.now() / 60_000) * 60_000;
+  for (let i = 0; i * 100 < ms; i++) {
+    const at = t0 - i * 60_000;
+    const rows = [roomA, roomB].map((spaceId) => ({ eventId: eventId('ROOM_OCCUPANCY', spaceId, at, 0), type: 'ROOM_OCCUPANCY', spaceId, minuteMs: at, value: i % 5, revision: 0, emittedAtMs: at }));
+    outbox.writeEvents(rows);
+    written.set(rows[1]?.eventId as string, performance.now());
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  // Whatever B still has on its way.
+  for (const deadline = performance.now() + 3_000; good.arrivedAt.size < written.size && performance.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
+  const latencies = [...written].flatMap(([id, w]) => {
+    const got = good.arrivedAt.get(id);
+    return got === undefined ? [] : [got - w];
+  });
+  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: Math.max(...latencies), delivered: latencies.length, sent: written.size, slowestAdvanceMs };
+}
+
+const fmt = (m: Measured): string => `B delivered ${m.delivered}/${m.sent}, latency p50 ${m.p50.toFixed(0)} ms, p99 ${m.p99.toFixed(0)} ms, max ${m.max.toFixed(0)} ms; slowest advance ${m.slowestAdvanceMs.toFixed(0)} ms`;
+
+describe('delivery lanes: one endpoint delays only itself', () => {
+  it.each<Fault>(['hang', 'reset', 'trickle-body', 'huge-body'])("another organisation's deliveries go on while A's endpoint does '%s' (http_timeout 3 s)", async (fault) => {
+    const m = await measure(fault);
+    console.log(`lanes, A ${fault}: ${fmt(m)}`);
+    expect(m.delivered).toBe(m.sent);
+    // A stalled lane costs the others its stall budget once, then is not waited for.
+    expect(m.max).toBeLessThan(DEFAULT_LANE_STALL_MS + 1_000);
+    expect(m.p50).toBeLessThan(500);
+    expect(m.slowestAdvanceMs).toBeLessThan(DEFAULT_LANE_STALL_MS + 1_000);
+  }, 60_000);
+
+  it('baseline: both endpoints healthy', async () => {
+    const m = await measure(null);
+    console.log(`lanes, A healthy: ${fmt(m)}`);
+    expect(m.delivered).toBe(m.sent);
+    expect(m.p99).toBeLessThan(1_000);
+  }, 60_000);
+});
