@@ -16,9 +16,10 @@ import { outcomeOfStatus, parseRetryAfter, type Outcome } from './retry.js';
  *   connection's own connect timeout is the same value (sender.ts). An endpoint trickling one
  *   byte a second kept an attempt open 44.8 s with `http_timeout` 10: undici's `bodyTimeout`
  *   is between chunks.
- * - **Answers are read up to MAX_ANSWER_BYTES and discarded**: the status decides the outcome;
- *   a larger body ends the attempt with that status (the connection is closed, as reading on
- *   would wait for bytes nobody uses). An endpoint answering a huge body drew 16 attempts per event.
+ * - **Answers are read up to MAX_ANSWER_BYTES and discarded**: the status decides the outcome,
+ *   given once the status and at most that many bytes are in; the rest of a larger body is
+ *   drained without being kept (closing the connection would fail the requests pipelined
+ *   behind it), within the same deadline. An endpoint answering a huge body drew 16 attempts per event.
  */
 export const MAX_ANSWER_BYTES = 64 * 1024;
 
@@ -26,7 +27,6 @@ export const MAX_ANSWER_BYTES = 64 * 1024;
 export const AttemptErrors = {
   TIMEOUT: 'WEBHOOK_TIMEOUT',
   CONNECTION_LOST: 'WEBHOOK_CONNECTION_LOST',
-  ANSWER_TOO_LARGE: 'WEBHOOK_ANSWER_TOO_LARGE',
 } as const;
 
 const attemptError = (code: string, message: string): Error => Object.assign(new Error(message), { code });
@@ -73,12 +73,10 @@ export class AttemptHandler implements Dispatcher.DispatchHandler {
 
   onData(chunk: Buffer): boolean {
     this.#bytes += chunk.length;
-    if (this.#bytes > MAX_ANSWER_BYTES) {
-      // Decided by the status: the rest of an oversized answer is not waited for (undici aborts
-      // the request on a throw from onData, closing the connection; onError then finds it settled).
-      this.#finish(this.#statusOutcome());
-      throw attemptError(AttemptErrors.ANSWER_TOO_LARGE, `the answer is over ${MAX_ANSWER_BYTES} bytes`);
-    }
+    // Decided by the status: an oversized answer's outcome is not held back for the rest of it,
+    // which is read on and dropped (never held) until complete or the attempt's deadline —
+    // closing the connection instead would fail every request pipelined behind it.
+    if (this.#bytes > MAX_ANSWER_BYTES) this.#settle(this.#statusOutcome());
     return true;
   }
 
@@ -98,9 +96,14 @@ export class AttemptHandler implements Dispatcher.DispatchHandler {
     return outcomeOfStatus(this.#status, parseRetryAfter(this.#retryAfter, this.#nowMs));
   }
 
+  /** The attempt is over: its deadline goes, and its outcome is given unless it was already. */
   #finish(o: Outcome): void {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
+    this.#settle(o);
+  }
+
+  #settle(o: Outcome): void {
     if (this.#settled) return;
     this.#settled = true;
     this.#done(o);
