@@ -9,6 +9,7 @@ import { SqliteStore } from '../../src/cloud/store/sqlite-store.js';
 import { systemClock } from '../../src/core/clock.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
 import type { OrganisationModel, ScenarioModel } from '../../src/scenario/model.js';
+import { runScenario } from '../../src/run/run-scenario.js';
 import { DEFAULT_LANE_STALL_MS } from '../../src/webhooks/lanes.js';
 import { startWebhooks, type PlatformWebhooks } from '../../src/webhooks/platform-hooks.js';
 import { startFaultyEndpoint, startHealthyEndpoint, type Fault } from './endpoint-faults.js';
@@ -125,4 +126,40 @@ describe('delivery lanes: one endpoint delays only itself', () => {
     expect(m.delivered).toBe(m.sent);
     expect(m.p99).toBeLessThan(1_000);
   }, 60_000);
+});
+
+describe('delivery lanes in a run', () => {
+  it('a hanging endpoint does not hold the run: the healthy subscription gets everything, the run ends within seconds of a healthy one', async () => {
+    const r = loadScenarioFile(new URL('../../scenarios/quickstart.yaml', import.meta.url).pathname);
+    if (!r.ok) throw new Error('quickstart does not load');
+    const model = r.model;
+    const run = async (hanging: boolean) => {
+      const dir = mkdtempSync(join(tmpdir(), 'occusim-lanes-run-'));
+      closers.push(() => rmSync(dir, { recursive: true, force: true }));
+      const good = await startHealthyEndpoint();
+      const bad = hanging ? await startFaultyEndpoint('hang') : await startHealthyEndpoint();
+      closers.push(() => good.close(), () => bad.close());
+      const t0 = performance.now();
+      const report = await runScenario(model, {
+        durationMs: 10 * 60_000,
+        dbPath: join(dir, 'store.sqlite'),
+        webhooks: {
+          allow: ['127.0.0.1/8'],
+          declared: [
+            { orgId: model.org.id, input: { name: 'first', eventTypes: ['ROOM_OCCUPANCY_1M'], url: bad.url, httpTimeoutS: 5 } },
+            { orgId: model.org.id, input: { name: 'second', eventTypes: ['FLOOR_OCCUPANCY_1M'], url: good.url, httpTimeoutS: 5 } },
+          ],
+        },
+      });
+      return { wallMs: performance.now() - t0, hooks: report.result.webhooks ?? [] };
+    };
+    const healthy = await run(false);
+    const hung = await run(true);
+    const [first, second] = hung.hooks;
+    console.log(`run with a hanging endpoint: ${(hung.wallMs / 1000).toFixed(1)} s (both healthy: ${(healthy.wallMs / 1000).toFixed(1)} s); hanging: delivered ${first?.delivered}, pending ${first?.pending}; healthy: delivered ${second?.delivered}, pending ${second?.pending}`);
+    expect(second).toMatchObject({ delivered: healthy.hooks[1]?.delivered, pending: 0, deadLettered: 0 });
+    expect(first?.delivered).toBe(0);
+    // Without lanes every minute's advance waited for its attempts' 5 s timeout, and the end for every retry's.
+    expect(hung.wallMs - healthy.wallMs).toBeLessThan(15_000);
+  }, 120_000);
 });
