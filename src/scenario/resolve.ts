@@ -9,6 +9,7 @@ import { resolveFloor } from './resolve-floor.js';
 import { resolveFaults, resolveNetwork } from './resolve-network.js';
 import { defaultFidelity, resolveThermal } from './resolve-thermal.js';
 import { buildingSchema, fileSchema, organizationEntrySchema, siteSchema, type ScenarioFile } from './schema.js';
+import { fileAllowProblem } from '../webhooks/address-policy.js';
 
 /** Values that replace the file's (CLI flags). */
 export interface Overrides {
@@ -86,6 +87,11 @@ function webhooksOf(ctx: Ctx, header: Header | null): Pick<ScenarioModel, 'webho
   if (header.organizations && header.webhooks) {
     // A subscription belongs to one organisation; which one a shared list means is not said.
     error(ctx, ['webhooks'], 'a file of several organizations cannot declare webhooks yet: create them per organisation with the GraphQL createWebhooks mutation');
+  }
+  // A file's allow list reaches every organisation: one covering everything is the operator's to give.
+  for (const [i, text] of (header.webhook_allow ?? []).entries()) {
+    const why = fileAllowProblem(text);
+    if (why !== null) error(ctx, ['webhook_allow', i], why);
   }
   return {
     webhooks: (header.webhooks ?? []).map((w, i) => ({
