@@ -3,7 +3,10 @@ import type { RealTimeSummary } from './lag.js';
 import type { RunResult } from './report.js';
 import type { ShardInfo } from './shard.js';
 import type { WebhookKeepUp } from './webhook-keep-up.js';
-import type { WebhookTimestamps } from '../webhooks/timestamps.js';
+import type { PlatformReads } from '../platform/reads.js';
+
+/** What `webhook-timestamp` carried (webhooks/timestamps.ts), as the platform's reads say it. */
+type WebhookTimestamps = NonNullable<Awaited<ReturnType<PlatformReads['webhookStats']>>>['timestamps'];
 import type { PhaseTime } from './perf.js';
 
 /**

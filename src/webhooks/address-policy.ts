@@ -45,22 +45,6 @@ export function embeddedIpv4(ip: Ip): Ip | null {
   return { family: 4, value: ip.value & 0xffffffffn };
 }
 
-/**
- * The widest block a scenario file's `webhook_allow` may hold, per family: a /8 (127.0.0.0/8,
- * 10.0.0.0/8) and fc00::/7 are the widest private ranges. A wider one — 0.0.0.0/0, ::/0, two
- * /1 halves — switches the guard off for every organisation of the platform (issue 33 item 11),
- * which is the operator's call on the command line (`--webhook-allow`), not a file's.
- */
-const WIDEST_FILE_PREFIX: Readonly<Record<4 | 6, number>> = { 4: 8, 6: 7 };
-
-/** Why a scenario file may not allow `text` (null: it may, or it is not a block at all — the policy says so). */
-export function fileAllowProblem(text: string): string | null {
-  const c = parseCidr(text.trim());
-  if (!c || c.bits >= WIDEST_FILE_PREFIX[c.family]) return null;
-  const what = c.bits === 0 ? 'every address' : `a /${c.bits}, wider than any private range (/${WIDEST_FILE_PREFIX[c.family]})`;
-  return `${JSON.stringify(text)} allows ${what}: the address guard protects every organisation, so only the operator may switch it off — pass it on the command line (occusim run/serve --webhook-allow)`;
-}
-
 export type AddressVerdict = { ok: true } | { ok: false; why: string };
 
 export class AddressPolicy {

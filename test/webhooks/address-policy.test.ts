@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
+import { fileAllowProblem } from '../../src/scenario/resolve.js';
 import { loadScenarioText } from '../../src/scenario/load.js';
-import { AddressPolicy, checkUrl, fileAllowProblem } from '../../src/webhooks/address-policy.js';
+import { AddressPolicy, checkUrl } from '../../src/webhooks/address-policy.js';
 import { isWebhookError, WebhookError } from '../../src/webhooks/errors.js';
 
 /** URLs an attacker would try to make the platform call (SSRF), each refused by default. */
@@ -103,6 +104,7 @@ describe('an allow list that covers everything (issue 33 item 11)', () => {
     const r = loadScenarioText(withAllow('[127.0.0.1/8, 10.0.0.0/8, 192.168.0.0/16, "fc00::/7", "::1"]'), 'q.yaml');
     expect(r.ok && r.model.webhookAllow).toEqual(['127.0.0.1/8', '10.0.0.0/8', '192.168.0.0/16', 'fc00::/7', '::1']);
     expect(fileAllowProblem('10.0.0.0/8')).toBeNull();
+    expect(fileAllowProblem('0.0.0.0/0')).toMatch(/allows every address/);
     expect(() => new AddressPolicy(['0.0.0.0/0', '::/0'])).not.toThrow();
   });
 });
