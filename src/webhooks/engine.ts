@@ -137,7 +137,7 @@ export class WebhookEngine {
 
   private constructor(o: EngineOptions, lastValues: readonly LastValue[]) {
     this.#o = o;
-    this.#lanes = new Lanes(o.laneStallMs ?? DEFAULT_LANE_STALL_MS);
+    this.#lanes = new Lanes(o.laneStallMs ?? DEFAULT_LANE_STALL_MS, o.wallTime ?? null);
     // What send_on_value_change sent before a restart: an unchanged value is not sent again.
     this.#fanOut.gate.load(lastValues);
     // Re-enabled by updateWebhooks: the user says the receiver is back, so its waiting deliveries

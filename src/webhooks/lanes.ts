@@ -1,3 +1,5 @@
+import type { WallTime } from '../core/clock.js';
+
 /**
  * Delivery lanes: each subscription's deliveries run on a lane of its own, so one slow, hanging
  * or resetting endpoint delays only itself (issue 33 item 2: with one tenant's endpoint hanging,
@@ -18,6 +20,12 @@
  * its timeout already made it; healthy lanes keep the deterministic order.
  */
 export const DEFAULT_LANE_STALL_MS = 2_000;
+/**
+ * A stall timer firing this much after its time means the thread was busy (a long synchronous
+ * step of ingest, in the platform's thread) rather than the endpoint slow: timers run before the
+ * poll for I/O, so the round's answers may be waiting unread. The lane gets another window.
+ */
+const LATE_TIMER_MS = 250;
 
 interface Lane {
   /** The drain in progress (never rejects), or null. */
@@ -30,10 +38,13 @@ export type Drain = (progress: () => void) => Promise<void>;
 
 export class Lanes {
   readonly #stallMs: number;
+  readonly #wall: WallTime | null;
   readonly #lanes = new Map<string, Lane>();
 
-  constructor(stallMs = DEFAULT_LANE_STALL_MS) {
+  /** `wall`: tells a late timer (a busy thread) from a stalled endpoint; without it every firing is a stall. */
+  constructor(stallMs = DEFAULT_LANE_STALL_MS, wall: WallTime | null = null) {
     this.#stallMs = stallMs;
+    this.#wall = wall;
   }
 
   /** Whether the lane of `id` has a drain in progress (a detached one). */
@@ -56,14 +67,22 @@ export class Lanes {
     let stalled = false;
     let onStall: () => void = () => undefined;
     const stall = new Promise<void>((resolve) => (onStall = resolve));
+    const wall = this.#wall;
+    let armedAt = 0;
+    let timer: NodeJS.Timeout;
+    const arm = (): void => {
+      armedAt = wall ? wall() : 0;
+      timer = setTimeout(fire, this.#stallMs).unref();
+    };
     const fire = (): void => {
+      if (wall && wall() - armedAt > this.#stallMs + LATE_TIMER_MS) return arm();
       stalled = true;
       onStall();
     };
-    let timer = setTimeout(fire, this.#stallMs).unref();
+    arm();
     const progress = (): void => {
       clearTimeout(timer);
-      if (!stalled) timer = setTimeout(fire, this.#stallMs).unref();
+      if (!stalled) arm();
     };
     const done = drain(progress).finally(() => {
       clearTimeout(timer);

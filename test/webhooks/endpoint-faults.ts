@@ -33,7 +33,8 @@ function countHeads(text: string, from: number, seen: Map<string, number>): numb
   return end;
 }
 
-export async function startFaultyEndpoint(fault: Fault): Promise<FaultyEndpoint> {
+/** `hugeBytes`: the body of a 'huge-body' answer (default 8 MiB). */
+export async function startFaultyEndpoint(fault: Fault, hugeBytes = 8 << 20): Promise<FaultyEndpoint> {
   const seen = new Map<string, number>();
   const held: number[] = [];
   const sockets = new Set<Socket>();
@@ -62,7 +63,7 @@ export async function startFaultyEndpoint(fault: Fault): Promise<FaultyEndpoint>
         socket.write('HTTP/1.1 200 OK\r\ncontent-length: 1000\r\n\r\n');
         trickle(socket, 'x'.repeat(1000));
       } else if (fault === 'trickle-headers') trickle(socket, 'HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n');
-      else if (fault === 'huge-body') answerHuge(socket, text);
+      else if (fault === 'huge-body') answerHuge(socket, text, hugeBytes);
       // 'hang': never answers.
     });
   });
@@ -88,9 +89,9 @@ function trickle(socket: Socket, text: string): void {
   socket.on('close', () => clearInterval(timer));
 }
 
-/** 200 with an 8 MiB body to every request, in order (keep-alive, pipelined requests answered one after another). */
-function answerHuge(socket: Socket, first: string): void {
-  const body = Buffer.alloc(8 << 20, 0x61);
+/** 200 with a `bytes` body to every request, in order (keep-alive, pipelined requests answered one after another). */
+function answerHuge(socket: Socket, first: string, bytes: number): void {
+  const body = Buffer.alloc(bytes, 0x61);
   let answered = 0;
   const answerAll = (text: string): void => {
     const heads = text.split('\r\n\r\n').length - 1;

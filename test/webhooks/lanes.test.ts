@@ -10,7 +10,7 @@ import { systemClock } from '../../src/core/clock.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
 import type { OrganisationModel, ScenarioModel } from '../../src/scenario/model.js';
 import { runScenario } from '../../src/run/run-scenario.js';
-import { DEFAULT_LANE_STALL_MS } from '../../src/webhooks/lanes.js';
+import { DEFAULT_LANE_STALL_MS, Lanes } from '../../src/webhooks/lanes.js';
 import { startWebhooks, type PlatformWebhooks } from '../../src/webhooks/platform-hooks.js';
 import { startFaultyEndpoint, startHealthyEndpoint, type Fault } from './endpoint-faults.js';
 
@@ -18,7 +18,7 @@ import { startFaultyEndpoint, startHealthyEndpoint, type Fault } from './endpoin
  * Issue 33 item 2, the endpoint matrix: two organisations of scenarios/two-tenants.yaml on a
  * platform delivering on the wall clock as `occusim serve` does (a ticker calling `advance`).
  * Organisation A's endpoint hangs, resets every connection, trickles its answer one byte a
- * second, or answers 8 MiB; organisation B's answers at once. Occupancy events of both arrive
+ * second, or answers 1 MiB; organisation B's answers at once. Occupancy events of both arrive
  * every 100 ms for 8 s; B's delivery latency (outbox write → arrival) is measured against a
  * run where A is healthy too. Before lanes, a hanging A held B for A's http_timeout at every
  * round (B got nothing for 100 s with http_timeout 60).
@@ -62,7 +62,7 @@ async function measure(fault: Fault | null, ms = 8_000): Promise<Measured> {
   const dbPath = join(dir, 'store.sqlite');
   const outbox = new SqliteStore(dbPath);
   closers.push(() => outbox.close());
-  const bad = fault ? await startFaultyEndpoint(fault) : await startHealthyEndpoint();
+  const bad = fault ? await startFaultyEndpoint(fault, 1 << 20) : await startHealthyEndpoint();
   const good = await startHealthyEndpoint();
   closers.push(() => good.close(), () => bad.close());
   const hooks: PlatformWebhooks = await startWebhooks({ webhooks: sqliteWebhookStore(dbPath), events: sqliteStore(dbPath) }, catalogueFromScenario(model), systemClock, {
@@ -114,10 +114,11 @@ describe('delivery lanes: one endpoint delays only itself', () => {
     const m = await measure(fault);
     console.log(`lanes, A ${fault}: ${fmt(m)}`);
     expect(m.delivered).toBe(m.sent);
-    // A stalled lane costs the others its stall budget once, then is not waited for.
-    expect(m.max).toBeLessThan(DEFAULT_LANE_STALL_MS + 1_000);
-    expect(m.p50).toBeLessThan(500);
-    expect(m.slowestAdvanceMs).toBeLessThan(DEFAULT_LANE_STALL_MS + 1_000);
+    // A stalled lane costs the others its stall budget once, then is not waited for (before
+    // lanes, A hanging: B got 32 of 80 in the window, p50 7.6 s). Margins for a loaded machine.
+    expect(m.max).toBeLessThan(DEFAULT_LANE_STALL_MS + 2_000);
+    expect(m.p50).toBeLessThan(1_000);
+    expect(m.slowestAdvanceMs).toBeLessThan(DEFAULT_LANE_STALL_MS + 2_000);
   }, 60_000);
 
   it('baseline: both endpoints healthy', async () => {
@@ -162,4 +163,66 @@ describe('delivery lanes in a run', () => {
     // Without lanes every minute's advance waited for its attempts' 5 s timeout, and the end for every retry's.
     expect(hung.wallMs - healthy.wallMs).toBeLessThan(15_000);
   }, 120_000);
+});
+
+describe('a lane (unit)', () => {
+  const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+  const wall = (): number => performance.now();
+
+  it('is waited for as long as its rounds come back, however long the drain', async () => {
+    const lanes = new Lanes(200, wall);
+    let done = false;
+    await lanes.run('a', async (progress) => {
+      for (let i = 0; i < 10; i++) {
+        await sleep(60);
+        progress();
+      }
+      done = true;
+    });
+    expect(done).toBe(true);
+  });
+
+  it('is left running when a round stalls, not restarted while it runs, and not waited for the next time', async () => {
+    const lanes = new Lanes(200, wall);
+    let release: () => void = () => undefined;
+    const hung = new Promise<void>((r) => (release = r));
+    const t0 = performance.now();
+    await lanes.run('a', () => hung);
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(190);
+    expect(lanes.busy('a')).toBe(true);
+    let started = 0;
+    await lanes.run('a', async () => void started++);
+    expect(started).toBe(0);
+    release();
+    await lanes.idle(1_000);
+    // Suspect: started but not waited for, even though it stalls again.
+    const t1 = performance.now();
+    await lanes.run('a', () => sleep(400));
+    expect(performance.now() - t1).toBeLessThan(100);
+    expect(await lanes.idle(1_000)).toBe(true);
+    // That drain stalled too (400 ms > 200); one that completes in time makes it an awaited lane again.
+    await lanes.run('a', () => sleep(10));
+    await lanes.idle(1_000);
+    let waited = false;
+    await lanes.run('a', async () => {
+      await sleep(50);
+      waited = true;
+    });
+    expect(waited).toBe(true);
+  });
+
+  it('a stall timer that fires late because the thread was busy is not a stall: the answers waiting unread get their window', async () => {
+    const lanes = new Lanes(200, wall);
+    let done = false;
+    await lanes.run('a', async (progress) => {
+      await sleep(10);
+      // A long synchronous step (ingest in the platform's thread): the timer is due meanwhile.
+      for (const until = performance.now() + 600; performance.now() < until; );
+      // The answer is read at the next turn, after the timers due meanwhile have run.
+      await sleep(1);
+      progress();
+      done = true;
+    });
+    expect(done).toBe(true);
+  });
 });
