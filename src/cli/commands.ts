@@ -8,7 +8,7 @@ import { parseFaultSchedule } from '../scenario/fault-schedule.js';
 import { formatThresholds, thresholdSuite } from './thresholds.js';
 import { junitXml } from './junit.js';
 import { checkOutputFiles } from './preflight.js';
-import { hostOf, mqttPortOf, webhookConcurrencyOf } from './options.js';
+import { hostOf, mqttPortOf, webhookConcurrencyOf, webhookTimestampsFlag } from './options.js';
 import { scenarioJsonSchema } from '../scenario/schema.js';
 import type { RunOptions } from '../run/options.js';
 import { runScenario, type RunReport } from '../run/run-scenario.js';
@@ -165,6 +165,8 @@ function runOptionsFromFlags(flags: Flags): RunOptions {
   if (typeof flags['webhook-allow'] === 'string') opts.webhooks = { allow: flags['webhook-allow'].split(',').map((c) => c.trim()) };
   const concurrency = webhookConcurrencyOf(flags);
   if (concurrency !== undefined) opts.webhooks = { ...opts.webhooks, concurrency };
+  const timestamps = webhookTimestampsFlag(flags);
+  if (timestamps !== undefined) opts.webhooks = { ...opts.webhooks, timestamps };
   return opts;
 }
 

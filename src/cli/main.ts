@@ -99,7 +99,8 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .addOption(new Option('--fail-rate <p>', 'answer this share of deliveries with 500'))
     .addOption(new Option('--latency <ms>', 'answer after this many ms'))
     .addOption(new Option('--seed <s>', 'seed of the failure draws'))
-    .addOption(new Option('--dedupe-ids <n>', 'ids remembered for the dedupe, oldest forgotten first (default 1,000,000)'));
+    .addOption(new Option('--dedupe-ids <n>', 'ids remembered for the dedupe, oldest forgotten first (default 1,000,000)'))
+    .addOption(new Option('--no-timestamp-check', 'accept any webhook-timestamp (deliveries of a run with --webhook-timestamps simulated); default: within 5 minutes of this clock'));
   const webhooks = program.command('webhooks').description('webhook dead letters and replays of a store').exitOverride();
   webhooks.configureOutput({ writeOut: (s) => void io.stdout.write(s), writeErr: (s) => void io.stderr.write(s), outputError: () => undefined });
   command('replay', 'put webhook dead letters (--dead) or a time range (--from/--to) back in the outbox', ['store', 'db'], (_, f) => webhooksCommand(['replay'], f, io), webhooks)

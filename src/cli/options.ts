@@ -3,6 +3,7 @@ import { AppError, ErrorCodes } from '../core/errors.js';
 import { DEFAULT_WEBHOOK_CONCURRENCY, MAX_WEBHOOK_CONCURRENCY, MIN_WEBHOOK_CONCURRENCY, concurrencyProblem } from '../webhooks/concurrency.js';
 import { allowedHostName } from '../api/host-guard.js';
 import { metricsTokenProblem } from '../api/metrics.js';
+import { DEFAULT_WEBHOOK_TIMESTAMPS, WEBHOOK_TIMESTAMPS, webhookTimestampsOf, type WebhookTimestamps } from '../webhooks/timestamps.js';
 import type { Flags } from './io.js';
 
 /**
@@ -56,6 +57,7 @@ export const OPTIONS = {
   audience: () => new Option('--audience <a>', 'API identifier accepted in client logins (default https://api.occusim.local)'),
   webhookAllow: () => new Option('--webhook-allow <cidrs>', 'webhook destinations allowed although loopback or private, comma-separated (docs/webhooks.md)'),
   webhookConcurrency: () => new Option('--webhook-concurrency <n>', `webhook requests in flight per endpoint, ${MIN_WEBHOOK_CONCURRENCY}..${MAX_WEBHOOK_CONCURRENCY} (default ${DEFAULT_WEBHOOK_CONCURRENCY}; a scenario's webhooks[].concurrency wins; docs/webhooks.md)`),
+  webhookTimestamps: () => new Option('--webhook-timestamps <clock>', `what webhook-timestamp carries: ${WEBHOOK_TIMESTAMPS.join(' or ')} (default ${DEFAULT_WEBHOOK_TIMESTAMPS}: standard verifiers accept it; simulated: byte-identical requests, which they reject; docs/webhooks.md)`),
   scenario: () => new Option('--scenario <file>', 'the scenario file (or a shipped scenario by name, e.g. quickstart)'),
   graphiql: () => new Option('--no-graphiql', 'with --serve (and serve): no GraphQL IDE page at /api/graphiql'),
   metricsToken: () => new Option('--metrics-token <token>', 'with --serve (and serve): the bearer token a scraper sends to see /metrics per organisation, hive and subscription (without it: platform totals only; docs/metrics.md)'),
@@ -69,7 +71,7 @@ export const OPTIONS = {
 export type OptionName = keyof typeof OPTIONS;
 
 /** The options of a run (`run`, `serve --feed`). */
-export const RUN_OPTIONS: readonly OptionName[] = ['seed', 'speed', 'duration', 'start', 'faults', 'fidelity', 'workers', 'report', 'store', 'db', 'keep', 'resume', 'fresh', 'platformThread', 'hiveThreads', 'mqttPort', 'host', 'broker', 'record', 'quiet', 'expect', 'junit', 'webhookAllow', 'webhookConcurrency', 'truth', 'html'];
+export const RUN_OPTIONS: readonly OptionName[] = ['seed', 'speed', 'duration', 'start', 'faults', 'fidelity', 'workers', 'report', 'store', 'db', 'keep', 'resume', 'fresh', 'platformThread', 'hiveThreads', 'mqttPort', 'host', 'broker', 'record', 'quiet', 'expect', 'junit', 'webhookAllow', 'webhookConcurrency', 'webhookTimestamps', 'truth', 'html'];
 
 function portValue(flags: Flags, name: 'port' | 'mqtt-port', fallback: number): number {
   const v = flags[name];
@@ -104,6 +106,15 @@ export function allowedHostsOf(flags: Flags): string[] {
   const v = flags['allowed-host'];
   const given = Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : typeof v === 'string' ? [v] : [];
   return given.flatMap((x) => x.split(',')).map((x) => allowedHostName(x));
+}
+
+/** `--webhook-timestamps`: undefined when not given (the platform's default, wall, applies). */
+export function webhookTimestampsFlag(flags: Flags): WebhookTimestamps | undefined {
+  const v = flags['webhook-timestamps'];
+  if (typeof v !== 'string') return undefined;
+  const t = webhookTimestampsOf(v);
+  if (t === null) throw new AppError(ErrorCodes.USAGE, `--webhook-timestamps must be ${WEBHOOK_TIMESTAMPS.join(' or ')}, got ${JSON.stringify(v)}`);
+  return t;
 }
 
 export const hostOf = (flags: Flags): string => (typeof flags.host === 'string' && flags.host !== '' ? flags.host : DEFAULT_HOST);

@@ -1,14 +1,18 @@
 import { AppError, ErrorCodes } from '../core/errors.js';
 import { DEDUPE_IDS, startReceiver, type ReceiverStats } from '../webhooks/receiver.js';
-import { secretKey } from '../webhooks/signing.js';
+import { DEFAULT_TOLERANCE_S, secretKey } from '../webhooks/signing.js';
+import { systemWallTime } from '../core/clock.js';
 import { isWebhookError } from '../webhooks/errors.js';
 import type { Flags, Io } from './io.js';
 import { hostOf } from './options.js';
 
 /**
  * `occusim receive --port N [--secret whsec_…] [--out events.ndjson] [--fail-rate P]
- * [--latency MS] [--seed S] [--dedupe-ids N]`: a webhook endpoint (webhooks/receiver.ts) until SIGINT or
- * SIGTERM; a live line of counts per type on stderr, the final counts as JSON on stdout.
+ * [--latency MS] [--seed S] [--dedupe-ids N] [--no-timestamp-check]`: a webhook endpoint
+ * (webhooks/receiver.ts) until SIGINT or SIGTERM; a live line of counts per type on stderr,
+ * the final counts as JSON on stdout. With a secret it verifies as a standard consumer does:
+ * `webhook-timestamp` within 5 minutes of this machine's clock (the platform's default
+ * timestamps are wall time), unless `--no-timestamp-check` (a run's `--webhook-timestamps simulated`).
  */
 const usage = (m: string): AppError => new AppError(ErrorCodes.USAGE, m);
 
@@ -46,8 +50,11 @@ export async function receiveCommand(args: readonly string[], flags: Flags, io: 
     latencyMs: num(flags, 'latency', 0, 60_000, 0),
     seed: typeof flags.seed === 'string' ? flags.seed : 0,
     dedupeIds: num(flags, 'dedupe-ids', 1, 100_000_000, DEDUPE_IDS),
+    // Commander keeps a negated option under its long name: true unless --no-timestamp-check was given.
+    ...(flags['no-timestamp-check'] !== false ? { toleranceS: DEFAULT_TOLERANCE_S, nowS: () => Math.floor(systemWallTime() / 1000) } : {}),
   });
-  io.stderr.write(`occusim receive: listening on ${receiver.url}${secrets.length > 0 ? ' (verifying signatures)' : ''}\n`);
+  const checked = secrets.length === 0 ? '' : flags['no-timestamp-check'] !== false ? ` (verifying signatures, timestamps within ${DEFAULT_TOLERANCE_S} s)` : ' (verifying signatures, timestamps not checked)';
+  io.stderr.write(`occusim receive: listening on ${receiver.url}${checked}\n`);
   const live = setInterval(() => {
     if (io.stderr.isTTY) io.stderr.write(`\r${line(receiver.stats())}\u001b[K`);
   }, 500);

@@ -14,7 +14,8 @@ import { declaredWebhooks } from '../run/run-scenario.js';
 import type { Flags, Io } from './io.js';
 import { storeFlag } from './store-flag.js';
 import { formatHiveCredentials } from './credentials.js';
-import { allowedHostsOf, apiPortOf, hostOf, metricsTokenOf, mqttPortOf, webhookConcurrencyOf } from './options.js';
+import { allowedHostsOf, apiPortOf, hostOf, metricsTokenOf, mqttPortOf, webhookConcurrencyOf, webhookTimestampsFlag } from './options.js';
+import { SIMULATED_TIMESTAMPS_WARNING, type WebhookTimestamps } from '../webhooks/timestamps.js';
 
 /**
  * `occusim serve --scenario s [--db f] [--port N] [--mqtt-port N] [--audience A]`: the
@@ -34,6 +35,8 @@ export interface ServeOptions {
   webhookAllow: string[];
   /** Webhook requests in flight per endpoint (`--webhook-concurrency`); undefined: the default. */
   webhookConcurrency?: number;
+  /** What `webhook-timestamp` carries (`--webhook-timestamps`); undefined: the default (wall). */
+  webhookTimestamps?: WebhookTimestamps;
   /** The GraphQL IDE page (`--no-graphiql` turns it off). */
   graphiql: boolean;
   /** `--metrics-token`: the operator's scraper sees /metrics per tenant with it. */
@@ -63,8 +66,10 @@ const OWN_CLOCK_ADVANCE_MS = 5_000;
 export function serveOptions(flags: Flags): ServeOptions {
   const webhookConcurrency = webhookConcurrencyOf(flags);
   const metricsToken = metricsTokenOf(flags);
+  const webhookTimestamps = webhookTimestampsFlag(flags);
   return {
     ...(webhookConcurrency !== undefined ? { webhookConcurrency } : {}),
+    ...(webhookTimestamps !== undefined ? { webhookTimestamps } : {}),
     ...(metricsToken !== undefined ? { metricsToken } : {}),
     allowedHosts: allowedHostsOf(flags),
     dbPath: storeFlag(flags),
@@ -151,6 +156,7 @@ export async function serveModel(model: ScenarioModel, opts: ServeOptions, io: I
       allow: [...(model.webhookAllow ?? []), ...opts.webhookAllow],
       declared: declaredWebhooks(model),
       ...(opts.webhookConcurrency !== undefined ? { concurrency: opts.webhookConcurrency } : {}),
+      ...(opts.webhookTimestamps !== undefined ? { timestamps: opts.webhookTimestamps } : {}),
     },
   });
   // SIGTERM during start-up ends the process now (issue 33 item 8: a process outlived SIGTERM
@@ -168,6 +174,7 @@ export async function serveModel(model: ScenarioModel, opts: ServeOptions, io: I
   }
   try {
     printListeners(io, { model, dbPath: platform.dbPath, brokerUrl: platform.brokerUrl, apiUrl: platform.apiUrl }, opts.audience);
+    if (opts.webhookTimestamps === 'simulated') io.stdout.write(`${SIMULATED_TIMESTAMPS_WARNING}\n`);
     if (platform.shardsFinished) {
       io.stdout.write(`ingest ${scale?.partition ? `partition ${scale.partition.index}/${scale.partition.count}` : 'process'} following ${scale?.shards} shard clock(s)\n`);
       // A refused clock message or a failed round ends the process (exit 1 through the CLI's error mapping).

@@ -3,6 +3,7 @@ import type { StartupBreakdown } from '../run/run-report.js';
 import { formatRealTime } from '../run/lag.js';
 import { formatDelivery } from './delivery-summary.js';
 import { formatKeepUp } from '../run/webhook-keep-up.js';
+import { SIMULATED_TIMESTAMPS_WARNING } from '../webhooks/timestamps.js';
 
 /** Beyond this many rows a table is summarised: totals and the worst ten (the full tables are in --report and --html). */
 export const FULL_TABLE_MAX = 30;
@@ -103,6 +104,7 @@ export function formatSummary(report: RunReport): string {
     for (const w of hooks.shown) lines.push(`  ${w.name.slice(0, 27).padEnd(28)}delivered ${w.delivered}, retried ${w.retried}, dead-lettered ${w.deadLettered}, disabled ${w.disabled}×, pending ${w.pending}`);
     lines.push(...omittedLine(hooks.omitted, 'subscriptions', 'dead letters and retries'));
     if (p.webhookKeepUp) lines.push(formatKeepUp(p.webhookKeepUp));
+    if (p.webhookTimestamps === 'simulated') lines.push(`  ${SIMULATED_TIMESTAMPS_WARNING}`);
   }
   lines.push(
     `Wall time ${(p.wallMs / 1000).toFixed(1)} s (×${p.speedup} real time, ${p.sensorSecondsPerWallSecond.toLocaleString('en-US')} sensor-s/s), CPU ${p.cpuPercent} % (platform ${p.platformThread ? 'in its own thread' : 'in the run\'s thread'}), peak RSS ${p.peakRssMb} MB; store: ${report.dbKept ? report.db : 'temporary, deleted at exit (--keep keeps it)'}`,

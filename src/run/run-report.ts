@@ -3,6 +3,10 @@ import type { RealTimeSummary } from './lag.js';
 import type { RunResult } from './report.js';
 import type { ShardInfo } from './shard.js';
 import type { WebhookKeepUp } from './webhook-keep-up.js';
+import type { PlatformReads } from '../platform/reads.js';
+
+/** What `webhook-timestamp` carried (webhooks/timestamps.ts), as the platform's reads say it. */
+type WebhookTimestamps = NonNullable<Awaited<ReturnType<PlatformReads['webhookStats']>>>['timestamps'];
 import type { PhaseTime } from './perf.js';
 
 /**
@@ -59,6 +63,8 @@ export interface RunPerf {
   webhookLatencyMs?: { p50: number; p99: number };
   /** Whether webhook delivery kept up with real time: produced vs delivered, backlog, capacity, sensing → delivered (webhooks/keep-up.ts). */
   webhookKeepUp?: WebhookKeepUp;
+  /** What `webhook-timestamp` carried (webhooks/timestamps.ts): wall time differs run to run, so it lives here. */
+  webhookTimestamps?: WebhookTimestamps;
 }
 
 export interface RunReport {

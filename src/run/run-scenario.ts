@@ -154,7 +154,7 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
         hiveThreads: hiveGroups ? threads : 0,
         interrupted: loop.interrupted,
         ...(lag ? { realTime: lag.summary() } : {}),
-        ...(hooks ? { webhookLatencyMs: { p50: round(hooks.latencyP50Ms, 2), p99: round(hooks.latencyP99Ms, 2) }, webhookKeepUp: webhookKeepUp(hooks, model.durationMs, opts.speed) } : {}),
+        ...(hooks ? { webhookLatencyMs: { p50: round(hooks.latencyP50Ms, 2), p99: round(hooks.latencyP99Ms, 2) }, webhookKeepUp: webhookKeepUp(hooks, model.durationMs, opts.speed), webhookTimestamps: hooks.timestamps } : {}),
       },
       db: platform.dbPath,
       dbKept: !(options.keepStore === false && opts.dbPath === null),

@@ -80,12 +80,38 @@ function expectationsOf(header: Header | null): Pick<ScenarioModel, 'expect'> {
   return { expect: header.expect.flatMap((text) => { const r = parseExpectation(text); return r.ok ? [r.expectation] : []; }) };
 }
 
+/**
+ * The widest block a file's `webhook_allow` may hold, per family: a /8 (127.0.0.0/8,
+ * 10.0.0.0/8) and fc00::/7 are the widest private ranges. A wider one — 0.0.0.0/0, ::/0, two
+ * /1 halves — switches the address guard off for every organisation of the platform (issue 33
+ * item 11), which is the operator's call on the command line (`--webhook-allow`), not a file's.
+ * Only the prefix length is read here; whether the text is a block at all the platform's
+ * address policy says (webhooks/address-policy.ts).
+ */
+const WIDEST_FILE_PREFIX: Readonly<Record<4 | 6, number>> = { 4: 8, 6: 7 };
+
+/** Why a file may not allow `text` (null: it may, or it is not a block — the policy says so). */
+export function fileAllowProblem(text: string): string | null {
+  const m = /^\s*([^/\s]+)\/(\d{1,3})\s*$/.exec(text);
+  if (!m) return null;
+  const family = (m[1] as string).includes(':') ? 6 : 4;
+  const bits = Number(m[2]);
+  if (bits >= WIDEST_FILE_PREFIX[family]) return null;
+  const what = bits === 0 ? 'every address' : `a /${bits}, wider than any private range (/${WIDEST_FILE_PREFIX[family]})`;
+  return `${JSON.stringify(text)} allows ${what}: the address guard protects every organisation, so only the operator may switch it off — pass it on the command line (occusim run/serve --webhook-allow)`;
+}
+
 /** The `webhooks:` entries as the model holds them (their meaning is checked by the platform). */
 function webhooksOf(ctx: Ctx, header: Header | null): Pick<ScenarioModel, 'webhooks' | 'webhookAllow'> {
   if (!header?.webhooks && !header?.webhook_allow) return {};
   if (header.organizations && header.webhooks) {
     // A subscription belongs to one organisation; which one a shared list means is not said.
     error(ctx, ['webhooks'], 'a file of several organizations cannot declare webhooks yet: create them per organisation with the GraphQL createWebhooks mutation');
+  }
+  // A file's allow list reaches every organisation: one covering everything is the operator's to give.
+  for (const [i, text] of (header.webhook_allow ?? []).entries()) {
+    const why = fileAllowProblem(text);
+    if (why !== null) error(ctx, ['webhook_allow', i], why);
   }
   return {
     webhooks: (header.webhooks ?? []).map((w, i) => ({

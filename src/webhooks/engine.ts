@@ -13,6 +13,8 @@ import type { Sender } from './sender.js';
 import type { WebhookService } from './service.js';
 import { signatureHeader } from './signing.js';
 import type { Subscription } from './subscription.js';
+import type { WebhookTimestamps } from './timestamps.js';
+import { DEFAULT_LANE_STALL_MS, Lanes } from './lanes.js';
 
 /**
  * The delivery engine, on the platform's clock. `advance(now)`:
@@ -21,8 +23,9 @@ import type { Subscription } from './subscription.js';
  *    DETECTIONS and TRAFFIC deliveries are built for the pipeline (`sensorDeliveries`), which
  *    enqueues them in the transaction that stores the batch carrying them;
  * 2. delivery rounds: every enabled subscription's due deliveries are sent in the store's
- *    order (due instant, event timestamp, event id), signed with the platform time as
- *    `webhook-timestamp`; outcomes are written in one transaction per round; failures wait
+ *    order (due instant, event timestamp, event id), signed with the wall clock at the attempt
+ *    as `webhook-timestamp` (`timestampClock`; without it the platform time); outcomes are
+ *    written in one transaction per round; failures wait
  *    (jittered backoff from the subscription's seeded stream) on the platform clock.
  * `advance` resolves when nothing is due at `now` any more, so at `--speed max` the deliveries
  * of a minute are complete before the run moves on, and a simulated day of outage is a few
@@ -53,6 +56,16 @@ export interface EngineOptions {
   fanOutEvents?: number;
   /** Wall time for the enqueue → 2xx latency (perf only, never in results). */
   wallTime?: WallTime;
+  /**
+   * What `webhook-timestamp` carries, read at each attempt (webhooks/timestamps.ts): the wall
+   * clock, so standard verifiers accept it. Absent: the attempt's platform instant (simulated
+   * time at `--speed max`), which makes every request byte-identical across runs.
+   */
+  timestampClock?: WallTime;
+  /** Wall ms a subscription's round may take before the others stop waiting for it (webhooks/lanes.ts; default 2 s). */
+  laneStallMs?: number;
+  /** Wall ms the end of a run waits for lanes still running on their own (default 5 s): what is left stays pending. */
+  settleGraceMs?: number;
 }
 
 export interface SubscriptionStats {
@@ -73,6 +86,8 @@ export interface EngineStats {
   latencyP99Ms: number;
   /** Whether delivery keeps up with what the platform produces (webhooks/keep-up.ts reads it). */
   keepUp: EngineKeepUp;
+  /** What `webhook-timestamp` carried (webhooks/timestamps.ts). */
+  timestamps: WebhookTimestamps;
 }
 
 export interface EngineKeepUp {
@@ -93,6 +108,8 @@ interface Round {
 /** 12 h: shorter than the 13.2 h a delivery is retried at least, so a dead endpoint is disabled before any of its events dies. */
 export const DEFAULT_DISABLE_AFTER_MS = 12 * 3_600_000;
 const CURSOR = 'webhook_outbox_after';
+/** Wall ms `settle` waits for lanes running on their own: an endpoint that does not answer must not hold the end of a run. */
+const DEFAULT_SETTLE_GRACE_MS = 5_000;
 /** Occupancy events per fan-out transaction (smaller ones rewrite the same index pages commit after commit: 512 cost ×1.5 the CPU per row). */
 const FAN_OUT_EVENTS = 4096;
 
@@ -110,6 +127,8 @@ export class WebhookEngine {
   #busyWallMs = 0;
   #lastPrune = -Infinity;
   #running: Promise<void> = Promise.resolve();
+  readonly #lanes: Lanes;
+  #closing = false;
 
   /** The engine over `o.store`, with what `send_on_value_change` sent before a restart. */
   static async open(o: EngineOptions): Promise<WebhookEngine> {
@@ -118,6 +137,7 @@ export class WebhookEngine {
 
   private constructor(o: EngineOptions, lastValues: readonly LastValue[]) {
     this.#o = o;
+    this.#lanes = new Lanes(o.laneStallMs ?? DEFAULT_LANE_STALL_MS, o.wallTime ?? null);
     // What send_on_value_change sent before a restart: an unchanged value is not sent again.
     this.#fanOut.gate.load(lastValues);
     // Re-enabled by updateWebhooks: the user says the receiver is back, so its waiting deliveries
@@ -204,11 +224,43 @@ export class WebhookEngine {
       let t = this.#o.clock.now();
       await this.#fanOutAt(t);
       await this.#timed(() => this.#deliverDue(t));
-      for (let next = await this.nextDueMs(); next !== null && next <= untilMs; next = await this.nextDueMs()) {
-        t = Math.max(t, next);
-        await this.#timed(() => this.#deliverDue(t));
+      // Lanes running on their own (a stalled endpoint) are left out of the walk: the others'
+      // retries go at their instants meanwhile; theirs are waited for once, a bounded time.
+      let grace = true;
+      for (;;) {
+        for (let next = await this.#nextDueOfIdleLanes(); next !== null && next <= untilMs; next = await this.#nextDueOfIdleLanes()) {
+          t = Math.max(t, next);
+          await this.#timed(() => this.#deliverDue(t));
+        }
+        if (!this.#lanes.anyBusy() || !grace) return;
+        grace = false;
+        // Still running after the grace: what it has not delivered stays pending (durable).
+        if (!(await this.#lanes.idle(this.#o.settleGraceMs ?? DEFAULT_SETTLE_GRACE_MS))) return;
       }
     });
+  }
+
+  /** The earliest due instant of an enabled subscription whose lane is not running on its own. */
+  #nextDueOfIdleLanes(): Promise<number | null> {
+    return this.#o.store.nextDueMs(
+      this.#o.service
+        .all()
+        .filter((s) => s.status === 'ENABLED' && !this.#lanes.busy(s.id))
+        .map((s) => s.id),
+    );
+  }
+
+  /**
+   * Stops delivery: no lane starts another round; the rounds in flight end with the sender's
+   * connections (closed by the caller between this and `closed`).
+   */
+  stop(): void {
+    this.#closing = true;
+  }
+
+  /** Resolves when every lane's drain has ended (after `stop` and the sender's close), or after `withinMs`. */
+  async closed(withinMs: number): Promise<void> {
+    await this.#lanes.idle(withinMs);
   }
 
   /** Runs `work` after every call before it (a failed one does not stop the next). */
@@ -235,7 +287,9 @@ export class WebhookEngine {
    * subscriptions is then the same in every run, not only each subscription's own.
    */
   async #deliverDue(nowMs: number): Promise<void> {
-    for (const s of this.#o.service.all()) await this.#drainEndpoint(s.id, nowMs);
+    const subs = this.#o.service.all();
+    this.#lanes.forget(new Set(subs.map((s) => s.id)));
+    for (const s of subs) await this.#lanes.run(s.id, (progress) => this.#drainEndpoint(s.id, nowMs, progress));
   }
 
   /**
@@ -243,10 +297,10 @@ export class WebhookEngine {
    * previous one's answers arrive, so the connection's pipeline never drains between rounds.
    * Rounds are read, sent and recorded strictly in turn, so runs repeat exactly.
    */
-  async #drainEndpoint(id: string, nowMs: number): Promise<void> {
+  async #drainEndpoint(id: string, nowMs: number, progress: () => void): Promise<void> {
     let inflight: Round | null = null;
     for (;;) {
-      const next: Delivery[] = this.#enabled(id) ? await this.#nextRound(id, nowMs, inflight) : [];
+      const next: Delivery[] = this.#enabled(id) && !this.#closing ? await this.#nextRound(id, nowMs, inflight) : [];
       // Looked up after the read: an update made while it was read (disabled, a new URL) applies to this round.
       const s = this.#enabled(id);
       const started: Round | null = s && next.length > 0 ? { s, due: next, outcomes: Promise.all(next.map((d) => this.#attempt(s, d, nowMs))) } : null;
@@ -255,6 +309,7 @@ export class WebhookEngine {
         const outcomes = await round.outcomes;
         await this.#o.store.recordAttempts(round.due.map((d, i) => this.#record(round.s, d, outcomes[i] as Outcome, nowMs)));
         await this.#trackFailing(round.s, outcomes, nowMs);
+        progress();
       }
       if (!started) return;
       inflight = started;
@@ -278,7 +333,7 @@ export class WebhookEngine {
   }
 
   #attempt(s: Subscription, d: Delivery, nowMs: number): Promise<Outcome> {
-    const timestampS = Math.floor(nowMs / 1000);
+    const timestampS = Math.floor((this.#o.timestampClock?.() ?? nowMs) / 1000);
     // Built literally (no spread, no intermediate headers object): one object shape for every
     // request, on the per-delivery path.
     const headers = {
@@ -343,6 +398,7 @@ export class WebhookEngine {
       subscriptions,
       latencyP50Ms: percentile(this.#latencies, 50),
       latencyP99Ms: percentile(this.#latencies, 99),
+      timestamps: this.#o.timestampClock ? 'wall' : 'simulated',
       keepUp: {
         enqueued: this.#enqueued,
         busyWallMs: this.#busyWallMs,

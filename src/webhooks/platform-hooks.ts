@@ -14,6 +14,7 @@ import { WebhookService, type Created } from './service.js';
 import { secretFromKey } from './signing.js';
 import type { CreateInput } from './subscription.js';
 import { DEFAULT_WEBHOOK_CONCURRENCY, concurrencyProblem } from './concurrency.js';
+import { DEFAULT_WEBHOOK_TIMESTAMPS, WEBHOOK_TIMESTAMPS, webhookTimestampsOf, type WebhookTimestamps } from './timestamps.js';
 
 /**
  * Webhooks as the platform runs them: subscriptions and the delivery outbox in the platform's
@@ -42,12 +43,17 @@ export interface PlatformWebhookOptions {
   concurrency?: number;
   retry?: RetryPolicy;
   disableAfterMs?: number;
+  /** Wall time: perf figures, and `webhook-timestamp` unless `timestamps` is 'simulated' (default: the system's). */
   wallTime?: WallTime;
+  /** What `webhook-timestamp` carries (`--webhook-timestamps`, default 'wall'; webhooks/timestamps.ts). */
+  timestamps?: WebhookTimestamps;
   /** How far past a run's end waiting retries are still delivered (simulated ms, default 2 days). */
   settleMs?: number;
 }
 
 const DEFAULT_SETTLE_MS = 2 * 86_400_000;
+/** Wall ms a close waits for the lanes' last records once their connections are gone. */
+const CLOSE_GRACE_MS = 5_000;
 
 export interface PlatformWebhooks {
   readonly service: WebhookService;
@@ -89,6 +95,7 @@ async function start(stores: WebhookStores, catalogue: AssetCatalogue, clock: Cl
   const concurrency = o.concurrency ?? DEFAULT_WEBHOOK_CONCURRENCY;
   const problem = concurrencyProblem(concurrency);
   if (problem !== null) throw new AppError(ErrorCodes.USAGE, `webhook concurrency: ${problem}`);
+  if (o.timestamps !== undefined && webhookTimestampsOf(o.timestamps) === null) throw new AppError(ErrorCodes.USAGE, `webhook timestamps must be ${WEBHOOK_TIMESTAMPS.join(' or ')}, got ${JSON.stringify(o.timestamps)}`);
   const limits = await declare(service, store, clock, o.declared ?? []);
   const sender = new Sender({ policy, concurrency, concurrencyOf: (id) => limits.get(id) });
   const engine = await WebhookEngine.open({
@@ -103,6 +110,8 @@ async function start(stores: WebhookStores, catalogue: AssetCatalogue, clock: Cl
     ...(o.disableAfterMs !== undefined ? { disableAfterMs: o.disableAfterMs } : {}),
     // Wall time for the enqueue → 2xx latency of perf only; results never read it.
     wallTime: o.wallTime ?? systemWallTime,
+    // Standard verifiers check webhook-timestamp against their own clock (5 minutes' tolerance).
+    ...((o.timestamps ?? DEFAULT_WEBHOOK_TIMESTAMPS) === 'wall' ? { timestampClock: o.wallTime ?? systemWallTime } : {}),
   });
   return {
     service,
@@ -113,7 +122,11 @@ async function start(stores: WebhookStores, catalogue: AssetCatalogue, clock: Cl
     stats: () => engine.stats(),
     async close() {
       await engine.advance().catch(() => undefined);
+      // Lanes still sending (an endpoint that does not answer) stop with the connections: the
+      // attempts in flight end as failures, recorded before the store closes.
+      engine.stop();
       await sender.close();
+      await engine.closed(CLOSE_GRACE_MS);
       await store.close();
       await events.close();
     },

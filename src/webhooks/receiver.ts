@@ -13,8 +13,9 @@ import { verify } from './signing.js';
  * arrival order. `failRate` answers that share of attempts with 500, chosen by a hash of
  * (seed, id, attempt), so a misbehaving run repeats exactly; `latencyMs` delays every answer.
  *
- * The timestamp check is off by default: at `--speed max` `webhook-timestamp` is simulated
- * time, days away from this machine's clock. `toleranceS` turns it on (a live platform).
+ * The timestamp check is off unless `toleranceS` is given (with `nowS`, the receiver's wall
+ * clock): `occusim receive` gives the standard 5 minutes, as the platform stamps wall time by
+ * default; `--no-timestamp-check` leaves it off for `--webhook-timestamps simulated` runs.
  */
 export interface ReceiverOptions {
   port: number;

@@ -4,12 +4,15 @@ import type { Socket } from 'node:net';
 import { buildConnector, Client } from 'undici';
 import type { AddressPolicy } from './address-policy.js';
 import { parseIp } from './ip.js';
-import { outcomeOfStatus, parseRetryAfter, type Outcome } from './retry.js';
+import { AttemptHandler } from './attempt-handler.js';
+import type { Outcome } from './retry.js';
 import type { Subscription } from './subscription.js';
 
 /**
- * The HTTP adapter of delivery: one undici `Client` per destination origin and concurrency
- * limit (webhooks/concurrency.ts), kept alive and pipelined (HTTP/1.1) as deep as the limit.
+ * The HTTP adapter of delivery: one undici `Client` per destination origin, concurrency limit
+ * (webhooks/concurrency.ts) and `http_timeout`, kept alive and pipelined (HTTP/1.1) as deep as
+ * the limit; each attempt is one dispatch (attempt-handler.ts: never re-sent by undici, bounded
+ * by `http_timeout` from dispatch to the last byte, its answer read up to 64 KiB).
  * One connection per endpoint keeps the order in which bodies reach the receiver the order they were sent (a pipelined
  * connection answers in order), which is what makes `--speed max` deliveries byte-identical
  * across runs. Every connection resolves its host through `guardedLookup`, so a DNS name that
@@ -54,16 +57,9 @@ export function guardedLookup(policy: AddressPolicy, resolve: typeof dnsLookup =
   };
 }
 
-/** Timeouts below this (ms) are enforced by a native timer per attempt, not by undici's ~500 ms ticks. */
-export const PRECISE_TIMEOUT_MS = 5_000;
-
-function timeoutError(ms: number): Error {
-  return Object.assign(new Error(`no complete answer within ${ms} ms (http_timeout)`), { code: 'WEBHOOK_TIMEOUT' });
-}
-
 export class Sender {
   readonly #o: SenderOptions;
-  readonly #clients = new Map<string, Map<number, Client>>();
+  readonly #clients = new Map<string, Map<string, Client>>();
   /** Per URL: where to send, and the literal address's verdict (the policy is frozen, so it cannot change). */
   readonly #targets = new Map<string, { origin: string; path: string; refused: string | null }>();
   /** Auth headers per subscription object (a change of the subscription is a new object). */
@@ -77,17 +73,20 @@ export class Sender {
    * The connection to `origin` pipelined `depth` deep: subscriptions to one origin share it when
    * their limits agree (a limit is the connection's depth, so two limits are two connections).
    */
-  #client(origin: string, depth: number): Client {
-    let byDepth = this.#clients.get(origin);
-    if (!byDepth) this.#clients.set(origin, (byDepth = new Map()));
-    let c = byDepth.get(depth);
+  #client(origin: string, depth: number, timeoutMs: number): Client {
+    let byLimits = this.#clients.get(origin);
+    if (!byLimits) this.#clients.set(origin, (byLimits = new Map()));
+    // The connect timeout is the subscription's http_timeout: subscriptions share a connection
+    // when both their limit and their timeout agree.
+    const key = `${depth}/${timeoutMs}`;
+    let c = byLimits.get(key);
     if (!c) {
       c = new Client(origin, {
         pipelining: depth,
         keepAliveTimeout: 30_000,
-        connect: writesPerTurn(buildConnector({ lookup: guardedLookup(this.#o.policy, this.#o.lookup) })),
+        connect: writesPerTurn(buildConnector({ lookup: guardedLookup(this.#o.policy, this.#o.lookup), timeout: timeoutMs })),
       });
-      byDepth.set(depth, c);
+      byLimits.set(key, c);
     }
     return c;
   }
@@ -106,47 +105,37 @@ export class Sender {
     return t;
   }
 
-  async send(r: SendRequest): Promise<Outcome> {
+  send(r: SendRequest): Promise<Outcome> {
     const target = this.#target(r.subscription.endpoint.url);
-    if (target.refused !== null) return { kind: 'permanent', reason: `refused address: ${target.refused}` };
+    if (target.refused !== null) return Promise.resolve({ kind: 'permanent', reason: `refused address: ${target.refused}` });
     const timeout = r.subscription.endpoint.httpTimeoutMs;
-    // undici runs its headers/body timeouts on "fast timers" that tick every ~500 ms, so an
-    // `http_timeout` of 0.2 s used to fire after 0.5–1.5 s (and later on a loaded machine).
-    // Below PRECISE_TIMEOUT_MS the attempt gets a deadline of its own on a native timer; above
-    // it undici's resolution is a small part of the timeout and costs nothing per request.
-    const deadline = timeout < PRECISE_TIMEOUT_MS ? new AbortController() : null;
-    const timer = deadline ? setTimeout(() => deadline.abort(timeoutError(timeout)), timeout) : null;
-    try {
-      const depth = this.#o.concurrencyOf?.(r.subscription.id) ?? this.#o.concurrency;
-      const res = await this.#client(target.origin, depth).request({
-        method: 'POST',
-        path: target.path,
-        headers: this.#withAuth(r.subscription, r.headers),
-        body: r.body,
-        // undici pipelines only requests marked idempotent and not blocking (a POST is neither
-        // by default: then one request at a time, whatever `pipelining` says). A delivery is
-        // idempotent by contract — the receiver dedupes by webhook-id, and a delivery may
-        // arrive again after any failure — so undici may resend the ones in flight behind a
-        // broken connection; and a webhook answer is short, nothing worth not pipelining behind.
-        idempotent: true,
-        blocking: false,
-        headersTimeout: timeout,
-        bodyTimeout: timeout,
-        ...(deadline ? { signal: deadline.signal } : {}),
-      });
-      await res.body.dump();
-      const retryAfter = res.headers['retry-after'];
-      return outcomeOfStatus(res.statusCode, parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter, r.nowMs));
-    } catch (err) {
-      const code = (err as { code?: string }).code ?? '';
-      if (code === 'WEBHOOK_FORBIDDEN_ADDRESS' || (err as { cause?: { code?: string } }).cause?.code === 'WEBHOOK_FORBIDDEN_ADDRESS') {
-        return { kind: 'permanent', reason: (err as Error).message };
+    const depth = this.#o.concurrencyOf?.(r.subscription.id) ?? this.#o.concurrency;
+    return new Promise<Outcome>((resolve) => {
+      const handler = new AttemptHandler(timeout, r.nowMs, resolve);
+      try {
+        this.#client(target.origin, depth, timeout).dispatch(
+          {
+            method: 'POST',
+            path: target.path,
+            headers: this.#withAuth(r.subscription, r.headers),
+            body: r.body,
+            // undici pipelines only requests marked idempotent and not blocking (a POST is neither
+            // by default: then one request at a time, whatever `pipelining` says). A delivery is
+            // idempotent by contract — the receiver dedupes by webhook-id. undici would also
+            // re-send such requests after a broken connection: the handler refuses that, so every
+            // request on the wire is one attempt of the retry schedule (attempt-handler.ts).
+            idempotent: true,
+            blocking: false,
+            // The handler's timer bounds the whole attempt; undici's own are a backstop.
+            headersTimeout: timeout,
+            bodyTimeout: timeout,
+          },
+          handler,
+        );
+      } catch (err) {
+        handler.onError(err as Error);
       }
-      // Timeouts, refused or reset connections, DNS failures: the endpoint may come back.
-      return { kind: 'retryable', reason: code ? `${code}: ${(err as Error).message}` : (err as Error).message };
-    } finally {
-      if (timer) clearTimeout(timer);
-    }
+    });
   }
 
   /** The request's headers with the endpoint's auth ones, computed once per subscription state (base64 of basic auth included). */

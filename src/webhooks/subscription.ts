@@ -76,12 +76,34 @@ function timeoutMs(v: number | null | undefined, path: string): number {
   return Math.round(v * 1000);
 }
 
+/**
+ * Header names an `api_key` may not take: hop-by-hop headers (RFC 9110 §7.6.1), the message's
+ * framing and routing (content-length, transfer-encoding, host, expect) and the body's type.
+ * Sent as an api key they can only fail or corrupt every attempt — a second length, a chunked
+ * claim on a fixed body, a 100-continue wait — so they are refused when the subscription is made.
+ */
+const RESERVED_HEADERS: ReadonlySet<string> = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'content-length',
+  'content-type',
+  'expect',
+  'host',
+]);
+
 function apiKey(v: CreateInput['apiKey'], path: string): EndpointConfig['apiKey'] {
   if (!v) return null;
   const key = text(v.key, `${path}.key`, 256);
   // The key is sent as a header name: a token of RFC 9110 §5.6.2, nothing that could split headers.
   if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(key)) throw invalid(`${path}.key`, 'a header name (letters, digits, -)');
   if (/^webhook-/i.test(key)) throw invalid(`${path}.key`, 'webhook-* headers are the signature\'s');
+  if (RESERVED_HEADERS.has(key.toLowerCase())) throw invalid(`${path}.key`, `${key} frames or routes the request (${[...RESERVED_HEADERS].join(', ')} are refused): an api key there can only fail every delivery`);
+  if (RESERVED_HEADERS.has(key.toLowerCase())) throw invalid(`${path}.key`, `${key} frames or routes the request (${[...RESERVED_HEADERS].join(', ')} are refused): an api key there can only fail every delivery`);
   const value = text(v.value, `${path}.value`, 4096);
   if (/[\r\n\0]/.test(value)) throw invalid(`${path}.value`, 'no line breaks');
   return { key, value };

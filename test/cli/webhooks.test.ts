@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { Io } from '../../src/cli/io.js';
 import { receiveCommand } from '../../src/cli/receive.js';
 import { SqliteWebhookStore } from '../../src/cloud/store/sqlite-webhooks.js';
+import { systemClock } from '../../src/core/clock.js';
 import { signedHeaders } from '../../src/webhooks/signing.js';
 import { cli } from './fixtures/run-cli.js';
 
@@ -28,7 +29,7 @@ describe('occusim receive', () => {
     const client = new Client(new URL(url).origin);
     const post = async (id: string, type: string, secret = SECRET): Promise<number> => {
       const body = JSON.stringify({ id, type, timestamp: 0, version: 'v1.0.0', metadata: {}, data: 1 });
-      const res = await client.request({ method: 'POST', path: '/', body, headers: { 'content-type': 'application/json', ...signedHeaders([secret], id, 1_772_438_400, body) } });
+      const res = await client.request({ method: 'POST', path: '/', body, headers: { 'content-type': 'application/json', ...signedHeaders([secret], id, Math.floor(systemClock.now() / 1000), body) } });
       await res.body.dump();
       return res.statusCode;
     };
@@ -41,6 +42,33 @@ describe('occusim receive', () => {
     expect(await done).toBe(0);
     expect(JSON.parse(printed)).toMatchObject({ requests: 4, unique: 2, duplicates: 1, badSignatures: 1, byType: { ROOM_OCCUPANCY: 1, TRAFFIC: 1 } });
     expect(readFileSync(out, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { id: string }).id)).toEqual(['event_a', 'event_b']);
+  });
+
+  it('checks webhook-timestamp against its wall clock with the standard 5 minutes, unless --no-timestamp-check', async () => {
+    const answers = async (flags: Record<string, string | boolean>): Promise<number[]> => {
+      let logged = '';
+      const stderr = new PassThrough();
+      stderr.on('data', (c: Buffer) => (logged += c.toString()));
+      const stop = new AbortController();
+      const done = receiveCommand([], { port: '0', secret: SECRET, ...flags }, { stdout: new PassThrough(), stderr } as unknown as Io, stop.signal);
+      while (!/listening on (\S+)/.test(logged)) await new Promise((r) => setTimeout(r, 10));
+      const client = new Client(new URL((/listening on (\S+)/.exec(logged) as RegExpExecArray)[1] as string).origin);
+      const nowS = Math.floor(systemClock.now() / 1000);
+      const statuses: number[] = [];
+      // A simulated instant (the scenario's date), 6 minutes old, 4 minutes old, 6 minutes ahead.
+      for (const [i, ts] of [1_772_438_400, nowS - 360, nowS - 240, nowS + 360].entries()) {
+        const body = JSON.stringify({ id: `event_${i}`, type: 'TRAFFIC', timestamp: 0, version: 'v1.0.0', metadata: {}, data: 1 });
+        const res = await client.request({ method: 'POST', path: '/', body, headers: { 'content-type': 'application/json', ...signedHeaders([SECRET], `event_${i}`, ts, body) } });
+        await res.body.dump();
+        statuses.push(res.statusCode);
+      }
+      await client.close();
+      stop.abort();
+      await done;
+      return statuses;
+    };
+    expect(await answers({})).toEqual([401, 401, 200, 401]);
+    expect(await answers({ 'no-timestamp-check': false })).toEqual([200, 200, 200, 200]);
   });
 
   it('refuses a secret that is not whsec_ base64 with a usage error', async () => {
@@ -67,6 +95,21 @@ describe('--webhook-concurrency', () => {
   it('is listed in the help of run and serve', async () => {
     expect((await cli('run', '--help')).out).toMatch(/--webhook-concurrency <n>/);
     expect((await cli('serve', '--help')).out).toMatch(/--webhook-concurrency <n>/);
+  });
+});
+
+describe('--webhook-timestamps', () => {
+  const quickstart = new URL('../../scenarios/quickstart.yaml', import.meta.url).pathname;
+
+  it('takes wall or simulated, refuses anything else with a usage error naming the choices, and is in the help of run, serve and receive', async () => {
+    const run = await cli('run', quickstart, '--webhook-timestamps', 'scenario');
+    expect(run.code).toBe(2);
+    expect(run.err).toMatch(/--webhook-timestamps must be wall or simulated, got "scenario"/);
+    const serve = await cli('serve', '--scenario', quickstart, '--webhook-timestamps', '');
+    expect(serve.code).toBe(2);
+    expect((await cli('run', '--help')).out).toMatch(/--webhook-timestamps <clock>/);
+    expect((await cli('serve', '--help')).out).toMatch(/--webhook-timestamps <clock>/);
+    expect((await cli('receive', '--help')).out).toMatch(/--no-timestamp-check/);
   });
 });
 

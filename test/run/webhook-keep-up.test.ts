@@ -5,6 +5,7 @@ type Stats = Parameters<typeof webhookKeepUp>[0];
 const stats = (o: { delivered: number; pending: number; enqueued: number; busyWallMs: number; p99?: number }): Stats => ({
   subscriptions: [{ id: 'webhook_1', name: 'det', delivered: o.delivered, retried: 0, deadLettered: 0, disabled: 0, pending: o.pending }],
   latencyP50Ms: 5,
+  timestamps: 'wall',
   latencyP99Ms: o.p99 ?? 20,
   keepUp: { enqueued: o.enqueued, busyWallMs: o.busyWallMs, sensingToDeliveredSimMs: { p50: 5_000, p99: 10_000, max: 20_000 } },
 });

@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { fileAllowProblem } from '../../src/scenario/resolve.js';
+import { loadScenarioText } from '../../src/scenario/load.js';
 import { AddressPolicy, checkUrl } from '../../src/webhooks/address-policy.js';
 import { isWebhookError, WebhookError } from '../../src/webhooks/errors.js';
 
@@ -80,5 +83,28 @@ describe('webhook destination policy (SSRF)', () => {
       err = e;
     }
     expect(isWebhookError(err, 'WEBHOOK_INVALID')).toBe(true);
+  });
+});
+
+describe('an allow list that covers everything (issue 33 item 11)', () => {
+  const quickstart = readFileSync(new URL('../../scenarios/quickstart.yaml', import.meta.url), 'utf8');
+  const withAllow = (list: string): string => `${quickstart}\nwebhook_allow: ${list}\n`;
+
+  it('is refused in a scenario file, at its entry, naming the command-line option', () => {
+    for (const wide of ['0.0.0.0/0', '::/0', '0.0.0.0/1', '128.0.0.0/1', '::/1']) {
+      const r = loadScenarioText(withAllow(`[127.0.0.1/8, "${wide}"]`), 'q.yaml');
+      expect(r.ok, wide).toBe(false);
+      const d = !r.ok ? r.diagnostics.find((x) => x.path.includes('webhook_allow')) : undefined;
+      expect(d?.path, wide).toBe('webhook_allow[1]');
+      expect(d?.message, wide).toMatch(/only the operator may switch it off — pass it on the command line \(occusim run\/serve --webhook-allow\)/);
+    }
+  });
+
+  it('private ranges stay allowed in a file, and the operator may still allow everything', () => {
+    const r = loadScenarioText(withAllow('[127.0.0.1/8, 10.0.0.0/8, 192.168.0.0/16, "fc00::/7", "::1"]'), 'q.yaml');
+    expect(r.ok && r.model.webhookAllow).toEqual(['127.0.0.1/8', '10.0.0.0/8', '192.168.0.0/16', 'fc00::/7', '::1']);
+    expect(fileAllowProblem('10.0.0.0/8')).toBeNull();
+    expect(fileAllowProblem('0.0.0.0/0')).toMatch(/allows every address/);
+    expect(() => new AddressPolicy(['0.0.0.0/0', '::/0'])).not.toThrow();
   });
 });

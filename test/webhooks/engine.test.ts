@@ -24,7 +24,7 @@ afterEach(async () => {
   for (const c of closers.splice(0).reverse()) await c();
 });
 
-async function setup(opts: { disableAfterMs?: number; seed?: number; fanOutEvents?: number } = {}) {
+async function setup(opts: { disableAfterMs?: number; seed?: number; fanOutEvents?: number; timestampClock?: () => number } = {}) {
   const receiver = await startTestReceiver();
   closers.push(() => receiver.close());
   const clock = new VirtualClock(T0);
@@ -46,6 +46,7 @@ async function setup(opts: { disableAfterMs?: number; seed?: number; fanOutEvent
     sender,
     ...(opts.disableAfterMs !== undefined ? { disableAfterMs: opts.disableAfterMs } : {}),
     ...(opts.fanOutEvents !== undefined ? { fanOutEvents: opts.fanOutEvents } : {}),
+    ...(opts.timestampClock ? { timestampClock: opts.timestampClock } : {}),
   });
   closers.push(async () => {
     await sender.close();
@@ -234,6 +235,20 @@ describe('webhook delivery engine over loopback HTTP', () => {
     expect(new Set(ids(receiver)).size).toBe(events.events().length);
     expect((await engine.stats()).subscriptions[0]).toMatchObject({ deadLettered: 0, disabled: 1, pending: 0 });
   }, 30_000);
+
+  it('stamps webhook-timestamp from the injected wall clock at each attempt; ids, bodies and order are those of simulated stamps', async () => {
+    const simulated = await setup({ seed: 5 });
+    await simulated.runTo(0, 4);
+    let wallS = 1_900_000_000;
+    const wall = await setup({ seed: 5, timestampClock: () => 1000 * wallS++ });
+    await wall.runTo(0, 4);
+    const stamps = wall.receiver.received.map((r) => Number(r.headers['webhook-timestamp']));
+    expect(stamps).toEqual(stamps.map((_, i) => 1_900_000_000 + i));
+    for (const r of wall.receiver.received) expect(verify([SECRET], r.headers as Record<string, string>, r.body, Number(r.headers['webhook-timestamp']))).toEqual({ ok: true });
+    const bodies = (r: TestReceiver): string[] => r.received.map((x) => `${String(x.headers['webhook-id'])} ${x.body}`);
+    expect(bodies(wall.receiver)).toEqual(bodies(simulated.receiver));
+    expect(simulated.receiver.received.every((r) => Number(r.headers['webhook-timestamp']) * 1000 <= simulated.clock.now())).toBe(true);
+  });
 
   it('sends byte-identical requests to the endpoint when the same run is repeated', async () => {
     const once = async (): Promise<string[]> => {

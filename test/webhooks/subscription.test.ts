@@ -43,6 +43,10 @@ describe('webhook subscriptions', () => {
       [{ httpTimeoutS: 0 }, 'WEBHOOK_INVALID input[0].endpoint_config.http_timeout'],
       [{ apiKey: { key: 'X-Key\r\nInjected', value: 'v' } }, 'WEBHOOK_INVALID input[0].endpoint_config.api_key.key'],
       [{ apiKey: { key: 'webhook-id', value: 'v' } }, 'WEBHOOK_INVALID input[0].endpoint_config.api_key.key'],
+      // Headers that frame or route the request: an api key there fails every attempt (issue 33 item 11).
+      ...['content-length', 'Transfer-Encoding', 'expect', 'connection', 'host', 'TE', 'upgrade', 'keep-alive', 'content-type'].map(
+        (key): [Partial<CreateInput>, string] => [{ apiKey: { key, value: '1' } }, 'WEBHOOK_INVALID input[0].endpoint_config.api_key.key'],
+      ),
       [{ basicAuth: { username: 'a:b', password: 'p' } }, 'WEBHOOK_INVALID input[0].endpoint_config.basic_auth.username'],
       [{ filters: { room_ids: 'room_1' } }, 'WEBHOOK_INVALID input[0].filters.room_ids'],
       [{ filters: { hive_ids: [] } }, 'WEBHOOK_INVALID input[0].filters.hive_ids'],
