@@ -44,6 +44,29 @@ describe('reporting request validation (400 before any processing)', () => {
   });
 });
 
+describe('unknown keys in a reporting body (issue 27: a typo once answered the whole organisation)', () => {
+  const ok = (): Record<string, Record<string, unknown>> => ({ window: { every: '1h', function: 'max', timezone: 'UTC' }, filter: { measurements: ['room_occupancy'], start: iso(T0), stop: iso(T0 + 7_200_000) } });
+  it.each([
+    ['filter.room', (b: ReturnType<typeof ok>) => Object.assign(b.filter!, { room: { eq: ['room_x'] } }), /unknown key filter\.room; did you mean `rooms`\?/],
+    ['filter.clients', (b: ReturnType<typeof ok>) => Object.assign(b.filter!, { clients: { eq: ['x'] } }), /unknown key filter\.clients/],
+    ['a top-level key', (b: ReturnType<typeof ok>) => Object.assign(b, { bogus: 1 }), /unknown key bogus \(known here: window, filter/],
+    ['window.timzone', (b: ReturnType<typeof ok>) => Object.assign(b.window!, { timzone: 'UTC' }), /unknown key window\.timzone; did you mean `timezone`\?/],
+    ['a key beside eq', (b: ReturnType<typeof ok>) => Object.assign(b.filter!, { rooms: { eq: [officeId()], neq: ['x'] } }), /unknown key filter\.rooms\.neq/],
+    ['filter.value.gtee', (b: ReturnType<typeof ok>) => Object.assign(b.filter!, { value: { gtee: 1 } }), /unknown key filter\.value\.gtee; did you mean `gte`\?/],
+    ['a key of a time range', (b: ReturnType<typeof ok>) => Object.assign(b.filter!, { time_constraints: { time_ranges: [{ start: '08:00', stop: '09:00', end: '10:00' }] } }), /unknown key filter\.time_constraints\.time_ranges\[0\]\.end/],
+    ['paginate.size', (b: ReturnType<typeof ok>) => Object.assign(b, { paginate: { page: 1, size: 10 } }), /unknown key paginate\.size/],
+    ['group_by.orders', (b: ReturnType<typeof ok>) => Object.assign(b, { group_by: { orders: ['room_id'] } }), /unknown key group_by\.orders; did you mean `order`\?/],
+  ])('refuses %s with INVALID_REQUEST naming it', async (_name, mutate, message) => {
+    const body = ok();
+    mutate(body);
+    const res = await report(body);
+    expect(res.statusCode).toBe(400);
+    const answer = res.json() as { code: string; message: string };
+    expect(answer.code).toBe('INVALID_REQUEST');
+    expect(answer.message).toMatch(message);
+  });
+});
+
 describe('reporting computation', () => {
   it('aggregates per-minute occupancy with the window function in the requested zone', async () => {
     const res = await report({ window: { every: '1h', function: 'max', timezone: 'Europe/Paris' }, filter: { measurements: ['room_occupancy'], rooms: { eq: [officeId()] }, start: iso(T0), stop: iso(T0 + 7_200_000) } });
