@@ -256,7 +256,7 @@ export const typeDefs = /* GraphQL */ `
     "Renames zones (or sets their custom id)."
     updateZones(input: [UpdateSpaceInput!]!): [Zone!]!
     "Operator-only (internal use): ordinary tokens get FORBIDDEN."
-    deleteSensors(ids: [String!]!): [Sensor!]!
+    deleteSensors(ids: [String!]): [Sensor!]!
     createTag(input: CreateTagInput!): Tag!
     associateTag(input: TagAssociationInput!): Tag!
     disassociateTag(input: TagAssociationInput!): Tag!

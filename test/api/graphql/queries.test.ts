@@ -107,6 +107,18 @@ describe('GraphQL asset queries', () => {
     expect(gone.body.data).toEqual({ sensors: { data: [] } });
   });
 
+  it('types deleteSensors(ids: [String!]) as the spec writes it: its variable type validates, and no list deletes nothing', async () => {
+    const sensor = h.a.sensors[3]!;
+    const operator = await h.tokenFor({ orgId: h.a.org.id, operator: true });
+    const none = await h.gql(operator, 'mutation($ids: [String!]) { deleteSensors(ids: $ids) { sensor_id } }', {});
+    expect(none.body).toEqual({ data: { deleteSensors: [] } });
+    const ok = await h.gql(operator, 'mutation($ids: [String!]) { deleteSensors(ids: $ids) { sensor_id } }', { ids: [sensor.id] });
+    expect(ok.body).toEqual({ data: { deleteSensors: [{ sensor_id: sensor.id }] } });
+    // The earlier non-null variable type is still accepted in the nullable position.
+    const again = await h.gql(operator, 'mutation($ids: [String!]!) { deleteSensors(ids: $ids) { sensor_id } }', { ids: [sensor.id] });
+    expect(again.body.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+  });
+
   it('enforces scopes per resource', async () => {
     const readOnlySpaces = await h.tokenFor({ orgId: h.a.org.id, scopes: new Set(['read:spaces']) });
     expect((await h.gql(readOnlySpaces, '{ sites { data { id } } }')).body.errors).toBeUndefined();
