@@ -1,3 +1,4 @@
+import { RETENTION_MS } from '../../cloud/rollup.js';
 import { isValidZone } from '../../core/time.js';
 import { invalidRequest } from '../errors.js';
 import { refuseUnknownKeys } from './known-keys.js';
@@ -180,6 +181,7 @@ export function parseReportingRequest(body: unknown, nowMs: number | null = null
   if (stopMs - startMs > limit) {
     throw invalidRequest(`the time range for window.every=${window.every} is at most ${limit / DAY} day(s); got ${((stopMs - startMs) / DAY).toFixed(2)} days — use a coarser interval`);
   }
+  if (nowMs !== null) refuseBeyondRetention(window.every, startMs, nowMs);
   const ids: ReportingQuery['ids'] = {};
   for (const key of ID_FILTERS) if (f[key] !== undefined) ids[key] = idList(f[key], `filter.${key}`);
   const calibrated = parseCalibrated(f.calibrated);
@@ -206,6 +208,22 @@ export function parseReportingRequest(body: unknown, nowMs: number | null = null
     page: p ? parsePage(p) : null,
     format: options?.format === undefined ? 'json' : oneOf(options.format, ['json', 'csv'] as const, 'options.format'),
   };
+}
+
+/**
+ * Spec §8: "older data is available only at coarser intervals". A start older than the
+ * interval's retention (cloud/rollup.ts RETENTION_MS, measured back from the platform's
+ * present) would answer nothing where the data was pruned, which reads as "nobody was there":
+ * a 400 instead, naming the coarser intervals that reach that far back.
+ */
+function refuseBeyondRetention(every: Every, startMs: number, nowMs: number): void {
+  const keep = RETENTION_MS[every];
+  if (startMs >= nowMs - keep) return;
+  const age = nowMs - startMs;
+  const reaching = (Object.keys(EVERY_MS) as Every[]).filter((e) => RETENTION_MS[e] >= age).map((e) => (Number.isFinite(RETENTION_MS[e]) ? `${e} (kept ${RETENTION_MS[e] / DAY} days)` : `${e} (kept for ever)`));
+  throw invalidRequest(
+    `window.every=${every} data is kept for ${keep / DAY} days, back to ${new Date(nowMs - keep).toISOString()}; filter.start ${new Date(startMs).toISOString()} is ${(age / DAY).toFixed(2)} days before the platform's present — intervals that reach that far: ${reaching.join(', ')}, with window.function max`,
+  );
 }
 
 /** `[{timestamp, occupancy, type?}]`; `type` (the reference's kind of point, e.g. manual) is accepted and not used. */
