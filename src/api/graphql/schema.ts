@@ -143,6 +143,8 @@ export const typeDefs = /* GraphQL */ `
     last_battery_change_date: String
     next_battery_change_date: String
     battery_change_by_date: String
+    "Battery charge in percent (0–100) from the newest health report; null for wired or never heard."
+    battery_level: Float
     last_heartbeat: String
     installation_status: String!
     sensor_serial: String!
