@@ -193,6 +193,21 @@ export const typeDefs = /* GraphQL */ `
     floors: [NamedRef!]!
   }
 
+  """
+  What associateTag and disassociateTag answer: the tag under \`tag\`, as the reference's clients
+  select it (\`associateTag { tag { id } }\`), and the tag's own fields beside it, as clients of
+  our earlier schema (where the mutation returned a Tag) select them.
+  """
+  type TagAssociationPayload {
+    tag: Tag!
+    id: ID!
+    name: String!
+    organization_id: String!
+    rooms: [NamedRef!]!
+    zones: [NamedRef!]!
+    floors: [NamedRef!]!
+  }
+
   type SiteList { data: [Site!]! }
   type BuildingList { data: [Building!]! }
   type FloorList { data: [Floor!]! }
@@ -260,7 +275,7 @@ export const typeDefs = /* GraphQL */ `
     "Operator-only (internal use): ordinary tokens get FORBIDDEN."
     deleteSensors(ids: [String!]): [Sensor!]!
     createTag(input: CreateTagInput!): Tag!
-    associateTag(input: TagAssociationInput!): Tag!
-    disassociateTag(input: TagAssociationInput!): Tag!
+    associateTag(input: TagAssociationInput!): TagAssociationPayload!
+    disassociateTag(input: TagAssociationInput!): TagAssociationPayload!
   }
 ${webhookTypeDefs}`;
