@@ -81,7 +81,7 @@ export const ROUTE_DOCS = {
       summary: 'Create a client (the secret is returned once)',
       body: { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1, maxLength: 200 }, description: str } },
     },
-    responses: { 201: { description: 'Created', ...json({ type: 'object', properties: { name: str, description: str, client_id: str, client_secret: str } }) }, 400: err('INVALID_REQUEST'), 401: err('unauthorised', false) },
+    responses: { 201: { description: 'Created', ...json({ type: 'object', properties: { name: str, description: str, client_id: str, client_secret: str } }) }, 400: err('INVALID_REQUEST or CLIENT_CREATE_FAILED (the organisation holds its most clients)'), 401: err('unauthorised', false), 500: err('CLIENT_CREATE_FAILED, CLIENT_GRANT_CREATE_FAILED or CLIENT_UPDATE_FAILED: a step of the creation failed and was undone') },
   },
   'GET /api/v1/client/:id': {
     schema: { tags: ['clients'], security: bearer, summary: 'One client', params: { type: 'object', required: ['id'], properties: { id: str } } },
@@ -89,7 +89,7 @@ export const ROUTE_DOCS = {
   },
   'DELETE /api/v1/client/:id': {
     schema: { tags: ['clients'], security: bearer, summary: 'Delete a client (its tokens stop working)', params: { type: 'object', required: ['id'], properties: { id: str } } },
-    responses: { 204: { type: 'null', description: 'Deleted (no body)' }, 401: err('unauthorised', false), 404: err('CLIENT_NOT_FOUND') },
+    responses: { 204: { type: 'null', description: 'Deleted (no body)' }, 401: err('unauthorised', false), 404: err('CLIENT_NOT_FOUND'), 500: err('CLIENT_DELETE_FAILED: the deletion was not stored; the client is kept') },
   },
   'POST /api/v3/reporting': {
     schema: {

@@ -10,7 +10,12 @@ import type { TrafficMinuteRow } from './traffic.js';
  * The per-minute recompute of spec §6 rule 1 / §8: at every new minute of sim time the
  * complete minutes of the rolling look-back window are recomputed from everything received
  * so far, written (upsert) to the stored series, and an occupancy `_1M` event is emitted for
- * each (space, minute) whose value is new (revision 0) or changed (revision n). A minute
+ * every (space, minute) of the window: its first value (revision 0), then at each later
+ * minute's recompute the minute again (revision n: same timestamp, a new event id, the
+ * recomputed value, changed or not), as the spec's platform does ("within a rolling 5-minute
+ * window events repeat"; consumers deduplicate by timestamp and keep the latest). A
+ * subscription with `send_on_value_change` is spared the unchanged repeats (webhooks/
+ * value-change.ts). The end-of-run `finish` recompute adds no repeats, only changes. A minute
  * leaving the window is finalised: written a last time, its rollup buckets marked dirty, its
  * data dropped. Data for a finalised minute reopens it from the store (still stored, no
  * event). Rollup buckets are recomputed once they are complete, or at finish.
@@ -142,14 +147,14 @@ export class Recompute {
     const horizon = nowMs - this.#o.lookbackMs;
     if (nowMinute > this.#lastRecompute) {
       this.#lastRecompute = nowMinute;
-      await this.#recompute((m) => m + MINUTE_MS <= nowMs, nowMs);
+      await this.#recompute((m) => m + MINUTE_MS <= nowMs, nowMs, true);
     }
     await this.#finalise((m) => m + MINUTE_MS <= horizon, Math.max(this.finalisedBefore, Math.floor(horizon / MINUTE_MS) * MINUTE_MS));
     if (nowMs - this.#lastPrune >= PRUNE_EVERY_MS) await this.#prune(nowMs);
   }
 
   async finish(nowMs: number): Promise<void> {
-    await this.#recompute(() => true, nowMs);
+    await this.#recompute(() => true, nowMs, false);
     await this.#finalise(() => true, Math.max(this.finalisedBefore, Math.floor(nowMs / MINUTE_MS) * MINUTE_MS));
     await this.#refreshRollups(Infinity);
   }
@@ -158,13 +163,19 @@ export class Recompute {
     return [...new Set([...this.#o.presence.openMinutes(), ...this.#o.traffic.openMinutes()])].sort((a, b) => a - b);
   }
 
-  async #recompute(due: (m: number) => boolean, nowMs: number): Promise<void> {
+  /** `repeat`: the per-minute recompute, which sends every minute of its window again (rule 1). */
+  async #recompute(due: (m: number) => boolean, nowMs: number, repeat: boolean): Promise<void> {
     const presence: PresenceMinuteRow[] = [];
     const traffic: TrafficMinuteRow[] = [];
     const events: OccupancyEvent[] = [];
     for (const m of this.#openMinutes().filter(due)) {
-      // Only minutes that received data since their last computation can change.
-      if (this.#clean.has(m)) continue;
+      // Only minutes that received data since their last computation can change: the others
+      // are sent again as they are (their stored rows stand).
+      const clean = this.#clean.get(m);
+      if (clean !== undefined) {
+        if (repeat && m >= this.finalisedBefore && this.#computed.has(m)) for (const r of clean) this.#event(r, nowMs, events, true);
+        continue;
+      }
       const rows = this.#o.presence.compute(m);
       this.#clean.set(m, rows);
       // Loops, not spreads: a fleet's minute has more rows than the engine's argument limit.
@@ -173,7 +184,7 @@ export class Recompute {
       if (m >= this.finalisedBefore) {
         if (!this.#computed.has(m)) this.#instantEvents(m, nowMs, events);
         this.#computed.add(m);
-        for (const r of rows) this.#event(r, nowMs, events);
+        for (const r of rows) this.#event(r, nowMs, events, repeat);
       }
     }
     // The minutes and the events they produce in one transaction: the outbox never holds an
@@ -185,10 +196,11 @@ export class Recompute {
     }
   }
 
-  #event(r: PresenceMinuteRow, nowMs: number, out: OccupancyEvent[]): void {
+  /** A `_1M` event of a minute's row: its first, a changed value, or (`again`) a repeat. */
+  #event(r: PresenceMinuteRow, nowMs: number, out: OccupancyEvent[], again: boolean): void {
     const key = `${r.spaceId}|${r.minuteMs}`;
     const prev = this.#emitted.get(key);
-    if (prev !== undefined && prev.value === r.value) return;
+    if (!again && prev !== undefined && prev.value === r.value) return;
     const revision = prev === undefined ? 0 : prev.revision + 1;
     this.#emitted.set(key, { value: r.value, revision });
     const type = eventTypeOf(r.spaceId);

@@ -49,7 +49,7 @@ export const SPACES_QUERY = `query McpSpaces { sites { data { id name timezone s
 export const DEVICES_QUERY = `query McpDevices {
   hives { data { id name serial_number floor_id room_id isOnline isStreaming lastHeartbeat hiveType hiveVersion } }
   sensors { data { id name mode model mac_address floor_id room_id hive_id is_online is_streaming last_heartbeat
-    power_type battery_change_by_date next_battery_change_date } } }`;
+    power_type battery_change_by_date next_battery_change_date battery_level } } }`;
 
 type Gql = Record<string, unknown> & { id: string; name: string };
 interface SpacesData {

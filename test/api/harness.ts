@@ -5,6 +5,7 @@ import { AccountService } from '../../src/api/auth/accounts.js';
 import { generateKeyPair, SignJWT } from 'jose';
 import { TokenService, type Principal, type SigningKey } from '../../src/api/auth/tokens.js';
 import type { SeriesPort } from '../../src/api/reporting/series.js';
+import type { ApiStatePort } from '../../src/api/state/port.js';
 import { ALL_SCOPES } from '../../src/api/auth/scopes.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
@@ -38,15 +39,16 @@ export interface Harness {
   gql(token: string, query: string, variables?: Record<string, unknown>): Promise<{ status: number; body: { data?: unknown; errors?: Array<{ message: string; extensions?: { code?: string } }> } }>;
 }
 
-export async function harness(series?: SeriesPort): Promise<Harness> {
+/** `state`: where the API keeps what it changes (clients, overlays); none: memory only. */
+export async function harness(series?: SeriesPort, state?: ApiStatePort): Promise<Harness> {
   const a = load('quickstart.yaml');
   const b = load('office-day.yaml');
   const clock = new VirtualClock(Date.UTC(2026, 10, 22, 12));
   const pair = await generateKeyPair('ES256', { extractable: true });
   const key = { ...pair, kid: 'test-key' };
   const tokens = await TokenService.create({ issuer: ISSUER, audience: AUDIENCE, accessTtlS: 3600, refreshTtlS: 86_400, clock }, key);
-  const accounts = await AccountService.fromCatalogue(catalogueFromScenario(a, b), clock, TEST_COST);
-  const app = await buildApi({ assets: catalogueFromScenario(a, b), accounts, tokens, clock, ...(series ? { series } : {}) });
+  const accounts = await AccountService.fromCatalogue(catalogueFromScenario(a, b), clock, TEST_COST, state ?? null);
+  const app = await buildApi({ assets: catalogueFromScenario(a, b), accounts, tokens, clock, ...(series ? { series } : {}), ...(state ? { state } : {}) });
   const login = async (m: ScenarioModel): Promise<string> => {
     const c = m.clients[0];
     if (!c) throw new Error('scenario has no client');

@@ -105,9 +105,41 @@ describe('cloud pipeline', () => {
     await pipeline.advance(T0 + MIN + 5 * MIN);
     await send(batch(3, [presenceAt(SENSOR_PA, T0 + 33_000, [])]));
     expect(pipeline.counters()).toMatchObject({ lateBeyondWindow: 1 });
+    // The recompute at T0 + 6 min sends minute T0 once more (rule 1) before finalising it.
+    expect(roomEvents().slice(3).map((e) => [e.type, e.minuteMs, e.value, e.revision])).toEqual([['ROOM_OCCUPANCY_1M', T0, 2, 2]]);
     await pipeline.advance(T0 + 7 * MIN);
     expect(store.presenceMinutes(ROOM_A)[0]).toMatchObject({ value: 1.5, samples: 4 });
-    expect(roomEvents()).toHaveLength(3);
+    // Late data beyond the window revises the stored minute, with no event.
+    expect(roomEvents()).toHaveLength(4);
+  });
+
+  it('sends each minute of the look-back window again at every minute\'s recompute: same timestamp, new id, the recomputed value (spec §6 rule 1)', async () => {
+    const { store, pipeline, send } = setup();
+    await send(batch(1, [presenceAt(SENSOR_PA, T0 + 30_000, [[5, 5]])]));
+    for (let k = 1; k <= 8; k++) {
+      if (k === 3) await send(batch(2, [presenceAt(SENSOR_PA, T0 + 31_000, [[5, 5], [6, 5]]), presenceAt(SENSOR_PA, T0 + 32_000, [[5, 5], [6, 5]])]));
+      await pipeline.advance(T0 + k * MIN);
+    }
+    const minuteT0 = store.events().filter((e) => e.spaceId === ROOM_A && e.type === 'ROOM_OCCUPANCY_1M' && e.minuteMs === T0);
+    // First at T0 + 1 min, then at each recompute until the minute leaves the 5-minute window
+    // (finalised at T0 + 6 min): late data at T0 + 3 min changes the value from then on.
+    expect(minuteT0.map((e) => [e.emittedAtMs - T0, e.value, e.revision])).toEqual([
+      [MIN, 1, 0],
+      [2 * MIN, 1, 1],
+      [3 * MIN, 2, 2],
+      [4 * MIN, 2, 3],
+      [5 * MIN, 2, 4],
+      [6 * MIN, 2, 5],
+    ]);
+    expect(new Set(minuteT0.map((e) => e.eventId)).size).toBe(6);
+    // The same run again gives the same events, ids included.
+    const again = setup();
+    await again.send(batch(1, [presenceAt(SENSOR_PA, T0 + 30_000, [[5, 5]])]));
+    for (let k = 1; k <= 8; k++) {
+      if (k === 3) await again.send(batch(2, [presenceAt(SENSOR_PA, T0 + 31_000, [[5, 5], [6, 5]]), presenceAt(SENSOR_PA, T0 + 32_000, [[5, 5], [6, 5]])]));
+      await again.pipeline.advance(T0 + k * MIN);
+    }
+    expect(again.store.events()).toEqual(store.events());
   });
 
   it('emits a current-count event only when a space count changes from one sensing instant to the next', async () => {

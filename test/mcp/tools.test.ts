@@ -270,6 +270,21 @@ describe('the other tools', () => {
     // dates from the batteries' health reports (was: no date, all "unknown"), and fresh
     // batteries a few hours into a run are a year or more from empty.
     expect(r.data.battery).toEqual({ no_battery: 0, unknown: 0, critical: 0, due_soon: 0, healthy: 9 });
+    // Battery levels (spec §1 "battery levels"): fresh batteries two hours into a run, read from
+    // the same health reports as GraphQL's battery_level, which the device rows carry.
+    const levels = r.data.battery_levels as unknown as { reporting: number; lowest: number; median: number; below_warning: number; warning_percent: number };
+    expect(levels).toMatchObject({ reporting: 9, below_warning: 0, warning_percent: 20 });
+    expect(levels.lowest).toBeGreaterThan(99);
+    expect(levels.lowest).toBeLessThanOrEqual(levels.median);
+    expect(levels.median).toBeLessThan(100);
+    const gql = await api.graphql<{ sensors: { data: Array<{ id: string; battery_level: number }> } }>('{ sensors { data { id battery_level } } }');
+    const byId = new Map(gql.sensors.data.map((s) => [s.id, s.battery_level]));
+    for (const d of r.data.devices as Array<{ id: string; type: string; battery_level: number | null }>) expect(d.battery_level).toBe(d.type === 'sensor' ? byId.get(d.id) : null);
+    expect(Math.min(...(r.data.devices as Array<{ battery_level: number | null }>).flatMap((d) => (d.battery_level === null ? [] : [d.battery_level])))).toBe(levels.lowest);
+    // Every sensor counts as low when the warning level is above every level.
+    const strict = await session.call('service_hardware_snapshot', { scope_id: ids.Ground, list: 'none', battery_warning_percent: 100 });
+    expect(strict.data.battery_levels).toMatchObject({ reporting: 9, below_warning: 9, warning_percent: 100 });
+    expect((await session.call('service_hardware_snapshot', { battery_warning_percent: 0 })).code).toBe('VALIDATION_FAILED');
     expect(r.data.devices).toHaveLength(10);
     expect((await session.call('service_hardware_snapshot', { scope_id: ids['Open office'] })).code).toBe('NOT_FOUND');
   });

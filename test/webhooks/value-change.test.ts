@@ -17,10 +17,20 @@ describe('send_on_value_change', () => {
     expect([room(1, 0), room(1, 60_000), room(2, 120_000), room(2, 180_000), room(1, 240_000)].map((e) => g.admit('w1', e, 0))).toEqual([true, false, true, false, true]);
   });
 
-  it('always sends a revision of an earlier minute: it exists because that minute changed', () => {
+  it('sends a revision of a minute when its value changed and spares the repeats of rule 1', () => {
     const g = new ValueChangeGate();
-    expect(g.admit('w1', room(1, 0), 0)).toBe(true);
-    expect(g.admit('w1', room(1, 0), 1)).toBe(true);
+    // Minute 0 first at 1, then recomputed each minute: 1 (a repeat), 2 (changed), 2, 2, then 1.
+    expect([0, 1, 2, 3, 4, 5].map((rev) => g.admit('w1', room([1, 1, 2, 2, 2, 1][rev]!, 0), rev))).toEqual([true, false, true, false, false, true]);
+    // A minute's first value still compares with the space's last value, whatever minute it was for.
+    expect(g.admit('w1', room(1, 60_000), 0)).toBe(false);
+    expect(g.admit('w1', room(1, 60_000), 1)).toBe(false);
+  });
+
+  it('sends a revision of a minute it has no value for (after a restart): a duplicate at most, never a lost change', () => {
+    const g = new ValueChangeGate();
+    g.load([{ subscriptionId: 'w1', subject: 'ROOM_OCCUPANCY_1M|room_1', value: '1' }]);
+    expect(g.admit('w1', room(1, 0), 3)).toBe(true);
+    expect(g.admit('w1', room(1, 0), 4)).toBe(false);
   });
 
   it('keeps spaces, types and subscriptions apart', () => {

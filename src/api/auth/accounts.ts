@@ -4,6 +4,7 @@ import { ksuidFor } from '../../core/ids.js';
 import type { AssetCatalogue } from '../../assets/catalogue.js';
 import { dummyHash, hashSecret, OWASP_SCRYPT, verifySecret, type ScryptCost } from './passwords.js';
 import type { ApiStatePort, StoredClient } from '../state/port.js';
+import { ApiError, ApiErrorCodes, type ApiErrorCode } from '../errors.js';
 import { ALL_SCOPES } from './scopes.js';
 
 /**
@@ -106,21 +107,33 @@ export class AccountService {
     return undefined;
   }
 
+  /**
+   * Creates a client in three named steps, each stored before the next and each failing with
+   * its own spec code (§7), as the reference platform's flow does: the record (identity and
+   * secret hash, no scopes yet), its grant (spec §4.5 rule 2: every scope), and its
+   * association with the caller's client (rule 1). A failed step undoes what was stored
+   * before it, and only a client whose three steps succeeded is known here (can log in).
+   */
   async createClient(orgId: string, name: string, description: string, createdBy: string): Promise<CreatedClient> {
     const secret = randomBytes(32).toString('base64url');
     const clientId = `client_${ksuidFor(this.#clock.now(), `${orgId}/${name}/${randomBytes(8).toString('hex')}`)}`;
-    const account: ClientAccount = {
-      id: clientId,
-      clientId,
-      orgId,
-      name,
-      description,
-      hash: await hashSecret(secret, this.#cost),
-      scopes: ALL_SCOPES,
-      createdBy,
-    };
+    const record: ClientAccount = { id: clientId, clientId, orgId, name, description, hash: await hashSecret(secret, this.#cost), scopes: [], createdBy: null };
+    const granted: ClientAccount = { ...record, scopes: ALL_SCOPES };
+    const account: ClientAccount = { ...granted, createdBy };
+    const steps = [
+      { code: ApiErrorCodes.CLIENT_CREATE_FAILED, doing: 'creating the client', row: record },
+      { code: ApiErrorCodes.CLIENT_GRANT_CREATE_FAILED, doing: 'authorizing the client for API access', row: granted },
+      { code: ApiErrorCodes.CLIENT_UPDATE_FAILED, doing: 'associating the client with the calling client', row: account },
+    ] as const;
+    for (const [i, step] of steps.entries()) {
+      try {
+        await this.#state?.putClient(step.row);
+      } catch (err) {
+        if (i > 0) await this.#state?.deleteClient(clientId).catch(() => undefined); // best effort: the failure reported is the step's
+        throw stepFailed(step.code, `${step.doing} failed`, err);
+      }
+    }
     this.#clients.set(clientId, account);
-    await this.#state?.putClient(account);
     return { account, secret };
   }
 
@@ -135,11 +148,19 @@ export class AccountService {
     return c && c.orgId === orgId ? c : undefined;
   }
 
-  /** False when the organisation has no such client; resolves once the deletion is stored. */
+  /**
+   * False when the organisation has no such client; resolves once the deletion is stored. The
+   * client is forgotten here only after that, so a failed deletion (CLIENT_DELETE_FAILED)
+   * leaves it whole, listed and able to log in, and the caller may try again.
+   */
   async deleteClient(orgId: string, id: string): Promise<boolean> {
     if (!this.getClient(orgId, id)) return false;
+    try {
+      await this.#state?.deleteClient(id);
+    } catch (err) {
+      throw stepFailed(ApiErrorCodes.CLIENT_DELETE_FAILED, 'deleting the client failed', err);
+    }
     this.#clients.delete(id);
-    await this.#state?.deleteClient(id);
     return true;
   }
 }
@@ -148,4 +169,11 @@ export class AccountService {
 function sameSecret(a: string, b: string): boolean {
   const digest = (s: string): Buffer => createHash('sha256').update(s.normalize('NFKC')).digest();
   return timingSafeEqual(digest(a), digest(b));
+}
+
+/** A store failure in a step of client management: 500 with the spec's code in the body (never a bare 500). */
+function stepFailed(code: ApiErrorCode, message: string, cause: unknown): ApiError {
+  const err = new ApiError(500, code, `${message}: ${(cause as Error).message}`, true);
+  err.cause = cause;
+  return err;
 }

@@ -54,9 +54,10 @@ export function registerClientRoutes(app: FastifyInstance, deps: ClientRouteDeps
     if (place === null) throw overQuota(quota.limit);
     let created;
     try {
+      // Failures come coded by their step (accounts.ts: create, grant, associate).
       created = await deps.accounts.createClient(p.orgId, name, description, p.clientId);
     } catch (err) {
-      throw new ApiError(500, ApiErrorCodes.CLIENT_CREATE_FAILED, `creating the client failed: ${(err as Error).message}`);
+      throw err instanceof ApiError ? err : new ApiError(500, ApiErrorCodes.CLIENT_CREATE_FAILED, `creating the client failed: ${(err as Error).message}`, true);
     } finally {
       place.release();
     }

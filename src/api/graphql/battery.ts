@@ -44,5 +44,17 @@ export function batteryDates(s: SensorStatus | null): BatteryDates {
   };
 }
 
+/**
+ * The battery's charge in percent (0–100, two decimals: a day's drain is a few hundredths of a
+ * percent) from the newest health report; null for a wired sensor (level 1, no runtime) and a
+ * sensor never heard. The same level the run summary prints as "battery: min 99.97%".
+ */
+export function batteryPercent(s: SensorStatus | null): number | null {
+  const level = s?.batteryLevel ?? null;
+  if (level === null || s?.batteryRuntimeS === null || s?.batteryRuntimeS === undefined) return null;
+  if (level >= 1 && s.batteryRuntimeS === 0) return null;
+  return Math.round(Math.min(1, Math.max(0, level)) * 10_000) / 100;
+}
+
 /** ISO 8601 UTC, or null. */
 export const isoOrNull = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());

@@ -100,9 +100,12 @@ export const mutationResolvers = {
     return sensorViews(ctx, found.map(({ s }) => s));
   },
 
-  deleteSensors(_: unknown, { ids }: { ids: string[] }, ctx: GqlContext) {
+  // `ids: [String!]` as the spec writes it (§4.3), so a document typed `$ids: [String!]`
+  // validates; no list (null or omitted) deletes nothing.
+  deleteSensors(_: unknown, args: { ids?: string[] | null }, ctx: GqlContext) {
     if (!ctx.principal.operator) throw gqlError('FORBIDDEN', 'deleteSensors is restricted to the operator\'s internal use');
     need(ctx, 'delete:sensors');
+    const ids = args.ids ?? [];
     for (const id of ids) mustGet(ctx, 'sensor', id);
     // Views before deleting: a deleted sensor's hive serial is still looked up.
     const views = sensorViews(ctx, ids.map((id) => mustGet(ctx, 'sensor', id)));

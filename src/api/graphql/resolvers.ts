@@ -95,6 +95,14 @@ function filterSensors(ctx: GqlContext, sensors: Sensor[], a: SensorArgs): Senso
 }
 
 const org = (_: unknown, __: unknown, ctx: GqlContext): string => ctx.principal.orgId;
+
+const tagFields = {
+  organization_id: org,
+  rooms: (t: { spaceIds: Set<string> }, _: unknown, ctx: GqlContext) => present([...t.spaceIds].map((id) => ctx.assets.get('room', ctx.principal.orgId, id))),
+  zones: (t: { spaceIds: Set<string> }, _: unknown, ctx: GqlContext) => present([...t.spaceIds].map((id) => ctx.assets.get('zone', ctx.principal.orgId, id))),
+  floors: (t: { spaceIds: Set<string> }, _: unknown, ctx: GqlContext) => present([...t.spaceIds].map((id) => ctx.assets.get('floor', ctx.principal.orgId, id))),
+};
+
 const floorOf = (x: { floorId: string }, _: unknown, ctx: GqlContext): Floor | null => ctx.assets.get('floor', ctx.principal.orgId, x.floorId) ?? null;
 const roomOf = (x: { roomId: string | null }, _: unknown, ctx: GqlContext): Room | null => (x.roomId ? ctx.assets.get('room', ctx.principal.orgId, x.roomId) ?? null : null);
 const polygonArea = (poly: Room['polygon']) => ({ value: Math.round(area(poly) * 100) / 100, unit: 'm2' });
@@ -202,12 +210,9 @@ const types = {
     installed: () => true,
     note: () => null,
   },
-  Tag: {
-    organization_id: org,
-    rooms: (t: { spaceIds: Set<string> }, _: unknown, ctx: GqlContext) => present([...t.spaceIds].map((id) => ctx.assets.get('room', ctx.principal.orgId, id))),
-    zones: (t: { spaceIds: Set<string> }, _: unknown, ctx: GqlContext) => present([...t.spaceIds].map((id) => ctx.assets.get('zone', ctx.principal.orgId, id))),
-    floors: (t: { spaceIds: Set<string> }, _: unknown, ctx: GqlContext) => present([...t.spaceIds].map((id) => ctx.assets.get('floor', ctx.principal.orgId, id))),
-  },
+  Tag: tagFields,
+  // The association mutations answer the tag itself: `tag` is it, and its fields resolve as a Tag's.
+  TagAssociationPayload: { tag: <T>(t: T): T => t, ...tagFields },
 };
 
 /**

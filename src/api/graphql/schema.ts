@@ -143,6 +143,8 @@ export const typeDefs = /* GraphQL */ `
     last_battery_change_date: String
     next_battery_change_date: String
     battery_change_by_date: String
+    "Battery charge in percent (0–100) from the newest health report; null for wired or never heard."
+    battery_level: Float
     last_heartbeat: String
     installation_status: String!
     sensor_serial: String!
@@ -183,6 +185,21 @@ export const typeDefs = /* GraphQL */ `
   type NamedRef { id: ID! name: String! }
 
   type Tag {
+    id: ID!
+    name: String!
+    organization_id: String!
+    rooms: [NamedRef!]!
+    zones: [NamedRef!]!
+    floors: [NamedRef!]!
+  }
+
+  """
+  What associateTag and disassociateTag answer: the tag under \`tag\`, as the reference's clients
+  select it (\`associateTag { tag { id } }\`), and the tag's own fields beside it, as clients of
+  our earlier schema (where the mutation returned a Tag) select them.
+  """
+  type TagAssociationPayload {
+    tag: Tag!
     id: ID!
     name: String!
     organization_id: String!
@@ -256,9 +273,9 @@ export const typeDefs = /* GraphQL */ `
     "Renames zones (or sets their custom id)."
     updateZones(input: [UpdateSpaceInput!]!): [Zone!]!
     "Operator-only (internal use): ordinary tokens get FORBIDDEN."
-    deleteSensors(ids: [String!]!): [Sensor!]!
+    deleteSensors(ids: [String!]): [Sensor!]!
     createTag(input: CreateTagInput!): Tag!
-    associateTag(input: TagAssociationInput!): Tag!
-    disassociateTag(input: TagAssociationInput!): Tag!
+    associateTag(input: TagAssociationInput!): TagAssociationPayload!
+    disassociateTag(input: TagAssociationInput!): TagAssociationPayload!
   }
 ${webhookTypeDefs}`;

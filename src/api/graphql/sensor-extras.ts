@@ -1,6 +1,6 @@
 import type { Floor, Sensor } from '../../assets/model.js';
 import type { Vec2 } from '../../core/geometry.js';
-import { batteryDates, isoOrNull, type BatteryDates } from './battery.js';
+import { batteryDates, batteryPercent, isoOrNull, type BatteryDates } from './battery.js';
 import type { GqlContext } from './context.js';
 import type { SensorStatus } from '../../cloud/store/port.js';
 
@@ -23,6 +23,7 @@ export const sensorExtras = {
   last_battery_change_date: (s: Sensor, _: unknown, ctx: GqlContext) => withDates(s, ctx, (d) => isoOrNull(d.lastChangeMs)),
   next_battery_change_date: (s: Sensor, _: unknown, ctx: GqlContext) => withDates(s, ctx, (d) => isoOrNull(d.nextChangeMs)),
   battery_change_by_date: (s: Sensor, _: unknown, ctx: GqlContext) => withDates(s, ctx, (d) => isoOrNull(d.changeByMs)),
+  battery_level: (s: Sensor, _: unknown, ctx: GqlContext) => withRecord(ctx, s.id, batteryPercent),
   estimated_total_runtime_days: (s: Sensor, _: unknown, ctx: GqlContext) => withDates(s, ctx, (d) => d.totalRuntimeDays),
   // Sensors are identified by their MAC (platform-reference §6): it is the serial on the label.
   sensor_serial: (s: Sensor) => s.mac,

@@ -17,6 +17,7 @@ const SENSOR_STATUS_FIELDS: ReadonlySet<string> = new Set([
   'last_battery_change_date',
   'next_battery_change_date',
   'battery_change_by_date',
+  'battery_level',
   'estimated_total_runtime_days',
 ]);
 

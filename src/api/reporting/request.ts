@@ -1,5 +1,7 @@
+import { RETENTION_MS } from '../../cloud/rollup.js';
 import { isValidZone } from '../../core/time.js';
 import { invalidRequest } from '../errors.js';
+import { refuseUnknownKeys } from './known-keys.js';
 import { durationMs, parseInstant } from './times.js';
 
 /**
@@ -29,6 +31,23 @@ export type Measurement = (typeof MEASUREMENTS)[number];
 
 export const ID_FILTERS = ['spaces', 'rooms', 'zones', 'buildings', 'sensors', 'hives', 'tags'] as const;
 export type IdFilter = (typeof ID_FILTERS)[number];
+
+/** The keys each object of the body may carry (platform-reference §3); any other is a 400. */
+const KNOWN = {
+  body: ['window', 'filter', 'group_by', 'paginate', 'options', 'calibration_points', 'calibrationPoints'],
+  // offset is known so that it gets its own answer (spec §9: no longer supported).
+  window: ['every', 'function', 'timezone', 'create_empty', 'fill', 'offset'],
+  fill: ['use_previous', 'value'],
+  filter: ['measurements', 'start', 'stop', ...ID_FILTERS, 'value', 'calibrated', 'calibration_points', 'calibrationPoints', 'time_constraints'],
+  idList: ['eq'],
+  value: ['gte', 'lte', 'gt', 'lt'],
+  constraints: ['time_ranges', 'exclude_days_of_week'],
+  range: ['start', 'stop'],
+  point: ['timestamp', 'occupancy', 'type'],
+  groupBy: ['order', 'raw'],
+  paginate: ['page', 'limit'],
+  options: ['format', 'timestamp'],
+} as const;
 
 const DAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
 
@@ -63,13 +82,15 @@ export interface ReportingQuery {
 
 type Obj = Record<string, unknown>;
 
-function obj(x: unknown, path: string): Obj {
+/** An object of the body, whose keys must be among `known` (`path` names it in messages). */
+function obj(x: unknown, path: string, known: readonly string[]): Obj {
   if (typeof x !== 'object' || x === null || Array.isArray(x)) throw invalidRequest(`${path} must be an object`);
+  refuseUnknownKeys(x as Obj, known, path === 'the body' ? '' : path);
   return x as Obj;
 }
 
-function optObj(x: unknown, path: string): Obj | null {
-  return x === undefined || x === null ? null : obj(x, path);
+function optObj(x: unknown, path: string, known: readonly string[]): Obj | null {
+  return x === undefined || x === null ? null : obj(x, path, known);
 }
 
 function oneOf<T extends string>(x: unknown, allowed: readonly T[], path: string): T {
@@ -91,7 +112,7 @@ function parseEvery(x: unknown): Every {
 }
 
 function idList(x: unknown, path: string): string[] {
-  const eq = obj(x, path).eq;
+  const eq = obj(x, path, KNOWN.idList).eq;
   if (!Array.isArray(eq) || eq.length === 0 || !eq.every((v) => typeof v === 'string')) throw invalidRequest(`${path}.eq must be a non-empty array of ids`);
   return eq as string[];
 }
@@ -108,7 +129,7 @@ function parseWindow(w: Obj): Pick<ReportingQuery, 'every' | 'fn' | 'timezone' |
   const fn = w.function === undefined ? (every === '1m' ? 'median' : 'max') : oneOf(w.function, FUNCTIONS, 'window.function');
   const timezone = w.timezone === undefined ? 'UTC' : String(w.timezone);
   if (!isValidZone(timezone)) throw invalidRequest(`window.timezone ${JSON.stringify(timezone)} is not an IANA time zone`);
-  const fill = optObj(w.fill, 'window.fill');
+  const fill = optObj(w.fill, 'window.fill', KNOWN.fill);
   const value = fill?.value;
   if (value !== undefined && value !== null && typeof value !== 'number') throw invalidRequest('window.fill.value must be a number');
   return { every, fn, timezone, createEmpty: w.create_empty === true, fill: { usePrevious: fill?.use_previous === true, value: typeof value === 'number' ? value : null } };
@@ -121,12 +142,12 @@ function parseCalibrated(x: unknown): 'calibrated' | 'raw' {
 }
 
 function parseConstraints(x: unknown): Pick<ReportingQuery, 'timeRanges' | 'excludeDays'> {
-  const c = optObj(x, 'filter.time_constraints');
+  const c = optObj(x, 'filter.time_constraints', KNOWN.constraints);
   if (!c) return { timeRanges: [], excludeDays: [] };
   const ranges = c.time_ranges === undefined ? [] : c.time_ranges;
   if (!Array.isArray(ranges)) throw invalidRequest('filter.time_constraints.time_ranges must be an array');
   const timeRanges = ranges.map((r, i) => {
-    const o = obj(r, `filter.time_constraints.time_ranges[${i}]`);
+    const o = obj(r, `filter.time_constraints.time_ranges[${i}]`, KNOWN.range);
     const range = { startMin: clockMinutes(o.start, `time_ranges[${i}].start`), stopMin: clockMinutes(o.stop, `time_ranges[${i}].stop`) };
     if (range.stopMin <= range.startMin) throw invalidRequest(`time_ranges[${i}]: stop must be after start`);
     return range;
@@ -146,9 +167,9 @@ function parseConstraints(x: unknown): Pick<ReportingQuery, 'timeRanges' | 'excl
  * against (docs/api.md, "now"); null: both are refused.
  */
 export function parseReportingRequest(body: unknown, nowMs: number | null = null): ReportingQuery {
-  const b = obj(body, 'the body');
-  const window = parseWindow(obj(b.window, 'window'));
-  const f = obj(b.filter, 'filter');
+  const b = obj(body, 'the body', KNOWN.body);
+  const window = parseWindow(obj(b.window, 'window', KNOWN.window));
+  const f = obj(b.filter, 'filter', KNOWN.filter);
   if (!Array.isArray(f.measurements) || f.measurements.length === 0) throw invalidRequest('filter.measurements must be a non-empty array');
   const measurements = f.measurements.map((m, i) => oneOf(m, MEASUREMENTS, `filter.measurements[${i}]`));
   const startMs = parseInstant(f.start, 'filter.start', nowMs);
@@ -160,6 +181,7 @@ export function parseReportingRequest(body: unknown, nowMs: number | null = null
   if (stopMs - startMs > limit) {
     throw invalidRequest(`the time range for window.every=${window.every} is at most ${limit / DAY} day(s); got ${((stopMs - startMs) / DAY).toFixed(2)} days — use a coarser interval`);
   }
+  if (nowMs !== null) refuseBeyondRetention(window.every, startMs, nowMs);
   const ids: ReportingQuery['ids'] = {};
   for (const key of ID_FILTERS) if (f[key] !== undefined) ids[key] = idList(f[key], `filter.${key}`);
   const calibrated = parseCalibrated(f.calibrated);
@@ -169,9 +191,9 @@ export function parseReportingRequest(body: unknown, nowMs: number | null = null
   // Both spellings, in the body or in the filter (published clients send either).
   const points = b.calibration_points ?? f.calibration_points ?? b.calibrationPoints ?? f.calibrationPoints;
   const calibrationPoints = points === undefined || points === null ? [] : parsePoints(points, nowMs);
-  const g = optObj(b.group_by, 'group_by');
-  const p = optObj(b.paginate, 'paginate');
-  const options = optObj(b.options, 'options');
+  const g = optObj(b.group_by, 'group_by', KNOWN.groupBy);
+  const p = optObj(b.paginate, 'paginate', KNOWN.paginate);
+  const options = optObj(b.options, 'options', KNOWN.options);
   return {
     ...window,
     measurements,
@@ -188,11 +210,27 @@ export function parseReportingRequest(body: unknown, nowMs: number | null = null
   };
 }
 
+/**
+ * Spec §8: "older data is available only at coarser intervals". A start older than the
+ * interval's retention (cloud/rollup.ts RETENTION_MS, measured back from the platform's
+ * present) would answer nothing where the data was pruned, which reads as "nobody was there":
+ * a 400 instead, naming the coarser intervals that reach that far back.
+ */
+function refuseBeyondRetention(every: Every, startMs: number, nowMs: number): void {
+  const keep = RETENTION_MS[every];
+  if (startMs >= nowMs - keep) return;
+  const age = nowMs - startMs;
+  const reaching = (Object.keys(EVERY_MS) as Every[]).filter((e) => RETENTION_MS[e] >= age).map((e) => (Number.isFinite(RETENTION_MS[e]) ? `${e} (kept ${RETENTION_MS[e] / DAY} days)` : `${e} (kept for ever)`));
+  throw invalidRequest(
+    `window.every=${every} data is kept for ${keep / DAY} days, back to ${new Date(nowMs - keep).toISOString()}; filter.start ${new Date(startMs).toISOString()} is ${(age / DAY).toFixed(2)} days before the platform's present — intervals that reach that far: ${reaching.join(', ')}, with window.function max`,
+  );
+}
+
 /** `[{timestamp, occupancy, type?}]`; `type` (the reference's kind of point, e.g. manual) is accepted and not used. */
 function parsePoints(x: unknown, nowMs: number | null): ReportingQuery['calibrationPoints'] {
   if (!Array.isArray(x)) throw invalidRequest('calibration_points must be an array');
   return x.map((p, i) => {
-    const o = obj(p, `calibration_points[${i}]`);
+    const o = obj(p, `calibration_points[${i}]`, KNOWN.point);
     if (typeof o.occupancy !== 'number' || o.occupancy < 0) throw invalidRequest(`calibration_points[${i}].occupancy must be a number >= 0`);
     if (o.type !== undefined && typeof o.type !== 'string') throw invalidRequest(`calibration_points[${i}].type must be a string`);
     return { timestampMs: parseInstant(o.timestamp, `calibration_points[${i}].timestamp`, nowMs), occupancy: o.occupancy };
@@ -200,7 +238,7 @@ function parsePoints(x: unknown, nowMs: number | null): ReportingQuery['calibrat
 }
 
 function parseValue(x: unknown): ValueFilter | null {
-  const v = optObj(x, 'filter.value');
+  const v = optObj(x, 'filter.value', KNOWN.value);
   if (!v) return null;
   const out: ValueFilter = {};
   for (const k of ['gte', 'lte', 'gt', 'lt'] as const) {

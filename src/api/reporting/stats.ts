@@ -5,6 +5,7 @@ import { authenticate } from '../auth/guard.js';
 import type { TokenService } from '../auth/tokens.js';
 import { ApiError, ApiErrorCodes, invalidRequest } from '../errors.js';
 import { refuseInvalid, routeOptions } from '../route-schemas.js';
+import { refuseUnknownKeys } from './known-keys.js';
 import { medianOf, r4 } from './aggregate.js';
 import type { MinuteValue, SeriesPort } from './series.js';
 import { isRelative, parseInstant } from './times.js';
@@ -21,6 +22,8 @@ import { localParts } from './windows.js';
 const STAT = /^occupancy_(avg|median|used_avg|used_median)_(presence|traffic)$/;
 const DAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
 const MAX_DAYS = 366;
+/** The keys the body and its filters may carry (platform-reference §3); any other is a 400. */
+const KNOWN = { body: ['measurements', 'items', 'start', 'stop', 'filters'], filters: ['time_ranges', 'exclude_days_of_week'], range: ['start', 'stop'] } as const;
 
 interface StatsDeps {
   assets: AssetCatalogue;
@@ -80,6 +83,19 @@ function filterMinutes(rows: readonly MinuteValue[], zone: string, filters: Obj 
   return out;
 }
 
+function knownFilters(x: unknown): Obj {
+  if (typeof x !== 'object' || x === null || Array.isArray(x)) throw invalidRequest('filters must be an object');
+  const f = x as Obj;
+  refuseUnknownKeys(f, KNOWN.filters, 'filters');
+  if (f.time_ranges !== undefined && !Array.isArray(f.time_ranges)) throw invalidRequest('filters.time_ranges must be an array');
+  if (f.exclude_days_of_week !== undefined && !Array.isArray(f.exclude_days_of_week)) throw invalidRequest('filters.exclude_days_of_week must be an array');
+  for (const [i, r] of ((f.time_ranges as unknown[] | undefined) ?? []).entries()) {
+    if (typeof r !== 'object' || r === null || Array.isArray(r)) throw invalidRequest(`filters.time_ranges[${i}] must be an object`);
+    refuseUnknownKeys(r as Obj, KNOWN.range, `filters.time_ranges[${i}]`);
+  }
+  return f;
+}
+
 function statistic(kind: string, values: number[]): number | null {
   const used = kind.startsWith('used_') ? values.filter((v) => v > 0) : values;
   if (used.length === 0) return null;
@@ -92,6 +108,8 @@ export function registerStatsRoutes(app: FastifyInstance, deps: StatsDeps): void
     refuseInvalid(req);
     const b = req.body as Obj | null;
     if (typeof b !== 'object' || b === null) throw invalidRequest('the body must be a JSON object');
+    refuseUnknownKeys(b, KNOWN.body, '');
+    const filters = b.filters === undefined ? null : knownFilters(b.filters);
     const measurements = b.measurements;
     if (!Array.isArray(measurements) || measurements.length === 0) throw invalidRequest('measurements must be a non-empty array');
     for (const m of measurements) if (typeof m !== 'string' || !STAT.test(m)) throw invalidRequest(`unknown measurement ${JSON.stringify(m)}: use occupancy_{avg|median|used_avg|used_median}_{presence|traffic}`);
@@ -109,7 +127,6 @@ export function registerStatsRoutes(app: FastifyInstance, deps: StatsDeps): void
     const stop = statsInstant(b.stop, 'stop', zone);
     if (stop <= start) throw invalidRequest('stop must be after start');
     if (stop - start > MAX_DAYS * 86_400_000 + 3_600_000) throw invalidRequest(`the range is at most ${MAX_DAYS} days`);
-    const filters = b.filters === undefined ? null : (b.filters as Obj);
     const data: Record<string, Record<string, number | null>> = {};
     for (const id of items as string[]) {
       const row: Record<string, number | null> = {};

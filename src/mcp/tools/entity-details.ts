@@ -17,7 +17,7 @@ export const ALLOWED = {
   room: ['name', 'room_id', 'client_id', 'floor_id', 'roomType', 'customID', 'capacity', 'area', 'coordinates', 'note'],
   zone: ['name', 'zone_id', 'client_id', 'floor_id', 'room_id', 'customID', 'capacity', 'coordinates'],
   hive: ['name', 'hive_id', 'client_id', 'serialNumber', 'serial_number', 'floor_id', 'room_id', 'isOnline', 'isStreaming', 'hiveVersion', 'hiveType', 'lastHeartbeat', 'netPathStability', 'coordinates', 'installed', 'note'],
-  sensor: ['name', 'sensor_id', 'client_id', 'mac_address', 'mode', 'model', 'floor_id', 'room_id', 'hive_id', 'hive_serial', 'height', 'center', 'orientation', 'field_of_view', 'effective_field_of_view', 'sensitivity', 'door_line', 'in_direction', 'is_entrance', 'is_online', 'is_streaming', 'power_type', 'last_battery_change_date', 'next_battery_change_date', 'battery_change_by_date', 'last_heartbeat', 'installation_status'],
+  sensor: ['name', 'sensor_id', 'client_id', 'mac_address', 'mode', 'model', 'floor_id', 'room_id', 'hive_id', 'hive_serial', 'height', 'center', 'orientation', 'field_of_view', 'effective_field_of_view', 'sensitivity', 'door_line', 'in_direction', 'is_entrance', 'is_online', 'is_streaming', 'power_type', 'last_battery_change_date', 'next_battery_change_date', 'battery_change_by_date', 'battery_level', 'last_heartbeat', 'installation_status'],
 } as const;
 type Kind = keyof typeof ALLOWED;
 

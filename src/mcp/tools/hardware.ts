@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DAY_MS, isoUtc } from '../../core/time.js';
 import type { Asset } from '../catalog.js';
+import { median } from '../occupancy.js';
 import { table } from '../render.js';
 import { defineTool, maxResults } from '../tool.js';
 
@@ -8,8 +9,13 @@ import { defineTool, maxResults } from '../tool.js';
  * service_hardware_snapshot: online/offline hives and sensors and battery status, for the
  * organisation or a site, building or floor. Battery status (platform-reference §5): wired →
  * no_battery; no date → unknown; change-by date passed → critical; within 30 days → due_soon;
- * else healthy, measured against the platform's present (occupancy.ts).
+ * else healthy, measured against the platform's present (occupancy.ts). Battery levels (the
+ * spec's "battery levels", §1): each sensor's charge in percent from GraphQL `battery_level`,
+ * and per scope the lowest, the median and how many are below the warning level.
  */
+/** Default warning level, percent: twice the 10 % at which a change is due (battery.ts), so the warning comes with time to plan the visit. */
+export const BATTERY_WARNING_PERCENT = 20;
+
 const BATTERY = ['no_battery', 'unknown', 'critical', 'due_soon', 'healthy'] as const;
 type Battery = (typeof BATTERY)[number];
 
@@ -17,6 +23,7 @@ const input = z
   .object({
     scope_id: z.string().min(3).max(100).optional().describe('a site, building or floor id (default: the whole organisation)'),
     list: z.enum(['problems', 'all', 'none']).default('problems').describe('which devices to list: offline, not streaming or battery critical/due soon (default), all, or none'),
+    battery_warning_percent: z.number().min(1).max(100).default(BATTERY_WARNING_PERCENT).describe(`battery level in percent below which a sensor counts as low (default ${BATTERY_WARNING_PERCENT})`),
     max_results: maxResults(50, 500),
   })
   .strict();
@@ -33,6 +40,14 @@ const device = z.object({
   mode: z.string().nullable(),
   battery_status: z.enum(BATTERY).nullable(),
   battery_change_by: z.string().nullable(),
+  battery_level: z.number().nullable(),
+});
+const levels = z.object({
+  reporting: z.number().int().describe('sensors with a battery level (wired and never heard have none)'),
+  lowest: z.number().nullable(),
+  median: z.number().nullable(),
+  below_warning: z.number().int(),
+  warning_percent: z.number(),
 });
 const output = z.object({
   scope: z.object({ id: z.string(), type: z.string(), name: z.string() }),
@@ -40,6 +55,7 @@ const output = z.object({
   hives: counts,
   sensors: counts.extend({ presence: z.number().int(), traffic: z.number().int() }),
   battery: z.object(Object.fromEntries(BATTERY.map((b) => [b, z.number().int()])) as Record<Battery, z.ZodNumber>),
+  battery_levels: levels,
   devices: z.array(device),
   total_listed: z.number().int(),
   truncated: z.boolean(),
@@ -55,6 +71,11 @@ export function batteryStatus(fields: Record<string, unknown>, presentMs: number
 }
 
 const flag = (v: unknown): boolean => v === true;
+const levelOf = (fields: Record<string, unknown>): number | null => (typeof fields.battery_level === 'number' ? fields.battery_level : null);
+
+function levelSummary(values: number[], warning: number): z.infer<typeof levels> {
+  return { reporting: values.length, lowest: values.length === 0 ? null : Math.min(...values), median: median(values), below_warning: values.filter((v) => v < warning).length, warning_percent: warning };
+}
 
 export const hardwareSnapshot = defineTool({
   name: 'service_hardware_snapshot',
@@ -71,6 +92,7 @@ export const hardwareSnapshot = defineTool({
     const sensors = { total: 0, online: 0, offline: 0, not_streaming: 0, presence: 0, traffic: 0 };
     const battery = Object.fromEntries(BATTERY.map((b) => [b, 0])) as Record<Battery, number>;
     const listed: Array<z.infer<typeof device> & { rank: number }> = [];
+    const percents: number[] = [];
     for (const a of inside) {
       if (a.kind !== 'hive' && a.kind !== 'sensor') continue;
       const online = flag(a.kind === 'hive' ? a.fields.isOnline : a.fields.is_online);
@@ -81,11 +103,13 @@ export const hardwareSnapshot = defineTool({
       if (!streaming) c.not_streaming++;
       const bat = a.kind === 'sensor' ? batteryStatus(a.fields, present) : null;
       if (bat) battery[bat.status]++;
+      const level = a.kind === 'sensor' ? levelOf(a.fields) : null;
+      if (level !== null) percents.push(level);
       if (a.kind === 'sensor' && (a.fields.mode === 'presence' || a.fields.mode === 'traffic')) sensors[a.fields.mode]++;
       const rank = !online ? 0 : bat?.status === 'critical' ? 1 : !streaming ? 2 : bat?.status === 'due_soon' ? 3 : 4;
       if (args.list === 'all' || (args.list === 'problems' && rank < 4)) {
         const beat = a.kind === 'hive' ? a.fields.lastHeartbeat : a.fields.last_heartbeat;
-        listed.push({ id: a.id, type: a.kind, name: a.name, path: a.path.join(' › '), online, streaming, last_heartbeat: typeof beat === 'string' ? beat : null, mode: typeof a.fields.mode === 'string' ? a.fields.mode : null, battery_status: bat?.status ?? null, battery_change_by: bat?.by ?? null, rank });
+        listed.push({ id: a.id, type: a.kind, name: a.name, path: a.path.join(' › '), online, streaming, last_heartbeat: typeof beat === 'string' ? beat : null, mode: typeof a.fields.mode === 'string' ? a.fields.mode : null, battery_status: bat?.status ?? null, battery_change_by: bat?.by ?? null, battery_level: level, rank });
       }
     }
     listed.sort((x, y) => x.rank - y.rank || x.path.localeCompare(y.path));
@@ -95,6 +119,7 @@ export const hardwareSnapshot = defineTool({
       hives,
       sensors,
       battery,
+      battery_levels: levelSummary(percents, args.battery_warning_percent),
       devices: listed.slice(0, args.max_results).map(({ rank: _rank, ...d }) => d),
       total_listed: listed.length,
       truncated: listed.length > args.max_results,
@@ -106,9 +131,12 @@ export const hardwareSnapshot = defineTool({
       `  hives: ${r.hives.online}/${r.hives.total} online, ${r.hives.offline} offline, ${r.hives.not_streaming} not streaming`,
       `  sensors: ${r.sensors.online}/${r.sensors.total} online (${r.sensors.presence} presence, ${r.sensors.traffic} traffic), ${r.sensors.offline} offline, ${r.sensors.not_streaming} not streaming`,
       `  battery: ${BATTERY.map((b) => `${b} ${r.battery[b]}`).join(', ')}`,
+      r.battery_levels.reporting === 0
+        ? '  battery levels: none reported'
+        : `  battery levels: lowest ${r.battery_levels.lowest}%, median ${r.battery_levels.median}%, ${r.battery_levels.below_warning} of ${r.battery_levels.reporting} below ${r.battery_levels.warning_percent}%`,
     ];
     if (r.devices.length > 0) {
-      lines.push(table(['type', 'name', 'online', 'streaming', 'battery', 'last heartbeat', 'id'], r.devices.map((d) => [d.type, d.name, d.online ? 'yes' : 'NO', d.streaming ? 'yes' : 'no', d.battery_status, d.last_heartbeat, d.id])));
+      lines.push(table(['type', 'name', 'online', 'streaming', 'battery', 'level %', 'last heartbeat', 'id'], r.devices.map((d) => [d.type, d.name, d.online ? 'yes' : 'NO', d.streaming ? 'yes' : 'no', d.battery_status, d.battery_level, d.last_heartbeat, d.id])));
       if (r.truncated) lines.push(`… ${r.total_listed - r.devices.length} more device(s): raise max_results or narrow scope_id`);
     } else lines.push('  no device needs attention');
     return lines.join('\n');

@@ -1,4 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { SqliteApiState } from '../../../src/cloud/store/sqlite-api-state.js';
+import { SqliteStore } from '../../../src/cloud/store/sqlite-store.js';
 import { AUDIENCE, harness, type Harness } from '../harness.js';
 
 let h: Harness;
@@ -134,5 +140,65 @@ describe('client input bounds (issue 16, finding 10)', () => {
     // Leave A as it was for the other tests.
     const list = (await call('GET', '/api/v1/client', h.tokenA)).json() as Array<{ client_id: string; name: string }>;
     for (const c of list.filter((c) => c.name.startsWith('burst-') || c.name === 'after-delete')) await call('DELETE', `/api/v1/client/${c.client_id}`, h.tokenA);
+  });
+});
+
+/**
+ * Failures of the store behind client management, made by the store itself: a SQLite trigger
+ * (added through a second connection to the real file) aborts the write of one step for one
+ * client name, as a full disk or a lost database would abort it.
+ */
+describe('client management when the store refuses a write (spec §7 codes, never a bare 500)', () => {
+  let s: Harness;
+  let db: Database.Database;
+  beforeAll(async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'occusim-clients-')), 'store.sqlite');
+    new SqliteStore(path).close(); // creates the file and runs the migrations
+    s = await harness(undefined, new SqliteApiState(path));
+    db = new Database(path);
+    // Step 1 (the record, no scopes yet), step 2 (its grant), step 3 (its association with the caller).
+    db.exec(`
+      CREATE TRIGGER fail_create BEFORE INSERT ON api_clients WHEN NEW.name = 'fail-create' BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END;
+      CREATE TRIGGER fail_grant BEFORE INSERT ON api_clients WHEN NEW.name = 'fail-grant' AND NEW.scopes <> '[]' BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END;
+      CREATE TRIGGER fail_update BEFORE INSERT ON api_clients WHEN NEW.name = 'fail-update' AND NEW.created_by IS NOT NULL BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END;
+      CREATE TABLE doomed (client_id TEXT PRIMARY KEY);
+      CREATE TRIGGER fail_delete BEFORE INSERT ON api_clients WHEN NEW.deleted = 1 AND NEW.client_id IN (SELECT client_id FROM doomed) BEGIN SELECT RAISE(ABORT, 'database is locked'); END;
+    `);
+  });
+  afterAll(async () => {
+    db.close();
+    await s.app.close();
+  });
+  const on = (method: 'GET' | 'POST' | 'DELETE', url: string, payload?: unknown) =>
+    s.app.inject({ method, url, headers: { authorization: `Bearer ${s.tokenA}` }, ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
+  const names = async (): Promise<string[]> => ((await on('GET', '/api/v1/client')).json() as Array<{ name: string }>).map((c) => c.name);
+
+  it.each([
+    ['fail-create', 'CLIENT_CREATE_FAILED', /^creating the client failed: database or disk is full$/],
+    ['fail-grant', 'CLIENT_GRANT_CREATE_FAILED', /^authorizing the client for API access failed: database or disk is full$/],
+    ['fail-update', 'CLIENT_UPDATE_FAILED', /^associating the client with the calling client failed: database or disk is full$/],
+  ])('a create whose %s step fails answers 500 %s, and leaves no client behind', async (name, code, message) => {
+    const res = await on('POST', '/api/v1/client', { name });
+    expect(res.statusCode).toBe(500);
+    expect(res.json()).toEqual({ code, message: expect.stringMatching(message) as unknown });
+    expect(await names()).not.toContain(name);
+    // What the steps before the failed one stored is undone: the store holds no live row of it.
+    expect(db.prepare("SELECT count(*) AS n FROM api_clients WHERE name = ? AND deleted = 0").get(name)).toEqual({ n: 0 });
+  });
+
+  it('a delete the store refuses answers 500 CLIENT_DELETE_FAILED and keeps the client whole; the retry succeeds', async () => {
+    const made = await on('POST', '/api/v1/client', { name: 'kept', description: 'd' });
+    expect(made.statusCode).toBe(201);
+    const { client_id: id, client_secret: secret } = made.json() as { client_id: string; client_secret: string };
+    db.prepare('INSERT INTO doomed VALUES (?)').run(id);
+    const refused = await on('DELETE', `/api/v1/client/${id}`);
+    expect(refused.statusCode).toBe(500);
+    expect(refused.json()).toEqual({ code: 'CLIENT_DELETE_FAILED', message: 'deleting the client failed: database is locked' });
+    expect((await on('GET', `/api/v1/client/${id}`)).statusCode).toBe(200);
+    const login = await s.app.inject({ method: 'POST', url: '/api/v2/clients/login', payload: { client_id: id, client_secret: secret, audience: AUDIENCE, grant_type: 'client_credentials' } });
+    expect(login.statusCode).toBe(200);
+    db.prepare('DELETE FROM doomed').run();
+    expect((await on('DELETE', `/api/v1/client/${id}`)).statusCode).toBe(204);
+    expect((await on('GET', `/api/v1/client/${id}`)).json()).toMatchObject({ code: 'CLIENT_NOT_FOUND' });
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { batteryDates } from '../../../src/api/graphql/battery.js';
+import { batteryDates, batteryPercent } from '../../../src/api/graphql/battery.js';
 import type { SensorStatus } from '../../../src/cloud/store/port.js';
 
 const DAY = 86_400_000;
@@ -31,6 +31,15 @@ describe('battery dates from the battery model', () => {
   it('a wired sensor and a sensor never heard have no dates; a wired one says so', () => {
     expect(batteryDates(status(1, 0))).toMatchObject({ powerType: 'wired', lastChangeMs: null, nextChangeMs: null, changeByMs: null });
     expect(batteryDates(null)).toMatchObject({ powerType: 'battery', lastChangeMs: null, nextChangeMs: null, changeByMs: null, totalRuntimeDays: null });
+  });
+
+  it('reads the level in percent, two decimals; wired and never heard have none', () => {
+    expect(batteryPercent(status(0.99973, 1000))).toBe(99.97);
+    expect(batteryPercent(status(0.5, 1000))).toBe(50);
+    expect(batteryPercent(status(0, 0))).toBe(0);
+    expect(batteryPercent(status(1, 0))).toBeNull();
+    expect(batteryPercent(status(null, null))).toBeNull();
+    expect(batteryPercent(null)).toBeNull();
   });
 
   it('an empty battery is due at once', () => {

@@ -73,6 +73,28 @@ describe('GraphQL asset queries', () => {
     expect((after.body.data as { roomsByTag: { data: Array<{ id: string }> } }).roomsByTag.data).toEqual([{ id: r2.id }]);
   });
 
+  it("answers associateTag and disassociateTag in the reference's shape (tag { … }) and in the Tag's own fields, in one answer", async () => {
+    const [r1, z1] = [h.a.rooms[3]!, h.a.zones[0]!];
+    const tag = ((await h.gql(h.tokenA, 'mutation { createTag(input: { name: "quiet-zone" }) { id } }')).body.data as { createTag: { id: string } }).createTag;
+    const both = await h.gql(
+      h.tokenA,
+      'mutation($i: [String!]!, $t: ID!) { associateTag(input: { ids: $i, tag_id: $t }) { tag { id name organization_id rooms { id } zones { id } } id name rooms { id } } }',
+      { i: [r1.id, z1.id], t: tag.id },
+    );
+    expect(both.body).toEqual({
+      data: {
+        associateTag: {
+          tag: { id: tag.id, name: 'quiet-zone', organization_id: h.a.org.id, rooms: [{ id: r1.id }], zones: [{ id: z1.id }] },
+          id: tag.id,
+          name: 'quiet-zone',
+          rooms: [{ id: r1.id }],
+        },
+      },
+    });
+    const removed = await h.gql(h.tokenA, 'mutation($i: [String!]!, $t: ID!) { disassociateTag(input: { ids: $i, tag_id: $t }) { tag { rooms { id } zones { id } } } }', { i: [r1.id], t: tag.id });
+    expect(removed.body).toEqual({ data: { disassociateTag: { tag: { rooms: [], zones: [{ id: z1.id }] } } } });
+  });
+
   it('renames sites, buildings, floors and sensors', async () => {
     const [site, building, floor, sensor] = [h.a.sites[0]!, h.a.buildings[0]!, h.a.floors[0]!, h.a.sensors[1]!];
     const res = await h.gql(
@@ -105,6 +127,18 @@ describe('GraphQL asset queries', () => {
     expect(ok.body.data).toEqual({ deleteSensors: [{ sensor_id: sensor.id, name: sensor.name }] });
     const gone = await h.gql(h.tokenA, 'query($i: ID!) { sensors(ids: [$i]) { data { id } } }', { i: sensor.id });
     expect(gone.body.data).toEqual({ sensors: { data: [] } });
+  });
+
+  it('types deleteSensors(ids: [String!]) as the spec writes it: its variable type validates, and no list deletes nothing', async () => {
+    const sensor = h.a.sensors[3]!;
+    const operator = await h.tokenFor({ orgId: h.a.org.id, operator: true });
+    const none = await h.gql(operator, 'mutation($ids: [String!]) { deleteSensors(ids: $ids) { sensor_id } }', {});
+    expect(none.body).toEqual({ data: { deleteSensors: [] } });
+    const ok = await h.gql(operator, 'mutation($ids: [String!]) { deleteSensors(ids: $ids) { sensor_id } }', { ids: [sensor.id] });
+    expect(ok.body).toEqual({ data: { deleteSensors: [{ sensor_id: sensor.id }] } });
+    // The earlier non-null variable type is still accepted in the nullable position.
+    const again = await h.gql(operator, 'mutation($ids: [String!]!) { deleteSensors(ids: $ids) { sensor_id } }', { ids: [sensor.id] });
+    expect(again.body.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
   });
 
   it('enforces scopes per resource', async () => {

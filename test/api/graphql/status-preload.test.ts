@@ -46,16 +46,18 @@ async function api() {
   return { app, store, calls, gql };
 }
 
-const FIELDS = 'id is_online is_streaming last_heartbeat last_raw_message last_occupancy_message power_type battery_change_by_date';
+const FIELDS = 'id is_online is_streaming last_heartbeat last_raw_message last_occupancy_message power_type battery_change_by_date battery_level';
 
 describe('sensor status in GraphQL lists', () => {
   it('reads a listed page of sensors in one store call and answers as the per-sensor path does', async () => {
     const { app, store, calls, gql } = await api();
-    const listed = (await gql(`{ sensors { data { ${FIELDS} } } }`)) as { sensors: { data: Array<{ id: string; is_online: boolean }> } };
+    const listed = (await gql(`{ sensors { data { ${FIELDS} } } }`)) as { sensors: { data: Array<{ id: string; is_online: boolean; battery_level: number | null }> } };
     expect(calls).toEqual([model.sensors.length]);
     const rows = listed.sensors.data;
     expect(rows.length).toBe(model.sensors.length);
     expect(new Set(rows.map((r) => r.is_online))).toEqual(new Set([true, false]));
+    // The stored health reports' level 0.5 reads 50 %; a sensor never heard has none.
+    expect(new Set(rows.map((r) => r.battery_level))).toEqual(new Set([50, null]));
     // The same fields, one sensor per request: the same answers.
     for (const r of rows.slice(0, 12)) {
       const one = (await gql(`{ sensors(ids: ["${r.id}"]) { data { ${FIELDS} } } }`)) as { sensors: { data: unknown[] } };

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { harness, type Harness } from '../harness.js';
 import { MemorySeries, minutes } from './fixture-series.js';
 
-const T0 = Date.UTC(2026, 2, 2, 8, 0); // 09:00 in Paris
+// Monday 09:00 in Paris, six days before the harness clock (2026-11-22 12:00 UTC): inside every retention.
+const T0 = Date.UTC(2026, 10, 16, 8, 0);
 let h: Harness;
 const series = new MemorySeries();
 
@@ -44,13 +45,65 @@ describe('reporting request validation (400 before any processing)', () => {
   });
 });
 
+describe('unknown keys in a reporting body (issue 27: a typo once answered the whole organisation)', () => {
+  const ok = (): Record<string, Record<string, unknown>> => ({ window: { every: '1h', function: 'max', timezone: 'UTC' }, filter: { measurements: ['room_occupancy'], start: iso(T0), stop: iso(T0 + 7_200_000) } });
+  it.each([
+    ['filter.room', (b: ReturnType<typeof ok>) => Object.assign(b.filter!, { room: { eq: ['room_x'] } }), /unknown key filter\.room; did you mean `rooms`\?/],
+    ['filter.clients', (b: ReturnType<typeof ok>) => Object.assign(b.filter!, { clients: { eq: ['x'] } }), /unknown key filter\.clients/],
+    ['a top-level key', (b: ReturnType<typeof ok>) => Object.assign(b, { bogus: 1 }), /unknown key bogus \(known here: window, filter/],
+    ['window.timzone', (b: ReturnType<typeof ok>) => Object.assign(b.window!, { timzone: 'UTC' }), /unknown key window\.timzone; did you mean `timezone`\?/],
+    ['a key beside eq', (b: ReturnType<typeof ok>) => Object.assign(b.filter!, { rooms: { eq: [officeId()], neq: ['x'] } }), /unknown key filter\.rooms\.neq/],
+    ['filter.value.gtee', (b: ReturnType<typeof ok>) => Object.assign(b.filter!, { value: { gtee: 1 } }), /unknown key filter\.value\.gtee; did you mean `gte`\?/],
+    ['a key of a time range', (b: ReturnType<typeof ok>) => Object.assign(b.filter!, { time_constraints: { time_ranges: [{ start: '08:00', stop: '09:00', end: '10:00' }] } }), /unknown key filter\.time_constraints\.time_ranges\[0\]\.end/],
+    ['paginate.size', (b: ReturnType<typeof ok>) => Object.assign(b, { paginate: { page: 1, size: 10 } }), /unknown key paginate\.size/],
+    ['group_by.orders', (b: ReturnType<typeof ok>) => Object.assign(b, { group_by: { orders: ['room_id'] } }), /unknown key group_by\.orders; did you mean `order`\?/],
+  ])('refuses %s with INVALID_REQUEST naming it', async (_name, mutate, message) => {
+    const body = ok();
+    mutate(body);
+    const res = await report(body);
+    expect(res.statusCode).toBe(400);
+    const answer = res.json() as { code: string; message: string };
+    expect(answer.code).toBe('INVALID_REQUEST');
+    expect(answer.message).toMatch(message);
+  });
+});
+
+describe('data beyond its interval\'s retention (spec §8: older data only at coarser intervals)', () => {
+  const DAY = 86_400_000;
+  const body = (every: string, startMs: number, stopMs: number) => ({ window: { every, function: 'max', timezone: 'UTC' }, filter: { measurements: ['room_occupancy'], rooms: { eq: [officeId()] }, start: iso(startMs), stop: iso(stopMs) } });
+  it('refuses minutes older than 7 days with 400 INVALID_REQUEST naming the coarser intervals that reach that far', async () => {
+    const now = h.clock.now();
+    const res = await report(body('1m', now - 8 * DAY, now - 8 * DAY + 3_600_000));
+    expect(res.statusCode).toBe(400);
+    const answer = res.json() as { code: string; message: string };
+    expect(answer.code).toBe('INVALID_REQUEST');
+    expect(answer.message).toMatch(/^window\.every=1m data is kept for 7 days, back to 2026-11-15T12:00:00\.000Z; filter\.start 2026-11-14T12:00:00\.000Z is 8\.00 days before/);
+    expect(answer.message).toMatch(/intervals that reach that far: 5m \(kept 31 days\), 15m \(kept 93 days\), 30m \(kept 186 days\), 1h \(kept 732 days\), 1d \(kept for ever\)/);
+  });
+
+  it('names only the intervals that reach the start: 40 days back at 5m leaves 15m and coarser', async () => {
+    const now = h.clock.now();
+    const res = await report(body('5m', now - 40 * DAY, now - 39 * DAY));
+    expect(res.statusCode).toBe(400);
+    expect((res.json() as { message: string }).message).toMatch(/reach that far: 15m \(kept 93 days\), 30m .*, 1d \(kept for ever\)/);
+    const hourly = await report(body('1h', now - 800 * DAY, now - 799 * DAY));
+    expect((hourly.json() as { message: string }).message).toMatch(/reach that far: 1d \(kept for ever\), with window\.function max$/);
+    expect((await report(body('1d', now - 800 * DAY, now - 799 * DAY))).statusCode).toBe(200);
+  });
+
+  it('answers a start exactly at the retention limit', async () => {
+    const now = h.clock.now();
+    expect((await report(body('1m', now - 7 * DAY, now - 7 * DAY + 3_600_000))).statusCode).toBe(200);
+  });
+});
+
 describe('reporting computation', () => {
   it('aggregates per-minute occupancy with the window function in the requested zone', async () => {
     const res = await report({ window: { every: '1h', function: 'max', timezone: 'Europe/Paris' }, filter: { measurements: ['room_occupancy'], rooms: { eq: [officeId()] }, start: iso(T0), stop: iso(T0 + 7_200_000) } });
     const data = (res.json() as { data: Array<Record<string, unknown>> }).data;
     expect(data.map((p) => [p.time, p.value])).toEqual([
-      ['2026-03-02T09:00:00+01:00', 5],
-      ['2026-03-02T10:00:00+01:00', 8],
+      ['2026-11-16T09:00:00+01:00', 5],
+      ['2026-11-16T10:00:00+01:00', 8],
     ]);
     expect(data[0]).toMatchObject({ field: 'value', measurement: 'room_occupancy', room_id: officeId(), room_name: 'Open office', space_name: 'Ground', timezone_offset: '+01:00' });
     expect(data[0]).not.toHaveProperty('room_custom_id');
@@ -59,7 +112,7 @@ describe('reporting computation', () => {
   it('aligns hourly windows to local hours in half-hour zones', async () => {
     const res = await report({ window: { every: '1h', function: 'mean', timezone: 'Asia/Kolkata' }, filter: { measurements: ['room_occupancy'], rooms: { eq: [officeId()] }, start: iso(T0), stop: iso(T0 + 7_200_000) } });
     const times = (res.json() as { data: Array<{ time: string }> }).data.map((p) => p.time);
-    expect(times[0]).toBe('2026-03-02T13:00:00+05:30'); // 07:30 UTC: the window holding 08:00 UTC
+    expect(times[0]).toBe('2026-11-16T13:00:00+05:30'); // 07:30 UTC: the window holding 08:00 UTC
   });
 
   it('fills empty windows when asked and filters by value', async () => {
@@ -75,7 +128,7 @@ describe('reporting computation', () => {
       window: { every: '15m', function: 'max', timezone: 'Europe/Paris' },
       filter: { measurements: ['room_occupancy'], rooms: { eq: [officeId()] }, start: iso(T0), stop: iso(T0 + 7_200_000), time_constraints: { time_ranges: [{ start: '10:00', stop: '10:30' }] } },
     });
-    expect((res.json() as { data: Array<{ time: string }> }).data.map((p) => p.time)).toEqual(['2026-03-02T10:00:00+01:00', '2026-03-02T10:15:00+01:00']);
+    expect((res.json() as { data: Array<{ time: string }> }).data.map((p) => p.time)).toEqual(['2026-11-16T10:00:00+01:00', '2026-11-16T10:15:00+01:00']);
     const monday = await report({
       window: { every: '1h', function: 'max', timezone: 'Europe/Paris' },
       filter: { measurements: ['room_occupancy'], rooms: { eq: [officeId()] }, start: iso(T0), stop: iso(T0 + 7_200_000), time_constraints: { exclude_days_of_week: ['Monday'] } },

@@ -59,4 +59,17 @@ describe('stats API', () => {
     expect((await stats({ measurements: ['occupancy_p95_presence'], items: [office], start: '2026-03-02', stop: '2026-03-03' })).statusCode).toBe(400);
     expect((await stats({ measurements: ['occupancy_avg_presence'], items: [h.b.rooms[0]!.id], start: '2026-03-02', stop: '2026-03-03' })).statusCode).toBe(404);
   });
+
+  it.each([
+    ['a top-level key', { bogus: 1 }, /unknown key bogus \(known here: measurements, items/],
+    ['a misspelt filters', { filter: { time_ranges: [] } }, /unknown key filter; did you mean `filters`\?/],
+    ['a key of filters', { filters: { exclude_days: ['Monday'] } }, /unknown key filters\.exclude_days/],
+    ['a key of a time range', { filters: { time_ranges: [{ start: '08:00', end: '09:00' }] } }, /unknown key filters\.time_ranges\[0\]\.end/],
+  ])('refuses %s with INVALID_REQUEST naming it (issue 27)', async (_name, extra, message) => {
+    const res = await stats({ measurements: ['occupancy_avg_presence'], items: [h.a.rooms[1]!.id], start: '2026-03-02', stop: '2026-03-03', ...extra });
+    expect(res.statusCode).toBe(400);
+    const answer = res.json() as { code: string; message: string };
+    expect(answer.code).toBe('INVALID_REQUEST');
+    expect(answer.message).toMatch(message);
+  });
 });
