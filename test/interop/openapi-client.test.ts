@@ -98,11 +98,13 @@ describe('the served OpenAPI document, judged by third-party tools', () => {
       met.add(`${x.operation} ${x.status}`);
     }
     // Every documented status was met, except 429: provoking the login rate limit would lock
-    // the client out for the rest of the file (test/api/auth covers it).
+    // the client out for the rest of the file (test/api/auth covers it); and 500: client
+    // management's store-failure codes need a store that refuses a step
+    // (test/api/clients/client-routes.test.ts makes SQLite refuse with triggers).
     const documented = Object.values(doc.paths)
       .flatMap((ops) => Object.values(ops))
       .flatMap((op) => Object.keys(op.responses).map((s) => `${op.operationId} ${s}`))
-      .filter((k) => !k.endsWith(' 429'));
+      .filter((k) => !k.endsWith(' 429') && !k.endsWith(' 500'));
     expect([...met].sort()).toEqual(documented.sort());
   });
 });

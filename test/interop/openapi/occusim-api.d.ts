@@ -347,7 +347,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description INVALID_REQUEST */
+            /** @description INVALID_REQUEST or CLIENT_CREATE_FAILED (the organisation holds its most clients) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -366,6 +366,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description CLIENT_CREATE_FAILED, CLIENT_GRANT_CREATE_FAILED or CLIENT_UPDATE_FAILED: a step of the creation failed and was undone */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code?: string;
                         message: string;
                     };
                 };
@@ -453,6 +465,18 @@ export interface operations {
             };
             /** @description CLIENT_NOT_FOUND */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code?: string;
+                        message: string;
+                    };
+                };
+            };
+            /** @description CLIENT_DELETE_FAILED: the deletion was not stored; the client is kept */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
