@@ -26,7 +26,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   capture: ['core', 'proto', 'scenario'],
   run: ['core', 'scenario', 'assets', 'sim', 'edge', 'mesh', 'hive', 'capture', 'cloud', 'platform'],
   report: ['core', 'scenario', 'sim', 'cloud', 'platform', 'run'],
-  cli: ['core', 'scenario', 'assets', 'proto', 'sim', 'edge', 'mesh', 'hive', 'broker', 'capture', 'cloud', 'api', 'mcp', 'platform', 'run', 'webhooks', 'report'],
+  explore: ['core', 'scenario', 'run'],
+  cli: ['core', 'scenario', 'assets', 'proto', 'sim', 'edge', 'mesh', 'hive', 'broker', 'capture', 'cloud', 'api', 'mcp', 'platform', 'run', 'webhooks', 'report', 'explore'],
 };
 
 const src = resolve(new URL('../src', import.meta.url).pathname);

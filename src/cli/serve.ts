@@ -123,7 +123,8 @@ export async function serveCommand(flags: Flags, io: Io, signal?: AbortSignal): 
   const opts = serveOptions(flags);
   // Listening for SIGTERM from here on (start-up included), and saying so: start-up is interruptible.
   const stop = signal ?? serveSignal();
-  io.stderr.write(`serve: starting ${loaded.model.organisations?.length ?? 1} organisation(s)\n`);
+  // stdout with the other status lines: stderr carries only problems (one line each, test/cli/problems.test.ts).
+  io.stdout.write(`serve: starting ${loaded.model.organisations?.length ?? 1} organisation(s)\n`);
   // The process's own signals: a start-up cut short leaves nothing to drain (the store is
   // transactional and survives a kill), so the process ends at once instead of after the start
   // it no longer needs — whatever still holds the loop (a listener half opened).
@@ -168,7 +169,7 @@ export async function serveModel(model: ScenarioModel, opts: ServeOptions, io: I
       (p) => p.close(),
       () => undefined,
     );
-    io.stderr.write('serve: stopped during start-up\n');
+    io.stdout.write('serve: stopped during start-up\n');
     onStartAborted?.();
     return 0;
   }

@@ -52,10 +52,13 @@ function serve(db: string) {
   let out = '';
   let err = '';
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; atMs: number }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal, atMs: performance.now() })));
-  const started = new Promise<number>((resolve) => child.stderr.on('data', (c: Buffer) => ((err += c.toString()), /serve: starting/.test(err) && resolve(performance.now()))));
+  child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+  let resolveStarted: (ms: number) => void = () => undefined;
+  const started = new Promise<number>((resolve) => (resolveStarted = resolve));
   const listening = new Promise<{ api: string; out: string; ms: number }>((resolve, reject) => {
     child.stdout.on('data', (c: Buffer) => {
       out += c.toString();
+      if (/serve: starting/.test(out)) resolveStarted(performance.now());
       const m = /api listening on (http:\/\/\S+)/.exec(out);
       if (m && /client ci-bot: client_id/.test(out)) resolve({ api: m[1] as string, out, ms: performance.now() - t0 });
     });
