@@ -186,6 +186,14 @@ export class PostgresStore implements Store {
     return rows.map((r) => ({ id: r.id, eventId: r.event_id, type: r.type, spaceId: r.space_id, minuteMs: r.minute_ms, value: r.value, revision: r.revision, emittedAtMs: r.emitted_at_ms }));
   }
 
+  async lastInstantCounts(beforeMs: number): Promise<Array<{ spaceId: string; value: number }>> {
+    const rows = await this.#db.rows<{ space_id: string; value: number }>(
+      "SELECT DISTINCT ON (space_id) space_id, value FROM events WHERE minute_ms < $1 AND type IN ('FLOOR_OCCUPANCY', 'ROOM_OCCUPANCY', 'ZONE_OCCUPANCY') ORDER BY space_id, minute_ms DESC",
+      [beforeMs],
+    );
+    return rows.map((r) => ({ spaceId: r.space_id, value: Number(r.value) }));
+  }
+
   async eventCount(fromMs: number, toMs: number): Promise<number> {
     const [r] = await this.#db.rows<{ n: number }>('SELECT count(*) AS n FROM events WHERE minute_ms >= $1 AND minute_ms < $2', [fromMs, toMs]);
     return r?.n ?? 0;

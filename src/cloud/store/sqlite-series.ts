@@ -17,6 +17,10 @@ export function prepareSeries(db: Database.Database) {
         'SELECT id, event_id, type, space_id, minute_ms, value, revision, emitted_at_ms FROM events WHERE id > ? ORDER BY id',
       )
       .raw(true),
+    // SQLite takes the bare column `value` from the row holding MAX(minute_ms); one instant event per (type, space, instant).
+    lastInstantCounts: db.prepare<[number], { space_id: string; value: number; t: number }>(
+      "SELECT space_id, value, MAX(minute_ms) AS t FROM events WHERE minute_ms < ? AND type IN ('FLOOR_OCCUPANCY', 'ROOM_OCCUPANCY', 'ZONE_OCCUPANCY') GROUP BY space_id ORDER BY space_id",
+    ),
     eventCount: db.prepare<[number, number], { n: number }>('SELECT COUNT(*) AS n FROM events WHERE minute_ms >= ? AND minute_ms < ?'),
     pruneEvents: db.prepare('DELETE FROM events WHERE emitted_at_ms < ?'),
     // A bucket whose minutes were all pruned keeps its last value: the INSERT selects no row.
