@@ -125,6 +125,32 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
       await s.close();
     });
 
+    it('stores an event emitted again (same id: a recompute replayed after a restart) once, in either write', async () => {
+      const s = await open();
+      const e = (i: number, value: number) => ({ eventId: `event_${i}`, type: 'ROOM_OCCUPANCY_1M', spaceId: 'room_a', minuteMs: T, value, revision: i, emittedAtMs: T + MIN });
+      await s.writeEvents([e(0, 1), e(1, 2)]);
+      await s.writeEvents([e(1, 2), e(2, 3), e(2, 3)]);
+      await s.writeMinutes({ presence: [], traffic: [], events: [e(0, 1), e(3, 4)] });
+      expect((await s.events()).map((x) => [x.eventId, x.value])).toEqual([['event_0', 1], ['event_1', 2], ['event_2', 3], ['event_3', 4]]);
+      await s.close();
+    });
+
+    it("reads each space's last current-count event before an instant (crash recovery's record)", async () => {
+      const s = await open();
+      const at = (i: number, type: string, spaceId: string, t: number, value: number) => ({ eventId: `event_${i}`, type, spaceId, minuteMs: t, value, revision: 0, emittedAtMs: t + MIN });
+      await s.writeEvents([
+        at(0, 'ROOM_OCCUPANCY', 'room_a', T, 2),
+        at(1, 'ROOM_OCCUPANCY', 'room_a', T + 30_000, 3),
+        at(2, 'ROOM_OCCUPANCY_1M', 'room_a', T + MIN, 7), // a _1M value is no current count
+        at(3, 'ZONE_OCCUPANCY', 'zone_b', T + 5_000, 0),
+        at(4, 'ROOM_OCCUPANCY', 'room_a', T + 2 * MIN, 9), // at the instant asked: not before it
+        at(5, 'FLOOR_OCCUPANCY', 'space_f', T + 3 * MIN, 4),
+      ]);
+      expect(await s.lastInstantCounts(T + 2 * MIN)).toEqual([{ spaceId: 'room_a', value: 3 }, { spaceId: 'zone_b', value: 0 }]);
+      expect(await s.lastInstantCounts(T)).toEqual([]);
+      await s.close();
+    });
+
     it('counts the outbox events of a minute range without reading them', async () => {
       const s = await open();
       expect(await s.eventCount(T, T + 10 * MIN)).toBe(0);
