@@ -60,6 +60,8 @@ export interface MinutesWrite {
 export interface StoredPayload {
   hiveSerial: string;
   seq: number;
+  /** When its batch was received: crash recovery feeds it again once the clock is there. */
+  receivedAtMs: number;
   payload: Uint8Array;
 }
 

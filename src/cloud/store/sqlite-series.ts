@@ -8,8 +8,9 @@ export function prepareSeries(db: Database.Database) {
     assets: db.prepare<[], { id: string; kind: string; parent_id: string | null; name: string; timezone: string }>(
       'SELECT id, kind, parent_id, name, timezone FROM assets ORDER BY id',
     ),
-    // An event emitted again (a run resumed after a crash replays its window) is stored once.
-    insertEvent: db.prepare('INSERT OR IGNORE INTO events (event_id, type, space_id, minute_ms, value, revision, emitted_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+    // An event emitted again (a run resumed after a crash replays its window) is stored once;
+    // not OR IGNORE, which would also drop a row breaking NOT NULL instead of failing the write.
+    insertEvent: db.prepare('INSERT INTO events (event_id, type, space_id, minute_ms, value, revision, emitted_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (event_id) DO NOTHING'),
     // Rows as arrays (`raw`): the webhook fan-out reads the whole outbox after its cursor, and a
     // row object per row was built only to be copied into a StoredEvent (~0.6 µs a row).
     events: db

@@ -20,7 +20,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
       expect(await s.hasBatch('HV1', 1)).toBe(true);
       expect(await s.hasBatch('HV1', 2)).toBe(true);
       expect(await s.ackedSeq('HV1')).toBe(2);
-      expect(await s.payloadsSensedIn(T, T + MIN)).toEqual([{ hiveSerial: 'HV1', seq: 1, payload }]);
+      expect(await s.payloadsSensedIn(T, T + MIN)).toEqual([{ hiveSerial: 'HV1', seq: 1, receivedAtMs: T, payload }]);
       expect(await s.payloadsSensedIn(T + 2000, T + 2001)).toHaveLength(1); // the span's end is inside
       expect(await s.payloadsSensedIn(T + 2001, T + MIN)).toEqual([]);
       expect(await s.payloadsSensedIn(T - MIN, T + 1000)).toEqual([]); // the span starts at the range's end
