@@ -18,9 +18,13 @@ const dir = mkdtempSync(join(tmpdir(), 'occusim-resume-outbox-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const MIN = 60_000;
-const DURATION = '35m';
-/** quickstart's start, 2026-03-02T08:00 Europe/Paris. */
-const START_MS = Date.UTC(2026, 2, 2, 7, 0);
+
+interface Scenario {
+  file: string;
+  duration: string;
+  /** Killed once the outbox holds an instant this far into the run. */
+  killAfterMs: number;
+}
 
 interface Exit {
   code: number | null;
@@ -28,8 +32,8 @@ interface Exit {
 }
 
 /** The CLI's `run` in its own process; `killWhen` polled on the store's file, SIGKILL once true. */
-function run(args: readonly string[], db: string, killWhen?: (db: Database.Database) => boolean): Promise<Exit> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'run', 'quickstart', '--duration', DURATION, '--db', db, ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
+function run(scenario: Scenario, args: readonly string[], db: string, killWhen?: (db: Database.Database) => boolean): Promise<Exit> {
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'run', scenario.file, '--duration', scenario.duration, '--db', db, ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
   const exited = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   if (killWhen) {
     const poll = setInterval(() => {
@@ -64,22 +68,28 @@ function outbox(db: string): unknown[] {
   }
 }
 
+const scenario = (name: string, duration: string, killAfterMs: number): Scenario => ({ file: fileURLToPath(new URL(`../../scenarios/${name}.yaml`, import.meta.url)), duration, killAfterMs });
+
 describe('a run killed with SIGKILL and resumed', () => {
-  it('leaves the events outbox of an uninterrupted run: no duplicate, no extra, none missing', async () => {
-    const whole = join(dir, 'whole.sqlite');
-    expect(await run([], whole)).toEqual({ code: 0, signal: null });
+  // quickstart: the open window recomputed on resume. hive-outage (outage 20m–30m): killed while
+  // the hive's held batches revise finalised and open minutes, received long after they were sensed.
+  it.each([
+    ['quickstart', scenario('quickstart', '35m', 15 * MIN)],
+    ['hive-outage', scenario('hive-outage', '40m', 31 * MIN)],
+  ])('%s: leaves the events outbox of an uninterrupted run: no duplicate, no extra, none missing', async (name, sc) => {
+    const whole = join(dir, `${name}-whole.sqlite`);
+    expect(await run(sc, [], whole)).toEqual({ code: 0, signal: null });
     const expected = outbox(whole);
     expect(expected.length).toBeGreaterThan(1000);
 
-    const parts = join(dir, 'parts.sqlite');
-    // Killed once minutes 15 min into the run are emitted: the window then open is recomputed on resume.
-    const maxMinute = (d: Database.Database): number => (d.prepare('SELECT MAX(minute_ms) AS m FROM events').get() as { m: number | null }).m ?? 0;
-    expect(await run([], parts, (d) => maxMinute(d) >= START_MS + 15 * MIN)).toEqual({ code: null, signal: 'SIGKILL' });
+    const parts = join(dir, `${name}-parts.sqlite`);
+    const span = (d: Database.Database): number => (d.prepare('SELECT MAX(minute_ms) - MIN(minute_ms) AS s FROM events').get() as { s: number | null }).s ?? 0;
+    expect(await run(sc, [], parts, (d) => span(d) >= sc.killAfterMs)).toEqual({ code: null, signal: 'SIGKILL' });
     const before = outbox(parts).length;
     expect(before).toBeGreaterThan(0);
     expect(before).toBeLessThan(expected.length);
 
-    expect(await run(['--resume'], parts)).toEqual({ code: 0, signal: null });
+    expect(await run(sc, ['--resume'], parts)).toEqual({ code: 0, signal: null });
     const resumed = outbox(parts);
     const ids = resumed.map((e) => (e as { eventId: string }).eventId);
     // The figures first (a failure says how far off), then the rows themselves.
