@@ -136,6 +136,9 @@ export class CloudPipeline {
    * replayed minute sees no data received after it and emits the values (and revisions) it did.
    */
   readonly #pending = new Map<string, StoredPayload>();
+  /** The same payloads by reception (stable: arrival order among equals), and the next one not yet due. */
+  #pendingByTime: Array<[string, StoredPayload]> = [];
+  #pendingNext = 0;
   #pendingFrom = 0;
 
   /** Resumes from the store: payloads of minutes not yet finalised are re-read (crash recovery) before the first operation. */
@@ -163,12 +166,22 @@ export class CloudPipeline {
     await this.#recompute.load();
     this.#pendingFrom = this.#recompute.recoverFrom();
     for (const p of await this.#o.store.payloadsSensedIn(this.#pendingFrom, Number.MAX_SAFE_INTEGER)) this.#pending.set(`${p.hiveSerial}|${p.seq}`, p);
+    this.#pendingByTime = [...this.#pending].sort(([, a], [, b]) => a.receivedAtMs - b.receivedAtMs);
   }
 
-  /** Feeds the recovered payloads received before `beforeMs` (`#pending`). */
+  /** Feeds the recovered payloads received before `beforeMs` (`#pending`); each call walks on from the last. */
   async #feedPending(beforeMs: number): Promise<void> {
-    if (this.#pending.size === 0) return;
-    for (const [key, p] of this.#pending) if (p.receivedAtMs < beforeMs) await this.#feedRecovered(key, p);
+    const byTime = this.#pendingByTime;
+    while (this.#pendingNext < byTime.length) {
+      const [key, p] = byTime[this.#pendingNext] as [string, StoredPayload];
+      if (!(p.receivedAtMs < beforeMs)) return;
+      this.#pendingNext++;
+      // Fed already when its batch came again.
+      if (this.#pending.has(key)) await this.#feedRecovered(key, p);
+    }
+    // All fed: the payloads are released.
+    this.#pendingByTime = [];
+    this.#pendingNext = 0;
   }
 
   /** One recovered payload into the aggregators, as `#reload` reads it; its minutes revise what was computed. */
