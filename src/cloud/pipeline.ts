@@ -14,7 +14,7 @@ import { PacketKind, ReadStatus, UplinkReader } from './kernel/uplink-reader.js'
 import { Recompute, type RecomputeCounters } from './recompute.js';
 import type { AssetCatalogue } from '../assets/catalogue.js';
 import { buildRegistry, type AssetRegistry } from './registry.js';
-import type { OccupancyEvent, Store } from './store/port.js';
+import type { OccupancyEvent, Store, StoredPayload } from './store/port.js';
 import type { DeliveryInsert } from './store/webhook-port.js';
 import { TrafficAggregator } from './traffic.js';
 
@@ -128,6 +128,18 @@ export class CloudPipeline {
   /** Packets handled since the chain last let the event loop turn (`WORK_PER_TURN`). */
   #work = 0;
   readonly #late = new LateAdmission();
+  /**
+   * Crash recovery's payloads not fed yet, by `serial|seq`, in arrival order, and the instant
+   * their packets are read from. A restarted process computes the window it reloads as it was
+   * computed before the crash only if each payload is fed when it was first: once the clock
+   * passes its reception, or when its batch comes again (a resumed run replays its start), so a
+   * replayed minute sees no data received after it and emits the values (and revisions) it did.
+   */
+  readonly #pending = new Map<string, StoredPayload>();
+  /** The same payloads by reception (stable: arrival order among equals), and the next one not yet due. */
+  #pendingByTime: Array<[string, StoredPayload]> = [];
+  #pendingNext = 0;
+  #pendingFrom = 0;
 
   /** Resumes from the store: payloads of minutes not yet finalised are re-read (crash recovery) before the first operation. */
   constructor(opts: PipelineOptions) {
@@ -152,7 +164,39 @@ export class CloudPipeline {
 
   async #recover(): Promise<void> {
     await this.#recompute.load();
-    await this.#reload(this.#recompute.recoverFrom(), Number.MAX_SAFE_INTEGER, KIND_BOTH);
+    this.#pendingFrom = this.#recompute.recoverFrom();
+    for (const p of await this.#o.store.payloadsSensedIn(this.#pendingFrom, Number.MAX_SAFE_INTEGER)) this.#pending.set(`${p.hiveSerial}|${p.seq}`, p);
+    this.#pendingByTime = [...this.#pending].sort(([, a], [, b]) => a.receivedAtMs - b.receivedAtMs);
+  }
+
+  /** Feeds the recovered payloads received before `beforeMs` (`#pending`); each call walks on from the last. */
+  async #feedPending(beforeMs: number): Promise<void> {
+    const byTime = this.#pendingByTime;
+    while (this.#pendingNext < byTime.length) {
+      const [key, p] = byTime[this.#pendingNext] as [string, StoredPayload];
+      if (!(p.receivedAtMs < beforeMs)) return;
+      this.#pendingNext++;
+      // Fed already when its batch came again.
+      if (this.#pending.has(key)) await this.#feedRecovered(key, p);
+    }
+    // All fed: the payloads are released.
+    this.#pendingByTime = [];
+    this.#pendingNext = 0;
+  }
+
+  /** One recovered payload into the aggregators, as `#reload` reads it; its minutes revise what was computed. */
+  async #feedRecovered(key: string, p: StoredPayload): Promise<void> {
+    this.#pending.delete(key);
+    await this.#breathe();
+    const r = this.#reloader;
+    if (!this.#owns(p.hiveSerial) || !this.#read(r, uplinkTopic(p.hiveSerial), p.payload, 0).ok) return;
+    this.#work += r.count;
+    for (let i = 0; i < r.count; i++) {
+      const t = r.sensedAt[i] as number;
+      if ((r.sensor[i] as number) < 0 || t < this.#pendingFrom) continue;
+      this.#recompute.noteArrival(floorToMinute(t), true);
+      this.#feed(r, i);
+    }
   }
 
   /** Runs `op` after every operation called before it; its result (or failure) is the caller's. */
@@ -221,7 +265,12 @@ export class CloudPipeline {
     let ackedAtStart = this.#ackedAtStart.get(v.serial);
     if (ackedAtStart === undefined) this.#ackedAtStart.set(v.serial, (ackedAtStart = await store.ackedSeq(v.serial)));
     // A retransmission (lost ack, or QoS 1 redelivery): already stored, so only re-ack.
-    if (await store.hasBatch(v.serial, v.seq)) return this.#duplicate(v.serial, v.seq, v.packetCount, ackedAtStart, receivedAtMs);
+    if (await store.hasBatch(v.serial, v.seq)) {
+      const recovered = this.#pending.get(`${v.serial}|${v.seq}`);
+      if (recovered) await this.#feedRecovered(`${v.serial}|${v.seq}`, recovered);
+      return this.#duplicate(v.serial, v.seq, v.packetCount, ackedAtStart, receivedAtMs);
+    }
+    await this.#feedPending(receivedAtMs + 1);
     const late = this.#admitLate(v.serial, v.seq, topic, payload, receivedAtMs);
     const r = this.#reader;
     const ackedSeq = await this.#nextAckedSeq(v.serial, v.seq);
@@ -318,6 +367,8 @@ export class CloudPipeline {
       const minute = floorToMinute(nowMs);
       // Within one minute the recompute finalises minutes before (minute's last ms − look-back), floored.
       if (this.#o.partition && minute !== this.#pulledMinute) await this.#pullOwnFloors(minute, floorToMinute(minute + MINUTE_MS - 1 - this.#o.lookbackMs));
+      // Received at this instant: before or after this advance, as its batch comes again (or at the next).
+      await this.#feedPending(nowMs);
       await this.#recompute.advance(nowMs);
     });
   }
@@ -328,6 +379,7 @@ export class CloudPipeline {
     return this.#serial(async () => {
       // Finishing finalises every minute: whatever is stored later is beyond the horizon.
       if (this.#o.partition) await this.#pullOwnFloors(floorToMinute(nowMs), Number.MAX_SAFE_INTEGER);
+      await this.#feedPending(Infinity);
       await this.#recompute.finish(nowMs);
     });
   }
@@ -488,6 +540,8 @@ export class CloudPipeline {
   async #reload(fromMs: number, toMs: number, kinds: number, onNew?: (minuteMs: number) => void): Promise<void> {
     const r = this.#reloader;
     for (const p of await this.#o.store.payloadsSensedIn(fromMs, toMs)) {
+      // A recovered payload not yet due is fed at its time (`#pending`), not before.
+      if (this.#pending.has(`${p.hiveSerial}|${p.seq}`)) continue;
       await this.#breathe();
       if (!this.#owns(p.hiveSerial) || !this.#read(r, uplinkTopic(p.hiveSerial), p.payload, 0).ok) continue;
       this.#work += r.count;

@@ -102,6 +102,10 @@ export class Recompute {
     this.finalisedBefore = (await this.#o.store.getState(this.#key(STATE_FINALISED))) ?? -Infinity;
     const reopened = await this.#o.store.getState(this.#key(STATE_REOPENED));
     this.reopenedFrom = reopened === undefined || reopened === Number.MAX_SAFE_INTEGER ? Infinity : reopened;
+    // The minutes from the horizon on are computed again from the start: their instant events
+    // are told apart from the last count emitted before them, as when they were first computed
+    // (an empty record would send a count equal to the last one again).
+    if (Number.isFinite(this.finalisedBefore)) for (const { spaceId, value } of await this.#o.store.lastInstantCounts(this.finalisedBefore)) this.#lastCount.set(spaceId, value);
   }
 
   /**

@@ -310,4 +310,12 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 10,
+    description: 'one outbox row per event id: a run resumed after a crash emits again what it emitted before, stored once',
+    sql: `
+      DELETE FROM events WHERE id NOT IN (SELECT MIN(id) FROM events GROUP BY event_id);
+      CREATE UNIQUE INDEX events_by_event_id ON events (event_id);
+    `,
+  },
 ];

@@ -60,6 +60,8 @@ export interface MinutesWrite {
 export interface StoredPayload {
   hiveSerial: string;
   seq: number;
+  /** When its batch was received: crash recovery feeds it again once the clock is there. */
+  receivedAtMs: number;
   payload: Uint8Array;
 }
 
@@ -250,6 +252,12 @@ export interface StoreSync {
    * events, counted without reading them (`report merge --store`, docs/scale-out.md).
    */
   eventCount(fromMs: number, toMs: number): number;
+  /**
+   * Per space, the value of its latest "current count" event (FLOOR/ROOM/ZONE_OCCUPANCY, not
+   * `_1M`) at an instant before `beforeMs`: what the recompute had last emitted when it first
+   * computed the minute `beforeMs` (crash recovery, `Recompute.load`). Space ids ascending.
+   */
+  lastInstantCounts(beforeMs: number): Array<{ spaceId: string; value: number }>;
   /** Recomputes the buckets (max of their minute values) in one transaction. */
   refreshRollups(buckets: readonly RollupBucket[]): void;
   /** A space's series at one interval over [fromMs, toMs), ascending. */

@@ -197,6 +197,14 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       );
     `,
   },
+  {
+    version: 6,
+    description: 'the SQLite store migration 10: one outbox row per event id',
+    sql: `
+      DELETE FROM events WHERE id NOT IN (SELECT MIN(id) FROM events GROUP BY event_id);
+      CREATE UNIQUE INDEX events_by_event_id ON events (event_id);
+    `,
+  },
 ];
 
 /** Every table of the schema, for `--fresh` (emptied, not dropped: the schema version stays). */

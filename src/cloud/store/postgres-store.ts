@@ -113,11 +113,11 @@ export class PostgresStore implements Store {
   }
 
   async payloadsSensedIn(fromMs: number, toMs: number): Promise<StoredPayload[]> {
-    const rows = await this.#db.rows<{ hive_serial: string; seq: number; payload: Buffer }>(
-      'SELECT hive_serial, seq, payload FROM batch_payloads WHERE max_sensed_ms >= $1 AND min_sensed_ms < $2 ORDER BY id',
+    const rows = await this.#db.rows<{ hive_serial: string; seq: number; payload: Buffer; received_at_ms: number }>(
+      'SELECT p.hive_serial, p.seq, p.payload, b.received_at_ms FROM batch_payloads p JOIN batches b ON b.hive_serial = p.hive_serial AND b.seq = p.seq WHERE p.max_sensed_ms >= $1 AND p.min_sensed_ms < $2 ORDER BY p.id',
       [fromMs, toMs],
     );
-    return rows.map((r) => ({ hiveSerial: r.hive_serial, seq: r.seq, payload: new Uint8Array(r.payload.buffer, r.payload.byteOffset, r.payload.byteLength) }));
+    return rows.map((r) => ({ hiveSerial: r.hive_serial, seq: Number(r.seq), receivedAtMs: Number(r.received_at_ms), payload: new Uint8Array(r.payload.buffer, r.payload.byteOffset, r.payload.byteLength) }));
   }
 
   async writePresenceMinutes(rows: readonly PresenceMinuteRow[]): Promise<void> {
@@ -184,6 +184,14 @@ export class PostgresStore implements Store {
       [afterId],
     );
     return rows.map((r) => ({ id: r.id, eventId: r.event_id, type: r.type, spaceId: r.space_id, minuteMs: r.minute_ms, value: r.value, revision: r.revision, emittedAtMs: r.emitted_at_ms }));
+  }
+
+  async lastInstantCounts(beforeMs: number): Promise<Array<{ spaceId: string; value: number }>> {
+    const rows = await this.#db.rows<{ space_id: string; value: number }>(
+      "SELECT DISTINCT ON (space_id) space_id, value FROM events WHERE minute_ms < $1 AND type IN ('FLOOR_OCCUPANCY', 'ROOM_OCCUPANCY', 'ZONE_OCCUPANCY') ORDER BY space_id, minute_ms DESC",
+      [beforeMs],
+    );
+    return rows.map((r) => ({ spaceId: r.space_id, value: Number(r.value) }));
   }
 
   async eventCount(fromMs: number, toMs: number): Promise<number> {

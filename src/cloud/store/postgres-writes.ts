@@ -69,7 +69,8 @@ ON CONFLICT (sensor_id, minute_ms) DO UPDATE SET in_count = excluded.in_count, o
 export const EVENTS_SQL = `
 INSERT INTO events (event_id, type, space_id, minute_ms, value, revision, emitted_at_ms)
 SELECT e, t, s, m, v, r, at FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::float8[], $6::int[], $7::bigint[])
-  WITH ORDINALITY AS x(e, t, s, m, v, r, at, n) ORDER BY n`;
+  WITH ORDINALITY AS x(e, t, s, m, v, r, at, n) ORDER BY n
+ON CONFLICT (event_id) DO NOTHING`;
 
 // A bucket whose minutes were all pruned keeps its last value: the join yields no row for it.
 export const ROLLUP_SQL = `

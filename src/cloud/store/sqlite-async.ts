@@ -26,6 +26,7 @@ const OPERATIONS = {
   writeEvents: true,
   events: true,
   eventCount: true,
+  lastInstantCounts: true,
   refreshRollups: true,
   presenceSeries: true,
   trafficSeries: true,

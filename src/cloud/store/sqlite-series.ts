@@ -8,7 +8,9 @@ export function prepareSeries(db: Database.Database) {
     assets: db.prepare<[], { id: string; kind: string; parent_id: string | null; name: string; timezone: string }>(
       'SELECT id, kind, parent_id, name, timezone FROM assets ORDER BY id',
     ),
-    insertEvent: db.prepare('INSERT INTO events (event_id, type, space_id, minute_ms, value, revision, emitted_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+    // An event emitted again (a run resumed after a crash replays its window) is stored once;
+    // not OR IGNORE, which would also drop a row breaking NOT NULL instead of failing the write.
+    insertEvent: db.prepare('INSERT INTO events (event_id, type, space_id, minute_ms, value, revision, emitted_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (event_id) DO NOTHING'),
     // Rows as arrays (`raw`): the webhook fan-out reads the whole outbox after its cursor, and a
     // row object per row was built only to be copied into a StoredEvent (~0.6 µs a row).
     events: db
@@ -16,6 +18,10 @@ export function prepareSeries(db: Database.Database) {
         'SELECT id, event_id, type, space_id, minute_ms, value, revision, emitted_at_ms FROM events WHERE id > ? ORDER BY id',
       )
       .raw(true),
+    // SQLite takes the bare column `value` from the row holding MAX(minute_ms); one instant event per (type, space, instant).
+    lastInstantCounts: db.prepare<[number], { space_id: string; value: number; t: number }>(
+      "SELECT space_id, value, MAX(minute_ms) AS t FROM events WHERE minute_ms < ? AND type IN ('FLOOR_OCCUPANCY', 'ROOM_OCCUPANCY', 'ZONE_OCCUPANCY') GROUP BY space_id ORDER BY space_id",
+    ),
     eventCount: db.prepare<[number, number], { n: number }>('SELECT COUNT(*) AS n FROM events WHERE minute_ms >= ? AND minute_ms < ?'),
     pruneEvents: db.prepare('DELETE FROM events WHERE emitted_at_ms < ?'),
     // A bucket whose minutes were all pruned keeps its last value: the INSERT selects no row.

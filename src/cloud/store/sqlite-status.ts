@@ -6,8 +6,9 @@ export function prepareStatus(db: Database.Database) {
   return {
     insertPayload: db.prepare('INSERT INTO batch_payloads (hive_serial, seq, min_sensed_ms, max_sensed_ms, payload) VALUES (?, ?, ?, ?, ?)'),
     // Sensing spans are short (one batch interval), so the end index bounds the scan.
-    payloadsIn: db.prepare<[number, number], { hive_serial: string; seq: number; payload: Buffer }>(
-      'SELECT hive_serial, seq, payload FROM batch_payloads WHERE max_sensed_ms >= ? AND min_sensed_ms < ? ORDER BY id',
+    // A payload outlives no batch row (forgetting deletes both), so the join keeps every payload.
+    payloadsIn: db.prepare<[number, number], { hive_serial: string; seq: number; payload: Buffer; received_at_ms: number }>(
+      'SELECT p.hive_serial, p.seq, p.payload, b.received_at_ms FROM batch_payloads p JOIN batches b ON b.hive_serial = p.hive_serial AND b.seq = p.seq WHERE p.max_sensed_ms >= ? AND p.min_sensed_ms < ? ORDER BY p.id',
     ),
     prunePayloads: db.prepare('DELETE FROM batch_payloads WHERE max_sensed_ms < ?'),
     refreshTrafficRollup: db.prepare(
@@ -112,7 +113,7 @@ export function writeSeenRows(q: Q, hiveSerial: string, rows: ReadonlyArray<{ se
 
 /** @internal */
 export function payloadRows(q: Q, fromMs: number, toMs: number): StoredPayload[] {
-  return q.payloadsIn.all(fromMs, toMs).map((r) => ({ hiveSerial: r.hive_serial, seq: r.seq, payload: new Uint8Array(r.payload.buffer, r.payload.byteOffset, r.payload.byteLength) }));
+  return q.payloadsIn.all(fromMs, toMs).map((r) => ({ hiveSerial: r.hive_serial, seq: r.seq, receivedAtMs: r.received_at_ms, payload: new Uint8Array(r.payload.buffer, r.payload.byteOffset, r.payload.byteLength) }));
 }
 
 /** @internal */

@@ -253,6 +253,10 @@ export class SqliteStore implements StoreSync {
     return this.#s.eventCount.get(fromMs, toMs)?.n ?? 0;
   }
 
+  lastInstantCounts(beforeMs: number): Array<{ spaceId: string; value: number }> {
+    return this.#s.lastInstantCounts.all(beforeMs).map((r) => ({ spaceId: r.space_id, value: r.value }));
+  }
+
   refreshRollups(buckets: readonly RollupBucket[]): void {
     const q = this.#s;
     this.#db.transaction(() => {

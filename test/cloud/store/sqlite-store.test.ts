@@ -54,7 +54,7 @@ describe('SQLite store', () => {
     expect(store.hasBatch('HV1', 2)).toBe(false);
     expect(store.ackedSeq('HV1')).toBe(1);
     expect(store.ackedSeq('HV2')).toBe(0);
-    expect(store.payloadsSensedIn(T0, T0 + 60_000)).toEqual([{ hiveSerial: 'HV1', seq: 1, payload: Uint8Array.from([9, 9]) }]);
+    expect(store.payloadsSensedIn(T0, T0 + 60_000)).toEqual([{ hiveSerial: 'HV1', seq: 1, receivedAtMs: T0 + 10, payload: Uint8Array.from([9, 9]) }]);
     expect(store.payloadsSensedIn(T0 + 60_000, T0 + 120_000)).toEqual([]);
     expect(store.deadLetters()).toEqual([{ receivedAtMs: T0 + 10, topic: 't', reason: 'UNKNOWN_SENSOR', message: 'm', payload: new Uint8Array([1, 2]) }]);
     store.close();

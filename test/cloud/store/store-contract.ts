@@ -20,7 +20,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
       expect(await s.hasBatch('HV1', 1)).toBe(true);
       expect(await s.hasBatch('HV1', 2)).toBe(true);
       expect(await s.ackedSeq('HV1')).toBe(2);
-      expect(await s.payloadsSensedIn(T, T + MIN)).toEqual([{ hiveSerial: 'HV1', seq: 1, payload }]);
+      expect(await s.payloadsSensedIn(T, T + MIN)).toEqual([{ hiveSerial: 'HV1', seq: 1, receivedAtMs: T, payload }]);
       expect(await s.payloadsSensedIn(T + 2000, T + 2001)).toHaveLength(1); // the span's end is inside
       expect(await s.payloadsSensedIn(T + 2001, T + MIN)).toEqual([]);
       expect(await s.payloadsSensedIn(T - MIN, T + 1000)).toEqual([]); // the span starts at the range's end
@@ -122,6 +122,32 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
       expect(all.map((e) => e.revision)).toEqual([0, 1, 2]);
       expect(all.map((e) => e.eventId)).toEqual(['event_0', 'event_1', 'event_2']);
       expect((await s.events(all[0]?.id)).map((e) => e.revision)).toEqual([1, 2]);
+      await s.close();
+    });
+
+    it('stores an event emitted again (same id: a recompute replayed after a restart) once, in either write', async () => {
+      const s = await open();
+      const e = (i: number, value: number) => ({ eventId: `event_${i}`, type: 'ROOM_OCCUPANCY_1M', spaceId: 'room_a', minuteMs: T, value, revision: i, emittedAtMs: T + MIN });
+      await s.writeEvents([e(0, 1), e(1, 2)]);
+      await s.writeEvents([e(1, 2), e(2, 3), e(2, 3)]);
+      await s.writeMinutes({ presence: [], traffic: [], events: [e(0, 1), e(3, 4)] });
+      expect((await s.events()).map((x) => [x.eventId, x.value])).toEqual([['event_0', 1], ['event_1', 2], ['event_2', 3], ['event_3', 4]]);
+      await s.close();
+    });
+
+    it("reads each space's last current-count event before an instant (crash recovery's record)", async () => {
+      const s = await open();
+      const at = (i: number, type: string, spaceId: string, t: number, value: number) => ({ eventId: `event_${i}`, type, spaceId, minuteMs: t, value, revision: 0, emittedAtMs: t + MIN });
+      await s.writeEvents([
+        at(0, 'ROOM_OCCUPANCY', 'room_a', T, 2),
+        at(1, 'ROOM_OCCUPANCY', 'room_a', T + 30_000, 3),
+        at(2, 'ROOM_OCCUPANCY_1M', 'room_a', T + MIN, 7), // a _1M value is no current count
+        at(3, 'ZONE_OCCUPANCY', 'zone_b', T + 5_000, 0),
+        at(4, 'ROOM_OCCUPANCY', 'room_a', T + 2 * MIN, 9), // at the instant asked: not before it
+        at(5, 'FLOOR_OCCUPANCY', 'space_f', T + 3 * MIN, 4),
+      ]);
+      expect(await s.lastInstantCounts(T + 2 * MIN)).toEqual([{ spaceId: 'room_a', value: 3 }, { spaceId: 'zone_b', value: 0 }]);
+      expect(await s.lastInstantCounts(T)).toEqual([]);
       await s.close();
     });
 
