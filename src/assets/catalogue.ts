@@ -66,7 +66,8 @@ export interface RefusedOverlayItem {
  */
 export type DeviceIdentity = { kind: 'hive'; serial: string } | { kind: 'sensor'; mac: string };
 
-function identityKey(identity: DeviceIdentity): string {
+/** The index key of an identity (a MAC compares without letter case). */
+export function identityKey(identity: DeviceIdentity): string {
   return identity.kind === 'hive' ? `serial:${identity.serial}` : `mac:${identity.mac.toLowerCase()}`;
 }
 

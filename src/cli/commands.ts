@@ -183,7 +183,7 @@ function startFlag(text: string): string {
   return text;
 }
 
-function integerFlag(name: string, text: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
+export function integerFlag(name: string, text: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const n = Number(text);
   if (!Number.isInteger(n) || n < min || n > max) throw usage(`--${name} must be an integer in ${min}..${max}, got ${JSON.stringify(text)}`);
   return n;

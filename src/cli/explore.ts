@@ -11,6 +11,7 @@ import { junitXml, type JunitCase, type JunitSuite } from './junit.js';
 import { runScenario } from '../run/run-scenario.js';
 import { loadScenarioFile } from '../scenario/load.js';
 import { AppError, ErrorCodes } from '../core/errors.js';
+import { integerFlag } from './commands.js';
 import type { Flags, Io } from './io.js';
 
 /**
@@ -19,9 +20,9 @@ import type { Flags, Io } from './io.js';
  * held, 1 when a failure was found (each printed with its shrunk schedule and replay command).
  */
 export async function exploreCommand(file: string, flags: Flags, io: Io): Promise<number> {
-  const runs = typeof flags.runs === 'string' ? integer('runs', flags.runs, 1, 1_000_000) : 20;
-  const seed = typeof flags.seed === 'string' ? integer('seed', flags.seed, 0, 2 ** 31) : 1;
-  const maxFaults = typeof flags['max-faults'] === 'string' ? integer('max-faults', flags['max-faults'], 1, 20) : 3;
+  const runs = typeof flags.runs === 'string' ? integerFlag('runs', flags.runs, 1, 1_000_000) : 20;
+  const seed = typeof flags.seed === 'string' ? integerFlag('seed', flags.seed, 0) : 1;
+  const maxFaults = typeof flags['max-faults'] === 'string' ? integerFlag('max-faults', flags['max-faults'], 1, 20) : 3;
   const durationMs = duration('duration', typeof flags.duration === 'string' ? flags.duration : '30m');
   const timeBudgetMs = typeof flags['time-budget'] === 'string' ? duration('time-budget', flags['time-budget']) : undefined;
   const kinds = typeof flags.kinds === 'string' ? kindsOf(flags.kinds) : EXPLORE_FAULT_KINDS;
@@ -101,12 +102,6 @@ function print(r: ExploreReport, io: Io): void {
 }
 
 const usage = (message: string): AppError => new AppError(ErrorCodes.USAGE, message);
-
-function integer(name: string, text: string, min: number, max: number): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < min || n > max) throw usage(`--${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(text)}`);
-  return n;
-}
 
 function duration(name: string, text: string): number {
   const ms = parseDuration(text);

@@ -39,6 +39,9 @@ export function bareId(id: string): string {
   return i < 0 ? id : id.slice(i + 1);
 }
 
+/** A sensor MAC as the wire names it: 8 lower-case hex bytes joined by - (scenario files and the API alike). */
+export const MAC_PATTERN = /^([0-9a-f]{2}-){7}[0-9a-f]{2}$/;
+
 /** MAC address in the platform's observed shape `00-17-0d-00-00-xx-xx-xx`. */
 export function macFor(...path: readonly string[]): string {
   const d = digest(['mac', ...path]);

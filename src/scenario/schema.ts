@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAC_PATTERN } from '../core/ids.js';
 import { isValidZone } from '../core/time.js';
 import { SENSOR_MODELS } from './model.js';
 import { thermalSchema, warmObjectSchema } from './thermal-schema.js';
@@ -115,7 +116,7 @@ export const sensorSchema = z.strictObject({
   in: ref('room').optional().describe('Traffic: the room a crossing counts "in" towards'),
   mac: z
     .string()
-    .regex(/^([0-9a-f]{2}-){7}[0-9a-f]{2}$/, 'a MAC is 8 lower-case hex bytes joined by -, e.g. 00-17-0d-00-00-00-00-01')
+    .regex(MAC_PATTERN, 'a MAC is 8 lower-case hex bytes joined by -, e.g. 00-17-0d-00-00-00-00-01')
     .optional()
     .describe('The real sensor\u2019s MAC (docs/firmware.md); default derived from the names'),
   center: vec2,

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { selfIntersections, type Vec2 } from '../../core/geometry.js';
-import { macFor } from '../../core/ids.js';
+import { MAC_PATTERN, macFor } from '../../core/ids.js';
 import { isValidSerial } from '../../core/topics.js';
 import type { Floor } from '../../assets/model.js';
-import type { DeviceIdentity } from '../../assets/catalogue.js';
+import { identityKey, type DeviceIdentity } from '../../assets/catalogue.js';
 import { SENSOR_ARRAYS as SENSOR_MODELS, type SensorArrayName as SensorModelName } from '../../core/sensor-arrays.js';
 import { nameProblem } from '../text-fields.js';
 import { gqlError, mustGet, need, type GqlContext } from './context.js';
@@ -57,19 +57,15 @@ function roomOnFloor(ctx: GqlContext, roomId: string | null | undefined, floor: 
  */
 function identityClaims(ctx: GqlContext) {
   const claimed = new Set<string>();
-  const keyOf = (identity: DeviceIdentity): string => (identity.kind === 'hive' ? `serial:${identity.serial}` : `mac:${identity.mac}`);
-  const free = (identity: DeviceIdentity): boolean => !claimed.has(keyOf(identity)) && ctx.assets.identityFree(identity);
+  const free = (identity: DeviceIdentity): boolean => !claimed.has(identityKey(identity)) && ctx.assets.identityFree(identity);
   return {
     free,
     claim(identity: DeviceIdentity, field: string): void {
       if (!free(identity)) throw gqlError('CONFLICT', `${field}: ${identity.kind === 'hive' ? 'this serial number' : 'this MAC address'} is already registered`);
-      claimed.add(keyOf(identity));
+      claimed.add(identityKey(identity));
     },
   };
 }
-
-/** A sensor MAC as the wire names it: 8 lower-case hex bytes joined by - (as scenario files write them). */
-const MAC_PATTERN = /^([0-9a-f]{2}-){7}[0-9a-f]{2}$/;
 
 /** A MAC for a sensor created without one: derived from its id, re-derived with a salt while taken (24 bits of hash collide at fleet size). */
 function derivedMac(free: (identity: DeviceIdentity) => boolean, id: string): string {
