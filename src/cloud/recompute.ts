@@ -1,3 +1,4 @@
+import { occupancyEventType } from '../core/event-types.js';
 import { HOUR_MS, MINUTE_MS } from '../core/time.js';
 import { eventId } from './events.js';
 import { LocalDays } from './local-day.js';
@@ -57,14 +58,6 @@ const STATE_FINALISED = 'finalised_before';
 const STATE_REOPENED = 'reopened_from';
 const PRUNE_EVERY_MS = HOUR_MS;
 
-const EVENT_TYPE: Record<string, string> = { space: 'FLOOR_OCCUPANCY_1M', room: 'ROOM_OCCUPANCY_1M', zone: 'ZONE_OCCUPANCY_1M' };
-
-export function eventTypeOf(spaceId: string): string {
-  return EVENT_TYPE[spaceId.slice(0, spaceId.indexOf('_'))] ?? 'ZONE_OCCUPANCY_1M';
-}
-
-/** The non-`_1M` type of a space: FLOOR_OCCUPANCY, ROOM_OCCUPANCY or ZONE_OCCUPANCY. */
-const instantTypeOf = (spaceId: string): string => eventTypeOf(spaceId).slice(0, -3);
 
 export class Recompute {
   #o: RecomputeOptions;
@@ -207,7 +200,7 @@ export class Recompute {
     if (!again && prev !== undefined && prev.value === r.value) return;
     const revision = prev === undefined ? 0 : prev.revision + 1;
     this.#emitted.set(key, { value: r.value, revision });
-    const type = eventTypeOf(r.spaceId);
+    const type = occupancyEventType(r.spaceId, true);
     out.push({ eventId: eventId(type, r.spaceId, r.minuteMs, revision), type, spaceId: r.spaceId, minuteMs: r.minuteMs, value: r.value, revision, emittedAtMs: nowMs });
   }
 
@@ -224,7 +217,7 @@ export class Recompute {
     for (const { spaceId, t, count } of instants) {
       if (this.#lastCount.get(spaceId) === count) continue;
       this.#lastCount.set(spaceId, count);
-      const type = instantTypeOf(spaceId);
+      const type = occupancyEventType(spaceId, false);
       out.push({ eventId: eventId(type, spaceId, t, 0), type, spaceId, minuteMs: t, value: count, revision: 0, emittedAtMs: nowMs });
     }
   }

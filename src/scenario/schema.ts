@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { canonicalEventType, EVENT_TYPES } from '../core/event-types.js';
 import { MAC_PATTERN } from '../core/ids.js';
 import { isValidZone } from '../core/time.js';
 import { SENSOR_MODELS } from './model.js';
@@ -241,7 +242,7 @@ export const fileSchema = z
         z.strictObject({
           name: z.string().min(1).optional().describe('Default: webhook-<n>'),
           url: z.string().min(1),
-          event_types: z.array(z.string().regex(/^(DETECTIONS|TRAFFIC|(FLOOR|ROOM|ZONE)_OCCUPANCY(_1M|_1MIN)?)$/i, 'an event type of spec §6 (_1MIN is accepted for _1M)')).min(1),
+          event_types: z.array(z.string().refine((t) => canonicalEventType(t) !== null, `an event type of spec §6: ${EVENT_TYPES.join(', ')} (_1MIN is accepted for _1M)`)).min(1),
           filters: z.partialRecord(z.enum(['org_ids', 'site_ids', 'building_ids', 'floor_ids', 'room_ids', 'zone_ids', 'mac_addresses']), z.array(z.string())).optional(),
           secret: z.string().regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/, 'whsec_ followed by base64').optional().describe('Default: derived from the seed'),
           send_on_value_change: z.boolean().optional(),

@@ -1,35 +1,13 @@
+import { canonicalEventType, EVENT_TYPES, type EventType } from '../core/event-types.js';
 import { WebhookError, WebhookErrorCodes } from './errors.js';
 
 /**
- * Event types of spec §6 a subscription may name. The minute-aligned variants are emitted as
- * `_1M`, the spelling of the spec §6 table and of the pipeline's outbox (`recompute.ts`);
- * `_1MIN`, the spelling some published clients send, is accepted on input and stored as `_1M`,
- * so one subscription per type per organisation holds whichever spelling created it.
+ * Event types a subscription may name: the rows of the table in core/event-types.ts. The
+ * minute-aligned variants are stored as `_1M`, the spelling of the spec §6 table and of the
+ * pipeline's outbox; `_1MIN` is accepted on input, so one subscription per type per
+ * organisation holds whichever spelling created it.
  */
-export const EVENT_TYPES = [
-  'DETECTIONS',
-  'TRAFFIC',
-  'FLOOR_OCCUPANCY',
-  'ROOM_OCCUPANCY',
-  'ZONE_OCCUPANCY',
-  'FLOOR_OCCUPANCY_1M',
-  'ROOM_OCCUPANCY_1M',
-  'ZONE_OCCUPANCY_1M',
-] as const;
-
-export type EventType = (typeof EVENT_TYPES)[number];
-
-const KNOWN = new Set<string>(EVENT_TYPES);
-
-/** Sensor-data types: one event per accepted packet, on the pipeline's internal stream. */
-export const SENSOR_EVENT_TYPES: ReadonlySet<EventType> = new Set(['DETECTIONS', 'TRAFFIC']);
-
-/** The canonical type of an input spelling (case-insensitive, `_1MIN` → `_1M`), or null. */
-export function canonicalEventType(input: string): EventType | null {
-  const upper = input.trim().toUpperCase();
-  const t = upper.endsWith('_1MIN') ? upper.slice(0, -2) : upper;
-  return KNOWN.has(t) ? (t as EventType) : null;
-}
+export { EVENT_TYPES, type EventType };
 
 /** Canonical, de-duplicated, in input order; throws WEBHOOK_INVALID naming the bad entry. */
 export function parseEventTypes(input: readonly string[], path: string): EventType[] {
@@ -42,6 +20,3 @@ export function parseEventTypes(input: readonly string[], path: string): EventTy
   });
   return out;
 }
-
-/** Occupancy types whose value is a bare count (send_on_value_change compares it). */
-export const isOccupancyType = (t: string): boolean => t.endsWith('_OCCUPANCY') || t.endsWith('_OCCUPANCY_1M');

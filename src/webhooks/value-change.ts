@@ -1,4 +1,5 @@
 import type { EventEnvelope } from '../cloud/events.js';
+import { eventTypeRow } from '../core/event-types.js';
 import type { LastValue } from '../cloud/store/webhook-port.js';
 
 /**
@@ -78,9 +79,5 @@ export class ValueChangeGate {
 
 /** The space or sensor an event is about: the most specific id of its metadata. */
 export function subjectOf(e: EventEnvelope): string {
-  const m = e.metadata;
-  if (e.type === 'DETECTIONS' || e.type === 'TRAFFIC') return m.sensor_id ?? '';
-  if (e.type.startsWith('ZONE')) return m.zone_id ?? '';
-  if (e.type.startsWith('ROOM')) return m.room_id ?? '';
-  return m.floor_id ?? '';
+  return e.metadata[eventTypeRow(e.type).subjectKey] ?? '';
 }

@@ -58,7 +58,7 @@ webhooks:
     if (r.ok) return;
     const lines = r.diagnostics.map(formatDiagnostic).join('\n');
     expect(lines.split('\n')).toEqual([
-      'hooks.yaml:8:19 webhooks[0].event_types[0]: an event type of spec §6 (_1MIN is accepted for _1M), got "ROOM"',
+      'hooks.yaml:8:19 webhooks[0].event_types[0]: an event type of spec §6: DETECTIONS, TRAFFIC, FLOOR_OCCUPANCY, ROOM_OCCUPANCY, ZONE_OCCUPANCY, FLOOR_OCCUPANCY_1M, ROOM_OCCUPANCY_1M, ZONE_OCCUPANCY_1M (_1MIN is accepted for _1M), got "ROOM"',
       'hooks.yaml:9:16 webhooks[0].filters.hive_ids: unknown field `hive_ids`',
       'hooks.yaml:10:13 webhooks[0].secret: whsec_ followed by base64, got "plain"',
     ]);

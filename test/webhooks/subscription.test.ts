@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AddressPolicy } from '../../src/webhooks/address-policy.js';
-import { canonicalEventType, parseEventTypes } from '../../src/webhooks/event-types.js';
+import { canonicalEventType } from '../../src/core/event-types.js';
+import { parseEventTypes } from '../../src/webhooks/event-types.js';
 import { WebhookError } from '../../src/webhooks/errors.js';
 import { matchesFilters, parseFilters } from '../../src/webhooks/filters.js';
 import { checkOnePerType, validateCreate, validateUpdate, type CreateInput } from '../../src/webhooks/subscription.js';
