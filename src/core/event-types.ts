@@ -18,8 +18,6 @@ export const EVENT_TYPE_TABLE = [
 
 export type EventTypeRow = (typeof EVENT_TYPE_TABLE)[number];
 export type EventType = EventTypeRow['type'];
-/** What an event is about: a sensor, or a space by its id prefix (floors are `space_…`). */
-export type EventSubject = EventTypeRow['subject'];
 
 export const EVENT_TYPES: readonly EventType[] = EVENT_TYPE_TABLE.map((r) => r.type);
 

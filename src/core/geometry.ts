@@ -156,15 +156,7 @@ export function segmentInsidePolygon(a: Vec2, b: Vec2, poly: Polygon): boolean {
   return true;
 }
 
-export function translate(poly: Polygon, dx: number, dy: number): Vec2[] {
-  return poly.map(([x, y]) => [x + dx, y + dy] as const);
-}
 
-export function rotate(p: Vec2, radians: number): Vec2 {
-  const c = Math.cos(radians);
-  const s = Math.sin(radians);
-  return [p[0] * c - p[1] * s, p[0] * s + p[1] * c];
-}
 
 export function degToRad(deg: number): number {
   return (deg * Math.PI) / 180;

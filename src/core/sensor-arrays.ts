@@ -10,6 +10,3 @@ export const SENSOR_ARRAYS = {
 } as const;
 export type SensorArrayName = keyof typeof SENSOR_ARRAYS;
 
-export function isSensorArray(name: string): name is SensorArrayName {
-  return Object.prototype.hasOwnProperty.call(SENSOR_ARRAYS, name);
-}

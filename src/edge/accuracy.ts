@@ -16,7 +16,7 @@ import type { EdgeStage } from './stage.js';
  * mapping); each traffic interval's counts are matched with the true crossings of its door,
  * a crossing counted in the next interval still matching (detection lags a few frames).
  */
-export type { DetectorAccuracy, PresenceSensorAccuracy, TrafficSensorAccuracy } from './accuracy-types.js';
+export type { DetectorAccuracy } from './accuracy-types.js';
 import type { DetectorAccuracy } from './accuracy-types.js';
 
 /** A detection farther than this from every true person is a false positive, not a located person. */

@@ -55,10 +55,6 @@ export interface MeshDeliveryHooks {
   beforeFlush?: (atMs: number) => Promise<void>;
 }
 
-/** Delivery with every hive simulated in this thread, over the given links. */
-export function createMeshDelivery(model: ScenarioModel, hives: readonly MeshHiveEndpoint[], clock: VirtualClock, hooks: MeshDeliveryHooks = {}): MeshDeliveryStage {
-  return createDelivery(model, localHiveGroups(model, hives), clock, hooks);
-}
 
 /** One group of the given hives in this thread. */
 export function localHiveGroups(model: ScenarioModel, hives: readonly MeshHiveEndpoint[]): HiveGroups {

@@ -21,8 +21,6 @@ const HeartbeatT = protoRoot.lookupType('occusim.v1.HiveHeartbeat');
 
 const TO_OBJECT: protobuf.IConversionOptions = { longs: Number, enums: Number, defaults: true, oneofs: true, arrays: true };
 
-export const PROTOCOL_VERSION = 'occusim.v1';
-
 interface RawDetection {
   x: number;
   y: number;

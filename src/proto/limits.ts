@@ -15,5 +15,3 @@ export const MAX_HEARTBEAT_BYTES = 64 * 1024;
 export const CLOCK_SKEW_TOLERANCE_MS = 2_000;
 /** Default heartbeat period. */
 export const HEARTBEAT_INTERVAL_MS = 60_000;
-/** A hive retransmits an unacknowledged batch after this long (default). */
-export const ACK_TIMEOUT_MS = 30_000;

@@ -265,9 +265,6 @@ export const fileSchema = z
   .describe('occusim scenario file, format version 1');
 
 export type ScenarioFile = z.output<typeof fileSchema>;
-export type SiteFile = z.output<typeof siteSchema>;
-export type BuildingFile = z.output<typeof buildingSchema>;
-export type FloorFile = z.output<typeof floorSchema>;
 export type SensorFile = z.output<typeof sensorSchema>;
 export type PeopleFile = z.output<typeof peopleSchema>;
 

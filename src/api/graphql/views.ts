@@ -78,9 +78,6 @@ export class SensorView implements Sensor {
   }
 }
 
-export function sensorView(ctx: GqlContext, s: Sensor): SensorView {
-  return new SensorView(s, ctx.principal.orgId, ctx.assets.get('hive', ctx.principal.orgId, s.hiveId)?.serial ?? '');
-}
 
 export function sensorViews(ctx: GqlContext, sensors: readonly Sensor[]): SensorView[] {
   // A floor's sensors share a few hives: look each serial up once per list.

@@ -8,9 +8,7 @@
  */
 import type { ApiStatePort, AssetOverlay, ClientRow, StoredClient } from '../../cloud/store/api-state-port.js';
 
-export type { ApiStatePort, AssetOverlay, ClientRow, ClientTableRow, StoredClient } from '../../cloud/store/api-state-port.js';
-export { CLIENT_COLUMNS, clientRowOf } from '../../cloud/store/api-state-port.js';
-export type { AssetKind } from '../../assets/model.js';
+export type { ApiStatePort, AssetOverlay, ClientRow, StoredClient } from '../../cloud/store/api-state-port.js';
 
 /** Keeps the state in memory: what tests and `inject()` apps use when nothing must survive. */
 export class MemoryApiState implements ApiStatePort {

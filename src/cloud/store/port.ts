@@ -5,21 +5,6 @@ import type { Interval, RollupLevel } from '../rollup.js';
 import type { TrafficMinuteRow } from '../traffic.js';
 import type { DeliveryInsert } from './webhook-port.js';
 
-export interface StoredPresencePacket {
-  sensorId: string;
-  sensedAtMs: number;
-  /** Sensor-local normalised coordinates, as received. */
-  detections: ReadonlyArray<readonly [number, number]>;
-}
-
-export interface StoredTrafficPacket {
-  sensorId: string;
-  sensedAtMs: number;
-  intervalMs: number;
-  in: number;
-  out: number;
-}
-
 /** Everything one accepted uplink batch writes, in one transaction. */
 export interface BatchWrite {
   hiveSerial: string;

@@ -9,7 +9,6 @@ import { toDelivery, type AsyncWebhookStore, type AttemptRecord, type Delivery, 
  * Text keys that order deliveries compare byte-wise (COLLATE "C"), as SQLite does, so the
  * delivery order does not depend on the database's locale.
  */
-export type { AsyncWebhookStore } from './webhook-port.js';
 
 
 const DUE_ORDER = 'ORDER BY next_attempt_ms, event_ts_ms, event_id COLLATE "C"';

@@ -17,29 +17,6 @@ export function gaussTable(): Float32Array {
   return GAUSS;
 }
 
-/** One uint32 from the xorshift128 state `s` (4 words), advancing it. */
-export function nextU32(s: Uint32Array): number {
-  let t = s[3] as number;
-  const x = s[0] as number;
-  s[3] = s[2] as number;
-  s[2] = s[1] as number;
-  s[1] = x;
-  t ^= t << 11;
-  t ^= t >>> 8;
-  s[0] = (t ^ x ^ (x >>> 19)) >>> 0;
-  return s[0] as number;
-}
-
-/** Standard normal draw (quantised to the table; tails clipped near ±3.5 σ). */
-export function gauss(s: Uint32Array): number {
-  return gaussAt(nextU32(s));
-}
-
-/** The Gaussian value of one uint32 draw. */
-export function gaussAt(u32: number): number {
-  return GAUSS[u32 >>> (32 - TABLE_BITS)] as number;
-}
-
 /** Seeds a xorshift128 state from four uniform draws in [0, 1); never all zero. */
 export function seedState(s: Uint32Array, draws: readonly number[]): void {
   for (let i = 0; i < 4; i++) s[i] = Math.floor((draws[i] ?? 0.5) * 0x1_0000_0000) >>> 0;

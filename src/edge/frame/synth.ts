@@ -92,7 +92,7 @@ export function synthesise(spec: FrameSpec, st: SensorState, sc: Scratch, atMs: 
   const glow = st.glow;
   const fixed = st.fixed;
   const netd = spec.netdK;
-  // xorshift128 inlined on locals (the per-pixel hot loop; same stream as noise.ts nextU32):
+  // Marsaglia's xorshift128 inlined on locals (the per-pixel hot loop), on the state noise.ts's seedState made:
   // one draw gives two pixels their noise, from its high and low 16 bits.
   const rs = st.rng;
   let s0 = rs[0] as number;
