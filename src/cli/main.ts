@@ -72,6 +72,7 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .addOption(new Option('--time-budget <d>', 'stop drawing new runs after this wall time (e.g. 10m)'))
     .addOption(new Option('--kinds <list>', 'fault kinds to draw, comma-separated (default all)'))
     .addOption(new Option('--max-faults <n>', 'faults per schedule at most (default 3)'))
+    .addOption(new Option('--jobs <n>', 'worker threads running schedules: auto (one per core, default) or a number (1: in this thread)'))
     .addOption(new Option('--invariant-cmd <cmd>', 'a shell command judging each run (OCCUSIM_REPORT, OCCUSIM_STORE, OCCUSIM_FAULTS set); non-zero exit = violated'));
   command('validate', 'check a scenario file: every problem as file:line:col path: message', ['json'], ([file], f) => validateCommand(file as string, f, io)).argument('<scenario>');
   command('schema', 'print the scenario JSON Schema (or, with --graphql, the GraphQL SDL of the API)', [], (_, f) => (f.graphql === true ? graphqlSchemaCommand(io) : schemaCommand(io))).addOption(new Option('--graphql', 'print the GraphQL SDL of /api/v3/graphql instead'));

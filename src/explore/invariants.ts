@@ -45,7 +45,13 @@ export const lossFreeEqualsBaseline: Invariant = (run, faults, baseline) => {
   return out;
 };
 
-export const DEFAULT_INVARIANTS: ReadonlyArray<{ name: string; check: Invariant }> = [
+/** An invariant with the name its violations are reported under. */
+export interface NamedInvariant {
+  name: string;
+  check: Invariant;
+}
+
+export const DEFAULT_INVARIANTS: readonly NamedInvariant[] = [
   { name: 'ledger-balanced', check: ledgerBalanced },
   { name: 'no-double-count', check: noBatchCountedTwice },
   { name: 'loss-free-equals-baseline', check: lossFreeEqualsBaseline },
