@@ -1,7 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { parseDuration } from '../core/time.js';
 import { EXPLORE_FAULT_KINDS, type ExploreFaultKind } from '../explore/draw.js';
-import { explore, type ExploreReport } from '../explore/explore.js';
+import { explore, shellQuoted, type ExploreReport } from '../explore/explore.js';
+import { DEFAULT_INVARIANTS, thresholdsInvariant } from '../explore/invariants.js';
+import { MAX_EXPECTATIONS, parseExpectation, type Expectation } from '../scenario/expectations.js';
 import { autoJobs, MAX_JOBS, startRunPool } from '../explore/pool.js';
 import { runOne } from '../explore/run-one.js';
 import { formatFaultSchedule } from '../scenario/fault-schedule.js';
@@ -23,6 +25,7 @@ export async function exploreCommand(file: string, flags: Flags, io: Io): Promis
   const durationMs = duration('duration', typeof flags.duration === 'string' ? flags.duration : '30m');
   const timeBudgetMs = typeof flags['time-budget'] === 'string' ? duration('time-budget', flags['time-budget']) : undefined;
   const kinds = typeof flags.kinds === 'string' ? kindsOf(flags.kinds) : EXPLORE_FAULT_KINDS;
+  const expectations = expectationsOf(flags.expect);
   const invariantCmd = typeof flags['invariant-cmd'] === 'string' ? flags['invariant-cmd'] : undefined;
   const loaded = loadScenarioFile(file, { durationMs });
   if (!loaded.ok) {
@@ -36,6 +39,9 @@ export async function exploreCommand(file: string, flags: Flags, io: Io): Promis
   const targets = { hives: [...new Set(model.hives.map((h) => h.name))], sensors: [...new Set(model.sensors.map((s) => s.name))] };
   const report = await explore({
     jobs,
+    invariants: expectations.length === 0 ? DEFAULT_INVARIANTS : [...DEFAULT_INVARIANTS, thresholdsInvariant(expectations)],
+    // The replay judges the same thresholds, so it exits 1 on the same failure.
+    replayArgs: expectations.map((e) => `--expect ${shellQuoted(e.text)}`).join(' '),
     scenario: file,
     runs,
     ...(timeBudgetMs !== undefined ? { timeBudgetMs } : {}),
@@ -73,6 +79,17 @@ function print(r: ExploreReport, io: Io): void {
 }
 
 const usage = (message: string): AppError => new AppError(ErrorCodes.USAGE, message);
+
+/** `--expect` thresholds (run's syntax), each judged after every run; a bad one is refused before any run. */
+function expectationsOf(flag: Flags[string]): Expectation[] {
+  const texts = flag === undefined ? [] : Array.isArray(flag) ? flag : typeof flag === 'string' ? [flag] : [];
+  if (texts.length > MAX_EXPECTATIONS) throw usage(`at most ${MAX_EXPECTATIONS} thresholds, got ${texts.length}`);
+  return texts.map((text) => {
+    const r = parseExpectation(text);
+    if (!r.ok) throw usage(`--expect: ${r.message}`);
+    return r.expectation;
+  });
+}
 
 /** `--jobs auto|N`: worker threads running the schedules (1: in this thread). */
 function jobsOf(flag: Flags[string]): number {

@@ -66,7 +66,7 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
   };
 
   command('run', 'simulate a scenario end to end and compare with ground truth', [...RUN_OPTIONS, 'shard', 'externalIngest', 'serve', 'port', 'audience', 'graphiql', 'metricsToken', 'allowedHost'], ([file], f) => runCommand(file as string, f, io)).argument('<scenario>', 'scenario file, or a shipped scenario by name (quickstart)');
-  command('explore', 'run the scenario under seeded fault schedules, check invariants, shrink and print each failure\'s replay command (docs/explore.md)', ['seed', 'duration', 'report', 'junit'], ([file], f) => exploreCommand(file as string, f, io))
+  command('explore', 'run the scenario under seeded fault schedules, check invariants, shrink and print each failure\'s replay command (docs/explore.md)', ['seed', 'duration', 'report', 'junit', 'expect'], ([file], f) => exploreCommand(file as string, f, io))
     .argument('<scenario>')
     .addOption(new Option('--runs <n>', 'schedules to try (default 20)'))
     .addOption(new Option('--time-budget <d>', 'stop drawing new runs after this wall time (e.g. 10m)'))
