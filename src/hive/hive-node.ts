@@ -149,7 +149,7 @@ export class HiveNode {
       out.push(this.#send(b, t, down !== null));
     }
     if (down !== null) this.#detectedOutage = down.from;
-    return out;
+    return this.#o.faults.duplicatingAt(this.#o.hiveId, t) ? this.#twice(out) : out;
   }
 
   /** The cloud acknowledged every batch up to `ackedSeq` (cumulative). */
@@ -180,6 +180,20 @@ export class HiveNode {
     const state: HiveState = this.#booted ? 'booting' : sent.some((s) => s.retransmission) ? 'catching_up' : this.#buffer.length > 0 ? 'streaming' : 'online';
     this.#booted = false;
     return { state, uptimeMs: t - this.#bootMs };
+  }
+
+  /**
+   * The duplicate_batch fault: each batch delivered twice, the copy right after it (as a broker
+   * or network redelivery would). Counted as a retransmission, so the ledger says where the
+   * cloud's duplicates came from.
+   */
+  #twice(out: Transmission[]): Transmission[] {
+    return out.flatMap((tx) => {
+      if (tx.lost) return [tx];
+      this.counters.transmissions++;
+      this.counters.retransmissions++;
+      return [tx, { ...tx, retransmission: true }];
+    });
   }
 
   /** The planted defect (planted-defect.ts, test-only): the oldest buffered batch leaves uncounted. */

@@ -74,7 +74,8 @@ function resolveFault(ctx: FaultCtx, f: FaultFile, path: Array<string | number>,
     case 'broker_restart':
       return { ...base, kind: f.kind };
     case 'hive_outage':
-    case 'hive_reboot': {
+    case 'hive_reboot':
+    case 'duplicate_batch': {
       const hiveIds = hivesNamed(ctx, f, path);
       return hiveIds === null ? null : { ...base, kind: f.kind, hiveIds };
     }
