@@ -8,6 +8,7 @@ import { runApiBench } from './api.js';
 import { runCapacityBench } from './capacity.js';
 import { runCodecBench } from './codec.js';
 import { runEdgeBench } from './edge.js';
+import { runExploreBench } from './explore.js';
 import { runFoundationBench } from './foundation.js';
 import { runMcpBench } from './mcp.js';
 import { runDeliveryBench } from './delivery.js';
@@ -36,4 +37,5 @@ if (only === 'webhook-receiver') await runWebhookReceiverBench(root, process.arg
 // Needs mosquitto and PostgreSQL: run on its own only.
 if (only === 'distributed') await runDistributedBench(root, process.argv[3]);
 if (only === 'capacity') await runCapacityBench(root, process.argv.slice(3));
+if (only === undefined || only === 'explore') await runExploreBench(root, process.argv[3]);
 if (only === undefined || only === 'scale') await runScaleBench(root, process.argv[3], process.argv[4], process.argv[5], process.argv[6]);

@@ -1,14 +1,13 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { parseDuration } from '../core/time.js';
 import { EXPLORE_FAULT_KINDS, type ExploreFaultKind } from '../explore/draw.js';
-import { explore, type ExploreReport, type RunOutcome } from '../explore/explore.js';
+import { explore, shellQuoted, type ExploreReport } from '../explore/explore.js';
+import { DEFAULT_INVARIANTS, thresholdsInvariant } from '../explore/invariants.js';
+import { MAX_EXPECTATIONS, parseExpectation, type Expectation } from '../scenario/expectations.js';
+import { autoJobs, MAX_JOBS, startRunPool } from '../explore/pool.js';
+import { runOne } from '../explore/run-one.js';
 import { formatFaultSchedule } from '../scenario/fault-schedule.js';
-import type { FaultFile } from '../scenario/network-schema.js';
 import { junitXml, type JunitCase, type JunitSuite } from './junit.js';
-import { runScenario } from '../run/run-scenario.js';
 import { loadScenarioFile } from '../scenario/load.js';
 import { AppError, ErrorCodes } from '../core/errors.js';
 import { integerFlag } from './commands.js';
@@ -26,15 +25,23 @@ export async function exploreCommand(file: string, flags: Flags, io: Io): Promis
   const durationMs = duration('duration', typeof flags.duration === 'string' ? flags.duration : '30m');
   const timeBudgetMs = typeof flags['time-budget'] === 'string' ? duration('time-budget', flags['time-budget']) : undefined;
   const kinds = typeof flags.kinds === 'string' ? kindsOf(flags.kinds) : EXPLORE_FAULT_KINDS;
+  const expectations = expectationsOf(flags.expect);
   const invariantCmd = typeof flags['invariant-cmd'] === 'string' ? flags['invariant-cmd'] : undefined;
   const loaded = loadScenarioFile(file, { durationMs });
   if (!loaded.ok) {
     for (const d of loaded.diagnostics) io.stderr.write(`${d.file}:${d.line}:${d.col} ${d.path}: ${d.message}\n`);
     return 2;
   }
-  const { model } = loaded;
+  // Loaded and expanded once: each run (in a worker thread with --jobs) gets this model and its schedule.
+  const model = { ...loaded.model, faults: [] };
+  const jobs = jobsOf(flags.jobs);
+  const pool = jobs > 1 ? await startRunPool(jobs, { model, invariantCmd: invariantCmd ?? null }) : null;
   const targets = { hives: [...new Set(model.hives.map((h) => h.name))], sensors: [...new Set(model.sensors.map((s) => s.name))] };
   const report = await explore({
+    jobs,
+    invariants: expectations.length === 0 ? DEFAULT_INVARIANTS : [...DEFAULT_INVARIANTS, thresholdsInvariant(expectations)],
+    // The replay judges the same thresholds, so it exits 1 on the same failure.
+    replayArgs: expectations.map((e) => `--expect ${shellQuoted(e.text)}`).join(' '),
     scenario: file,
     runs,
     ...(timeBudgetMs !== undefined ? { timeBudgetMs } : {}),
@@ -43,44 +50,14 @@ export async function exploreCommand(file: string, flags: Flags, io: Io): Promis
     kinds,
     maxFaults,
     targets,
-    run: (faults) => (invariantCmd === undefined ? runAlone(file, durationMs, faults) : runJudged(file, durationMs, faults, invariantCmd)),
-    onProgress: (p) => io.stderr.write(`explore: ${p.done}/${p.runs} runs, ${p.runsPerHour} runs/hour, ${p.failures} failure(s)\n`),
-  });
+    run: (faults) => (pool ? pool.run(faults) : runOne({ model, invariantCmd: invariantCmd ?? null }, faults)),
+    onProgress: (p) => io.stderr.write(`explore: ${p.done}/${p.runs} runs, ${p.runsPerHour} runs/hour, ${p.failures} failure(s)${p.leftMs === null ? '' : `, ${Math.ceil(p.leftMs / 1000)} s left`}\n`),
+  }).finally(() => pool?.close());
   print(report, io);
   if (typeof flags.report === 'string') writeFileSync(flags.report, `${JSON.stringify(report, null, 2)}\n`);
   if (typeof flags.junit === 'string') writeFileSync(flags.junit, junitXml([exploreSuite(report)]));
   return report.failures.length > 0 ? 1 : 0;
 }
-
-async function runAlone(file: string, durationMs: number, faults: FaultFile[]): Promise<RunOutcome> {
-  return { result: (await runScenario(file, { durationMs, faults, keepStore: false })).result };
-}
-
-/**
- * A run judged by the user's command as well: it gets the run's JSON report, its store and
- * the schedule in OCCUSIM_REPORT, OCCUSIM_STORE and OCCUSIM_FAULTS (the run's directory is
- * removed after); a non-zero exit is a violation, its last output lines the reason.
- */
-async function runJudged(file: string, durationMs: number, faults: FaultFile[], cmd: string): Promise<RunOutcome> {
-  const dir = mkdtempSync(join(tmpdir(), 'occusim-explore-'));
-  try {
-    const dbPath = join(dir, 'store.sqlite');
-    const report = await runScenario(file, { durationMs, faults, dbPath });
-    const reportPath = join(dir, 'report.json');
-    writeFileSync(reportPath, JSON.stringify(report));
-    const env = { ...process.env, OCCUSIM_REPORT: reportPath, OCCUSIM_STORE: `sqlite:${dbPath}`, OCCUSIM_FAULTS: formatFaultSchedule(faults) };
-    const r = spawnSync('sh', ['-c', cmd], { env, encoding: 'utf8', timeout: INVARIANT_CMD_TIMEOUT_MS, maxBuffer: 1024 * 1024 });
-    if (r.status === 0) return { result: report.result };
-    const said = `${r.stdout ?? ''}${r.stderr ?? ''}`.trim().split('\n').slice(-3).join(' / ').slice(0, 500);
-    const why = r.error !== undefined ? `did not finish (${r.error.message})` : `exit ${r.status ?? r.signal}`;
-    return { result: report.result, external: [`${why}${said === '' ? '' : `: ${said}`}`] };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-/** A user's invariant command gets 5 minutes per run: a hung judge must not hang the search. */
-const INVARIANT_CMD_TIMEOUT_MS = 5 * 60_000;
 
 function exploreSuite(r: ExploreReport): JunitSuite {
   const cases: JunitCase[] = r.failures.map((f) => ({
@@ -93,7 +70,7 @@ function exploreSuite(r: ExploreReport): JunitSuite {
 }
 
 function print(r: ExploreReport, io: Io): void {
-  io.stdout.write(`occusim explore: ${r.scenario}, seed ${r.seed}: ${r.runs} runs of ${Math.round(r.durationMs / 60_000)} min in ${(r.wallMs / 1000).toFixed(1)} s (${r.runsPerHour} runs/hour), ${r.failures.length} failure(s)\n`);
+  io.stdout.write(`occusim explore: ${r.scenario}, seed ${r.seed}: ${r.runs} runs of ${Math.round(r.durationMs / 60_000)} min in ${(r.wallMs / 1000).toFixed(1)} s (${r.runsPerHour} runs/hour, ${r.jobs} job(s)), ${r.failures.length} failure(s)\n`);
   for (const f of r.failures) {
     io.stdout.write(`  run ${f.index}: ${f.violations.join('; ')}\n`);
     io.stdout.write(`    ${f.deterministic ? 'deterministic (re-run gave the same result)' : 'NOT deterministic: the re-run differed'}; shrunk from ${f.faults.length} to ${f.shrunk.length} fault(s) in ${f.shrinkRuns} runs\n`);
@@ -102,6 +79,24 @@ function print(r: ExploreReport, io: Io): void {
 }
 
 const usage = (message: string): AppError => new AppError(ErrorCodes.USAGE, message);
+
+/** `--expect` thresholds (run's syntax), each judged after every run; a bad one is refused before any run. */
+function expectationsOf(flag: Flags[string]): Expectation[] {
+  const texts = flag === undefined ? [] : Array.isArray(flag) ? flag : typeof flag === 'string' ? [flag] : [];
+  if (texts.length > MAX_EXPECTATIONS) throw usage(`at most ${MAX_EXPECTATIONS} thresholds, got ${texts.length}`);
+  return texts.map((text) => {
+    const r = parseExpectation(text);
+    if (!r.ok) throw usage(`--expect: ${r.message}`);
+    return r.expectation;
+  });
+}
+
+/** `--jobs auto|N`: worker threads running the schedules (1: in this thread). */
+function jobsOf(flag: Flags[string]): number {
+  if (flag === undefined || flag === 'auto') return autoJobs();
+  if (typeof flag !== 'string') throw usage('--jobs needs auto or a number');
+  return integerFlag('jobs', flag, 1, MAX_JOBS);
+}
 
 function duration(name: string, text: string): number {
   const ms = parseDuration(text);

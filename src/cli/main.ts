@@ -66,12 +66,13 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
   };
 
   command('run', 'simulate a scenario end to end and compare with ground truth', [...RUN_OPTIONS, 'shard', 'externalIngest', 'serve', 'port', 'audience', 'graphiql', 'metricsToken', 'allowedHost'], ([file], f) => runCommand(file as string, f, io)).argument('<scenario>', 'scenario file, or a shipped scenario by name (quickstart)');
-  command('explore', 'run the scenario under seeded fault schedules, check invariants, shrink and print each failure\'s replay command (docs/explore.md)', ['seed', 'duration', 'report', 'junit'], ([file], f) => exploreCommand(file as string, f, io))
+  command('explore', 'run the scenario under seeded fault schedules, check invariants, shrink and print each failure\'s replay command (docs/explore.md)', ['seed', 'duration', 'report', 'junit', 'expect'], ([file], f) => exploreCommand(file as string, f, io))
     .argument('<scenario>')
     .addOption(new Option('--runs <n>', 'schedules to try (default 20)'))
     .addOption(new Option('--time-budget <d>', 'stop drawing new runs after this wall time (e.g. 10m)'))
     .addOption(new Option('--kinds <list>', 'fault kinds to draw, comma-separated (default all)'))
     .addOption(new Option('--max-faults <n>', 'faults per schedule at most (default 3)'))
+    .addOption(new Option('--jobs <n>', 'worker threads running schedules: auto (one per core, default) or a number (1: in this thread)'))
     .addOption(new Option('--invariant-cmd <cmd>', 'a shell command judging each run (OCCUSIM_REPORT, OCCUSIM_STORE, OCCUSIM_FAULTS set); non-zero exit = violated'));
   command('validate', 'check a scenario file: every problem as file:line:col path: message', ['json'], ([file], f) => validateCommand(file as string, f, io)).argument('<scenario>');
   command('schema', 'print the scenario JSON Schema (or, with --graphql, the GraphQL SDL of the API)', [], (_, f) => (f.graphql === true ? graphqlSchemaCommand(io) : schemaCommand(io))).addOption(new Option('--graphql', 'print the GraphQL SDL of /api/v3/graphql instead'));

@@ -6,11 +6,11 @@ import type { FaultFile } from '../scenario/network-schema.js';
  * of the allowed kinds at whole seconds inside the run, each aimed at a hive or sensor of the
  * scenario by name, so a drawn schedule is also a valid `--faults` argument.
  */
-export const EXPLORE_FAULT_KINDS = ['hive_outage', 'hive_reboot', 'sensor_offline', 'link_degradation', 'broker_restart'] as const;
+export const EXPLORE_FAULT_KINDS = ['hive_outage', 'hive_reboot', 'sensor_offline', 'link_degradation', 'broker_restart', 'duplicate_batch'] as const;
 export type ExploreFaultKind = (typeof EXPLORE_FAULT_KINDS)[number];
 
-/** Faults that lose nothing by design: the hive buffers through an outage, the broker restart is between batches. */
-export const LOSS_FREE_KINDS: ReadonlySet<string> = new Set(['hive_outage', 'broker_restart']);
+/** Faults that lose nothing by design: the hive buffers through an outage, the broker restart is between batches, a duplicate is deduplicated. */
+export const LOSS_FREE_KINDS: ReadonlySet<string> = new Set(['hive_outage', 'broker_restart', 'duplicate_batch']);
 
 export interface DrawTargets {
   hives: readonly string[];
@@ -28,7 +28,7 @@ export function drawSchedule(rng: Rng, targets: DrawTargets, durationMs: number,
     // Up to a third of the run: long enough to span retransmissions, short enough to end inside it.
     const duration = `${rng.int(1, Math.max(1, Math.floor(seconds / 3)))}s`;
     if (kind === 'broker_restart') out.push({ kind, at });
-    else if (kind === 'hive_outage' || kind === 'hive_reboot') out.push({ kind, at, duration, hive: rng.pick(targets.hives) });
+    else if (kind === 'hive_outage' || kind === 'hive_reboot' || kind === 'duplicate_batch') out.push({ kind, at, duration, hive: rng.pick(targets.hives) });
     else if (kind === 'sensor_offline') out.push({ kind, at, duration, sensors: [rng.pick(targets.sensors)] });
     else out.push({ kind, at, duration, hive: rng.pick(targets.hives), loss: rng.int(1, 9) / 10 });
   }

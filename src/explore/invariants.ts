@@ -1,4 +1,6 @@
+import { evaluateExpectations, formatMetricValue } from '../run/expectations.js';
 import type { RunResult } from '../run/report.js';
+import type { Expectation } from '../scenario/expectations.js';
 import type { FaultFile } from '../scenario/network-schema.js';
 import { LOSS_FREE_KINDS } from './draw.js';
 
@@ -45,8 +47,28 @@ export const lossFreeEqualsBaseline: Invariant = (run, faults, baseline) => {
   return out;
 };
 
-export const DEFAULT_INVARIANTS: ReadonlyArray<{ name: string; check: Invariant }> = [
+/** An invariant with the name its violations are reported under. */
+export interface NamedInvariant {
+  name: string;
+  check: Invariant;
+}
+
+export const DEFAULT_INVARIANTS: readonly NamedInvariant[] = [
   { name: 'ledger-balanced', check: ledgerBalanced },
   { name: 'no-double-count', check: noBatchCountedTwice },
   { name: 'loss-free-equals-baseline', check: lossFreeEqualsBaseline },
 ];
+
+/**
+ * `--expect` thresholds as an invariant (the syntax of `occusim run --expect`): each run, faults
+ * and all, must hold them; a metric the run did not measure fails, as it does for `run`.
+ */
+export function thresholdsInvariant(expectations: readonly Expectation[]): NamedInvariant {
+  return {
+    name: 'expect',
+    check: (run) =>
+      evaluateExpectations(expectations, run)
+        .filter((v) => !v.passed)
+        .map((v) => `${v.expectation.text}: measured ${formatMetricValue(v.expectation.metric, v.measured)}`),
+  };
+}

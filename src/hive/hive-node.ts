@@ -1,3 +1,4 @@
+import { restartInOutageDropsBatch } from './planted-defect.js';
 import { rngFor, type Rng } from '../core/rng.js';
 import { ValueCounts } from '../core/value-counts.js';
 import type { FaultTimeline, Window } from '../mesh/faults.js';
@@ -135,6 +136,7 @@ export class HiveNode {
     this.#cut(t);
     for (const end of this.#o.faults.rebootsEnded(this.#o.hiveId, t - this.#o.batchIntervalMs, t)) this.#reboot(end);
     const down = this.uplinkDown(t);
+    if (restartInOutageDropsBatch && down !== null && this.#o.faults.brokerRestartsIn(t - this.#o.batchIntervalMs, t).length > 0) this.#forgetOldest();
     if (down !== null && this.#detectedOutage === down.from) return [];
     const budget = Math.max(1, Math.floor((this.#o.profile.bandwidthBytesPerS * this.#o.batchIntervalMs) / 1000));
     const out: Transmission[] = [];
@@ -147,7 +149,7 @@ export class HiveNode {
       out.push(this.#send(b, t, down !== null));
     }
     if (down !== null) this.#detectedOutage = down.from;
-    return out;
+    return this.#o.faults.duplicatingAt(this.#o.hiveId, t) ? this.#twice(out) : out;
   }
 
   /** The cloud acknowledged every batch up to `ackedSeq` (cumulative). */
@@ -178,6 +180,26 @@ export class HiveNode {
     const state: HiveState = this.#booted ? 'booting' : sent.some((s) => s.retransmission) ? 'catching_up' : this.#buffer.length > 0 ? 'streaming' : 'online';
     this.#booted = false;
     return { state, uptimeMs: t - this.#bootMs };
+  }
+
+  /**
+   * The duplicate_batch fault: each batch delivered twice, the copy right after it (as a broker
+   * or network redelivery would). Counted as a retransmission, so the ledger says where the
+   * cloud's duplicates came from.
+   */
+  #twice(out: Transmission[]): Transmission[] {
+    return out.flatMap((tx) => {
+      if (tx.lost) return [tx];
+      this.counters.transmissions++;
+      this.counters.retransmissions++;
+      return [tx, { ...tx, retransmission: true }];
+    });
+  }
+
+  /** The planted defect (planted-defect.ts, test-only): the oldest buffered batch leaves uncounted. */
+  #forgetOldest(): void {
+    const b = this.#buffer.shift();
+    if (b) this.#bufferedBytes -= b.bytes;
   }
 
   #reboot(atMs: number): void {

@@ -21,6 +21,7 @@ export class FaultTimeline {
   /** Outages and reboots (no uplink during either), in scenario order. */
   readonly #uplinkDown: ReadonlyArray<Fault<'hive_outage'> | Fault<'hive_reboot'>>;
   readonly #brokerRestarts: ReadonlyArray<Fault<'broker_restart'>>;
+  readonly #duplicates: ReadonlyArray<Fault<'duplicate_batch'>>;
 
   /** Whether any sensor ever goes offline: without, the mesh's routing never changes. */
   readonly anyOffline: boolean;
@@ -33,6 +34,7 @@ export class FaultTimeline {
     this.#reboots = of('hive_reboot');
     this.#uplinkDown = all.filter((f): f is Fault<'hive_outage'> | Fault<'hive_reboot'> => f.kind === 'hive_outage' || f.kind === 'hive_reboot');
     this.#brokerRestarts = of('broker_restart');
+    this.#duplicates = of('duplicate_batch');
     this.anyOffline = this.#offline.length > 0;
   }
 
@@ -83,6 +85,12 @@ export class FaultTimeline {
   rebootsEnded(hiveId: string, from: number, to: number): number[] {
     if (this.#reboots.length === 0) return [];
     return this.#reboots.filter((f) => f.hiveIds.includes(hiveId) && f.atMs + f.durationMs > from && f.atMs + f.durationMs <= to).map((f) => f.atMs + f.durationMs);
+  }
+
+  /** Whether the hive's uplink delivers each batch twice at t (a duplicate_batch fault). */
+  duplicatingAt(hiveId: string, t: number): boolean {
+    for (const f of this.#duplicates) if (active(f, t) && f.hiveIds.includes(hiveId)) return true;
+    return false;
   }
 
   brokerRestartsIn(from: number, to: number): number[] {

@@ -381,5 +381,7 @@ export type FaultModel =
   | (FaultBase & { kind: 'link_degradation'; sensorIds: string[]; /** Extra frame loss on every mesh link from these sensors, 0..1. */ loss: number })
   | (FaultBase & { kind: 'hive_reboot'; hiveIds: string[] })
   | (FaultBase & { kind: 'hive_outage'; hiveIds: string[] })
-  | (FaultBase & { kind: 'broker_restart' });
+  | (FaultBase & { kind: 'broker_restart' })
+  /** The hive's uplink delivers each batch it sends twice (a redelivery: same payload, same sequence number). */
+  | (FaultBase & { kind: 'duplicate_batch'; hiveIds: string[] });
 export type FaultKind = FaultModel['kind'];

@@ -38,11 +38,11 @@ export const networkSchema = z
 
 export const faultSchema = z
   .strictObject({
-    kind: z.enum(['sensor_offline', 'link_degradation', 'hive_reboot', 'hive_outage', 'broker_restart']),
+    kind: z.enum(['sensor_offline', 'link_degradation', 'hive_reboot', 'hive_outage', 'broker_restart', 'duplicate_batch']),
     at: duration.describe('Start, as an offset from the scenario start'),
     duration: duration.optional().describe('Length (not for broker_restart)'),
     sensors: z.array(name).min(1).optional().describe('sensor_offline, link_degradation: sensor names'),
-    hive: name.optional().describe('link_degradation: every sensor of this hive; hive_reboot, hive_outage: the hive'),
+    hive: name.optional().describe('link_degradation: every sensor of this hive; hive_reboot, hive_outage, duplicate_batch: the hive'),
     loss: z.number().min(0).max(1).optional().describe('link_degradation: extra frame loss per mesh link, 0..1'),
   })
   .describe('A fault on the timeline');

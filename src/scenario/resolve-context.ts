@@ -42,7 +42,7 @@ export function emptyLists(): ModelLists {
   return { sites: [], buildings: [], floors: [], rooms: [], zones: [], doors: [], hives: [], sensors: [], populations: [], meetings: [] };
 }
 
-export function error(ctx: Ctx, path: readonly Seg[], message: string): void {
+export function error(ctx: Pick<Ctx, 'findings'>, path: readonly Seg[], message: string): void {
   ctx.findings.push({ path, message, severity: 'error' });
 }
 

@@ -1,7 +1,10 @@
 import { parseDuration } from '../core/time.js';
-import type { FaultModel, NetworkModel } from './model.js';
+import type { FaultModel, NetworkModel, ScenarioModel } from './model.js';
 import type { FaultFile, NetworkFile } from './network-schema.js';
-import { error, type Ctx } from './resolve-context.js';
+import { error, type Ctx, type ModelLists } from './resolve-context.js';
+
+/** What resolving faults reads of the loader's context: the findings, source pointers, hives and sensors. */
+type FaultCtx = Pick<Ctx, 'findings' | 'pointerOf'> & { lists: Pick<ModelLists, 'hives' | 'sensors'> };
 
 /** Defaults of the `network:` section (docs/scenario-format.md, "Network and faults"). */
 export const DEFAULT_NETWORK: NetworkModel = {
@@ -52,7 +55,7 @@ export function resolveNetwork(n: NetworkFile | undefined): NetworkModel {
 }
 
 /** Resolves fault targets by name (after every floor is resolved); unknown names are located errors. */
-export function resolveFaults(ctx: Ctx, faults: readonly FaultFile[] | undefined, startMs: number): FaultModel[] {
+export function resolveFaults(ctx: FaultCtx, faults: readonly FaultFile[] | undefined, startMs: number): FaultModel[] {
   const out: FaultModel[] = [];
   (faults ?? []).forEach((f, i) => {
     const fault = resolveFault(ctx, f, ['faults', i], startMs);
@@ -61,7 +64,7 @@ export function resolveFaults(ctx: Ctx, faults: readonly FaultFile[] | undefined
   return out.sort((a, b) => a.atMs - b.atMs);
 }
 
-function resolveFault(ctx: Ctx, f: FaultFile, path: Array<string | number>, startMs: number): FaultModel | null {
+function resolveFault(ctx: FaultCtx, f: FaultFile, path: Array<string | number>, startMs: number): FaultModel | null {
   const base = { atMs: startMs + dur(f.at, 0), durationMs: dur(f.duration, 0), src: ctx.pointerOf(path) };
   if (f.kind !== 'broker_restart' && base.durationMs <= 0) {
     error(ctx, [...path, 'duration'], `fault ${f.kind} needs a duration > 0`);
@@ -71,7 +74,8 @@ function resolveFault(ctx: Ctx, f: FaultFile, path: Array<string | number>, star
     case 'broker_restart':
       return { ...base, kind: f.kind };
     case 'hive_outage':
-    case 'hive_reboot': {
+    case 'hive_reboot':
+    case 'duplicate_batch': {
       const hiveIds = hivesNamed(ctx, f, path);
       return hiveIds === null ? null : { ...base, kind: f.kind, hiveIds };
     }
@@ -89,7 +93,7 @@ function resolveFault(ctx: Ctx, f: FaultFile, path: Array<string | number>, star
   }
 }
 
-function hivesNamed(ctx: Ctx, f: FaultFile, path: Array<string | number>): string[] | null {
+function hivesNamed(ctx: FaultCtx, f: FaultFile, path: Array<string | number>): string[] | null {
   if (f.hive === undefined) {
     error(ctx, path, `fault ${f.kind} needs \`hive\``);
     return null;
@@ -99,7 +103,7 @@ function hivesNamed(ctx: Ctx, f: FaultFile, path: Array<string | number>): strin
   return ids.length === 0 ? null : ids;
 }
 
-function sensorsOf(ctx: Ctx, f: FaultFile, path: Array<string | number>): string[] | null {
+function sensorsOf(ctx: FaultCtx, f: FaultFile, path: Array<string | number>): string[] | null {
   if (f.sensors === undefined && f.hive === undefined) {
     error(ctx, path, `fault ${f.kind} needs \`sensors\` or \`hive\``);
     return null;
@@ -121,4 +125,16 @@ function sensorsOf(ctx: Ctx, f: FaultFile, path: Array<string | number>): string
     for (const s of found) ids.push(s.id);
   });
   return ok ? [...new Set(ids)] : null;
+}
+
+/**
+ * A schedule's faults on a model already loaded (it replaces the model's own, as `--faults`
+ * replaces a file's block): `occusim explore` loads and expands the scenario once, then
+ * resolves each drawn schedule here, by the same rules and with the same refusals as the loader.
+ */
+export function faultsOnModel(model: ScenarioModel, faults: readonly FaultFile[]): { ok: true; faults: FaultModel[] } | { ok: false; messages: string[] } {
+  const ctx: FaultCtx = { findings: [], pointerOf: (path) => `/${path.join('/')}`, lists: model };
+  const resolved = resolveFaults(ctx, faults, model.startMs);
+  const errors = ctx.findings.filter((f) => f.severity === 'error');
+  return errors.length === 0 ? { ok: true, faults: resolved } : { ok: false, messages: errors.map((f) => `fault ${Number(f.path[1]) + 1}: ${f.message}`) };
 }
