@@ -1,7 +1,7 @@
 import type { EventMetadata, SensorEvent } from '../cloud/events.js';
 import type { StoredEvent } from '../cloud/store/port.js';
 import type { AsyncWebhookStore, AttemptRecord, Delivery, DeliveryInsert, LastValue } from '../cloud/store/webhook-port.js';
-import type { Clock, WallTime } from '../core/clock.js';
+import { systemWallTime, type Clock, type WallTime } from '../core/clock.js';
 import { rngFor, type Rng } from '../core/rng.js';
 import { percentile } from '../core/stats.js';
 import { ValueCounts } from '../core/value-counts.js';
@@ -146,7 +146,8 @@ export class WebhookEngine {
 
   private constructor(o: EngineOptions, lastValues: readonly LastValue[]) {
     this.#o = o;
-    this.#lanes = new Lanes(o.laneBudgetMs ?? DEFAULT_LANE_BUDGET_MS, o.wallTime ?? null);
+    // Lanes are timed on the wall clock whatever the platform's clock: their budgets are about endpoints.
+    this.#lanes = new Lanes(o.laneBudgetMs ?? DEFAULT_LANE_BUDGET_MS, o.wallTime ?? systemWallTime);
     // What send_on_value_change sent before a restart: an unchanged value is not sent again.
     this.#fanOut.gate.load(lastValues);
     // Re-enabled by updateWebhooks: the user says the receiver is back, so its waiting deliveries
@@ -308,27 +309,30 @@ export class WebhookEngine {
    * several subscriptions of an organisation share is then the same in every run, not only
    * each subscription's own.
    */
-  async #pass(key: string, nowMs: number, halted: () => boolean): Promise<void> {
+  async #pass(key: string, nowMs: number, halted: () => boolean): Promise<number> {
     const stopping = (): boolean => halted() || this.#closing;
+    let attempts = 0;
     for (const s of this.#o.service.all()) {
-      if (stopping()) return;
+      if (stopping()) break;
       if (s.status !== 'ENABLED' || this.#draining.has(s.id) || this.#o.sender.laneOf(s) !== key) continue;
       this.#draining.add(s.id);
       try {
-        await this.#drainEndpoint(s.id, nowMs, stopping);
+        attempts += await this.#drainEndpoint(s.id, nowMs, stopping);
       } finally {
         this.#draining.delete(s.id);
       }
     }
+    return attempts;
   }
 
   /**
    * Rounds of one subscription, two in flight: the next round is read and sent while the
    * previous one's answers arrive, so the connection's pipeline never drains between rounds.
-   * Rounds are read, sent and recorded strictly in turn, so runs repeat exactly.
+   * Rounds are read, sent and recorded strictly in turn, so runs repeat exactly. Resolves to the attempts made.
    */
-  async #drainEndpoint(id: string, nowMs: number, stopping: () => boolean): Promise<void> {
+  async #drainEndpoint(id: string, nowMs: number, stopping: () => boolean): Promise<number> {
     let inflight: Round | null = null;
+    let attempts = 0;
     for (;;) {
       const next: Delivery[] = this.#enabled(id) && !stopping() ? await this.#nextRound(id, nowMs, inflight) : [];
       // Looked up after the read: an update made while it was read (disabled, a new URL) applies to this round.
@@ -340,7 +344,8 @@ export class WebhookEngine {
         await this.#o.store.recordAttempts(round.due.map((d, i) => this.#record(round.s, d, outcomes[i] as Outcome, nowMs)));
         await this.#trackFailing(round.s, outcomes, nowMs);
       }
-      if (!started) return;
+      if (!started) return attempts;
+      attempts += started.due.length;
       inflight = started;
     }
   }

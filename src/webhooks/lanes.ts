@@ -13,10 +13,14 @@ import type { WallTime } from '../core/clock.js';
  * - its own bounded queue: the durable outbox, read two rounds at a time by its pass;
  * - its own concurrency: its connection's pipeline depth (webhooks/concurrency.ts);
  * - its own time budget: `wait` (an `advance` at `--speed max`, where waiting is what keeps
- *   deliveries deterministic) waits for a lane at most `budgetMs` of wall time. A lane whose
- *   pass has not ended by then goes on on its own, and is "suspect": the next passes are not
- *   waited for, until one ends within the budget — so an endpoint over its budget costs the
- *   others one budget, once, never one per round or per advance.
+ *   deliveries deterministic) waits for a lane's pass beyond FREE_PASS_MS only while the lane's
+ *   debt — the wall ms its passes took beyond FREE_PASS_MS each, since its last quick pass —
+ *   stays within `budgetMs`. A lane over it goes on on its own and is "suspect": its passes
+ *   are not waited for until one that sends something ends within FREE_PASS_MS (the endpoint is
+ *   quick again). So a slow endpoint costs a run `budgetMs` once, whether it is slow by hanging
+ *   (one long pass), by a backlog (one long pass) or by answering each request in 250 ms (a
+ *   slow pass at every advance: before the debt, every advance waited for it, and a 10-minute
+ *   run took 80 s instead of 4).
  *
  * A budget timer that fires more than LATE_TIMER_MS after its time means the thread was busy
  * (a long synchronous step of ingest in the platform's thread), not the endpoint slow: timers
@@ -26,13 +30,16 @@ import type { WallTime } from '../core/clock.js';
  * budget already made it; lanes within their budget keep the deterministic order.
  */
 export const DEFAULT_LANE_BUDGET_MS = 2_000;
+/** A pass this quick costs nothing (a loopback receiver answers a round of 256 in ~20 ms, a few deliveries in 1–3 ms). */
+export const FREE_PASS_MS = 50;
 const LATE_TIMER_MS = 250;
 
 /**
- * One pass of a lane: deliver what is due at `horizonMs`, in order. `halted()` turning true
- * means: start no other round (the round in flight ends and is recorded).
+ * One pass of a lane: deliver what is due at `horizonMs`, in order; resolves to the number of
+ * attempts it made. `halted()` turning true means: start no other round (the round in flight
+ * ends and is recorded).
  */
-export type Pass = (horizonMs: number, halted: () => boolean) => Promise<void>;
+export type Pass = (horizonMs: number, halted: () => boolean) => Promise<number>;
 
 interface Lane {
   pass: Pass;
@@ -45,22 +52,24 @@ interface Lane {
   outcome: Promise<void> | null;
   /** Resolves when the loop in progress overran its budget. */
   overran: Promise<void> | null;
-  /** The last loop overran its budget: the next one is not waited for. */
+  /** Wall ms its passes took beyond FREE_PASS_MS each since its last quick pass. */
+  debtMs: number;
+  /** Its debt went over the budget: its passes are not waited for until a quick one. */
   suspect: boolean;
   halted: boolean;
 }
 
 export class Lanes {
   readonly #budgetMs: number;
-  readonly #wall: WallTime | null;
+  readonly #wall: WallTime;
   readonly #lanes = new Map<string, Lane>();
   /** Loops running, and wall ms while at least one ran (the engine's delivery busy time). */
   #running = 0;
   #busySince = 0;
   #busyMs = 0;
 
-  /** `wall`: tells a late timer (a busy thread) from an overrun, and measures busy time; without it every firing is an overrun. */
-  constructor(budgetMs = DEFAULT_LANE_BUDGET_MS, wall: WallTime | null = null) {
+  /** `wall`: measures passes and busy time, and tells a late timer (a busy thread) from an overrun. */
+  constructor(budgetMs: number, wall: WallTime) {
     this.#budgetMs = budgetMs;
     this.#wall = wall;
   }
@@ -71,7 +80,7 @@ export class Lanes {
    */
   request(key: string, horizonMs: number, pass: Pass): void {
     let l = this.#lanes.get(key);
-    if (!l) this.#lanes.set(key, (l = { pass, horizonMs, requested: false, loop: null, outcome: null, overran: null, suspect: false, halted: false }));
+    if (!l) this.#lanes.set(key, (l = { pass, horizonMs, requested: false, loop: null, outcome: null, overran: null, debtMs: 0, suspect: false, halted: false }));
     l.pass = pass;
     l.horizonMs = Math.max(l.horizonMs, horizonMs);
     l.requested = true;
@@ -95,35 +104,53 @@ export class Lanes {
 
   #start(l: Lane): void {
     const wall = this.#wall;
-    if (this.#running++ === 0 && wall) this.#busySince = wall();
+    if (this.#running++ === 0) this.#busySince = wall();
     let over = false;
     let onOver: () => void = () => undefined;
-    l.overran = new Promise<void>((resolve) => (onOver = resolve));
     let armedAt = 0;
-    let timer: NodeJS.Timeout;
-    const arm = (): void => {
-      armedAt = wall ? wall() : 0;
-      timer = setTimeout(fire, this.#budgetMs).unref();
-    };
-    const fire = (): void => {
-      if (wall && wall() - armedAt > this.#budgetMs + LATE_TIMER_MS) return arm();
+    let timer: NodeJS.Timeout | undefined;
+    const fire = (ms: number): void => {
+      if (wall() - armedAt > ms + LATE_TIMER_MS) return arm(ms);
       over = true;
       l.suspect = true;
       onOver();
     };
-    arm();
+    const arm = (ms: number): void => {
+      armedAt = wall();
+      timer = setTimeout(() => fire(ms), ms).unref();
+    };
+    /** The time a waiter may still wait for this loop: what is left of the budget, and a free pass. */
+    const window = (): void => {
+      clearTimeout(timer);
+      over = false;
+      l.overran = new Promise<void>((resolve) => (onOver = resolve));
+      arm(Math.max(0, this.#budgetMs - l.debtMs) + FREE_PASS_MS);
+    };
+    window();
     const run = async (): Promise<void> => {
       while (l.requested && !l.halted) {
         l.requested = false;
-        await l.pass(l.horizonMs, () => l.halted);
+        const t0 = wall();
+        const sent = await l.pass(l.horizonMs, () => l.halted);
+        const took = wall() - t0;
+        if (sent > 0 && took <= FREE_PASS_MS) {
+          // The endpoint is quick again: its debt is paid, it is waited for again.
+          if (l.suspect || l.debtMs > 0) {
+            l.debtMs = 0;
+            l.suspect = false;
+            window();
+          }
+        } else if (!l.suspect) {
+          l.debtMs += Math.max(0, took - FREE_PASS_MS);
+          if (l.debtMs > this.#budgetMs) l.suspect = true;
+        }
       }
     };
     const outcome = run().finally(() => {
       clearTimeout(timer);
       l.loop = l.outcome = l.overran = null;
-      // A loop that ended within its budget makes the lane an awaited one again.
-      l.suspect = over;
-      if (--this.#running === 0 && wall) this.#busyMs += wall() - this.#busySince;
+      if (over) l.suspect = true;
+      if (--this.#running === 0) this.#busyMs += wall() - this.#busySince;
     });
     l.outcome = outcome;
     l.loop = outcome.catch(() => undefined);
@@ -140,9 +167,9 @@ export class Lanes {
     return false;
   }
 
-  /** Wall ms during which at least one lane was running (0 without a wall clock). */
+  /** Wall ms during which at least one lane was running. */
   busyMs(): number {
-    return this.#busyMs + (this.#running > 0 && this.#wall ? this.#wall() - this.#busySince : 0);
+    return this.#busyMs + (this.#running > 0 ? this.#wall() - this.#busySince : 0);
   }
 
   /** Every running loop starts no other round (the rounds in flight end and are recorded); a later `request` resumes. */
