@@ -14,7 +14,7 @@ import type { WebhookService } from './service.js';
 import { signatureHeader } from './signing.js';
 import type { Subscription } from './subscription.js';
 import type { WebhookTimestamps } from './timestamps.js';
-import { DEFAULT_LANE_BUDGET_MS, Lanes } from './lanes.js';
+import { DEFAULT_LANE_BUDGET_MS, Lanes, type PassControl } from './lanes.js';
 
 /**
  * The delivery engine, on the platform's clock. `advance(now)`:
@@ -299,7 +299,7 @@ export class WebhookEngine {
     const keys = new Set<string>();
     for (const s of service.all()) if (s.status === 'ENABLED') keys.add(sender.laneOf(s));
     this.#lanes.forget(keys);
-    for (const key of keys) this.#lanes.request(key, nowMs, (horizonMs, halted) => this.#pass(key, horizonMs, halted));
+    for (const key of keys) this.#lanes.request(key, nowMs, (horizonMs, control) => this.#pass(key, horizonMs, control));
     if (wait) await this.#lanes.wait(keys);
   }
 
@@ -309,30 +309,28 @@ export class WebhookEngine {
    * several subscriptions of an organisation share is then the same in every run, not only
    * each subscription's own.
    */
-  async #pass(key: string, nowMs: number, halted: () => boolean): Promise<number> {
-    const stopping = (): boolean => halted() || this.#closing;
-    let attempts = 0;
+  async #pass(key: string, nowMs: number, control: PassControl): Promise<void> {
+    const stopping = (): boolean => control.halted() || this.#closing;
     for (const s of this.#o.service.all()) {
-      if (stopping()) break;
+      if (stopping()) return;
       if (s.status !== 'ENABLED' || this.#draining.has(s.id) || this.#o.sender.laneOf(s) !== key) continue;
       this.#draining.add(s.id);
       try {
-        attempts += await this.#drainEndpoint(s.id, nowMs, stopping);
+        await this.#drainEndpoint(s.id, nowMs, stopping, control);
       } finally {
         this.#draining.delete(s.id);
       }
     }
-    return attempts;
   }
 
   /**
    * Rounds of one subscription, two in flight: the next round is read and sent while the
    * previous one's answers arrive, so the connection's pipeline never drains between rounds.
-   * Rounds are read, sent and recorded strictly in turn, so runs repeat exactly. Resolves to the attempts made.
+   * Rounds are read, sent and recorded strictly in turn, so runs repeat exactly. Each completed
+   * round is reported to the lane (its time budget).
    */
-  async #drainEndpoint(id: string, nowMs: number, stopping: () => boolean): Promise<number> {
+  async #drainEndpoint(id: string, nowMs: number, stopping: () => boolean, lane: PassControl): Promise<void> {
     let inflight: Round | null = null;
-    let attempts = 0;
     for (;;) {
       const next: Delivery[] = this.#enabled(id) && !stopping() ? await this.#nextRound(id, nowMs, inflight) : [];
       // Looked up after the read: an update made while it was read (disabled, a new URL) applies to this round.
@@ -343,9 +341,9 @@ export class WebhookEngine {
         const outcomes = await round.outcomes;
         await this.#o.store.recordAttempts(round.due.map((d, i) => this.#record(round.s, d, outcomes[i] as Outcome, nowMs)));
         await this.#trackFailing(round.s, outcomes, nowMs);
+        lane.progress(round.due.length);
       }
-      if (!started) return attempts;
-      attempts += started.due.length;
+      if (!started) return;
       inflight = started;
     }
   }

@@ -12,15 +12,17 @@ import type { WallTime } from '../core/clock.js';
  * lane's loop runs passes until no newer request is waiting. Each lane has:
  * - its own bounded queue: the durable outbox, read two rounds at a time by its pass;
  * - its own concurrency: its connection's pipeline depth (webhooks/concurrency.ts);
- * - its own time budget: `wait` (an `advance` at `--speed max`, where waiting is what keeps
- *   deliveries deterministic) waits for a lane's pass beyond FREE_PASS_MS only while the lane's
- *   debt — the wall ms its passes took beyond FREE_PASS_MS each, since its last quick pass —
- *   stays within `budgetMs`. A lane over it goes on on its own and is "suspect": its passes
- *   are not waited for until one that sends something ends within FREE_PASS_MS (the endpoint is
- *   quick again). So a slow endpoint costs a run `budgetMs` once, whether it is slow by hanging
- *   (one long pass), by a backlog (one long pass) or by answering each request in 250 ms (a
- *   slow pass at every advance: before the debt, every advance waited for it, and a 10-minute
- *   run took 80 s instead of 4).
+ * - its own time budget. `wait` (an `advance` at `--speed max`, where waiting is what keeps
+ *   deliveries deterministic) waits for a lane while its debt stays within `budgetMs`: the
+ *   wall ms its rounds took beyond their allowance (`roundAllowanceMs`: 50 ms and 2 ms a
+ *   delivery, ten times what a loopback receiver needs), since its last round within it. A
+ *   lane over its budget goes on on its own and is "suspect": not waited for until a round
+ *   comes back within its allowance again. A healthy endpoint with a large backlog is waited
+ *   for however long its drain (each round is quick: the run's deliveries stay deterministic);
+ *   a slow one costs a run `budgetMs` once, whether it hangs (one round that never comes back),
+ *   answers each request in 100 ms with a backlog (1.6 s a round of 256, 16 in flight: within
+ *   the 2 s stall window of the rule before, so waited for through its whole drain) or in
+ *   250 ms with a few deliveries at every advance (a 10-minute run took 80 s instead of 4).
  *
  * A budget timer that fires more than LATE_TIMER_MS after its time means the thread was busy
  * (a long synchronous step of ingest in the platform's thread), not the endpoint slow: timers
@@ -30,16 +32,22 @@ import type { WallTime } from '../core/clock.js';
  * budget already made it; lanes within their budget keep the deterministic order.
  */
 export const DEFAULT_LANE_BUDGET_MS = 2_000;
-/** A pass this quick costs nothing (a loopback receiver answers a round of 256 in ~20 ms, a few deliveries in 1–3 ms). */
-export const FREE_PASS_MS = 50;
+/** The wall ms a round of `deliveries` may take without costing its lane anything. */
+export const roundAllowanceMs = (deliveries: number): number => 50 + 2 * deliveries;
+/** The allowance of the largest round the engine makes (256), what a waiter gives a round in progress. */
+const MAX_ROUND_ALLOWANCE_MS = roundAllowanceMs(256);
 const LATE_TIMER_MS = 250;
 
-/**
- * One pass of a lane: deliver what is due at `horizonMs`, in order; resolves to the number of
- * attempts it made. `halted()` turning true means: start no other round (the round in flight
- * ends and is recorded).
- */
-export type Pass = (horizonMs: number, halted: () => boolean) => Promise<number>;
+/** What a pass tells its lane, and asks it. */
+export interface PassControl {
+  /** True: start no other round (the round in flight ends and is recorded). */
+  halted(): boolean;
+  /** A round of `deliveries` completed (its answers in and recorded): the lane charges its time. */
+  progress(deliveries: number): void;
+}
+
+/** One pass of a lane: deliver what is due at `horizonMs`, in order. */
+export type Pass = (horizonMs: number, control: PassControl) => Promise<void>;
 
 interface Lane {
   pass: Pass;
@@ -52,9 +60,9 @@ interface Lane {
   outcome: Promise<void> | null;
   /** Resolves when the loop in progress overran its budget. */
   overran: Promise<void> | null;
-  /** Wall ms its passes took beyond FREE_PASS_MS each since its last quick pass. */
+  /** Wall ms its rounds took beyond their allowance since its last round within it. */
   debtMs: number;
-  /** Its debt went over the budget: its passes are not waited for until a quick one. */
+  /** Its debt went over the budget: it is not waited for until a round within its allowance. */
   suspect: boolean;
   halted: boolean;
 }
@@ -119,31 +127,37 @@ export class Lanes {
       armedAt = wall();
       timer = setTimeout(() => fire(ms), ms).unref();
     };
-    /** The time a waiter may still wait for this loop: what is left of the budget, and a free pass. */
+    /** The time a waiter may still wait for the round in progress: what is left of the budget, and a round's allowance. */
     const window = (): void => {
       clearTimeout(timer);
       over = false;
       l.overran = new Promise<void>((resolve) => (onOver = resolve));
-      arm(Math.max(0, this.#budgetMs - l.debtMs) + FREE_PASS_MS);
+      arm(Math.max(0, this.#budgetMs - l.debtMs) + MAX_ROUND_ALLOWANCE_MS);
     };
     window();
+    let since = wall();
+    const control: PassControl = {
+      halted: () => l.halted,
+      progress: (deliveries) => {
+        const now = wall();
+        const excess = now - since - roundAllowanceMs(deliveries);
+        since = now;
+        if (excess <= 0) {
+          // Back within its allowance: the debt is paid, the lane is waited for again.
+          l.debtMs = 0;
+          l.suspect = false;
+        } else {
+          l.debtMs += excess;
+          if (l.debtMs > this.#budgetMs) l.suspect = true;
+        }
+        if (!l.suspect) window();
+      },
+    };
     const run = async (): Promise<void> => {
       while (l.requested && !l.halted) {
         l.requested = false;
-        const t0 = wall();
-        const sent = await l.pass(l.horizonMs, () => l.halted);
-        const took = wall() - t0;
-        if (sent > 0 && took <= FREE_PASS_MS) {
-          // The endpoint is quick again: its debt is paid, it is waited for again.
-          if (l.suspect || l.debtMs > 0) {
-            l.debtMs = 0;
-            l.suspect = false;
-            window();
-          }
-        } else if (!l.suspect) {
-          l.debtMs += Math.max(0, took - FREE_PASS_MS);
-          if (l.debtMs > this.#budgetMs) l.suspect = true;
-        }
+        since = wall();
+        await l.pass(l.horizonMs, control);
       }
     };
     const outcome = run().finally(() => {
