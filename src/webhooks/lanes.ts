@@ -117,12 +117,13 @@ export class Lanes {
     let onOver: () => void = () => undefined;
     let armedAt = 0;
     let timer: NodeJS.Timeout | undefined;
-    const fire = (ms: number): void => {
-      if (wall() - armedAt > ms + LATE_TIMER_MS) return arm(ms);
+    const overrun = (): void => {
+      clearTimeout(timer);
       over = true;
       l.suspect = true;
       onOver();
     };
+    const fire = (ms: number): void => (wall() - armedAt > ms + LATE_TIMER_MS ? arm(ms) : overrun());
     const arm = (ms: number): void => {
       armedAt = wall();
       timer = setTimeout(() => fire(ms), ms).unref();
@@ -130,8 +131,11 @@ export class Lanes {
     /** The time a waiter may still wait for the round in progress: what is left of the budget, and a round's allowance. */
     const window = (): void => {
       clearTimeout(timer);
-      over = false;
-      l.overran = new Promise<void>((resolve) => (onOver = resolve));
+      // The waiters of this loop hold its promise: a new one only once it has resolved.
+      if (over || !l.overran) {
+        over = false;
+        l.overran = new Promise<void>((resolve) => (onOver = resolve));
+      }
       arm(Math.max(0, this.#budgetMs - l.debtMs) + MAX_ROUND_ALLOWANCE_MS);
     };
     window();
@@ -148,7 +152,8 @@ export class Lanes {
           l.suspect = false;
         } else {
           l.debtMs += excess;
-          if (l.debtMs > this.#budgetMs) l.suspect = true;
+          // Over its budget now: its waiters go on at once.
+          if (l.debtMs > this.#budgetMs && !l.suspect) overrun();
         }
         if (!l.suspect) window();
       },

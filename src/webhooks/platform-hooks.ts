@@ -130,7 +130,9 @@ async function start(stores: WebhookStores, catalogue: AssetCatalogue, clock: Cl
     settle: () => engine.settle(clock.now() + (o.settleMs ?? DEFAULT_SETTLE_MS)),
     stats: () => engine.stats(),
     async close() {
-      await engine.advance().catch(() => undefined);
+      // What the outbox holds is enqueued (durable); nothing more is sent: a run's summary has
+      // counted what is pending, and it stays so for the next platform on the store.
+      await engine.fanOut().catch(() => undefined);
       // Lanes still sending (an endpoint that does not answer) stop with the connections: the
       // attempts in flight end as failures, recorded before the store closes.
       engine.stop();

@@ -337,6 +337,19 @@ describe('a lane (unit)', () => {
     expect(waits.slice(3).every((w) => w < 100)).toBe(true);
   });
 
+  it('slow round after round in one long pass (100 ms answers, a backlog): its waiters go on once its debt passes the budget, not at the end of its drain', async () => {
+    const lanes = new Lanes(400, wall);
+    const t0 = performance.now();
+    // 300 ms a round of 16 (218 ms over its allowance): over the budget at the second round.
+    lanes.request('a', 0, rounds(10, 300, 16));
+    await lanes.wait(['a']);
+    const waited = performance.now() - t0;
+    expect(waited).toBeGreaterThanOrEqual(590);
+    expect(waited).toBeLessThan(1_000);
+    expect(lanes.busy('a')).toBe(true);
+    expect(await lanes.idle(5_000)).toBe(true);
+  });
+
   it('halt: a running pass is told to start no other round; a later request resumes', async () => {
     const lanes = new Lanes(5_000, wall);
     let n = 0;
