@@ -253,7 +253,10 @@ export class WebhookEngine {
       }
       if (!this.#lanes.anyBusy()) return;
       this.#lanes.halt();
-      // The rounds in flight end (answered, or cut at http_timeout) and are recorded, a bounded time.
+      // The rounds in flight end and are recorded, a bounded time; those still out then are cut
+      // (failed attempts, pending): what the summary counts as pending is what the store keeps.
+      if (await this.#lanes.idle(this.#o.laneBudgetMs ?? DEFAULT_LANE_BUDGET_MS)) return;
+      for (const key of this.#lanes.running()) await this.#o.sender.closeLane(key);
       await this.#lanes.idle(this.#o.laneBudgetMs ?? DEFAULT_LANE_BUDGET_MS);
     });
   }

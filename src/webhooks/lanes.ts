@@ -180,6 +180,11 @@ export class Lanes {
     return this.#lanes.get(key)?.loop != null;
   }
 
+  /** The keys of the lanes with a loop in progress. */
+  running(): string[] {
+    return [...this.#lanes].flatMap(([key, l]) => (l.loop ? [key] : []));
+  }
+
   /** Whether any lane has a loop in progress. */
   anyBusy(): boolean {
     for (const l of this.#lanes.values()) if (l.loop) return true;

@@ -161,6 +161,16 @@ export class Sender {
     return auth === null ? headers : { ...headers, ...auth };
   }
 
+  /** Cuts the connection of lane `lane` (`laneOf`): its attempts in flight end as failures now; the next send connects again. */
+  async closeLane(lane: string): Promise<void> {
+    for (const byLane of this.#clients.values()) {
+      const c = byLane.get(lane);
+      if (!c) continue;
+      byLane.delete(lane);
+      await c.destroy();
+    }
+  }
+
   async close(): Promise<void> {
     const clients = [...this.#clients.values()].flatMap((byDepth) => [...byDepth.values()]);
     this.#clients.clear();
