@@ -148,10 +148,11 @@ describe('delivery lanes: one endpoint delays only itself', () => {
     const m = await measure({ answerAfterMs: 100, backlog: 3_000 });
     console.log(`lanes, A slow (100 ms an answer, backlog 3,000), advance awaiting lanes as a run: ${fmt(m)}; A delivered ${m.deliveredA} meanwhile`);
     expect(m.delivered).toBe(m.sent);
-    // A's backlog costs B at most A's budget, once (the first advance's wait), then nothing.
-    expect(m.max).toBeLessThan(DEFAULT_LANE_BUDGET_MS + 2_000);
+    // A's backlog costs B A's budget once (the first advance waits until A's debt passes it:
+    // two of its 1.6 s rounds), then nothing. Margins for a loaded machine.
+    expect(m.max).toBeLessThan(DEFAULT_LANE_BUDGET_MS + 3_000);
     expect(m.p50).toBeLessThan(500);
-    expect(m.slowestAdvanceMs).toBeLessThan(DEFAULT_LANE_BUDGET_MS + 2_000);
+    expect(m.slowestAdvanceMs).toBeLessThan(DEFAULT_LANE_BUDGET_MS + 3_000);
     // A went on delivering on its own meanwhile, at its pace (not stopped, not waited for).
     expect(m.deliveredA).toBeGreaterThan(300);
   }, 60_000);
