@@ -27,6 +27,25 @@ import { validateCreate } from '../src/webhooks/subscription.js';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 const N = 20_000;
+/** Deliveries a second one endpoint needs for fleet.yaml's DETECTIONS at 1× (issue 29 item 4). */
+const FLEET_RATE = 30_000;
+const CORES = 2;
+
+/**
+ * The ceiling the CPU per delivery sets, and which side sets it: the sender and the receiver are
+ * one thread each (neither goes faster than 1 s / its µs), and together they share the machine's
+ * cores (2 cores / their sum). `storeUs`: the sender's durable store work (fan-out), part of its µs.
+ */
+function cpuLimit(clientUs: number, rxUs: number, storeUs: number): string {
+  const bounds = [
+    { what: `sender CPU (${clientUs.toFixed(0)} µs a delivery${storeUs > 0 ? `, ${storeUs.toFixed(0)} µs of it the store's fan-out` : ''}: one thread)`, rate: 1e6 / clientUs },
+    { what: `receiver CPU (${rxUs.toFixed(0)} µs a delivery: one thread)`, rate: 1e6 / rxUs },
+    { what: `both on ${CORES} cores (${(clientUs + rxUs).toFixed(0)} µs a delivery)`, rate: (CORES * 1e6) / (clientUs + rxUs) },
+  ].sort((a, b) => a.rate - b.rate);
+  const first = bounds[0] as (typeof bounds)[number];
+  const need = (CORES * 1e6) / FLEET_RATE;
+  return `at most ${Math.round(first.rate).toLocaleString('en-US')}/s, bound by ${first.what}; ${FLEET_RATE.toLocaleString('en-US')}/s needs ≤ ${need.toFixed(0)} µs a delivery for both sides together and ≤ ${(1e6 / FLEET_RATE).toFixed(0)} µs on each`;
+}
 
 /** `OCCUSIM_BENCH_CPU_PROF=dir`: the receivers write V8 CPU profiles there (run the bench itself with `node --cpu-prof`). */
 const profileArgs = (): string[] => (process.env.OCCUSIM_BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.OCCUSIM_BENCH_CPU_PROF}`] : []);
@@ -251,6 +270,19 @@ export async function runWebhooksBench(root: string, concurrencyArg?: string, ro
       const signedUs = ((cpuSigned.client + cpuSigned.rx) * 1000) / N;
       const plainUs = ((cpuPlain.client + cpuPlain.rx) * 1000) / N;
       console.log(`  CPU per delivery, client + receiver: signed ${Math.round(signedUs)} µs, baseline ${Math.round(plainUs)} µs — ${(plainUs / signedUs).toFixed(2)}× by CPU`);
+    }
+    // Issue 29 item 4: fleet.yaml's DETECTIONS at 1× need 30,000 signed durable deliveries a
+    // second to one endpoint. What bounds the rate on this machine, from the CPU each delivery
+    // costs: the sender's thread alone, the receiver's thread alone, or both sharing the two cores.
+    if (cpuSigned.rx !== null && cpuPlain.rx !== null) {
+      console.log(`  keep-up at fleet rate (${FLEET_RATE.toLocaleString('en-US')}/s, fleet.yaml DETECTIONS at 1×): signed ×${(signed / FLEET_RATE).toFixed(2)}, baseline ×${(plain / FLEET_RATE).toFixed(2)}`);
+      for (const [name, c] of [
+        ['signed', cpuSigned],
+        ['baseline', cpuPlain],
+      ] as const) {
+        const limit = cpuLimit((c.client * 1000) / N, ((c.rx as number) * 1000) / N, name === 'signed' ? (fanOutCpuMs * 1000) / N : 0);
+        console.log(`    ${name}: ${limit}`);
+      }
     }
     // Deliveries in flight live through young-generation collections, so runs under a
     // NODE_OPTIONS semi-space size (it reaches the receivers too) are told apart in the output;

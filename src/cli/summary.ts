@@ -103,6 +103,9 @@ export function formatSummary(report: RunReport): string {
     const hooks = rowsToShow(r.webhooks, (w) => w.deadLettered * 1e6 + w.retried + w.pending);
     for (const w of hooks.shown) lines.push(`  ${w.name.slice(0, 27).padEnd(28)}delivered ${w.delivered}, retried ${w.retried}, dead-lettered ${w.deadLettered}, disabled ${w.disabled}×, pending ${w.pending}`);
     lines.push(...omittedLine(hooks.omitted, 'subscriptions', 'dead letters and retries'));
+    // Left by lanes still behind at the end (webhooks/engine.ts settle): durable, not lost.
+    const pending = r.webhooks.reduce((a, w) => a + w.pending, 0);
+    if (pending > 0) lines.push(`  ${pending.toLocaleString('en-US')} deliveries pending, kept in the store's outbox: occusim run --resume or occusim serve on it delivers them${report.dbKept ? '' : ' (this store is temporary: --keep keeps it)'}`);
     if (p.webhookKeepUp) lines.push(formatKeepUp(p.webhookKeepUp));
     if (p.webhookTimestamps === 'simulated') lines.push(`  ${SIMULATED_TIMESTAMPS_WARNING}`);
   }

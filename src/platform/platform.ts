@@ -198,7 +198,8 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
           });
     closers.push(() => broker.close());
     // Before the cloud: the pipeline's DETECTIONS/TRAFFIC stream feeds the webhook outbox from the first message.
-    const hooks = opts.webhooks ? await startWebhooks(await webhookStores(location), opts.catalogue, clock, opts.webhooks) : null;
+    // A platform moving its own clock (serve) waits for no delivery lane: nothing there is to be repeated.
+    const hooks = opts.webhooks ? await startWebhooks(await webhookStores(location), opts.catalogue, clock, { ...opts.webhooks, ...(opts.advanceEveryMs ? { followsWallClock: true } : {}) }) : null;
     if (hooks) closers.push(() => hooks.close());
     const store = await openStore(location);
     if (opts.shardClocks !== undefined) await refuseFinishedShardRun(store, opts.partition, describeStore(dbPath));

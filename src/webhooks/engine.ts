@@ -1,7 +1,7 @@
 import type { EventMetadata, SensorEvent } from '../cloud/events.js';
 import type { StoredEvent } from '../cloud/store/port.js';
 import type { AsyncWebhookStore, AttemptRecord, Delivery, DeliveryInsert, LastValue } from '../cloud/store/webhook-port.js';
-import type { Clock, WallTime } from '../core/clock.js';
+import { systemWallTime, type Clock, type WallTime } from '../core/clock.js';
 import { rngFor, type Rng } from '../core/rng.js';
 import { percentile } from '../core/stats.js';
 import { ValueCounts } from '../core/value-counts.js';
@@ -14,7 +14,7 @@ import type { WebhookService } from './service.js';
 import { signatureHeader } from './signing.js';
 import type { Subscription } from './subscription.js';
 import type { WebhookTimestamps } from './timestamps.js';
-import { DEFAULT_LANE_STALL_MS, Lanes } from './lanes.js';
+import { DEFAULT_LANE_BUDGET_MS, Lanes, type PassControl } from './lanes.js';
 
 /**
  * The delivery engine, on the platform's clock. `advance(now)`:
@@ -22,21 +22,26 @@ import { DEFAULT_LANE_STALL_MS, Lanes } from './lanes.js';
  *    delivery per matching subscription, enqueued with the cursor's move in one transaction;
  *    DETECTIONS and TRAFFIC deliveries are built for the pipeline (`sensorDeliveries`), which
  *    enqueues them in the transaction that stores the batch carrying them;
- * 2. delivery rounds: every enabled subscription's due deliveries are sent in the store's
- *    order (due instant, event timestamp, event id), signed with the wall clock at the attempt
- *    as `webhook-timestamp` (`timestampClock`; without it the platform time); outcomes are
- *    written in one transaction per round; failures wait
- *    (jittered backoff from the subscription's seeded stream) on the platform clock.
- * `advance` resolves when nothing is due at `now` any more, so at `--speed max` the deliveries
- * of a minute are complete before the run moves on, and a simulated day of outage is a few
- * thousand rounds, not a day.
+ * 2. delivery: every lane (an organisation's endpoint, lanes.ts) is asked for a pass up to
+ *    `now` and runs it concurrently with the others: its subscriptions one after another in
+ *    creation order, each one's due deliveries in the store's order (due instant, event
+ *    timestamp, event id), signed with the wall clock at the attempt as `webhook-timestamp`
+ *    (`timestampClock`; without it the platform time); outcomes are written in one transaction
+ *    per round; failures wait (jittered backoff from the subscription's seeded stream) on the
+ *    platform clock.
+ * `advance` resolves when every lane within its time budget has nothing due at `now` any more,
+ * so at `--speed max` the deliveries of a minute are complete before the run moves on, and a
+ * simulated day of outage is a few thousand rounds, not a day. A lane over its budget goes on
+ * on its own (lanes.ts), and on a wall-clock platform (`awaitLanes: false`, `serve`) no lane is
+ * waited for at all.
  *
  * The stores are awaited (`AsyncWebhookStore` and the `Store` port's `events`): one call per
  * round or fan-out chunk, never per delivery, so a PostgreSQL query waits on the event loop
  * instead of blocking the platform's thread, and on SQLite (answers already settled) an await
- * costs a microtask. Every step of an `advance` still runs one after another on one chain, and
- * reads the clock once (at its start): the calls the store sees, and so the requests each
- * endpoint receives, are the same whatever the store's latency.
+ * costs a microtask. Fan-outs, advances and the end of a run run one after another on one
+ * chain, each reading the clock once (at its start), and each lane's rounds run strictly in
+ * turn: the calls the store sees for a lane, and so the requests each endpoint receives, are
+ * the same whatever the store's latency.
  */
 export interface EngineOptions {
   service: WebhookService;
@@ -62,10 +67,12 @@ export interface EngineOptions {
    * time at `--speed max`), which makes every request byte-identical across runs.
    */
   timestampClock?: WallTime;
-  /** Wall ms a subscription's round may take before the others stop waiting for it (webhooks/lanes.ts; default 2 s). */
-  laneStallMs?: number;
-  /** Wall ms the end of a run waits for lanes still running on their own (default 5 s): what is left stays pending. */
-  settleGraceMs?: number;
+  /** Wall ms an advance waits for a lane's pass before it goes on on its own (webhooks/lanes.ts; default 2 s). */
+  laneBudgetMs?: number;
+  /** Whether `advance` waits for the lanes (within their budgets): what makes `--speed max` deterministic. Default true; false on a wall-clock platform (`serve`). */
+  awaitLanes?: boolean;
+  /** Wall ms the end of a run waits for lanes still running on their own (default 5 s): what they have not delivered then stays pending, in the store. */
+  drainMs?: number;
 }
 
 export interface SubscriptionStats {
@@ -93,12 +100,13 @@ export interface EngineStats {
 export interface EngineKeepUp {
   /** Deliveries enqueued by this process (one per subscription and event). */
   enqueued: number;
-  /** Wall ms spent delivering (rounds of `advance`/`settle`): the capacity is delivered / this. */
+  /** Wall ms during which at least one lane was delivering: the capacity is delivered / this. */
   busyWallMs: number;
   /** Platform (simulated) ms from the sensing instant to the 2xx, at delivery: p50 / p99 / max. */
   sensingToDeliveredSimMs: { p50: number; p99: number; max: number };
 }
 
+/** The deliveries of one round of a subscription, sent, their outcomes on their way. */
 interface Round {
   s: Subscription;
   due: Delivery[];
@@ -108,8 +116,8 @@ interface Round {
 /** 12 h: shorter than the 13.2 h a delivery is retried at least, so a dead endpoint is disabled before any of its events dies. */
 export const DEFAULT_DISABLE_AFTER_MS = 12 * 3_600_000;
 const CURSOR = 'webhook_outbox_after';
-/** Wall ms `settle` waits for lanes running on their own: an endpoint that does not answer must not hold the end of a run. */
-const DEFAULT_SETTLE_GRACE_MS = 5_000;
+/** Wall ms `settle` waits for lanes running on their own: an endpoint that does not answer, or a slow one's backlog, must not hold the end of a run. */
+export const DEFAULT_DRAIN_MS = 5_000;
 /** Occupancy events per fan-out transaction (smaller ones rewrite the same index pages commit after commit: 512 cost ×1.5 the CPU per row). */
 const FAN_OUT_EVENTS = 4096;
 
@@ -124,10 +132,11 @@ export class WebhookEngine {
   /** Simulated ms from sensing to 2xx: value counts, memory bounded by distinct values. */
   readonly #sensingAge = new ValueCounts();
   #enqueued = 0;
-  #busyWallMs = 0;
   #lastPrune = -Infinity;
   #running: Promise<void> = Promise.resolve();
   readonly #lanes: Lanes;
+  /** Subscriptions a lane's pass is draining (a subscription whose URL changed is drained by one lane at a time). */
+  readonly #draining = new Set<string>();
   #closing = false;
 
   /** The engine over `o.store`, with what `send_on_value_change` sent before a restart. */
@@ -137,7 +146,8 @@ export class WebhookEngine {
 
   private constructor(o: EngineOptions, lastValues: readonly LastValue[]) {
     this.#o = o;
-    this.#lanes = new Lanes(o.laneStallMs ?? DEFAULT_LANE_STALL_MS, o.wallTime ?? null);
+    // Lanes are timed on the wall clock whatever the platform's clock: their budgets are about endpoints.
+    this.#lanes = new Lanes(o.laneBudgetMs ?? DEFAULT_LANE_BUDGET_MS, o.wallTime ?? systemWallTime);
     // What send_on_value_change sent before a restart: an unchanged value is not sent again.
     this.#fanOut.gate.load(lastValues);
     // Re-enabled by updateWebhooks: the user says the receiver is back, so its waiting deliveries
@@ -209,7 +219,7 @@ export class WebhookEngine {
     return this.#serial(async () => {
       const nowMs = this.#o.clock.now();
       await this.#fanOutAt(nowMs);
-      await this.#timed(() => this.#deliverDue(nowMs));
+      await this.#deliverDue(nowMs, this.#o.awaitLanes !== false);
       await this.#prune(nowMs);
     });
   }
@@ -217,35 +227,47 @@ export class WebhookEngine {
   /**
    * The end of a run: retries still waiting are delivered at their due instants, in order, up
    * to `untilMs` (simulated time beyond the platform's clock, which stays where the run ended;
-   * each attempt is signed with its own instant). Disabled endpoints keep their outbox.
+   * each attempt is signed with its own instant). Disabled endpoints keep their outbox. Lanes
+   * running on their own (over their budget: a hanging endpoint, a slow one's backlog) are left
+   * out of that walk and waited for up to `drainMs` of wall time in all; then they start no
+   * other round, and what they have not delivered stays pending in the store (the summary says
+   * how much per subscription; `--resume` or `serve` on the store delivers it).
    */
   settle(untilMs: number): Promise<void> {
     return this.#serial(async () => {
       let t = this.#o.clock.now();
       await this.#fanOutAt(t);
-      await this.#timed(() => this.#deliverDue(t));
-      // Lanes running on their own (a stalled endpoint) are left out of the walk: the others'
-      // retries go at their instants meanwhile; theirs are waited for once, a bounded time.
-      let grace = true;
-      for (;;) {
-        for (let next = await this.#nextDueOfIdleLanes(); next !== null && next <= untilMs; next = await this.#nextDueOfIdleLanes()) {
-          t = Math.max(t, next);
-          await this.#timed(() => this.#deliverDue(t));
+      await this.#deliverDue(t, true);
+      const drain = delay(this.#o.drainMs ?? DEFAULT_DRAIN_MS);
+      try {
+        for (;;) {
+          for (let next = await this.#nextDueOfIdleLanes(); next !== null && next <= untilMs; next = await this.#nextDueOfIdleLanes()) {
+            t = Math.max(t, next);
+            await this.#deliverDue(t, true);
+          }
+          // A lane that ends within the bound joins the walk (its retries go at their instants).
+          if (!this.#lanes.anyBusy() || !(await this.#lanes.oneEnds(drain.elapsed))) break;
         }
-        if (!this.#lanes.anyBusy() || !grace) return;
-        grace = false;
-        // Still running after the grace: what it has not delivered stays pending (durable).
-        if (!(await this.#lanes.idle(this.#o.settleGraceMs ?? DEFAULT_SETTLE_GRACE_MS))) return;
+      } finally {
+        drain.cancel();
       }
+      if (!this.#lanes.anyBusy()) return;
+      this.#lanes.halt();
+      // The rounds in flight end and are recorded, a bounded time; those still out then are cut
+      // (failed attempts, pending): what the summary counts as pending is what the store keeps.
+      if (await this.#lanes.idle(this.#o.laneBudgetMs ?? DEFAULT_LANE_BUDGET_MS)) return;
+      for (const key of this.#lanes.running()) await this.#o.sender.closeLane(key);
+      await this.#lanes.idle(this.#o.laneBudgetMs ?? DEFAULT_LANE_BUDGET_MS);
     });
   }
 
   /** The earliest due instant of an enabled subscription whose lane is not running on its own. */
   #nextDueOfIdleLanes(): Promise<number | null> {
+    const { service, sender } = this.#o;
     return this.#o.store.nextDueMs(
-      this.#o.service
+      service
         .all()
-        .filter((s) => s.status === 'ENABLED' && !this.#lanes.busy(s.id))
+        .filter((s) => s.status === 'ENABLED' && !this.#lanes.busy(sender.laneOf(s)))
         .map((s) => s.id),
     );
   }
@@ -256,6 +278,7 @@ export class WebhookEngine {
    */
   stop(): void {
     this.#closing = true;
+    this.#lanes.halt();
   }
 
   /** Resolves when every lane's drain has ended (after `stop` and the sender's close), or after `withinMs`. */
@@ -270,37 +293,49 @@ export class WebhookEngine {
     return run;
   }
 
-  async #timed(work: () => Promise<void>): Promise<void> {
-    const wall = this.#o.wallTime;
-    if (!wall) return work();
-    const t0 = wall();
-    try {
-      await work();
-    } finally {
-      this.#busyWallMs += wall() - t0;
-    }
+  /**
+   * Asks every enabled subscription's lane for a pass up to `nowMs`, and waits for them (each
+   * within its budget) when `wait`.
+   */
+  async #deliverDue(nowMs: number, wait: boolean): Promise<void> {
+    const { service, sender } = this.#o;
+    const keys = new Set<string>();
+    for (const s of service.all()) if (s.status === 'ENABLED') keys.add(sender.laneOf(s));
+    this.#lanes.forget(keys);
+    for (const key of keys) this.#lanes.request(key, nowMs, (horizonMs, control) => this.#pass(key, horizonMs, control));
+    if (wait) await this.#lanes.wait(keys);
   }
 
   /**
-   * Subscriptions one after another in creation order, each one's due deliveries pipelined on
-   * its connection: the sequence of requests reaching a receiver shared by several
-   * subscriptions is then the same in every run, not only each subscription's own.
+   * One pass of a lane: its subscriptions one after another in creation order, each one's due
+   * deliveries drained before the next's: the sequence of requests reaching an endpoint that
+   * several subscriptions of an organisation share is then the same in every run, not only
+   * each subscription's own.
    */
-  async #deliverDue(nowMs: number): Promise<void> {
-    const subs = this.#o.service.all();
-    this.#lanes.forget(new Set(subs.map((s) => s.id)));
-    for (const s of subs) await this.#lanes.run(s.id, (progress) => this.#drainEndpoint(s.id, nowMs, progress));
+  async #pass(key: string, nowMs: number, control: PassControl): Promise<void> {
+    const stopping = (): boolean => control.halted() || this.#closing;
+    for (const s of this.#o.service.all()) {
+      if (stopping()) return;
+      if (s.status !== 'ENABLED' || this.#draining.has(s.id) || this.#o.sender.laneOf(s) !== key) continue;
+      this.#draining.add(s.id);
+      try {
+        await this.#drainEndpoint(s.id, nowMs, stopping, control);
+      } finally {
+        this.#draining.delete(s.id);
+      }
+    }
   }
 
   /**
    * Rounds of one subscription, two in flight: the next round is read and sent while the
    * previous one's answers arrive, so the connection's pipeline never drains between rounds.
-   * Rounds are read, sent and recorded strictly in turn, so runs repeat exactly.
+   * Rounds are read, sent and recorded strictly in turn, so runs repeat exactly. Each completed
+   * round is reported to the lane (its time budget).
    */
-  async #drainEndpoint(id: string, nowMs: number, progress: () => void): Promise<void> {
+  async #drainEndpoint(id: string, nowMs: number, stopping: () => boolean, lane: PassControl): Promise<void> {
     let inflight: Round | null = null;
     for (;;) {
-      const next: Delivery[] = this.#enabled(id) && !this.#closing ? await this.#nextRound(id, nowMs, inflight) : [];
+      const next: Delivery[] = this.#enabled(id) && !stopping() ? await this.#nextRound(id, nowMs, inflight) : [];
       // Looked up after the read: an update made while it was read (disabled, a new URL) applies to this round.
       const s = this.#enabled(id);
       const started: Round | null = s && next.length > 0 ? { s, due: next, outcomes: Promise.all(next.map((d) => this.#attempt(s, d, nowMs))) } : null;
@@ -309,7 +344,7 @@ export class WebhookEngine {
         const outcomes = await round.outcomes;
         await this.#o.store.recordAttempts(round.due.map((d, i) => this.#record(round.s, d, outcomes[i] as Outcome, nowMs)));
         await this.#trackFailing(round.s, outcomes, nowMs);
-        progress();
+        lane.progress(round.due.length);
       }
       if (!started) return;
       inflight = started;
@@ -401,7 +436,7 @@ export class WebhookEngine {
       timestamps: this.#o.timestampClock ? 'wall' : 'simulated',
       keepUp: {
         enqueued: this.#enqueued,
-        busyWallMs: this.#busyWallMs,
+        busyWallMs: this.#lanes.busyMs(),
         sensingToDeliveredSimMs: { p50: this.#sensingAge.percentile(50) || 0, p99: this.#sensingAge.percentile(99) || 0, max: this.#sensingAge.percentile(100) || 0 },
       },
     };
@@ -439,4 +474,11 @@ export class WebhookEngine {
     if (!r) this.#rngs.set(id, (r = rngFor(this.#o.seed, `webhook-retry:${id}`)));
     return r;
   }
+}
+
+/** A timer of `ms` as a promise (`elapsed`), cancellable. */
+function delay(ms: number): { elapsed: Promise<void>; cancel(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  const elapsed = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms).unref()));
+  return { elapsed, cancel: () => clearTimeout(timer) };
 }

@@ -49,6 +49,13 @@ export interface PlatformWebhookOptions {
   timestamps?: WebhookTimestamps;
   /** How far past a run's end waiting retries are still delivered (simulated ms, default 2 days). */
   settleMs?: number;
+  /** Wall ms the end of a run waits for lanes over their budget (default 5 s; engine.ts `drainMs`). */
+  drainMs?: number;
+  /**
+   * The platform moves its own clock (`serve`): nothing is to be repeated, so an advance waits
+   * for no lane and every lane delivers at its own pace (engine.ts `awaitLanes`).
+   */
+  followsWallClock?: boolean;
 }
 
 const DEFAULT_SETTLE_MS = 2 * 86_400_000;
@@ -108,6 +115,8 @@ async function start(stores: WebhookStores, catalogue: AssetCatalogue, clock: Cl
     sender,
     ...(o.retry ? { retry: o.retry } : {}),
     ...(o.disableAfterMs !== undefined ? { disableAfterMs: o.disableAfterMs } : {}),
+    ...(o.drainMs !== undefined ? { drainMs: o.drainMs } : {}),
+    ...(o.followsWallClock === true ? { awaitLanes: false } : {}),
     // Wall time for the enqueue → 2xx latency of perf only; results never read it.
     wallTime: o.wallTime ?? systemWallTime,
     // Standard verifiers check webhook-timestamp against their own clock (5 minutes' tolerance).
@@ -121,7 +130,9 @@ async function start(stores: WebhookStores, catalogue: AssetCatalogue, clock: Cl
     settle: () => engine.settle(clock.now() + (o.settleMs ?? DEFAULT_SETTLE_MS)),
     stats: () => engine.stats(),
     async close() {
-      await engine.advance().catch(() => undefined);
+      // What the outbox holds is enqueued (durable); nothing more is sent: a run's summary has
+      // counted what is pending, and it stays so for the next platform on the store.
+      await engine.fanOut().catch(() => undefined);
       // Lanes still sending (an endpoint that does not answer) stop with the connections: the
       // attempts in flight end as failures, recorded before the store closes.
       engine.stop();

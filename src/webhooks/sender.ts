@@ -9,9 +9,10 @@ import type { Outcome } from './retry.js';
 import type { Subscription } from './subscription.js';
 
 /**
- * The HTTP adapter of delivery: one undici `Client` per destination origin, concurrency limit
- * (webhooks/concurrency.ts) and `http_timeout`, kept alive and pipelined (HTTP/1.1) as deep as
- * the limit; each attempt is one dispatch (attempt-handler.ts: never re-sent by undici, bounded
+ * The HTTP adapter of delivery: one undici `Client` per organisation, destination origin,
+ * concurrency limit (webhooks/concurrency.ts) and `http_timeout` — a delivery lane (lanes.ts,
+ * `laneOf`) — kept alive and pipelined (HTTP/1.1) as deep as the limit. Two organisations never
+ * share a connection: one's backlog never sits in the pipeline ahead of the other's requests; each attempt is one dispatch (attempt-handler.ts: never re-sent by undici, bounded
  * by `http_timeout` from dispatch to the last byte, its answer read up to 64 KiB).
  * One connection per endpoint keeps the order in which bodies reach the receiver the order they were sent (a pipelined
  * connection answers in order), which is what makes `--speed max` deliveries byte-identical
@@ -64,29 +65,40 @@ export class Sender {
   readonly #targets = new Map<string, { origin: string; path: string; refused: string | null }>();
   /** Auth headers per subscription object (a change of the subscription is a new object). */
   readonly #auth = new WeakMap<Subscription, Record<string, string> | null>();
+  /** Lane per subscription object (on the per-delivery path). */
+  readonly #laneOf = new WeakMap<Subscription, string>();
 
   constructor(o: SenderOptions) {
     this.#o = o;
   }
 
   /**
-   * The connection to `origin` pipelined `depth` deep: subscriptions to one origin share it when
-   * their limits agree (a limit is the connection's depth, so two limits are two connections).
+   * The lane of a subscription: its organisation's connection to its origin, pipelined as deep as
+   * its limit, with its timeout. One organisation's subscriptions to one origin share it when
+   * their limits and timeouts agree (a limit is the connection's depth, the connect timeout is
+   * the http_timeout: two of either are two connections); the engine runs one delivery loop per lane.
    */
-  #client(origin: string, depth: number, timeoutMs: number): Client {
+  laneOf(s: Subscription): string {
+    let lane = this.#laneOf.get(s);
+    if (lane === undefined) {
+      const depth = this.#o.concurrencyOf?.(s.id) ?? this.#o.concurrency;
+      this.#laneOf.set(s, (lane = `${s.orgId} ${this.#target(s.endpoint.url).origin} ${depth}/${s.endpoint.httpTimeoutMs}`));
+    }
+    return lane;
+  }
+
+  /** The connection of lane `lane` (`laneOf`) to `origin`. */
+  #client(lane: string, origin: string, depth: number, timeoutMs: number): Client {
     let byLimits = this.#clients.get(origin);
     if (!byLimits) this.#clients.set(origin, (byLimits = new Map()));
-    // The connect timeout is the subscription's http_timeout: subscriptions share a connection
-    // when both their limit and their timeout agree.
-    const key = `${depth}/${timeoutMs}`;
-    let c = byLimits.get(key);
+    let c = byLimits.get(lane);
     if (!c) {
       c = new Client(origin, {
         pipelining: depth,
         keepAliveTimeout: 30_000,
         connect: writesPerTurn(buildConnector({ lookup: guardedLookup(this.#o.policy, this.#o.lookup), timeout: timeoutMs })),
       });
-      byLimits.set(key, c);
+      byLimits.set(lane, c);
     }
     return c;
   }
@@ -113,7 +125,7 @@ export class Sender {
     return new Promise<Outcome>((resolve) => {
       const handler = new AttemptHandler(timeout, r.nowMs, resolve);
       try {
-        this.#client(target.origin, depth, timeout).dispatch(
+        this.#client(this.laneOf(r.subscription), target.origin, depth, timeout).dispatch(
           {
             method: 'POST',
             path: target.path,
@@ -147,6 +159,16 @@ export class Sender {
       this.#auth.set(s, auth);
     }
     return auth === null ? headers : { ...headers, ...auth };
+  }
+
+  /** Cuts the connection of lane `lane` (`laneOf`): its attempts in flight end as failures now; the next send connects again. */
+  async closeLane(lane: string): Promise<void> {
+    for (const byLane of this.#clients.values()) {
+      const c = byLane.get(lane);
+      if (!c) continue;
+      byLane.delete(lane);
+      await c.destroy();
+    }
   }
 
   async close(): Promise<void> {
