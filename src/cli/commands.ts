@@ -18,6 +18,7 @@ import { formatSummary } from './summary.js';
 import { storeFlag } from './store-flag.js';
 import { reportFileWriter } from './report-files.js';
 import { parseShard } from '../run/shard.js';
+import { parseWebhookFaults } from '../webhooks/faults.js';
 
 import type { Flags, Io } from './io.js';
 export type { Flags, Io } from './io.js';
@@ -30,7 +31,7 @@ export async function runCommand(file: string, flags: Flags, io: Io, feed = fals
   const reportFiles = reportFileWriter(flags);
   if (reportFiles) opts.onArtefacts = reportFiles;
   const serve = flags.serve === true ? serveOptions(flags) : null;
-  checkOutputFiles(flags, ['report', 'junit', 'record', 'html', 'truth']);
+  checkOutputFiles(flags, ['report', 'junit', 'record', 'html', 'truth', 'consumer-expect']);
   const quiet = flags.quiet === true;
   // A redrawn line on a terminal, plain periodic lines otherwise (CI logs); src/cli/progress.ts.
   const bar = !quiet ? createProgressBar(io.stderr, { speed: opts.speed ?? 'max' }) : null;
@@ -167,6 +168,12 @@ function runOptionsFromFlags(flags: Flags): RunOptions {
   if (concurrency !== undefined) opts.webhooks = { ...opts.webhooks, concurrency };
   const timestamps = webhookTimestampsFlag(flags);
   if (timestamps !== undefined) opts.webhooks = { ...opts.webhooks, timestamps };
+  if (typeof flags['webhook-faults'] === 'string') {
+    const parsed = parseWebhookFaults(flags['webhook-faults']);
+    if (!parsed.ok) throw usage(`--webhook-faults, column ${parsed.col}: ${parsed.message}`);
+    opts.webhooks = { ...opts.webhooks, faults: parsed.faults };
+  }
+  if (typeof flags['consumer-expect'] === 'string') opts.webhooks = { ...opts.webhooks, consumerExpect: true };
   return opts;
 }
 
