@@ -19,7 +19,8 @@ import { SEQUENCE_HEADER } from './consumer-state.js';
  *
  * Which events are hit: `faults.ts` (a hash of seed, subscription, event id, fault). The
  * holding faults exclude each other — delay, then burst, then reorder, the first that hits —
- * so an event is held once; `duplicate` and `revise` combine with any; `timeout` hits the
+ * so an event is held once; `duplicate` and `revise` combine with any (reorder with revise
+ * holds the earlier revision instead, so it arrives after its event); `timeout` hits the
  * first attempt this process makes of the event and nothing else happens to that attempt.
  */
 export interface FaultInjectorOptions extends SenderOptions {
@@ -76,29 +77,34 @@ export class FaultInjector extends Sender {
     if (earlier) this.#count(sub, 'revise');
     const duplicate = hit('duplicate', f.duplicate?.rate);
     if (duplicate) this.#count(sub, 'duplicate');
-    const go = (): Promise<Outcome> => {
+    const reorder = f.reorder !== undefined && hit('reorder', f.reorder.rate);
+    const window = f.reorder?.window ?? 1;
+    // With an earlier revision, reordering holds the revision, not the event: the older value
+    // then arrives after the newer one, as a retried older revision does.
+    if (reorder && earlier) this.#count(sub, 'reorder');
+    const go = (immediate: boolean): Promise<Outcome> => {
       // The earlier revision first, on the same pipelined connection: it arrives before the event.
-      if (earlier) void super.send(earlier);
+      if (earlier && !reorder) void super.send(earlier);
       const outcome = super.send(r);
       if (duplicate) void super.send(r);
+      if (immediate) this.#sentPast(sub);
+      if (earlier && reorder) this.#holdForReorder(sub, window, () => void super.send(earlier));
       return outcome;
     };
     if (f.delay && hit('delay', f.delay.rate)) {
       this.#count(sub, 'delay');
       const ms = delayOf(this.#seed, sub, id, f.delay);
-      return new Promise((resolve) => setTimeout(() => resolve(go()), ms));
+      return new Promise((resolve) => setTimeout(() => resolve(go(false)), ms));
     }
     if (f.burst && hit('burst', f.burst.rate)) {
       this.#count(sub, 'burst');
-      return new Promise((resolve) => this.#holdForBurst(sub, f.burst as NonNullable<WebhookFaults['burst']>, () => resolve(go())));
+      return new Promise((resolve) => this.#holdForBurst(sub, f.burst as NonNullable<WebhookFaults['burst']>, () => resolve(go(false))));
     }
-    if (f.reorder && hit('reorder', f.reorder.rate)) {
+    if (reorder && !earlier) {
       this.#count(sub, 'reorder');
-      return new Promise((resolve) => this.#holdForReorder(sub, f.reorder?.window ?? 1, () => resolve(go())));
+      return new Promise((resolve) => this.#holdForReorder(sub, window, () => resolve(go(false))));
     }
-    const outcome = go();
-    this.#sentPast(sub);
-    return outcome;
+    return go(true);
   }
 
   /** Held until `window` later requests of the subscription went, or the turn's requests are out (a round is dispatched in one turn). */
