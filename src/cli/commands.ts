@@ -8,7 +8,7 @@ import { parseFaultSchedule } from '../scenario/fault-schedule.js';
 import { formatThresholds, thresholdSuite } from './thresholds.js';
 import { junitXml } from './junit.js';
 import { checkOutputFiles } from './preflight.js';
-import { hostOf, mqttPortOf, webhookConcurrencyOf, webhookTimestampsFlag } from './options.js';
+import { hostOf, mqttPortOf, webhookConcurrencyOf, webhookFaultsFlag, webhookTimestampsFlag } from './options.js';
 import { scenarioJsonSchema } from '../scenario/schema.js';
 import type { RunOptions } from '../run/options.js';
 import { runScenario, type RunReport } from '../run/run-scenario.js';
@@ -18,7 +18,6 @@ import { formatSummary } from './summary.js';
 import { storeFlag } from './store-flag.js';
 import { reportFileWriter } from './report-files.js';
 import { parseShard } from '../run/shard.js';
-import { parseWebhookFaults } from '../webhooks/faults.js';
 
 import type { Flags, Io } from './io.js';
 export type { Flags, Io } from './io.js';
@@ -168,11 +167,8 @@ function runOptionsFromFlags(flags: Flags): RunOptions {
   if (concurrency !== undefined) opts.webhooks = { ...opts.webhooks, concurrency };
   const timestamps = webhookTimestampsFlag(flags);
   if (timestamps !== undefined) opts.webhooks = { ...opts.webhooks, timestamps };
-  if (typeof flags['webhook-faults'] === 'string') {
-    const parsed = parseWebhookFaults(flags['webhook-faults']);
-    if (!parsed.ok) throw usage(`--webhook-faults, column ${parsed.col}: ${parsed.message}`);
-    opts.webhooks = { ...opts.webhooks, faults: parsed.faults };
-  }
+  const faults = webhookFaultsFlag(flags);
+  if (faults !== undefined) opts.webhooks = { ...opts.webhooks, faults };
   if (typeof flags['consumer-expect'] === 'string') opts.webhooks = { ...opts.webhooks, consumerExpect: true };
   return opts;
 }

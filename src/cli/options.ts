@@ -5,6 +5,7 @@ import { allowedHostName } from '../api/host-guard.js';
 import { metricsTokenProblem } from '../api/metrics.js';
 import { DEFAULT_WEBHOOK_TIMESTAMPS, WEBHOOK_TIMESTAMPS, webhookTimestampsOf, type WebhookTimestamps } from '../webhooks/timestamps.js';
 import type { Flags } from './io.js';
+import { parseWebhookFaults, type WebhookFaults } from '../webhooks/faults.js';
 
 /**
  * Every option of the command line, defined once: a command lists the ones it takes, so its
@@ -117,6 +118,15 @@ export function webhookTimestampsFlag(flags: Flags): WebhookTimestamps | undefin
   const t = webhookTimestampsOf(v);
   if (t === null) throw new AppError(ErrorCodes.USAGE, `--webhook-timestamps must be ${WEBHOOK_TIMESTAMPS.join(' or ')}, got ${JSON.stringify(v)}`);
   return t;
+}
+
+/** `--webhook-faults`: undefined when not given (webhooks/faults.ts). */
+export function webhookFaultsFlag(flags: Flags): WebhookFaults | undefined {
+  const v = flags['webhook-faults'];
+  if (typeof v !== 'string') return undefined;
+  const parsed = parseWebhookFaults(v);
+  if (!parsed.ok) throw new AppError(ErrorCodes.USAGE, `--webhook-faults, column ${parsed.col}: ${parsed.message}`);
+  return parsed.faults;
 }
 
 export const hostOf = (flags: Flags): string => (typeof flags.host === 'string' && flags.host !== '' ? flags.host : DEFAULT_HOST);
