@@ -17,9 +17,9 @@ import { junitXml } from './junit.js';
 const usage = (m: string): AppError => new AppError(ErrorCodes.USAGE, m);
 
 /** Rows read from one source at most (a state of a day of a large fleet is a few million). */
-export const MAX_ROWS = 20_000_000;
+const MAX_ROWS = 20_000_000;
 /** Bytes read from `--actual-url` at most. */
-export const MAX_URL_BYTES = 1 << 30;
+const MAX_URL_BYTES = 1 << 30;
 
 export async function consumerVerifyCommand(args: readonly string[], flags: Flags, io: Io): Promise<number> {
   if (args.length > 0) throw usage('occusim consumer-verify takes no positional argument');

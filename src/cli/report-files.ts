@@ -4,7 +4,7 @@ import type { RunArtefacts } from '../run/options.js';
 import { reportDataset } from '../report/dataset.js';
 import { reportHtml } from '../report/html.js';
 import { writeTruth } from '../report/truth-file.js';
-import { withTruth } from '../run/consumer-expect.js';
+import { withTruth } from './consumer-expect.js';
 import { stateNdjson } from '../webhooks/consumer-state.js';
 import type { Flags } from './io.js';
 

@@ -2,6 +2,9 @@ import type { Cloud, CloudCounters, PresenceMinute, TrafficMinute } from '../clo
 import type { EventEnvelope } from '../cloud/events.js';
 import type { OccupancyPoint, TrafficSpace } from '../cloud/traffic-occupancy.js';
 import type { WebhookStats } from '../webhooks/platform-hooks.js';
+/** What the run's report carries of webhooks (the run reaches webhooks only through the platform). */
+export type { StateRow as ConsumerStateRow } from '../webhooks/consumer-state.js';
+export type { FaultCounts } from '../webhooks/faults.js';
 
 /**
  * The platform's read side as the simulator's report sees it: asynchronous, plain data, so

@@ -5,7 +5,7 @@ import { round } from '../core/stats.js';
 import { isoLocal, isoUtc } from '../core/time.js';
 import type { ScenarioModel } from '../scenario/model.js';
 import type { TruthRecorder } from '../sim/truth.js';
-import type { FaultCounts } from '../webhooks/faults.js';
+import type { FaultCounts } from '../platform/reads.js';
 import type { LoopStats } from './loop.js';
 import { zoneOfSpace } from '../cloud/assets.js';
 import { trafficOccupancyAccuracy, type TrafficOccupancyResult } from './traffic-occupancy-report.js';

@@ -125,15 +125,3 @@ function setFault(f: WebhookFaults, kind: FaultKind, rate: number, params: reado
   f.burst = { rate, size, holdMs: hold };
   return null;
 }
-
-/** `duplicate 0.05, reorder 0.1 (window 4), …`: a spec as the summary shows it. */
-export function describeFaults(f: WebhookFaults): string {
-  const parts: string[] = [];
-  if (f.duplicate) parts.push(`duplicate ${f.duplicate.rate}`);
-  if (f.reorder) parts.push(`reorder ${f.reorder.rate} (window ${f.reorder.window})`);
-  if (f.delay) parts.push(`delay ${f.delay.rate} (${f.delay.minMs}-${f.delay.maxMs} ms)`);
-  if (f.burst) parts.push(`burst ${f.burst.rate} (size ${f.burst.size}, hold ${f.burst.holdMs} ms)`);
-  if (f.revise) parts.push(`revise ${f.revise.rate}`);
-  if (f.timeout) parts.push(`timeout ${f.timeout.rate}`);
-  return parts.join(', ');
-}
