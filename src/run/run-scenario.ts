@@ -125,7 +125,7 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
     const hooks = await platform.reads.webhookStats();
     if (hooks) result.webhooks = hooks.subscriptions;
     const expectations = [...(model.expect ?? []), ...extraExpectations];
-    const verdicts = expectations.length > 0 ? evaluateExpectations(expectations, result) : null;
+    const verdicts = expectations.length > 0 ? evaluateExpectations(expectations, result, hooks ? { webhookLatencyMs: { p50: round(hooks.latencyP50Ms, 2), p99: round(hooks.latencyP99Ms, 2) } } : {}) : null;
     // --truth / --html: what the report was computed from, read-only (results do not depend on it).
     await options.onArtefacts?.({ model, truth, data, result, verdicts, ...(hooks?.consumer ? { consumer: hooks.consumer } : {}) });
     const wallMs = wall.elapsedMs();

@@ -71,9 +71,12 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'occusim-consumers-'));
   for (const m of MODES) {
     receivers.set(m, await startReceiver(m));
-    const r = await cli('run', scenario(m), '--duration', '12m', '--quiet', '--consumer-expect', expected(m));
+    const r = await cli('run', scenario(m), '--duration', '12m', '--quiet', '--consumer-expect', expected(m), '--expect', 'webhooks.p99<60s', '--expect', 'webhooks.errors<50%');
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
+    // Thresholds on delivery: the latency (wall) and the failed attempts (none here: faults that fail attempts are off).
+    expect(r.out).toMatch(/webhooks\.p99<60s\s+[\d.]+ (ms|s)\s+pass/);
+    expect(r.out).toMatch(/webhooks\.errors<50%\s+0\.0%\s+pass/);
   }
 }, 150_000);
 
