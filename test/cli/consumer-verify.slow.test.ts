@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli } from './fixtures/run-cli.js';
 
@@ -15,13 +16,36 @@ import { cli } from './fixtures/run-cli.js';
  */
 const root = new URL('../..', import.meta.url).pathname;
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
-const MODES = ['naive', 'first-wins', 'idempotent'] as const;
+const MODES = ['naive', 'first-wins', 'idempotent', 'tiny'] as const;
 type Mode = (typeof MODES)[number];
 
 let dir = '';
 const receivers = new Map<Mode, { child: ChildProcess; url: string; state: string }>();
 
+/** A free loopback port (for the tiny consumer, which takes its port from the environment). */
+async function freePort(): Promise<number> {
+  const s = createNetServer();
+  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', () => resolve()));
+  const port = (s.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => s.close(() => resolve()));
+  return port;
+}
+
+/** examples/tiny-consumer/consumer.mjs, the consumer of docs/load-testing.md, verifying with the Standard Webhooks library. */
+async function startTiny(): Promise<{ child: ChildProcess; url: string; state: string }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [join(root, 'examples/tiny-consumer/consumer.mjs')], { cwd: root, env: { ...process.env, WEBHOOK_SECRET: SECRET, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const url = `http://127.0.0.1:${port}/`;
+  for (let i = 0; i < 100; i++) {
+    const up = await fetch(`${url}state`).then((r) => r.ok, () => false);
+    if (up) return { child, url, state: '' };
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('the tiny consumer did not start');
+}
+
 function startReceiver(mode: Mode): Promise<{ child: ChildProcess; url: string; state: string }> {
+  if (mode === 'tiny') return startTiny();
   const state = join(dir, `${mode}.ndjson`);
   const child = spawn(process.execPath, [join(root, 'bin/occusim.js'), 'receive', '--port', '0', '--secret', SECRET, '--apply', mode, '--state', state], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   return new Promise((resolve, reject) => {
@@ -78,7 +102,7 @@ beforeAll(async () => {
     expect(r.out).toMatch(/webhooks\.p99<60s\s+[\d.]+ (ms|s)\s+pass/);
     expect(r.out).toMatch(/webhooks\.errors<50%\s+0\.0%\s+pass/);
   }
-}, 150_000);
+}, 200_000);
 
 afterAll(async () => {
   for (const { child } of receivers.values()) await stop(child);
@@ -122,6 +146,12 @@ describe('consumer-verify on consumers of a faulty delivery', () => {
     // Occupancy: the last arrival is not the latest revision.
     const occupancy = await verify('naive', '--actual-url', `${receivers.get('naive')?.url}state`);
     expect(occupancy.out).toMatch(/ROOM_OCCUPANCY(_1M)? room_\w+ [\dT:-]+Z: expected \d+, got \d+/);
+  });
+
+  it('passes the tiny consumer of the docs, which verifies every request (injected revisions, duplicates) with the Standard Webhooks library', async () => {
+    const r = await verify('tiny', '--actual-url', `${receivers.get('tiny')?.url}state`);
+    expect(r.out).toMatch(/^consumer-verify \(consumer\): PASSED/);
+    expect(r.code).toBe(0);
   });
 
   it('catches the first-wins consumer: revisions of a minute ignored', async () => {
