@@ -4,7 +4,9 @@
 // state at GET /state in the NDJSON shape `occusim consumer-verify --actual-url` reads.
 //
 //   WEBHOOK_SECRET=whsec_… PORT=8787 node examples/tiny-consumer/consumer.mjs
+import { Buffer } from 'node:buffer';
 import { createServer } from 'node:http';
+import process from 'node:process';
 import { Webhook } from 'standardwebhooks';
 
 const hook = new Webhook(process.env.WEBHOOK_SECRET);
