@@ -63,6 +63,23 @@ describe('scenario webhooks[].faults', () => {
     expect(lines.some((l) => /^hooks\.yaml:10:\d+ webhooks\[0\]\.faults\.reorder\.window/.test(l)), lines.join('\n')).toBe(true);
   });
 
+  it('takes the bounds of --webhook-faults (webhooks/faults.ts FAULT_BOUNDS): the last value in, the next one out', () => {
+    const b = FAULT_BOUNDS;
+    const cases: Array<[string, string, string, string]> = [
+      [`{ reorder: { rate: 1, window: ${b.window.max} } }`, `reorder=1/${b.window.max}`, `{ reorder: { rate: 1, window: ${b.window.max + 1} } }`, `reorder=1/${b.window.max + 1}`],
+      [`{ reorder: { rate: 1, window: ${b.window.min} } }`, `reorder=1/${b.window.min}`, `{ reorder: { rate: 1, window: ${b.window.min - 1} } }`, `reorder=1/${b.window.min - 1}`],
+      [`{ delay: { rate: 1, min_ms: ${b.delayMs.min}, max_ms: ${b.delayMs.max} } }`, `delay=1/${b.delayMs.min}-${b.delayMs.max}`, `{ delay: { rate: 1, max_ms: ${b.delayMs.max + 1} } }`, `delay=1/0-${b.delayMs.max + 1}`],
+      [`{ burst: { rate: 1, size: ${b.size.max}, hold_ms: ${b.holdMs.max} } }`, `burst=1/${b.size.max}/${b.holdMs.max}`, `{ burst: { rate: 1, size: ${b.size.max + 1} } }`, `burst=1/${b.size.max + 1}`],
+      [`{ burst: { rate: 1, size: ${b.size.min}, hold_ms: ${b.holdMs.min} } }`, `burst=1/${b.size.min}/${b.holdMs.min}`, `{ burst: { rate: 1, hold_ms: ${b.holdMs.min - 1} } }`, `burst=1/8/${b.holdMs.min - 1}`],
+    ];
+    for (const [fileIn, cliIn, fileOut, cliOut] of cases) {
+      expect(loadScenarioText(SCENARIO(fileIn), 'hooks.yaml').ok, fileIn).toBe(true);
+      expect(parseWebhookFaults(cliIn).ok, cliIn).toBe(true);
+      expect(loadScenarioText(SCENARIO(fileOut), 'hooks.yaml').ok, fileOut).toBe(false);
+      expect(parseWebhookFaults(cliOut).ok, cliOut).toBe(false);
+    }
+  });
+
   it('refuses a delay whose least wait is above its longest', () => {
     const r = loadScenarioText(SCENARIO('{ delay: { rate: 0.1, min_ms: 500, max_ms: 50 } }'), 'hooks.yaml');
     expect(r.ok).toBe(false);
