@@ -8,7 +8,7 @@ import { parseFaultSchedule } from '../scenario/fault-schedule.js';
 import { formatThresholds, thresholdSuite } from './thresholds.js';
 import { junitXml } from './junit.js';
 import { checkOutputFiles } from './preflight.js';
-import { hostOf, mqttPortOf, webhookConcurrencyOf, webhookTimestampsFlag } from './options.js';
+import { hostOf, mqttPortOf, webhookConcurrencyOf, webhookFaultsFlag, webhookTimestampsFlag } from './options.js';
 import { scenarioJsonSchema } from '../scenario/schema.js';
 import type { RunOptions } from '../run/options.js';
 import { runScenario, type RunReport } from '../run/run-scenario.js';
@@ -30,7 +30,7 @@ export async function runCommand(file: string, flags: Flags, io: Io, feed = fals
   const reportFiles = reportFileWriter(flags);
   if (reportFiles) opts.onArtefacts = reportFiles;
   const serve = flags.serve === true ? serveOptions(flags) : null;
-  checkOutputFiles(flags, ['report', 'junit', 'record', 'html', 'truth']);
+  checkOutputFiles(flags, ['report', 'junit', 'record', 'html', 'truth', 'consumer-expect']);
   const quiet = flags.quiet === true;
   // A redrawn line on a terminal, plain periodic lines otherwise (CI logs); src/cli/progress.ts.
   const bar = !quiet ? createProgressBar(io.stderr, { speed: opts.speed ?? 'max' }) : null;
@@ -167,6 +167,9 @@ function runOptionsFromFlags(flags: Flags): RunOptions {
   if (concurrency !== undefined) opts.webhooks = { ...opts.webhooks, concurrency };
   const timestamps = webhookTimestampsFlag(flags);
   if (timestamps !== undefined) opts.webhooks = { ...opts.webhooks, timestamps };
+  const faults = webhookFaultsFlag(flags);
+  if (faults !== undefined) opts.webhooks = { ...opts.webhooks, faults };
+  if (typeof flags['consumer-expect'] === 'string') opts.webhooks = { ...opts.webhooks, consumerExpect: true };
   return opts;
 }
 

@@ -11,6 +11,7 @@ import { framesCommand } from './frames.js';
 import type { Flags, Io } from './io.js';
 import { OPTIONS, RUN_OPTIONS, type OptionName } from './options.js';
 import { receiveCommand } from './receive.js';
+import { consumerVerifyCommand } from './consumer-verify.js';
 import { replayCommand } from './replay.js';
 import { reportMergeCommand } from './report.js';
 import { serveCommand } from './serve.js';
@@ -101,7 +102,14 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .addOption(new Option('--latency <ms>', 'answer after this many ms'))
     .addOption(new Option('--seed <s>', 'seed of the failure draws'))
     .addOption(new Option('--dedupe-ids <n>', 'ids remembered for the dedupe, oldest forgotten first (default 1,000,000)'))
-    .addOption(new Option('--no-timestamp-check', 'accept any webhook-timestamp (deliveries of a run with --webhook-timestamps simulated); default: within 5 minutes of this clock'));
+    .addOption(new Option('--no-timestamp-check', 'accept any webhook-timestamp (deliveries of a run with --webhook-timestamps simulated); default: within 5 minutes of this clock'))
+    .addOption(new Option('--apply <mode>', 'hold the state a consumer of this kind would: idempotent, naive or first-wins (served at GET /state; docs/load-testing.md)'))
+    .addOption(new Option('--state <file>', 'with --apply: write the state as NDJSON when stopped'));
+  command('consumer-verify', "compare a consumer's state with the state a correct consumer must reach (run --consumer-expect): missing, extra and wrong rows; exit 1 on any", ['json', 'junit'], (args, f) => consumerVerifyCommand(args, f, io))
+    .addOption(new Option('--expected <file>', 'the expected state (occusim run --consumer-expect FILE)'))
+    .addOption(new Option('--actual <file>', "the consumer's state, NDJSON (docs/load-testing.md)"))
+    .addOption(new Option('--actual-url <url>', "a URL answering the consumer's state as NDJSON"))
+    .addOption(new Option('--subscription <name>', 'the subscription whose rows are compared (needed when the expected file holds several)'));
   const webhooks = program.command('webhooks').description('webhook dead letters and replays of a store').exitOverride();
   webhooks.configureOutput({ writeOut: (s) => void io.stdout.write(s), writeErr: (s) => void io.stderr.write(s), outputError: () => undefined });
   command('replay', 'put webhook dead letters (--dead) or a time range (--from/--to) back in the outbox', ['store', 'db'], (_, f) => webhooksCommand(['replay'], f, io), webhooks)
@@ -143,7 +151,7 @@ function commanderExit(err: CommanderError, argv: readonly string[], io: Io): nu
   return 2;
 }
 
-const COMMANDS = new Set(['run', 'explore', 'validate', 'schema', 'frames', 'check', 'replay', 'serve', 'credentials', 'deadletters', 'receive', 'webhooks', 'report']);
+const COMMANDS = new Set(['run', 'explore', 'validate', 'schema', 'frames', 'check', 'replay', 'serve', 'credentials', 'deadletters', 'receive', 'consumer-verify', 'webhooks', 'report']);
 
 function commandPath(argv: readonly string[]): string {
   const first = argv.find((a) => !a.startsWith('-'));

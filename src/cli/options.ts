@@ -5,6 +5,7 @@ import { allowedHostName } from '../api/host-guard.js';
 import { metricsTokenProblem } from '../api/metrics.js';
 import { DEFAULT_WEBHOOK_TIMESTAMPS, WEBHOOK_TIMESTAMPS, webhookTimestampsOf, type WebhookTimestamps } from '../webhooks/timestamps.js';
 import type { Flags } from './io.js';
+import { parseWebhookFaults, type WebhookFaults } from '../webhooks/faults.js';
 
 /**
  * Every option of the command line, defined once: a command lists the ones it takes, so its
@@ -57,6 +58,8 @@ export const OPTIONS = {
   audience: () => new Option('--audience <a>', 'API identifier accepted in client logins (default https://api.occusim.local)'),
   webhookAllow: () => new Option('--webhook-allow <cidrs>', 'webhook destinations allowed although loopback or private, comma-separated (docs/webhooks.md)'),
   webhookConcurrency: () => new Option('--webhook-concurrency <n>', `webhook requests in flight per endpoint, ${MIN_WEBHOOK_CONCURRENCY}..${MAX_WEBHOOK_CONCURRENCY} (default ${DEFAULT_WEBHOOK_CONCURRENCY}; a scenario's webhooks[].concurrency wins; docs/webhooks.md)`),
+  webhookFaults: () => new Option('--webhook-faults <spec>', "delivery faults on purpose for every subscription without its own, seeded: 'duplicate=0.05,reorder=0.1/4,delay=0.1/50-500,burst=0.05/8/500,revise=0.2,timeout=0.01' (docs/load-testing.md)"),
+  consumerExpect: () => new Option('--consumer-expect <file>', 'write the state a correct consumer of each subscription must hold, truth beside it, NDJSON (occusim consumer-verify; docs/load-testing.md)'),
   webhookTimestamps: () => new Option('--webhook-timestamps <clock>', `what webhook-timestamp carries: ${WEBHOOK_TIMESTAMPS.join(' or ')} (default ${DEFAULT_WEBHOOK_TIMESTAMPS}: standard verifiers accept it; simulated: byte-identical requests, which they reject; docs/webhooks.md)`),
   scenario: () => new Option('--scenario <file>', 'the scenario file (or a shipped scenario by name, e.g. quickstart)'),
   graphiql: () => new Option('--no-graphiql', 'with --serve (and serve): no GraphQL IDE page at /api/graphiql'),
@@ -71,7 +74,7 @@ export const OPTIONS = {
 export type OptionName = keyof typeof OPTIONS;
 
 /** The options of a run (`run`, `serve --feed`). */
-export const RUN_OPTIONS: readonly OptionName[] = ['seed', 'speed', 'duration', 'start', 'faults', 'fidelity', 'workers', 'report', 'store', 'db', 'keep', 'resume', 'fresh', 'platformThread', 'hiveThreads', 'mqttPort', 'host', 'broker', 'record', 'quiet', 'expect', 'junit', 'webhookAllow', 'webhookConcurrency', 'webhookTimestamps', 'truth', 'html'];
+export const RUN_OPTIONS: readonly OptionName[] = ['seed', 'speed', 'duration', 'start', 'faults', 'fidelity', 'workers', 'report', 'store', 'db', 'keep', 'resume', 'fresh', 'platformThread', 'hiveThreads', 'mqttPort', 'host', 'broker', 'record', 'quiet', 'expect', 'junit', 'webhookAllow', 'webhookConcurrency', 'webhookTimestamps', 'webhookFaults', 'consumerExpect', 'truth', 'html'];
 
 function portValue(flags: Flags, name: 'port' | 'mqtt-port', fallback: number): number {
   const v = flags[name];
@@ -115,6 +118,15 @@ export function webhookTimestampsFlag(flags: Flags): WebhookTimestamps | undefin
   const t = webhookTimestampsOf(v);
   if (t === null) throw new AppError(ErrorCodes.USAGE, `--webhook-timestamps must be ${WEBHOOK_TIMESTAMPS.join(' or ')}, got ${JSON.stringify(v)}`);
   return t;
+}
+
+/** `--webhook-faults`: undefined when not given (webhooks/faults.ts). */
+export function webhookFaultsFlag(flags: Flags): WebhookFaults | undefined {
+  const v = flags['webhook-faults'];
+  if (typeof v !== 'string') return undefined;
+  const parsed = parseWebhookFaults(v);
+  if (!parsed.ok) throw new AppError(ErrorCodes.USAGE, `--webhook-faults, column ${parsed.col}: ${parsed.message}`);
+  return parsed.faults;
 }
 
 export const hostOf = (flags: Flags): string => (typeof flags.host === 'string' && flags.host !== '' ? flags.host : DEFAULT_HOST);

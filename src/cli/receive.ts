@@ -3,16 +3,19 @@ import { DEDUPE_IDS, startReceiver, type ReceiverStats } from '../webhooks/recei
 import { DEFAULT_TOLERANCE_S, secretKey } from '../webhooks/signing.js';
 import { systemWallTime } from '../core/clock.js';
 import { isWebhookError } from '../webhooks/errors.js';
+import { APPLY_MODES, type ApplyMode } from '../webhooks/consumer-state.js';
 import type { Flags, Io } from './io.js';
 import { hostOf } from './options.js';
 
 /**
  * `occusim receive --port N [--secret whsec_…] [--out events.ndjson] [--fail-rate P]
- * [--latency MS] [--seed S] [--dedupe-ids N] [--no-timestamp-check]`: a webhook endpoint
+ * [--latency MS] [--seed S] [--dedupe-ids N] [--no-timestamp-check] [--apply MODE [--state FILE]]`: a webhook endpoint
  * (webhooks/receiver.ts) until SIGINT or SIGTERM; a live line of counts per type on stderr,
  * the final counts as JSON on stdout. With a secret it verifies as a standard consumer does:
  * `webhook-timestamp` within 5 minutes of this machine's clock (the platform's default
  * timestamps are wall time), unless `--no-timestamp-check` (a run's `--webhook-timestamps simulated`).
+ * `--apply naive|first-wins|idempotent` holds the state such a consumer would (webhooks/consumer-state.ts),
+ * served at `GET /state` and written to `--state FILE` when it stops: what `occusim consumer-verify` judges.
  */
 const usage = (m: string): AppError => new AppError(ErrorCodes.USAGE, m);
 
@@ -32,6 +35,13 @@ export function line(s: ReceiverStats): string {
   return `received ${s.unique} (dup ${s.duplicates}, failed ${s.failed}, bad sig ${s.badSignatures})  ${types}`;
 }
 
+function applyOf(flags: Flags): ApplyMode | null {
+  const v = flags.apply;
+  if (v === undefined) return null;
+  if (typeof v !== 'string' || !(APPLY_MODES as readonly string[]).includes(v)) throw usage(`--apply must be ${APPLY_MODES.join(', ')}, got ${JSON.stringify(v)}`);
+  return v as ApplyMode;
+}
+
 export async function receiveCommand(args: readonly string[], flags: Flags, io: Io, signal?: AbortSignal): Promise<number> {
   if (args.length > 0) throw usage('occusim receive takes no positional argument');
   const secrets = typeof flags.secret === 'string' ? flags.secret.split(',') : [];
@@ -41,6 +51,8 @@ export async function receiveCommand(args: readonly string[], flags: Flags, io: 
     if (isWebhookError(err)) throw usage(err.message);
     throw err;
   }
+  const apply = applyOf(flags);
+  if (typeof flags.state === 'string' && apply === null) throw usage('--state needs --apply naive|first-wins|idempotent: the state to write');
   const receiver = await startReceiver({
     port: num(flags, 'port', 0, 65535, 8787),
     host: hostOf(flags),
@@ -51,10 +63,12 @@ export async function receiveCommand(args: readonly string[], flags: Flags, io: 
     seed: typeof flags.seed === 'string' ? flags.seed : 0,
     dedupeIds: num(flags, 'dedupe-ids', 1, 100_000_000, DEDUPE_IDS),
     // Commander keeps a negated option under its long name: true unless --no-timestamp-check was given.
+    ...(apply !== null ? { apply } : {}),
+    ...(typeof flags.state === 'string' ? { stateOut: flags.state } : {}),
     ...(flags['no-timestamp-check'] !== false ? { toleranceS: DEFAULT_TOLERANCE_S, nowS: () => Math.floor(systemWallTime() / 1000) } : {}),
   });
   const checked = secrets.length === 0 ? '' : flags['no-timestamp-check'] !== false ? ` (verifying signatures, timestamps within ${DEFAULT_TOLERANCE_S} s)` : ' (verifying signatures, timestamps not checked)';
-  io.stderr.write(`occusim receive: listening on ${receiver.url}${checked}\n`);
+  io.stderr.write(`occusim receive: listening on ${receiver.url}${checked}${apply !== null ? `; holding a ${apply} consumer's state at ${receiver.url}state` : ''}\n`);
   const live = setInterval(() => {
     if (io.stderr.isTTY) io.stderr.write(`\r${line(receiver.stats())}\u001b[K`);
   }, 500);

@@ -14,7 +14,8 @@ import { declaredWebhooks } from '../run/run-scenario.js';
 import type { Flags, Io } from './io.js';
 import { storeFlag } from './store-flag.js';
 import { formatHiveCredentials } from './credentials.js';
-import { allowedHostsOf, apiPortOf, hostOf, metricsTokenOf, mqttPortOf, webhookConcurrencyOf, webhookTimestampsFlag } from './options.js';
+import { allowedHostsOf, apiPortOf, hostOf, metricsTokenOf, mqttPortOf, webhookConcurrencyOf, webhookFaultsFlag, webhookTimestampsFlag } from './options.js';
+import type { WebhookFaults } from '../webhooks/faults.js';
 import { SIMULATED_TIMESTAMPS_WARNING, type WebhookTimestamps } from '../webhooks/timestamps.js';
 
 /**
@@ -37,6 +38,8 @@ export interface ServeOptions {
   webhookConcurrency?: number;
   /** What `webhook-timestamp` carries (`--webhook-timestamps`); undefined: the default (wall). */
   webhookTimestamps?: WebhookTimestamps;
+  /** Delivery faults of subscriptions without their own (`--webhook-faults`; docs/load-testing.md). */
+  webhookFaults?: WebhookFaults;
   /** The GraphQL IDE page (`--no-graphiql` turns it off). */
   graphiql: boolean;
   /** `--metrics-token`: the operator's scraper sees /metrics per tenant with it. */
@@ -67,7 +70,9 @@ export function serveOptions(flags: Flags): ServeOptions {
   const webhookConcurrency = webhookConcurrencyOf(flags);
   const metricsToken = metricsTokenOf(flags);
   const webhookTimestamps = webhookTimestampsFlag(flags);
+  const webhookFaults = webhookFaultsFlag(flags);
   return {
+    ...(webhookFaults !== undefined ? { webhookFaults } : {}),
     ...(webhookConcurrency !== undefined ? { webhookConcurrency } : {}),
     ...(webhookTimestamps !== undefined ? { webhookTimestamps } : {}),
     ...(metricsToken !== undefined ? { metricsToken } : {}),
@@ -112,7 +117,7 @@ function scaleOutOf(flags: Flags): ScaleOut | null {
 }
 
 /** Options of a run that mean nothing to a platform served alone (they need `--feed`). */
-const FEED_ONLY = ['seed', 'speed', 'duration', 'start', 'fidelity', 'workers', 'report', 'keep', 'resume', 'fresh', 'platform-thread', 'hive-threads', 'record', 'quiet', 'expect', 'junit'];
+const FEED_ONLY = ['seed', 'speed', 'duration', 'start', 'fidelity', 'workers', 'report', 'keep', 'resume', 'fresh', 'platform-thread', 'hive-threads', 'record', 'quiet', 'expect', 'junit', 'consumer-expect'];
 
 export async function serveCommand(flags: Flags, io: Io, signal?: AbortSignal): Promise<number> {
   if (typeof flags.scenario !== 'string') throw new AppError(ErrorCodes.USAGE, 'occusim serve needs --scenario <file>: its organisation, assets, users and clients');
@@ -158,6 +163,7 @@ export async function serveModel(model: ScenarioModel, opts: ServeOptions, io: I
       declared: declaredWebhooks(model),
       ...(opts.webhookConcurrency !== undefined ? { concurrency: opts.webhookConcurrency } : {}),
       ...(opts.webhookTimestamps !== undefined ? { timestamps: opts.webhookTimestamps } : {}),
+      ...(opts.webhookFaults !== undefined ? { faults: opts.webhookFaults } : {}),
     },
   });
   // SIGTERM during start-up ends the process now (issue 33 item 8: a process outlived SIGTERM

@@ -101,7 +101,13 @@ export function formatSummary(report: RunReport): string {
     const lat = p.webhookLatencyMs ? ` — enqueue → 2xx p50 ${p.webhookLatencyMs.p50} ms, p99 ${p.webhookLatencyMs.p99} ms (wall)` : '';
     lines.push(`Webhooks${lat}`);
     const hooks = rowsToShow(r.webhooks, (w) => w.deadLettered * 1e6 + w.retried + w.pending);
-    for (const w of hooks.shown) lines.push(`  ${w.name.slice(0, 27).padEnd(28)}delivered ${w.delivered}, retried ${w.retried}, dead-lettered ${w.deadLettered}, disabled ${w.disabled}×, pending ${w.pending}`);
+    for (const w of hooks.shown) {
+      const attempts = w.delivered + w.retried + w.deadLettered;
+      const errors = attempts === 0 ? '' : `, errors ${(((w.retried + w.deadLettered) / attempts) * 100).toFixed(1)}%`;
+      lines.push(`  ${w.name.slice(0, 27).padEnd(28)}delivered ${w.delivered}, retried ${w.retried}, dead-lettered ${w.deadLettered}, disabled ${w.disabled}×, pending ${w.pending}${errors}`);
+      // Faults on purpose (docs/load-testing.md): how many attempts each kind hit.
+      if (w.faults) lines.push(`  ${''.padEnd(28)}faults applied: ${Object.entries(w.faults).map(([k, n]) => `${k} ${n}`).join(', ')}`);
+    }
     lines.push(...omittedLine(hooks.omitted, 'subscriptions', 'dead letters and retries'));
     // Left by lanes still behind at the end (webhooks/engine.ts settle): durable, not lost.
     const pending = r.webhooks.reduce((a, w) => a + w.pending, 0);

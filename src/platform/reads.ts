@@ -1,7 +1,10 @@
 import type { Cloud, CloudCounters, PresenceMinute, TrafficMinute } from '../cloud/cloud.js';
 import type { EventEnvelope } from '../cloud/events.js';
 import type { OccupancyPoint, TrafficSpace } from '../cloud/traffic-occupancy.js';
-import type { EngineStats } from '../webhooks/engine.js';
+import type { WebhookStats } from '../webhooks/platform-hooks.js';
+/** What the run's report carries of webhooks (the run reaches webhooks only through the platform). */
+export type { StateRow as ConsumerStateRow } from '../webhooks/consumer-state.js';
+export type { FaultCounts } from '../webhooks/faults.js';
 
 /**
  * The platform's read side as the simulator's report sees it: asynchronous, plain data, so
@@ -44,7 +47,7 @@ export interface PlatformReads {
   eventEnvelopes(afterId: number, limit: number): Promise<Array<{ id: number; envelope: EventEnvelope }>>;
   report(request: ReportRequest): Promise<ReportData>;
   /** Webhook deliveries per subscription and their latency; null when the platform delivers none. */
-  webhookStats(): Promise<EngineStats | null>;
+  webhookStats(): Promise<WebhookStats | null>;
 }
 
 /** What `reportData` reads: the cloud's, or a store's alone (`report merge --store`, src/run/store-accuracy.ts). */
@@ -65,7 +68,7 @@ export async function reportData(cloud: ReportReads, req: ReportRequest): Promis
 }
 
 /** The platform's reads over an in-thread cloud. */
-export function cloudReads(cloud: Cloud, webhookStats: (() => Promise<EngineStats>) | null = null): PlatformReads {
+export function cloudReads(cloud: Cloud, webhookStats: (() => Promise<WebhookStats>) | null = null): PlatformReads {
   return {
     counters: () => Promise.resolve(cloud.counters()),
     presenceMinutes: (id) => cloud.presenceMinutes(id),

@@ -14,8 +14,13 @@ export interface Verdict {
   passed: boolean;
 }
 
+/** What thresholds read besides the result: wall-time figures of the run (`perf`), which vary run to run. */
+export interface MeasuredPerf {
+  webhookLatencyMs?: { p50: number; p99: number };
+}
+
 /** Where each metric is read in the result (complete by type: a new metric needs its reader). */
-const READERS: Readonly<Record<ExpectMetric, (r: RunResult) => number | null>> = {
+const READERS: Readonly<Record<ExpectMetric, (r: RunResult, p: MeasuredPerf) => number | null>> = {
   'rooms.mae': (r) => (r.presence.rooms.minutes > 0 ? r.presence.rooms.mae : null),
   'rooms.exact': (r) => (r.presence.rooms.minutes > 0 ? r.presence.rooms.exactRate : null),
   'rooms.within1': (r) => (r.presence.rooms.minutes > 0 ? r.presence.rooms.withinOneRate : null),
@@ -35,6 +40,9 @@ const READERS: Readonly<Record<ExpectMetric, (r: RunResult) => number | null>> =
   'webhooks.delivered': (r) => sumWebhooks(r, (w) => w.delivered),
   'webhooks.deadletters': (r) => sumWebhooks(r, (w) => w.deadLettered),
   'webhooks.lost': (r) => sumWebhooks(r, (w) => w.deadLettered + w.pending),
+  'webhooks.errors': (r) => webhookErrorRate(r),
+  'webhooks.p50': (_, p) => p.webhookLatencyMs?.p50 ?? null,
+  'webhooks.p99': (_, p) => p.webhookLatencyMs?.p99 ?? null,
   'detector.presence.exact': (r) => r.detector?.presence.overall.exactRate ?? null,
   'detector.traffic.precision': (r) => r.detector?.traffic.overall.precision ?? null,
   'detector.traffic.recall': (r) => r.detector?.traffic.overall.recall ?? null,
@@ -48,13 +56,20 @@ function meanOverSpaces(r: RunResult, f: (s: RunResult['trafficOccupancy']['spac
 
 type WebhookCounts = NonNullable<RunResult['webhooks']>[number];
 
-function sumWebhooks(r: RunResult, f: (w: WebhookCounts) => number): number | null {
+function sumWebhooks(r: Pick<RunResult, 'webhooks'>, f: (w: WebhookCounts) => number): number | null {
   return r.webhooks === undefined ? null : r.webhooks.reduce((a, w) => a + f(w), 0);
 }
 
-export function evaluateExpectations(expectations: readonly Expectation[], result: RunResult): Verdict[] {
+/** Failed attempts (retried or dead-lettered) over all attempts, every subscription; null without an attempt. */
+export function webhookErrorRate(r: Pick<RunResult, 'webhooks'>): number | null {
+  const failed = sumWebhooks(r, (w) => w.retried + w.deadLettered);
+  const attempts = sumWebhooks(r, (w) => w.delivered + w.retried + w.deadLettered);
+  return failed === null || attempts === null || attempts === 0 ? null : failed / attempts;
+}
+
+export function evaluateExpectations(expectations: readonly Expectation[], result: RunResult, perf: MeasuredPerf = {}): Verdict[] {
   return expectations.map((expectation) => {
-    const measured = READERS[expectation.metric](result);
+    const measured = READERS[expectation.metric](result, perf);
     return { expectation, measured, passed: measured !== null && holds(expectation.op, measured, expectation.value) };
   });
 }

@@ -7,6 +7,7 @@ import type { PlatformWebhookOptions } from '../platform/platform.js';
 import type { StorePolicy } from '../platform/store-guard.js';
 import type { ReportData } from '../platform/reads.js';
 import type { TruthRecorder } from '../sim/truth.js';
+import type { ConsumerStateRow } from '../platform/reads.js';
 import type { RunResult } from './report.js';
 import type { Verdict } from './expectations.js';
 import type { ShardSpec } from './shard.js';
@@ -111,6 +112,8 @@ export interface RunArtefacts {
   result: RunResult;
   /** The thresholds' verdicts (the scenario's `expect:` and `--expect`), null without thresholds. */
   verdicts: readonly Verdict[] | null;
+  /** The state a correct consumer of each subscription must hold (`webhooks.consumerExpect`; webhooks/expected-state.ts). */
+  consumer?: readonly ConsumerStateRow[];
 }
 
 /** What a caller needs to serve a running platform. */

@@ -5,6 +5,7 @@ import { round } from '../core/stats.js';
 import { isoLocal, isoUtc } from '../core/time.js';
 import type { ScenarioModel } from '../scenario/model.js';
 import type { TruthRecorder } from '../sim/truth.js';
+import type { FaultCounts } from '../platform/reads.js';
 import type { LoopStats } from './loop.js';
 import { zoneOfSpace } from '../cloud/assets.js';
 import { trafficOccupancyAccuracy, type TrafficOccupancyResult } from './traffic-occupancy-report.js';
@@ -71,7 +72,7 @@ export interface RunResult {
   /** The sensors' own detection accuracy against truth, per sensor and overall (docs/edge.md). */
   detector?: DetectorAccuracy;
   /** Webhook deliveries per subscription (docs/webhooks.md): deterministic counts. */
-  webhooks?: Array<{ id: string; name: string; delivered: number; retried: number; deadLettered: number; disabled: number; pending: number }>;
+  webhooks?: Array<{ id: string; name: string; delivered: number; retried: number; deadLettered: number; disabled: number; pending: number; /** Delivery faults applied on purpose, per kind (webhooks/faults.ts). */ faults?: FaultCounts }>;
 }
 
 export function buildResult(model: ScenarioModel, truth: TruthRecorder, cloud: ReportSource, loop: LoopStats, detector?: DetectorAccuracy): RunResult {

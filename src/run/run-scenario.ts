@@ -125,9 +125,9 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
     const hooks = await platform.reads.webhookStats();
     if (hooks) result.webhooks = hooks.subscriptions;
     const expectations = [...(model.expect ?? []), ...extraExpectations];
-    const verdicts = expectations.length > 0 ? evaluateExpectations(expectations, result) : null;
+    const verdicts = expectations.length > 0 ? evaluateExpectations(expectations, result, hooks ? { webhookLatencyMs: { p50: round(hooks.latencyP50Ms, 2), p99: round(hooks.latencyP99Ms, 2) } } : {}) : null;
     // --truth / --html: what the report was computed from, read-only (results do not depend on it).
-    await options.onArtefacts?.({ model, truth, data, result, verdicts });
+    await options.onArtefacts?.({ model, truth, data, result, verdicts, ...(hooks?.consumer ? { consumer: hooks.consumer } : {}) });
     const wallMs = wall.elapsedMs();
     const simSeconds = wallMs / 1000;
     const report: RunReport = {
@@ -228,6 +228,7 @@ export function declaredWebhooks(model: ScenarioModel): NonNullable<PlatformWebh
     src: `${model.file} webhooks[${i}]`,
     input: { name: w.name, eventTypes: w.eventTypes, url: w.url, filters: w.filters, secret: w.secret, sendOnValueChange: w.sendOnValueChange, httpTimeoutS: w.httpTimeoutS },
     ...(w.concurrency !== undefined ? { concurrency: w.concurrency } : {}),
+    ...(w.faults !== undefined ? { faults: w.faults } : {}),
   }));
 }
 

@@ -1,6 +1,7 @@
 import type { Polygon, Vec2 } from '../core/geometry.js';
 import type { SensorArrayName } from '../core/sensor-arrays.js';
 import type { Expectation } from './expectations.js';
+import type { WebhookFaultsModel } from './webhook-faults-schema.js';
 
 /**
  * The expanded scenario: what every stage of the data path reads. Produced from a scenario
@@ -73,6 +74,8 @@ export interface WebhookModel {
   httpTimeoutS: number | null;
   /** Requests in flight to the endpoint (1..64); absent: the platform's default (`--webhook-concurrency`, 16). */
   concurrency?: number;
+  /** Delivery faults on purpose (docs/load-testing.md); absent: `--webhook-faults`, else none. */
+  faults?: WebhookFaultsModel;
   /** JSON pointer of the entry in the file (located errors). */
   src: string;
 }

@@ -8,6 +8,7 @@ import { parseExpectation } from './expectations.js';
 import { resolveFloor } from './resolve-floor.js';
 import { resolveFaults, resolveNetwork } from './resolve-network.js';
 import { defaultFidelity, resolveThermal } from './resolve-thermal.js';
+import { webhookFaultsModel } from './webhook-faults-schema.js';
 import { buildingSchema, fileSchema, MAX_ORGANISATIONS, organizationEntrySchema, siteSchema, type ScenarioFile } from './schema.js';
 
 /** Values that replace the file's (CLI flags). */
@@ -123,6 +124,7 @@ function webhooksOf(ctx: Ctx, header: Header | null): Pick<ScenarioModel, 'webho
       sendOnValueChange: w.send_on_value_change ?? false,
       httpTimeoutS: w.http_timeout ?? null,
       ...(w.concurrency !== undefined ? { concurrency: w.concurrency } : {}),
+      ...(w.faults !== undefined ? { faults: webhookFaultsModel(w.faults) } : {}),
       src: ctx.pointerOf(['webhooks', i]),
     })),
     webhookAllow: header.webhook_allow ?? [],

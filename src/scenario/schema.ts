@@ -6,6 +6,7 @@ import { SENSOR_MODELS } from './model.js';
 import { thermalSchema, warmObjectSchema } from './thermal-schema.js';
 import { faultSchema, networkSchema } from './network-schema.js';
 import { MAX_EXPECTATIONS, parseExpectation } from './expectations.js';
+import { webhookFaultsSchema } from './webhook-faults-schema.js';
 
 /** Bounds of `webhooks[].concurrency`: webhooks/concurrency.ts's (a test pins that they agree; the scenario layer does not import the platform's). */
 const MIN_WEBHOOK_CONCURRENCY = 1;
@@ -254,6 +255,7 @@ export const fileSchema = z
             .max(MAX_WEBHOOK_CONCURRENCY)
             .optional()
             .describe(`Requests in flight to the endpoint (${MIN_WEBHOOK_CONCURRENCY}..${MAX_WEBHOOK_CONCURRENCY}, pipelined on one keep-alive connection); default --webhook-concurrency or ${DEFAULT_WEBHOOK_CONCURRENCY}`),
+          faults: webhookFaultsSchema.optional(),
         }),
       )
       .optional()

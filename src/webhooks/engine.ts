@@ -377,6 +377,9 @@ export class WebhookEngine {
       'webhook-id': d.eventId,
       'webhook-timestamp': String(timestampS),
       'webhook-signature': signatureHeader(s.secrets, d.eventId, timestampS, d.body),
+      // The delivery's place in the subscription's outbox: the platform's order of its events,
+      // which a consumer keeps the latest by when retries or faults change the arrival order.
+      'occusim-sequence': String(d.id),
     };
     return this.#o.sender.send({ subscription: s, body: d.body, headers, nowMs });
   }

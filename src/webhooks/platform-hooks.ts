@@ -7,7 +7,11 @@ import { rngFor } from '../core/rng.js';
 import { AppError, ErrorCodes } from '../core/errors.js';
 import { AddressPolicy } from './address-policy.js';
 import { isWebhookError } from './errors.js';
-import { WebhookEngine, type EngineStats } from './engine.js';
+import { WebhookEngine, type EngineStats, type SubscriptionStats } from './engine.js';
+import { expectedState } from './expected-state.js';
+import type { StateRow } from './consumer-state.js';
+import { FaultInjector } from './fault-injector.js';
+import type { FaultCounts, WebhookFaults } from './faults.js';
 import type { RetryPolicy } from './retry.js';
 import { Sender } from './sender.js';
 import { WebhookService, type Created } from './service.js';
@@ -38,7 +42,11 @@ export interface PlatformWebhookOptions {
    * Subscriptions declared by the scenario, created at the first start (kept by the store after),
    * each with its own concurrency limit when the file gives one.
    */
-  declared?: ReadonlyArray<{ orgId: string; input: CreateInput; /** Where it was declared (a scenario file's location). */ src?: string; concurrency?: number }>;
+  declared?: ReadonlyArray<{ orgId: string; input: CreateInput; /** Where it was declared (a scenario file's location). */ src?: string; concurrency?: number; /** Delivery faults on purpose (webhooks/faults.ts). */ faults?: WebhookFaults }>;
+  /** Faults of every subscription without its own (`--webhook-faults`; webhooks/faults.ts). */
+  faults?: WebhookFaults;
+  /** `stats()` also gives each subscription's expected consumer state (`run --consumer-expect`; webhooks/expected-state.ts). */
+  consumerExpect?: boolean;
   /** Requests in flight per endpoint unless its declaration says otherwise (`--webhook-concurrency`, default 16; webhooks/concurrency.ts). */
   concurrency?: number;
   retry?: RetryPolicy;
@@ -71,8 +79,15 @@ export interface PlatformWebhooks {
   advance(): Promise<void>;
   /** End of a run: waiting retries delivered at their simulated instants, up to `settleMs` (default 2 days) past the end. */
   settle(): Promise<void>;
-  stats(): Promise<EngineStats>;
+  stats(): Promise<WebhookStats>;
   close(): Promise<void>;
+}
+
+/** The engine's figures, with the faults applied per subscription and (`consumerExpect`) the expected consumer state. */
+export interface WebhookStats extends EngineStats {
+  subscriptions: Array<SubscriptionStats & { faults?: FaultCounts }>;
+  /** Rows of every subscription, each naming its subscription. */
+  consumer?: StateRow[];
 }
 
 /**
@@ -103,8 +118,11 @@ async function start(stores: WebhookStores, catalogue: AssetCatalogue, clock: Cl
   const problem = concurrencyProblem(concurrency);
   if (problem !== null) throw new AppError(ErrorCodes.USAGE, `webhook concurrency: ${problem}`);
   if (o.timestamps !== undefined && webhookTimestampsOf(o.timestamps) === null) throw new AppError(ErrorCodes.USAGE, `webhook timestamps must be ${WEBHOOK_TIMESTAMPS.join(' or ')}, got ${JSON.stringify(o.timestamps)}`);
-  const limits = await declare(service, store, clock, o.declared ?? []);
-  const sender = new Sender({ policy, concurrency, concurrencyOf: (id) => limits.get(id) });
+  const { limits, faults } = await declare(service, store, clock, o.declared ?? []);
+  const senderOptions = { policy, concurrency, concurrencyOf: (id: string) => limits.get(id) };
+  const withFaults = faults.size > 0 || o.faults !== undefined;
+  const injector = withFaults ? new FaultInjector({ ...senderOptions, seed: o.seed, faultsOf: (s) => faults.get(s.id) ?? o.faults ?? null }) : null;
+  const sender = injector ?? new Sender(senderOptions);
   const engine = await WebhookEngine.open({
     service,
     store,
@@ -128,7 +146,14 @@ async function start(stores: WebhookStores, catalogue: AssetCatalogue, clock: Cl
     sensorDeliveries: (events, receivedAtMs) => engine.sensorDeliveries(events, receivedAtMs),
     advance: () => engine.advance(),
     settle: () => engine.settle(clock.now() + (o.settleMs ?? DEFAULT_SETTLE_MS)),
-    stats: () => engine.stats(),
+    async stats() {
+      const e = await engine.stats();
+      const subscriptions = e.subscriptions.map((s) => {
+        const c = injector?.counts(s.id) ?? null;
+        return c ? { ...s, faults: c } : s;
+      });
+      return { ...e, subscriptions, ...(o.consumerExpect === true ? { consumer: await expectedState(store, service.all()) } : {}) };
+    },
     async close() {
       // What the outbox holds is enqueued (durable); nothing more is sent: a run's summary has
       // counted what is pending, and it stays so for the next platform on the store.
@@ -150,11 +175,12 @@ async function start(stores: WebhookStores, catalogue: AssetCatalogue, clock: Cl
  * resumed run whose file changed, e.g. a receiver on a new port): same id and outbox, the
  * file's URL, auth, types, filters and secret; a changed endpoint re-enabled, its waiting
  * retries due now. A refused one is a scenario error at its place in the file. Returns the
- * concurrency limits the file gives, by subscription id.
+ * concurrency limits and the faults the file gives, by subscription id.
  */
-async function declare(service: WebhookService, store: AsyncWebhookStore, clock: Clock, declared: NonNullable<PlatformWebhookOptions['declared']>): Promise<Map<string, number>> {
+async function declare(service: WebhookService, store: AsyncWebhookStore, clock: Clock, declared: NonNullable<PlatformWebhookOptions['declared']>): Promise<{ limits: Map<string, number>; faults: Map<string, WebhookFaults> }> {
   const limits = new Map<string, number>();
-  for (const [i, { orgId, input, src, concurrency }] of declared.entries()) {
+  const faults = new Map<string, WebhookFaults>();
+  for (const [i, { orgId, input, src, concurrency, faults: f }] of declared.entries()) {
     const path = src ?? `webhooks[${i}]`;
     const problem = concurrency === undefined ? null : concurrencyProblem(concurrency);
     if (problem !== null) throw new AppError(ErrorCodes.SCENARIO_INVALID, `${path}.concurrency: ${problem}`);
@@ -168,10 +194,11 @@ async function declare(service: WebhookService, store: AsyncWebhookStore, clock:
         id = existing.id;
       }
       if (concurrency !== undefined) limits.set(id, concurrency);
+      if (f !== undefined) faults.set(id, f);
     } catch (err) {
       if (isWebhookError(err)) throw new AppError(ErrorCodes.SCENARIO_INVALID, `${err.message} (${err.code})`, { cause: err });
       throw err;
     }
   }
-  return limits;
+  return { limits, faults };
 }

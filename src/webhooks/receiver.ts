@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import { createWriteStream, type WriteStream } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { answersPerTurn } from './answers-per-turn.js';
+import { ConsumerState, SEQUENCE_HEADER, stateNdjson, type ApplyMode, type StateEvent } from './consumer-state.js';
 import { verify } from './signing.js';
 
 /**
@@ -32,6 +34,12 @@ export interface ReceiverOptions {
   nowS?: () => number;
   /** Ids remembered for the dedupe (the oldest forgotten beyond it); default DEDUPE_IDS. */
   dedupeIds?: number;
+  /**
+   * Fold each accepted request into the state a consumer of this kind holds (webhooks/consumer-state.ts),
+   * answered at `GET /state` as NDJSON and written to `stateOut` at close.
+   */
+  apply?: ApplyMode;
+  stateOut?: string;
 }
 
 export interface ReceiverStats {
@@ -193,6 +201,23 @@ function parsedType(body: Buffer): string {
   }
 }
 
+/** One request into the state: the body parsed (a body that is not an envelope is counted as skipped). */
+function applyTo(state: ConsumerState, id: string | null, sequence: string | undefined, body: Buffer): void {
+  let e: StateEvent;
+  try {
+    e = JSON.parse(body.toString('utf8')) as StateEvent;
+  } catch {
+    state.skipped++;
+    return;
+  }
+  if (typeof e !== 'object' || e === null || typeof e.metadata !== 'object' || e.metadata === null) {
+    state.skipped++;
+    return;
+  }
+  const seq = sequence === undefined ? NaN : Number(sequence);
+  state.apply(id, Number.isFinite(seq) ? seq : null, e);
+}
+
 /** Deterministic coin for (seed, id, attempt): the same run fails the same attempts. */
 export function failsOn(rate: number, seed: number | string, id: string, attempt: number): boolean {
   if (rate <= 0) return false;
@@ -212,6 +237,7 @@ export async function startReceiver(o: ReceiverOptions): Promise<Receiver> {
   };
   const verifying = o.secrets.length > 0;
   const failRate = o.failRate ?? 0;
+  const state = o.apply ? new ConsumerState(o.apply, dedupeIds) : null;
   const answer = (req: IncomingMessage, body: Buffer): number => {
     stats.requests++;
     // A platform delivery carries `webhook-id`; a plain POST (another sender, the bench's
@@ -235,6 +261,8 @@ export async function startReceiver(o: ReceiverOptions): Promise<Receiver> {
         return 500;
       }
     }
+    // Before the receiver's own dedupe: a naive consumer sees every copy; the state dedupes as its mode says.
+    if (state) applyTo(state, headerId ?? id, header(req, SEQUENCE_HEADER), body);
     if (id !== null) {
       if (seen.has(id)) {
         stats.duplicates++;
@@ -259,6 +287,14 @@ export async function startReceiver(o: ReceiverOptions): Promise<Receiver> {
     else send(res, status);
   };
   const server: Server = createServer((req, res) => {
+    if (req.method === 'GET') {
+      if (state && (req.url === '/state' || req.url?.startsWith('/state?'))) {
+        res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+        res.end(stateNdjson(state.rows()));
+      } else send(res, 404);
+      req.resume();
+      return;
+    }
     // The body in the chunk it came in (a delivery is one chunk): no array copy for one chunk.
     let first: Buffer | null = null;
     let more: Buffer[] | null = null;
@@ -301,6 +337,7 @@ export async function startReceiver(o: ReceiverOptions): Promise<Receiver> {
         server.closeAllConnections();
       });
       if (out) await out.end();
+      if (state && o.stateOut) await writeFile(o.stateOut, stateNdjson(state.rows()));
     },
   };
 }

@@ -197,3 +197,38 @@ describe('occusim receive’s endpoint', () => {
     expect(rx.stats()).toMatchObject({ requests: 0, unique: 0 });
   });
 });
+
+describe('receive --apply', () => {
+  const T0 = Date.UTC(2026, 2, 2, 8, 0);
+  const body = (id: string, value: number): string => JSON.stringify({ id, type: 'ROOM_OCCUPANCY_1M', timestamp: T0, version: 'v1.0.0', metadata: { room_id: 'room_a' }, data: value });
+  const post = (url: string, id: string, seq: number, value: number): Promise<Response> =>
+    fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'webhook-id': id, 'occusim-sequence': String(seq) }, body: body(id, value) });
+
+  it('answers the state its consumer holds at GET /state, and writes it at close', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'occusim-apply-'));
+    const stateOut = join(dir, 'state.ndjson');
+    const rx = await startReceiver({ port: 0, secrets: [], out: null, apply: 'idempotent', stateOut });
+    try {
+      // The newer revision first, then the older one, then the newer one again (a retry).
+      for (const [id, seq, value] of [['e2', 2, 5], ['e1', 1, 4], ['e2', 2, 5]] as const) expect((await post(rx.url, id, seq, value)).status).toBe(200);
+      const res = await fetch(`${rx.url}state`);
+      expect(res.status).toBe(200);
+      expect(await res.text()).toBe(`{"type":"ROOM_OCCUPANCY_1M","subject":"room_a","minute":${T0},"value":5}\n`);
+      expect(rx.stats()).toMatchObject({ unique: 2, duplicates: 1 });
+    } finally {
+      await rx.close();
+    }
+    expect(readFileSync(stateOut, 'utf8')).toBe(`{"type":"ROOM_OCCUPANCY_1M","subject":"room_a","minute":${T0},"value":5}\n`);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers a GET 404 without --apply, and counts it as no delivery', async () => {
+    const rx = await startReceiver({ port: 0, secrets: [], out: null });
+    try {
+      expect((await fetch(`${rx.url}state`)).status).toBe(404);
+      expect(rx.stats().requests).toBe(0);
+    } finally {
+      await rx.close();
+    }
+  });
+});
