@@ -5,7 +5,8 @@
  * (process.cpuUsage) rather than wall time: the machine is shared.
  */
 import { loadavg } from 'node:os';
-import { decodeUplink, decodeUplinkReflect, encodeUplink, encodeUplinkReflect } from '../src/proto/codec.js';
+import { decodeUplink, encodeUplink } from '../src/proto/codec.js';
+import { decodeUplinkReflect, encodeUplinkReflect } from '../test/oracles/uplink-reflect.js';
 import type { UplinkBatch, WirePacket } from '../src/proto/messages.js';
 
 const PACKETS = 2_000;

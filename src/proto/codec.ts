@@ -14,7 +14,6 @@ const PROTO_FILE = fileURLToPath(new URL('../../proto/occusim/v1/uplink.proto', 
 
 /** The loaded schema (reflection), e.g. for golden vectors and the conformance checker. */
 export const protoRoot = protobuf.loadSync(PROTO_FILE);
-const HiveUplinkT = protoRoot.lookupType('occusim.v1.HiveUplink');
 const UplinkAckT = protoRoot.lookupType('occusim.v1.UplinkAck');
 const MeshFrameT = protoRoot.lookupType('occusim.v1.MeshFrame');
 const HeartbeatT = protoRoot.lookupType('occusim.v1.HiveHeartbeat');
@@ -25,19 +24,12 @@ interface RawDetection {
   x: number;
   y: number;
 }
-interface RawPacket {
+export interface RawPacket {
   sensorMac: string;
   sensedAtMs: number;
   body?: 'presence' | 'traffic';
   presence?: { detections: RawDetection[] };
   traffic?: { intervalMs: number; in: number; out: number };
-}
-interface RawUplink {
-  hiveSerial: string;
-  seq: number;
-  sentAtMs: number;
-  packets: RawPacket[];
-  protocolMinor: number;
 }
 interface RawFrame {
   meshSeq: number;
@@ -51,7 +43,7 @@ interface RawHeartbeat extends Omit<HiveHeartbeat, 'state' | 'sensors'> {
   sensors: RawHealth[];
 }
 
-function packetToRaw(p: WirePacket): Record<string, unknown> {
+export function packetToRaw(p: WirePacket): Record<string, unknown> {
   if (p.kind === 'presence') {
     return {
       sensorMac: p.sensorMac,
@@ -62,7 +54,7 @@ function packetToRaw(p: WirePacket): Record<string, unknown> {
   return { sensorMac: p.sensorMac, sensedAtMs: p.sensedAtMs, traffic: { intervalMs: p.intervalMs, in: p.in, out: p.out } };
 }
 
-function packetFromRaw(r: RawPacket, index: number): WirePacket {
+export function packetFromRaw(r: RawPacket, index: number): WirePacket {
   if (r.body === 'presence' && r.presence) {
     return {
       kind: 'presence',
@@ -84,7 +76,7 @@ function packetFromRaw(r: RawPacket, index: number): WirePacket {
   throw new AppError(ErrorCodes.DECODE_FAILED, `packets[${index}]: no presence or traffic body`);
 }
 
-function decodeRaw<T>(type: protobuf.Type, bytes: Uint8Array): T {
+export function decodeRaw<T>(type: protobuf.Type, bytes: Uint8Array): T {
   try {
     return type.toObject(type.decode(bytes), TO_OBJECT) as T;
   } catch (err) {
@@ -92,27 +84,16 @@ function decodeRaw<T>(type: protobuf.Type, bytes: Uint8Array): T {
   }
 }
 
-/** HiveUplink is the hot message: the hand-written codec (uplink-wire.ts), byte- and verdict-identical to reflection. */
+/**
+ * HiveUplink is the hot message: the hand-written codec (uplink-wire.ts), the one live path,
+ * byte- and verdict-identical to reflection (the oracle in test/oracles/uplink-reflect.ts).
+ */
 export function encodeUplink(batch: UplinkBatch): Uint8Array {
   return encodeUplinkWire(batch);
 }
 
 export function decodeUplink(bytes: Uint8Array): UplinkBatch {
   return decodeUplinkWire(bytes);
-}
-
-/** The reflection path for HiveUplink: the reference the hand-written codec is tested and benchmarked against. */
-export function encodeUplinkReflect(batch: UplinkBatch): Uint8Array {
-  const raw: Record<string, unknown> = { hiveSerial: batch.hiveSerial, seq: batch.seq, sentAtMs: batch.sentAtMs, packets: batch.packets.map(packetToRaw) };
-  if (batch.protocolMinor !== undefined) raw['protocolMinor'] = batch.protocolMinor;
-  return HiveUplinkT.encode(HiveUplinkT.fromObject(raw)).finish();
-}
-
-export function decodeUplinkReflect(bytes: Uint8Array): UplinkBatch {
-  const raw = decodeRaw<RawUplink>(HiveUplinkT, bytes);
-  const batch = { hiveSerial: raw.hiveSerial, seq: raw.seq, sentAtMs: raw.sentAtMs, packets: raw.packets.map(packetFromRaw) };
-  // protocol_minor is absent on the wire from v1.0 senders: keep the domain object minimal.
-  return raw.protocolMinor === 0 ? batch : { ...batch, protocolMinor: raw.protocolMinor };
 }
 
 export function encodeAck(ack: UplinkAck): Uint8Array {

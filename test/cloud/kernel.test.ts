@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { StorelessPipeline } from '../../src/cloud/kernel/storeless-pipeline.js';
+import { StorelessPipeline } from '../oracles/storeless-pipeline.js';
 import { inspectUplink } from '../../src/cloud/ingest.js';
 import { MacTable } from '../../src/cloud/kernel/mac-table.js';
 import { WireError, WireScanner, type ScanVisitor } from '../../src/cloud/kernel/wire-scan.js';
-import { PresenceAggregator } from '../../src/cloud/presence.js';
+import { PresenceAggregator } from '../oracles/presence-reference.js';
 import { buildRegistry } from '../../src/cloud/registry.js';
 import type { Vec2 } from '../../src/core/geometry.js';
 import { uplinkTopic } from '../../src/core/topics.js';

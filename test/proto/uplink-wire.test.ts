@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeUplinkReflect, encodeUplinkReflect } from '../../src/proto/codec.js';
+import { decodeUplinkReflect, encodeUplinkReflect } from '../oracles/uplink-reflect.js';
 import { decodeUplinkWire, encodeUplinkFrom, encodeUplinkWire, MacFields, UplinkPackets } from '../../src/proto/uplink-wire.js';
 import type { UplinkBatch, WirePacket } from '../../src/proto/messages.js';
 import { isAppError } from '../../src/core/errors.js';

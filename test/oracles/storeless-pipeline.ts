@@ -1,10 +1,10 @@
-import { MINUTE_MS } from '../../core/time.js';
-import { LocalDays } from '../local-day.js';
-import type { PresenceMinuteRow } from '../presence.js';
-import type { AssetRegistry } from '../registry.js';
-import { Bucketer, ROLLUP_LEVELS } from '../rollup.js';
-import { PresenceKernel } from './presence-kernel.js';
-import { PacketKind, ReadStatus, UplinkReader } from './uplink-reader.js';
+import { MINUTE_MS } from '../../src/core/time.js';
+import { LocalDays } from '../../src/cloud/local-day.js';
+import type { PresenceMinuteRow } from '../../src/cloud/presence.js';
+import type { AssetRegistry } from '../../src/cloud/registry.js';
+import { Bucketer, ROLLUP_LEVELS } from '../../src/cloud/rollup.js';
+import { PresenceKernel } from '../../src/cloud/kernel/presence-kernel.js';
+import { PacketKind, ReadStatus, UplinkReader } from '../../src/cloud/kernel/uplink-reader.js';
 
 /**
  * Used by the pipeline benchmark and the kernel tests only; the live path is `CloudPipeline`.

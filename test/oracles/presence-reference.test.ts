@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { countInstant, mergeDetections, PresenceAggregator } from '../../src/cloud/presence.js';
+import { countInstant, mergeDetections, PresenceAggregator } from './presence-reference.js';
 import { buildRegistry } from '../../src/cloud/registry.js';
 import { footprintTransform } from '../../src/core/footprint.js';
 import type { Vec2 } from '../../src/core/geometry.js';
 import type { SensorModel } from '../../src/scenario/model.js';
-import { FLOOR, ROOM_A, ROOM_B, SENSOR_PA, SENSOR_PB, T0, tinyModel, ZONE_A1 } from './fixture.js';
+import { FLOOR, ROOM_A, ROOM_B, SENSOR_PA, SENSOR_PB, T0, tinyModel, ZONE_A1 } from '../cloud/fixture.js';
 
 const registry = buildRegistry(tinyModel());
 const local = (s: SensorModel, world: readonly Vec2[]): Array<readonly [number, number]> => {
