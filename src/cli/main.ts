@@ -87,7 +87,7 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .argument('[capture]', 'a capture file (.occap)')
     .addOption(new Option('--listen', 'embedded broker + live conformance of a device under test (needs --scenario)'));
   command('replay', "re-publish a capture's hive messages", ['speed', 'broker', 'scenario'], (args, f) => replayCommand(args, f, io)).argument('<capture>');
-  command('serve', 'the platform alone: broker, cloud ingest and HTTP API (with --feed: fed live by the scenario)', ['scenario', 'port', 'audience', 'graphiql', 'metricsToken', 'allowedHost', 'shareGroup', 'partition', 'shards', ...RUN_OPTIONS], (_, f) => (f.feed === true ? feedCommand(f, io) : serveCommand(f, io))).addOption(
+  command('serve', 'the platform alone: broker, cloud ingest and HTTP API (with --feed: fed live by the scenario)', ['scenario', 'port', 'audience', 'graphiql', 'metricsToken', 'allowedHost', 'shareGroup', 'partition', 'leaseMs', 'shards', ...RUN_OPTIONS], (_, f) => (f.feed === true ? feedCommand(f, io) : serveCommand(f, io))).addOption(
     new Option('--feed', "feed the platform live with the scenario at --speed F× real time (default 1); serves on after it ends, until Ctrl-C"),
   );
   command('credentials', "a scenario's seeded credentials as JSON: hives (serial, MQTT username, password, topics), users, clients", ['scenario'], (_, f) => credentialsCommand(f, io));

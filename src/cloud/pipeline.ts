@@ -75,6 +75,24 @@ export interface PipelineOptions {
    * from all its sensors in one process. Absent: every floor (one process).
    */
   partition?: FloorPartition;
+  /**
+   * False: a standby ingest process that owns no partition (docs/scale-out.md, Failover): it
+   * stores, dedupes, acks and marks reopened minutes for the owners, aggregates nothing and
+   * reloads nothing. Default true.
+   */
+  aggregates?: boolean;
+}
+
+/** What the cloud needs of its pipeline(s): a `CloudPipeline`, or the set of an ingest process with partition leases (platform/partition-leases.ts). */
+export interface IngestPipelines {
+  handleMessage(topic: string, payload: Uint8Array): Promise<UplinkAck | null>;
+  handleHeartbeat(topic: string, payload: Uint8Array): Promise<void>;
+  advance(nowMs: number): Promise<void>;
+  finish(): Promise<void>;
+  idle(): Promise<void>;
+  counters(): CloudCounters;
+  latenciesMs(): ValueCounts;
+  close?(): Promise<void>;
 }
 
 /** Which ingest process aggregates a floor (platform/ingest-partition.ts). */
@@ -159,7 +177,7 @@ export class CloudPipeline {
       // Each partition's own horizon: another process's finalisation says nothing of our floors.
       ...(opts.partition ? { stateKeySuffix: ` ${opts.partition.self}` } : {}),
     });
-    this.#tail = this.#recover();
+    this.#tail = opts.aggregates === false ? Promise.resolve() : this.#recover();
   }
 
   async #recover(): Promise<void> {
@@ -363,6 +381,7 @@ export class CloudPipeline {
   advance(nowMs: number): Promise<void> {
     return this.#serial(async () => {
       await this.#followCatalogue();
+      if (this.#o.aggregates === false) return;
       // The recompute does its work at each new minute: what other processes stored for our floors comes in first.
       const minute = floorToMinute(nowMs);
       // Within one minute the recompute finalises minutes before (minute's last ms − look-back), floored.
@@ -377,6 +396,7 @@ export class CloudPipeline {
   finish(): Promise<void> {
     const nowMs = this.#o.clock.now();
     return this.#serial(async () => {
+      if (this.#o.aggregates === false) return;
       // Finishing finalises every minute: whatever is stored later is beyond the horizon.
       if (this.#o.partition) await this.#pullOwnFloors(floorToMinute(nowMs), Number.MAX_SAFE_INTEGER);
       await this.#feedPending(Infinity);
@@ -444,6 +464,7 @@ export class CloudPipeline {
   /** Whether this pipeline aggregates the hive's floor (always, unpartitioned). */
   #owns(serial: string): boolean {
     const p = this.#o.partition;
+    if (this.#o.aggregates === false) return false;
     if (!p) return true;
     const hive = this.#registry.hiveBySerial(serial);
     return hive !== undefined && p.ownerOf(hive.floorId) === p.self;
