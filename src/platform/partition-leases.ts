@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { AppError, ErrorCodes, isAppError } from '../core/errors.js';
 import { ValueCounts } from '../core/value-counts.js';
+import { floorToMinute, MINUTE_MS } from '../core/time.js';
 import { parseHiveTopic } from '../core/topics.js';
 import type { AssetCatalogue } from '../assets/catalogue.js';
 import { CloudPipeline, type CloudCounters, type IngestPipelines, type PipelineOptions } from '../cloud/pipeline.js';
@@ -92,6 +93,8 @@ export class LeasedPipelines implements IngestPipelines {
   #behind = 0;
   #fenced = 0;
   #floorOfSerial = new Map<string, string>();
+  /** The first instant of the shards' clock in each minute (one number a simulated minute): a taken-over partition's missed recomputes. */
+  readonly #minuteTicks: number[] = [];
   #catalogueVersion = -1;
 
   constructor(o: LeasedPipelinesOptions) {
@@ -150,9 +153,40 @@ export class LeasedPipelines implements IngestPipelines {
     // Recovers the partition from its stored state (the pipeline's constructor queues it first).
     const pipeline = new CloudPipeline({ ...this.#o.base, store, partition: floorPartition({ index, count: this.#o.partition.count }) });
     const held: Held = { index, label, token, pipeline, store, renewedAt: performance.now() };
+    // Queued on the pipeline's chain before it is held, so before any advance of the shards' clock.
+    const from = await this.#replayFrom(store, label);
+    const caughtUp = this.#catchUp(held, this.#minuteTicks.filter((t) => t >= from));
     this.#held.set(index, held);
     this.#o.log?.(`partition ${label} acquired (lease token ${token})`);
+    await this.#onHeld(held, () => caughtUp, undefined);
     if (this.#finished) await this.#finishOne(held);
+  }
+
+  /**
+   * Where a partition's replayed per-minute recomputes start: the first recompute of its first
+   * open minute (its stored horizon + 1 minute), so each open minute's revisions are numbered
+   * from 0 as its owner numbered them (those already stored are not written twice: one row per
+   * event id). They are replayed at the instants of the shards' clock this process saw first in
+   * each minute since (`#minuteTicks`): every ingest process follows the same clock channel, so
+   * these are the instants its owner recomputed at.
+   */
+  async #replayFrom(store: Store, label: string): Promise<number> {
+    // A partition its last owner finished has nothing left to recompute.
+    if ((await store.getState(`shards_done ${label}`)) !== undefined) return Infinity;
+    const finalised = await store.getState(`finalised_before ${label}`);
+    if (finalised === undefined || finalised >= Number.MAX_SAFE_INTEGER) return Infinity;
+    return finalised + MINUTE_MS;
+  }
+
+  /**
+   * Runs those recomputes one after the other, as the owner would have: each sees only what
+   * was received before it (recovered payloads are fed at their reception), so every minute
+   * gets the revisions, and the outbox the events, one process emits. Without them the series
+   * would be exact but the window's repeated events of the missed minutes would be missing.
+   * Called synchronously: every advance is queued before any later one.
+   */
+  #catchUp(h: Held, ticks: readonly number[]): Promise<void> {
+    return Promise.all(ticks.map((t) => h.pipeline.advance(t))).then(() => undefined);
   }
 
   /** Stops aggregating a partition: its pipeline's queued work runs out against the fence, then its store closes. */
@@ -208,6 +242,7 @@ export class LeasedPipelines implements IngestPipelines {
   }
 
   async advance(nowMs: number): Promise<void> {
+    if (floorToMinute(nowMs) > floorToMinute(this.#minuteTicks.at(-1) ?? -Infinity)) this.#minuteTicks.push(nowMs);
     await Promise.all([this.#standby.advance(nowMs), ...[...this.#held.values()].map((h) => this.#onHeld(h, () => h.pipeline.advance(nowMs), undefined))]);
   }
 
