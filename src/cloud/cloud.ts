@@ -51,6 +51,8 @@ export interface CloudOptions {
    * an ingest process with partition leases runs one per partition it holds (platform/partition-leases.ts).
    */
   pipelines?: (base: PipelineOptions) => Promise<IngestPipelines>;
+  /** Batches count as received at their send instant (`PipelineOptions.receivedAtSent`: ingest processes following shard clocks). */
+  receivedAtSent?: boolean;
 }
 
 export interface PresenceMinute {
@@ -156,6 +158,7 @@ export async function startCloud(opts: CloudOptions): Promise<Cloud> {
     ...(opts.sensorEventsWanted ? { sensorEventsWanted: opts.sensorEventsWanted } : {}),
     ...(opts.sensorDeliveries ? { sensorDeliveries: opts.sensorDeliveries } : {}),
     ...(opts.partition ? { partition: opts.partition } : {}),
+    ...(opts.receivedAtSent === true ? { receivedAtSent: true } : {}),
   };
   const pipeline: IngestPipelines = opts.pipelines ? await opts.pipelines(base) : new CloudPipeline(base);
   // A failure inside the MQTT callback (e.g. the disk is full) cannot be thrown to anyone

@@ -81,6 +81,20 @@ export interface PipelineOptions {
    * reloads nothing. Default true.
    */
   aggregates?: boolean;
+  /**
+   * An ingest process following simulator shards' clocks (docs/scale-out.md): a batch counts as
+   * received at the instant its hive sent it (its `sentAtMs`, the shard's clock at its flush, the
+   * instant one process would have stamped), not at this process's clock, which follows the
+   * slowest shard's last tick. Bounded by the clock: never before it, at most a minute ahead.
+   */
+  receivedAtSent?: boolean;
+}
+
+/** How far ahead of the process's clock a batch's send instant is believed (`receivedAtSent`): a hive's clock cannot move the pipeline's minutes further. */
+const SENT_AHEAD_MAX_MS = MINUTE_MS;
+
+function sentInstant(clockAtMs: number, sentAtMs: number): number {
+  return Math.min(Math.max(clockAtMs, sentAtMs), clockAtMs + SENT_AHEAD_MAX_MS);
 }
 
 /** What the cloud needs of its pipeline(s): a `CloudPipeline`, or the set of an ingest process with partition leases (platform/partition-leases.ts). */
@@ -270,16 +284,17 @@ export class CloudPipeline {
     return this.#serial(() => this.#handleMessage(topic, payload, receivedAtMs));
   }
 
-  async #handleMessage(topic: string, payload: Uint8Array, receivedAtMs: number): Promise<UplinkAck | null> {
+  async #handleMessage(topic: string, payload: Uint8Array, clockAtMs: number): Promise<UplinkAck | null> {
     const { store } = this.#o;
     await this.#followCatalogue();
     this.#counters.batchesReceived++;
-    const v = this.#read(this.#reader, topic, payload, receivedAtMs);
+    const v = this.#read(this.#reader, topic, payload, clockAtMs);
     if (!v.ok) {
       await store.writeDeadLetter(v.deadLetter);
       this.#counters.deadLettered++;
       return null;
     }
+    const receivedAtMs = this.#o.receivedAtSent === true ? sentInstant(clockAtMs, v.sentAtMs) : clockAtMs;
     let ackedAtStart = this.#ackedAtStart.get(v.serial);
     if (ackedAtStart === undefined) this.#ackedAtStart.set(v.serial, (ackedAtStart = await store.ackedSeq(v.serial)));
     // A retransmission (lost ack, or QoS 1 redelivery): already stored, so only re-ack.

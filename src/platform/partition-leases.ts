@@ -93,6 +93,8 @@ export class LeasedPipelines implements IngestPipelines {
   #behind = 0;
   #fenced = 0;
   #floorOfSerial = new Map<string, string>();
+  /** A failure of a partition's catch-up (not a lost lease): raised by the next advance or finish. */
+  #failure: unknown = undefined;
   /** The first instant of the shards' clock in each minute (one number a simulated minute): a taken-over partition's missed recomputes. */
   readonly #minuteTicks: number[] = [];
   #catalogueVersion = -1;
@@ -158,8 +160,9 @@ export class LeasedPipelines implements IngestPipelines {
     const caughtUp = this.#catchUp(held, this.#minuteTicks.filter((t) => t >= from));
     this.#held.set(index, held);
     this.#o.log?.(`partition ${label} acquired (lease token ${token})`);
-    await this.#onHeld(held, () => caughtUp, undefined);
-    if (this.#finished) await this.#finishOne(held);
+    // Not awaited: the lease round must go on renewing while the partition catches up.
+    const settled = this.#onHeld(held, () => caughtUp, undefined).then(() => (this.#finished ? this.#finishOne(held) : undefined));
+    settled.catch((err: unknown) => (this.#failure ??= err));
   }
 
   /**
@@ -241,13 +244,19 @@ export class LeasedPipelines implements IngestPipelines {
     return this.#standby.handleHeartbeat(topic, payload);
   }
 
+  #check(): void {
+    if (this.#failure !== undefined) throw this.#failure;
+  }
+
   async advance(nowMs: number): Promise<void> {
+    this.#check();
     if (floorToMinute(nowMs) > floorToMinute(this.#minuteTicks.at(-1) ?? -Infinity)) this.#minuteTicks.push(nowMs);
     await Promise.all([this.#standby.advance(nowMs), ...[...this.#held.values()].map((h) => this.#onHeld(h, () => h.pipeline.advance(nowMs), undefined))]);
   }
 
   /** Every shard said done: each held partition finalises every minute; a partition taken later is finished when taken. */
   async finish(): Promise<void> {
+    this.#check();
     this.#finished = true;
     await Promise.all([...this.#held.values()].map((h) => this.#finishOne(h)));
   }

@@ -250,6 +250,8 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       ...(opts.shareGroup !== undefined ? { shareGroup: opts.shareGroup } : {}),
       ...(opts.partition ? { partition: floorPartition(opts.partition) } : {}),
       ...(pipelines ? { pipelines } : {}),
+      // Following shards: a batch's received instant is its send instant, as one process stamps it (report merge's latency).
+      ...(opts.shardClocks !== undefined ? { receivedAtSent: true } : {}),
       ...(hooks ? { sensorDeliveries: (events, receivedAtMs) => hooks.sensorDeliveries(events, receivedAtMs) } : {}),
       // Built only while a browser watches /live: a served fleet pays nothing for an unwatched page.
       ...(opts.api ? { onSensorEvent: (e) => liveHub?.detections(e), sensorEventsWanted: () => liveHub?.watched === true } : {}),
