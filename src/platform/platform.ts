@@ -257,7 +257,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       ...(opts.api ? { onSensorEvent: (e) => liveHub?.detections(e), sensorEventsWanted: () => liveHub?.watched === true } : {}),
     });
     closers.push(() => cloud.close());
-    const served = opts.api ? await startApi(opts, location, closers, hooks, cloud) : null;
+    const served = opts.api ? await startApi(opts, location, closers, hooks, cloud, leased ? () => (leased as LeasedPipelines).status() : null) : null;
     liveHub = served?.live ?? null;
     const api = served?.server ?? null;
     const ticker = opts.advanceEveryMs ? followOwnClock(cloud, clock, opts.advanceEveryMs, hooks) : null;
@@ -313,7 +313,14 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
  * on PostgreSQL its reads queue on a connection of their own, never behind the pipeline's
  * writes, and never block the event loop), the API's state (clients, mutations) in the same store.
  */
-async function startApi(opts: PlatformOptions, location: StoreLocation, closers: Array<() => Promise<void> | void>, hooks: PlatformWebhooks | null, cloud: Cloud): Promise<{ server: ApiServer; live: LiveHub }> {
+async function startApi(
+  opts: PlatformOptions,
+  location: StoreLocation,
+  closers: Array<() => Promise<void> | void>,
+  hooks: PlatformWebhooks | null,
+  cloud: Cloud,
+  leases: (() => LeaseStatus) | null,
+): Promise<{ server: ApiServer; live: LiveHub }> {
   const api = opts.api as NonNullable<PlatformOptions['api']>;
   const store: Store = await openStore(location);
   closers.push(() => store.close());
@@ -347,7 +354,13 @@ async function startApi(opts: PlatformOptions, location: StoreLocation, closers:
     ...(hooks ? { webhooks: hooks.service } : {}),
     live,
     // Read at scrape time from the same tallies the run report reads: /metrics agrees with it.
-    metrics: { counters: () => cloud.counters(), latenciesMs: () => cloud.latenciesMs(), webhookStats: () => (hooks ? hooks.stats() : Promise.resolve(null)), status: store },
+    metrics: {
+      counters: () => cloud.counters(),
+      latenciesMs: () => cloud.latenciesMs(),
+      webhookStats: () => (hooks ? hooks.stats() : Promise.resolve(null)),
+      status: store,
+      ...(leases ? { leases } : {}),
+    },
   });
   closers.push(() => server.close());
   return { server, live };
