@@ -1,3 +1,4 @@
+import { systemClock } from '../core/clock.js';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { AppError, ErrorCodes, isAppError } from '../core/errors.js';
@@ -72,7 +73,7 @@ interface Held {
   token: number;
   pipeline: CloudPipeline;
   store: Store;
-  /** performance.now() of the last successful renewal. */
+  /** systemClock.now() of the last successful renewal. */
   renewedAt: number;
 }
 
@@ -86,7 +87,7 @@ export class LeasedPipelines implements IngestPipelines {
   readonly #retiredLatencies = new ValueCounts();
   #timer: NodeJS.Timeout | null = null;
   #round: Promise<void> = Promise.resolve();
-  #startedAt = performance.now();
+  #startedAt = systemClock.now();
   #lastRoundOk = -Infinity;
   #finished = false;
   #closed = false;
@@ -106,7 +107,7 @@ export class LeasedPipelines implements IngestPipelines {
 
   /** The first lease round (its own partition taken when free), then one every third of a lease. */
   async start(): Promise<void> {
-    this.#startedAt = performance.now();
+    this.#startedAt = systemClock.now();
     await this.#leaseRound();
     this.#timer = setInterval(() => {
       // One round at a time: a slow database must not pile rounds up.
@@ -116,7 +117,7 @@ export class LeasedPipelines implements IngestPipelines {
   }
 
   status(): LeaseStatus {
-    const now = performance.now();
+    const now = systemClock.now();
     return {
       owner: this.owner,
       leaseMs: this.#o.leaseMs,
@@ -132,19 +133,19 @@ export class LeasedPipelines implements IngestPipelines {
     const { leases, leaseMs, partition } = this.#o;
     try {
       for (const h of [...this.#held.values()]) {
-        if (await leases.renew(h.label, this.owner, h.token, leaseMs)) h.renewedAt = performance.now();
+        if (await leases.renew(h.label, this.owner, h.token, leaseMs)) h.renewedAt = systemClock.now();
         else this.#drop(h, 'its lease was taken by another ingest process');
       }
       // Our own partition first, then the others in order.
       const order = [partition.index, ...Array.from({ length: partition.count }, (_, i) => i + 1).filter((i) => i !== partition.index)];
-      const settled = performance.now() - this.#startedAt >= leaseMs;
+      const settled = systemClock.now() - this.#startedAt >= leaseMs;
       for (const index of order) {
         if (this.#held.has(index) || this.#closed) continue;
         const label = `${index}/${partition.count}`;
         const token = await leases.acquire(label, this.owner, leaseMs, index === partition.index || settled);
         if (token !== null) await this.#adopt(index, label, token);
       }
-      this.#lastRoundOk = performance.now();
+      this.#lastRoundOk = systemClock.now();
     } catch {
       // The database is away (a restart): the fence keeps our writes safe meanwhile; the next round tries again.
     }
@@ -154,7 +155,7 @@ export class LeasedPipelines implements IngestPipelines {
     const store = await this.#o.openFenced({ partition: label, token });
     // Recovers the partition from its stored state (the pipeline's constructor queues it first).
     const pipeline = new CloudPipeline({ ...this.#o.base, store, partition: floorPartition({ index, count: this.#o.partition.count }) });
-    const held: Held = { index, label, token, pipeline, store, renewedAt: performance.now() };
+    const held: Held = { index, label, token, pipeline, store, renewedAt: systemClock.now() };
     // Queued on the pipeline's chain before it is held, so before any advance of the shards' clock.
     const from = await this.#replayFrom(store, label);
     const caughtUp = this.#catchUp(held, this.#minuteTicks.filter((t) => t >= from));

@@ -1,3 +1,4 @@
+import { systemClock } from '../../core/clock.js';
 import pg from 'pg';
 import { AppError, ErrorCodes } from '../../core/errors.js';
 
@@ -140,13 +141,13 @@ export class PostgresSession {
    */
   async #reconnecting<T>(op: () => Promise<T>): Promise<T> {
     // Wall time: how long a restart of the server may take, not the simulation's.
-    const deadline = performance.now() + (this.#o.reconnectWithinMs ?? DEFAULT_RECONNECT_WITHIN_MS);
+    const deadline = systemClock.now() + (this.#o.reconnectWithinMs ?? DEFAULT_RECONNECT_WITHIN_MS);
     for (;;) {
       try {
         if (this.#broken) await this.#reopen();
         return await op();
       } catch (err) {
-        if (this.#closed || !connectionLost(err) || performance.now() > deadline) throw err;
+        if (this.#closed || !connectionLost(err) || systemClock.now() > deadline) throw err;
         this.#broken = true;
         await new Promise((r) => setTimeout(r, RECONNECT_PAUSE_MS));
       }
