@@ -201,6 +201,21 @@ describeWithBinaries(['mosquitto'], 'a distributed run: 2 shards â†’ mosquitto â
     expect(await rows(sharedDb, q)).toEqual(single);
   });
 
+  it.skipIf(pgSkip !== null)('each process is ready and shows its partition lease on /metrics (issue 32 item 5)', async () => {
+    const owned = await Promise.all(apis.map((a) => metric(a, 'occusim_partitions_owned')));
+    // Two partitions, one each (each took its own at start).
+    expect(owned).toEqual([1, 1]);
+    for (const a of apis) {
+      const ready = await fetch(`${a}/health/ready`);
+      expect(ready.status).toBe(200);
+      expect(((await ready.json()) as { ready: boolean }).ready).toBe(true);
+      expect(await metric(a, 'occusim_ingest_batches_behind')).toBe(0);
+      expect(await metric(a, 'occusim_fenced_writes_total')).toBe(0);
+      const text = await (await fetch(`${a}/metrics`)).text();
+      expect(text).toMatch(/^occusim_partition_lease_age_seconds\{partition="[12]\/2"\} \d/m);
+    }
+  });
+
   it.skipIf(pgSkip !== null)('refuses to follow new shards into a store whose sharded run it finished (no silent resume)', async () => {
     const again = startIngest(['--scenario', scenarioFile, '--store', sharedDb, '--broker', mosquitto!.url, '--share-group', 'occusim', '--partition', '1/2', '--shards', '2', '--port', '0']);
     const exited = await again.until(/never/).then(
