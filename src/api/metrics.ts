@@ -28,7 +28,20 @@ export interface MetricsSource {
   webhookStats(): Promise<EngineStats | null>;
   status: StatusSource;
   catalogue: AssetCatalogue;
+  /** An ingest process with partition leases (docs/scale-out.md, Failover): what it owns; absent otherwise. */
+  leases?: () => LeaseGauges;
 }
+
+/** What /metrics and the readiness endpoint show of a process's partition leases. */
+export interface LeaseGauges {
+  ready: boolean;
+  owned: ReadonlyArray<{ partition: string; leaseAgeMs: number }>;
+  batchesBehind: number;
+  fencedWrites: number;
+}
+
+/** Ready when the process is in the lease protocol (it owns partitions or stands by for them); 503 otherwise. */
+export const READY_PATH = '/health/ready';
 
 export const METRICS_PATH = '/metrics';
 
@@ -85,6 +98,7 @@ export function metricsRegistry(src: MetricsSource, view: MetricsView = 'operato
     [{ channel: 'webhooks' }, sum(await src.webhookStats(), (s) => s.delivered)],
   ]);
   webhookMetrics(registry, src, view);
+  if (src.leases) leaseMetrics(registry, src.leases);
   lagHistogram(registry, src);
   if (view === 'operator') onlineGauges(registry, src);
   else onlineTotals(registry, src);
@@ -117,6 +131,25 @@ function webhookMetrics(registry: Registry, src: MetricsSource, view: MetricsVie
       for (const [labels, v] of read) this.set(labels, v);
     },
   });
+}
+
+function leaseMetrics(registry: Registry, leases: () => LeaseGauges): void {
+  const gauge = (name: string, help: string, labelNames: string[], read: () => Array<[Record<string, string>, number]>): void =>
+    void new Gauge({
+      name,
+      help,
+      labelNames,
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const [labels, v] of read()) this.set(labels, v);
+      },
+    });
+  gauge('occusim_partitions_owned', 'Floor partitions this ingest process holds the lease of', [], () => [[{}, leases().owned.length]]);
+  gauge('occusim_partition_lease_age_seconds', 'Wall seconds since this process last renewed its lease, per partition held', ['partition'], () => leases().owned.map((o) => [{ partition: o.partition }, o.leaseAgeMs / 1000]));
+  gauge('occusim_ingest_batches_behind', 'Uplink batches received and not yet stored', [], () => [[{}, leases().batchesBehind]]);
+  gauge('occusim_ingest_ready', '1 while the process owns or stands by for partitions (its last lease round succeeded within a lease)', [], () => [[{}, leases().ready ? 1 : 0]]);
+  mirrored(registry, 'occusim_fenced_writes_total', 'Aggregation writes refused because another process had taken the lease (fencing)', [], () => [[{}, leases().fencedWrites]]);
 }
 
 /**
@@ -238,6 +271,13 @@ function viewOf(header: string | undefined, token: string | null): MetricsView |
 }
 
 export function registerMetrics(app: FastifyInstance, src: MetricsSource, token: string | null = null): void {
+  const leases = src.leases;
+  if (leases) {
+    app.get(READY_PATH, async (_req, reply) => {
+      const l = leases();
+      return reply.code(l.ready ? 200 : 503).header('Cache-Control', 'no-store').send({ ready: l.ready, partitions: l.owned.map((o) => o.partition), standby: l.ready && l.owned.length === 0 });
+    });
+  }
   const registries = { public: metricsRegistry(src, 'public'), operator: metricsRegistry(src, 'operator') };
   app.get(METRICS_PATH, async (req, reply) => {
     const view = viewOf(req.headers.authorization, token);

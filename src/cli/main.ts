@@ -6,6 +6,7 @@ import { exploreCommand } from './explore.js';
 import { feedCommand, runCommand, schemaCommand, validateCommand } from './commands.js';
 import { credentialsCommand } from './credentials.js';
 import { deadlettersCommand } from './deadletters.js';
+import { statusCommand } from './status.js';
 import { exitCodeOfError } from './errors.js';
 import { framesCommand } from './frames.js';
 import type { Flags, Io } from './io.js';
@@ -89,10 +90,11 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .argument('[capture]', 'a capture file (.occap)')
     .addOption(new Option('--listen', 'embedded broker + live conformance of a device under test (needs --scenario)'));
   command('replay', "re-publish a capture's hive messages", ['speed', 'broker', 'scenario'], (args, f) => replayCommand(args, f, io)).argument('<capture>');
-  command('serve', 'the platform alone: broker, cloud ingest and HTTP API (with --feed: fed live by the scenario)', ['scenario', 'port', 'audience', 'graphiql', 'metricsToken', 'allowedHost', 'shareGroup', 'partition', 'shards', ...RUN_OPTIONS], (_, f) => (f.feed === true ? feedCommand(f, io) : serveCommand(f, io))).addOption(
+  command('serve', 'the platform alone: broker, cloud ingest and HTTP API (with --feed: fed live by the scenario)', ['scenario', 'port', 'audience', 'graphiql', 'metricsToken', 'allowedHost', 'shareGroup', 'partition', 'leaseMs', 'shards', ...RUN_OPTIONS], (_, f) => (f.feed === true ? feedCommand(f, io) : serveCommand(f, io))).addOption(
     new Option('--feed', "feed the platform live with the scenario at --speed F× real time (default 1); serves on after it ends, until Ctrl-C"),
   );
   command('credentials', "a scenario's seeded credentials as JSON: hives (serial, MQTT username, password, topics), users, clients", ['scenario'], (_, f) => credentialsCommand(f, io));
+  command('status', 'which ingest process holds which floor partition of a PostgreSQL store, and how far behind each is (docs/scale-out.md)', ['store', 'json'], (args, f) => statusCommand(args, f, io));
   command('deadletters', "list the cloud store's dead letters (received, reason, topic, message)", ['store', 'db', 'json'], (args, f) => deadlettersCommand(args, f, io));
   command('receive', 'a webhook endpoint: verifies signatures, dedupes by id, counts per type, appends new bodies to an NDJSON file', ['host'], (args, f) => receiveCommand(args, f, io))
     .addOption(new Option('--port <n>', 'port to listen on (default 8787)'))

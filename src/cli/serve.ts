@@ -6,6 +6,7 @@ import { AppError, ErrorCodes } from '../core/errors.js';
 import { MINUTE_MS } from '../core/time.js';
 import { startPlatform, type ServedApi } from '../platform/platform.js';
 import { parsePartition, type IngestPartition } from '../platform/ingest-partition.js';
+import { parseLeaseMs } from '../platform/partition-leases.js';
 import { formatDiagnostic } from '../scenario/diagnostics.js';
 import { loadScenarioFile } from '../scenario/load.js';
 import type { ScenarioModel } from '../scenario/model.js';
@@ -56,6 +57,8 @@ export interface ScaleOut {
   partition?: IngestPartition;
   /** Driven by this many simulator shards' clocks (absent: the wall clock). */
   shards?: number;
+  /** `--lease-ms`: the partition lease's duration (PostgreSQL stores; docs/scale-out.md, Failover). */
+  leaseMs?: number;
 }
 
 /** The API a platform serves, from the command line's options (`serve`, `run --serve`). */
@@ -91,7 +94,7 @@ export function serveOptions(flags: Flags): ServeOptions {
 
 /** `--broker`, `--share-group`, `--partition j/k`, `--shards n`: the last three only on an external broker. */
 function scaleOutOf(flags: Flags): ScaleOut | null {
-  const needsBroker = (['share-group', 'partition', 'shards'] as const).find((name) => flags[name] !== undefined);
+  const needsBroker = (['share-group', 'partition', 'shards', 'lease-ms'] as const).find((name) => flags[name] !== undefined);
   if (typeof flags.broker !== 'string') {
     if (needsBroker !== undefined) throw new AppError(ErrorCodes.USAGE, `--${needsBroker} needs --broker mqtt://…: the broker the ingest processes and the shards share`);
     return null;
@@ -107,6 +110,10 @@ function scaleOutOf(flags: Flags): ScaleOut | null {
   } else if (out.shareGroup !== undefined) {
     // Each member would aggregate the part of a floor it happens to receive: inexact occupancy.
     throw new AppError(ErrorCodes.USAGE, '--share-group needs --partition j/k (1/1 for one process): each process aggregates only its floors');
+  }
+  if (typeof flags['lease-ms'] === 'string') {
+    if (out.partition === undefined) throw new AppError(ErrorCodes.USAGE, '--lease-ms needs --partition j/k: leases are held on floor partitions');
+    out.leaseMs = parseLeaseMs(flags['lease-ms']);
   }
   if (typeof flags.shards === 'string') {
     const n = Number(flags.shards);
@@ -149,6 +156,8 @@ export async function serveModel(model: ScenarioModel, opts: ServeOptions, io: I
     ...(scale ? { brokerUrl: scale.brokerUrl } : {}),
     ...(scale?.shareGroup !== undefined ? { shareGroup: scale.shareGroup } : {}),
     ...(scale?.partition ? { partition: scale.partition } : {}),
+    ...(scale?.leaseMs !== undefined ? { leaseMs: scale.leaseMs } : {}),
+    onLeaseLog: (line) => void io.stdout.write(`${line}\n`),
     tickMs: model.tickMs,
     dbPath: opts.dbPath,
     storePolicy: 'resume',

@@ -4,7 +4,7 @@ import { AppError, ErrorCodes } from '../core/errors.js';
 import { MINUTE_MS } from '../core/time.js';
 import type { AssetCatalogue } from '../assets/catalogue.js';
 import { startMqttIngest, type MqttIngest } from './mqtt-ingest.js';
-import { CloudPipeline, type CloudCounters, type FloorPartition } from './pipeline.js';
+import { CloudPipeline, type CloudCounters, type FloorPartition, type IngestPipelines, type PipelineOptions } from './pipeline.js';
 import type { CalibrationPoint } from './calibration.js';
 import { EventMetadata, type EventEnvelope, type SensorEvent } from './events.js';
 import { assetRows } from './assets.js';
@@ -46,6 +46,13 @@ export interface CloudOptions {
   sensorEventsWanted?: () => boolean;
   /** Webhook deliveries of a message's DETECTIONS/TRAFFIC events, enqueued in the batch's transaction (`PipelineOptions.sensorDeliveries`). */
   sensorDeliveries?: (events: readonly SensorEvent[], receivedAtMs: number) => DeliveryInsert[];
+  /**
+   * The pipelines from the options one pipeline would get (default: that one `CloudPipeline`):
+   * an ingest process with partition leases runs one per partition it holds (platform/partition-leases.ts).
+   */
+  pipelines?: (base: PipelineOptions) => Promise<IngestPipelines>;
+  /** Batches count as received at their send instant (`PipelineOptions.receivedAtSent`: ingest processes following shard clocks). */
+  receivedAtSent?: boolean;
 }
 
 export interface PresenceMinute {
@@ -139,7 +146,7 @@ export async function startCloud(opts: CloudOptions): Promise<Cloud> {
   await store.writeAssets(assetRows(catalogue));
   const zoneOf = (id: string): string => catalogue.timezoneOf(id);
   const metadata = new EventMetadata(catalogue);
-  const pipeline = new CloudPipeline({
+  const base: PipelineOptions = {
     catalogue,
     tickMs: opts.tickMs,
     store,
@@ -151,7 +158,9 @@ export async function startCloud(opts: CloudOptions): Promise<Cloud> {
     ...(opts.sensorEventsWanted ? { sensorEventsWanted: opts.sensorEventsWanted } : {}),
     ...(opts.sensorDeliveries ? { sensorDeliveries: opts.sensorDeliveries } : {}),
     ...(opts.partition ? { partition: opts.partition } : {}),
-  });
+    ...(opts.receivedAtSent === true ? { receivedAtSent: true } : {}),
+  };
+  const pipeline: IngestPipelines = opts.pipelines ? await opts.pipelines(base) : new CloudPipeline(base);
   // A failure inside the MQTT callback (e.g. the disk is full) cannot be thrown to anyone
   // there; it is kept and raised by the runner's next call.
   let failure: unknown = undefined;
@@ -179,6 +188,7 @@ export async function startCloud(opts: CloudOptions): Promise<Cloud> {
       },
     });
   } catch (err) {
+    await pipeline.close?.();
     await store.close();
     throw err;
   }
@@ -216,6 +226,7 @@ export async function startCloud(opts: CloudOptions): Promise<Cloud> {
       await ingest.close();
       // Writes already under way finish before the store closes.
       await pipeline.idle();
+      await pipeline.close?.();
       await store.close();
     },
   };

@@ -75,6 +75,39 @@ export interface PipelineOptions {
    * from all its sensors in one process. Absent: every floor (one process).
    */
   partition?: FloorPartition;
+  /**
+   * False: a standby ingest process that owns no partition (docs/scale-out.md, Failover): it
+   * stores, dedupes, acks and marks reopened minutes for the owners, aggregates nothing and
+   * reloads nothing. Default true.
+   */
+  aggregates?: boolean;
+  /**
+   * An ingest process following simulator shards' clocks (docs/scale-out.md): a batch counts as
+   * received at the instant its hive sent it (its `sentAtMs`, the shard's clock at its flush, the
+   * instant one process would have stamped), not at this process's clock, which follows the
+   * slowest shard's last tick. Bounded by the clock: never before it, at most an hour ahead
+   * (shards run at their own pace: the fastest may be minutes ahead of the slowest).
+   */
+  receivedAtSent?: boolean;
+}
+
+/** How far ahead of the process's clock a batch's send instant is believed (`receivedAtSent`): a hive's claim is bounded. */
+const SENT_AHEAD_MAX_MS = 60 * MINUTE_MS;
+
+function sentInstant(clockAtMs: number, sentAtMs: number): number {
+  return Math.min(Math.max(clockAtMs, sentAtMs), clockAtMs + SENT_AHEAD_MAX_MS);
+}
+
+/** What the cloud needs of its pipeline(s): a `CloudPipeline`, or the set of an ingest process with partition leases (platform/partition-leases.ts). */
+export interface IngestPipelines {
+  handleMessage(topic: string, payload: Uint8Array): Promise<UplinkAck | null>;
+  handleHeartbeat(topic: string, payload: Uint8Array): Promise<void>;
+  advance(nowMs: number): Promise<void>;
+  finish(): Promise<void>;
+  idle(): Promise<void>;
+  counters(): CloudCounters;
+  latenciesMs(): ValueCounts;
+  close?(): Promise<void>;
 }
 
 /** Which ingest process aggregates a floor (platform/ingest-partition.ts). */
@@ -159,7 +192,7 @@ export class CloudPipeline {
       // Each partition's own horizon: another process's finalisation says nothing of our floors.
       ...(opts.partition ? { stateKeySuffix: ` ${opts.partition.self}` } : {}),
     });
-    this.#tail = this.#recover();
+    this.#tail = opts.aggregates === false ? Promise.resolve() : this.#recover();
   }
 
   async #recover(): Promise<void> {
@@ -252,16 +285,17 @@ export class CloudPipeline {
     return this.#serial(() => this.#handleMessage(topic, payload, receivedAtMs));
   }
 
-  async #handleMessage(topic: string, payload: Uint8Array, receivedAtMs: number): Promise<UplinkAck | null> {
+  async #handleMessage(topic: string, payload: Uint8Array, clockAtMs: number): Promise<UplinkAck | null> {
     const { store } = this.#o;
     await this.#followCatalogue();
     this.#counters.batchesReceived++;
-    const v = this.#read(this.#reader, topic, payload, receivedAtMs);
+    const v = this.#read(this.#reader, topic, payload, clockAtMs);
     if (!v.ok) {
       await store.writeDeadLetter(v.deadLetter);
       this.#counters.deadLettered++;
       return null;
     }
+    const receivedAtMs = this.#o.receivedAtSent === true ? sentInstant(clockAtMs, v.sentAtMs) : clockAtMs;
     let ackedAtStart = this.#ackedAtStart.get(v.serial);
     if (ackedAtStart === undefined) this.#ackedAtStart.set(v.serial, (ackedAtStart = await store.ackedSeq(v.serial)));
     // A retransmission (lost ack, or QoS 1 redelivery): already stored, so only re-ack.
@@ -363,6 +397,7 @@ export class CloudPipeline {
   advance(nowMs: number): Promise<void> {
     return this.#serial(async () => {
       await this.#followCatalogue();
+      if (this.#o.aggregates === false) return;
       // The recompute does its work at each new minute: what other processes stored for our floors comes in first.
       const minute = floorToMinute(nowMs);
       // Within one minute the recompute finalises minutes before (minute's last ms − look-back), floored.
@@ -377,6 +412,7 @@ export class CloudPipeline {
   finish(): Promise<void> {
     const nowMs = this.#o.clock.now();
     return this.#serial(async () => {
+      if (this.#o.aggregates === false) return;
       // Finishing finalises every minute: whatever is stored later is beyond the horizon.
       if (this.#o.partition) await this.#pullOwnFloors(floorToMinute(nowMs), Number.MAX_SAFE_INTEGER);
       await this.#feedPending(Infinity);
@@ -444,6 +480,7 @@ export class CloudPipeline {
   /** Whether this pipeline aggregates the hive's floor (always, unpartitioned). */
   #owns(serial: string): boolean {
     const p = this.#o.partition;
+    if (this.#o.aggregates === false) return false;
     if (!p) return true;
     const hive = this.#registry.hiveBySerial(serial);
     return hive !== undefined && p.ownerOf(hive.floorId) === p.self;

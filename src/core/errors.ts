@@ -19,6 +19,8 @@ export const ErrorCodes = {
   /** A packet for a finalised minute beyond its hive's budget of minutes to reopen (cloud/late-admission.ts). */
   LATE_BEYOND_BUDGET: 'LATE_BEYOND_BUDGET',
   TIMEOUT: 'TIMEOUT',
+  /** A write of an ingest process whose partition lease another process took (fencing, docs/scale-out.md). */
+  LEASE_LOST: 'LEASE_LOST',
   CAPTURE_INVALID: 'CAPTURE_INVALID',
 } as const;
 

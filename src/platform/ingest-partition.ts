@@ -31,6 +31,11 @@ function fnv1a(text: string): number {
   return h;
 }
 
+/** The 1-based partition of `count` that aggregates the floor. */
+export function partitionOfFloor(count: number, floorId: string): number {
+  return (fnv1a(floorId) % count) + 1;
+}
+
 /** Whether partition `p` aggregates the floor. */
 export function ownsFloor(p: IngestPartition, floorId: string): boolean {
   return fnv1a(floorId) % p.count === p.index - 1;

@@ -21,6 +21,10 @@ import { guardedStore, openStore, openWebhookStore } from './store-open.js';
 import { AssetCatalogue } from '../assets/catalogue.js';
 import type { PlatformThreadInit } from './thread-messages.js';
 import { floorPartition, type IngestPartition } from './ingest-partition.js';
+import { DEFAULT_LEASE_MS, LeasedPipelines, type LeaseStatus } from './partition-leases.js';
+import { PostgresLeases } from '../cloud/store/postgres-leases.js';
+import { PostgresStore } from '../cloud/store/postgres-store.js';
+import type { IngestPipelines, PipelineOptions } from '../cloud/pipeline.js';
 import { followShardClocks, ShardClocks } from '../broker/shard-clock.js';
 import { startWebhooks, type PlatformWebhookOptions, type PlatformWebhooks, type WebhookStores } from '../webhooks/platform-hooks.js';
 
@@ -97,6 +101,13 @@ export interface PlatformOptions {
    * every shard said done and the platform finished.
    */
   shardClocks?: number;
+  /**
+   * With `partition` on a PostgreSQL store: the partition lease's duration, wall ms (default
+   * 10 s). A process silent for longer loses its partitions to another (docs/scale-out.md, Failover).
+   */
+  leaseMs?: number;
+  /** Ownership changes (partition acquired, lost, finished), one line each. */
+  onLeaseLog?: (line: string) => void;
 }
 
 export interface Platform {
@@ -140,6 +151,8 @@ export interface Platform {
   readonly webhooks?: PlatformWebhooks | null;
   /** With `shardClocks`: every shard said done and every minute is finalised (rejects on a refused clock message or a failed round). */
   readonly shardsFinished?: Promise<void>;
+  /** With partition leases: what this process owns and stands by for (/metrics, health). */
+  readonly leaseStatus?: (() => LeaseStatus) | undefined;
 }
 
 /** The cloud's login on the embedded broker: a service account no scenario can name. */
@@ -203,6 +216,25 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     if (hooks) closers.push(() => hooks.close());
     const store = await openStore(location);
     if (opts.shardClocks !== undefined) await refuseFinishedShardRun(store, opts.partition, describeStore(dbPath));
+    // Several ingest processes on one PostgreSQL store: floor partitions are held by lease, with failover.
+    let leased: LeasedPipelines | null = null;
+    const pipelines =
+      opts.partition && opts.shareGroup !== undefined && location.kind === 'postgres'
+        ? async (base: PipelineOptions): Promise<IngestPipelines> => {
+            leased = new LeasedPipelines({
+              base,
+              store,
+              partition: opts.partition as IngestPartition,
+              leases: await PostgresLeases.open(location.url),
+              openFenced: (fence) => PostgresStore.open(location.url, { fence }),
+              leaseMs: opts.leaseMs ?? DEFAULT_LEASE_MS,
+              onPartitionFinished: (label, fenced) => fenced.setState(`shards_done ${label}`, 1),
+              ...(opts.onLeaseLog ? { log: opts.onLeaseLog } : {}),
+            });
+            await leased.start();
+            return leased;
+          }
+        : undefined;
     // The live view (served runs only) draws each sensor's latest detections: the hub exists
     // once the API has started, after the cloud; what arrives before has no page to go to.
     let liveHub: LiveHub | null = null;
@@ -218,12 +250,15 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       ...(opts.ownHivesOnly === true ? { ownHivesOnly: true } : {}),
       ...(opts.shareGroup !== undefined ? { shareGroup: opts.shareGroup } : {}),
       ...(opts.partition ? { partition: floorPartition(opts.partition) } : {}),
+      ...(pipelines ? { pipelines } : {}),
+      // Following shards: a batch's received instant is its send instant, as one process stamps it (report merge's latency).
+      ...(opts.shardClocks !== undefined ? { receivedAtSent: true } : {}),
       ...(hooks ? { sensorDeliveries: (events, receivedAtMs) => hooks.sensorDeliveries(events, receivedAtMs) } : {}),
       // Built only while a browser watches /live: a served fleet pays nothing for an unwatched page.
       ...(opts.api ? { onSensorEvent: (e) => liveHub?.detections(e), sensorEventsWanted: () => liveHub?.watched === true } : {}),
     });
     closers.push(() => cloud.close());
-    const served = opts.api ? await startApi(opts, location, closers, hooks, cloud) : null;
+    const served = opts.api ? await startApi(opts, location, closers, hooks, cloud, leased ? () => (leased as LeasedPipelines).status() : null) : null;
     liveHub = served?.live ?? null;
     const api = served?.server ?? null;
     const ticker = opts.advanceEveryMs ? followOwnClock(cloud, clock, opts.advanceEveryMs, hooks) : null;
@@ -242,9 +277,13 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       liveHub?.refresh();
       if (hooks) await hooks.settle();
     };
-    const shardsFinished = opts.shardClocks !== undefined ? (await followShards(broker.url, opts.shardClocks, { advanceTo, finish: shardRunFinish(store, opts.partition, finish) }, closers)).finished : undefined;
+    const leaseStatus = leased ? (leased as LeasedPipelines).status.bind(leased) : undefined;
+    // With leases each partition's owner marks it done (a partition taken over later is marked by its new owner).
+    const shardsFinished =
+      opts.shardClocks !== undefined ? (await followShards(broker.url, opts.shardClocks, { advanceTo, finish: leased ? finish : shardRunFinish(store, opts.partition, finish) }, closers)).finished : undefined;
     return {
       ...(shardsFinished ? { shardsFinished } : {}),
+      ...(leaseStatus ? { leaseStatus } : {}),
       brokerUrl: broker.url,
       apiUrl: api?.url ?? null,
       // As it may be printed (run summary, report): a PostgreSQL URL without its password.
@@ -275,7 +314,14 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
  * on PostgreSQL its reads queue on a connection of their own, never behind the pipeline's
  * writes, and never block the event loop), the API's state (clients, mutations) in the same store.
  */
-async function startApi(opts: PlatformOptions, location: StoreLocation, closers: Array<() => Promise<void> | void>, hooks: PlatformWebhooks | null, cloud: Cloud): Promise<{ server: ApiServer; live: LiveHub }> {
+async function startApi(
+  opts: PlatformOptions,
+  location: StoreLocation,
+  closers: Array<() => Promise<void> | void>,
+  hooks: PlatformWebhooks | null,
+  cloud: Cloud,
+  leases: (() => LeaseStatus) | null,
+): Promise<{ server: ApiServer; live: LiveHub }> {
   const api = opts.api as NonNullable<PlatformOptions['api']>;
   const store: Store = await openStore(location);
   closers.push(() => store.close());
@@ -309,7 +355,13 @@ async function startApi(opts: PlatformOptions, location: StoreLocation, closers:
     ...(hooks ? { webhooks: hooks.service } : {}),
     live,
     // Read at scrape time from the same tallies the run report reads: /metrics agrees with it.
-    metrics: { counters: () => cloud.counters(), latenciesMs: () => cloud.latenciesMs(), webhookStats: () => (hooks ? hooks.stats() : Promise.resolve(null)), status: store },
+    metrics: {
+      counters: () => cloud.counters(),
+      latenciesMs: () => cloud.latenciesMs(),
+      webhookStats: () => (hooks ? hooks.stats() : Promise.resolve(null)),
+      status: store,
+      ...(leases ? { leases } : {}),
+    },
   });
   closers.push(() => server.close());
   return { server, live };

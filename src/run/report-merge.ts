@@ -29,7 +29,8 @@ export interface MergedReport {
   /** Traffic-based occupancy against truth, only with `--store`: it needs every counter of a space, read from the shared store. */
   trafficOccupancy?: RunResult['trafficOccupancy'];
   /** Sensing → stored latency: only the maximum merges exactly. */
-  latencyMs: { max: number };
+  /** `max` from the shards; the percentiles from the store (`--store`, store-accuracy.ts), absent without it. */
+  latencyMs: { max: number; p50?: number; p90?: number; p99?: number };
   /** Per-hive delivery rows (each hive on one shard), and their summed counts. */
   delivery: { hives: HiveLedger[]; overall: Record<(typeof SUMMED)[number], number> } | null;
   /**
@@ -51,7 +52,7 @@ const SUMMED = ['generated', 'offlineSuppressed', 'meshDelivered', 'meshDropped'
  * makes exact (by `NOT_MERGED_FROM_STORE`), so the rest say why even `--store` cannot.
  */
 const NOT_MERGED = [
-  'latencyMs p50/p90/p99: percentiles of the shards do not give the whole run’s (max is kept); nor does the store: a batch’s stored received instant is its ingest process’s clock, which with --external-ingest follows the slowest shard’s clock messages, not the instant one process stamps',
+  'latencyMs p50/p90/p99: percentiles of the shards do not give the whole run’s (max is kept; exact with --store: every stored packet’s received instant, its batch’s send instant, minus its sensing instant)',
   'pipeline.eventsEmitted: a shard emits events for its own part of a space split across shards (exact with --store: the outbox’s events)',
   'trafficOccupancy: a space’s occupancy from its door counters needs every counter, which may sit on several shards (exact with --store: every counter’s stored minutes)',
   'presence of spaces measured by several shards (listed in presence.splitSpaces): each shard saw only its sensors (exact with --store)',
@@ -60,6 +61,7 @@ const NOT_MERGED = [
 
 /** The `NOT_MERGED` entries (by the figure they start with) that a store makes exact. */
 const NOT_MERGED_FROM_STORE = { presence: 'presence of spaces', trafficOccupancy: 'trafficOccupancy:', eventsEmitted: 'pipeline.eventsEmitted:' } as const;
+const LATENCY_NOT_MERGED = 'latencyMs p50/p90/p99:';
 
 function refuse(message: string): never {
   throw new AppError(ErrorCodes.USAGE, `report merge: ${message}`);
@@ -129,8 +131,10 @@ function merge(reports: readonly RunReport[], first: RunReport): MergedReport {
 export function withStoreAccuracy(merged: MergedReport, accuracy: StoreAccuracy, store: string): MergedReport {
   const exact: string[] = [NOT_MERGED_FROM_STORE.presence, NOT_MERGED_FROM_STORE.trafficOccupancy];
   if (accuracy.eventsEmitted !== null) exact.push(NOT_MERGED_FROM_STORE.eventsEmitted);
+  if (accuracy.latencyMs !== null) exact.push(LATENCY_NOT_MERGED);
   return {
     ...merged,
+    ...(accuracy.latencyMs !== null ? { latencyMs: accuracy.latencyMs } : {}),
     pipeline: { ...merged.pipeline, ...(accuracy.eventsEmitted !== null ? { eventsEmitted: accuracy.eventsEmitted } : {}) },
     traffic: accuracy.traffic,
     presence: { spaces: accuracy.presence.spaces, rooms: accuracy.presence.rooms, splitSpaces: [] },
@@ -185,6 +189,7 @@ export function formatMerged(m: MergedReport): string {
     `presence: ${m.presence.spaces.length} space(s) ${m.accuracyFrom === 'shards' ? 'merged' : `read from ${m.accuracyFrom.store}`}, rooms MAE ${m.presence.rooms.mae} over ${m.presence.rooms.minutes} room-minutes${m.presence.splitSpaces.length > 0 ? `; ${m.presence.splitSpaces.length} split across shards (not merged)` : ''}`,
     ...(m.trafficOccupancy ? [trafficOccupancyLine(m.trafficOccupancy)] : []),
     ...(m.pipeline.eventsEmitted !== undefined ? [`events: ${m.pipeline.eventsEmitted} occupancy event(s) emitted`] : []),
+    ...(m.latencyMs.p99 !== undefined ? [`latency sensing → stored: p50 ${m.latencyMs.p50} ms, p90 ${m.latencyMs.p90} ms, p99 ${m.latencyMs.p99} ms, max ${m.latencyMs.max} ms`] : []),
     `not merged: ${m.notMerged.map((n) => n.split(':')[0]).join('; ')}`,
     '',
   ].join('\n');

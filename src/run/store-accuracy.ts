@@ -1,7 +1,7 @@
 import { catalogueFromScenario } from '../assets/from-scenario.js';
 import { AppError, ErrorCodes } from '../core/errors.js';
-import { ValueCounts } from '../core/value-counts.js';
 import { storedReads } from '../cloud/cloud.js';
+import { storedLatencies } from '../cloud/stored-latency.js';
 import type { CloudCounters } from '../cloud/pipeline.js';
 import { RETENTION_MS } from '../cloud/rollup.js';
 import type { Store } from '../cloud/store/port.js';
@@ -39,6 +39,12 @@ export interface StoreAccuracy {
    * (RETENTION_MS '1m': the recompute prunes older events as the run goes on, so a count would fall short).
    */
   eventsEmitted: number | null;
+  /**
+   * Sensing → stored latency percentiles of every stored packet (`storedLatencies`): the run's
+   * `latencyMs` when its ingest processes stamped batches with their send instant. Null when the
+   * run is longer than the payloads' retention (pruned with the '1m' data).
+   */
+  latencyMs: RunResult['latencyMs'] | null;
 }
 
 /** The scenario the shards ran: the file, with the reports' seed, start, duration and fidelity; refused when it is another scenario. */
@@ -69,11 +75,12 @@ export function replayTruth(model: ScenarioModel): TruthRecorder {
 export async function storeAccuracy(model: ScenarioModel, truth: TruthRecorder, store: Store): Promise<StoreAccuracy> {
   const request = reportRequest(model);
   const events = await store.eventCount(request.fromMs, request.toMs);
+  const catalogue = catalogueFromScenario(model);
+  const latencies = await storedLatencies(catalogue, store);
   const reads: ReportReads = {
-    ...storedReads(catalogueFromScenario(model), store),
+    ...storedReads(catalogue, store),
     counters: () => ({ ...NO_COUNTERS, eventsEmitted: events }),
-    // Per-packet latencies are the ingest processes' (in memory), not the store's: not read.
-    latenciesMs: () => new ValueCounts(),
+    latenciesMs: () => latencies,
   };
   const r = buildResult(model, truth, reportSource(await reportData(reads, request)), { ticks: 0, packetsSent: 0, batchesSent: 0, sensorSeconds: 0, interrupted: false });
   return {
@@ -81,6 +88,7 @@ export async function storeAccuracy(model: ScenarioModel, truth: TruthRecorder, 
     traffic: r.traffic,
     trafficOccupancy: r.trafficOccupancy,
     eventsEmitted: model.durationMs <= RETENTION_MS['1m'] ? r.pipeline.eventsEmitted : null,
+    latencyMs: model.durationMs <= RETENTION_MS['1m'] ? r.latencyMs : null,
   };
 }
 

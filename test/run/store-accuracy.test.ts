@@ -63,6 +63,11 @@ describe('storeAccuracy: the run report read from a SQLite store alone', () => {
     expect(fromStore.eventsEmitted).toBe(run.result.pipeline.eventsEmitted);
   });
 
+  it('gives the run’s sensing → stored latency percentiles, from the stored payloads and their received instants', () => {
+    expect(run.result.latencyMs.p99).toBeGreaterThan(0);
+    expect(fromStore.latencyMs).toEqual(run.result.latencyMs);
+  });
+
   it('report merge --store: the merged report carries them and no longer lists them in notMerged', () => {
     // The run as its only shard (1/1): what `report merge s.json --store run.sqlite` computes.
     const asShard: RunReport = { ...run, shard: { index: 1, count: 1, hives: model.hives.map((h) => h.serial), totalHives: model.hives.length } };
@@ -72,10 +77,12 @@ describe('storeAccuracy: the run report read from a SQLite store alone', () => {
     expect(merged.trafficOccupancy).toEqual(run.result.trafficOccupancy);
     expect(merged.pipeline).toEqual(run.result.pipeline);
     expect(merged.presence).toEqual({ ...run.result.presence, splitSpaces: [] });
-    expect(merged.notMerged.map((n) => n.split(':')[0])).toEqual(['latencyMs p50/p90/p99', 'detector, webhooks and perf']);
+    expect(merged.latencyMs).toEqual(run.result.latencyMs);
+    expect(merged.notMerged.map((n) => n.split(':')[0])).toEqual(['detector, webhooks and perf']);
     // Events the store could not count all of stay listed, and absent.
-    const uncounted = withStoreAccuracy(shardsOnly, { ...fromStore, eventsEmitted: null }, 'run.sqlite');
+    const uncounted = withStoreAccuracy(shardsOnly, { ...fromStore, eventsEmitted: null, latencyMs: null }, 'run.sqlite');
     expect(uncounted.pipeline.eventsEmitted).toBeUndefined();
+    expect(uncounted.latencyMs.p99).toBeUndefined();
     expect(uncounted.notMerged.map((n) => n.split(':')[0])).toEqual(['latencyMs p50/p90/p99', 'pipeline.eventsEmitted', 'detector, webhooks and perf']);
   });
 

@@ -38,6 +38,8 @@ export interface TestPostgres {
   url: string;
   /** A new empty database on the server; its URL. */
   createDatabase(): Promise<string>;
+  /** Fast shutdown (SIGINT: sessions ended, transactions rolled back), then the same server again on the same port. */
+  restart(downMs?: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -67,12 +69,36 @@ export async function startPostgres(): Promise<TestPostgres> {
   const data = join(dir, 'data');
   execFileSync(join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale=C'], { stdio: 'ignore', cwd: dir, ...ids });
   const port = await freePort();
-  const proc: ChildProcess = spawn(join(bin, 'postgres'), ['-D', data, '-k', dir, '-p', String(port), '-h', '127.0.0.1', '-F', '-c', 'fsync=off', '-c', 'full_page_writes=off'], {
-    stdio: 'ignore',
-    cwd: dir,
-    ...ids,
-  });
+  const launch = (): ChildProcess =>
+    spawn(join(bin, 'postgres'), ['-D', data, '-k', dir, '-p', String(port), '-h', '127.0.0.1', '-F', '-c', 'fsync=off', '-c', 'full_page_writes=off'], {
+      stdio: 'ignore',
+      cwd: dir,
+      ...ids,
+    });
+  let proc: ChildProcess = launch();
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  const accepting = async (): Promise<boolean> => {
+    for (let i = 0; i < 100; i++) {
+      const c = new pg.Client({ connectionString: url });
+      try {
+        await c.connect();
+        await c.end();
+        return true;
+      } catch {
+        await c.end().catch(() => undefined);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+    return false;
+  };
+  const restart = async (downMs = 500): Promise<void> => {
+    const exited = new Promise<void>((r) => proc.once('exit', () => r()));
+    proc.kill('SIGINT');
+    await exited;
+    await new Promise((r) => setTimeout(r, downMs));
+    proc = launch();
+    if (!(await accepting())) throw new Error('PostgreSQL did not come back');
+  };
   const stop = async (): Promise<void> => {
     if (proc.exitCode === null) {
       const exited = new Promise<void>((r) => proc.once('exit', () => r()));
@@ -90,6 +116,7 @@ export async function startPostgres(): Promise<TestPostgres> {
       return {
         url,
         stop,
+        restart,
         async createDatabase() {
           const name = `occusim_${process.pid}_${++counter}`;
           const admin = new pg.Client({ connectionString: url });

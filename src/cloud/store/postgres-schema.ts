@@ -205,6 +205,20 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE UNIQUE INDEX events_by_event_id ON events (event_id);
     `,
   },
+  {
+    version: 7,
+    description: 'partition leases: which ingest process aggregates which floor partition, with a fencing token (docs/scale-out.md, Failover)',
+    sql: `
+      CREATE TABLE partition_leases (
+        partition TEXT PRIMARY KEY,
+        owner TEXT NOT NULL,
+        token BIGINT NOT NULL,
+        acquired_at TIMESTAMPTZ NOT NULL,
+        renewed_at TIMESTAMPTZ NOT NULL,
+        expires_at TIMESTAMPTZ NOT NULL
+      );
+    `,
+  },
 ];
 
 /** Every table of the schema, for `--fresh` (emptied, not dropped: the schema version stays). */
@@ -229,4 +243,5 @@ export const POSTGRES_TABLES = [
   'webhook_delivery_bodies',
   'webhook_last_values',
   'reopen_marks',
+  'partition_leases',
 ] as const;

@@ -23,7 +23,7 @@ import type {
 } from './port.js';
 import { POSTGRES_MIGRATIONS } from './postgres-schema.js';
 import { hiveStatusOf, sensorStatusOf, type HiveStatusTableRow } from './sqlite-status.js';
-import { PostgresSession, redactUrl } from './postgres-session.js';
+import { PostgresSession, redactUrl, type SessionOptions } from './postgres-session.js';
 import { BATCH_SQL, EVENTS_SQL, PRESENCE_MINUTES_SQL, ROLLUP_SQL, TRAFFIC_MINUTES_SQL, TRAFFIC_ROLLUP_SQL, deliveryColumns, eventColumns, lastByKey } from './postgres-writes.js';
 
 /**
@@ -41,9 +41,14 @@ export class PostgresStore implements Store {
     this.#db = db;
   }
 
-  /** Connects to `url` and creates or migrates the schema (several processes may race: an advisory lock orders them). */
-  static async open(url: string): Promise<PostgresStore> {
-    const db = await PostgresSession.connect(url);
+  /**
+   * Connects to `url` and creates or migrates the schema (several processes may race: an advisory
+   * lock orders them). With `o.fence`, the aggregation's writes (minutes, events, rollups,
+   * pruning, pipeline state, clearing reopen marks) commit only while the partition's lease holds
+   * the token (docs/scale-out.md, Failover); storing batches stays anyone's (idempotent by (hive, seq)).
+   */
+  static async open(url: string, o: SessionOptions = {}): Promise<PostgresStore> {
+    const db = await PostgresSession.connect(url, o);
     try {
       await migrate(db);
     } catch (err) {
@@ -94,7 +99,7 @@ export class PostgresStore implements Store {
     if (presence.length > 0) statements.push([PRESENCE_MINUTES_SQL, [presence.map((r) => r.spaceId), presence.map((r) => r.minuteMs), presence.map((r) => r.value), presence.map((r) => r.samples)]]);
     if (traffic.length > 0) statements.push([TRAFFIC_MINUTES_SQL, [traffic.map((r) => r.sensorId), traffic.map((r) => r.minuteMs), traffic.map((r) => r.in), traffic.map((r) => r.out)]]);
     if (w.events.length > 0) statements.push([EVENTS_SQL, eventColumns(w.events)]);
-    await this.#db.transaction(statements);
+    await this.#db.fenced(statements);
   }
 
   async writeDeadLetter(d: DeadLetter): Promise<void> {
@@ -124,13 +129,13 @@ export class PostgresStore implements Store {
     // One statement may not touch a row twice: a later row for the same minute wins, as in SQLite.
     const last = lastByKey(rows, (r) => `${r.spaceId}\u0000${r.minuteMs}`);
     if (last.length === 0) return;
-    await this.#db.query(PRESENCE_MINUTES_SQL, [last.map((r) => r.spaceId), last.map((r) => r.minuteMs), last.map((r) => r.value), last.map((r) => r.samples)]);
+    await this.#db.fenced([[PRESENCE_MINUTES_SQL, [last.map((r) => r.spaceId), last.map((r) => r.minuteMs), last.map((r) => r.value), last.map((r) => r.samples)]]]);
   }
 
   async writeTrafficMinutes(rows: readonly TrafficMinuteRow[]): Promise<void> {
     const last = lastByKey(rows, (r) => `${r.sensorId}\u0000${r.minuteMs}`);
     if (last.length === 0) return;
-    await this.#db.query(TRAFFIC_MINUTES_SQL, [last.map((r) => r.sensorId), last.map((r) => r.minuteMs), last.map((r) => r.in), last.map((r) => r.out)]);
+    await this.#db.fenced([[TRAFFIC_MINUTES_SQL, [last.map((r) => r.sensorId), last.map((r) => r.minuteMs), last.map((r) => r.in), last.map((r) => r.out)]]]);
   }
 
   async presenceMinutes(spaceId: string): Promise<PresenceMinuteRow[]> {
@@ -175,7 +180,7 @@ export class PostgresStore implements Store {
 
   async writeEvents(events: readonly OccupancyEvent[]): Promise<void> {
     if (events.length === 0) return;
-    await this.#db.query(EVENTS_SQL, eventColumns(events));
+    await this.#db.fenced([[EVENTS_SQL, eventColumns(events)]]);
   }
 
   async events(afterId = 0): Promise<StoredEvent[]> {
@@ -206,7 +211,7 @@ export class PostgresStore implements Store {
     const statements: Array<[string, unknown[]]> = [];
     if (presence.length > 0) statements.push([ROLLUP_SQL, args(presence)]);
     if (traffic.length > 0) statements.push([TRAFFIC_ROLLUP_SQL, args(traffic)]);
-    await this.#db.transaction(statements);
+    await this.#db.fenced(statements);
   }
 
   async presenceSeries(spaceId: string, every: Interval, fromMs: number, toMs: number): Promise<SeriesPoint[]> {
@@ -252,7 +257,7 @@ export class PostgresStore implements Store {
         statements.push(['DELETE FROM traffic_rollup WHERE every = $1 AND bucket_ms < $2', [every, cutoff]]);
       }
     }
-    await this.#db.transaction(statements);
+    await this.#db.fenced(statements);
   }
 
   async writeHeartbeat(h: HiveStatus, sensors: readonly SensorHealthWrite[]): Promise<void> {
@@ -327,7 +332,7 @@ export class PostgresStore implements Store {
   }
 
   async setState(key: string, value: number): Promise<void> {
-    await this.#db.query('INSERT INTO pipeline_state (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value]);
+    await this.#db.fenced([['INSERT INTO pipeline_state (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value]]]);
   }
 
   async markReopen(marks: readonly ReopenMark[]): Promise<void> {
@@ -345,10 +350,10 @@ export class PostgresStore implements Store {
 
   async clearReopenMarks(marks: readonly ReopenMark[]): Promise<void> {
     if (marks.length === 0) return;
-    await this.#db.query(
+    await this.#db.fenced([[
       'DELETE FROM reopen_marks r USING unnest($1::text[], $2::text[], $3::bigint[]) AS m (owner, floor_id, minute_ms) WHERE r.owner = m.owner AND r.floor_id = m.floor_id AND r.minute_ms = m.minute_ms',
       [marks.map((m) => m.owner), marks.map((m) => m.floorId), marks.map((m) => m.minuteMs)],
-    );
+    ]]);
   }
 
   async close(): Promise<void> {
