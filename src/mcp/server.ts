@@ -1,6 +1,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { applyAliases } from './aliases.js';
 import { asToolError, invalid, type ToolError } from './errors.js';
 import { capText } from './render.js';
 import type { AnyTool, ToolContext } from './tool.js';
@@ -25,13 +26,38 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchemaObject
   return rest as JsonSchemaObject;
 }
 
+/**
+ * A tool's input schema with the reference server's names listed beside ours (aliases.ts).
+ * An argument that can come under an alias leaves `required`: the call needs one of the two,
+ * which the description says and the server checks.
+ */
+function inputSchema(t: AnyTool): JsonSchemaObject {
+  const schema = jsonSchema(t.input, 'input');
+  const groups = t.aliases ?? [];
+  if (groups.length === 0) return schema;
+  const properties = { ...(schema.properties ?? {}) } as Record<string, Record<string, unknown>>;
+  for (const g of groups) {
+    for (const [name, zs] of Object.entries(g.from)) {
+      const own = jsonSchema(zs, 'input') as Record<string, unknown>;
+      const what = g.to === null ? 'accepted for compatibility' : `an alias of ${g.to}; give one of the two`;
+      properties[name] = { ...own, description: `The reference server's name (${what})${typeof own.description === 'string' ? `: ${own.description}` : ''}` };
+    }
+  }
+  const aliased = new Set(groups.map((g) => g.to));
+  const required = (schema.required ?? []).filter((r) => !aliased.has(r));
+  const out: JsonSchemaObject = { ...schema, properties };
+  if (required.length > 0) out.required = required;
+  else delete out.required;
+  return out;
+}
+
 /** The tools as `tools/list` publishes them (also snapshotted by the tests). */
 export function toolList(tools: readonly AnyTool[] = TOOLS): Tool[] {
   return tools.map((t) => ({
     name: t.name,
     title: t.title,
     description: t.description,
-    inputSchema: jsonSchema(t.input, 'input'),
+    inputSchema: inputSchema(t),
     outputSchema: jsonSchema(t.output, 'output'),
     annotations: { title: t.title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   }));
@@ -47,7 +73,8 @@ function zodMessage(e: z.ZodError): string {
 
 export async function callTool(tool: AnyTool, args: unknown, ctx: () => ToolContext): Promise<CallToolResult> {
   try {
-    const parsed = tool.input.safeParse(args ?? {});
+    const given = await applyAliases(tool, (args ?? {}) as Record<string, unknown>, ctx);
+    const parsed = tool.input.safeParse(given);
     if (!parsed.success) throw invalid(`${tool.name}: ${zodMessage(parsed.error)}`);
     const context = ctx();
     context.scope.next();
