@@ -70,7 +70,7 @@ export async function mcpHttpPlugin(app: FastifyInstance, opts: McpHttpOptions):
     const token = await guard(req, reply);
     if (token === null) return reply;
     const ctx = contextFor(token);
-    const server = createMcpServer(() => ctx);
+    const server = createMcpServer(() => ctx, { events: ctx.events });
     const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
     reply.raw.on('close', () => {
       void transport.close();

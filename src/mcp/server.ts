@@ -3,6 +3,8 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, typ
 import { z } from 'zod';
 import { applyAliases } from './aliases.js';
 import { asToolError, invalid, type ToolError } from './errors.js';
+import { atLeast, DEFAULT_LEVEL, LEVELS, type EventLog, type Level } from './events.js';
+import { paramsOf, type RawHandler } from './rpc.js';
 import { capText } from './render.js';
 import type { AnyTool, ToolContext } from './tool.js';
 import { TOOLS } from './tools/index.js';
@@ -85,13 +87,40 @@ export async function callTool(tool: AnyTool, args: unknown, ctx: () => ToolCont
   }
 }
 
+export interface McpServerOptions {
+  /** The server's own events, forwarded as `notifications/message` (events.ts). */
+  events?: EventLog;
+  tools?: readonly AnyTool[];
+}
+
+/**
+ * `logging/setLevel` and `notifications/message` (issue 28, item 4): each server (one per
+ * session) forwards the events at or above its client's level, `info` until the client sets
+ * one. A notification that cannot be sent (no stream open) is dropped: logs are not queued.
+ */
+function forwardEvents(server: Server, events: EventLog): Record<string, RawHandler> {
+  let level: Level = DEFAULT_LEVEL;
+  const off = events.on((e) => {
+    if (!server.transport) return off();
+    if (atLeast(e.level, level)) server.sendLoggingMessage({ level: e.level, logger: e.logger, data: e.message }).catch(() => undefined);
+  });
+  const setLevel = z.object({ level: z.enum(LEVELS) });
+  return {
+    'logging/setLevel': async (params) => {
+      level = paramsOf(setLevel, params, 'logging/setLevel').level;
+      return {};
+    },
+  };
+}
+
 /**
  * `context` is called per tool call: the stdio server hands out one long-lived context, the
- * HTTP route one per caller's organisation. `onError` sees every error result (debug logging).
+ * HTTP route one per caller's organisation.
  */
-export function createMcpServer(context: () => ToolContext, tools: readonly AnyTool[] = TOOLS): Server {
+export function createMcpServer(context: () => ToolContext, opts: McpServerOptions = {}): Server {
+  const tools = opts.tools ?? TOOLS;
   const server = new Server(SERVER_INFO, {
-    capabilities: { tools: {} },
+    capabilities: { tools: {}, ...(opts.events ? { logging: {} } : {}) },
     instructions:
       'Read-only tools over an occusim platform: assets (sites, buildings, floors, rooms, zones, hives, sensors), device health, and occupancy. ' +
       'Find ids with service_search_assets or service_list_topology first; errors come back as results with a code.',
@@ -102,9 +131,8 @@ export function createMcpServer(context: () => ToolContext, tools: readonly AnyT
   // tools/call is taken before the SDK's schema (the fallback sees the raw request): its
   // refusal of `arguments: null` or `[]` is a protocol error with a validation dump, where the
   // assistant should get a VALIDATION_FAILED result it can act on.
-  server.fallbackRequestHandler = async (req) => {
-    if (req.method !== CALL_TOOL) throw new McpError(ErrorCode.MethodNotFound, `method not found: ${req.method.slice(0, MAX_TOOL_NAME)}`);
-    const { name, arguments: args } = (req.params ?? {}) as { name?: unknown; arguments?: unknown };
+  const callRaw: RawHandler = async (params) => {
+    const { name, arguments: args } = (params ?? {}) as { name?: unknown; arguments?: unknown };
     if (typeof name !== 'string') return errorResult(invalid('params.name must be the name of a tool (a string)'));
     if (name.length > MAX_TOOL_NAME) return errorResult(invalid(`unknown tool (its name has ${name.length} characters; tool names have at most ${MAX_TOOL_NAME}); tools: ${[...byName.keys()].join(', ')}`));
     const tool = byName.get(name);
@@ -113,6 +141,14 @@ export function createMcpServer(context: () => ToolContext, tools: readonly AnyT
       return errorResult(invalid(`${name}: arguments must be an object (got ${args === null ? 'null' : Array.isArray(args) ? 'an array' : typeof args})`));
     }
     return callTool(tool, args, context);
+  };
+  const raw: Record<string, RawHandler> = { [CALL_TOOL]: callRaw, ...(opts.events ? forwardEvents(server, opts.events) : {}) };
+  // The SDK registers its own logging/setLevel, which answers a bad level with -32603: ours is -32602.
+  server.removeRequestHandler('logging/setLevel');
+  server.fallbackRequestHandler = async (req, extra) => {
+    const handler = Object.hasOwn(raw, req.method) ? raw[req.method] : undefined;
+    if (!handler) throw new McpError(ErrorCode.MethodNotFound, `method not found: ${req.method.slice(0, MAX_TOOL_NAME)}`);
+    return handler(req.params, extra);
   };
   return server;
 }

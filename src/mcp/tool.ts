@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Clock } from '../core/clock.js';
 import type { CallScope } from './cache.js';
 import type { AssetKind, CatalogCache } from './catalog.js';
+import type { EventLog } from './events.js';
 import type { OccupancyReader } from './occupancy.js';
 import type { Platform } from './platform.js';
 import type { McpSettings } from './settings.js';
@@ -19,6 +20,8 @@ export interface ToolContext {
   occupancy: OccupancyReader;
   settings: McpSettings;
   clock: Clock;
+  /** The server's own events, forwarded to clients as log messages (events.ts). */
+  events: EventLog;
 }
 
 /** What an alias's conversion may use (aliases.ts). */
