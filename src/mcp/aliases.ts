@@ -67,7 +67,7 @@ export function aliasNames(tool: AnyTool): string[] {
  * matched equally well by several spaces is refused with the candidates: picking one would
  * answer about a room the user may not mean.
  */
-async function idOrName(ctx: ToolContext, text: string, kinds: readonly AssetKind[]): Promise<string> {
+export async function idOrName(ctx: ToolContext, text: string, kinds: readonly AssetKind[]): Promise<string> {
   if (kindByPrefix(text) !== null && !/\s/.test(text)) return text;
   const devices = kinds.includes('hive') || kinds.includes('sensor');
   const catalog = devices ? await ctx.catalog.withDevices() : await ctx.catalog.spaces();

@@ -170,6 +170,12 @@ export class CatalogCache {
     );
   }
 
+  /** Forget both catalogues: the next read waits for a fresh one (the catalogue changed: watch.ts). */
+  invalidate(): void {
+    this.#raw.invalidate();
+    this.#devices.invalidate();
+  }
+
   spaces(): Promise<Catalog> {
     const source = this.#raw.get();
     if (this.#spaces?.source !== source) this.#spaces = { source, catalog: source.then((d) => Catalog.fromSpaces(d)) };

@@ -8,6 +8,7 @@ import { OccupancyReader } from './occupancy.js';
 import { Platform } from './platform.js';
 import type { McpSettings } from './settings.js';
 import type { ToolContext } from './tool.js';
+import { Watcher } from './watch.js';
 
 /**
  * One organisation's tool context: a platform client, its caches (topology, occupancy) and
@@ -17,10 +18,12 @@ import type { ToolContext } from './tool.js';
 export function toolContext(settings: McpSettings, http: HttpPort, tokens: TokenSource, clock: Clock, events: EventLog = new EventLog()): ToolContext {
   const platform = new Platform(http, tokens, events);
   const scope = new CallScope();
+  const catalog = new CatalogCache(platform, clock, settings.topologyTtlMs, scope, events);
   return {
     platform,
     scope,
-    catalog: new CatalogCache(platform, clock, settings.topologyTtlMs, scope, events),
+    catalog,
+    watch: new Watcher(platform, catalog, clock, events),
     occupancy: new OccupancyReader(platform, clock, settings.occupancyTtlMs, scope),
     settings,
     clock,

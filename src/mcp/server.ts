@@ -4,7 +4,11 @@ import { z } from 'zod';
 import { applyAliases } from './aliases.js';
 import { asToolError, invalid, type ToolError } from './errors.js';
 import { atLeast, DEFAULT_LEVEL, LEVELS, type EventLog, type Level } from './events.js';
-import { paramsOf, type RawHandler } from './rpc.js';
+import { completionHandlers } from './completion.js';
+import { promptHandlers } from './prompts.js';
+import { resolveUri, resourceHandlers } from './resources.js';
+import { invalidParams, paramsOf, type RawHandler } from './rpc.js';
+import type { Subscriber } from './watch.js';
 import { capText } from './render.js';
 import type { AnyTool, ToolContext } from './tool.js';
 import { TOOLS } from './tools/index.js';
@@ -114,13 +118,62 @@ function forwardEvents(server: Server, events: EventLog): Record<string, RawHand
 }
 
 /**
+ * `resources/subscribe` and `unsubscribe` for this server's session (watch.ts does the
+ * watching). The session is attached to its organisation's watcher once initialised, so it
+ * hears catalogue changes; a stateless HTTP exchange (no session, no stream) never is.
+ */
+function subscriptions(server: Server, context: () => ToolContext): Record<string, RawHandler> {
+  const me: Subscriber = {
+    updated: (uri) => void server.sendResourceUpdated({ uri }).catch(() => undefined),
+    listChanged: () => void server.sendResourceListChanged().catch(() => undefined),
+  };
+  let detach: (() => void) | null = null;
+  const attach = (): void => {
+    if (detach) return;
+    try {
+      detach = context().watch.attach(me);
+    } catch {
+      // No context (bad settings): nothing to watch; requests answer the settings error.
+    }
+  };
+  const prevInit = server.oninitialized;
+  server.oninitialized = () => (prevInit?.(), attach());
+  const prevClose = server.onclose;
+  server.onclose = () => {
+    detach?.();
+    detach = null;
+    prevClose?.();
+  };
+  const uriParams = z.object({ uri: z.string().min(1).max(2000) });
+  return {
+    'resources/subscribe': async (params) => {
+      const { uri } = paramsOf(uriParams, params, 'resources/subscribe');
+      const ctx = context();
+      const { asset } = await resolveUri(ctx, uri);
+      attach();
+      try {
+        ctx.watch.subscribe(me, uri, asset);
+      } catch (err) {
+        throw invalidParams(`resources/subscribe: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      return {};
+    },
+    'resources/unsubscribe': async (params) => {
+      const { uri } = paramsOf(uriParams, params, 'resources/unsubscribe');
+      context().watch.unsubscribe(me, uri);
+      return {};
+    },
+  };
+}
+
+/**
  * `context` is called per tool call: the stdio server hands out one long-lived context, the
  * HTTP route one per caller's organisation.
  */
 export function createMcpServer(context: () => ToolContext, opts: McpServerOptions = {}): Server {
   const tools = opts.tools ?? TOOLS;
   const server = new Server(SERVER_INFO, {
-    capabilities: { tools: {}, ...(opts.events ? { logging: {} } : {}) },
+    capabilities: { tools: {}, resources: { subscribe: true, listChanged: true }, prompts: {}, completions: {}, ...(opts.events ? { logging: {} } : {}) },
     instructions:
       'Read-only tools over an occusim platform: assets (sites, buildings, floors, rooms, zones, hives, sensors), device health, and occupancy. ' +
       'Find ids with service_search_assets or service_list_topology first; errors come back as results with a code.',
@@ -142,7 +195,14 @@ export function createMcpServer(context: () => ToolContext, opts: McpServerOptio
     }
     return callTool(tool, args, context);
   };
-  const raw: Record<string, RawHandler> = { [CALL_TOOL]: callRaw, ...(opts.events ? forwardEvents(server, opts.events) : {}) };
+  const raw: Record<string, RawHandler> = {
+    [CALL_TOOL]: callRaw,
+    ...resourceHandlers(context),
+    ...subscriptions(server, context),
+    ...promptHandlers(context),
+    ...completionHandlers(context),
+    ...(opts.events ? forwardEvents(server, opts.events) : {}),
+  };
   // The SDK registers its own logging/setLevel, which answers a bad level with -32603: ours is -32602.
   server.removeRequestHandler('logging/setLevel');
   server.fallbackRequestHandler = async (req, extra) => {

@@ -45,7 +45,8 @@ export async function runStdioServer(env: Record<string, string | undefined> = p
   if (!problem && settings.clientId && settings.topologyTtlMs > 0) void ctx.catalog.withDevices().catch((err: unknown) => log?.(`prefetch: ${String(err)}`));
   // Ends when the client closes stdin.
   await new Promise<void>((resolve) => {
-    server.onclose = () => resolve();
+    const prev = server.onclose;
+    server.onclose = () => (prev?.(), resolve());
     process.stdin.once('end', () => resolve());
   });
   await server.close();

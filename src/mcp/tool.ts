@@ -6,6 +6,7 @@ import type { EventLog } from './events.js';
 import type { OccupancyReader } from './occupancy.js';
 import type { Platform } from './platform.js';
 import type { McpSettings } from './settings.js';
+import type { Watcher } from './watch.js';
 
 /**
  * One tool: strict input and output schemas (zod, published as JSON Schema), the work, and a
@@ -22,6 +23,8 @@ export interface ToolContext {
   clock: Clock;
   /** The server's own events, forwarded to clients as log messages (events.ts). */
   events: EventLog;
+  /** Resource subscriptions and catalogue changes (watch.ts). */
+  watch: Watcher;
 }
 
 /** What an alias's conversion may use (aliases.ts). */
