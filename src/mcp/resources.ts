@@ -103,7 +103,7 @@ async function record(ctx: ToolContext, a: Asset): Promise<unknown> {
 }
 
 export async function occupancyOf(ctx: ToolContext, a: Asset): Promise<unknown> {
-  const { asOf, results } = await ctx.occupancy.current([a]);
+  const { asOf, results } = await ctx.watch.current(a);
   const r = results[0];
   return { uri: uriOf(a, 'occupancy'), id: a.id, type: a.kind, name: a.name, as_of: asOf, occupancy: r?.occupancy ?? null, source: r?.source ?? null, minutes: r?.minutes ?? [] };
 }

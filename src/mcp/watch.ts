@@ -43,6 +43,8 @@ export class Watcher {
   #poll: NodeJS.Timeout | null = null;
   #catalogPoll: NodeJS.Timeout | null = null;
   #failing = false;
+  /** A poll is running: the next is scheduled when it ends, never beside it. */
+  #busy = { occupancy: false, catalogue: false };
 
   constructor(platform: Platform, catalog: CatalogCache, clock: Clock, events: EventLog) {
     this.#platform = platform;
@@ -60,6 +62,15 @@ export class Watcher {
       this.#subs.delete(s);
       this.#schedule();
     };
+  }
+
+  /**
+   * A space's current occupancy read now, never from a cache: a client told a resource was
+   * updated reads it again, and must not get the value it had (the tools' cache keeps 60 s).
+   */
+  async current(a: Asset): ReturnType<OccupancyReader['current']> {
+    this.#scope.next();
+    return this.#reader.current([a]);
   }
 
   /** Throws RangeError past MAX_SUBSCRIPTIONS (the caller answers it as -32602). */
@@ -91,14 +102,14 @@ export class Watcher {
 
   #schedule(): void {
     const want = this.#watched().size > 0;
-    if (want && !this.#poll) this.#poll = setTimeout(() => void this.#pollOccupancy(), POLL_MS).unref();
+    if (want && !this.#poll && !this.#busy.occupancy) this.#poll = setTimeout(() => void this.#pollOccupancy(), POLL_MS).unref();
     if (!want && this.#poll) {
       clearTimeout(this.#poll);
       this.#poll = null;
       this.#seen.clear();
     }
     const listen = this.#attached.size > 0;
-    if (listen && !this.#catalogPoll) this.#catalogPoll = setTimeout(() => void this.#pollCatalogue(), CATALOGUE_POLL_MS).unref();
+    if (listen && !this.#catalogPoll && !this.#busy.catalogue) this.#catalogPoll = setTimeout(() => void this.#pollCatalogue(), CATALOGUE_POLL_MS).unref();
     if (!listen && this.#catalogPoll) {
       clearTimeout(this.#catalogPoll);
       this.#catalogPoll = null;
@@ -106,6 +117,8 @@ export class Watcher {
   }
 
   async #pollOccupancy(): Promise<void> {
+    this.#poll = null;
+    this.#busy.occupancy = true;
     const watched = this.#watched();
     try {
       this.#scope.next();
@@ -124,11 +137,13 @@ export class Watcher {
       if (!this.#failing) this.#events.emit('warning', 'subscriptions', `reading subscribed occupancy failed (retrying): ${err instanceof Error ? err.message : String(err)}`);
       this.#failing = true;
     }
-    this.#poll = null;
+    this.#busy.occupancy = false;
     this.#schedule();
   }
 
   async #pollCatalogue(): Promise<void> {
+    this.#catalogPoll = null;
+    this.#busy.catalogue = true;
     try {
       const digest = JSON.stringify(await this.#platform.query(SPACES_QUERY));
       if (this.#spacesDigest !== null && digest !== this.#spacesDigest) {
@@ -141,7 +156,7 @@ export class Watcher {
     } catch (err) {
       this.#events.emit('warning', 'catalogue', `watching the catalogue failed (retrying): ${err instanceof Error ? err.message : String(err)}`);
     }
-    this.#catalogPoll = null;
+    this.#busy.catalogue = false;
     this.#schedule();
   }
 }
