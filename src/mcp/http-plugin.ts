@@ -22,7 +22,9 @@ import type { ToolContext } from './tool.js';
  * its server-sent stream (log messages, resource updates, list changes) and on the DELETE that
  * ends it. Answers are JSON. A session belongs to the token that opened it (another token
  * gets 404, as an unknown session); each token may hold MAX_SESSIONS_PER_TOKEN, the server
- * MAX_SESSIONS, beyond which `initialize` is 429 naming the cap. A POST without a session id
+ * MAX_SESSIONS. At the cap the token's least recently used idle session (no stream open, no
+ * request running: a client that closed without DELETE) is ended to make room; when all are
+ * busy, `initialize` is 429 naming the cap. A POST without a session id
  * that is not an `initialize` is answered statelessly, as before sessions existed; GET and
  * DELETE without one are 405.
  *
@@ -43,13 +45,17 @@ export interface McpHttpOptions {
 export const MCP_PATH = '/mcp';
 /** Contexts (and their caches) are kept per token, never shared between callers; at most this many. */
 const MAX_CONTEXTS = 64;
-export const MAX_SESSIONS_PER_TOKEN = 8;
+export const MAX_SESSIONS_PER_TOKEN = 32;
 export const MAX_SESSIONS = 256;
 
 interface Session {
   token: string;
   server: Server;
   transport: StreamableHTTPServerTransport;
+  /** Open GET streams and requests in flight: a session with none is idle, and reclaimable. */
+  busy: number;
+  /** Order of last use (a counter, not a time: eviction needs the order only). */
+  used: number;
 }
 
 const rpcError = (code: number, message: string) => ({ jsonrpc: '2.0', error: { code, message }, id: null });
@@ -85,6 +91,24 @@ export async function mcpHttpPlugin(app: FastifyInstance, opts: McpHttpOptions):
   };
 
   const sessions = new Map<string, Session>();
+  let uses = 0;
+  /** Runs a request or stream in the session, keeping it busy until its response closes. */
+  const serve = async (s: Session, req: FastifyRequest, reply: FastifyReply, body?: unknown): Promise<void> => {
+    s.used = ++uses;
+    s.busy++;
+    reply.raw.once('close', () => void s.busy--);
+    reply.hijack();
+    await s.transport.handleRequest(req.raw, reply.raw, body);
+  };
+  /** At the cap, the token's least recently used idle session makes room (its client gets 404 and may initialize again). */
+  const reclaim = (token: string): boolean => {
+    const idle = [...sessions.entries()].filter(([, s]) => s.token === token && s.busy === 0).sort(([, a], [, b]) => a.used - b.used)[0];
+    if (!idle) return false;
+    sessions.delete(idle[0]);
+    void idle[1].transport.close();
+    void idle[1].server.close();
+    return true;
+  };
   const sessionOf = async (req: FastifyRequest, reply: FastifyReply, token: string): Promise<Session | null> => {
     const id = req.headers['mcp-session-id'];
     const s = typeof id === 'string' ? sessions.get(id) : undefined;
@@ -96,9 +120,11 @@ export async function mcpHttpPlugin(app: FastifyInstance, opts: McpHttpOptions):
 
   const open = async (req: FastifyRequest, reply: FastifyReply, token: string): Promise<void> => {
     const mine = [...sessions.values()].filter((s) => s.token === token).length;
-    if (mine >= MAX_SESSIONS_PER_TOKEN || sessions.size >= MAX_SESSIONS) {
-      const which = mine >= MAX_SESSIONS_PER_TOKEN ? `${MAX_SESSIONS_PER_TOKEN} per token` : `${MAX_SESSIONS} in all`;
-      await reply.code(429).send(rpcError(-32000, `RATE_LIMITED: too many open MCP sessions (at most ${which}); end one with DELETE /mcp and its Mcp-Session-Id`));
+    if ((mine >= MAX_SESSIONS_PER_TOKEN || sessions.size >= MAX_SESSIONS) && mine > 0) reclaim(token);
+    const now = [...sessions.values()].filter((s) => s.token === token).length;
+    if (now >= MAX_SESSIONS_PER_TOKEN || sessions.size >= MAX_SESSIONS) {
+      const which = now >= MAX_SESSIONS_PER_TOKEN ? `${MAX_SESSIONS_PER_TOKEN} per token` : `${MAX_SESSIONS} in all`;
+      await reply.code(429).send(rpcError(-32000, `RATE_LIMITED: too many open MCP sessions, all streaming (at most ${which}); end one with DELETE /mcp and its Mcp-Session-Id`));
       return;
     }
     const ctx = contextFor(token);
@@ -106,7 +132,7 @@ export async function mcpHttpPlugin(app: FastifyInstance, opts: McpHttpOptions):
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       enableJsonResponse: true,
-      onsessioninitialized: (id) => void sessions.set(id, { token, server, transport }),
+      onsessioninitialized: (id) => void sessions.set(id, { token, server, transport, busy: 0, used: ++uses }),
       onsessionclosed: (id) => {
         sessions.delete(id);
         void server.close();
@@ -139,8 +165,7 @@ export async function mcpHttpPlugin(app: FastifyInstance, opts: McpHttpOptions):
     if (req.headers['mcp-session-id'] !== undefined) {
       const s = await sessionOf(req, reply, token);
       if (!s) return reply;
-      reply.hijack();
-      await s.transport.handleRequest(req.raw, reply.raw, req.body);
+      await serve(s, req, reply, req.body);
       return reply;
     }
     if (isInitializeRequest(req.body)) await open(req, reply, token);
@@ -156,8 +181,7 @@ export async function mcpHttpPlugin(app: FastifyInstance, opts: McpHttpOptions):
     }
     const s = await sessionOf(req, reply, token);
     if (!s) return reply;
-    reply.hijack();
-    await s.transport.handleRequest(req.raw, reply.raw);
+    await serve(s, req, reply);
     return reply;
   };
   app.get(MCP_PATH, inSession);
