@@ -1,5 +1,6 @@
 import type { Clock } from '../core/clock.js';
 import { ToolError, fromHttpStatus } from './errors.js';
+import { EventLog } from './events.js';
 import type { HttpPort } from './http-port.js';
 import { ENV, type McpSettings } from './settings.js';
 
@@ -25,19 +26,26 @@ export class ClientCredentials implements TokenSource {
   readonly #settings: McpSettings;
   readonly #http: HttpPort;
   readonly #clock: Clock;
+  readonly #events: EventLog;
   #cached: { token: string; renewAtMs: number } | null = null;
   #pending: Promise<string> | null = null;
 
-  constructor(settings: McpSettings, http: HttpPort, clock: Clock) {
+  constructor(settings: McpSettings, http: HttpPort, clock: Clock, events: EventLog = new EventLog()) {
     this.#settings = settings;
     this.#http = http;
     this.#clock = clock;
+    this.#events = events;
   }
 
   token(): Promise<string> {
     if (this.#cached && this.#clock.now() < this.#cached.renewAtMs) return Promise.resolve(this.#cached.token);
     // Concurrent tool calls share one login.
-    this.#pending ??= this.#login().finally(() => (this.#pending = null));
+    this.#pending ??= this.#login()
+      .catch((err: unknown) => {
+        this.#events.emit('error', 'auth', `login failed: ${err instanceof Error ? err.message : String(err)}`);
+        throw err;
+      })
+      .finally(() => (this.#pending = null));
     return this.#pending;
   }
 
@@ -61,6 +69,7 @@ export class ClientCredentials implements TokenSource {
     }
     const lifetimeMs = (typeof body.expires_in === 'number' && body.expires_in > 0 ? body.expires_in : 3600) * 1000;
     const early = Math.min(EARLY_MS, lifetimeMs / 10);
+    this.#events.emit('info', 'auth', `${this.#cached ? 'token renewed' : 'logged in'} as ${clientId}; renewed again in ${Math.round((lifetimeMs - early) / 1000)} s`);
     this.#cached = { token: body.access_token, renewAtMs: this.#clock.now() + lifetimeMs - early };
     return body.access_token;
   }

@@ -30,10 +30,13 @@ export class Cached<T> {
   readonly #ttlMs: number;
   readonly #scope: CallScope;
   readonly #revalidate: boolean;
+  readonly #onRefresh: ((error: unknown) => void) | undefined;
   #entry: Entry<T> | null = null;
   #refreshing = false;
 
-  constructor(load: () => Promise<T>, opts: { clock: Clock; ttlMs: number; scope: CallScope; staleWhileRevalidate?: boolean }) {
+  /** `onRefresh` hears each background refresh end: `null` when it loaded, else its error. */
+  constructor(load: () => Promise<T>, opts: { clock: Clock; ttlMs: number; scope: CallScope; staleWhileRevalidate?: boolean; onRefresh?: (error: unknown) => void }) {
+    this.#onRefresh = opts.onRefresh;
     this.#load = load;
     this.#clock = opts.clock;
     this.#ttlMs = opts.ttlMs;
@@ -79,8 +82,11 @@ export class Cached<T> {
     const value = this.#load();
     void value
       .then(
-        () => void (this.#entry = { at: this.#clock.now(), epoch: this.#scope.epoch, value, loaded: true }),
-        () => undefined, // keep answering the old value; the next expiry tries again
+        () => {
+          this.#entry = { at: this.#clock.now(), epoch: this.#scope.epoch, value, loaded: true };
+          this.#onRefresh?.(null);
+        },
+        (err: unknown) => this.#onRefresh?.(err ?? 'failed'), // keep answering the old value; the next expiry tries again
       )
       .finally(() => (this.#refreshing = false));
   }

@@ -1,6 +1,7 @@
 import type { Clock } from '../core/clock.js';
 import { Cached, type CallScope } from './cache.js';
 import { notFound } from './errors.js';
+import { EventLog } from './events.js';
 import type { Platform } from './platform.js';
 
 /**
@@ -152,10 +153,12 @@ export class CatalogCache {
   readonly #devices: Cached<Catalog>;
   #spaces: { source: Promise<SpacesData>; catalog: Promise<Catalog> } | null = null;
 
-  constructor(platform: Platform, clock: Clock, ttlMs: number, scope: CallScope) {
+  constructor(platform: Platform, clock: Clock, ttlMs: number, scope: CallScope, events: EventLog = new EventLog()) {
     this.#clock = clock;
+    const refreshed = (what: string) => (err: unknown) =>
+      err === null ? events.emit('info', 'catalogue', `${what} refreshed`) : events.emit('warning', 'catalogue', `${what} refresh failed, the previous one is kept: ${err instanceof Error ? err.message : String(err)}`);
     const opts = { clock, ttlMs, scope, staleWhileRevalidate: true };
-    this.#raw = new Cached(() => platform.query<SpacesData>(SPACES_QUERY), opts);
+    this.#raw = new Cached(() => platform.query<SpacesData>(SPACES_QUERY), { ...opts, onRefresh: refreshed('spaces') });
     this.#devices = new Cached(
       () =>
         Promise.all([this.#raw.get(), platform.query<DevicesData>(DEVICES_QUERY)]).then(([s, d]) => {
@@ -163,8 +166,14 @@ export class CatalogCache {
           c.addDevices(d);
           return c;
         }),
-      opts,
+      { ...opts, onRefresh: refreshed('devices') },
     );
+  }
+
+  /** Forget both catalogues: the next read waits for a fresh one (the catalogue changed: watch.ts). */
+  invalidate(): void {
+    this.#raw.invalidate();
+    this.#devices.invalidate();
   }
 
   spaces(): Promise<Catalog> {

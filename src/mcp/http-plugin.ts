@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticate } from '../api/auth/guard.js';
 import { LOOPBACK_ONLY, type HostPolicy } from '../api/host-guard.js';
@@ -13,10 +16,17 @@ import { readSettings, type McpSettings } from './settings.js';
 import type { ToolContext } from './tool.js';
 
 /**
- * The same ten tools over Streamable HTTP at `/mcp` on the platform's API port (issue 13,
- * item 6), so an assistant can use a served run without spawning a process. Stateless: each
- * POST carries one JSON-RPC message and gets a JSON answer; GET (server-sent stream) and
- * DELETE (session end) are 405, as the transport spec allows for servers without sessions.
+ * The tool server over Streamable HTTP at `/mcp` on the platform's API port (issue 13, item
+ * 6), so an assistant can use a served run without spawning a process. An `initialize` opens
+ * a session (issue 28): its `Mcp-Session-Id` names it on later POSTs, on the GET that opens
+ * its server-sent stream (log messages, resource updates, list changes) and on the DELETE that
+ * ends it. Answers are JSON. A session belongs to the token that opened it (another token
+ * gets 404, as an unknown session); each token may hold MAX_SESSIONS_PER_TOKEN, the server
+ * MAX_SESSIONS. At the cap the token's least recently used idle session (no stream open, no
+ * request running: a client that closed without DELETE) is ended to make room; when all are
+ * busy, `initialize` is 429 naming the cap. A POST without a session id
+ * that is not an `initialize` is answered statelessly, as before sessions existed; GET and
+ * DELETE without one are 405.
  *
  * Auth is the API's own: the caller's bearer token is verified here (401 with
  * `WWW-Authenticate: Bearer` otherwise) and then presented to the API by every call the tools
@@ -35,6 +45,20 @@ export interface McpHttpOptions {
 export const MCP_PATH = '/mcp';
 /** Contexts (and their caches) are kept per token, never shared between callers; at most this many. */
 const MAX_CONTEXTS = 64;
+export const MAX_SESSIONS_PER_TOKEN = 32;
+export const MAX_SESSIONS = 256;
+
+interface Session {
+  token: string;
+  server: Server;
+  transport: StreamableHTTPServerTransport;
+  /** Open GET streams and requests in flight: a session with none is idle, and reclaimable. */
+  busy: number;
+  /** Order of last use (a counter, not a time: eviction needs the order only). */
+  used: number;
+}
+
+const rpcError = (code: number, message: string) => ({ jsonrpc: '2.0', error: { code, message }, id: null });
 
 export async function mcpHttpPlugin(app: FastifyInstance, opts: McpHttpOptions): Promise<void> {
   const clock = opts.clock ?? systemClock;
@@ -66,11 +90,65 @@ export async function mcpHttpPlugin(app: FastifyInstance, opts: McpHttpOptions):
     return (req.headers.authorization ?? '').trim().replace(/^Bearer\s+/i, '');
   };
 
-  app.post(MCP_PATH, async (req, reply) => {
-    const token = await guard(req, reply);
-    if (token === null) return reply;
+  const sessions = new Map<string, Session>();
+  let uses = 0;
+  /** Runs a request or stream in the session, keeping it busy until its response closes. */
+  const serve = async (s: Session, req: FastifyRequest, reply: FastifyReply, body?: unknown): Promise<void> => {
+    s.used = ++uses;
+    s.busy++;
+    reply.raw.once('close', () => void s.busy--);
+    reply.hijack();
+    await s.transport.handleRequest(req.raw, reply.raw, body);
+  };
+  /** At the cap, the token's least recently used idle session makes room (its client gets 404 and may initialize again). */
+  const reclaim = (token: string): boolean => {
+    const idle = [...sessions.entries()].filter(([, s]) => s.token === token && s.busy === 0).sort(([, a], [, b]) => a.used - b.used)[0];
+    if (!idle) return false;
+    sessions.delete(idle[0]);
+    void idle[1].transport.close();
+    void idle[1].server.close();
+    return true;
+  };
+  const sessionOf = async (req: FastifyRequest, reply: FastifyReply, token: string): Promise<Session | null> => {
+    const id = req.headers['mcp-session-id'];
+    const s = typeof id === 'string' ? sessions.get(id) : undefined;
+    if (s && s.token === token) return s;
+    // Another token's session is answered as an unknown one: its existence is not told.
+    await reply.code(404).send(rpcError(-32001, 'session not found: it ended, or was opened with another token; initialize a new one'));
+    return null;
+  };
+
+  const open = async (req: FastifyRequest, reply: FastifyReply, token: string): Promise<void> => {
+    const mine = [...sessions.values()].filter((s) => s.token === token).length;
+    if ((mine >= MAX_SESSIONS_PER_TOKEN || sessions.size >= MAX_SESSIONS) && mine > 0) reclaim(token);
+    const now = [...sessions.values()].filter((s) => s.token === token).length;
+    if (now >= MAX_SESSIONS_PER_TOKEN || sessions.size >= MAX_SESSIONS) {
+      const which = now >= MAX_SESSIONS_PER_TOKEN ? `${MAX_SESSIONS_PER_TOKEN} per token` : `${MAX_SESSIONS} in all`;
+      await reply.code(429).send(rpcError(-32000, `RATE_LIMITED: too many open MCP sessions, all streaming (at most ${which}); end one with DELETE /mcp and its Mcp-Session-Id`));
+      return;
+    }
     const ctx = contextFor(token);
-    const server = createMcpServer(() => ctx);
+    const server = createMcpServer(() => ctx, { events: ctx.events });
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      enableJsonResponse: true,
+      onsessioninitialized: (id) => void sessions.set(id, { token, server, transport, busy: 0, used: ++uses }),
+      onsessionclosed: (id) => {
+        sessions.delete(id);
+        void server.close();
+      },
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+    };
+    await server.connect(transport);
+    reply.hijack();
+    await transport.handleRequest(req.raw, reply.raw, req.body);
+  };
+
+  const stateless = async (req: FastifyRequest, reply: FastifyReply, token: string): Promise<void> => {
+    const ctx = contextFor(token);
+    const server = createMcpServer(() => ctx, { events: ctx.events });
     const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
     reply.raw.on('close', () => {
       void transport.close();
@@ -79,14 +157,35 @@ export async function mcpHttpPlugin(app: FastifyInstance, opts: McpHttpOptions):
     await server.connect(transport);
     reply.hijack();
     await transport.handleRequest(req.raw, reply.raw, req.body);
+  };
+
+  app.post(MCP_PATH, async (req, reply) => {
+    const token = await guard(req, reply);
+    if (token === null) return reply;
+    if (req.headers['mcp-session-id'] !== undefined) {
+      const s = await sessionOf(req, reply, token);
+      if (!s) return reply;
+      await serve(s, req, reply, req.body);
+      return reply;
+    }
+    if (isInitializeRequest(req.body)) await open(req, reply, token);
+    else await stateless(req, reply, token);
     return reply;
   });
-  const notAllowed = async (req: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
-    if ((await guard(req, reply)) === null) return reply;
-    return reply.code(405).header('Allow', 'POST').send({ jsonrpc: '2.0', error: { code: -32000, message: 'this MCP server is stateless: POST only' }, id: null });
+  // GET opens a session's stream, DELETE ends it; without a session there is nothing to stream or end.
+  const inSession = async (req: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
+    const token = await guard(req, reply);
+    if (token === null) return reply;
+    if (req.headers['mcp-session-id'] === undefined) {
+      return reply.code(405).header('Allow', 'POST').send(rpcError(-32000, 'no Mcp-Session-Id: GET opens a session\'s stream and DELETE ends a session; initialize one with POST first'));
+    }
+    const s = await sessionOf(req, reply, token);
+    if (!s) return reply;
+    await serve(s, req, reply);
+    return reply;
   };
-  app.get(MCP_PATH, notAllowed);
-  app.delete(MCP_PATH, notAllowed);
+  app.get(MCP_PATH, inSession);
+  app.delete(MCP_PATH, inSession);
 }
 
 /** The MCP endpoint as an extension of the platform's API (`/mcp`, same bearer tokens). */

@@ -1,5 +1,6 @@
 import { Kind, parse } from 'graphql';
 import { ToolError, fromGraphqlCode, fromHttpStatus } from './errors.js';
+import { EventLog, SLOW_CALL_MS } from './events.js';
 import type { HttpPort } from './http-port.js';
 import type { TokenSource } from './auth.js';
 
@@ -12,18 +13,16 @@ import type { TokenSource } from './auth.js';
 const PATHS = { graphql: '/api/v3/graphql', reporting: '/api/v3/reporting', stats: '/api/v4/reporting/stats' } as const;
 type ReadPath = (typeof PATHS)[keyof typeof PATHS];
 
-export type Log = (message: string) => void;
-
 export class Platform {
   readonly #http: HttpPort;
   readonly #tokens: TokenSource;
-  readonly #log: Log;
+  readonly #events: EventLog;
   readonly #checked = new Set<string>();
 
-  constructor(http: HttpPort, tokens: TokenSource, log: Log = () => {}) {
+  constructor(http: HttpPort, tokens: TokenSource, events: EventLog = new EventLog()) {
     this.#http = http;
     this.#tokens = tokens;
-    this.#log = log;
+    this.#events = events;
   }
 
   /** A GraphQL query's `data`; GraphQL errors become tool errors by their `extensions.code`. */
@@ -51,8 +50,16 @@ export class Platform {
     for (let attempt = 0; ; attempt++) {
       const token = await this.#tokens.token();
       const started = process.hrtime.bigint();
-      const res = await this.#http.post(path, payload, token);
-      this.#log(`${path} → ${res.status} in ${Number(process.hrtime.bigint() - started) / 1e6} ms`);
+      let res;
+      try {
+        res = await this.#http.post(path, payload, token);
+      } catch (err) {
+        this.#events.emit('error', 'platform', `${path} did not answer: ${err instanceof Error ? err.message : String(err)}`);
+        throw err;
+      }
+      const ms = Math.round(Number(process.hrtime.bigint() - started) / 1e5) / 10;
+      const slow = ms >= SLOW_CALL_MS;
+      this.#events.emit(res.status >= 500 ? 'error' : slow ? 'warning' : 'debug', 'platform', `${path} → ${res.status} in ${ms} ms${slow ? ` (slow: over ${SLOW_CALL_MS} ms)` : ''}`);
       // A refused token is renewed once (platform-reference §1); a second refusal is final.
       if ((res.status === 401 || res.status === 403) && attempt === 0 && this.#tokens.renewable) {
         this.#tokens.invalidate();

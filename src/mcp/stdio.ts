@@ -2,6 +2,7 @@ import { systemClock, type Clock } from '../core/clock.js';
 import { ClientCredentials } from './auth.js';
 import { toolContext } from './context.js';
 import { ToolError } from './errors.js';
+import { EventLog } from './events.js';
 import { fetchPort } from './http-port.js';
 import { createMcpServer } from './server.js';
 import { BoundedStdioTransport } from './stdio-transport.js';
@@ -22,13 +23,20 @@ export async function runStdioServer(env: Record<string, string | undefined> = p
     problem = err instanceof ToolError ? err : new ToolError('VALIDATION_FAILED', String(err));
     settings = readSettings({});
   }
-  const log = settings.debug || /^(1|true|yes|on)$/i.test(env.SERVICE_DEBUG ?? '') ? (m: string): void => void process.stderr.write(`occusim-mcp: ${m}\n`) : undefined;
+  const debug = settings.debug || /^(1|true|yes|on)$/i.test(env.SERVICE_DEBUG ?? '');
+  const log = debug ? (m: string): void => void process.stderr.write(`occusim-mcp: ${m}\n`) : undefined;
+  // Events go to the client as log messages (its level), and with SERVICE_DEBUG all of them to stderr.
+  const events = new EventLog();
+  if (log) events.on((e) => log(`${e.level} ${e.logger}: ${e.message}`));
   const http = fetchPort(settings.baseUrl);
-  const ctx = toolContext(settings, http, new ClientCredentials(settings, http, clock), clock, log);
-  const server = createMcpServer(() => {
-    if (problem) throw problem;
-    return ctx;
-  });
+  const ctx = toolContext(settings, http, new ClientCredentials(settings, http, clock, events), clock, events);
+  const server = createMcpServer(
+    () => {
+      if (problem) throw problem;
+      return ctx;
+    },
+    { events },
+  );
   log?.(`serving ${settings.baseUrl} as ${settings.clientId ?? '(no client id)'}`);
   // Lines bounded: an oversized one is answered with an error and the server reads on (stdio-transport.ts).
   await server.connect(new BoundedStdioTransport(process.stdin, process.stdout));
@@ -37,7 +45,8 @@ export async function runStdioServer(env: Record<string, string | undefined> = p
   if (!problem && settings.clientId && settings.topologyTtlMs > 0) void ctx.catalog.withDevices().catch((err: unknown) => log?.(`prefetch: ${String(err)}`));
   // Ends when the client closes stdin.
   await new Promise<void>((resolve) => {
-    server.onclose = () => resolve();
+    const prev = server.onclose;
+    server.onclose = () => (prev?.(), resolve());
     process.stdin.once('end', () => resolve());
   });
   await server.close();

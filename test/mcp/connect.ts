@@ -2,6 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ClientCredentials } from '../../src/mcp/auth.js';
 import { toolContext } from '../../src/mcp/context.js';
+import { EventLog } from '../../src/mcp/events.js';
 import { fetchPort } from '../../src/mcp/http-port.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { readSettings } from '../../src/mcp/settings.js';
@@ -24,8 +25,9 @@ export interface Session {
 export async function connectInMemory(env: Record<string, string>): Promise<Session> {
   const settings = readSettings(env);
   const http = fetchPort(settings.baseUrl);
-  const ctx = toolContext(settings, http, new ClientCredentials(settings, http, systemClock), systemClock);
-  const server = createMcpServer(() => ctx);
+  const events = new EventLog();
+  const ctx = toolContext(settings, http, new ClientCredentials(settings, http, systemClock, events), systemClock, events);
+  const server = createMcpServer(() => ctx, { events });
   const [a, b] = InMemoryTransport.createLinkedPair();
   await server.connect(a);
   const client = new Client({ name: 'occusim-test', version: '1.0.0' });

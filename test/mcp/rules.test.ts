@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { median } from '../../src/mcp/occupancy.js';
 import { label, trendOf } from '../../src/mcp/tools/busyness.js';
 import { batteryStatus } from '../../src/mcp/tools/hardware.js';
-import { matchScore } from '../../src/mcp/tools/search-assets.js';
+import { matchScore } from '../../src/mcp/fuzzy.js';
 import { resolveTime } from '../../src/mcp/tools/timeseries.js';
 
 /** The reference's rules (platform-reference §5) as pure functions. */

@@ -33,7 +33,11 @@ export function loadModel(file: string): ScenarioModel {
   return r.model;
 }
 
-export async function servedQuickstart(extra: readonly string[] = []): Promise<Served> {
+/**
+ * `live: true` resolves as soon as the API serves, while the run goes on (`--speed 60`: a
+ * simulated minute per second), for the subscription tests.
+ */
+export async function servedQuickstart(extra: readonly string[] = [], opts: { live?: boolean } = {}): Promise<Served> {
   const dbPath = join(mkdtempSync(join(tmpdir(), 'occusim-mcp-')), 'store.sqlite');
   const args = ['--import', 'tsx', join(root, 'test/cli/fixtures/cli-entry.ts'), 'run', join(root, 'scenarios/quickstart.yaml'), '--seed', '7', '--db', dbPath, '--serve', '--port', '0', '--mqtt-port', '0', '--quiet', ...extra];
   const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -44,7 +48,7 @@ export async function servedQuickstart(extra: readonly string[] = []): Promise<S
       out += c.toString();
       const api = /api listening on (http:\/\/\S+)/.exec(out);
       const client = /client \S+: client_id (\S+) client_secret (\S+)/.exec(out);
-      if (api && client && /run finished; serving until Ctrl-C/.test(out)) {
+      if (api && client && (opts.live === true || /run finished; serving until Ctrl-C/.test(out))) {
         resolve({ api: api[1] as string, clientId: client[1] as string, clientSecret: client[2] as string, audience: DEFAULT_AUDIENCE, dbPath, output: () => out, close: () => stop(child) });
       }
     });

@@ -111,11 +111,11 @@ describe('occusim-mcp over stdio', () => {
     expect(bad.result?.isError).toBe(true);
     expect(await mcp.end()).toBe(0);
     expect(mcp.tail()).toBe('');
-    expect(mcp.lines).toHaveLength(13); // initialize, tools/list, 11 calls
-    for (const line of mcp.lines) {
-      const m = JSON.parse(line) as Rpc;
-      expect(m.jsonrpc).toBe('2.0');
-    }
+    const messages = mcp.lines.map((line) => JSON.parse(line) as Rpc & { method?: string; params?: { level?: string; logger?: string } });
+    for (const m of messages) expect(m.jsonrpc).toBe('2.0');
+    expect(messages.filter((m) => m.id !== undefined)).toHaveLength(13); // initialize, tools/list, 11 calls
+    // The login, as a log message at the default level (info): a protocol line like the others.
+    expect(messages.filter((m) => m.id === undefined).map((m) => [m.method, m.params?.level, m.params?.logger])).toEqual([['notifications/message', 'info', 'auth']]);
     expect(mcp.stderr()).toContain('occusim-mcp: ');
   });
 

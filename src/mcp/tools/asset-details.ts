@@ -46,6 +46,8 @@ export const getAssetDetails = defineTool({
   description: 'Details of up to 50 assets by id: type, path, time zone, capacity, tags, the GraphQL record fields, parent and children, and optionally the hives and sensors inside.',
   input,
   output,
+  // Every answer carries the parent and the path, so the reference's switch changes nothing.
+  aliases: [{ to: null, from: { include_parent_context: z.boolean().describe('every answer carries the parent and the path') }, convert: () => undefined }],
   async run(args, ctx) {
     const needDevices = args.include_devices || args.ids.some((id) => id.startsWith('sensor_') || id.startsWith('hive_'));
     const { catalog, assets } = await ctx.catalog.resolve(args.ids, ['site', 'building', 'floor', 'room', 'zone', 'hive', 'sensor'], needDevices);

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { Asset } from '../catalog.js';
+import { invalid } from '../errors.js';
 import { table } from '../render.js';
-import { defineTool, maxResults, pathOf } from '../tool.js';
+import { defineTool, maxResults, pathOf, type AliasGroup } from '../tool.js';
 
 /**
  * service_available_rooms (platform-reference §5): rooms whose current occupancy is exactly 0,
@@ -29,12 +30,27 @@ function tagged(r: Asset, wanted: readonly string[] | undefined, mode: 'all' | '
   return mode === 'all' ? wanted.every(has) : wanted.some(has);
 }
 
+/** The reference's scope arguments (aliases.ts): a building or a floor, one of them. */
+const aliases: readonly AliasGroup[] = [
+  {
+    to: 'scope_id',
+    from: { building_id: z.string().regex(/^building_\S+$/, 'a building id (building_…)').max(100), floor_id: z.string().regex(/^(floor|space)_\S+$/, 'a floor id (space_…)').max(100) },
+    convert(g) {
+      if (g.building_id !== undefined && g.floor_id !== undefined) throw invalid('service_available_rooms: building_id and floor_id both set the scope; give one (the floor alone, if it is in that building)');
+      return g.floor_id ?? g.building_id;
+    },
+  },
+];
+
+
+
 export const availableRooms = defineTool({
   name: 'service_available_rooms',
   title: 'Available rooms',
   description: 'Rooms that are empty right now (current occupancy exactly 0), filtered by capacity and tags, largest first. Rooms without recent data are not listed.',
   input,
   output,
+  aliases,
   async run(args, ctx) {
     const catalog = await ctx.catalog.spaces();
     const scope = args.scope_id ? ((await ctx.catalog.resolve([args.scope_id], ['site', 'building', 'floor'])).assets[0] as Asset) : null;

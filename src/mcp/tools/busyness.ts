@@ -4,7 +4,7 @@ import type { Asset } from '../catalog.js';
 import { isOccupancySpace, type Source } from '../occupancy.js';
 import type { Platform } from '../platform.js';
 import { fmt, table } from '../render.js';
-import { defineTool, idList, occupiedSpace, pathOf } from '../tool.js';
+import { defineTool, idList, occupiedSpace, pathOf, spaceIdOrNameAlias, type AliasGroup } from '../tool.js';
 
 /**
  * service_space_busyness (platform-reference §5): utilisation = current occupancy /
@@ -64,12 +64,16 @@ async function averages(platform: Platform, spaces: ReadonlyArray<{ asset: Asset
   return out;
 }
 
+/** The reference's names (aliases.ts): one space by id or name; its trend switch (the trend is always given). */
+const aliases: readonly AliasGroup[] = [spaceIdOrNameAlias(['floor', 'room', 'zone']), { to: null, from: { include_trend: z.boolean().describe('the trend is always given') }, convert: () => undefined }];
+
 export const spaceBusyness = defineTool({
   name: 'service_space_busyness',
   title: 'Space busyness',
   description: 'How busy floors, rooms or zones are now: occupancy, utilisation of capacity with a quiet/moderate/busy label, and the trend against the 28-day average at this hour (lighter/typical/busier).',
   input,
   output,
+  aliases,
   async run(args, ctx) {
     const { assets } = await ctx.catalog.resolve(args.ids, ['floor', 'room', 'zone']);
     const spaces = assets.filter(isOccupancySpace);

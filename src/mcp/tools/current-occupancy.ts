@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isOccupancySpace } from '../occupancy.js';
 import { fmt, table } from '../render.js';
-import { defineTool, idList, occupiedSpace, pathOf } from '../tool.js';
+import { assetIdsAlias, defineTool, idList, occupiedSpace, pathOf } from '../tool.js';
 
 /**
  * service_get_current_occupancy: the real-time snapshot — the median of each space's last five
@@ -20,6 +20,8 @@ const space = occupiedSpace.extend({
 });
 const output = z.object({ as_of: z.string(), method: z.string(), spaces: z.array(space) });
 
+const aliases = [assetIdsAlias('floor, room or zone')];
+
 export const METHOD = 'median of the last 5 one-minute values before as_of';
 
 export const getCurrentOccupancy = defineTool({
@@ -28,6 +30,7 @@ export const getCurrentOccupancy = defineTool({
   description: 'Real-time occupancy of up to 50 floors, rooms or zones: the median of the last 5 one-minute values (presence preferred over traffic), with the minutes it was computed from.',
   input,
   output,
+  aliases,
   async run(args, ctx) {
     const { assets } = await ctx.catalog.resolve(args.ids, ['floor', 'room', 'zone']);
     const spaces = assets.filter(isOccupancySpace);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { invalid, notFound } from '../errors.js';
-import { defineTool, idList } from '../tool.js';
+import { defineTool, idList, type AliasGroup } from '../tool.js';
 
 /**
  * service_fetch_entity_details: chosen fields of entities by id, straight from GraphQL. Fields
@@ -45,12 +45,31 @@ export function kindOf(id: string): Kind {
   return k[1];
 }
 
+/**
+ * The reference's per-type field lists (`site_fields` … `hive_fields`, aliases.ts): the lists
+ * of the types among the ids, merged in order; each field must still suit every id's type.
+ */
+const aliases: readonly AliasGroup[] = [
+  {
+    to: 'fields',
+    from: Object.fromEntries(Object.keys(ALLOWED).map((k) => [`${k}_fields`, z.array(z.string().min(1).max(60)).min(1).max(40).describe(`fields of ${k}s`)])),
+    convert(g, ctx) {
+      const ids = Array.isArray(ctx.args.ids) ? ctx.args.ids.filter((x): x is string => typeof x === 'string') : [];
+      const kinds = new Set(ids.map((id) => PREFIX.find(([p]) => id.startsWith(p))?.[1]));
+      const fields = [...new Set(Object.keys(ALLOWED).filter((k) => kinds.has(k as Kind)).flatMap((k) => (g[`${k}_fields`] as string[] | undefined) ?? []))];
+      if (fields.length === 0) throw invalid(`service_fetch_entity_details: ${Object.keys(g).join(', ')} ${Object.keys(g).length > 1 ? 'are' : 'is'} not for the ids' types; give ${[...kinds].filter((k) => k !== undefined).map((k) => `${k}_fields`).join(' or ') || 'ids first'}`);
+      return fields;
+    },
+  },
+];
+
 export const fetchEntityDetails = defineTool({
   name: 'service_fetch_entity_details',
   title: 'Entity fields',
   description: 'Selected fields of up to 50 entities by id (sites, buildings, floors, rooms, zones, hives, sensors), read from GraphQL; fields are checked against a per-type allow-list.',
   input,
   output,
+  aliases,
   async run(args, ctx) {
     const byKind = new Map<Kind, string[]>();
     for (const id of args.ids) byKind.set(kindOf(id), [...(byKind.get(kindOf(id)) ?? []), id]);

@@ -3,7 +3,9 @@ import { DAY_MS, isoUtc } from '../../core/time.js';
 import type { Asset } from '../catalog.js';
 import { median } from '../occupancy.js';
 import { table } from '../render.js';
-import { defineTool, maxResults } from '../tool.js';
+import { kindByPrefix } from '../aliases.js';
+import { invalid } from '../errors.js';
+import { defineTool, maxResults, type AliasGroup } from '../tool.js';
 
 /**
  * service_hardware_snapshot: online/offline hives and sensors and battery status, for the
@@ -77,12 +79,42 @@ function levelSummary(values: number[], warning: number): z.infer<typeof levels>
   return { reporting: values.length, lowest: values.length === 0 ? null : Math.min(...values), median: median(values), below_warning: values.filter((v) => v < warning).length, warning_percent: warning };
 }
 
+/** The reference's names (aliases.ts): its scope pair, its two list limits, its battery-list switches. */
+const aliases: readonly AliasGroup[] = [
+  {
+    to: null,
+    from: { scope_type: z.enum(['org', 'site', 'building', 'floor']).describe('org, or the kind of scope_id') },
+    convert(g, ctx) {
+      const type = g.scope_type as string;
+      const id = ctx.args.scope_id;
+      if (type === 'org' && id !== undefined) throw invalid(`service_hardware_snapshot: scope_type org is the whole organisation; leave scope_id out or give its scope_type`);
+      if (type !== 'org' && id === undefined) throw invalid(`service_hardware_snapshot: scope_type ${type} needs scope_id (a ${type} id)`);
+      if (typeof id === 'string' && kindByPrefix(id) !== type) throw invalid(`service_hardware_snapshot: scope_id ${id} is not a ${type} (scope_type ${type})`);
+      return undefined;
+    },
+  },
+  {
+    to: 'max_results',
+    from: { limit: z.number().int().min(1).max(500).describe('devices listed'), offline_devices_limit: z.number().int().min(1).max(500).describe('devices listed') },
+    // One list here where the reference has two: the larger of its limits.
+    convert: (g) => Math.max(...(Object.values(g) as number[])),
+  },
+  {
+    to: 'list',
+    from: { include_battery_details: z.boolean().describe('list sensors by battery status'), battery_status_filter: z.enum(['critical', 'due_soon', 'healthy', 'all']).describe('which battery statuses to list') },
+    // The reference lists offline devices always and battery details on request: our `problems`
+    // (offline, not streaming, battery critical or due soon), or `all` when healthy ones are asked for.
+    convert: (g) => (g.include_battery_details === true && (g.battery_status_filter === 'all' || g.battery_status_filter === 'healthy') ? 'all' : 'problems'),
+  },
+];
+
 export const hardwareSnapshot = defineTool({
   name: 'service_hardware_snapshot',
   title: 'Hardware snapshot',
   description: 'Online/offline and streaming status of hives and sensors and their battery status (no_battery, unknown, critical, due_soon, healthy), for the organisation or a site, building or floor; lists the devices that need attention.',
   input,
   output,
+  aliases,
   async run(args, ctx) {
     const catalog = await ctx.catalog.withDevices();
     const scope = args.scope_id ? ((await ctx.catalog.resolve([args.scope_id], ['site', 'building', 'floor'], true)).assets[0] as Asset) : null;

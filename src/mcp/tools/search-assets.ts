@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import type { Asset, AssetKind } from '../catalog.js';
+import { matchScore } from '../fuzzy.js';
 import { fmt, table } from '../render.js';
 import { defineTool, maxResults, pathOf } from '../tool.js';
 
 /**
  * service_search_assets: fuzzy search by name across sites, buildings, floors, rooms, zones,
- * hives and sensors, with typed filters. Score 1 for an exact name, then prefix, word prefix,
- * substring, and finally bigram similarity (Dice) for misspellings; below 0.45 is no match.
+ * hives and sensors, with typed filters, scored by fuzzy.ts (exact, prefix, word prefix, substring, typos).
  */
 const KINDS = ['site', 'building', 'floor', 'room', 'zone', 'hive', 'sensor'] as const;
 const DEVICE_KINDS: readonly AssetKind[] = ['hive', 'sensor'];
@@ -24,49 +24,13 @@ const input = z
 const hit = z.object({ id: z.string(), type: z.enum(KINDS), name: z.string(), path: z.string(), score: z.number() });
 const output = z.object({ query: z.string(), total_matches: z.number().int(), results: z.array(hit), truncated: z.boolean() });
 
-const norm = (s: string): string => s.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim();
-
-function bigrams(s: string): Map<string, number> {
-  const m = new Map<string, number>();
-  const t = ` ${s} `;
-  for (let i = 0; i < t.length - 1; i++) m.set(t.slice(i, i + 2), (m.get(t.slice(i, i + 2)) ?? 0) + 1);
-  return m;
-}
-
-function dice(a: Map<string, number>, b: Map<string, number>): number {
-  let common = 0;
-  let total = 0;
-  for (const [g, n] of a) {
-    common += Math.min(n, b.get(g) ?? 0);
-    total += n;
-  }
-  for (const n of b.values()) total += n;
-  return total === 0 ? 0 : (2 * common) / total;
-}
-
-export function matchScore(query: string, name: string): number {
-  const q = norm(query);
-  const n = norm(name);
-  if (q === '' || n === '') return 0;
-  if (n === q) return 1;
-  if (n.startsWith(q)) return 0.9;
-  if (n.split(' ').some((w) => w.startsWith(q))) return 0.8;
-  if (n.includes(q)) return 0.7;
-  // Best bigram similarity against the whole name or any run of as many words as the query has.
-  const words = n.split(' ');
-  const span = Math.max(1, q.split(' ').length);
-  const qb = bigrams(q);
-  let best = dice(qb, bigrams(n));
-  for (let i = 0; i + span <= words.length; i++) best = Math.max(best, dice(qb, bigrams(words.slice(i, i + span).join(' '))));
-  return best >= 0.45 ? Math.round(best * 0.65 * 1000) / 1000 : 0;
-}
-
 export const searchAssets = defineTool({
   name: 'service_search_assets',
   title: 'Search assets by name',
   description: 'Fuzzy search of sites, buildings, floors, rooms, zones, hives and sensors by name. Returns ids (for the other tools), types, paths and match scores, best first.',
   input,
   output,
+  aliases: [{ to: 'types', from: { asset_types: z.array(z.enum(KINDS)).min(1).max(KINDS.length).describe('only these asset types') }, convert: (g) => g.asset_types }],
   async run(args, ctx) {
     const types: readonly AssetKind[] = args.sensor_mode ? ['sensor'] : args.types ?? KINDS;
     const catalog = types.some((t) => DEVICE_KINDS.includes(t)) ? await ctx.catalog.withDevices() : await ctx.catalog.spaces();

@@ -4,7 +4,7 @@ import type { Asset } from '../catalog.js';
 import { invalid } from '../errors.js';
 import { FILTER_KEY, PRESENCE_MEASUREMENT, TRAFFIC_MEASUREMENT, isOccupancySpace, pointId, type ReportPoint } from '../occupancy.js';
 import { fmt, table } from '../render.js';
-import { defineTool, idList, pathOf } from '../tool.js';
+import { assetIdsAlias, defineTool, idList, pathOf } from '../tool.js';
 
 /**
  * service_get_occupancy_timeseries: historical occupancy of floors, rooms and zones from the
@@ -40,12 +40,15 @@ export function resolveTime(text: string, presentMs: number): number {
   return t;
 }
 
+const aliases = [assetIdsAlias('floor, room or zone')];
+
 export const getOccupancyTimeseries = defineTool({
   name: 'service_get_occupancy_timeseries',
   title: 'Occupancy time series',
   description: 'Historical occupancy of up to 50 floors, rooms or zones at 1m, 1h or 1d windows over a time range (1m ≤ 24 h, 1h ≤ 31 days, 1d ≤ 366 days), presence or traffic-based.',
   input,
   output,
+  aliases,
   async run(args, ctx) {
     const { assets } = await ctx.catalog.resolve(args.ids, ['floor', 'room', 'zone']);
     const spaces = assets.filter(isOccupancySpace);

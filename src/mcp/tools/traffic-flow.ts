@@ -5,7 +5,7 @@ import type { Asset } from '../catalog.js';
 import { invalid } from '../errors.js';
 import type { ReportPoint } from '../occupancy.js';
 import { table } from '../render.js';
-import { defineTool, idList } from '../tool.js';
+import { defineTool, idList, spaceIdOrNameAlias, type AliasGroup } from '../tool.js';
 
 /**
  * service_traffic_flow (platform-reference §5): the `traffic` measurement of the traffic-mode
@@ -46,12 +46,45 @@ function filters(assets: readonly Asset[]): Record<string, { eq: string[] }> {
   return out;
 }
 
+const DAY = /^\d{4}-\d{2}-\d{2}/;
+
+/**
+ * The reference's names (aliases.ts): one space by id or name, and its time window, of which
+ * ours offers whole local days: `today`, or a `custom` start naming a day (its date part).
+ * The reference's 20-minute and one-hour windows are refused, naming what is offered.
+ */
+const aliases: readonly AliasGroup[] = [
+  spaceIdOrNameAlias(['site', 'building', 'floor', 'room']),
+  {
+    to: 'date',
+    from: {
+      time_window: z.enum(['20m', '1h', 'today', 'custom']).describe('today, or custom with custom_start naming a day'),
+      custom_start: z.string().max(40).describe('the day (YYYY-MM-DD, or a time whose date part names it)'),
+      custom_stop: z.string().max(40).describe('the same day, if given'),
+    },
+    convert(g) {
+      const window = (g.time_window as string | undefined) ?? (g.custom_start !== undefined ? 'custom' : 'today');
+      const start = g.custom_start as string | undefined;
+      const stop = g.custom_stop as string | undefined;
+      if (window === '20m' || window === '1h') throw invalid(`service_traffic_flow: time_window ${window} is not offered; this tool counts whole local days from midnight (date, default today)`);
+      if (window === 'today') {
+        if (start !== undefined || stop !== undefined) throw invalid('service_traffic_flow: custom_start and custom_stop need time_window custom');
+        return undefined;
+      }
+      if (start === undefined || !DAY.test(start)) throw invalid('service_traffic_flow: time_window custom needs custom_start naming a day (YYYY-MM-DD…); relative times are not offered');
+      if (stop !== undefined && stop !== 'now' && stop.slice(0, 10) !== start.slice(0, 10)) throw invalid('service_traffic_flow: custom_stop must be on the day of custom_start; this tool counts one local day');
+      return start.slice(0, 10);
+    },
+  },
+];
+
 export const trafficFlow = defineTool({
   name: 'service_traffic_flow',
   title: 'Traffic flow',
   description: 'Entries and exits counted by traffic-mode sensors in the given spaces for a local day (default today): hourly in/out from local midnight, totals, net flow and the peak hour.',
   input,
   output,
+  aliases,
   async run(args, ctx) {
     const withSensors = args.ids.some((id) => id.startsWith('sensor_'));
     const { assets } = await ctx.catalog.resolve(args.ids, ['site', 'building', 'floor', 'room', 'sensor'], withSensors);
