@@ -22,9 +22,9 @@ import type { ToolContext } from './tool.js';
  * its server-sent stream (log messages, resource updates, list changes) and on the DELETE that
  * ends it. Answers are JSON. A session belongs to the token that opened it (another token
  * gets 404, as an unknown session); each token may hold MAX_SESSIONS_PER_TOKEN, the server
- * MAX_SESSIONS. At the cap the token's least recently used idle session (no stream open, no
- * request running: a client that closed without DELETE) is ended to make room; when all are
- * busy, `initialize` is 429 naming the cap. A POST without a session id
+ * MAX_SESSIONS. At the cap the token's least recently used session with no request running
+ * is ended to make room (an idle one first, else one holding only its stream); when every one
+ * has a request running, `initialize` is 429 naming the cap. A POST without a session id
  * that is not an `initialize` is answered statelessly, as before sessions existed; GET and
  * DELETE without one are 405.
  *
@@ -52,8 +52,10 @@ interface Session {
   token: string;
   server: Server;
   transport: StreamableHTTPServerTransport;
-  /** Open GET streams and requests in flight: a session with none is idle, and reclaimable. */
-  busy: number;
+  /** Requests in flight: a session with one is never reclaimed. */
+  inflight: number;
+  /** Open GET streams: a session with only these may be reclaimed at the cap (its stream ended). */
+  streams: number;
   /** Order of last use (a counter, not a time: eviction needs the order only). */
   used: number;
 }
@@ -95,14 +97,22 @@ export async function mcpHttpPlugin(app: FastifyInstance, opts: McpHttpOptions):
   /** Runs a request or stream in the session, keeping it busy until its response closes. */
   const serve = async (s: Session, req: FastifyRequest, reply: FastifyReply, body?: unknown): Promise<void> => {
     s.used = ++uses;
-    s.busy++;
-    reply.raw.once('close', () => void s.busy--);
+    const kind = req.method === 'GET' ? 'streams' : 'inflight';
+    s[kind]++;
+    reply.raw.once('close', () => void s[kind]--);
     reply.hijack();
     await s.transport.handleRequest(req.raw, reply.raw, body);
   };
-  /** At the cap, the token's least recently used idle session makes room (its client gets 404 and may initialize again). */
+  /**
+   * At the cap, the token's least recently used session with no request in flight makes room
+   * (its client gets 404 and may initialize again): an idle one first, else one holding only a
+   * notification stream, which is ended. Clients that open a stream per session and never close
+   * it (the conformance suite does) would otherwise fill the cap for good.
+   */
   const reclaim = (token: string): boolean => {
-    const idle = [...sessions.entries()].filter(([, s]) => s.token === token && s.busy === 0).sort(([, a], [, b]) => a.used - b.used)[0];
+    const candidates = [...sessions.entries()].filter(([, s]) => s.token === token && s.inflight === 0);
+    const byUse = (a: [string, Session], b: [string, Session]): number => a[1].used - b[1].used;
+    const idle = candidates.filter(([, s]) => s.streams === 0).sort(byUse)[0] ?? candidates.sort(byUse)[0];
     if (!idle) return false;
     sessions.delete(idle[0]);
     void idle[1].transport.close();
@@ -124,7 +134,7 @@ export async function mcpHttpPlugin(app: FastifyInstance, opts: McpHttpOptions):
     const now = [...sessions.values()].filter((s) => s.token === token).length;
     if (now >= MAX_SESSIONS_PER_TOKEN || sessions.size >= MAX_SESSIONS) {
       const which = now >= MAX_SESSIONS_PER_TOKEN ? `${MAX_SESSIONS_PER_TOKEN} per token` : `${MAX_SESSIONS} in all`;
-      await reply.code(429).send(rpcError(-32000, `RATE_LIMITED: too many open MCP sessions, all streaming (at most ${which}); end one with DELETE /mcp and its Mcp-Session-Id`));
+      await reply.code(429).send(rpcError(-32000, `RATE_LIMITED: too many open MCP sessions, all with a request in flight (at most ${which}); end one with DELETE /mcp and its Mcp-Session-Id`));
       return;
     }
     const ctx = contextFor(token);
@@ -132,7 +142,7 @@ export async function mcpHttpPlugin(app: FastifyInstance, opts: McpHttpOptions):
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       enableJsonResponse: true,
-      onsessioninitialized: (id) => void sessions.set(id, { token, server, transport, busy: 0, used: ++uses }),
+      onsessioninitialized: (id) => void sessions.set(id, { token, server, transport, inflight: 0, streams: 0, used: ++uses }),
       onsessionclosed: (id) => {
         sessions.delete(id);
         void server.close();

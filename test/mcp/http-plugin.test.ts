@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiFor } from './api.js';
 import { envOf } from './org.js';
 import { twoOrganisations } from './served.js';
+import { MAX_SESSIONS_PER_TOKEN } from '../../src/mcp/http-plugin.js';
 
 /**
  * `/mcp` over Streamable HTTP (issue 28, item 7 and sessions): every protocol version of the
@@ -61,5 +62,42 @@ describe('a session', () => {
     const h = { 'mcp-session-id': r.headers.get('mcp-session-id') as string, 'mcp-protocol-version': '2025-11-25' };
     expect((await post({ jsonrpc: '2.0', id: 2, method: 'ping' }, h)).status).toBe(200);
     expect((await post({ jsonrpc: '2.0', id: 2, method: 'ping' }, { ...h, authorization: `Bearer ${otherToken}` })).status).toBe(404);
+  });
+
+  it('are capped per token, the least recently used idle one making room: a finished request leaves its session idle', async () => {
+    // More initializes than the cap, none streaming: each earlier session is idle once answered.
+    const ids: string[] = [];
+    for (let i = 0; i < MAX_SESSIONS_PER_TOKEN + 3; i++) {
+      const r = await post(init('2025-11-25'));
+      expect(r.status).toBe(200);
+      await r.text();
+      ids.push(r.headers.get('mcp-session-id') as string);
+    }
+    const ping = (id: string) => post({ jsonrpc: '2.0', id: 2, method: 'ping' }, { 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' });
+    expect((await ping(ids[0] as string)).status).toBe(404);
+    expect((await ping(ids.at(-1) as string)).status).toBe(200);
+  });
+
+  it('with only a stream open is reclaimed at the cap (its stream ended), not answered 429', async () => {
+    const streams: AbortController[] = [];
+    const ids: string[] = [];
+    try {
+      for (let i = 0; i < MAX_SESSIONS_PER_TOKEN; i++) {
+        const r = await post(init('2025-11-25'));
+        await r.text();
+        const id = r.headers.get('mcp-session-id') as string;
+        ids.push(id);
+        const ac = new AbortController();
+        streams.push(ac);
+        const g = await fetch(`${platform.api}/mcp`, { headers: { accept: 'text/event-stream', authorization: `Bearer ${token}`, 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' }, signal: ac.signal });
+        expect(g.status).toBe(200);
+      }
+      const r = await post(init('2025-11-25'));
+      expect(r.status).toBe(200);
+      await r.text();
+      expect((await post({ jsonrpc: '2.0', id: 2, method: 'ping' }, { 'mcp-session-id': ids[0] as string, 'mcp-protocol-version': '2025-11-25' })).status).toBe(404);
+    } finally {
+      for (const ac of streams) ac.abort();
+    }
   });
 });
