@@ -22,6 +22,7 @@ export class FaultTimeline {
   readonly #uplinkDown: ReadonlyArray<Fault<'hive_outage'> | Fault<'hive_reboot'>>;
   readonly #brokerRestarts: ReadonlyArray<Fault<'broker_restart'>>;
   readonly #duplicates: ReadonlyArray<Fault<'duplicate_batch'>>;
+  readonly #skews: ReadonlyArray<Fault<'clock_skew'>>;
 
   /** Whether any sensor ever goes offline: without, the mesh's routing never changes. */
   readonly anyOffline: boolean;
@@ -35,6 +36,7 @@ export class FaultTimeline {
     this.#uplinkDown = all.filter((f): f is Fault<'hive_outage'> | Fault<'hive_reboot'> => f.kind === 'hive_outage' || f.kind === 'hive_reboot');
     this.#brokerRestarts = of('broker_restart');
     this.#duplicates = of('duplicate_batch');
+    this.#skews = of('clock_skew');
     this.anyOffline = this.#offline.length > 0;
   }
 
@@ -91,6 +93,13 @@ export class FaultTimeline {
   duplicatingAt(hiveId: string, t: number): boolean {
     for (const f of this.#duplicates) if (active(f, t) && f.hiveIds.includes(hiveId)) return true;
     return false;
+  }
+
+  /** How far the hive's clock is off at t, ms (clock_skew faults; overlapping ones add up). */
+  clockOffsetAt(hiveId: string, t: number): number {
+    let offset = 0;
+    for (const f of this.#skews) if (active(f, t) && f.hiveIds.includes(hiveId)) offset += f.offsetMs;
+    return offset;
   }
 
   brokerRestartsIn(from: number, to: number): number[] {

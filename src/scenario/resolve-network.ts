@@ -79,6 +79,11 @@ function resolveFault(ctx: FaultCtx, f: FaultFile, path: Array<string | number>,
       const hiveIds = hivesNamed(ctx, f, path);
       return hiveIds === null ? null : { ...base, kind: f.kind, hiveIds };
     }
+    case 'clock_skew': {
+      const offsetMs = clockOffset(ctx, f, path);
+      const hiveIds = hivesNamed(ctx, f, path);
+      return hiveIds === null || offsetMs === null ? null : { ...base, kind: f.kind, hiveIds, offsetMs };
+    }
     case 'sensor_offline':
     case 'link_degradation': {
       const sensorIds = sensorsOf(ctx, f, path);
@@ -91,6 +96,23 @@ function resolveFault(ctx: FaultCtx, f: FaultFile, path: Array<string | number>,
       return { ...base, kind: f.kind, sensorIds, loss: f.loss };
     }
   }
+}
+
+/** Bound of a clock_skew offset: a hive off by more than a day is a misconfigured one, not a skewed clock. */
+export const MAX_CLOCK_OFFSET_MS = 24 * 60 * 60_000;
+
+function clockOffset(ctx: FaultCtx, f: FaultFile, path: Array<string | number>): number | null {
+  if (f.offset === undefined) {
+    error(ctx, [...path, 'offset'], 'clock_skew needs `offset`, a signed duration such as -30s or +2m');
+    return null;
+  }
+  const sign = f.offset.startsWith('-') ? -1 : 1;
+  const ms = parseDuration(f.offset.replace(/^[+-]/, ''));
+  if (ms === null || ms === 0 || ms > MAX_CLOCK_OFFSET_MS) {
+    error(ctx, [...path, 'offset'], `clock_skew offset must be non-zero and at most 1d either way, got \`${f.offset}\``);
+    return null;
+  }
+  return sign * ms;
 }
 
 function hivesNamed(ctx: FaultCtx, f: FaultFile, path: Array<string | number>): string[] | null {
