@@ -6,7 +6,7 @@ import type { FaultFile } from '../scenario/network-schema.js';
  * of the allowed kinds at whole seconds inside the run, each aimed at a hive or sensor of the
  * scenario by name, so a drawn schedule is also a valid `--faults` argument.
  */
-export const EXPLORE_FAULT_KINDS = ['hive_outage', 'hive_reboot', 'sensor_offline', 'link_degradation', 'broker_restart', 'duplicate_batch', 'clock_skew'] as const;
+export const EXPLORE_FAULT_KINDS = ['hive_outage', 'hive_reboot', 'sensor_offline', 'link_degradation', 'broker_restart', 'duplicate_batch', 'clock_skew', 'sensor_death'] as const;
 export type ExploreFaultKind = (typeof EXPLORE_FAULT_KINDS)[number];
 
 /**
@@ -39,7 +39,8 @@ export function drawSchedule(rng: Rng, targets: DrawTargets, durationMs: number,
       // Within two minutes either way, never 0: both sides of the protocol's 2 s tolerance.
       const offsetS = rng.int(1, 120) * (rng.int(0, 1) === 0 ? -1 : 1);
       out.push({ kind, at, duration, hive: rng.pick(targets.hives), offset: `${offsetS > 0 ? '+' : ''}${offsetS}s` });
-    } else if (kind === 'sensor_offline') out.push({ kind, at, duration, sensors: [rng.pick(targets.sensors)] });
+    } else if (kind === 'sensor_death') out.push({ kind, at, sensors: [rng.pick(targets.sensors)] });
+    else if (kind === 'sensor_offline') out.push({ kind, at, duration, sensors: [rng.pick(targets.sensors)] });
     else out.push({ kind, at, duration, hive: rng.pick(targets.hives), loss: rng.int(1, 9) / 10 });
   }
   return out;

@@ -15,7 +15,8 @@ type Fault<K extends FaultModel['kind']> = Extract<FaultModel, { kind: K }>;
  * these filters a share of the hive thread's garbage collection).
  */
 export class FaultTimeline {
-  readonly #offline: ReadonlyArray<Fault<'sensor_offline'>>;
+  /** Offline and dead sensors, in scenario order. */
+  readonly #offline: ReadonlyArray<Fault<'sensor_offline'> | Fault<'sensor_death'>>;
   readonly #linkLoss: ReadonlyArray<Fault<'link_degradation'>>;
   readonly #reboots: ReadonlyArray<Fault<'hive_reboot'>>;
   /** Outages and reboots (no uplink during either), in scenario order. */
@@ -30,7 +31,8 @@ export class FaultTimeline {
   constructor(faults: readonly FaultModel[] | undefined) {
     const all = faults ?? [];
     const of = <K extends FaultModel['kind']>(kind: K): Array<Fault<K>> => all.filter((f): f is Fault<K> => f.kind === kind);
-    this.#offline = of('sensor_offline');
+    // A dead sensor is one offline to the end of the run (its window ends at FOREVER_MS): it never reboots or rejoins.
+    this.#offline = all.filter((f): f is Fault<'sensor_offline'> | Fault<'sensor_death'> => f.kind === 'sensor_offline' || f.kind === 'sensor_death');
     this.#linkLoss = of('link_degradation');
     this.#reboots = of('hive_reboot');
     this.#uplinkDown = all.filter((f): f is Fault<'hive_outage'> | Fault<'hive_reboot'> => f.kind === 'hive_outage' || f.kind === 'hive_reboot');

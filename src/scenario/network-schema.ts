@@ -40,11 +40,11 @@ export const networkSchema = z
 
 export const faultSchema = z
   .strictObject({
-    kind: z.enum(['sensor_offline', 'link_degradation', 'hive_reboot', 'hive_outage', 'broker_restart', 'duplicate_batch', 'clock_skew']),
+    kind: z.enum(['sensor_offline', 'link_degradation', 'hive_reboot', 'hive_outage', 'broker_restart', 'duplicate_batch', 'clock_skew', 'sensor_death']),
     at: duration.describe('Start, as an offset from the scenario start'),
-    duration: duration.optional().describe('Length (not for broker_restart)'),
-    sensors: z.array(name).min(1).optional().describe('sensor_offline, link_degradation: sensor names'),
-    hive: name.optional().describe('link_degradation: every sensor of this hive; hive_reboot, hive_outage, duplicate_batch, clock_skew: the hive'),
+    duration: duration.optional().describe('Length (not for broker_restart or sensor_death)'),
+    sensors: z.array(name).min(1).optional().describe('sensor_offline, link_degradation, sensor_death: sensor names'),
+    hive: name.optional().describe('link_degradation, sensor_offline, sensor_death: every sensor of this hive; hive_reboot, hive_outage, duplicate_batch, clock_skew: the hive'),
     loss: z.number().min(0).max(1).optional().describe('link_degradation: extra frame loss per mesh link, 0..1'),
     offset: z.string().regex(SIGNED_DURATION_PATTERN, { message: 'bad offset: a signed duration such as -30s or +2m' }).optional().describe("clock_skew: how far the hive's clock is off, e.g. -30s (behind) or +2m (ahead)"),
   })

@@ -54,6 +54,9 @@ export function resolveNetwork(n: NetworkFile | undefined): NetworkModel {
   };
 }
 
+/** The end of a fault that does not end (sensor_death): finite, so a model stays JSON. */
+export const FOREVER_MS = Number.MAX_SAFE_INTEGER;
+
 /** Resolves fault targets by name (after every floor is resolved); unknown names are located errors. */
 export function resolveFaults(ctx: FaultCtx, faults: readonly FaultFile[] | undefined, startMs: number): FaultModel[] {
   const out: FaultModel[] = [];
@@ -65,7 +68,16 @@ export function resolveFaults(ctx: FaultCtx, faults: readonly FaultFile[] | unde
 }
 
 function resolveFault(ctx: FaultCtx, f: FaultFile, path: Array<string | number>, startMs: number): FaultModel | null {
-  const base = { atMs: startMs + dur(f.at, 0), durationMs: dur(f.duration, 0), src: ctx.pointerOf(path) };
+  const atMs = startMs + dur(f.at, 0);
+  if (f.kind === 'sensor_death') {
+    if (f.duration !== undefined) {
+      error(ctx, [...path, 'duration'], 'sensor_death has no duration: a dead sensor does not come back (sensor_offline is the one that does)');
+      return null;
+    }
+    const sensorIds = sensorsOf(ctx, f, path);
+    return sensorIds === null ? null : { atMs, durationMs: FOREVER_MS - atMs, src: ctx.pointerOf(path), kind: f.kind, sensorIds };
+  }
+  const base = { atMs, durationMs: dur(f.duration, 0), src: ctx.pointerOf(path) };
   if (f.kind !== 'broker_restart' && base.durationMs <= 0) {
     error(ctx, [...path, 'duration'], `fault ${f.kind} needs a duration > 0`);
     return null;
