@@ -6,11 +6,17 @@ import type { FaultFile } from '../scenario/network-schema.js';
  * of the allowed kinds at whole seconds inside the run, each aimed at a hive or sensor of the
  * scenario by name, so a drawn schedule is also a valid `--faults` argument.
  */
-export const EXPLORE_FAULT_KINDS = ['hive_outage', 'hive_reboot', 'sensor_offline', 'link_degradation', 'broker_restart', 'duplicate_batch'] as const;
+export const EXPLORE_FAULT_KINDS = ['hive_outage', 'hive_reboot', 'sensor_offline', 'link_degradation', 'broker_restart', 'duplicate_batch', 'clock_skew', 'sensor_death'] as const;
 export type ExploreFaultKind = (typeof EXPLORE_FAULT_KINDS)[number];
 
-/** Faults that lose nothing by design: the hive buffers through an outage, the broker restart is between batches, a duplicate is deduplicated. */
-export const LOSS_FREE_KINDS: ReadonlySet<string> = new Set(['hive_outage', 'broker_restart', 'duplicate_batch']);
+/**
+ * Faults that lose nothing by design: the hive buffers through an outage, the broker restart is
+ * between batches, a duplicate is deduplicated, and a skewed hive clock only changes the batches'
+ * `sent_at_ms`, which the cloud stores but neither refuses nor aggregates by (it times a batch by
+ * its own clock and each packet by its sensing time, so even a skew beyond the protocol's 2 s
+ * tolerance, which `occusim check` reports, loses nothing).
+ */
+export const LOSS_FREE_KINDS: ReadonlySet<string> = new Set(['hive_outage', 'broker_restart', 'duplicate_batch', 'clock_skew']);
 
 export interface DrawTargets {
   hives: readonly string[];
@@ -29,6 +35,11 @@ export function drawSchedule(rng: Rng, targets: DrawTargets, durationMs: number,
     const duration = `${rng.int(1, Math.max(1, Math.floor(seconds / 3)))}s`;
     if (kind === 'broker_restart') out.push({ kind, at });
     else if (kind === 'hive_outage' || kind === 'hive_reboot' || kind === 'duplicate_batch') out.push({ kind, at, duration, hive: rng.pick(targets.hives) });
+    else if (kind === 'clock_skew') {
+      // Within two minutes either way, never 0: both sides of the protocol's 2 s tolerance.
+      const offsetS = rng.int(1, 120) * (rng.int(0, 1) === 0 ? -1 : 1);
+      out.push({ kind, at, duration, hive: rng.pick(targets.hives), offset: `${offsetS > 0 ? '+' : ''}${offsetS}s` });
+    } else if (kind === 'sensor_death') out.push({ kind, at, sensors: [rng.pick(targets.sensors)] });
     else if (kind === 'sensor_offline') out.push({ kind, at, duration, sensors: [rng.pick(targets.sensors)] });
     else out.push({ kind, at, duration, hive: rng.pick(targets.hives), loss: rng.int(1, 9) / 10 });
   }

@@ -243,7 +243,7 @@ function heartbeatOf(rig: HiveRig, t: number, sent: readonly Transmission[]) {
     rig.lastParents.set(h.sensorMac, h.parent);
   }
   return {
-    hiveSerial: rig.endpoint.serial, sentAtMs: t, firmwareVersion: rig.endpoint.firmwareVersion, protocolMinor: PROTOCOL_MINOR, state, uptimeMs,
+    hiveSerial: rig.endpoint.serial, sentAtMs: rig.node.clockAt(t), firmwareVersion: rig.endpoint.firmwareVersion, protocolMinor: PROTOCOL_MINOR, state, uptimeMs,
     netPathStability: sensors.length ? stable / sensors.length : 1, ackedSeq: rig.node.ackedSeq, nextSeq: rig.node.nextSeq,
     bufferedBatches: rig.node.buffered.batches, bufferedBytes: rig.node.buffered.bytes, droppedPackets: rig.node.counters.overflowPackets, sensors,
   };

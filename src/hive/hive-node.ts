@@ -170,6 +170,11 @@ export class HiveNode {
     }
   }
 
+  /** The hive's own clock at true time t, which stamps its batches and heartbeats: off by a clock_skew fault's offset while it lasts. */
+  clockAt(t: number): number {
+    return t + this.#o.faults.clockOffsetAt(this.#o.hiveId, t);
+  }
+
   heartbeatDue(t: number): boolean {
     return this.uplinkDown(t) === null && t - this.#lastHeartbeatMs >= this.#o.params.heartbeatIntervalMs;
   }
@@ -252,9 +257,10 @@ export class HiveNode {
     b.sends++;
     b.lastSentAtMs = t;
     b.lastArrivalMs = t + sampleLatencyMs(this.#o.profile, this.#latencyRng);
-    if (b.sentAtMs !== t) {
-      // A retransmission (or a first send held back by the budget or an outage) carries its own send instant.
-      b.sentAtMs = t;
+    const stamp = this.clockAt(t);
+    if (b.sentAtMs !== stamp) {
+      // A retransmission (or a first send held back by the budget or an outage, or a skewed clock) carries its own send instant.
+      b.sentAtMs = stamp;
       this.#encode(b, b.packets);
     }
     const retransmission = b.sends > 1;

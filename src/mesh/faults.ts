@@ -15,13 +15,15 @@ type Fault<K extends FaultModel['kind']> = Extract<FaultModel, { kind: K }>;
  * these filters a share of the hive thread's garbage collection).
  */
 export class FaultTimeline {
-  readonly #offline: ReadonlyArray<Fault<'sensor_offline'>>;
+  /** Offline and dead sensors, in scenario order. */
+  readonly #offline: ReadonlyArray<Fault<'sensor_offline'> | Fault<'sensor_death'>>;
   readonly #linkLoss: ReadonlyArray<Fault<'link_degradation'>>;
   readonly #reboots: ReadonlyArray<Fault<'hive_reboot'>>;
   /** Outages and reboots (no uplink during either), in scenario order. */
   readonly #uplinkDown: ReadonlyArray<Fault<'hive_outage'> | Fault<'hive_reboot'>>;
   readonly #brokerRestarts: ReadonlyArray<Fault<'broker_restart'>>;
   readonly #duplicates: ReadonlyArray<Fault<'duplicate_batch'>>;
+  readonly #skews: ReadonlyArray<Fault<'clock_skew'>>;
 
   /** Whether any sensor ever goes offline: without, the mesh's routing never changes. */
   readonly anyOffline: boolean;
@@ -29,12 +31,14 @@ export class FaultTimeline {
   constructor(faults: readonly FaultModel[] | undefined) {
     const all = faults ?? [];
     const of = <K extends FaultModel['kind']>(kind: K): Array<Fault<K>> => all.filter((f): f is Fault<K> => f.kind === kind);
-    this.#offline = of('sensor_offline');
+    // A dead sensor is one offline to the end of the run (its window ends at FOREVER_MS): it never reboots or rejoins.
+    this.#offline = all.filter((f): f is Fault<'sensor_offline'> | Fault<'sensor_death'> => f.kind === 'sensor_offline' || f.kind === 'sensor_death');
     this.#linkLoss = of('link_degradation');
     this.#reboots = of('hive_reboot');
     this.#uplinkDown = all.filter((f): f is Fault<'hive_outage'> | Fault<'hive_reboot'> => f.kind === 'hive_outage' || f.kind === 'hive_reboot');
     this.#brokerRestarts = of('broker_restart');
     this.#duplicates = of('duplicate_batch');
+    this.#skews = of('clock_skew');
     this.anyOffline = this.#offline.length > 0;
   }
 
@@ -91,6 +95,13 @@ export class FaultTimeline {
   duplicatingAt(hiveId: string, t: number): boolean {
     for (const f of this.#duplicates) if (active(f, t) && f.hiveIds.includes(hiveId)) return true;
     return false;
+  }
+
+  /** How far the hive's clock is off at t, ms (clock_skew faults; overlapping ones add up). */
+  clockOffsetAt(hiveId: string, t: number): number {
+    let offset = 0;
+    for (const f of this.#skews) if (active(f, t) && f.hiveIds.includes(hiveId)) offset += f.offsetMs;
+    return offset;
   }
 
   brokerRestartsIn(from: number, to: number): number[] {

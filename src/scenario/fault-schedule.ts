@@ -7,10 +7,11 @@ import { faultSchema, type FaultFile } from './network-schema.js';
  *
  *   schedule := fault { ';' fault }
  *   fault    := kind '@' at [ '+' duration ] [ ':' param { ',' param } ]
- *   param    := 'hive=' name | 'sensors=' name { '|' name } | 'loss=' number
+ *   param    := 'hive=' name | 'sensors=' name { '|' name } | 'loss=' number | 'offset=' [ '+' | '-' ] duration
  *   name     := text without ; , : | = "   |   '"' text without " '"'
  *
- * e.g. `hive_outage@10m+5m:hive=Hive 1; broker_restart@20m; link_degradation@5m+2m:hive="Hive 1",loss=0.3`.
+ * e.g. `hive_outage@10m+5m:hive=Hive 1; broker_restart@20m; link_degradation@5m+2m:hive="Hive 1",loss=0.3;
+ * clock_skew@1h+10m:hive=Hive 1,offset=-30s`.
  * A JSON array of `faults:` entries is accepted too (text starting with `[`). Every refusal
  * names the column it starts at, so a long schedule's mistake is found at a glance.
  */
@@ -21,7 +22,9 @@ export const MAX_SCHEDULE_CHARS = 65_536;
 export const MAX_SCHEDULE_FAULTS = 1_000;
 
 const RESERVED = /[;,:|="]/;
-const PARAMS = ['hive', 'sensors', 'loss'] as const;
+const PARAMS = ['hive', 'sensors', 'loss', 'offset'] as const;
+/** A signed duration, checked here so its refusal points at the value rather than the fault. */
+const OFFSET = /^[+-]?(?:\d+(?:\.\d+)?d)?(?:\d+(?:\.\d+)?h)?(?:\d+(?:\.\d+)?m(?!s))?(?:\d+(?:\.\d+)?s)?(?:\d+ms)?$/;
 type Param = (typeof PARAMS)[number];
 
 class Refusal extends Error {
@@ -56,6 +59,7 @@ export function formatFaultSchedule(faults: readonly FaultFile[]): string {
       if (f.hive !== undefined) params.push(`hive=${quoted(f.hive)}`);
       if (f.sensors !== undefined) params.push(`sensors=${f.sensors.map(quoted).join('|')}`);
       if (f.loss !== undefined) params.push(`loss=${f.loss}`);
+      if (f.offset !== undefined) params.push(`offset=${f.offset}`);
       return `${f.kind}@${f.at}${f.duration !== undefined ? `+${f.duration}` : ''}${params.length > 0 ? `:${params.join(',')}` : ''}`;
     })
     .join('; ');
@@ -99,7 +103,7 @@ function faultAt(s: Scanner): { fault: unknown; col: number } {
   if (s.eat(':')) {
     do {
       const at = s.col();
-      const key = s.word('a parameter (hive, sensors, loss)');
+      const key = s.word(`a parameter (${PARAMS.join(', ')})`);
       if (!(PARAMS as readonly string[]).includes(key)) throw new Refusal(at, `unknown parameter ${JSON.stringify(key)}: one of ${PARAMS.join(', ')}`);
       if (fault[key] !== undefined) throw new Refusal(at, `parameter ${key} given twice`);
       s.expect('=');
@@ -117,6 +121,12 @@ function paramValue(s: Scanner, key: Param): unknown {
     return names;
   }
   const at = s.col();
+  if (key === 'offset') {
+    // '+' is not a word character (it starts a fault's duration), so an explicit plus is read apart.
+    const word = (s.eat('+') ? '+' : '') + s.word('a signed duration such as -30s');
+    if (!OFFSET.test(word) || /^[+-]?$/.test(word)) throw new Refusal(at, `offset must be a signed duration such as -30s or +2m, got ${JSON.stringify(word)}`);
+    return word;
+  }
   const word = s.word('a number from 0 to 1');
   const n = Number(word);
   if (word === '' || !Number.isFinite(n)) throw new Refusal(at, `loss must be a number from 0 to 1, got ${JSON.stringify(word)}`);

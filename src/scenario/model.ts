@@ -386,5 +386,9 @@ export type FaultModel =
   | (FaultBase & { kind: 'hive_outage'; hiveIds: string[] })
   | (FaultBase & { kind: 'broker_restart' })
   /** The hive's uplink delivers each batch it sends twice (a redelivery: same payload, same sequence number). */
-  | (FaultBase & { kind: 'duplicate_batch'; hiveIds: string[] });
+  | (FaultBase & { kind: 'duplicate_batch'; hiveIds: string[] })
+  /** The hive's clock is off by `offsetMs` (negative: behind): every batch it sends is stamped `sent_at_ms` = true time + offset. */
+  | (FaultBase & { kind: 'clock_skew'; hiveIds: string[]; offsetMs: number })
+  /** The sensors stop for good at `atMs` (`durationMs` runs to FOREVER_MS): offline to the end, never rebooting. */
+  | (FaultBase & { kind: 'sensor_death'; sensorIds: string[] });
 export type FaultKind = FaultModel['kind'];

@@ -54,6 +54,9 @@ export function resolveNetwork(n: NetworkFile | undefined): NetworkModel {
   };
 }
 
+/** The end of a fault that does not end (sensor_death): finite, so a model stays JSON. */
+export const FOREVER_MS = Number.MAX_SAFE_INTEGER;
+
 /** Resolves fault targets by name (after every floor is resolved); unknown names are located errors. */
 export function resolveFaults(ctx: FaultCtx, faults: readonly FaultFile[] | undefined, startMs: number): FaultModel[] {
   const out: FaultModel[] = [];
@@ -65,7 +68,16 @@ export function resolveFaults(ctx: FaultCtx, faults: readonly FaultFile[] | unde
 }
 
 function resolveFault(ctx: FaultCtx, f: FaultFile, path: Array<string | number>, startMs: number): FaultModel | null {
-  const base = { atMs: startMs + dur(f.at, 0), durationMs: dur(f.duration, 0), src: ctx.pointerOf(path) };
+  const atMs = startMs + dur(f.at, 0);
+  if (f.kind === 'sensor_death') {
+    if (f.duration !== undefined) {
+      error(ctx, [...path, 'duration'], 'sensor_death has no duration: a dead sensor does not come back (sensor_offline is the one that does)');
+      return null;
+    }
+    const sensorIds = sensorsOf(ctx, f, path);
+    return sensorIds === null ? null : { atMs, durationMs: FOREVER_MS - atMs, src: ctx.pointerOf(path), kind: f.kind, sensorIds };
+  }
+  const base = { atMs, durationMs: dur(f.duration, 0), src: ctx.pointerOf(path) };
   if (f.kind !== 'broker_restart' && base.durationMs <= 0) {
     error(ctx, [...path, 'duration'], `fault ${f.kind} needs a duration > 0`);
     return null;
@@ -79,6 +91,11 @@ function resolveFault(ctx: FaultCtx, f: FaultFile, path: Array<string | number>,
       const hiveIds = hivesNamed(ctx, f, path);
       return hiveIds === null ? null : { ...base, kind: f.kind, hiveIds };
     }
+    case 'clock_skew': {
+      const offsetMs = clockOffset(ctx, f, path);
+      const hiveIds = hivesNamed(ctx, f, path);
+      return hiveIds === null || offsetMs === null ? null : { ...base, kind: f.kind, hiveIds, offsetMs };
+    }
     case 'sensor_offline':
     case 'link_degradation': {
       const sensorIds = sensorsOf(ctx, f, path);
@@ -91,6 +108,23 @@ function resolveFault(ctx: FaultCtx, f: FaultFile, path: Array<string | number>,
       return { ...base, kind: f.kind, sensorIds, loss: f.loss };
     }
   }
+}
+
+/** Bound of a clock_skew offset: a hive off by more than a day is a misconfigured one, not a skewed clock. */
+export const MAX_CLOCK_OFFSET_MS = 24 * 60 * 60_000;
+
+function clockOffset(ctx: FaultCtx, f: FaultFile, path: Array<string | number>): number | null {
+  if (f.offset === undefined) {
+    error(ctx, [...path, 'offset'], 'clock_skew needs `offset`, a signed duration such as -30s or +2m');
+    return null;
+  }
+  const sign = f.offset.startsWith('-') ? -1 : 1;
+  const ms = parseDuration(f.offset.replace(/^[+-]/, ''));
+  if (ms === null || ms === 0 || ms > MAX_CLOCK_OFFSET_MS) {
+    error(ctx, [...path, 'offset'], `clock_skew offset must be non-zero and at most 1d either way, got \`${f.offset}\``);
+    return null;
+  }
+  return sign * ms;
 }
 
 function hivesNamed(ctx: FaultCtx, f: FaultFile, path: Array<string | number>): string[] | null {

@@ -38,6 +38,11 @@ describe('fault schedules as one line of text', () => {
       ['broker_restart@soon', 1, /fault 1\.at: bad duration/],
       ['link_degradation@1m+1m:hive=A,loss=2', 1, /fault 1\.loss: /],
       ['broker_restart@20m;', 20, /expected a fault kind at the end/],
+      ['clock_skew@1m+1m:hive=A,offset=soon', 32, /offset must be a signed duration such as -30s or \+2m, got "soon"/],
+      ['clock_skew@1m+1m:hive=A,offset=-', 32, /offset must be a signed duration/],
+      ['clock_skew@1m+1m:hive=A,offset=+', 33, /expected a signed duration such as -30s at the end/],
+      ['clock_skew@1m+1m:hive=A,offset=--3s', 32, /offset must be a signed duration/],
+      ['[{"kind":"clock_skew","at":"1m","duration":"1m","hive":"A","offset":"-3x"}]', 1, /fault 1\.offset: bad offset/],
     ];
     for (const [text, col, message] of cases) {
       const r = parseFaultSchedule(text);
@@ -62,6 +67,8 @@ describe('fault schedules as one line of text', () => {
       fc.record({ kind: fc.constantFrom('hive_outage' as const, 'hive_reboot' as const), at: dur, duration: dur, hive: name }),
       fc.record({ kind: fc.constant('sensor_offline' as const), at: dur, duration: dur, sensors: fc.array(name, { minLength: 1, maxLength: 3 }) }),
       fc.record({ kind: fc.constant('link_degradation' as const), at: dur, duration: dur, hive: name, loss: fc.double({ min: 0, max: 1, noNaN: true }) }),
+      fc.record({ kind: fc.constant('sensor_death' as const), at: dur, sensors: fc.array(name, { minLength: 1, maxLength: 3 }) }),
+      fc.record({ kind: fc.constant('clock_skew' as const), at: dur, duration: dur, hive: name, offset: fc.constantFrom('-30s', '+2m', '90s', '-1h30m', '+500ms') }),
     );
     fc.assert(
       fc.property(fc.array(fault, { maxLength: 6 }), (faults) => {
@@ -81,5 +88,46 @@ describe('fault schedules as one line of text', () => {
     const bad = loadScenarioFile('scenarios/quickstart.yaml', { faults: wrong.faults });
     expect(bad.ok).toBe(false);
     if (!bad.ok) expect(bad.diagnostics.map((d) => `${d.file} ${d.path}: ${d.message}`)).toEqual(['--faults fault 1.hive: unknown hive `Nope`']);
+  });
+
+  it('reads a clock skew either way and resolves it to signed milliseconds; a missing, zero or day-long offset is refused at its place', () => {
+    const r = parseFaultSchedule('clock_skew@1m+2m:hive=Hive 1,offset=-30s; clock_skew@5m+1m:hive=Hive 1,offset=+1m30s');
+    expect(r).toEqual({
+      ok: true,
+      faults: [
+        { kind: 'clock_skew', at: '1m', duration: '2m', hive: 'Hive 1', offset: '-30s' },
+        { kind: 'clock_skew', at: '5m', duration: '1m', hive: 'Hive 1', offset: '+1m30s' },
+      ],
+    });
+    if (!r.ok) return;
+    const ok = loadScenarioFile('scenarios/quickstart.yaml', { faults: r.faults });
+    expect(ok.ok && ok.model.faults?.map((f) => (f.kind === 'clock_skew' ? f.offsetMs : null))).toEqual([-30_000, 90_000]);
+    const refused = (schedule: string): string[] => {
+      const p = parseFaultSchedule(schedule);
+      if (!p.ok) throw new Error(p.message);
+      const l = loadScenarioFile('scenarios/quickstart.yaml', { faults: p.faults });
+      return l.ok ? [] : l.diagnostics.map((d) => `${d.path}: ${d.message}`);
+    };
+    expect(refused('clock_skew@1m+1m:hive=Hive 1')).toEqual(['fault 1.offset: clock_skew needs `offset`, a signed duration such as -30s or +2m']);
+    expect(refused('broker_restart@1s; clock_skew@1m+1m:hive=Hive 1,offset=-0s')).toEqual(['fault 2.offset: clock_skew offset must be non-zero and at most 1d either way, got `-0s`']);
+    expect(refused('clock_skew@1m+1m:hive=Hive 1,offset=+1d1s')).toEqual(['fault 1.offset: clock_skew offset must be non-zero and at most 1d either way, got `+1d1s`']);
+    expect(refused('clock_skew@1m+1m:hive=Nope,offset=5s')).toEqual(['fault 1.hive: unknown hive `Nope`']);
+  });
+
+  it('reads a sensor death as offline from `at` to the end; a duration or a missing target is refused at its place', () => {
+    const r = parseFaultSchedule('sensor_death@2m:sensors=Kitchen');
+    expect(r).toEqual({ ok: true, faults: [{ kind: 'sensor_death', at: '2m', sensors: ['Kitchen'] }] });
+    if (!r.ok) return;
+    const ok = loadScenarioFile('scenarios/quickstart.yaml', { faults: r.faults });
+    expect(ok.ok && ok.model.faults?.map((f) => [f.kind, f.atMs - ok.model.startMs, f.atMs + f.durationMs])).toEqual([['sensor_death', 120_000, Number.MAX_SAFE_INTEGER]]);
+    const refused = (schedule: string): string[] => {
+      const p = parseFaultSchedule(schedule);
+      if (!p.ok) throw new Error(p.message);
+      const l = loadScenarioFile('scenarios/quickstart.yaml', { faults: p.faults });
+      return l.ok ? [] : l.diagnostics.map((d) => `${d.path}: ${d.message}`);
+    };
+    expect(refused('sensor_death@2m+1m:sensors=Kitchen')).toEqual(['fault 1.duration: sensor_death has no duration: a dead sensor does not come back (sensor_offline is the one that does)']);
+    expect(refused('sensor_death@2m')).toEqual(['fault 1: fault sensor_death needs `sensors` or `hive`']);
+    expect(refused('sensor_death@2m:sensors=Nope')).toEqual(['fault 1.sensors[0]: unknown sensor `Nope`']);
   });
 });
