@@ -13,6 +13,8 @@ export interface HiveLedger {
   generated: number;
   /** Packets a sensor did not produce because it was offline (a fault, not a loss). */
   offlineSuppressed: number;
+  /** Packets not produced because the sensor's hive had not come online yet (a ramp, scenario/ramp.ts; not a loss). */
+  notYetOnline: number;
   meshDelivered: number;
   /** Dropped in the mesh after every retry on both parents, or for want of a route. */
   meshDropped: number;
@@ -72,7 +74,7 @@ export function latencySummary(values: ValueCounts): HiveLedger['latencyMs'] {
 }
 
 const SUMMED = [
-  'generated', 'offlineSuppressed', 'meshDelivered', 'meshDropped', 'meshQueueOverflow', 'bufferOverflow', 'batches',
+  'generated', 'offlineSuppressed', 'notYetOnline', 'meshDelivered', 'meshDropped', 'meshQueueOverflow', 'bufferOverflow', 'batches',
   'transmissions', 'retransmitted', 'lostInFlight', 'duplicated', 'acked', 'undelivered', 'lost', 'heartbeats',
 ] as const;
 
