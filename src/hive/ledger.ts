@@ -38,6 +38,16 @@ export interface HiveLedger {
   latencyMs: { p50: number; p90: number; p99: number; max: number };
 }
 
+export interface RampStepReport {
+  /** Simulated time after the start. */
+  at: string;
+  cameOnline: number;
+  online: number;
+  hives: number;
+  /** Of the hives the step brought online, those that logged in and sent. */
+  connected: number;
+}
+
 export interface DeliveryReport {
   hives: HiveLedger[];
   overall: Omit<HiveLedger, 'hive'> & {
@@ -51,6 +61,11 @@ export interface DeliveryReport {
   };
   /** Broker restarts simulated (scenario faults). */
   brokerRestarts?: number;
+  /**
+   * With a ramp (scenario/ramp.ts): per step, the hives it brought online, the hives online from
+   * then on, and of the step's hives those that logged in and sent (a heartbeat or a batch).
+   */
+  ramp?: RampStepReport[];
   /** Hops → number of data packets that reached their hive over that many hops. */
   hopHistogram: Record<string, number>;
   battery: {

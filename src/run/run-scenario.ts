@@ -268,7 +268,8 @@ function parseExpectations(texts: readonly string[]): Expectation[] {
 }
 
 function loadModel(scenario: string | ScenarioModel | object, options: RunOptions): ScenarioModel {
-  const model = loadModelAsWritten(scenario, options);
+  const written = loadModelAsWritten(scenario, options);
+  const model = options.ramp === undefined ? written : { ...written, ramp: [...options.ramp] };
   return options.timelineStartMs === undefined ? model : retimeModel(model, options.timelineStartMs);
 }
 
