@@ -14,7 +14,7 @@ import { latencySummary, type HiveLedger } from './ledger.js';
 import type { HiveLink } from './mqtt-hive.js';
 import { HeldPackets, nextPacket } from './packet-transfer.js';
 import { UPLINK_PROFILES } from './uplink-profile.js';
-import { hiveOnlineTimes } from '../scenario/ramp.js';
+import { onlineTimesOf } from '../scenario/ramp.js';
 
 /**
  * A group of hives simulated together — all of a run's, or one hive thread's share
@@ -77,7 +77,7 @@ export function createHiveGroup(model: ScenarioModel, hives: readonly MeshHiveEn
   const rigs = new Map<string, HiveRig>();
   const fleet = fleetIndex(model);
   // Over every hive of the model, not the group's: the seeded choice must not depend on the thread layout.
-  const onlineAt = hiveOnlineTimes(model.hives.map((h) => h.id), model.ramp, model.seed, model.startMs);
+  const onlineAt = onlineTimesOf(model);
   for (const h of hives) {
     const hm = fleet.hives.get(h.id);
     if (!hm) continue;

@@ -6,7 +6,7 @@ import { createHiveGroup, type HiveGroup, type MeshHiveEndpoint } from './hive-g
 import type { HiveThreadConnect, HiveThreadInit, HiveThreadPost, HiveThreadRequest, HiveThreadResponse, HiveThreadReturned, HiveThreadStarted } from './hive-thread-messages.js';
 import { connectHive, type HiveLink } from './mqtt-hive.js';
 import { DeferredHiveLink } from './deferred-link.js';
-import { hiveOnlineTimes } from '../scenario/ramp.js';
+import { onlineTimesOf } from '../scenario/ramp.js';
 
 /**
  * A hive thread: builds its share of the hives' meshes, logs the hives in to the broker (each
@@ -42,7 +42,7 @@ async function connect(channel: NonNullable<typeof port>, links: HiveLink[]): Pr
   const { brokerUrl } = await connectMessage(channel);
   let next = 0;
   // Over every hive of the model: the ramp's seeded choice does not depend on the thread layout.
-  const onlineAt = hiveOnlineTimes(model.hives.map((h) => h.id), model.ramp, model.seed, model.startMs);
+  const onlineAt = onlineTimesOf(model);
   const login = async (): Promise<void> => {
     for (let i = next++; i < hives.length; i = next++) {
       const h = hives[i] as (typeof hives)[number];

@@ -8,7 +8,7 @@ import type { DeliveryStage, DeliveryStats } from './delivery.js';
 import { combineDeliveryReports, type HiveGroupReport } from './delivery-report.js';
 import { createHiveGroup, type GroupFlush, type MeshHiveEndpoint } from './hive-group.js';
 import type { DeliveryReport, HiveLedger, RampStepReport } from './ledger.js';
-import { hiveOnlineTimes, rampProgress } from '../scenario/ramp.js';
+import { onlineTimesOf, rampProgress } from '../scenario/ramp.js';
 import { formatDuration } from '../core/time.js';
 import type { HiveLink } from './mqtt-hive.js';
 
@@ -154,7 +154,7 @@ export function meshEndpoints(model: ScenarioModel, links: ReadonlyMap<string, {
 
 /** Per ramp step, from the seeded schedule and, for `connected`, the hives' own ledgers (scenario/ramp.ts). */
 function rampReport(model: ScenarioModel, ledgers: readonly HiveLedger[]): RampStepReport[] {
-  const onlineAt = hiveOnlineTimes(model.hives.map((h) => h.id), model.ramp, model.seed, model.startMs);
+  const onlineAt = onlineTimesOf(model);
   const sent = new Set(ledgers.filter((l) => l.heartbeats > 0 || l.batches > 0).map((l) => l.hive));
   const serialOf = new Map(model.hives.map((h) => [h.id, h.serial]));
   return rampProgress(model.ramp ?? [], onlineAt, model.hives.length, model.startMs).map((p) => {

@@ -19,7 +19,7 @@ import { peakRssMb, phaseTimer, startStopwatch } from './perf.js';
 import { organisationsFromScenario } from '../assets/from-scenario.js';
 import { ackTimeoutForFleet, connectHive, type HiveLink } from '../hive/mqtt-hive.js';
 import { DeferredHiveLink } from '../hive/deferred-link.js';
-import { hiveOnlineTimes } from '../scenario/ramp.js';
+import { onlineTimesOf, rampSchedule } from '../scenario/ramp.js';
 import { platformOptionsOf, startPlatform, type Platform, type PlatformWebhookOptions } from '../platform/platform.js';
 import { startPlatformThread } from '../platform/thread.js';
 import type { PlatformThreadInit } from '../platform/thread-messages.js';
@@ -90,7 +90,7 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
     if (hivesStarting) hiveGroups = await hivesStarting.connect(platform.brokerUrl);
     else {
       const brokerUrl = platform.brokerUrl;
-      const onlineAt = hiveOnlineTimes(model.hives.map((h) => h.id), model.ramp, model.seed, model.startMs);
+      const onlineAt = onlineTimesOf(model);
       for (const h of model.hives) {
         const login = () => connectHive({ brokerUrl, serial: h.serial, password: h.password, ackTimeoutMs });
         // A hive a ramp brings online later logs in then (hive-group.ts), not now.
@@ -269,7 +269,9 @@ function parseExpectations(texts: readonly string[]): Expectation[] {
 
 function loadModel(scenario: string | ScenarioModel | object, options: RunOptions): ScenarioModel {
   const written = loadModelAsWritten(scenario, options);
-  const model = options.ramp === undefined ? written : { ...written, ramp: [...options.ramp] };
+  const ramped = options.ramp === undefined ? written : { ...written, ramp: [...options.ramp] };
+  // Resolved over the whole fleet before hive threads take their shares (ramp.ts).
+  const model = ramped.ramp?.length ? { ...ramped, rampSchedule: rampSchedule(ramped) } : ramped;
   return options.timelineStartMs === undefined ? model : retimeModel(model, options.timelineStartMs);
 }
 

@@ -55,6 +55,8 @@ export interface ScenarioModel {
   faults?: FaultModel[];
   /** Share of the hives online over time (`ramp:` or `--ramp`; ramp.ts); absent: all online from the start. */
   ramp?: RampStep[];
+  /** The ramp's seeded choice over the whole fleet, hive id → ms after the start (ramp.ts `rampSchedule`; set by the run before hives are shared out). */
+  rampSchedule?: Record<string, number>;
   /** Webhook subscriptions the platform creates at its first start (docs/webhooks.md). */
   webhooks?: WebhookModel[];
   /** Addresses (CIDR) webhooks may reach although loopback or private (tests, a local receiver). */

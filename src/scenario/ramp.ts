@@ -148,3 +148,30 @@ export function rampProgress(ramp: readonly RampStep[], onlineAt: ReadonlyMap<st
     return { atMs: step.atMs, cameOnline: came, online, hives };
   });
 }
+
+/** What `onlineTimesOf` needs of a scenario model (no import of model.ts: it imports this file). */
+interface RampedModel {
+  readonly hives: ReadonlyArray<{ readonly id: string }>;
+  readonly ramp?: readonly RampStep[] | undefined;
+  readonly rampSchedule?: Readonly<Record<string, number>> | undefined;
+  readonly seed: number;
+  readonly startMs: number;
+}
+
+/**
+ * The ramp's choice resolved over the whole fleet (hive id → ms after the start), set on the run's
+ * model before its hives are shared out among threads: a thread's model holds only its hives, and
+ * a choice ranked over those would differ from the one ranked over all.
+ */
+export function rampSchedule(model: RampedModel): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [id, t] of hiveOnlineTimes(model.hives.map((h) => h.id), model.ramp, model.seed, 0)) out[id] = t;
+  return out;
+}
+
+/** When each hive of the model comes online (epoch ms; absent: never): the resolved schedule if set, else ranked over the model's hives. */
+export function onlineTimesOf(model: RampedModel): Map<string, number> {
+  if (!model.ramp?.length) return hiveOnlineTimes(model.hives.map((h) => h.id), undefined, model.seed, model.startMs);
+  const schedule = model.rampSchedule ?? rampSchedule(model);
+  return new Map(Object.entries(schedule).map(([id, t]) => [id, model.startMs + t]));
+}
