@@ -81,13 +81,15 @@ export function createHiveGroup(model: ScenarioModel, hives: readonly MeshHiveEn
   for (const h of hives) {
     const hm = fleet.hives.get(h.id);
     if (!hm) continue;
+    const onlineAtMs = onlineAt.get(h.id) ?? Number.POSITIVE_INFINITY;
     const node = new HiveNode({
       hiveId: h.id, serial: h.serial, params: network.hive, profile: UPLINK_PROFILES[hm.backhaul], faults, seed: model.seed,
       startMs: model.startMs, endMs: model.startMs + model.durationMs, batchIntervalMs: model.batchIntervalMs,
+      ...(onlineAtMs > model.startMs && Number.isFinite(onlineAtMs) ? { onlineAtMs } : {}),
     });
     rigs.set(h.id, {
       endpoint: h, sensors: fleet.sensorsOfHive.get(h.id) ?? [], mesh: new MeshSim(model, h.id, network.mesh, faults), node, health: new Map(), healthInFlight: new Map(),
-      lastParents: new Map(), ledger: emptyLedger(h.serial), onlineAtMs: onlineAt.get(h.id) ?? Number.POSITIVE_INFINITY,
+      lastParents: new Map(), ledger: emptyLedger(h.serial), onlineAtMs,
     });
   }
   // Per sensor (by index in model.sensors): its hive's rig and battery, looked up once, not per packet.
