@@ -154,7 +154,9 @@ export function meshEndpoints(model: ScenarioModel, links: ReadonlyMap<string, {
 
 /** Per ramp step, from the seeded schedule and, for `connected`, the hives' own ledgers (scenario/ramp.ts). */
 function rampReport(model: ScenarioModel, ledgers: readonly HiveLedger[]): RampStepReport[] {
-  const onlineAt = onlineTimesOf(model);
+  // This run's hives only: a shard's schedule covers the whole fleet's (shard.ts keeps it whole).
+  const mine = new Set(model.hives.map((h) => h.id));
+  const onlineAt = new Map([...onlineTimesOf(model)].filter(([id]) => mine.has(id)));
   const sent = new Set(ledgers.filter((l) => l.heartbeats > 0 || l.batches > 0).map((l) => l.hive));
   const serialOf = new Map(model.hives.map((h) => [h.id, h.serial]));
   return rampProgress(model.ramp ?? [], onlineAt, model.hives.length, model.startMs).map((p) => {

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatDiagnostic } from '../../src/scenario/diagnostics.js';
 import { loadScenarioText } from '../../src/scenario/load.js';
-import { hiveOnlineTimes, MAX_RAMP_STEPS, parseRamp, rampProgress } from '../../src/scenario/ramp.js';
+import { hiveOnlineTimes, MAX_RAMP_STEPS, onlineTimesOf, parseRamp, rampProgress, rampSchedule } from '../../src/scenario/ramp.js';
 
 /** `ramp:` and `--ramp`: one model, refused at file:line with the field or at a column; a seeded choice of hives. */
 const SCENARIO = (ramp: string): string => `version: 1
@@ -99,5 +99,16 @@ describe('hiveOnlineTimes', () => {
       }),
       { seed, numRuns: 200 },
     );
+  });
+
+  it('a share of the fleet (a hive thread, a shard) keeps the whole fleet\'s choice through rampSchedule', () => {
+    const whole = { hives: ids.map((id) => ({ id })), ramp, seed: SEED, startMs: 1000 };
+    const schedule = rampSchedule(whole);
+    const part = { ...whole, hives: whole.hives.slice(0, 7), rampSchedule: schedule };
+    const all = onlineTimesOf(whole);
+    for (const h of part.hives) expect(onlineTimesOf(part).get(h.id)).toBe(all.get(h.id));
+    // Ranked over its own hives alone it would choose differently (why the schedule exists).
+    const alone = onlineTimesOf({ ...whole, hives: part.hives });
+    expect(part.hives.some((h) => alone.get(h.id) !== all.get(h.id))).toBe(true);
   });
 });
