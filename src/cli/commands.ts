@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs';
+import { parseRamp } from '../scenario/ramp.js';
 import { systemClock } from '../core/clock.js';
 import { AppError, ErrorCodes } from '../core/errors.js';
 import { parseDuration } from '../core/time.js';
@@ -124,6 +125,11 @@ function runOptionsFromFlags(flags: Flags): RunOptions {
     const schedule = parseFaultSchedule(flags.faults);
     if (!schedule.ok) throw usage(`--faults, column ${schedule.col}: ${schedule.message}`);
     opts.faults = schedule.faults;
+  }
+  if (typeof flags.ramp === 'string') {
+    const ramp = parseRamp(flags.ramp);
+    if (!ramp.ok) throw usage(`--ramp, column ${ramp.col}: ${ramp.message}`);
+    opts.ramp = ramp.steps;
   }
   if (flags.start === 'now') opts.timelineStartMs = nowMinute();
   else if (typeof flags.start === 'string') opts.start = startFlag(flags.start);

@@ -60,6 +60,7 @@ export const OPTIONS = {
   webhookAllow: () => new Option('--webhook-allow <cidrs>', 'webhook destinations allowed although loopback or private, comma-separated (docs/webhooks.md)'),
   webhookConcurrency: () => new Option('--webhook-concurrency <n>', `webhook requests in flight per endpoint, ${MIN_WEBHOOK_CONCURRENCY}..${MAX_WEBHOOK_CONCURRENCY} (default ${DEFAULT_WEBHOOK_CONCURRENCY}; a scenario's webhooks[].concurrency wins; docs/webhooks.md)`),
   webhookFaults: () => new Option('--webhook-faults <spec>', "delivery faults on purpose for every subscription without its own, seeded: 'duplicate=0.05,reorder=0.1/4,delay=0.1/50-500,burst=0.05/8/500,revise=0.2,timeout=0.01' (docs/load-testing.md)"),
+  ramp: () => new Option('--ramp <steps>', "share of the hives online over simulated time, e.g. '0:10%,5m:50%,10m:100%' (replaces the scenario's ramp:; docs/load-testing.md, \"Ramps\")"),
   consumerExpect: () => new Option('--consumer-expect <file>', 'write the state a correct consumer of each subscription must hold, truth beside it, NDJSON (occusim consumer-verify; docs/load-testing.md)'),
   webhookTimestamps: () => new Option('--webhook-timestamps <clock>', `what webhook-timestamp carries: ${WEBHOOK_TIMESTAMPS.join(' or ')} (default ${DEFAULT_WEBHOOK_TIMESTAMPS}: standard verifiers accept it; simulated: byte-identical requests, which they reject; docs/webhooks.md)`),
   scenario: () => new Option('--scenario <file>', 'the scenario file (or a shipped scenario by name, e.g. quickstart)'),
@@ -75,7 +76,7 @@ export const OPTIONS = {
 export type OptionName = keyof typeof OPTIONS;
 
 /** The options of a run (`run`, `serve --feed`). */
-export const RUN_OPTIONS: readonly OptionName[] = ['seed', 'speed', 'duration', 'start', 'faults', 'fidelity', 'workers', 'report', 'store', 'db', 'keep', 'resume', 'fresh', 'platformThread', 'hiveThreads', 'mqttPort', 'host', 'broker', 'record', 'quiet', 'expect', 'junit', 'webhookAllow', 'webhookConcurrency', 'webhookTimestamps', 'webhookFaults', 'consumerExpect', 'truth', 'html'];
+export const RUN_OPTIONS: readonly OptionName[] = ['seed', 'speed', 'duration', 'start', 'faults', 'ramp', 'fidelity', 'workers', 'report', 'store', 'db', 'keep', 'resume', 'fresh', 'platformThread', 'hiveThreads', 'mqttPort', 'host', 'broker', 'record', 'quiet', 'expect', 'junit', 'webhookAllow', 'webhookConcurrency', 'webhookTimestamps', 'webhookFaults', 'consumerExpect', 'truth', 'html'];
 
 function portValue(flags: Flags, name: 'port' | 'mqtt-port', fallback: number): number {
   const v = flags[name];

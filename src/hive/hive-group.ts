@@ -14,6 +14,7 @@ import { latencySummary, type HiveLedger } from './ledger.js';
 import type { HiveLink } from './mqtt-hive.js';
 import { HeldPackets, nextPacket } from './packet-transfer.js';
 import { UPLINK_PROFILES } from './uplink-profile.js';
+import { onlineTimesOf } from '../scenario/ramp.js';
 
 /**
  * A group of hives simulated together — all of a run's, or one hive thread's share
@@ -39,6 +40,8 @@ interface HiveRig {
   healthInFlight: Map<number, SensorHealth>;
   lastParents: Map<string, string>;
   ledger: HiveLedger;
+  /** When the hive comes online (a ramp, scenario/ramp.ts; the start without one): before, it has not started. */
+  onlineAtMs: number;
 }
 
 /** One flush of a group: batches published, packets its sensors submitted since the last, whether mesh and buffers are empty now. */
@@ -73,16 +76,20 @@ export function createHiveGroup(model: ScenarioModel, hives: readonly MeshHiveEn
   const network = model.network ?? DEFAULT_NETWORK;
   const rigs = new Map<string, HiveRig>();
   const fleet = fleetIndex(model);
+  // Over every hive of the model, not the group's: the seeded choice must not depend on the thread layout.
+  const onlineAt = onlineTimesOf(model);
   for (const h of hives) {
     const hm = fleet.hives.get(h.id);
     if (!hm) continue;
+    const onlineAtMs = onlineAt.get(h.id) ?? Number.POSITIVE_INFINITY;
     const node = new HiveNode({
       hiveId: h.id, serial: h.serial, params: network.hive, profile: UPLINK_PROFILES[hm.backhaul], faults, seed: model.seed,
       startMs: model.startMs, endMs: model.startMs + model.durationMs, batchIntervalMs: model.batchIntervalMs,
+      ...(onlineAtMs > model.startMs && Number.isFinite(onlineAtMs) ? { onlineAtMs } : {}),
     });
     rigs.set(h.id, {
       endpoint: h, sensors: fleet.sensorsOfHive.get(h.id) ?? [], mesh: new MeshSim(model, h.id, network.mesh, faults), node, health: new Map(), healthInFlight: new Map(),
-      lastParents: new Map(), ledger: emptyLedger(h.serial),
+      lastParents: new Map(), ledger: emptyLedger(h.serial), onlineAtMs,
     });
   }
   // Per sensor (by index in model.sensors): its hive's rig and battery, looked up once, not per packet.
@@ -107,6 +114,10 @@ export function createHiveGroup(model: ScenarioModel, hives: readonly MeshHiveEn
       const sensedAtMs = buf[at + 1] as number;
       const handle = hold.handle(at);
       at = nextPacket(buf, at);
+      if (sensedAtMs < rig.onlineAtMs) {
+        rig.ledger.notYetOnline++;
+        continue;
+      }
       if (faults.offlineWindow(s.id, sensedAtMs) !== null) {
         rig.ledger.offlineSuppressed++;
         continue;
@@ -131,7 +142,7 @@ export function createHiveGroup(model: ScenarioModel, hives: readonly MeshHiveEn
     for (const s of rig.sensors) {
       const offset = (rig.mesh.mesh.index.get(s.id) ?? 0) * 997 % every;
       for (let t = model.startMs + offset + Math.ceil((from - model.startMs - offset) / every) * every; t <= to; t += every) {
-        if (t <= from || faults.offlineWindow(s.id, t) !== null) continue;
+        if (t <= from || t < rig.onlineAtMs || faults.offlineWindow(s.id, t) !== null) continue;
         // Before the send: the report carries the link's figures as they were when it was sent.
         const health = healthOf(rig, s, t, faults.lastBootAfterOffline(s.id, t) ?? model.startMs);
         const key = healthKeys++;
@@ -141,6 +152,10 @@ export function createHiveGroup(model: ScenarioModel, hives: readonly MeshHiveEn
   };
 
   const flushHive = async (rig: HiveRig, atMs: number): Promise<number> => {
+    // Not started yet: nothing in its mesh, no heartbeat, its link not connected (ramp.ts).
+    if (atMs < rig.onlineAtMs) return 0;
+    // Its first delivery online: the hives of one ramp step log in side by side (a reconnect storm).
+    if (rig.endpoint.link.connect) await rig.endpoint.link.connect();
     sendHealth(rig, lastFlushMs, atMs);
     // In arrival order, encoded straight into the hive's next batches (no object per packet).
     const incoming = rig.node.incoming;
@@ -251,7 +266,7 @@ function heartbeatOf(rig: HiveRig, t: number, sent: readonly Transmission[]) {
 
 function emptyLedger(hive: string): HiveLedger {
   return {
-    hive, generated: 0, offlineSuppressed: 0, meshDelivered: 0, meshDropped: 0, meshQueueOverflow: 0, bufferOverflow: 0, batches: 0, transmissions: 0,
+    hive, generated: 0, offlineSuppressed: 0, notYetOnline: 0, meshDelivered: 0, meshDropped: 0, meshQueueOverflow: 0, bufferOverflow: 0, batches: 0, transmissions: 0,
     retransmitted: 0, lostInFlight: 0, duplicated: 0, acked: 0, undelivered: 0, lost: 0, heartbeats: 0, latencyMs: latencySummary(new ValueCounts()),
   };
 }

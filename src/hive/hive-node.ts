@@ -72,6 +72,8 @@ export interface HiveNodeOptions {
   startMs: number;
   endMs: number;
   batchIntervalMs: number;
+  /** When the hive starts, if later than the run (a ramp, scenario/ramp.ts): its first boot, so its uptime counts from then. */
+  onlineAtMs?: number;
 }
 
 const EMPTY = new Uint8Array(0);
@@ -102,7 +104,7 @@ export class HiveNode {
     this.#o = o;
     this.#latencyRng = rngFor(o.seed, `uplink:${o.hiveId}`);
     this.#randomOutages = randomOutages(o.profile, rngFor(o.seed, `uplink-outages:${o.hiveId}`), o.startMs, o.endMs);
-    this.#bootMs = o.startMs;
+    this.#bootMs = o.onlineAtMs ?? o.startMs;
   }
 
   get ackedSeq(): number {

@@ -5,6 +5,8 @@ import { FaultTimeline } from '../mesh/faults.js';
 import { createHiveGroup, type HiveGroup, type MeshHiveEndpoint } from './hive-group.js';
 import type { HiveThreadConnect, HiveThreadInit, HiveThreadPost, HiveThreadRequest, HiveThreadResponse, HiveThreadReturned, HiveThreadStarted } from './hive-thread-messages.js';
 import { connectHive, type HiveLink } from './mqtt-hive.js';
+import { DeferredHiveLink } from './deferred-link.js';
+import { onlineTimesOf } from '../scenario/ramp.js';
 
 /**
  * A hive thread: builds its share of the hives' meshes, logs the hives in to the broker (each
@@ -39,10 +41,14 @@ async function connect(channel: NonNullable<typeof port>, links: HiveLink[]): Pr
   const group = createHiveGroup(model, endpoints, new FaultTimeline(model.faults));
   const { brokerUrl } = await connectMessage(channel);
   let next = 0;
+  // Over every hive of the model: the ramp's seeded choice does not depend on the thread layout.
+  const onlineAt = onlineTimesOf(model);
   const login = async (): Promise<void> => {
     for (let i = next++; i < hives.length; i = next++) {
       const h = hives[i] as (typeof hives)[number];
-      const link = await connectHive({ brokerUrl, serial: h.serial, password: h.password, ackTimeoutMs: init.ackTimeoutMs });
+      const connect = () => connectHive({ brokerUrl, serial: h.serial, password: h.password, ackTimeoutMs: init.ackTimeoutMs });
+      // A hive a ramp brings online later logs in then (hive-group.ts), not now.
+      const link = (onlineAt.get(h.id) ?? Number.POSITIVE_INFINITY) > model.startMs ? new DeferredHiveLink(connect) : await connect();
       links.push(link);
       (endpoints[i] as (typeof endpoints)[number]).link = link;
     }

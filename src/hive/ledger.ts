@@ -13,6 +13,8 @@ export interface HiveLedger {
   generated: number;
   /** Packets a sensor did not produce because it was offline (a fault, not a loss). */
   offlineSuppressed: number;
+  /** Packets not produced because the sensor's hive had not come online yet (a ramp, scenario/ramp.ts; not a loss). */
+  notYetOnline: number;
   meshDelivered: number;
   /** Dropped in the mesh after every retry on both parents, or for want of a route. */
   meshDropped: number;
@@ -36,6 +38,16 @@ export interface HiveLedger {
   latencyMs: { p50: number; p90: number; p99: number; max: number };
 }
 
+export interface RampStepReport {
+  /** Simulated time after the start. */
+  at: string;
+  cameOnline: number;
+  online: number;
+  hives: number;
+  /** Of the hives the step brought online, those that logged in and sent. */
+  connected: number;
+}
+
 export interface DeliveryReport {
   hives: HiveLedger[];
   overall: Omit<HiveLedger, 'hive'> & {
@@ -49,6 +61,11 @@ export interface DeliveryReport {
   };
   /** Broker restarts simulated (scenario faults). */
   brokerRestarts?: number;
+  /**
+   * With a ramp (scenario/ramp.ts): per step, the hives it brought online, the hives online from
+   * then on, and of the step's hives those that logged in and sent (a heartbeat or a batch).
+   */
+  ramp?: RampStepReport[];
   /** Hops → number of data packets that reached their hive over that many hops. */
   hopHistogram: Record<string, number>;
   battery: {
@@ -72,7 +89,7 @@ export function latencySummary(values: ValueCounts): HiveLedger['latencyMs'] {
 }
 
 const SUMMED = [
-  'generated', 'offlineSuppressed', 'meshDelivered', 'meshDropped', 'meshQueueOverflow', 'bufferOverflow', 'batches',
+  'generated', 'offlineSuppressed', 'notYetOnline', 'meshDelivered', 'meshDropped', 'meshQueueOverflow', 'bufferOverflow', 'batches',
   'transmissions', 'retransmitted', 'lostInFlight', 'duplicated', 'acked', 'undelivered', 'lost', 'heartbeats',
 ] as const;
 

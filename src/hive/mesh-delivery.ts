@@ -7,7 +7,9 @@ import type { ScenarioModel } from '../scenario/model.js';
 import type { DeliveryStage, DeliveryStats } from './delivery.js';
 import { combineDeliveryReports, type HiveGroupReport } from './delivery-report.js';
 import { createHiveGroup, type GroupFlush, type MeshHiveEndpoint } from './hive-group.js';
-import type { DeliveryReport } from './ledger.js';
+import type { DeliveryReport, HiveLedger, RampStepReport } from './ledger.js';
+import { onlineTimesOf, rampProgress } from '../scenario/ramp.js';
+import { formatDuration } from '../core/time.js';
 import type { HiveLink } from './mqtt-hive.js';
 
 export type { MeshHiveEndpoint } from './hive-group.js';
@@ -125,7 +127,10 @@ export function createDelivery(model: ScenarioModel, groups: HiveGroups, clock: 
       }
     },
     stats: () => ({ ...stats }),
-    report: async () => ({ ...combineDeliveryReports(await groups.report(clock.now()), hiveOrder), brokerRestarts }),
+    report: async () => {
+      const combined = combineDeliveryReports(await groups.report(clock.now()), hiveOrder);
+      return { ...combined, brokerRestarts, ...(model.ramp?.length ? { ramp: rampReport(model, combined.hives) } : {}) };
+    },
     close: () => groups.close(),
   };
 }
@@ -144,5 +149,19 @@ export function meshEndpoints(model: ScenarioModel, links: ReadonlyMap<string, {
   return model.hives.flatMap((h) => {
     const e = links.get(h.id);
     return e ? [{ id: h.id, serial: h.serial, firmwareVersion: h.firmwareVersion, link: e.link }] : [];
+  });
+}
+
+/** Per ramp step, from the seeded schedule and, for `connected`, the hives' own ledgers (scenario/ramp.ts). */
+function rampReport(model: ScenarioModel, ledgers: readonly HiveLedger[]): RampStepReport[] {
+  // This run's hives only: a shard's schedule covers the whole fleet's (shard.ts keeps it whole).
+  const mine = new Set(model.hives.map((h) => h.id));
+  const onlineAt = new Map([...onlineTimesOf(model)].filter(([id]) => mine.has(id)));
+  const sent = new Set(ledgers.filter((l) => l.heartbeats > 0 || l.batches > 0).map((l) => l.hive));
+  const serialOf = new Map(model.hives.map((h) => [h.id, h.serial]));
+  return rampProgress(model.ramp ?? [], onlineAt, model.hives.length, model.startMs).map((p) => {
+    let connected = 0;
+    for (const [id, t] of onlineAt) if (t === model.startMs + p.atMs && sent.has(serialOf.get(id) ?? '')) connected++;
+    return { at: p.atMs === 0 ? '0s' : formatDuration(p.atMs), cameOnline: p.cameOnline, online: p.online, hives: p.hives, connected };
   });
 }

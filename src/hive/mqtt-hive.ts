@@ -43,6 +43,8 @@ export interface HiveLink {
   heartbeat(hb: HiveHeartbeat): Promise<void>;
   stats(): HiveLinkStats;
   close(): Promise<void>;
+  /** Logs in now if the link was left unconnected until its hive comes online (deferred-link.ts); absent: connected already. */
+  connect?(): Promise<void>;
 }
 
 /** What the link needs of a batch it is given encoded. */

@@ -1,4 +1,5 @@
 import { AppError, ErrorCodes } from '../core/errors.js';
+import type { RampStep } from '../scenario/ramp.js';
 import type { Fidelity, ScenarioModel } from '../scenario/model.js';
 import type { FaultFile } from '../scenario/network-schema.js';
 import type { RunReport } from './run-report.js';
@@ -24,6 +25,8 @@ export interface RunOptions {
   start?: string;
   /** Replaces the scenario's `faults:` block (`--faults '<schedule>'`; scenario/fault-schedule.ts). */
   faults?: readonly FaultFile[];
+  /** Replaces the scenario's `ramp:` (`--ramp 0:10%,5m:100%`; scenario/ramp.ts). */
+  ramp?: readonly RampStep[];
   /**
    * Moves the scenario's timeline to start at this instant (epoch ms; `--start now`): arrivals,
    * meetings and faults keep their place relative to the start (scenario/retime.ts), where

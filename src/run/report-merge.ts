@@ -45,7 +45,7 @@ export interface MergedReport {
 /** Most shard reports one merge reads (a report is a few MB at most). */
 export const MAX_MERGED_REPORTS = 1024;
 
-const SUMMED = ['generated', 'offlineSuppressed', 'meshDelivered', 'meshDropped', 'meshQueueOverflow', 'bufferOverflow', 'batches', 'transmissions', 'retransmitted', 'lostInFlight', 'duplicated', 'acked', 'undelivered', 'lost', 'heartbeats'] as const;
+const SUMMED = ['generated', 'offlineSuppressed', 'notYetOnline', 'meshDelivered', 'meshDropped', 'meshQueueOverflow', 'bufferOverflow', 'batches', 'transmissions', 'retransmitted', 'lostInFlight', 'duplicated', 'acked', 'undelivered', 'lost', 'heartbeats'] as const;
 
 /**
  * Each entry starts with the figure it names; `withStoreAccuracy` removes the entries the store

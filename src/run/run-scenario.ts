@@ -18,6 +18,8 @@ import { webhookKeepUp } from './webhook-keep-up.js';
 import { peakRssMb, phaseTimer, startStopwatch } from './perf.js';
 import { organisationsFromScenario } from '../assets/from-scenario.js';
 import { ackTimeoutForFleet, connectHive, type HiveLink } from '../hive/mqtt-hive.js';
+import { DeferredHiveLink } from '../hive/deferred-link.js';
+import { onlineTimesOf, rampSchedule } from '../scenario/ramp.js';
 import { platformOptionsOf, startPlatform, type Platform, type PlatformWebhookOptions } from '../platform/platform.js';
 import { startPlatformThread } from '../platform/thread.js';
 import type { PlatformThreadInit } from '../platform/thread-messages.js';
@@ -86,7 +88,15 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
     const platformWait = phases.end();
     // The simulator's side: each hive logs in over MQTT like a device would.
     if (hivesStarting) hiveGroups = await hivesStarting.connect(platform.brokerUrl);
-    else for (const h of model.hives) links.set(h.id, await connectHive({ brokerUrl: platform.brokerUrl, serial: h.serial, password: h.password, ackTimeoutMs }));
+    else {
+      const brokerUrl = platform.brokerUrl;
+      const onlineAt = onlineTimesOf(model);
+      for (const h of model.hives) {
+        const login = () => connectHive({ brokerUrl, serial: h.serial, password: h.password, ackTimeoutMs });
+        // A hive a ramp brings online later logs in then (hive-group.ts), not now.
+        links.set(h.id, (onlineAt.get(h.id) ?? Number.POSITIVE_INFINITY) > model.startMs ? new DeferredHiveLink(login) : await login());
+      }
+    }
     const groups = hiveGroups ?? localHiveGroups(model, meshEndpoints(model, new Map([...links].map(([id, link]) => [id, { link }] as const))));
     const hives = phases.end();
     await options.onPlatform?.({ model, dbPath: platform.dbPath, brokerUrl: platform.brokerUrl, apiUrl: platform.apiUrl });
@@ -258,7 +268,10 @@ function parseExpectations(texts: readonly string[]): Expectation[] {
 }
 
 function loadModel(scenario: string | ScenarioModel | object, options: RunOptions): ScenarioModel {
-  const model = loadModelAsWritten(scenario, options);
+  const written = loadModelAsWritten(scenario, options);
+  const ramped = options.ramp === undefined ? written : { ...written, ramp: [...options.ramp] };
+  // Resolved over the whole fleet before hive threads take their shares (ramp.ts).
+  const model = ramped.ramp?.length ? { ...ramped, rampSchedule: rampSchedule(ramped) } : ramped;
   return options.timelineStartMs === undefined ? model : retimeModel(model, options.timelineStartMs);
 }
 

@@ -2,6 +2,7 @@ import type { Polygon, Vec2 } from '../core/geometry.js';
 import type { SensorArrayName } from '../core/sensor-arrays.js';
 import type { Expectation } from './expectations.js';
 import type { WebhookFaultsModel } from './webhook-faults-schema.js';
+import type { RampStep } from './ramp.js';
 
 /**
  * The expanded scenario: what every stage of the data path reads. Produced from a scenario
@@ -52,6 +53,10 @@ export interface ScenarioModel {
   network?: NetworkModel;
   /** Fault timeline, ordered by start time. */
   faults?: FaultModel[];
+  /** Share of the hives online over time (`ramp:` or `--ramp`; ramp.ts); absent: all online from the start. */
+  ramp?: RampStep[];
+  /** The ramp's seeded choice over the whole fleet, hive id → ms after the start (ramp.ts `rampSchedule`; set by the run before hives are shared out). */
+  rampSchedule?: Record<string, number>;
   /** Webhook subscriptions the platform creates at its first start (docs/webhooks.md). */
   webhooks?: WebhookModel[];
   /** Addresses (CIDR) webhooks may reach although loopback or private (tests, a local receiver). */

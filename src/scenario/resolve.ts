@@ -9,6 +9,7 @@ import { resolveFloor } from './resolve-floor.js';
 import { resolveFaults, resolveNetwork } from './resolve-network.js';
 import { defaultFidelity, resolveThermal } from './resolve-thermal.js';
 import { webhookFaultsModel } from './webhook-faults-schema.js';
+import { rampModel } from './ramp.js';
 import { buildingSchema, fileSchema, MAX_ORGANISATIONS, organizationEntrySchema, siteSchema, type ScenarioFile } from './schema.js';
 
 /** Values that replace the file's (CLI flags). */
@@ -69,6 +70,7 @@ export function resolveScenario(tree: unknown, file: string, overrides: Override
     network: resolveNetwork(header?.network),
     thermal: resolveThermal(ctx, header?.thermal),
     faults: resolveFaults(ctx, header?.faults, startMs),
+    ...(header?.ramp !== undefined ? { ramp: rampModel(header.ramp) } : {}),
     ...webhooksOf(ctx, header),
     ...expectationsOf(header),
   };

@@ -7,6 +7,7 @@ import { thermalSchema, warmObjectSchema } from './thermal-schema.js';
 import { faultSchema, networkSchema } from './network-schema.js';
 import { MAX_EXPECTATIONS, parseExpectation } from './expectations.js';
 import { webhookFaultsSchema } from './webhook-faults-schema.js';
+import { rampSchema } from './ramp.js';
 
 /** Bounds of `webhooks[].concurrency`: webhooks/concurrency.ts's (a test pins that they agree; the scenario layer does not import the platform's). */
 const MIN_WEBHOOK_CONCURRENCY = 1;
@@ -238,6 +239,7 @@ export const fileSchema = z
     templates: z.record(z.string(), z.record(z.string(), z.unknown())).optional().describe('Named item bodies for `use:`'),
     network: networkSchema.optional(),
     faults: z.array(faultSchema).optional().describe('Fault timeline'),
+    ramp: rampSchema.optional(),
     webhooks: z
       .array(
         z.strictObject({
