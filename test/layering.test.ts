@@ -22,7 +22,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   api: ['core', 'assets', 'cloud', 'webhooks'],
   webhooks: ['core', 'assets', 'cloud'],
   mcp: ['core', 'api'],
-  platform: ['core', 'assets', 'broker', 'cloud', 'api', 'mcp', 'webhooks'],
+  platform: ['core', 'proto', 'assets', 'broker', 'cloud', 'api', 'mcp', 'webhooks'],
   capture: ['core', 'proto', 'scenario'],
   run: ['core', 'scenario', 'assets', 'sim', 'edge', 'mesh', 'hive', 'capture', 'cloud', 'platform'],
   report: ['core', 'scenario', 'sim', 'cloud', 'platform', 'run'],
