@@ -184,6 +184,22 @@ async function resourcesSection(root: string, env: Record<string, string>, runs:
       const bytes = JSON.stringify(await fn()).length; // warm-up, and the answer's size
       console.log(`  ${name.padEnd(44)} ${f(await timed(fn, runs)).padStart(13)} ms  ${bytes}`);
     }
+    // The whole catalogue, page after page (3 walks: on the fleet it is some 65 pages).
+    let pages = 0;
+    let count = 0;
+    const walk = async (): Promise<void> => {
+      pages = 0;
+      count = 0;
+      let cursor: string | undefined;
+      do {
+        const page = await client.listResources(cursor === undefined ? {} : { cursor });
+        pages++;
+        count += page.resources.length;
+        cursor = page.nextCursor;
+      } while (cursor !== undefined);
+    };
+    const walks = await timed(walk, 3);
+    console.log(`  ${`resources/list, all ${pages} pages (${count} resources)`.padEnd(44)} ${f(walks).padStart(13)} ms`);
   } finally {
     await client.close();
   }
