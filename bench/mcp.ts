@@ -16,7 +16,7 @@
  * Env: MCP_BENCH_SCENARIO (default scenarios/fleet.yaml), MCP_BENCH_DURATION (default 5m),
  * MCP_BENCH_RUNS (default 15), MCP_BENCH_PARTS (tools,resources,updates: which parts),
  * MCP_BENCH_LIVE_SCENARIO (default the scenario), MCP_BENCH_LIVE_S (seconds of updates,
- * default 60); or attach the first two parts to a served platform with SERVICE_BASE_URL,
+ * default 60), MCP_BENCH_PROBE_MS (the poller's period, default 100); or attach the first two parts to a served platform with SERVICE_BASE_URL,
  * SERVICE_CLIENT_ID, SERVICE_CLIENT_SECRET.
  */
 import { spawn } from 'node:child_process';
@@ -126,8 +126,12 @@ async function stdioClient(root: string, env: Record<string, string>): Promise<C
   return client;
 }
 
-/** How often the bench-side poller reads the subscribed rooms, to date each new minute. */
-const UPDATE_PROBE_MS = 25;
+/**
+ * How often the bench-side poller reads the subscribed rooms, to date each new minute
+ * (MCP_BENCH_PROBE_MS). Its reads queue at the API beside the watcher's: a short period dates
+ * minutes finer but slows the watcher it measures.
+ */
+const UPDATE_PROBE_MS = Number(process.env.MCP_BENCH_PROBE_MS ?? 100);
 
 const f = (xs: number[] | undefined): string => (xs && xs.length > 0 ? `${pct(xs, 50).toFixed(1)}/${pct(xs, 99).toFixed(1)}` : '—');
 
