@@ -127,10 +127,19 @@ export async function readResource(ctx: ToolContext, uri: string): Promise<{ uri
   return { uri, mimeType: 'application/json', text: JSON.stringify(body, null, 2) };
 }
 
+type Listed = { uri: string; name: string; title: string; mimeType: string };
+/**
+ * The list built once per catalogue (a new catalogue is a new object): each page used to
+ * rebuild all of it, ~135 ms a page on the fleet's 34k resources whichever page was asked.
+ */
+const listed = new WeakMap<object, Listed[]>();
+
 /** Every resource, in the catalogue's tree order: the record, then a floor's plans, then occupancy. */
-async function everything(ctx: ToolContext): Promise<Array<{ uri: string; name: string; title: string; mimeType: string }>> {
+async function everything(ctx: ToolContext): Promise<Listed[]> {
   const catalog = await ctx.catalog.withDevices();
-  const out: Array<{ uri: string; name: string; title: string; mimeType: string }> = [];
+  const known = listed.get(catalog);
+  if (known) return known;
+  const out: Listed[] = [];
   for (const site of catalog.siteIds) {
     for (const a of catalog.descendants(site)) {
       const title = `${a.kind} ${a.path.join(' › ')}`;
@@ -142,6 +151,7 @@ async function everything(ctx: ToolContext): Promise<Array<{ uri: string; name: 
       if (isOccupancySpace(a)) out.push({ uri: uriOf(a, 'occupancy'), name: `${a.name} occupancy`, title: `current occupancy of ${title}`, mimeType: 'application/json' });
     }
   }
+  listed.set(catalog, out);
   return out;
 }
 

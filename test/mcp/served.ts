@@ -1,7 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { catalogueFromScenario } from '../../src/assets/from-scenario.js';
 import { mcpApiExtension } from '../../src/mcp/http-plugin.js';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_AUDIENCE, startApiServer } from '../../src/api/server.js';
@@ -15,6 +15,24 @@ import type { ScenarioModel } from '../../src/scenario/model.js';
  * and resolves once the run has finished and the API serves its store.
  */
 export const root = new URL('../../', import.meta.url).pathname;
+
+function newest(dir: string): number {
+  return Math.max(...readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => statSync(join(e.parentPath, e.name)).mtimeMs));
+}
+
+/** bin/occusim-mcp.js runs the compiled server: rebuilds dist/ when the sources are newer. */
+export function buildMcp(): void {
+  const built = (() => {
+    try {
+      return statSync(join(root, 'dist/mcp/stdio.js')).mtimeMs;
+    } catch {
+      return 0;
+    }
+  })();
+  if (built >= newest(join(root, 'src'))) return;
+  const r = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: root, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`build failed: ${r.stdout}${r.stderr}`);
+}
 
 export interface Served {
   api: string;

@@ -1,9 +1,8 @@
-import { spawn, spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { envFor } from './connect.js';
-import { root, servedQuickstart, type Served } from './served.js';
+import { buildMcp, root, servedQuickstart, type Served } from './served.js';
 
 /**
  * End to end: a real `occusim-mcp` process (bin/occusim-mcp.js over dist/) speaking JSON-RPC
@@ -12,23 +11,8 @@ import { root, servedQuickstart, type Served } from './served.js';
  */
 let served: Served;
 
-function newest(dir: string): number {
-  return Math.max(...readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => statSync(join(e.parentPath, e.name)).mtimeMs));
-}
-
 beforeAll(async () => {
-  // The bin runs the compiled server: rebuild when the sources are newer than dist/.
-  const built = (() => {
-    try {
-      return statSync(join(root, 'dist/mcp/stdio.js')).mtimeMs;
-    } catch {
-      return 0;
-    }
-  })();
-  if (built < newest(join(root, 'src'))) {
-    const r = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: root, encoding: 'utf8' });
-    if (r.status !== 0) throw new Error(`build failed: ${r.stdout}${r.stderr}`);
-  }
+  buildMcp();
   served = await servedQuickstart(['--duration', '2h']);
 }, 180_000);
 
