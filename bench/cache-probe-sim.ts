@@ -59,7 +59,12 @@ function shuffled(n: number, seed: number): Int32Array {
  * Records of `bytes` each (a multiple of 64), item i's at `place[i]`; each record's lines hold,
  * at their first int, the offset (in ints) of the next line to read, so reads are dependent.
  */
-function records(n: number, bytes: number, lines: number, place: Int32Array | null): { mem: Int32Array; base: Int32Array } {
+function records(
+  n: number,
+  bytes: number,
+  lines: number,
+  place: Int32Array | null,
+): { mem: Int32Array; base: Int32Array } {
   const ints = bytes / 4;
   const mem = new Int32Array(n * ints);
   const base = new Int32Array(n);
@@ -94,7 +99,13 @@ function mainPass(mem: Int32Array, base: Int32Array, work: number): number {
  * One interval of the hive thread's pattern: the hand-off buffer in order (8 doubles a packet),
  * the sensor's mesh state (a chain of `lines` loads and a store), an append to its hive's uplink.
  */
-function hivePass(handoff: Float64Array, mem: Int32Array, base: Int32Array, uplink: Float64Array, work: number): number {
+function hivePass(
+  handoff: Float64Array,
+  mem: Int32Array,
+  base: Int32Array,
+  uplink: Float64Array,
+  work: number,
+): number {
   let acc = 0;
   const n = base.length;
   for (let i = 0; i < n; i++) {
@@ -199,9 +210,13 @@ const CASES: Case[] = [
   },
 ];
 
-const sizes = (process.argv[2] ?? '29795,99990').split(',').map((s) => Number(s.replace(/k$/i, '')) * (/k$/i.test(s) ? 1000 : 1));
+const sizes = (process.argv[2] ?? '29795,99990')
+  .split(',')
+  .map((s) => Number(s.replace(/k$/i, '')) * (/k$/i.test(s) ? 1000 : 1));
 const rounds = Number(process.argv[3] ?? 5);
-console.log(`== cache-probe-sim: CPU ns per sensor, best of ${rounds} rounds, sizes ${sizes.map((n) => n.toLocaleString('en-US')).join(', ')} (WORK ${WORK}; load average at start ${loadavg()[0]?.toFixed(1)})`);
+console.log(
+  `== cache-probe-sim: CPU ns per sensor, best of ${rounds} rounds, sizes ${sizes.map((n) => n.toLocaleString('en-US')).join(', ')} (WORK ${WORK}; load average at start ${loadavg()[0]?.toFixed(1)})`,
+);
 for (const c of CASES) {
   const best = sizes.map(() => Infinity);
   for (let r = 0; r < rounds; r++) {
@@ -210,8 +225,13 @@ for (const c of CASES) {
       best[k] = Math.min(best[k] as number, perItem(n, pass));
     });
   }
-  const mb = (n: number): string => `${Math.round((n * (c.name.startsWith('hive') ? HIVE_BYTES : MAIN_BYTES)) / 2 ** 20)} MiB`;
-  const cells = sizes.map((n, k) => `${n.toLocaleString('en-US')} (${mb(n)}): ${(best[k] as number).toFixed(2)}`).join('   ');
-  console.log(`  ${c.name}\n      ${cells}   ratio ${((best[best.length - 1] as number) / (best[0] as number)).toFixed(2)}`);
+  const mb = (n: number): string =>
+    `${Math.round((n * (c.name.startsWith('hive') ? HIVE_BYTES : MAIN_BYTES)) / 2 ** 20)} MiB`;
+  const cells = sizes
+    .map((n, k) => `${n.toLocaleString('en-US')} (${mb(n)}): ${(best[k] as number).toFixed(2)}`)
+    .join('   ');
+  console.log(
+    `  ${c.name}\n      ${cells}   ratio ${((best[best.length - 1] as number) / (best[0] as number)).toFixed(2)}`,
+  );
 }
 console.log(`  load average at end ${loadavg()[0]?.toFixed(1)}`);

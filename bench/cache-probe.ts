@@ -55,7 +55,10 @@ interface World {
 }
 
 function build(sensors: number): World {
-  const ids = Array.from({ length: sensors }, (_, i) => `sensor_${mix(i).toString(16).padStart(8, '0')}${mix(~i).toString(16).padStart(8, '0')}`);
+  const ids = Array.from(
+    { length: sensors },
+    (_, i) => `sensor_${mix(i).toString(16).padStart(8, '0')}${mix(~i).toString(16).padStart(8, '0')}`,
+  );
   const hives = Math.ceil(sensors / SENSORS_PER_HIVE);
   const order = new Int32Array(hives);
   for (let h = 0; h < hives; h++) order[h] = h;
@@ -69,7 +72,14 @@ function build(sensors: number): World {
   const map = new Map<string, Row>();
   for (let i = 0; i < sensors; i++) map.set(ids[i] as string, { seen: 0, count: 0, x: i, y: -i });
   // Filled, so every page is mapped before the first round.
-  return { sensors, ids, order, map, flat: new Float64Array(sensors * ROW), pages: new Float64Array(sensors * PAGE_DOUBLES).fill(1) };
+  return {
+    sensors,
+    ids,
+    order,
+    map,
+    flat: new Float64Array(sensors * ROW),
+    pages: new Float64Array(sensors * PAGE_DOUBLES).fill(1),
+  };
 }
 
 type Probe = (w: World, round: number) => number;
@@ -121,7 +131,9 @@ const parseSize = (s: string): number => Number(s.replace(/k$/i, '')) * (/k$/i.t
 function main(): void {
   const sizes = (process.argv[2] ?? '30k,100k').split(',').map(parseSize);
   const rounds = Number(process.argv[3] ?? 15);
-  console.log(`== cache probe: ns of CPU per sensor, ${rounds} rounds, sizes alternated (load average ${loadavg()[0]?.toFixed(1)})`);
+  console.log(
+    `== cache probe: ns of CPU per sensor, ${rounds} rounds, sizes alternated (load average ${loadavg()[0]?.toFixed(1)})`,
+  );
   const worlds = sizes.map(build);
   const cpu = new Map<string, number[]>();
   let sink = 0;
@@ -144,11 +156,15 @@ function main(): void {
     }
   }
   const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
-  console.log(`  probe   ${sizes.map((s) => `${s.toLocaleString('en-US').padStart(9)} sensors`).join('  ')}   ratio to the first size`);
+  console.log(
+    `  probe   ${sizes.map((s) => `${s.toLocaleString('en-US').padStart(9)} sensors`).join('  ')}   ratio to the first size`,
+  );
   for (const name of Object.keys(probes)) {
     const ns = worlds.map((w) => median(cpu.get(`${name} ${w.sensors}`) ?? [0]));
     const base = ns[0] as number;
-    console.log(`  ${name.padEnd(6)}  ${ns.map((v) => `${v.toFixed(1).padStart(10)} ns    `).join('  ')}   ${ns.map((v) => (v / base).toFixed(2)).join(' / ')}`);
+    console.log(
+      `  ${name.padEnd(6)}  ${ns.map((v) => `${v.toFixed(1).padStart(10)} ns    `).join('  ')}   ${ns.map((v) => (v / base).toFixed(2)).join(' / ')}`,
+    );
   }
   if (sink === 42) console.log('');
 }

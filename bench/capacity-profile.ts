@@ -91,7 +91,11 @@ function summarise(profile: CpuProfile, windowMs: number, main: boolean): Thread
 export function readProfiles(dir: string, windowMs: number): ThreadShare[] {
   const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'));
   // CPU.<date>.<time>.<pid>.<thread id>.<seq>.cpuprofile: thread 0 is the main thread.
-  return files.map((f) => summarise(JSON.parse(readFileSync(join(dir, f), 'utf8')) as CpuProfile, windowMs, f.split('.')[4] === '0')).sort((a, b) => b.busyMs - a.busyMs);
+  return files
+    .map((f) =>
+      summarise(JSON.parse(readFileSync(join(dir, f), 'utf8')) as CpuProfile, windowMs, f.split('.')[4] === '0'),
+    )
+    .sort((a, b) => b.busyMs - a.busyMs);
 }
 
 const pct = (part: number, whole: number): string => `${Math.round((100 * part) / Math.max(1, whole))} %`;
@@ -99,7 +103,10 @@ const pct = (part: number, whole: number): string => `${Math.round((100 * part) 
 /** One line per thread: busy share of wall time, GC share of busy time, top areas. */
 export function formatShares(threads: readonly ThreadShare[]): string[] {
   return threads.map((t) => {
-    const top = t.areas.slice(0, 4).map(([a, v]) => `${a} ${pct(v, t.busyMs)}`).join(', ');
+    const top = t.areas
+      .slice(0, 4)
+      .map(([a, v]) => `${a} ${pct(v, t.busyMs)}`)
+      .join(', ');
     return `      thread "${t.name}": busy ${pct(t.busyMs, t.wallMs)} of wall, of which ${top}`;
   });
 }
@@ -115,20 +122,29 @@ const BROKER = new Set(['aedes', 'aedes-packet', 'aedes-persistence', 'mqtt', 'm
  * of its time), the broker (its packages the largest area), both cores, or that one thread
  * (the work does not spread over the cores).
  */
-export function limitOf(threads: readonly ThreadShare[], f: { cpuPercent: number; peakRssMb: number; totalMemMb: number; outOfMemory: boolean; load: number; cores: number }): string {
-  if (f.outOfMemory || f.peakRssMb > 0.9 * f.totalMemMb) return `memory (peak RSS ${Math.round(f.peakRssMb)} MB of ${Math.round(f.totalMemMb)} MB)`;
+export function limitOf(
+  threads: readonly ThreadShare[],
+  f: { cpuPercent: number; peakRssMb: number; totalMemMb: number; outOfMemory: boolean; load: number; cores: number },
+): string {
+  if (f.outOfMemory || f.peakRssMb > 0.9 * f.totalMemMb)
+    return `memory (peak RSS ${Math.round(f.peakRssMb)} MB of ${Math.round(f.totalMemMb)} MB)`;
   const hot = threads[0];
-  if (!hot) return f.cpuPercent >= 90 * f.cores ? `CPU: every core (${f.cpuPercent} %), no profile` : `unknown (CPU ${f.cpuPercent} %, no profile)`;
+  if (!hot)
+    return f.cpuPercent >= 90 * f.cores
+      ? `CPU: every core (${f.cpuPercent} %), no profile`
+      : `unknown (CPU ${f.cpuPercent} %, no profile)`;
   const busy = hot.busyMs / Math.max(1, hot.wallMs);
   const busiest = `busiest thread "${hot.name}" ${pct(hot.busyMs, hot.wallMs)} busy`;
   const share = (area: string): string => pct(hot.areas.find(([a]) => a === area)?.[1] ?? 0, hot.busyMs);
   if (busy < 0.9 && f.cpuPercent < 90 * f.cores) {
-    if (f.load >= f.cores) return `the machine's other load (load average ${f.load.toFixed(1)} on ${f.cores} cores; ${busiest}, process CPU ${f.cpuPercent} %): not the fleet's own limit`;
+    if (f.load >= f.cores)
+      return `the machine's other load (load average ${f.load.toFixed(1)} on ${f.cores} cores; ${busiest}, process CPU ${f.cpuPercent} %): not the fleet's own limit`;
     return `not CPU-bound (${busiest}, process CPU ${f.cpuPercent} %): waiting (I/O, acks)`;
   }
   if (hot.gcMs > 0.25 * hot.busyMs) return `GC: ${share('GC')} of the ${busiest}`;
   const top = hot.areas[0];
   if (top && BROKER.has(top[0])) return `the broker: ${top[0]} ${share(top[0])} of the ${busiest}`;
-  if (f.cpuPercent >= 90 * f.cores) return `CPU: every core (process CPU ${f.cpuPercent} %); ${busiest}, ${top?.[0] ?? '?'} ${top ? share(top[0]) : ''}`;
+  if (f.cpuPercent >= 90 * f.cores)
+    return `CPU: every core (process CPU ${f.cpuPercent} %); ${busiest}, ${top?.[0] ?? '?'} ${top ? share(top[0]) : ''}`;
   return `CPU: one thread saturated, ${busiest} (${top?.[0] ?? '?'} ${top ? share(top[0]) : ''}), process CPU ${f.cpuPercent} %: the work does not spread over the cores`;
 }

@@ -59,7 +59,16 @@ interface RealTime {
 
 interface Report {
   result: { messages: { lost: number } };
-  perf: { wallMs: number; startupMs: number; loopMs: number; loopCpuMs: number; peakRssMb: number; cpuPercent: number; interrupted: boolean; realTime?: RealTime };
+  perf: {
+    wallMs: number;
+    startupMs: number;
+    loopMs: number;
+    loopCpuMs: number;
+    peakRssMb: number;
+    cpuPercent: number;
+    interrupted: boolean;
+    realTime?: RealTime;
+  };
 }
 
 interface Trial {
@@ -84,7 +93,15 @@ function parseDurationMs(s: string): number {
 }
 
 export function capacityOptions(args: readonly string[]): Options {
-  const o: Options = { durationMs: 300_000, duration: '5m', fidelities: ['model', 'frame'], start: 10_000, step: 5_000, max: 200_000, profile: true };
+  const o: Options = {
+    durationMs: 300_000,
+    duration: '5m',
+    fidelities: ['model', 'frame'],
+    start: 10_000,
+    step: 5_000,
+    max: 200_000,
+    profile: true,
+  };
   for (let i = 0; i < args.length; i++) {
     const flag = args[i] as string;
     if (flag === '--no-profile') {
@@ -98,7 +115,10 @@ export function capacityOptions(args: readonly string[]): Options {
     else if (flag === '--start') o.start = parseSize(value);
     else if (flag === '--step') o.step = parseSize(value);
     else if (flag === '--max') o.max = parseSize(value);
-    else throw new Error(`bench capacity: unknown option ${flag} (--duration, --fidelities, --start, --step, --max, --no-profile)`);
+    else
+      throw new Error(
+        `bench capacity: unknown option ${flag} (--duration, --fidelities, --start, --step, --max, --no-profile)`,
+      );
   }
   return o;
 }
@@ -117,7 +137,21 @@ async function trial(root: string, dir: string, target: number, spec: string, o:
   mkdirSync(profDir);
   writeFileSync(file, text);
   const prof = o.profile ? ['--cpu-prof', '--cpu-prof-dir', profDir, '--cpu-prof-interval', '10000'] : [];
-  const args = [...prof, join(root, 'bin/occusim.js'), 'run', file, '--speed', '1', '--duration', o.duration, '--quiet', '--fidelity', fidelity, '--report', reportFile];
+  const args = [
+    ...prof,
+    join(root, 'bin/occusim.js'),
+    'run',
+    file,
+    '--speed',
+    '1',
+    '--duration',
+    o.duration,
+    '--quiet',
+    '--fidelity',
+    fidelity,
+    '--report',
+    reportFile,
+  ];
   if (fidelity === 'frame') args.push('--workers', '2');
   const load = loadavg()[0] ?? 0;
   const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -144,10 +178,18 @@ async function trial(root: string, dir: string, target: number, spec: string, o:
   rmSync(runDir, { recursive: true, force: true });
   const lag = report?.perf.realTime?.lagMs;
   // Not the exit code: a scenario's own failed expectation (exit 1) says nothing about keeping up.
-  const held = report !== null && !report.perf.interrupted && lag !== undefined && lag.p99 < LAG_LIMIT_MS && report.result.messages.lost === 0;
+  const held =
+    report !== null &&
+    !report.perf.interrupted &&
+    lag !== undefined &&
+    lag.p99 < LAG_LIMIT_MS &&
+    report.result.messages.lost === 0;
   let verdict = held ? 'holds' : 'behind';
   if (stopped !== null) verdict = `behind (${stopped})`;
-  else if (report === null) verdict = /heap out of memory|Allocation failed/i.test(stderrTail) ? 'out of memory' : `failed (exit ${code}): ${stderrTail.trim().split('\n').pop() ?? ''}`;
+  else if (report === null)
+    verdict = /heap out of memory|Allocation failed/i.test(stderrTail)
+      ? 'out of memory'
+      : `failed (exit ${code}): ${stderrTail.trim().split('\n').pop() ?? ''}`;
   else if (!held && report.result.messages.lost > 0) verdict = `lost ${report.result.messages.lost} packets`;
   return { sensors, held, verdict, report, threads, load };
 }
@@ -167,7 +209,10 @@ function printTrial(t: Trial): void {
     `  ${fmt(t.sensors).padStart(9)}  ${sec(lag?.p50).padStart(6)} ${sec(lag?.p99).padStart(6)} ${sec(lag?.max).padStart(7)}  ${sec(stored?.p99).padStart(7)}  ${sec(waited?.p99).padStart(8)}  ${loopCpu.padStart(5)}  ${rss.padStart(9)}  ${perSensor.padStart(8)}  ${t.load.toFixed(1).padStart(4)}  ${t.verdict}`,
   );
   for (const line of formatShares(t.threads.slice(0, 3))) console.log(line);
-  if (!t.held && p) console.log(`      limit reached: ${limitOf(t.threads, { cpuPercent: p.cpuPercent, peakRssMb: p.peakRssMb, totalMemMb: totalmem() / 1e6, outOfMemory: false, load: t.load, cores: cpus().length })}`);
+  if (!t.held && p)
+    console.log(
+      `      limit reached: ${limitOf(t.threads, { cpuPercent: p.cpuPercent, peakRssMb: p.peakRssMb, totalMemMb: totalmem() / 1e6, outOfMemory: false, load: t.load, cores: cpus().length })}`,
+    );
   if (!t.held && !p && t.verdict === 'out of memory') console.log(`      limit reached: memory (the run died of it)`);
 }
 
@@ -202,19 +247,32 @@ export async function runCapacityBench(root: string, args: readonly string[]): P
   const dir = mkdtempSync(join(tmpdir(), 'occusim-bench-capacity-'));
   const found = new Map<string, Trial | null>();
   try {
-    console.log(`\n== capacity: the largest fleet from fleet.yaml's templates that holds --speed 1 for ${o.duration} (tick lag p99 < 2 s, 0 lost), each run in its own process from dist/ (load average at start ${loadavg()[0]?.toFixed(1)})`);
+    console.log(
+      `\n== capacity: the largest fleet from fleet.yaml's templates that holds --speed 1 for ${o.duration} (tick lag p99 < 2 s, 0 lost), each run in its own process from dist/ (load average at start ${loadavg()[0]?.toFixed(1)})`,
+    );
     for (const fidelity of o.fidelities) {
       const { label } = fidelityOf(fidelity);
-      console.log(`\n  ${label}${label === 'model' ? '' : ' (--workers 2)'}: doubling from ${fmt(o.start)}, then bisection to ${fmt(o.step)}`);
-      console.log('    sensors   lag p50    p99     max  stored p99  wait p99  loop CPU  peak RSS  bytes/sensor  load  verdict');
+      console.log(
+        `\n  ${label}${label === 'model' ? '' : ' (--workers 2)'}: doubling from ${fmt(o.start)}, then bisection to ${fmt(o.step)}`,
+      );
+      console.log(
+        '    sensors   lag p50    p99     max  stored p99  wait p99  loop CPU  peak RSS  bytes/sensor  load  verdict',
+      );
       found.set(fidelity, await search(root, dir, fidelity, o));
     }
     console.log('\n  largest fleet holding real time:');
     for (const [spec, best] of found) {
       const target = TARGETS[spec];
       const fidelity = fidelityOf(spec).label;
-      const verdict = target === undefined ? '' : (best?.sensors ?? 0) >= target ? `target ≥ ${fmt(target)}: met` : `target ≥ ${fmt(target)}: not met`;
-      console.log(`    ${fidelity.padEnd(12)} ${best ? fmt(best.sensors).padStart(9) : '     none'} sensors   ${verdict}`);
+      const verdict =
+        target === undefined
+          ? ''
+          : (best?.sensors ?? 0) >= target
+            ? `target ≥ ${fmt(target)}: met`
+            : `target ≥ ${fmt(target)}: not met`;
+      console.log(
+        `    ${fidelity.padEnd(12)} ${best ? fmt(best.sensors).padStart(9) : '     none'} sensors   ${verdict}`,
+      );
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -49,17 +49,40 @@ function cpuPerPacket(fn: () => void): number {
 export function runCodecBench(): Promise<void> {
   const batch = realisticBatch();
   const bytes = encodeUplinkReflect(batch);
-  if (Buffer.compare(Buffer.from(encodeUplink(batch)), Buffer.from(bytes)) !== 0) throw new Error('bench codec: the two encoders disagree');
-  console.log(`== codec: HiveUplink, ${String(PACKETS)} presence packets with 0-3 detections, ${String(bytes.length)} bytes; CPU µs/packet, best of ${String(ROUNDS)}; load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  if (Buffer.compare(Buffer.from(encodeUplink(batch)), Buffer.from(bytes)) !== 0)
+    throw new Error('bench codec: the two encoders disagree');
+  console.log(
+    `== codec: HiveUplink, ${String(PACKETS)} presence packets with 0-3 detections, ${String(bytes.length)} bytes; CPU µs/packet, best of ${String(ROUNDS)}; load ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   let sink = 0;
   const rows: Array<[string, () => void, () => void]> = [
-    ['encode', () => { sink += encodeUplinkReflect(batch).length; }, () => { sink += encodeUplink(batch).length; }],
-    ['decode', () => { sink += decodeUplinkReflect(bytes).packets.length; }, () => { sink += decodeUplink(bytes).packets.length; }],
+    [
+      'encode',
+      () => {
+        sink += encodeUplinkReflect(batch).length;
+      },
+      () => {
+        sink += encodeUplink(batch).length;
+      },
+    ],
+    [
+      'decode',
+      () => {
+        sink += decodeUplinkReflect(bytes).packets.length;
+      },
+      () => {
+        sink += decodeUplink(bytes).packets.length;
+      },
+    ],
   ];
   for (const [name, reflect, wire] of rows) {
     const before = cpuPerPacket(reflect);
     const after = cpuPerPacket(wire);
-    console.log(`  ${name.padEnd(7)} reflection ${before.toFixed(3)} µs   hand-written ${after.toFixed(3)} µs   ×${(before / after).toFixed(1)}`);
+    console.log(
+      `  ${name.padEnd(7)} reflection ${before.toFixed(3)} µs   hand-written ${after.toFixed(3)} µs   ×${(before / after).toFixed(1)}`,
+    );
   }
   if (sink < 0) console.log(sink);
   return Promise.resolve();

@@ -37,7 +37,15 @@ function packetsOf(model: ScenarioModel): Array<{ sensor: ScenarioModel['sensors
   const out: Array<{ sensor: ScenarioModel['sensors'][number]; packet: WirePacket }> = [];
   for (let s = 0; s < SIM_S; s++) {
     for (const sensor of model.sensors) {
-      out.push({ sensor, packet: { kind: 'presence', sensorMac: sensor.mac, sensedAtMs: model.startMs + s * 1000, detections: [[0.4, 0.6]] } });
+      out.push({
+        sensor,
+        packet: {
+          kind: 'presence',
+          sensorMac: sensor.mac,
+          sensedAtMs: model.startMs + s * 1000,
+          detections: [[0.4, 0.6]],
+        },
+      });
     }
   }
   return out;
@@ -50,8 +58,15 @@ function meshHive(model: ScenarioModel, withMesh: boolean): { packetsPerS: numbe
   const t0 = performance.now();
   const mesh = new MeshSim(model, hiveId, DEFAULT_NETWORK.mesh, faults);
   const node = new HiveNode({
-    hiveId, serial: model.hives[0]!.serial, params: DEFAULT_NETWORK.hive, profile: UPLINK_PROFILES.ethernet, faults: new FaultTimeline([]), seed: 1,
-    startMs: model.startMs, endMs: model.startMs + SIM_S * 1000, batchIntervalMs: 10_000,
+    hiveId,
+    serial: model.hives[0]!.serial,
+    params: DEFAULT_NETWORK.hive,
+    profile: UPLINK_PROFILES.ethernet,
+    faults: new FaultTimeline([]),
+    seed: 1,
+    startMs: model.startMs,
+    endMs: model.startMs + SIM_S * 1000,
+    batchIntervalMs: 10_000,
   });
   let k = 0;
   for (let t = model.startMs + 10_000; t <= model.startMs + SIM_S * 1000; t += 10_000) {
@@ -82,7 +97,10 @@ async function startMosquitto(): Promise<{ url: string; proc: ChildProcess }> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'occusim-mosquitto-'));
   const conf = join(dir, 'mosquitto.conf');
-  writeFileSync(conf, `listener ${port} 127.0.0.1\nallow_anonymous true\npersistence false\nmax_inflight_messages 0\nmax_queued_messages 100000\n`);
+  writeFileSync(
+    conf,
+    `listener ${port} 127.0.0.1\nallow_anonymous true\npersistence false\nmax_inflight_messages 0\nmax_queued_messages 100000\n`,
+  );
   const proc = spawn('/usr/sbin/mosquitto', ['-c', conf], { stdio: 'ignore' });
   const url = `mqtt://127.0.0.1:${port}`;
   for (let i = 0; i < 50; i++) {
@@ -98,22 +116,47 @@ async function startMosquitto(): Promise<{ url: string; proc: ChildProcess }> {
   throw new Error('mosquitto did not start');
 }
 
-async function load(url: string, hives: ReadonlyArray<{ serial: string; password: string }>, cloud: { username: string; password: string }): Promise<number> {
+async function load(
+  url: string,
+  hives: ReadonlyArray<{ serial: string; password: string }>,
+  cloud: { username: string; password: string },
+): Promise<number> {
   const sub = await connectAsync(url, { ...cloud, clientId: 'bench-cloud', clean: true, reconnectPeriod: 0 });
   await sub.subscribeAsync(allHivesFilter('uplink'), { qos: 1 });
   const pubs: MqttClient[] = [];
-  for (const h of hives) pubs.push(await connectAsync(url, { username: h.serial, password: h.password, clientId: `bench-${h.serial}`, clean: true, reconnectPeriod: 0 }));
+  for (const h of hives)
+    pubs.push(
+      await connectAsync(url, {
+        username: h.serial,
+        password: h.password,
+        clientId: `bench-${h.serial}`,
+        clean: true,
+        reconnectPeriod: 0,
+      }),
+    );
   const total = hives.length * MESSAGES;
   let received = 0;
   const all = new Promise<void>((resolve) => sub.on('message', () => ++received === total && resolve()));
-  const packets: WirePacket[] = Array.from({ length: 40 }, (_, i) => ({ kind: 'presence', sensorMac: `00-17-0d-00-00-00-00-${String(i).padStart(2, '0')}`, sensedAtMs: 1e12 + i, detections: [[0.1, 0.2], [0.3, 0.4]] }));
-  const t0 = performance.now();
-  await Promise.all(hives.map(async (h, i) => {
-    for (let start = 1; start <= MESSAGES; start += WINDOW) {
-      const batch = Array.from({ length: Math.min(WINDOW, MESSAGES - start + 1) }, (_, k) => Buffer.from(encodeUplink({ hiveSerial: h.serial, seq: start + k, sentAtMs: 1e12, packets })));
-      await Promise.all(batch.map((p) => pubs[i]!.publishAsync(uplinkTopic(h.serial), p, { qos: 1 })));
-    }
+  const packets: WirePacket[] = Array.from({ length: 40 }, (_, i) => ({
+    kind: 'presence',
+    sensorMac: `00-17-0d-00-00-00-00-${String(i).padStart(2, '0')}`,
+    sensedAtMs: 1e12 + i,
+    detections: [
+      [0.1, 0.2],
+      [0.3, 0.4],
+    ],
   }));
+  const t0 = performance.now();
+  await Promise.all(
+    hives.map(async (h, i) => {
+      for (let start = 1; start <= MESSAGES; start += WINDOW) {
+        const batch = Array.from({ length: Math.min(WINDOW, MESSAGES - start + 1) }, (_, k) =>
+          Buffer.from(encodeUplink({ hiveSerial: h.serial, seq: start + k, sentAtMs: 1e12, packets })),
+        );
+        await Promise.all(batch.map((p) => pubs[i]!.publishAsync(uplinkTopic(h.serial), p, { qos: 1 })));
+      }
+    }),
+  );
   await all;
   const perS = (total / (performance.now() - t0)) * 1000;
   for (const c of [sub, ...pubs]) await c.endAsync();
@@ -128,10 +171,16 @@ export async function runDeliveryBench(root: string): Promise<void> {
   const base = meshHive(model, false);
   const withMesh = meshHive(model, true);
   console.log(`  ${fmt(withMesh.packets)} packets (${model.sensors.length} sensors × ${SIM_S / 3600} h sim)`);
-  console.log(`  hive alone (baseline)        ${fmt(base.packetsPerS).padStart(11)} packets/s   (${Math.round(base.wallMs)} ms)  1.00`);
-  console.log(`  mesh + hive                  ${fmt(withMesh.packetsPerS).padStart(11)} packets/s   (${Math.round(withMesh.wallMs)} ms)  ratio ${(withMesh.packetsPerS / base.packetsPerS).toFixed(3)}`);
+  console.log(
+    `  hive alone (baseline)        ${fmt(base.packetsPerS).padStart(11)} packets/s   (${Math.round(base.wallMs)} ms)  1.00`,
+  );
+  console.log(
+    `  mesh + hive                  ${fmt(withMesh.packetsPerS).padStart(11)} packets/s   (${Math.round(withMesh.wallMs)} ms)  ratio ${(withMesh.packetsPerS / base.packetsPerS).toFixed(3)}`,
+  );
 
-  console.log(`== delivery: uplink messages/s, ${HIVES} hives × ${MESSAGES} QoS-1 uplinks (window ${WINDOW}), one QoS-1 subscriber`);
+  console.log(
+    `== delivery: uplink messages/s, ${HIVES} hives × ${MESSAGES} QoS-1 uplinks (window ${WINDOW}), one QoS-1 subscriber`,
+  );
   const hives = Array.from({ length: HIVES }, (_, i) => ({ serial: `HVBENCH${i}`, password: `pw${i}` }));
   const cloud = { username: 'occusim-cloud', password: 'bench' };
   const aedes = await startBroker({ hives, services: [{ ...cloud, role: 'cloud' }] });
@@ -149,5 +198,7 @@ export async function runDeliveryBench(root: string): Promise<void> {
     mosq.proc.kill('SIGTERM');
   }
   console.log(`  mosquitto (baseline)         ${fmt(mosqRate).padStart(11)} msg/s  1.00`);
-  console.log(`  embedded Aedes               ${fmt(aedesRate).padStart(11)} msg/s  ratio ${(aedesRate / mosqRate).toFixed(3)}`);
+  console.log(
+    `  embedded Aedes               ${fmt(aedesRate).padStart(11)} msg/s  ratio ${(aedesRate / mosqRate).toFixed(3)}`,
+  );
 }

@@ -24,7 +24,10 @@ interface Child {
 }
 
 function cli(root: string, args: string[]): Child {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'test/cli/fixtures/cli-entry.ts'), ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'test/cli/fixtures/cli-entry.ts'), ...args], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   child.stdout.on('data', (c: Buffer) => (out += c.toString()));
@@ -56,8 +59,10 @@ async function rows(url: string, sql: string): Promise<string> {
 }
 
 const TABLES = {
-  presence: 'SELECT space_id, minute_ms::text, value, samples FROM presence_minute ORDER BY space_id COLLATE "C", minute_ms',
-  traffic: 'SELECT sensor_id, minute_ms::text, in_count, out_count FROM traffic_minute ORDER BY sensor_id COLLATE "C", minute_ms',
+  presence:
+    'SELECT space_id, minute_ms::text, value, samples FROM presence_minute ORDER BY space_id COLLATE "C", minute_ms',
+  traffic:
+    'SELECT sensor_id, minute_ms::text, in_count, out_count FROM traffic_minute ORDER BY sensor_id COLLATE "C", minute_ms',
   batches: 'SELECT hive_serial, seq::text, packet_count FROM batches ORDER BY hive_serial COLLATE "C", seq',
 };
 
@@ -68,18 +73,49 @@ export async function runDistributedBench(root: string, durationText = '2h'): Pr
   const dir = mkdtempSync(join(tmpdir(), 'occusim-bench-distributed-'));
   try {
     const [single, shared] = [await postgres.createDatabase(), await postgres.createDatabase()];
-    const common = [scenario, '--duration', durationText, '--broker', broker.url, '--quiet', '--platform-thread', 'off'];
+    const common = [
+      scenario,
+      '--duration',
+      durationText,
+      '--broker',
+      broker.url,
+      '--quiet',
+      '--platform-thread',
+      'off',
+    ];
     let t0 = performance.now();
     const one = cli(root, ['run', ...common, '--store', single]);
     if ((await one.exited) !== 0) throw new Error(`single run failed: ${one.out()}`);
     const singleMs = performance.now() - t0;
 
-    const ingests = [1, 2].map((j) => cli(root, ['serve', '--scenario', scenario, '--store', shared, '--broker', broker.url, '--share-group', 'bench', '--partition', `${j}/2`, '--shards', '2', '--port', '0']));
+    const ingests = [1, 2].map((j) =>
+      cli(root, [
+        'serve',
+        '--scenario',
+        scenario,
+        '--store',
+        shared,
+        '--broker',
+        broker.url,
+        '--share-group',
+        'bench',
+        '--partition',
+        `${j}/2`,
+        '--shards',
+        '2',
+        '--port',
+        '0',
+      ]),
+    );
     await Promise.all(ingests.map((i) => i.until(/following 2 shard clock/)));
     t0 = performance.now();
-    const shards = [1, 2].map((i) => cli(root, ['run', ...common, '--shard', `${i}/2`, '--external-ingest', '--report', join(dir, `s${i}.json`)]));
+    const shards = [1, 2].map((i) =>
+      cli(root, ['run', ...common, '--shard', `${i}/2`, '--external-ingest', '--report', join(dir, `s${i}.json`)]),
+    );
     const codes = await Promise.all(shards.map((s) => s.exited));
-    const tallies = (await Promise.all(ingests.map((i) => i.until(/shards done; every minute finalised: (\{.*\})/)))).map((m) => JSON.parse(m[1] as string) as Record<string, number>);
+    const tallies = (
+      await Promise.all(ingests.map((i) => i.until(/shards done; every minute finalised: (\{.*\})/)))
+    ).map((m) => JSON.parse(m[1] as string) as Record<string, number>);
     const distributedMs = performance.now() - t0;
     for (const i of ingests) i.kill();
     await Promise.all(ingests.map((i) => i.exited));
@@ -87,15 +123,26 @@ export async function runDistributedBench(root: string, durationText = '2h'): Pr
 
     const merged = cli(root, ['report', 'merge', join(dir, 's1.json'), join(dir, 's2.json'), '--json']);
     await merged.exited;
-    const ledger = (JSON.parse(merged.out()) as { ledger: { packets: Record<string, number>; batches: Record<string, number> } }).ledger;
-    console.log(`\n## distributed — office-day ${durationText}: 2 shards → mosquitto → 2 ingest processes → PostgreSQL\n`);
+    const ledger = (
+      JSON.parse(merged.out()) as { ledger: { packets: Record<string, number>; batches: Record<string, number> } }
+    ).ledger;
+    console.log(
+      `\n## distributed — office-day ${durationText}: 2 shards → mosquitto → 2 ingest processes → PostgreSQL\n`,
+    );
     console.log(`single process (run on the broker, one PostgreSQL):      ${(singleMs / 1000).toFixed(1)} s wall`);
-    console.log(`2 shards + 2 ingest processes (from the shards' start):  ${(distributedMs / 1000).toFixed(1)} s wall (×${(singleMs / distributedMs).toFixed(2)})`);
-    for (const [j, t] of tallies.entries()) console.log(`ingest ${j + 1}/2: ${t.batchesProcessed} batches, ${t.packetsProcessed} packets, ${t.duplicateBatches} duplicates, ${t.deadLettered} dead-lettered`);
+    console.log(
+      `2 shards + 2 ingest processes (from the shards' start):  ${(distributedMs / 1000).toFixed(1)} s wall (×${(singleMs / distributedMs).toFixed(2)})`,
+    );
+    for (const [j, t] of tallies.entries())
+      console.log(
+        `ingest ${j + 1}/2: ${t.batchesProcessed} batches, ${t.packetsProcessed} packets, ${t.duplicateBatches} duplicates, ${t.deadLettered} dead-lettered`,
+      );
     console.log(`merged ledger: packets ${JSON.stringify(ledger.packets)}, batches ${JSON.stringify(ledger.batches)}`);
     for (const [name, sql] of Object.entries(TABLES)) {
       const [a, b] = [await rows(single, sql), await rows(shared, sql)];
-      console.log(`${name}: ${(JSON.parse(a) as unknown[]).length} rows, ${a === b ? 'identical to the single process' : 'DIFFERENT from the single process'}`);
+      console.log(
+        `${name}: ${(JSON.parse(a) as unknown[]).length} rows, ${a === b ? 'identical to the single process' : 'DIFFERENT from the single process'}`,
+      );
     }
     console.log(`load average: ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
   } finally {

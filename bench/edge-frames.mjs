@@ -45,9 +45,26 @@ const fmt = (n) => Math.round(n).toLocaleString('en-US');
 function spec(/** @type {number} */ cols, /** @type {number} */ rows, /** @type {number} */ fps) {
   const side = 3.46;
   return {
-    id: `bench-${cols}x${rows}`, mode: 0, cols, rows, side, fps, startMs: 0, reportIntervalMs: 1000, thresholdK: 0.6, netdK: 0.15,
-    ambientC: 22, hvacAmplitudeK: 0.4, hvacPeriodMs: 1_200_000, personHeat: 1.5 / ((side / cols) * (side / rows)), absorbTauS: 14_400,
-    door: [0, 0, 0, 0], inSign: 1, entrance: 0, heightM: 3, magnify: [1, 1, 1, 1, 1, 1],
+    id: `bench-${cols}x${rows}`,
+    mode: 0,
+    cols,
+    rows,
+    side,
+    fps,
+    startMs: 0,
+    reportIntervalMs: 1000,
+    thresholdK: 0.6,
+    netdK: 0.15,
+    ambientC: 22,
+    hvacAmplitudeK: 0.4,
+    hvacPeriodMs: 1_200_000,
+    personHeat: 1.5 / ((side / cols) * (side / rows)),
+    absorbTauS: 14_400,
+    door: [0, 0, 0, 0],
+    inSign: 1,
+    entrance: 0,
+    heightM: 3,
+    magnify: [1, 1, 1, 1, 1, 1],
   };
 }
 
@@ -57,7 +74,8 @@ function batch(/** @type {number} */ fromS, /** @type {number} */ seconds) {
   const ticks = new Float64Array(n).map((_, i) => (fromS + i - 1) * 1000);
   const offsets = new Int32Array(n + 1).map((_, i) => i);
   const people = new Float32Array(n * 4);
-  for (let i = 0; i < n; i++) people.set([1.73 + Math.cos((fromS + i) / 5), 1.73 + Math.sin((fromS + i) / 5), 0, 32], i * 4);
+  for (let i = 0; i < n; i++)
+    people.set([1.73 + Math.cos((fromS + i) / 5), 1.73 + Math.sin((fromS + i) / 5), 0, 32], i * 4);
   return { ticks, offsets, ids: new Int32Array(n), people };
 }
 
@@ -110,7 +128,12 @@ async function throughRunner(/** @type {any} */ runner, /** @type {number} */ ro
   for (let r = 0; r < rounds; r++) {
     const from = states;
     const tasks = function* () {
-      for (let k = 0; k < sensors; k += per) yield { specs: specs.slice(k, k + per), states: from.slice(k, k + per), batches: specs.slice(k, k + per).map(() => batch(r * 10, 10)) };
+      for (let k = 0; k < sensors; k += per)
+        yield {
+          specs: specs.slice(k, k + per),
+          states: from.slice(k, k + per),
+          batches: specs.slice(k, k + per).map(() => batch(r * 10, 10)),
+        };
     };
     const results = await runner.run(tasks());
     states = results.flatMap((/** @type {{ states: ArrayBuffer[] }} */ x) => x.states);
@@ -140,15 +163,23 @@ async function comparePool() {
   for (const r of runners) await r.close();
   const [inThread = 0, p1 = 0, p2 = 0] = wall;
   const [cIn = 0, c1 = 0] = cpu;
-  console.log(`  8×8 × 64 sensors in this thread   ${fmt(inThread).padStart(10)} frames/s   baseline 1.00   (${fmt(cIn)} frames per CPU second)`);
-  console.log(`  through the pool, 1 worker        ${fmt(p1).padStart(10)} frames/s   ratio ${(p1 / inThread).toFixed(3)} (overhead ${((1 - p1 / inThread) * 100).toFixed(1)} % wall; ${((cIn / c1 - 1) * 100).toFixed(1)} % more CPU per frame)`);
-  console.log(`  through the pool, 2 workers       ${fmt(p2).padStart(10)} frames/s   ratio ${(p2 / inThread).toFixed(3)}; 2 vs 1 workers ×${(p2 / p1).toFixed(2)}`);
+  console.log(
+    `  8×8 × 64 sensors in this thread   ${fmt(inThread).padStart(10)} frames/s   baseline 1.00   (${fmt(cIn)} frames per CPU second)`,
+  );
+  console.log(
+    `  through the pool, 1 worker        ${fmt(p1).padStart(10)} frames/s   ratio ${(p1 / inThread).toFixed(3)} (overhead ${((1 - p1 / inThread) * 100).toFixed(1)} % wall; ${((cIn / c1 - 1) * 100).toFixed(1)} % more CPU per frame)`,
+  );
+  console.log(
+    `  through the pool, 2 workers       ${fmt(p2).padStart(10)} frames/s   ratio ${(p2 / inThread).toFixed(3)}; 2 vs 1 workers ×${(p2 / p1).toFixed(2)}`,
+  );
 }
 
 const base = kernel(8, 8, 700_000);
 for (const [name, { cols, rows }] of Object.entries(SENSOR_MODELS)) {
   const fps = name === 'tp-8x8' ? base : kernel(cols, rows, Math.max(40_000, 700_000 / ((cols * rows) / 64)));
-  console.log(`  kernel ${name.padEnd(9)} ${fmt(fps).padStart(10)} frames/s per core (CPU time, best of 7)   ratio vs 8×8 ${(fps / base).toFixed(3)}`);
+  console.log(
+    `  kernel ${name.padEnd(9)} ${fmt(fps).padStart(10)} frames/s per core (CPU time, best of 7)   ratio vs 8×8 ${(fps / base).toFixed(3)}`,
+  );
 }
 await comparePool();
 console.log(`  state per sensor: ${stateBytes(64)} bytes at 8×8, ${stateBytes(1024)} bytes at 32×32`);

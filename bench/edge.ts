@@ -15,7 +15,10 @@ const driver = fileURLToPath(new URL('bench/edge-frames.mjs', root));
 export function runEdgeBench(): Promise<void> {
   console.log('== edge: thermal frame synthesis + detection');
   if (distIsFresh()) run('compiled dist/ (what bin/occusim.js runs; plain node)', [driver, 'dist']);
-  else console.log('  (dist/ missing or older than src/: run `npm run build` to measure the compiled path, which the targets refer to)');
+  else
+    console.log(
+      '  (dist/ missing or older than src/: run `npm run build` to measure the compiled path, which the targets refer to)',
+    );
   run('TypeScript sources (node --import tsx)', ['--import', 'tsx', driver, 'src']);
   return Promise.resolve();
 }
@@ -30,8 +33,14 @@ function run(label: string, args: string[]): void {
 function distIsFresh(): boolean {
   const newest = (dir: string): number => {
     const path = fileURLToPath(new URL(dir, root));
-    return Math.max(...readdirSync(path, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => statSync(`${e.parentPath}/${e.name}`).mtimeMs));
+    return Math.max(
+      ...readdirSync(path, { recursive: true, withFileTypes: true })
+        .filter((e) => e.isFile())
+        .map((e) => statSync(`${e.parentPath}/${e.name}`).mtimeMs),
+    );
   };
   const pool = fileURLToPath(new URL('dist/edge/pool/frame-pool.js', root));
-  return existsSync(pool) && newest('dist/edge') >= newest('src/edge') && newest('dist/scenario') >= newest('src/scenario');
+  return (
+    existsSync(pool) && newest('dist/edge') >= newest('src/edge') && newest('dist/scenario') >= newest('src/scenario')
+  );
 }

@@ -52,12 +52,20 @@ export async function runFoundationBench(root: string): Promise<void> {
   const fleetHeapMb = (process.memoryUsage().heapUsed - heap0) / 1e6;
 
   console.log('== foundation: quickstart at model fidelity');
-  console.log(`  sensors ${model.sensors.length}, simulated ${model.durationMs / 3_600_000} h, ${fmt(k.packets)} packets`);
-  console.log(`  kernel (world + sensors)      ${fmt(k.sensorSecondsPerS).padStart(12)} sensor-s/s   (${k.wallMs.toFixed(0)} ms)  baseline 1.00`);
+  console.log(
+    `  sensors ${model.sensors.length}, simulated ${model.durationMs / 3_600_000} h, ${fmt(k.packets)} packets`,
+  );
+  console.log(
+    `  kernel (world + sensors)      ${fmt(k.sensorSecondsPerS).padStart(12)} sensor-s/s   (${k.wallMs.toFixed(0)} ms)  baseline 1.00`,
+  );
   console.log(
     `  end to end (MQTT + cloud)     ${fmt(e2eRate).padStart(12)} sensor-s/s   (${e2e.perf.wallMs} ms)  ratio ${(e2eRate / k.sensorSecondsPerS).toFixed(3)}`,
   );
-  console.log(`  end to end speed-up vs real time: ×${fmt(e2e.perf.speedup)}; batches ${fmt(e2e.result.messages.batchesSent)}`);
+  console.log(
+    `  end to end speed-up vs real time: ×${fmt(e2e.perf.speedup)}; batches ${fmt(e2e.result.messages.batchesSent)}`,
+  );
   console.log('== foundation: fleet scenario load (parse + expand + validate)');
-  console.log(`  ${fmt(fleet.sensors.length)} sensors, ${fmt(fleet.floors.length)} floors: ${fleetMs.toFixed(0)} ms, heap +${fleetHeapMb.toFixed(0)} MB, rss ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB`);
+  console.log(
+    `  ${fmt(fleet.sensors.length)} sensors, ${fmt(fleet.floors.length)} floors: ${fleetMs.toFixed(0)} ms, heap +${fleetHeapMb.toFixed(0)} MB, rss ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB`,
+  );
 }

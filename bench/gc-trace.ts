@@ -53,9 +53,17 @@ export class GcTrace {
 
   /** Per thread id: its isolate's collections between the walls `from` and `to` (epoch ms). */
   byThread(recorded: readonly Recorded[], from: number, to: number): Map<number, IsolateGc> {
-    const isolates = [...this.#isolates].map(([id, lines]) => ({ id, lines, pause: lines.reduce((s, l) => s + Number(PAUSE.exec(l.text)?.[1] ?? 0), 0) }));
+    const isolates = [...this.#isolates].map(([id, lines]) => ({
+      id,
+      lines,
+      pause: lines.reduce((s, l) => s + Number(PAUSE.exec(l.text)?.[1] ?? 0), 0),
+    }));
     // Closest totals first, each isolate to one thread.
-    const pairs = recorded.flatMap((r) => isolates.map((iso) => ({ r, iso, d: Math.abs(iso.pause - at(r.series, Number.MAX_SAFE_INTEGER, 2)) }))).sort((a, b) => a.d - b.d);
+    const pairs = recorded
+      .flatMap((r) =>
+        isolates.map((iso) => ({ r, iso, d: Math.abs(iso.pause - at(r.series, Number.MAX_SAFE_INTEGER, 2)) })),
+      )
+      .sort((a, b) => a.d - b.d);
     const out = new Map<number, IsolateGc>();
     const taken = new Set<string>();
     for (const { r, iso } of pairs) {
@@ -86,6 +94,8 @@ function summarise(lines: readonly GcLine[]): IsolateGc {
 
 /** `2 mark-compacts (external memory pressure 2), 322 MB marked = 180 B per sensor-s, 75 scavenges`. */
 export function describeGc(g: IsolateGc, sensorS: number): string {
-  const starts = Object.entries(g.starts).map(([why, n]) => `${why} ${n}`).join(', ');
+  const starts = Object.entries(g.starts)
+    .map(([why, n]) => `${why} ${n}`)
+    .join(', ');
   return `${g.markCompacts} mark-compacts${starts ? ` (started by: ${starts})` : ''}, heap marked ${Math.round(g.markedMb)} MB = ${Math.round((g.markedMb * 1e6) / sensorS)} B per sensor-s${g.liveAfterMb === null ? '' : `, live after ${Math.round(g.liveAfterMb)} MB`}; ${g.scavenges} scavenges`;
 }

@@ -61,7 +61,11 @@ function runSpec(file: string, copies: number, sensors: number, intervals: numbe
     }
     console.log(String(hive / (${copies * sensors} * measuredMs / 1000)));
   `;
-  const r = spawnSync(process.execPath, [...(process.env.NODE_FLAGS ?? '').split(' ').filter(Boolean), '--input-type=module', '-e', script], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 20 });
+  const r = spawnSync(
+    process.execPath,
+    [...(process.env.NODE_FLAGS ?? '').split(' ').filter(Boolean), '--input-type=module', '-e', script],
+    { cwd: root, encoding: 'utf8', maxBuffer: 1 << 20 },
+  );
   if (r.status !== 0) throw new Error(`hive-interleave: ${copies}×${file} exited ${r.status}: ${r.stderr}`);
   return Number(r.stdout.trim());
 }
@@ -72,7 +76,9 @@ const intervals = Number(process.env.INTERVALS ?? 6);
 const warm = Number(process.env.WARM ?? 3);
 const dir = mkdtempSync(join(tmpdir(), 'occusim-hive-interleave-'));
 try {
-  console.log(`== hive-interleave: hive groups (meshes, batching, uplink encoding; links ack at once), CPU µs per sensor-second over ${intervals} batch intervals after ${warm}, ${rounds} rounds (load average at start ${loadavg()[0]?.toFixed(1)})${process.env.NODE_FLAGS ? `, node ${process.env.NODE_FLAGS}` : ''}`);
+  console.log(
+    `== hive-interleave: hive groups (meshes, batching, uplink encoding; links ack at once), CPU µs per sensor-second over ${intervals} batch intervals after ${warm}, ${rounds} rounds (load average at start ${loadavg()[0]?.toFixed(1)})${process.env.NODE_FLAGS ? `, node ${process.env.NODE_FLAGS}` : ''}`,
+  );
   const parsed = specs.map((s) => {
     const [c, size] = s.split('x');
     const { text, sensors } = fleetYaml(root, parseSize(size ?? '30k'));
@@ -80,9 +86,12 @@ try {
     writeFileSync(file, text);
     return { spec: s, copies: Number(c), sensors, file, us: [] as number[] };
   });
-  for (let r = 0; r < rounds; r++) for (const p of parsed) p.us.push(runSpec(p.file, p.copies, p.sensors, intervals, warm));
+  for (let r = 0; r < rounds; r++)
+    for (const p of parsed) p.us.push(runSpec(p.file, p.copies, p.sensors, intervals, warm));
   for (const p of parsed) {
-    console.log(`  ${p.spec.padEnd(8)} ${(p.copies * p.sensors).toLocaleString('en-US').padStart(9)} sensors   ${p.us.map((u) => u.toFixed(3)).join('  ')}   (min ${Math.min(...p.us).toFixed(3)})`);
+    console.log(
+      `  ${p.spec.padEnd(8)} ${(p.copies * p.sensors).toLocaleString('en-US').padStart(9)} sensors   ${p.us.map((u) => u.toFixed(3)).join('  ')}   (min ${Math.min(...p.us).toFixed(3)})`,
+    );
   }
   console.log(`  load average at end ${loadavg()[0]?.toFixed(1)}`);
 } finally {

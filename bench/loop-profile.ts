@@ -18,14 +18,21 @@ interface Node {
 const [dir = '.', sensorsArg = '1', ticksArg = '90'] = process.argv.slice(2);
 const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
 if (!file) throw new Error(`loop-profile: no .cpuprofile in ${dir}`);
-const p = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { nodes: Node[]; samples: number[]; timeDeltas: number[] };
+const p = JSON.parse(readFileSync(join(dir, file), 'utf8')) as {
+  nodes: Node[];
+  samples: number[];
+  timeDeltas: number[];
+};
 const nodes = new Map(p.nodes.map((n) => [n.id, n]));
 const parent = new Map<number, number>();
 for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
 const name = (n: Node | undefined): string =>
-  n ? `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.replace(/^.*\/(dist|node_modules)\//, '')}:${n.callFrame.lineNumber + 1}` : '?';
+  n
+    ? `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.replace(/^.*\/(dist|node_modules)\//, '')}:${n.callFrame.lineNumber + 1}`
+    : '?';
 const inStep = (id: number): boolean => {
-  for (let x: number | undefined = id; x !== undefined; x = parent.get(x)) if (/^step sim\/engine/.test(name(nodes.get(x)))) return true;
+  for (let x: number | undefined = id; x !== undefined; x = parent.get(x))
+    if (/^step sim\/engine/.test(name(nodes.get(x)))) return true;
   return false;
 };
 const start = p.samples.findIndex((id) => inStep(id));
@@ -39,4 +46,9 @@ for (let i = Math.max(0, start); i < p.samples.length; i++) {
   self.set(fn, (self.get(fn) ?? 0) + d);
 }
 const per = (us: number): number => us / Number(sensorsArg) / Number(ticksArg);
-console.log(JSON.stringify({ total: per(busy), functions: [...self].map(([k, v]) => [k, per(v)]).sort((a, b) => (b[1] as number) - (a[1] as number)) }));
+console.log(
+  JSON.stringify({
+    total: per(busy),
+    functions: [...self].map(([k, v]) => [k, per(v)]).sort((a, b) => (b[1] as number) - (a[1] as number)),
+  }),
+);

@@ -47,7 +47,26 @@ interface Target {
 /** A served run: resolves once it has finished, or (`live`) once the API serves while it runs. */
 async function serve(root: string, scenario: string, duration: string, live: readonly string[] = []): Promise<Target> {
   const db = join(mkdtempSync(join(tmpdir(), 'occusim-mcp-bench-')), 'store.sqlite');
-  const child = spawn(process.execPath, [join(root, 'bin/occusim.js'), 'run', join(root, scenario), '--duration', duration, '--db', db, '--serve', '--port', '0', '--mqtt-port', '0', '--quiet', ...live], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [
+      join(root, 'bin/occusim.js'),
+      'run',
+      join(root, scenario),
+      '--duration',
+      duration,
+      '--db',
+      db,
+      '--serve',
+      '--port',
+      '0',
+      '--mqtt-port',
+      '0',
+      '--quiet',
+      ...live,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   let out = '';
   return new Promise((resolve, reject) => {
     child.stdout.on('data', (c: Buffer) => {
@@ -55,7 +74,12 @@ async function serve(root: string, scenario: string, duration: string, live: rea
       const api = /api listening on (\S+)/.exec(out);
       const client = /client \S+: client_id (\S+) client_secret (\S+)/.exec(out);
       if (api && client && (live.length > 0 || out.includes('run finished'))) {
-        resolve({ api: api[1] as string, clientId: client[1] as string, clientSecret: client[2] as string, close: async () => void child.kill('SIGTERM') });
+        resolve({
+          api: api[1] as string,
+          clientId: client[1] as string,
+          clientSecret: client[2] as string,
+          close: async () => void child.kill('SIGTERM'),
+        });
       }
     });
     child.once('exit', (code) => reject(new Error(`occusim exited ${code}`)));
@@ -84,11 +108,17 @@ async function argumentsFor(env: Record<string, string>): Promise<Record<string,
   const ctx = toolContext(settings, http, new ClientCredentials(settings, http, systemClock), systemClock);
   const c = await ctx.catalog.spaces();
   const of = (k: string) => [...c.assets.values()].filter((a) => a.kind === k);
-  const rooms = of('room').slice(0, 50).map((a) => a.id);
+  const rooms = of('room')
+    .slice(0, 50)
+    .map((a) => a.id);
   const floor = of('floor')[0]?.id as string;
   return {
     service_search_assets: { query: 'east', max_results: 50 },
-    service_get_asset_details: { ids: of('floor').slice(0, 20).map((a) => a.id) },
+    service_get_asset_details: {
+      ids: of('floor')
+        .slice(0, 20)
+        .map((a) => a.id),
+    },
     service_hardware_snapshot: { scope_id: of('building')[0]?.id },
     service_available_rooms: { scope_id: of('site')[0]?.id },
     service_space_busyness: { ids: rooms.slice(0, 20) },
@@ -101,11 +131,16 @@ async function argumentsFor(env: Record<string, string>): Promise<Record<string,
 }
 
 /** The HTTP calls each tool makes with cold caches, recorded in process, then replayed with fetch. */
-async function rawCalls(env: Record<string, string>, args: Record<string, Record<string, unknown>>): Promise<Map<string, Array<[string, unknown]>>> {
+async function rawCalls(
+  env: Record<string, string>,
+  args: Record<string, Record<string, unknown>>,
+): Promise<Map<string, Array<[string, unknown]>>> {
   const settings = readSettings({ ...env, SERVICE_TOPOLOGY_CACHE_TTL_S: '0', SERVICE_OCCUPANCY_CACHE_TTL_S: '0' });
   const inner = fetchPort(settings.baseUrl);
   let log: Array<[string, unknown]> = [];
-  const recording: HttpPort = { post: (path, body, bearer) => (path.includes('login') || log.push([path, body]), inner.post(path, body, bearer)) };
+  const recording: HttpPort = {
+    post: (path, body, bearer) => (path.includes('login') || log.push([path, body]), inner.post(path, body, bearer)),
+  };
   const ctx = toolContext(settings, recording, new ClientCredentials(settings, recording, systemClock), systemClock);
   const out = new Map<string, Array<[string, unknown]>>();
   for (const tool of TOOLS) {
@@ -121,7 +156,13 @@ async function rawCalls(env: Record<string, string>, args: Record<string, Record
 
 async function stdioClient(root: string, env: Record<string, string>): Promise<Client> {
   const client = new Client({ name: 'bench', version: '1' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [join(root, 'bin/occusim-mcp.js')], env: { PATH: process.env.PATH ?? '', ...env } }));
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [join(root, 'bin/occusim-mcp.js')],
+      env: { PATH: process.env.PATH ?? '', ...env },
+    }),
+  );
   await client.listTools();
   return client;
 }
@@ -133,16 +174,25 @@ async function stdioClient(root: string, env: Record<string, string>): Promise<C
  */
 const UPDATE_PROBE_MS = Number(process.env.MCP_BENCH_PROBE_MS ?? 100);
 
-const f = (xs: number[] | undefined): string => (xs && xs.length > 0 ? `${pct(xs, 50).toFixed(1)}/${pct(xs, 99).toFixed(1)}` : '—');
+const f = (xs: number[] | undefined): string =>
+  xs && xs.length > 0 ? `${pct(xs, 50).toFixed(1)}/${pct(xs, 99).toFixed(1)}` : '—';
 
 async function toolsSection(root: string, env: Record<string, string>, runs: number): Promise<void> {
   const args = await argumentsFor(env);
   const raw = await rawCalls(env, args);
   const http = fetchPort(env.SERVICE_BASE_URL as string);
   const token = await new ClientCredentials(readSettings(env), http, systemClock).token();
-  const configs = { warm: env, 'fresh occ.': { ...env, SERVICE_OCCUPANCY_CACHE_TTL_S: '0' }, cold: { ...env, SERVICE_TOPOLOGY_CACHE_TTL_S: '0', SERVICE_OCCUPANCY_CACHE_TTL_S: '0' } };
-  const clients = Object.fromEntries(await Promise.all(Object.entries(configs).map(async ([k, e]) => [k, await stdioClient(root, e)] as const)));
-  console.log(`  ${'tool'.padEnd(34)} ${'raw HTTP p50/p99'.padStart(18)} ${'cold p50/p99'.padStart(16)} ${'ratio'.padStart(6)} ${'fresh occ. p50/p99'.padStart(20)} ${'warm p50/p99'.padStart(16)}  calls`);
+  const configs = {
+    warm: env,
+    'fresh occ.': { ...env, SERVICE_OCCUPANCY_CACHE_TTL_S: '0' },
+    cold: { ...env, SERVICE_TOPOLOGY_CACHE_TTL_S: '0', SERVICE_OCCUPANCY_CACHE_TTL_S: '0' },
+  };
+  const clients = Object.fromEntries(
+    await Promise.all(Object.entries(configs).map(async ([k, e]) => [k, await stdioClient(root, e)] as const)),
+  );
+  console.log(
+    `  ${'tool'.padEnd(34)} ${'raw HTTP p50/p99'.padStart(18)} ${'cold p50/p99'.padStart(16)} ${'ratio'.padStart(6)} ${'fresh occ. p50/p99'.padStart(20)} ${'warm p50/p99'.padStart(16)}  calls`,
+  );
   for (const tool of TOOLS) {
     const calls = raw.get(tool.name) ?? [];
     const rawMs = await timed(async () => {
@@ -158,7 +208,9 @@ async function toolsSection(root: string, env: Record<string, string>, runs: num
       row[k] = await timed(call, runs);
     }
     const ratio = pct(row.cold ?? [], 50) / Math.max(pct(rawMs, 50), 0.001);
-    console.log(`  ${tool.name.padEnd(34)} ${f(rawMs).padStart(15)} ms ${f(row.cold).padStart(13)} ms ${ratio.toFixed(2).padStart(6)} ${f(row['fresh occ.']).padStart(17)} ms ${f(row.warm).padStart(13)} ms  ${calls.map(([p]) => p.split('/').pop()).join('+')}`);
+    console.log(
+      `  ${tool.name.padEnd(34)} ${f(rawMs).padStart(15)} ms ${f(row.cold).padStart(13)} ms ${ratio.toFixed(2).padStart(6)} ${f(row['fresh occ.']).padStart(17)} ms ${f(row.warm).padStart(13)} ms  ${calls.map(([p]) => p.split('/').pop()).join('+')}`,
+    );
   }
   await Promise.all(Object.values(clients).map((c) => c.close()));
 }
@@ -168,7 +220,9 @@ async function resourcesSection(root: string, env: Record<string, string>, runs:
   const client = await stdioClient(root, env);
   try {
     const list = await client.listResources();
-    const floor = list.resources.find((r) => r.uri.startsWith('occusim://floors/') && !r.uri.slice('occusim://floors/'.length).includes('/'));
+    const floor = list.resources.find(
+      (r) => r.uri.startsWith('occusim://floors/') && !r.uri.slice('occusim://floors/'.length).includes('/'),
+    );
     if (!floor) throw new Error('no floor among the resources');
     const room = list.resources.find((r) => r.uri.startsWith('occusim://rooms/'));
     const prefix = (room?.name ?? 'room').slice(0, 3).toLowerCase();
@@ -179,9 +233,30 @@ async function resourcesSection(root: string, env: Record<string, string>, runs:
       ['resources/read floor plan.json', () => client.readResource({ uri: `${floor.uri}/plan.json` })],
       ['resources/read floor plan.svg', () => client.readResource({ uri: `${floor.uri}/plan.svg` })],
       ['resources/read floor occupancy', () => client.readResource({ uri: `${floor.uri}/occupancy` })],
-      [`completion prompt building ""`, () => client.complete({ ref: { type: 'ref/prompt', name: 'building_occupancy_summary' }, argument: { name: 'building', value: '' } })],
-      [`completion template room id "${prefix}"`, () => client.complete({ ref: { type: 'ref/resource', uri: 'occusim://rooms/{id}' }, argument: { name: 'id', value: prefix } })],
-      [`completion device "sensr" (typo)`, () => client.complete({ ref: { type: 'ref/prompt', name: 'explain_device_health' }, argument: { name: 'device', value: 'sensr' } })],
+      [
+        `completion prompt building ""`,
+        () =>
+          client.complete({
+            ref: { type: 'ref/prompt', name: 'building_occupancy_summary' },
+            argument: { name: 'building', value: '' },
+          }),
+      ],
+      [
+        `completion template room id "${prefix}"`,
+        () =>
+          client.complete({
+            ref: { type: 'ref/resource', uri: 'occusim://rooms/{id}' },
+            argument: { name: 'id', value: prefix },
+          }),
+      ],
+      [
+        `completion device "sensr" (typo)`,
+        () =>
+          client.complete({
+            ref: { type: 'ref/prompt', name: 'explain_device_health' },
+            argument: { name: 'device', value: 'sensr' },
+          }),
+      ],
     ];
     console.log(`  ${'request'.padEnd(44)} ${'p50/p99'.padStart(16)}  bytes`);
     for (const [name, fn] of rows) {
@@ -203,7 +278,9 @@ async function resourcesSection(root: string, env: Record<string, string>, runs:
       } while (cursor !== undefined);
     };
     const walks = await timed(walk, 3);
-    console.log(`  ${`resources/list, all ${pages} pages (${count} resources)`.padEnd(44)} ${f(walks).padStart(13)} ms`);
+    console.log(
+      `  ${`resources/list, all ${pages} pages (${count} resources)`.padEnd(44)} ${f(walks).padStart(13)} ms`,
+    );
   } finally {
     await client.close();
   }
@@ -217,8 +294,14 @@ async function updatesSection(root: string, scenario: string): Promise<void> {
   const seconds = Number(process.env.MCP_BENCH_LIVE_S ?? 60);
   const t0 = performance.now();
   const target = await serve(root, scenario, '12h', ['--speed', '60']);
-  const env = { SERVICE_BASE_URL: target.api, SERVICE_CLIENT_ID: target.clientId, SERVICE_CLIENT_SECRET: target.clientSecret };
-  console.log(`  live run of ${scenario} at --speed 60 serving after ${((performance.now() - t0) / 1000).toFixed(0)} s; ${seconds} s of updates`);
+  const env = {
+    SERVICE_BASE_URL: target.api,
+    SERVICE_CLIENT_ID: target.clientId,
+    SERVICE_CLIENT_SECRET: target.clientSecret,
+  };
+  console.log(
+    `  live run of ${scenario} at --speed 60 serving after ${((performance.now() - t0) / 1000).toFixed(0)} s; ${seconds} s of updates`,
+  );
   const client = await stdioClient(root, env);
   try {
     const settings = readSettings(env);
@@ -226,9 +309,17 @@ async function updatesSection(root: string, scenario: string): Promise<void> {
     const ctx = toolContext(settings, http, new ClientCredentials(settings, http, systemClock), systemClock);
     const rooms = [...(await ctx.catalog.spaces()).assets.values()].filter((a) => a.kind === 'room').slice(0, 20);
     const scope = new CallScope();
-    const reader = new OccupancyReader(new Platform(http, new ClientCredentials(settings, http, systemClock)), systemClock, 0, scope);
+    const reader = new OccupancyReader(
+      new Platform(http, new ClientCredentials(settings, http, systemClock)),
+      systemClock,
+      0,
+      scope,
+    );
     const notified: Array<[string, number]> = [];
-    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void notified.push([n.params.uri, performance.now()]));
+    client.setNotificationHandler(
+      ResourceUpdatedNotificationSchema,
+      (n) => void notified.push([n.params.uri, performance.now()]),
+    );
     // The digest the watcher compares; each change the poller sees, with when it saw it.
     const digests = new Map<string, string>();
     const changes: Array<[string, number]> = [];
@@ -259,8 +350,12 @@ async function updatesSection(root: string, scenario: string): Promise<void> {
       if (seen) latencies.push(Math.max(0, at - seen[1]));
       else unmatched++;
     }
-    console.log(`  ${rooms.length} rooms subscribed: ${changes.length} new minutes seen by the poller, ${notified.length} notifications (${unmatched} before the poller saw the change)`);
-    console.log(`  stored minute → notifications/resources/updated: p50/p99 ${f(latencies)} ms, max ${latencies.length > 0 ? Math.max(...latencies).toFixed(1) : '—'} ms (poller period ${UPDATE_PROBE_MS} ms; watcher period 250 ms)`);
+    console.log(
+      `  ${rooms.length} rooms subscribed: ${changes.length} new minutes seen by the poller, ${notified.length} notifications (${unmatched} before the poller saw the change)`,
+    );
+    console.log(
+      `  stored minute → notifications/resources/updated: p50/p99 ${f(latencies)} ms, max ${latencies.length > 0 ? Math.max(...latencies).toFixed(1) : '—'} ms (poller period ${UPDATE_PROBE_MS} ms; watcher period 250 ms)`,
+    );
   } finally {
     await client.close();
     await target.close();
@@ -274,17 +369,32 @@ export async function runMcpBench(root: string): Promise<void> {
   const t0 = performance.now();
   if (parts.has('tools') || parts.has('resources')) {
     const target: Target = process.env.SERVICE_BASE_URL
-      ? { api: process.env.SERVICE_BASE_URL, clientId: process.env.SERVICE_CLIENT_ID ?? '', clientSecret: process.env.SERVICE_CLIENT_SECRET ?? '', close: async () => {} }
+      ? {
+          api: process.env.SERVICE_BASE_URL,
+          clientId: process.env.SERVICE_CLIENT_ID ?? '',
+          clientSecret: process.env.SERVICE_CLIENT_SECRET ?? '',
+          close: async () => {},
+        }
       : await serve(root, scenario, process.env.MCP_BENCH_DURATION ?? '5m');
-    const where = process.env.SERVICE_BASE_URL ? target.api : `${scenario}, served in ${((performance.now() - t0) / 1000).toFixed(0)} s`;
-    const env = { SERVICE_BASE_URL: target.api, SERVICE_CLIENT_ID: target.clientId, SERVICE_CLIENT_SECRET: target.clientSecret };
+    const where = process.env.SERVICE_BASE_URL
+      ? target.api
+      : `${scenario}, served in ${((performance.now() - t0) / 1000).toFixed(0)} s`;
+    const env = {
+      SERVICE_BASE_URL: target.api,
+      SERVICE_CLIENT_ID: target.clientId,
+      SERVICE_CLIENT_SECRET: target.clientSecret,
+    };
     try {
       if (parts.has('tools')) {
-        console.log(`== mcp: tools through occusim-mcp over stdio vs their raw HTTP calls (${where}; ${runs} runs each)`);
+        console.log(
+          `== mcp: tools through occusim-mcp over stdio vs their raw HTTP calls (${where}; ${runs} runs each)`,
+        );
         await toolsSection(root, env, runs);
       }
       if (parts.has('resources')) {
-        console.log(`== mcp: resources and completion through occusim-mcp over stdio, warm (${where}; ${runs} runs each)`);
+        console.log(
+          `== mcp: resources and completion through occusim-mcp over stdio, warm (${where}; ${runs} runs each)`,
+        );
         await resourcesSection(root, env, runs);
       }
     } finally {

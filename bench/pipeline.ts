@@ -45,7 +45,9 @@ function corpus(model: ScenarioModel, fromMs: number, toMs: number): Corpus {
   const world = createWorld(model);
   const edge = createModelSensors(model);
   const mac = new Map(model.sensors.map((s) => [s.id, s.mac] as const));
-  const hiveOf = new Map(model.sensors.map((s) => [s.id, model.hives.find((h) => h.id === s.hiveId)?.serial ?? ''] as const));
+  const hiveOf = new Map(
+    model.sensors.map((s) => [s.id, model.hives.find((h) => h.id === s.hiveId)?.serial ?? ''] as const),
+  );
   const pending = new Map<string, WirePacket[]>();
   const seqs = new Map<string, number>();
   const out: Corpus = { messages: [], packets: 0, detections: 0 };
@@ -53,7 +55,10 @@ function corpus(model: ScenarioModel, fromMs: number, toMs: number): Corpus {
     const packets = edge.sample(world.step(t), world);
     if (t < fromMs) continue;
     for (const p of packets) {
-      const wire: WirePacket = p.kind === 'presence' ? { ...p, sensorMac: mac.get(p.sensorId) ?? '' } : { ...p, sensorMac: mac.get(p.sensorId) ?? '' };
+      const wire: WirePacket =
+        p.kind === 'presence'
+          ? { ...p, sensorMac: mac.get(p.sensorId) ?? '' }
+          : { ...p, sensorMac: mac.get(p.sensorId) ?? '' };
       const serial = hiveOf.get(p.sensorId) ?? '';
       const list = pending.get(serial) ?? [];
       list.push(wire);
@@ -70,7 +75,10 @@ function corpus(model: ScenarioModel, fromMs: number, toMs: number): Corpus {
     for (const [serial, packets] of pending) {
       const seq = (seqs.get(serial) ?? 0) + 1;
       seqs.set(serial, seq);
-      out.messages.push({ topic: uplinkTopic(serial), bytes: encodeUplink({ hiveSerial: serial, seq, sentAtMs: 0, packets }) });
+      out.messages.push({
+        topic: uplinkTopic(serial),
+        bytes: encodeUplink({ hiveSerial: serial, seq, sentAtMs: 0, packets }),
+      });
     }
     pending.clear();
   }
@@ -93,7 +101,9 @@ function fastPath(model: ScenarioModel, registry: AssetRegistry, c: Corpus): { m
     for (const m of c.messages) {
       fast.ingest(m.topic, m.bytes);
       // Every simulated minute (6 messages per hive), finalise what is 2 minutes old.
-      if (++i % 18 === 0) for (const r of fast.finaliseBefore((fast.kernel.openMinutes()[0] ?? 0) - MIN)) rows.set(`${r.spaceId}|${r.minuteMs}`, r.value);
+      if (++i % 18 === 0)
+        for (const r of fast.finaliseBefore((fast.kernel.openMinutes()[0] ?? 0) - MIN))
+          rows.set(`${r.spaceId}|${r.minuteMs}`, r.value);
     }
     for (const r of fast.finaliseBefore(Infinity)) rows.set(`${r.spaceId}|${r.minuteMs}`, r.value);
   });
@@ -105,7 +115,13 @@ async function livePath(model: ScenarioModel, c: Corpus, fromMs: number): Promis
   const dir = mkdtempSync(join(tmpdir(), 'occusim-bench-live-'));
   const store = new SqliteStore(join(dir, 'cloud.sqlite'));
   const clock = new VirtualClock(fromMs);
-  const pipeline = new CloudPipeline({ catalogue: catalogueFromScenario(model), tickMs: model.tickMs, store: asyncStore(store), clock, lookbackMs: 5 * MIN });
+  const pipeline = new CloudPipeline({
+    catalogue: catalogueFromScenario(model),
+    tickMs: model.tickMs,
+    store: asyncStore(store),
+    clock,
+    lookbackMs: 5 * MIN,
+  });
   const t0 = performance.now();
   const c0 = process.cpuUsage();
   let i = 0;
@@ -132,14 +148,19 @@ function mapPath(registry: AssetRegistry, c: Corpus): number {
     for (const m of c.messages) {
       const v = inspectUplink(registry, { topic: m.topic, payload: m.bytes, receivedAtMs: 0 });
       if (v.kind !== 'accepted') continue;
-      for (const { sensorId, packet } of v.packets) if (packet.kind === 'presence') agg.add(sensorId, packet.sensedAtMs, packet.detections);
+      for (const { sensorId, packet } of v.packets)
+        if (packet.kind === 'presence') agg.add(sensorId, packet.sensedAtMs, packet.detections);
     }
     for (const minute of agg.openMinutes()) agg.finalise(minute);
   });
 }
 
 /** DuckDB: append decoded records, then per-minute room occupancy (median over sampled instants, rooms by bounding box, no merging). */
-async function duckPath(model: ScenarioModel, registry: AssetRegistry, c: Corpus): Promise<{ ms: number; cpuMs: number; rows: Map<string, number> }> {
+async function duckPath(
+  model: ScenarioModel,
+  registry: AssetRegistry,
+  c: Corpus,
+): Promise<{ ms: number; cpuMs: number; rows: Map<string, number> }> {
   const records: Array<[number, number, number, number]> = [];
   const reports: Array<[number, number]> = [];
   const sensorIdx = new Map(model.sensors.map((s, i) => [s.id, i] as const));
@@ -155,19 +176,29 @@ async function duckPath(model: ScenarioModel, registry: AssetRegistry, c: Corpus
   }
   const db = await DuckDBInstance.create(':memory:');
   const con = await db.connect();
-  await con.run('CREATE TABLE det (sensor INTEGER, t BIGINT, lx DOUBLE, ly DOUBLE); CREATE TABLE rep (sensor INTEGER, t BIGINT)');
-  await con.run('CREATE TABLE sensors (sensor INTEGER, cx DOUBLE, cy DOUBLE, side DOUBLE, c DOUBLE, s DOUBLE); CREATE TABLE rooms (room VARCHAR, x0 DOUBLE, y0 DOUBLE, x1 DOUBLE, y1 DOUBLE, floor VARCHAR); CREATE TABLE samples (sensor INTEGER, room VARCHAR)');
+  await con.run(
+    'CREATE TABLE det (sensor INTEGER, t BIGINT, lx DOUBLE, ly DOUBLE); CREATE TABLE rep (sensor INTEGER, t BIGINT)',
+  );
+  await con.run(
+    'CREATE TABLE sensors (sensor INTEGER, cx DOUBLE, cy DOUBLE, side DOUBLE, c DOUBLE, s DOUBLE); CREATE TABLE rooms (room VARCHAR, x0 DOUBLE, y0 DOUBLE, x1 DOUBLE, y1 DOUBLE, floor VARCHAR); CREATE TABLE samples (sensor INTEGER, room VARCHAR)',
+  );
   for (const [i, s] of model.sensors.entries()) {
     const yaw = (s.orientationDeg * Math.PI) / 180;
-    await con.run(`INSERT INTO sensors VALUES (${i}, ${s.center[0]}, ${s.center[1]}, ${registry.transform(s.id).side}, ${Math.cos(yaw)}, ${Math.sin(yaw)})`);
+    await con.run(
+      `INSERT INTO sensors VALUES (${i}, ${s.center[0]}, ${s.center[1]}, ${registry.transform(s.id).side}, ${Math.cos(yaw)}, ${Math.sin(yaw)})`,
+    );
     if (s.mode === 'presence' && s.roomId !== null) await con.run(`INSERT INTO samples VALUES (${i}, '${s.roomId}')`);
   }
   for (const r of model.rooms) {
     const xs = r.polygon.map((p) => p[0]);
     const ys = r.polygon.map((p) => p[1]);
-    await con.run(`INSERT INTO rooms VALUES ('${r.id}', ${Math.min(...xs)}, ${Math.min(...ys)}, ${Math.max(...xs)}, ${Math.max(...ys)}, '${r.floorId}')`);
+    await con.run(
+      `INSERT INTO rooms VALUES ('${r.id}', ${Math.min(...xs)}, ${Math.min(...ys)}, ${Math.max(...xs)}, ${Math.max(...ys)}, '${r.floorId}')`,
+    );
   }
-  await con.run(`CREATE TABLE sensor_floor AS SELECT * FROM (VALUES ${model.sensors.map((s, i) => `(${i}, '${s.floorId}')`).join(',')}) v(sensor, floor)`);
+  await con.run(
+    `CREATE TABLE sensor_floor AS SELECT * FROM (VALUES ${model.sensors.map((s, i) => `(${i}, '${s.floorId}')`).join(',')}) v(sensor, floor)`,
+  );
   // DuckDB runs its query on its own threads: both wall time and the process's CPU time.
   const t0 = performance.now();
   const c0 = process.cpuUsage();
@@ -212,19 +243,34 @@ export async function runPipelineBench(root: string): Promise<void> {
   const registry = buildRegistry(model);
   console.log('== pipeline: office-day 09:00–11:00, real model-fidelity packets, same messages for every path');
   const c = corpus(model, model.startMs + 3 * 3_600_000, model.startMs + 5 * 3_600_000);
-  console.log(`  ${fmt(c.messages.length)} uplink messages, ${fmt(c.packets)} packets, ${fmt(c.detections)} detection records`);
+  console.log(
+    `  ${fmt(c.messages.length)} uplink messages, ${fmt(c.packets)} packets, ${fmt(c.detections)} detection records`,
+  );
   for (let i = 0; i < 3; i++) fastPath(model, registry, c); // warm-up (JIT)
   const fast = [0, 1, 2].map(() => fastPath(model, registry, c)).reduce((a, b) => (b.ms < a.ms ? b : a));
   const live = await livePath(model, c, model.startMs + 3 * 3_600_000);
   const map = mapPath(registry, c);
   const duck = await duckPath(model, registry, c);
-  const rate = (ms: number): string => `${fmt(c.detections / (ms / 1000)).padStart(11)} detections/s  ${fmt(c.packets / (ms / 1000)).padStart(10)} packets/s`;
-  console.log(`  typed-array pipeline, CPU time, 1 thread (decode+validate+dedupe+occupancy+rollup) ${rate(fast.ms)}  (${Math.round(fast.ms)} ms)  baseline 1.00`);
-  console.log(`  live CloudPipeline, CPU time (the same path + SQLite WAL store, acks, recompute)   ${rate(live.cpu)}  (${Math.round(live.cpu)} ms)  ratio ${(fast.ms / live.cpu).toFixed(2)}`);
-  console.log(`  live CloudPipeline, wall time                                                    ${rate(live.wall)}  (${Math.round(live.wall)} ms)  ratio ${(fast.ms / live.wall).toFixed(2)}`);
-  console.log(`  Map-based reference (protobufjs+inspect+aggregator, the live path before)        ${rate(map)}  (${Math.round(map)} ms)  ratio ${(fast.ms / map).toFixed(2)}`);
-  console.log(`  DuckDB, CPU time (append decoded records + SQL, rooms only, no merge)            ${rate(duck.cpuMs)}  (${Math.round(duck.cpuMs)} ms)  ratio ${(fast.ms / duck.cpuMs).toFixed(2)}`);
-  console.log(`  DuckDB, wall time (all its threads)                                              ${rate(duck.ms)}  (${Math.round(duck.ms)} ms)  ratio ${(fast.ms / duck.ms).toFixed(2)}`);
+  const rate = (ms: number): string =>
+    `${fmt(c.detections / (ms / 1000)).padStart(11)} detections/s  ${fmt(c.packets / (ms / 1000)).padStart(10)} packets/s`;
+  console.log(
+    `  typed-array pipeline, CPU time, 1 thread (decode+validate+dedupe+occupancy+rollup) ${rate(fast.ms)}  (${Math.round(fast.ms)} ms)  baseline 1.00`,
+  );
+  console.log(
+    `  live CloudPipeline, CPU time (the same path + SQLite WAL store, acks, recompute)   ${rate(live.cpu)}  (${Math.round(live.cpu)} ms)  ratio ${(fast.ms / live.cpu).toFixed(2)}`,
+  );
+  console.log(
+    `  live CloudPipeline, wall time                                                    ${rate(live.wall)}  (${Math.round(live.wall)} ms)  ratio ${(fast.ms / live.wall).toFixed(2)}`,
+  );
+  console.log(
+    `  Map-based reference (protobufjs+inspect+aggregator, the live path before)        ${rate(map)}  (${Math.round(map)} ms)  ratio ${(fast.ms / map).toFixed(2)}`,
+  );
+  console.log(
+    `  DuckDB, CPU time (append decoded records + SQL, rooms only, no merge)            ${rate(duck.cpuMs)}  (${Math.round(duck.cpuMs)} ms)  ratio ${(fast.ms / duck.cpuMs).toFixed(2)}`,
+  );
+  console.log(
+    `  DuckDB, wall time (all its threads)                                              ${rate(duck.ms)}  (${Math.round(duck.ms)} ms)  ratio ${(fast.ms / duck.ms).toFixed(2)}`,
+  );
   let same = 0;
   let compared = 0;
   for (const [key, v] of duck.rows) {
@@ -233,6 +279,8 @@ export async function runPipelineBench(root: string): Promise<void> {
     compared++;
     if (mine === v) same++;
   }
-  console.log(`  pipeline vs DuckDB: ×${(duck.cpuMs / fast.ms).toFixed(2)} per core (CPU time), ×${(duck.ms / fast.ms).toFixed(2)} against its wall time; room-minutes equal in both: ${same}/${compared} (DuckDB does not merge overlapping sensors)`);
+  console.log(
+    `  pipeline vs DuckDB: ×${(duck.cpuMs / fast.ms).toFixed(2)} per core (CPU time), ×${(duck.ms / fast.ms).toFixed(2)} against its wall time; room-minutes equal in both: ${same}/${compared} (DuckDB does not merge overlapping sensors)`,
+  );
   storeBench(c.messages.length);
 }

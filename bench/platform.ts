@@ -35,12 +35,34 @@ const LAYOUTS = {
 
 function runOnce(root: string, scenario: string, duration: string, mode: keyof typeof LAYOUTS, dir: string): Run {
   const report = join(dir, `${mode}.json`);
-  const r = spawnSync(process.execPath, [join(root, 'bin/occusim.js'), 'run', scenario, '--duration', duration, '--quiet', ...LAYOUTS[mode], '--report', report], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  const r = spawnSync(
+    process.execPath,
+    [
+      join(root, 'bin/occusim.js'),
+      'run',
+      scenario,
+      '--duration',
+      duration,
+      '--quiet',
+      ...LAYOUTS[mode],
+      '--report',
+      report,
+    ],
+    { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] },
+  );
   if (r.status !== 0) throw new Error(`occusim run (${LAYOUTS[mode].join(' ')}) exited ${r.status}`);
   const { result, perf } = JSON.parse(readFileSync(report, 'utf8')) as { result: unknown; perf: RunPerf };
   return {
-    mode, wallMs: perf.wallMs, cpuPercent: perf.cpuPercent, peakRssMb: perf.peakRssMb, loadMs: perf.loadMs, startupMs: perf.startupMs, startupCpuMs: perf.startupCpuMs,
-    startup: perf.startup ?? null, hiveThreads: perf.hiveThreads, result: JSON.stringify(result),
+    mode,
+    wallMs: perf.wallMs,
+    cpuPercent: perf.cpuPercent,
+    peakRssMb: perf.peakRssMb,
+    loadMs: perf.loadMs,
+    startupMs: perf.startupMs,
+    startupCpuMs: perf.startupCpuMs,
+    startup: perf.startup ?? null,
+    hiveThreads: perf.hiveThreads,
+    result: JSON.stringify(result),
   };
 }
 
@@ -48,17 +70,27 @@ export async function runPlatformBench(root: string, duration = '10m'): Promise<
   const scenario = join(root, 'scenarios/fleet.yaml');
   const dir = mkdtempSync(join(tmpdir(), 'occusim-bench-platform-'));
   try {
-    console.log(`\nplatform thread: fleet.yaml, --duration ${duration}, model fidelity (each run in its own process from dist/)`);
+    console.log(
+      `\nplatform thread: fleet.yaml, --duration ${duration}, model fidelity (each run in its own process from dist/)`,
+    );
     const base = runOnce(root, scenario, duration, 'single', dir);
     const own = runOnce(root, scenario, duration, 'threads', dir);
     for (const r of [base, own]) {
-      const label = r.mode === 'single' ? 'one thread (platform and hives in the run thread)   ' : `platform thread + ${r.hiveThreads} hive thread(s) + run thread`;
-      console.log(`  ${label}  wall ${(r.wallMs / 1000).toFixed(1)} s  CPU ${r.cpuPercent} %  peak RSS ${r.peakRssMb} MB  (load ${(r.loadMs / 1000).toFixed(1)} s)`);
+      const label =
+        r.mode === 'single'
+          ? 'one thread (platform and hives in the run thread)   '
+          : `platform thread + ${r.hiveThreads} hive thread(s) + run thread`;
+      console.log(
+        `  ${label}  wall ${(r.wallMs / 1000).toFixed(1)} s  CPU ${r.cpuPercent} %  peak RSS ${r.peakRssMb} MB  (load ${(r.loadMs / 1000).toFixed(1)} s)`,
+      );
     }
     // The start-up is the serial stretch of a threaded run: where it went, per phase (perf.startup).
-    for (const r of [base, own]) console.log(`  start-up, ${r.mode === 'single' ? 'one thread' : 'threads   '}: ${startupLine(r)}`);
+    for (const r of [base, own])
+      console.log(`  start-up, ${r.mode === 'single' ? 'one thread' : 'threads   '}: ${startupLine(r)}`);
     console.log(`  load average (1 min) at the end: ${loadavg()[0]?.toFixed(1)} on ${availableParallelism()} cores`);
-    console.log(`  wall time threads / one thread: x${(own.wallMs / base.wallMs).toFixed(2)} (target <= 0.6); CPU ${own.cpuPercent} % (target >= 170 %)`);
+    console.log(
+      `  wall time threads / one thread: x${(own.wallMs / base.wallMs).toFixed(2)} (target <= 0.6); CPU ${own.cpuPercent} % (target >= 170 %)`,
+    );
     console.log(`  results byte-identical: ${own.result === base.result}`);
   } finally {
     rmSync(dir, { recursive: true, force: true });

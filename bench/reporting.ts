@@ -34,17 +34,48 @@ function scenario(rooms: number): object {
     duration: '1h',
     fidelity: 'model',
     organization: { name: 'Bench' },
-    sites: [{ name: 'S', timezone: 'Europe/Paris', buildings: [{ name: 'B', floors: [{ name: 'F', level: 0, rooms: Array.from({ length: rooms }, (_, i) => {
-      const x = (i % cols) * 3;
-      const y = Math.floor(i / cols) * 3;
-      return { name: `R${i}`, polygon: [[x, y], [x + 3, y], [x + 3, y + 3], [x, y + 3]] };
-    }) }] }] }],
+    sites: [
+      {
+        name: 'S',
+        timezone: 'Europe/Paris',
+        buildings: [
+          {
+            name: 'B',
+            floors: [
+              {
+                name: 'F',
+                level: 0,
+                rooms: Array.from({ length: rooms }, (_, i) => {
+                  const x = (i % cols) * 3;
+                  const y = Math.floor(i / cols) * 3;
+                  return {
+                    name: `R${i}`,
+                    polygon: [
+                      [x, y],
+                      [x + 3, y],
+                      [x + 3, y + 3],
+                      [x, y + 3],
+                    ],
+                  };
+                }),
+              },
+            ],
+          },
+        ],
+      },
+    ],
   };
 }
 
 /** The complete response body, read from the stream (inject would also decode it to a string). */
 async function request(app: FastifyInstance, token: string, payload: object): Promise<Buffer> {
-  const res = await app.inject({ method: 'POST', url: '/api/v3/reporting', headers: { authorization: `Bearer ${token}` }, payload, payloadAsStream: true });
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/v3/reporting',
+    headers: { authorization: `Bearer ${token}` },
+    payload,
+    payloadAsStream: true,
+  });
   const chunks: Buffer[] = [];
   for await (const c of res.stream()) chunks.push(c as Buffer);
   const body = Buffer.concat(chunks);
@@ -78,7 +109,8 @@ function countPoints(body: Buffer): number {
   return n;
 }
 
-const pct = (xs: number[], p: number): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] as number;
+const pct = (xs: number[], p: number): number =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] as number;
 
 export async function runReportingBench(): Promise<void> {
   const loaded = loadScenarioObject(scenario(1000));
@@ -99,33 +131,79 @@ export async function runReportingBench(): Promise<void> {
   // Day question: 1,000 rooms × 1,440 minutes. Long question: 10 rooms × 60 days.
   for (const [r, room] of model.rooms.entries()) {
     const days = r < 10 ? 60 : 1;
-    const rows = Array.from({ length: days * 1440 }, (_, m) => ({ spaceId: room.id, minuteMs: DAY0 + m * MIN, value: (m * 7 + r) % 13, samples: 60 }));
+    const rows = Array.from({ length: days * 1440 }, (_, m) => ({
+      spaceId: room.id,
+      minuteMs: DAY0 + m * MIN,
+      value: (m * 7 + r) % 13,
+      samples: 60,
+    }));
     store.sync.writePresenceMinutes(rows);
     for (const row of rows) add(row.spaceId, row.minuteMs, row.value);
   }
   appender.closeSync();
   // The pipeline keeps 1d rollups (max per local day) up to date; do the same here.
-  store.sync.refreshRollups(model.rooms.slice(0, 10).flatMap((room) => Array.from({ length: 60 }, (_, d) => ({ spaceId: room.id, level: '1d' as const, startMs: DAY0 + d * DAY, endMs: DAY0 + (d + 1) * DAY }))));
+  store.sync.refreshRollups(
+    model.rooms.slice(0, 10).flatMap((room) =>
+      Array.from({ length: 60 }, (_, d) => ({
+        spaceId: room.id,
+        level: '1d' as const,
+        startMs: DAY0 + d * DAY,
+        endMs: DAY0 + (d + 1) * DAY,
+      })),
+    ),
+  );
 
   const series = storeSeries(store, catalogueFromScenario(model));
   const clock = new VirtualClock(DAY0);
   const tokens = await TokenService.create({ issuer: 'b', audience: 'b', accessTtlS: 3600, refreshTtlS: 3600, clock });
-  const app = await buildApi({ assets: catalogueFromScenario(model), accounts: await AccountService.fromCatalogue(catalogueFromScenario(), clock, { N: 1024, r: 8, p: 1 }), tokens, clock, series });
-  const token = (await tokens.issueAccess({ sub: 'b', orgId: model.org.id, clientId: 'b', scopes: new Set(ALL_SCOPES), kind: 'client', operator: false })).token;
+  const app = await buildApi({
+    assets: catalogueFromScenario(model),
+    accounts: await AccountService.fromCatalogue(catalogueFromScenario(), clock, { N: 1024, r: 8, p: 1 }),
+    tokens,
+    clock,
+    series,
+  });
+  const token = (
+    await tokens.issueAccess({
+      sub: 'b',
+      orgId: model.org.id,
+      clientId: 'b',
+      scopes: new Set(ALL_SCOPES),
+      kind: 'client',
+      operator: false,
+    })
+  ).token;
   const ten = model.rooms.slice(0, 10).map((r) => r.id);
   const questions = [
     {
       name: '1 day × 1m × 1,000 rooms',
-      body: { window: { every: '1m', function: 'max', timezone: 'Europe/Paris' }, filter: { measurements: ['room_occupancy'], start: new Date(DAY0).toISOString(), stop: new Date(DAY0 + DAY).toISOString() } },
+      body: {
+        window: { every: '1m', function: 'max', timezone: 'Europe/Paris' },
+        filter: {
+          measurements: ['room_occupancy'],
+          start: new Date(DAY0).toISOString(),
+          stop: new Date(DAY0 + DAY).toISOString(),
+        },
+      },
       sql: `SELECT space_id, minute_ms, max(value) AS v FROM m WHERE minute_ms >= ${DAY0} AND minute_ms < ${DAY0 + DAY} GROUP BY space_id, minute_ms ORDER BY space_id, minute_ms`,
     },
     {
       name: '60 days × 1d × 10 rooms',
-      body: { window: { every: '1d', function: 'max', timezone: 'Europe/Paris' }, filter: { measurements: ['room_occupancy'], rooms: { eq: ten }, start: new Date(DAY0).toISOString(), stop: new Date(DAY0 + 60 * DAY).toISOString() } },
+      body: {
+        window: { every: '1d', function: 'max', timezone: 'Europe/Paris' },
+        filter: {
+          measurements: ['room_occupancy'],
+          rooms: { eq: ten },
+          start: new Date(DAY0).toISOString(),
+          stop: new Date(DAY0 + 60 * DAY).toISOString(),
+        },
+      },
       sql: `SELECT space_id, (minute_ms + 3600000) // 86400000 AS d, max(value) AS v FROM m WHERE space_id IN (${ten.map((id) => `'${id}'`).join(',')}) AND minute_ms >= ${DAY0} AND minute_ms < ${DAY0 + 60 * DAY} GROUP BY 1, 2 ORDER BY 1, 2`,
     },
   ];
-  console.log('== reporting: API vs DuckDB on the same per-minute rows (p50 / p99 of 4 runs after a warm-up; wall, and CPU of all threads)');
+  console.log(
+    '== reporting: API vs DuckDB on the same per-minute rows (p50 / p99 of 4 runs after a warm-up; wall, and CPU of all threads)',
+  );
   for (const q of questions) {
     const api: Sample[] = [];
     const db: Sample[] = [];
@@ -146,11 +224,36 @@ export async function runReportingBench(): Promise<void> {
         db.push(d);
       }
     }
-    const line = (xs: Sample[], k: 'wall' | 'cpu'): string => `p50 ${pct(xs.map((x) => x[k]), 50).toFixed(0).padStart(6)} ms  p99 ${pct(xs.map((x) => x[k]), 99).toFixed(0).padStart(6)} ms`;
-    const ratio = (k: 'wall' | 'cpu'): string => (pct(api.map((x) => x[k]), 50) / pct(db.map((x) => x[k]), 50)).toFixed(2);
-    console.log(`  ${q.name}: ${points.toLocaleString('en-US')} points, ${(first?.length ?? 0).toLocaleString('en-US')} bytes (DuckDB ${rows.toLocaleString('en-US')} rows)`);
+    const line = (xs: Sample[], k: 'wall' | 'cpu'): string =>
+      `p50 ${pct(
+        xs.map((x) => x[k]),
+        50,
+      )
+        .toFixed(0)
+        .padStart(6)} ms  p99 ${pct(
+        xs.map((x) => x[k]),
+        99,
+      )
+        .toFixed(0)
+        .padStart(6)} ms`;
+    const ratio = (k: 'wall' | 'cpu'): string =>
+      (
+        pct(
+          api.map((x) => x[k]),
+          50,
+        ) /
+        pct(
+          db.map((x) => x[k]),
+          50,
+        )
+      ).toFixed(2);
+    console.log(
+      `  ${q.name}: ${points.toLocaleString('en-US')} points, ${(first?.length ?? 0).toLocaleString('en-US')} bytes (DuckDB ${rows.toLocaleString('en-US')} rows)`,
+    );
     console.log(`    DuckDB (baseline)   wall ${line(db, 'wall')}   cpu ${line(db, 'cpu')}`);
-    console.log(`    reporting API       wall ${line(api, 'wall')}   cpu ${line(api, 'cpu')}   ratio ${ratio('wall')}× DuckDB (wall), ${ratio('cpu')}× (cpu)`);
+    console.log(
+      `    reporting API       wall ${line(api, 'wall')}   cpu ${line(api, 'cpu')}   ratio ${ratio('wall')}× DuckDB (wall), ${ratio('cpu')}× (cpu)`,
+    );
   }
   await app.close();
   await store.close();

@@ -38,4 +38,5 @@ if (only === 'webhook-receiver') await runWebhookReceiverBench(root, process.arg
 if (only === 'distributed') await runDistributedBench(root, process.argv[3]);
 if (only === 'capacity') await runCapacityBench(root, process.argv.slice(3));
 if (only === undefined || only === 'explore') await runExploreBench(root, process.argv[3]);
-if (only === undefined || only === 'scale') await runScaleBench(root, process.argv[3], process.argv[4], process.argv[5], process.argv[6]);
+if (only === undefined || only === 'scale')
+  await runScaleBench(root, process.argv[3], process.argv[4], process.argv[5], process.argv[6]);

@@ -28,14 +28,20 @@ export async function runAllocProbe(root: string, sizesArg = '30k,100k', fidelit
   const fid = fidelityOf(fidelitySpec);
   const dir = mkdtempSync(join(tmpdir(), 'occusim-bench-alloc-'));
   try {
-    console.log(`\n== scale alloc: the simulator's thread's allocation per sensor-tick by site, ${fid.label} fidelity, 30 warm-up ticks then 60, each fleet in its own process from dist/ (load average at start ${loadavg()[0]?.toFixed(1)})`);
+    console.log(
+      `\n== scale alloc: the simulator's thread's allocation per sensor-tick by site, ${fid.label} fidelity, 30 warm-up ticks then 60, each fleet in its own process from dist/ (load average at start ${loadavg()[0]?.toFixed(1)})`,
+    );
     for (const target of sizesArg.split(',').map(parseSize)) {
       const { text, sensors } = fleetYaml(root, target, fid.array);
       const file = join(dir, `fleet-${sensors}.yaml`);
       writeFileSync(file, text);
       const p = probeOnce(root, file, fid.fidelity, sensors);
-      const gcs = Object.entries(p.gcs).map(([k, v]) => `${k} ${v.count} (${v.ms.toFixed(0)} ms)`).join(', ');
-      console.log(`  ${fmt(sensors)} sensors: ${fmt(p.bytesPerSensorTick)} bytes and ${p.cpuUsPerSensorTick.toFixed(2)} µs CPU per sensor-tick; GCs in the 60 ticks: ${gcs || 'none'}`);
+      const gcs = Object.entries(p.gcs)
+        .map(([k, v]) => `${k} ${v.count} (${v.ms.toFixed(0)} ms)`)
+        .join(', ');
+      console.log(
+        `  ${fmt(sensors)} sensors: ${fmt(p.bytesPerSensorTick)} bytes and ${p.cpuUsPerSensorTick.toFixed(2)} µs CPU per sensor-tick; GCs in the 60 ticks: ${gcs || 'none'}`,
+      );
       for (const [site, b] of p.sites) console.log(`      ${b.toFixed(1).padStart(8)}  ${site}`);
     }
   } finally {
@@ -44,7 +50,8 @@ export async function runAllocProbe(root: string, sizesArg = '30k,100k', fidelit
 }
 
 function probeOnce(root: string, file: string, fidelity: string, sensors: number): Probe {
-  const dist = (m: string): string => JSON.stringify(new URL(`../dist/${m}`, `file://${root.endsWith('/') ? root : `${root}/`}bench/`).href);
+  const dist = (m: string): string =>
+    JSON.stringify(new URL(`../dist/${m}`, `file://${root.endsWith('/') ? root : `${root}/`}bench/`).href);
   const script = `
     import { readFileSync } from 'node:fs';
     import { Session } from 'node:inspector';
@@ -111,7 +118,11 @@ function probeOnce(root: string, file: string, fidelity: string, sensors: number
     const sites = [...bySite].sort((a, b) => b[1] - a[1]).slice(0, 14).map(([k, b]) => [k, per(b)]);
     console.log(JSON.stringify({ bytesPerSensorTick: per(total), cpuUsPerSensorTick: cpuUs / 60 / ${sensors}, gcs, sites }));
   `;
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 24 });
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: root,
+    encoding: 'utf8',
+    maxBuffer: 1 << 24,
+  });
   if (r.status !== 0) throw new Error(`bench scale alloc: ${file} exited ${r.status}: ${r.stderr}`);
   const last = r.stdout.trim().split('\n').pop() ?? '';
   return JSON.parse(last) as Probe;

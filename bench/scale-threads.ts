@@ -41,11 +41,18 @@ interface Thread {
 const parseSize = (s: string): number => Number(s.replace(/k$/i, '')) * (/k$/i.test(s) ? 1000 : 1);
 const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
 
-export async function runThreadsBench(root: string, sizesArg = '30k,100k', duration = '1m', fidelitySpec = 'model'): Promise<void> {
+export async function runThreadsBench(
+  root: string,
+  sizesArg = '30k,100k',
+  duration = '1m',
+  fidelitySpec = 'model',
+): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'occusim-bench-threads-'));
   const fid = fidelityOf(fidelitySpec);
   try {
-    console.log(`\n== scale threads: CPU per sensor-second by thread over the loop's steady part, --duration ${duration}, --speed max, ${fid.label} fidelity (load average at start ${loadavg()[0]?.toFixed(1)})`);
+    console.log(
+      `\n== scale threads: CPU per sensor-second by thread over the loop's steady part, --duration ${duration}, --speed max, ${fid.label} fidelity (load average at start ${loadavg()[0]?.toFixed(1)})`,
+    );
     const rows: Array<{ sensors: number; threads: Thread[] }> = [];
     for (const target of sizesArg.split(',').map(parseSize)) {
       const { text, sensors } = fleetYaml(root, target, fid.array);
@@ -59,9 +66,13 @@ export async function runThreadsBench(root: string, sizesArg = '30k,100k', durat
       clearInterval(timer);
       const threads = threadsOf(run, trace, sensors);
       rows.push({ sensors, threads });
-      console.log(`  ${fmt(sensors)} sensors, ${trace.simS} simulated s measured, load ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}:`);
+      console.log(
+        `  ${fmt(sensors)} sensors, ${trace.simS} simulated s measured, load ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}:`,
+      );
       for (const t of threads) {
-        console.log(`    ${t.name.padEnd(16)} ${t.cpuUs.toFixed(2).padStart(6)} µs CPU per sensor-s${t.gcShare >= 0 ? `, GC ${Math.round(100 * t.gcShare)} %` : ''}`);
+        console.log(
+          `    ${t.name.padEnd(16)} ${t.cpuUs.toFixed(2).padStart(6)} µs CPU per sensor-s${t.gcShare >= 0 ? `, GC ${Math.round(100 * t.gcShare)} %` : ''}`,
+        );
         for (const [fn, us] of t.top) console.log(`        ${us.toFixed(3).padStart(6)}  ${fn}`);
         if (t.gc) console.log(`        GC: ${describeGc(t.gc, sensors * trace.simS)}`);
       }
@@ -73,7 +84,9 @@ export async function runThreadsBench(root: string, sizesArg = '30k,100k', durat
         const before = a.threads.find((u) => u.name === t.name);
         return before ? `${t.name} ${e(before.cpuUs, t.cpuUs)}` : null;
       });
-      console.log(`    growth exponent of CPU time ${fmt(a.sensors)} → ${fmt(b.sensors)}: ${parts.filter((p) => p !== null).join(', ')}   (target ≤ 1.1)`);
+      console.log(
+        `    growth exponent of CPU time ${fmt(a.sensors)} → ${fmt(b.sensors)}: ${parts.filter((p) => p !== null).join(', ')}   (target ≤ 1.1)`,
+      );
     }
   } finally {
     if (process.env.OCCUSIM_BENCH_KEEP === undefined) rmSync(dir, { recursive: true, force: true });
@@ -90,9 +103,33 @@ interface Trace {
 }
 
 async function runOnce(root: string, run: string, duration: string, fidelity: string): Promise<Trace> {
-  const args = ['-r', join(root, 'bench/thread-cpu.cjs'), '--trace-gc', '--trace-incremental-marking', '--cpu-prof', '--cpu-prof-dir', run, '--cpu-prof-interval', '2000', join(root, 'bin/occusim.js'), 'run', join(run, 'fleet.yaml'), '--duration', duration, '--speed', 'max', '--quiet', '--report', join(run, 'report.json')];
+  const args = [
+    '-r',
+    join(root, 'bench/thread-cpu.cjs'),
+    '--trace-gc',
+    '--trace-incremental-marking',
+    '--cpu-prof',
+    '--cpu-prof-dir',
+    run,
+    '--cpu-prof-interval',
+    '2000',
+    join(root, 'bin/occusim.js'),
+    'run',
+    join(run, 'fleet.yaml'),
+    '--duration',
+    duration,
+    '--speed',
+    'max',
+    '--quiet',
+    '--report',
+    join(run, 'report.json'),
+  ];
   if (fidelity !== 'model') args.push('--fidelity', fidelity, '--workers', '2');
-  const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, OCCUSIM_THREAD_CPU_DIR: run, OCCUSIM_LOOP_TRACE: '1' } });
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, OCCUSIM_THREAD_CPU_DIR: run, OCCUSIM_LOOP_TRACE: '1' },
+  });
   const deliveries: Array<{ wall: number; at: number }> = [];
   const gc = new GcTrace();
   createInterface({ input: child.stdout }).on('line', (line) => {
@@ -107,7 +144,8 @@ async function runOnce(root: string, run: string, duration: string, fidelity: st
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
   if (code !== 0) throw new Error(`bench scale threads: occusim run ${run} exited ${code}`);
   const [first, last] = [deliveries[0], deliveries[deliveries.length - 1]];
-  if (!first || !last || last.at <= first.at) throw new Error('bench scale threads: the run made fewer than two deliveries (give a longer duration)');
+  if (!first || !last || last.at <= first.at)
+    throw new Error('bench scale threads: the run made fewer than two deliveries (give a longer duration)');
   return { fromWall: first.wall, toWall: last.wall, simS: (last.at - first.at) / 1000, gc };
 }
 
@@ -117,8 +155,10 @@ function threadsOf(run: string, trace: Trace, sensors: number): Thread[] {
   const recorded = readRecorded(run);
   const samples = new Map(recorded.map((r) => [String(r.threadId), r.series]));
   const gc = trace.gc.byThread(recorded, trace.fromWall, trace.toWall);
-  const cpuMs = (id: string, k: 1 | 3): number => at(samples.get(id) ?? [], trace.toWall, k) - at(samples.get(id) ?? [], trace.fromWall, k);
-  const loopMs = (JSON.parse(readFileSync(join(run, 'report.json'), 'utf8')) as { perf: { loopMs: number } }).perf.loopMs;
+  const cpuMs = (id: string, k: 1 | 3): number =>
+    at(samples.get(id) ?? [], trace.toWall, k) - at(samples.get(id) ?? [], trace.fromWall, k);
+  const loopMs = (JSON.parse(readFileSync(join(run, 'report.json'), 'utf8')) as { perf: { loopMs: number } }).perf
+    .loopMs;
   const threads: Thread[] = [];
   let js = 0;
   for (const file of readdirSync(run).filter((f) => f.endsWith('.cpuprofile'))) {
@@ -133,7 +173,13 @@ function threadsOf(run: string, trace: Trace, sensors: number): Thread[] {
     const cpu = series > 0 ? series : profiled.busyMs;
     if (series > 0) js += cpu;
     const top = shares.slice(0, 6).map(([fn, share]): [string, number] => [fn, (share * cpu * 1000) / sensorS]);
-    threads.push({ name: series > 0 ? name : `${name} (busy wall)`, cpuUs: (cpu * 1000) / sensorS, gcShare, top, gc: gc.get(Number(id)) ?? null });
+    threads.push({
+      name: series > 0 ? name : `${name} (busy wall)`,
+      cpuUs: (cpu * 1000) / sensorS,
+      gcShare,
+      top,
+      gc: gc.get(Number(id)) ?? null,
+    });
   }
   threads.push({ name: 'V8 helpers', cpuUs: ((cpuMs('0', 3) - js) * 1000) / sensorS, gcShare: -1, top: [], gc: null });
   threads.push({ name: 'process', cpuUs: (cpuMs('0', 3) * 1000) / sensorS, gcShare: -1, top: [], gc: null });
@@ -141,8 +187,18 @@ function threadsOf(run: string, trace: Trace, sensors: number): Thread[] {
 }
 
 /** A thread's role (from where its time went), GC share and functions' shares of its busy time over the loop. */
-function profileOf(file: string, loopMs: number, main: boolean): { name: string; gcShare: number; shares: Array<[string, number]>; busyMs: number } {
-  const p = JSON.parse(readFileSync(file, 'utf8')) as { nodes: ProfileNode[]; startTime: number; endTime: number; samples: number[]; timeDeltas: number[] };
+function profileOf(
+  file: string,
+  loopMs: number,
+  main: boolean,
+): { name: string; gcShare: number; shares: Array<[string, number]>; busyMs: number } {
+  const p = JSON.parse(readFileSync(file, 'utf8')) as {
+    nodes: ProfileNode[];
+    startTime: number;
+    endTime: number;
+    samples: number[];
+    timeDeltas: number[];
+  };
   const frames = new Map(p.nodes.map((n) => [n.id, n.callFrame]));
   const from = p.endTime - loopMs * 1000;
   const byFn = new Map<string, number>();

@@ -59,14 +59,18 @@ interface Row {
 export function fleetYaml(root: string, target: number, array?: string): { text: string; sensors: number } {
   const base = readFileSync(join(root, 'scenarios/fleet.yaml'), 'utf8');
   const defaults = 'sensor_defaults: { height: 3.5 }';
-  if (array !== undefined && !base.includes(defaults)) throw new Error(`bench: scenarios/fleet.yaml no longer has \`${defaults}\` to set the sensors' array in`);
-  const withArray = array === undefined ? base : base.replace(defaults, `sensor_defaults: { height: 3.5, model: ${array} }`);
+  if (array !== undefined && !base.includes(defaults))
+    throw new Error(`bench: scenarios/fleet.yaml no longer has \`${defaults}\` to set the sensors' array in`);
+  const withArray =
+    array === undefined ? base : base.replace(defaults, `sensor_defaults: { height: 3.5, model: ${array} }`);
   const head = withArray.slice(0, withArray.indexOf('\nsites:'));
   const buildings = Math.max(1, Math.round(target / SENSORS_PER_BUILDING));
   const sites: string[] = [];
   for (let s = 0, left = buildings; left > 0; s++, left -= BUILDINGS_PER_SITE) {
     const count = Math.min(BUILDINGS_PER_SITE, left);
-    sites.push(`  - name: "Site ${s + 1}"\n    timezone: ${ZONES[s % ZONES.length]}\n    buildings:\n      - { use: fleet-building, repeat: { count: ${count}, as: b, offset: [60, 0] }, name: "B\${b+1}" }`);
+    sites.push(
+      `  - name: "Site ${s + 1}"\n    timezone: ${ZONES[s % ZONES.length]}\n    buildings:\n      - { use: fleet-building, repeat: { count: ${count}, as: b, offset: [60, 0] }, name: "B\${b+1}" }`,
+    );
   }
   return { text: `${head}\nsites:\n${sites.join('\n')}\n`, sensors: buildings * SENSORS_PER_BUILDING };
 }
@@ -88,23 +92,50 @@ function parseSize(s: string): number {
   return Number(m[1]) * (m[2] ? 1000 : 1);
 }
 
-function runOnce(root: string, file: string, duration: string, fidelity: string, dir: string): { perf: Perf; threads: ThreadLoop[] } {
+function runOnce(
+  root: string,
+  file: string,
+  duration: string,
+  fidelity: string,
+  dir: string,
+): { perf: Perf; threads: ThreadLoop[] } {
   const report = join(dir, 'report.json');
   const threadDir = mkdtempSync(join(dir, 'threads-'));
-  const args = ['-r', join(root, THREAD_CPU_PRELOAD), join(root, 'bin/occusim.js'), 'run', file, '--duration', duration, '--quiet', '--fidelity', fidelity, '--report', report];
+  const args = [
+    '-r',
+    join(root, THREAD_CPU_PRELOAD),
+    join(root, 'bin/occusim.js'),
+    'run',
+    file,
+    '--duration',
+    duration,
+    '--quiet',
+    '--fidelity',
+    fidelity,
+    '--report',
+    report,
+  ];
   if (fidelity === 'frame') args.push('--workers', '2');
-  const r = spawnSync(process.execPath, args, { cwd: root, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, OCCUSIM_THREAD_CPU_DIR: threadDir } });
+  const r = spawnSync(process.execPath, args, {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, OCCUSIM_THREAD_CPU_DIR: threadDir },
+  });
   if (r.status !== 0) throw new Error(`occusim run ${file} --fidelity ${fidelity} exited ${r.status}`);
   const perf = (JSON.parse(readFileSync(report, 'utf8')) as { perf: Perf }).perf;
   return { perf, threads: readThreadLoop(threadDir, perf) };
 }
 
 /** µs of CPU per simulated sensor-second. */
-const perSensorSecond = (ms: number, row: { sensors: number; simulatedMs: number }): number => (1000 * ms) / ((row.sensors * row.simulatedMs) / 1000);
+const perSensorSecond = (ms: number, row: { sensors: number; simulatedMs: number }): number =>
+  (1000 * ms) / ((row.sensors * row.simulatedMs) / 1000);
 
 /** One line: each thread's loop CPU and GC pauses per simulated sensor-second. */
 function formatThreads(threads: readonly ThreadLoop[], row: { sensors: number; simulatedMs: number }): string {
-  const parts = threads.map((t) => `${t.role} ${perSensorSecond(t.cpuMs, row).toFixed(2)}${t.role === 'other' ? '' : ` (GC ${perSensorSecond(t.gcMs, row).toFixed(2)})`}`);
+  const parts = threads.map(
+    (t) =>
+      `${t.role} ${perSensorSecond(t.cpuMs, row).toFixed(2)}${t.role === 'other' ? '' : ` (GC ${perSensorSecond(t.gcMs, row).toFixed(2)})`}`,
+  );
   // GC pauses are wall time (a loaded machine stretches them); `other` is V8's helper threads (concurrent marking, compilers) and libuv's pool.
   return `      loop CPU per thread, µs per sensor-second (GC pauses, wall): ${parts.join(', ')}`;
 }
@@ -141,28 +172,56 @@ function printFit(rows: readonly Row[]): void {
     const y0 = ys[ys.length - 2] as number;
     const y1 = ys[ys.length - 1] as number;
     const marginal = Math.log(y1 / y0) / Math.log(b.sensors / a.sensors);
-    console.log(`    growth exponent, ${name.padEnd(28)} fitted ${exponent(n, ys).toFixed(2)}   ${fmt(a.sensors)} → ${fmt(b.sensors)}: ${marginal.toFixed(2)}   (target ≤ 1.1)`);
+    console.log(
+      `    growth exponent, ${name.padEnd(28)} fitted ${exponent(n, ys).toFixed(2)}   ${fmt(a.sensors)} → ${fmt(b.sensors)}: ${marginal.toFixed(2)}   (target ≤ 1.1)`,
+    );
   }
   const threadExponents = b.threads.map((t) => {
     const before = a.threads.find((x) => x.role === t.role);
-    return before === undefined || before.cpuMs <= 0 ? null : `${t.role} ${(Math.log(t.cpuMs / before.cpuMs) / Math.log(b.sensors / a.sensors)).toFixed(2)}`;
+    return before === undefined || before.cpuMs <= 0
+      ? null
+      : `${t.role} ${(Math.log(t.cpuMs / before.cpuMs) / Math.log(b.sensors / a.sensors)).toFixed(2)}`;
   });
-  if (threadExponents.some((e) => e !== null)) console.log(`    growth exponent, loop CPU per thread, ${fmt(a.sensors)} → ${fmt(b.sensors)}: ${threadExponents.filter((e) => e !== null).join(', ')}`);
+  if (threadExponents.some((e) => e !== null))
+    console.log(
+      `    growth exponent, loop CPU per thread, ${fmt(a.sensors)} → ${fmt(b.sensors)}: ${threadExponents.filter((e) => e !== null).join(', ')}`,
+    );
   const perSensor = ((b.peakRssMb - a.peakRssMb) * 1e6) / (b.sensors - a.sensors);
   console.log(`    memory per added sensor (${fmt(a.sensors)} → ${fmt(b.sensors)}): ${fmt(perSensor)} bytes`);
 }
 
-export async function runScaleBench(root: string, sizesArg = '1k,3k,10k,30k,90k', duration = '30s', fidelitiesArg = 'model,frame', threadsFidelity?: string): Promise<void> {
+export async function runScaleBench(
+  root: string,
+  sizesArg = '1k,3k,10k,30k,90k',
+  duration = '30s',
+  fidelitiesArg = 'model,frame',
+  threadsFidelity?: string,
+): Promise<void> {
   if (sizesArg === 'probe') return runLoopProbe(root, duration === '30s' ? '10k,30k,90k' : duration);
   // Imported when asked for: scale-threads.ts imports this module's fleetYaml.
-  if (sizesArg === 'alloc') return (await import('./scale-alloc.js')).runAllocProbe(root, duration === '30s' ? undefined : duration, fidelitiesArg === 'model,frame' ? undefined : fidelitiesArg);
-  if (sizesArg === 'threads') return (await import('./scale-threads.js')).runThreadsBench(root, duration === '30s' ? undefined : duration, fidelitiesArg === 'model,frame' ? undefined : fidelitiesArg, threadsFidelity);
+  if (sizesArg === 'alloc')
+    return (await import('./scale-alloc.js')).runAllocProbe(
+      root,
+      duration === '30s' ? undefined : duration,
+      fidelitiesArg === 'model,frame' ? undefined : fidelitiesArg,
+    );
+  if (sizesArg === 'threads')
+    return (await import('./scale-threads.js')).runThreadsBench(
+      root,
+      duration === '30s' ? undefined : duration,
+      fidelitiesArg === 'model,frame' ? undefined : fidelitiesArg,
+      threadsFidelity,
+    );
   const sizes = sizesArg.split(',').map(parseSize);
   const fidelities = fidelitiesArg.split(',');
   const dir = mkdtempSync(join(tmpdir(), 'occusim-bench-scale-'));
   try {
-    console.log(`\n== scale: fleets from fleet.yaml's templates, --duration ${duration}, each run in its own process from dist/ (load average at start ${loadavg()[0]?.toFixed(1)})`);
-    console.log('  fidelity      sensors   start-up wall (CPU)   loop wall (CPU)     sensor-s per wall s (per CPU s)   peak RSS   bytes/sensor   CPU   load');
+    console.log(
+      `\n== scale: fleets from fleet.yaml's templates, --duration ${duration}, each run in its own process from dist/ (load average at start ${loadavg()[0]?.toFixed(1)})`,
+    );
+    console.log(
+      '  fidelity      sensors   start-up wall (CPU)   loop wall (CPU)     sensor-s per wall s (per CPU s)   peak RSS   bytes/sensor   CPU   load',
+    );
     for (const spec of fidelities) {
       const { fidelity, array, label } = fidelityOf(spec);
       const rows: Row[] = [];
@@ -173,9 +232,18 @@ export async function runScaleBench(root: string, sizesArg = '1k,3k,10k,30k,90k'
         const load = loadavg()[0] ?? 0;
         const { perf: p, threads } = runOnce(root, file, duration, fidelity, dir);
         const row: Row = {
-          fidelity: label, sensors, startupMs: p.startupMs, loopMs: p.loopMs, startupCpuMs: p.startupCpuMs, loopCpuMs: p.loopCpuMs,
-          sensorSecondsPerS: (sensors * p.simulatedMs) / Math.max(1, p.loopMs), sensorSecondsPerCpuS: (sensors * p.simulatedMs) / Math.max(1, p.loopCpuMs),
-          peakRssMb: p.peakRssMb, cpuPercent: p.cpuPercent, load, threads,
+          fidelity: label,
+          sensors,
+          startupMs: p.startupMs,
+          loopMs: p.loopMs,
+          startupCpuMs: p.startupCpuMs,
+          loopCpuMs: p.loopCpuMs,
+          sensorSecondsPerS: (sensors * p.simulatedMs) / Math.max(1, p.loopMs),
+          sensorSecondsPerCpuS: (sensors * p.simulatedMs) / Math.max(1, p.loopCpuMs),
+          peakRssMb: p.peakRssMb,
+          cpuPercent: p.cpuPercent,
+          load,
+          threads,
         };
         rows.push(row);
         const sec = (ms: number): string => (ms / 1000).toFixed(1);
@@ -205,7 +273,9 @@ async function runLoopProbe(root: string, sizesArg: string): Promise<void> {
   const sizes = sizesArg.split(',').map(parseSize);
   const dir = mkdtempSync(join(tmpdir(), 'occusim-bench-probe-'));
   try {
-    console.log(`\n== scale probe: world + truth + model edge per tick, CPU µs per sensor-tick (30 warm-up ticks, then 60), each fleet in its own process from dist/ (load average at start ${loadavg()[0]?.toFixed(1)})`);
+    console.log(
+      `\n== scale probe: world + truth + model edge per tick, CPU µs per sensor-tick (30 warm-up ticks, then 60), each fleet in its own process from dist/ (load average at start ${loadavg()[0]?.toFixed(1)})`,
+    );
     console.log('    sensors   with accuracy   packets buffered   sensors alone   wrapper   load');
     const rows: Array<{ sensors: number; withAcc: number; buffered: number; alone: number }> = [];
     for (const target of sizes) {
@@ -213,14 +283,21 @@ async function runLoopProbe(root: string, sizesArg: string): Promise<void> {
       const file = join(dir, `fleet-${sensors}.yaml`);
       writeFileSync(file, text);
       const load = loadavg()[0] ?? 0;
-      const [withAcc = 0, buffered = 0, alone = 0] = (['accuracy', 'buffered', 'sensors'] as const).map((mode) => probeOnce(root, file, mode, sensors));
+      const [withAcc = 0, buffered = 0, alone = 0] = (['accuracy', 'buffered', 'sensors'] as const).map((mode) =>
+        probeOnce(root, file, mode, sensors),
+      );
       rows.push({ sensors, withAcc, buffered, alone });
-      console.log(`  ${fmt(sensors).padStart(9)}   ${withAcc.toFixed(2).padStart(13)}   ${buffered.toFixed(2).padStart(16)}   ${alone.toFixed(2).padStart(13)}   ${(withAcc - buffered).toFixed(2).padStart(7)}   ${load.toFixed(1)}`);
+      console.log(
+        `  ${fmt(sensors).padStart(9)}   ${withAcc.toFixed(2).padStart(13)}   ${buffered.toFixed(2).padStart(16)}   ${alone.toFixed(2).padStart(13)}   ${(withAcc - buffered).toFixed(2).padStart(7)}   ${load.toFixed(1)}`,
+      );
     }
     for (let i = 1; i < rows.length; i++) {
       const [a, b] = [rows[i - 1]!, rows[i]!];
-      const e = (y0: number, y1: number): string => (Math.log((y1 * b.sensors) / (y0 * a.sensors)) / Math.log(b.sensors / a.sensors)).toFixed(2);
-      console.log(`    growth exponent of the tick's CPU time ${fmt(a.sensors)} → ${fmt(b.sensors)}: with accuracy ${e(a.withAcc, b.withAcc)}, packets buffered ${e(a.buffered, b.buffered)}, sensors alone ${e(a.alone, b.alone)}   (target ≤ 1.1)`);
+      const e = (y0: number, y1: number): string =>
+        (Math.log((y1 * b.sensors) / (y0 * a.sensors)) / Math.log(b.sensors / a.sensors)).toFixed(2);
+      console.log(
+        `    growth exponent of the tick's CPU time ${fmt(a.sensors)} → ${fmt(b.sensors)}: with accuracy ${e(a.withAcc, b.withAcc)}, packets buffered ${e(a.buffered, b.buffered)}, sensors alone ${e(a.alone, b.alone)}   (target ≤ 1.1)`,
+      );
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -235,7 +312,8 @@ const EDGES = {
 
 /** One probe process: CPU µs per sensor-tick of ticks 30–90 (drains included). */
 function probeOnce(root: string, file: string, mode: 'accuracy' | 'buffered' | 'sensors', sensors: number): number {
-  const dist = (m: string): string => JSON.stringify(new URL(`../dist/${m}`, `file://${root.endsWith('/') ? root : `${root}/`}bench/`).href);
+  const dist = (m: string): string =>
+    JSON.stringify(new URL(`../dist/${m}`, `file://${root.endsWith('/') ? root : `${root}/`}bench/`).href);
   const script = `
     import { readFileSync } from 'node:fs';
     const { loadScenarioText } = await import(${dist('scenario/load.js')});
@@ -260,7 +338,11 @@ function probeOnce(root: string, file: string, mode: 'accuracy' | 'buffered' | '
     const u = process.cpuUsage();
     console.log(String((u.user + u.system - cpu) / 60 / ${sensors}));
   `;
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 20 });
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: root,
+    encoding: 'utf8',
+    maxBuffer: 1 << 20,
+  });
   if (r.status !== 0) throw new Error(`bench scale probe: ${file} (${mode}) exited ${r.status}: ${r.stderr}`);
   return Number(r.stdout.trim());
 }

@@ -85,7 +85,11 @@ function runSpec(file: string, copies: number, sensors: number, ticks: number): 
     globalThis.gc();
     console.log(JSON.stringify({ us: (u.user + u.system - cpu) / ${ticks} / ${copies * sensors}, heapMb, heapEndMb: process.memoryUsage().heapUsed / 1e6, gc: { minor: gc.minor, minorUs: (gc.minorMs * 1000) / ${ticks} / ${copies * sensors}, major: gc.major, majorUs: (gc.majorMs * 1000) / ${ticks} / ${copies * sensors} } }));
   `;
-  const r = spawnSync(process.execPath, ['--expose-gc', ...(process.env.NODE_FLAGS ?? '').split(' ').filter(Boolean), '--input-type=module', '-e', script], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 20 });
+  const r = spawnSync(
+    process.execPath,
+    ['--expose-gc', ...(process.env.NODE_FLAGS ?? '').split(' ').filter(Boolean), '--input-type=module', '-e', script],
+    { cwd: root, encoding: 'utf8', maxBuffer: 1 << 20 },
+  );
   if (r.status !== 0) throw new Error(`sim-interleave: ${copies}×${file} exited ${r.status}: ${r.stderr}`);
   return JSON.parse(r.stdout.trim()) as Run;
 }
@@ -95,7 +99,9 @@ const rounds = Number(process.env.ROUNDS ?? 2);
 const ticks = Number(process.env.TICKS ?? 60);
 const dir = mkdtempSync(join(tmpdir(), 'occusim-sim-interleave-'));
 try {
-  console.log(`== sim-interleave: world + truth + model edge (accuracy wrapper in), CPU µs per sensor-tick over ${ticks} ticks after 30, ${rounds} rounds (load average at start ${loadavg()[0]?.toFixed(1)})${process.env.MODE === 'sensors' ? ', MODE=sensors (no truth, no accuracy wrapper)' : ''}${process.env.NODE_FLAGS ? `, node ${process.env.NODE_FLAGS}` : ''}`);
+  console.log(
+    `== sim-interleave: world + truth + model edge (accuracy wrapper in), CPU µs per sensor-tick over ${ticks} ticks after 30, ${rounds} rounds (load average at start ${loadavg()[0]?.toFixed(1)})${process.env.MODE === 'sensors' ? ', MODE=sensors (no truth, no accuracy wrapper)' : ''}${process.env.NODE_FLAGS ? `, node ${process.env.NODE_FLAGS}` : ''}`,
+  );
   const parsed = specs.map((s) => {
     const [c, size] = s.split('x');
     const { text, sensors } = fleetYaml(root, parseSize(size ?? '30k'));
@@ -114,8 +120,12 @@ try {
   for (const p of parsed) {
     const best = Math.min(...p.us);
     const n = p.copies * p.sensors;
-    console.log(`  ${p.spec.padEnd(8)} ${n.toLocaleString('en-US').padStart(9)} sensors   ${p.us.map((u) => u.toFixed(3)).join('  ')}   (min ${best.toFixed(3)})   heap after set-up ${p.heap[0]?.toFixed(0)} MB (${Math.round(((p.heap[0] ?? 0) * 1e6) / n)} B a sensor), at the end ${p.heap[1]?.toFixed(0)} MB`);
-    console.log(`           GC pauses per run (scavenges / µs per sensor-tick, mark-compacts / µs): ${p.gc.map((g) => `${g.minor} / ${g.minorUs.toFixed(3)}, ${g.major} / ${g.majorUs.toFixed(3)}`).join('; ')}`);
+    console.log(
+      `  ${p.spec.padEnd(8)} ${n.toLocaleString('en-US').padStart(9)} sensors   ${p.us.map((u) => u.toFixed(3)).join('  ')}   (min ${best.toFixed(3)})   heap after set-up ${p.heap[0]?.toFixed(0)} MB (${Math.round(((p.heap[0] ?? 0) * 1e6) / n)} B a sensor), at the end ${p.heap[1]?.toFixed(0)} MB`,
+    );
+    console.log(
+      `           GC pauses per run (scavenges / µs per sensor-tick, mark-compacts / µs): ${p.gc.map((g) => `${g.minor} / ${g.minorUs.toFixed(3)}, ${g.major} / ${g.majorUs.toFixed(3)}`).join('; ')}`,
+    );
   }
   console.log(`  load average at end ${loadavg()[0]?.toFixed(1)}`);
 } finally {

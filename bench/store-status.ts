@@ -29,7 +29,15 @@ function run(sensors: number, intervals: number): { perBatchUs: number; perHeart
   try {
     const hives = Math.ceil(sensors / SENSORS_PER_HIVE);
     const ids = Array.from({ length: hives }, (_, h) =>
-      Array.from({ length: SENSORS_PER_HIVE }, (_, k) => `sensor_${mix(h * SENSORS_PER_HIVE + k).toString(16).padStart(8, '0')}${mix(~(h * SENSORS_PER_HIVE + k)).toString(16).padStart(8, '0')}`),
+      Array.from(
+        { length: SENSORS_PER_HIVE },
+        (_, k) =>
+          `sensor_${mix(h * SENSORS_PER_HIVE + k)
+            .toString(16)
+            .padStart(8, '0')}${mix(~(h * SENSORS_PER_HIVE + k))
+            .toString(16)
+            .padStart(8, '0')}`,
+      ),
     );
     const serial = (h: number): string => `HV${String(h).padStart(10, '0')}`;
     const order = Array.from({ length: hives }, (_, h) => h).sort((a, b) => mix(a + 7) - mix(b + 7));
@@ -42,7 +50,17 @@ function run(sensors: number, intervals: number): { perBatchUs: number; perHeart
       const c0 = process.cpuUsage();
       for (const h of order) {
         const seen = (ids[h] as string[]).map((sensorId, k) => ({ sensorId, lastSeenMs: t + k }));
-        store.writeBatch({ hiveSerial: serial(h), seq: i + 1, sentAtMs: t, receivedAtMs: t, ackedSeq: i + 1, packetCount: 370, raw: { payload: PAYLOAD, minSensedMs: t, maxSensedMs: t + 9_999 }, deadLetters: [], sensorsSeen: seen });
+        store.writeBatch({
+          hiveSerial: serial(h),
+          seq: i + 1,
+          sentAtMs: t,
+          receivedAtMs: t,
+          ackedSeq: i + 1,
+          packetCount: 370,
+          raw: { payload: PAYLOAD, minSensedMs: t, maxSensedMs: t + 9_999 },
+          deadLetters: [],
+          sensorsSeen: seen,
+        });
       }
       const c1 = process.cpuUsage(c0);
       if (i > 0) {
@@ -52,8 +70,37 @@ function run(sensors: number, intervals: number): { perBatchUs: number; perHeart
       if (i % 6 === 0) {
         const b0 = process.cpuUsage();
         for (const h of order) {
-          const health = (ids[h] as string[]).map((sensorId, k) => ({ sensorId, measuredAtMs: t + k, batteryLevel: 0.5, batteryRuntimeS: 86_400, rssiDbm: -70, linkPdr: 0.97, uptimeMs: t - T0, parent: serial(h), hops: 1, queueOverflows: 0 }));
-          store.writeHeartbeat({ hiveId: `hive_${h}`, hiveSerial: serial(h), lastHeartbeatMs: t, sentAtMs: t, state: 'streaming', firmwareVersion: '1.4.2', protocolMinor: 1, uptimeMs: t - T0, netPathStability: 1, ackedSeq: i + 1, nextSeq: i + 2, bufferedBatches: 0, bufferedBytes: 0, droppedPackets: 0 }, health);
+          const health = (ids[h] as string[]).map((sensorId, k) => ({
+            sensorId,
+            measuredAtMs: t + k,
+            batteryLevel: 0.5,
+            batteryRuntimeS: 86_400,
+            rssiDbm: -70,
+            linkPdr: 0.97,
+            uptimeMs: t - T0,
+            parent: serial(h),
+            hops: 1,
+            queueOverflows: 0,
+          }));
+          store.writeHeartbeat(
+            {
+              hiveId: `hive_${h}`,
+              hiveSerial: serial(h),
+              lastHeartbeatMs: t,
+              sentAtMs: t,
+              state: 'streaming',
+              firmwareVersion: '1.4.2',
+              protocolMinor: 1,
+              uptimeMs: t - T0,
+              netPathStability: 1,
+              ackedSeq: i + 1,
+              nextSeq: i + 2,
+              bufferedBatches: 0,
+              bufferedBytes: 0,
+              droppedPackets: 0,
+            },
+            health,
+          );
         }
         const b1 = process.cpuUsage(b0);
         if (i > 0) {
@@ -69,9 +116,13 @@ function run(sensors: number, intervals: number): { perBatchUs: number; perHeart
   }
 }
 
-const sizes = (process.argv[2] ?? '30k,100k').split(',').map((s) => Number(s.replace(/k$/i, '')) * (/k$/i.test(s) ? 1000 : 1));
+const sizes = (process.argv[2] ?? '30k,100k')
+  .split(',')
+  .map((s) => Number(s.replace(/k$/i, '')) * (/k$/i.test(s) ? 1000 : 1));
 const intervals = Number(process.argv[3] ?? 13);
 for (const n of sizes) {
   const r = run(n, intervals);
-  console.log(`  ${n.toLocaleString('en-US')} sensors, ${SENSORS_PER_HIVE} a hive, ${intervals} intervals: ${r.perBatchUs.toFixed(0)} µs CPU per batch write, ${r.perHeartbeatUs.toFixed(0)} µs per heartbeat (${SENSORS_PER_HIVE} health rows)`);
+  console.log(
+    `  ${n.toLocaleString('en-US')} sensors, ${SENSORS_PER_HIVE} a hive, ${intervals} intervals: ${r.perBatchUs.toFixed(0)} µs CPU per batch write, ${r.perHeartbeatUs.toFixed(0)} µs per heartbeat (${SENSORS_PER_HIVE} health rows)`,
+  );
 }

@@ -47,7 +47,12 @@ if (dir) {
   const file = join(dir, `thread-${process.pid}-${threadId}.json`);
   const sample = () => {
     const u = cpuUsage();
-    series.push([Date.now(), Math.round(cpuMs() * 10) / 10, Math.round(gcMs * 10) / 10, Math.round((u.user + u.system) / 100) / 10]);
+    series.push([
+      Date.now(),
+      Math.round(cpuMs() * 10) / 10,
+      Math.round(gcMs * 10) / 10,
+      Math.round((u.user + u.system) / 100) / 10,
+    ]);
     writeFileSync(file, JSON.stringify({ role, threadId, wall0, series }));
   };
   sample();

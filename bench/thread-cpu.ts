@@ -50,7 +50,10 @@ export function readRecorded(dir: string): Recorded[] {
  * order main, platform, hive, worker, other. Empty when the preload left nothing (or no
  * stopwatch start was seen).
  */
-export function readThreadLoop(dir: string, perf: { startupMs: number; loopMs: number; loopCpuMs: number }): ThreadLoop[] {
+export function readThreadLoop(
+  dir: string,
+  perf: { startupMs: number; loopMs: number; loopCpuMs: number },
+): ThreadLoop[] {
   const recorded = readRecorded(dir);
   const wall0 = recorded.find((r) => r.role === 'main')?.wall0;
   if (wall0 === undefined || wall0 === null) return [];

@@ -25,7 +25,10 @@ const parseSize = (s: string): number => Number(s.replace(/k$/i, '')) * (/k$/i.t
 const PARTS: Record<string, Array<[string, RegExp]>> = {
   main: [
     ['GC', /^\(garbage collector\)/],
-    ['presence/traffic sampling (model sensors, streams, rooms)', /edge\/(model-presence|model-traffic|sensors|room-people)|core\/rng|seedrandom/],
+    [
+      'presence/traffic sampling (model sensors, streams, rooms)',
+      /edge\/(model-presence|model-traffic|sensors|room-people)|core\/rng|seedrandom/,
+    ],
     ['accuracy wrapper (truth per report, scoring, footprints)', /edge\/(accuracy|greedy-match)|core\/footprint/],
     ['world + truth', /\/sim\//],
     ['hand-off to the hive thread', /hive\/hive-threads|edge\/edge-packets|postMessage/],
@@ -72,9 +75,32 @@ function partShares(p: Profile, parts: Array<[string, RegExp]>, from: number, to
 }
 
 async function runOnce(dir: string, duration: string): Promise<number> {
-  const args = [...(process.env.NODE_FLAGS ?? '').split(' ').filter(Boolean), '-r', join(root, 'bench/thread-cpu.cjs'), '--cpu-prof', '--cpu-prof-dir', dir, '--cpu-prof-interval', '500', join(root, 'bin/occusim.js'), 'run', join(dir, 'fleet.yaml'), '--duration', duration, '--speed', 'max', '--quiet', '--report', join(dir, 'report.json')];
+  const args = [
+    ...(process.env.NODE_FLAGS ?? '').split(' ').filter(Boolean),
+    '-r',
+    join(root, 'bench/thread-cpu.cjs'),
+    '--cpu-prof',
+    '--cpu-prof-dir',
+    dir,
+    '--cpu-prof-interval',
+    '500',
+    join(root, 'bin/occusim.js'),
+    'run',
+    join(dir, 'fleet.yaml'),
+    '--duration',
+    duration,
+    '--speed',
+    'max',
+    '--quiet',
+    '--report',
+    join(dir, 'report.json'),
+  ];
   const spawned = Date.now();
-  const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, OCCUSIM_THREAD_CPU_DIR: dir } });
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, OCCUSIM_THREAD_CPU_DIR: dir },
+  });
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
   if (code !== 0) throw new Error(`thread-parts: occusim run in ${dir} exited ${code}`);
   return spawned;
@@ -84,7 +110,9 @@ const sizes = (process.argv[2] ?? '30k,100k').split(',').map(parseSize);
 const duration = process.argv[3] ?? '1m';
 const base = mkdtempSync(join(tmpdir(), 'occusim-thread-parts-'));
 try {
-  console.log(`== thread-parts: CPU µs per sensor-second by part, main and hive threads, --duration ${duration}, model fidelity (load average at start ${loadavg()[0]?.toFixed(1)})${process.env.NODE_FLAGS ? `, node ${process.env.NODE_FLAGS}` : ''}`);
+  console.log(
+    `== thread-parts: CPU µs per sensor-second by part, main and hive threads, --duration ${duration}, model fidelity (load average at start ${loadavg()[0]?.toFixed(1)})${process.env.NODE_FLAGS ? `, node ${process.env.NODE_FLAGS}` : ''}`,
+  );
   const rows: Array<{ sensors: number; threads: Map<string, { cpu: number; parts: Map<string, number> }> }> = [];
   for (const target of sizes) {
     const { text, sensors } = fleetYaml(root, target);
@@ -92,7 +120,11 @@ try {
     mkdirSync(dir);
     writeFileSync(join(dir, 'fleet.yaml'), text);
     const spawned = await runOnce(dir, duration);
-    const perf = (JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as { perf: { startupMs: number; loopMs: number; loopCpuMs: number; simulatedMs: number } }).perf;
+    const perf = (
+      JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as {
+        perf: { startupMs: number; loopMs: number; loopCpuMs: number; simulatedMs: number };
+      }
+    ).perf;
     const sensorS = (sensors * perf.simulatedMs) / 1000;
     const recorded = readRecorded(dir);
     const wall0 = recorded.find((r) => r.role === 'main')?.wall0 ?? spawned;
@@ -122,17 +154,23 @@ try {
       threads.set(role, { cpu, parts: new Map([...shares].map(([k, s]) => [k, s * cpu])) });
     }
     rows.push({ sensors, threads });
-    console.log(`  ${sensors.toLocaleString('en-US')} sensors: loop ${(perf.loopMs / 1000).toFixed(1)} s wall, load ${loadavg()[0]?.toFixed(1)}`);
+    console.log(
+      `  ${sensors.toLocaleString('en-US')} sensors: loop ${(perf.loopMs / 1000).toFixed(1)} s wall, load ${loadavg()[0]?.toFixed(1)}`,
+    );
   }
   const first = rows[0];
   const last = rows[rows.length - 1];
   if (first && last) {
     for (const role of ['V8 helpers', 'process']) {
       const vals = rows.map((r) => r.threads.get(role)?.cpu ?? 0);
-      console.log(`  ${role}, µs CPU per sensor-s: ${vals.map((v) => v.toFixed(3)).join(' → ')}   (${((vals[vals.length - 1] ?? 0) / Math.max(1e-9, vals[0] ?? 0)).toFixed(2)})`);
+      console.log(
+        `  ${role}, µs CPU per sensor-s: ${vals.map((v) => v.toFixed(3)).join(' → ')}   (${((vals[vals.length - 1] ?? 0) / Math.max(1e-9, vals[0] ?? 0)).toFixed(2)})`,
+      );
     }
     for (const role of ['main', 'hive']) {
-      console.log(`  ${role} thread, µs CPU per sensor-s: ${rows.map((r) => r.sensors.toLocaleString('en-US')).join(' → ')}   (ratio)`);
+      console.log(
+        `  ${role} thread, µs CPU per sensor-s: ${rows.map((r) => r.sensors.toLocaleString('en-US')).join(' → ')}   (ratio)`,
+      );
       const names = [...(PARTS[role] ?? []).map(([n]) => n), 'other'];
       const a = first.threads.get(role);
       const b = last.threads.get(role);
@@ -141,7 +179,10 @@ try {
         const ratio = (vals[vals.length - 1] ?? 0) / Math.max(1e-9, vals[0] ?? 0);
         console.log(`    ${n.padEnd(58)} ${vals.map((v) => v.toFixed(3)).join(' → ')}   (${ratio.toFixed(2)})`);
       }
-      if (a && b) console.log(`    ${'whole thread'.padEnd(58)} ${rows.map((r) => (r.threads.get(role)?.cpu ?? 0).toFixed(3)).join(' → ')}   (${(b.cpu / a.cpu).toFixed(2)}; exponent ${(1 + Math.log(b.cpu / a.cpu) / Math.log(last.sensors / first.sensors)).toFixed(2)})`);
+      if (a && b)
+        console.log(
+          `    ${'whole thread'.padEnd(58)} ${rows.map((r) => (r.threads.get(role)?.cpu ?? 0).toFixed(3)).join(' → ')}   (${(b.cpu / a.cpu).toFixed(2)}; exponent ${(1 + Math.log(b.cpu / a.cpu) / Math.log(last.sensors / first.sensors)).toFixed(2)})`,
+        );
     }
   }
 } finally {

@@ -27,12 +27,21 @@ const N = 20_000;
 const WARM = 2_000;
 let receivers = 0;
 
-async function startChild(module: string | null, secret: string, out: string): Promise<{ child: ChildProcess; port: number }> {
+async function startChild(
+  module: string | null,
+  secret: string,
+  out: string,
+): Promise<{ child: ChildProcess; port: number }> {
   const file = fileURLToPath(new URL('./webhook-receiver.ts', import.meta.url));
   const env = { ...process.env };
   if (module) env.OCCUSIM_BENCH_RECEIVER_MODULE = module;
-  const prof = process.env.OCCUSIM_BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.OCCUSIM_BENCH_CPU_PROF}`] : [];
-  const child = spawn(process.execPath, [...prof, '--import', 'tsx', file, secret, out], { stdio: ['ignore', 'pipe', 'inherit'], env });
+  const prof = process.env.OCCUSIM_BENCH_CPU_PROF
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.OCCUSIM_BENCH_CPU_PROF}`]
+    : [];
+  const child = spawn(process.execPath, [...prof, '--import', 'tsx', file, secret, out], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env,
+  });
   const port = await new Promise<number>((resolve, reject) => {
     child.stdout?.once('data', (d: Buffer) => resolve(Number(d.toString().trim())));
     child.once('exit', (code) => reject(new Error(`receiver exited ${code}`)));
@@ -82,7 +91,8 @@ async function post(port: number, requests: readonly Buffer[], spinUs: number, d
       const text = tail + chunk.toString('latin1');
       let k = 0;
       for (let i = text.indexOf('HTTP/1.1 '); i >= 0 && i + 12 <= text.length; i = text.indexOf('HTTP/1.1 ', i + 12)) {
-        if (!text.startsWith('HTTP/1.1 200', i)) return reject(new Error(`bench webhook-receiver: answered ${text.slice(i, i + 12)}`));
+        if (!text.startsWith('HTTP/1.1 200', i))
+          return reject(new Error(`bench webhook-receiver: answered ${text.slice(i, i + 12)}`));
         k++;
         tail = text.slice(i + 12);
       }
@@ -99,7 +109,14 @@ async function post(port: number, requests: readonly Buffer[], spinUs: number, d
 }
 
 /** Receiver CPU µs per request (user, system) over N requests after a warm-up. */
-async function measure(module: string | null, signed: boolean, requests: readonly Buffer[], spinUs: number, depth: number, dir: string): Promise<{ user: number; sys: number; wallUs: number }> {
+async function measure(
+  module: string | null,
+  signed: boolean,
+  requests: readonly Buffer[],
+  spinUs: number,
+  depth: number,
+  dir: string,
+): Promise<{ user: number; sys: number; wallUs: number }> {
   const rx = await startChild(module, signed ? SECRET : '', join(dir, `rx-${++receivers}.ndjson`));
   try {
     await post(rx.port, requests.slice(0, WARM), spinUs, depth);
@@ -135,7 +152,12 @@ async function hotLoop(module: string | null, requests: readonly Request[]): Pro
   return us;
 }
 
-export async function runWebhookReceiverBench(root: string, roundsArg?: string, depthArg?: string, spinArg?: string): Promise<void> {
+export async function runWebhookReceiverBench(
+  root: string,
+  roundsArg?: string,
+  depthArg?: string,
+  spinArg?: string,
+): Promise<void> {
   const rounds = Number(roundsArg ?? 3);
   const depth = Number(depthArg ?? 16);
   const spinUs = Number(spinArg ?? 0);
@@ -145,28 +167,56 @@ export async function runWebhookReceiverBench(root: string, roundsArg?: string, 
   const rooms = model.rooms.map((r) => r.id);
   const meta = new EventMetadata(catalogueFromScenario(model));
   const requests: Request[] = Array.from({ length: N + WARM }, (_, i) => {
-    const body = JSON.stringify(meta.envelope({ id: i, eventId: `event_${i}`, type: 'ROOM_OCCUPANCY', spaceId: rooms[i % rooms.length] as string, minuteMs: model.startMs + i * 1000, value: i % 7, revision: 0, emittedAtMs: 0 }));
-    return { body, headers: { 'content-type': 'application/json', ...signedHeaders([SECRET], `event_${i}`, 1_700_000_000 + i, body) } };
+    const body = JSON.stringify(
+      meta.envelope({
+        id: i,
+        eventId: `event_${i}`,
+        type: 'ROOM_OCCUPANCY',
+        spaceId: rooms[i % rooms.length] as string,
+        minuteMs: model.startMs + i * 1000,
+        value: i % 7,
+        revision: 0,
+        emittedAtMs: 0,
+      }),
+    );
+    return {
+      body,
+      headers: {
+        'content-type': 'application/json',
+        ...signedHeaders([SECRET], `event_${i}`, 1_700_000_000 + i, body),
+      },
+    };
   });
   // As undici writes a request (header order and names included).
   const wire = requests.map((r) => {
-    const h = Object.entries(r.headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
-    return Buffer.from(`POST / HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: keep-alive\r\n${h}content-length: ${Buffer.byteLength(r.body)}\r\n\r\n${r.body}`);
+    const h = Object.entries(r.headers)
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('');
+    return Buffer.from(
+      `POST / HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: keep-alive\r\n${h}content-length: ${Buffer.byteLength(r.body)}\r\n\r\n${r.body}`,
+    );
   });
   const variants = (process.env.OCCUSIM_BENCH_RECEIVERS ?? 'this').split(',').map((v) => {
     const [name, path] = v.split('=');
     return { name: name as string, module: path ?? null };
   });
   const dir = mkdtempSync(join(tmpdir(), 'occusim-bench-rx-'));
-  console.log(`\nwebhook receiver: CPU per request (µs, user + system), ${N} requests in bursts of ${depth}, client spin ${spinUs} µs per answer`);
+  console.log(
+    `\nwebhook receiver: CPU per request (µs, user + system), ${N} requests in bursts of ${depth}, client spin ${spinUs} µs per answer`,
+  );
   try {
-    const runs = new Map<string, { plain: number[]; signed: number[] }>(variants.map((v) => [v.name, { plain: [], signed: [] }]));
+    const runs = new Map<string, { plain: number[]; signed: number[] }>(
+      variants.map((v) => [v.name, { plain: [], signed: [] }]),
+    );
     for (let r = 1; r <= rounds; r++) {
       for (const v of variants) {
         const plain = await measure(v.module, false, wire, spinUs, depth, dir);
         const signed = await measure(v.module, true, wire, spinUs, depth, dir);
-        const fmt = (m: { user: number; sys: number; wallUs: number }): string => `${(m.user + m.sys).toFixed(1)} (${m.user.toFixed(1)} + ${m.sys.toFixed(1)}; wall ${m.wallUs.toFixed(1)})`;
-        console.log(`  round ${r} ${v.name.padEnd(8)} unsigned ${fmt(plain)}  signed ${fmt(signed)}  check ${(signed.user + signed.sys - plain.user - plain.sys).toFixed(1)}`);
+        const fmt = (m: { user: number; sys: number; wallUs: number }): string =>
+          `${(m.user + m.sys).toFixed(1)} (${m.user.toFixed(1)} + ${m.sys.toFixed(1)}; wall ${m.wallUs.toFixed(1)})`;
+        console.log(
+          `  round ${r} ${v.name.padEnd(8)} unsigned ${fmt(plain)}  signed ${fmt(signed)}  check ${(signed.user + signed.sys - plain.user - plain.sys).toFixed(1)}`,
+        );
         runs.get(v.name)?.plain.push(plain.user + plain.sys);
         runs.get(v.name)?.signed.push(signed.user + signed.sys);
       }
@@ -174,9 +224,14 @@ export async function runWebhookReceiverBench(root: string, roundsArg?: string, 
     // Medians: a shared machine slows some rounds; the middle one is the steadier figure.
     const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
     for (const [name, m] of runs) {
-      console.log(`  median ${name.padEnd(8)} unsigned ${median(m.plain).toFixed(1)}  signed ${median(m.signed).toFixed(1)}  check ${(median(m.signed) - median(m.plain)).toFixed(1)} µs per request`);
+      console.log(
+        `  median ${name.padEnd(8)} unsigned ${median(m.plain).toFixed(1)}  signed ${median(m.signed).toFixed(1)}  check ${(median(m.signed) - median(m.plain)).toFixed(1)} µs per request`,
+      );
     }
-    for (const v of variants) console.log(`  ${v.name.padEnd(8)} verify() alone, hot loop over ${N} distinct requests: ${(await hotLoop(v.module, requests.slice(0, N))).toFixed(2)} µs CPU per call`);
+    for (const v of variants)
+      console.log(
+        `  ${v.name.padEnd(8)} verify() alone, hot loop over ${N} distinct requests: ${(await hotLoop(v.module, requests.slice(0, N))).toFixed(2)} µs CPU per call`,
+      );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -38,9 +38,15 @@ const CORES = 2;
  */
 function cpuLimit(clientUs: number, rxUs: number, storeUs: number): string {
   const bounds = [
-    { what: `sender CPU (${clientUs.toFixed(0)} µs a delivery${storeUs > 0 ? `, ${storeUs.toFixed(0)} µs of it the store's fan-out` : ''}: one thread)`, rate: 1e6 / clientUs },
+    {
+      what: `sender CPU (${clientUs.toFixed(0)} µs a delivery${storeUs > 0 ? `, ${storeUs.toFixed(0)} µs of it the store's fan-out` : ''}: one thread)`,
+      rate: 1e6 / clientUs,
+    },
     { what: `receiver CPU (${rxUs.toFixed(0)} µs a delivery: one thread)`, rate: 1e6 / rxUs },
-    { what: `both on ${CORES} cores (${(clientUs + rxUs).toFixed(0)} µs a delivery)`, rate: (CORES * 1e6) / (clientUs + rxUs) },
+    {
+      what: `both on ${CORES} cores (${(clientUs + rxUs).toFixed(0)} µs a delivery)`,
+      rate: (CORES * 1e6) / (clientUs + rxUs),
+    },
   ].sort((a, b) => a.rate - b.rate);
   const first = bounds[0] as (typeof bounds)[number];
   const need = (CORES * 1e6) / FLEET_RATE;
@@ -48,7 +54,8 @@ function cpuLimit(clientUs: number, rxUs: number, storeUs: number): string {
 }
 
 /** `OCCUSIM_BENCH_CPU_PROF=dir`: the receivers write V8 CPU profiles there (run the bench itself with `node --cpu-prof`). */
-const profileArgs = (): string[] => (process.env.OCCUSIM_BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.OCCUSIM_BENCH_CPU_PROF}`] : []);
+const profileArgs = (): string[] =>
+  process.env.OCCUSIM_BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.OCCUSIM_BENCH_CPU_PROF}`] : [];
 
 /**
  * With `OCCUSIM_BENCH_CPU_PROF=dir`, the client's CPU profile of one phase (baseline or signed)
@@ -60,7 +67,8 @@ async function profiled<T>(phase: string, work: () => Promise<T>): Promise<T> {
   if (!dir) return work();
   const session = new Session();
   session.connect();
-  const post = (method: string): Promise<unknown> => new Promise((resolve, reject) => session.post(method, (err, res) => (err ? reject(err) : resolve(res))));
+  const post = (method: string): Promise<unknown> =>
+    new Promise((resolve, reject) => session.post(method, (err, res) => (err ? reject(err) : resolve(res))));
   await post('Profiler.enable');
   await post('Profiler.start');
   try {
@@ -75,7 +83,9 @@ async function profiled<T>(phase: string, work: () => Promise<T>): Promise<T> {
 /** The signed deliveries' receiver: verifies, dedupes, counts and writes NDJSON to `out`, as `occusim receive --secret --out` does. */
 async function startChild(out: string): Promise<{ child: ChildProcess; port: number }> {
   const file = fileURLToPath(new URL('./webhook-receiver.ts', import.meta.url));
-  const child = spawn(process.execPath, [...profileArgs(), '--import', 'tsx', file, SECRET, out], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...profileArgs(), '--import', 'tsx', file, SECRET, out], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const port = await new Promise<number>((resolve, reject) => {
     child.stdout?.once('data', (d: Buffer) => resolve(Number(d.toString().trim())));
     child.once('exit', (code) => reject(new Error(`receiver exited ${code}`)));
@@ -102,7 +112,8 @@ function cpuMs(pid?: number, kernelOnly = false): number | null {
 }
 
 const diff = (a: number | null, b: number | null): number | null => (a === null || b === null ? null : a - b);
-const perDelivery = (ms: number | null, n: number): string => (ms === null ? 'n/a' : `${Math.round((ms * 1000) / n)} µs`);
+const perDelivery = (ms: number | null, n: number): string =>
+  ms === null ? 'n/a' : `${Math.round((ms * 1000) / n)} µs`;
 
 /**
  * Plain POSTs of the bodies through the engine's own HTTP client (a `Sender`: same connection,
@@ -116,7 +127,14 @@ const perDelivery = (ms: number | null, n: number): string => (ms === null ? 'n/
 async function baseline(port: number, bodies: readonly string[], concurrency: number): Promise<number> {
   const policy = new AddressPolicy(['127.0.0.1/8']);
   const sender = new Sender({ policy, concurrency });
-  const subscription = validateCreate(policy, 'org_bench', 'webhook_plain', { eventTypes: ['ROOM_OCCUPANCY'], url: `http://127.0.0.1:${port}/` }, SECRET, 'baseline');
+  const subscription = validateCreate(
+    policy,
+    'org_bench',
+    'webhook_plain',
+    { eventTypes: ['ROOM_OCCUPANCY'], url: `http://127.0.0.1:${port}/` },
+    SECRET,
+    'baseline',
+  );
   const headers = { 'content-type': 'application/json' };
   const t0 = systemWallTime();
   const outcomes = await Promise.all(bodies.map((body) => sender.send({ subscription, body, headers, nowMs: 0 })));
@@ -132,10 +150,22 @@ async function baseline(port: number, bodies: readonly string[], concurrency: nu
  * delivered outcome (one transaction a round) — the store's share of the signed client's
  * extra cost, without the HTTP around it.
  */
-function outboxAlone(dir: string, bodies: readonly string[], round: number): { insert: number; due: number; delivered: number } {
+function outboxAlone(
+  dir: string,
+  bodies: readonly string[],
+  round: number,
+): { insert: number; due: number; delivered: number } {
   const store = new SqliteWebhookStore(join(dir, 'outbox-alone.sqlite'));
   try {
-    const rows: DeliveryInsert[] = bodies.map((body, i) => ({ subscriptionId: 'webhook_alone', eventId: eventId('ROOM_OCCUPANCY', 'room', i * 1000, 0), eventType: 'ROOM_OCCUPANCY', eventTimestampMs: i * 1000, body, enqueuedAtMs: 0, nextAttemptMs: 0 }));
+    const rows: DeliveryInsert[] = bodies.map((body, i) => ({
+      subscriptionId: 'webhook_alone',
+      eventId: eventId('ROOM_OCCUPANCY', 'room', i * 1000, 0),
+      eventType: 'ROOM_OCCUPANCY',
+      eventTimestampMs: i * 1000,
+      body,
+      enqueuedAtMs: 0,
+      nextAttemptMs: 0,
+    }));
     const c0 = cpuMs() as number;
     for (let i = 0; i < rows.length; i += 4096) store.enqueue(rows.slice(i, i + 4096));
     const insert = (cpuMs() as number) - c0;
@@ -162,7 +192,8 @@ function outboxAlone(dir: string, bodies: readonly string[], round: number): { i
 function intArg(text: string | undefined, name: string, fallback: number): number {
   if (text === undefined) return fallback;
   const n = Number(text);
-  if (!Number.isInteger(n) || n < 1 || n > 4096) throw new Error(`bench webhooks: ${name} is an integer in 1..4096, got ${text}`);
+  if (!Number.isInteger(n) || n < 1 || n > 4096)
+    throw new Error(`bench webhooks: ${name} is an integer in 1..4096, got ${text}`);
   return n;
 }
 
@@ -185,7 +216,9 @@ export async function runWebhooksBench(root: string, concurrencyArg?: string, ro
     // receivers differ only by the signature check, so the ratio prices signing, outbox and check.
     const args = [...profileArgs(), '--import', 'tsx', file, '', join(dir, 'plain.ndjson')];
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-    const port = await new Promise<number>((resolve) => child.stdout?.once('data', (d: Buffer) => resolve(Number(d.toString().trim()))));
+    const port = await new Promise<number>((resolve) =>
+      child.stdout?.once('data', (d: Buffer) => resolve(Number(d.toString().trim()))),
+    );
     return { child, port };
   })();
   try {
@@ -196,23 +229,61 @@ export async function runWebhooksBench(root: string, concurrencyArg?: string, ro
     const outbox = sqliteStore(events);
     const policy = new AddressPolicy(['127.0.0.1/8']);
     const service = await WebhookService.open(store, policy, () => SECRET);
-    await service.create(model.org.id, [{ name: 'bench', eventTypes: ['ROOM_OCCUPANCY'], url: `http://127.0.0.1:${signedRx.port}/` }]);
+    await service.create(model.org.id, [
+      { name: 'bench', eventTypes: ['ROOM_OCCUPANCY'], url: `http://127.0.0.1:${signedRx.port}/` },
+    ]);
     const sender = new Sender({ policy, concurrency: CONCURRENCY });
-    const engine = await WebhookEngine.open({ service, store, outbox: (a) => outbox.events(a), metadata: new EventMetadata(catalogueFromScenario(model)), clock, seed: 1, sender, batch: ROUND, wallTime: systemWallTime });
+    const engine = await WebhookEngine.open({
+      service,
+      store,
+      outbox: (a) => outbox.events(a),
+      metadata: new EventMetadata(catalogueFromScenario(model)),
+      clock,
+      seed: 1,
+      sender,
+      batch: ROUND,
+      wallTime: systemWallTime,
+    });
     let k = 0;
     const emit = (n: number): void => {
       const rows = [];
       for (let i = 0; i < n; i++, k++) {
         const spaceId = rooms[k % rooms.length] as string;
         const t = model.startMs + k * 1000;
-        rows.push({ eventId: eventId('ROOM_OCCUPANCY', spaceId, t, 0), type: 'ROOM_OCCUPANCY', spaceId, minuteMs: t, value: k % 7, revision: 0, emittedAtMs: t });
+        rows.push({
+          eventId: eventId('ROOM_OCCUPANCY', spaceId, t, 0),
+          type: 'ROOM_OCCUPANCY',
+          spaceId,
+          minuteMs: t,
+          value: k % 7,
+          revision: 0,
+          emittedAtMs: t,
+        });
       }
       events.writeEvents(rows);
     };
     // Same bodies for the baseline, built the way the engine builds them.
     const meta = new EventMetadata(catalogueFromScenario(model));
-    const bodies = Array.from({ length: N }, (_, i) => JSON.stringify(meta.envelope({ id: i, eventId: `event_${i}`, type: 'ROOM_OCCUPANCY', spaceId: rooms[i % rooms.length] as string, minuteMs: model.startMs + i * 1000, value: i % 7, revision: 0, emittedAtMs: 0 })));
-    const cpu0 = { client: cpuMs(), rx: cpuMs(plainRx.child.pid), clientK: cpuMs(undefined, true), rxK: cpuMs(plainRx.child.pid, true) };
+    const bodies = Array.from({ length: N }, (_, i) =>
+      JSON.stringify(
+        meta.envelope({
+          id: i,
+          eventId: `event_${i}`,
+          type: 'ROOM_OCCUPANCY',
+          spaceId: rooms[i % rooms.length] as string,
+          minuteMs: model.startMs + i * 1000,
+          value: i % 7,
+          revision: 0,
+          emittedAtMs: 0,
+        }),
+      ),
+    );
+    const cpu0 = {
+      client: cpuMs(),
+      rx: cpuMs(plainRx.child.pid),
+      clientK: cpuMs(undefined, true),
+      rxK: cpuMs(plainRx.child.pid, true),
+    };
     const plain = await profiled('baseline', () => baseline(plainRx.port, bodies, CONCURRENCY));
     const cpuPlain = {
       client: (cpuMs() as number) - (cpu0.client as number),
@@ -221,7 +292,12 @@ export async function runWebhooksBench(root: string, concurrencyArg?: string, ro
       rxK: diff(cpuMs(plainRx.child.pid, true), cpu0.rxK),
     };
     emit(N);
-    const cpu1 = { client: cpuMs(), rx: cpuMs(signedRx.child.pid), clientK: cpuMs(undefined, true), rxK: cpuMs(signedRx.child.pid, true) };
+    const cpu1 = {
+      client: cpuMs(),
+      rx: cpuMs(signedRx.child.pid),
+      clientK: cpuMs(undefined, true),
+      rxK: cpuMs(signedRx.child.pid, true),
+    };
     const t0 = systemWallTime();
     // The fan-out (event outbox → delivery outbox, one synchronous step) by CPU, not wall time:
     // on a loaded machine the wall time of a synchronous step counts other processes' turns.
@@ -242,7 +318,17 @@ export async function runWebhooksBench(root: string, concurrencyArg?: string, ro
     const delivered = (await engine.stats()).subscriptions[0]?.delivered ?? 0;
     // Half rate: chunks every 10 ms (enqueue, then the engine's round), latency from the engine.
     const perTick = Math.max(1, Math.round(signed / 2 / 100));
-    const half = await WebhookEngine.open({ service, store, outbox: (a) => outbox.events(a), metadata: meta, clock, seed: 1, sender, batch: ROUND, wallTime: systemWallTime });
+    const half = await WebhookEngine.open({
+      service,
+      store,
+      outbox: (a) => outbox.events(a),
+      metadata: meta,
+      clock,
+      seed: 1,
+      sender,
+      batch: ROUND,
+      wallTime: systemWallTime,
+    });
     await half.advance(); // catch up with the cursor
     const end = systemWallTime() + 3000;
     while (systemWallTime() < end) {
@@ -254,8 +340,12 @@ export async function runWebhooksBench(root: string, concurrencyArg?: string, ro
     }
     const st = await half.stats();
     console.log('\nwebhooks: signed durable deliveries into a receiver in another process (verifying signatures)');
-    console.log(`  baseline unsigned POSTs:  ${Math.round(plain).toLocaleString('en-US')}/s (${N} bodies, pipelining ${CONCURRENCY}; engine rounds of ${ROUND})`);
-    console.log(`  signed + durable:         ${Math.round(signed).toLocaleString('en-US')}/s (${delivered} delivered) — ${(signed / plain).toFixed(2)}× baseline (target ≥ 0.7×, ≥ 5,000/s)`);
+    console.log(
+      `  baseline unsigned POSTs:  ${Math.round(plain).toLocaleString('en-US')}/s (${N} bodies, pipelining ${CONCURRENCY}; engine rounds of ${ROUND})`,
+    );
+    console.log(
+      `  signed + durable:         ${Math.round(signed).toLocaleString('en-US')}/s (${delivered} delivered) — ${(signed / plain).toFixed(2)}× baseline (target ≥ 0.7×, ≥ 5,000/s)`,
+    );
     console.log(
       `  CPU per delivery: client ${perDelivery(cpuSigned.client, N)} (baseline ${perDelivery(cpuPlain.client, N)}; fan-out into the outbox ${perDelivery(fanOutCpuMs, N)} of it), ` +
         `receiver ${perDelivery(cpuSigned.rx, N)} (baseline ${perDelivery(cpuPlain.rx, N)})`,
@@ -269,18 +359,26 @@ export async function runWebhooksBench(root: string, concurrencyArg?: string, ro
     if (cpuSigned.rx !== null && cpuPlain.rx !== null) {
       const signedUs = ((cpuSigned.client + cpuSigned.rx) * 1000) / N;
       const plainUs = ((cpuPlain.client + cpuPlain.rx) * 1000) / N;
-      console.log(`  CPU per delivery, client + receiver: signed ${Math.round(signedUs)} µs, baseline ${Math.round(plainUs)} µs — ${(plainUs / signedUs).toFixed(2)}× by CPU`);
+      console.log(
+        `  CPU per delivery, client + receiver: signed ${Math.round(signedUs)} µs, baseline ${Math.round(plainUs)} µs — ${(plainUs / signedUs).toFixed(2)}× by CPU`,
+      );
     }
     // Issue 29 item 4: fleet.yaml's DETECTIONS at 1× need 30,000 signed durable deliveries a
     // second to one endpoint. What bounds the rate on this machine, from the CPU each delivery
     // costs: the sender's thread alone, the receiver's thread alone, or both sharing the two cores.
     if (cpuSigned.rx !== null && cpuPlain.rx !== null) {
-      console.log(`  keep-up at fleet rate (${FLEET_RATE.toLocaleString('en-US')}/s, fleet.yaml DETECTIONS at 1×): signed ×${(signed / FLEET_RATE).toFixed(2)}, baseline ×${(plain / FLEET_RATE).toFixed(2)}`);
+      console.log(
+        `  keep-up at fleet rate (${FLEET_RATE.toLocaleString('en-US')}/s, fleet.yaml DETECTIONS at 1×): signed ×${(signed / FLEET_RATE).toFixed(2)}, baseline ×${(plain / FLEET_RATE).toFixed(2)}`,
+      );
       for (const [name, c] of [
         ['signed', cpuSigned],
         ['baseline', cpuPlain],
       ] as const) {
-        const limit = cpuLimit((c.client * 1000) / N, ((c.rx as number) * 1000) / N, name === 'signed' ? (fanOutCpuMs * 1000) / N : 0);
+        const limit = cpuLimit(
+          (c.client * 1000) / N,
+          ((c.rx as number) * 1000) / N,
+          name === 'signed' ? (fanOutCpuMs * 1000) / N : 0,
+        );
         console.log(`    ${name}: ${limit}`);
       }
     }
@@ -288,14 +386,21 @@ export async function runWebhooksBench(root: string, concurrencyArg?: string, ro
     // NODE_OPTIONS semi-space size (it reaches the receivers too) are told apart in the output;
     // it measured no difference beyond the noise (bench/README.md, webhooks, "hooks-cpu").
     const semi = /--max-semi-space-size[= ](\d+)/.exec(process.env.NODE_OPTIONS ?? '');
-    console.log(`  V8 semi-space (NODE_OPTIONS, every process): ${semi ? `${semi[1]} MB (--max-semi-space-size)` : "Node's default"}`);
-    console.log(`  at half rate (${perTick * 100}/s): enqueue → 2xx p50 ${st.latencyP50Ms.toFixed(1)} ms, p99 ${st.latencyP99Ms.toFixed(1)} ms (target p99 < 50 ms)`);
+    console.log(
+      `  V8 semi-space (NODE_OPTIONS, every process): ${semi ? `${semi[1]} MB (--max-semi-space-size)` : "Node's default"}`,
+    );
+    console.log(
+      `  at half rate (${perTick * 100}/s): enqueue → 2xx p50 ${st.latencyP50Ms.toFixed(1)} ms, p99 ${st.latencyP99Ms.toFixed(1)} ms (target p99 < 50 ms)`,
+    );
     // The baseline receiver did the signed one's work (dedupe, count, NDJSON line) for every
     // body: its file was flushed long ago (50 ms after the last line; the signed phase took seconds).
     const plainLines = readFileSync(join(dir, 'plain.ndjson'), 'utf8').split('\n').length - 1;
-    if (plainLines !== N) throw new Error(`bench webhooks: the baseline receiver wrote ${plainLines} NDJSON lines for ${N} POSTs`);
+    if (plainLines !== N)
+      throw new Error(`bench webhooks: the baseline receiver wrote ${plainLines} NDJSON lines for ${N} POSTs`);
     const alone = outboxAlone(dir, bodies, ROUND);
-    console.log(`  the outbox alone (CPU per delivery): insert ${alone.insert.toFixed(1)} µs, due read ${alone.due.toFixed(1)} µs, delivered outcome ${alone.delivered.toFixed(1)} µs`);
+    console.log(
+      `  the outbox alone (CPU per delivery): insert ${alone.insert.toFixed(1)} µs, due read ${alone.due.toFixed(1)} µs, delivered outcome ${alone.delivered.toFixed(1)} µs`,
+    );
     await sender.close();
     await store.close();
     events.close();

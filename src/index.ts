@@ -8,11 +8,23 @@
 export { runScenario, type RunReport, type RunPerf } from './run/run-scenario.js';
 export type { RunOptions } from './run/options.js';
 export type { RunResult, SpaceAccuracy, TrafficAccuracy } from './run/report.js';
-export { loadScenarioFile, loadScenarioText, loadScenarioObject, type LoadResult, type LoadOverrides } from './scenario/load.js';
+export {
+  loadScenarioFile,
+  loadScenarioText,
+  loadScenarioObject,
+  type LoadResult,
+  type LoadOverrides,
+} from './scenario/load.js';
 export { formatDiagnostic, type Diagnostic } from './scenario/diagnostics.js';
 export { scenarioJsonSchema } from './scenario/schema.js';
 export { builtInScenarios } from './scenario/built-in.js';
-export { EXPECT_METRICS, parseExpectation, type Expectation, type ExpectMetric, type ExpectOperator } from './scenario/expectations.js';
+export {
+  EXPECT_METRICS,
+  parseExpectation,
+  type Expectation,
+  type ExpectMetric,
+  type ExpectOperator,
+} from './scenario/expectations.js';
 export { evaluateExpectations, type Verdict } from './run/expectations.js';
 export type * from './scenario/model.js';
 export { AppError, ErrorCodes, type ErrorCode } from './core/errors.js';
@@ -24,4 +36,20 @@ export type { PlatformReads, ReportRequest, ReportData } from './platform/reads.
 export type { StorePolicy } from './platform/store-guard.js';
 export { AssetCatalogue, type CatalogueChange } from './assets/catalogue.js';
 export { assetsFromScenario, catalogueFromScenario, organisationsFromScenario } from './assets/from-scenario.js';
-export type { Organisation, OrganisationAssets, Site, Building, Floor, Room, Zone, Door, Hive, Sensor, Tag, User, Client, AssetKind, AssetSnapshot } from './assets/model.js';
+export type {
+  Organisation,
+  OrganisationAssets,
+  Site,
+  Building,
+  Floor,
+  Room,
+  Zone,
+  Door,
+  Hive,
+  Sensor,
+  Tag,
+  User,
+  Client,
+  AssetKind,
+  AssetSnapshot,
+} from './assets/model.js';

@@ -27,7 +27,26 @@ const ALLOWED: Record<string, readonly string[]> = {
   run: ['core', 'scenario', 'assets', 'sim', 'edge', 'mesh', 'hive', 'capture', 'cloud', 'platform'],
   report: ['core', 'scenario', 'sim', 'cloud', 'platform', 'run'],
   explore: ['core', 'scenario', 'run'],
-  cli: ['core', 'scenario', 'assets', 'proto', 'sim', 'edge', 'mesh', 'hive', 'broker', 'capture', 'cloud', 'api', 'mcp', 'platform', 'run', 'webhooks', 'report', 'explore'],
+  cli: [
+    'core',
+    'scenario',
+    'assets',
+    'proto',
+    'sim',
+    'edge',
+    'mesh',
+    'hive',
+    'broker',
+    'capture',
+    'cloud',
+    'api',
+    'mcp',
+    'platform',
+    'run',
+    'webhooks',
+    'report',
+    'explore',
+  ],
 };
 
 const src = resolve(new URL('../src', import.meta.url).pathname);
@@ -54,7 +73,8 @@ describe('folder layering of src/', () => {
       if (!(from in ALLOWED)) continue; // src/index.ts: the package's entry re-exports anything
       for (const m of readFileSync(file, 'utf8').matchAll(/from '(\.[^']+)'/g)) {
         const to = topFolder(resolve(dirname(file), m[1] as string));
-        if (to !== from && !(ALLOWED[from] as readonly string[]).includes(to)) violations.push(`${relative(src, file)} imports ${m[1]}`);
+        if (to !== from && !(ALLOWED[from] as readonly string[]).includes(to))
+          violations.push(`${relative(src, file)} imports ${m[1]}`);
       }
     }
     expect(violations).toEqual([]);

@@ -69,7 +69,10 @@ export interface ApiDeps {
 }
 
 /** Registers more routes on the API app, with the API's token service and clock. */
-export type ApiExtension = (app: FastifyInstance, deps: { tokens: TokenService; clock: Clock; hosts: HostPolicy }) => Promise<void>;
+export type ApiExtension = (
+  app: FastifyInstance,
+  deps: { tokens: TokenService; clock: Clock; hosts: HostPolicy },
+) => Promise<void>;
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -81,26 +84,47 @@ const GRAPHQL_PATH = '/api/v3/graphql';
 
 export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   // Ajv checks, never rewrites: no type coercion, no defaults, nothing removed (route-schemas.ts).
-  const app = Fastify({ logger: deps.logger ?? false, bodyLimit: 1024 * 1024, ajv: { customOptions: { coerceTypes: false, useDefaults: false, removeAdditional: false } },
+  const app = Fastify({
+    logger: deps.logger ?? false,
+    bodyLimit: 1024 * 1024,
+    ajv: { customOptions: { coerceTypes: false, useDefaults: false, removeAdditional: false } },
     schemaErrorFormatter: (errors, dataVar) => new Error(schemaErrorMessage(errors, dataVar)),
   });
   app.setErrorHandler(errorHandler);
-  app.setNotFoundHandler((req, reply) => reply.code(404).send({ code: 'NOT_FOUND', message: `no route ${req.method} ${req.url}` }));
+  app.setNotFoundHandler((req, reply) =>
+    reply.code(404).send({ code: 'NOT_FOUND', message: `no route ${req.method} ${req.url}` }),
+  );
   // First of all hooks: a foreign Host or Origin (DNS rebinding, cross-site) reaches no route.
   const hosts = deps.hosts ?? LOOPBACK_ONLY;
   registerHostGuard(app, hosts);
 
   await registerOpenApiCollector(app);
   const limiter = new FailureLimiter({ maxFailures: 5, windowMs: 60_000, clock: deps.clock });
-  registerLoginRoutes(app, { accounts: deps.accounts, tokens: deps.tokens, limiter, firstPartyClientId: deps.firstPartyClientId ?? 'client_occusim_dashboard' });
+  registerLoginRoutes(app, {
+    accounts: deps.accounts,
+    tokens: deps.tokens,
+    limiter,
+    firstPartyClientId: deps.firstPartyClientId ?? 'client_occusim_dashboard',
+  });
   registerClientRoutes(app, { accounts: deps.accounts, tokens: deps.tokens });
   await registerOpenApiPages(app);
   if (deps.metrics) registerMetrics(app, deps.metrics, deps.metricsToken ?? null);
   if (deps.graphiql === true) registerGraphiql(app, GRAPHQL_PATH);
-  if (deps.live) registerLive(app, { hub: deps.live, assets: deps.assets, tokens: deps.tokens, limits: deps.liveLimits ?? LIVE_LIMITS });
+  if (deps.live)
+    registerLive(app, {
+      hub: deps.live,
+      assets: deps.assets,
+      tokens: deps.tokens,
+      limits: deps.liveLimits ?? LIVE_LIMITS,
+    });
   for (const extend of deps.extensions ?? []) await extend(app, { tokens: deps.tokens, clock: deps.clock, hosts });
   if (deps.series) {
-    registerReportingRoutes(app, { assets: deps.assets, tokens: deps.tokens, series: deps.series, nowMs: platformNow(deps.assets, deps.clock, deps.status) });
+    registerReportingRoutes(app, {
+      assets: deps.assets,
+      tokens: deps.tokens,
+      series: deps.series,
+      nowMs: platformNow(deps.assets, deps.clock, deps.status),
+    });
     registerStatsRoutes(app, { assets: deps.assets, tokens: deps.tokens, series: deps.series });
   }
 
@@ -110,7 +134,10 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     req.principal = await authenticate(req, deps.tokens);
     if (req.method === 'POST') checkGraphqlBody(req.body);
   });
-  const rules = [queryLimitsRule(deps.limits ?? DEFAULT_LIMITS), ...(deps.introspection === false ? [NoSchemaIntrospectionCustomRule] : [])];
+  const rules = [
+    queryLimitsRule(deps.limits ?? DEFAULT_LIMITS),
+    ...(deps.introspection === false ? [NoSchemaIntrospectionCustomRule] : []),
+  ];
   await app.register(mercurius, {
     schema: typeDefs,
     resolvers: resolvers as never,
@@ -124,8 +151,14 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
       // mercurius also builds the context for a request refused before authentication (its
       // error path), so the principal may be absent: the refusal must not turn into a 500.
       const principal = req.principal as Principal | undefined;
-      const status = deps.status && principal ? { status: new RequestStatus(deps.status, deps.assets, principal.orgId) } : {};
-      return { principal: principal as Principal, assets: deps.assets, ...status, ...(deps.webhooks ? { webhooks: deps.webhooks } : {}) };
+      const status =
+        deps.status && principal ? { status: new RequestStatus(deps.status, deps.assets, principal.orgId) } : {};
+      return {
+        principal: principal as Principal,
+        assets: deps.assets,
+        ...status,
+        ...(deps.webhooks ? { webhooks: deps.webhooks } : {}),
+      };
     },
     errorFormatter: (execution) => formatGraphqlErrors(execution.data ?? null, execution.errors ?? []),
     // Errors raised outside execution (authentication in the hook, validation): an ApiError
@@ -176,7 +209,8 @@ function isJson(text: string): boolean {
 function persistMutations(app: FastifyInstance, assets: AssetCatalogue, state: ApiStatePort): void {
   const mutating = new WeakSet<object>();
   app.graphql.addHook('preExecution', async (_schema, document, context) => {
-    if (document.definitions.some((d) => d.kind === 'OperationDefinition' && d.operation === 'mutation')) mutating.add(context);
+    if (document.definitions.some((d) => d.kind === 'OperationDefinition' && d.operation === 'mutation'))
+      mutating.add(context);
   });
   app.graphql.addHook('onResolution', async (_execution, context) => {
     if (!mutating.has(context)) return;
@@ -202,9 +236,13 @@ function flatten(errors: readonly GraphQLError[]): GraphQLError[] {
   });
 }
 
-function formatGraphqlErrors(data: unknown, raw: readonly GraphQLError[]): { statusCode: number; response: { data: never; errors: GraphQLFormattedError[] } } {
+function formatGraphqlErrors(
+  data: unknown,
+  raw: readonly GraphQLError[],
+): { statusCode: number; response: { data: never; errors: GraphQLFormattedError[] } } {
   const first = raw[0]?.originalError as { statusCode?: unknown } | undefined;
-  const statusCode = data === null && raw.length === 1 && typeof first?.statusCode === 'number' ? first.statusCode : 200;
+  const statusCode =
+    data === null && raw.length === 1 && typeof first?.statusCode === 'number' ? first.statusCode : 200;
   return { statusCode, response: { data: data as never, errors: flatten(raw).map((e) => maskError(e, statusCode)) } };
 }
 
@@ -224,7 +262,11 @@ function maskError(err: GraphQLError, status: number): GraphQLFormattedError {
     message: known || clientError ? err.message : 'internal error',
     ...(err.locations ? { locations: err.locations } : {}),
     ...(err.path ? { path: err.path } : {}),
-    extensions: { code: code ?? (known ? 'GRAPHQL_VALIDATION_FAILED' : clientError ? ApiErrorCodes.INVALID_REQUEST : ApiErrorCodes.INTERNAL) },
+    extensions: {
+      code:
+        code ??
+        (known ? 'GRAPHQL_VALIDATION_FAILED' : clientError ? ApiErrorCodes.INVALID_REQUEST : ApiErrorCodes.INTERNAL),
+    },
   };
 }
 

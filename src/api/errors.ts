@@ -38,7 +38,8 @@ export const forbidden = (message: string): ApiError => new ApiError(403, ApiErr
 export const invalidRequest = (message: string): ApiError => new ApiError(400, ApiErrorCodes.INVALID_REQUEST, message);
 
 /** OAuth 2.0 token endpoint errors (RFC 6749 §5.2). */
-export type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unsupported_grant_type' | 'access_denied';
+export type OAuthErrorCode =
+  'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unsupported_grant_type' | 'access_denied';
 
 export class OAuthError extends Error {
   readonly error: OAuthErrorCode;

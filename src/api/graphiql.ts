@@ -18,7 +18,10 @@ const pkgDir = (name: string): string => dirname(require.resolve(`${name}/packag
 /** The files the page loads: name → [path on disk, content type]. */
 const ASSETS: Record<string, [() => string, string]> = {
   'react.js': [() => join(pkgDir('react'), 'umd/react.production.min.js'), 'text/javascript; charset=utf-8'],
-  'react-dom.js': [() => join(pkgDir('react-dom'), 'umd/react-dom.production.min.js'), 'text/javascript; charset=utf-8'],
+  'react-dom.js': [
+    () => join(pkgDir('react-dom'), 'umd/react-dom.production.min.js'),
+    'text/javascript; charset=utf-8',
+  ],
   'graphiql.js': [() => join(pkgDir('graphiql'), 'graphiql.min.js'), 'text/javascript; charset=utf-8'],
   'graphiql.css': [() => join(pkgDir('graphiql'), 'graphiql.min.css'), 'text/css; charset=utf-8'],
 };
@@ -78,7 +81,9 @@ function page(graphqlPath: string): string {
 export function registerGraphiql(app: FastifyInstance, graphqlPath: string): void {
   const html = page(graphqlPath);
   const cache = new Map<string, Buffer>();
-  app.get(GRAPHIQL_PATH, { schema: { hide: true } }, (_req, reply) => reply.type('text/html; charset=utf-8').send(html));
+  app.get(GRAPHIQL_PATH, { schema: { hide: true } }, (_req, reply) =>
+    reply.type('text/html; charset=utf-8').send(html),
+  );
   app.get<{ Params: { file: string } }>(`${GRAPHIQL_PATH}/assets/:file`, { schema: { hide: true } }, (req, reply) => {
     const asset = ASSETS[req.params.file];
     if (!asset) return reply.code(404).send({ code: 'NOT_FOUND', message: `no asset ${req.params.file}` });

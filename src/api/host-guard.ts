@@ -52,7 +52,11 @@ function isIpLiteral(name: string): boolean {
 /** Checks one `--allowed-host` value; throws a USAGE error naming it. */
 export function allowedHostName(value: string): string {
   const n = canonical(value);
-  if (!NAME.test(n) && !isIpLiteral(n)) throw new AppError(ErrorCodes.USAGE, `--allowed-host must be a host name or an IP address (no scheme, no port), got ${JSON.stringify(value.slice(0, QUOTE_MAX))}`);
+  if (!NAME.test(n) && !isIpLiteral(n))
+    throw new AppError(
+      ErrorCodes.USAGE,
+      `--allowed-host must be a host name or an IP address (no scheme, no port), got ${JSON.stringify(value.slice(0, QUOTE_MAX))}`,
+    );
   return n;
 }
 
@@ -86,7 +90,10 @@ export function registerHostGuard(app: FastifyInstance, policy: HostPolicy): voi
   app.addHook('onRequest', async (req, reply) => {
     const { host, origin } = req.headers;
     if (!policy.hostAllowed(host)) {
-      return reply.code(403).send({ code: 'FORBIDDEN', message: `host ${quote(host ?? '')} is not served here (allowed: this server's address, localhost, or a name given with --allowed-host)` });
+      return reply.code(403).send({
+        code: 'FORBIDDEN',
+        message: `host ${quote(host ?? '')} is not served here (allowed: this server's address, localhost, or a name given with --allowed-host)`,
+      });
     }
     if (!policy.originAllowed(origin)) {
       return reply.code(403).send({ code: 'FORBIDDEN', message: `origin ${quote(origin ?? '')} is not allowed` });

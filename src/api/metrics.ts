@@ -54,7 +54,8 @@ export const METRICS_TOKEN_MAX = 256;
 
 /** Why a `--metrics-token` value is refused, or null when it is usable. */
 export function metricsTokenProblem(token: string): string | null {
-  if (token.length < METRICS_TOKEN_MIN || token.length > METRICS_TOKEN_MAX) return `--metrics-token must be ${METRICS_TOKEN_MIN}–${METRICS_TOKEN_MAX} characters (got ${token.length})`;
+  if (token.length < METRICS_TOKEN_MIN || token.length > METRICS_TOKEN_MAX)
+    return `--metrics-token must be ${METRICS_TOKEN_MIN}–${METRICS_TOKEN_MAX} characters (got ${token.length})`;
   if (!/^[\x21-\x7e]+$/.test(token)) return '--metrics-token must be printable ASCII without spaces';
   return null;
 }
@@ -65,7 +66,13 @@ const LAG_BUCKETS = [0.5, 1, 2, 5, 10, 15, 20, 30, 60, 120, 300];
 type Rows = Array<[Record<string, string>, number]>;
 
 /** A Prometheus counter whose value is read from the platform's own tally at scrape time. */
-function mirrored(registry: Registry, name: string, help: string, labelNames: readonly string[], read: () => Rows | Promise<Rows>): void {
+function mirrored(
+  registry: Registry,
+  name: string,
+  help: string,
+  labelNames: readonly string[],
+  read: () => Rows | Promise<Rows>,
+): void {
   new Counter({
     name,
     help,
@@ -83,20 +90,52 @@ function mirrored(registry: Registry, name: string, help: string, labelNames: re
 export function metricsRegistry(src: MetricsSource, view: MetricsView = 'operator'): Registry {
   const registry = new Registry();
   const c = (): CloudCounters => src.counters();
-  mirrored(registry, 'occusim_messages_in_total', 'MQTT uplink batches the cloud received (duplicates included)', [], () => [[{}, c().batchesReceived]]);
-  mirrored(registry, 'occusim_batches_processed_total', 'Uplink batches accepted and processed', [], () => [[{}, c().batchesProcessed]]);
-  mirrored(registry, 'occusim_duplicate_batches_total', 'Uplink batches dropped as duplicates (retransmissions)', [], () => [[{}, c().duplicateBatches]]);
-  mirrored(registry, 'occusim_packets_processed_total', 'Sensor packets processed by the pipeline', [], () => [[{}, c().packetsProcessed]]);
-  mirrored(registry, 'occusim_dead_letters_total', 'Uplink messages refused into the dead-letter table', [], () => [[{}, c().deadLettered]]);
-  mirrored(registry, 'occusim_occupancy_events_total', 'Occupancy events emitted into the outbox (spec §6)', [], () => [[{}, c().eventsEmitted]]);
-  mirrored(registry, 'occusim_late_packets_total', 'Packets for a minute already computed: inside the recompute window (revising it) or beyond it', ['window'], () => [
-    [{ window: 'inside' }, c().lateInWindow],
-    [{ window: 'beyond' }, c().lateBeyondWindow],
+  mirrored(
+    registry,
+    'occusim_messages_in_total',
+    'MQTT uplink batches the cloud received (duplicates included)',
+    [],
+    () => [[{}, c().batchesReceived]],
+  );
+  mirrored(registry, 'occusim_batches_processed_total', 'Uplink batches accepted and processed', [], () => [
+    [{}, c().batchesProcessed],
   ]);
-  mirrored(registry, 'occusim_messages_out_total', 'Messages the platform sent: occupancy events and webhook deliveries (2xx)', ['channel'], async () => [
-    [{ channel: 'events' }, c().eventsEmitted],
-    [{ channel: 'webhooks' }, sum(await src.webhookStats(), (s) => s.delivered)],
+  mirrored(
+    registry,
+    'occusim_duplicate_batches_total',
+    'Uplink batches dropped as duplicates (retransmissions)',
+    [],
+    () => [[{}, c().duplicateBatches]],
+  );
+  mirrored(registry, 'occusim_packets_processed_total', 'Sensor packets processed by the pipeline', [], () => [
+    [{}, c().packetsProcessed],
   ]);
+  mirrored(registry, 'occusim_dead_letters_total', 'Uplink messages refused into the dead-letter table', [], () => [
+    [{}, c().deadLettered],
+  ]);
+  mirrored(registry, 'occusim_occupancy_events_total', 'Occupancy events emitted into the outbox (spec §6)', [], () => [
+    [{}, c().eventsEmitted],
+  ]);
+  mirrored(
+    registry,
+    'occusim_late_packets_total',
+    'Packets for a minute already computed: inside the recompute window (revising it) or beyond it',
+    ['window'],
+    () => [
+      [{ window: 'inside' }, c().lateInWindow],
+      [{ window: 'beyond' }, c().lateBeyondWindow],
+    ],
+  );
+  mirrored(
+    registry,
+    'occusim_messages_out_total',
+    'Messages the platform sent: occupancy events and webhook deliveries (2xx)',
+    ['channel'],
+    async () => [
+      [{ channel: 'events' }, c().eventsEmitted],
+      [{ channel: 'webhooks' }, sum(await src.webhookStats(), (s) => s.delivered)],
+    ],
+  );
   webhookMetrics(registry, src, view);
   if (src.leases) leaseMetrics(registry, src.leases);
   lagHistogram(registry, src);
@@ -114,12 +153,33 @@ function webhookMetrics(registry: Registry, src: MetricsSource, view: MetricsVie
   // The operator's view per subscription; the public one the platform's sum (a subscription's id and name are its tenant's).
   const labelNames = view === 'operator' ? ['subscription', 'name'] : [];
   const rows = (subscriptions: readonly Sub[], pick: (s: Sub) => number): Rows =>
-    view === 'operator' ? subscriptions.map((s) => [{ subscription: s.id, name: s.name }, pick(s)]) : [[{}, subscriptions.reduce((a, s) => a + pick(s), 0)]];
-  const per = (pick: (s: Sub) => number) => async (): Promise<Rows> => rows((await src.webhookStats())?.subscriptions ?? [], pick);
+    view === 'operator'
+      ? subscriptions.map((s) => [{ subscription: s.id, name: s.name }, pick(s)])
+      : [[{}, subscriptions.reduce((a, s) => a + pick(s), 0)]];
+  const per = (pick: (s: Sub) => number) => async (): Promise<Rows> =>
+    rows((await src.webhookStats())?.subscriptions ?? [], pick);
   const each = view === 'operator' ? ', per subscription' : '';
-  mirrored(registry, 'occusim_webhook_deliveries_total', `Webhook deliveries answered 2xx${each}`, labelNames, per((s) => s.delivered));
-  mirrored(registry, 'occusim_webhook_failures_total', `Webhook attempts that failed and were scheduled again${each}`, labelNames, per((s) => s.retried));
-  mirrored(registry, 'occusim_webhook_dead_letters_total', `Webhook deliveries given up${each}`, labelNames, per((s) => s.deadLettered));
+  mirrored(
+    registry,
+    'occusim_webhook_deliveries_total',
+    `Webhook deliveries answered 2xx${each}`,
+    labelNames,
+    per((s) => s.delivered),
+  );
+  mirrored(
+    registry,
+    'occusim_webhook_failures_total',
+    `Webhook attempts that failed and were scheduled again${each}`,
+    labelNames,
+    per((s) => s.retried),
+  );
+  mirrored(
+    registry,
+    'occusim_webhook_dead_letters_total',
+    `Webhook deliveries given up${each}`,
+    labelNames,
+    per((s) => s.deadLettered),
+  );
   new Gauge({
     name: 'occusim_webhook_pending',
     help: `Webhook deliveries waiting (due or retrying)${each}`,
@@ -134,7 +194,12 @@ function webhookMetrics(registry: Registry, src: MetricsSource, view: MetricsVie
 }
 
 function leaseMetrics(registry: Registry, leases: () => LeaseGauges): void {
-  const gauge = (name: string, help: string, labelNames: string[], read: () => Array<[Record<string, string>, number]>): void =>
+  const gauge = (
+    name: string,
+    help: string,
+    labelNames: string[],
+    read: () => Array<[Record<string, string>, number]>,
+  ): void =>
     void new Gauge({
       name,
       help,
@@ -145,11 +210,31 @@ function leaseMetrics(registry: Registry, leases: () => LeaseGauges): void {
         for (const [labels, v] of read()) this.set(labels, v);
       },
     });
-  gauge('occusim_partitions_owned', 'Floor partitions this ingest process holds the lease of', [], () => [[{}, leases().owned.length]]);
-  gauge('occusim_partition_lease_age_seconds', 'Wall seconds since this process last renewed its lease, per partition held', ['partition'], () => leases().owned.map((o) => [{ partition: o.partition }, o.leaseAgeMs / 1000]));
-  gauge('occusim_ingest_batches_behind', 'Uplink batches received and not yet stored', [], () => [[{}, leases().batchesBehind]]);
-  gauge('occusim_ingest_ready', '1 while the process owns or stands by for partitions (its last lease round succeeded within a lease)', [], () => [[{}, leases().ready ? 1 : 0]]);
-  mirrored(registry, 'occusim_fenced_writes_total', 'Aggregation writes refused because another process had taken the lease (fencing)', [], () => [[{}, leases().fencedWrites]]);
+  gauge('occusim_partitions_owned', 'Floor partitions this ingest process holds the lease of', [], () => [
+    [{}, leases().owned.length],
+  ]);
+  gauge(
+    'occusim_partition_lease_age_seconds',
+    'Wall seconds since this process last renewed its lease, per partition held',
+    ['partition'],
+    () => leases().owned.map((o) => [{ partition: o.partition }, o.leaseAgeMs / 1000]),
+  );
+  gauge('occusim_ingest_batches_behind', 'Uplink batches received and not yet stored', [], () => [
+    [{}, leases().batchesBehind],
+  ]);
+  gauge(
+    'occusim_ingest_ready',
+    '1 while the process owns or stands by for partitions (its last lease round succeeded within a lease)',
+    [],
+    () => [[{}, leases().ready ? 1 : 0]],
+  );
+  mirrored(
+    registry,
+    'occusim_fenced_writes_total',
+    'Aggregation writes refused because another process had taken the lease (fencing)',
+    [],
+    () => [[{}, leases().fencedWrites]],
+  );
 }
 
 /**
@@ -178,7 +263,7 @@ function onlineGauges(registry: Registry, src: MetricsSource): void {
   const { catalogue } = src;
   new Gauge({
     name: 'occusim_hive_online',
-    help: '1 when the hive heartbeat is recent against the organisation\'s newest heartbeat (as GraphQL isOnline), else 0',
+    help: "1 when the hive heartbeat is recent against the organisation's newest heartbeat (as GraphQL isOnline), else 0",
     labelNames: ['org', 'hive', 'serial'],
     registers: [registry],
     async collect() {
@@ -207,7 +292,10 @@ function onlineGauges(registry: Registry, src: MetricsSource): void {
         // One batched read of the organisation's sensors, then their flags at once.
         await status.preloadSensors(sensors.map((s) => s.id));
         const online = sensors.filter((s) => status.sensorEntryNow(s.id)?.flags.online === true).length;
-        rows.push([{ org: orgId, state: 'online' }, online], [{ org: orgId, state: 'offline' }, sensors.length - online]);
+        rows.push(
+          [{ org: orgId, state: 'online' }, online],
+          [{ org: orgId, state: 'offline' }, sensors.length - online],
+        );
       }
       this.reset();
       for (const [labels, v] of rows) this.set(labels, v);
@@ -242,8 +330,16 @@ function onlineTotals(registry: Registry, src: MetricsSource): void {
   let pending: Promise<Awaited<ReturnType<typeof read>>> | null = null;
   const shared = (): Promise<Awaited<ReturnType<typeof read>>> => (pending ??= read().finally(() => (pending = null)));
   for (const [name, help, pick] of [
-    ['occusim_hives_online', 'Hives whose heartbeat is recent (as GraphQL isOnline), platform-wide', (r: Awaited<ReturnType<typeof read>>) => r.hives],
-    ['occusim_sensors_online', 'Sensors online (as GraphQL is_online), platform-wide', (r: Awaited<ReturnType<typeof read>>) => r.sensors],
+    [
+      'occusim_hives_online',
+      'Hives whose heartbeat is recent (as GraphQL isOnline), platform-wide',
+      (r: Awaited<ReturnType<typeof read>>) => r.hives,
+    ],
+    [
+      'occusim_sensors_online',
+      'Sensors online (as GraphQL is_online), platform-wide',
+      (r: Awaited<ReturnType<typeof read>>) => r.sensors,
+    ],
   ] as const) {
     new Gauge({
       name,
@@ -275,15 +371,29 @@ export function registerMetrics(app: FastifyInstance, src: MetricsSource, token:
   if (leases) {
     app.get(READY_PATH, async (_req, reply) => {
       const l = leases();
-      return reply.code(l.ready ? 200 : 503).header('Cache-Control', 'no-store').send({ ready: l.ready, partitions: l.owned.map((o) => o.partition), standby: l.ready && l.owned.length === 0 });
+      return reply
+        .code(l.ready ? 200 : 503)
+        .header('Cache-Control', 'no-store')
+        .send({
+          ready: l.ready,
+          partitions: l.owned.map((o) => o.partition),
+          standby: l.ready && l.owned.length === 0,
+        });
     });
   }
   const registries = { public: metricsRegistry(src, 'public'), operator: metricsRegistry(src, 'operator') };
   app.get(METRICS_PATH, async (req, reply) => {
     const view = viewOf(req.headers.authorization, token);
     if (view === null) {
-      const why = token === null ? 'this platform has no --metrics-token: scrape /metrics without Authorization' : 'wrong metrics token';
-      return reply.code(401).header('WWW-Authenticate', 'Bearer').header('Cache-Control', 'no-store').send({ message: why });
+      const why =
+        token === null
+          ? 'this platform has no --metrics-token: scrape /metrics without Authorization'
+          : 'wrong metrics token';
+      return reply
+        .code(401)
+        .header('WWW-Authenticate', 'Bearer')
+        .header('Cache-Control', 'no-store')
+        .send({ message: why });
     }
     const registry = registries[view];
     const body = await registry.metrics();

@@ -16,10 +16,18 @@ export async function registerOpenApiCollector(app: FastifyInstance): Promise<vo
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'occusim platform API', version: '1', description: 'Login, client management, reporting and stats. GraphQL is at POST /api/v3/graphql (docs/api.md); an IDE at /api/graphiql.\n\nTo try a request: open POST /api/v2/login or /api/v2/clients/login, "Try it out" with the credentials `occusim serve` prints; the access token is then sent with every request on this page.', license: { name: 'MIT', identifier: 'MIT' } },
+      info: {
+        title: 'occusim platform API',
+        version: '1',
+        description:
+          'Login, client management, reporting and stats. GraphQL is at POST /api/v3/graphql (docs/api.md); an IDE at /api/graphiql.\n\nTo try a request: open POST /api/v2/login or /api/v2/clients/login, "Try it out" with the credentials `occusim serve` prints; the access token is then sent with every request on this page.',
+        license: { name: 'MIT', identifier: 'MIT' },
+      },
       // Relative: the document describes the server that serves it, whatever its host and port.
       servers: [{ url: '/' }],
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT (RFC 9068, typ at+jwt)' } } },
+      components: {
+        securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT (RFC 9068, typ at+jwt)' } },
+      },
       tags: [
         { name: 'login', description: 'Tokens (spec §4.1, §4.2)' },
         { name: 'clients', description: 'API clients of the organisation (spec §4.5)' },
@@ -34,7 +42,15 @@ export async function registerOpenApiCollector(app: FastifyInstance): Promise<vo
       const doc: RouteDoc = ROUTE_DOCS[key];
       // A route without a bearer requirement (the logins) says so with `security: []`: an
       // operation with none at all reads as "not documented" to linters (Redocly's security-defined).
-      return { schema: { ...schema, operationId: OPERATION_IDS[key], security: schema.security ?? [], response: doc.responses } as never, url };
+      return {
+        schema: {
+          ...schema,
+          operationId: OPERATION_IDS[key],
+          security: schema.security ?? [],
+          response: doc.responses,
+        } as never,
+        url,
+      };
     },
   });
 }

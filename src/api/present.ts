@@ -16,7 +16,11 @@ import { HIVE_OFFLINE_AFTER_MS, RequestStatus, type StatusSource } from './statu
  */
 const MINUTE_MS = 60_000;
 
-export function platformNow(assets: AssetCatalogue, clock: Clock, status: StatusSource | undefined): (orgId: string) => Promise<number> {
+export function platformNow(
+  assets: AssetCatalogue,
+  clock: Clock,
+  status: StatusSource | undefined,
+): (orgId: string) => Promise<number> {
   return async (orgId) => {
     const beat = status ? await new RequestStatus(status, assets, orgId).presentMs() : null;
     const wall = clock.now();

@@ -19,11 +19,32 @@ const bearer = [{ bearer: [] }];
 
 const err = (description: string, withCode = true) => ({
   description,
-  content: { 'application/json': { schema: { type: 'object', required: ['message'], properties: { ...(withCode ? { code: str } : {}), message: str } } } },
+  content: {
+    'application/json': {
+      schema: {
+        type: 'object',
+        required: ['message'],
+        properties: { ...(withCode ? { code: str } : {}), message: str },
+      },
+    },
+  },
 });
 const oauthErr = (description: string) => ({
   description,
-  content: { 'application/json': { schema: { type: 'object', properties: { error: { type: 'string', enum: ['invalid_request', 'invalid_client', 'invalid_grant', 'unsupported_grant_type', 'access_denied'] }, error_description: str } } } },
+  content: {
+    'application/json': {
+      schema: {
+        type: 'object',
+        properties: {
+          error: {
+            type: 'string',
+            enum: ['invalid_request', 'invalid_client', 'invalid_grant', 'unsupported_grant_type', 'access_denied'],
+          },
+          error_description: str,
+        },
+      },
+    },
+  },
 });
 const json = (schema: object) => ({ content: { 'application/json': { schema } } });
 const idList = { type: 'object', required: ['eq'], properties: { eq: { type: 'array', minItems: 1, items: str } } };
@@ -41,11 +62,28 @@ const seriesAnswer = {
   type: 'object',
   required: ['data'],
   properties: {
-    data: { type: 'array', items: { type: 'object', required: ['measurement', 'time', 'value'], properties: { measurement: { type: 'string', enum: [...MEASUREMENTS] }, time: str, start: str, stop: str, value } } },
+    data: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['measurement', 'time', 'value'],
+        properties: {
+          measurement: { type: 'string', enum: [...MEASUREMENTS] },
+          time: str,
+          start: str,
+          stop: str,
+          value,
+        },
+      },
+    },
     page_info: { type: 'object' },
   },
 };
-const statsAnswer = { type: 'object', required: ['data'], properties: { data: { type: 'object', additionalProperties: { type: 'object', additionalProperties: value } } } };
+const statsAnswer = {
+  type: 'object',
+  required: ['data'],
+  properties: { data: { type: 'object', additionalProperties: { type: 'object', additionalProperties: value } } },
+};
 
 const days = Object.fromEntries(Object.entries(MAX_RANGE_MS).map(([k, v]) => [k, v / 86_400_000]));
 
@@ -54,10 +92,31 @@ export const ROUTE_DOCS = {
     schema: {
       tags: ['login'],
       summary: 'Password grant (or grant_type refresh_token with refresh_token)',
-      body: { type: 'object', properties: { username: str, password: str, grant_type: { type: 'string', examples: ['password', 'refresh_token'] }, refresh_token: str } },
+      body: {
+        type: 'object',
+        properties: {
+          username: str,
+          password: str,
+          grant_type: { type: 'string', examples: ['password', 'refresh_token'] },
+          refresh_token: str,
+        },
+      },
     },
     responses: {
-      200: { description: 'Tokens; expires_in in seconds', ...json({ type: 'object', properties: { access_token: str, refresh_token: str, id_token: str, scope: str, expires_in: { type: 'integer' }, token_type: { const: 'Bearer' } } }) },
+      200: {
+        description: 'Tokens; expires_in in seconds',
+        ...json({
+          type: 'object',
+          properties: {
+            access_token: str,
+            refresh_token: str,
+            id_token: str,
+            scope: str,
+            expires_in: { type: 'integer' },
+            token_type: { const: 'Bearer' },
+          },
+        }),
+      },
       400: oauthErr('invalid_request, invalid_grant or unsupported_grant_type'),
       429: oauthErr('too many failures; see Retry-After'),
     },
@@ -66,30 +125,92 @@ export const ROUTE_DOCS = {
     schema: {
       tags: ['login'],
       summary: 'Client-credentials grant',
-      body: { type: 'object', properties: { client_id: str, client_secret: str, audience: str, grant_type: { type: 'string', examples: ['client_credentials'] } } },
+      body: {
+        type: 'object',
+        properties: {
+          client_id: str,
+          client_secret: str,
+          audience: str,
+          grant_type: { type: 'string', examples: ['client_credentials'] },
+        },
+      },
     },
-    responses: { 200: { description: 'Access token, no refresh token; expires_in in seconds', ...json({ type: 'object', required: ['access_token', 'expires_in', 'token_type'], properties: { access_token: str, scope: str, expires_in: { type: 'integer' }, token_type: { const: 'Bearer' } } }) }, 400: oauthErr('invalid_request or unsupported_grant_type'), 401: oauthErr('invalid_client'), 403: oauthErr('access_denied: unknown audience'), 429: oauthErr('too many failures') },
+    responses: {
+      200: {
+        description: 'Access token, no refresh token; expires_in in seconds',
+        ...json({
+          type: 'object',
+          required: ['access_token', 'expires_in', 'token_type'],
+          properties: {
+            access_token: str,
+            scope: str,
+            expires_in: { type: 'integer' },
+            token_type: { const: 'Bearer' },
+          },
+        }),
+      },
+      400: oauthErr('invalid_request or unsupported_grant_type'),
+      401: oauthErr('invalid_client'),
+      403: oauthErr('access_denied: unknown audience'),
+      429: oauthErr('too many failures'),
+    },
   },
   'GET /api/v1/client': {
     schema: { tags: ['clients'], security: bearer, summary: "List the organisation's clients" },
-    responses: { 200: { description: 'Clients', ...json({ type: 'array', items: client }) }, 401: err('missing or invalid token, or no client_id claim', false) },
+    responses: {
+      200: { description: 'Clients', ...json({ type: 'array', items: client }) },
+      401: err('missing or invalid token, or no client_id claim', false),
+    },
   },
   'POST /api/v1/client': {
     schema: {
       tags: ['clients'],
       security: bearer,
       summary: 'Create a client (the secret is returned once)',
-      body: { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1, maxLength: 200 }, description: str } },
+      body: {
+        type: 'object',
+        required: ['name'],
+        properties: { name: { type: 'string', minLength: 1, maxLength: 200 }, description: str },
+      },
     },
-    responses: { 201: { description: 'Created', ...json({ type: 'object', properties: { name: str, description: str, client_id: str, client_secret: str } }) }, 400: err('INVALID_REQUEST or CLIENT_CREATE_FAILED (the organisation holds its most clients)'), 401: err('unauthorised', false), 500: err('CLIENT_CREATE_FAILED, CLIENT_GRANT_CREATE_FAILED or CLIENT_UPDATE_FAILED: a step of the creation failed and was undone') },
+    responses: {
+      201: {
+        description: 'Created',
+        ...json({ type: 'object', properties: { name: str, description: str, client_id: str, client_secret: str } }),
+      },
+      400: err('INVALID_REQUEST or CLIENT_CREATE_FAILED (the organisation holds its most clients)'),
+      401: err('unauthorised', false),
+      500: err(
+        'CLIENT_CREATE_FAILED, CLIENT_GRANT_CREATE_FAILED or CLIENT_UPDATE_FAILED: a step of the creation failed and was undone',
+      ),
+    },
   },
   'GET /api/v1/client/:id': {
-    schema: { tags: ['clients'], security: bearer, summary: 'One client', params: { type: 'object', required: ['id'], properties: { id: str } } },
-    responses: { 200: { description: 'Client', ...json(client) }, 401: err('unauthorised', false), 404: err('CLIENT_NOT_FOUND') },
+    schema: {
+      tags: ['clients'],
+      security: bearer,
+      summary: 'One client',
+      params: { type: 'object', required: ['id'], properties: { id: str } },
+    },
+    responses: {
+      200: { description: 'Client', ...json(client) },
+      401: err('unauthorised', false),
+      404: err('CLIENT_NOT_FOUND'),
+    },
   },
   'DELETE /api/v1/client/:id': {
-    schema: { tags: ['clients'], security: bearer, summary: 'Delete a client (its tokens stop working)', params: { type: 'object', required: ['id'], properties: { id: str } } },
-    responses: { 204: { type: 'null', description: 'Deleted (no body)' }, 401: err('unauthorised', false), 404: err('CLIENT_NOT_FOUND'), 500: err('CLIENT_DELETE_FAILED: the deletion was not stored; the client is kept') },
+    schema: {
+      tags: ['clients'],
+      security: bearer,
+      summary: 'Delete a client (its tokens stop working)',
+      params: { type: 'object', required: ['id'], properties: { id: str } },
+    },
+    responses: {
+      204: { type: 'null', description: 'Deleted (no body)' },
+      401: err('unauthorised', false),
+      404: err('CLIENT_NOT_FOUND'),
+      500: err('CLIENT_DELETE_FAILED: the deletion was not stored; the client is kept'),
+    },
   },
   'POST /api/v3/reporting': {
     schema: {
@@ -104,7 +225,17 @@ export const ROUTE_DOCS = {
           window: {
             type: 'object',
             required: ['every'],
-            properties: { every: { type: 'string', description: `${Object.keys(EVERY_MS).join(', ')} or an equal duration such as 60s`, examples: ['1h'] }, function: { type: 'string', enum: [...FUNCTIONS] }, timezone: str, create_empty: { type: 'boolean' }, fill: { type: 'object', properties: { use_previous: { type: 'boolean' }, value: { type: 'number' } } } },
+            properties: {
+              every: {
+                type: 'string',
+                description: `${Object.keys(EVERY_MS).join(', ')} or an equal duration such as 60s`,
+                examples: ['1h'],
+              },
+              function: { type: 'string', enum: [...FUNCTIONS] },
+              timezone: str,
+              create_empty: { type: 'boolean' },
+              fill: { type: 'object', properties: { use_previous: { type: 'boolean' }, value: { type: 'number' } } },
+            },
           },
           filter: {
             type: 'object',
@@ -114,7 +245,14 @@ export const ROUTE_DOCS = {
               start: { type: 'string', examples: ['-24h'] },
               stop: { type: ['string', 'null'] },
               calibrated: { anyOf: [{ type: 'boolean' }, { type: 'string', enum: ['true', 'raw', 'false'] }] },
-              calibration_points: { type: 'array', items: { type: 'object', required: ['timestamp', 'occupancy'], properties: { timestamp: str, occupancy: { type: 'number', minimum: 0 }, type: str } } },
+              calibration_points: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  required: ['timestamp', 'occupancy'],
+                  properties: { timestamp: str, occupancy: { type: 'number', minimum: 0 }, type: str },
+                },
+              },
               spaces: idList,
               rooms: idList,
               zones: idList,
@@ -125,26 +263,52 @@ export const ROUTE_DOCS = {
             },
           },
           group_by: { type: 'object', properties: { order: { type: 'array', items: str }, raw: { type: 'boolean' } } },
-          paginate: { type: 'object', properties: { page: { type: 'integer', minimum: 1 }, limit: { type: 'integer', minimum: 1, maximum: 10000 } } },
+          paginate: {
+            type: 'object',
+            properties: {
+              page: { type: 'integer', minimum: 1 },
+              limit: { type: 'integer', minimum: 1, maximum: 10000 },
+            },
+          },
           options: { type: 'object', properties: { format: { type: 'string', enum: ['json', 'csv'] } } },
         },
       },
     },
-    responses: { 200: { description: '{ data, page_info? }, or CSV with options.format csv', content: { 'application/json': { schema: seriesAnswer }, 'text/csv': { schema: str } } }, 400: err('INVALID_REQUEST: out-of-limit range, window.offset, bad values'), 401: err('unauthorised', false), 404: err("NOT_FOUND: an id that is not the organisation's") },
+    responses: {
+      200: {
+        description: '{ data, page_info? }, or CSV with options.format csv',
+        content: { 'application/json': { schema: seriesAnswer }, 'text/csv': { schema: str } },
+      },
+      400: err('INVALID_REQUEST: out-of-limit range, window.offset, bad values'),
+      401: err('unauthorised', false),
+      404: err("NOT_FOUND: an id that is not the organisation's"),
+    },
   },
   'POST /api/v4/reporting/stats': {
     schema: {
       tags: ['reporting'],
       security: bearer,
       summary: 'Aggregate occupancy',
-      description: 'occupancy_{avg|median|used_avg|used_median}_{presence|traffic}; start and stop: a local date YYYY-MM-DD or an RFC 3339 timestamp (relative times refused)',
+      description:
+        'occupancy_{avg|median|used_avg|used_median}_{presence|traffic}; start and stop: a local date YYYY-MM-DD or an RFC 3339 timestamp (relative times refused)',
       body: {
         type: 'object',
         required: ['measurements', 'items', 'start', 'stop'],
-        properties: { measurements: { type: 'array', minItems: 1, items: { type: 'string', examples: ['occupancy_avg_presence'] } }, items: { type: 'array', minItems: 1, items: str }, start: str, stop: str, filters: { type: 'object' } },
+        properties: {
+          measurements: { type: 'array', minItems: 1, items: { type: 'string', examples: ['occupancy_avg_presence'] } },
+          items: { type: 'array', minItems: 1, items: str },
+          start: str,
+          stop: str,
+          filters: { type: 'object' },
+        },
       },
     },
-    responses: { 200: { description: '{ data: { item: { measurement: value } } }', ...json(statsAnswer) }, 400: err('INVALID_REQUEST'), 401: err('unauthorised', false), 404: err('NOT_FOUND') },
+    responses: {
+      200: { description: '{ data: { item: { measurement: value } } }', ...json(statsAnswer) },
+      400: err('INVALID_REQUEST'),
+      401: err('unauthorised', false),
+      404: err('NOT_FOUND'),
+    },
   },
 } satisfies Record<string, RouteDoc>;
 

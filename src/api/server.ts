@@ -86,13 +86,22 @@ export const PUBLISHED_AUDIENCE = 'https://butlrauth/';
  * The registry and accounts the API serves: the scenarios' own, with what `state` kept of
  * earlier API changes applied on top (clients created or deleted, mutations, tags).
  */
-export async function apiServices(catalogue: AssetCatalogue, clock: Clock, state: ApiStatePort | null, cost?: ScryptCost): Promise<{ accounts: AccountService; assets: AssetCatalogue }> {
+export async function apiServices(
+  catalogue: AssetCatalogue,
+  clock: Clock,
+  state: ApiStatePort | null,
+  cost?: ScryptCost,
+): Promise<{ accounts: AccountService; assets: AssetCatalogue }> {
   const accounts = await AccountService.fromCatalogue(catalogue, clock, cost, state);
   for (const orgId of catalogue.orgs.keys()) {
     const overlay = await state?.overlay(orgId);
     if (!overlay) continue;
     // Not silent: a refused item is an API change the operator will not find after the restart.
-    for (const r of catalogue.applyOverlay(orgId, overlay)) process.emitWarning(`organisation ${orgId}: stored ${r.kind} ${r.id} not restored: ${r.reason}`, 'OccusimWarning');
+    for (const r of catalogue.applyOverlay(orgId, overlay))
+      process.emitWarning(
+        `organisation ${orgId}: stored ${r.kind} ${r.id} not restored: ${r.reason}`,
+        'OccusimWarning',
+      );
   }
   return { accounts, assets: catalogue };
 }

@@ -162,22 +162,29 @@ export class RequestStatus {
    * organisation's hives are read in one call, which also serves their own `hive` lookups.
    */
   presentMs(): Promise<number | null> {
-    this.#present ??= Promise.all(this.#assets.list('hive', this.#orgId).map((h) => this.#hives.load(h.id))).then((statuses) => {
-      let newest: number | null = null;
-      for (const h of statuses) {
-        const t = h?.lastHeartbeatMs;
-        if (t !== undefined && (newest === null || t > newest)) newest = t;
-      }
-      return newest;
-    });
+    this.#present ??= Promise.all(this.#assets.list('hive', this.#orgId).map((h) => this.#hives.load(h.id))).then(
+      (statuses) => {
+        let newest: number | null = null;
+        for (const h of statuses) {
+          const t = h?.lastHeartbeatMs;
+          if (t !== undefined && (newest === null || t > newest)) newest = t;
+        }
+        return newest;
+      },
+    );
     return this.#present;
   }
 }
 
 function sensorFlags(s: SensorStatus | null, present: number | null): DeviceFlags {
-  if (s === null || present === null) return { online: false, streaming: false, lastHeartbeat: s?.healthAtMs != null ? iso(s.healthAtMs) : null };
+  if (s === null || present === null)
+    return { online: false, streaming: false, lastHeartbeat: s?.healthAtMs != null ? iso(s.healthAtMs) : null };
   const age = present - s.lastSeenMs;
-  return { online: age <= SENSOR_OFFLINE_AFTER_MS, streaming: age <= SENSOR_STREAMING_WITHIN_MS, lastHeartbeat: s.healthAtMs !== null ? iso(s.healthAtMs) : null };
+  return {
+    online: age <= SENSOR_OFFLINE_AFTER_MS,
+    streaming: age <= SENSOR_STREAMING_WITHIN_MS,
+    lastHeartbeat: s.healthAtMs !== null ? iso(s.healthAtMs) : null,
+  };
 }
 
 function iso(ms: number): string {

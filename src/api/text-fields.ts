@@ -44,6 +44,7 @@ export function nameProblem(name: string, field = 'name'): string | null {
 
 /** A description: at most MAX_DESCRIPTION_CHARS; line breaks and tabs allowed, other controls and bidi characters not. */
 export function descriptionProblem(text: string, field = 'description'): string | null {
-  if (text.length > MAX_DESCRIPTION_CHARS) return `${field} must be at most ${MAX_DESCRIPTION_CHARS} characters (got ${text.length})`;
+  if (text.length > MAX_DESCRIPTION_CHARS)
+    return `${field} must be at most ${MAX_DESCRIPTION_CHARS} characters (got ${text.length})`;
   return characters(text, field, CONTROL_BUT_LINES);
 }

@@ -80,13 +80,25 @@ function identityOf(kind: AssetKind, item: unknown): DeviceIdentity | null {
 /** Thrown by `add` when the device identity is already held; the message names no holder. */
 export class DeviceIdentityTaken extends Error {
   constructor(readonly identity: DeviceIdentity) {
-    super(identity.kind === 'hive' ? `hive serial ${identity.serial} is already registered` : `sensor MAC ${identity.mac} is already registered`);
+    super(
+      identity.kind === 'hive'
+        ? `hive serial ${identity.serial} is already registered`
+        : `sensor MAC ${identity.mac} is already registered`,
+    );
     this.name = 'DeviceIdentityTaken';
   }
 }
 
 /** Fields that name or describe an asset: changing them never changes what ingest accepts or counts. */
-const DESCRIPTIVE_FIELDS = new Set(['name', 'customId', 'siteNumber', 'buildingNumber', 'capacity', 'address', 'firmwareVersion']);
+const DESCRIPTIVE_FIELDS = new Set([
+  'name',
+  'customId',
+  'siteNumber',
+  'buildingNumber',
+  'capacity',
+  'address',
+  'firmwareVersion',
+]);
 
 export class AssetCatalogue {
   readonly orgs = new Map<string, Organisation>();
@@ -116,8 +128,11 @@ export class AssetCatalogue {
     for (const o of organisations) this.#fill(o);
     // The scenario loader refuses a serial or MAC used twice (claimId, givenMac), across
     // organisations too, so the fill claims each identity once.
-    for (const kind of ['hive', 'sensor'] as const) for (const [id, o] of this.#map(kind)) this.#identities.set(identityKey(identityOf(kind, o.item)!), id);
-    for (const kind of ASSET_KINDS) for (const [id, o] of this.#map(kind)) this.#baseline.set(id, { kind, orgId: o.orgId, json: JSON.stringify(o.item) });
+    for (const kind of ['hive', 'sensor'] as const)
+      for (const [id, o] of this.#map(kind)) this.#identities.set(identityKey(identityOf(kind, o.item)!), id);
+    for (const kind of ASSET_KINDS)
+      for (const [id, o] of this.#map(kind))
+        this.#baseline.set(id, { kind, orgId: o.orgId, json: JSON.stringify(o.item) });
   }
 
   get version(): number {
@@ -130,7 +145,16 @@ export class AssetCatalogue {
 
   /** Every organisation's spaces and devices, in catalogue order. */
   snapshot(): AssetSnapshot {
-    return { sites: this.all('site'), buildings: this.all('building'), floors: this.all('floor'), rooms: this.all('room'), zones: this.all('zone'), doors: [...this.doors.values()].map((d) => d.item), hives: this.all('hive'), sensors: this.all('sensor') };
+    return {
+      sites: this.all('site'),
+      buildings: this.all('building'),
+      floors: this.all('floor'),
+      rooms: this.all('room'),
+      zones: this.all('zone'),
+      doors: [...this.doors.values()].map((d) => d.item),
+      hives: this.all('hive'),
+      sensors: this.all('sensor'),
+    };
   }
 
   /** Calls `listener` after every change; returns the unsubscribe function. */
@@ -212,7 +236,11 @@ export class AssetCatalogue {
     const b = this.buildings.get(id);
     if (b) return site(b.item.siteId);
     if (this.floors.has(id)) return floor(id);
-    const spaceFloor = this.rooms.get(id)?.item.floorId ?? this.zones.get(id)?.item.floorId ?? this.sensors.get(id)?.item.floorId ?? this.hives.get(id)?.item.floorId;
+    const spaceFloor =
+      this.rooms.get(id)?.item.floorId ??
+      this.zones.get(id)?.item.floorId ??
+      this.sensors.get(id)?.item.floorId ??
+      this.hives.get(id)?.item.floorId;
     return spaceFloor !== undefined ? floor(spaceFloor) : 'UTC';
   }
 
@@ -249,9 +277,13 @@ export class AssetCatalogue {
     const item = this.get(kind, orgId, id);
     if (!item) return undefined;
     // No mutation changes a serial or a MAC; one that did would have to move the identity index.
-    if ('serial' in patch || 'mac' in patch) throw new RangeError(`catalogue: a ${kind}'s device identity cannot be updated`);
+    if ('serial' in patch || 'mac' in patch)
+      throw new RangeError(`catalogue: a ${kind}'s device identity cannot be updated`);
     Object.assign(item, patch);
-    this.#changed({ kind, op: 'update', orgId, id }, Object.keys(patch).some((k) => !DESCRIPTIVE_FIELDS.has(k)));
+    this.#changed(
+      { kind, op: 'update', orgId, id },
+      Object.keys(patch).some((k) => !DESCRIPTIVE_FIELDS.has(k)),
+    );
     return item;
   }
 
@@ -277,8 +309,9 @@ export class AssetCatalogue {
   tagSpaces(orgId: string, tagId: string, spaceIds: readonly string[], on: boolean): Tag | undefined {
     const tag = this.tag(orgId, tagId);
     if (!tag) return undefined;
-    for (const id of spaceIds) if (on) tag.spaceIds.add(id);
-    else tag.spaceIds.delete(id);
+    for (const id of spaceIds)
+      if (on) tag.spaceIds.add(id);
+      else tag.spaceIds.delete(id);
     this.#changed({ kind: 'tag', op: 'update', orgId, id: tagId }, false);
     return tag;
   }
@@ -294,7 +327,11 @@ export class AssetCatalogue {
 
   /** Whether `id` names a floor, room or zone of the organisation. */
   isSpace(orgId: string, id: string): boolean {
-    return this.get('floor', orgId, id) !== undefined || this.get('room', orgId, id) !== undefined || this.get('zone', orgId, id) !== undefined;
+    return (
+      this.get('floor', orgId, id) !== undefined ||
+      this.get('room', orgId, id) !== undefined ||
+      this.get('zone', orgId, id) !== undefined
+    );
   }
 
   /** What the organisation changed against the fill: added or changed items, deletions, tags. */
@@ -304,11 +341,14 @@ export class AssetCatalogue {
       for (const [id, o] of this.#map(kind)) {
         if (o.orgId !== orgId) continue;
         const json = JSON.stringify(o.item);
-        if (this.#baseline.get(id)?.json !== json) out.changed.push({ kind, item: JSON.parse(json) as CatalogueOverlay['changed'][number]['item'] });
+        if (this.#baseline.get(id)?.json !== json)
+          out.changed.push({ kind, item: JSON.parse(json) as CatalogueOverlay['changed'][number]['item'] });
       }
     }
-    for (const [id, b] of this.#baseline) if (b.orgId === orgId && !this.#map(b.kind).has(id)) out.deleted.push({ kind: b.kind, id });
-    for (const t of this.tags.values()) if (t.orgId === orgId) out.tags.push({ id: t.id, name: t.name, spaceIds: [...t.spaceIds] });
+    for (const [id, b] of this.#baseline)
+      if (b.orgId === orgId && !this.#map(b.kind).has(id)) out.deleted.push({ kind: b.kind, id });
+    for (const t of this.tags.values())
+      if (t.orgId === orgId) out.tags.push({ id: t.id, name: t.name, spaceIds: [...t.spaceIds] });
     return out;
   }
 
@@ -324,7 +364,8 @@ export class AssetCatalogue {
       const existing = this.#map(kind).get(id);
       if (existing?.orgId !== orgId) continue;
       const identity = identityOf(kind, existing.item);
-      if (identity !== null && this.#identities.get(identityKey(identity)) === id) this.#identities.delete(identityKey(identity));
+      if (identity !== null && this.#identities.get(identityKey(identity)) === id)
+        this.#identities.delete(identityKey(identity));
       this.#map(kind).delete(id);
     }
     for (const { kind, item } of overlay.changed) {
@@ -339,7 +380,8 @@ export class AssetCatalogue {
           continue;
         }
         const previous = existing ? identityOf(kind, existing.item) : null;
-        if (previous !== null && this.#identities.get(identityKey(previous)) === item.id) this.#identities.delete(identityKey(previous));
+        if (previous !== null && this.#identities.get(identityKey(previous)) === item.id)
+          this.#identities.delete(identityKey(previous));
         this.#identities.set(key, item.id);
       }
       this.#map(kind).set(item.id, { orgId, item });
@@ -355,7 +397,8 @@ export class AssetCatalogue {
     for (const [id, o] of this.sensors) {
       if (o.orgId !== orgId || this.hives.has(o.item.hiveId)) continue;
       this.sensors.delete(id);
-      if (this.#identities.get(identityKey({ kind: 'sensor', mac: o.item.mac })) === id) this.#identities.delete(identityKey({ kind: 'sensor', mac: o.item.mac }));
+      if (this.#identities.get(identityKey({ kind: 'sensor', mac: o.item.mac })) === id)
+        this.#identities.delete(identityKey({ kind: 'sensor', mac: o.item.mac }));
       refused.push({ kind: 'sensor', id, reason: `its hive ${o.item.hiveId} was not re-applied` });
     }
     for (const f of this.floors.values()) {

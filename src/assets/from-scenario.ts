@@ -17,7 +17,8 @@ export function organisationsFromScenario(model: ScenarioModel): OrganisationAss
 /** The assets of a scenario of one organisation; a scenario of several is refused (use organisationsFromScenario). */
 export function assetsFromScenario(model: ScenarioModel): OrganisationAssets {
   const all = organisationsFromScenario(model);
-  if (all.length !== 1) throw new Error(`scenario ${model.name} declares ${all.length} organisations: use organisationsFromScenario`);
+  if (all.length !== 1)
+    throw new Error(`scenario ${model.name} declares ${all.length} organisations: use organisationsFromScenario`);
   return all[0] as OrganisationAssets;
 }
 
@@ -36,9 +37,18 @@ function assetsOf(model: ScenarioModel, o: OrganisationModel | null): Organisati
   const onFloor = (x: { floorId: string }): boolean => floors === null || floors.has(x.floorId);
   return {
     org: o === null ? { id: model.org.id, name: model.org.name } : { id: o.id, name: o.name },
-    sites: model.sites.filter((x) => sites === null || sites.has(x.id)).map(({ src: _s, ...x }) => ({ ...x, buildingIds: [...x.buildingIds] })),
+    sites: model.sites
+      .filter((x) => sites === null || sites.has(x.id))
+      .map(({ src: _s, ...x }) => ({ ...x, buildingIds: [...x.buildingIds] })),
     buildings: model.buildings.filter(onSite).map(({ src: _s, ...x }) => ({ ...x, floorIds: [...x.floorIds] })),
-    floors: model.floors.filter(onSite).map(({ src: _s, ...x }) => ({ ...x, roomIds: [...x.roomIds], zoneIds: [...x.zoneIds], doorIds: [...x.doorIds], hiveIds: [...x.hiveIds], sensorIds: [...x.sensorIds] })),
+    floors: model.floors.filter(onSite).map(({ src: _s, ...x }) => ({
+      ...x,
+      roomIds: [...x.roomIds],
+      zoneIds: [...x.zoneIds],
+      doorIds: [...x.doorIds],
+      hiveIds: [...x.hiveIds],
+      sensorIds: [...x.sensorIds],
+    })),
     // A scenario draws rooms and zones in the floor plan's own axes: rotation 0, no note.
     rooms: model.rooms.filter(onFloor).map(({ src: _s, ...x }) => ({ ...x, rotationDeg: 0, note: null })),
     zones: model.zones.filter(onFloor).map(({ src: _s, ...x }) => ({ ...x, rotationDeg: 0, note: null })),

@@ -4,7 +4,12 @@ import { Aedes } from 'aedes';
 import { AppError, ErrorCodes } from '../core/errors.js';
 import { buildCredentialTable } from './credentials.js';
 import { policyHooks } from './hooks.js';
-import { DEFAULT_MAX_CONNECT_BYTES, gatedConnection, PUBLISH_OVERHEAD_BYTES, type PacketGateLimits } from './packet-gate.js';
+import {
+  DEFAULT_MAX_CONNECT_BYTES,
+  gatedConnection,
+  PUBLISH_OVERHEAD_BYTES,
+  type PacketGateLimits,
+} from './packet-gate.js';
 import { SharedSubscriptions } from './shared-subscriptions.js';
 
 export interface BrokerCredentials {
@@ -96,13 +101,22 @@ async function startCore(opts: BrokerOptions, counters: BrokerStats, host: strin
   const sockets = new Set<Socket>();
   // The payload limit itself is the ACL hook's (it counts and names the refusal); the gate
   // only keeps a packet that could never pass it from being buffered at all.
-  const limits: PacketGateLimits = { maxConnectBytes: DEFAULT_MAX_CONNECT_BYTES, maxPacketBytes: maxPayloadBytes + PUBLISH_OVERHEAD_BYTES };
-  const server = createServer({ noDelay: true }, (socket) => acceptConnection(aedes, sockets, socket, limits, counters));
+  const limits: PacketGateLimits = {
+    maxConnectBytes: DEFAULT_MAX_CONNECT_BYTES,
+    maxPacketBytes: maxPayloadBytes + PUBLISH_OVERHEAD_BYTES,
+  };
+  const server = createServer({ noDelay: true }, (socket) =>
+    acceptConnection(aedes, sockets, socket, limits, counters),
+  );
   try {
     await listen(server, host, port);
   } catch (err) {
     await closeAedes(aedes);
-    throw new AppError(ErrorCodes.BROKER_FAILED, `broker: cannot listen on ${host}:${port}: ${(err as Error).message}`, { cause: err });
+    throw new AppError(
+      ErrorCodes.BROKER_FAILED,
+      `broker: cannot listen on ${host}:${port}: ${(err as Error).message}`,
+      { cause: err },
+    );
   }
   return { aedes, server, sockets, subscribed };
 }
@@ -121,7 +135,10 @@ class SubscriptionLog {
 
   waitFor(filters: readonly string[], timeoutMs: number): Promise<void> {
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new AppError(ErrorCodes.TIMEOUT, `broker: clients did not resubscribe within ${timeoutMs} ms`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new AppError(ErrorCodes.TIMEOUT, `broker: clients did not resubscribe within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
       const check = (): void => {
         if (filters.every((f) => this.#seen.has(f))) {
           clearTimeout(timer);
@@ -143,7 +160,13 @@ function countTraffic(aedes: Aedes, counters: BrokerStats, onPublish?: (topic: s
   });
 }
 
-function acceptConnection(aedes: Aedes, sockets: Set<Socket>, socket: Socket, limits: PacketGateLimits, counters: BrokerStats): void {
+function acceptConnection(
+  aedes: Aedes,
+  sockets: Set<Socket>,
+  socket: Socket,
+  limits: PacketGateLimits,
+  counters: BrokerStats,
+): void {
   // Small request/ack round trips on localhost: Nagle + delayed ACK would add ~40 ms each.
   socket.setNoDelay(true);
   sockets.add(socket);

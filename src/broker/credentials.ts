@@ -3,7 +3,8 @@ import { AppError, ErrorCodes } from '../core/errors.js';
 import { isValidSerial } from '../core/topics.js';
 
 /** Who an authenticated connection is; the ACL decides on this alone. */
-export type Principal = { readonly role: 'hive'; readonly serial: string } | { readonly role: 'cloud'; readonly username: string };
+export type Principal =
+  { readonly role: 'hive'; readonly serial: string } | { readonly role: 'cloud'; readonly username: string };
 
 interface Account {
   readonly principal: Principal;
@@ -47,7 +48,11 @@ export function buildCredentialTable(
   return { verify: (username, password) => verifyLogin(accounts, username, password) };
 }
 
-function verifyLogin(accounts: ReadonlyMap<string, Account>, username: string | undefined, password: Buffer | undefined): Principal | null {
+function verifyLogin(
+  accounts: ReadonlyMap<string, Account>,
+  username: string | undefined,
+  password: Buffer | undefined,
+): Principal | null {
   const account = username === undefined ? undefined : accounts.get(username);
   const given = sha256(password ?? Buffer.alloc(0));
   const equal = timingSafeEqual(given, account?.passwordHash ?? DUMMY_HASH);

@@ -14,7 +14,8 @@ export function externalBroker(url: string): EmbeddedBroker {
   } catch {
     throw new AppError(ErrorCodes.USAGE, `--broker must be a URL like mqtt://host:1883, got ${JSON.stringify(url)}`);
   }
-  if (parsed.protocol !== 'mqtt:' && parsed.protocol !== 'tcp:') throw new AppError(ErrorCodes.USAGE, `--broker: only mqtt:// URLs are supported, got ${parsed.protocol}`);
+  if (parsed.protocol !== 'mqtt:' && parsed.protocol !== 'tcp:')
+    throw new AppError(ErrorCodes.USAGE, `--broker: only mqtt:// URLs are supported, got ${parsed.protocol}`);
   return {
     url,
     port: Number(parsed.port || 1883),
@@ -27,8 +28,13 @@ export function externalBroker(url: string): EmbeddedBroker {
  * Restarts the embedded broker and waits until the cloud ingest and every hive have
  * resubscribed (mqtt.js clients reconnect and resubscribe on their own).
  */
-export async function restartAndWaitForClients(broker: EmbeddedBroker, filters: readonly string[], timeoutMs = 15_000): Promise<void> {
-  if (!broker.restart || !broker.waitForSubscriptions) throw new AppError(ErrorCodes.NOT_IMPLEMENTED, 'broker_restart faults need the embedded broker (not --broker)');
+export async function restartAndWaitForClients(
+  broker: EmbeddedBroker,
+  filters: readonly string[],
+  timeoutMs = 15_000,
+): Promise<void> {
+  if (!broker.restart || !broker.waitForSubscriptions)
+    throw new AppError(ErrorCodes.NOT_IMPLEMENTED, 'broker_restart faults need the embedded broker (not --broker)');
   await broker.restart();
   await broker.waitForSubscriptions(filters, timeoutMs);
 }

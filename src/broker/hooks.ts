@@ -24,7 +24,9 @@ export interface HookOptions {
   counters: PolicyCounters;
 }
 
-type PolicyHooks = Required<Pick<AedesOptions, 'preConnect' | 'authenticate' | 'authorizePublish' | 'authorizeSubscribe'>>;
+type PolicyHooks = Required<
+  Pick<AedesOptions, 'preConnect' | 'authenticate' | 'authorizePublish' | 'authorizeSubscribe'>
+>;
 
 // CONNACK return codes (MQTT 3.1.1 §3.2.2.3). Aedes types them as an ambient const enum,
 // which isolatedModules cannot read, hence the literals.
@@ -83,7 +85,11 @@ export function policyHooks(opts: HookOptions): PolicyHooks {
   };
 
   const authorizePublish: PolicyHooks['authorizePublish'] = (client, packet, callback) => {
-    const refusal = publishRefusal(client === null ? null : (principals.get(client) ?? 'unknown'), packet, opts.maxPayloadBytes);
+    const refusal = publishRefusal(
+      client === null ? null : (principals.get(client) ?? 'unknown'),
+      packet,
+      opts.maxPayloadBytes,
+    );
     if (refusal === null) return callback(null);
     counters.refusedAcl++;
     // [MQTT-3.3.5-2] MQTT 3.1.1 cannot tell the client why: the server closes the connection.
@@ -117,7 +123,8 @@ export function clientIdRefusal(who: Principal, clientId: string, assignedByBrok
     if (assignedByBroker || clientId === `${HIVE_CLIENT_ID_PREFIX}${who.serial}`) return null;
     return `identifier rejected: hive ${who.serial} must connect with client id ${HIVE_CLIENT_ID_PREFIX}${who.serial}`;
   }
-  if (!assignedByBroker && clientId.startsWith(HIVE_CLIENT_ID_PREFIX)) return `identifier rejected: client ids ${HIVE_CLIENT_ID_PREFIX}… are reserved for hives`;
+  if (!assignedByBroker && clientId.startsWith(HIVE_CLIENT_ID_PREFIX))
+    return `identifier rejected: client ids ${HIVE_CLIENT_ID_PREFIX}… are reserved for hives`;
   return null;
 }
 
@@ -125,7 +132,11 @@ export function clientIdRefusal(who: Principal, clientId: string, assignedByBrok
  * Why a publish is refused, or null when it may go. `null` principal = published by the
  * broker itself (e.g. a will being cleared), which only the $SYS rule applies to.
  */
-function publishRefusal(who: Principal | 'unknown' | null, packet: PublishPacket, maxPayloadBytes: number): string | null {
+function publishRefusal(
+  who: Principal | 'unknown' | null,
+  packet: PublishPacket,
+  maxPayloadBytes: number,
+): string | null {
   if (isSystemTopic(packet.topic)) return `publish to reserved topic ${packet.topic}`;
   if (who === null) return null;
   if (who === 'unknown') return 'publish from an unauthenticated client';
@@ -136,7 +147,8 @@ function publishRefusal(who: Principal | 'unknown' | null, packet: PublishPacket
   if (packet.retain) return `retained publish to ${packet.topic}: the protocol retains nothing`;
   const size = payloadBytes(packet);
   if (size > maxPayloadBytes) return `payload of ${size} bytes exceeds the ${maxPayloadBytes}-byte limit`;
-  if (size > MAX_HEARTBEAT_BYTES && parseHiveTopic(packet.topic)?.kind === 'heartbeat') return `heartbeat of ${size} bytes exceeds the ${MAX_HEARTBEAT_BYTES}-byte limit`;
+  if (size > MAX_HEARTBEAT_BYTES && parseHiveTopic(packet.topic)?.kind === 'heartbeat')
+    return `heartbeat of ${size} bytes exceeds the ${MAX_HEARTBEAT_BYTES}-byte limit`;
   if (!mayPublish(who, packet.topic)) return `not authorised to publish to ${packet.topic}`;
   return null;
 }

@@ -81,7 +81,8 @@ export class PacketScanner {
     this.#lengthBytes++;
     const limit = this.#packets === 0 ? this.#limits.maxConnectBytes : this.#limits.maxPacketBytes;
     // Refuse as soon as the digits read so far already exceed the bound, not after the 4th byte.
-    if (this.#length > limit) return { kind: this.#packets === 0 ? 'connect-too-large' : 'packet-too-large', announced: this.#length };
+    if (this.#length > limit)
+      return { kind: this.#packets === 0 ? 'connect-too-large' : 'packet-too-large', announced: this.#length };
     if ((byte & 0x80) !== 0) {
       // §2.2.3: at most four bytes; a fifth continuation is malformed.
       return this.#lengthBytes >= 4 ? { kind: 'malformed-length', announced: this.#length } : null;

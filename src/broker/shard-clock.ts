@@ -38,7 +38,8 @@ export function decodeShardClock(topic: string, payload: Uint8Array): ShardClock
   }
   const m = v as Partial<ShardClockMessage>;
   const int = (x: unknown): x is number => Number.isSafeInteger(x);
-  if (!int(m.index) || !int(m.count) || !int(m.t) || typeof m.done !== 'boolean' || m.index < 1 || m.index > m.count) return `${topic}: want { index, count, t, done } with 1 ≤ index ≤ count`;
+  if (!int(m.index) || !int(m.count) || !int(m.t) || typeof m.done !== 'boolean' || m.index < 1 || m.index > m.count)
+    return `${topic}: want { index, count, t, done } with 1 ≤ index ≤ count`;
   if (topic !== shardClockTopic(m.index)) return `${topic}: shard ${m.index} on another shard's topic`;
   return { index: m.index, count: m.count, t: m.t, done: m.done };
 }
@@ -55,7 +56,11 @@ export class ShardClocks {
 
   /** Records one message; a shard's clock never moves back. Throws (USAGE) on a shard count other than declared. */
   note(m: ShardClockMessage): void {
-    if (m.count !== this.#count) throw new AppError(ErrorCodes.USAGE, `shard ${m.index}/${m.count} reports to ingest processes declared for ${this.#count} shards (--shards)`);
+    if (m.count !== this.#count)
+      throw new AppError(
+        ErrorCodes.USAGE,
+        `shard ${m.index}/${m.count} reports to ingest processes declared for ${this.#count} shards (--shards)`,
+      );
     this.#t.set(m.index, Math.max(m.t, this.#t.get(m.index) ?? m.t));
     if (m.done) this.#done.add(m.index);
   }
@@ -75,7 +80,9 @@ async function connect(url: string, clientId: string): Promise<MqttClient> {
   try {
     return await connectAsync(url, { clientId, clean: true, reconnectPeriod: 1000 }, false);
   } catch (err) {
-    throw new AppError(ErrorCodes.CLOUD_FAILED, `shard clock cannot connect to ${url}: ${(err as Error).message}`, { cause: err });
+    throw new AppError(ErrorCodes.CLOUD_FAILED, `shard clock cannot connect to ${url}: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
 }
 
@@ -86,7 +93,11 @@ export interface ShardClockPublisher {
 }
 
 /** A shard's side of the channel. */
-export async function startShardClockPublisher(url: string, shard: { index: number; count: number }, clientId: string): Promise<ShardClockPublisher> {
+export async function startShardClockPublisher(
+  url: string,
+  shard: { index: number; count: number },
+  clientId: string,
+): Promise<ShardClockPublisher> {
   const client = await connect(url, clientId);
   return {
     async publish(t, done) {
@@ -100,7 +111,12 @@ export async function startShardClockPublisher(url: string, shard: { index: numb
  * An ingest process's side: calls `onMessage` for every shard clock message, in arrival order
  * (messages of one shard arrive in the order it published them); refused messages go to `onRefused`.
  */
-export async function followShardClocks(url: string, clientId: string, onMessage: (m: ShardClockMessage) => void, onRefused: (why: string) => void): Promise<{ close(): Promise<void> }> {
+export async function followShardClocks(
+  url: string,
+  clientId: string,
+  onMessage: (m: ShardClockMessage) => void,
+  onRefused: (why: string) => void,
+): Promise<{ close(): Promise<void> }> {
   const client = await connect(url, clientId);
   client.on('message', (topic, payload) => {
     const m = decodeShardClock(topic, payload);

@@ -59,7 +59,11 @@ export class SharedSubscriptions {
       const m = SHARE_RE.exec(s.topic);
       if (!m) continue;
       let g = this.#groups.get(s.topic);
-      if (!g) this.#groups.set(s.topic, (g = { filter: m[2] as string, levels: (m[2] as string).split('/'), members: [], next: 0 }));
+      if (!g)
+        this.#groups.set(
+          s.topic,
+          (g = { filter: m[2] as string, levels: (m[2] as string).split('/'), members: [], next: 0 }),
+        );
       const existing = g.members.find((x) => x.client === client);
       if (existing) existing.qos = s.qos;
       else g.members.push({ client, qos: s.qos });

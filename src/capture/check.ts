@@ -1,7 +1,21 @@
 import { parseHiveTopic } from '../core/topics.js';
-import { CLOCK_SKEW_TOLERANCE_MS, HEARTBEAT_INTERVAL_MS, MAX_HEARTBEAT_BYTES, MAX_PACKETS_PER_BATCH, MAX_PAYLOAD_BYTES } from '../proto/limits.js';
+import {
+  CLOCK_SKEW_TOLERANCE_MS,
+  HEARTBEAT_INTERVAL_MS,
+  MAX_HEARTBEAT_BYTES,
+  MAX_PACKETS_PER_BATCH,
+  MAX_PAYLOAD_BYTES,
+} from '../proto/limits.js';
 import type { CaptureHeader, CapturedMessage } from './format.js';
-import { packetsKey, rawDecode, type RawAckFields, type RawHeartbeatFields, type RawUplinkFields, type Rule, type Violation } from './rules.js';
+import {
+  packetsKey,
+  rawDecode,
+  type RawAckFields,
+  type RawHeartbeatFields,
+  type RawUplinkFields,
+  type Rule,
+  type Violation,
+} from './rules.js';
 
 /**
  * Protocol conformance of hive traffic (docs/protocol.md §Conformance), incremental so the
@@ -51,14 +65,28 @@ export function createChecker(header: Pick<CaptureHeader, 'hives'>, opts: Checke
   const counts = { messages: 0, uplinks: 0, acks: 0, heartbeats: 0, retransmissions: 0 };
   const state = (serial: string): HiveState => {
     let s = hives.get(serial);
-    if (!s) hives.set(serial, (s = { seen: new Map(), maxSeq: 0, contiguous: 0, lastAck: 0, lastSensed: new Map(), heartbeatDueFrom: null, lastSeen: null, heartbeatReported: false }));
+    if (!s)
+      hives.set(
+        serial,
+        (s = {
+          seen: new Map(),
+          maxSeq: 0,
+          contiguous: 0,
+          lastAck: 0,
+          lastSensed: new Map(),
+          heartbeatDueFrom: null,
+          lastSeen: null,
+          heartbeatReported: false,
+        }),
+      );
     return s;
   };
 
   function check(m: CapturedMessage): Violation[] {
     counts.messages++;
     const out: Violation[] = [];
-    const v = (field: string, rule: Rule, message: string): void => void out.push({ index: m.i, topic: m.topic, field, rule, message });
+    const v = (field: string, rule: Rule, message: string): void =>
+      void out.push({ index: m.i, topic: m.topic, field, rule, message });
     const parsed = parseHiveTopic(m.topic);
     if (!parsed) {
       v('topic', 'topic', `not an occusim/v1 hive topic`);
@@ -76,26 +104,40 @@ export function createChecker(header: Pick<CaptureHeader, 'hives'>, opts: Checke
 
   function checkUplink(m: CapturedMessage, serial: string, v: Report): void {
     counts.uplinks++;
-    if (m.payload.length > MAX_PAYLOAD_BYTES) v('payload', 'limits', `payload of ${m.payload.length} bytes exceeds ${MAX_PAYLOAD_BYTES}`);
+    if (m.payload.length > MAX_PAYLOAD_BYTES)
+      v('payload', 'limits', `payload of ${m.payload.length} bytes exceeds ${MAX_PAYLOAD_BYTES}`);
     const b = rawDecode<RawUplinkFields>('HiveUplink', m.payload);
     if (typeof b === 'string') return v('payload', 'decode', b);
     if (b.hiveSerial === '') v('hive_serial', 'required', 'hive_serial is missing');
-    else if (b.hiveSerial !== serial) v('hive_serial', 'required', `hive_serial ${b.hiveSerial} does not match the topic's ${serial}`);
+    else if (b.hiveSerial !== serial)
+      v('hive_serial', 'required', `hive_serial ${b.hiveSerial} does not match the topic's ${serial}`);
     if (b.sentAtMs <= 0) v('sent_at_ms', 'required', 'sent_at_ms is missing');
-    if (b.packets.length > MAX_PACKETS_PER_BATCH) v('packets', 'limits', `${b.packets.length} packets exceed ${MAX_PACKETS_PER_BATCH} per batch`);
+    if (b.packets.length > MAX_PACKETS_PER_BATCH)
+      v('packets', 'limits', `${b.packets.length} packets exceed ${MAX_PACKETS_PER_BATCH} per batch`);
     b.packets.forEach((p, k) => checkPacket(p, k, b, serial, v));
     if (b.seq < 1) return v('seq', 'required', 'seq is missing (sequences start at 1)');
     checkSequence(b, state(serial), v);
   }
 
-  function checkPacket(p: RawUplinkFields['packets'][number], k: number, b: RawUplinkFields, serial: string, v: Report): void {
+  function checkPacket(
+    p: RawUplinkFields['packets'][number],
+    k: number,
+    b: RawUplinkFields,
+    serial: string,
+    v: Report,
+  ): void {
     const at = `packets[${k}]`;
     if (p.sensorMac === '') v(`${at}.sensor_mac`, 'required', 'sensor_mac is missing');
-    else if (sensorsOf.has(serial) && !sensorsOf.get(serial)?.has(p.sensorMac)) v(`${at}.sensor_mac`, 'known-sensor', `sensor ${p.sensorMac} is not attached to hive ${serial}`);
+    else if (sensorsOf.has(serial) && !sensorsOf.get(serial)?.has(p.sensorMac))
+      v(`${at}.sensor_mac`, 'known-sensor', `sensor ${p.sensorMac} is not attached to hive ${serial}`);
     if (p.sensedAtMs <= 0) v(`${at}.sensed_at_ms`, 'required', 'sensed_at_ms is missing');
     if (p.body === undefined) v(`${at}.body`, 'required', 'neither presence nor traffic is set');
     if (b.sentAtMs > 0 && p.sensedAtMs > b.sentAtMs + tolerance) {
-      v(`${at}.sensed_at_ms`, 'timestamp', `sensed ${p.sensedAtMs - b.sentAtMs} ms after the batch was sent (tolerance ${tolerance} ms)`);
+      v(
+        `${at}.sensed_at_ms`,
+        'timestamp',
+        `sensed ${p.sensedAtMs - b.sentAtMs} ms after the batch was sent (tolerance ${tolerance} ms)`,
+      );
     }
   }
 
@@ -105,7 +147,8 @@ export function createChecker(header: Pick<CaptureHeader, 'hives'>, opts: Checke
     if (before !== undefined) {
       counts.retransmissions++;
       // A retransmission repeats the batch; an emptied batch is the tombstone of a buffer overflow.
-      if (before !== key && b.packets.length > 0) v('packets', 'retransmission', `seq ${b.seq} repeated with different packets`);
+      if (before !== key && b.packets.length > 0)
+        v('packets', 'retransmission', `seq ${b.seq} repeated with different packets`);
       return;
     }
     // A new seq below the highest fills a gap (a batch lost before the broker, retransmitted): allowed.
@@ -119,7 +162,11 @@ export function createChecker(header: Pick<CaptureHeader, 'hives'>, opts: Checke
     b.packets.forEach((p, k) => {
       const last = s.lastSensed.get(p.sensorMac);
       if (!fillsGap && last !== undefined && p.sensedAtMs < last - tolerance) {
-        v(`packets[${k}].sensed_at_ms`, 'timestamp', `sensor ${p.sensorMac} went back ${last - p.sensedAtMs} ms in sensing time (tolerance ${tolerance} ms)`);
+        v(
+          `packets[${k}].sensed_at_ms`,
+          'timestamp',
+          `sensor ${p.sensorMac} went back ${last - p.sensedAtMs} ms in sensing time (tolerance ${tolerance} ms)`,
+        );
       }
       s.lastSensed.set(p.sensorMac, Math.max(last ?? 0, p.sensedAtMs));
     });
@@ -129,19 +176,23 @@ export function createChecker(header: Pick<CaptureHeader, 'hives'>, opts: Checke
     counts.acks++;
     const a = rawDecode<RawAckFields>('UplinkAck', m.payload);
     if (typeof a === 'string') return v('payload', 'decode', a);
-    if (a.hiveSerial !== serial) v('hive_serial', 'ack', `ack for ${a.hiveSerial || '(missing)'} on the topic of ${serial}`);
+    if (a.hiveSerial !== serial)
+      v('hive_serial', 'ack', `ack for ${a.hiveSerial || '(missing)'} on the topic of ${serial}`);
     const s = state(serial);
-    if (a.ackedSeq > s.contiguous) v('acked_seq', 'ack', `acks seq ${a.ackedSeq} but the highest contiguous seq received is ${s.contiguous}`);
+    if (a.ackedSeq > s.contiguous)
+      v('acked_seq', 'ack', `acks seq ${a.ackedSeq} but the highest contiguous seq received is ${s.contiguous}`);
     if (a.ackedSeq < s.lastAck) v('acked_seq', 'ack', `ack went back from ${s.lastAck} to ${a.ackedSeq}`);
     s.lastAck = Math.max(s.lastAck, a.ackedSeq);
   }
 
   function checkHeartbeat(m: CapturedMessage, serial: string, v: Report): void {
     counts.heartbeats++;
-    if (m.payload.length > MAX_HEARTBEAT_BYTES) v('payload', 'limits', `heartbeat of ${m.payload.length} bytes exceeds ${MAX_HEARTBEAT_BYTES}`);
+    if (m.payload.length > MAX_HEARTBEAT_BYTES)
+      v('payload', 'limits', `heartbeat of ${m.payload.length} bytes exceeds ${MAX_HEARTBEAT_BYTES}`);
     const h = rawDecode<RawHeartbeatFields>('HiveHeartbeat', m.payload);
     if (typeof h === 'string') return v('payload', 'decode', h);
-    if (h.hiveSerial !== serial) v('hive_serial', 'heartbeat', `hive_serial ${h.hiveSerial || '(missing)'} does not match the topic's ${serial}`);
+    if (h.hiveSerial !== serial)
+      v('hive_serial', 'heartbeat', `hive_serial ${h.hiveSerial || '(missing)'} does not match the topic's ${serial}`);
     if (h.sentAtMs <= 0) v('sent_at_ms', 'heartbeat', 'sent_at_ms is missing');
     if (h.firmwareVersion === '') v('firmware_version', 'heartbeat', 'firmware_version is missing');
     if (h.state === 0) v('state', 'heartbeat', 'state is unspecified');
@@ -163,7 +214,11 @@ export function createChecker(header: Pick<CaptureHeader, 'hives'>, opts: Checke
     const since = s.heartbeatDueFrom ?? m.t;
     if (!s.heartbeatReported && m.t - since > heartbeatLimitMs) {
       s.heartbeatReported = true;
-      v('heartbeat', 'heartbeat', `no heartbeat for ${Math.round((m.t - since) / 1000)} s while publishing (hives send one every ${Math.round(heartbeatLimitMs / HEARTBEAT_SLACK / 1000)} s)`);
+      v(
+        'heartbeat',
+        'heartbeat',
+        `no heartbeat for ${Math.round((m.t - since) / 1000)} s while publishing (hives send one every ${Math.round(heartbeatLimitMs / HEARTBEAT_SLACK / 1000)} s)`,
+      );
     }
   }
 
@@ -176,8 +231,17 @@ export function createChecker(header: Pick<CaptureHeader, 'hives'>, opts: Checke
       let prev = s.contiguous;
       for (const q of above) {
         if (q > prev + 1) {
-          const range = q - 1 === prev + 1 ? `seq ${prev + 1} never arrived` : `seqs ${prev + 1}–${q - 1} (${q - 1 - prev}) never arrived`;
-          out.push({ index: -1, topic: `occusim/v1/hives/${serial}/uplink`, field: 'seq', rule: 'sequence', message: `${range} (gap before ${q})` });
+          const range =
+            q - 1 === prev + 1
+              ? `seq ${prev + 1} never arrived`
+              : `seqs ${prev + 1}–${q - 1} (${q - 1 - prev}) never arrived`;
+          out.push({
+            index: -1,
+            topic: `occusim/v1/hives/${serial}/uplink`,
+            field: 'seq',
+            rule: 'sequence',
+            message: `${range} (gap before ${q})`,
+          });
         }
         prev = q;
       }
@@ -189,7 +253,11 @@ export function createChecker(header: Pick<CaptureHeader, 'hives'>, opts: Checke
 }
 
 /** Checks a whole capture: every violation, in message order, then the end-of-capture ones. */
-export function checkCapture(header: CaptureHeader, messages: readonly CapturedMessage[], opts: CheckerOptions = {}): { violations: Violation[]; counts: ReturnType<Checker['counts']> } {
+export function checkCapture(
+  header: CaptureHeader,
+  messages: readonly CapturedMessage[],
+  opts: CheckerOptions = {},
+): { violations: Violation[]; counts: ReturnType<Checker['counts']> } {
   const c = createChecker(header, opts);
   const violations = messages.flatMap((m) => c.check(m));
   violations.push(...c.finish());

@@ -37,8 +37,16 @@ export interface CapturedMessage {
 // Records as plain maps (no msgpackr record extension), so any MessagePack reader can read them.
 const packr = new Packr({ useRecords: false, mapsAsObjects: true });
 
-export function captureHeader(fields: Omit<CaptureHeader, 'format' | 'formatVersion' | 'protocol' | 'protocolMinor'>): CaptureHeader {
-  return { format: CAPTURE_FORMAT, formatVersion: 1, protocol: PROTOCOL_PACKAGE, protocolMinor: PROTOCOL_MINOR, ...fields };
+export function captureHeader(
+  fields: Omit<CaptureHeader, 'format' | 'formatVersion' | 'protocol' | 'protocolMinor'>,
+): CaptureHeader {
+  return {
+    format: CAPTURE_FORMAT,
+    formatVersion: 1,
+    protocol: PROTOCOL_PACKAGE,
+    protocolMinor: PROTOCOL_MINOR,
+    ...fields,
+  };
 }
 
 function frame(record: unknown): Buffer {
@@ -76,7 +84,11 @@ export class CaptureWriter {
 }
 
 export function encodeCapture(header: CaptureHeader, messages: readonly Omit<CapturedMessage, 'i'>[]): Buffer {
-  return Buffer.concat([CAPTURE_MAGIC, frame(header), ...messages.map((m, i) => frame({ i, t: m.t, topic: m.topic, payload: Buffer.from(m.payload) }))]);
+  return Buffer.concat([
+    CAPTURE_MAGIC,
+    frame(header),
+    ...messages.map((m, i) => frame({ i, t: m.t, topic: m.topic, payload: Buffer.from(m.payload) })),
+  ]);
 }
 
 /** Reads a whole capture; a truncated or corrupted file is an AppError CAPTURE_INVALID naming the byte offset and message. */
@@ -90,17 +102,22 @@ export function readCapture(path: string): { header: CaptureHeader; messages: Ca
   return decodeCapture(bytes, path);
 }
 
-export function decodeCapture(bytes: Buffer, name = '<capture>'): { header: CaptureHeader; messages: CapturedMessage[] } {
+export function decodeCapture(
+  bytes: Buffer,
+  name = '<capture>',
+): { header: CaptureHeader; messages: CapturedMessage[] } {
   const fail = (offset: number, what: string): never => {
     throw new AppError(ErrorCodes.CAPTURE_INVALID, `${name}: byte ${offset}: ${what}`);
   };
-  if (bytes.length < CAPTURE_MAGIC.length || !bytes.subarray(0, CAPTURE_MAGIC.length).equals(CAPTURE_MAGIC)) fail(0, 'not an occusim capture (missing the OCCAP01 magic)');
+  if (bytes.length < CAPTURE_MAGIC.length || !bytes.subarray(0, CAPTURE_MAGIC.length).equals(CAPTURE_MAGIC))
+    fail(0, 'not an occusim capture (missing the OCCAP01 magic)');
   const records: Array<{ offset: number; value: unknown }> = [];
-  for (let off = CAPTURE_MAGIC.length; off < bytes.length; ) {
+  for (let off = CAPTURE_MAGIC.length; off < bytes.length;) {
     const which = records.length === 0 ? 'header' : `message ${records.length - 1}`;
     if (off + 4 > bytes.length) fail(off, `truncated frame length of ${which}`);
     const len = bytes.readUInt32BE(off);
-    if (off + 4 + len > bytes.length) fail(off, `truncated ${which}: frame of ${len} bytes, only ${bytes.length - off - 4} left`);
+    if (off + 4 + len > bytes.length)
+      fail(off, `truncated ${which}: frame of ${len} bytes, only ${bytes.length - off - 4} left`);
     let value: unknown;
     try {
       value = packr.unpack(bytes.subarray(off + 4, off + 4 + len));
@@ -113,18 +130,35 @@ export function decodeCapture(bytes: Buffer, name = '<capture>'): { header: Capt
   const [first, ...rest] = records;
   if (!first) return fail(bytes.length, 'no header');
   const header = checkHeader(first.value, () => fail(first.offset, 'header is not an occusim capture header'));
-  const messages = rest.map((r, k) => checkMessage(r.value, k, () => fail(r.offset, `message ${k} is not a captured message {i, t, topic, payload}`)));
+  const messages = rest.map((r, k) =>
+    checkMessage(r.value, k, () => fail(r.offset, `message ${k} is not a captured message {i, t, topic, payload}`)),
+  );
   return { header, messages };
 }
 
 function checkHeader(v: unknown, bad: () => never): CaptureHeader {
   const h = v as Partial<CaptureHeader> | null;
-  if (typeof h !== 'object' || h === null || h.format !== CAPTURE_FORMAT || typeof h.protocol !== 'string' || !Array.isArray(h.hives)) return bad();
+  if (
+    typeof h !== 'object' ||
+    h === null ||
+    h.format !== CAPTURE_FORMAT ||
+    typeof h.protocol !== 'string' ||
+    !Array.isArray(h.hives)
+  )
+    return bad();
   return h as CaptureHeader;
 }
 
 function checkMessage(v: unknown, k: number, bad: () => never): CapturedMessage {
   const m = v as Partial<CapturedMessage> | null;
-  if (typeof m !== 'object' || m === null || m.i !== k || typeof m.t !== 'number' || typeof m.topic !== 'string' || !(m.payload instanceof Uint8Array)) return bad();
+  if (
+    typeof m !== 'object' ||
+    m === null ||
+    m.i !== k ||
+    typeof m.t !== 'number' ||
+    typeof m.topic !== 'string' ||
+    !(m.payload instanceof Uint8Array)
+  )
+    return bad();
   return m as CapturedMessage;
 }

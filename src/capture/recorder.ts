@@ -27,13 +27,20 @@ interface Pending {
 }
 
 export function startRecording(path: string, model: ScenarioModel): Recorder {
-  const hives = model.hives.map((h) => ({ serial: h.serial, sensors: model.sensors.filter((s) => s.hiveId === h.id).map((s) => s.mac) }));
-  const writer = new CaptureWriter(path, captureHeader({ scenario: model.name, seed: model.seed, startMs: model.startMs, hives }));
+  const hives = model.hives.map((h) => ({
+    serial: h.serial,
+    sensors: model.sensors.filter((s) => s.hiveId === h.id).map((s) => s.mac),
+  }));
+  const writer = new CaptureWriter(
+    path,
+    captureHeader({ scenario: model.name, seed: model.seed, startMs: model.startMs, hives }),
+  );
   let pending: Pending[] = [];
   let closed = false;
   const writePending = (): void => {
     // Array.prototype.sort is stable: a hive's messages keep the order they were accepted in.
-    for (const m of pending.sort((a, b) => (a.serial < b.serial ? -1 : a.serial > b.serial ? 1 : 0))) writer.write(m.t, m.topic, m.payload);
+    for (const m of pending.sort((a, b) => (a.serial < b.serial ? -1 : a.serial > b.serial ? 1 : 0)))
+      writer.write(m.t, m.topic, m.payload);
     pending = [];
   };
   return {
@@ -61,7 +68,10 @@ export function startRecording(path: string, model: ScenarioModel): Recorder {
 export function recorderFor(options: { record?: string; brokerUrl?: string }, model: ScenarioModel): Recorder | null {
   if (options.record === undefined) return null;
   if (options.brokerUrl !== undefined) {
-    throw new AppError(ErrorCodes.USAGE, '--record taps the embedded broker: it cannot be combined with --broker (record with the embedded broker, then replay to yours)');
+    throw new AppError(
+      ErrorCodes.USAGE,
+      '--record taps the embedded broker: it cannot be combined with --broker (record with the embedded broker, then replay to yours)',
+    );
   }
   return startRecording(options.record, model);
 }

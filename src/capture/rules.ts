@@ -6,9 +6,30 @@ import { protoRoot } from '../proto/codec.js';
  * field is reported as such rather than as a decode error), with the rule names of
  * docs/protocol.md §Conformance.
  */
-export type Rule = 'topic' | 'decode' | 'required' | 'known-sensor' | 'sequence' | 'retransmission' | 'timestamp' | 'limits' | 'ack' | 'heartbeat';
+export type Rule =
+  | 'topic'
+  | 'decode'
+  | 'required'
+  | 'known-sensor'
+  | 'sequence'
+  | 'retransmission'
+  | 'timestamp'
+  | 'limits'
+  | 'ack'
+  | 'heartbeat';
 
-export const RULES: readonly Rule[] = ['topic', 'decode', 'required', 'known-sensor', 'sequence', 'retransmission', 'timestamp', 'limits', 'ack', 'heartbeat'];
+export const RULES: readonly Rule[] = [
+  'topic',
+  'decode',
+  'required',
+  'known-sensor',
+  'sequence',
+  'retransmission',
+  'timestamp',
+  'limits',
+  'ack',
+  'heartbeat',
+];
 
 export interface Violation {
   /** Message index in the capture (or in arrival order when listening). */

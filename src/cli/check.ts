@@ -31,14 +31,22 @@ export async function checkCommand(args: readonly string[], flags: Flags, io: Io
     return listen(flags, io);
   }
   const [file, extra] = args;
-  if (file === undefined || extra !== undefined) throw new AppError(ErrorCodes.USAGE, 'occusim check takes exactly one capture file (or --listen)');
+  if (file === undefined || extra !== undefined)
+    throw new AppError(ErrorCodes.USAGE, 'occusim check takes exactly one capture file (or --listen)');
   for (const name of ['scenario', 'mqtt-port', 'host', 'duration']) {
     if (flags[name] !== undefined) throw new AppError(ErrorCodes.USAGE, `--${name} belongs to occusim check --listen`);
   }
   checkOutputFiles(flags, ['junit']);
   const { header, messages } = readCapture(file);
   const { violations, counts } = checkCapture(header, messages);
-  const verdict = { source: file, scenario: header.scenario, seed: header.seed, counts, violations, empty: counts.messages === 0 };
+  const verdict = {
+    source: file,
+    scenario: header.scenario,
+    seed: header.seed,
+    counts,
+    violations,
+    empty: counts.messages === 0,
+  };
   if (flags.json !== true) {
     for (const v of violations) io.stdout.write(`${file}: ${formatViolation(v)}\n`);
     io.stdout.write(
@@ -78,13 +86,21 @@ function finishCheck(v: CheckVerdict, flags: Flags, io: Io): number {
 /** One JUnit test case per conformance rule (docs/protocol.md §9), plus "messages arrived". */
 function conformanceSuite(v: CheckVerdict): JunitSuite {
   const classname = 'occusim.check';
-  const arrived: JunitCase = { name: 'messages arrived', classname, ...(v.empty ? { failure: { message: 'no message arrived', details: `${v.source}: 0 messages` } } : {}) };
+  const arrived: JunitCase = {
+    name: 'messages arrived',
+    classname,
+    ...(v.empty ? { failure: { message: 'no message arrived', details: `${v.source}: 0 messages` } } : {}),
+  };
   const rules = RULES.map((rule): JunitCase => {
     const mine = v.violations.filter((x) => x.rule === rule);
     if (mine.length === 0) return { name: rule, classname };
     const shown = mine.slice(0, 50).map(formatViolation);
     const more = mine.length > shown.length ? [`… and ${mine.length - shown.length} more`] : [];
-    return { name: rule, classname, failure: { message: `${mine.length} violation(s) of ${rule}`, details: [...shown, ...more].join('\n') } };
+    return {
+      name: rule,
+      classname,
+      failure: { message: `${mine.length} violation(s) of ${rule}`, details: [...shown, ...more].join('\n') },
+    };
   });
   return { name: `occusim check ${v.source}`, cases: [arrived, ...rules] };
 }
@@ -94,10 +110,17 @@ const CHECK_USER = 'occusim-check';
 async function listen(flags: Flags, io: Io): Promise<number> {
   const model = scenarioFor(flags);
   const forMs = typeof flags.duration === 'string' ? parseDuration(flags.duration) : null;
-  if (typeof flags.duration === 'string' && (forMs === null || forMs <= 0)) throw new AppError(ErrorCodes.USAGE, `--duration must be a duration like 30s or 5m, got ${JSON.stringify(flags.duration)}`);
+  if (typeof flags.duration === 'string' && (forMs === null || forMs <= 0))
+    throw new AppError(
+      ErrorCodes.USAGE,
+      `--duration must be a duration like 30s or 5m, got ${JSON.stringify(flags.duration)}`,
+    );
   const port = mqttPortOf(flags);
   checkOutputFiles(flags, ['junit']);
-  const hives = model.hives.map((h) => ({ serial: h.serial, sensors: model.sensors.filter((s) => s.hiveId === h.id).map((s) => s.mac) }));
+  const hives = model.hives.map((h) => ({
+    serial: h.serial,
+    sensors: model.sensors.filter((s) => s.hiveId === h.id).map((s) => s.mac),
+  }));
   const checker = createChecker({ hives });
   const violations: Violation[] = [];
   let index = 0;
@@ -118,7 +141,9 @@ async function listen(flags: Flags, io: Io): Promise<number> {
     cloud = await ackingCloud(broker, password);
     // On stderr under --json, so stdout stays one JSON document.
     const say = flags.json === true ? io.stderr : io.stdout;
-    say.write(`check: listening on ${broker.url} for ${model.hives.length} hive(s) of ${model.name} (username = hive serial; docs/firmware.md)\n`);
+    say.write(
+      `check: listening on ${broker.url} for ${model.hives.length} hive(s) of ${model.name} (username = hive serial; docs/firmware.md)\n`,
+    );
     say.write(formatHiveCredentials(model));
     await untilStopped(forMs);
   } finally {
@@ -128,21 +153,40 @@ async function listen(flags: Flags, io: Io): Promise<number> {
   report(checker.finish());
   const c = checker.counts();
   // The cloud's own acks do not count as a device having sent anything.
-  const verdict: CheckVerdict = { source: broker.url, scenario: model.name, seed: model.seed, counts: c, violations, empty: c.uplinks + c.heartbeats === 0 };
+  const verdict: CheckVerdict = {
+    source: broker.url,
+    scenario: model.name,
+    seed: model.seed,
+    counts: c,
+    violations,
+    empty: c.uplinks + c.heartbeats === 0,
+  };
   if (flags.json !== true) {
-    io.stdout.write(`check summary: ${c.messages} messages — ${c.uplinks} uplinks (${c.retransmissions} retransmissions), ${c.acks} acks, ${c.heartbeats} heartbeats: ${conclusion(verdict)}\n`);
+    io.stdout.write(
+      `check summary: ${c.messages} messages — ${c.uplinks} uplinks (${c.retransmissions} retransmissions), ${c.acks} acks, ${c.heartbeats} heartbeats: ${conclusion(verdict)}\n`,
+    );
   }
   return finishCheck(verdict, flags, io);
 }
 
 function scenarioFor(flags: Flags): ScenarioModel {
-  if (typeof flags.scenario !== 'string') throw new AppError(ErrorCodes.USAGE, 'check --listen needs --scenario <file>: its hives, their credentials and sensors');
+  if (typeof flags.scenario !== 'string')
+    throw new AppError(
+      ErrorCodes.USAGE,
+      'check --listen needs --scenario <file>: its hives, their credentials and sensors',
+    );
   return scenarioOf(flags, 'check --listen');
 }
 
 /** The checker's cloud: acks every uplink with the hive's highest contiguous seq (docs/protocol.md §Acks). */
 async function ackingCloud(broker: EmbeddedBroker, password: string): Promise<MqttClient> {
-  const client = await connectAsync(broker.url, { username: CHECK_USER, password, clientId: CHECK_USER, clean: true, reconnectPeriod: 0 });
+  const client = await connectAsync(broker.url, {
+    username: CHECK_USER,
+    password,
+    clientId: CHECK_USER,
+    clean: true,
+    reconnectPeriod: 0,
+  });
   const seen = new Map<string, { seqs: Set<number>; contiguous: number }>();
   client.on('message', (topic, payload) => {
     const parsed = parseHiveTopic(topic);

@@ -26,7 +26,8 @@ export type { Flags, Io } from './io.js';
 /** `feed`: a live feed (`serve --feed`), which Ctrl-C stops as the normal end rather than interrupts. */
 export async function runCommand(file: string, flags: Flags, io: Io, feed = false): Promise<number> {
   const opts = runOptionsFromFlags(flags);
-  if (flags.serve !== true && (flags.port !== undefined || flags.audience !== undefined)) throw usage(`--${flags.port !== undefined ? 'port' : 'audience'} belongs to the API of --serve`);
+  if (flags.serve !== true && (flags.port !== undefined || flags.audience !== undefined))
+    throw usage(`--${flags.port !== undefined ? 'port' : 'audience'} belongs to the API of --serve`);
   // --truth / --html (src/cli/report-files.ts)
   const reportFiles = reportFileWriter(flags);
   if (reportFiles) opts.onArtefacts = reportFiles;
@@ -81,8 +82,16 @@ export async function runCommand(file: string, flags: Flags, io: Io, feed = fals
  */
 export function feedCommand(flags: Flags, io: Io): Promise<number> {
   if (typeof flags.scenario !== 'string') throw usage('occusim serve --feed needs --scenario <file>');
-  if (flags.speed === 'max') throw usage('occusim serve --feed runs in real time: --speed must be a factor such as 1 or 10 (use occusim run --serve for max speed)');
-  return runCommand(flags.scenario, { ...flags, serve: true, speed: typeof flags.speed === 'string' ? flags.speed : '1' }, io, true);
+  if (flags.speed === 'max')
+    throw usage(
+      'occusim serve --feed runs in real time: --speed must be a factor such as 1 or 10 (use occusim run --serve for max speed)',
+    );
+  return runCommand(
+    flags.scenario,
+    { ...flags, serve: true, speed: typeof flags.speed === 'string' ? flags.speed : '1' },
+    io,
+    true,
+  );
 }
 
 /** Interrupted: 130 (128 + SIGINT, as shells report it); a failed threshold or lost data: 1. */
@@ -113,12 +122,14 @@ function runOptionsFromFlags(flags: Flags): RunOptions {
   if (typeof flags.seed === 'string') opts.seed = integerFlag('seed', flags.seed, 0);
   if (typeof flags.speed === 'string' && flags.speed !== 'max') {
     const f = Number(flags.speed);
-    if (!(f > 0) || !Number.isFinite(f)) throw usage(`--speed must be 'max' or a positive number, got ${JSON.stringify(flags.speed)}`);
+    if (!(f > 0) || !Number.isFinite(f))
+      throw usage(`--speed must be 'max' or a positive number, got ${JSON.stringify(flags.speed)}`);
     opts.speed = f;
   }
   if (typeof flags.duration === 'string') {
     const d = parseDuration(flags.duration);
-    if (d === null || d <= 0) throw usage(`--duration must be a duration like 90s, 30m, 2h or 1h30m, got ${JSON.stringify(flags.duration)}`);
+    if (d === null || d <= 0)
+      throw usage(`--duration must be a duration like 90s, 30m, 2h or 1h30m, got ${JSON.stringify(flags.duration)}`);
     opts.durationMs = d;
   }
   if (typeof flags.faults === 'string') {
@@ -134,7 +145,8 @@ function runOptionsFromFlags(flags: Flags): RunOptions {
   if (flags.start === 'now') opts.timelineStartMs = nowMinute();
   else if (typeof flags.start === 'string') opts.start = startFlag(flags.start);
   if (typeof flags.fidelity === 'string') {
-    if (flags.fidelity !== 'model' && flags.fidelity !== 'frame') throw usage(`--fidelity must be model or frame, got ${JSON.stringify(flags.fidelity)}`);
+    if (flags.fidelity !== 'model' && flags.fidelity !== 'frame')
+      throw usage(`--fidelity must be model or frame, got ${JSON.stringify(flags.fidelity)}`);
     opts.fidelity = flags.fidelity;
   }
   if (typeof flags.workers === 'string') opts.workers = integerFlag('workers', flags.workers, 0, 64); // frame fidelity; 0 = main thread
@@ -143,13 +155,19 @@ function runOptionsFromFlags(flags: Flags): RunOptions {
   // A temporary store is the CLI's to clean up: kept only when asked (a fleet's is gigabytes).
   if (store === null && flags.keep !== true) opts.keepStore = false;
   if (flags.resume === true && flags.fresh === true) throw usage('--resume and --fresh exclude each other');
-  if ((flags.resume === true || flags.fresh === true) && store === null) throw usage(`--${flags.resume === true ? 'resume' : 'fresh'} needs --store sqlite:FILE (or --db FILE): the store to continue or to start over`);
+  if ((flags.resume === true || flags.fresh === true) && store === null)
+    throw usage(
+      `--${flags.resume === true ? 'resume' : 'fresh'} needs --store sqlite:FILE (or --db FILE): the store to continue or to start over`,
+    );
   if (typeof flags['platform-thread'] === 'string') {
     const m = flags['platform-thread'];
-    if (m !== 'auto' && m !== 'on' && m !== 'off') throw usage(`--platform-thread must be auto, on or off, got ${JSON.stringify(m)}`);
+    if (m !== 'auto' && m !== 'on' && m !== 'off')
+      throw usage(`--platform-thread must be auto, on or off, got ${JSON.stringify(m)}`);
     opts.platformThread = m === 'auto' ? 'auto' : m === 'on';
   }
-  if (typeof flags['hive-threads'] === 'string') opts.hiveThreads = flags['hive-threads'] === 'auto' ? 'auto' : integerFlag('hive-threads', flags['hive-threads'], 0, 64);
+  if (typeof flags['hive-threads'] === 'string')
+    opts.hiveThreads =
+      flags['hive-threads'] === 'auto' ? 'auto' : integerFlag('hive-threads', flags['hive-threads'], 0, 64);
   if (flags.resume === true) opts.storePolicy = 'resume';
   if (flags.fresh === true) opts.storePolicy = 'fresh';
   opts.mqttPort = mqttPortOf(flags);
@@ -159,16 +177,21 @@ function runOptionsFromFlags(flags: Flags): RunOptions {
   if (typeof flags.shard === 'string') {
     const shard = parseShard(flags.shard);
     if (shard === null) throw usage(`--shard must be i/n (slice i of n, e.g. 1/2), got ${JSON.stringify(flags.shard)}`);
-    if (opts.brokerUrl === undefined) throw usage(`--shard ${flags.shard} needs --broker mqtt://…: the broker every shard publishes to`);
+    if (opts.brokerUrl === undefined)
+      throw usage(`--shard ${flags.shard} needs --broker mqtt://…: the broker every shard publishes to`);
     opts.shard = shard;
   }
   if (flags['external-ingest'] === true) {
-    if (opts.shard === undefined) throw usage('--external-ingest needs --shard i/n: the shard whose clock the ingest processes (serve --shards n) follow');
+    if (opts.shard === undefined)
+      throw usage(
+        '--external-ingest needs --shard i/n: the shard whose clock the ingest processes (serve --shards n) follow',
+      );
     opts.externalIngest = true;
   }
   if (typeof flags.record === 'string') opts.record = flags.record;
   // Comma-separated CIDR blocks webhooks may reach although loopback or private (a local receiver).
-  if (typeof flags['webhook-allow'] === 'string') opts.webhooks = { allow: flags['webhook-allow'].split(',').map((c) => c.trim()) };
+  if (typeof flags['webhook-allow'] === 'string')
+    opts.webhooks = { allow: flags['webhook-allow'].split(',').map((c) => c.trim()) };
   const concurrency = webhookConcurrencyOf(flags);
   if (concurrency !== undefined) opts.webhooks = { ...opts.webhooks, concurrency };
   const timestamps = webhookTimestampsFlag(flags);
@@ -186,15 +209,21 @@ function nowMinute(): number {
 
 /** `--start` in the scenario's syntax: site-local `2026-11-23T08:00`, or with an offset or Z. */
 function startFlag(text: string): string {
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?$/.test(text) || Number.isNaN(Date.parse(text.length === 16 ? `${text}Z` : text))) {
-    throw usage(`--start must be 'now' or a time like 2026-11-23T08:00 (site-local) or 2026-11-23T07:00Z, got ${JSON.stringify(text)}`);
+  if (
+    !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?$/.test(text) ||
+    Number.isNaN(Date.parse(text.length === 16 ? `${text}Z` : text))
+  ) {
+    throw usage(
+      `--start must be 'now' or a time like 2026-11-23T08:00 (site-local) or 2026-11-23T07:00Z, got ${JSON.stringify(text)}`,
+    );
   }
   return text;
 }
 
 export function integerFlag(name: string, text: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const n = Number(text);
-  if (!Number.isInteger(n) || n < min || n > max) throw usage(`--${name} must be an integer in ${min}..${max}, got ${JSON.stringify(text)}`);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw usage(`--${name} must be an integer in ${min}..${max}, got ${JSON.stringify(text)}`);
   return n;
 }
 

@@ -4,7 +4,15 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { AppError, ErrorCodes } from '../core/errors.js';
 import type { StateRow } from '../webhooks/consumer-state.js';
-import { compareStates, FIRST, parseStateLine, passed, StateLineError, type Difference, type Verdict } from '../webhooks/consumer-verify.js';
+import {
+  compareStates,
+  FIRST,
+  parseStateLine,
+  passed,
+  StateLineError,
+  type Difference,
+  type Verdict,
+} from '../webhooks/consumer-verify.js';
 import type { Flags, Io } from './io.js';
 import { junitXml } from './junit.js';
 
@@ -23,18 +31,23 @@ const MAX_URL_BYTES = 1 << 30;
 
 export async function consumerVerifyCommand(args: readonly string[], flags: Flags, io: Io): Promise<number> {
   if (args.length > 0) throw usage('occusim consumer-verify takes no positional argument');
-  if (typeof flags.expected !== 'string') throw usage('--expected FILE is required (written by occusim run --consumer-expect)');
+  if (typeof flags.expected !== 'string')
+    throw usage('--expected FILE is required (written by occusim run --consumer-expect)');
   const file = typeof flags.actual === 'string' ? flags.actual : null;
   const url = typeof flags['actual-url'] === 'string' ? flags['actual-url'] : null;
   if ((file === null) === (url === null)) throw usage('give one of --actual FILE or --actual-url URL');
   const expected = await rowsOf(lines(createReadStream(flags.expected)), flags.expected);
   const subscription = pickSubscription(expected, typeof flags.subscription === 'string' ? flags.subscription : null);
-  const actual = await rowsOf(file !== null ? lines(createReadStream(file)) : await linesOfUrl(url as string), file ?? (url as string));
+  const actual = await rowsOf(
+    file !== null ? lines(createReadStream(file)) : await linesOfUrl(url as string),
+    file ?? (url as string),
+  );
   const verdict = compareStates(
     expected.filter((r) => subscription === null || r.subscription === subscription),
     actual,
   );
-  if (flags.json === true) io.stdout.write(`${JSON.stringify({ subscription, passed: passed(verdict), ...verdict })}\n`);
+  if (flags.json === true)
+    io.stdout.write(`${JSON.stringify({ subscription, passed: passed(verdict), ...verdict })}\n`);
   else io.stdout.write(formatVerdict(verdict, subscription));
   if (typeof flags.junit === 'string') writeFileSync(flags.junit, junitOf(verdict, subscription));
   return passed(verdict) ? 0 : 1;
@@ -69,14 +82,18 @@ async function linesOfUrl(url: string): Promise<AsyncIterable<string>> {
   } catch {
     throw usage(`--actual-url must be an http(s) URL, got ${JSON.stringify(url)}`);
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw usage(`--actual-url must be an http(s) URL, got ${JSON.stringify(url)}`);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw usage(`--actual-url must be an http(s) URL, got ${JSON.stringify(url)}`);
   let res: Response;
   try {
     res = await fetch(parsed, { redirect: 'error' });
   } catch (err) {
-    throw usage(`--actual-url ${url}: ${(err as Error).message}${(err as Error).cause ? ` (${String((err as { cause: unknown }).cause)})` : ''}`);
+    throw usage(
+      `--actual-url ${url}: ${(err as Error).message}${(err as Error).cause ? ` (${String((err as { cause: unknown }).cause)})` : ''}`,
+    );
   }
-  if (res.status !== 200 || !res.body) throw usage(`--actual-url ${url}: HTTP ${res.status}, expected 200 with the NDJSON state`);
+  if (res.status !== 200 || !res.body)
+    throw usage(`--actual-url ${url}: HTTP ${res.status}, expected 200 with the NDJSON state`);
   let bytes = 0;
   const body = Readable.fromWeb(res.body as WebReadableStream<Uint8Array>);
   body.on('data', (c: Buffer) => {
@@ -90,10 +107,14 @@ async function linesOfUrl(url: string): Promise<AsyncIterable<string>> {
 function pickSubscription(expected: readonly StateRow[], named: string | null): string | null {
   const names = [...new Set(expected.map((r) => r.subscription ?? ''))].sort();
   if (named !== null) {
-    if (!names.includes(named)) throw usage(`--subscription ${JSON.stringify(named)}: the expected file holds ${names.map((n) => JSON.stringify(n)).join(', ') || 'no rows'}`);
+    if (!names.includes(named))
+      throw usage(
+        `--subscription ${JSON.stringify(named)}: the expected file holds ${names.map((n) => JSON.stringify(n)).join(', ') || 'no rows'}`,
+      );
     return named;
   }
-  if (names.length > 1) throw usage(`the expected file holds several subscriptions (${names.join(', ')}): name one with --subscription`);
+  if (names.length > 1)
+    throw usage(`the expected file holds several subscriptions (${names.join(', ')}): name one with --subscription`);
   return names[0] === undefined || names[0] === '' ? null : names[0];
 }
 
@@ -132,7 +153,14 @@ function junitOf(v: Verdict, subscription: string | null): string {
       cases: kinds.map((k) => ({
         name: k.name,
         classname,
-        ...(k.n > 0 ? { failure: { message: `${k.n} of ${v.expected} expected rows`, details: k.ds.map((d) => `${place(d)}: expected ${show(d.expected)}, got ${show(d.actual)}`).join('\n') } } : {}),
+        ...(k.n > 0
+          ? {
+              failure: {
+                message: `${k.n} of ${v.expected} expected rows`,
+                details: k.ds.map((d) => `${place(d)}: expected ${show(d.expected)}, got ${show(d.actual)}`).join('\n'),
+              },
+            }
+          : {}),
       })),
     },
   ]);

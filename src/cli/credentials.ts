@@ -36,7 +36,10 @@ export function hiveCredentials(model: ScenarioModel): HiveCredentials[] {
 /** One line per hive, as `serve` and `check --listen` print them. */
 export function formatHiveCredentials(model: ScenarioModel): string {
   return hiveCredentials(model)
-    .map((h) => `hive ${h.name}: serial ${h.serial} username ${h.username} password ${h.password} publish ${h.publish.uplink} ${h.publish.heartbeat} subscribe ${h.subscribe.ack}\n`)
+    .map(
+      (h) =>
+        `hive ${h.name}: serial ${h.serial} username ${h.username} password ${h.password} publish ${h.publish.uplink} ${h.publish.heartbeat} subscribe ${h.subscribe.ack}\n`,
+    )
     .join('');
 }
 
@@ -58,6 +61,10 @@ export function credentialsCommand(flags: Flags, io: Io): number {
 export function scenarioOf(flags: Flags, command: string): ScenarioModel {
   if (typeof flags.scenario !== 'string') throw new AppError(ErrorCodes.USAGE, `${command} needs --scenario <file>`);
   const loaded = loadScenarioFile(flags.scenario);
-  if (!loaded.ok) throw new AppError(ErrorCodes.SCENARIO_INVALID, `invalid scenario:\n${loaded.diagnostics.map(formatDiagnostic).join('\n')}`);
+  if (!loaded.ok)
+    throw new AppError(
+      ErrorCodes.SCENARIO_INVALID,
+      `invalid scenario:\n${loaded.diagnostics.map(formatDiagnostic).join('\n')}`,
+    );
   return loaded.model;
 }

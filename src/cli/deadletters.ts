@@ -12,17 +12,26 @@ import { existingStore } from './store-flag.js';
  * so any store works. Exit 0 (also when there are none).
  */
 export async function deadlettersCommand(args: readonly string[], flags: Flags, io: Io): Promise<number> {
-  if (args.length > 0) throw new AppError(ErrorCodes.USAGE, 'occusim deadletters takes no positional argument: use --store sqlite:FILE|postgres://… or --db FILE');
+  if (args.length > 0)
+    throw new AppError(
+      ErrorCodes.USAGE,
+      'occusim deadletters takes no positional argument: use --store sqlite:FILE|postgres://… or --db FILE',
+    );
   const location = existingStore(flags, 'occusim deadletters');
   const name = describeStore(location.kind === 'sqlite' ? location.path : location.url);
   const store = await openStore(location);
   try {
     const letters = await store.deadLetters();
     if (flags.json === true) {
-      io.stdout.write(`${JSON.stringify({ db: name, deadLetters: letters.map((d) => ({ receivedAt: isoUtc(d.receivedAtMs), reason: d.reason, topic: d.topic, message: d.message })) }, null, 2)}\n`);
+      io.stdout.write(
+        `${JSON.stringify({ db: name, deadLetters: letters.map((d) => ({ receivedAt: isoUtc(d.receivedAtMs), reason: d.reason, topic: d.topic, message: d.message })) }, null, 2)}\n`,
+      );
       return 0;
     }
-    for (const d of letters) io.stdout.write(`${isoUtc(d.receivedAtMs)}  ${printable(d.reason).padEnd(20)}  ${printable(d.topic)}  ${printable(d.message)}\n`);
+    for (const d of letters)
+      io.stdout.write(
+        `${isoUtc(d.receivedAtMs)}  ${printable(d.reason).padEnd(20)}  ${printable(d.topic)}  ${printable(d.message)}\n`,
+      );
     io.stderr.write(`${letters.length} dead letter(s) in ${name}\n`);
     return 0;
   } finally {

@@ -3,7 +3,9 @@ import type { DeliveryReport } from '../hive/ledger.js';
 /** Summary lines of the delivery ledger (mesh, hives, losses, hops, battery). */
 export function formatDelivery(d: DeliveryReport): string[] {
   const o = d.overall;
-  const hops = Object.entries(d.hopHistogram).map(([h, n]) => `${h}: ${n}`).join(', ');
+  const hops = Object.entries(d.hopHistogram)
+    .map(([h, n]) => `${h}: ${n}`)
+    .join(', ');
   const lines = [
     `Delivery: ${o.generated} generated, ${o.acked} acked by the cloud, ${o.retransmitted} retransmitted (${o.duplicated} duplicates), ` +
       `lost ${o.meshDropped} in the mesh + ${o.meshQueueOverflow} mesh queue overflow + ${o.bufferOverflow} hive buffer overflow, ${o.undelivered} undelivered` +
@@ -16,7 +18,10 @@ export function formatDelivery(d: DeliveryReport): string[] {
   ];
   if (d.ramp) {
     lines.push(`  ramp: hives online over time (of ${d.ramp[0]?.hives ?? 0}):`);
-    for (const r of d.ramp) lines.push(`    +${r.at.padEnd(8)} ${String(r.online).padStart(5)} online (+${r.cameOnline} at once, ${r.connected} of them logged in and sent)`);
+    for (const r of d.ramp)
+      lines.push(
+        `    +${r.at.padEnd(8)} ${String(r.online).padStart(5)} online (+${r.cameOnline} at once, ${r.connected} of them logged in and sent)`,
+      );
   }
   return lines;
 }

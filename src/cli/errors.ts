@@ -7,7 +7,13 @@ import type { Io } from './io.js';
  * unreadable file, a closed stdout) are one line and exit 2; anything else is an internal
  * error, one line and exit 1, with the stack only under `--debug`.
  */
-const USAGE_CODES: ReadonlySet<ErrorCode> = new Set(['USAGE', 'SCENARIO_INVALID', 'NOT_IMPLEMENTED', 'SCENARIO_NOT_FOUND', 'CAPTURE_INVALID']);
+const USAGE_CODES: ReadonlySet<ErrorCode> = new Set([
+  'USAGE',
+  'SCENARIO_INVALID',
+  'NOT_IMPLEMENTED',
+  'SCENARIO_NOT_FOUND',
+  'CAPTURE_INVALID',
+]);
 
 /** Errno codes that describe the environment or the input, not a bug. */
 const ENVIRONMENT: Readonly<Record<string, string>> = {
@@ -31,24 +37,33 @@ export function exitCodeOfError(err: unknown, io: Io, debug: boolean): number {
     const usage = USAGE_CODES.has(err.code) || errno !== null;
     // Scenario diagnostics are a list, one located line each; other messages are one line.
     const text = err.code === 'SCENARIO_INVALID' ? err.message : firstLine(err.message);
-    const hint = errno !== null && ENVIRONMENT[errno] !== undefined && errno.startsWith('EADDR') ? ` — ${ENVIRONMENT[errno]}` : '';
+    const hint =
+      errno !== null && ENVIRONMENT[errno] !== undefined && errno.startsWith('EADDR') ? ` — ${ENVIRONMENT[errno]}` : '';
     io.stderr.write(`occusim: ${text}${hint}\n`);
     if (debug) io.stderr.write(`${stackOf(err)}\n`);
     return usage ? 2 : 1;
   }
   if (errno !== null) {
-    io.stderr.write(`occusim: ${firstLine((err as Error).message)}${ENVIRONMENT[errno] === undefined ? '' : ` — ${ENVIRONMENT[errno]}`}\n`);
+    io.stderr.write(
+      `occusim: ${firstLine((err as Error).message)}${ENVIRONMENT[errno] === undefined ? '' : ` — ${ENVIRONMENT[errno]}`}\n`,
+    );
     if (debug) io.stderr.write(`${stackOf(err)}\n`);
     return 2;
   }
-  io.stderr.write(`occusim: internal error: ${firstLine(err instanceof Error ? err.message : String(err))}${debug ? '' : ' (run with --debug for the stack trace)'}\n`);
+  io.stderr.write(
+    `occusim: internal error: ${firstLine(err instanceof Error ? err.message : String(err))}${debug ? '' : ' (run with --debug for the stack trace)'}\n`,
+  );
   if (debug) io.stderr.write(`${stackOf(err)}\n`);
   return 1;
 }
 
 /** The errno code of an error or of one of its causes (a listener's EADDRINUSE wrapped by the broker). */
 export function errnoOf(err: unknown): string | null {
-  for (let e: unknown = err, depth = 0; e !== undefined && e !== null && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+  for (
+    let e: unknown = err, depth = 0;
+    e !== undefined && e !== null && depth < 5;
+    e = (e as { cause?: unknown }).cause, depth++
+  ) {
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string' && Object.hasOwn(ENVIRONMENT, code)) return code;
     // Across a worker thread only the message survives.
@@ -71,7 +86,11 @@ function stackOf(err: unknown): string {
  * A closed stdout (`occusim schema | head`) raises EPIPE on a later write: one line on
  * stderr and exit 2, instead of an uncaught exception. For the process's own streams.
  */
-export function exitOnClosedStdout(stdout: NodeJS.WriteStream, stderr: NodeJS.WriteStream, exit: (code: number) => void): void {
+export function exitOnClosedStdout(
+  stdout: NodeJS.WriteStream,
+  stderr: NodeJS.WriteStream,
+  exit: (code: number) => void,
+): void {
   stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'EPIPE') {
       stderr.write('occusim: stdout closed before the output ended (EPIPE)\n');

@@ -23,7 +23,8 @@ export async function exploreCommand(file: string, flags: Flags, io: Io): Promis
   const seed = typeof flags.seed === 'string' ? integerFlag('seed', flags.seed, 0) : 1;
   const maxFaults = typeof flags['max-faults'] === 'string' ? integerFlag('max-faults', flags['max-faults'], 1, 20) : 3;
   const durationMs = duration('duration', typeof flags.duration === 'string' ? flags.duration : '30m');
-  const timeBudgetMs = typeof flags['time-budget'] === 'string' ? duration('time-budget', flags['time-budget']) : undefined;
+  const timeBudgetMs =
+    typeof flags['time-budget'] === 'string' ? duration('time-budget', flags['time-budget']) : undefined;
   const kinds = typeof flags.kinds === 'string' ? kindsOf(flags.kinds) : EXPLORE_FAULT_KINDS;
   const expectations = expectationsOf(flags.expect);
   const invariantCmd = typeof flags['invariant-cmd'] === 'string' ? flags['invariant-cmd'] : undefined;
@@ -36,10 +37,14 @@ export async function exploreCommand(file: string, flags: Flags, io: Io): Promis
   const model = { ...loaded.model, faults: [] };
   const jobs = jobsOf(flags.jobs);
   const pool = jobs > 1 ? await startRunPool(jobs, { model, invariantCmd: invariantCmd ?? null }) : null;
-  const targets = { hives: [...new Set(model.hives.map((h) => h.name))], sensors: [...new Set(model.sensors.map((s) => s.name))] };
+  const targets = {
+    hives: [...new Set(model.hives.map((h) => h.name))],
+    sensors: [...new Set(model.sensors.map((s) => s.name))],
+  };
   const report = await explore({
     jobs,
-    invariants: expectations.length === 0 ? DEFAULT_INVARIANTS : [...DEFAULT_INVARIANTS, thresholdsInvariant(expectations)],
+    invariants:
+      expectations.length === 0 ? DEFAULT_INVARIANTS : [...DEFAULT_INVARIANTS, thresholdsInvariant(expectations)],
     // The replay judges the same thresholds, so it exits 1 on the same failure.
     replayArgs: expectations.map((e) => `--expect ${shellQuoted(e.text)}`).join(' '),
     scenario: file,
@@ -51,7 +56,10 @@ export async function exploreCommand(file: string, flags: Flags, io: Io): Promis
     maxFaults,
     targets,
     run: (faults) => (pool ? pool.run(faults) : runOne({ model, invariantCmd: invariantCmd ?? null }, faults)),
-    onProgress: (p) => io.stderr.write(`explore: ${p.done}/${p.runs} runs, ${p.runsPerHour} runs/hour, ${p.failures} failure(s)${p.leftMs === null ? '' : `, ${Math.ceil(p.leftMs / 1000)} s left`}\n`),
+    onProgress: (p) =>
+      io.stderr.write(
+        `explore: ${p.done}/${p.runs} runs, ${p.runsPerHour} runs/hour, ${p.failures} failure(s)${p.leftMs === null ? '' : `, ${Math.ceil(p.leftMs / 1000)} s left`}\n`,
+      ),
   }).finally(() => pool?.close());
   print(report, io);
   if (typeof flags.report === 'string') writeFileSync(flags.report, `${JSON.stringify(report, null, 2)}\n`);
@@ -63,17 +71,25 @@ function exploreSuite(r: ExploreReport): JunitSuite {
   const cases: JunitCase[] = r.failures.map((f) => ({
     name: `run ${f.index}: ${f.replay}`,
     classname: `explore.${r.scenario}`,
-    failure: { message: f.shrunkViolations.join('; '), details: `drawn: ${formatFaultSchedule(f.faults)}\nviolations: ${f.violations.join('; ')}\n${f.deterministic ? 'deterministic' : 'NOT deterministic'}\nreplay: ${f.replay}` },
+    failure: {
+      message: f.shrunkViolations.join('; '),
+      details: `drawn: ${formatFaultSchedule(f.faults)}\nviolations: ${f.violations.join('; ')}\n${f.deterministic ? 'deterministic' : 'NOT deterministic'}\nreplay: ${f.replay}`,
+    },
   }));
-  if (cases.length === 0) cases.push({ name: `${r.runs} runs, seed ${r.seed}: every invariant held`, classname: `explore.${r.scenario}` });
+  if (cases.length === 0)
+    cases.push({ name: `${r.runs} runs, seed ${r.seed}: every invariant held`, classname: `explore.${r.scenario}` });
   return { name: 'explore', cases };
 }
 
 function print(r: ExploreReport, io: Io): void {
-  io.stdout.write(`occusim explore: ${r.scenario}, seed ${r.seed}: ${r.runs} runs of ${Math.round(r.durationMs / 60_000)} min in ${(r.wallMs / 1000).toFixed(1)} s (${r.runsPerHour} runs/hour, ${r.jobs} job(s)), ${r.failures.length} failure(s)\n`);
+  io.stdout.write(
+    `occusim explore: ${r.scenario}, seed ${r.seed}: ${r.runs} runs of ${Math.round(r.durationMs / 60_000)} min in ${(r.wallMs / 1000).toFixed(1)} s (${r.runsPerHour} runs/hour, ${r.jobs} job(s)), ${r.failures.length} failure(s)\n`,
+  );
   for (const f of r.failures) {
     io.stdout.write(`  run ${f.index}: ${f.violations.join('; ')}\n`);
-    io.stdout.write(`    ${f.deterministic ? 'deterministic (re-run gave the same result)' : 'NOT deterministic: the re-run differed'}; shrunk from ${f.faults.length} to ${f.shrunk.length} fault(s) in ${f.shrinkRuns} runs\n`);
+    io.stdout.write(
+      `    ${f.deterministic ? 'deterministic (re-run gave the same result)' : 'NOT deterministic: the re-run differed'}; shrunk from ${f.faults.length} to ${f.shrunk.length} fault(s) in ${f.shrinkRuns} runs\n`,
+    );
     io.stdout.write(`    replay: ${f.replay}\n`);
   }
 }
@@ -100,12 +116,15 @@ function jobsOf(flag: Flags[string]): number {
 
 function duration(name: string, text: string): number {
   const ms = parseDuration(text);
-  if (ms === null || ms <= 0) throw usage(`--${name} must be a duration like 90s, 30m or 1h, got ${JSON.stringify(text)}`);
+  if (ms === null || ms <= 0)
+    throw usage(`--${name} must be a duration like 90s, 30m or 1h, got ${JSON.stringify(text)}`);
   return ms;
 }
 
 function kindsOf(text: string): ExploreFaultKind[] {
   const kinds = text.split(',').map((k) => k.trim());
-  for (const k of kinds) if (!(EXPLORE_FAULT_KINDS as readonly string[]).includes(k)) throw usage(`--kinds: unknown fault kind ${JSON.stringify(k)}; one of ${EXPLORE_FAULT_KINDS.join(', ')}`);
+  for (const k of kinds)
+    if (!(EXPLORE_FAULT_KINDS as readonly string[]).includes(k))
+      throw usage(`--kinds: unknown fault kind ${JSON.stringify(k)}; one of ${EXPLORE_FAULT_KINDS.join(', ')}`);
   return kinds as ExploreFaultKind[];
 }

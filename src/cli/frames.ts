@@ -31,7 +31,11 @@ const SHEET_TILES = 24;
 
 export function framesCommand(file: string, flags: Flags, io: Io): number {
   const loaded = loadScenarioFile(file, { fidelity: 'frame' });
-  if (!loaded.ok) throw new AppError(ErrorCodes.SCENARIO_INVALID, `invalid scenario:\n${loaded.diagnostics.map(formatDiagnostic).join('\n')}`);
+  if (!loaded.ok)
+    throw new AppError(
+      ErrorCodes.SCENARIO_INVALID,
+      `invalid scenario:\n${loaded.diagnostics.map(formatDiagnostic).join('\n')}`,
+    );
   const model = loaded.model;
   const sensor = pickSensor(model, flags.sensor);
   const fromMs = timeFlag(model, 'from', flags.from);
@@ -39,7 +43,8 @@ export function framesCommand(file: string, flags: Flags, io: Io): number {
   if (toMs <= fromMs) throw usage('--to must be after --from');
   checkPeriod(model, fromMs, toMs);
   if (typeof flags.out !== 'string') throw usage('occusim frames needs --out DIR');
-  if (flags.gif !== undefined && (typeof flags.gif !== 'string' || flags.gif === '')) throw usage('--gif needs a file path');
+  if (flags.gif !== undefined && (typeof flags.gif !== 'string' || flags.gif === ''))
+    throw usage('--gif needs a file path');
   const out = flags.out;
   mkdirSync(out, { recursive: true });
   const s = frameSensor(model, sensor);
@@ -64,7 +69,9 @@ export function framesCommand(file: string, flags: Flags, io: Io): number {
   const tiled = toRgb(tileIndexed(sheet, 6));
   writeFileSync(join(out, 'sheet.png'), encodePng(tiled.width, tiled.height, tiled.rgb));
   if (typeof flags.gif === 'string') writeFileSync(flags.gif, encodeGif(gif, PALETTE, (gifStep * 100) / s.spec.fps));
-  io.stdout.write(`${sensor.name} (${sensor.model}, ${sensor.mode}): ${frames} frames, ${written} PNG files and sheet.png in ${out}${typeof flags.gif === 'string' ? `, ${gif.length}-frame GIF ${flags.gif}` : ''}\n`);
+  io.stdout.write(
+    `${sensor.name} (${sensor.model}, ${sensor.mode}): ${frames} frames, ${written} PNG files and sheet.png in ${out}${typeof flags.gif === 'string' ? `, ${gif.length}-frame GIF ${flags.gif}` : ''}\n`,
+  );
   return 0;
 }
 
@@ -74,12 +81,21 @@ function checkPeriod(model: ScenarioModel, fromMs: number, toMs: number): void {
   const zone = model.sites[0]?.timezone ?? 'UTC';
   const local = (ms: number): string => isoLocal(ms, zone).replace('T', ' ');
   if (fromMs < model.startMs || toMs > endMs) {
-    throw usage(`the period ${local(fromMs)} … ${local(toMs)} is outside the scenario, which runs from ${local(model.startMs)} to ${local(endMs)}`);
+    throw usage(
+      `the period ${local(fromMs)} … ${local(toMs)} is outside the scenario, which runs from ${local(model.startMs)} to ${local(endMs)}`,
+    );
   }
 }
 
 /** Renders every frame of [fromMs, toMs] labelled and hands it to `onFrame` with its index; returns the count. */
-function captureFrames(model: ScenarioModel, sensor: SensorModel, fromMs: number, toMs: number, showTruth: boolean, onFrame: (im: IndexedImage, k: number) => void): number {
+function captureFrames(
+  model: ScenarioModel,
+  sensor: SensorModel,
+  fromMs: number,
+  toMs: number,
+  showTruth: boolean,
+  onFrame: (im: IndexedImage, k: number) => void,
+): number {
   const s = frameSensor(model, sensor);
   const people = personTable(model.seed);
   const rec = new FrameRecorder(1);
@@ -98,14 +114,31 @@ function captureFrames(model: ScenarioModel, sensor: SensorModel, fromMs: number
       if (atMs < fromMs || atMs > toMs) return;
       const truth: Array<[number, number]> = [];
       for (let i = 0; i < count; i++) {
-        const [x, y] = [(buf[i * PERSON_STRIDE] as number) / s.spec.side, (buf[i * PERSON_STRIDE + 1] as number) / s.spec.side];
+        const [x, y] = [
+          (buf[i * PERSON_STRIDE] as number) / s.spec.side,
+          (buf[i * PERSON_STRIDE + 1] as number) / s.spec.side,
+        ];
         // Only the people inside the frame: the table also holds those near it (their heat spills in).
         if (x >= 0 && x <= 1 && y >= 0 && y <= 1) truth.push([x, y]);
       }
       const detections: Array<[number, number]> = [];
-      for (let d = 0; d < found; d++) detections.push([(det[2 * d] as number) / s.spec.cols, (det[2 * d + 1] as number) / s.spec.rows]);
+      for (let d = 0; d < found; d++)
+        detections.push([(det[2 * d] as number) / s.spec.cols, (det[2 * d + 1] as number) / s.spec.rows]);
       const time = frameTime(atMs, zone);
-      onFrame(labelledFrame({ frame, cols: s.spec.cols, rows: s.spec.rows, scale, lo, hi, overlay: { detections, truth }, showTruth, label: { title, time } }), k++);
+      onFrame(
+        labelledFrame({
+          frame,
+          cols: s.spec.cols,
+          rows: s.spec.rows,
+          scale,
+          lo,
+          hi,
+          overlay: { detections, truth },
+          showTruth,
+          label: { title, time },
+        }),
+        k++,
+      );
     });
   }
   return k;
@@ -143,7 +176,13 @@ function timeFlag(model: ScenarioModel, name: string, flag: Flags[string]): numb
 /** Milliseconds after local midnight of the scenario start, in the first site's zone. */
 function localMinuteOfDay(model: ScenarioModel): number {
   const zone = model.sites[0]?.timezone ?? 'UTC';
-  const parts = new Intl.DateTimeFormat('en-GB', { timeZone: zone, hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' }).formatToParts(new Date(model.startMs));
+  const parts = new Intl.DateTimeFormat('en-GB', {
+    timeZone: zone,
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hourCycle: 'h23',
+  }).formatToParts(new Date(model.startMs));
   const get = (t: string): number => Number(parts.find((p) => p.type === t)?.value ?? 0);
   return get('hour') * 3600_000 + get('minute') * 60_000 + get('second') * 1000;
 }

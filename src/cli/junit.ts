@@ -18,16 +18,25 @@ export interface JunitSuite {
 export function junitXml(suites: readonly JunitSuite[]): string {
   const tests = suites.reduce((a, s) => a + s.cases.length, 0);
   const failures = suites.reduce((a, s) => a + s.cases.filter((c) => c.failure).length, 0);
-  const out = ['<?xml version="1.0" encoding="UTF-8"?>', `<testsuites name="occusim" tests="${tests}" failures="${failures}" errors="0">`];
+  const out = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="occusim" tests="${tests}" failures="${failures}" errors="0">`,
+  ];
   for (const s of suites) {
-    out.push(`  <testsuite name="${attr(s.name)}" tests="${s.cases.length}" failures="${s.cases.filter((c) => c.failure).length}" errors="0" skipped="0">`);
+    out.push(
+      `  <testsuite name="${attr(s.name)}" tests="${s.cases.length}" failures="${s.cases.filter((c) => c.failure).length}" errors="0" skipped="0">`,
+    );
     for (const c of s.cases) {
       const open = `    <testcase name="${attr(c.name)}" classname="${attr(c.classname)}"`;
       if (!c.failure) {
         out.push(`${open}/>`);
         continue;
       }
-      out.push(`${open}>`, `      <failure message="${attr(c.failure.message)}" type="threshold">${text(c.failure.details)}</failure>`, '    </testcase>');
+      out.push(
+        `${open}>`,
+        `      <failure message="${attr(c.failure.message)}" type="threshold">${text(c.failure.details)}</failure>`,
+        '    </testcase>',
+      );
     }
     out.push('  </testsuite>');
   }

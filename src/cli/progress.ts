@@ -48,7 +48,13 @@ export interface ProgressFigures {
 }
 
 /** The figures of one progress report, from the run's start (wall `startWall`) to wall `nowWall`. */
-export function progressFigures(doneMs: number, totalMs: number, packets: number | undefined, wallMs: number, speed: 'max' | number): ProgressFigures {
+export function progressFigures(
+  doneMs: number,
+  totalMs: number,
+  packets: number | undefined,
+  wallMs: number,
+  speed: 'max' | number,
+): ProgressFigures {
   const fraction = totalMs > 0 ? Math.min(1, Math.max(0, doneMs / totalMs)) : 1;
   const rate = wallMs > 0 && doneMs > 0 ? doneMs / wallMs : null;
   const remaining = Math.max(0, totalMs - doneMs);
@@ -66,8 +72,13 @@ export function progressFigures(doneMs: number, totalMs: number, packets: number
 
 /** `42%  1h15m of 3h simulated · ×812 real time · 3,210 packets/s · ETA 12s [· lag 0.2 s]` */
 export function describeProgress(f: ProgressFigures): string {
-  const parts = [`${String(Math.floor(f.fraction * 100)).padStart(3)}%  ${formatDuration(f.doneMs)} of ${formatDuration(f.totalMs)} simulated`];
-  if (f.realTimeFactor !== null) parts.push(`×${f.realTimeFactor >= 10 ? Math.round(f.realTimeFactor).toLocaleString('en-US') : f.realTimeFactor.toFixed(1)} real time`);
+  const parts = [
+    `${String(Math.floor(f.fraction * 100)).padStart(3)}%  ${formatDuration(f.doneMs)} of ${formatDuration(f.totalMs)} simulated`,
+  ];
+  if (f.realTimeFactor !== null)
+    parts.push(
+      `×${f.realTimeFactor >= 10 ? Math.round(f.realTimeFactor).toLocaleString('en-US') : f.realTimeFactor.toFixed(1)} real time`,
+    );
   if (f.packetsPerS !== null) parts.push(`${Math.round(f.packetsPerS).toLocaleString('en-US')} packets/s`);
   if (f.etaMs !== null && f.fraction < 1) parts.push(`ETA ${wallDuration(f.etaMs)}`);
   if (f.lagMs !== null) parts.push(`lag ${(f.lagMs / 1000).toFixed(1)} s`);

@@ -23,7 +23,8 @@ function num(flags: Flags, name: string, lo: number, hi: number, fallback: numbe
   const v = flags[name];
   if (typeof v !== 'string') return fallback;
   const n = Number(v);
-  if (!Number.isFinite(n) || n < lo || n > hi) throw usage(`--${name} must be a number in ${lo}..${hi}, got ${JSON.stringify(v)}`);
+  if (!Number.isFinite(n) || n < lo || n > hi)
+    throw usage(`--${name} must be a number in ${lo}..${hi}, got ${JSON.stringify(v)}`);
   return n;
 }
 
@@ -38,11 +39,17 @@ export function line(s: ReceiverStats): string {
 function applyOf(flags: Flags): ApplyMode | null {
   const v = flags.apply;
   if (v === undefined) return null;
-  if (typeof v !== 'string' || !(APPLY_MODES as readonly string[]).includes(v)) throw usage(`--apply must be ${APPLY_MODES.join(', ')}, got ${JSON.stringify(v)}`);
+  if (typeof v !== 'string' || !(APPLY_MODES as readonly string[]).includes(v))
+    throw usage(`--apply must be ${APPLY_MODES.join(', ')}, got ${JSON.stringify(v)}`);
   return v as ApplyMode;
 }
 
-export async function receiveCommand(args: readonly string[], flags: Flags, io: Io, signal?: AbortSignal): Promise<number> {
+export async function receiveCommand(
+  args: readonly string[],
+  flags: Flags,
+  io: Io,
+  signal?: AbortSignal,
+): Promise<number> {
   if (args.length > 0) throw usage('occusim receive takes no positional argument');
   const secrets = typeof flags.secret === 'string' ? flags.secret.split(',') : [];
   try {
@@ -52,7 +59,8 @@ export async function receiveCommand(args: readonly string[], flags: Flags, io: 
     throw err;
   }
   const apply = applyOf(flags);
-  if (typeof flags.state === 'string' && apply === null) throw usage('--state needs --apply naive|first-wins|idempotent: the state to write');
+  if (typeof flags.state === 'string' && apply === null)
+    throw usage('--state needs --apply naive|first-wins|idempotent: the state to write');
   const receiver = await startReceiver({
     port: num(flags, 'port', 0, 65535, 8787),
     host: hostOf(flags),
@@ -65,10 +73,19 @@ export async function receiveCommand(args: readonly string[], flags: Flags, io: 
     // Commander keeps a negated option under its long name: true unless --no-timestamp-check was given.
     ...(apply !== null ? { apply } : {}),
     ...(typeof flags.state === 'string' ? { stateOut: flags.state } : {}),
-    ...(flags['no-timestamp-check'] !== false ? { toleranceS: DEFAULT_TOLERANCE_S, nowS: () => Math.floor(systemWallTime() / 1000) } : {}),
+    ...(flags['no-timestamp-check'] !== false
+      ? { toleranceS: DEFAULT_TOLERANCE_S, nowS: () => Math.floor(systemWallTime() / 1000) }
+      : {}),
   });
-  const checked = secrets.length === 0 ? '' : flags['no-timestamp-check'] !== false ? ` (verifying signatures, timestamps within ${DEFAULT_TOLERANCE_S} s)` : ' (verifying signatures, timestamps not checked)';
-  io.stderr.write(`occusim receive: listening on ${receiver.url}${checked}${apply !== null ? `; holding a ${apply} consumer's state at ${receiver.url}state` : ''}\n`);
+  const checked =
+    secrets.length === 0
+      ? ''
+      : flags['no-timestamp-check'] !== false
+        ? ` (verifying signatures, timestamps within ${DEFAULT_TOLERANCE_S} s)`
+        : ' (verifying signatures, timestamps not checked)';
+  io.stderr.write(
+    `occusim receive: listening on ${receiver.url}${checked}${apply !== null ? `; holding a ${apply} consumer's state at ${receiver.url}state` : ''}\n`,
+  );
   const live = setInterval(() => {
     if (io.stderr.isTTY) io.stderr.write(`\r${line(receiver.stats())}\u001b[K`);
   }, 500);

@@ -16,7 +16,8 @@ import type { Flags, Io } from './commands.js';
  */
 export async function replayCommand(args: readonly string[], flags: Flags, io: Io): Promise<number> {
   const [file, extra] = args;
-  if (file === undefined || extra !== undefined) throw new AppError(ErrorCodes.USAGE, 'occusim replay takes exactly one capture file');
+  if (file === undefined || extra !== undefined)
+    throw new AppError(ErrorCodes.USAGE, 'occusim replay takes exactly one capture file');
   const speed = speedOf(flags.speed);
   const url = typeof flags.broker === 'string' ? flags.broker : 'mqtt://127.0.0.1:1883';
   const { header, messages } = readCapture(file);
@@ -26,7 +27,11 @@ export async function replayCommand(args: readonly string[], flags: Flags, io: I
   let published = 0;
   let skipped = 0;
   try {
-    for (const h of header.hives) clients.set(h.serial, await connectHive(url, h.serial, passwords.get(h.serial), typeof flags.scenario === 'string'));
+    for (const h of header.hives)
+      clients.set(
+        h.serial,
+        await connectHive(url, h.serial, passwords.get(h.serial), typeof flags.scenario === 'string'),
+      );
     const firstT = messages[0]?.t ?? 0;
     for (const m of messages) {
       const parsed = parseHiveTopic(m.topic);
@@ -42,35 +47,59 @@ export async function replayCommand(args: readonly string[], flags: Flags, io: I
   } finally {
     for (const c of clients.values()) await c.endAsync();
   }
-  io.stdout.write(`replayed ${published} message(s) of ${file} to ${url} in ${((systemClock.now() - started) / 1000).toFixed(1)} s (${skipped} acks/other skipped)\n`);
+  io.stdout.write(
+    `replayed ${published} message(s) of ${file} to ${url} in ${((systemClock.now() - started) / 1000).toFixed(1)} s (${skipped} acks/other skipped)\n`,
+  );
   return 0;
 }
 
 function speedOf(flag: Flags[string]): 'max' | number {
   if (flag === undefined || flag === 'max') return 'max';
   const f = Number(flag);
-  if (typeof flag !== 'string' || !(f > 0) || !Number.isFinite(f)) throw new AppError(ErrorCodes.USAGE, `--speed must be 'max' or a positive number, got ${JSON.stringify(flag)}`);
+  if (typeof flag !== 'string' || !(f > 0) || !Number.isFinite(f))
+    throw new AppError(ErrorCodes.USAGE, `--speed must be 'max' or a positive number, got ${JSON.stringify(flag)}`);
   return f;
 }
 
 function passwordsOf(flags: Flags): Map<string, string> {
   if (typeof flags.scenario !== 'string') return new Map();
   const loaded = loadScenarioFile(flags.scenario);
-  if (!loaded.ok) throw new AppError(ErrorCodes.SCENARIO_INVALID, `invalid scenario ${flags.scenario} (run occusim validate)`);
+  if (!loaded.ok)
+    throw new AppError(ErrorCodes.SCENARIO_INVALID, `invalid scenario ${flags.scenario} (run occusim validate)`);
   return new Map(loaded.model.hives.map((h) => [h.serial, h.password]));
 }
 
-async function connectHive(url: string, serial: string, password: string | undefined, withScenario: boolean): Promise<MqttClient> {
+async function connectHive(
+  url: string,
+  serial: string,
+  password: string | undefined,
+  withScenario: boolean,
+): Promise<MqttClient> {
   try {
-    return await connectAsync(url, { clientId: `hive-${serial}`, username: serial, ...(password === undefined ? {} : { password }), clean: true, reconnectPeriod: 0, connectTimeout: 5000 }, false);
+    return await connectAsync(
+      url,
+      {
+        clientId: `hive-${serial}`,
+        username: serial,
+        ...(password === undefined ? {} : { password }),
+        clean: true,
+        reconnectPeriod: 0,
+        connectTimeout: 5000,
+      },
+      false,
+    );
   } catch (err) {
     const message = (err as Error).message;
     // An occusim broker (serve, check --listen, run --serve) logs hives in with the scenario's passwords.
     if (/bad user ?name or password|not authori[sz]ed/i.test(message)) {
-      const hint = withScenario ? `the broker refused hive ${serial}'s password from --scenario: is it serving the same scenario and seed?` : `the broker refused hive ${serial} without a password: pass --scenario <file> (the scenario it serves) so each hive logs in with its password`;
+      const hint = withScenario
+        ? `the broker refused hive ${serial}'s password from --scenario: is it serving the same scenario and seed?`
+        : `the broker refused hive ${serial} without a password: pass --scenario <file> (the scenario it serves) so each hive logs in with its password`;
       throw new AppError(ErrorCodes.USAGE, `replay: ${hint} (${url}: ${message})`, { cause: err });
     }
-    throw new AppError(ErrorCodes.BROKER_FAILED, `replay: hive ${serial} cannot connect to ${url}: ${message}`, { cause: err });
+    throw new AppError(ErrorCodes.BROKER_FAILED, `replay: hive ${serial} cannot connect to ${url}: ${message}`, {
+      cause: err,
+    });
   }
 }
 

@@ -20,7 +20,11 @@ const MAX_REPORT_BYTES = 256 * 1024 * 1024;
 export async function reportMergeCommand(files: readonly string[], flags: Flags, io: Io): Promise<number> {
   checkOutputFiles(flags, ['out']);
   const fromStore = typeof flags.store === 'string' || typeof flags.db === 'string';
-  if (fromStore !== (typeof flags.scenario === 'string')) throw new AppError(ErrorCodes.USAGE, 'report merge: --store and --scenario go together (the measured series and the truth they are compared with)');
+  if (fromStore !== (typeof flags.scenario === 'string'))
+    throw new AppError(
+      ErrorCodes.USAGE,
+      'report merge: --store and --scenario go together (the measured series and the truth they are compared with)',
+    );
   const reports = files.map(readReport);
   let merged = mergeReports(reports, files);
   if (fromStore) merged = await accuracyFromStore(merged, reports, flags);
@@ -30,10 +34,18 @@ export async function reportMergeCommand(files: readonly string[], flags: Flags,
   return merged.ledger.packets.lost === 0 ? 0 : 1;
 }
 
-async function accuracyFromStore(merged: MergedReport, reports: readonly RunReport[], flags: Flags): Promise<MergedReport> {
+async function accuracyFromStore(
+  merged: MergedReport,
+  reports: readonly RunReport[],
+  flags: Flags,
+): Promise<MergedReport> {
   const first = reports[0] as RunReport;
   const stopped = reports.findIndex((r) => (r as Partial<RunReport>).perf?.interrupted === true);
-  if (stopped >= 0) throw new AppError(ErrorCodes.USAGE, `report merge --store: shard ${reports[stopped]?.shard?.index} was stopped before the end; the truth replayed is the whole run's`);
+  if (stopped >= 0)
+    throw new AppError(
+      ErrorCodes.USAGE,
+      `report merge --store: shard ${reports[stopped]?.shard?.index} was stopped before the end; the truth replayed is the whole run's`,
+    );
   const model = scenarioOfReports(flags.scenario as string, first);
   const location = existingStore(flags, 'occusim report merge');
   const name = describeStore(location.kind === 'sqlite' ? location.path : location.url);
@@ -47,19 +59,29 @@ async function accuracyFromStore(merged: MergedReport, reports: readonly RunRepo
 
 function readReport(file: string): RunReport {
   const size = statSync(file).size;
-  if (size > MAX_REPORT_BYTES) throw new AppError(ErrorCodes.USAGE, `report merge: ${file} is ${size} bytes, more than ${MAX_REPORT_BYTES}`);
+  if (size > MAX_REPORT_BYTES)
+    throw new AppError(ErrorCodes.USAGE, `report merge: ${file} is ${size} bytes, more than ${MAX_REPORT_BYTES}`);
   let doc: unknown;
   try {
     doc = JSON.parse(readFileSync(file, 'utf8'));
   } catch (err) {
     throw new AppError(ErrorCodes.USAGE, `report merge: ${file}: not JSON (${(err as Error).message})`);
   }
-  if (!isRunReport(doc)) throw new AppError(ErrorCodes.USAGE, `report merge: ${file}: not a run report (written by occusim run --report)`);
+  if (!isRunReport(doc))
+    throw new AppError(ErrorCodes.USAGE, `report merge: ${file}: not a run report (written by occusim run --report)`);
   return doc;
 }
 
 function isRunReport(x: unknown): x is RunReport {
   if (typeof x !== 'object' || x === null) return false;
   const r = x as Partial<RunReport>;
-  return typeof r.scenario === 'string' && typeof r.seed === 'number' && typeof r.result === 'object' && r.result !== null && typeof r.result.messages === 'object' && typeof r.result.traffic === 'object' && typeof r.result.presence === 'object';
+  return (
+    typeof r.scenario === 'string' &&
+    typeof r.seed === 'number' &&
+    typeof r.result === 'object' &&
+    r.result !== null &&
+    typeof r.result.messages === 'object' &&
+    typeof r.result.traffic === 'object' &&
+    typeof r.result.presence === 'object'
+  );
 }

@@ -15,7 +15,16 @@ import { declaredWebhooks } from '../run/run-scenario.js';
 import type { Flags, Io } from './io.js';
 import { storeFlag } from './store-flag.js';
 import { formatHiveCredentials } from './credentials.js';
-import { allowedHostsOf, apiPortOf, hostOf, metricsTokenOf, mqttPortOf, webhookConcurrencyOf, webhookFaultsFlag, webhookTimestampsFlag } from './options.js';
+import {
+  allowedHostsOf,
+  apiPortOf,
+  hostOf,
+  metricsTokenOf,
+  mqttPortOf,
+  webhookConcurrencyOf,
+  webhookFaultsFlag,
+  webhookTimestampsFlag,
+} from './options.js';
 import type { WebhookFaults } from '../webhooks/faults.js';
 import { SIMULATED_TIMESTAMPS_WARNING, type WebhookTimestamps } from '../webhooks/timestamps.js';
 
@@ -63,7 +72,14 @@ export interface ScaleOut {
 
 /** The API a platform serves, from the command line's options (`serve`, `run --serve`). */
 export function servedApi(opts: ServeOptions): ServedApi {
-  return { port: opts.port, host: opts.host, audience: opts.audience, graphiql: opts.graphiql, allowedHosts: opts.allowedHosts, ...(opts.metricsToken !== undefined ? { metricsToken: opts.metricsToken } : {}) };
+  return {
+    port: opts.port,
+    host: opts.host,
+    audience: opts.audience,
+    graphiql: opts.graphiql,
+    allowedHosts: opts.allowedHosts,
+    ...(opts.metricsToken !== undefined ? { metricsToken: opts.metricsToken } : {}),
+  };
 }
 
 /** How often a platform on the wall clock finalises its minutes (well within a minute). */
@@ -85,7 +101,8 @@ export function serveOptions(flags: Flags): ServeOptions {
     mqttPort: mqttPortOf(flags),
     host: hostOf(flags),
     audience: typeof flags.audience === 'string' ? flags.audience : DEFAULT_AUDIENCE,
-    webhookAllow: typeof flags['webhook-allow'] === 'string' ? flags['webhook-allow'].split(',').map((c) => c.trim()) : [],
+    webhookAllow:
+      typeof flags['webhook-allow'] === 'string' ? flags['webhook-allow'].split(',').map((c) => c.trim()) : [],
     // Commander keeps a negated option under its long name: true unless --no-graphiql was given.
     graphiql: flags['no-graphiql'] !== false,
     scaleOut: scaleOutOf(flags),
@@ -94,44 +111,93 @@ export function serveOptions(flags: Flags): ServeOptions {
 
 /** `--broker`, `--share-group`, `--partition j/k`, `--shards n`: the last three only on an external broker. */
 function scaleOutOf(flags: Flags): ScaleOut | null {
-  const needsBroker = (['share-group', 'partition', 'shards', 'lease-ms'] as const).find((name) => flags[name] !== undefined);
+  const needsBroker = (['share-group', 'partition', 'shards', 'lease-ms'] as const).find(
+    (name) => flags[name] !== undefined,
+  );
   if (typeof flags.broker !== 'string') {
-    if (needsBroker !== undefined) throw new AppError(ErrorCodes.USAGE, `--${needsBroker} needs --broker mqtt://…: the broker the ingest processes and the shards share`);
+    if (needsBroker !== undefined)
+      throw new AppError(
+        ErrorCodes.USAGE,
+        `--${needsBroker} needs --broker mqtt://…: the broker the ingest processes and the shards share`,
+      );
     return null;
   }
   const out: ScaleOut = { brokerUrl: flags.broker };
   if (typeof flags['share-group'] === 'string') {
-    if (!/^[A-Za-z0-9_-]{1,64}$/.test(flags['share-group'])) throw new AppError(ErrorCodes.USAGE, `--share-group must be 1–64 letters, digits, _ or -, got ${JSON.stringify(flags['share-group'])}`);
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(flags['share-group']))
+      throw new AppError(
+        ErrorCodes.USAGE,
+        `--share-group must be 1–64 letters, digits, _ or -, got ${JSON.stringify(flags['share-group'])}`,
+      );
     out.shareGroup = flags['share-group'];
   }
   if (typeof flags.partition === 'string') {
-    if (out.shareGroup === undefined) throw new AppError(ErrorCodes.USAGE, '--partition needs --share-group: without it every process receives every batch');
+    if (out.shareGroup === undefined)
+      throw new AppError(
+        ErrorCodes.USAGE,
+        '--partition needs --share-group: without it every process receives every batch',
+      );
     out.partition = parsePartition(flags.partition);
   } else if (out.shareGroup !== undefined) {
     // Each member would aggregate the part of a floor it happens to receive: inexact occupancy.
-    throw new AppError(ErrorCodes.USAGE, '--share-group needs --partition j/k (1/1 for one process): each process aggregates only its floors');
+    throw new AppError(
+      ErrorCodes.USAGE,
+      '--share-group needs --partition j/k (1/1 for one process): each process aggregates only its floors',
+    );
   }
   if (typeof flags['lease-ms'] === 'string') {
-    if (out.partition === undefined) throw new AppError(ErrorCodes.USAGE, '--lease-ms needs --partition j/k: leases are held on floor partitions');
+    if (out.partition === undefined)
+      throw new AppError(ErrorCodes.USAGE, '--lease-ms needs --partition j/k: leases are held on floor partitions');
     out.leaseMs = parseLeaseMs(flags['lease-ms']);
   }
   if (typeof flags.shards === 'string') {
     const n = Number(flags.shards);
-    if (!/^\d{1,6}$/.test(flags.shards) || n < 1) throw new AppError(ErrorCodes.USAGE, `--shards must be an integer ≥ 1, got ${JSON.stringify(flags.shards)}`);
+    if (!/^\d{1,6}$/.test(flags.shards) || n < 1)
+      throw new AppError(ErrorCodes.USAGE, `--shards must be an integer ≥ 1, got ${JSON.stringify(flags.shards)}`);
     out.shards = n;
   }
   return out;
 }
 
 /** Options of a run that mean nothing to a platform served alone (they need `--feed`). */
-const FEED_ONLY = ['seed', 'speed', 'duration', 'start', 'fidelity', 'workers', 'report', 'keep', 'resume', 'fresh', 'platform-thread', 'hive-threads', 'record', 'quiet', 'expect', 'junit', 'consumer-expect'];
+const FEED_ONLY = [
+  'seed',
+  'speed',
+  'duration',
+  'start',
+  'fidelity',
+  'workers',
+  'report',
+  'keep',
+  'resume',
+  'fresh',
+  'platform-thread',
+  'hive-threads',
+  'record',
+  'quiet',
+  'expect',
+  'junit',
+  'consumer-expect',
+];
 
 export async function serveCommand(flags: Flags, io: Io, signal?: AbortSignal): Promise<number> {
-  if (typeof flags.scenario !== 'string') throw new AppError(ErrorCodes.USAGE, 'occusim serve needs --scenario <file>: its organisation, assets, users and clients');
+  if (typeof flags.scenario !== 'string')
+    throw new AppError(
+      ErrorCodes.USAGE,
+      'occusim serve needs --scenario <file>: its organisation, assets, users and clients',
+    );
   const foreign = FEED_ONLY.find((name) => flags[name] !== undefined);
-  if (foreign !== undefined) throw new AppError(ErrorCodes.USAGE, `--${foreign} is an option of a run: use occusim serve --feed (the platform fed by the scenario) or occusim run`);
+  if (foreign !== undefined)
+    throw new AppError(
+      ErrorCodes.USAGE,
+      `--${foreign} is an option of a run: use occusim serve --feed (the platform fed by the scenario) or occusim run`,
+    );
   const loaded = loadScenarioFile(flags.scenario);
-  if (!loaded.ok) throw new AppError(ErrorCodes.SCENARIO_INVALID, `invalid scenario:\n${loaded.diagnostics.map(formatDiagnostic).join('\n')}`);
+  if (!loaded.ok)
+    throw new AppError(
+      ErrorCodes.SCENARIO_INVALID,
+      `invalid scenario:\n${loaded.diagnostics.map(formatDiagnostic).join('\n')}`,
+    );
   const opts = serveOptions(flags);
   // Listening for SIGTERM from here on (start-up included), and saying so: start-up is interruptible.
   const stop = signal ?? serveSignal();
@@ -140,19 +206,28 @@ export async function serveCommand(flags: Flags, io: Io, signal?: AbortSignal): 
   // The process's own signals: a start-up cut short leaves nothing to drain (the store is
   // transactional and survives a kill), so the process ends at once instead of after the start
   // it no longer needs — whatever still holds the loop (a listener half opened).
-  const exitNow = signal === undefined ? (): void => void setTimeout(() => process.exit(0), EXIT_GRACE_MS).unref() : undefined;
+  const exitNow =
+    signal === undefined ? (): void => void setTimeout(() => process.exit(0), EXIT_GRACE_MS).unref() : undefined;
   return serveModel(loaded.model, opts, io, stop, exitNow);
 }
 
 /** Time for the last lines to reach stdout and stderr before a start-up cut short ends the process. */
 const EXIT_GRACE_MS = 100;
 
-export async function serveModel(model: ScenarioModel, opts: ServeOptions, io: Io, signal: AbortSignal, onStartAborted?: () => void): Promise<number> {
+export async function serveModel(
+  model: ScenarioModel,
+  opts: ServeOptions,
+  io: Io,
+  signal: AbortSignal,
+  onStartAborted?: () => void,
+): Promise<number> {
   const scale = opts.scaleOut;
   const starting = startPlatform({
     catalogue: new AssetCatalogue(organisationsFromScenario(model)),
     // Driven by shards: a virtual clock from the scenario's start that only their clock channel moves.
-    ...(scale?.shards !== undefined ? { startMs: model.startMs, shardClocks: scale.shards } : { clock: systemClock, advanceEveryMs: Math.min(OWN_CLOCK_ADVANCE_MS, MINUTE_MS) }),
+    ...(scale?.shards !== undefined
+      ? { startMs: model.startMs, shardClocks: scale.shards }
+      : { clock: systemClock, advanceEveryMs: Math.min(OWN_CLOCK_ADVANCE_MS, MINUTE_MS) }),
     ...(scale ? { brokerUrl: scale.brokerUrl } : {}),
     ...(scale?.shareGroup !== undefined ? { shareGroup: scale.shareGroup } : {}),
     ...(scale?.partition ? { partition: scale.partition } : {}),
@@ -189,14 +264,22 @@ export async function serveModel(model: ScenarioModel, opts: ServeOptions, io: I
     return 0;
   }
   try {
-    printListeners(io, { model, dbPath: platform.dbPath, brokerUrl: platform.brokerUrl, apiUrl: platform.apiUrl }, opts.audience);
+    printListeners(
+      io,
+      { model, dbPath: platform.dbPath, brokerUrl: platform.brokerUrl, apiUrl: platform.apiUrl },
+      opts.audience,
+    );
     if (opts.webhookTimestamps === 'simulated') io.stdout.write(`${SIMULATED_TIMESTAMPS_WARNING}\n`);
     if (platform.shardsFinished) {
-      io.stdout.write(`ingest ${scale?.partition ? `partition ${scale.partition.index}/${scale.partition.count}` : 'process'} following ${scale?.shards} shard clock(s)\n`);
+      io.stdout.write(
+        `ingest ${scale?.partition ? `partition ${scale.partition.index}/${scale.partition.count}` : 'process'} following ${scale?.shards} shard clock(s)\n`,
+      );
       // A refused clock message or a failed round ends the process (exit 1 through the CLI's error mapping).
       await Promise.race([platform.shardsFinished, untilAborted(signal)]);
       const c = await platform.reads.counters();
-      io.stdout.write(`shards done; every minute finalised: ${JSON.stringify({ batchesProcessed: c.batchesProcessed, duplicateBatches: c.duplicateBatches, packetsProcessed: c.packetsProcessed, deadLettered: c.deadLettered })}\n`);
+      io.stdout.write(
+        `shards done; every minute finalised: ${JSON.stringify({ batchesProcessed: c.batchesProcessed, duplicateBatches: c.duplicateBatches, packetsProcessed: c.packetsProcessed, deadLettered: c.deadLettered })}\n`,
+      );
     }
     await untilAborted(signal);
   } finally {
@@ -208,15 +291,21 @@ export async function serveModel(model: ScenarioModel, opts: ServeOptions, io: I
 /** One line per listener, then the scenario's seeded credentials (`run --serve`, `serve`). */
 export function printListeners(io: Io, ready: PlatformReady, audience: string): void {
   io.stdout.write(`api listening on ${ready.apiUrl ?? '(no api)'}\nmqtt listening on ${ready.brokerUrl}\n`);
-  if (ready.apiUrl) io.stdout.write(`browse: ${ready.apiUrl}/api/docs (REST, try it out), ${ready.apiUrl}/api/graphiql (GraphQL IDE unless --no-graphiql), ${ready.apiUrl}/metrics (Prometheus), ${ready.apiUrl}/live (a served run's floor plan: sign in, or /live#token=<access token>)\n`);
+  if (ready.apiUrl)
+    io.stdout.write(
+      `browse: ${ready.apiUrl}/api/docs (REST, try it out), ${ready.apiUrl}/api/graphiql (GraphQL IDE unless --no-graphiql), ${ready.apiUrl}/metrics (Prometheus), ${ready.apiUrl}/live (a served run's floor plan: sign in, or /live#token=<access token>)\n`,
+    );
   io.stdout.write(`store ${ready.dbPath}; audience ${audience}\n`);
-  for (const c of ready.model.clients) io.stdout.write(`client ${c.name}: client_id ${c.clientId} client_secret ${c.secret}\n`);
+  for (const c of ready.model.clients)
+    io.stdout.write(`client ${c.name}: client_id ${c.clientId} client_secret ${c.secret}\n`);
   for (const u of ready.model.users) io.stdout.write(`user ${u.username}: password ${u.password}\n`);
   io.stdout.write(formatHiveCredentials(ready.model));
 }
 
 export function untilAborted(signal: AbortSignal): Promise<void> {
-  return new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
+  return new Promise<void>((resolve) =>
+    signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true }),
+  );
 }
 
 /** Aborted by SIGINT or SIGTERM (Ctrl-C ends `serve` cleanly). */

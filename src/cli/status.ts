@@ -14,9 +14,14 @@ import { existingStore } from './store-flag.js';
  * partition's holder finalised every minute. One line per partition; `--json` for scripts.
  */
 export async function statusCommand(args: readonly string[], flags: Flags, io: Io): Promise<number> {
-  if (args.length > 0) throw new AppError(ErrorCodes.USAGE, 'occusim status takes no positional argument: use --store postgres://…');
+  if (args.length > 0)
+    throw new AppError(ErrorCodes.USAGE, 'occusim status takes no positional argument: use --store postgres://…');
   const location = existingStore(flags, 'occusim status');
-  if (location.kind !== 'postgres') throw new AppError(ErrorCodes.USAGE, 'occusim status needs a PostgreSQL store (--store postgres://…): partition leases live only there');
+  if (location.kind !== 'postgres')
+    throw new AppError(
+      ErrorCodes.USAGE,
+      'occusim status needs a PostgreSQL store (--store postgres://…): partition leases live only there',
+    );
   // Opening migrates a store created before the leases (it then has none).
   const store = await PostgresStore.open(location.url);
   const leases = await PostgresLeases.open(location.url);
@@ -37,7 +42,8 @@ export async function statusCommand(args: readonly string[], flags: Flags, io: I
       token: p.token,
       expiresInMs: p.expiresAtMs - p.nowMs,
       finalisedBefore: p.finalisedBefore === null ? null : isoUtc(p.finalisedBefore),
-      behindMinutes: p.finalisedBefore === null || !Number.isFinite(furthest) ? null : (furthest - p.finalisedBefore) / MINUTE_MS,
+      behindMinutes:
+        p.finalisedBefore === null || !Number.isFinite(furthest) ? null : (furthest - p.finalisedBefore) / MINUTE_MS,
       done: p.done,
     }));
     if (flags.json === true) {
@@ -45,9 +51,17 @@ export async function statusCommand(args: readonly string[], flags: Flags, io: I
       return 0;
     }
     for (const v of view) {
-      const lease = v.expiresInMs > 0 ? `lease ${(v.expiresInMs / 1000).toFixed(1)} s left` : `lease expired ${(-v.expiresInMs / 1000).toFixed(1)} s ago`;
-      const progress = v.finalisedBefore === null ? 'nothing finalised yet' : `finalised before ${v.finalisedBefore}, ${v.behindMinutes} min behind`;
-      io.stdout.write(`partition ${v.partition}: ${v.owner} (token ${v.token}), ${lease}; ${progress}${v.done ? '; done' : ''}\n`);
+      const lease =
+        v.expiresInMs > 0
+          ? `lease ${(v.expiresInMs / 1000).toFixed(1)} s left`
+          : `lease expired ${(-v.expiresInMs / 1000).toFixed(1)} s ago`;
+      const progress =
+        v.finalisedBefore === null
+          ? 'nothing finalised yet'
+          : `finalised before ${v.finalisedBefore}, ${v.behindMinutes} min behind`;
+      io.stdout.write(
+        `partition ${v.partition}: ${v.owner} (token ${v.token}), ${lease}; ${progress}${v.done ? '; done' : ''}\n`,
+      );
     }
     if (view.length === 0) io.stdout.write(`no partition leases in ${describeStore(location.url)}\n`);
     return 0;

@@ -8,7 +8,8 @@ import type { Flags } from './io.js';
  * the store's file path or PostgreSQL URL (the platform's `dbPath` names either), or null for a temporary file.
  */
 export function storeFlag(flags: Flags): string | null {
-  if (typeof flags.store === 'string' && typeof flags.db === 'string') throw new AppError(ErrorCodes.USAGE, '--store and --db name the same thing: give one');
+  if (typeof flags.store === 'string' && typeof flags.db === 'string')
+    throw new AppError(ErrorCodes.USAGE, '--store and --db name the same thing: give one');
   if (typeof flags.store === 'string') {
     const location = parseStoreLocation(flags.store);
     return location.kind === 'sqlite' ? location.path : location.url;
@@ -23,8 +24,13 @@ export function storeFlag(flags: Flags): string | null {
  */
 export function existingStore(flags: Flags, command: string): StoreLocation {
   const named = storeFlag(flags);
-  if (named === null) throw new AppError(ErrorCodes.USAGE, `${command} needs --store sqlite:FILE|postgres://… (or --db FILE): the store \`occusim run\` or \`occusim serve\` wrote`);
+  if (named === null)
+    throw new AppError(
+      ErrorCodes.USAGE,
+      `${command} needs --store sqlite:FILE|postgres://… (or --db FILE): the store \`occusim run\` or \`occusim serve\` wrote`,
+    );
   const location = parseStoreLocation(named);
-  if (location.kind === 'sqlite' && !existsSync(location.path)) throw new AppError(ErrorCodes.USAGE, `no store at ${location.path}`);
+  if (location.kind === 'sqlite' && !existsSync(location.path))
+    throw new AppError(ErrorCodes.USAGE, `no store at ${location.path}`);
   return location;
 }

@@ -26,7 +26,11 @@ export function rowsToShow<T>(rows: readonly T[], error: (row: T) => number): { 
 }
 
 function omittedLine(omitted: number, what: string, by: string): string[] {
-  return omitted > 0 ? [`  … the ${WORST_SHOWN} worst by ${by} shown; ${omitted} more ${what} in the full table (--report FILE, --html FILE)`] : [];
+  return omitted > 0
+    ? [
+        `  … the ${WORST_SHOWN} worst by ${by} shown; ${omitted} more ${what} in the full table (--report FILE, --html FILE)`,
+      ]
+    : [];
 }
 
 /** The human summary of a run, printed on stdout. */
@@ -40,10 +44,15 @@ export function formatSummary(report: RunReport): string {
   );
   lines.push('');
   lines.push('Presence occupancy, measured vs true, per minute');
-  lines.push(`  ${'space'.padEnd(28)}${'kind'.padEnd(7)}${'minutes'.padStart(8)}${'MAE'.padStart(8)}${'exact'.padStart(8)}${'±1'.padStart(8)}${'mean true'.padStart(11)}${'mean meas'.padStart(11)}`);
+  lines.push(
+    `  ${'space'.padEnd(28)}${'kind'.padEnd(7)}${'minutes'.padStart(8)}${'MAE'.padStart(8)}${'exact'.padStart(8)}${'±1'.padStart(8)}${'mean true'.padStart(11)}${'mean meas'.padStart(11)}`,
+  );
   const multiFloor = new Set(r.presence.spaces.map((s) => s.floor)).size > 1;
   const spaces = rowsToShow(r.presence.spaces, (s) => s.mae);
-  if (spaces.omitted > 0) lines.push(`  ${r.presence.spaces.length} spaces: ${r.presence.spaces.filter((s) => s.kind === 'floor').length} floors, ${r.presence.spaces.filter((s) => s.kind === 'room').length} rooms, ${r.presence.spaces.filter((s) => s.kind === 'zone').length} zones; the worst by MAE:`);
+  if (spaces.omitted > 0)
+    lines.push(
+      `  ${r.presence.spaces.length} spaces: ${r.presence.spaces.filter((s) => s.kind === 'floor').length} floors, ${r.presence.spaces.filter((s) => s.kind === 'room').length} rooms, ${r.presence.spaces.filter((s) => s.kind === 'zone').length} zones; the worst by MAE:`,
+    );
   for (const s of spaces.shown) {
     const label = s.kind === 'floor' ? s.name : multiFloor ? `${s.floor} › ${s.name}` : `  ${s.name}`;
     lines.push(
@@ -54,13 +63,21 @@ export function formatSummary(report: RunReport): string {
   lines.push(...omittedLine(spaces.omitted, 'spaces', 'MAE'));
   const rooms = r.presence.rooms;
   const verdict = rooms.mae <= 1 ? 'within 1 person of truth on average' : 'MORE than 1 person from truth on average';
-  lines.push(`  rooms overall: MAE ${rooms.mae.toFixed(2)} people per room-minute over ${rooms.minutes} room-minutes — ${verdict}`);
+  lines.push(
+    `  rooms overall: MAE ${rooms.mae.toFixed(2)} people per room-minute over ${rooms.minutes} room-minutes — ${verdict}`,
+  );
   lines.push('');
   lines.push('Traffic, counted vs true door crossings');
   // Error of a counter: crossings it missed or added, in and out.
-  const sensors = rowsToShow(r.traffic.sensors, (t) => Math.abs(t.measured.in - t.truth.in) + Math.abs(t.measured.out - t.truth.out));
+  const sensors = rowsToShow(
+    r.traffic.sensors,
+    (t) => Math.abs(t.measured.in - t.truth.in) + Math.abs(t.measured.out - t.truth.out),
+  );
   const o = r.traffic.overall;
-  if (sensors.omitted > 0) lines.push(`  ${r.traffic.sensors.length} traffic sensors: ${o.counted} of ${o.trueCrossings} true crossings counted (recall ${pct(o.recall)}); the worst by miscounts:`);
+  if (sensors.omitted > 0)
+    lines.push(
+      `  ${r.traffic.sensors.length} traffic sensors: ${o.counted} of ${o.trueCrossings} true crossings counted (recall ${pct(o.recall)}); the worst by miscounts:`,
+    );
   for (const t of sensors.shown) {
     const label = multiFloor ? `${t.floor} › ${t.name}` : t.name;
     lines.push(
@@ -75,10 +92,14 @@ export function formatSummary(report: RunReport): string {
     lines.push(
       `  traffic occupancy (${to.spaces.length} spaces, ${resets} daily reset(s)): MAE raw ${mean(to.spaces.map((s) => s.maeRaw))}, ` +
         `calibrated ${mean(to.spaces.map((s) => s.maeCalibrated))}; end-of-day drift ` +
-        (to.endOfDayDriftReduction === null ? 'none in raw' : `reduced ${pct(to.endOfDayDriftReduction)} by calibration`),
+        (to.endOfDayDriftReduction === null
+          ? 'none in raw'
+          : `reduced ${pct(to.endOfDayDriftReduction)} by calibration`),
     );
   }
-  lines.push(`Pipeline: ${r.pipeline.eventsEmitted} occupancy events; late packets ${r.pipeline.lateInWindow} within the 5-min window, ${r.pipeline.lateBeyondWindow} beyond it (stored)`);
+  lines.push(
+    `Pipeline: ${r.pipeline.eventsEmitted} occupancy events; late packets ${r.pipeline.lateInWindow} within the 5-min window, ${r.pipeline.lateBeyondWindow} beyond it (stored)`,
+  );
   const d = r.detector;
   if (d) {
     const p = d.presence.overall;
@@ -94,29 +115,43 @@ export function formatSummary(report: RunReport): string {
     `Messages: ${m.packetsSent} packets in ${m.batchesSent} batches sent; ${m.packetsDelivered} delivered, ` +
       `${m.duplicateBatches} duplicate batches, ${m.deadLettered} dead-lettered, ${m.lost} lost`,
   );
-  lines.push(`Latency (sim time, sensing → stored): p50 ${ms(r.latencyMs.p50)}, p99 ${ms(r.latencyMs.p99)}, max ${ms(r.latencyMs.max)}`);
+  lines.push(
+    `Latency (sim time, sensing → stored): p50 ${ms(r.latencyMs.p50)}, p99 ${ms(r.latencyMs.p99)}, max ${ms(r.latencyMs.max)}`,
+  );
   if (r.delivery) lines.push(...formatDelivery(r.delivery));
   const p = report.perf;
   if (r.webhooks) {
-    const lat = p.webhookLatencyMs ? ` — enqueue → 2xx p50 ${p.webhookLatencyMs.p50} ms, p99 ${p.webhookLatencyMs.p99} ms (wall)` : '';
+    const lat = p.webhookLatencyMs
+      ? ` — enqueue → 2xx p50 ${p.webhookLatencyMs.p50} ms, p99 ${p.webhookLatencyMs.p99} ms (wall)`
+      : '';
     lines.push(`Webhooks${lat}`);
     const hooks = rowsToShow(r.webhooks, (w) => w.deadLettered * 1e6 + w.retried + w.pending);
     for (const w of hooks.shown) {
       const attempts = w.delivered + w.retried + w.deadLettered;
       const errors = attempts === 0 ? '' : `, errors ${(((w.retried + w.deadLettered) / attempts) * 100).toFixed(1)}%`;
-      lines.push(`  ${w.name.slice(0, 27).padEnd(28)}delivered ${w.delivered}, retried ${w.retried}, dead-lettered ${w.deadLettered}, disabled ${w.disabled}×, pending ${w.pending}${errors}`);
+      lines.push(
+        `  ${w.name.slice(0, 27).padEnd(28)}delivered ${w.delivered}, retried ${w.retried}, dead-lettered ${w.deadLettered}, disabled ${w.disabled}×, pending ${w.pending}${errors}`,
+      );
       // Faults on purpose (docs/load-testing.md): how many attempts each kind hit.
-      if (w.faults) lines.push(`  ${''.padEnd(28)}faults applied: ${Object.entries(w.faults).map(([k, n]) => `${k} ${n}`).join(', ')}`);
+      if (w.faults)
+        lines.push(
+          `  ${''.padEnd(28)}faults applied: ${Object.entries(w.faults)
+            .map(([k, n]) => `${k} ${n}`)
+            .join(', ')}`,
+        );
     }
     lines.push(...omittedLine(hooks.omitted, 'subscriptions', 'dead letters and retries'));
     // Left by lanes still behind at the end (webhooks/engine.ts settle): durable, not lost.
     const pending = r.webhooks.reduce((a, w) => a + w.pending, 0);
-    if (pending > 0) lines.push(`  ${pending.toLocaleString('en-US')} deliveries pending, kept in the store's outbox: occusim run --resume or occusim serve on it delivers them${report.dbKept ? '' : ' (this store is temporary: --keep keeps it)'}`);
+    if (pending > 0)
+      lines.push(
+        `  ${pending.toLocaleString('en-US')} deliveries pending, kept in the store's outbox: occusim run --resume or occusim serve on it delivers them${report.dbKept ? '' : ' (this store is temporary: --keep keeps it)'}`,
+      );
     if (p.webhookKeepUp) lines.push(formatKeepUp(p.webhookKeepUp));
     if (p.webhookTimestamps === 'simulated') lines.push(`  ${SIMULATED_TIMESTAMPS_WARNING}`);
   }
   lines.push(
-    `Wall time ${(p.wallMs / 1000).toFixed(1)} s (×${p.speedup} real time, ${p.sensorSecondsPerWallSecond.toLocaleString('en-US')} sensor-s/s), CPU ${p.cpuPercent} % (platform ${p.platformThread ? 'in its own thread' : 'in the run\'s thread'}), peak RSS ${p.peakRssMb} MB; store: ${report.dbKept ? report.db : 'temporary, deleted at exit (--keep keeps it)'}`,
+    `Wall time ${(p.wallMs / 1000).toFixed(1)} s (×${p.speedup} real time, ${p.sensorSecondsPerWallSecond.toLocaleString('en-US')} sensor-s/s), CPU ${p.cpuPercent} % (platform ${p.platformThread ? 'in its own thread' : "in the run's thread"}), peak RSS ${p.peakRssMb} MB; store: ${report.dbKept ? report.db : 'temporary, deleted at exit (--keep keeps it)'}`,
   );
   if (p.startup) lines.push(formatStartup(p.startupMs, p.startupCpuMs, p.startup));
   const realTime = formatRealTime(p.realTime);
@@ -127,7 +162,8 @@ export function formatSummary(report: RunReport): string {
 /** Where the start-up went, as the run's thread waited for it; CPU counts every thread (200 % = both of 2 cores). */
 function formatStartup(wallMs: number, cpuMs: number, s: StartupBreakdown): string {
   const sec = (x: number): string => `${(x / 1000).toFixed(1)} s`;
-  const cpu = (x: { wallMs: number; cpuMs: number }): string => `${Math.round((x.cpuMs * 100) / Math.max(1, x.wallMs))} %`;
+  const cpu = (x: { wallMs: number; cpuMs: number }): string =>
+    `${Math.round((x.cpuMs * 100) / Math.max(1, x.wallMs))} %`;
   return (
     `Start-up ${sec(wallMs)} (CPU ${cpu({ wallMs, cpuMs })}): load ${sec(s.load.wallMs)}, simulator ${sec(s.simulator.wallMs)} (CPU ${cpu(s.simulator)}), ` +
     `waiting for the platform ${sec(s.platform.wallMs)} (up at ${sec(s.platformUpMs)}), hives ${sec(s.hives.wallMs)}, wiring ${sec(s.wiring.wallMs)}`

@@ -17,13 +17,15 @@ const usage = (m: string): AppError => new AppError(ErrorCodes.USAGE, m);
 function instant(name: string, v: Flags[string]): number {
   if (typeof v !== 'string') throw usage(`--${name} needs an RFC 3339 instant, e.g. 2026-03-02T08:00:00Z`);
   const t = Date.parse(v);
-  if (Number.isNaN(t) || !/(Z|[+-]\d\d:\d\d)$/.test(v)) throw usage(`--${name} must be an RFC 3339 instant with Z or an offset, got ${JSON.stringify(v)}`);
+  if (Number.isNaN(t) || !/(Z|[+-]\d\d:\d\d)$/.test(v))
+    throw usage(`--${name} must be an RFC 3339 instant with Z or an offset, got ${JSON.stringify(v)}`);
   return t;
 }
 
 export async function webhooksCommand(args: readonly string[], flags: Flags, io: Io): Promise<number> {
   const [sub, ...rest] = args;
-  if (rest.length > 0 || (sub !== 'replay' && sub !== 'deadletters')) throw usage('usage: occusim webhooks replay|deadletters --store sqlite:FILE|postgres://… [...]');
+  if (rest.length > 0 || (sub !== 'replay' && sub !== 'deadletters'))
+    throw usage('usage: occusim webhooks replay|deadletters --store sqlite:FILE|postgres://… [...]');
   const replay = sub === 'replay' ? replayWhat(flags) : null;
   const location = existingStore(flags, `occusim webhooks ${sub}`);
   const name = describeStore(location.kind === 'sqlite' ? location.path : location.url);
@@ -32,12 +34,17 @@ export async function webhooksCommand(args: readonly string[], flags: Flags, io:
     const subscription = typeof flags.subscription === 'string' ? flags.subscription : null;
     if (replay === null) {
       const letters = await store.deadLetters(subscription ?? undefined);
-      for (const d of letters) io.stdout.write(`${d.subscriptionId}  ${d.eventId}  ${d.eventType}  ${new Date(d.eventTimestampMs).toISOString()}  attempts ${d.attempts}  ${JSON.stringify(d.lastError ?? '')}\n`);
+      for (const d of letters)
+        io.stdout.write(
+          `${d.subscriptionId}  ${d.eventId}  ${d.eventType}  ${new Date(d.eventTimestampMs).toISOString()}  attempts ${d.attempts}  ${JSON.stringify(d.lastError ?? '')}\n`,
+        );
       io.stderr.write(`${letters.length} webhook dead letter(s) in ${name}\n`);
       return 0;
     }
     // Due at once (0 sorts before every pending delivery): the user asked for them now.
-    const n = replay.dead ? await store.replayDead(subscription, 0) : await store.replayRange(subscription, replay.fromMs, replay.toMs, 0);
+    const n = replay.dead
+      ? await store.replayDead(subscription, 0)
+      : await store.replayRange(subscription, replay.fromMs, replay.toMs, 0);
     io.stderr.write(`${n} deliver${n === 1 ? 'y' : 'ies'} back in the outbox of ${name}\n`);
     return 0;
   } finally {

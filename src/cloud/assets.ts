@@ -6,11 +6,16 @@ import type { AssetRow } from './store/port.js';
 export function assetRows(c: AssetCatalogue): AssetRow[] {
   const zoneOf = (id: string): string => c.timezoneOf(id);
   const rows: AssetRow[] = [];
-  for (const s of c.all('site')) rows.push({ id: s.id, kind: 'site', parentId: null, name: s.name, timezone: s.timezone });
-  for (const b of c.all('building')) rows.push({ id: b.id, kind: 'building', parentId: b.siteId, name: b.name, timezone: zoneOf(b.id) });
-  for (const f of c.all('floor')) rows.push({ id: f.id, kind: 'floor', parentId: f.buildingId, name: f.name, timezone: zoneOf(f.id) });
-  for (const r of c.all('room')) rows.push({ id: r.id, kind: 'room', parentId: r.floorId, name: r.name, timezone: zoneOf(r.id) });
-  for (const z of c.all('zone')) rows.push({ id: z.id, kind: 'zone', parentId: z.roomId ?? z.floorId, name: z.name, timezone: zoneOf(z.id) });
+  for (const s of c.all('site'))
+    rows.push({ id: s.id, kind: 'site', parentId: null, name: s.name, timezone: s.timezone });
+  for (const b of c.all('building'))
+    rows.push({ id: b.id, kind: 'building', parentId: b.siteId, name: b.name, timezone: zoneOf(b.id) });
+  for (const f of c.all('floor'))
+    rows.push({ id: f.id, kind: 'floor', parentId: f.buildingId, name: f.name, timezone: zoneOf(f.id) });
+  for (const r of c.all('room'))
+    rows.push({ id: r.id, kind: 'room', parentId: r.floorId, name: r.name, timezone: zoneOf(r.id) });
+  for (const z of c.all('zone'))
+    rows.push({ id: z.id, kind: 'zone', parentId: z.roomId ?? z.floorId, name: z.name, timezone: zoneOf(z.id) });
   return rows;
 }
 

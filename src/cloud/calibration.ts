@@ -36,7 +36,11 @@ export interface CalibrationHints {
 
 const floorToMinute = (ms: number): number => Math.floor(ms / 60_000) * 60_000;
 
-export function calibrate(raw: readonly OccupancyPoint[], days: LocalDays, hints: CalibrationHints = {}): OccupancyPoint[] {
+export function calibrate(
+  raw: readonly OccupancyPoint[],
+  days: LocalDays,
+  hints: CalibrationHints = {},
+): OccupancyPoint[] {
   const points = new Map<number, number>();
   for (const p of hints.calibrationPoints ?? []) points.set(floorToMinute(p.timestampMs), Math.max(0, p.occupancy));
   const empty = hints.emptyPeriods ?? [];

@@ -4,7 +4,13 @@ import { AppError, ErrorCodes } from '../core/errors.js';
 import { MINUTE_MS } from '../core/time.js';
 import type { AssetCatalogue } from '../assets/catalogue.js';
 import { startMqttIngest, type MqttIngest } from './mqtt-ingest.js';
-import { CloudPipeline, type CloudCounters, type FloorPartition, type IngestPipelines, type PipelineOptions } from './pipeline.js';
+import {
+  CloudPipeline,
+  type CloudCounters,
+  type FloorPartition,
+  type IngestPipelines,
+  type PipelineOptions,
+} from './pipeline.js';
 import type { CalibrationPoint } from './calibration.js';
 import { EventMetadata, type EventEnvelope, type SensorEvent } from './events.js';
 import { assetRows } from './assets.js';
@@ -116,23 +122,37 @@ export type StoredReads = Pick<Cloud, 'presenceMinutes' | 'trafficMinutes' | 'tr
  * definition for the run's cloud and for `report merge --store` (src/run/store-accuracy.ts),
  * which reads the store several ingest processes shared: the same code, so the same figures.
  */
-export function storedReads(catalogue: AssetCatalogue, store: Pick<Store, 'presenceMinutes' | 'trafficMinutes'>): StoredReads {
+export function storedReads(
+  catalogue: AssetCatalogue,
+  store: Pick<Store, 'presenceMinutes' | 'trafficMinutes'>,
+): StoredReads {
   const spaces = new TrafficSpaceIndex(catalogue);
   // `calibration_points` per room and floor: anchors of the calibrated series.
-  const calibrationPoints = (spaceId: string): readonly CalibrationPoint[] | undefined => (catalogue.find('room', spaceId) ?? catalogue.find('floor', spaceId))?.item.calibrationPoints;
+  const calibrationPoints = (spaceId: string): readonly CalibrationPoint[] | undefined =>
+    (catalogue.find('room', spaceId) ?? catalogue.find('floor', spaceId))?.item.calibrationPoints;
   return {
-    presenceMinutes: async (spaceId) => (await store.presenceMinutes(spaceId)).map(({ minuteMs, value, samples }) => ({ minuteMs, value, samples })),
-    trafficMinutes: async (sensorId) => (await store.trafficMinutes(sensorId)).map((r) => ({ minuteMs: r.minuteMs, in: r.in, out: r.out })),
+    presenceMinutes: async (spaceId) =>
+      (await store.presenceMinutes(spaceId)).map(({ minuteMs, value, samples }) => ({ minuteMs, value, samples })),
+    trafficMinutes: async (sensorId) =>
+      (await store.trafficMinutes(sensorId)).map((r) => ({ minuteMs: r.minuteMs, in: r.in, out: r.out })),
     trafficSpaces: () => spaces.list(),
     async trafficOccupancy(spaceId, fromMs, toMs, calibrated) {
       const space = spaces.get(spaceId);
       if (!space) return [];
       // The computation is synchronous: read its minutes first.
       const traffic = new Map<string, Awaited<ReturnType<Store['trafficMinutes']>>>();
-      for (const t of space.terms) if (!traffic.has(t.sensorId)) traffic.set(t.sensorId, await store.trafficMinutes(t.sensorId));
+      for (const t of space.terms)
+        if (!traffic.has(t.sensorId)) traffic.set(t.sensorId, await store.trafficMinutes(t.sensorId));
       const presence = calibrated ? await store.presenceMinutes(spaceId) : [];
       const minutes = { trafficMinutes: (id: string) => traffic.get(id) ?? [], presenceMinutes: () => presence };
-      return spaceTrafficOccupancy(minutes, space, catalogue.timezoneOf(spaceId), fromMs, toMs, calibrated ? { calibrationPoints: calibrationPoints(spaceId) } : null);
+      return spaceTrafficOccupancy(
+        minutes,
+        space,
+        catalogue.timezoneOf(spaceId),
+        fromMs,
+        toMs,
+        calibrated ? { calibrationPoints: calibrationPoints(spaceId) } : null,
+      );
     },
   };
 }
@@ -193,7 +213,10 @@ export async function startCloud(opts: CloudOptions): Promise<Cloud> {
     throw err;
   }
   const check = (): void => {
-    if (failure !== undefined) throw new AppError(ErrorCodes.CLOUD_FAILED, `cloud ingest failed: ${(failure as Error).message}`, { cause: failure });
+    if (failure !== undefined)
+      throw new AppError(ErrorCodes.CLOUD_FAILED, `cloud ingest failed: ${(failure as Error).message}`, {
+        cause: failure,
+      });
   };
   let closed = false;
   return {
@@ -214,7 +237,13 @@ export async function startCloud(opts: CloudOptions): Promise<Cloud> {
     counters: () => pipeline.counters(),
     latenciesMs: () => pipeline.latenciesMs(),
     ...storedReads(catalogue, store),
-    deadLetters: async () => (await store.deadLetters()).map(({ receivedAtMs, topic, reason, message }) => ({ receivedAtMs, topic, reason, message })),
+    deadLetters: async () =>
+      (await store.deadLetters()).map(({ receivedAtMs, topic, reason, message }) => ({
+        receivedAtMs,
+        topic,
+        reason,
+        message,
+      })),
     hiveStatus: (hiveId) => store.hiveStatus(hiveId),
     sensorStatus: (sensorId) => store.sensorStatus(sensorId),
     async eventEnvelopes(afterId, limit) {

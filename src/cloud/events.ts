@@ -58,7 +58,16 @@ export class EventMetadata {
     for (const { orgId, item: f } of c.floors.values()) {
       const b = c.buildings.get(f.buildingId)?.item;
       const s = c.sites.get(f.siteId)?.item;
-      const m: Meta = { org_id: orgId, org_name: c.orgName(orgId) ?? '', site_id: f.siteId, site_name: s?.name ?? '', building_id: f.buildingId, building_name: b?.name ?? '', floor_id: f.id, floor_name: f.name };
+      const m: Meta = {
+        org_id: orgId,
+        org_name: c.orgName(orgId) ?? '',
+        site_id: f.siteId,
+        site_name: s?.name ?? '',
+        building_id: f.buildingId,
+        building_name: b?.name ?? '',
+        floor_id: f.id,
+        floor_name: f.name,
+      };
       if (f.customId !== null) m.floor_custom_id = f.customId;
       floorMeta.set(f.id, m);
       this.#spaces.set(f.id, m);
@@ -71,7 +80,11 @@ export class EventMetadata {
       this.#spaces.set(r.id, m);
     }
     for (const { item: z } of c.zones.values()) {
-      const m: Meta = { ...(z.roomId !== null ? roomMeta.get(z.roomId) : floorMeta.get(z.floorId)), zone_id: z.id, zone_name: z.name };
+      const m: Meta = {
+        ...(z.roomId !== null ? roomMeta.get(z.roomId) : floorMeta.get(z.floorId)),
+        zone_id: z.id,
+        zone_name: z.name,
+      };
       if (z.customId !== null) m.zone_custom_id = z.customId;
       this.#spaces.set(z.id, m);
     }
@@ -106,11 +119,25 @@ export class EventMetadata {
 
   /** The envelope of an outbox entry (occupancy events: data is the count). */
   envelope(e: StoredEvent): EventEnvelope {
-    return { id: e.eventId, type: e.type, timestamp: e.minuteMs, version: EVENT_VERSION, metadata: this.forSpace(e.spaceId), data: e.value };
+    return {
+      id: e.eventId,
+      type: e.type,
+      timestamp: e.minuteMs,
+      version: EVENT_VERSION,
+      metadata: this.forSpace(e.spaceId),
+      data: e.value,
+    };
   }
 
   /** The envelope of a sensor-data event. */
   sensorEnvelope(e: SensorEvent): EventEnvelope {
-    return { id: e.eventId, type: e.type, timestamp: e.timestampMs, version: EVENT_VERSION, metadata: this.forSensor(e.sensorId), data: e.data };
+    return {
+      id: e.eventId,
+      type: e.type,
+      timestamp: e.timestampMs,
+      version: EVENT_VERSION,
+      metadata: this.forSensor(e.sensorId),
+      data: e.data,
+    };
   }
 }

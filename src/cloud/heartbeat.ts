@@ -27,15 +27,24 @@ function reject(r: Received, reason: ErrorCode, message: string): HeartbeatVerdi
 
 export function inspectHeartbeat(registry: AssetRegistry, r: Received): HeartbeatVerdict {
   const parsed = parseHiveTopic(r.topic);
-  if (!parsed || parsed.kind !== 'heartbeat') return reject(r, ErrorCodes.BAD_TOPIC, `not a hive heartbeat topic: ${r.topic}`);
+  if (!parsed || parsed.kind !== 'heartbeat')
+    return reject(r, ErrorCodes.BAD_TOPIC, `not a hive heartbeat topic: ${r.topic}`);
   // docs/protocol.md §5: an external broker may not enforce the heartbeat limit, so the ingest does.
   if (r.payload.length > MAX_HEARTBEAT_BYTES) {
-    return reject(r, ErrorCodes.DECODE_FAILED, `HiveHeartbeat: ${r.payload.length} bytes exceed the ${MAX_HEARTBEAT_BYTES}-byte limit`);
+    return reject(
+      r,
+      ErrorCodes.DECODE_FAILED,
+      `HiveHeartbeat: ${r.payload.length} bytes exceed the ${MAX_HEARTBEAT_BYTES}-byte limit`,
+    );
   }
   const hb = decodeOrReason(decodeHeartbeat, r.payload);
   if (typeof hb === 'string') return reject(r, ErrorCodes.DECODE_FAILED, `HiveHeartbeat: ${hb}`);
   if (hb.hiveSerial !== parsed.serial) {
-    return reject(r, ErrorCodes.UNKNOWN_HIVE, `heartbeat hive serial ${JSON.stringify(hb.hiveSerial)} does not match topic serial ${parsed.serial}`);
+    return reject(
+      r,
+      ErrorCodes.UNKNOWN_HIVE,
+      `heartbeat hive serial ${JSON.stringify(hb.hiveSerial)} does not match topic serial ${parsed.serial}`,
+    );
   }
   const hive = registry.hiveBySerial(parsed.serial);
   if (!hive) return reject(r, ErrorCodes.UNKNOWN_HIVE, `no hive with serial ${parsed.serial}`);
@@ -47,10 +56,20 @@ export function inspectHeartbeat(registry: AssetRegistry, r: Received): Heartbea
     const sensor = registry.sensorByMac(h.sensorMac);
     const where = `${hive.serial} heartbeat sensors[${i}]`;
     const dead = (reason: ErrorCode, message: string): void => {
-      deadLetters.push({ receivedAtMs: r.receivedAtMs, topic: r.topic, reason, message: `${where}: ${message}`, payload: new TextEncoder().encode(JSON.stringify(h)) });
+      deadLetters.push({
+        receivedAtMs: r.receivedAtMs,
+        topic: r.topic,
+        reason,
+        message: `${where}: ${message}`,
+        payload: new TextEncoder().encode(JSON.stringify(h)),
+      });
     };
     if (!sensor) dead(ErrorCodes.UNKNOWN_SENSOR, `no sensor with MAC ${h.sensorMac}`);
-    else if (sensor.hiveId !== hive.id) dead(ErrorCodes.SENSOR_NOT_ON_HIVE, `sensor ${sensor.id} (${h.sensorMac}) is not attached to hive ${hive.serial}`);
+    else if (sensor.hiveId !== hive.id)
+      dead(
+        ErrorCodes.SENSOR_NOT_ON_HIVE,
+        `sensor ${sensor.id} (${h.sensorMac}) is not attached to hive ${hive.serial}`,
+      );
     else sensors.push(healthRow(sensor.id, h));
   });
   return { kind: 'accepted', status, sensors, deadLetters };

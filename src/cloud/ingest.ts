@@ -34,17 +34,30 @@ export function checkPacket(registry: AssetRegistry, hive: Hive, p: WirePacket):
   const sensor = registry.sensorByMac(p.sensorMac);
   if (!sensor) return { ok: false, reason: ErrorCodes.UNKNOWN_SENSOR, message: `no sensor with MAC ${p.sensorMac}` };
   if (sensor.hiveId !== hive.id) {
-    return { ok: false, reason: ErrorCodes.SENSOR_NOT_ON_HIVE, message: `sensor ${sensor.id} (${p.sensorMac}) is not attached to hive ${hive.serial}` };
+    return {
+      ok: false,
+      reason: ErrorCodes.SENSOR_NOT_ON_HIVE,
+      message: `sensor ${sensor.id} (${p.sensorMac}) is not attached to hive ${hive.serial}`,
+    };
   }
   if (sensor.mode !== p.kind) {
-    return { ok: false, reason: ErrorCodes.SENSOR_MODE_MISMATCH, message: `${p.kind} packet from ${sensor.mode} sensor ${sensor.id}` };
+    return {
+      ok: false,
+      reason: ErrorCodes.SENSOR_MODE_MISMATCH,
+      message: `${p.kind} packet from ${sensor.mode} sensor ${sensor.id}`,
+    };
   }
   return { ok: true, sensorId: sensor.id };
 }
 
 export const packetJson = (p: WirePacket): Uint8Array => new TextEncoder().encode(JSON.stringify(p));
 
-function splitPackets(registry: AssetRegistry, hive: Hive, batch: UplinkBatch, r: Received): Pick<Extract<UplinkVerdict, { kind: 'accepted' }>, 'packets' | 'deadLetters'> {
+function splitPackets(
+  registry: AssetRegistry,
+  hive: Hive,
+  batch: UplinkBatch,
+  r: Received,
+): Pick<Extract<UplinkVerdict, { kind: 'accepted' }>, 'packets' | 'deadLetters'> {
   const packets: AcceptedPacket[] = [];
   const deadLetters: DeadLetter[] = [];
   batch.packets.forEach((p, i) => {
@@ -54,7 +67,13 @@ function splitPackets(registry: AssetRegistry, hive: Hive, batch: UplinkBatch, r
       return;
     }
     const where = `${hive.serial} seq ${batch.seq} packets[${i}]`;
-    deadLetters.push({ receivedAtMs: r.receivedAtMs, topic: r.topic, reason: check.reason, message: `${where}: ${check.message}`, payload: packetJson(p) });
+    deadLetters.push({
+      receivedAtMs: r.receivedAtMs,
+      topic: r.topic,
+      reason: check.reason,
+      message: `${where}: ${check.message}`,
+      payload: packetJson(p),
+    });
   });
   return { packets, deadLetters };
 }
@@ -62,17 +81,32 @@ function splitPackets(registry: AssetRegistry, hive: Hive, batch: UplinkBatch, r
 /** Validates one message received on an uplink subscription (steps in order: topic, decode, sequence, hive, packets). */
 export function inspectUplink(registry: AssetRegistry, r: Received): UplinkVerdict {
   const parsed = parseHiveTopic(r.topic);
-  if (!parsed || parsed.kind !== 'uplink') return reject(r, ErrorCodes.BAD_TOPIC, `not a hive uplink topic: ${r.topic}`);
+  if (!parsed || parsed.kind !== 'uplink')
+    return reject(r, ErrorCodes.BAD_TOPIC, `not a hive uplink topic: ${r.topic}`);
   // docs/protocol.md §5, enforced here too: an external broker may allow larger payloads.
-  if (r.payload.length > MAX_PAYLOAD_BYTES) return reject(r, ErrorCodes.DECODE_FAILED, `HiveUplink: ${r.payload.length} bytes exceed the ${MAX_PAYLOAD_BYTES}-byte limit`);
+  if (r.payload.length > MAX_PAYLOAD_BYTES)
+    return reject(
+      r,
+      ErrorCodes.DECODE_FAILED,
+      `HiveUplink: ${r.payload.length} bytes exceed the ${MAX_PAYLOAD_BYTES}-byte limit`,
+    );
   const batch = decodeOrReason(decodeUplink, r.payload);
   if (typeof batch === 'string') return reject(r, ErrorCodes.DECODE_FAILED, batch);
   if (batch.packets.length > MAX_PACKETS_PER_BATCH) {
-    return reject(r, ErrorCodes.DECODE_FAILED, `HiveUplink: ${batch.packets.length} packets exceed the ${MAX_PACKETS_PER_BATCH}-packet limit`);
+    return reject(
+      r,
+      ErrorCodes.DECODE_FAILED,
+      `HiveUplink: ${batch.packets.length} packets exceed the ${MAX_PACKETS_PER_BATCH}-packet limit`,
+    );
   }
-  if (!Number.isSafeInteger(batch.seq) || batch.seq < 1) return reject(r, ErrorCodes.DECODE_FAILED, `HiveUplink.seq must be an integer >= 1, got ${batch.seq}`);
+  if (!Number.isSafeInteger(batch.seq) || batch.seq < 1)
+    return reject(r, ErrorCodes.DECODE_FAILED, `HiveUplink.seq must be an integer >= 1, got ${batch.seq}`);
   if (batch.hiveSerial !== parsed.serial) {
-    return reject(r, ErrorCodes.UNKNOWN_HIVE, `payload hive serial ${JSON.stringify(batch.hiveSerial)} does not match topic serial ${parsed.serial}`);
+    return reject(
+      r,
+      ErrorCodes.UNKNOWN_HIVE,
+      `payload hive serial ${JSON.stringify(batch.hiveSerial)} does not match topic serial ${parsed.serial}`,
+    );
   }
   const hive = registry.hiveBySerial(parsed.serial);
   if (!hive) return reject(r, ErrorCodes.UNKNOWN_HIVE, `no hive with serial ${parsed.serial}`);

@@ -37,7 +37,13 @@ export class LateAdmission {
    * `needsReopen(minuteMs, kind)` says whether a packet would reopen a finalised minute. The
    * admitted minutes are charged to the hive's hourly budget.
    */
-  refuse(serial: string, receivedAtMs: number, p: LatePackets, minuteOf: (t: number) => number, needsReopen: (minuteMs: number, kind: number) => boolean): Set<string> {
+  refuse(
+    serial: string,
+    receivedAtMs: number,
+    p: LatePackets,
+    minuteOf: (t: number) => number,
+    needsReopen: (minuteMs: number, kind: number) => boolean,
+  ): Set<string> {
     const refused = new Set<string>();
     const hour = Math.floor(receivedAtMs / HOUR_MS);
     let spent = this.#spent.get(serial);

@@ -38,9 +38,17 @@ export interface MqttIngest {
 async function connect(o: MqttIngestOptions): Promise<MqttClient> {
   try {
     // clean session: after a reconnect, hives retransmit every unacked batch themselves.
-    return await connectAsync(o.brokerUrl, { clientId: o.clientId, username: o.username, password: o.password, clean: true, reconnectPeriod: 1000 }, false);
+    return await connectAsync(
+      o.brokerUrl,
+      { clientId: o.clientId, username: o.username, password: o.password, clean: true, reconnectPeriod: 1000 },
+      false,
+    );
   } catch (err) {
-    throw new AppError(ErrorCodes.CLOUD_FAILED, `cloud ingest cannot connect to ${o.brokerUrl}: ${(err as Error).message}`, { cause: err });
+    throw new AppError(
+      ErrorCodes.CLOUD_FAILED,
+      `cloud ingest cannot connect to ${o.brokerUrl}: ${(err as Error).message}`,
+      { cause: err },
+    );
   }
 }
 
@@ -71,14 +79,22 @@ export async function startMqttIngest(o: MqttIngestOptions): Promise<MqttIngest>
     });
   });
   try {
-    const topics = (kind: 'uplink' | 'heartbeat'): string[] => (o.hiveSerials === undefined ? [allHivesFilter(kind)] : o.hiveSerials.map((s) => (kind === 'uplink' ? uplinkTopic(s) : heartbeatTopic(s))));
-    const shared = (filter: string): string => (o.shareGroup === undefined ? filter : sharedFilter(o.shareGroup, filter));
+    const topics = (kind: 'uplink' | 'heartbeat'): string[] =>
+      o.hiveSerials === undefined
+        ? [allHivesFilter(kind)]
+        : o.hiveSerials.map((s) => (kind === 'uplink' ? uplinkTopic(s) : heartbeatTopic(s)));
+    const shared = (filter: string): string =>
+      o.shareGroup === undefined ? filter : sharedFilter(o.shareGroup, filter);
     for (const filter of topics('uplink')) await subscribe(client, shared(filter));
     // Shared too: each heartbeat written once, by whichever process the broker hands it to.
     if (o.onHeartbeat) for (const filter of topics('heartbeat')) await subscribe(client, shared(filter));
   } catch (err) {
     await client.endAsync(true);
-    throw err instanceof AppError ? err : new AppError(ErrorCodes.CLOUD_FAILED, `cloud ingest cannot subscribe: ${(err as Error).message}`, { cause: err });
+    throw err instanceof AppError
+      ? err
+      : new AppError(ErrorCodes.CLOUD_FAILED, `cloud ingest cannot subscribe: ${(err as Error).message}`, {
+          cause: err,
+        });
   }
   return {
     async close() {

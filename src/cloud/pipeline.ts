@@ -127,7 +127,16 @@ const horizonKey = (partition: string): string => `pull_horizon ${partition}`;
 // A local copy: an imported binding is a property read per use under some loaders.
 const PRESENCE: number = PacketKind.Presence;
 
-type Read = { ok: false; deadLetter: DeadLetter } | { ok: true; serial: string; seq: number; sentAtMs: number; packetCount: number; deadLetters: readonly DeadLetter[] };
+type Read =
+  | { ok: false; deadLetter: DeadLetter }
+  | {
+      ok: true;
+      serial: string;
+      seq: number;
+      sentAtMs: number;
+      packetCount: number;
+      deadLetters: readonly DeadLetter[];
+    };
 
 const KIND_BOTH = 3;
 
@@ -150,7 +159,14 @@ export class CloudPipeline {
   #builtFrom: number;
   readonly #traffic = new TrafficAggregator();
   readonly #latencies = new ValueCounts();
-  readonly #counters = { batchesReceived: 0, batchesProcessed: 0, duplicateBatches: 0, packetsProcessed: 0, packetsStoredBefore: 0, deadLettered: 0 };
+  readonly #counters = {
+    batchesReceived: 0,
+    batchesProcessed: 0,
+    duplicateBatches: 0,
+    packetsProcessed: 0,
+    packetsStoredBefore: 0,
+    deadLettered: 0,
+  };
   /** Each hive's acked progress in the store when this pipeline first heard from it. */
   readonly #ackedAtStart = new Map<string, number>();
   readonly #recompute: Recompute;
@@ -198,7 +214,8 @@ export class CloudPipeline {
   async #recover(): Promise<void> {
     await this.#recompute.load();
     this.#pendingFrom = this.#recompute.recoverFrom();
-    for (const p of await this.#o.store.payloadsSensedIn(this.#pendingFrom, Number.MAX_SAFE_INTEGER)) this.#pending.set(`${p.hiveSerial}|${p.seq}`, p);
+    for (const p of await this.#o.store.payloadsSensedIn(this.#pendingFrom, Number.MAX_SAFE_INTEGER))
+      this.#pending.set(`${p.hiveSerial}|${p.seq}`, p);
     this.#pendingByTime = [...this.#pending].sort(([, a], [, b]) => a.receivedAtMs - b.receivedAtMs);
   }
 
@@ -256,7 +273,12 @@ export class CloudPipeline {
   }
 
   #newPresenceKernel(): PresenceKernel {
-    return new PresenceKernel(this.#registry, this.#reader.sensorIds, this.#registry.assets.floors.map((f) => f.id), this.#o.tickMs);
+    return new PresenceKernel(
+      this.#registry,
+      this.#reader.sensorIds,
+      this.#registry.assets.floors.map((f) => f.id),
+      this.#o.tickMs,
+    );
   }
 
   /**
@@ -311,7 +333,8 @@ export class CloudPipeline {
     const accepted = r.count - r.rejected;
     const listen = this.#o.onSensorEvent !== undefined && (this.#o.sensorEventsWanted?.() ?? true);
     const events = listen || this.#o.sensorDeliveries ? this.#sensorEvents(r) : [];
-    const deliveries = this.#o.sensorDeliveries && events.length > 0 ? this.#o.sensorDeliveries(events, receivedAtMs) : [];
+    const deliveries =
+      this.#o.sensorDeliveries && events.length > 0 ? this.#o.sensorDeliveries(events, receivedAtMs) : [];
     const stored = await store.writeBatch({
       hiveSerial: v.serial,
       seq: v.seq,
@@ -319,7 +342,10 @@ export class CloudPipeline {
       receivedAtMs,
       ackedSeq,
       packetCount: v.packetCount,
-      raw: accepted > 0 ? { payload: late?.payload ?? payload, minSensedMs: r.minSensedMs, maxSensedMs: r.maxSensedMs } : null,
+      raw:
+        accepted > 0
+          ? { payload: late?.payload ?? payload, minSensedMs: r.minSensedMs, maxSensedMs: r.maxSensedMs }
+          : null,
       deadLetters: late ? [...v.deadLetters, ...late.deadLetters] : v.deadLetters,
       sensorsSeen: lastSeen(r),
       ...(deliveries.length > 0 ? { deliveries } : {}),
@@ -345,11 +371,18 @@ export class CloudPipeline {
    * admitted, so recovery and reopening re-read exactly that) and read again into the reader.
    * Null when everything is admitted (the usual case: checked on the reader's arrays alone).
    */
-  #admitLate(serial: string, seq: number, topic: string, payload: Uint8Array, receivedAtMs: number): { payload: Uint8Array; deadLetters: DeadLetter[] } | null {
+  #admitLate(
+    serial: string,
+    seq: number,
+    topic: string,
+    payload: Uint8Array,
+    receivedAtMs: number,
+  ): { payload: Uint8Array; deadLetters: DeadLetter[] } | null {
     const r = this.#reader;
     const finalisedBefore = this.#recompute.finalisedBefore;
     if (!(floorToMinute(r.minSensedMs) < finalisedBefore)) return null;
-    const needsReopen = (m: number, kind: number): boolean => m < finalisedBefore && !(kind === PRESENCE ? this.#presence.hasMinute(m) : this.#traffic.hasMinute(m));
+    const needsReopen = (m: number, kind: number): boolean =>
+      m < finalisedBefore && !(kind === PRESENCE ? this.#presence.hasMinute(m) : this.#traffic.hasMinute(m));
     const refused = this.#late.refuse(serial, receivedAtMs, r, floorToMinute, needsReopen);
     const hive = this.#registry.hiveBySerial(serial);
     if (refused.size === 0 || !hive) return null;
@@ -359,7 +392,10 @@ export class CloudPipeline {
     batch.packets.forEach((p, i) => {
       const minuteMs = floorToMinute(p.sensedAtMs);
       // A packet the registry refused is dead-lettered already, with its own reason.
-      if (!checkPacket(this.#registry, hive, p).ok || !isRefused(refused, minuteMs, p.kind === 'presence' ? PRESENCE : PacketKind.Traffic)) {
+      if (
+        !checkPacket(this.#registry, hive, p).ok ||
+        !isRefused(refused, minuteMs, p.kind === 'presence' ? PRESENCE : PacketKind.Traffic)
+      ) {
         kept.push(p);
         return;
       }
@@ -401,7 +437,8 @@ export class CloudPipeline {
       // The recompute does its work at each new minute: what other processes stored for our floors comes in first.
       const minute = floorToMinute(nowMs);
       // Within one minute the recompute finalises minutes before (minute's last ms − look-back), floored.
-      if (this.#o.partition && minute !== this.#pulledMinute) await this.#pullOwnFloors(minute, floorToMinute(minute + MINUTE_MS - 1 - this.#o.lookbackMs));
+      if (this.#o.partition && minute !== this.#pulledMinute)
+        await this.#pullOwnFloors(minute, floorToMinute(minute + MINUTE_MS - 1 - this.#o.lookbackMs));
       // Received at this instant: before or after this advance, as its batch comes again (or at the next).
       await this.#feedPending(nowMs);
       await this.#recompute.advance(nowMs);
@@ -446,7 +483,10 @@ export class CloudPipeline {
     const reopened = new Set<number>();
     for (const m of marks) {
       if (m.minuteMs >= this.#recompute.finalisedBefore || reopened.has(m.minuteMs)) continue;
-      this.#recompute.noteArrival(m.minuteMs, this.#presence.hasMinute(m.minuteMs) || this.#traffic.hasMinute(m.minuteMs));
+      this.#recompute.noteArrival(
+        m.minuteMs,
+        this.#presence.hasMinute(m.minuteMs) || this.#traffic.hasMinute(m.minuteMs),
+      );
       reopened.add(m.minuteMs);
     }
     await this.#recompute.persistReopened();
@@ -474,7 +514,9 @@ export class CloudPipeline {
       const minuteMs = floorToMinute(r.sensedAt[i] as number);
       if ((r.sensor[i] as number) >= 0 && minuteMs < horizon) minutes.add(minuteMs);
     }
-    await this.#o.store.markReopen([...minutes].sort((a, b) => a - b).map((minuteMs) => ({ owner, floorId: hive.floorId, minuteMs })));
+    await this.#o.store.markReopen(
+      [...minutes].sort((a, b) => a - b).map((minuteMs) => ({ owner, floorId: hive.floorId, minuteMs })),
+    );
   }
 
   /** Whether this pipeline aggregates the hive's floor (always, unpartitioned). */
@@ -503,15 +545,36 @@ export class CloudPipeline {
     const hive = reader.hiveOfTopic(topic);
     const status = reader.read(hive, payload);
     const serial = (): string => this.#registry.assets.hives[hive]?.serial ?? '';
-    if (status === ReadStatus.Clean) return { ok: true, serial: serial(), seq: reader.seq, sentAtMs: reader.sentAtMs, packetCount: reader.count, deadLetters: [] };
+    if (status === ReadStatus.Clean)
+      return {
+        ok: true,
+        serial: serial(),
+        seq: reader.seq,
+        sentAtMs: reader.sentAtMs,
+        packetCount: reader.count,
+        deadLetters: [],
+      };
     const v = inspectUplink(this.#registry, { topic, payload, receivedAtMs });
     if (v.kind === 'rejected') return { ok: false, deadLetter: v.deadLetter };
     // Bytes the scanner refused but protobufjs decoded: take the decoded packets.
     if (status === ReadStatus.Message) reader.fill(hive, v.packets);
-    return { ok: true, serial: v.hive.serial, seq: v.batch.seq, sentAtMs: v.batch.sentAtMs, packetCount: v.batch.packets.length, deadLetters: v.deadLetters };
+    return {
+      ok: true,
+      serial: v.hive.serial,
+      seq: v.batch.seq,
+      sentAtMs: v.batch.sentAtMs,
+      packetCount: v.batch.packets.length,
+      deadLetters: v.deadLetters,
+    };
   }
 
-  async #duplicate(serial: string, seq: number, packetCount: number, ackedAtStart: number, receivedAtMs: number): Promise<UplinkAck> {
+  async #duplicate(
+    serial: string,
+    seq: number,
+    packetCount: number,
+    ackedAtStart: number,
+    receivedAtMs: number,
+  ): Promise<UplinkAck> {
     this.#counters.duplicateBatches++;
     if (seq <= ackedAtStart) this.#counters.packetsStoredBefore += packetCount;
     return { hiveSerial: serial, ackedSeq: await this.#nextAckedSeq(serial, seq), ackedAtMs: receivedAtMs };
@@ -562,7 +625,14 @@ export class CloudPipeline {
   #sensorEvent(r: UplinkReader, i: number): SensorEvent {
     const sensorId = r.sensorIds[r.sensor[i] as number] as string;
     const t = r.sensedAt[i] as number;
-    if (r.kind[i] !== PRESENCE) return { eventId: eventId('TRAFFIC', sensorId, t, 0), type: 'TRAFFIC', sensorId, timestampMs: t, data: { in: r.inCount[i] as number, out: r.outCount[i] as number } };
+    if (r.kind[i] !== PRESENCE)
+      return {
+        eventId: eventId('TRAFFIC', sensorId, t, 0),
+        type: 'TRAFFIC',
+        sensorId,
+        timestampMs: t,
+        data: { in: r.inCount[i] as number, out: r.outCount[i] as number },
+      };
     const transform = this.#registry.transform(sensorId);
     const local: Array<[number, number]> = [];
     const world: Array<[number, number]> = [];
@@ -570,7 +640,13 @@ export class CloudPipeline {
       local.push([r.xs[d] as number, r.ys[d] as number]);
       world.push(transform.toWorld(r.xs[d] as number, r.ys[d] as number) as [number, number]);
     }
-    return { eventId: eventId('DETECTIONS', sensorId, t, 0), type: 'DETECTIONS', sensorId, timestampMs: t, data: { local, world } };
+    return {
+      eventId: eventId('DETECTIONS', sensorId, t, 0),
+      type: 'DETECTIONS',
+      sensorId,
+      timestampMs: t,
+      data: { local, world },
+    };
   }
 
   /** Feeds the stored packets sensed in [fromMs, toMs) of the given kinds (bit mask) to the aggregators; `onNew` hears the minute of each presence instant not held before. */
@@ -584,7 +660,14 @@ export class CloudPipeline {
       this.#work += r.count;
       for (let i = 0; i < r.count; i++) {
         const t = r.sensedAt[i] as number;
-        if ((r.sensor[i] as number) >= 0 && t >= fromMs && t < toMs && ((r.kind[i] as number) & kinds) !== 0 && this.#feed(r, i)) onNew?.(floorToMinute(t));
+        if (
+          (r.sensor[i] as number) >= 0 &&
+          t >= fromMs &&
+          t < toMs &&
+          ((r.kind[i] as number) & kinds) !== 0 &&
+          this.#feed(r, i)
+        )
+          onNew?.(floorToMinute(t));
       }
     }
   }
@@ -597,7 +680,8 @@ export class CloudPipeline {
   #feed(r: UplinkReader, i: number): boolean {
     const sensor = r.sensor[i] as number;
     const t = r.sensedAt[i] as number;
-    if (r.kind[i] === PRESENCE) return this.#presence.add(sensor, t, r.xs, r.ys, r.detStart[i] as number, r.detStart[i + 1] as number);
+    if (r.kind[i] === PRESENCE)
+      return this.#presence.add(sensor, t, r.xs, r.ys, r.detStart[i] as number, r.detStart[i + 1] as number);
     this.#traffic.add(r.sensorIds[sensor] as string, t, { in: r.inCount[i] as number, out: r.outCount[i] as number });
     return false;
   }
@@ -610,5 +694,7 @@ function lastSeen(r: UplinkReader): Array<{ sensorId: string; lastSeenMs: number
     const s = r.sensor[i] as number;
     if (s >= 0 && !((latest.get(s) ?? -Infinity) >= (r.sensedAt[i] as number))) latest.set(s, r.sensedAt[i] as number);
   }
-  return [...latest].sort((a, b) => a[0] - b[0]).map(([s, t]) => ({ sensorId: r.sensorIds[s] as string, lastSeenMs: t }));
+  return [...latest]
+    .sort((a, b) => a[0] - b[0])
+    .map(([s, t]) => ({ sensorId: r.sensorIds[s] as string, lastSeenMs: t }));
 }

@@ -58,7 +58,6 @@ const STATE_FINALISED = 'finalised_before';
 const STATE_REOPENED = 'reopened_from';
 const PRUNE_EVERY_MS = HOUR_MS;
 
-
 export class Recompute {
   #o: RecomputeOptions;
   readonly counters: RecomputeCounters = { eventsEmitted: 0, lateInWindow: 0, lateBeyondWindow: 0 };
@@ -98,7 +97,9 @@ export class Recompute {
     // The minutes from the horizon on are computed again from the start: their instant events
     // are told apart from the last count emitted before them, as when they were first computed
     // (an empty record would send a count equal to the last one again).
-    if (Number.isFinite(this.finalisedBefore)) for (const { spaceId, value } of await this.#o.store.lastInstantCounts(this.finalisedBefore)) this.#lastCount.set(spaceId, value);
+    if (Number.isFinite(this.finalisedBefore))
+      for (const { spaceId, value } of await this.#o.store.lastInstantCounts(this.finalisedBefore))
+        this.#lastCount.set(spaceId, value);
   }
 
   /**
@@ -146,7 +147,10 @@ export class Recompute {
       this.#lastRecompute = nowMinute;
       await this.#recompute((m) => m + MINUTE_MS <= nowMs, nowMs, true);
     }
-    await this.#finalise((m) => m + MINUTE_MS <= horizon, Math.max(this.finalisedBefore, Math.floor(horizon / MINUTE_MS) * MINUTE_MS));
+    await this.#finalise(
+      (m) => m + MINUTE_MS <= horizon,
+      Math.max(this.finalisedBefore, Math.floor(horizon / MINUTE_MS) * MINUTE_MS),
+    );
     if (nowMs - this.#lastPrune >= PRUNE_EVERY_MS) await this.#prune(nowMs);
   }
 
@@ -170,7 +174,8 @@ export class Recompute {
       // are sent again as they are (their stored rows stand).
       const clean = this.#clean.get(m);
       if (clean !== undefined) {
-        if (repeat && m >= this.finalisedBefore && this.#computed.has(m)) for (const r of clean) this.#event(r, nowMs, events, true);
+        if (repeat && m >= this.finalisedBefore && this.#computed.has(m))
+          for (const r of clean) this.#event(r, nowMs, events, true);
         continue;
       }
       const rows = this.#o.presence.compute(m);
@@ -201,7 +206,15 @@ export class Recompute {
     const revision = prev === undefined ? 0 : prev.revision + 1;
     this.#emitted.set(key, { value: r.value, revision });
     const type = occupancyEventType(r.spaceId, true);
-    out.push({ eventId: eventId(type, r.spaceId, r.minuteMs, revision), type, spaceId: r.spaceId, minuteMs: r.minuteMs, value: r.value, revision, emittedAtMs: nowMs });
+    out.push({
+      eventId: eventId(type, r.spaceId, r.minuteMs, revision),
+      type,
+      spaceId: r.spaceId,
+      minuteMs: r.minuteMs,
+      value: r.value,
+      revision,
+      emittedAtMs: nowMs,
+    });
   }
 
   /**
@@ -218,7 +231,15 @@ export class Recompute {
       if (this.#lastCount.get(spaceId) === count) continue;
       this.#lastCount.set(spaceId, count);
       const type = occupancyEventType(spaceId, false);
-      out.push({ eventId: eventId(type, spaceId, t, 0), type, spaceId, minuteMs: t, value: count, revision: 0, emittedAtMs: nowMs });
+      out.push({
+        eventId: eventId(type, spaceId, t, 0),
+        type,
+        spaceId,
+        minuteMs: t,
+        value: count,
+        revision: 0,
+        emittedAtMs: nowMs,
+      });
     }
   }
 
@@ -260,9 +281,17 @@ export class Recompute {
     for (const key of [...this.#emitted.keys()]) if (key.endsWith(`|${m}`)) this.#emitted.delete(key);
   }
 
-  async #write(presence: PresenceMinuteRow[], traffic: TrafficMinuteRow[], events: readonly OccupancyEvent[] = []): Promise<void> {
+  async #write(
+    presence: PresenceMinuteRow[],
+    traffic: TrafficMinuteRow[],
+    events: readonly OccupancyEvent[] = [],
+  ): Promise<void> {
     if (presence.length === 0 && traffic.length === 0 && events.length === 0) return;
-    await this.#o.store.writeMinutes({ presence: presence.sort(bySpaceThenMinute), traffic: traffic.sort(bySensorThenMinute), events });
+    await this.#o.store.writeMinutes({
+      presence: presence.sort(bySpaceThenMinute),
+      traffic: traffic.sort(bySensorThenMinute),
+      events,
+    });
   }
 
   #bucketer(spaceId: string): Bucketer {
@@ -279,7 +308,10 @@ export class Recompute {
       const [startMs, endMs] = b.bucketOf(minuteMs, level);
       let byEnd = this.#dirty.get(endMs);
       if (!byEnd) this.#dirty.set(endMs, (byEnd = new Map()));
-      byEnd.set(`${kind}|${spaceId}|${level}|${startMs}`, kind === 'presence' ? { spaceId, level, startMs, endMs } : { kind, spaceId, level, startMs, endMs });
+      byEnd.set(
+        `${kind}|${spaceId}|${level}|${startMs}`,
+        kind === 'presence' ? { spaceId, level, startMs, endMs } : { kind, spaceId, level, startMs, endMs },
+      );
     }
   }
 
@@ -299,7 +331,8 @@ export class Recompute {
   async #prune(nowMs: number): Promise<void> {
     this.#lastPrune = nowMs;
     const cutoffs: Partial<Record<Interval, number>> = {};
-    for (const [every, keep] of Object.entries(RETENTION_MS) as Array<[Interval, number]>) if (Number.isFinite(keep)) cutoffs[every] = nowMs - keep;
+    for (const [every, keep] of Object.entries(RETENTION_MS) as Array<[Interval, number]>)
+      if (Number.isFinite(keep)) cutoffs[every] = nowMs - keep;
     await this.#o.store.prune(cutoffs);
   }
 }

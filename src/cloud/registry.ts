@@ -66,7 +66,9 @@ function buildFloorIndexes(model: AssetSnapshot): Map<string, FloorIndex> {
 
 /** Which zones a presence sensor samples: zone of its room, the zone it names, floor-zones. */
 function zonesSampledBy(floorZones: readonly Zone[], s: Sensor): string[] {
-  return floorZones.filter((z) => (z.roomId === null ? true : z.roomId === s.roomId) || z.id === s.zoneId).map((z) => z.id);
+  return floorZones
+    .filter((z) => (z.roomId === null ? true : z.roomId === s.roomId) || z.id === s.zoneId)
+    .map((z) => z.id);
 }
 
 function buildSampledSpaces(model: AssetSnapshot): Map<string, readonly string[]> {

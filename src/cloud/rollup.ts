@@ -11,7 +11,12 @@ export const ROLLUP_LEVELS = ['5m', '15m', '30m', '1h', '1d'] as const;
 export type RollupLevel = (typeof ROLLUP_LEVELS)[number];
 export type Interval = '1m' | RollupLevel;
 
-const LEVEL_MS: Record<Exclude<RollupLevel, '1d'>, number> = { '5m': 5 * MINUTE_MS, '15m': 15 * MINUTE_MS, '30m': 30 * MINUTE_MS, '1h': HOUR_MS };
+const LEVEL_MS: Record<Exclude<RollupLevel, '1d'>, number> = {
+  '5m': 5 * MINUTE_MS,
+  '15m': 15 * MINUTE_MS,
+  '30m': 30 * MINUTE_MS,
+  '1h': HOUR_MS,
+};
 
 /** How long each interval is kept, measured back from the newest finalised minute. */
 export const RETENTION_MS: Record<Interval, number> = {

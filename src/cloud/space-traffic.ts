@@ -59,5 +59,7 @@ export function spaceTrafficOccupancy(
   if (calibration === null) return occupancyBetween(space, rows, days, fromMs, toMs, null);
   const presence = new Map(minutes.presenceMinutes(space.spaceId).map((m) => [m.minuteMs, m.value] as const));
   const points = calibration.calibrationPoints;
-  return occupancyBetween(space, rows, days, fromMs, toMs, (raw) => calibrate(raw, days, { presence, ...(points ? { calibrationPoints: points } : {}) }));
+  return occupancyBetween(space, rows, days, fromMs, toMs, (raw) =>
+    calibrate(raw, days, { presence, ...(points ? { calibrationPoints: points } : {}) }),
+  );
 }

@@ -15,7 +15,10 @@ import type { Store } from './store/port.js';
  * Payloads are read as the pipeline reads them: the fast reader, and `inspectUplink` for a
  * payload it does not find clean (a packet of an unknown sensor is not counted).
  */
-export async function storedLatencies(catalogue: AssetCatalogue, store: Pick<Store, 'payloadsSensedIn'>): Promise<ValueCounts> {
+export async function storedLatencies(
+  catalogue: AssetCatalogue,
+  store: Pick<Store, 'payloadsSensedIn'>,
+): Promise<ValueCounts> {
   const registry = buildRegistry(catalogue.snapshot());
   const r = new UplinkReader(registry);
   const out = new ValueCounts();
@@ -28,7 +31,8 @@ export async function storedLatencies(catalogue: AssetCatalogue, store: Pick<Sto
       if (v.kind === 'rejected') continue;
       if (status === ReadStatus.Message) r.fill(hive, v.packets);
     }
-    for (let i = 0; i < r.count; i++) if ((r.sensor[i] as number) >= 0) out.add(p.receivedAtMs - (r.sensedAt[i] as number));
+    for (let i = 0; i < r.count; i++)
+      if ((r.sensor[i] as number) >= 0) out.add(p.receivedAtMs - (r.sensedAt[i] as number));
   }
   return out;
 }

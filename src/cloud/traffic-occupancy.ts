@@ -47,22 +47,33 @@ export interface TrafficRecord {
  */
 export function trafficSpaces(model: AssetSnapshot): TrafficSpace[] {
   const byDoor = new Map<string, { sensorId: string; intoRoom: string | null }>();
-  for (const s of model.sensors) if (s.mode === 'traffic' && s.doorId !== null) byDoor.set(s.doorId, { sensorId: s.id, intoRoom: s.roomId });
+  for (const s of model.sensors)
+    if (s.mode === 'traffic' && s.doorId !== null) byDoor.set(s.doorId, { sensorId: s.id, intoRoom: s.roomId });
   const out: TrafficSpace[] = [];
   for (const room of model.rooms) {
     const doors = model.doors.filter((d) => d.toRoomId === room.id || d.fromRoomId === room.id);
     const terms = doors.map((d) => termFor(byDoor.get(d.id), room.id)).filter((t): t is TrafficTerm => t !== null);
-    if (terms.length > 0) out.push({ spaceId: room.id, kind: 'room', terms, doors: { counted: terms.length, total: doors.length } });
+    if (terms.length > 0)
+      out.push({ spaceId: room.id, kind: 'room', terms, doors: { counted: terms.length, total: doors.length } });
   }
   for (const floor of model.floors) {
     const doors = model.doors.filter((d) => d.floorId === floor.id && d.entrance);
     const terms = doors.map((d) => termFor(byDoor.get(d.id), d.toRoomId));
-    if (doors.length > 0 && terms.every((t) => t !== null)) out.push({ spaceId: floor.id, kind: 'floor', terms: terms as TrafficTerm[], doors: { counted: doors.length, total: doors.length } });
+    if (doors.length > 0 && terms.every((t) => t !== null))
+      out.push({
+        spaceId: floor.id,
+        kind: 'floor',
+        terms: terms as TrafficTerm[],
+        doors: { counted: doors.length, total: doors.length },
+      });
   }
   return out;
 }
 
-function termFor(counter: { sensorId: string; intoRoom: string | null } | undefined, roomId: string): TrafficTerm | null {
+function termFor(
+  counter: { sensorId: string; intoRoom: string | null } | undefined,
+  roomId: string,
+): TrafficTerm | null {
   if (!counter) return null;
   return { sensorId: counter.sensorId, sign: counter.intoRoom === roomId ? 1 : -1 };
 }
@@ -81,7 +92,15 @@ export function withCumulative(rows: readonly TrafficMinuteRow[], days: LocalDay
     }
     inCsum += r.in;
     outCsum += r.out;
-    return { minuteMs: r.minuteMs, in: r.in, out: r.out, inCsum, outCsum, deltaSum: r.in - r.out, deltaCsum: inCsum - outCsum };
+    return {
+      minuteMs: r.minuteMs,
+      in: r.in,
+      out: r.out,
+      inCsum,
+      outCsum,
+      deltaSum: r.in - r.out,
+      deltaCsum: inCsum - outCsum,
+    };
   });
 }
 
@@ -98,10 +117,17 @@ export interface OccupancyPoint {
  * the first instant of `fromMs`'s local day, so the value at a minute does not depend on
  * the range asked for.
  */
-export function rawOccupancy(space: TrafficSpace, rowsBySensor: ReadonlyMap<string, readonly TrafficMinuteRow[]>, days: LocalDays, fromMs: number, toMs: number): OccupancyPoint[] {
+export function rawOccupancy(
+  space: TrafficSpace,
+  rowsBySensor: ReadonlyMap<string, readonly TrafficMinuteRow[]>,
+  days: LocalDays,
+  fromMs: number,
+  toMs: number,
+): OccupancyPoint[] {
   const delta = new Map<number, number>();
   for (const term of space.terms) {
-    for (const r of rowsBySensor.get(term.sensorId) ?? []) delta.set(r.minuteMs, (delta.get(r.minuteMs) ?? 0) + term.sign * (r.in - r.out));
+    for (const r of rowsBySensor.get(term.sensorId) ?? [])
+      delta.set(r.minuteMs, (delta.get(r.minuteMs) ?? 0) + term.sign * (r.in - r.out));
   }
   const out: OccupancyPoint[] = [];
   let day = Number.NaN;

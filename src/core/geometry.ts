@@ -156,8 +156,6 @@ export function segmentInsidePolygon(a: Vec2, b: Vec2, poly: Polygon): boolean {
   return true;
 }
 
-
-
 export function degToRad(deg: number): number {
   return (deg * Math.PI) / 180;
 }

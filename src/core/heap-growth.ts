@@ -20,7 +20,11 @@ let capped: number | null = null;
 
 export function capHeapGrowth(percent: number): void {
   // The user's own choice wins, on the command line or in NODE_OPTIONS (not in execArgv).
-  if (process.execArgv.some((a) => a.startsWith('--heap-growing-percent')) || (process.env.NODE_OPTIONS ?? '').includes('--heap-growing-percent')) return;
+  if (
+    process.execArgv.some((a) => a.startsWith('--heap-growing-percent')) ||
+    (process.env.NODE_OPTIONS ?? '').includes('--heap-growing-percent')
+  )
+    return;
   if (capped !== null && capped <= percent) return;
   capped = percent;
   setFlagsFromString(`--heap-growing-percent=${percent}`);

@@ -30,7 +30,9 @@ function digest(parts: readonly string[]): Buffer {
 
 /** `room_3f9a0c...`: 16 lowercase hex characters after the prefix. */
 export function stableId(prefix: IdPrefix, ...path: readonly string[]): string {
-  return `${prefix}_${digest([prefix, ...path]).subarray(0, 8).toString('hex')}`;
+  return `${prefix}_${digest([prefix, ...path])
+    .subarray(0, 8)
+    .toString('hex')}`;
 }
 
 /** The opaque part of an id (webhook metadata carries sensor ids bare). */
@@ -51,7 +53,10 @@ export function macFor(...path: readonly string[]): string {
 
 /** Hive serial number: `HV` + 10 uppercase hex digits, safe inside MQTT topics. */
 export function hiveSerialFor(...path: readonly string[]): string {
-  return `HV${digest(['hive-serial', ...path]).subarray(0, 5).toString('hex').toUpperCase()}`;
+  return `HV${digest(['hive-serial', ...path])
+    .subarray(0, 5)
+    .toString('hex')
+    .toUpperCase()}`;
 }
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -77,5 +82,7 @@ export function ksuidFor(timestampMs: number, key: string): string {
 
 /** A reproducible secret of `bytes` random-looking bytes, base64url. */
 export function secretFor(seed: number | string, ...path: readonly string[]): string {
-  return digest(['secret', String(seed), ...path]).subarray(0, 24).toString('base64url');
+  return digest(['secret', String(seed), ...path])
+    .subarray(0, 24)
+    .toString('base64url');
 }

@@ -9,4 +9,3 @@ export const SENSOR_ARRAYS = {
   'tp-32x32': { cols: 32, rows: 32 },
 } as const;
 export type SensorArrayName = keyof typeof SENSOR_ARRAYS;
-

@@ -8,7 +8,8 @@ export const MINUTE_MS = 60_000;
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 86_400_000;
 
-const DURATION_RE = /^(?:(\d+(?:\.\d+)?)d)?(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m(?!s))?(?:(\d+(?:\.\d+)?)s)?(?:(\d+)ms)?$/;
+const DURATION_RE =
+  /^(?:(\d+(?:\.\d+)?)d)?(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m(?!s))?(?:(\d+(?:\.\d+)?)s)?(?:(\d+)ms)?$/;
 
 /** Parses `90s`, `30m`, `2h`, `1h30m`, `1d`, `500ms`; null when malformed or empty. */
 export function parseDuration(text: string): number | null {
@@ -19,7 +20,11 @@ export function parseDuration(text: string): number | null {
   const [, d, h, min, sec, ms] = m;
   if (d === undefined && h === undefined && min === undefined && sec === undefined && ms === undefined) return null;
   const total =
-    Number(d ?? 0) * DAY_MS + Number(h ?? 0) * HOUR_MS + Number(min ?? 0) * MINUTE_MS + Number(sec ?? 0) * 1000 + Number(ms ?? 0);
+    Number(d ?? 0) * DAY_MS +
+    Number(h ?? 0) * HOUR_MS +
+    Number(min ?? 0) * MINUTE_MS +
+    Number(sec ?? 0) * 1000 +
+    Number(ms ?? 0);
   return Math.round(total);
 }
 
@@ -82,7 +87,10 @@ export function atLocalTime(dayMs: number, minuteOfDay: number, zone: string): n
   const h = Math.floor(total / 3600);
   const m = Math.floor((total % 3600) / 60);
   const s = total % 60;
-  return DateTime.fromObject({ year: day.year, month: day.month, day: day.day, hour: h, minute: m, second: s }, { zone }).toMillis();
+  return DateTime.fromObject(
+    { year: day.year, month: day.month, day: day.day, hour: h, minute: m, second: s },
+    { zone },
+  ).toMillis();
 }
 
 export function floorToMinute(ms: number): number {

@@ -11,7 +11,8 @@ import { AppError, ErrorCodes, type ErrorCode } from './errors.js';
  */
 
 /** What a thread answers a call with. */
-export type WorkerReply = { kind: 'result'; id: number; value: unknown } | { kind: 'error'; id: number; code: string | null; message: string };
+export type WorkerReply =
+  { kind: 'result'; id: number; value: unknown } | { kind: 'error'; id: number; code: string | null; message: string };
 
 /** What a thread sends once, when it has started or could not. */
 export type WorkerStarted<R extends { kind: 'ready' }> = R | { kind: 'failed'; code: string | null; message: string };
@@ -26,7 +27,10 @@ export function startModuleWorker(base: string, name: string, workerData: unknow
   const ts = new URL(`./${name}.ts`, base);
   return existsSync(fileURLToPath(js))
     ? new Worker(js, { workerData })
-    : new Worker(`import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(ts.href)}); });`, { eval: true, workerData });
+    : new Worker(`import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(ts.href)}); });`, {
+        eval: true,
+        workerData,
+      });
 }
 
 /** A coded error from a thread as an AppError; an uncoded one as `fallback` says. */
@@ -51,9 +55,13 @@ export async function workerCalls<Req extends object, R extends { kind: 'ready' 
   o: { what: string; fallback: ErrorCode | null },
 ): Promise<{ calls: WorkerCalls<Req>; ready: R }> {
   const failure = (message: string, cause?: unknown): Error =>
-    o.fallback === null ? new Error(message, cause === undefined ? undefined : { cause }) : new AppError(o.fallback, message, cause === undefined ? undefined : { cause });
+    o.fallback === null
+      ? new Error(message, cause === undefined ? undefined : { cause })
+      : new AppError(o.fallback, message, cause === undefined ? undefined : { cause });
   const ready = await new Promise<R>((resolve, reject) => {
-    worker.once('message', (m: WorkerStarted<R>) => (m.kind === 'ready' ? resolve(m) : reject(threadError(m.code, m.message, o.fallback))));
+    worker.once('message', (m: WorkerStarted<R>) =>
+      m.kind === 'ready' ? resolve(m) : reject(threadError(m.code, m.message, o.fallback)),
+    );
     worker.once('error', reject);
     worker.once('exit', (code) => reject(failure(`${o.what} exited (${code}) before it started`)));
   }).catch(async (err: unknown) => {

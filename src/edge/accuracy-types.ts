@@ -24,7 +24,12 @@ export interface TrafficSensorAccuracy {
 }
 
 export interface DetectorAccuracy {
-  presence: { sensors: PresenceSensorAccuracy[]; overall: { samples: number; exactRate: number; mae: number; locErrorM: number } };
-  traffic: { sensors: TrafficSensorAccuracy[]; overall: { trueCrossings: number; counted: number; precision: number; recall: number } };
+  presence: {
+    sensors: PresenceSensorAccuracy[];
+    overall: { samples: number; exactRate: number; mae: number; locErrorM: number };
+  };
+  traffic: {
+    sensors: TrafficSensorAccuracy[];
+    overall: { trueCrossings: number; counted: number; precision: number; recall: number };
+  };
 }
-

@@ -64,15 +64,40 @@ const onFootprint: InView = (_s, view, p) => view.sees(p.x, p.y);
 /** Wraps an edge stage so it measures itself; `accuracy()` returns the figures so far. */
 export function withAccuracy(model: ScenarioModel, inner: EdgeStage, inView: InView = onFootprint): EdgeStage {
   const doors = new Map(model.doors.map((d) => [d.id, d]));
-  const presence = model.sensors.filter((s) => s.mode === 'presence').map((s, i): PresenceAcc => ({ s, i, view: footprintTransform(s), samples: 0, exact: 0, absErr: 0, locSum: 0, locN: 0 }));
+  const presence = model.sensors
+    .filter((s) => s.mode === 'presence')
+    .map((s, i): PresenceAcc => ({
+      s,
+      i,
+      view: footprintTransform(s),
+      samples: 0,
+      exact: 0,
+      absErr: 0,
+      locSum: 0,
+      locN: 0,
+    }));
   const traffic = model.sensors
     .filter((s) => s.mode === 'traffic' && s.doorId !== null)
-    .map((s): TrafficAcc => ({ s, sameSense: s.roomId === doors.get(s.doorId as string)?.toRoomId, pendingTruth: [0, 0], queue: [], head: 0, pendingTrue: [0, 0], pendingMeas: [0, 0], matched: 0, trueTotal: 0, measTotal: 0 }));
+    .map((s): TrafficAcc => ({
+      s,
+      sameSense: s.roomId === doors.get(s.doorId as string)?.toRoomId,
+      pendingTruth: [0, 0],
+      queue: [],
+      head: 0,
+      pendingTrue: [0, 0],
+      pendingMeas: [0, 0],
+      matched: 0,
+      trueTotal: 0,
+      measTotal: 0,
+    }));
   // The traffic sensors of each door, so a tick's crossings reach theirs without a grouping per tick.
   const trafficOfDoor = groupBy(traffic, (a) => a.s.doorId as string);
   const floors = presenceFloors(presence);
   // Per sensor index in model.sensors (the flat packets' sensor index): its figures, if scored.
-  const byId = new Map<string, PresenceAcc | TrafficAcc>([...presence.map((a) => [a.s.id, a] as const), ...traffic.map((a) => [a.s.id, a] as const)]);
+  const byId = new Map<string, PresenceAcc | TrafficAcc>([
+    ...presence.map((a) => [a.s.id, a] as const),
+    ...traffic.map((a) => [a.s.id, a] as const),
+  ]);
   const accOf = model.sensors.map((s) => byId.get(s.id));
   const truth = new PresenceTruth(presence.length);
   return {
@@ -128,7 +153,14 @@ function presenceFloors(presence: readonly PresenceAcc[]): PresenceFloor[] {
   });
 }
 
-function observePresence(floors: readonly PresenceFloor[], truth: PresenceTruth, startMs: number, atMs: number, world: World, inView: InView): void {
+function observePresence(
+  floors: readonly PresenceFloor[],
+  truth: PresenceTruth,
+  startMs: number,
+  atMs: number,
+  world: World,
+  inView: InView,
+): void {
   // A floor's people grouped by room once per instant (in the floor's order, so the truth is
   // the same): each sensor scanning its whole floor cost sensors × people per floor.
   for (const f of floors) {
@@ -181,7 +213,8 @@ function scorePresence(a: PresenceAcc, truths: PresenceTruth, data: Float64Array
   matcher.reset(n, nTrue);
   for (let d = 0; d < n; d++) {
     const [x, y] = a.view.toWorld(data[from + 2 * d] as number, data[from + 2 * d + 1] as number);
-    for (let t = 0; t < nTrue; t++) matcher.pair(d, t, Math.hypot(x - (truth[at + 2 * t] as number), y - (truth[at + 2 * t + 1] as number)));
+    for (let t = 0; t < nTrue; t++)
+      matcher.pair(d, t, Math.hypot(x - (truth[at + 2 * t] as number), y - (truth[at + 2 * t + 1] as number)));
   }
   a.locN += matcher.solve(a.locSum);
   a.locSum = matcher.sum;
@@ -248,7 +281,29 @@ function summarise(presence: PresenceAcc[], traffic: TrafficAcc[]): DetectorAccu
   const counted = traffic.reduce((x, a) => x + a.measTotal, 0);
   const matched = traffic.reduce((x, a) => x + a.matched, 0);
   return {
-    presence: { sensors: p, overall: { samples, exactRate: ratio(sum((a) => a.exact), samples), mae: ratio(sum((a) => a.absErr), samples, 0), locErrorM: ratio(sum((a) => a.locSum), sum((a) => a.locN), 0) } },
-    traffic: { sensors: t, overall: { trueCrossings, counted, precision: ratio(matched, counted), recall: ratio(matched, trueCrossings) } },
+    presence: {
+      sensors: p,
+      overall: {
+        samples,
+        exactRate: ratio(
+          sum((a) => a.exact),
+          samples,
+        ),
+        mae: ratio(
+          sum((a) => a.absErr),
+          samples,
+          0,
+        ),
+        locErrorM: ratio(
+          sum((a) => a.locSum),
+          sum((a) => a.locN),
+          0,
+        ),
+      },
+    },
+    traffic: {
+      sensors: t,
+      overall: { trueCrossings, counted, precision: ratio(matched, counted), recall: ratio(matched, trueCrossings) },
+    },
   };
 }

@@ -112,7 +112,10 @@ export class EdgePacketWriter {
     // intervals differ by a few packets; a new buffer gets 1/8 spare, so demanding that much of
     // a reused one refused nearly every one). Only the numbers below `#len` are ever read back,
     // so what a reused buffer held before does not matter.
-    this.#buf = spare !== null && spare.length >= Math.max(MIN_NUMBERS, len + (len >> 5)) ? spare : new Float64Array(Math.max(MIN_NUMBERS, len + (len >> 3)));
+    this.#buf =
+      spare !== null && spare.length >= Math.max(MIN_NUMBERS, len + (len >> 5))
+        ? spare
+        : new Float64Array(Math.max(MIN_NUMBERS, len + (len >> 3)));
     this.#len = 0;
     this.#count = 0;
     let released = false;
@@ -145,7 +148,10 @@ export class EdgePacketWriter {
 }
 
 /** Domain packets in the flat form (tests, and callers that build packets one by one); `indexOf` gives a packet's sensor index. */
-export function packEdgePackets(packets: readonly SensorPacket[], indexOf: (sensorId: string) => number | undefined): EdgePackets {
+export function packEdgePackets(
+  packets: readonly SensorPacket[],
+  indexOf: (sensorId: string) => number | undefined,
+): EdgePackets {
   const w = new EdgePacketWriter();
   for (const p of packets) {
     const i = indexOf(p.sensorId);
@@ -171,7 +177,14 @@ export function unpackEdgePackets(packets: EdgePackets, sensors: readonly Sensor
     const sensedAtMs = d[at + 1] as number;
     const n = d[at + 2] as number;
     if (n < 0) {
-      out.push({ kind: 'traffic', sensorId: sensor.id, sensedAtMs, intervalMs: d[at + 3] as number, in: d[at + 4] as number, out: d[at + 5] as number });
+      out.push({
+        kind: 'traffic',
+        sensorId: sensor.id,
+        sensedAtMs,
+        intervalMs: d[at + 3] as number,
+        in: d[at + 4] as number,
+        out: d[at + 5] as number,
+      });
       continue;
     }
     const detections: Array<readonly [number, number]> = [];

@@ -118,7 +118,12 @@ function taskSlots(model: ScenarioModel, sensors: readonly StageSensor[], perTas
  * slots (the pool runs a task while the next is packed). Grouping never changes a result:
  * sensors are independent.
  */
-function* packTasks(sensors: readonly StageSensor[], rec: FrameRecorder, slots: PackedTaskSlot[], perTask: number): Generator<PackedTask> {
+function* packTasks(
+  sensors: readonly StageSensor[],
+  rec: FrameRecorder,
+  slots: PackedTaskSlot[],
+  perTask: number,
+): Generator<PackedTask> {
   const ticks = rec.ticks + 1;
   for (let first = 0, t = 0; first < sensors.length; first += perTask, t++) {
     const n = Math.min(perTask, sensors.length - first);
@@ -145,7 +150,13 @@ export function sensorsPerTask(sensors: number, workers: number): number {
 
 export function frameSensor(model: ScenarioModel, s: SensorModel): FrameSensor {
   const spec = buildSpec(model, s);
-  return { model: s, spec, view: footprintTransform(s), rooms: roomsSeen(model, s), state: initialState(model, s, spec).buffer };
+  return {
+    model: s,
+    spec,
+    view: footprintTransform(s),
+    rooms: roomsSeen(model, s),
+    state: initialState(model, s, spec).buffer,
+  };
 }
 
 /** The rooms whose people a sensor sees: its own, or a traffic sensor's door's two. */
@@ -191,7 +202,13 @@ export function personTable(seed: number): (id: string) => { index: number; surf
 }
 
 /** Records what sensor `si` sees at the recorder's current tick (`FrameRecorder.tick`). */
-export function record(rec: FrameRecorder, si: number, s: Pick<FrameSensor, 'view' | 'rooms'>, onFloor: readonly PersonState[], people: ReturnType<typeof personTable>): void {
+export function record(
+  rec: FrameRecorder,
+  si: number,
+  s: Pick<FrameSensor, 'view' | 'rooms'>,
+  onFloor: readonly PersonState[],
+  people: ReturnType<typeof personTable>,
+): void {
   rec.begin(si);
   const side = s.view.side;
   const m = EDGE_MARGIN_M / side;
@@ -210,7 +227,12 @@ export function record(rec: FrameRecorder, si: number, s: Pick<FrameSensor, 'vie
 /** A one-sensor recorder's interval as a batch of new arrays (the frames viewer), the interval ended. */
 export function takeBatch(rec: FrameRecorder): SensorBatch {
   const n = rec.batchPeople(0);
-  const batch: SensorBatch = { ticks: new Float64Array(rec.ticks + 1), offsets: new Int32Array(rec.ticks + 2), ids: new Int32Array(n), people: new Float32Array(n * PERSON_STRIDE) };
+  const batch: SensorBatch = {
+    ticks: new Float64Array(rec.ticks + 1),
+    offsets: new Int32Array(rec.ticks + 2),
+    ids: new Int32Array(n),
+    people: new Float32Array(n * PERSON_STRIDE),
+  };
   rec.writeBatch(0, batch.ticks, 0, batch.offsets, 0, batch.ids, 0, batch.people, 0);
   rec.endInterval();
   return batch;

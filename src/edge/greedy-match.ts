@@ -95,7 +95,9 @@ export class GreedyMatcher {
           const a = src[i] as number;
           const b = src[j] as number;
           // b goes first only when strictly before a: equal keys keep their order (stable).
-          const bFirst = (dist[b] as number) < (dist[a] as number) || ((dist[b] as number) === (dist[a] as number) && (pair[b] as number) < (pair[a] as number));
+          const bFirst =
+            (dist[b] as number) < (dist[a] as number) ||
+            ((dist[b] as number) === (dist[a] as number) && (pair[b] as number) < (pair[a] as number));
           if (bFirst) {
             dst[k++] = b;
             j++;

@@ -98,7 +98,8 @@ export class ModelPresenceSensor {
     if (!this.#sense(atMs, people, 0, people.length)) return null;
     const { found, nFound } = scratch;
     // Most reports see nobody: they share one frozen empty array.
-    if (nFound === 0) return { kind: 'presence', sensorId: this.sensor.id, sensedAtMs: atMs, detections: NO_DETECTIONS };
+    if (nFound === 0)
+      return { kind: 'presence', sensorId: this.sensor.id, sensedAtMs: atMs, detections: NO_DETECTIONS };
     const detections: Array<readonly [number, number]> = [];
     for (let k = 0; k < nFound; k++) detections.push([found[2 * k] as number, found[2 * k + 1] as number]);
     return { kind: 'presence', sensorId: this.sensor.id, sensedAtMs: atMs, detections };
@@ -110,7 +111,14 @@ export class ModelPresenceSensor {
    * to)` are the people it may see (its floor's, or only its room's: RoomPeople — others are
    * skipped by room either way). Whether one was due.
    */
-  sampleInto(atMs: number, people: readonly PersonState[], out: EdgePacketWriter, sensorIndex: number, from = 0, to = people.length): boolean {
+  sampleInto(
+    atMs: number,
+    people: readonly PersonState[],
+    out: EdgePacketWriter,
+    sensorIndex: number,
+    from = 0,
+    to = people.length,
+  ): boolean {
     if (!this.#sense(atMs, people, from, to)) return false;
     out.presence(sensorIndex, atMs);
     const { found, nFound } = scratch;
@@ -158,7 +166,10 @@ export class ModelPresenceSensor {
     const n = sc.seen;
     // Higher mounting → fewer pixels per person; crowds → more occlusion of blob edges.
     const f = RESOLUTION_FACTORS[this.sensor.model];
-    const pMiss = Math.min(0.9, this.#noise.miss * f.miss * heightScale * heightScale * (1 + 0.15 * Math.max(0, n - 1)));
+    const pMiss = Math.min(
+      0.9,
+      this.#noise.miss * f.miss * heightScale * heightScale * (1 + 0.15 * Math.max(0, n - 1)),
+    );
     const sd = this.#noise.jitterM * f.jitter * heightScale;
     for (let i = 0; i < n; i++) {
       // Draw both numbers whatever the outcome, so one miss does not shift later draws' meaning.

@@ -19,7 +19,9 @@ import type { TrafficPacket } from './packet.js';
  * test/edge/fixtures/door-calibration.yaml (843 crossings): model recall within 0.04 of the
  * frame detector's 73.4 / 91.2 / 90.4 / 92.2 % at 8×8 / 16×12 / 32×24 / 32×32.
  */
-export const TRAFFIC_CALIBRATION: Readonly<Record<SensorModel['model'], { miss: number; crowd: number; windowMs: number }>> = {
+export const TRAFFIC_CALIBRATION: Readonly<
+  Record<SensorModel['model'], { miss: number; crowd: number; windowMs: number }>
+> = {
   'tp-8x8': { miss: 0.5, crowd: 4.3, windowMs: 3000 },
   'tp-16x12': { miss: 0.5, crowd: 1.7, windowMs: 2000 },
   'tp-32x24': { miss: 0.5, crowd: 1.85, windowMs: 2000 },
@@ -52,7 +54,14 @@ export class ModelTrafficSensor {
   /** Counts this tick's crossings of the door; returns the interval's packet when one is due. */
   sample(atMs: number, crossings: readonly DoorCrossing[]): TrafficPacket | null {
     if (!this.#count(atMs, crossings)) return null;
-    const packet: TrafficPacket = { kind: 'traffic', sensorId: this.sensor.id, sensedAtMs: atMs, intervalMs: this.sensor.reportIntervalMs, in: this.#in, out: this.#out };
+    const packet: TrafficPacket = {
+      kind: 'traffic',
+      sensorId: this.sensor.id,
+      sensedAtMs: atMs,
+      intervalMs: this.sensor.reportIntervalMs,
+      in: this.#in,
+      out: this.#out,
+    };
     this.#in = 0;
     this.#out = 0;
     return packet;
@@ -76,7 +85,10 @@ export class ModelTrafficSensor {
     if (c.doorId !== this.sensor.doorId) return;
     const crowded = c.atMs - this.#lastCrossingMs < this.#cal.windowMs;
     this.#lastCrossingMs = c.atMs;
-    const pMiss = Math.min(MAX_MISS, this.#cal.miss * this.#noise.miss + (crowded ? this.#cal.crowd * this.#noise.crowdMiss : 0));
+    const pMiss = Math.min(
+      MAX_MISS,
+      this.#cal.miss * this.#noise.miss + (crowded ? this.#cal.crowd * this.#noise.crowdMiss : 0),
+    );
     if (this.#rng.chance(pMiss)) return;
     const entering = (c.direction === 'in') === this.#sameSense;
     if (entering) this.#in++;

@@ -73,7 +73,16 @@ const NO_CROSSINGS: readonly DoorCrossing[] = [];
 export function createModelSensors(model: ScenarioModel): ModelSensors {
   const doors = new Map(model.doors.map((d) => [d.id, d]));
   const byFloor = new Map<string, FloorSensors>();
-  for (const floor of model.floors) byFloor.set(floor.id, { floorId: floor.id, presence: [], presenceIndex: [], rooms: null, presenceSlot: [], traffic: [], trafficIndex: [] });
+  for (const floor of model.floors)
+    byFloor.set(floor.id, {
+      floorId: floor.id,
+      presence: [],
+      presenceIndex: [],
+      rooms: null,
+      presenceSlot: [],
+      traffic: [],
+      trafficIndex: [],
+    });
   model.sensors.forEach((s, i) => {
     const group = byFloor.get(s.floorId);
     if (!group) return;
@@ -95,7 +104,10 @@ export function createModelSensors(model: ScenarioModel): ModelSensors {
   }
 
   // The traffic sensors of each door, so a tick's crossings reach theirs without a grouping per tick.
-  const trafficOfDoor = groupBy(floors.flatMap((f) => f.traffic), (s) => s.sensor.doorId ?? '');
+  const trafficOfDoor = groupBy(
+    floors.flatMap((f) => f.traffic),
+    (s) => s.sensor.doorId ?? '',
+  );
 
   const sensors: ModelSensors = {
     // Objects for benches and tests, read back from the flat form the run uses: one sampling path.
@@ -125,7 +137,14 @@ export function createModelSensors(model: ScenarioModel): ModelSensors {
             // A sensor in no room (slot -1) sees nobody: everyone on a floor is in a room.
             const from = slot < 0 ? 0 : rooms.start(slot);
             const to = slot < 0 ? 0 : rooms.end(slot);
-            (f.presence[k] as ModelPresenceSensor).sampleInto(step.atMs, people, out, f.presenceIndex[k] as number, from, to);
+            (f.presence[k] as ModelPresenceSensor).sampleInto(
+              step.atMs,
+              people,
+              out,
+              f.presenceIndex[k] as number,
+              from,
+              to,
+            );
           }
         }
         for (let k = 0; k < f.traffic.length; k++) {

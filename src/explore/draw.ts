@@ -6,7 +6,16 @@ import type { FaultFile } from '../scenario/network-schema.js';
  * of the allowed kinds at whole seconds inside the run, each aimed at a hive or sensor of the
  * scenario by name, so a drawn schedule is also a valid `--faults` argument.
  */
-export const EXPLORE_FAULT_KINDS = ['hive_outage', 'hive_reboot', 'sensor_offline', 'link_degradation', 'broker_restart', 'duplicate_batch', 'clock_skew', 'sensor_death'] as const;
+export const EXPLORE_FAULT_KINDS = [
+  'hive_outage',
+  'hive_reboot',
+  'sensor_offline',
+  'link_degradation',
+  'broker_restart',
+  'duplicate_batch',
+  'clock_skew',
+  'sensor_death',
+] as const;
 export type ExploreFaultKind = (typeof EXPLORE_FAULT_KINDS)[number];
 
 /**
@@ -16,14 +25,25 @@ export type ExploreFaultKind = (typeof EXPLORE_FAULT_KINDS)[number];
  * its own clock and each packet by its sensing time, so even a skew beyond the protocol's 2 s
  * tolerance, which `occusim check` reports, loses nothing).
  */
-export const LOSS_FREE_KINDS: ReadonlySet<string> = new Set(['hive_outage', 'broker_restart', 'duplicate_batch', 'clock_skew']);
+export const LOSS_FREE_KINDS: ReadonlySet<string> = new Set([
+  'hive_outage',
+  'broker_restart',
+  'duplicate_batch',
+  'clock_skew',
+]);
 
 export interface DrawTargets {
   hives: readonly string[];
   sensors: readonly string[];
 }
 
-export function drawSchedule(rng: Rng, targets: DrawTargets, durationMs: number, kinds: readonly ExploreFaultKind[], maxFaults = 3): FaultFile[] {
+export function drawSchedule(
+  rng: Rng,
+  targets: DrawTargets,
+  durationMs: number,
+  kinds: readonly ExploreFaultKind[],
+  maxFaults = 3,
+): FaultFile[] {
   const count = rng.int(1, maxFaults);
   const seconds = Math.max(1, Math.floor(durationMs / 1000));
   const out: FaultFile[] = [];
@@ -34,7 +54,8 @@ export function drawSchedule(rng: Rng, targets: DrawTargets, durationMs: number,
     // Up to a third of the run: long enough to span retransmissions, short enough to end inside it.
     const duration = `${rng.int(1, Math.max(1, Math.floor(seconds / 3)))}s`;
     if (kind === 'broker_restart') out.push({ kind, at });
-    else if (kind === 'hive_outage' || kind === 'hive_reboot' || kind === 'duplicate_batch') out.push({ kind, at, duration, hive: rng.pick(targets.hives) });
+    else if (kind === 'hive_outage' || kind === 'hive_reboot' || kind === 'duplicate_batch')
+      out.push({ kind, at, duration, hive: rng.pick(targets.hives) });
     else if (kind === 'clock_skew') {
       // Within two minutes either way, never 0: both sides of the protocol's 2 s tolerance.
       const offsetS = rng.int(1, 120) * (rng.int(0, 1) === 0 ? -1 : 1);

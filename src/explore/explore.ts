@@ -88,7 +88,13 @@ export interface ExploreReport {
 /** A shell-safe argument (single quotes, as a user pastes it). */
 export const shellQuoted = (s: string): string => `'${s.replaceAll("'", "'\\''")}'`;
 
-export function replayCommand(scenario: string, seed: number | null, durationMs: number, faults: readonly FaultFile[], extra = ''): string {
+export function replayCommand(
+  scenario: string,
+  seed: number | null,
+  durationMs: number,
+  faults: readonly FaultFile[],
+  extra = '',
+): string {
   return `occusim run ${shellQuoted(scenario)}${seed === null ? '' : ` --seed ${seed}`} --duration ${Math.round(durationMs / 1000)}s --faults ${shellQuoted(formatFaultSchedule(faults))}${extra === '' ? '' : ` ${extra}`}`;
 }
 
@@ -103,10 +109,18 @@ async function attempt(o: ExploreOptions, faults: FaultFile[]): Promise<Attempt>
   }
 }
 
-function violationsOf(o: ExploreOptions, a: Attempt, faults: readonly FaultFile[], baseline: RunResult, costs: ExploreCosts): string[] {
+function violationsOf(
+  o: ExploreOptions,
+  a: Attempt,
+  faults: readonly FaultFile[],
+  baseline: RunResult,
+  costs: ExploreCosts,
+): string[] {
   if (!a.ok) return [`no-crash: ${a.crash}`];
   const checks = startStopwatch();
-  const own = (o.invariants ?? DEFAULT_INVARIANTS).flatMap((inv) => inv.check(a.outcome.result, faults, baseline).map((v) => `${inv.name}: ${v}`));
+  const own = (o.invariants ?? DEFAULT_INVARIANTS).flatMap((inv) =>
+    inv.check(a.outcome.result, faults, baseline).map((v) => `${inv.name}: ${v}`),
+  );
   costs.checksMs += checks.elapsedMs();
   const c = a.outcome.cost;
   if (c) {
@@ -139,19 +153,45 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
       done++;
       if (violations.length > 0) failures.push(await investigate(o, i, faults, a, violations, baseline, costs));
       const elapsed = wall.elapsedMs();
-      o.onProgress?.({ done, runs: o.runs, failures: failures.length, runsPerHour: rate(done, elapsed), leftMs: o.timeBudgetMs === undefined ? null : Math.max(0, o.timeBudgetMs - elapsed) });
+      o.onProgress?.({
+        done,
+        runs: o.runs,
+        failures: failures.length,
+        runsPerHour: rate(done, elapsed),
+        leftMs: o.timeBudgetMs === undefined ? null : Math.max(0, o.timeBudgetMs - elapsed),
+      });
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, o.jobs ?? 1) }, lane));
   failures.sort((a, b) => a.index - b.index);
   costs.checksMs = Math.round(costs.checksMs);
   const wallMs = wall.elapsedMs();
-  return { scenario: o.scenario, seed: o.seed, durationMs: o.durationMs, jobs: Math.max(1, o.jobs ?? 1), runs: done, failures, wallMs: Math.round(wallMs), runsPerHour: rate(done, wallMs), cpuMs: Math.round(wall.cpuMs()), costs };
+  return {
+    scenario: o.scenario,
+    seed: o.seed,
+    durationMs: o.durationMs,
+    jobs: Math.max(1, o.jobs ?? 1),
+    runs: done,
+    failures,
+    wallMs: Math.round(wallMs),
+    runsPerHour: rate(done, wallMs),
+    cpuMs: Math.round(wall.cpuMs()),
+    costs,
+  };
 }
 
-const sameBytes = (a: Attempt, b: Attempt): boolean => JSON.stringify(a.ok ? a.outcome.result : a.crash) === JSON.stringify(b.ok ? b.outcome.result : b.crash);
+const sameBytes = (a: Attempt, b: Attempt): boolean =>
+  JSON.stringify(a.ok ? a.outcome.result : a.crash) === JSON.stringify(b.ok ? b.outcome.result : b.crash);
 
-async function investigate(o: ExploreOptions, index: number, faults: FaultFile[], first: Attempt, violations: string[], baseline: RunResult, costs: ExploreCosts): Promise<ExploreFailure> {
+async function investigate(
+  o: ExploreOptions,
+  index: number,
+  faults: FaultFile[],
+  first: Attempt,
+  violations: string[],
+  baseline: RunResult,
+  costs: ExploreCosts,
+): Promise<ExploreFailure> {
   const deterministic = sameBytes(await attempt(o, faults), first);
   let shrunkViolations = violations;
   const shrunk = await shrinkSchedule(faults, async (candidate) => {
@@ -159,7 +199,16 @@ async function investigate(o: ExploreOptions, index: number, faults: FaultFile[]
     if (v.length > 0) shrunkViolations = v;
     return v.length > 0;
   });
-  return { index, faults, violations, deterministic, shrunk: shrunk.faults, shrunkViolations, shrinkRuns: shrunk.runs, replay: replayCommand(o.scenario, null, o.durationMs, shrunk.faults, o.replayArgs) };
+  return {
+    index,
+    faults,
+    violations,
+    deterministic,
+    shrunk: shrunk.faults,
+    shrunkViolations,
+    shrinkRuns: shrunk.runs,
+    replay: replayCommand(o.scenario, null, o.durationMs, shrunk.faults, o.replayArgs),
+  };
 }
 
 function rate(done: number, ms: number): number {

@@ -19,12 +19,18 @@ export type Invariant = (run: RunResult, faults: readonly FaultFile[], baseline:
 export const ledgerBalanced: Invariant = (run) => {
   const o = run.delivery?.overall;
   const explained = o === undefined ? 0 : o.meshDropped + o.meshQueueOverflow + o.bufferOverflow + o.undelivered;
-  return run.messages.lost === explained ? [] : [`ledger: ${run.messages.lost} packet(s) lost, ${explained} explained by the delivery ledger`];
+  return run.messages.lost === explained
+    ? []
+    : [`ledger: ${run.messages.lost} packet(s) lost, ${explained} explained by the delivery ledger`];
 };
 
 /** A batch the cloud took twice is counted once: processed batches never exceed those sent. */
 export const noBatchCountedTwice: Invariant = (run) =>
-  run.messages.batchesProcessed <= run.messages.batchesSent ? [] : [`ledger: ${run.messages.batchesProcessed} batches processed of ${run.messages.batchesSent} sent (a batch counted twice)`];
+  run.messages.batchesProcessed <= run.messages.batchesSent
+    ? []
+    : [
+        `ledger: ${run.messages.batchesProcessed} batches processed of ${run.messages.batchesSent} sent (a batch counted twice)`,
+      ];
 
 /**
  * For schedules of loss-free faults only, what the platform stored equals the fault-free run:
@@ -36,14 +42,23 @@ export const lossFreeEqualsBaseline: Invariant = (run, faults, baseline) => {
   const base = new Map(baseline.presence.spaces.map((s) => [s.id, s]));
   for (const s of run.presence.spaces) {
     const b = base.get(s.id);
-    if (b && (b.meanMeasured !== s.meanMeasured || b.missingMinutes !== s.missingMinutes)) out.push(`stored: ${s.name} measured mean ${s.meanMeasured} (${s.missingMinutes} minutes missing), fault-free ${b.meanMeasured} (${b.missingMinutes})`);
+    if (b && (b.meanMeasured !== s.meanMeasured || b.missingMinutes !== s.missingMinutes))
+      out.push(
+        `stored: ${s.name} measured mean ${s.meanMeasured} (${s.missingMinutes} minutes missing), fault-free ${b.meanMeasured} (${b.missingMinutes})`,
+      );
   }
   const doors = new Map(baseline.traffic.sensors.map((t) => [t.id, t]));
   for (const t of run.traffic.sensors) {
     const b = doors.get(t.id);
-    if (b && (b.measured.in !== t.measured.in || b.measured.out !== t.measured.out)) out.push(`stored: ${t.name} counted in ${t.measured.in} out ${t.measured.out}, fault-free in ${b.measured.in} out ${b.measured.out}`);
+    if (b && (b.measured.in !== t.measured.in || b.measured.out !== t.measured.out))
+      out.push(
+        `stored: ${t.name} counted in ${t.measured.in} out ${t.measured.out}, fault-free in ${b.measured.in} out ${b.measured.out}`,
+      );
   }
-  if (run.messages.packetsDelivered !== baseline.messages.packetsDelivered) out.push(`stored: ${run.messages.packetsDelivered} packets delivered, fault-free ${baseline.messages.packetsDelivered}`);
+  if (run.messages.packetsDelivered !== baseline.messages.packetsDelivered)
+    out.push(
+      `stored: ${run.messages.packetsDelivered} packets delivered, fault-free ${baseline.messages.packetsDelivered}`,
+    );
   return out;
 };
 

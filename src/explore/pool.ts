@@ -34,7 +34,10 @@ export async function startRunPool(jobs: number, options: RunOneOptions): Promis
   const workers = await Promise.all(
     Array.from({ length: jobs }, async () => {
       const worker = startModuleWorker(import.meta.url, 'worker', options);
-      const { calls } = await workerCalls<Omit<ExploreRunRequest, 'id'>, { kind: 'ready' }>(worker, { what: 'explore worker', fallback: null });
+      const { calls } = await workerCalls<Omit<ExploreRunRequest, 'id'>, { kind: 'ready' }>(worker, {
+        what: 'explore worker',
+        fallback: null,
+      });
       return { worker, calls };
     }),
   );
@@ -47,7 +50,9 @@ export async function startRunPool(jobs: number, options: RunOneOptions): Promis
   };
   return {
     async run(faults) {
-      const calls = idle.pop() ?? (await new Promise<WorkerCalls<Omit<ExploreRunRequest, 'id'>>>((resolve) => waiting.push(resolve)));
+      const calls =
+        idle.pop() ??
+        (await new Promise<WorkerCalls<Omit<ExploreRunRequest, 'id'>>>((resolve) => waiting.push(resolve)));
       try {
         return await calls.call<RunOutcome>({ faults });
       } finally {

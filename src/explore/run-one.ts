@@ -65,15 +65,30 @@ function costOf(report: RunReport, started: Stopwatch): RunCost {
  * the schedule in OCCUSIM_REPORT, OCCUSIM_STORE and OCCUSIM_FAULTS (the run's directory is
  * removed after); a non-zero exit is a violation, its last output lines the reason.
  */
-async function runJudged(model: ScenarioModel, faults: readonly FaultFile[], cmd: string, started: Stopwatch): Promise<RunOutcome> {
+async function runJudged(
+  model: ScenarioModel,
+  faults: readonly FaultFile[],
+  cmd: string,
+  started: Stopwatch,
+): Promise<RunOutcome> {
   const dir = mkdtempSync(join(storeRoot(), 'occusim-explore-'));
   try {
     const dbPath = join(dir, 'store.sqlite');
     const report = await runScenario(model, { dbPath });
     const reportPath = join(dir, 'report.json');
     writeFileSync(reportPath, JSON.stringify(report));
-    const env = { ...process.env, OCCUSIM_REPORT: reportPath, OCCUSIM_STORE: `sqlite:${dbPath}`, OCCUSIM_FAULTS: formatFaultSchedule(faults) };
-    const r = spawnSync('sh', ['-c', cmd], { env, encoding: 'utf8', timeout: INVARIANT_CMD_TIMEOUT_MS, maxBuffer: 1024 * 1024 });
+    const env = {
+      ...process.env,
+      OCCUSIM_REPORT: reportPath,
+      OCCUSIM_STORE: `sqlite:${dbPath}`,
+      OCCUSIM_FAULTS: formatFaultSchedule(faults),
+    };
+    const r = spawnSync('sh', ['-c', cmd], {
+      env,
+      encoding: 'utf8',
+      timeout: INVARIANT_CMD_TIMEOUT_MS,
+      maxBuffer: 1024 * 1024,
+    });
     const cost = costOf(report, started);
     if (r.status === 0) return { result: report.result, cost };
     const said = `${r.stdout ?? ''}${r.stderr ?? ''}`.trim().split('\n').slice(-3).join(' / ').slice(0, 500);

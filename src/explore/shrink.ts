@@ -6,7 +6,11 @@ import type { FaultFile } from '../scenario/network-schema.js';
  * durations, keeping each step that still fails, until no step does. Greedy and bounded by
  * `maxRuns`, as delta debugging: a few faults that fail beat the many that were drawn.
  */
-export async function shrinkSchedule(faults: readonly FaultFile[], fails: (candidate: FaultFile[]) => Promise<boolean>, maxRuns = 40): Promise<{ faults: FaultFile[]; runs: number }> {
+export async function shrinkSchedule(
+  faults: readonly FaultFile[],
+  fails: (candidate: FaultFile[]) => Promise<boolean>,
+  maxRuns = 40,
+): Promise<{ faults: FaultFile[]; runs: number }> {
   let current = [...faults];
   let runs = 0;
   let progress = true;

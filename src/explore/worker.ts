@@ -16,7 +16,13 @@ const options = workerData as RunOneOptions;
 port.on('message', (r: ExploreRunRequest) => {
   runOne(options, r.faults).then(
     (value) => port.postMessage({ kind: 'result', id: r.id, value } satisfies WorkerReply),
-    (err: unknown) => port.postMessage({ kind: 'error', id: r.id, code: isAppError(err) ? err.code : null, message: err instanceof Error ? err.message : String(err) } satisfies WorkerReply),
+    (err: unknown) =>
+      port.postMessage({
+        kind: 'error',
+        id: r.id,
+        code: isAppError(err) ? err.code : null,
+        message: err instanceof Error ? err.message : String(err),
+      } satisfies WorkerReply),
   );
 });
 port.postMessage({ kind: 'ready' });

@@ -34,7 +34,10 @@ export class AckWaiters {
   wait(seq: number): AckWait {
     let waiter: Waiter | undefined;
     const promise = new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => this.settle(waiter, new AppError(ErrorCodes.TIMEOUT, this.timeoutMessage(seq), { details: { seq } })), this.timeoutMs);
+      const timer = setTimeout(
+        () => this.settle(waiter, new AppError(ErrorCodes.TIMEOUT, this.timeoutMessage(seq), { details: { seq } })),
+        this.timeoutMs,
+      );
       waiter = { seq, resolve, reject, timer };
       this.waiters.add(waiter);
     });

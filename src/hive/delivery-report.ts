@@ -21,8 +21,13 @@ export interface HiveGroupReport {
 }
 
 /** The run's delivery report from its groups' parts; `hiveOrder` puts the hives in scenario order (the floating sums depend on it). */
-export function combineDeliveryReports(groups: readonly HiveGroupReport[], hiveOrder: ReadonlyMap<string, number>): DeliveryReport {
-  const rigs = groups.flatMap((g) => g.hives).sort((a, b) => (hiveOrder.get(a.ledger.hive) ?? 0) - (hiveOrder.get(b.ledger.hive) ?? 0));
+export function combineDeliveryReports(
+  groups: readonly HiveGroupReport[],
+  hiveOrder: ReadonlyMap<string, number>,
+): DeliveryReport {
+  const rigs = groups
+    .flatMap((g) => g.hives)
+    .sort((a, b) => (hiveOrder.get(a.ledger.hive) ?? 0) - (hiveOrder.get(b.ledger.hive) ?? 0));
   const hops = new Map<number, number>();
   for (const g of groups) for (const [k, v] of g.hops) hops.set(k, (hops.get(k) ?? 0) + v);
   const ledgers: HiveLedger[] = [];
@@ -44,7 +49,13 @@ export function combineDeliveryReports(groups: readonly HiveGroupReport[], hiveO
   const histogram = Object.fromEntries([...hops.entries()].sort((a, b) => a[0] - b[0]).map(([k, v]) => [String(k), v]));
   return {
     hives: ledgers,
-    overall: { ...sumLedgers(ledgers, all), meshDeliveryRatio: frames ? Math.round((delivered / frames) * 1e6) / 1e6 : 1, meshAttemptSuccess: attempts ? Math.round((delivered / attempts) * 1e4) / 1e4 : 1, meshRejoins: rejoins, meshDuplicates: duplicates },
+    overall: {
+      ...sumLedgers(ledgers, all),
+      meshDeliveryRatio: frames ? Math.round((delivered / frames) * 1e6) / 1e6 : 1,
+      meshAttemptSuccess: attempts ? Math.round((delivered / attempts) * 1e4) / 1e4 : 1,
+      meshRejoins: rejoins,
+      meshDuplicates: duplicates,
+    },
     hopHistogram: histogram,
     battery: batterySummary(rigs.flatMap((r) => r.batteries)),
   };

@@ -32,6 +32,7 @@ export interface DeliveryStats {
 
 /** A sensor's packet as the wire carries it: the sensor named by its MAC. */
 export function toWire(p: SensorPacket, mac: string): WirePacket {
-  if (p.kind === 'presence') return { kind: 'presence', sensorMac: mac, sensedAtMs: p.sensedAtMs, detections: p.detections };
+  if (p.kind === 'presence')
+    return { kind: 'presence', sensorMac: mac, sensedAtMs: p.sensedAtMs, detections: p.detections };
   return { kind: 'traffic', sensorMac: mac, sensedAtMs: p.sensedAtMs, intervalMs: p.intervalMs, in: p.in, out: p.out };
 }

@@ -72,7 +72,11 @@ export interface HiveGroup {
   report(nowMs: number): HiveGroupReport;
 }
 
-export function createHiveGroup(model: ScenarioModel, hives: readonly MeshHiveEndpoint[], faults: FaultTimeline): HiveGroup {
+export function createHiveGroup(
+  model: ScenarioModel,
+  hives: readonly MeshHiveEndpoint[],
+  faults: FaultTimeline,
+): HiveGroup {
   const network = model.network ?? DEFAULT_NETWORK;
   const rigs = new Map<string, HiveRig>();
   const fleet = fleetIndex(model);
@@ -83,13 +87,27 @@ export function createHiveGroup(model: ScenarioModel, hives: readonly MeshHiveEn
     if (!hm) continue;
     const onlineAtMs = onlineAt.get(h.id) ?? Number.POSITIVE_INFINITY;
     const node = new HiveNode({
-      hiveId: h.id, serial: h.serial, params: network.hive, profile: UPLINK_PROFILES[hm.backhaul], faults, seed: model.seed,
-      startMs: model.startMs, endMs: model.startMs + model.durationMs, batchIntervalMs: model.batchIntervalMs,
+      hiveId: h.id,
+      serial: h.serial,
+      params: network.hive,
+      profile: UPLINK_PROFILES[hm.backhaul],
+      faults,
+      seed: model.seed,
+      startMs: model.startMs,
+      endMs: model.startMs + model.durationMs,
+      batchIntervalMs: model.batchIntervalMs,
       ...(onlineAtMs > model.startMs && Number.isFinite(onlineAtMs) ? { onlineAtMs } : {}),
     });
     rigs.set(h.id, {
-      endpoint: h, sensors: fleet.sensorsOfHive.get(h.id) ?? [], mesh: new MeshSim(model, h.id, network.mesh, faults), node, health: new Map(), healthInFlight: new Map(),
-      lastParents: new Map(), ledger: emptyLedger(h.serial), onlineAtMs,
+      endpoint: h,
+      sensors: fleet.sensorsOfHive.get(h.id) ?? [],
+      mesh: new MeshSim(model, h.id, network.mesh, faults),
+      node,
+      health: new Map(),
+      healthInFlight: new Map(),
+      lastParents: new Map(),
+      ledger: emptyLedger(h.serial),
+      onlineAtMs,
     });
   }
   // Per sensor (by index in model.sensors): its hive's rig and battery, looked up once, not per packet.
@@ -140,8 +158,12 @@ export function createHiveGroup(model: ScenarioModel, hives: readonly MeshHiveEn
   const sendHealth = (rig: HiveRig, from: number, to: number): void => {
     const every = network.mesh.healthIntervalMs;
     for (const s of rig.sensors) {
-      const offset = (rig.mesh.mesh.index.get(s.id) ?? 0) * 997 % every;
-      for (let t = model.startMs + offset + Math.ceil((from - model.startMs - offset) / every) * every; t <= to; t += every) {
+      const offset = ((rig.mesh.mesh.index.get(s.id) ?? 0) * 997) % every;
+      for (
+        let t = model.startMs + offset + Math.ceil((from - model.startMs - offset) / every) * every;
+        t <= to;
+        t += every
+      ) {
         if (t <= from || t < rig.onlineAtMs || faults.offlineWindow(s.id, t) !== null) continue;
         // Before the send: the report carries the link's figures as they were when it was sent.
         const health = healthOf(rig, s, t, faults.lastBootAfterOffline(s.id, t) ?? model.startMs);
@@ -204,7 +226,10 @@ export function createHiveGroup(model: ScenarioModel, hives: readonly MeshHiveEn
       submitted = 0;
       return out;
     },
-    report: (nowMs) => ({ hives: [...rigs.values()].map((r) => rigReport(r, nowMs)), hops: hops.flatMap((count, n): Array<[number, number]> => (count > 0 ? [[n, count]] : [])) }),
+    report: (nowMs) => ({
+      hives: [...rigs.values()].map((r) => rigReport(r, nowMs)),
+      hops: hops.flatMap((count, n): Array<[number, number]> => (count > 0 ? [[n, count]] : [])),
+    }),
   };
 }
 
@@ -213,14 +238,33 @@ function rigReport(r: HiveRig, nowMs: number): RigReport {
   const l = r.ledger;
   return {
     ledger: {
-      ...l, meshDelivered: c.packetsIn, bufferOverflow: c.overflowPackets, batches: c.batches, transmissions: c.transmissions, retransmitted: c.retransmissions,
-      lostInFlight: c.lostInFlight, duplicated: Math.max(0, c.retransmissions - c.lostInFlight), acked: c.ackedPackets,
-      undelivered: l.generated - l.meshDropped - l.meshQueueOverflow - c.overflowPackets - c.ackedPackets, lost: l.generated - c.ackedPackets,
+      ...l,
+      meshDelivered: c.packetsIn,
+      bufferOverflow: c.overflowPackets,
+      batches: c.batches,
+      transmissions: c.transmissions,
+      retransmitted: c.retransmissions,
+      lostInFlight: c.lostInFlight,
+      duplicated: Math.max(0, c.retransmissions - c.lostInFlight),
+      acked: c.ackedPackets,
+      undelivered: l.generated - l.meshDropped - l.meshQueueOverflow - c.overflowPackets - c.ackedPackets,
+      lost: l.generated - c.ackedPackets,
       latencyMs: latencySummary(r.node.latenciesMs),
     },
     latencies: r.node.latenciesMs.toArrays(),
-    mesh: { sent: r.mesh.counters.sent, delivered: r.mesh.counters.delivered, attempts: r.mesh.counters.attempts, rejoins: r.mesh.counters.rejoins, duplicates: r.mesh.counters.duplicates },
-    batteries: [...r.mesh.batteries.values()].map((b) => ({ wired: b.wired, level: b.level(nowMs), runtimeS: b.runtimeS(nowMs), changeByMs: b.changeByMs(nowMs) })),
+    mesh: {
+      sent: r.mesh.counters.sent,
+      delivered: r.mesh.counters.delivered,
+      attempts: r.mesh.counters.attempts,
+      rejoins: r.mesh.counters.rejoins,
+      duplicates: r.mesh.counters.duplicates,
+    },
+    batteries: [...r.mesh.batteries.values()].map((b) => ({
+      wired: b.wired,
+      level: b.level(nowMs),
+      runtimeS: b.runtimeS(nowMs),
+      changeByMs: b.changeByMs(nowMs),
+    })),
   };
 }
 
@@ -244,8 +288,16 @@ function healthOf(rig: HiveRig, s: SensorModel, t: number, bootMs: number): Sens
   const q = rig.mesh.linkQuality(s.id, t);
   const b = rig.mesh.batteries.get(s.id);
   return {
-    sensorMac: s.mac, measuredAtMs: t, batteryLevel: b ? b.level(t) : 1, batteryRuntimeS: b ? b.runtimeS(t) : 0, rssiDbm: q.rssi, linkPdr: q.pdr,
-    uptimeMs: t - bootMs, parent: q.parent === rig.endpoint.id ? rig.endpoint.serial : q.parent, hops: q.hops, queueOverflows: q.overflows,
+    sensorMac: s.mac,
+    measuredAtMs: t,
+    batteryLevel: b ? b.level(t) : 1,
+    batteryRuntimeS: b ? b.runtimeS(t) : 0,
+    rssiDbm: q.rssi,
+    linkPdr: q.pdr,
+    uptimeMs: t - bootMs,
+    parent: q.parent === rig.endpoint.id ? rig.endpoint.serial : q.parent,
+    hops: q.hops,
+    queueOverflows: q.overflows,
   };
 }
 
@@ -258,15 +310,41 @@ function heartbeatOf(rig: HiveRig, t: number, sent: readonly Transmission[]) {
     rig.lastParents.set(h.sensorMac, h.parent);
   }
   return {
-    hiveSerial: rig.endpoint.serial, sentAtMs: rig.node.clockAt(t), firmwareVersion: rig.endpoint.firmwareVersion, protocolMinor: PROTOCOL_MINOR, state, uptimeMs,
-    netPathStability: sensors.length ? stable / sensors.length : 1, ackedSeq: rig.node.ackedSeq, nextSeq: rig.node.nextSeq,
-    bufferedBatches: rig.node.buffered.batches, bufferedBytes: rig.node.buffered.bytes, droppedPackets: rig.node.counters.overflowPackets, sensors,
+    hiveSerial: rig.endpoint.serial,
+    sentAtMs: rig.node.clockAt(t),
+    firmwareVersion: rig.endpoint.firmwareVersion,
+    protocolMinor: PROTOCOL_MINOR,
+    state,
+    uptimeMs,
+    netPathStability: sensors.length ? stable / sensors.length : 1,
+    ackedSeq: rig.node.ackedSeq,
+    nextSeq: rig.node.nextSeq,
+    bufferedBatches: rig.node.buffered.batches,
+    bufferedBytes: rig.node.buffered.bytes,
+    droppedPackets: rig.node.counters.overflowPackets,
+    sensors,
   };
 }
 
 function emptyLedger(hive: string): HiveLedger {
   return {
-    hive, generated: 0, offlineSuppressed: 0, notYetOnline: 0, meshDelivered: 0, meshDropped: 0, meshQueueOverflow: 0, bufferOverflow: 0, batches: 0, transmissions: 0,
-    retransmitted: 0, lostInFlight: 0, duplicated: 0, acked: 0, undelivered: 0, lost: 0, heartbeats: 0, latencyMs: latencySummary(new ValueCounts()),
+    hive,
+    generated: 0,
+    offlineSuppressed: 0,
+    notYetOnline: 0,
+    meshDelivered: 0,
+    meshDropped: 0,
+    meshQueueOverflow: 0,
+    bufferOverflow: 0,
+    batches: 0,
+    transmissions: 0,
+    retransmitted: 0,
+    lostInFlight: 0,
+    duplicated: 0,
+    acked: 0,
+    undelivered: 0,
+    lost: 0,
+    heartbeats: 0,
+    latencyMs: latencySummary(new ValueCounts()),
   };
 }

@@ -81,7 +81,16 @@ const NO_PACKETS = new Float64Array(0);
 const TRAILER = uplinkTrailerSize(PROTOCOL_MINOR);
 
 export class HiveNode {
-  readonly counters: HiveCounters = { packetsIn: 0, batches: 0, transmissions: 0, retransmissions: 0, lostInFlight: 0, overflowPackets: 0, ackedBatches: 0, ackedPackets: 0 };
+  readonly counters: HiveCounters = {
+    packetsIn: 0,
+    batches: 0,
+    transmissions: 0,
+    retransmissions: 0,
+    lostInFlight: 0,
+    overflowPackets: 0,
+    ackedBatches: 0,
+    ackedPackets: 0,
+  };
   /** Sim-time latency, sensing → arrival at the broker, of every acknowledged packet. */
   /** Sensing → acked latency of every acked packet, as value counts (bounded memory, exact percentiles). */
   readonly latenciesMs = new ValueCounts();
@@ -130,7 +139,11 @@ export class HiveNode {
   }
 
   uplinkDown(t: number): Window | null {
-    return this.#o.faults.uplinkDownWindow(this.#o.hiveId, t) ?? this.#randomOutages.find((w) => t >= w.from && t < w.to) ?? null;
+    return (
+      this.#o.faults.uplinkDownWindow(this.#o.hiveId, t) ??
+      this.#randomOutages.find((w) => t >= w.from && t < w.to) ??
+      null
+    );
   }
 
   /** Cuts this interval's batch and returns what goes on the uplink at `t`, in sequence order. */
@@ -138,7 +151,12 @@ export class HiveNode {
     this.#cut(t);
     for (const end of this.#o.faults.rebootsEnded(this.#o.hiveId, t - this.#o.batchIntervalMs, t)) this.#reboot(end);
     const down = this.uplinkDown(t);
-    if (restartInOutageDropsBatch && down !== null && this.#o.faults.brokerRestartsIn(t - this.#o.batchIntervalMs, t).length > 0) this.#forgetOldest();
+    if (
+      restartInOutageDropsBatch &&
+      down !== null &&
+      this.#o.faults.brokerRestartsIn(t - this.#o.batchIntervalMs, t).length > 0
+    )
+      this.#forgetOldest();
     if (down !== null && this.#detectedOutage === down.from) return [];
     const budget = Math.max(1, Math.floor((this.#o.profile.bandwidthBytesPerS * this.#o.batchIntervalMs) / 1000));
     const out: Transmission[] = [];
@@ -184,7 +202,13 @@ export class HiveNode {
   /** State for a heartbeat sent at `t` (marks it sent). */
   heartbeatState(t: number, sent: readonly Transmission[]): { state: HiveState; uptimeMs: number } {
     this.#lastHeartbeatMs = t;
-    const state: HiveState = this.#booted ? 'booting' : sent.some((s) => s.retransmission) ? 'catching_up' : this.#buffer.length > 0 ? 'streaming' : 'online';
+    const state: HiveState = this.#booted
+      ? 'booting'
+      : sent.some((s) => s.retransmission)
+        ? 'catching_up'
+        : this.#buffer.length > 0
+          ? 'streaming'
+          : 'online';
     this.#booted = false;
     return { state, uptimeMs: t - this.#bootMs };
   }
@@ -217,9 +241,19 @@ export class HiveNode {
   #cut(t: number): void {
     const q = this.#queue;
     this.counters.packetsIn += q.count;
-    for (let from = 0; from < q.count; ) {
+    for (let from = 0; from < q.count;) {
       const to = Math.min(q.count, from + this.#o.params.maxBatchPackets);
-      const b: Buffered = { seq: this.#seq++, sentAtMs: t, payload: EMPTY, packets: EMPTY, sensedAtMs: q.sensedAtMs(from, to), bytes: 0, sends: 0, lastSentAtMs: -Infinity, lastArrivalMs: t };
+      const b: Buffered = {
+        seq: this.#seq++,
+        sentAtMs: t,
+        payload: EMPTY,
+        packets: EMPTY,
+        sensedAtMs: q.sensedAtMs(from, to),
+        bytes: 0,
+        sends: 0,
+        lastSentAtMs: -Infinity,
+        lastArrivalMs: t,
+      };
       this.#encode(b, q.bytes(from, to));
       this.#buffer.push(b);
       this.#bufferedBytes += b.bytes;
@@ -269,6 +303,15 @@ export class HiveNode {
     this.counters.transmissions++;
     if (retransmission) this.counters.retransmissions++;
     if (lost) this.counters.lostInFlight++;
-    return { hiveSerial: this.#o.serial, seq: b.seq, sentAtMs: b.sentAtMs, packets: b.sensedAtMs.length, payload: b.payload, bytes: b.bytes, retransmission, lost };
+    return {
+      hiveSerial: this.#o.serial,
+      seq: b.seq,
+      sentAtMs: b.sentAtMs,
+      packets: b.sensedAtMs.length,
+      payload: b.payload,
+      bytes: b.bytes,
+      retransmission,
+      lost,
+    };
   }
 }

@@ -47,9 +47,7 @@ export interface HiveThreadReturned {
 
 export type HiveThreadRequest =
   /** The hives publish what has reached them by `atMs` and wait for the cloud's acks. */
-  | { op: 'flush'; id: number; atMs: number }
-  | { op: 'report'; id: number; nowMs: number }
-  | { op: 'close'; id: number };
+  { op: 'flush'; id: number; atMs: number } | { op: 'report'; id: number; nowMs: number } | { op: 'close'; id: number };
 
 export type HiveThreadResponse =
   | { kind: 'result'; id: number; value: GroupFlush | HiveGroupReport | null }

@@ -4,7 +4,13 @@ import { EdgePacketWriter, nextEdgePacket, type EdgePackets } from '../edge/edge
 import type { FloorModel, RoomModel, ScenarioModel, SensorModel } from '../scenario/model.js';
 import type { HiveGroupReport } from './delivery-report.js';
 import type { GroupFlush } from './hive-group.js';
-import type { HiveThreadConnect, HiveThreadInit, HiveThreadPost, HiveThreadRequest, HiveThreadReturned } from './hive-thread-messages.js';
+import type {
+  HiveThreadConnect,
+  HiveThreadInit,
+  HiveThreadPost,
+  HiveThreadRequest,
+  HiveThreadReturned,
+} from './hive-thread-messages.js';
 import type { HiveGroups } from './mesh-delivery.js';
 
 /**
@@ -54,7 +60,9 @@ const HIVE_RUN_HEAP_GROWTH_PERCENT = 100;
 export function spawnHiveThreads(model: ScenarioModel, opts: HiveThreadOptions): HiveThreadsStarting {
   capHeapGrowth(HIVE_RUN_HEAP_GROWTH_PERCENT);
   const shares = shareHives(model, opts.threads);
-  const starting = shares.map((hiveIds) => spawnThread({ model: hiveShareModel(model, hiveIds), hiveIds, ackTimeoutMs: opts.ackTimeoutMs }));
+  const starting = shares.map((hiveIds) =>
+    spawnThread({ model: hiveShareModel(model, hiveIds), hiveIds, ackTimeoutMs: opts.ackTimeoutMs }),
+  );
   return {
     async connect(brokerUrl) {
       const started = await Promise.allSettled(starting.map((t) => t.connect(brokerUrl)));
@@ -93,13 +101,18 @@ function hiveGroupsOf(model: ScenarioModel, shares: readonly string[][], threads
   // A thread's submit buffer is transferred to it (the run's thread cannot touch it then) and
   // handed back once its packets have left that thread's meshes: its writer fills it again.
   const writers = threads.map(() => new EdgePacketWriter());
-  threads.forEach((t, k) => t.onReturned((packets) => (writers[k] as EdgePacketWriter).recycle(new Float64Array(packets.buffer as ArrayBuffer))));
+  threads.forEach((t, k) =>
+    t.onReturned((packets) =>
+      (writers[k] as EdgePacketWriter).recycle(new Float64Array(packets.buffer as ArrayBuffer)),
+    ),
+  );
   return {
     submit(packets: EdgePackets): void {
       const d = packets.data;
       for (let at = 0; at < d.length; at = nextEdgePacket(d, at)) {
         const r = route[d[at] as number];
-        if (r === undefined || r < 0) throw new Error(`no hive route for sensor ${model.sensors[d[at] as number]?.id ?? `#${d[at]}`}`);
+        if (r === undefined || r < 0)
+          throw new Error(`no hive route for sensor ${model.sensors[d[at] as number]?.id ?? `#${d[at]}`}`);
         const thread = Math.floor(r / ROUTE_THREAD);
         (writers[thread] as EdgePacketWriter).copy(d, at, r - thread * ROUTE_THREAD);
       }
@@ -112,14 +125,23 @@ function hiveGroupsOf(model: ScenarioModel, shares: readonly string[][], threads
     },
     async flush(atMs: number): Promise<GroupFlush> {
       const results = await Promise.all(threads.map((t) => t.call<GroupFlush>({ op: 'flush', atMs })));
-      return results.reduce((a, r) => ({ published: a.published + r.published, submitted: a.submitted + r.submitted, empty: a.empty && r.empty }), { published: 0, submitted: 0, empty: true });
+      return results.reduce(
+        (a, r) => ({
+          published: a.published + r.published,
+          submitted: a.submitted + r.submitted,
+          empty: a.empty && r.empty,
+        }),
+        { published: 0, submitted: 0, empty: true },
+      );
     },
     report: (nowMs) => Promise.all(threads.map((t) => t.call<HiveGroupReport>({ op: 'report', nowMs }))),
     async close() {
-      await Promise.all(threads.map(async (t) => {
-        await t.call({ op: 'close' }).catch(() => undefined);
-        await t.terminate();
-      }));
+      await Promise.all(
+        threads.map(async (t) => {
+          await t.call({ op: 'close' }).catch(() => undefined);
+          await t.terminate();
+        }),
+      );
     },
   };
 }
@@ -151,17 +173,61 @@ export function shareHives(model: ScenarioModel, threads: number): string[][] {
 export function hiveShareModel(model: ScenarioModel, hiveIds: readonly string[]): ScenarioModel {
   const hiveSet = new Set(hiveIds);
   const hives = model.hives.filter((h) => hiveSet.has(h.id));
-  const sensors = model.sensors.filter((s) => hiveSet.has(s.hiveId)).map((s): SensorModel => ({ ...s, name: '', roomId: null, zoneId: null, doorId: null, src: '' }));
+  const sensors = model.sensors
+    .filter((s) => hiveSet.has(s.hiveId))
+    .map((s): SensorModel => ({ ...s, name: '', roomId: null, zoneId: null, doorId: null, src: '' }));
   const floorIds = new Set([...hives.map((h) => h.floorId), ...sensors.map((s) => s.floorId)]);
   const floors = model.floors
     .filter((f) => floorIds.has(f.id))
-    .map((f): FloorModel => ({ id: f.id, name: '', siteId: f.siteId, buildingId: f.buildingId, level: f.level, customId: null, outline: [], roomIds: [], zoneIds: [], doorIds: [], hiveIds: [], sensorIds: [], src: '' }));
-  const rooms = model.rooms.filter((r) => floorIds.has(r.floorId)).map((r): RoomModel => ({ id: r.id, name: '', floorId: r.floorId, customId: null, capacity: null, polygon: r.polygon, src: '' }));
+    .map((f): FloorModel => ({
+      id: f.id,
+      name: '',
+      siteId: f.siteId,
+      buildingId: f.buildingId,
+      level: f.level,
+      customId: null,
+      outline: [],
+      roomIds: [],
+      zoneIds: [],
+      doorIds: [],
+      hiveIds: [],
+      sensorIds: [],
+      src: '',
+    }));
+  const rooms = model.rooms
+    .filter((r) => floorIds.has(r.floorId))
+    .map((r): RoomModel => ({
+      id: r.id,
+      name: '',
+      floorId: r.floorId,
+      customId: null,
+      capacity: null,
+      polygon: r.polygon,
+      src: '',
+    }));
   const { organisations: _o, thermal: _t, webhooks: _w, webhookAllow: _a, expect: _e, ...rest } = model;
-  return { ...rest, org: { id: model.org.id, name: '' }, sites: [], buildings: [], floors, rooms, zones: [], doors: [], hives, sensors, populations: [], meetings: [], users: [], clients: [] };
+  return {
+    ...rest,
+    org: { id: model.org.id, name: '' },
+    sites: [],
+    buildings: [],
+    floors,
+    rooms,
+    zones: [],
+    doors: [],
+    hives,
+    sensors,
+    populations: [],
+    meetings: [],
+    users: [],
+    clients: [],
+  };
 }
 
-function spawnThread(init: HiveThreadInit): { connect(brokerUrl: string): Promise<HiveThread>; terminate(): Promise<void> } {
+function spawnThread(init: HiveThreadInit): {
+  connect(brokerUrl: string): Promise<HiveThread>;
+  terminate(): Promise<void>;
+} {
   const worker = startModuleWorker(import.meta.url, 'hive-worker', init);
   const ready = workerCalls<Request, { kind: 'ready' }>(worker, { what: 'hive thread', fallback: null });
   // Awaited by connect; a thread that fails before then (or is abandoned) must not be an unhandled rejection.

@@ -3,7 +3,15 @@ import { systemWallTime } from '../core/clock.js';
 import { isAppError } from '../core/errors.js';
 import { FaultTimeline } from '../mesh/faults.js';
 import { createHiveGroup, type HiveGroup, type MeshHiveEndpoint } from './hive-group.js';
-import type { HiveThreadConnect, HiveThreadInit, HiveThreadPost, HiveThreadRequest, HiveThreadResponse, HiveThreadReturned, HiveThreadStarted } from './hive-thread-messages.js';
+import type {
+  HiveThreadConnect,
+  HiveThreadInit,
+  HiveThreadPost,
+  HiveThreadRequest,
+  HiveThreadResponse,
+  HiveThreadReturned,
+  HiveThreadStarted,
+} from './hive-thread-messages.js';
 import { connectHive, type HiveLink } from './mqtt-hive.js';
 import { DeferredHiveLink } from './deferred-link.js';
 import { onlineTimesOf } from '../scenario/ramp.js';
@@ -37,7 +45,12 @@ async function connect(channel: NonNullable<typeof port>, links: HiveLink[]): Pr
   // The meshes first: they need no broker, so a thread started while the platform is still
   // starting builds them meanwhile. Each endpoint gets its link once logged in, before the
   // ready message, so no flush can reach an endpoint without one.
-  const endpoints: Array<{ -readonly [K in keyof MeshHiveEndpoint]: MeshHiveEndpoint[K] }> = hives.map((h) => ({ id: h.id, serial: h.serial, firmwareVersion: h.firmwareVersion, link: notLoggedIn }));
+  const endpoints: Array<{ -readonly [K in keyof MeshHiveEndpoint]: MeshHiveEndpoint[K] }> = hives.map((h) => ({
+    id: h.id,
+    serial: h.serial,
+    firmwareVersion: h.firmwareVersion,
+    link: notLoggedIn,
+  }));
   const group = createHiveGroup(model, endpoints, new FaultTimeline(model.faults));
   const { brokerUrl } = await connectMessage(channel);
   let next = 0;
@@ -46,9 +59,13 @@ async function connect(channel: NonNullable<typeof port>, links: HiveLink[]): Pr
   const login = async (): Promise<void> => {
     for (let i = next++; i < hives.length; i = next++) {
       const h = hives[i] as (typeof hives)[number];
-      const connect = () => connectHive({ brokerUrl, serial: h.serial, password: h.password, ackTimeoutMs: init.ackTimeoutMs });
+      const connect = () =>
+        connectHive({ brokerUrl, serial: h.serial, password: h.password, ackTimeoutMs: init.ackTimeoutMs });
       // A hive a ramp brings online later logs in then (hive-group.ts), not now.
-      const link = (onlineAt.get(h.id) ?? Number.POSITIVE_INFINITY) > model.startMs ? new DeferredHiveLink(connect) : await connect();
+      const link =
+        (onlineAt.get(h.id) ?? Number.POSITIVE_INFINITY) > model.startMs
+          ? new DeferredHiveLink(connect)
+          : await connect();
       links.push(link);
       (endpoints[i] as (typeof endpoints)[number]).link = link;
     }
@@ -73,7 +90,12 @@ const notLoggedIn: HiveLink = {
   close: () => Promise.resolve(),
 };
 
-async function handle(group: HiveGroup, links: readonly HiveLink[], r: HiveThreadRequest, handed: () => void): Promise<Extract<HiveThreadResponse, { kind: 'result' }>['value']> {
+async function handle(
+  group: HiveGroup,
+  links: readonly HiveLink[],
+  r: HiveThreadRequest,
+  handed: () => void,
+): Promise<Extract<HiveThreadResponse, { kind: 'result' }>['value']> {
   switch (r.op) {
     case 'flush': {
       // Synchronously up to its first publish, the flush takes what arrived and cuts the batches.
@@ -83,7 +105,9 @@ async function handle(group: HiveGroup, links: readonly HiveLink[], r: HiveThrea
       if (!TRACE) return flushing;
       const t1 = systemWallTime();
       const out = await flushing;
-      process.stderr.write(`hive-trace at=${r.atMs} cut=${(t1 - t0).toFixed(0)} publish+acks=${(systemWallTime() - t1).toFixed(0)}\n`);
+      process.stderr.write(
+        `hive-trace at=${r.atMs} cut=${(t1 - t0).toFixed(0)} publish+acks=${(systemWallTime() - t1).toFixed(0)}\n`,
+      );
       return out;
     }
     case 'report':
@@ -131,7 +155,10 @@ async function main(channel: NonNullable<typeof port>): Promise<void> {
       const after = Promise.all([submitted, flushHanded]);
       const packets = r.packets;
       // Handed back once its last packet has left the meshes; transferring detaches it here, so nothing can read it after.
-      const release = (): void => channel.postMessage({ kind: 'returned', packets } satisfies HiveThreadReturned, [packets.buffer as ArrayBuffer]);
+      const release = (): void =>
+        channel.postMessage({ kind: 'returned', packets } satisfies HiveThreadReturned, [
+          packets.buffer as ArrayBuffer,
+        ]);
       submitted = after.then(() => submitInSlices(group, packets, release));
       submitted.catch(() => undefined);
       return;
@@ -144,7 +171,8 @@ async function main(channel: NonNullable<typeof port>): Promise<void> {
       try {
         const w0 = systemWallTime();
         await before;
-        if (TRACE && r.op === 'flush') process.stderr.write(`hive-trace at=${r.atMs} meshes=${(systemWallTime() - w0).toFixed(0)}\n`);
+        if (TRACE && r.op === 'flush')
+          process.stderr.write(`hive-trace at=${r.atMs} meshes=${(systemWallTime() - w0).toFixed(0)}\n`);
         reply = { kind: 'result', id: r.id, value: await handle(group, links, r, handed) };
       } catch (err) {
         reply = { kind: 'error', id: r.id, ...failure(err) };

@@ -89,12 +89,29 @@ export function latencySummary(values: ValueCounts): HiveLedger['latencyMs'] {
 }
 
 const SUMMED = [
-  'generated', 'offlineSuppressed', 'notYetOnline', 'meshDelivered', 'meshDropped', 'meshQueueOverflow', 'bufferOverflow', 'batches',
-  'transmissions', 'retransmitted', 'lostInFlight', 'duplicated', 'acked', 'undelivered', 'lost', 'heartbeats',
+  'generated',
+  'offlineSuppressed',
+  'notYetOnline',
+  'meshDelivered',
+  'meshDropped',
+  'meshQueueOverflow',
+  'bufferOverflow',
+  'batches',
+  'transmissions',
+  'retransmitted',
+  'lostInFlight',
+  'duplicated',
+  'acked',
+  'undelivered',
+  'lost',
+  'heartbeats',
 ] as const;
 
 export function sumLedgers(hives: readonly HiveLedger[], latencies: ValueCounts): Omit<HiveLedger, 'hive'> {
-  const out = Object.fromEntries(SUMMED.map((k) => [k, hives.reduce((a, h) => a + h[k], 0)])) as Record<(typeof SUMMED)[number], number>;
+  const out = Object.fromEntries(SUMMED.map((k) => [k, hives.reduce((a, h) => a + h[k], 0)])) as Record<
+    (typeof SUMMED)[number],
+    number
+  >;
   return { ...out, latencyMs: latencySummary(latencies) };
 }
 
@@ -114,7 +131,12 @@ export function batterySummary(batteries: readonly BatteryReading[]): DeliveryRe
   return {
     sensors: batteries.length,
     wired: batteries.length - powered.length,
-    minLevel: levels.length ? round(levels.reduce((a, b) => Math.min(a, b)), 6) : 1,
+    minLevel: levels.length
+      ? round(
+          levels.reduce((a, b) => Math.min(a, b)),
+          6,
+        )
+      : 1,
     meanLevel: levels.length ? round(levels.reduce((a, b) => a + b, 0) / levels.length, 6) : 1,
     minRuntimeDays: runtimes.length ? round(runtimes.reduce((a, b) => Math.min(a, b)) / 86_400, 1) : 0,
     earliestChangeBy: changeBy.length ? isoUtc(changeBy.reduce((a, b) => Math.min(a, b))).slice(0, 10) : null,

@@ -57,7 +57,6 @@ export interface MeshDeliveryHooks {
   beforeFlush?: (atMs: number) => Promise<void>;
 }
 
-
 /** One group of the given hives in this thread. */
 export function localHiveGroups(model: ScenarioModel, hives: readonly MeshHiveEndpoint[]): HiveGroups {
   const group = createHiveGroup(model, hives, new FaultTimeline(model.faults));
@@ -69,7 +68,12 @@ export function localHiveGroups(model: ScenarioModel, hives: readonly MeshHiveEn
   };
 }
 
-export function createDelivery(model: ScenarioModel, groups: HiveGroups, clock: VirtualClock, hooks: MeshDeliveryHooks = {}): MeshDeliveryStage {
+export function createDelivery(
+  model: ScenarioModel,
+  groups: HiveGroups,
+  clock: VirtualClock,
+  hooks: MeshDeliveryHooks = {},
+): MeshDeliveryStage {
   const faults = new FaultTimeline(model.faults);
   const hiveOrder = new Map(model.hives.map((h, i) => [h.serial, i]));
   let lastFlushMs = model.startMs;
@@ -96,7 +100,8 @@ export function createDelivery(model: ScenarioModel, groups: HiveGroups, clock: 
     // Between two flushes nothing is in flight: the restart is deterministic, and the hives'
     // buffers cover whatever the restarted broker forgot.
     for (const _ of faults.brokerRestartsIn(lastFlushMs, atMs)) {
-      if (!hooks.restartBroker) throw new AppError(ErrorCodes.NOT_IMPLEMENTED, 'broker_restart faults need the embedded broker (not --broker)');
+      if (!hooks.restartBroker)
+        throw new AppError(ErrorCodes.NOT_IMPLEMENTED, 'broker_restart faults need the embedded broker (not --broker)');
       await hooks.restartBroker();
       brokerRestarts++;
     }
@@ -129,7 +134,11 @@ export function createDelivery(model: ScenarioModel, groups: HiveGroups, clock: 
     stats: () => ({ ...stats }),
     report: async () => {
       const combined = combineDeliveryReports(await groups.report(clock.now()), hiveOrder);
-      return { ...combined, brokerRestarts, ...(model.ramp?.length ? { ramp: rampReport(model, combined.hives) } : {}) };
+      return {
+        ...combined,
+        brokerRestarts,
+        ...(model.ramp?.length ? { ramp: rampReport(model, combined.hives) } : {}),
+      };
     },
     close: () => groups.close(),
   };
@@ -139,13 +148,19 @@ export function createDelivery(model: ScenarioModel, groups: HiveGroups, clock: 
  * The broker-restart fault through the platform's interface: restart, then wait until the
  * cloud's uplink subscription and every hive's ack subscription are back.
  */
-export function brokerRestartHook(model: ScenarioModel, restartBroker: ((waitForFilters: readonly string[]) => Promise<void>) | null): MeshDeliveryHooks {
+export function brokerRestartHook(
+  model: ScenarioModel,
+  restartBroker: ((waitForFilters: readonly string[]) => Promise<void>) | null,
+): MeshDeliveryHooks {
   const filters = [allHivesFilter('uplink'), ...model.hives.map((h) => ackTopic(h.serial))];
   return restartBroker ? { restartBroker: () => restartBroker(filters) } : {};
 }
 
 /** The platform's hive links as the stage needs them, in scenario order. */
-export function meshEndpoints(model: ScenarioModel, links: ReadonlyMap<string, { readonly link: HiveLink }>): MeshHiveEndpoint[] {
+export function meshEndpoints(
+  model: ScenarioModel,
+  links: ReadonlyMap<string, { readonly link: HiveLink }>,
+): MeshHiveEndpoint[] {
   return model.hives.flatMap((h) => {
     const e = links.get(h.id);
     return e ? [{ id: h.id, serial: h.serial, firmwareVersion: h.firmwareVersion, link: e.link }] : [];
@@ -162,6 +177,12 @@ function rampReport(model: ScenarioModel, ledgers: readonly HiveLedger[]): RampS
   return rampProgress(model.ramp ?? [], onlineAt, model.hives.length, model.startMs).map((p) => {
     let connected = 0;
     for (const [id, t] of onlineAt) if (t === model.startMs + p.atMs && sent.has(serialOf.get(id) ?? '')) connected++;
-    return { at: p.atMs === 0 ? '0s' : formatDuration(p.atMs), cameOnline: p.cameOnline, online: p.online, hives: p.hives, connected };
+    return {
+      at: p.atMs === 0 ? '0s' : formatDuration(p.atMs),
+      cameOnline: p.cameOnline,
+      online: p.online,
+      hives: p.hives,
+      connected,
+    };
   });
 }

@@ -101,7 +101,11 @@ async function openClient(opts: HiveLinkOptions): Promise<MqttClient> {
     client.on('connect', () => disableNagle(client));
     return client;
   } catch (err) {
-    throw new AppError(ErrorCodes.BROKER_FAILED, `hive ${opts.serial}: cannot connect to ${opts.brokerUrl}: ${(err as Error).message}`, { cause: err });
+    throw new AppError(
+      ErrorCodes.BROKER_FAILED,
+      `hive ${opts.serial}: cannot connect to ${opts.brokerUrl}: ${(err as Error).message}`,
+      { cause: err },
+    );
   }
 }
 
@@ -117,7 +121,11 @@ async function subscribeAcks(client: MqttClient, serial: string): Promise<void> 
     // mqtt.js rejects when the SUBACK carries 0x80 (refused filter, MQTT 3.1.1 §3.9.3).
     await client.subscribeAsync(topic, { qos: 1 });
   } catch (err) {
-    throw new AppError(ErrorCodes.BROKER_FAILED, `hive ${serial}: broker refused subscription to ${topic}: ${(err as Error).message}`, { cause: err });
+    throw new AppError(
+      ErrorCodes.BROKER_FAILED,
+      `hive ${serial}: broker refused subscription to ${topic}: ${(err as Error).message}`,
+      { cause: err },
+    );
   }
 }
 
@@ -166,7 +174,12 @@ class MqttHiveLink implements HiveLink {
       const timer = setTimeout(() => {
         const i = this.nextAck.findIndex((w) => w.timer === timer);
         if (i >= 0) this.nextAck.splice(i, 1);
-        reject(new AppError(ErrorCodes.TIMEOUT, `hive ${this.serial}: no ack after batch seq ${batch.seq} within ${this.ackTimeoutMs} ms`));
+        reject(
+          new AppError(
+            ErrorCodes.TIMEOUT,
+            `hive ${this.serial}: no ack after batch seq ${batch.seq} within ${this.ackTimeoutMs} ms`,
+          ),
+        );
       }, this.ackTimeoutMs);
       this.nextAck.push({ resolve, timer });
     });

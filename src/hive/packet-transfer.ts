@@ -84,7 +84,8 @@ export class HeldPackets {
     let h = this.#current;
     if (h?.buf !== buf) {
       const serial = this.#serial;
-      if (this.#held.has(serial)) throw new Error(`packet hand-off: buffer serial ${serial} still in flight after ${SERIALS} buffers`);
+      if (this.#held.has(serial))
+        throw new Error(`packet hand-off: buffer serial ${serial} still in flight after ${SERIALS} buffers`);
       this.#serial = (serial + 1) % SERIALS;
       h = { serial, buf, release, live: 0, ended: false };
       this.#current = h;
@@ -121,7 +122,8 @@ export class HeldPackets {
     this.#macs ??= new MacFields(this.#sensors.map((s) => s.mac));
     const sensedAtMs = buf[at + 1] as number;
     const n = buf[at + 2] as number;
-    if (n < 0) out.traffic(this.#macs, sensor, sensedAtMs, buf[at + 3] as number, buf[at + 4] as number, buf[at + 5] as number);
+    if (n < 0)
+      out.traffic(this.#macs, sensor, sensedAtMs, buf[at + 3] as number, buf[at + 4] as number, buf[at + 5] as number);
     else out.presence(this.#macs, sensor, sensedAtMs, buf, at + 3, n);
     this.#releaseEmptied();
   }
@@ -136,7 +138,15 @@ export class HeldPackets {
     const n = buf[at + 2] as number;
     // Key order as toWire (delivery.ts) builds them.
     let out: WirePacket;
-    if (n < 0) out = { kind: 'traffic', sensorMac: sensor.mac, sensedAtMs, intervalMs: buf[at + 3] as number, in: buf[at + 4] as number, out: buf[at + 5] as number };
+    if (n < 0)
+      out = {
+        kind: 'traffic',
+        sensorMac: sensor.mac,
+        sensedAtMs,
+        intervalMs: buf[at + 3] as number,
+        in: buf[at + 4] as number,
+        out: buf[at + 5] as number,
+      };
     else {
       let detections = NO_DETECTIONS;
       if (n > 0) {

@@ -17,9 +17,21 @@ export interface UplinkProfile {
 }
 
 export const UPLINK_PROFILES: Record<Backhaul, UplinkProfile> = {
-  ethernet: { latencyMedianMs: 4, latencySigma: 0.3, bandwidthBytesPerS: 10_000_000, outagesPerDay: 0, outageMeanMs: 0 },
+  ethernet: {
+    latencyMedianMs: 4,
+    latencySigma: 0.3,
+    bandwidthBytesPerS: 10_000_000,
+    outagesPerDay: 0,
+    outageMeanMs: 0,
+  },
   wifi: { latencyMedianMs: 18, latencySigma: 0.6, bandwidthBytesPerS: 2_000_000, outagesPerDay: 0, outageMeanMs: 0 },
-  cellular: { latencyMedianMs: 90, latencySigma: 0.8, bandwidthBytesPerS: 60_000, outagesPerDay: 2, outageMeanMs: 90_000 },
+  cellular: {
+    latencyMedianMs: 90,
+    latencySigma: 0.8,
+    bandwidthBytesPerS: 60_000,
+    outagesPerDay: 2,
+    outageMeanMs: 90_000,
+  },
 };
 
 export function sampleLatencyMs(p: UplinkProfile, rng: Rng): number {
@@ -27,11 +39,16 @@ export function sampleLatencyMs(p: UplinkProfile, rng: Rng): number {
 }
 
 /** Random outage windows of one hive over [startMs, endMs), drawn once from its own stream. */
-export function randomOutages(p: UplinkProfile, rng: Rng, startMs: number, endMs: number): Array<{ from: number; to: number }> {
+export function randomOutages(
+  p: UplinkProfile,
+  rng: Rng,
+  startMs: number,
+  endMs: number,
+): Array<{ from: number; to: number }> {
   const out: Array<{ from: number; to: number }> = [];
   if (p.outagesPerDay <= 0) return out;
   const meanGap = 86_400_000 / p.outagesPerDay;
-  for (let t = startMs + rng.exponential(meanGap); t < endMs; ) {
+  for (let t = startMs + rng.exponential(meanGap); t < endMs;) {
     const len = Math.max(1000, Math.round(rng.exponential(p.outageMeanMs)));
     out.push({ from: Math.round(t), to: Math.round(t) + len });
     t += len + rng.exponential(meanGap);

@@ -29,10 +29,15 @@ export function kindByPrefix(id: string): AssetKind | null {
   return KIND_PREFIX.find(([p]) => id.startsWith(p))?.[1] ?? null;
 }
 
-const message = (e: z.ZodError): string => e.issues.map((i) => (i.path.length > 0 ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ');
+const message = (e: z.ZodError): string =>
+  e.issues.map((i) => (i.path.length > 0 ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ');
 
 /** The arguments with every alias replaced by the argument it stands for. */
-export async function applyAliases(tool: AnyTool, raw: Record<string, unknown>, context: () => ToolContext): Promise<Record<string, unknown>> {
+export async function applyAliases(
+  tool: AnyTool,
+  raw: Record<string, unknown>,
+  context: () => ToolContext,
+): Promise<Record<string, unknown>> {
   const groups = tool.aliases ?? [];
   if (groups.length === 0) return raw;
   const out: Record<string, unknown> = { ...raw };
@@ -41,7 +46,9 @@ export async function applyAliases(tool: AnyTool, raw: Record<string, unknown>, 
     const present = Object.keys(g.from).filter((n) => Object.hasOwn(raw, n) && raw[n] !== undefined);
     if (present.length === 0) continue;
     if (g.to !== null && Object.hasOwn(raw, g.to) && raw[g.to] !== undefined) {
-      throw invalid(`${tool.name}: ${present.join(' and ')} ${present.length > 1 ? 'are the reference server\'s names' : 'is the reference server\'s name'} for ${g.to}; give ${g.to} or ${present.join('/')}, not both`);
+      throw invalid(
+        `${tool.name}: ${present.join(' and ')} ${present.length > 1 ? "are the reference server's names" : "is the reference server's name"} for ${g.to}; give ${g.to} or ${present.join('/')}, not both`,
+      );
     }
     const given: Record<string, unknown> = {};
     for (const n of present) {
@@ -73,11 +80,16 @@ export async function idOrName(ctx: ToolContext, text: string, kinds: readonly A
   const catalog = devices ? await ctx.catalog.withDevices() : await ctx.catalog.spaces();
   const ranked = rankByName(catalog, text, kinds);
   const best = ranked[0];
-  if (!best) throw notFound(`no ${kinds.join('/')} named like ${JSON.stringify(text)} in this organisation; find one with service_search_assets`);
+  if (!best)
+    throw notFound(
+      `no ${kinds.join('/')} named like ${JSON.stringify(text)} in this organisation; find one with service_search_assets`,
+    );
   const tied = ranked.filter((r) => r.score === best.score);
   if (tied.length > 1) {
     const shown = tied.slice(0, 5).map((r) => `${r.asset.path.join(' › ')} (${r.asset.id})`);
-    throw invalid(`${JSON.stringify(text)} names ${tied.length} ${kinds.join('/')}s equally well: ${shown.join('; ')}${tied.length > 5 ? '; …' : ''}; give an id`);
+    throw invalid(
+      `${JSON.stringify(text)} names ${tied.length} ${kinds.join('/')}s equally well: ${shown.join('; ')}${tied.length > 5 ? '; …' : ''}; give an id`,
+    );
   }
   return best.asset.id;
 }

@@ -56,20 +56,39 @@ export class ClientCredentials implements TokenSource {
   async #login(): Promise<string> {
     const { clientId, clientSecret, audience } = this.#settings;
     if (!clientId || !clientSecret) {
-      throw new ToolError('VALIDATION_FAILED', `no client credentials: set ${ENV.clientId} and ${ENV.clientSecret} (an API client of your organisation) in the tool server's environment`);
+      throw new ToolError(
+        'VALIDATION_FAILED',
+        `no client credentials: set ${ENV.clientId} and ${ENV.clientSecret} (an API client of your organisation) in the tool server's environment`,
+      );
     }
-    const res = await this.#http.post(LOGIN_PATH, { client_id: clientId, client_secret: clientSecret, audience, grant_type: 'client_credentials' }, null);
-    const body = (res.body ?? {}) as { access_token?: unknown; expires_in?: unknown; error?: unknown; error_description?: unknown };
+    const res = await this.#http.post(
+      LOGIN_PATH,
+      { client_id: clientId, client_secret: clientSecret, audience, grant_type: 'client_credentials' },
+      null,
+    );
+    const body = (res.body ?? {}) as {
+      access_token?: unknown;
+      expires_in?: unknown;
+      error?: unknown;
+      error_description?: unknown;
+    };
     if (res.status !== 200 || typeof body.access_token !== 'string') {
       const detail = typeof body.error_description === 'string' ? body.error_description : res.text.slice(0, 200);
       if (res.status === 400 || res.status === 401 || res.status === 403) {
-        throw new ToolError('AUTH_EXPIRED', `login with ${ENV.clientId}=${clientId} was refused (${detail}); check ${ENV.clientId}, ${ENV.clientSecret} and ${ENV.audience}`);
+        throw new ToolError(
+          'AUTH_EXPIRED',
+          `login with ${ENV.clientId}=${clientId} was refused (${detail}); check ${ENV.clientId}, ${ENV.clientSecret} and ${ENV.audience}`,
+        );
       }
       throw fromHttpStatus(res.status, 'login', detail);
     }
     const lifetimeMs = (typeof body.expires_in === 'number' && body.expires_in > 0 ? body.expires_in : 3600) * 1000;
     const early = Math.min(EARLY_MS, lifetimeMs / 10);
-    this.#events.emit('info', 'auth', `${this.#cached ? 'token renewed' : 'logged in'} as ${clientId}; renewed again in ${Math.round((lifetimeMs - early) / 1000)} s`);
+    this.#events.emit(
+      'info',
+      'auth',
+      `${this.#cached ? 'token renewed' : 'logged in'} as ${clientId}; renewed again in ${Math.round((lifetimeMs - early) / 1000)} s`,
+    );
     this.#cached = { token: body.access_token, renewAtMs: this.#clock.now() + lifetimeMs - early };
     return body.access_token;
   }

@@ -35,7 +35,16 @@ export class Cached<T> {
   #refreshing = false;
 
   /** `onRefresh` hears each background refresh end: `null` when it loaded, else its error. */
-  constructor(load: () => Promise<T>, opts: { clock: Clock; ttlMs: number; scope: CallScope; staleWhileRevalidate?: boolean; onRefresh?: (error: unknown) => void }) {
+  constructor(
+    load: () => Promise<T>,
+    opts: {
+      clock: Clock;
+      ttlMs: number;
+      scope: CallScope;
+      staleWhileRevalidate?: boolean;
+      onRefresh?: (error: unknown) => void;
+    },
+  ) {
     this.#onRefresh = opts.onRefresh;
     this.#load = load;
     this.#clock = opts.clock;

@@ -54,7 +54,25 @@ export const DEVICES_QUERY = `query McpDevices {
 
 type Gql = Record<string, unknown> & { id: string; name: string };
 interface SpacesData {
-  sites: { data: Array<Gql & { timezone: string; buildings: Array<Gql & { capacity: Capacity | null; floors: Array<Gql & { tags: Ref[]; rooms: Array<Gql & { capacity: Capacity | null; tags: Ref[] }>; zones: Array<Gql & { room_id: string | null; tags: Ref[] }> }> }> }> };
+  sites: {
+    data: Array<
+      Gql & {
+        timezone: string;
+        buildings: Array<
+          Gql & {
+            capacity: Capacity | null;
+            floors: Array<
+              Gql & {
+                tags: Ref[];
+                rooms: Array<Gql & { capacity: Capacity | null; tags: Ref[] }>;
+                zones: Array<Gql & { room_id: string | null; tags: Ref[] }>;
+              }
+            >;
+          }
+        >;
+      }
+    >;
+  };
 }
 interface DevicesData {
   hives: { data: Array<Gql & { floor_id: string; room_id: string | null }> };
@@ -62,7 +80,9 @@ interface DevicesData {
 }
 
 function scalars(x: Gql, drop: readonly string[]): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(x).filter(([k, v]) => !drop.includes(k) && (v === null || typeof v !== 'object' || k === 'address')));
+  return Object.fromEntries(
+    Object.entries(x).filter(([k, v]) => !drop.includes(k) && (v === null || typeof v !== 'object' || k === 'address')),
+  );
 }
 
 export class Catalog {
@@ -81,7 +101,8 @@ export class Catalog {
           c.#add(f, 'floor', b.id, tz, null, f.tags, ['rooms', 'zones', 'tags']);
           for (const r of f.rooms) c.#add(r, 'room', f.id, tz, r.capacity, r.tags, ['capacity', 'tags']);
           // A zone inside a room hangs under the room, else under the floor.
-          for (const z of f.zones) c.#add(z, 'zone', z.room_id && c.assets.has(z.room_id) ? z.room_id : f.id, tz, null, z.tags, ['tags']);
+          for (const z of f.zones)
+            c.#add(z, 'zone', z.room_id && c.assets.has(z.room_id) ? z.room_id : f.id, tz, null, z.tags, ['tags']);
         }
       }
     }
@@ -89,16 +110,36 @@ export class Catalog {
   }
 
   addDevices(data: DevicesData): void {
-    for (const h of data.hives.data) if (this.assets.has(h.floor_id)) this.#add(h, 'hive', h.floor_id, this.timezoneOf(h.floor_id), null, [], []);
+    for (const h of data.hives.data)
+      if (this.assets.has(h.floor_id)) this.#add(h, 'hive', h.floor_id, this.timezoneOf(h.floor_id), null, [], []);
     for (const s of data.sensors.data) {
       const parent = s.room_id && this.assets.has(s.room_id) ? s.room_id : s.floor_id;
       if (this.assets.has(parent)) this.#add(s, 'sensor', parent, this.timezoneOf(parent), null, [], []);
     }
   }
 
-  #add(x: Gql, kind: AssetKind, parentId: string | null, timezone: string, capacity: Capacity | null, tags: Ref[], drop: readonly string[]): void {
+  #add(
+    x: Gql,
+    kind: AssetKind,
+    parentId: string | null,
+    timezone: string,
+    capacity: Capacity | null,
+    tags: Ref[],
+    drop: readonly string[],
+  ): void {
     const parent = parentId ? this.assets.get(parentId) : undefined;
-    const asset: Asset = { id: x.id, kind, name: x.name, parentId, childIds: [], timezone, path: [...(parent?.path ?? []), x.name], capacity, tags, fields: scalars(x, drop) };
+    const asset: Asset = {
+      id: x.id,
+      kind,
+      name: x.name,
+      parentId,
+      childIds: [],
+      timezone,
+      path: [...(parent?.path ?? []), x.name],
+      capacity,
+      tags,
+      fields: scalars(x, drop),
+    };
     this.assets.set(x.id, asset);
     parent?.childIds.push(x.id);
   }
@@ -131,7 +172,7 @@ export class Catalog {
   }
 
   parentOf(a: Asset): Asset | null {
-    return a.parentId ? this.assets.get(a.parentId) ?? null : null;
+    return a.parentId ? (this.assets.get(a.parentId) ?? null) : null;
   }
 
   /** The nearest ancestor (or self) of a kind. */
@@ -156,7 +197,13 @@ export class CatalogCache {
   constructor(platform: Platform, clock: Clock, ttlMs: number, scope: CallScope, events: EventLog = new EventLog()) {
     this.#clock = clock;
     const refreshed = (what: string) => (err: unknown) =>
-      err === null ? events.emit('info', 'catalogue', `${what} refreshed`) : events.emit('warning', 'catalogue', `${what} refresh failed, the previous one is kept: ${err instanceof Error ? err.message : String(err)}`);
+      err === null
+        ? events.emit('info', 'catalogue', `${what} refreshed`)
+        : events.emit(
+            'warning',
+            'catalogue',
+            `${what} refresh failed, the previous one is kept: ${err instanceof Error ? err.message : String(err)}`,
+          );
     const opts = { clock, ttlMs, scope, staleWhileRevalidate: true };
     this.#raw = new Cached(() => platform.query<SpacesData>(SPACES_QUERY), { ...opts, onRefresh: refreshed('spaces') });
     this.#devices = new Cached(
@@ -188,7 +235,11 @@ export class CatalogCache {
   }
 
   /** Resolves ids against a fresh catalogue when the cached one lacks any (a new asset), at most every 30 s. */
-  async resolve(ids: readonly string[], kinds: readonly AssetKind[], devices = false): Promise<{ catalog: Catalog; assets: ReturnType<Catalog['getAll']> }> {
+  async resolve(
+    ids: readonly string[],
+    kinds: readonly AssetKind[],
+    devices = false,
+  ): Promise<{ catalog: Catalog; assets: ReturnType<Catalog['getAll']> }> {
     const load = (): Promise<Catalog> => (devices ? this.withDevices() : this.spaces());
     let catalog = await load();
     const at = (devices ? this.#devices.readAt : this.#raw.readAt) ?? this.#clock.now();

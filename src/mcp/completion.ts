@@ -19,7 +19,10 @@ export const MAX_VALUES = 20;
 const MAX_INPUT = 200;
 
 const params = z.object({
-  ref: z.discriminatedUnion('type', [z.object({ type: z.literal('ref/prompt'), name: z.string().max(100) }), z.object({ type: z.literal('ref/resource'), uri: z.string().max(500) })]),
+  ref: z.discriminatedUnion('type', [
+    z.object({ type: z.literal('ref/prompt'), name: z.string().max(100) }),
+    z.object({ type: z.literal('ref/resource'), uri: z.string().max(500) }),
+  ]),
   argument: z.object({ name: z.string().max(100), value: z.string().max(MAX_INPUT) }),
   context: z.object({ arguments: z.record(z.string(), z.string()).optional() }).optional(),
 });
@@ -49,7 +52,8 @@ async function complete(ctx: ToolContext, how: Completes, text: string, as: 'nam
   const assets = ranked(catalog, text, how.kinds);
   if (as === 'id') return bounded(assets.map((a) => a.id));
   const named = new Map<string, number>();
-  for (const a of catalog.assets.values()) if (how.kinds.includes(a.kind)) named.set(a.name, (named.get(a.name) ?? 0) + 1);
+  for (const a of catalog.assets.values())
+    if (how.kinds.includes(a.kind)) named.set(a.name, (named.get(a.name) ?? 0) + 1);
   return bounded([...new Set(assets.map((a) => (named.get(a.name) === 1 ? a.name : a.id)))]);
 }
 

@@ -15,7 +15,13 @@ import { Watcher } from './watch.js';
  * the event log its sessions forward to their clients (events.ts). The token source logs to
  * the same log when it was built with it.
  */
-export function toolContext(settings: McpSettings, http: HttpPort, tokens: TokenSource, clock: Clock, events: EventLog = new EventLog()): ToolContext {
+export function toolContext(
+  settings: McpSettings,
+  http: HttpPort,
+  tokens: TokenSource,
+  clock: Clock,
+  events: EventLog = new EventLog(),
+): ToolContext {
   const platform = new Platform(http, tokens, events);
   const scope = new CallScope();
   const catalog = new CatalogCache(platform, clock, settings.topologyTtlMs, scope, events);

@@ -7,7 +7,13 @@ import type { Asset, AssetKind, Catalog } from './catalog.js';
  * exact name, then prefix 0.9, word prefix 0.8, substring 0.7, and finally bigram similarity
  * (Dice, scaled by 0.65) for misspellings; below 0.45 similarity is no match (0).
  */
-const norm = (s: string): string => s.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim();
+const norm = (s: string): string =>
+  s
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, ' ')
+    .trim();
 
 function bigrams(s: string): Map<string, number> {
   const m = new Map<string, number>();
@@ -40,7 +46,8 @@ export function matchScore(query: string, name: string): number {
   const span = Math.max(1, q.split(' ').length);
   const qb = bigrams(q);
   let best = dice(qb, bigrams(n));
-  for (let i = 0; i + span <= words.length; i++) best = Math.max(best, dice(qb, bigrams(words.slice(i, i + span).join(' '))));
+  for (let i = 0; i + span <= words.length; i++)
+    best = Math.max(best, dice(qb, bigrams(words.slice(i, i + span).join(' '))));
   return best >= 0.45 ? Math.round(best * 0.65 * 1000) / 1000 : 0;
 }
 
@@ -65,5 +72,7 @@ export function rankByName(catalog: Catalog, query: string, kinds: readonly Asse
     if (score > 0) out.push({ asset: a, score });
   }
   const path = (a: Asset): string => a.path.join(' › ');
-  return out.sort((x, y) => y.score - x.score || path(x.asset).localeCompare(path(y.asset)) || (x.asset.id < y.asset.id ? -1 : 1));
+  return out.sort(
+    (x, y) => y.score - x.score || path(x.asset).localeCompare(path(y.asset)) || (x.asset.id < y.asset.id ? -1 : 1),
+  );
 }

@@ -124,7 +124,9 @@ export async function mcpHttpPlugin(app: FastifyInstance, opts: McpHttpOptions):
     const s = typeof id === 'string' ? sessions.get(id) : undefined;
     if (s && s.token === token) return s;
     // Another token's session is answered as an unknown one: its existence is not told.
-    await reply.code(404).send(rpcError(-32001, 'session not found: it ended, or was opened with another token; initialize a new one'));
+    await reply
+      .code(404)
+      .send(rpcError(-32001, 'session not found: it ended, or was opened with another token; initialize a new one'));
     return null;
   };
 
@@ -134,7 +136,14 @@ export async function mcpHttpPlugin(app: FastifyInstance, opts: McpHttpOptions):
     const now = [...sessions.values()].filter((s) => s.token === token).length;
     if (now >= MAX_SESSIONS_PER_TOKEN || sessions.size >= MAX_SESSIONS) {
       const which = now >= MAX_SESSIONS_PER_TOKEN ? `${MAX_SESSIONS_PER_TOKEN} per token` : `${MAX_SESSIONS} in all`;
-      await reply.code(429).send(rpcError(-32000, `RATE_LIMITED: too many open MCP sessions, all with a request in flight (at most ${which}); end one with DELETE /mcp and its Mcp-Session-Id`));
+      await reply
+        .code(429)
+        .send(
+          rpcError(
+            -32000,
+            `RATE_LIMITED: too many open MCP sessions, all with a request in flight (at most ${which}); end one with DELETE /mcp and its Mcp-Session-Id`,
+          ),
+        );
       return;
     }
     const ctx = contextFor(token);
@@ -142,7 +151,8 @@ export async function mcpHttpPlugin(app: FastifyInstance, opts: McpHttpOptions):
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       enableJsonResponse: true,
-      onsessioninitialized: (id) => void sessions.set(id, { token, server, transport, inflight: 0, streams: 0, used: ++uses }),
+      onsessioninitialized: (id) =>
+        void sessions.set(id, { token, server, transport, inflight: 0, streams: 0, used: ++uses }),
       onsessionclosed: (id) => {
         sessions.delete(id);
         void server.close();
@@ -187,7 +197,15 @@ export async function mcpHttpPlugin(app: FastifyInstance, opts: McpHttpOptions):
     const token = await guard(req, reply);
     if (token === null) return reply;
     if (req.headers['mcp-session-id'] === undefined) {
-      return reply.code(405).header('Allow', 'POST').send(rpcError(-32000, 'no Mcp-Session-Id: GET opens a session\'s stream and DELETE ends a session; initialize one with POST first'));
+      return reply
+        .code(405)
+        .header('Allow', 'POST')
+        .send(
+          rpcError(
+            -32000,
+            "no Mcp-Session-Id: GET opens a session's stream and DELETE ends a session; initialize one with POST first",
+          ),
+        );
     }
     const s = await sessionOf(req, reply, token);
     if (!s) return reply;

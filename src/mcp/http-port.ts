@@ -38,11 +38,19 @@ export function fetchPort(baseUrl: string): HttpPort {
       let res: Response;
       let text: string;
       try {
-        res = await fetch(`${baseUrl}${path}`, { method: 'POST', headers: headers(bearer), body: JSON.stringify(body), signal: AbortSignal.timeout(TIMEOUT_MS) });
+        res = await fetch(`${baseUrl}${path}`, {
+          method: 'POST',
+          headers: headers(bearer),
+          body: JSON.stringify(body),
+          signal: AbortSignal.timeout(TIMEOUT_MS),
+        });
         text = await res.text();
       } catch (err) {
-        const reason = err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
-        throw new ToolError('NETWORK_ERROR', `the platform API at ${baseUrl} did not answer ${path}: ${reason}`, { cause: err });
+        const reason =
+          err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
+        throw new ToolError('NETWORK_ERROR', `the platform API at ${baseUrl} did not answer ${path}: ${reason}`, {
+          cause: err,
+        });
       }
       return { status: res.status, body: parse(text), text };
     },
@@ -53,7 +61,12 @@ export function fetchPort(baseUrl: string): HttpPort {
 export function injectPort(app: FastifyInstance): HttpPort {
   return {
     async post(path, body, bearer) {
-      const res = await app.inject({ method: 'POST', url: path, headers: headers(bearer), payload: JSON.stringify(body) });
+      const res = await app.inject({
+        method: 'POST',
+        url: path,
+        headers: headers(bearer),
+        payload: JSON.stringify(body),
+      });
       return { status: res.statusCode, body: parse(res.body), text: res.body };
     },
   };

@@ -43,13 +43,18 @@ export interface ReportPoint {
   sensor_id?: string;
 }
 
-export const PRESENCE_MEASUREMENT = { floor: 'floor_occupancy', room: 'room_occupancy', zone: 'zone_occupancy' } as const;
+export const PRESENCE_MEASUREMENT = {
+  floor: 'floor_occupancy',
+  room: 'room_occupancy',
+  zone: 'zone_occupancy',
+} as const;
 export const TRAFFIC_MEASUREMENT = { floor: 'traffic_floor_occupancy', room: 'traffic_room_occupancy' } as const;
 export const FILTER_KEY = { floor: 'spaces', room: 'rooms', zone: 'zones' } as const;
 const POINT_ID = { floor: 'space_id', room: 'room_id', zone: 'zone_id' } as const;
 
 type SpaceAsset = Asset & { kind: 'floor' | 'room' | 'zone' };
-export const isOccupancySpace = (a: Asset): a is SpaceAsset => a.kind === 'floor' || a.kind === 'room' || a.kind === 'zone';
+export const isOccupancySpace = (a: Asset): a is SpaceAsset =>
+  a.kind === 'floor' || a.kind === 'room' || a.kind === 'zone';
 
 export function median(values: readonly number[]): number | null {
   if (values.length === 0) return null;
@@ -77,10 +82,16 @@ export class OccupancyReader {
     // The present moves with a live feed: no stale answers for it.
     this.#present = new Cached(
       () =>
-        platform.query<{ hives: { data: Array<{ lastHeartbeat: string | null }> } }>('query McpPresent { hives { data { lastHeartbeat } } }').then((d) => {
-          const beats = d.hives.data.map((h) => (h.lastHeartbeat ? Date.parse(h.lastHeartbeat) : NaN)).filter((t) => Number.isFinite(t));
-          return beats.length > 0 ? Math.max(...beats) : clock.now();
-        }),
+        platform
+          .query<{ hives: { data: Array<{ lastHeartbeat: string | null }> } }>(
+            'query McpPresent { hives { data { lastHeartbeat } } }',
+          )
+          .then((d) => {
+            const beats = d.hives.data
+              .map((h) => (h.lastHeartbeat ? Date.parse(h.lastHeartbeat) : NaN))
+              .filter((t) => Number.isFinite(t));
+            return beats.length > 0 ? Math.max(...beats) : clock.now();
+          }),
       { clock, ttlMs, scope },
     );
   }
@@ -91,7 +102,10 @@ export class OccupancyReader {
   }
 
   /** Current occupancy of each space, in the order given. */
-  async current(spaces: readonly Asset[], choice: SourceChoice = 'auto'): Promise<{ asOf: string; results: CurrentOccupancy[] }> {
+  async current(
+    spaces: readonly Asset[],
+    choice: SourceChoice = 'auto',
+  ): Promise<{ asOf: string; results: CurrentOccupancy[] }> {
     const present = await this.present();
     const stop = floorToMinute(present);
     const now = this.#clock.now();
@@ -105,8 +119,12 @@ export class OccupancyReader {
     if (todo.length > 0) {
       const got = new Map<string, CurrentOccupancy>();
       if (choice !== 'traffic') for (const r of await this.#read(todo, 'presence', stop)) got.set(r.id, r);
-      const needTraffic = todo.filter((s) => s.kind !== 'zone' && (choice === 'traffic' || (choice === 'auto' && got.get(s.id)?.occupancy == null)));
-      if (needTraffic.length > 0) for (const r of await this.#read(needTraffic, 'traffic', stop)) if (r.occupancy !== null || !got.has(r.id)) got.set(r.id, r);
+      const needTraffic = todo.filter(
+        (s) => s.kind !== 'zone' && (choice === 'traffic' || (choice === 'auto' && got.get(s.id)?.occupancy == null)),
+      );
+      if (needTraffic.length > 0)
+        for (const r of await this.#read(needTraffic, 'traffic', stop))
+          if (r.occupancy !== null || !got.has(r.id)) got.set(r.id, r);
       for (const s of todo) {
         const value = got.get(s.id) ?? { id: s.id, occupancy: null, source: null, minutes: [] };
         known.set(s.id, value);
@@ -129,7 +147,8 @@ export class OccupancyReader {
     for (const group of groups.values()) {
       const first = group[0] as SpaceAsset;
       const kind = first.kind;
-      const measurement = source === 'presence' ? PRESENCE_MEASUREMENT[kind] : TRAFFIC_MEASUREMENT[kind as 'floor' | 'room'];
+      const measurement =
+        source === 'presence' ? PRESENCE_MEASUREMENT[kind] : TRAFFIC_MEASUREMENT[kind as 'floor' | 'room'];
       const points = await this.#platform.report<ReportPoint>({
         window: { every: '1m', function: 'max', timezone: first.timezone },
         filter: {
@@ -147,8 +166,15 @@ export class OccupancyReader {
         byId.set(id, [...(byId.get(id) ?? []), { time: p.start ?? p.time, value: p.value }]);
       }
       for (const s of group) {
-        const minutes = (byId.get(s.id) ?? []).sort((a, b) => Date.parse(a.time) - Date.parse(b.time)).slice(-MEDIAN_OF);
-        out.push({ id: s.id, occupancy: median(minutes.map((m) => m.value)), source: minutes.length > 0 ? source : null, minutes });
+        const minutes = (byId.get(s.id) ?? [])
+          .sort((a, b) => Date.parse(a.time) - Date.parse(b.time))
+          .slice(-MEDIAN_OF);
+        out.push({
+          id: s.id,
+          occupancy: median(minutes.map((m) => m.value)),
+          source: minutes.length > 0 ? source : null,
+          minutes,
+        });
       }
     }
     return out;

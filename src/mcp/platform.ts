@@ -28,7 +28,10 @@ export class Platform {
   /** A GraphQL query's `data`; GraphQL errors become tool errors by their `extensions.code`. */
   async query<T>(document: string, variables: Record<string, unknown> = {}): Promise<T> {
     assertQueryOnly(document, this.#checked);
-    const body = (await this.#post(PATHS.graphql, { query: document, variables })) as { data?: unknown; errors?: Array<{ message?: string; extensions?: { code?: unknown } }> };
+    const body = (await this.#post(PATHS.graphql, { query: document, variables })) as {
+      data?: unknown;
+      errors?: Array<{ message?: string; extensions?: { code?: unknown } }>;
+    };
     const first = body.errors?.[0];
     if (first) throw new ToolError(fromGraphqlCode(first.extensions?.code), `GraphQL: ${first.message ?? 'error'}`);
     return body.data as T;
@@ -54,12 +57,20 @@ export class Platform {
       try {
         res = await this.#http.post(path, payload, token);
       } catch (err) {
-        this.#events.emit('error', 'platform', `${path} did not answer: ${err instanceof Error ? err.message : String(err)}`);
+        this.#events.emit(
+          'error',
+          'platform',
+          `${path} did not answer: ${err instanceof Error ? err.message : String(err)}`,
+        );
         throw err;
       }
       const ms = Math.round(Number(process.hrtime.bigint() - started) / 1e5) / 10;
       const slow = ms >= SLOW_CALL_MS;
-      this.#events.emit(res.status >= 500 ? 'error' : slow ? 'warning' : 'debug', 'platform', `${path} → ${res.status} in ${ms} ms${slow ? ` (slow: over ${SLOW_CALL_MS} ms)` : ''}`);
+      this.#events.emit(
+        res.status >= 500 ? 'error' : slow ? 'warning' : 'debug',
+        'platform',
+        `${path} → ${res.status} in ${ms} ms${slow ? ` (slow: over ${SLOW_CALL_MS} ms)` : ''}`,
+      );
       // A refused token is renewed once (platform-reference §1); a second refusal is final.
       if ((res.status === 401 || res.status === 403) && attempt === 0 && this.#tokens.renewable) {
         this.#tokens.invalidate();
@@ -67,7 +78,12 @@ export class Platform {
       }
       if (res.status === 200) return res.body;
       const b = res.body as { message?: unknown; errors?: Array<{ message?: unknown }> } | null;
-      const detail = typeof b?.message === 'string' ? b.message : typeof b?.errors?.[0]?.message === 'string' ? b.errors[0].message : res.text.slice(0, 200);
+      const detail =
+        typeof b?.message === 'string'
+          ? b.message
+          : typeof b?.errors?.[0]?.message === 'string'
+            ? b.errors[0].message
+            : res.text.slice(0, 200);
       throw fromHttpStatus(res.status, path, detail);
     }
   }
@@ -79,7 +95,8 @@ export function assertQueryOnly(document: string, seen?: Set<string>): void {
   const doc = parse(document);
   for (const d of doc.definitions) {
     if (d.kind === Kind.FRAGMENT_DEFINITION) continue;
-    if (d.kind !== Kind.OPERATION_DEFINITION || d.operation !== 'query') throw new ToolError('INTERNAL_ERROR', 'the tool server is read-only: only GraphQL queries may be sent');
+    if (d.kind !== Kind.OPERATION_DEFINITION || d.operation !== 'query')
+      throw new ToolError('INTERNAL_ERROR', 'the tool server is read-only: only GraphQL queries may be sent');
   }
   seen?.add(document);
 }

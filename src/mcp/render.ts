@@ -15,7 +15,15 @@ export function capText(text: string, limit = TEXT_LIMIT): string {
 export function table(header: readonly string[], rows: ReadonlyArray<ReadonlyArray<string | number | null>>): string {
   const cells = [header, ...rows.map((r) => r.map((c) => (c === null ? '—' : String(c))))];
   const widths = header.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));
-  return cells.map((r) => r.map((c, i) => (c ?? '').padEnd(widths[i] ?? 0)).join('  ').trimEnd()).join('\n');
+  return cells
+    .map((r) =>
+      r
+        .map((c, i) => (c ?? '').padEnd(widths[i] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
-export const fmt = (x: number | null | undefined, digits = 1): string => (x === null || x === undefined ? '—' : Number.isInteger(x) ? String(x) : x.toFixed(digits));
+export const fmt = (x: number | null | undefined, digits = 1): string =>
+  x === null || x === undefined ? '—' : Number.isInteger(x) ? String(x) : x.toFixed(digits);

@@ -17,5 +17,7 @@ export const invalidParams = (message: string): McpError => new McpError(ErrorCo
 export function paramsOf<S extends z.ZodType>(schema: S, params: unknown, method: string): z.infer<S> {
   const r = schema.safeParse(params ?? {});
   if (r.success) return r.data;
-  throw invalidParams(`${method}: ${r.error.issues.map((i) => `${i.path.length > 0 ? `params.${i.path.join('.')}` : 'params'}: ${i.message}`).join('; ')}`);
+  throw invalidParams(
+    `${method}: ${r.error.issues.map((i) => `${i.path.length > 0 ? `params.${i.path.join('.')}` : 'params'}: ${i.message}`).join('; ')}`,
+  );
 }

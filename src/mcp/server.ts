@@ -1,5 +1,12 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { applyAliases } from './aliases.js';
 import { asToolError, invalid, type ToolError } from './errors.js';
@@ -46,7 +53,10 @@ function inputSchema(t: AnyTool): JsonSchemaObject {
     for (const [name, zs] of Object.entries(g.from)) {
       const own = jsonSchema(zs, 'input') as Record<string, unknown>;
       const what = g.to === null ? 'accepted for compatibility' : `an alias of ${g.to}; give one of the two`;
-      properties[name] = { ...own, description: `The reference server's name (${what})${typeof own.description === 'string' ? `: ${own.description}` : ''}` };
+      properties[name] = {
+        ...own,
+        description: `The reference server's name (${what})${typeof own.description === 'string' ? `: ${own.description}` : ''}`,
+      };
     }
   }
   const aliased = new Set(groups.map((g) => g.to));
@@ -65,7 +75,13 @@ export function toolList(tools: readonly AnyTool[] = TOOLS): Tool[] {
     description: t.description,
     inputSchema: inputSchema(t),
     outputSchema: jsonSchema(t.output, 'output'),
-    annotations: { title: t.title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: {
+      title: t.title,
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
   }));
 }
 
@@ -106,7 +122,8 @@ function forwardEvents(server: Server, events: EventLog): Record<string, RawHand
   let level: Level = DEFAULT_LEVEL;
   const off = events.on((e) => {
     if (!server.transport) return off();
-    if (atLeast(e.level, level)) server.sendLoggingMessage({ level: e.level, logger: e.logger, data: e.message }).catch(() => undefined);
+    if (atLeast(e.level, level))
+      server.sendLoggingMessage({ level: e.level, logger: e.logger, data: e.message }).catch(() => undefined);
   });
   const setLevel = z.object({ level: z.enum(LEVELS) });
   return {
@@ -173,7 +190,13 @@ function subscriptions(server: Server, context: () => ToolContext): Record<strin
 export function createMcpServer(context: () => ToolContext, opts: McpServerOptions = {}): Server {
   const tools = opts.tools ?? TOOLS;
   const server = new Server(SERVER_INFO, {
-    capabilities: { tools: {}, resources: { subscribe: true, listChanged: true }, prompts: {}, completions: {}, ...(opts.events ? { logging: {} } : {}) },
+    capabilities: {
+      tools: {},
+      resources: { subscribe: true, listChanged: true },
+      prompts: {},
+      completions: {},
+      ...(opts.events ? { logging: {} } : {}),
+    },
     instructions:
       'Read-only tools over an occusim platform: assets (sites, buildings, floors, rooms, zones, hives, sensors), device health, and occupancy. ' +
       'Find ids with service_search_assets or service_list_topology first; errors come back as results with a code.',
@@ -187,11 +210,21 @@ export function createMcpServer(context: () => ToolContext, opts: McpServerOptio
   const callRaw: RawHandler = async (params) => {
     const { name, arguments: args } = (params ?? {}) as { name?: unknown; arguments?: unknown };
     if (typeof name !== 'string') return errorResult(invalid('params.name must be the name of a tool (a string)'));
-    if (name.length > MAX_TOOL_NAME) return errorResult(invalid(`unknown tool (its name has ${name.length} characters; tool names have at most ${MAX_TOOL_NAME}); tools: ${[...byName.keys()].join(', ')}`));
+    if (name.length > MAX_TOOL_NAME)
+      return errorResult(
+        invalid(
+          `unknown tool (its name has ${name.length} characters; tool names have at most ${MAX_TOOL_NAME}); tools: ${[...byName.keys()].join(', ')}`,
+        ),
+      );
     const tool = byName.get(name);
-    if (!tool) return errorResult(invalid(`unknown tool ${JSON.stringify(name)}; tools: ${[...byName.keys()].join(', ')}`));
+    if (!tool)
+      return errorResult(invalid(`unknown tool ${JSON.stringify(name)}; tools: ${[...byName.keys()].join(', ')}`));
     if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
-      return errorResult(invalid(`${name}: arguments must be an object (got ${args === null ? 'null' : Array.isArray(args) ? 'an array' : typeof args})`));
+      return errorResult(
+        invalid(
+          `${name}: arguments must be an object (got ${args === null ? 'null' : Array.isArray(args) ? 'an array' : typeof args})`,
+        ),
+      );
     }
     return callTool(tool, args, context);
   };
@@ -207,7 +240,8 @@ export function createMcpServer(context: () => ToolContext, opts: McpServerOptio
   server.removeRequestHandler('logging/setLevel');
   server.fallbackRequestHandler = async (req, extra) => {
     const handler = Object.hasOwn(raw, req.method) ? raw[req.method] : undefined;
-    if (!handler) throw new McpError(ErrorCode.MethodNotFound, `method not found: ${req.method.slice(0, MAX_TOOL_NAME)}`);
+    if (!handler)
+      throw new McpError(ErrorCode.MethodNotFound, `method not found: ${req.method.slice(0, MAX_TOOL_NAME)}`);
     return handler(req.params, extra);
   };
   return server;

@@ -52,7 +52,8 @@ function num(env: Env, name: string, fallback: number, min: number, max: number)
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
-  if (!Number.isFinite(n) || n < min || n > max) throw invalid(`${name} must be a number in ${min}..${max}, got ${JSON.stringify(raw)}`);
+  if (!Number.isFinite(n) || n < min || n > max)
+    throw invalid(`${name} must be a number in ${min}..${max}, got ${JSON.stringify(raw)}`);
   return n;
 }
 
@@ -61,12 +62,15 @@ const nonEmpty = (x: string | undefined): string | null => (x === undefined || x
 /** Throws VALIDATION_FAILED (a ToolError) with the variable's name when a value is malformed. */
 export function readSettings(env: Env): McpSettings {
   const baseUrl = (nonEmpty(env[ENV.baseUrl]) ?? DEFAULTS.baseUrl).replace(/\/+$/, '');
-  if (!/^https?:\/\/[^/]+/.test(baseUrl)) throw invalid(`${ENV.baseUrl} must be an http(s) URL, got ${JSON.stringify(baseUrl)}`);
+  if (!/^https?:\/\/[^/]+/.test(baseUrl))
+    throw invalid(`${ENV.baseUrl} must be an http(s) URL, got ${JSON.stringify(baseUrl)}`);
   const timezone = nonEmpty(env[ENV.timezone]) ?? DEFAULTS.timezone;
-  if (!isValidZone(timezone)) throw invalid(`${ENV.timezone} must be an IANA time zone, got ${JSON.stringify(timezone)}`);
+  if (!isValidZone(timezone))
+    throw invalid(`${ENV.timezone} must be an IANA time zone, got ${JSON.stringify(timezone)}`);
   const quietBelowPct = num(env, ENV.quiet, DEFAULTS.quietBelowPct, 0, 1000);
   const busyFromPct = num(env, ENV.busy, DEFAULTS.busyFromPct, 0, 1000);
-  if (busyFromPct < quietBelowPct) throw invalid(`${ENV.busy} (${busyFromPct}) must not be below ${ENV.quiet} (${quietBelowPct})`);
+  if (busyFromPct < quietBelowPct)
+    throw invalid(`${ENV.busy} (${busyFromPct}) must not be below ${ENV.quiet} (${quietBelowPct})`);
   return Object.freeze({
     clientId: nonEmpty(env[ENV.clientId]),
     clientSecret: nonEmpty(env[ENV.clientSecret]),

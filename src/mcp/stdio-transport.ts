@@ -93,7 +93,10 @@ export class BoundedStdioTransport implements Transport {
     if (this.#skipped > 0) {
       const n = this.#skipped;
       this.#skipped = 0;
-      this.#fail(JsonRpcErrors.INVALID_REQUEST, `a message of ${n} bytes or more exceeds the limit of ${this.#max} bytes per line; it was skipped`);
+      this.#fail(
+        JsonRpcErrors.INVALID_REQUEST,
+        `a message of ${n} bytes or more exceeds the limit of ${this.#max} bytes per line; it was skipped`,
+      );
       return;
     }
     const line = Buffer.concat(this.#parts, this.#size).toString('utf8').replace(/\r$/, '');

@@ -14,7 +14,10 @@ import { readSettings, type McpSettings } from './settings.js';
  * settings do not stop the server: every tool then answers with the settings error, so the
  * assistant can tell its user what to fix.
  */
-export async function runStdioServer(env: Record<string, string | undefined> = process.env, clock: Clock = systemClock): Promise<void> {
+export async function runStdioServer(
+  env: Record<string, string | undefined> = process.env,
+  clock: Clock = systemClock,
+): Promise<void> {
   let settings: McpSettings | null = null;
   let problem: ToolError | null = null;
   try {
@@ -42,7 +45,8 @@ export async function runStdioServer(env: Record<string, string | undefined> = p
   await server.connect(new BoundedStdioTransport(process.stdin, process.stdout));
   // Read the catalogue while the assistant starts up, so the first call does not wait for it
   // (a failure here is answered by that call instead).
-  if (!problem && settings.clientId && settings.topologyTtlMs > 0) void ctx.catalog.withDevices().catch((err: unknown) => log?.(`prefetch: ${String(err)}`));
+  if (!problem && settings.clientId && settings.topologyTtlMs > 0)
+    void ctx.catalog.withDevices().catch((err: unknown) => log?.(`prefetch: ${String(err)}`));
   // Ends when the client closes stdin.
   await new Promise<void>((resolve) => {
     const prev = server.onclose;

@@ -85,18 +85,40 @@ export const idList = (what: string) =>
     .refine((ids) => new Set(ids).size === ids.length, { message: 'ids must be unique' })
     .describe(`1–50 unique ${what} ids`);
 
-export const maxResults = (fallback: number, max = 100) => z.number().int().min(1).max(max).default(fallback).describe(`at most this many results (1–${max}, default ${fallback})`);
+export const maxResults = (fallback: number, max = 100) =>
+  z
+    .number()
+    .int()
+    .min(1)
+    .max(max)
+    .default(fallback)
+    .describe(`at most this many results (1–${max}, default ${fallback})`);
 
 export const ref = z.object({ id: z.string(), type: z.string(), name: z.string() });
-export const assetRef = (a: { id: string; kind: string; name: string }): z.infer<typeof ref> => ({ id: a.id, type: a.kind, name: a.name });
+export const assetRef = (a: { id: string; kind: string; name: string }): z.infer<typeof ref> => ({
+  id: a.id,
+  type: a.kind,
+  name: a.name,
+});
 export const pathOf = (a: { path: string[] }): string => a.path.join(' › ');
 
 /** The reference's name for `ids` (aliases.ts). */
-export const assetIdsAlias = (what: string): AliasGroup => ({ to: 'ids', from: { asset_ids: idList(what) }, convert: (g) => g.asset_ids });
+export const assetIdsAlias = (what: string): AliasGroup => ({
+  to: 'ids',
+  from: { asset_ids: idList(what) },
+  convert: (g) => g.asset_ids,
+});
 
 /** The reference's `space_id_or_name`: one id, or a name matched as the search tool does (aliases.ts). */
 export const spaceIdOrNameAlias = (kinds: readonly AssetKind[]): AliasGroup => ({
   to: 'ids',
-  from: { space_id_or_name: z.string().trim().min(1).max(200).describe(`a ${kinds.join(', ')} id, or its name (the best match; a tie is refused)`) },
+  from: {
+    space_id_or_name: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .describe(`a ${kinds.join(', ')} id, or its name (the best match; a tie is refused)`),
+  },
   convert: async (g, ctx) => [await ctx.idOrName(g.space_id_or_name as string, kinds)],
 });

@@ -76,7 +76,10 @@ export class Watcher {
   /** Throws RangeError past MAX_SUBSCRIPTIONS (the caller answers it as -32602). */
   subscribe(s: Subscriber, uri: string, asset: Asset): void {
     const mine = this.#subs.get(s) ?? new Map<string, Asset>();
-    if (!mine.has(uri) && mine.size >= MAX_SUBSCRIPTIONS) throw new RangeError(`at most ${MAX_SUBSCRIPTIONS} resource subscriptions per session; resources/unsubscribe one first`);
+    if (!mine.has(uri) && mine.size >= MAX_SUBSCRIPTIONS)
+      throw new RangeError(
+        `at most ${MAX_SUBSCRIPTIONS} resource subscriptions per session; resources/unsubscribe one first`,
+      );
     mine.set(uri, asset);
     this.#subs.set(s, mine);
     this.#schedule();
@@ -96,20 +99,23 @@ export class Watcher {
   /** Occupancy URIs subscribed by anyone, with their spaces. */
   #watched(): Map<string, Asset> {
     const all = new Map<string, Asset>();
-    for (const m of this.#subs.values()) for (const [uri, a] of m) if (uri.endsWith('/occupancy') && isOccupancySpace(a)) all.set(uri, a);
+    for (const m of this.#subs.values())
+      for (const [uri, a] of m) if (uri.endsWith('/occupancy') && isOccupancySpace(a)) all.set(uri, a);
     return all;
   }
 
   #schedule(): void {
     const want = this.#watched().size > 0;
-    if (want && !this.#poll && !this.#busy.occupancy) this.#poll = setTimeout(() => void this.#pollOccupancy(), POLL_MS).unref();
+    if (want && !this.#poll && !this.#busy.occupancy)
+      this.#poll = setTimeout(() => void this.#pollOccupancy(), POLL_MS).unref();
     if (!want && this.#poll) {
       clearTimeout(this.#poll);
       this.#poll = null;
       this.#seen.clear();
     }
     const listen = this.#attached.size > 0;
-    if (listen && !this.#catalogPoll && !this.#busy.catalogue) this.#catalogPoll = setTimeout(() => void this.#pollCatalogue(), CATALOGUE_POLL_MS).unref();
+    if (listen && !this.#catalogPoll && !this.#busy.catalogue)
+      this.#catalogPoll = setTimeout(() => void this.#pollCatalogue(), CATALOGUE_POLL_MS).unref();
     if (!listen && this.#catalogPoll) {
       clearTimeout(this.#catalogPoll);
       this.#catalogPoll = null;
@@ -134,7 +140,12 @@ export class Watcher {
       }
       this.#failing = false;
     } catch (err) {
-      if (!this.#failing) this.#events.emit('warning', 'subscriptions', `reading subscribed occupancy failed (retrying): ${err instanceof Error ? err.message : String(err)}`);
+      if (!this.#failing)
+        this.#events.emit(
+          'warning',
+          'subscriptions',
+          `reading subscribed occupancy failed (retrying): ${err instanceof Error ? err.message : String(err)}`,
+        );
       this.#failing = true;
     }
     this.#busy.occupancy = false;
@@ -150,11 +161,16 @@ export class Watcher {
         this.#catalog.invalidate();
         this.#events.emit('info', 'catalogue', 'the catalogue changed: resources/list_changed sent');
         for (const s of this.#attached) s.listChanged();
-        for (const [s, mine] of this.#subs) for (const uri of mine.keys()) if (!uri.endsWith('/occupancy')) s.updated(uri);
+        for (const [s, mine] of this.#subs)
+          for (const uri of mine.keys()) if (!uri.endsWith('/occupancy')) s.updated(uri);
       }
       this.#spacesDigest = digest;
     } catch (err) {
-      this.#events.emit('warning', 'catalogue', `watching the catalogue failed (retrying): ${err instanceof Error ? err.message : String(err)}`);
+      this.#events.emit(
+        'warning',
+        'catalogue',
+        `watching the catalogue failed (retrying): ${err instanceof Error ? err.message : String(err)}`,
+      );
     }
     this.#busy.catalogue = false;
     this.#schedule();

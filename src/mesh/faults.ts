@@ -30,12 +30,18 @@ export class FaultTimeline {
 
   constructor(faults: readonly FaultModel[] | undefined) {
     const all = faults ?? [];
-    const of = <K extends FaultModel['kind']>(kind: K): Array<Fault<K>> => all.filter((f): f is Fault<K> => f.kind === kind);
+    const of = <K extends FaultModel['kind']>(kind: K): Array<Fault<K>> =>
+      all.filter((f): f is Fault<K> => f.kind === kind);
     // A dead sensor is one offline to the end of the run (its window ends at FOREVER_MS): it never reboots or rejoins.
-    this.#offline = all.filter((f): f is Fault<'sensor_offline'> | Fault<'sensor_death'> => f.kind === 'sensor_offline' || f.kind === 'sensor_death');
+    this.#offline = all.filter(
+      (f): f is Fault<'sensor_offline'> | Fault<'sensor_death'> =>
+        f.kind === 'sensor_offline' || f.kind === 'sensor_death',
+    );
     this.#linkLoss = of('link_degradation');
     this.#reboots = of('hive_reboot');
-    this.#uplinkDown = all.filter((f): f is Fault<'hive_outage'> | Fault<'hive_reboot'> => f.kind === 'hive_outage' || f.kind === 'hive_reboot');
+    this.#uplinkDown = all.filter(
+      (f): f is Fault<'hive_outage'> | Fault<'hive_reboot'> => f.kind === 'hive_outage' || f.kind === 'hive_reboot',
+    );
     this.#brokerRestarts = of('broker_restart');
     this.#duplicates = of('duplicate_batch');
     this.#skews = of('clock_skew');
@@ -88,7 +94,9 @@ export class FaultTimeline {
   /** Hive reboots that ended in (from, to]. */
   rebootsEnded(hiveId: string, from: number, to: number): number[] {
     if (this.#reboots.length === 0) return [];
-    return this.#reboots.filter((f) => f.hiveIds.includes(hiveId) && f.atMs + f.durationMs > from && f.atMs + f.durationMs <= to).map((f) => f.atMs + f.durationMs);
+    return this.#reboots
+      .filter((f) => f.hiveIds.includes(hiveId) && f.atMs + f.durationMs > from && f.atMs + f.durationMs <= to)
+      .map((f) => f.atMs + f.durationMs);
   }
 
   /** Whether the hive's uplink delivers each batch twice at t (a duplicate_batch fault). */

@@ -47,7 +47,15 @@ const NO_PARENTS: readonly MeshLink[] = [];
 
 export class MeshSim<T extends number = number> {
   readonly mesh: HiveMesh;
-  readonly counters: MeshCounters = { sent: 0, delivered: 0, dropped: 0, queueOverflow: 0, attempts: 0, rejoins: 0, duplicates: 0 };
+  readonly counters: MeshCounters = {
+    sent: 0,
+    delivered: 0,
+    dropped: 0,
+    queueOverflow: 0,
+    attempts: 0,
+    rejoins: 0,
+    duplicates: 0,
+  };
   readonly batteries = new Map<string, Battery>();
   readonly #p: NetworkModel['mesh'];
   readonly #faults: FaultTimeline;
@@ -112,7 +120,8 @@ export class MeshSim<T extends number = number> {
   /** The same as `send`, from the sensor at `start` in `mesh.nodes` (`mesh.index`): no lookup by id per frame. */
   sendFrom(start: number, t: number, item: T): boolean {
     const sensor = this.mesh.nodes[start];
-    if (sensor === undefined || start === 0) throw new RangeError(`no sensor #${start} in the mesh of hive ${this.mesh.hiveId}`);
+    if (sensor === undefined || start === 0)
+      throw new RangeError(`no sensor #${start} in the mesh of hive ${this.mesh.hiveId}`);
     this.counters.sent++;
     const routing = this.routingAt(t);
     this.#noteParents(routing);
@@ -137,7 +146,9 @@ export class MeshSim<T extends number = number> {
   /** Frames that reached the hive by `t`, in arrival order (ties: send order). */
   takeArrived(t: number): Array<MeshArrival<T>> {
     const out: Array<MeshArrival<T>> = [];
-    this.takeArrivedEach(t, (item, node, sentAtMs, arrivedAtMs, hops) => out.push({ item, sensorId: this.mesh.nodes[node]!.id, sentAtMs, arrivedAtMs, hops }));
+    this.takeArrivedEach(t, (item, node, sentAtMs, arrivedAtMs, hops) =>
+      out.push({ item, sensorId: this.mesh.nodes[node]!.id, sentAtMs, arrivedAtMs, hops }),
+    );
     return out;
   }
 
@@ -145,7 +156,10 @@ export class MeshSim<T extends number = number> {
    * The same frames, visited in the same order without an object each: `node` is the sending
    * sensor's index in `mesh.nodes`. `visit` must not send on this mesh.
    */
-  takeArrivedEach(t: number, visit: (item: T, node: number, sentAtMs: number, arrivedAtMs: number, hops: number) => void): number {
+  takeArrivedEach(
+    t: number,
+    visit: (item: T, node: number, sentAtMs: number, arrivedAtMs: number, hops: number) => void,
+  ): number {
     const p = this.#pending;
     const n = p.takeDue(t);
     const order = p.order;
@@ -162,7 +176,10 @@ export class MeshSim<T extends number = number> {
   }
 
   /** Preferred-parent link stats of a sensor: [rssi, pdr over the attempts so far]. */
-  linkQuality(sensorId: string, t: number): { parent: string; rssi: number; pdr: number; hops: number; overflows: number } {
+  linkQuality(
+    sensorId: string,
+    t: number,
+  ): { parent: string; rssi: number; pdr: number; hops: number; overflows: number } {
     const i = this.#index(sensorId);
     const routing = this.routingAt(t);
     const p = routing.parents[i]?.[0];

@@ -70,7 +70,11 @@ export function fleetIndex(model: ScenarioModel): FleetIndex {
   let index = fleetIndexes.get(model);
   if (!index) {
     const roomsOfFloor = new Map<string, Polygon[]>();
-    for (const [floorId, rooms] of groupBy(model.rooms, (r) => r.floorId)) roomsOfFloor.set(floorId, rooms.map((r) => r.polygon));
+    for (const [floorId, rooms] of groupBy(model.rooms, (r) => r.floorId))
+      roomsOfFloor.set(
+        floorId,
+        rooms.map((r) => r.polygon),
+      );
     index = {
       hives: new Map(model.hives.map((h) => [h.id, h] as const)),
       sensorsOfHive: groupBy(model.sensors, (s) => s.hiveId),
@@ -106,14 +110,19 @@ export function buildHiveMesh(model: ScenarioModel, hiveId: string, radio: Radio
   // and the 8 neighbouring cells, once per pair (j > i); links are sorted below, so the order
   // in which pairs are found does not matter.
   const range = usableRangeM(radio);
-  const grid = Number.isFinite(range) ? groupBy(ends.keys(), (i) => cellKey(ends[i]!.position, range, 0, 0)) : new Map([['all', [...ends.keys()]]]);
+  const grid = Number.isFinite(range)
+    ? groupBy(ends.keys(), (i) => cellKey(ends[i]!.position, range, 0, 0))
+    : new Map([['all', [...ends.keys()]]]);
   for (let i = 0; i < ends.length; i++) {
     const a = ends[i]!;
-    const candidates = Number.isFinite(range) ? NEIGHBOURS.flatMap(([dx, dy]) => grid.get(cellKey(a.position, range, dx, dy)) ?? []) : (grid.get('all') ?? []);
+    const candidates = Number.isFinite(range)
+      ? NEIGHBOURS.flatMap(([dx, dy]) => grid.get(cellKey(a.position, range, dx, dy)) ?? [])
+      : (grid.get('all') ?? []);
     for (const j of candidates) {
       if (j <= i) continue;
       const b = ends[j]!;
-      const walls = a.floorId === b.floorId ? wallsCrossed(a.position, b.position, fleet.roomsOfFloor.get(a.floorId) ?? []) : 2;
+      const walls =
+        a.floorId === b.floorId ? wallsCrossed(a.position, b.position, fleet.roomsOfFloor.get(a.floorId) ?? []) : 2;
       const d = Math.hypot(a.position[0] - b.position[0], a.position[1] - b.position[1]);
       const rssi = rssiDbm(radio, d, walls, Math.abs(levels[i]! - levels[j]!));
       const pdr = pdrAt(radio, rssi);
@@ -125,13 +134,27 @@ export function buildHiveMesh(model: ScenarioModel, hiveId: string, radio: Radio
   const nodes: MeshNode[] = ends.map((e, i) => {
     const list = found[i]!.sort((x, y) => y.pdr - x.pdr || x.to - y.to);
     found[i] = [];
-    const links = { to: Int32Array.from(list, (l) => l.to), pdr: Float64Array.from(list, (l) => l.pdr), rssi: Float64Array.from(list, (l) => l.rssi) };
+    const links = {
+      to: Int32Array.from(list, (l) => l.to),
+      pdr: Float64Array.from(list, (l) => l.pdr),
+      rssi: Float64Array.from(list, (l) => l.rssi),
+    };
     return { id: e.id, position: e.position, level: levels[i]!, links };
   });
   return { hiveId, nodes, index: new Map(nodes.map((n, i) => [n.id, i])) };
 }
 
-const NEIGHBOURS: ReadonlyArray<readonly [number, number]> = [[-1, -1], [0, -1], [1, -1], [-1, 0], [0, 0], [1, 0], [-1, 1], [0, 1], [1, 1]];
+const NEIGHBOURS: ReadonlyArray<readonly [number, number]> = [
+  [-1, -1],
+  [0, -1],
+  [1, -1],
+  [-1, 0],
+  [0, 0],
+  [1, 0],
+  [-1, 1],
+  [0, 1],
+  [1, 1],
+];
 
 function cellKey(p: Vec2, size: number, dx: number, dy: number): string {
   return `${Math.floor(p[0] / size) + dx}:${Math.floor(p[1] / size) + dy}`;
@@ -166,9 +189,7 @@ export function route(mesh: HiveMesh, down: ReadonlySet<string>): Routing {
       const to = node.links.to[k]!;
       if (cost[to]! < cost[i]! && !down.has(mesh.nodes[to]!.id)) closer.push(linkAt(node.links, k));
     }
-    return closer
-      .sort((a, b) => cost[a.to]! + 1 / a.pdr - (cost[b.to]! + 1 / b.pdr) || a.to - b.to)
-      .slice(0, 2);
+    return closer.sort((a, b) => cost[a.to]! + 1 / a.pdr - (cost[b.to]! + 1 / b.pdr) || a.to - b.to).slice(0, 2);
   });
   const hops = hopsOf(parents);
   const load = new Array<number>(n).fill(1);

@@ -20,7 +20,8 @@ export function parsePartition(text: string): IngestPartition {
   const m = /^(\d{1,6})\/(\d{1,6})$/.exec(text.trim());
   const index = Number(m?.[1]);
   const count = Number(m?.[2]);
-  if (!m || count < 1 || index < 1 || index > count) throw new AppError(ErrorCodes.USAGE, `--partition ${text}: want j/k with 1 ≤ j ≤ k`);
+  if (!m || count < 1 || index < 1 || index > count)
+    throw new AppError(ErrorCodes.USAGE, `--partition ${text}: want j/k with 1 ≤ j ≤ k`);
   return { index, count };
 }
 

@@ -102,17 +102,25 @@ export class LeasedPipelines implements IngestPipelines {
 
   constructor(o: LeasedPipelinesOptions) {
     this.#o = o;
-    this.#standby = new CloudPipeline({ ...o.base, store: o.store, partition: floorPartition(o.partition), aggregates: false });
+    this.#standby = new CloudPipeline({
+      ...o.base,
+      store: o.store,
+      partition: floorPartition(o.partition),
+      aggregates: false,
+    });
   }
 
   /** The first lease round (its own partition taken when free), then one every third of a lease. */
   async start(): Promise<void> {
     this.#startedAt = systemClock.now();
     await this.#leaseRound();
-    this.#timer = setInterval(() => {
-      // One round at a time: a slow database must not pile rounds up.
-      this.#round = this.#round.then(() => this.#leaseRound());
-    }, Math.max(100, Math.floor(this.#o.leaseMs / 3)));
+    this.#timer = setInterval(
+      () => {
+        // One round at a time: a slow database must not pile rounds up.
+        this.#round = this.#round.then(() => this.#leaseRound());
+      },
+      Math.max(100, Math.floor(this.#o.leaseMs / 3)),
+    );
     this.#timer.unref();
   }
 
@@ -122,7 +130,9 @@ export class LeasedPipelines implements IngestPipelines {
       owner: this.owner,
       leaseMs: this.#o.leaseMs,
       ready: !this.#closed && now - this.#lastRoundOk <= this.#o.leaseMs,
-      owned: [...this.#held.values()].sort((a, b) => a.index - b.index).map((h) => ({ partition: h.label, token: h.token, leaseAgeMs: Math.round(now - h.renewedAt) })),
+      owned: [...this.#held.values()]
+        .sort((a, b) => a.index - b.index)
+        .map((h) => ({ partition: h.label, token: h.token, leaseAgeMs: Math.round(now - h.renewedAt) })),
       batchesBehind: this.#behind,
       fencedWrites: this.#fenced,
     };
@@ -137,7 +147,10 @@ export class LeasedPipelines implements IngestPipelines {
         else this.#drop(h, 'its lease was taken by another ingest process');
       }
       // Our own partition first, then the others in order.
-      const order = [partition.index, ...Array.from({ length: partition.count }, (_, i) => i + 1).filter((i) => i !== partition.index)];
+      const order = [
+        partition.index,
+        ...Array.from({ length: partition.count }, (_, i) => i + 1).filter((i) => i !== partition.index),
+      ];
       const settled = systemClock.now() - this.#startedAt >= leaseMs;
       for (const index of order) {
         if (this.#held.has(index) || this.#closed) continue;
@@ -154,15 +167,24 @@ export class LeasedPipelines implements IngestPipelines {
   async #adopt(index: number, label: string, token: number): Promise<void> {
     const store = await this.#o.openFenced({ partition: label, token });
     // Recovers the partition from its stored state (the pipeline's constructor queues it first).
-    const pipeline = new CloudPipeline({ ...this.#o.base, store, partition: floorPartition({ index, count: this.#o.partition.count }) });
+    const pipeline = new CloudPipeline({
+      ...this.#o.base,
+      store,
+      partition: floorPartition({ index, count: this.#o.partition.count }),
+    });
     const held: Held = { index, label, token, pipeline, store, renewedAt: systemClock.now() };
     // Queued on the pipeline's chain before it is held, so before any advance of the shards' clock.
     const from = await this.#replayFrom(store, label);
-    const caughtUp = this.#catchUp(held, this.#minuteTicks.filter((t) => t >= from));
+    const caughtUp = this.#catchUp(
+      held,
+      this.#minuteTicks.filter((t) => t >= from),
+    );
     this.#held.set(index, held);
     this.#o.log?.(`partition ${label} acquired (lease token ${token})`);
     // Not awaited: the lease round must go on renewing while the partition catches up.
-    const settled = this.#onHeld(held, () => caughtUp, undefined).then(() => (this.#finished ? this.#finishOne(held) : undefined));
+    const settled = this.#onHeld(held, () => caughtUp, undefined).then(() =>
+      this.#finished ? this.#finishOne(held) : undefined,
+    );
     settled.catch((err: unknown) => (this.#failure ??= err));
   }
 
@@ -235,7 +257,9 @@ export class LeasedPipelines implements IngestPipelines {
     this.#behind++;
     try {
       // A refused write leaves the batch unacked: the hive sends it again, to whoever holds the floor by then.
-      return h ? await this.#onHeld(h, () => h.pipeline.handleMessage(topic, payload), null) : await this.#standby.handleMessage(topic, payload);
+      return h
+        ? await this.#onHeld(h, () => h.pipeline.handleMessage(topic, payload), null)
+        : await this.#standby.handleMessage(topic, payload);
     } finally {
       this.#behind--;
     }
@@ -252,7 +276,10 @@ export class LeasedPipelines implements IngestPipelines {
   async advance(nowMs: number): Promise<void> {
     this.#check();
     if (floorToMinute(nowMs) > floorToMinute(this.#minuteTicks.at(-1) ?? -Infinity)) this.#minuteTicks.push(nowMs);
-    await Promise.all([this.#standby.advance(nowMs), ...[...this.#held.values()].map((h) => this.#onHeld(h, () => h.pipeline.advance(nowMs), undefined))]);
+    await Promise.all([
+      this.#standby.advance(nowMs),
+      ...[...this.#held.values()].map((h) => this.#onHeld(h, () => h.pipeline.advance(nowMs), undefined)),
+    ]);
   }
 
   /** Every shard said done: each held partition finalises every minute; a partition taken later is finished when taken. */
@@ -279,7 +306,11 @@ export class LeasedPipelines implements IngestPipelines {
   }
 
   counters(): CloudCounters {
-    const all = [this.#standby.counters(), ...[...this.#held.values()].map((h) => h.pipeline.counters()), ...this.#retired];
+    const all = [
+      this.#standby.counters(),
+      ...[...this.#held.values()].map((h) => h.pipeline.counters()),
+      ...this.#retired,
+    ];
     const sum = { ...(all[0] as CloudCounters) };
     for (const c of all.slice(1)) for (const k of Object.keys(sum) as Array<keyof CloudCounters>) sum[k] += c[k];
     return sum;
@@ -311,6 +342,10 @@ export class LeasedPipelines implements IngestPipelines {
 /** `--lease <ms>` as given (wall ms, bounded). */
 export function parseLeaseMs(text: string): number {
   const n = Number(text);
-  if (!/^\d{1,7}$/.test(text) || n < MIN_LEASE_MS || n > MAX_LEASE_MS) throw new AppError(ErrorCodes.USAGE, `--lease-ms must be an integer from ${MIN_LEASE_MS} to ${MAX_LEASE_MS} (wall milliseconds), got ${JSON.stringify(text)}`);
+  if (!/^\d{1,7}$/.test(text) || n < MIN_LEASE_MS || n > MAX_LEASE_MS)
+    throw new AppError(
+      ErrorCodes.USAGE,
+      `--lease-ms must be an integer from ${MIN_LEASE_MS} to ${MAX_LEASE_MS} (wall milliseconds), got ${JSON.stringify(text)}`,
+    );
   return n;
 }

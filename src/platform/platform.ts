@@ -26,7 +26,12 @@ import { PostgresLeases } from '../cloud/store/postgres-leases.js';
 import { PostgresStore } from '../cloud/store/postgres-store.js';
 import type { IngestPipelines, PipelineOptions } from '../cloud/pipeline.js';
 import { followShardClocks, ShardClocks } from '../broker/shard-clock.js';
-import { startWebhooks, type PlatformWebhookOptions, type PlatformWebhooks, type WebhookStores } from '../webhooks/platform-hooks.js';
+import {
+  startWebhooks,
+  type PlatformWebhookOptions,
+  type PlatformWebhooks,
+  type WebhookStores,
+} from '../webhooks/platform-hooks.js';
 
 export type { PlatformWebhookOptions } from '../webhooks/platform-hooks.js';
 export type { LiveTruth } from '../api/live/hub.js';
@@ -191,14 +196,18 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
   await guardStore(guardedStore(location), opts.storePolicy ?? 'new', opts.runKey ?? '', opts.runEndMs ?? null);
   const closers: Array<() => Promise<void> | void> = [];
   // First in, last out: the temporary store goes once everything that writes it has closed.
-  if (tempDir !== null && opts.removeTemporaryStore === true) closers.push(() => rmSync(tempDir, { recursive: true, force: true }));
+  if (tempDir !== null && opts.removeTemporaryStore === true)
+    closers.push(() => rmSync(tempDir, { recursive: true, force: true }));
   const close = async (): Promise<void> => {
     for (const c of closers.splice(0).reverse()) await c();
   };
   try {
     // A fresh secret and client id per start: nothing in a scenario file lets a hive log in as
     // the cloud, read other hives' uplinks or push the cloud's connection off the broker.
-    const cloudLogin = opts.cloudCredentials ?? { username: CLOUD_USER, password: randomBytes(24).toString('base64url') };
+    const cloudLogin = opts.cloudCredentials ?? {
+      username: CLOUD_USER,
+      password: randomBytes(24).toString('base64url'),
+    };
     const broker: EmbeddedBroker =
       opts.brokerUrl !== undefined
         ? externalBroker(opts.brokerUrl)
@@ -212,7 +221,12 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     closers.push(() => broker.close());
     // Before the cloud: the pipeline's DETECTIONS/TRAFFIC stream feeds the webhook outbox from the first message.
     // A platform moving its own clock (serve) waits for no delivery lane: nothing there is to be repeated.
-    const hooks = opts.webhooks ? await startWebhooks(await webhookStores(location), opts.catalogue, clock, { ...opts.webhooks, ...(opts.advanceEveryMs ? { followsWallClock: true } : {}) }) : null;
+    const hooks = opts.webhooks
+      ? await startWebhooks(await webhookStores(location), opts.catalogue, clock, {
+          ...opts.webhooks,
+          ...(opts.advanceEveryMs ? { followsWallClock: true } : {}),
+        })
+      : null;
     if (hooks) closers.push(() => hooks.close());
     const store = await openStore(location);
     if (opts.shardClocks !== undefined) await refuseFinishedShardRun(store, opts.partition, describeStore(dbPath));
@@ -255,10 +269,21 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       ...(opts.shardClocks !== undefined ? { receivedAtSent: true } : {}),
       ...(hooks ? { sensorDeliveries: (events, receivedAtMs) => hooks.sensorDeliveries(events, receivedAtMs) } : {}),
       // Built only while a browser watches /live: a served fleet pays nothing for an unwatched page.
-      ...(opts.api ? { onSensorEvent: (e) => liveHub?.detections(e), sensorEventsWanted: () => liveHub?.watched === true } : {}),
+      ...(opts.api
+        ? { onSensorEvent: (e) => liveHub?.detections(e), sensorEventsWanted: () => liveHub?.watched === true }
+        : {}),
     });
     closers.push(() => cloud.close());
-    const served = opts.api ? await startApi(opts, location, closers, hooks, cloud, leased ? () => (leased as LeasedPipelines).status() : null) : null;
+    const served = opts.api
+      ? await startApi(
+          opts,
+          location,
+          closers,
+          hooks,
+          cloud,
+          leased ? () => (leased as LeasedPipelines).status() : null,
+        )
+      : null;
     liveHub = served?.live ?? null;
     const api = served?.server ?? null;
     const ticker = opts.advanceEveryMs ? followOwnClock(cloud, clock, opts.advanceEveryMs, hooks) : null;
@@ -280,7 +305,16 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     const leaseStatus = leased ? (leased as LeasedPipelines).status.bind(leased) : undefined;
     // With leases each partition's owner marks it done (a partition taken over later is marked by its new owner).
     const shardsFinished =
-      opts.shardClocks !== undefined ? (await followShards(broker.url, opts.shardClocks, { advanceTo, finish: leased ? finish : shardRunFinish(store, opts.partition, finish) }, closers)).finished : undefined;
+      opts.shardClocks !== undefined
+        ? (
+            await followShards(
+              broker.url,
+              opts.shardClocks,
+              { advanceTo, finish: leased ? finish : shardRunFinish(store, opts.partition, finish) },
+              closers,
+            )
+          ).finished
+        : undefined;
     return {
       ...(shardsFinished ? { shardsFinished } : {}),
       ...(leaseStatus ? { leaseStatus } : {}),
@@ -325,7 +359,8 @@ async function startApi(
   const api = opts.api as NonNullable<PlatformOptions['api']>;
   const store: Store = await openStore(location);
   closers.push(() => store.close());
-  const state = location.kind === 'sqlite' ? new SqliteApiState(location.path) : await PostgresApiState.open(location.url);
+  const state =
+    location.kind === 'sqlite' ? new SqliteApiState(location.path) : await PostgresApiState.open(location.url);
   closers.push(() => state.close());
   const series = storeSeries(store, opts.catalogue);
   // The live view's sends are paced on the wall clock: it faces a browser.
@@ -335,7 +370,8 @@ async function startApi(
     now: () => systemClock.now(),
     measured: {
       presence: async (id) => (await store.presenceMinutes(id)).at(-1) ?? null,
-      traffic: async (id) => (await store.trafficMinutes(id)).reduce((a, m) => ({ in: a.in + m.in, out: a.out + m.out }), { in: 0, out: 0 }),
+      traffic: async (id) =>
+        (await store.trafficMinutes(id)).reduce((a, m) => ({ in: a.in + m.in, out: a.out + m.out }), { in: 0, out: 0 }),
       counters: () => cloud.counters(),
     },
   });
@@ -410,7 +446,12 @@ async function webhookStores(location: StoreLocation): Promise<WebhookStores> {
  * slowest shard moves on, the clock moves there and the minutes behind the look-back are
  * finalised; once every shard said done, every minute is. Rounds run one after another.
  */
-async function followShards(brokerUrl: string, count: number, driven: Pick<Platform, 'advanceTo' | 'finish'>, closers: Array<() => Promise<void> | void>): Promise<{ finished: Promise<void> }> {
+async function followShards(
+  brokerUrl: string,
+  count: number,
+  driven: Pick<Platform, 'advanceTo' | 'finish'>,
+  closers: Array<() => Promise<void> | void>,
+): Promise<{ finished: Promise<void> }> {
   const clocks = new ShardClocks(count);
   let chain: Promise<void> = Promise.resolve();
   let reached = -Infinity;
@@ -458,7 +499,11 @@ const shardsDoneKey = (p: IngestPartition | undefined): string => `shards_done${
  * duplicates. Refused, not diverging silently (docs/scale-out.md, Resuming). A process that
  * stopped before the end (a crash) starts again and reloads its open minutes.
  */
-async function refuseFinishedShardRun(store: Store, partition: IngestPartition | undefined, name: string): Promise<void> {
+async function refuseFinishedShardRun(
+  store: Store,
+  partition: IngestPartition | undefined,
+  name: string,
+): Promise<void> {
   if ((await store.getState(shardsDoneKey(partition))) === undefined) return;
   await store.close();
   throw new AppError(
@@ -468,7 +513,11 @@ async function refuseFinishedShardRun(store: Store, partition: IngestPartition |
 }
 
 /** The ingest side's end of a sharded run, then its mark in the store. */
-function shardRunFinish(store: Store, partition: IngestPartition | undefined, finish: () => Promise<void>): () => Promise<void> {
+function shardRunFinish(
+  store: Store,
+  partition: IngestPartition | undefined,
+  finish: () => Promise<void>,
+): () => Promise<void> {
   return async () => {
     await finish();
     await store.setState(shardsDoneKey(partition), 1);
@@ -476,6 +525,9 @@ function shardRunFinish(store: Store, partition: IngestPartition | undefined, fi
 }
 
 /** A broker's publish callback that also passes the platform's time of acceptance. */
-function stampedWith(onPublish: (topic: string, payload: Buffer, atMs: number) => void, clock: Clock): (topic: string, payload: Buffer) => void {
+function stampedWith(
+  onPublish: (topic: string, payload: Buffer, atMs: number) => void,
+  clock: Clock,
+): (topic: string, payload: Buffer) => void {
   return (topic, payload) => onPublish(topic, payload, clock.now());
 }

@@ -51,7 +51,10 @@ export interface PlatformReads {
 }
 
 /** What `reportData` reads: the cloud's, or a store's alone (`report merge --store`, src/run/store-accuracy.ts). */
-export type ReportReads = Pick<Cloud, 'counters' | 'latenciesMs' | 'presenceMinutes' | 'trafficMinutes' | 'trafficSpaces' | 'trafficOccupancy'>;
+export type ReportReads = Pick<
+  Cloud,
+  'counters' | 'latenciesMs' | 'presenceMinutes' | 'trafficMinutes' | 'trafficSpaces' | 'trafficOccupancy'
+>;
 
 /** Answers a report request from the cloud (in the platform's thread). */
 export async function reportData(cloud: ReportReads, req: ReportRequest): Promise<ReportData> {
@@ -62,9 +65,19 @@ export async function reportData(cloud: ReportReads, req: ReportRequest): Promis
   const trafficSpaces = [...cloud.trafficSpaces()];
   const trafficOccupancy: ReportData['trafficOccupancy'] = {};
   for (const s of trafficSpaces) {
-    trafficOccupancy[s.spaceId] = { raw: await cloud.trafficOccupancy(s.spaceId, req.fromMs, req.toMs, false), calibrated: await cloud.trafficOccupancy(s.spaceId, req.fromMs, req.toMs, true) };
+    trafficOccupancy[s.spaceId] = {
+      raw: await cloud.trafficOccupancy(s.spaceId, req.fromMs, req.toMs, false),
+      calibrated: await cloud.trafficOccupancy(s.spaceId, req.fromMs, req.toMs, true),
+    };
   }
-  return { counters: cloud.counters(), latenciesMs: cloud.latenciesMs().toArrays(), presence, traffic, trafficSpaces, trafficOccupancy };
+  return {
+    counters: cloud.counters(),
+    latenciesMs: cloud.latenciesMs().toArrays(),
+    presence,
+    traffic,
+    trafficSpaces,
+    trafficOccupancy,
+  };
 }
 
 /** The platform's reads over an in-thread cloud. */

@@ -22,10 +22,27 @@ export interface ShardClockPlatformOptions {
   dbPath: string | null;
 }
 
-const NO_COUNTERS: CloudCounters = { batchesReceived: 0, batchesProcessed: 0, duplicateBatches: 0, packetsProcessed: 0, packetsStoredBefore: 0, deadLettered: 0, eventsEmitted: 0, lateInWindow: 0, lateBeyondWindow: 0 };
+const NO_COUNTERS: CloudCounters = {
+  batchesReceived: 0,
+  batchesProcessed: 0,
+  duplicateBatches: 0,
+  packetsProcessed: 0,
+  packetsStoredBefore: 0,
+  deadLettered: 0,
+  eventsEmitted: 0,
+  lateInWindow: 0,
+  lateBeyondWindow: 0,
+};
 
 function emptyReads(): PlatformReads {
-  const data: ReportData = { counters: NO_COUNTERS, latenciesMs: { values: new Float64Array(0), counts: new Float64Array(0) }, presence: {}, traffic: {}, trafficSpaces: [], trafficOccupancy: {} };
+  const data: ReportData = {
+    counters: NO_COUNTERS,
+    latenciesMs: { values: new Float64Array(0), counts: new Float64Array(0) },
+    presence: {},
+    traffic: {},
+    trafficSpaces: [],
+    trafficOccupancy: {},
+  };
   return {
     counters: () => Promise.resolve({ ...NO_COUNTERS }),
     presenceMinutes: () => Promise.resolve([]),
@@ -38,7 +55,11 @@ function emptyReads(): PlatformReads {
 }
 
 export async function startShardClockPlatform(o: ShardClockPlatformOptions): Promise<Platform> {
-  const clock = await startShardClockPublisher(o.brokerUrl, o.shard, `occusim-shard-clock-${o.shard.index}-${randomBytes(6).toString('hex')}`);
+  const clock = await startShardClockPublisher(
+    o.brokerUrl,
+    o.shard,
+    `occusim-shard-clock-${o.shard.index}-${randomBytes(6).toString('hex')}`,
+  );
   let reached = -Infinity;
   return {
     brokerUrl: o.brokerUrl,

@@ -44,7 +44,12 @@ export interface GuardedStore {
  * are resent, with the packets sensed after that end) instead of refusing the resent ones as
  * duplicates, so a stopped and resumed run stores what an uninterrupted one stores.
  */
-export async function guardStore(target: GuardedStore, policy: StorePolicy, runKey: string, runEndMs: number | null = null): Promise<void> {
+export async function guardStore(
+  target: GuardedStore,
+  policy: StorePolicy,
+  runKey: string,
+  runEndMs: number | null = null,
+): Promise<void> {
   const { location } = target;
   if (location.kind === 'sqlite' && location.path === ':memory:') return;
   const name = describeStore(location.kind === 'sqlite' ? location.path : location.url);
@@ -56,10 +61,16 @@ export async function guardStore(target: GuardedStore, policy: StorePolicy, runK
       const held = await store.getState(RUN_KEY);
       const holdsRun = held !== undefined || (await store.getState(FINALISED)) !== undefined;
       if (holdsRun && policy === 'new') {
-        throw new AppError(ErrorCodes.USAGE, `store ${name} already holds a run: pass --resume to continue that run, or --fresh to delete it and start over`);
+        throw new AppError(
+          ErrorCodes.USAGE,
+          `store ${name} already holds a run: pass --resume to continue that run, or --fresh to delete it and start over`,
+        );
       }
       if (held !== undefined && policy === 'resume' && held !== runKeyNumber(runKey)) {
-        throw new AppError(ErrorCodes.USAGE, `store ${name} holds a different run (another scenario or seed): --resume continues only the same run; use --fresh to start over`);
+        throw new AppError(
+          ErrorCodes.USAGE,
+          `store ${name} holds a different run (another scenario or seed): --resume continues only the same run; use --fresh to start over`,
+        );
       }
     }
     if (policy === 'resume' && runEndMs !== null) {

@@ -15,14 +15,25 @@ export function parseStoreLocation(text: string): StoreLocation {
     try {
       url = new URL(text);
     } catch {
-      throw new AppError(ErrorCodes.USAGE, `--store ${JSON.stringify(describeStore(text))}: not a valid postgres:// URL`);
+      throw new AppError(
+        ErrorCodes.USAGE,
+        `--store ${JSON.stringify(describeStore(text))}: not a valid postgres:// URL`,
+      );
     }
-    if (url.pathname.length <= 1 && !url.searchParams.has('host')) throw new AppError(ErrorCodes.USAGE, `--store ${JSON.stringify(describeStore(text))}: name the database, e.g. postgres://user@localhost:5432/occusim`);
+    if (url.pathname.length <= 1 && !url.searchParams.has('host'))
+      throw new AppError(
+        ErrorCodes.USAGE,
+        `--store ${JSON.stringify(describeStore(text))}: name the database, e.g. postgres://user@localhost:5432/occusim`,
+      );
     return { kind: 'postgres', url: text };
   }
   const m = /^([a-z][a-z0-9+.-]*):(.*)$/i.exec(text);
   if (m && m[1] !== undefined && m[1].length > 1) {
-    if (m[1].toLowerCase() !== 'sqlite') throw new AppError(ErrorCodes.USAGE, `--store must be sqlite:PATH, postgres://… or a file path, got the scheme ${JSON.stringify(m[1])}`);
+    if (m[1].toLowerCase() !== 'sqlite')
+      throw new AppError(
+        ErrorCodes.USAGE,
+        `--store must be sqlite:PATH, postgres://… or a file path, got the scheme ${JSON.stringify(m[1])}`,
+      );
     const path = (m[2] ?? '').replace(/^\/\/(?=\/)/, '');
     if (path === '') throw new AppError(ErrorCodes.USAGE, '--store sqlite: needs a file path, e.g. sqlite:run.sqlite');
     return { kind: 'sqlite', path };

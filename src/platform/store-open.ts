@@ -18,7 +18,9 @@ export function openStore(location: StoreLocation): Promise<Store> {
 
 /** The webhook subscriptions and delivery outbox at `location`, behind the asynchronous webhook port. */
 export function openWebhookStore(location: StoreLocation): Promise<AsyncWebhookStore> {
-  return location.kind === 'sqlite' ? Promise.resolve(sqliteWebhookStore(location.path)) : PostgresWebhookStore.open(location.url);
+  return location.kind === 'sqlite'
+    ? Promise.resolve(sqliteWebhookStore(location.path))
+    : PostgresWebhookStore.open(location.url);
 }
 
 /** The store at `location` as the run guard sees it (`--fresh` empties it, `--resume` reads it). */

@@ -61,8 +61,7 @@ export type PlatformRequest =
   | { id: number; op: 'restartBroker'; filters: string[] };
 
 export type PlatformResponse =
-  | { kind: 'result'; id: number; value: unknown }
-  | { kind: 'error'; id: number; code: string | null; message: string };
+  { kind: 'result'; id: number; value: unknown } | { kind: 'error'; id: number; code: string | null; message: string };
 
 /** Sent once if the platform cannot start. */
 export interface PlatformThreadFailed {

@@ -16,7 +16,10 @@ type Request = PlatformRequest extends infer R ? (R extends { id: number } ? Omi
 
 export async function startPlatformThread(init: PlatformThreadInit): Promise<Platform> {
   const worker = startModuleWorker(import.meta.url, 'worker', init);
-  const { calls, ready: info } = await workerCalls<Request, PlatformThreadReady>(worker, { what: 'platform thread', fallback: ErrorCodes.CLOUD_FAILED });
+  const { calls, ready: info } = await workerCalls<Request, PlatformThreadReady>(worker, {
+    what: 'platform thread',
+    fallback: ErrorCodes.CLOUD_FAILED,
+  });
   const call = <T>(r: Request): Promise<T> => calls.call<T>(r);
   const reads: PlatformReads = {
     counters: () => call({ op: 'counters' }),
@@ -48,10 +51,13 @@ export async function startPlatformThread(init: PlatformThreadInit): Promise<Pla
     finish: () => call({ op: 'finish' }),
     stoppedAt: (t) => call({ op: 'stoppedAt', t }),
     // Posted as it comes (the hub in the platform's thread coalesces for the browsers).
-    ...(info.live ? { publishLive: (truth: LiveTruth): void => {
+    ...(info.live
+      ? {
+          publishLive: (truth: LiveTruth): void => {
             if (!closed) calls.post({ op: 'publishLive', truth } satisfies PlatformLivePost);
           },
-        } : {}),
+        }
+      : {}),
     restartBroker: info.canRestartBroker ? (filters) => call({ op: 'restartBroker', filters: [...filters] }) : null,
     async close() {
       if (closed) return;

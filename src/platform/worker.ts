@@ -1,7 +1,14 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { isAppError } from '../core/errors.js';
 import { platformOptionsOf, startPlatform, type Platform } from './platform.js';
-import type { PlatformLivePost, PlatformRequest, PlatformResponse, PlatformThreadFailed, PlatformThreadInit, PlatformThreadReady } from './thread-messages.js';
+import type {
+  PlatformLivePost,
+  PlatformRequest,
+  PlatformResponse,
+  PlatformThreadFailed,
+  PlatformThreadInit,
+  PlatformThreadReady,
+} from './thread-messages.js';
 
 /**
  * The platform's worker thread: builds the catalogue from the organisations it is given,
@@ -56,7 +63,14 @@ async function main(channel: NonNullable<typeof port>): Promise<void> {
     channel.postMessage({ kind: 'failed', ...failure(err) } satisfies PlatformThreadFailed);
     return;
   }
-  channel.postMessage({ kind: 'ready', brokerUrl: platform.brokerUrl, apiUrl: platform.apiUrl, dbPath: platform.dbPath, canRestartBroker: platform.restartBroker !== null, live: platform.publishLive !== undefined } satisfies PlatformThreadReady);
+  channel.postMessage({
+    kind: 'ready',
+    brokerUrl: platform.brokerUrl,
+    apiUrl: platform.apiUrl,
+    dbPath: platform.dbPath,
+    canRestartBroker: platform.restartBroker !== null,
+    live: platform.publishLive !== undefined,
+  } satisfies PlatformThreadReady);
   // One request at a time, in order: a chain of promises.
   let chain = Promise.resolve();
   channel.on('message', (r: PlatformRequest | PlatformLivePost) => {

@@ -18,7 +18,13 @@ const UplinkAckT = protoRoot.lookupType('occusim.v1.UplinkAck');
 const MeshFrameT = protoRoot.lookupType('occusim.v1.MeshFrame');
 const HeartbeatT = protoRoot.lookupType('occusim.v1.HiveHeartbeat');
 
-const TO_OBJECT: protobuf.IConversionOptions = { longs: Number, enums: Number, defaults: true, oneofs: true, arrays: true };
+const TO_OBJECT: protobuf.IConversionOptions = {
+  longs: Number,
+  enums: Number,
+  defaults: true,
+  oneofs: true,
+  arrays: true,
+};
 
 interface RawDetection {
   x: number;
@@ -51,7 +57,11 @@ export function packetToRaw(p: WirePacket): Record<string, unknown> {
       presence: { detections: p.detections.map(([x, y]) => ({ x, y })) },
     };
   }
-  return { sensorMac: p.sensorMac, sensedAtMs: p.sensedAtMs, traffic: { intervalMs: p.intervalMs, in: p.in, out: p.out } };
+  return {
+    sensorMac: p.sensorMac,
+    sensedAtMs: p.sensedAtMs,
+    traffic: { intervalMs: p.intervalMs, in: p.in, out: p.out },
+  };
 }
 
 export function packetFromRaw(r: RawPacket, index: number): WirePacket {
@@ -106,14 +116,19 @@ export function decodeAck(bytes: Uint8Array): UplinkAck {
 }
 
 export function encodeMeshFrame(frame: MeshFrame): Uint8Array {
-  const payload = frame.payload.kind === 'data' ? { data: packetToRaw(frame.payload.packet) } : { health: healthToRaw(frame.payload.health) };
+  const payload =
+    frame.payload.kind === 'data'
+      ? { data: packetToRaw(frame.payload.packet) }
+      : { health: healthToRaw(frame.payload.health) };
   return MeshFrameT.encode(MeshFrameT.fromObject({ meshSeq: frame.meshSeq, hops: frame.hops, ...payload })).finish();
 }
 
 export function decodeMeshFrame(bytes: Uint8Array): MeshFrame {
   const raw = decodeRaw<RawFrame>(MeshFrameT, bytes);
-  if (raw.payload === 'data' && raw.data) return { meshSeq: raw.meshSeq, hops: raw.hops, payload: { kind: 'data', packet: packetFromRaw(raw.data, 0) } };
-  if (raw.payload === 'health' && raw.health) return { meshSeq: raw.meshSeq, hops: raw.hops, payload: { kind: 'health', health: healthFromRaw(raw.health) } };
+  if (raw.payload === 'data' && raw.data)
+    return { meshSeq: raw.meshSeq, hops: raw.hops, payload: { kind: 'data', packet: packetFromRaw(raw.data, 0) } };
+  if (raw.payload === 'health' && raw.health)
+    return { meshSeq: raw.meshSeq, hops: raw.hops, payload: { kind: 'health', health: healthFromRaw(raw.health) } };
   throw new AppError(ErrorCodes.DECODE_FAILED, 'MeshFrame: no data or health payload');
 }
 

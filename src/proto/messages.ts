@@ -56,7 +56,8 @@ export interface SensorHealth {
 export interface MeshFrame {
   readonly meshSeq: number;
   readonly hops: number;
-  readonly payload: { readonly kind: 'data'; readonly packet: WirePacket } | { readonly kind: 'health'; readonly health: SensorHealth };
+  readonly payload:
+    { readonly kind: 'data'; readonly packet: WirePacket } | { readonly kind: 'health'; readonly health: SensorHealth };
 }
 
 export type HiveState = 'online' | 'streaming' | 'catching_up' | 'booting';

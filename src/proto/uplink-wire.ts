@@ -62,7 +62,7 @@ function split64(v: number): void {
     lo64 = 0xffffffff;
     hi64 = 0xffffffff;
   } else {
-    lo64 = (v % TWO_32 | 0) >>> 0;
+    lo64 = ((v % TWO_32) | 0) >>> 0;
     hi64 = ((v / TWO_32) | 0) >>> 0;
   }
 }
@@ -166,7 +166,8 @@ if (!LITTLE_ENDIAN) throw new Error('uplink-wire: big-endian hosts are not suppo
 /** HiveUplink bytes, identical to protobufjs reflection's encoding of the same batch. */
 export function encodeUplinkWire(batch: UplinkBatch): Uint8Array {
   const packets = batch.packets;
-  if (packetSizes.length < packets.length) packetSizes = new Int32Array(Math.max(packets.length, packetSizes.length * 2));
+  if (packetSizes.length < packets.length)
+    packetSizes = new Int32Array(Math.max(packets.length, packetSizes.length * 2));
   let size = 1 + stringSize(batch.hiveSerial) + 1 + varint64Size(batch.seq) + 1 + varint64Size(batch.sentAtMs);
   for (let i = 0; i < packets.length; i++) {
     const n = packetBodySize(packets[i] as WirePacket);
@@ -290,7 +291,14 @@ export class UplinkPackets {
   }
 
   /** A presence packet of sensor `sensor` (in `macs`): its `n` detections are coords[from + 2k], coords[from + 2k + 1]. */
-  presence(macs: MacFields, sensor: number, sensedAtMs: number, coords: ArrayLike<number>, from: number, n: number): void {
+  presence(
+    macs: MacFields,
+    sensor: number,
+    sensedAtMs: number,
+    coords: ArrayLike<number>,
+    from: number,
+    n: number,
+  ): void {
     const presence = n * DETECTION_SIZE;
     const w = this.#head(macs, sensor, sensedAtMs, presence);
     w.varint32(F_PRESENCE);
@@ -307,7 +315,14 @@ export class UplinkPackets {
   }
 
   /** A traffic packet of sensor `sensor` (in `macs`). */
-  traffic(macs: MacFields, sensor: number, sensedAtMs: number, intervalMs: number, inCount: number, outCount: number): void {
+  traffic(
+    macs: MacFields,
+    sensor: number,
+    sensedAtMs: number,
+    intervalMs: number,
+    inCount: number,
+    outCount: number,
+  ): void {
     const traffic = 3 + varint32Size(intervalMs) + varint32Size(inCount) + varint32Size(outCount);
     const w = this.#head(macs, sensor, sensedAtMs, traffic);
     w.varint32(F_TRAFFIC);
@@ -405,8 +420,22 @@ export function uplinkTrailerSize(protocolMinor: number | undefined): number {
  * bytes, or the packets of an earlier encoding of the batch): identical to `encodeUplinkWire`
  * of the same batch. The packets sit at [length − trailer − packets.length, length − trailer).
  */
-export function encodeUplinkFrom(hiveSerial: string, seq: number, sentAtMs: number, packets: Uint8Array, protocolMinor?: number): Buffer {
-  const size = 1 + stringSize(hiveSerial) + 1 + varint64Size(seq) + 1 + varint64Size(sentAtMs) + packets.length + uplinkTrailerSize(protocolMinor);
+export function encodeUplinkFrom(
+  hiveSerial: string,
+  seq: number,
+  sentAtMs: number,
+  packets: Uint8Array,
+  protocolMinor?: number,
+): Buffer {
+  const size =
+    1 +
+    stringSize(hiveSerial) +
+    1 +
+    varint64Size(seq) +
+    1 +
+    varint64Size(sentAtMs) +
+    packets.length +
+    uplinkTrailerSize(protocolMinor);
   const w = new ByteWriter(Buffer.allocUnsafe(size));
   w.varint32(F_HIVE_SERIAL);
   w.string(hiveSerial);
@@ -622,7 +651,8 @@ export function decodeUplinkWire(bytes: Uint8Array): UplinkBatch {
   } catch (err) {
     throw new AppError(ErrorCodes.DECODE_FAILED, `HiveUplink: ${(err as Error).message}`, { cause: err });
   }
-  if (bodiless >= 0) throw new AppError(ErrorCodes.DECODE_FAILED, `packets[${String(bodiless)}]: no presence or traffic body`);
+  if (bodiless >= 0)
+    throw new AppError(ErrorCodes.DECODE_FAILED, `packets[${String(bodiless)}]: no presence or traffic body`);
   const batch = { hiveSerial, seq, sentAtMs, packets };
   // protocol_minor is absent on the wire from v1.0 senders: keep the domain object minimal.
   return protocolMinor === 0 ? batch : { ...batch, protocolMinor };

@@ -66,7 +66,13 @@ export const MAX_DOOR_SERIES = 200;
 
 const LATENCY_BOUNDS_S = [1, 2, 5, 10, 15, 20, 30, 45, 60, 90, 120, 300];
 
-export function reportDataset(model: ScenarioModel, truth: TruthRecorder, data: ReportData, result: RunResult, verdicts: readonly Verdict[] | null = null): ReportDataset {
+export function reportDataset(
+  model: ScenarioModel,
+  truth: TruthRecorder,
+  data: ReportData,
+  result: RunResult,
+  verdicts: readonly Verdict[] | null = null,
+): ReportDataset {
   const zoneOf = zoneOfSpace(model);
   const floorNames = new Map(model.floors.map((f) => [f.id, f.name]));
   const all = truthSpaces(model);
@@ -93,7 +99,13 @@ export function reportDataset(model: ScenarioModel, truth: TruthRecorder, data: 
     };
   });
   return {
-    scenario: { name: model.name, seed: model.seed, start: model.startMs, durationMs: model.durationMs, zone: model.sites[0]?.timezone ?? 'UTC' },
+    scenario: {
+      name: model.name,
+      seed: model.seed,
+      start: model.startMs,
+      durationMs: model.durationMs,
+      zone: model.sites[0]?.timezone ?? 'UTC',
+    },
     spaces,
     spacesTotal: all.length,
     doors: doorSeries(model, truth, data).slice(0, MAX_DOOR_SERIES),
@@ -124,7 +136,16 @@ function doorSeries(model: ScenarioModel, truth: TruthRecorder, data: ReportData
     if (out.length >= MAX_DOOR_SERIES) break;
     const door = s.doorId === null ? undefined : doors.get(s.doorId);
     if (s.mode !== 'traffic' || !door) continue;
-    const row = { sensor: s.id, name: s.name, door: door.name, minutes, measuredIn: new Array<number>(n).fill(0), measuredOut: new Array<number>(n).fill(0), trueIn: new Array<number>(n).fill(0), trueOut: new Array<number>(n).fill(0) };
+    const row = {
+      sensor: s.id,
+      name: s.name,
+      door: door.name,
+      minutes,
+      measuredIn: new Array<number>(n).fill(0),
+      measuredOut: new Array<number>(n).fill(0),
+      trueIn: new Array<number>(n).fill(0),
+      trueOut: new Array<number>(n).fill(0),
+    };
     for (const m of data.traffic[s.id] ?? []) {
       const i = (m.minuteMs - start) / MINUTE_MS;
       if (i < 0 || i >= n) continue;
@@ -145,7 +166,10 @@ function doorSeries(model: ScenarioModel, truth: TruthRecorder, data: ReportData
 }
 
 /** Latencies held as distinct values and how often each occurred (core/value-counts.ts). */
-function histogram(latencies: { values: ArrayLike<number>; counts: ArrayLike<number> }, boundsS: readonly number[]): ReportDataset['latency'] {
+function histogram(
+  latencies: { values: ArrayLike<number>; counts: ArrayLike<number> },
+  boundsS: readonly number[],
+): ReportDataset['latency'] {
   const counts = new Array<number>(boundsS.length + 1).fill(0);
   for (let i = 0; i < latencies.values.length; i++) {
     const s = (latencies.values[i] as number) / 1000;

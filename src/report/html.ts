@@ -11,7 +11,14 @@ import { barChart, escapeXml, linePlot, type LineSeries } from './svg.js';
  * behind the plots are embedded as JSON (`#occusim-report-data`) for anyone who wants them.
  */
 
-const COLOURS = { truth: '#222', presence: '#1f77b4', raw: '#ff7f0e', calibrated: '#2ca02c', in: '#1f77b4', out: '#d62728' };
+const COLOURS = {
+  truth: '#222',
+  presence: '#1f77b4',
+  raw: '#ff7f0e',
+  calibrated: '#2ca02c',
+  in: '#1f77b4',
+  out: '#d62728',
+};
 
 const CSS = `body{font:14px/1.4 system-ui,sans-serif;margin:1.5rem auto;max-width:780px;color:#222}
 h1{font-size:1.4rem}h2{margin-top:2rem;border-bottom:1px solid #ddd}figure{margin:1rem 0}figcaption{font-size:12px;color:#555}
@@ -30,14 +37,24 @@ export function reportHtml(d: ReportDataset): string {
     `<div class="kpi"><div>room presence MAE <b>${r.presence.rooms.mae}</b></div><div>exact <b>${pct(r.presence.rooms.exactRate)}</b></div><div>traffic recall <b>${pct(r.traffic.overall.recall)}</b></div><div>packets lost <b>${r.messages.lost}</b></div><div>latency p99 <b>${r.latencyMs.p99} ms</b></div></div>`,
     `<h2 id="occupancy">Occupancy per space, measured vs true</h2><p>Per minute, in ${escapeXml(d.scenario.zone)} time. True: the median head count of the minute (as the platform computes its own). Presence: the platform's presence occupancy (gaps: no sample reached it). Traffic raw / calibrated: occupancy from door counts since the local day's first instant (dashed line: the midnight reset).</p>`,
     ...plotted.map((s) => spaceFigure(s, timeLabel)),
-    d.spacesTotal > plotted.length ? `<p>${d.spacesTotal - plotted.length} more spaces: their figures are in the tables below, their per-minute truth in --truth.</p>` : '',
+    d.spacesTotal > plotted.length
+      ? `<p>${d.spacesTotal - plotted.length} more spaces: their figures are in the tables below, their per-minute truth in --truth.</p>`
+      : '',
     `<h2 id="doors">Door counts vs true crossings</h2><p>Cumulative counts since the run's start, in the counting sensor's sense.</p>`,
     ...d.doors.map((s) => doorFigure(s, timeLabel)),
     d.doors.length === 0 ? '<p>No traffic sensors.</p>' : '',
-    d.doorsTotal > d.doors.length ? `<p>${d.doorsTotal - d.doors.length} more traffic sensors in the tables below.</p>` : '',
+    d.doorsTotal > d.doors.length
+      ? `<p>${d.doorsTotal - d.doors.length} more traffic sensors in the tables below.</p>`
+      : '',
     detectorSection(d),
     `<h2 id="latency">Latency</h2>`,
-    barChart({ title: 'Sensing → processed latency (simulated), packets per bucket', labels: [...d.latency.boundsS.map((b) => `≤${b}s`), `>${d.latency.boundsS.at(-1) ?? 0}s`], values: d.latency.counts, yLabel: 'packets', attrs: { class: 'latency-histogram' } }),
+    barChart({
+      title: 'Sensing → processed latency (simulated), packets per bucket',
+      labels: [...d.latency.boundsS.map((b) => `≤${b}s`), `>${d.latency.boundsS.at(-1) ?? 0}s`],
+      values: d.latency.counts,
+      yLabel: 'packets',
+      attrs: { class: 'latency-histogram' },
+    }),
     `<p>p50 ${r.latencyMs.p50} ms, p90 ${r.latencyMs.p90} ms, p99 ${r.latencyMs.p99} ms, max ${r.latencyMs.max} ms.</p>`,
     ledgerSection(d),
     webhookSection(d),
@@ -52,7 +69,8 @@ export function reportHtml(d: ReportDataset): string {
 /** The run's thresholds, each with its measured value and verdict (as the summary's table and --junit). */
 function thresholdSection(d: ReportDataset): string {
   const v = d.verdicts;
-  if (!v || v.length === 0) return '<h2 id="thresholds">Thresholds</h2><p>No thresholds in this run (a scenario\'s <code>expect:</code> or <code>--expect</code>).</p>';
+  if (!v || v.length === 0)
+    return '<h2 id="thresholds">Thresholds</h2><p>No thresholds in this run (a scenario\'s <code>expect:</code> or <code>--expect</code>).</p>';
   const failed = v.filter((x) => !x.passed).length;
   return `<h2 id="thresholds">Thresholds</h2><p>${v.length} threshold(s): ${failed === 0 ? 'all passed' : `<b>${failed} failed</b>`}.</p>${table(
     ['threshold', 'measured', 'verdict'],
@@ -61,10 +79,13 @@ function thresholdSection(d: ReportDataset): string {
 }
 
 function spaceFigure(s: SpaceSeries, timeLabel: (ms: number) => string): string {
-  const series: LineSeries[] = [{ name: 'true', values: s.truth, colour: COLOURS.truth, step: true, width: 4, opacity: 0.3 }];
+  const series: LineSeries[] = [
+    { name: 'true', values: s.truth, colour: COLOURS.truth, step: true, width: 4, opacity: 0.3 },
+  ];
   if (s.presence) series.push({ name: 'presence', values: s.presence, colour: COLOURS.presence, step: true });
   if (s.trafficRaw) series.push({ name: 'traffic raw', values: s.trafficRaw, colour: COLOURS.raw, step: true });
-  if (s.trafficCalibrated) series.push({ name: 'traffic calibrated', values: s.trafficCalibrated, colour: COLOURS.calibrated, step: true });
+  if (s.trafficCalibrated)
+    series.push({ name: 'traffic calibrated', values: s.trafficCalibrated, colour: COLOURS.calibrated, step: true });
   const svg = linePlot({
     title: `${s.name} (${s.kind}${s.kind === 'floor' ? '' : `, ${s.floor}`})`,
     xs: s.minutes,
@@ -111,13 +132,30 @@ function detectorSection(d: ReportDataset): string {
     a.abs += s.mae * s.samples;
     arrays.set(s.model, a);
   }
-  const rows = [...arrays].map(([model, a]) => [model, a.samples, pct(a.samples ? a.exact / a.samples : 0), round3(a.samples ? a.abs / a.samples : 0)]);
+  const rows = [...arrays].map(([model, a]) => [
+    model,
+    a.samples,
+    pct(a.samples ? a.exact / a.samples : 0),
+    round3(a.samples ? a.abs / a.samples : 0),
+  ]);
   return [
     '<h2 id="detector">Detector accuracy per sensor array</h2>',
-    barChart({ title: 'Presence reports with the exact count, % per array', labels: rows.map((r) => String(r[0])), values: rows.map((r) => Number(String(r[2]).replace('%', ''))), yLabel: '%', attrs: { class: 'detector-chart' } }),
+    barChart({
+      title: 'Presence reports with the exact count, % per array',
+      labels: rows.map((r) => String(r[0])),
+      values: rows.map((r) => Number(String(r[2]).replace('%', ''))),
+      yLabel: '%',
+      attrs: { class: 'detector-chart' },
+    }),
     table(['array', 'reports', 'exact', 'MAE'], rows),
-    table(['presence sensor', 'array', 'reports', 'exact', 'MAE', 'location error m'], det.presence.sensors.map((s) => [s.name, s.model, s.samples, pct(s.exactRate), s.mae, s.locErrorM])),
-    table(['traffic sensor', 'array', 'true crossings', 'counted', 'precision', 'recall'], det.traffic.sensors.map((s) => [s.name, s.model, s.trueCrossings, s.counted, pct(s.precision), pct(s.recall)])),
+    table(
+      ['presence sensor', 'array', 'reports', 'exact', 'MAE', 'location error m'],
+      det.presence.sensors.map((s) => [s.name, s.model, s.samples, pct(s.exactRate), s.mae, s.locErrorM]),
+    ),
+    table(
+      ['traffic sensor', 'array', 'true crossings', 'counted', 'precision', 'recall'],
+      det.traffic.sensors.map((s) => [s.name, s.model, s.trueCrossings, s.counted, pct(s.precision), pct(s.recall)]),
+    ),
   ].join('\n');
 }
 
@@ -126,22 +164,97 @@ function ledgerSection(d: ReportDataset): string {
   const head = `<h2 id="ledger">Delivery ledger</h2>${table(['packets sent', 'delivered', 'dead-lettered', 'lost', 'batches sent', 'processed', 'duplicates'], [[m.packetsSent, m.packetsDelivered, m.deadLettered, m.lost, m.batchesSent, m.batchesProcessed, m.duplicateBatches]])}`;
   const del = d.result.delivery;
   if (!del) return head;
-  return `${head}${table(['hive', 'generated', 'mesh delivered', 'mesh dropped', 'buffer overflow', 'acked', 'retransmitted', 'duplicated', 'undelivered', 'lost'], del.hives.map((h) => [h.hive, h.generated, h.meshDelivered, h.meshDropped, h.bufferOverflow, h.acked, h.retransmitted, h.duplicated, h.undelivered, h.lost]))}`;
+  return `${head}${table(
+    [
+      'hive',
+      'generated',
+      'mesh delivered',
+      'mesh dropped',
+      'buffer overflow',
+      'acked',
+      'retransmitted',
+      'duplicated',
+      'undelivered',
+      'lost',
+    ],
+    del.hives.map((h) => [
+      h.hive,
+      h.generated,
+      h.meshDelivered,
+      h.meshDropped,
+      h.bufferOverflow,
+      h.acked,
+      h.retransmitted,
+      h.duplicated,
+      h.undelivered,
+      h.lost,
+    ]),
+  )}`;
 }
 
 function webhookSection(d: ReportDataset): string {
   const w = d.result.webhooks;
   if (!w || w.length === 0) return '<h2 id="webhooks">Webhook deliveries</h2><p>No webhooks in this run.</p>';
-  return `<h2 id="webhooks">Webhook deliveries</h2>${table(['subscription', 'delivered', 'retried', 'dead-lettered', 'disabled', 'pending'], w.map((s) => [s.name, s.delivered, s.retried, s.deadLettered, s.disabled, s.pending]))}`;
+  return `<h2 id="webhooks">Webhook deliveries</h2>${table(
+    ['subscription', 'delivered', 'retried', 'dead-lettered', 'disabled', 'pending'],
+    w.map((s) => [s.name, s.delivered, s.retried, s.deadLettered, s.disabled, s.pending]),
+  )}`;
 }
 
 function tablesSection(d: ReportDataset): string {
   const r = d.result;
   return [
     '<h2 id="tables">Accuracy tables</h2>',
-    table(['space', 'kind', 'floor', 'minutes', 'missing', 'MAE', 'exact', '±1', 'mean true', 'mean measured'], r.presence.spaces.map((s) => [s.name, s.kind, s.floor, s.minutes, s.missingMinutes, s.mae, pct(s.exactRate), pct(s.withinOneRate), s.meanTrue, s.meanMeasured])),
-    table(['traffic occupancy', 'kind', 'minutes', 'resets', 'MAE raw', 'MAE calibrated', 'end-of-day drift raw', 'calibrated'], r.trafficOccupancy.spaces.map((s) => [s.name, s.kind, s.minutes, s.resets, s.maeRaw, s.maeCalibrated, s.endOfDayDriftRaw, s.endOfDayDriftCalibrated])),
-    table(['traffic sensor', 'door', 'counted in', 'true in', 'counted out', 'true out', 'recall in', 'recall out'], r.traffic.sensors.map((s) => [s.name, s.door, s.measured.in, s.truth.in, s.measured.out, s.truth.out, pct(s.recall.in), pct(s.recall.out)])),
+    table(
+      ['space', 'kind', 'floor', 'minutes', 'missing', 'MAE', 'exact', '±1', 'mean true', 'mean measured'],
+      r.presence.spaces.map((s) => [
+        s.name,
+        s.kind,
+        s.floor,
+        s.minutes,
+        s.missingMinutes,
+        s.mae,
+        pct(s.exactRate),
+        pct(s.withinOneRate),
+        s.meanTrue,
+        s.meanMeasured,
+      ]),
+    ),
+    table(
+      [
+        'traffic occupancy',
+        'kind',
+        'minutes',
+        'resets',
+        'MAE raw',
+        'MAE calibrated',
+        'end-of-day drift raw',
+        'calibrated',
+      ],
+      r.trafficOccupancy.spaces.map((s) => [
+        s.name,
+        s.kind,
+        s.minutes,
+        s.resets,
+        s.maeRaw,
+        s.maeCalibrated,
+        s.endOfDayDriftRaw,
+        s.endOfDayDriftCalibrated,
+      ]),
+    ),
+    table(
+      ['traffic sensor', 'door', 'counted in', 'true in', 'counted out', 'true out', 'recall in', 'recall out'],
+      r.traffic.sensors.map((s) => [
+        s.name,
+        s.door,
+        s.measured.in,
+        s.truth.in,
+        s.measured.out,
+        s.truth.out,
+        pct(s.recall.in),
+        pct(s.recall.out),
+      ]),
+    ),
   ].join('\n');
 }
 
@@ -165,6 +278,12 @@ function jsonForScript(d: ReportDataset): string {
 
 /** Local wall time of the site (HH:MM, with the date when the run spans days). */
 function timeFormatter(zone: string, withDate: boolean): (ms: number) => string {
-  const f = new Intl.DateTimeFormat('en-GB', { timeZone: zone, hourCycle: 'h23', hour: '2-digit', minute: '2-digit', ...(withDate ? { month: '2-digit', day: '2-digit' } : {}) });
+  const f = new Intl.DateTimeFormat('en-GB', {
+    timeZone: zone,
+    hourCycle: 'h23',
+    hour: '2-digit',
+    minute: '2-digit',
+    ...(withDate ? { month: '2-digit', day: '2-digit' } : {}),
+  });
   return (ms) => f.format(ms);
 }

@@ -80,25 +80,37 @@ export function linePlot(p: LinePlot): string {
   yMin = Math.floor(yMin / yStep) * yStep;
   const px = (x: number): number => M.left + ((x - x0) / (x1 - x0)) * (W - M.left - M.right);
   const py = (y: number): number => H - M.bottom - ((y - yMin) / (yMax - yMin)) * (H - M.top - M.bottom);
-  const out: string[] = [`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}"${attrs(p.attrs)}>`];
+  const out: string[] = [
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}"${attrs(p.attrs)}>`,
+  ];
   out.push(`<text x="${M.left}" y="16" class="t">${escapeXml(p.title)}</text>`);
   // Grid and axes.
   for (let y = yMin; y <= yMax + 1e-9; y += yStep) {
-    out.push(`<line x1="${M.left}" x2="${W - M.right}" y1="${r1(py(y))}" y2="${r1(py(y))}" class="${y === 0 ? 'z' : 'g'}"/><text x="${M.left - 4}" y="${r1(py(y) + 4)}" class="yl">${r1(y)}</text>`);
+    out.push(
+      `<line x1="${M.left}" x2="${W - M.right}" y1="${r1(py(y))}" y2="${r1(py(y))}" class="${y === 0 ? 'z' : 'g'}"/><text x="${M.left - 4}" y="${r1(py(y) + 4)}" class="yl">${r1(y)}</text>`,
+    );
   }
   const xStep = timeStep(x1 - x0);
   for (let x = Math.ceil(x0 / xStep) * xStep; x <= x1; x += xStep) {
-    out.push(`<line x1="${r1(px(x))}" x2="${r1(px(x))}" y1="${H - M.bottom}" y2="${H - M.bottom + 4}" class="z"/><text x="${r1(px(x))}" y="${H - M.bottom + 15}" class="xl">${escapeXml(p.xLabel(x))}</text>`);
+    out.push(
+      `<line x1="${r1(px(x))}" x2="${r1(px(x))}" y1="${H - M.bottom}" y2="${H - M.bottom + 4}" class="z"/><text x="${r1(px(x))}" y="${H - M.bottom + 15}" class="xl">${escapeXml(p.xLabel(x))}</text>`,
+    );
   }
-  out.push(`<text x="12" y="${r1((H - M.bottom + M.top) / 2)}" class="al" transform="rotate(-90 12 ${r1((H - M.bottom + M.top) / 2)})">${escapeXml(p.yLabel)}</text>`);
+  out.push(
+    `<text x="12" y="${r1((H - M.bottom + M.top) / 2)}" class="al" transform="rotate(-90 12 ${r1((H - M.bottom + M.top) / 2)})">${escapeXml(p.yLabel)}</text>`,
+  );
   for (const m of p.markers ?? []) {
-    out.push(`<line x1="${r1(px(m.x))}" x2="${r1(px(m.x))}" y1="${M.top}" y2="${H - M.bottom}" class="mk"/><text x="${r1(px(m.x) + 3)}" y="${M.top + 10}" class="mkl">${escapeXml(m.label)}</text>`);
+    out.push(
+      `<line x1="${r1(px(m.x))}" x2="${r1(px(m.x))}" y1="${M.top}" y2="${H - M.bottom}" class="mk"/><text x="${r1(px(m.x) + 3)}" y="${M.top + 10}" class="mkl">${escapeXml(m.label)}</text>`,
+    );
   }
   for (const s of p.series) out.push(polyline(s, p.xs, px, py));
   // Legend along the bottom.
   let lx = M.left;
   for (const s of p.series) {
-    out.push(`<line x1="${lx}" x2="${lx + 16}" y1="${H - 8}" y2="${H - 8}" stroke="${s.colour}" stroke-width="2"${s.dash ? ` stroke-dasharray="${s.dash}"` : ''}/><text x="${lx + 20}" y="${H - 4}" class="lg">${escapeXml(s.name)}</text>`);
+    out.push(
+      `<line x1="${lx}" x2="${lx + 16}" y1="${H - 8}" y2="${H - 8}" stroke="${s.colour}" stroke-width="2"${s.dash ? ` stroke-dasharray="${s.dash}"` : ''}/><text x="${lx + 20}" y="${H - 4}" class="lg">${escapeXml(s.name)}</text>`,
+    );
     lx += 28 + s.name.length * 6.2;
   }
   out.push('</svg>');
@@ -143,15 +155,24 @@ export function barChart(b: BarChart): string {
   const n = Math.max(1, b.values.length);
   const bw = (W - M.left - M.right) / n;
   const py = (y: number): number => H - M.bottom - (y / yMax) * (H - M.top - M.bottom);
-  const out: string[] = [`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}"${attrs(b.attrs)}>`];
+  const out: string[] = [
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}"${attrs(b.attrs)}>`,
+  ];
   out.push(`<text x="${M.left}" y="16" class="t">${escapeXml(b.title)}</text>`);
-  for (let y = 0; y <= yMax + 1e-9; y += yStep) out.push(`<line x1="${M.left}" x2="${W - M.right}" y1="${r1(py(y))}" y2="${r1(py(y))}" class="g"/><text x="${M.left - 4}" y="${r1(py(y) + 4)}" class="yl">${r1(y)}</text>`);
+  for (let y = 0; y <= yMax + 1e-9; y += yStep)
+    out.push(
+      `<line x1="${M.left}" x2="${W - M.right}" y1="${r1(py(y))}" y2="${r1(py(y))}" class="g"/><text x="${M.left - 4}" y="${r1(py(y) + 4)}" class="yl">${r1(y)}</text>`,
+    );
   b.values.forEach((v, i) => {
     const x = M.left + i * bw;
-    out.push(`<rect x="${r1(x + 2)}" y="${r1(py(v))}" width="${r1(Math.max(1, bw - 4))}" height="${r1(py(0) - py(v))}" fill="${b.colour ?? '#4c78a8'}"><title>${escapeXml(`${b.labels[i] ?? ''}: ${v}`)}</title></rect>`);
+    out.push(
+      `<rect x="${r1(x + 2)}" y="${r1(py(v))}" width="${r1(Math.max(1, bw - 4))}" height="${r1(py(0) - py(v))}" fill="${b.colour ?? '#4c78a8'}"><title>${escapeXml(`${b.labels[i] ?? ''}: ${v}`)}</title></rect>`,
+    );
     out.push(`<text x="${r1(x + bw / 2)}" y="${H - M.bottom + 14}" class="xl">${escapeXml(b.labels[i] ?? '')}</text>`);
   });
-  out.push(`<text x="12" y="${r1((H - M.bottom + M.top) / 2)}" class="al" transform="rotate(-90 12 ${r1((H - M.bottom + M.top) / 2)})">${escapeXml(b.yLabel)}</text>`);
+  out.push(
+    `<text x="12" y="${r1((H - M.bottom + M.top) / 2)}" class="al" transform="rotate(-90 12 ${r1((H - M.bottom + M.top) / 2)})">${escapeXml(b.yLabel)}</text>`,
+  );
   out.push('</svg>');
   return out.join('');
 }

@@ -12,8 +12,26 @@ import type { TruthRecorder } from '../sim/truth.js';
  */
 export type TruthLine =
   | { type: 'run'; scenario: string; seed: number; start: string; durationMs: number; tickMs: number }
-  | { type: 'minute'; space: string; kind: 'floor' | 'room' | 'zone'; name: string; minute: string; minuteMs: number; count: number }
-  | { type: 'crossing'; door: string; name: string; person: string; at: string; atMs: number; direction: 'in' | 'out'; from: string | null; to: string | null };
+  | {
+      type: 'minute';
+      space: string;
+      kind: 'floor' | 'room' | 'zone';
+      name: string;
+      minute: string;
+      minuteMs: number;
+      count: number;
+    }
+  | {
+      type: 'crossing';
+      door: string;
+      name: string;
+      person: string;
+      at: string;
+      atMs: number;
+      direction: 'in' | 'out';
+      from: string | null;
+      to: string | null;
+    };
 
 export interface TruthSpace {
   id: string;
@@ -26,8 +44,12 @@ export interface TruthSpace {
 export function truthSpaces(model: ScenarioModel): TruthSpace[] {
   return model.floors.flatMap((f) => [
     { id: f.id, name: f.name, kind: 'floor' as const, floorId: f.id },
-    ...model.rooms.filter((r) => r.floorId === f.id).map((r) => ({ id: r.id, name: r.name, kind: 'room' as const, floorId: f.id })),
-    ...model.zones.filter((z) => z.floorId === f.id).map((z) => ({ id: z.id, name: z.name, kind: 'zone' as const, floorId: f.id })),
+    ...model.rooms
+      .filter((r) => r.floorId === f.id)
+      .map((r) => ({ id: r.id, name: r.name, kind: 'room' as const, floorId: f.id })),
+    ...model.zones
+      .filter((z) => z.floorId === f.id)
+      .map((z) => ({ id: z.id, name: z.name, kind: 'zone' as const, floorId: f.id })),
   ]);
 }
 
@@ -36,21 +58,47 @@ export function allCrossings(model: ScenarioModel, truth: TruthRecorder): DoorCr
   const doorRank = new Map(model.doors.map((d, i) => [d.id, i]));
   return model.doors
     .flatMap((d) => truth.crossings(d.id))
-    .sort((a, b) => a.atMs - b.atMs || (doorRank.get(a.doorId) ?? 0) - (doorRank.get(b.doorId) ?? 0) || (a.personId < b.personId ? -1 : a.personId > b.personId ? 1 : 0));
+    .sort(
+      (a, b) =>
+        a.atMs - b.atMs ||
+        (doorRank.get(a.doorId) ?? 0) - (doorRank.get(b.doorId) ?? 0) ||
+        (a.personId < b.personId ? -1 : a.personId > b.personId ? 1 : 0),
+    );
 }
 
 export function* truthLines(model: ScenarioModel, truth: TruthRecorder): Generator<TruthLine> {
-  yield { type: 'run', scenario: model.name, seed: model.seed, start: isoUtc(model.startMs), durationMs: model.durationMs, tickMs: model.tickMs };
+  yield {
+    type: 'run',
+    scenario: model.name,
+    seed: model.seed,
+    start: isoUtc(model.startMs),
+    durationMs: model.durationMs,
+    tickMs: model.tickMs,
+  };
   for (const s of truthSpaces(model)) {
     const series = [...truth.minuteSeries(s.id)].sort((a, b) => a[0] - b[0]);
-    for (const [minuteMs, count] of series) yield { type: 'minute', space: s.id, kind: s.kind, name: s.name, minute: isoUtc(minuteMs), minuteMs, count };
+    for (const [minuteMs, count] of series)
+      yield { type: 'minute', space: s.id, kind: s.kind, name: s.name, minute: isoUtc(minuteMs), minuteMs, count };
   }
   const doors = new Map(model.doors.map((d) => [d.id, d]));
   for (const c of allCrossings(model, truth)) {
     const d = doors.get(c.doorId);
     // 'in' goes from the door's fromRoomId side to its toRoomId side (null: outside the floor).
-    const [from, to] = c.direction === 'in' ? [d?.fromRoomId ?? null, d?.toRoomId ?? null] : [d?.toRoomId ?? null, d?.fromRoomId ?? null];
-    yield { type: 'crossing', door: c.doorId, name: d?.name ?? c.doorId, person: c.personId, at: isoUtc(c.atMs), atMs: c.atMs, direction: c.direction, from, to };
+    const [from, to] =
+      c.direction === 'in'
+        ? [d?.fromRoomId ?? null, d?.toRoomId ?? null]
+        : [d?.toRoomId ?? null, d?.fromRoomId ?? null];
+    yield {
+      type: 'crossing',
+      door: c.doorId,
+      name: d?.name ?? c.doorId,
+      person: c.personId,
+      at: isoUtc(c.atMs),
+      atMs: c.atMs,
+      direction: c.direction,
+      from,
+      to,
+    };
   }
 }
 

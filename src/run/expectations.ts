@@ -49,7 +49,10 @@ const READERS: Readonly<Record<ExpectMetric, (r: RunResult, p: MeasuredPerf) => 
 };
 
 /** The mean over traffic spaces, as the summary prints it. */
-function meanOverSpaces(r: RunResult, f: (s: RunResult['trafficOccupancy']['spaces'][number]) => number): number | null {
+function meanOverSpaces(
+  r: RunResult,
+  f: (s: RunResult['trafficOccupancy']['spaces'][number]) => number,
+): number | null {
   const spaces = r.trafficOccupancy.spaces;
   return spaces.length === 0 ? null : Math.round((spaces.reduce((a, s) => a + f(s), 0) / spaces.length) * 100) / 100;
 }
@@ -67,7 +70,11 @@ export function webhookErrorRate(r: Pick<RunResult, 'webhooks'>): number | null 
   return failed === null || attempts === null || attempts === 0 ? null : failed / attempts;
 }
 
-export function evaluateExpectations(expectations: readonly Expectation[], result: RunResult, perf: MeasuredPerf = {}): Verdict[] {
+export function evaluateExpectations(
+  expectations: readonly Expectation[],
+  result: RunResult,
+  perf: MeasuredPerf = {},
+): Verdict[] {
   return expectations.map((expectation) => {
     const measured = READERS[expectation.metric](result, perf);
     return { expectation, measured, passed: measured !== null && holds(expectation.op, measured, expectation.value) };

@@ -77,8 +77,20 @@ export class LagMonitor {
   }
 
   summary(): RealTimeSummary {
-    const pct = (v: ValueCounts): RealTimeSummary['lagMs'] => ({ p50: round(v.percentile(50) || 0, 0), p99: round(v.percentile(99) || 0, 0), max: round(v.percentile(100) || 0, 0) });
-    return { speed: this.#speed, lagMs: pct(this.#lag), sensingToStoredMs: pct(this.#stored), deliveryWaitMs: pct(this.#waited), ticksBehind: this.#ticksBehind, behindThresholdMs: this.#behindMs, warnings: this.#warnings };
+    const pct = (v: ValueCounts): RealTimeSummary['lagMs'] => ({
+      p50: round(v.percentile(50) || 0, 0),
+      p99: round(v.percentile(99) || 0, 0),
+      max: round(v.percentile(100) || 0, 0),
+    });
+    return {
+      speed: this.#speed,
+      lagMs: pct(this.#lag),
+      sensingToStoredMs: pct(this.#stored),
+      deliveryWaitMs: pct(this.#waited),
+      ticksBehind: this.#ticksBehind,
+      behindThresholdMs: this.#behindMs,
+      warnings: this.#warnings,
+    };
   }
 }
 
@@ -86,6 +98,7 @@ export class LagMonitor {
 export function formatRealTime(r: RealTimeSummary | undefined): string | null {
   if (!r) return null;
   const s = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
-  const verdict = r.ticksBehind === 0 ? 'held real time' : `fell behind on ${r.ticksBehind} ticks (> ${s(r.behindThresholdMs)})`;
+  const verdict =
+    r.ticksBehind === 0 ? 'held real time' : `fell behind on ${r.ticksBehind} ticks (> ${s(r.behindThresholdMs)})`;
   return `real time ×${r.speed}: ${verdict}; lag p50 ${s(r.lagMs.p50)}, p99 ${s(r.lagMs.p99)}, max ${s(r.lagMs.max)}; sensing → stored p50 ${s(r.sensingToStoredMs.p50)}, p99 ${s(r.sensingToStoredMs.p99)}, max ${s(r.sensingToStoredMs.max)}; waited for the previous delivery p99 ${s(r.deliveryWaitMs.p99)}, max ${s(r.deliveryWaitMs.max)}`;
 }

@@ -9,7 +9,10 @@ import type { World } from '../sim/types.js';
  */
 export const LIVE_EVERY_MS = 1000;
 
-export function liveTruthStepper(model: ScenarioModel, publish: (t: LiveTruth) => void): (t: number, world: World) => void {
+export function liveTruthStepper(
+  model: ScenarioModel,
+  publish: (t: LiveTruth) => void,
+): (t: number, world: World) => void {
   const floors = model.floors.map((f) => f.id);
   const cm = (v: number): number => Math.round(v * 100) / 100;
   return (t, world) => {
@@ -19,7 +22,12 @@ export function liveTruthStepper(model: ScenarioModel, publish: (t: LiveTruth) =
   };
 }
 
-export function liveTruthAt(t: number, world: World, floorIds: readonly string[], round: (v: number) => number = (v) => v): LiveTruth {
+export function liveTruthAt(
+  t: number,
+  world: World,
+  floorIds: readonly string[],
+  round: (v: number) => number = (v) => v,
+): LiveTruth {
   const people: LiveTruth['people'] = {};
   const rooms: LiveTruth['rooms'] = {};
   for (const f of floorIds) {

@@ -74,13 +74,20 @@ export async function simulate(ctx: LoopContext): Promise<LoopStats> {
     ctx.onStep?.(t, world);
     ticks++;
     if ((t + model.tickMs - model.startMs) % model.batchIntervalMs === 0) await deliver(ctx, pipe, t);
-    if (ticks % progressEvery === 0) ctx.onProgress?.(t + model.tickMs - model.startMs, model.durationMs, ctx.delivery.stats().packetsSubmitted);
+    if (ticks % progressEvery === 0)
+      ctx.onProgress?.(t + model.tickMs - model.startMs, model.durationMs, ctx.delivery.stats().packetsSubmitted);
   }
   await deliver(ctx, pipe, Math.max(model.startMs, t - model.tickMs));
   await settle(pipe);
   ctx.onProgress?.(model.durationMs, model.durationMs, ctx.delivery.stats().packetsSubmitted);
   const d = ctx.delivery.stats();
-  return { ticks, packetsSent: d.packetsSubmitted, batchesSent: d.batchesPublished, sensorSeconds: (model.sensors.length * (Math.min(t, endMs) - model.startMs)) / 1000, interrupted };
+  return {
+    ticks,
+    packetsSent: d.packetsSubmitted,
+    batchesSent: d.batchesPublished,
+    sensorSeconds: (model.sensors.length * (Math.min(t, endMs) - model.startMs)) / 1000,
+    interrupted,
+  };
 }
 
 async function paceTo(pacer: ScaledWallClock, simMs: number): Promise<void> {
@@ -123,7 +130,14 @@ const TRACE = process.env.OCCUSIM_LOOP_TRACE === '1';
 
 function newPipeline(model: ScenarioModel, pacer: ScaledWallClock | null): Pipeline {
   const done = Promise.resolve();
-  return { inFlight: [], flushCalled: done, last: done, pacer, deliveredToMs: model.startMs - model.tickMs, trace: TRACE ? { lastMs: systemWallTime(), flushMs: 0, advanceMs: 0 } : null };
+  return {
+    inFlight: [],
+    flushCalled: done,
+    last: done,
+    pacer,
+    deliveredToMs: model.startMs - model.tickMs,
+    trace: TRACE ? { lastMs: systemWallTime(), flushMs: 0, advanceMs: 0 } : null,
+  };
 }
 
 /**
@@ -145,7 +159,9 @@ async function deliver(ctx: LoopContext, pipe: Pipeline, atMs: number): Promise<
   // Paced runs: the wait is the loop's share of the lag the hand-off causes.
   if (pipe.pacer) ctx.lag?.waited(t2 - t1);
   if (tr) {
-    process.stderr.write(`loop-trace at=${atMs} compute=${(t0 - tr.lastMs).toFixed(0)} drain=${(t1 - t0).toFixed(0)} wait=${(t2 - t1).toFixed(0)} lastFlush=${tr.flushMs.toFixed(0)} lastAdvance=${tr.advanceMs.toFixed(0)}\n`);
+    process.stderr.write(
+      `loop-trace at=${atMs} compute=${(t0 - tr.lastMs).toFixed(0)} drain=${(t1 - t0).toFixed(0)} wait=${(t2 - t1).toFixed(0)} lastFlush=${tr.flushMs.toFixed(0)} lastAdvance=${tr.advanceMs.toFixed(0)}\n`,
+    );
     tr.lastMs = t2;
   }
   // The next delivery is one batch interval on: the platform moves its clock there at once.

@@ -45,7 +45,24 @@ export interface MergedReport {
 /** Most shard reports one merge reads (a report is a few MB at most). */
 export const MAX_MERGED_REPORTS = 1024;
 
-const SUMMED = ['generated', 'offlineSuppressed', 'notYetOnline', 'meshDelivered', 'meshDropped', 'meshQueueOverflow', 'bufferOverflow', 'batches', 'transmissions', 'retransmitted', 'lostInFlight', 'duplicated', 'acked', 'undelivered', 'lost', 'heartbeats'] as const;
+const SUMMED = [
+  'generated',
+  'offlineSuppressed',
+  'notYetOnline',
+  'meshDelivered',
+  'meshDropped',
+  'meshQueueOverflow',
+  'bufferOverflow',
+  'batches',
+  'transmissions',
+  'retransmitted',
+  'lostInFlight',
+  'duplicated',
+  'acked',
+  'undelivered',
+  'lost',
+  'heartbeats',
+] as const;
 
 /**
  * Each entry starts with the figure it names; `withStoreAccuracy` removes the entries the store
@@ -60,7 +77,11 @@ const NOT_MERGED = [
 ];
 
 /** The `NOT_MERGED` entries (by the figure they start with) that a store makes exact. */
-const NOT_MERGED_FROM_STORE = { presence: 'presence of spaces', trafficOccupancy: 'trafficOccupancy:', eventsEmitted: 'pipeline.eventsEmitted:' } as const;
+const NOT_MERGED_FROM_STORE = {
+  presence: 'presence of spaces',
+  trafficOccupancy: 'trafficOccupancy:',
+  eventsEmitted: 'pipeline.eventsEmitted:',
+} as const;
 const LATENCY_NOT_MERGED = 'latencyMs p50/p90/p99:';
 
 function refuse(message: string): never {
@@ -68,7 +89,10 @@ function refuse(message: string): never {
 }
 
 /** `names[i]` names `reports[i]` in errors (its file). */
-export function mergeReports(reports: readonly RunReport[], names: readonly string[] = reports.map((_, i) => `report ${i + 1}`)): MergedReport {
+export function mergeReports(
+  reports: readonly RunReport[],
+  names: readonly string[] = reports.map((_, i) => `report ${i + 1}`),
+): MergedReport {
   if (reports.length === 0) refuse('no reports given');
   if (reports.length > MAX_MERGED_REPORTS) refuse(`at most ${MAX_MERGED_REPORTS} reports, got ${reports.length}`);
   const first = reports[0] as RunReport;
@@ -78,11 +102,18 @@ export function mergeReports(reports: readonly RunReport[], names: readonly stri
   reports.forEach((r, k) => {
     const name = names[k] ?? `report ${k + 1}`;
     const s = r.shard ?? refuse(`${name} is not a shard's report (no shard: run with --shard i/n)`);
-    if (r.scenario !== first.scenario || r.seed !== first.seed) refuse(`${name} is of ${r.scenario} seed ${r.seed}, ${names[0]} of ${first.scenario} seed ${first.seed}`);
+    if (r.scenario !== first.scenario || r.seed !== first.seed)
+      refuse(`${name} is of ${r.scenario} seed ${r.seed}, ${names[0]} of ${first.scenario} seed ${first.seed}`);
     const a = r.result.scenario;
     const b = first.result.scenario;
-    if (a.start !== b.start || a.durationMs !== b.durationMs || a.fidelity !== b.fidelity) refuse(`${name} ran ${a.start} for ${a.durationMs} ms at ${a.fidelity}, ${names[0]} ${b.start} for ${b.durationMs} ms at ${b.fidelity}`);
-    if (s.count !== firstShard.count || s.totalHives !== firstShard.totalHives) refuse(`${name} is shard ${s.index}/${s.count}, ${names[0]} ${firstShard.index}/${firstShard.count}: different shard counts`);
+    if (a.start !== b.start || a.durationMs !== b.durationMs || a.fidelity !== b.fidelity)
+      refuse(
+        `${name} ran ${a.start} for ${a.durationMs} ms at ${a.fidelity}, ${names[0]} ${b.start} for ${b.durationMs} ms at ${b.fidelity}`,
+      );
+    if (s.count !== firstShard.count || s.totalHives !== firstShard.totalHives)
+      refuse(
+        `${name} is shard ${s.index}/${s.count}, ${names[0]} ${firstShard.index}/${firstShard.count}: different shard counts`,
+      );
     const twin = seen.get(s.index);
     if (twin !== undefined) refuse(`${name} and ${twin} are both shard ${s.index}/${s.count}`);
     seen.set(s.index, name);
@@ -92,8 +123,12 @@ export function mergeReports(reports: readonly RunReport[], names: readonly stri
     }
   });
   const missing = Array.from({ length: firstShard.count }, (_, i) => i + 1).filter((i) => !seen.has(i));
-  if (missing.length > 0) refuse(`shard${missing.length > 1 ? 's' : ''} ${missing.map((i) => `${i}/${firstShard.count}`).join(', ')} missing`);
-  if (hives.size !== firstShard.totalHives) refuse(`the shards hold ${hives.size} of the scenario's ${firstShard.totalHives} hives`);
+  if (missing.length > 0)
+    refuse(
+      `shard${missing.length > 1 ? 's' : ''} ${missing.map((i) => `${i}/${firstShard.count}`).join(', ')} missing`,
+    );
+  if (hives.size !== firstShard.totalHives)
+    refuse(`the shards hold ${hives.size} of the scenario's ${firstShard.totalHives} hives`);
   // In shard order, so the merge does not depend on the order the files were given in.
   const ordered = [...reports].sort((x, y) => (x.shard?.index ?? 0) - (y.shard?.index ?? 0));
   return merge(ordered, first);
@@ -107,12 +142,28 @@ function merge(reports: readonly RunReport[], first: RunReport): MergedReport {
     scenario: first.scenario,
     seed: first.seed,
     shards: reports.length,
-    scenarioInfo: { ...first.result.scenario, sensors: sum((r) => r.scenario.sensors), hives: sum((r) => r.scenario.hives) },
-    ledger: {
-      packets: { sent: sum((r) => m(r).packetsSent), stored: sum((r) => m(r).packetsDelivered), deadLettered: sum((r) => m(r).deadLettered), lost: sum((r) => m(r).lost) },
-      batches: { sent: sum((r) => m(r).batchesSent), stored: sum((r) => m(r).batchesProcessed), duplicates: sum((r) => m(r).duplicateBatches) },
+    scenarioInfo: {
+      ...first.result.scenario,
+      sensors: sum((r) => r.scenario.sensors),
+      hives: sum((r) => r.scenario.hives),
     },
-    pipeline: { lateInWindow: sum((r) => r.pipeline.lateInWindow), lateBeyondWindow: sum((r) => r.pipeline.lateBeyondWindow) },
+    ledger: {
+      packets: {
+        sent: sum((r) => m(r).packetsSent),
+        stored: sum((r) => m(r).packetsDelivered),
+        deadLettered: sum((r) => m(r).deadLettered),
+        lost: sum((r) => m(r).lost),
+      },
+      batches: {
+        sent: sum((r) => m(r).batchesSent),
+        stored: sum((r) => m(r).batchesProcessed),
+        duplicates: sum((r) => m(r).duplicateBatches),
+      },
+    },
+    pipeline: {
+      lateInWindow: sum((r) => r.pipeline.lateInWindow),
+      lateBeyondWindow: sum((r) => r.pipeline.lateBeyondWindow),
+    },
     traffic: { sensors, overall: trafficOverall(sensors) },
     presence: mergePresence(reports),
     latencyMs: { max: Math.max(...reports.map((r) => r.result.latencyMs.max)) },
@@ -135,7 +186,10 @@ export function withStoreAccuracy(merged: MergedReport, accuracy: StoreAccuracy,
   return {
     ...merged,
     ...(accuracy.latencyMs !== null ? { latencyMs: accuracy.latencyMs } : {}),
-    pipeline: { ...merged.pipeline, ...(accuracy.eventsEmitted !== null ? { eventsEmitted: accuracy.eventsEmitted } : {}) },
+    pipeline: {
+      ...merged.pipeline,
+      ...(accuracy.eventsEmitted !== null ? { eventsEmitted: accuracy.eventsEmitted } : {}),
+    },
     traffic: accuracy.traffic,
     presence: { spaces: accuracy.presence.spaces, rooms: accuracy.presence.rooms, splitSpaces: [] },
     trafficOccupancy: accuracy.trafficOccupancy,
@@ -146,14 +200,18 @@ export function withStoreAccuracy(merged: MergedReport, accuracy: StoreAccuracy,
 
 /** The traffic occupancy summary line, as `occusim run`'s summary puts it (src/cli/summary.ts). */
 function trafficOccupancyLine(t: RunResult['trafficOccupancy']): string {
-  const mean = (f: (s: RunResult['trafficOccupancy']['spaces'][number]) => number): number => (t.spaces.length === 0 ? 0 : round(t.spaces.reduce((a, s) => a + f(s), 0) / t.spaces.length));
+  const mean = (f: (s: RunResult['trafficOccupancy']['spaces'][number]) => number): number =>
+    t.spaces.length === 0 ? 0 : round(t.spaces.reduce((a, s) => a + f(s), 0) / t.spaces.length);
   return `traffic occupancy: ${t.spaces.length} space(s), mean MAE raw ${mean((s) => s.maeRaw)}, calibrated ${mean((s) => s.maeCalibrated)}${t.endOfDayDriftReduction === null ? '' : `, end-of-day drift reduced ${t.endOfDayDriftReduction}`}`;
 }
 
 /** As report.ts computes it for one run, from the per-sensor counts. */
 function trafficOverall(sensors: readonly TrafficAccuracy[]): RunResult['traffic']['overall'] {
   const trueCrossings = sensors.reduce((a, s) => a + s.truth.in + s.truth.out, 0);
-  const counted = sensors.reduce((a, s) => a + Math.min(s.measured.in, s.truth.in) + Math.min(s.measured.out, s.truth.out), 0);
+  const counted = sensors.reduce(
+    (a, s) => a + Math.min(s.measured.in, s.truth.in) + Math.min(s.measured.out, s.truth.out),
+    0,
+  );
   return { trueCrossings, counted, recall: trueCrossings === 0 ? 1 : round(counted / trueCrossings) };
 }
 
@@ -161,18 +219,34 @@ function mergePresence(reports: readonly RunReport[]): MergedReport['presence'] 
   const owners = new Map<string, number>();
   for (const r of reports) for (const s of r.result.presence.spaces) owners.set(s.id, (owners.get(s.id) ?? 0) + 1);
   const spaces = reports.flatMap((r) => r.result.presence.spaces).filter((s) => owners.get(s.id) === 1);
-  const split = [...owners].filter(([, n]) => n > 1).map(([id]) => id).sort();
+  const split = [...owners]
+    .filter(([, n]) => n > 1)
+    .map(([id]) => id)
+    .sort();
   // As report.ts pools one run's rooms: weighted by minutes.
   const rooms = spaces.filter((s) => s.kind === 'room');
   const minutes = rooms.reduce((a, s) => a + s.minutes, 0);
-  const weighted = (f: (s: SpaceAccuracy) => number): number => (minutes === 0 ? 0 : round(rooms.reduce((a, s) => a + f(s) * s.minutes, 0) / minutes));
-  return { spaces, rooms: { minutes, mae: weighted((s) => s.mae), exactRate: weighted((s) => s.exactRate), withinOneRate: weighted((s) => s.withinOneRate) }, splitSpaces: split };
+  const weighted = (f: (s: SpaceAccuracy) => number): number =>
+    minutes === 0 ? 0 : round(rooms.reduce((a, s) => a + f(s) * s.minutes, 0) / minutes);
+  return {
+    spaces,
+    rooms: {
+      minutes,
+      mae: weighted((s) => s.mae),
+      exactRate: weighted((s) => s.exactRate),
+      withinOneRate: weighted((s) => s.withinOneRate),
+    },
+    splitSpaces: split,
+  };
 }
 
 function mergeDelivery(reports: readonly RunReport[]): MergedReport['delivery'] {
   if (reports.some((r) => r.result.delivery === undefined)) return null;
   const hives = reports.flatMap((r) => r.result.delivery?.hives ?? []);
-  const overall = Object.fromEntries(SUMMED.map((k) => [k, hives.reduce((a, h) => a + h[k], 0)])) as Record<(typeof SUMMED)[number], number>;
+  const overall = Object.fromEntries(SUMMED.map((k) => [k, hives.reduce((a, h) => a + h[k], 0)])) as Record<
+    (typeof SUMMED)[number],
+    number
+  >;
   return { hives, overall };
 }
 
@@ -188,8 +262,14 @@ export function formatMerged(m: MergedReport): string {
     `traffic: ${t.counted} of ${t.trueCrossings} true crossings counted (recall ${t.recall})`,
     `presence: ${m.presence.spaces.length} space(s) ${m.accuracyFrom === 'shards' ? 'merged' : `read from ${m.accuracyFrom.store}`}, rooms MAE ${m.presence.rooms.mae} over ${m.presence.rooms.minutes} room-minutes${m.presence.splitSpaces.length > 0 ? `; ${m.presence.splitSpaces.length} split across shards (not merged)` : ''}`,
     ...(m.trafficOccupancy ? [trafficOccupancyLine(m.trafficOccupancy)] : []),
-    ...(m.pipeline.eventsEmitted !== undefined ? [`events: ${m.pipeline.eventsEmitted} occupancy event(s) emitted`] : []),
-    ...(m.latencyMs.p99 !== undefined ? [`latency sensing → stored: p50 ${m.latencyMs.p50} ms, p90 ${m.latencyMs.p90} ms, p99 ${m.latencyMs.p99} ms, max ${m.latencyMs.max} ms`] : []),
+    ...(m.pipeline.eventsEmitted !== undefined
+      ? [`events: ${m.pipeline.eventsEmitted} occupancy event(s) emitted`]
+      : []),
+    ...(m.latencyMs.p99 !== undefined
+      ? [
+          `latency sensing → stored: p50 ${m.latencyMs.p50} ms, p90 ${m.latencyMs.p90} ms, p99 ${m.latencyMs.p99} ms, max ${m.latencyMs.max} ms`,
+        ]
+      : []),
     `not merged: ${m.notMerged.map((n) => n.split(':')[0]).join('; ')}`,
     '',
   ].join('\n');

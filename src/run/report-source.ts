@@ -31,6 +31,7 @@ export function reportSource(d: ReportData): ReportSource {
     presenceMinutes: (id) => d.presence[id] ?? [],
     trafficMinutes: (id) => d.traffic[id] ?? [],
     trafficSpaces: () => d.trafficSpaces,
-    trafficOccupancy: (id, calibrated) => (calibrated ? d.trafficOccupancy[id]?.calibrated : d.trafficOccupancy[id]?.raw) ?? [],
+    trafficOccupancy: (id, calibrated) =>
+      (calibrated ? d.trafficOccupancy[id]?.calibrated : d.trafficOccupancy[id]?.raw) ?? [],
   };
 }

@@ -46,7 +46,17 @@ export interface TrafficAccuracy {
 }
 
 export interface RunResult {
-  scenario: { name: string; seed: number; fidelity: string; start: string; startLocal: string; durationMs: number; sensors: number; hives: number; people: number };
+  scenario: {
+    name: string;
+    seed: number;
+    fidelity: string;
+    start: string;
+    startLocal: string;
+    durationMs: number;
+    sensors: number;
+    hives: number;
+    people: number;
+  };
   presence: {
     spaces: SpaceAccuracy[];
     /** Over every room-minute of rooms with presence sensors. */
@@ -72,17 +82,35 @@ export interface RunResult {
   /** The sensors' own detection accuracy against truth, per sensor and overall (docs/edge.md). */
   detector?: DetectorAccuracy;
   /** Webhook deliveries per subscription (docs/webhooks.md): deterministic counts. */
-  webhooks?: Array<{ id: string; name: string; delivered: number; retried: number; deadLettered: number; disabled: number; pending: number; /** Delivery faults applied on purpose, per kind (webhooks/faults.ts). */ faults?: FaultCounts }>;
+  webhooks?: Array<{
+    id: string;
+    name: string;
+    delivered: number;
+    retried: number;
+    deadLettered: number;
+    disabled: number;
+    pending: number;
+    /** Delivery faults applied on purpose, per kind (webhooks/faults.ts). */ faults?: FaultCounts;
+  }>;
 }
 
-export function buildResult(model: ScenarioModel, truth: TruthRecorder, cloud: ReportSource, loop: LoopStats, detector?: DetectorAccuracy): RunResult {
+export function buildResult(
+  model: ScenarioModel,
+  truth: TruthRecorder,
+  cloud: ReportSource,
+  loop: LoopStats,
+  detector?: DetectorAccuracy,
+): RunResult {
   const spaces = presenceAccuracy(model, truth, cloud);
   const roomSpaces = spaces.filter((s) => s.kind === 'room');
   const traffic = trafficAccuracy(model, truth, cloud);
   const counters = cloud.counters();
   const latencies = cloud.latenciesMs();
   const trueCrossings = traffic.reduce((a, s) => a + s.truth.in + s.truth.out, 0);
-  const counted = traffic.reduce((a, s) => a + Math.min(s.measured.in, s.truth.in) + Math.min(s.measured.out, s.truth.out), 0);
+  const counted = traffic.reduce(
+    (a, s) => a + Math.min(s.measured.in, s.truth.in) + Math.min(s.measured.out, s.truth.out),
+    0,
+  );
   return {
     scenario: {
       name: model.name,
@@ -98,7 +126,11 @@ export function buildResult(model: ScenarioModel, truth: TruthRecorder, cloud: R
     presence: { spaces, rooms: pooled(roomSpaces) },
     traffic: { sensors: traffic, overall: { trueCrossings, counted, recall: ratio(counted, trueCrossings) } },
     trafficOccupancy: trafficOccupancyAccuracy(model, truth, cloud, zoneOfSpace(model)),
-    pipeline: { eventsEmitted: counters.eventsEmitted, lateInWindow: counters.lateInWindow, lateBeyondWindow: counters.lateBeyondWindow },
+    pipeline: {
+      eventsEmitted: counters.eventsEmitted,
+      lateInWindow: counters.lateInWindow,
+      lateBeyondWindow: counters.lateBeyondWindow,
+    },
     messages: {
       packetsSent: loop.packetsSent,
       batchesSent: loop.batchesSent,
@@ -126,8 +158,12 @@ function presenceAccuracy(model: ScenarioModel, truth: TruthRecorder, cloud: Rep
   // Floor by floor: the floor, then its rooms, then its zones.
   const spaces = model.floors.flatMap((f) => [
     { id: f.id, name: f.name, floor: f.name, kind: 'floor' as const },
-    ...model.rooms.filter((r) => r.floorId === f.id).map((r) => ({ id: r.id, name: r.name, floor: f.name, kind: 'room' as const })),
-    ...model.zones.filter((z) => z.floorId === f.id).map((z) => ({ id: z.id, name: z.name, floor: f.name, kind: 'zone' as const })),
+    ...model.rooms
+      .filter((r) => r.floorId === f.id)
+      .map((r) => ({ id: r.id, name: r.name, floor: f.name, kind: 'room' as const })),
+    ...model.zones
+      .filter((z) => z.floorId === f.id)
+      .map((z) => ({ id: z.id, name: z.name, floor: f.name, kind: 'zone' as const })),
   ]);
   const out: SpaceAccuracy[] = [];
   for (const space of spaces) {
@@ -173,7 +209,12 @@ function pooled(spaces: readonly SpaceAccuracy[]): RunResult['presence']['rooms'
   const minutes = spaces.reduce((a, s) => a + s.minutes, 0);
   const weighted = (f: (s: SpaceAccuracy) => number): number =>
     minutes === 0 ? 0 : round(spaces.reduce((a, s) => a + f(s) * s.minutes, 0) / minutes);
-  return { minutes, mae: weighted((s) => s.mae), exactRate: weighted((s) => s.exactRate), withinOneRate: weighted((s) => s.withinOneRate) };
+  return {
+    minutes,
+    mae: weighted((s) => s.mae),
+    exactRate: weighted((s) => s.exactRate),
+    withinOneRate: weighted((s) => s.withinOneRate),
+  };
 }
 
 function trafficAccuracy(model: ScenarioModel, truth: TruthRecorder, cloud: ReportSource): TrafficAccuracy[] {

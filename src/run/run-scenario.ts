@@ -3,7 +3,13 @@ import { AppError, ErrorCodes } from '../core/errors.js';
 import { round } from '../core/stats.js';
 import { createEdgeStage } from '../edge/sensors.js';
 import { availableParallelism } from 'node:os';
-import { brokerRestartHook, createDelivery, localHiveGroups, meshEndpoints, type HiveGroups } from '../hive/mesh-delivery.js';
+import {
+  brokerRestartHook,
+  createDelivery,
+  localHiveGroups,
+  meshEndpoints,
+  type HiveGroups,
+} from '../hive/mesh-delivery.js';
 import { spawnHiveThreads, type HiveThreadsStarting } from '../hive/hive-threads.js';
 import { formatDiagnostic } from '../scenario/diagnostics.js';
 import { loadScenarioFile, loadScenarioObject, type LoadOverrides, type LoadResult } from '../scenario/load.js';
@@ -44,7 +50,10 @@ export type { RunPerf, RunReport } from './run-report.js';
  * const report = await runScenario('scenarios/quickstart.yaml', { seed: 7 });
  * expect(report.result.presence.rooms.mae).toBeLessThan(1);
  */
-export async function runScenario(scenario: string | ScenarioModel | object, options: RunOptions = {}): Promise<RunReport> {
+export async function runScenario(
+  scenario: string | ScenarioModel | object,
+  options: RunOptions = {},
+): Promise<RunReport> {
   const opts = resolveRunOptions(options);
   const extraExpectations = parseExpectations(options.expect ?? []);
   const wall = startStopwatch();
@@ -52,11 +61,18 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
   const whole = loadModel(scenario, options);
   // A shard simulates its hives and their sensors (`model`); the world and its truth stay whole.
   const sharded = options.shard ? shardModel(whole, options.shard) : null;
-  if (sharded && options.brokerUrl === undefined) throw new AppError(ErrorCodes.USAGE, `--shard ${options.shard?.index}/${options.shard?.count} needs --broker mqtt://…: the broker every shard publishes to`);
+  if (sharded && options.brokerUrl === undefined)
+    throw new AppError(
+      ErrorCodes.USAGE,
+      `--shard ${options.shard?.index}/${options.shard?.count} needs --broker mqtt://…: the broker every shard publishes to`,
+    );
   // The shared store is the ingest processes': the shard cannot forget its previous end's drain
   // there, so a longer resumed run would store less than an uninterrupted one (docs/scale-out.md).
   if (options.externalIngest === true && options.storePolicy === 'resume') {
-    throw new AppError(ErrorCodes.USAGE, '--resume with --external-ingest is not supported: run the whole sharded run again into a new database (serve --shards on an empty store)');
+    throw new AppError(
+      ErrorCodes.USAGE,
+      '--resume with --external-ingest is not supported: run the whole sharded run again into a new database (serve --shards on an empty store)',
+    );
   }
   const model = sharded?.model ?? whole;
   const load = phases.end();
@@ -72,7 +88,10 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
   const starting = (async () => startRunPlatform(model, opts, options, recorder))();
   let platformUpMs = 0;
   // Awaited below (or closed in `finally`); a failure meanwhile is not an unhandled rejection.
-  void starting.then(() => (platformUpMs = wall.elapsedMs()), () => undefined);
+  void starting.then(
+    () => (platformUpMs = wall.elapsedMs()),
+    () => undefined,
+  );
   let hivesStarting: HiveThreadsStarting | null = null;
   let platform: Platform | null = null;
   let hiveGroups: HiveGroups | null = null;
@@ -94,14 +113,29 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
       for (const h of model.hives) {
         const login = () => connectHive({ brokerUrl, serial: h.serial, password: h.password, ackTimeoutMs });
         // A hive a ramp brings online later logs in then (hive-group.ts), not now.
-        links.set(h.id, (onlineAt.get(h.id) ?? Number.POSITIVE_INFINITY) > model.startMs ? new DeferredHiveLink(login) : await login());
+        links.set(
+          h.id,
+          (onlineAt.get(h.id) ?? Number.POSITIVE_INFINITY) > model.startMs
+            ? new DeferredHiveLink(login)
+            : await login(),
+        );
       }
     }
-    const groups = hiveGroups ?? localHiveGroups(model, meshEndpoints(model, new Map([...links].map(([id, link]) => [id, { link }] as const))));
+    const groups =
+      hiveGroups ??
+      localHiveGroups(model, meshEndpoints(model, new Map([...links].map(([id, link]) => [id, { link }] as const))));
     const hives = phases.end();
-    await options.onPlatform?.({ model, dbPath: platform.dbPath, brokerUrl: platform.brokerUrl, apiUrl: platform.apiUrl });
+    await options.onPlatform?.({
+      model,
+      dbPath: platform.dbPath,
+      brokerUrl: platform.brokerUrl,
+      apiUrl: platform.apiUrl,
+    });
     const started = platform;
-    const delivery = createDelivery(model, groups, clock, { ...brokerRestartHook(model, started.restartBroker), beforeFlush: (t) => started.setTime(t) });
+    const delivery = createDelivery(model, groups, clock, {
+      ...brokerRestartHook(model, started.restartBroker),
+      beforeFlush: (t) => started.setTime(t),
+    });
     const live = platform.publishLive ? liveTruthStepper(model, platform.publishLive) : null;
     let lastStepMs = model.startMs;
     const onStep = live
@@ -110,22 +144,55 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
           live(t, w);
         }
       : null;
-    const startup: StartupBreakdown = { load, simulator, platform: platformWait, hives, wiring: phases.end(), platformUpMs: Math.round(platformUpMs) };
+    const startup: StartupBreakdown = {
+      load,
+      simulator,
+      platform: platformWait,
+      hives,
+      wiring: phases.end(),
+      platformUpMs: Math.round(platformUpMs),
+    };
     const startupMs = wall.elapsedMs();
     const startupCpuMs = wall.cpuMs();
     const lag = opts.speed === 'max' ? null : new LagMonitor(opts.speed);
     options.onSimulationStart?.();
-    const loop = await simulate({ model, clock, world, truth, edge, delivery, platform, speed: opts.speed, onProgress: opts.onProgress, onStep, signal: options.signal ?? null, lag, onWarning: options.onWarning ?? null });
+    const loop = await simulate({
+      model,
+      clock,
+      world,
+      truth,
+      edge,
+      delivery,
+      platform,
+      speed: opts.speed,
+      onProgress: opts.onProgress,
+      onStep,
+      signal: options.signal ?? null,
+      lag,
+      onWarning: options.onWarning ?? null,
+    });
     // Stopped early: what the platform receives after the last whole batch interval (the stop's
     // off-grid flush, then the drain) is not what a longer run sends; not the planned end.
-    if (loop.interrupted) await platform.stoppedAt(model.startMs + Math.floor((loop.ticks * model.tickMs) / model.batchIntervalMs) * model.batchIntervalMs);
+    if (loop.interrupted)
+      await platform.stoppedAt(
+        model.startMs + Math.floor((loop.ticks * model.tickMs) / model.batchIntervalMs) * model.batchIntervalMs,
+      );
     await delivery.drain();
     const loopMs = wall.elapsedMs() - startupMs;
     const loopCpuMs = wall.cpuMs() - startupCpuMs;
     loop.batchesSent = delivery.stats().batchesPublished;
     await platform.finish();
     // The live view's last state, with every minute finalised: what a finished run shows.
-    if (platform.publishLive) platform.publishLive({ ...liveTruthAt(lastStepMs, world, model.floors.map((f) => f.id), (v) => Math.round(v * 100) / 100), final: true });
+    if (platform.publishLive)
+      platform.publishLive({
+        ...liveTruthAt(
+          lastStepMs,
+          world,
+          model.floors.map((f) => f.id),
+          (v) => Math.round(v * 100) / 100,
+        ),
+        final: true,
+      });
     const data = await platform.reads.report(reportRequest(model));
     // Ingested elsewhere: an ack means stored, so the hives' acks are this shard's ledger.
     const deliveryReport = await delivery.report();
@@ -135,9 +202,23 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
     const hooks = await platform.reads.webhookStats();
     if (hooks) result.webhooks = hooks.subscriptions;
     const expectations = [...(model.expect ?? []), ...extraExpectations];
-    const verdicts = expectations.length > 0 ? evaluateExpectations(expectations, result, hooks ? { webhookLatencyMs: { p50: round(hooks.latencyP50Ms, 2), p99: round(hooks.latencyP99Ms, 2) } } : {}) : null;
+    const verdicts =
+      expectations.length > 0
+        ? evaluateExpectations(
+            expectations,
+            result,
+            hooks ? { webhookLatencyMs: { p50: round(hooks.latencyP50Ms, 2), p99: round(hooks.latencyP99Ms, 2) } } : {},
+          )
+        : null;
     // --truth / --html: what the report was computed from, read-only (results do not depend on it).
-    await options.onArtefacts?.({ model, truth, data, result, verdicts, ...(hooks?.consumer ? { consumer: hooks.consumer } : {}) });
+    await options.onArtefacts?.({
+      model,
+      truth,
+      data,
+      result,
+      verdicts,
+      ...(hooks?.consumer ? { consumer: hooks.consumer } : {}),
+    });
     const wallMs = wall.elapsedMs();
     const simSeconds = wallMs / 1000;
     const report: RunReport = {
@@ -164,7 +245,13 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
         hiveThreads: hiveGroups ? threads : 0,
         interrupted: loop.interrupted,
         ...(lag ? { realTime: lag.summary() } : {}),
-        ...(hooks ? { webhookLatencyMs: { p50: round(hooks.latencyP50Ms, 2), p99: round(hooks.latencyP99Ms, 2) }, webhookKeepUp: webhookKeepUp(hooks, model.durationMs, opts.speed), webhookTimestamps: hooks.timestamps } : {}),
+        ...(hooks
+          ? {
+              webhookLatencyMs: { p50: round(hooks.latencyP50Ms, 2), p99: round(hooks.latencyP99Ms, 2) },
+              webhookKeepUp: webhookKeepUp(hooks, model.durationMs, opts.speed),
+              webhookTimestamps: hooks.timestamps,
+            }
+          : {}),
       },
       db: platform.dbPath,
       dbKept: !(options.keepStore === false && opts.dbPath === null),
@@ -192,8 +279,14 @@ export async function runScenario(scenario: string | ScenarioModel | object, opt
 /** From this many sensors on, `platformThread: 'auto'` runs the platform in its own thread. */
 export const AUTO_THREAD_SENSORS = 1000;
 
-function startRunPlatform(model: ScenarioModel, opts: ResolvedRunOptions, options: RunOptions, recorder: ReturnType<typeof recorderFor>): Promise<Platform> {
-  if (options.externalIngest === true && options.shard && options.brokerUrl !== undefined) return startShardClockPlatform({ brokerUrl: options.brokerUrl, shard: options.shard, dbPath: opts.dbPath });
+function startRunPlatform(
+  model: ScenarioModel,
+  opts: ResolvedRunOptions,
+  options: RunOptions,
+  recorder: ReturnType<typeof recorderFor>,
+): Promise<Platform> {
+  if (options.externalIngest === true && options.shard && options.brokerUrl !== undefined)
+    return startShardClockPlatform({ brokerUrl: options.brokerUrl, shard: options.shard, dbPath: opts.dbPath });
   const init: PlatformThreadInit = {
     organisations: organisationsFromScenario(model),
     startMs: model.startMs,
@@ -213,7 +306,8 @@ function startRunPlatform(model: ScenarioModel, opts: ResolvedRunOptions, option
     webhooks: webhookOptions(model, options),
   };
   const thread = options.platformThread ?? 'auto';
-  if ((thread === true || (thread === 'auto' && model.sensors.length >= AUTO_THREAD_SENSORS)) && !recorder) return startPlatformThread(init);
+  if ((thread === true || (thread === 'auto' && model.sensors.length >= AUTO_THREAD_SENSORS)) && !recorder)
+    return startPlatformThread(init);
   return startPlatform({ ...platformOptionsOf(init), onPublish: recorder?.onPublish });
 }
 
@@ -221,7 +315,11 @@ function startRunPlatform(model: ScenarioModel, opts: ResolvedRunOptions, option
 function hiveThreadsFor(model: ScenarioModel, options: RunOptions, recording: boolean): number {
   const asked = options.hiveThreads ?? 'auto';
   if (asked !== 'auto') {
-    if (!Number.isInteger(asked) || asked < 0 || asked > MAX_HIVE_THREADS) throw new AppError(ErrorCodes.USAGE, `hive threads must be an integer in 0..${MAX_HIVE_THREADS} or 'auto', got ${String(asked)}`);
+    if (!Number.isInteger(asked) || asked < 0 || asked > MAX_HIVE_THREADS)
+      throw new AppError(
+        ErrorCodes.USAGE,
+        `hive threads must be an integer in 0..${MAX_HIVE_THREADS} or 'auto', got ${String(asked)}`,
+      );
     return Math.min(asked, model.hives.length);
   }
   if (recording || model.sensors.length < AUTO_THREAD_SENSORS) return 0;
@@ -236,7 +334,15 @@ export function declaredWebhooks(model: ScenarioModel): NonNullable<PlatformWebh
   return (model.webhooks ?? []).map((w, i) => ({
     orgId: model.org.id,
     src: `${model.file} webhooks[${i}]`,
-    input: { name: w.name, eventTypes: w.eventTypes, url: w.url, filters: w.filters, secret: w.secret, sendOnValueChange: w.sendOnValueChange, httpTimeoutS: w.httpTimeoutS },
+    input: {
+      name: w.name,
+      eventTypes: w.eventTypes,
+      url: w.url,
+      filters: w.filters,
+      secret: w.secret,
+      sendOnValueChange: w.sendOnValueChange,
+      httpTimeoutS: w.httpTimeoutS,
+    },
     ...(w.concurrency !== undefined ? { concurrency: w.concurrency } : {}),
     ...(w.faults !== undefined ? { faults: w.faults } : {}),
   }));
@@ -259,7 +365,8 @@ function webhookOptions(model: ScenarioModel, options: RunOptions): Omit<Platfor
 
 /** `RunOptions.expect` as thresholds; a bad one is the caller's mistake (USAGE), found before the run. */
 function parseExpectations(texts: readonly string[]): Expectation[] {
-  if (texts.length > MAX_EXPECTATIONS) throw new AppError(ErrorCodes.USAGE, `at most ${MAX_EXPECTATIONS} thresholds, got ${texts.length}`);
+  if (texts.length > MAX_EXPECTATIONS)
+    throw new AppError(ErrorCodes.USAGE, `at most ${MAX_EXPECTATIONS} thresholds, got ${texts.length}`);
   return texts.map((text) => {
     const r = parseExpectation(text);
     if (!r.ok) throw new AppError(ErrorCodes.USAGE, `--expect: ${r.message}`);
@@ -283,10 +390,15 @@ function loadModelAsWritten(scenario: string | ScenarioModel | object, options: 
   if (options.fidelity !== undefined) overrides.fidelity = options.fidelity;
   if (options.start !== undefined) overrides.start = options.start;
   if (options.faults !== undefined) overrides.faults = options.faults;
-  const loaded: LoadResult = typeof scenario === 'string' ? loadScenarioFile(scenario, overrides) : loadScenarioObject(scenario, '<inline>', overrides);
+  const loaded: LoadResult =
+    typeof scenario === 'string'
+      ? loadScenarioFile(scenario, overrides)
+      : loadScenarioObject(scenario, '<inline>', overrides);
   if (!loaded.ok) {
     const lines = loaded.diagnostics.map(formatDiagnostic);
-    throw new AppError(ErrorCodes.SCENARIO_INVALID, `invalid scenario:\n${lines.join('\n')}`, { details: loaded.diagnostics });
+    throw new AppError(ErrorCodes.SCENARIO_INVALID, `invalid scenario:\n${lines.join('\n')}`, {
+      details: loaded.diagnostics,
+    });
   }
   return loaded.model;
 }

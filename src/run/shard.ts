@@ -39,7 +39,11 @@ export function checkShard(shard: ShardSpec, hives: number): void {
   if (!Number.isInteger(index) || !Number.isInteger(count) || count < 1 || index < 1 || index > count) {
     throw new AppError(ErrorCodes.USAGE, `--shard ${index}/${count}: want i/n with 1 ≤ i ≤ n`);
   }
-  if (count > hives) throw new AppError(ErrorCodes.USAGE, `--shard ${index}/${count}: the scenario has ${hives} hive(s), so at most ${hives} shards`);
+  if (count > hives)
+    throw new AppError(
+      ErrorCodes.USAGE,
+      `--shard ${index}/${count}: the scenario has ${hives} hive(s), so at most ${hives} shards`,
+    );
 }
 
 function byteOrder(a: string, b: string): number {
@@ -67,7 +71,11 @@ export function shardModel(model: ScenarioModel, shard: ShardSpec): { model: Sce
   const hiveIds = new Set(hives.map((h) => h.id));
   const sensors = model.sensors.filter((s) => hiveIds.has(s.hiveId));
   const sensorIds = new Set(sensors.map((s) => s.id));
-  const floors = model.floors.map((f) => ({ ...f, hiveIds: f.hiveIds.filter((id) => hiveIds.has(id)), sensorIds: f.sensorIds.filter((id) => sensorIds.has(id)) }));
+  const floors = model.floors.map((f) => ({
+    ...f,
+    hiveIds: f.hiveIds.filter((id) => hiveIds.has(id)),
+    sensorIds: f.sensorIds.filter((id) => sensorIds.has(id)),
+  }));
   return {
     model: { ...model, floors, hives, sensors },
     info: { index: shard.index, count: shard.count, hives: serials, totalHives: model.hives.length },
@@ -81,7 +89,9 @@ export function shardModel(model: ScenarioModel, shard: ShardSpec): { model: Sce
  * hive ledger keeps no count of acked batches: this is exact when no packet is lost, and a loss
  * shows in the packets either way); the ingest processes print their own tallies.
  */
-export function countersFromAcks(d: DeliveryReport): Pick<CloudCounters, 'batchesProcessed' | 'duplicateBatches' | 'packetsProcessed'> {
+export function countersFromAcks(
+  d: DeliveryReport,
+): Pick<CloudCounters, 'batchesProcessed' | 'duplicateBatches' | 'packetsProcessed'> {
   const sum = (k: 'batches' | 'duplicated' | 'acked'): number => d.hives.reduce((a, h) => a + h[k], 0);
   return { batchesProcessed: sum('batches'), duplicateBatches: sum('duplicated'), packetsProcessed: sum('acked') };
 }

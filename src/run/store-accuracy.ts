@@ -50,12 +50,32 @@ export interface StoreAccuracy {
 /** The scenario the shards ran: the file, with the reports' seed, start, duration and fidelity; refused when it is another scenario. */
 export function scenarioOfReports(scenario: string | object, report: RunReport): ScenarioModel {
   const s = report.result.scenario;
-  const overrides = { seed: report.seed, durationMs: s.durationMs, fidelity: s.fidelity as ScenarioModel['fidelity'], start: s.start };
-  const loaded: LoadResult = typeof scenario === 'string' ? loadScenarioFile(scenario, overrides) : loadScenarioObject(scenario, '<inline>', overrides);
-  if (!loaded.ok) throw new AppError(ErrorCodes.SCENARIO_INVALID, `report merge --scenario: invalid scenario:\n${loaded.diagnostics.map(formatDiagnostic).join('\n')}`);
+  const overrides = {
+    seed: report.seed,
+    durationMs: s.durationMs,
+    fidelity: s.fidelity as ScenarioModel['fidelity'],
+    start: s.start,
+  };
+  const loaded: LoadResult =
+    typeof scenario === 'string'
+      ? loadScenarioFile(scenario, overrides)
+      : loadScenarioObject(scenario, '<inline>', overrides);
+  if (!loaded.ok)
+    throw new AppError(
+      ErrorCodes.SCENARIO_INVALID,
+      `report merge --scenario: invalid scenario:\n${loaded.diagnostics.map(formatDiagnostic).join('\n')}`,
+    );
   const m = loaded.model;
-  if (m.name !== report.scenario) throw new AppError(ErrorCodes.USAGE, `report merge: --scenario is ${m.name}, the reports are of ${report.scenario}`);
-  if (m.hives.length !== report.shard?.totalHives) throw new AppError(ErrorCodes.USAGE, `report merge: --scenario has ${m.hives.length} hive(s), the reports' shards ${report.shard?.totalHives}`);
+  if (m.name !== report.scenario)
+    throw new AppError(
+      ErrorCodes.USAGE,
+      `report merge: --scenario is ${m.name}, the reports are of ${report.scenario}`,
+    );
+  if (m.hives.length !== report.shard?.totalHives)
+    throw new AppError(
+      ErrorCodes.USAGE,
+      `report merge: --scenario has ${m.hives.length} hive(s), the reports' shards ${report.shard?.totalHives}`,
+    );
   return m;
 }
 
@@ -82,7 +102,13 @@ export async function storeAccuracy(model: ScenarioModel, truth: TruthRecorder, 
     counters: () => ({ ...NO_COUNTERS, eventsEmitted: events }),
     latenciesMs: () => latencies,
   };
-  const r = buildResult(model, truth, reportSource(await reportData(reads, request)), { ticks: 0, packetsSent: 0, batchesSent: 0, sensorSeconds: 0, interrupted: false });
+  const r = buildResult(model, truth, reportSource(await reportData(reads, request)), {
+    ticks: 0,
+    packetsSent: 0,
+    batchesSent: 0,
+    sensorSeconds: 0,
+    interrupted: false,
+  });
   return {
     presence: r.presence,
     traffic: r.traffic,
@@ -92,4 +118,14 @@ export async function storeAccuracy(model: ScenarioModel, truth: TruthRecorder, 
   };
 }
 
-const NO_COUNTERS: CloudCounters = { batchesReceived: 0, batchesProcessed: 0, duplicateBatches: 0, packetsProcessed: 0, packetsStoredBefore: 0, deadLettered: 0, eventsEmitted: 0, lateInWindow: 0, lateBeyondWindow: 0 };
+const NO_COUNTERS: CloudCounters = {
+  batchesReceived: 0,
+  batchesProcessed: 0,
+  duplicateBatches: 0,
+  packetsProcessed: 0,
+  packetsStoredBefore: 0,
+  deadLettered: 0,
+  eventsEmitted: 0,
+  lateInWindow: 0,
+  lateBeyondWindow: 0,
+};

@@ -29,7 +29,12 @@ export interface TrafficOccupancyResult {
   endOfDayDriftReduction: number | null;
 }
 
-export function trafficOccupancyAccuracy(model: ScenarioModel, truth: TruthRecorder, cloud: ReportSource, zoneOf: (id: string) => string): TrafficOccupancyResult {
+export function trafficOccupancyAccuracy(
+  model: ScenarioModel,
+  truth: TruthRecorder,
+  cloud: ReportSource,
+  zoneOf: (id: string) => string,
+): TrafficOccupancyResult {
   const names = new Map([...model.rooms, ...model.floors].map((s) => [s.id, s.name] as const));
   const spaces = cloud.trafficSpaces().map((space): TrafficOccupancyAccuracy => {
     const days = new LocalDays(zoneOf(space.spaceId));

@@ -68,7 +68,14 @@ export function webhookKeepUp(stats: EngineStats, simulatedMs: number, speed: nu
     speed: speed === 'max' ? null : speed,
     enqueueToDeliveredP99Ms: round(stats.latencyP99Ms, 1),
     sensingToDeliveredSimMs: { p50: age.p50, p99: age.p99, max: age.max },
-    ...(speed === 'max' ? {} : { sensingToDeliveredWallMs: { p50: round(age.p50 / speed + stats.latencyP50Ms, 1), p99: round(age.p99 / speed + stats.latencyP99Ms, 1) } }),
+    ...(speed === 'max'
+      ? {}
+      : {
+          sensingToDeliveredWallMs: {
+            p50: round(age.p50 / speed + stats.latencyP50Ms, 1),
+            p99: round(age.p99 / speed + stats.latencyP99Ms, 1),
+          },
+        }),
   };
 }
 
@@ -79,7 +86,9 @@ export function formatKeepUp(k: WebhookKeepUp): string {
     k.speed === null
       ? `${k.keptUp ? 'kept up with' : 'did NOT keep up with'} real time (${capacity}, backlog ${k.backlog})`
       : `${k.keptUp ? 'kept up with' : 'did NOT keep up with'} real time ×${k.speed} (backlog ${k.backlog}, enqueue → 2xx p99 ${k.enqueueToDeliveredP99Ms} ms of ≤ ${PACED_BEHIND_MS} ms; ${capacity})`;
-  const wall = k.sensingToDeliveredWallMs ? `; wall ≤ p50 ${k.sensingToDeliveredWallMs.p50} ms, p99 ${k.sensingToDeliveredWallMs.p99} ms` : '';
+  const wall = k.sensingToDeliveredWallMs
+    ? `; wall ≤ p50 ${k.sensingToDeliveredWallMs.p50} ms, p99 ${k.sensingToDeliveredWallMs.p99} ms`
+    : '';
   return (
     `  delivery ${verdict}; produced ${k.producedPerSimS}/sim-s, delivered ${k.deliveredPerSimS}/sim-s; ` +
     `sensing → delivered (sim) p50 ${k.sensingToDeliveredSimMs.p50} ms, p99 ${k.sensingToDeliveredSimMs.p99} ms, max ${k.sensingToDeliveredSimMs.max} ms${wall}`

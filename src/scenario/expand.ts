@@ -26,7 +26,21 @@ export interface Expansion {
 }
 
 /** Lists whose items may carry `use:` and `repeat:`. */
-const ITEM_LISTS = new Set(['organizations', 'sites', 'buildings', 'floors', 'rooms', 'zones', 'doors', 'hives', 'sensors', 'people', 'meetings', 'users', 'clients']);
+const ITEM_LISTS = new Set([
+  'organizations',
+  'sites',
+  'buildings',
+  'floors',
+  'rooms',
+  'zones',
+  'doors',
+  'hives',
+  'sensors',
+  'people',
+  'meetings',
+  'users',
+  'clients',
+]);
 /** Fields holding one point or a list of points: shifted by a repeat's offset. */
 const POINT_FIELDS = new Set(['center', 'position']);
 const POINT_LIST_FIELDS = new Set(['polygon', 'outline', 'line']);
@@ -130,8 +144,10 @@ class Expander {
     if (typeof v === 'string') return this.text(v, docPath, ctx);
     if (Array.isArray(v)) {
       const out: unknown[] = [];
-      if (key !== null && ITEM_LISTS.has(key)) v.forEach((item, i) => this.item(item, this.child(docPath, i), ctx, key, out));
-      else if (key !== null && POINT_LIST_FIELDS.has(key)) v.forEach((p, i) => out.push(this.point(p, this.child(docPath, i), ctx)));
+      if (key !== null && ITEM_LISTS.has(key))
+        v.forEach((item, i) => this.item(item, this.child(docPath, i), ctx, key, out));
+      else if (key !== null && POINT_LIST_FIELDS.has(key))
+        v.forEach((p, i) => out.push(this.point(p, this.child(docPath, i), ctx)));
       else if (key !== null && POINT_FIELDS.has(key)) return this.point(v, docPath, ctx);
       else v.forEach((x, i) => out.push(this.node(x, this.child(docPath, i), ctx, null)));
       this.origins.set(out, this.origin(docPath, ctx));
@@ -198,7 +214,8 @@ class Expander {
     const spec = parseRepeat(v['repeat']);
     if (typeof spec === 'string') return this.error(this.at(docPath, ctx, tpl, 'repeat'), spec);
     // Checked before expanding: a count of 10^9 must not be walked to find it too large.
-    if (spec.count > MAX_EXPANDED_ITEMS - this.items) return this.refuseTooLarge(this.at(docPath, ctx, tpl, 'repeat'), `repeat of ${spec.count}`);
+    if (spec.count > MAX_EXPANDED_ITEMS - this.items)
+      return this.refuseTooLarge(this.at(docPath, ctx, tpl, 'repeat'), `repeat of ${spec.count}`);
     const { repeat: _drop, ...rest } = v;
     for (let k = 0; k < spec.count && !this.tooLarge; k++) {
       const vars = new Map(ctx.vars).set(spec.as, k);
@@ -211,7 +228,8 @@ class Expander {
     const at = this.at(docPath, ctx, tpl, 'use');
     const name = String(this.text(String(v['use']), at, ctx));
     const body = this.templates[name];
-    if (!isObj(body)) return this.error(at, `unknown template \`${name}\`${didYouMean(name, Object.keys(this.templates))}`);
+    if (!isObj(body))
+      return this.error(at, `unknown template \`${name}\`${didYouMean(name, Object.keys(this.templates))}`);
     if (ctx.stack.includes(name)) return this.error(at, `template cycle: ${[...ctx.stack, name].join(' → ')}`);
     this.usedTemplates.add(name);
     const { use: _drop, ...own } = v;
@@ -226,7 +244,8 @@ class Expander {
   grid(v: Obj, docPath: readonly Seg[], ctx: Ctx, out: unknown[], tpl?: Tpl): void {
     const spec = parseGrid(v['grid']);
     if (typeof spec === 'string') return this.error(this.at(docPath, ctx, tpl, 'grid'), spec);
-    if (spec.nx * spec.ny > MAX_EXPANDED_ITEMS - this.items) return this.refuseTooLarge(this.at(docPath, ctx, tpl, 'grid'), `grid of ${spec.nx} × ${spec.ny} sensors`);
+    if (spec.nx * spec.ny > MAX_EXPANDED_ITEMS - this.items)
+      return this.refuseTooLarge(this.at(docPath, ctx, tpl, 'grid'), `grid of ${spec.nx} × ${spec.ny} sensors`);
     const { grid: _drop, ...rest } = v;
     const name = String(rest['name'] ?? '');
     const named = name.includes('${gx}') || name.includes('${gy}');
@@ -234,7 +253,14 @@ class Expander {
       for (let gx = 0; gx < spec.nx && !this.tooLarge; gx++) {
         const vars = new Map(ctx.vars).set('gx', gx).set('gy', gy);
         const offset = [ctx.offset[0] + gx * spec.dx, ctx.offset[1] + gy * spec.dy] as const;
-        this.item(named ? rest : { ...rest, name: `${name}-${gx}-${gy}` }, docPath, { ...ctx, vars, offset }, 'sensors', out, tpl);
+        this.item(
+          named ? rest : { ...rest, name: `${name}-${gx}-${gy}` },
+          docPath,
+          { ...ctx, vars, offset },
+          'sensors',
+          out,
+          tpl,
+        );
       }
     }
   }
@@ -242,13 +268,16 @@ class Expander {
 
 function parseRepeat(r: unknown): { count: number; as: string; offset: [number, number] } | string {
   const bad = 'repeat must be a count or { count: N, as: name, offset: [dx, dy] }';
-  if (typeof r === 'number') return Number.isInteger(r) && r >= 0 ? { count: r, as: 'i', offset: [0, 0] } : `${bad}; got ${r}`;
+  if (typeof r === 'number')
+    return Number.isInteger(r) && r >= 0 ? { count: r, as: 'i', offset: [0, 0] } : `${bad}; got ${r}`;
   if (!isObj(r)) return bad;
   const extra = Object.keys(r).filter((k) => k !== 'count' && k !== 'as' && k !== 'offset');
-  if (extra.length > 0) return `unknown field \`${extra[0]}\` in repeat${didYouMean(String(extra[0]), ['count', 'as', 'offset'])}`;
+  if (extra.length > 0)
+    return `unknown field \`${extra[0]}\` in repeat${didYouMean(String(extra[0]), ['count', 'as', 'offset'])}`;
   const { count, as = 'i', offset = [0, 0] } = r;
   if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) return 'repeat.count must be an integer ≥ 0';
-  if (typeof as !== 'string' || !/^[A-Za-z_]\w*$/.test(as)) return 'repeat.as must be a variable name like `i` or `floor`';
+  if (typeof as !== 'string' || !/^[A-Za-z_]\w*$/.test(as))
+    return 'repeat.as must be a variable name like `i` or `floor`';
   if (!isPoint(offset)) return 'repeat.offset must be [dx, dy] in metres';
   return { count, as, offset: [offset[0], offset[1]] };
 }
@@ -257,7 +286,8 @@ function parseGrid(g: unknown): { nx: number; ny: number; dx: number; dy: number
   const bad = 'grid must be { count: [nx, ny], step: [dx, dy] } with positive integer counts';
   if (!isObj(g)) return bad;
   const { count, step } = g;
-  if (!Array.isArray(count) || count.length !== 2 || !count.every((n) => Number.isInteger(n) && (n as number) > 0)) return bad;
+  if (!Array.isArray(count) || count.length !== 2 || !count.every((n) => Number.isInteger(n) && (n as number) > 0))
+    return bad;
   if (!isPoint(step)) return bad;
   return { nx: count[0] as number, ny: count[1] as number, dx: step[0], dy: step[1] };
 }

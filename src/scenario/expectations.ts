@@ -17,7 +17,10 @@ export const EXPECT_METRICS = {
   'rooms.within1': { unit: 'ratio', what: 'presence: share of room-minutes within one person' },
   'traffic.recall': { unit: 'ratio', what: 'traffic: counted share of true door crossings' },
   'traffic.mae_raw': { unit: 'people', what: 'traffic occupancy (raw): mean absolute error, mean over spaces' },
-  'traffic.mae_calibrated': { unit: 'people', what: 'traffic occupancy (calibrated): mean absolute error, mean over spaces' },
+  'traffic.mae_calibrated': {
+    unit: 'people',
+    what: 'traffic occupancy (calibrated): mean absolute error, mean over spaces',
+  },
   'latency.p50': { unit: 'duration', what: 'sensing → stored latency, median (simulated time)' },
   'latency.p90': { unit: 'duration', what: 'sensing → stored latency, 90th percentile' },
   'latency.p99': { unit: 'duration', what: 'sensing → stored latency, 99th percentile' },
@@ -31,9 +34,15 @@ export const EXPECT_METRICS = {
   'webhooks.delivered': { unit: 'count', what: 'webhook deliveries acknowledged by their endpoint' },
   'webhooks.deadletters': { unit: 'count', what: 'webhook deliveries given up (dead letters)' },
   'webhooks.lost': { unit: 'count', what: 'webhook deliveries dead-lettered or still pending at the end' },
-  'webhooks.errors': { unit: 'ratio', what: 'share of webhook attempts that failed (retried or dead-lettered), every endpoint' },
+  'webhooks.errors': {
+    unit: 'ratio',
+    what: 'share of webhook attempts that failed (retried or dead-lettered), every endpoint',
+  },
   'webhooks.p50': { unit: 'duration', what: 'webhook enqueue → 2xx latency, median (wall time: varies run to run)' },
-  'webhooks.p99': { unit: 'duration', what: 'webhook enqueue → 2xx latency, 99th percentile (wall time: varies run to run)' },
+  'webhooks.p99': {
+    unit: 'duration',
+    what: 'webhook enqueue → 2xx latency, 99th percentile (wall time: varies run to run)',
+  },
   'detector.presence.exact': { unit: 'ratio', what: 'sensors\u2019 own presence counts exact (frame fidelity)' },
   'detector.traffic.precision': { unit: 'ratio', what: 'sensors\u2019 own crossing precision (frame fidelity)' },
   'detector.traffic.recall': { unit: 'ratio', what: 'sensors\u2019 own crossing recall (frame fidelity)' },
@@ -65,11 +74,18 @@ const DURATION_UNITS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60
 export function parseExpectation(text: string): ExpectationParse {
   if (text.length > MAX_TEXT) return { ok: false, message: `a threshold is at most ${MAX_TEXT} characters` };
   const m = SHAPE.exec(text);
-  if (!m) return { ok: false, message: `bad threshold ${JSON.stringify(text)}: write METRIC OP VALUE, e.g. rooms.mae<0.5, latency.p99<15s, messages.lost==0` };
+  if (!m)
+    return {
+      ok: false,
+      message: `bad threshold ${JSON.stringify(text)}: write METRIC OP VALUE, e.g. rooms.mae<0.5, latency.p99<15s, messages.lost==0`,
+    };
   const [, name = '', op = '', number = '', unitText] = m;
   if (!isMetric(name)) {
     const hint = closest(name, Object.keys(EXPECT_METRICS));
-    return { ok: false, message: `unknown metric \`${name}\`${hint === null ? '' : `; did you mean \`${hint}\`?`} (metrics: ${Object.keys(EXPECT_METRICS).join(', ')})` };
+    return {
+      ok: false,
+      message: `unknown metric \`${name}\`${hint === null ? '' : `; did you mean \`${hint}\`?`} (metrics: ${Object.keys(EXPECT_METRICS).join(', ')})`,
+    };
   }
   const unit = EXPECT_METRICS[name].unit;
   const value = valueIn(unit, Number(number), unitText);

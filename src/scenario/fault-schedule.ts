@@ -38,10 +38,16 @@ class Refusal extends Error {
 
 /** Parses a schedule (text or JSON array); faults keep their order. */
 export function parseFaultSchedule(text: string): ScheduleResult {
-  if (text.length > MAX_SCHEDULE_CHARS) return { ok: false, col: MAX_SCHEDULE_CHARS + 1, message: `a schedule is at most ${MAX_SCHEDULE_CHARS} characters` };
+  if (text.length > MAX_SCHEDULE_CHARS)
+    return {
+      ok: false,
+      col: MAX_SCHEDULE_CHARS + 1,
+      message: `a schedule is at most ${MAX_SCHEDULE_CHARS} characters`,
+    };
   try {
     const raw = text.trimStart().startsWith('[') ? fromJson(text) : fromText(text);
-    if (raw.length > MAX_SCHEDULE_FAULTS) throw new Refusal(1, `a schedule holds at most ${MAX_SCHEDULE_FAULTS} faults, got ${raw.length}`);
+    if (raw.length > MAX_SCHEDULE_FAULTS)
+      throw new Refusal(1, `a schedule holds at most ${MAX_SCHEDULE_FAULTS} faults, got ${raw.length}`);
     return { ok: true, faults: raw.map(({ fault, col }, i) => checked(fault, col, i)) };
   } catch (err) {
     if (err instanceof Refusal) return { ok: false, col: err.col, message: err.message };
@@ -52,7 +58,8 @@ export function parseFaultSchedule(text: string): ScheduleResult {
 /** The schedule as text; `parseFaultSchedule(formatFaultSchedule(f))` gives `f` back. */
 export function formatFaultSchedule(faults: readonly FaultFile[]): string {
   // A name with a double quote has no text form: the JSON form says the same.
-  if (faults.some((f) => [f.hive ?? '', ...(f.sensors ?? [])].some((n) => n.includes('"')))) return JSON.stringify(faults);
+  if (faults.some((f) => [f.hive ?? '', ...(f.sensors ?? [])].some((n) => n.includes('"'))))
+    return JSON.stringify(faults);
   return faults
     .map((f) => {
       const params: string[] = [];
@@ -104,7 +111,8 @@ function faultAt(s: Scanner): { fault: unknown; col: number } {
     do {
       const at = s.col();
       const key = s.word(`a parameter (${PARAMS.join(', ')})`);
-      if (!(PARAMS as readonly string[]).includes(key)) throw new Refusal(at, `unknown parameter ${JSON.stringify(key)}: one of ${PARAMS.join(', ')}`);
+      if (!(PARAMS as readonly string[]).includes(key))
+        throw new Refusal(at, `unknown parameter ${JSON.stringify(key)}: one of ${PARAMS.join(', ')}`);
       if (fault[key] !== undefined) throw new Refusal(at, `parameter ${key} given twice`);
       s.expect('=');
       fault[key] = paramValue(s, key as Param);
@@ -124,12 +132,14 @@ function paramValue(s: Scanner, key: Param): unknown {
   if (key === 'offset') {
     // '+' is not a word character (it starts a fault's duration), so an explicit plus is read apart.
     const word = (s.eat('+') ? '+' : '') + s.word('a signed duration such as -30s');
-    if (!OFFSET.test(word) || /^[+-]?$/.test(word)) throw new Refusal(at, `offset must be a signed duration such as -30s or +2m, got ${JSON.stringify(word)}`);
+    if (!OFFSET.test(word) || /^[+-]?$/.test(word))
+      throw new Refusal(at, `offset must be a signed duration such as -30s or +2m, got ${JSON.stringify(word)}`);
     return word;
   }
   const word = s.word('a number from 0 to 1');
   const n = Number(word);
-  if (word === '' || !Number.isFinite(n)) throw new Refusal(at, `loss must be a number from 0 to 1, got ${JSON.stringify(word)}`);
+  if (word === '' || !Number.isFinite(n))
+    throw new Refusal(at, `loss must be a number from 0 to 1, got ${JSON.stringify(word)}`);
   return n;
 }
 
@@ -167,7 +177,11 @@ class Scanner {
   }
 
   expect(ch: string): void {
-    if (!this.eat(ch)) throw new Refusal(this.col(), `expected ${JSON.stringify(ch)}${this.done() ? ' at the end' : `, found ${JSON.stringify(this.text[this.#i])}`}`);
+    if (!this.eat(ch))
+      throw new Refusal(
+        this.col(),
+        `expected ${JSON.stringify(ch)}${this.done() ? ' at the end' : `, found ${JSON.stringify(this.text[this.#i])}`}`,
+      );
   }
 
   /** A token of letters, digits, `_`, `.` and `-` (kinds, durations, numbers, parameter names). */
@@ -175,7 +189,11 @@ class Scanner {
     this.skipSpace();
     const start = this.#i;
     while (this.#i < this.text.length && /[\w.-]/.test(this.text[this.#i]!)) this.#i++;
-    if (this.#i === start) throw new Refusal(this.col(), `expected ${what}${this.done() ? ' at the end' : `, found ${JSON.stringify(this.text[this.#i])}`}`);
+    if (this.#i === start)
+      throw new Refusal(
+        this.col(),
+        `expected ${what}${this.done() ? ' at the end' : `, found ${JSON.stringify(this.text[this.#i])}`}`,
+      );
     return this.text.slice(start, this.#i);
   }
 

@@ -27,7 +27,10 @@ export interface FloorScope {
 const LIST_OF: Record<RefKind, string> = { room: 'rooms', zone: 'zones', door: 'doors', hive: 'hives' };
 
 export function rawNames(rawFloor: unknown, kind: RefKind): Set<string> {
-  const list = typeof rawFloor === 'object' && rawFloor !== null ? (rawFloor as Record<string, unknown>)[LIST_OF[kind]] : undefined;
+  const list =
+    typeof rawFloor === 'object' && rawFloor !== null
+      ? (rawFloor as Record<string, unknown>)[LIST_OF[kind]]
+      : undefined;
   const out = new Set<string>();
   for (const item of rawList(list)) {
     const n = rawName(item);

@@ -7,7 +7,11 @@ import { keysAt } from './schema.js';
  * "unknown field `feild_of_view`; did you mean `field_of_view`?", "missing required field
  * `polygon`", "expected a number, got "3m"".
  */
-export function issuesToFindings(issues: readonly z.core.$ZodIssue[], value: unknown, prefix: readonly Seg[] = []): Finding[] {
+export function issuesToFindings(
+  issues: readonly z.core.$ZodIssue[],
+  value: unknown,
+  prefix: readonly Seg[] = [],
+): Finding[] {
   const out: Finding[] = [];
   for (const issue of issues) {
     const rel = issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p));
@@ -15,7 +19,12 @@ export function issuesToFindings(issues: readonly z.core.$ZodIssue[], value: unk
     if (issue.code === 'unrecognized_keys') {
       const valid = keysAt(path).filter((k) => k !== 'use' && k !== 'repeat' && k !== '$schema');
       for (const key of issue.keys) {
-        out.push({ path: [...path, key], message: `unknown field \`${key}\`${didYouMean(key, valid)}`, severity: 'error', atKey: true });
+        out.push({
+          path: [...path, key],
+          message: `unknown field \`${key}\`${didYouMean(key, valid)}`,
+          severity: 'error',
+          atKey: true,
+        });
       }
       continue;
     }
@@ -28,15 +37,21 @@ function describe(issue: z.core.$ZodIssue, value: unknown): string {
   const field = issue.path.at(-1);
   switch (issue.code) {
     case 'invalid_type':
-      return value === undefined ? `missing required field \`${String(field)}\`` : `expected ${article(issue.expected)}, got ${show(value)}`;
+      return value === undefined
+        ? `missing required field \`${String(field)}\``
+        : `expected ${article(issue.expected)}, got ${show(value)}`;
     case 'invalid_union':
-      return value === undefined ? `missing required field \`${String(field)}\`` : `expected ${unionExpected(issue)}, got ${show(value)}`;
+      return value === undefined
+        ? `missing required field \`${String(field)}\``
+        : `expected ${unionExpected(issue)}, got ${show(value)}`;
     case 'invalid_value':
       return `expected ${issue.values.map((v) => JSON.stringify(v)).join(' | ')}, got ${show(value)}`;
     case 'too_small':
       return tooSmall(issue, field, value);
     case 'too_big':
-      return issue.origin === 'array' ? `at most ${String(issue.maximum)} items allowed` : `must be ${issue.inclusive ? '≤' : '<'} ${String(issue.maximum)}, got ${show(value)}`;
+      return issue.origin === 'array'
+        ? `at most ${String(issue.maximum)} items allowed`
+        : `must be ${issue.inclusive ? '≤' : '<'} ${String(issue.maximum)}, got ${show(value)}`;
     case 'invalid_format':
       return formatMessage(issue.message, value);
     case 'not_multiple_of':

@@ -15,7 +15,8 @@ import { vertexBudgetFinding } from './vertex-budget.js';
  * repeats → validate and resolve into the `ScenarioModel`. Every problem is collected and
  * returned at once, sorted by position; nothing here throws for bad content.
  */
-export type LoadResult = { ok: true; model: ScenarioModel; warnings: Diagnostic[] } | { ok: false; diagnostics: Diagnostic[] };
+export type LoadResult =
+  { ok: true; model: ScenarioModel; warnings: Diagnostic[] } | { ok: false; diagnostics: Diagnostic[] };
 
 /** Values that replace the file's own (CLI flags `--seed`, `--duration`, `--fidelity`). */
 export interface LoadOverrides {
@@ -49,15 +50,25 @@ export function loadScenarioFile(nameOrPath: string, overrides: LoadOverrides = 
   let bytes: Buffer;
   try {
     const size = statSync(path).size;
-    if (size > MAX_SCENARIO_BYTES) return failure(path, 1, 1, `the file is ${size} bytes; scenario files are limited to ${MAX_SCENARIO_BYTES} bytes`);
+    if (size > MAX_SCENARIO_BYTES)
+      return failure(
+        path,
+        1,
+        1,
+        `the file is ${size} bytes; scenario files are limited to ${MAX_SCENARIO_BYTES} bytes`,
+      );
     bytes = readFileSync(path);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    const reason = code === 'ENOENT' ? `file not found (shipped scenarios, by name: ${builtInScenarios().join(', ')})` : `cannot read file (${code ?? (err as Error).message})`;
+    const reason =
+      code === 'ENOENT'
+        ? `file not found (shipped scenarios, by name: ${builtInScenarios().join(', ')})`
+        : `cannot read file (${code ?? (err as Error).message})`;
     return failure(path, 1, 1, reason);
   }
   const text = decodeUtf8(bytes);
-  if (typeof text !== 'string') return failure(path, text.line, text.col, 'invalid UTF-8 (the file must be UTF-8 text)');
+  if (typeof text !== 'string')
+    return failure(path, text.line, text.col, 'invalid UTF-8 (the file must be UTF-8 text)');
   return loadScenarioText(text, path, overrides);
 }
 
@@ -104,7 +115,8 @@ function isValidPrefix(bytes: Uint8Array): boolean {
 }
 
 export function loadScenarioText(text: string, file: string, overrides: LoadOverrides = {}): LoadResult {
-  if (text.length > MAX_SCENARIO_BYTES) return failure(file, 1, 1, `the text is ${text.length} characters; scenarios are limited to ${MAX_SCENARIO_BYTES}`);
+  if (text.length > MAX_SCENARIO_BYTES)
+    return failure(file, 1, 1, `the text is ${text.length} characters; scenarios are limited to ${MAX_SCENARIO_BYTES}`);
   const deep = nestingProblem(text);
   if (deep !== null) return failure(file, deep.line, deep.col, deep.message);
   const lines = new LineCounter();
@@ -115,7 +127,10 @@ export function loadScenarioText(text: string, file: string, overrides: LoadOver
     return { ok: false, diagnostics: [internal(file, err)] };
   }
   if (doc.errors.length > 0) {
-    return { ok: false, diagnostics: bounded(sortDiagnostics(doc.errors.map((e) => syntaxDiagnostic(file, e.message, e.linePos?.[0])))) };
+    return {
+      ok: false,
+      diagnostics: bounded(sortDiagnostics(doc.errors.map((e) => syntaxDiagnostic(file, e.message, e.linePos?.[0])))),
+    };
   }
   let data: unknown;
   try {
@@ -124,7 +139,12 @@ export function loadScenarioText(text: string, file: string, overrides: LoadOver
     // yaml's own guard ("Excessive alias count indicates a resource exhaustion attack") is the input's fault.
     if (err instanceof ReferenceError || /alias/i.test((err as Error).message)) {
       const at = firstAlias(text);
-      return failure(file, at.line, at.col, `YAML aliases expand to more than ${MAX_ALIAS_COUNT} nodes (an alias bomb?)`);
+      return failure(
+        file,
+        at.line,
+        at.col,
+        `YAML aliases expand to more than ${MAX_ALIAS_COUNT} nodes (an alias bomb?)`,
+      );
     }
     return { ok: false, diagnostics: [internal(file, err)] };
   }
@@ -138,7 +158,13 @@ export function loadScenarioObject(doc: unknown, file = '<inline>', overrides: L
 function run(data: unknown, source: Source, modelFile: string, overrides: LoadOverrides): LoadResult {
   try {
     const isDoc = typeof data === 'object' && data !== null && !Array.isArray(data);
-    const replaced = isDoc ? { ...data, ...(overrides.start !== undefined ? { start: overrides.start } : {}), ...(overrides.faults !== undefined ? { faults: overrides.faults } : {}) } : data;
+    const replaced = isDoc
+      ? {
+          ...data,
+          ...(overrides.start !== undefined ? { start: overrides.start } : {}),
+          ...(overrides.faults !== undefined ? { faults: overrides.faults } : {}),
+        }
+      : data;
     const expansion = expandScenario(replaced);
     const locator = new Locator(source, expansion.tree, expansion.origins);
     const findings: Finding[] = [...expansion.findings];
@@ -148,10 +174,16 @@ function run(data: unknown, source: Source, modelFile: string, overrides: LoadOv
     // mistake does not hide others; only a runaway expansion stops here.
     if (!expansion.tooLarge) {
       const fileStart = overrides.start !== undefined && isDoc ? (data as Record<string, unknown>)['start'] : undefined;
-      const r = resolveScenario(expansion.tree, modelFile, typeof fileStart === 'string' ? { ...overrides, fileStart } : overrides, (p) => locator.pointerOf(p));
+      const r = resolveScenario(
+        expansion.tree,
+        modelFile,
+        typeof fileStart === 'string' ? { ...overrides, fileStart } : overrides,
+        (p) => locator.pointerOf(p),
+      );
       // Not push(...): a fleet can warn once per sensor, and a spread of ~120,000 overflows the stack.
       for (const f of r.findings) findings.push(f);
-      if (!hasErrors(findings)) return { ok: true, model: r.model, warnings: fromFlags(located(locator, findings), overrides) };
+      if (!hasErrors(findings))
+        return { ok: true, model: r.model, warnings: fromFlags(located(locator, findings), overrides) };
     }
     return { ok: false, diagnostics: fromFlags(located(locator, findings), overrides) };
   } catch (err) {
@@ -162,7 +194,17 @@ function run(data: unknown, source: Source, modelFile: string, overrides: LoadOv
 /** A problem of a `--faults` schedule is the flag's, not a place in the file (which has no such faults). */
 function fromFlags(diagnostics: Diagnostic[], overrides: LoadOverrides): Diagnostic[] {
   if (overrides.faults === undefined) return diagnostics;
-  return diagnostics.map((d) => (d.path.startsWith('faults[') ? { ...d, file: '--faults', line: 1, col: 1, path: `fault ${Number(/^faults\[(\d+)\]/.exec(d.path)?.[1] ?? 0) + 1}${d.path.replace(/^faults\[\d+\]/, '')}` } : d));
+  return diagnostics.map((d) =>
+    d.path.startsWith('faults[')
+      ? {
+          ...d,
+          file: '--faults',
+          line: 1,
+          col: 1,
+          path: `fault ${Number(/^faults\[(\d+)\]/.exec(d.path)?.[1] ?? 0) + 1}${d.path.replace(/^faults\[\d+\]/, '')}`,
+        }
+      : d,
+  );
 }
 
 /** Located, sorted, and without repeats (every copy of a repeated item has the same mistake). */
@@ -184,9 +226,16 @@ function located(locator: Locator, findings: readonly Finding[]): Diagnostic[] {
  * once printed one 121 MB error line.
  */
 function bounded(list: readonly Diagnostic[]): Diagnostic[] {
-  const out = list.slice(0, MAX_DIAGNOSTICS).map((d) => (d.message.length > MAX_MESSAGE_CHARS ? { ...d, message: `${d.message.slice(0, MAX_MESSAGE_CHARS)}… (${d.message.length} characters)` } : d));
+  const out = list
+    .slice(0, MAX_DIAGNOSTICS)
+    .map((d) =>
+      d.message.length > MAX_MESSAGE_CHARS
+        ? { ...d, message: `${d.message.slice(0, MAX_MESSAGE_CHARS)}… (${d.message.length} characters)` }
+        : d,
+    );
   const last = list[MAX_DIAGNOSTICS];
-  if (last !== undefined) out.push({ ...last, path: '', message: `… and ${list.length - MAX_DIAGNOSTICS} more problem(s)` });
+  if (last !== undefined)
+    out.push({ ...last, path: '', message: `… and ${list.length - MAX_DIAGNOSTICS} more problem(s)` });
   return out;
 }
 
@@ -203,13 +252,27 @@ function firstAlias(text: string): { line: number; col: number } {
 function syntaxDiagnostic(file: string, message: string, pos: { line: number; col: number } | undefined): Diagnostic {
   // yaml's messages end with "at line L, column C" and a code excerpt: the position is ours to print.
   const text = message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '') ?? message;
-  return { file, line: pos?.line ?? 1, col: pos?.col ?? 1, path: '', message: `syntax error: ${text}`, severity: 'error' };
+  return {
+    file,
+    line: pos?.line ?? 1,
+    col: pos?.col ?? 1,
+    path: '',
+    message: `syntax error: ${text}`,
+    severity: 'error',
+  };
 }
 
 /** A bug in the loader itself: still a diagnostic, never a stack trace. */
 function internal(file: string, err: unknown): Diagnostic {
   const message = err instanceof Error ? err.message : String(err);
-  return { file, line: 1, col: 1, path: '', message: `internal error while loading the scenario: ${message}`, severity: 'error' };
+  return {
+    file,
+    line: 1,
+    col: 1,
+    path: '',
+    message: `internal error while loading the scenario: ${message}`,
+    severity: 'error',
+  };
 }
 
 /**
@@ -229,7 +292,8 @@ function nestingProblem(text: string): { line: number; col: number; message: str
       lineStart = i + 1;
       let indent = 0;
       while (text[i + 1 + indent] === ' ') indent++;
-      if (indent > MAX_INDENT) return { line, col: 1, message: `indented ${indent} columns deep; at most ${MAX_INDENT}` };
+      if (indent > MAX_INDENT)
+        return { line, col: 1, message: `indented ${indent} columns deep; at most ${MAX_INDENT}` };
       continue;
     }
     if (quote !== '') {
@@ -240,7 +304,8 @@ function nestingProblem(text: string): { line: number; col: number; message: str
     else if (c === '#' && (i === lineStart || text[i - 1] === ' ')) {
       while (i + 1 < text.length && text[i + 1] !== '\n') i++;
     } else if (c === '[' || c === '{') {
-      if (++depth > MAX_NESTING) return { line, col: i - lineStart + 1, message: `collections nested more than ${MAX_NESTING} levels deep` };
+      if (++depth > MAX_NESTING)
+        return { line, col: i - lineStart + 1, message: `collections nested more than ${MAX_NESTING} levels deep` };
     } else if ((c === ']' || c === '}') && depth > 0) depth--;
   }
   return null;

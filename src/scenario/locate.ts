@@ -23,7 +23,14 @@ export class Locator {
   diagnostic(f: Finding): Diagnostic {
     const docPath = f.inFile === true ? f.path : this.docPathOf(f.path);
     const { line, col } = this.position(docPath, f.atKey === true);
-    return { file: this.source.file, line, col, path: f.inFile === true ? formatPath(f.path) : this.displayPath(f.path), message: f.message, severity: f.severity };
+    return {
+      file: this.source.file,
+      line,
+      col,
+      path: f.inFile === true ? formatPath(f.path) : this.displayPath(f.path),
+      message: f.message,
+      severity: f.severity,
+    };
   }
 
   /**
@@ -56,7 +63,10 @@ export class Locator {
     for (const seg of path) {
       if (typeof node !== 'object' || node === null) break;
       node = (node as Record<string, unknown>)[seg];
-      const n = typeof node === 'object' && node !== null && !Array.isArray(node) ? (node as Record<string, unknown>)['name'] : undefined;
+      const n =
+        typeof node === 'object' && node !== null && !Array.isArray(node)
+          ? (node as Record<string, unknown>)['name']
+          : undefined;
       if (typeof n === 'string' || typeof n === 'number') name = String(n);
     }
     return name;
@@ -88,7 +98,8 @@ export class Locator {
     if (origin === null) return path;
     if (!origin.exact) return origin.docPath;
     const candidate = [...origin.docPath, ...suffix];
-    if (origin.usePath !== null && suffix.length > 0 && this.find(candidate).depth <= origin.docPath.length) return origin.usePath;
+    if (origin.usePath !== null && suffix.length > 0 && this.find(candidate).depth <= origin.docPath.length)
+      return origin.usePath;
     return candidate;
   }
 

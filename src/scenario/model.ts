@@ -386,7 +386,11 @@ interface FaultBase {
 /** One fault of the scenario timeline (docs/scenario-format.md, "Network and faults"). */
 export type FaultModel =
   | (FaultBase & { kind: 'sensor_offline'; sensorIds: string[] })
-  | (FaultBase & { kind: 'link_degradation'; sensorIds: string[]; /** Extra frame loss on every mesh link from these sensors, 0..1. */ loss: number })
+  | (FaultBase & {
+      kind: 'link_degradation';
+      sensorIds: string[];
+      /** Extra frame loss on every mesh link from these sensors, 0..1. */ loss: number;
+    })
   | (FaultBase & { kind: 'hive_reboot'; hiveIds: string[] })
   | (FaultBase & { kind: 'hive_outage'; hiveIds: string[] })
   | (FaultBase & { kind: 'broker_restart' })

@@ -4,10 +4,15 @@ import { z } from 'zod';
  * File schema of the `network:` and `faults:` sections (docs/scenario-format.md, "Network
  * and faults"). Kept apart from schema.ts, which imports it.
  */
-const DURATION_PATTERN = /^(?:\d+(?:\.\d+)?d)?(?:\d+(?:\.\d+)?h)?(?:\d+(?:\.\d+)?m(?!s))?(?:\d+(?:\.\d+)?s)?(?:\d+ms)?$/;
-const duration = z.string().regex(DURATION_PATTERN, { message: 'bad duration' }).describe('Duration such as 500ms, 90s, 30m, 1h30m, 1d');
+const DURATION_PATTERN =
+  /^(?:\d+(?:\.\d+)?d)?(?:\d+(?:\.\d+)?h)?(?:\d+(?:\.\d+)?m(?!s))?(?:\d+(?:\.\d+)?s)?(?:\d+ms)?$/;
+const duration = z
+  .string()
+  .regex(DURATION_PATTERN, { message: 'bad duration' })
+  .describe('Duration such as 500ms, 90s, 30m, 1h30m, 1d');
 /** A signed duration (`clock_skew`'s offset): `-30s`, `+2m`, `90s`. */
-const SIGNED_DURATION_PATTERN = /^[+-]?(?:\d+(?:\.\d+)?d)?(?:\d+(?:\.\d+)?h)?(?:\d+(?:\.\d+)?m(?!s))?(?:\d+(?:\.\d+)?s)?(?:\d+ms)?$/;
+const SIGNED_DURATION_PATTERN =
+  /^[+-]?(?:\d+(?:\.\d+)?d)?(?:\d+(?:\.\d+)?h)?(?:\d+(?:\.\d+)?m(?!s))?(?:\d+(?:\.\d+)?s)?(?:\d+ms)?$/;
 const name = z.union([z.string().min(1), z.number()]).transform(String);
 
 export const networkSchema = z
@@ -40,13 +45,30 @@ export const networkSchema = z
 
 export const faultSchema = z
   .strictObject({
-    kind: z.enum(['sensor_offline', 'link_degradation', 'hive_reboot', 'hive_outage', 'broker_restart', 'duplicate_batch', 'clock_skew', 'sensor_death']),
+    kind: z.enum([
+      'sensor_offline',
+      'link_degradation',
+      'hive_reboot',
+      'hive_outage',
+      'broker_restart',
+      'duplicate_batch',
+      'clock_skew',
+      'sensor_death',
+    ]),
     at: duration.describe('Start, as an offset from the scenario start'),
     duration: duration.optional().describe('Length (not for broker_restart or sensor_death)'),
     sensors: z.array(name).min(1).optional().describe('sensor_offline, link_degradation, sensor_death: sensor names'),
-    hive: name.optional().describe('link_degradation, sensor_offline, sensor_death: every sensor of this hive; hive_reboot, hive_outage, duplicate_batch, clock_skew: the hive'),
+    hive: name
+      .optional()
+      .describe(
+        'link_degradation, sensor_offline, sensor_death: every sensor of this hive; hive_reboot, hive_outage, duplicate_batch, clock_skew: the hive',
+      ),
     loss: z.number().min(0).max(1).optional().describe('link_degradation: extra frame loss per mesh link, 0..1'),
-    offset: z.string().regex(SIGNED_DURATION_PATTERN, { message: 'bad offset: a signed duration such as -30s or +2m' }).optional().describe("clock_skew: how far the hive's clock is off, e.g. -30s (behind) or +2m (ahead)"),
+    offset: z
+      .string()
+      .regex(SIGNED_DURATION_PATTERN, { message: 'bad offset: a signed duration such as -30s or +2m' })
+      .optional()
+      .describe("clock_skew: how far the hive's clock is off, e.g. -30s (behind) or +2m (ahead)"),
   })
   .describe('A fault on the timeline');
 

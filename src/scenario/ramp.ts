@@ -35,8 +35,16 @@ function stepsProblem(steps: readonly RampStep[]): { index: number; message: str
   for (let i = 1; i < steps.length; i++) {
     const prev = steps[i - 1] as RampStep;
     const cur = steps[i] as RampStep;
-    if (cur.atMs <= prev.atMs) return { index: i, message: `step times must rise: ${formatDuration(cur.atMs)} is not after ${formatDuration(prev.atMs)}` };
-    if (cur.share < prev.share) return { index: i, message: `the online share must not fall (${pct(cur.share)} after ${pct(prev.share)}): a ramp brings hives online, faults take them off` };
+    if (cur.atMs <= prev.atMs)
+      return {
+        index: i,
+        message: `step times must rise: ${formatDuration(cur.atMs)} is not after ${formatDuration(prev.atMs)}`,
+      };
+    if (cur.share < prev.share)
+      return {
+        index: i,
+        message: `the online share must not fall (${pct(cur.share)} after ${pct(prev.share)}): a ramp brings hives online, faults take them off`,
+      };
   }
   return null;
 }
@@ -62,7 +70,9 @@ export const rampSchema = z
     const problem = stepsProblem(steps.map(stepModel));
     if (problem) ctx.addIssue({ code: 'custom', path: [problem.index, 'at'], message: problem.message });
   })
-  .describe('Share of the hives online over simulated time (docs/load-testing.md, "Ramps"); hives before the first step are offline');
+  .describe(
+    'Share of the hives online over simulated time (docs/load-testing.md, "Ramps"); hives before the first step are offline',
+  );
 
 export type RampFile = z.output<typeof rampSchema>;
 
@@ -88,18 +98,23 @@ export function parseRamp(spec: string): RampParse {
     const atMs = at === '0' ? 0 : parseDuration(at);
     if (atMs === null) return { ok: false, col, message: `'${at}' is not a duration (0, 30s, 5m, 1h)` };
     const share = shareOf(part.slice(colon + 1));
-    if (share === null) return { ok: false, col: col + colon + 1, message: `'${part.slice(colon + 1)}' is not a share: 0%..100%` };
+    if (share === null)
+      return { ok: false, col: col + colon + 1, message: `'${part.slice(colon + 1)}' is not a share: 0%..100%` };
     steps.push({ atMs, share });
     col += part.length + 1;
   }
-  if (steps.length > MAX_RAMP_STEPS) return { ok: false, col: 1, message: `a ramp has at most ${MAX_RAMP_STEPS} steps` };
+  if (steps.length > MAX_RAMP_STEPS)
+    return { ok: false, col: 1, message: `a ramp has at most ${MAX_RAMP_STEPS} steps` };
   const problem = stepsProblem(steps);
   if (problem) return { ok: false, col: columnOfStep(spec, problem.index), message: problem.message };
   return { ok: true, steps };
 }
 
 function columnOfStep(spec: string, index: number): number {
-  return spec.split(',').slice(0, index).reduce((c, p) => c + p.length + 1, 1);
+  return spec
+    .split(',')
+    .slice(0, index)
+    .reduce((c, p) => c + p.length + 1, 1);
 }
 
 function pct(share: number): string {
@@ -113,7 +128,12 @@ function pct(share: number): string {
  * its time. A hive no step brings online is absent (offline for the whole run). Without a ramp
  * every hive is online from the start.
  */
-export function hiveOnlineTimes(hiveIds: readonly string[], ramp: readonly RampStep[] | undefined, seed: number, startMs: number): Map<string, number> {
+export function hiveOnlineTimes(
+  hiveIds: readonly string[],
+  ramp: readonly RampStep[] | undefined,
+  seed: number,
+  startMs: number,
+): Map<string, number> {
   const out = new Map<string, number>();
   if (!ramp || ramp.length === 0) {
     for (const id of hiveIds) out.set(id, startMs);
@@ -139,7 +159,12 @@ export interface RampProgress {
 }
 
 /** The ramp's steps with the hives each brought online (the summary's "hives online over time"). */
-export function rampProgress(ramp: readonly RampStep[], onlineAt: ReadonlyMap<string, number>, hives: number, startMs: number): RampProgress[] {
+export function rampProgress(
+  ramp: readonly RampStep[],
+  onlineAt: ReadonlyMap<string, number>,
+  hives: number,
+  startMs: number,
+): RampProgress[] {
   let online = 0;
   return ramp.map((step) => {
     let came = 0;
@@ -165,13 +190,25 @@ interface RampedModel {
  */
 export function rampSchedule(model: RampedModel): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const [id, t] of hiveOnlineTimes(model.hives.map((h) => h.id), model.ramp, model.seed, 0)) out[id] = t;
+  for (const [id, t] of hiveOnlineTimes(
+    model.hives.map((h) => h.id),
+    model.ramp,
+    model.seed,
+    0,
+  ))
+    out[id] = t;
   return out;
 }
 
 /** When each hive of the model comes online (epoch ms; absent: never): the resolved schedule if set, else ranked over the model's hives. */
 export function onlineTimesOf(model: RampedModel): Map<string, number> {
-  if (!model.ramp?.length) return hiveOnlineTimes(model.hives.map((h) => h.id), undefined, model.seed, model.startMs);
+  if (!model.ramp?.length)
+    return hiveOnlineTimes(
+      model.hives.map((h) => h.id),
+      undefined,
+      model.seed,
+      model.startMs,
+    );
   const schedule = model.rampSchedule ?? rampSchedule(model);
   return new Map(Object.entries(schedule).map(([id, t]) => [id, model.startMs + t]));
 }

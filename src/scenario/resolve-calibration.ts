@@ -19,7 +19,12 @@ export function resolveCalibrationPoints(
   const points: CalibrationPointModel[] = [];
   raw.forEach((p, i) => {
     const ms = localToEpoch(p.timestamp, zone);
-    if (ms === null) error(ctx, [...path, 'calibration_points', i, 'timestamp'], `bad date-time \`${p.timestamp}\` (expected e.g. 2026-03-02T13:00)`);
+    if (ms === null)
+      error(
+        ctx,
+        [...path, 'calibration_points', i, 'timestamp'],
+        `bad date-time \`${p.timestamp}\` (expected e.g. 2026-03-02T13:00)`,
+      );
     else points.push({ timestampMs: ms, occupancy: p.occupancy });
   });
   return { calibrationPoints: points.sort((a, b) => a.timestampMs - b.timestampMs) };

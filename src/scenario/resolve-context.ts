@@ -39,7 +39,18 @@ export interface Ctx {
 }
 
 export function emptyLists(): ModelLists {
-  return { sites: [], buildings: [], floors: [], rooms: [], zones: [], doors: [], hives: [], sensors: [], populations: [], meetings: [] };
+  return {
+    sites: [],
+    buildings: [],
+    floors: [],
+    rooms: [],
+    zones: [],
+    doors: [],
+    hives: [],
+    sensors: [],
+    populations: [],
+    meetings: [],
+  };
 }
 
 export function error(ctx: Pick<Ctx, 'findings'>, path: readonly Seg[], message: string): void {
@@ -51,7 +62,12 @@ export function warn(ctx: Ctx, path: readonly Seg[], message: string): void {
 }
 
 /** Parses one node of the expanded tree; structural problems become findings at `path`. */
-export function parseAt<S extends z.ZodType>(ctx: Ctx, schema: S, raw: unknown, path: readonly Seg[]): z.output<S> | null {
+export function parseAt<S extends z.ZodType>(
+  ctx: Ctx,
+  schema: S,
+  raw: unknown,
+  path: readonly Seg[],
+): z.output<S> | null {
   const r = schema.safeParse(raw);
   if (r.success) return r.data;
   ctx.findings.push(...issuesToFindings(r.error.issues, raw, path));
@@ -83,7 +99,11 @@ export class NameSet {
   add(ctx: Ctx, name: string, index: number, path: readonly Seg[]): boolean {
     const first = this.#first.get(name);
     if (first !== undefined) {
-      error(ctx, [...path, 'name'], `duplicate ${this.kind} name \`${name}\` in ${this.parent} (first used by item ${first})`);
+      error(
+        ctx,
+        [...path, 'name'],
+        `duplicate ${this.kind} name \`${name}\` in ${this.parent} (first used by item ${first})`,
+      );
       return false;
     }
     this.#first.set(name, index);

@@ -24,7 +24,8 @@ export function resolveHives(ctx: Ctx, fs: FloorScope, items: readonly unknown[]
     if (fs.floor.outline.length >= 3 && !insideOrOn(h.position, fs.floor.outline)) {
       error(ctx, [...path, 'position'], `hive \`${h.name}\` at ${fmtPoint(h.position)} is outside the floor`);
     }
-    const room = h.room === undefined ? roomAt(fs, h.position) : lookup<RoomModel>(ctx, fs, 'room', h.room, [...path, 'room']);
+    const room =
+      h.room === undefined ? roomAt(fs, h.position) : lookup<RoomModel>(ctx, fs, 'room', h.room, [...path, 'room']);
     const serial = h.serial ?? hiveSerialFor(...fs.names, h.name);
     const hive: HiveModel = {
       id: stableId('hive', ...fs.names, h.name),
@@ -70,10 +71,19 @@ function resolveSensor(ctx: Ctx, fs: FloorScope, s: SensorFile, path: readonly S
   const d = ctx.defaults;
   const height = s.height ?? d.height;
   if (height < SUPPORTED_HEIGHT_M.min || height > SUPPORTED_HEIGHT_M.max) {
-    warn(ctx, [...path, 'height'], `sensor \`${s.name}\`: height ${height} m is outside the supported ${SUPPORTED_HEIGHT_M.min}–${SUPPORTED_HEIGHT_M.max} m`);
+    warn(
+      ctx,
+      [...path, 'height'],
+      `sensor \`${s.name}\`: height ${height} m is outside the supported ${SUPPORTED_HEIGHT_M.min}–${SUPPORTED_HEIGHT_M.max} m`,
+    );
   }
   const reportText = s.report_interval;
-  const reportMs = reportText === undefined ? (s.mode === 'traffic' ? d.trafficReportMs : d.presenceReportMs) : (parseDuration(reportText) ?? 0);
+  const reportMs =
+    reportText === undefined
+      ? s.mode === 'traffic'
+        ? d.trafficReportMs
+        : d.presenceReportMs
+      : (parseDuration(reportText) ?? 0);
   if (reportMs <= 0) error(ctx, [...path, 'report_interval'], `sensor \`${s.name}\`: report_interval must be > 0`);
   const sensor: SensorModel = {
     id: stableId('sensor', ...fs.names, s.name),
@@ -108,7 +118,12 @@ interface Place {
 
 function presencePlace(ctx: Ctx, fs: FloorScope, s: SensorFile, path: readonly Seg[]): Place | null {
   for (const k of ['door', 'in'] as const) {
-    if (s[k] !== undefined) return fail(ctx, [...path, k], `sensor \`${s.name}\`: \`${k}\` is for traffic sensors (this one has mode presence)`);
+    if (s[k] !== undefined)
+      return fail(
+        ctx,
+        [...path, k],
+        `sensor \`${s.name}\`: \`${k}\` is for traffic sensors (this one has mode presence)`,
+      );
   }
   const zone = s.zone === undefined ? null : lookup<ZoneModel>(ctx, fs, 'zone', s.zone, [...path, 'zone']);
   if (s.zone !== undefined && zone === null) return null;
@@ -116,18 +131,35 @@ function presencePlace(ctx: Ctx, fs: FloorScope, s: SensorFile, path: readonly S
   if (s.room !== undefined && given === null) return null;
   const zoneRoom = zone?.roomId == null ? null : ([...fs.rooms.values()].find((r) => r.id === zone.roomId) ?? null);
   if (given !== null && zoneRoom !== null && given.id !== zoneRoom.id) {
-    return fail(ctx, [...path, 'zone'], `sensor \`${s.name}\`: zone \`${zone?.name ?? ''}\` is in room \`${zoneRoom.name}\`, not \`${given.name}\``);
+    return fail(
+      ctx,
+      [...path, 'zone'],
+      `sensor \`${s.name}\`: zone \`${zone?.name ?? ''}\` is in room \`${zoneRoom.name}\`, not \`${given.name}\``,
+    );
   }
   const room = given ?? zoneRoom ?? roomAt(fs, s.center);
-  if (room !== null && (given !== null || zoneRoom !== null) && !pointInPolygon(s.center[0], s.center[1], room.polygon)) {
-    warn(ctx, [...path, 'center'], `sensor \`${s.name}\` centre ${fmtPoint(s.center)} is outside its room \`${room.name}\``);
+  if (
+    room !== null &&
+    (given !== null || zoneRoom !== null) &&
+    !pointInPolygon(s.center[0], s.center[1], room.polygon)
+  ) {
+    warn(
+      ctx,
+      [...path, 'center'],
+      `sensor \`${s.name}\` centre ${fmtPoint(s.center)} is outside its room \`${room.name}\``,
+    );
   }
   return { room, zone, door: null };
 }
 
 function trafficPlace(ctx: Ctx, fs: FloorScope, s: SensorFile, path: readonly Seg[]): Place | null {
   for (const k of ['room', 'zone'] as const) {
-    if (s[k] !== undefined) return fail(ctx, [...path, k], `sensor \`${s.name}\`: a traffic sensor counts a door; use \`door:\` (and \`in:\`), not \`${k}:\``);
+    if (s[k] !== undefined)
+      return fail(
+        ctx,
+        [...path, k],
+        `sensor \`${s.name}\`: a traffic sensor counts a door; use \`door:\` (and \`in:\`), not \`${k}:\``,
+      );
   }
   if (s.door === undefined) return fail(ctx, path, `sensor \`${s.name}\`: a traffic sensor needs \`door:\``);
   const door = lookup<DoorModel>(ctx, fs, 'door', s.door, [...path, 'door']);
@@ -137,7 +169,11 @@ function trafficPlace(ctx: Ctx, fs: FloorScope, s: SensorFile, path: readonly Se
   const inRoom = lookup<RoomModel>(ctx, fs, 'room', s.in, [...path, 'in']);
   if (inRoom === null) return null;
   if (inRoom.id !== door.toRoomId && inRoom.id !== door.fromRoomId) {
-    return fail(ctx, [...path, 'in'], `sensor \`${s.name}\`: room \`${inRoom.name}\` is not on either side of door \`${door.name}\``);
+    return fail(
+      ctx,
+      [...path, 'in'],
+      `sensor \`${s.name}\`: room \`${inRoom.name}\` is not on either side of door \`${door.name}\``,
+    );
   }
   return { room: inRoom, zone: null, door };
 }
@@ -152,9 +188,18 @@ function sensorHive(ctx: Ctx, fs: FloorScope, s: SensorFile, path: readonly Seg[
 
 function checkDoorSeen(ctx: Ctx, sensor: SensorModel, door: DoorModel, path: readonly Seg[]): void {
   const [a, b] = door.line;
-  const view = footprintTransform({ center: sensor.center, height: sensor.height, orientationDeg: sensor.orientationDeg, fovDeg: sensor.fovDeg });
+  const view = footprintTransform({
+    center: sensor.center,
+    height: sensor.height,
+    orientationDeg: sensor.orientationDeg,
+    fovDeg: sensor.fovDeg,
+  });
   if (!view.sees((a[0] + b[0]) / 2, (a[1] + b[1]) / 2)) {
-    warn(ctx, [...path, 'center'], `sensor \`${sensor.name}\` does not see the middle of door \`${door.name}\` (centre it on the door)`);
+    warn(
+      ctx,
+      [...path, 'center'],
+      `sensor \`${sensor.name}\` does not see the middle of door \`${door.name}\` (centre it on the door)`,
+    );
   }
 }
 

@@ -56,7 +56,12 @@ export function resolveFloor(ctx: Ctx, raw: unknown, path: readonly Seg[], paren
     zones: new Map(),
     doors: new Map(),
     hives: new Map(),
-    raw: { room: rawNames(raw, 'room'), zone: rawNames(raw, 'zone'), door: rawNames(raw, 'door'), hive: rawNames(raw, 'hive') },
+    raw: {
+      room: rawNames(raw, 'room'),
+      zone: rawNames(raw, 'zone'),
+      door: rawNames(raw, 'door'),
+      hive: rawNames(raw, 'hive'),
+    },
   };
   const field = (k: string): unknown[] => rawList((raw as Record<string, unknown> | null)?.[k]);
   resolveRooms(ctx, fs, field('rooms'));
@@ -106,7 +111,8 @@ function resolveOutline(ctx: Ctx, fs: FloorScope, given: Polygon | undefined): P
     if (problem !== null) error(ctx, path, `floor outline: ${problem}`);
     for (const room of fs.rooms.values()) {
       const at = [...fs.path, 'rooms', fs.roomIndex.get(room.name) ?? 0, 'polygon'];
-      if (!polygonWithin(room.polygon, given)) error(ctx, at, `room \`${room.name}\` extends outside the floor outline`);
+      if (!polygonWithin(room.polygon, given))
+        error(ctx, at, `room \`${room.name}\` extends outside the floor outline`);
     }
     return given;
   }
@@ -131,10 +137,23 @@ function resolveZones(ctx: Ctx, fs: FloorScope, items: readonly unknown[]): void
     const room = z.room === undefined ? null : lookup<RoomModel>(ctx, fs, 'room', z.room, [...path, 'room']);
     if (room !== null && problem === null && !polygonWithin(z.polygon, room.polygon)) {
       error(ctx, [...path, 'polygon'], `zone \`${z.name}\` extends outside its room \`${room.name}\``);
-    } else if (z.room === undefined && problem === null && fs.floor.outline.length >= 3 && !polygonWithin(z.polygon, fs.floor.outline)) {
+    } else if (
+      z.room === undefined &&
+      problem === null &&
+      fs.floor.outline.length >= 3 &&
+      !polygonWithin(z.polygon, fs.floor.outline)
+    ) {
       error(ctx, [...path, 'polygon'], `zone \`${z.name}\` extends outside the floor outline`);
     }
-    const zone = { id: stableId('zone', ...fs.names, z.name), name: z.name, floorId: fs.floor.id, roomId: room?.id ?? null, customId: z.custom_id ?? null, polygon: z.polygon, src: ctx.pointerOf(path) };
+    const zone = {
+      id: stableId('zone', ...fs.names, z.name),
+      name: z.name,
+      floorId: fs.floor.id,
+      roomId: room?.id ?? null,
+      customId: z.custom_id ?? null,
+      polygon: z.polygon,
+      src: ctx.pointerOf(path),
+    };
     claimId(ctx, zone.id, path, `zone \`${z.name}\``);
     fs.zones.set(zone.name, zone);
     fs.floor.zoneIds.push(zone.id);
@@ -161,24 +180,45 @@ type DoorFile = z.output<typeof doorSchema>;
 
 function resolveDoorRooms(ctx: Ctx, fs: FloorScope, d: DoorFile, path: readonly Seg[]): DoorModel | null {
   const line = d.line as readonly [Vec2, Vec2];
-  if (d.between !== undefined && d.entrance !== undefined) return fail(ctx, path, `door \`${d.name}\`: give either \`between\` or \`entrance\`, not both`);
+  if (d.between !== undefined && d.entrance !== undefined)
+    return fail(ctx, path, `door \`${d.name}\`: give either \`between\` or \`entrance\`, not both`);
   if (d.between === undefined && d.entrance === undefined) {
     return fail(ctx, path, `door \`${d.name}\`: missing \`between: [roomA, roomB]\` or \`entrance: room\``);
   }
-  if (distancePointSegment(line[0], line[1], line[1]) < ON_EDGE_TOL_M) return fail(ctx, [...path, 'line'], `door \`${d.name}\`: the line has (almost) zero length`);
+  if (distancePointSegment(line[0], line[1], line[1]) < ON_EDGE_TOL_M)
+    return fail(ctx, [...path, 'line'], `door \`${d.name}\`: the line has (almost) zero length`);
   const sides = d.between ?? [null, d.entrance as string];
-  const rooms = sides.map((n, k) => (n === null ? null : lookup<RoomModel>(ctx, fs, 'room', n, d.between ? [...path, 'between', k] : [...path, 'entrance'])));
+  const rooms = sides.map((n, k) =>
+    n === null
+      ? null
+      : lookup<RoomModel>(ctx, fs, 'room', n, d.between ? [...path, 'between', k] : [...path, 'entrance']),
+  );
   const [from, to] = rooms as [RoomModel | null, RoomModel | null];
   if ((sides[0] !== null && from === null) || to === null) return null;
-  if (from !== null && from.id === to.id) return fail(ctx, [...path, 'between'], `door \`${d.name}\` joins room \`${to.name}\` to itself`);
+  if (from !== null && from.id === to.id)
+    return fail(ctx, [...path, 'between'], `door \`${d.name}\` joins room \`${to.name}\` to itself`);
   for (const room of [from, to]) {
     if (room !== null && !segmentOnBoundary(line[0], line[1], room.polygon, ON_EDGE_TOL_M)) {
-      error(ctx, [...path, 'line'], `door \`${d.name}\` ${fmtPoint(line[0])}–${fmtPoint(line[1])} is not on the boundary of room \`${room.name}\``);
+      error(
+        ctx,
+        [...path, 'line'],
+        `door \`${d.name}\` ${fmtPoint(line[0])}–${fmtPoint(line[1])} is not on the boundary of room \`${room.name}\``,
+      );
     }
   }
   const mid: Vec2 = [(line[0][0] + line[1][0]) / 2, (line[0][1] + line[1][1]) / 2];
-  if (fs.floor.outline.length >= 3 && !insideOrOn(mid, fs.floor.outline)) error(ctx, [...path, 'line'], `door \`${d.name}\` is outside the floor outline`);
-  return { id: stableId('door', ...fs.names, d.name), name: d.name, floorId: fs.floor.id, line, fromRoomId: from?.id ?? null, toRoomId: to.id, entrance: from === null, src: ctx.pointerOf(path) };
+  if (fs.floor.outline.length >= 3 && !insideOrOn(mid, fs.floor.outline))
+    error(ctx, [...path, 'line'], `door \`${d.name}\` is outside the floor outline`);
+  return {
+    id: stableId('door', ...fs.names, d.name),
+    name: d.name,
+    floorId: fs.floor.id,
+    line,
+    fromRoomId: from?.id ?? null,
+    toRoomId: to.id,
+    entrance: from === null,
+    src: ctx.pointerOf(path),
+  };
 }
 
 function fail(ctx: Ctx, path: readonly Seg[], message: string): null {

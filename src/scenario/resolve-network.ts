@@ -24,7 +24,8 @@ export const DEFAULT_NETWORK: NetworkModel = {
   hive: { bufferBytes: 8 * 1024 * 1024, heartbeatIntervalMs: 60_000, ackTimeoutMs: 30_000, maxBatchPackets: 500 },
 };
 
-const dur = (text: string | undefined, fallback: number): number => (text === undefined ? fallback : (parseDuration(text) ?? fallback));
+const dur = (text: string | undefined, fallback: number): number =>
+  text === undefined ? fallback : (parseDuration(text) ?? fallback);
 
 export function resolveNetwork(n: NetworkFile | undefined): NetworkModel {
   const m = n?.mesh;
@@ -71,11 +72,17 @@ function resolveFault(ctx: FaultCtx, f: FaultFile, path: Array<string | number>,
   const atMs = startMs + dur(f.at, 0);
   if (f.kind === 'sensor_death') {
     if (f.duration !== undefined) {
-      error(ctx, [...path, 'duration'], 'sensor_death has no duration: a dead sensor does not come back (sensor_offline is the one that does)');
+      error(
+        ctx,
+        [...path, 'duration'],
+        'sensor_death has no duration: a dead sensor does not come back (sensor_offline is the one that does)',
+      );
       return null;
     }
     const sensorIds = sensorsOf(ctx, f, path);
-    return sensorIds === null ? null : { atMs, durationMs: FOREVER_MS - atMs, src: ctx.pointerOf(path), kind: f.kind, sensorIds };
+    return sensorIds === null
+      ? null
+      : { atMs, durationMs: FOREVER_MS - atMs, src: ctx.pointerOf(path), kind: f.kind, sensorIds };
   }
   const base = { atMs, durationMs: dur(f.duration, 0), src: ctx.pointerOf(path) };
   if (f.kind !== 'broker_restart' && base.durationMs <= 0) {
@@ -121,7 +128,11 @@ function clockOffset(ctx: FaultCtx, f: FaultFile, path: Array<string | number>):
   const sign = f.offset.startsWith('-') ? -1 : 1;
   const ms = parseDuration(f.offset.replace(/^[+-]/, ''));
   if (ms === null || ms === 0 || ms > MAX_CLOCK_OFFSET_MS) {
-    error(ctx, [...path, 'offset'], `clock_skew offset must be non-zero and at most 1d either way, got \`${f.offset}\``);
+    error(
+      ctx,
+      [...path, 'offset'],
+      `clock_skew offset must be non-zero and at most 1d either way, got \`${f.offset}\``,
+    );
     return null;
   }
   return sign * ms;
@@ -166,9 +177,14 @@ function sensorsOf(ctx: FaultCtx, f: FaultFile, path: Array<string | number>): s
  * replaces a file's block): `occusim explore` loads and expands the scenario once, then
  * resolves each drawn schedule here, by the same rules and with the same refusals as the loader.
  */
-export function faultsOnModel(model: ScenarioModel, faults: readonly FaultFile[]): { ok: true; faults: FaultModel[] } | { ok: false; messages: string[] } {
+export function faultsOnModel(
+  model: ScenarioModel,
+  faults: readonly FaultFile[],
+): { ok: true; faults: FaultModel[] } | { ok: false; messages: string[] } {
   const ctx: FaultCtx = { findings: [], pointerOf: (path) => `/${path.join('/')}`, lists: model };
   const resolved = resolveFaults(ctx, faults, model.startMs);
   const errors = ctx.findings.filter((f) => f.severity === 'error');
-  return errors.length === 0 ? { ok: true, faults: resolved } : { ok: false, messages: errors.map((f) => `fault ${Number(f.path[1]) + 1}: ${f.message}`) };
+  return errors.length === 0
+    ? { ok: true, faults: resolved }
+    : { ok: false, messages: errors.map((f) => `fault ${Number(f.path[1]) + 1}: ${f.message}`) };
 }

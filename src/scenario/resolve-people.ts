@@ -20,7 +20,13 @@ export function resolvePeople(ctx: Ctx, fs: FloorScope, items: readonly unknown[
   });
 }
 
-function resolveGroup(ctx: Ctx, fs: FloorScope, p: PeopleFile, path: readonly Seg[], parent: FloorParent): PopulationModel | null {
+function resolveGroup(
+  ctx: Ctx,
+  fs: FloorScope,
+  p: PeopleFile,
+  path: readonly Seg[],
+  parent: FloorParent,
+): PopulationModel | null {
   const desks = rooms(ctx, fs, p.desks, [...path, 'desks']);
   const entrances = entranceDoors(ctx, fs, p, path);
   const activities = (p.activities ?? []).map((a, k) => {
@@ -59,14 +65,19 @@ function entranceDoors(ctx: Ctx, fs: FloorScope, p: PeopleFile, path: readonly S
     if (all.length > 0) return all.map((d) => d.id);
     // A floor whose doors failed validation may well have had an entrance: don't guess.
     if (fs.raw.door.size > fs.doors.size) return null;
-    error(ctx, path, `people \`${p.name}\`: floor \`${fs.floor.name}\` has no entrance door (add a door with \`entrance: <room>\`)`);
+    error(
+      ctx,
+      path,
+      `people \`${p.name}\`: floor \`${fs.floor.name}\` has no entrance door (add a door with \`entrance: <room>\`)`,
+    );
     return null;
   }
   const list = typeof p.entrance === 'string' ? [p.entrance] : p.entrance;
   const at = (k: number): Seg[] => (typeof p.entrance === 'string' ? [...path, 'entrance'] : [...path, 'entrance', k]);
   const doors = list.map((n, k) => lookup<DoorModel>(ctx, fs, 'door', n, at(k)));
   doors.forEach((d, k) => {
-    if (d !== null && !d.entrance) error(ctx, at(k), `door \`${d.name}\` is not an entrance of the floor (it has \`between:\`, not \`entrance:\`)`);
+    if (d !== null && !d.entrance)
+      error(ctx, at(k), `door \`${d.name}\` is not an entrance of the floor (it has \`between:\`, not \`entrance:\`)`);
   });
   return doors.every((d) => d !== null && d.entrance) ? doors.map((d) => (d as DoorModel).id) : null;
 }
@@ -90,7 +101,12 @@ export function resolveMeetings(ctx: Ctx, fs: FloorScope, items: readonly unknow
     if (m === null || !names.add(ctx, m.name, i, path)) return;
     const room = lookup<RoomModel>(ctx, fs, 'room', m.room, [...path, 'room']);
     const durationMs = positiveMs(ctx, m.duration, [...path, 'duration']);
-    if (m.attendees > people) warn(ctx, [...path, 'attendees'], `meeting \`${m.name}\` wants ${m.attendees} attendees but the floor has ${people} people`);
+    if (m.attendees > people)
+      warn(
+        ctx,
+        [...path, 'attendees'],
+        `meeting \`${m.name}\` wants ${m.attendees} attendees but the floor has ${people} people`,
+      );
     if (room === null) return;
     const meeting: MeetingModel = {
       id: stableId('event', ...fs.names, 'meeting', m.name),

@@ -4,7 +4,15 @@ import { pointInPolygon } from '../core/geometry.js';
 import { parseDuration } from '../core/time.js';
 import type { Seg } from './diagnostics.js';
 import type { FloorScope } from './floor-scope.js';
-import type { DoorModel, Fidelity, RoomModel, ScenarioModel, SensorModel, ThermalModel, WarmObjectModel } from './model.js';
+import type {
+  DoorModel,
+  Fidelity,
+  RoomModel,
+  ScenarioModel,
+  SensorModel,
+  ThermalModel,
+  WarmObjectModel,
+} from './model.js';
 import { parseAt, warn, type Ctx } from './resolve-context.js';
 import { warmObjectSchema, type thermalSchema } from './thermal-schema.js';
 
@@ -24,14 +32,23 @@ export function resolveWarmObjects(ctx: Ctx, fs: FloorScope, items: readonly unk
     const path = [...fs.path, 'warm_objects', i];
     const o = parseAt(ctx, warmObjectSchema, raw, path);
     if (o === null) return;
-    list.push({ name: o.name, kind: o.kind, floorId: fs.floor.id, position: o.position, size: o.size, temperatureC: o.temperature, src: ctx.pointerOf(path) });
+    list.push({
+      name: o.name,
+      kind: o.kind,
+      floorId: fs.floor.id,
+      position: o.position,
+      size: o.size,
+      temperatureC: o.temperature,
+      src: ctx.pointerOf(path),
+    });
   });
 }
 
 /** The model's thermal section from the header and the floors' objects. */
 export function resolveThermal(ctx: Ctx, header: z.output<typeof thermalSchema> | undefined): ThermalModel {
   const period = header?.hvac?.period === undefined ? null : parseDuration(header.hvac.period);
-  if (header?.hvac?.period !== undefined && !(period !== null && period > 0)) warn(ctx, ['thermal', 'hvac', 'period'], 'thermal.hvac.period must be a duration > 0; using 20m');
+  if (header?.hvac?.period !== undefined && !(period !== null && period > 0))
+    warn(ctx, ['thermal', 'hvac', 'period'], 'thermal.hvac.period must be a duration > 0; using 20m');
   return {
     ambientC: header?.ambient ?? 22,
     hvacAmplitudeK: header?.hvac?.amplitude ?? 0.4,
@@ -50,22 +67,36 @@ export function defaultFidelity(header: z.output<typeof thermalSchema> | undefin
  * sees nothing of its room; a traffic sensor that sees the middle of its door line but not
  * both ends (people passing near a jamb are missed). Hook in resolve-devices.ts.
  */
-export function checkSensorView(ctx: Ctx, s: SensorModel, room: RoomModel | null, door: DoorModel | null, path: readonly Seg[]): void {
+export function checkSensorView(
+  ctx: Ctx,
+  s: SensorModel,
+  room: RoomModel | null,
+  door: DoorModel | null,
+  path: readonly Seg[],
+): void {
   const view = footprintTransform(s);
   if (s.mode === 'presence') {
-    if (room && !seesAny(view, room.polygon)) warn(ctx, [...path, 'center'], `sensor \`${s.name}\`: its footprint sees nothing of room \`${room.name}\``);
+    if (room && !seesAny(view, room.polygon))
+      warn(ctx, [...path, 'center'], `sensor \`${s.name}\`: its footprint sees nothing of room \`${room.name}\``);
     return;
   }
   if (!door) return;
   const [a, b] = door.line;
   const middleSeen = view.sees((a[0] + b[0]) / 2, (a[1] + b[1]) / 2);
   if (middleSeen && !(view.sees(a[0], a[1]) && view.sees(b[0], b[1]))) {
-    warn(ctx, [...path, 'center'], `sensor \`${s.name}\`: its footprint does not cover the whole line of door \`${door.name}\` (people passing near its ends are missed)`);
+    warn(
+      ctx,
+      [...path, 'center'],
+      `sensor \`${s.name}\`: its footprint does not cover the whole line of door \`${door.name}\` (people passing near its ends are missed)`,
+    );
   }
 }
 
 /** True when any point of a 9×9 grid over the footprint lies in the polygon. */
-function seesAny(view: ReturnType<typeof footprintTransform>, polygon: ScenarioModel['rooms'][number]['polygon']): boolean {
+function seesAny(
+  view: ReturnType<typeof footprintTransform>,
+  polygon: ScenarioModel['rooms'][number]['polygon'],
+): boolean {
   for (let j = 0; j <= 8; j++) {
     for (let i = 0; i <= 8; i++) {
       const [x, y] = view.toWorld(0.05 + (0.9 * i) / 8, 0.05 + (0.9 * j) / 8);

@@ -3,14 +3,32 @@ import { ksuidFor, secretFor, stableId } from '../core/ids.js';
 import { localToEpoch, parseDuration } from '../core/time.js';
 import type { Finding, Seg } from './diagnostics.js';
 import type { ClientModel, Fidelity, NoiseModel, OrganisationModel, ScenarioModel, UserModel } from './model.js';
-import { claimId, emptyLists, error, NameSet, parseAt, rawList, rawName, warn, type Ctx, type SensorDefaults } from './resolve-context.js';
+import {
+  claimId,
+  emptyLists,
+  error,
+  NameSet,
+  parseAt,
+  rawList,
+  rawName,
+  warn,
+  type Ctx,
+  type SensorDefaults,
+} from './resolve-context.js';
 import { parseExpectation } from './expectations.js';
 import { resolveFloor } from './resolve-floor.js';
 import { resolveFaults, resolveNetwork } from './resolve-network.js';
 import { defaultFidelity, resolveThermal } from './resolve-thermal.js';
 import { webhookFaultsModel } from './webhook-faults-schema.js';
 import { rampModel } from './ramp.js';
-import { buildingSchema, fileSchema, MAX_ORGANISATIONS, organizationEntrySchema, siteSchema, type ScenarioFile } from './schema.js';
+import {
+  buildingSchema,
+  fileSchema,
+  MAX_ORGANISATIONS,
+  organizationEntrySchema,
+  siteSchema,
+  type ScenarioFile,
+} from './schema.js';
 
 /** Values that replace the file's (CLI flags). */
 export interface Overrides {
@@ -27,7 +45,10 @@ export interface Resolution {
 }
 
 // Sites and organisations are resolved one by one (located findings), so the header takes them as they come.
-const headerSchema = fileSchema.extend({ sites: z.array(z.unknown()).min(1).optional(), organizations: z.array(z.unknown()).min(1).optional() });
+const headerSchema = fileSchema.extend({
+  sites: z.array(z.unknown()).min(1).optional(),
+  organizations: z.array(z.unknown()).min(1).optional(),
+});
 const organizationOwnSchema = organizationEntrySchema.extend({ sites: z.array(z.unknown()).min(1) });
 const siteOwnSchema = siteSchema.extend({ buildings: z.array(z.unknown()).min(1) });
 const buildingOwnSchema = buildingSchema.extend({ floors: z.array(z.unknown()).min(1) });
@@ -38,12 +59,33 @@ type Header = z.output<typeof headerSchema>;
  * Turns the expanded tree into the model, checking every rule. The model is only meaningful
  * when no finding is an error; it is returned anyway so callers can count what was built.
  */
-export function resolveScenario(tree: unknown, file: string, overrides: Overrides, pointerOf: (p: readonly Seg[]) => string): Resolution {
+export function resolveScenario(
+  tree: unknown,
+  file: string,
+  overrides: Overrides,
+  pointerOf: (p: readonly Seg[]) => string,
+): Resolution {
   const findings: Finding[] = [];
-  const probe: Ctx = { findings, pointerOf, seed: 1, orgName: '', tickMs: 1000, defaults: sensorDefaults(undefined), lists: emptyLists(), ids: new Map(), macs: new Set() };
+  const probe: Ctx = {
+    findings,
+    pointerOf,
+    seed: 1,
+    orgName: '',
+    tickMs: 1000,
+    defaults: sensorDefaults(undefined),
+    lists: emptyLists(),
+    ids: new Map(),
+    macs: new Set(),
+  };
   const header = parseAt(probe, headerSchema, tree, []);
   const seed = overrides.seed ?? header?.seed ?? 1;
-  const ctx: Ctx = { ...probe, seed, orgName: 'org', tickMs: durationOr(header?.tick, 1000), defaults: sensorDefaults(header?.sensor_defaults) };
+  const ctx: Ctx = {
+    ...probe,
+    seed,
+    orgName: 'org',
+    tickMs: durationOr(header?.tick, 1000),
+    defaults: sensorDefaults(header?.sensor_defaults),
+  };
   const declared = declaredOrganisations(ctx, header, tree);
   const owned = declared.map((o) => ({ o, siteIds: resolveSites(ctx, o) }));
   const firstZone = ctx.lists.sites[0]?.timezone ?? 'UTC';
@@ -66,7 +108,11 @@ export function resolveScenario(tree: unknown, file: string, overrides: Override
     org: { id: stableId('org', declared[0]?.name ?? 'org'), name: declared[0]?.name ?? 'org' },
     ...ctx.lists,
     // Client ids are seeded by the file's own start, so `--start` does not change them.
-    ...organisations(ctx, owned, overrides.fileStart === undefined ? startMs : (localToEpoch(overrides.fileStart, firstZone) ?? startMs)),
+    ...organisations(
+      ctx,
+      owned,
+      overrides.fileStart === undefined ? startMs : (localToEpoch(overrides.fileStart, firstZone) ?? startMs),
+    ),
     network: resolveNetwork(header?.network),
     thermal: resolveThermal(ctx, header?.thermal),
     faults: resolveFaults(ctx, header?.faults, startMs),
@@ -80,7 +126,12 @@ export function resolveScenario(tree: unknown, file: string, overrides: Override
 /** The `expect:` thresholds, already checked by the schema. */
 function expectationsOf(header: Header | null): Pick<ScenarioModel, 'expect'> {
   if (!header?.expect) return {};
-  return { expect: header.expect.flatMap((text) => { const r = parseExpectation(text); return r.ok ? [r.expectation] : []; }) };
+  return {
+    expect: header.expect.flatMap((text) => {
+      const r = parseExpectation(text);
+      return r.ok ? [r.expectation] : [];
+    }),
+  };
 }
 
 /**
@@ -100,7 +151,8 @@ export function fileAllowProblem(text: string): string | null {
   const family = (m[1] as string).includes(':') ? 6 : 4;
   const bits = Number(m[2]);
   if (bits >= WIDEST_FILE_PREFIX[family]) return null;
-  const what = bits === 0 ? 'every address' : `a /${bits}, wider than any private range (/${WIDEST_FILE_PREFIX[family]})`;
+  const what =
+    bits === 0 ? 'every address' : `a /${bits}, wider than any private range (/${WIDEST_FILE_PREFIX[family]})`;
   return `${JSON.stringify(text)} allows ${what}: the address guard protects every organisation, so only the operator may switch it off — pass it on the command line (occusim run/serve --webhook-allow)`;
 }
 
@@ -109,7 +161,11 @@ function webhooksOf(ctx: Ctx, header: Header | null): Pick<ScenarioModel, 'webho
   if (!header?.webhooks && !header?.webhook_allow) return {};
   if (header.organizations && header.webhooks) {
     // A subscription belongs to one organisation; which one a shared list means is not said.
-    error(ctx, ['webhooks'], 'a file of several organizations cannot declare webhooks yet: create them per organisation with the GraphQL createWebhooks mutation');
+    error(
+      ctx,
+      ['webhooks'],
+      'a file of several organizations cannot declare webhooks yet: create them per organisation with the GraphQL createWebhooks mutation',
+    );
   }
   // A file's allow list reaches every organisation: one covering everything is the operator's to give.
   for (const [i, text] of (header.webhook_allow ?? []).entries()) {
@@ -151,12 +207,20 @@ function declaredOrganisations(ctx: Ctx, header: Header | null, tree: unknown): 
   const raw = (tree as Record<string, unknown> | null) ?? {};
   if (header?.organizations !== undefined) {
     if (header.organization !== undefined || header.sites !== undefined) {
-      error(ctx, ['organizations'], 'a file gives either `organization` and `sites` (one organisation) or `organizations` (several), not both');
+      error(
+        ctx,
+        ['organizations'],
+        'a file gives either `organization` and `sites` (one organisation) or `organizations` (several), not both',
+      );
     }
     const list = rawList(raw['organizations']);
     // Refused before resolving any: a file of 3,000 would cost seconds to explain one error.
     if (list.length > MAX_ORGANISATIONS) {
-      error(ctx, ['organizations'], `${list.length} organizations: a file declares at most ${MAX_ORGANISATIONS} (each is served by this one process)`);
+      error(
+        ctx,
+        ['organizations'],
+        `${list.length} organizations: a file declares at most ${MAX_ORGANISATIONS} (each is served by this one process)`,
+      );
       return [];
     }
     const names = new NameSet('organization', 'the file');
@@ -166,16 +230,39 @@ function declaredOrganisations(ctx: Ctx, header: Header | null, tree: unknown): 
       const name = own?.name ?? rawName(o) ?? `#${i}`;
       if (!names.add(ctx, name, i, path)) return [];
       claimId(ctx, stableId('org', name), path, `organization \`${name}\``);
-      return [{ name, path, sitesPath: [...path, 'sites'], sites: rawList((o as Record<string, unknown> | null)?.['sites']), users: own?.users, clients: own?.clients }];
+      return [
+        {
+          name,
+          path,
+          sitesPath: [...path, 'sites'],
+          sites: rawList((o as Record<string, unknown> | null)?.['sites']),
+          users: own?.users,
+          clients: own?.clients,
+        },
+      ];
     });
   }
   if (header !== null) {
     for (const field of ['organization', 'sites'] as const) {
-      if (header[field] === undefined) error(ctx, [field], `missing required field \`${field}\` (or \`organizations\`, a list of organisations each with its sites)`);
+      if (header[field] === undefined)
+        error(
+          ctx,
+          [field],
+          `missing required field \`${field}\` (or \`organizations\`, a list of organisations each with its sites)`,
+        );
     }
   }
   const name = header?.organization?.name ?? 'org';
-  return [{ name, path: ['organization'], sitesPath: ['sites'], sites: rawList(raw['sites']), users: header?.organization?.users, clients: header?.organization?.clients }];
+  return [
+    {
+      name,
+      path: ['organization'],
+      sitesPath: ['sites'],
+      sites: rawList(raw['sites']),
+      users: header?.organization?.users,
+      clients: header?.organization?.clients,
+    },
+  ];
 }
 
 /**
@@ -196,12 +283,23 @@ function resolveSites(ctx: Ctx, o: DeclaredOrganisation): string[] {
  * of several, which belong to which. User names log in, so they are unique across
  * organisations, ignoring case as login does.
  */
-function organisations(ctx: Ctx, owned: Array<{ o: DeclaredOrganisation; siteIds: string[] }>, startMs: number): Pick<ScenarioModel, 'users' | 'clients' | 'organisations'> {
+function organisations(
+  ctx: Ctx,
+  owned: Array<{ o: DeclaredOrganisation; siteIds: string[] }>,
+  startMs: number,
+): Pick<ScenarioModel, 'users' | 'clients' | 'organisations'> {
   const logins = new Map<string, string>();
   const all = owned.map(({ o, siteIds }) => {
     const us = users(ctx, o, logins);
     const cs = clients(ctx, o, startMs);
-    const org: OrganisationModel = { id: stableId('org', o.name), name: o.name, siteIds, userIds: us.map((u) => u.id), clientIds: cs.map((c) => c.clientId), src: ctx.pointerOf(o.path) };
+    const org: OrganisationModel = {
+      id: stableId('org', o.name),
+      name: o.name,
+      siteIds,
+      userIds: us.map((u) => u.id),
+      clientIds: cs.map((c) => c.clientId),
+      src: ctx.pointerOf(o.path),
+    };
     return { us, cs, org };
   });
   return {
@@ -233,7 +331,14 @@ function resolveSite(ctx: Ctx, raw: unknown, path: Seg[], names: NameSet, index:
   });
 }
 
-function resolveBuilding(ctx: Ctx, raw: unknown, path: Seg[], site: { id: string; name: string }, names: NameSet, index: number): string | null {
+function resolveBuilding(
+  ctx: Ctx,
+  raw: unknown,
+  path: Seg[],
+  site: { id: string; name: string },
+  names: NameSet,
+  index: number,
+): string | null {
   const own = parseAt(ctx, buildingOwnSchema, raw, path);
   const name = own?.name ?? rawName(raw) ?? `#${index}`;
   if (own !== null && !names.add(ctx, name, index, path)) return null;
@@ -264,7 +369,11 @@ function resolveBuilding(ctx: Ctx, raw: unknown, path: Seg[], site: { id: string
 function startOf(ctx: Ctx, header: Header, zone: string): number {
   const ms = localToEpoch(header.start, zone);
   if (ms === null) {
-    error(ctx, ['start'], `bad start time ${JSON.stringify(header.start)}: expected a local date-time like 2026-03-02T08:00`);
+    error(
+      ctx,
+      ['start'],
+      `bad start time ${JSON.stringify(header.start)}: expected a local date-time like 2026-03-02T08:00`,
+    );
     return 0;
   }
   return ms;
@@ -273,7 +382,8 @@ function startOf(ctx: Ctx, header: Header, zone: string): number {
 function checkIntervals(ctx: Ctx, batchMs: number): void {
   if (ctx.tickMs <= 0) error(ctx, ['tick'], 'tick must be > 0');
   if (batchMs <= 0) error(ctx, ['batch_interval'], 'batch_interval must be > 0');
-  else if (batchMs < ctx.tickMs) warn(ctx, ['batch_interval'], `batch_interval is shorter than the tick (${ctx.tickMs} ms)`);
+  else if (batchMs < ctx.tickMs)
+    warn(ctx, ['batch_interval'], `batch_interval is shorter than the tick (${ctx.tickMs} ms)`);
 }
 
 function durationOr(text: string | undefined, fallback: number): number {
@@ -295,7 +405,11 @@ function sensorDefaults(d: ScenarioFile['sensor_defaults']): SensorDefaults {
 
 function noiseOf(n: ScenarioFile['noise']): NoiseModel {
   return {
-    presence: { miss: n?.presence?.miss ?? 0.01, falsePositive: n?.presence?.false_positive ?? 0.002, jitterM: n?.presence?.jitter_m ?? 0.08 },
+    presence: {
+      miss: n?.presence?.miss ?? 0.01,
+      falsePositive: n?.presence?.false_positive ?? 0.002,
+      jitterM: n?.presence?.jitter_m ?? 0.08,
+    },
     traffic: { miss: n?.traffic?.miss ?? 0.02, crowdMiss: n?.traffic?.crowd_miss ?? 0.15 },
   };
 }
@@ -308,11 +422,20 @@ function users(ctx: Ctx, o: DeclaredOrganisation, logins: Map<string, string>): 
     if (!names.add(ctx, u.username, i, path)) return;
     const first = logins.get(u.username.toLowerCase());
     if (first !== undefined) {
-      error(ctx, [...path, 'username'], `user name \`${u.username}\` is already used by ${first}: user names log in, so they are unique across organizations (ignoring case)`);
+      error(
+        ctx,
+        [...path, 'username'],
+        `user name \`${u.username}\` is already used by ${first}: user names log in, so they are unique across organizations (ignoring case)`,
+      );
       return;
     }
     logins.set(u.username.toLowerCase(), `a user of organization \`${o.name}\``);
-    out.push({ id: stableId('user', o.name, u.username), username: u.username, password: u.password ?? secretFor(ctx.seed, 'user', o.name, u.username), src: ctx.pointerOf(path) });
+    out.push({
+      id: stableId('user', o.name, u.username),
+      username: u.username,
+      password: u.password ?? secretFor(ctx.seed, 'user', o.name, u.username),
+      src: ctx.pointerOf(path),
+    });
   });
   return out;
 }

@@ -22,7 +22,11 @@ export function retimeModel(model: ScenarioModel, startMs: number): ScenarioMode
   return {
     ...model,
     startMs,
-    populations: model.populations.map((p) => ({ ...p, arrival: { ...p.arrival, meanMin: clock(p.arrival.meanMin) }, departure: { ...p.departure, meanMin: clock(p.departure.meanMin) } })),
+    populations: model.populations.map((p) => ({
+      ...p,
+      arrival: { ...p.arrival, meanMin: clock(p.arrival.meanMin) },
+      departure: { ...p.departure, meanMin: clock(p.departure.meanMin) },
+    })),
     meetings: model.meetings.map((m) => ({ ...m, atMin: clock(m.atMin) })),
     floors: model.floors.map((f) => ({ ...f, ...points(f.calibrationPoints) })),
     rooms: model.rooms.map((r) => ({ ...r, ...points(r.calibrationPoints) })),

@@ -21,12 +21,20 @@ const DEFAULT_WEBHOOK_CONCURRENCY = 16;
  */
 
 // Same grammar as parseDuration in core/time.ts, spelled out so the JSON Schema carries it.
-const DURATION_PATTERN = /^(?:\d+(?:\.\d+)?d)?(?:\d+(?:\.\d+)?h)?(?:\d+(?:\.\d+)?m(?!s))?(?:\d+(?:\.\d+)?s)?(?:\d+ms)?$/;
+const DURATION_PATTERN =
+  /^(?:\d+(?:\.\d+)?d)?(?:\d+(?:\.\d+)?h)?(?:\d+(?:\.\d+)?m(?!s))?(?:\d+(?:\.\d+)?s)?(?:\d+ms)?$/;
 const CLOCK_PATTERN = /^([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?$/;
 
 /** Names may be written as numbers (`name: 101`); they are always strings in the model. */
-const name = z.union([z.string().min(1), z.number()]).transform(String).describe('Name, unique within its parent');
-const ref = (what: string) => z.union([z.string().min(1), z.number()]).transform(String).describe(`Name of a ${what} on the same floor`);
+const name = z
+  .union([z.string().min(1), z.number()])
+  .transform(String)
+  .describe('Name, unique within its parent');
+const ref = (what: string) =>
+  z
+    .union([z.string().min(1), z.number()])
+    .transform(String)
+    .describe(`Name of a ${what} on the same floor`);
 const refs = (what: string) => z.array(ref(what)).min(1);
 const finite = z.number().refine(Number.isFinite, { message: 'must be a finite number' });
 const vec2 = z.tuple([finite, finite]).describe('[x, y] in metres');
@@ -42,8 +50,15 @@ export const MAX_POLYGON_VERTICES = 256;
  * starting while secrets were hashed at start.
  */
 export const MAX_ORGANISATIONS = 1_000;
-const polygon = z.array(vec2).min(3).max(MAX_POLYGON_VERTICES, { message: `a polygon has at most ${MAX_POLYGON_VERTICES} vertices` }).describe('Vertices [[x, y], ...], implicitly closed');
-const duration = z.string().regex(DURATION_PATTERN, { message: 'bad duration' }).describe('Duration such as 500ms, 90s, 30m, 1h30m, 1d');
+const polygon = z
+  .array(vec2)
+  .min(3)
+  .max(MAX_POLYGON_VERTICES, { message: `a polygon has at most ${MAX_POLYGON_VERTICES} vertices` })
+  .describe('Vertices [[x, y], ...], implicitly closed');
+const duration = z
+  .string()
+  .regex(DURATION_PATTERN, { message: 'bad duration' })
+  .describe('Duration such as 500ms, 90s, 30m, 1h30m, 1d');
 const clock = z.string().regex(CLOCK_PATTERN, { message: 'bad clock time' }).describe('Local time of day HH:MM');
 const probability = z.number().min(0).max(1);
 const capacity = z.strictObject({ max: z.number().int().nonnegative(), mid: z.number().int().nonnegative() });
@@ -53,10 +68,18 @@ const localDateTime = z
   .min(1)
   .superRefine((t, ctx) => {
     const problem = offsetProblem(t);
-    if (problem !== null) ctx.addIssue({ code: 'custom', message: `${problem}: UTC offsets lie within ±14:00, minutes below 60` });
+    if (problem !== null)
+      ctx.addIssue({ code: 'custom', message: `${problem}: UTC offsets lie within ±14:00, minutes below 60` });
   });
 const calibrationPoints = z
-  .array(z.strictObject({ timestamp: localDateTime.describe('Local date-time of the site, e.g. 2026-03-02T13:00 (an explicit offset or Z wins)'), occupancy: z.number().int().nonnegative() }))
+  .array(
+    z.strictObject({
+      timestamp: localDateTime.describe(
+        'Local date-time of the site, e.g. 2026-03-02T13:00 (an explicit offset or Z wins)',
+      ),
+      occupancy: z.number().int().nonnegative(),
+    }),
+  )
   .describe('Known occupancy at instants: anchors of the calibrated traffic occupancy (docs/occupancy.md)');
 const optionalId = z.union([z.string(), z.number()]).transform(String).optional();
 
@@ -65,7 +88,11 @@ const repeatSpec = z
     z.number().int().nonnegative(),
     z.strictObject({
       count: z.number().int().nonnegative(),
-      as: z.string().regex(/^[A-Za-z_]\w*$/).optional().describe('Variable name (default i)'),
+      as: z
+        .string()
+        .regex(/^[A-Za-z_]\w*$/)
+        .optional()
+        .describe('Variable name (default i)'),
       offset: vec2.optional().describe('Shift of copy k: k × offset'),
     }),
   ])
@@ -77,7 +104,10 @@ const itemFields = {
   repeat: repeatSpec.optional(),
 };
 
-export const sensorModelNames = Object.keys(SENSOR_MODELS) as [keyof typeof SENSOR_MODELS, ...(keyof typeof SENSOR_MODELS)[]];
+export const sensorModelNames = Object.keys(SENSOR_MODELS) as [
+  keyof typeof SENSOR_MODELS,
+  ...(keyof typeof SENSOR_MODELS)[],
+];
 
 const sensorTuning = {
   model: z.enum(sensorModelNames).optional(),
@@ -86,16 +116,37 @@ const sensorTuning = {
   field_of_view: z.number().gt(0).lt(180).optional().describe('Degrees'),
   sensitivity: z.number().int().min(1).max(5).optional(),
   report_interval: duration.optional(),
-  fps: z.number().positive().max(60).optional().describe('Frames per second at frame fidelity (default 3 presence, 8 traffic)'),
+  fps: z
+    .number()
+    .positive()
+    .max(60)
+    .optional()
+    .describe('Frames per second at frame fidelity (default 3 presence, 8 traffic)'),
 };
 
-export const roomSchema = z.strictObject({ ...itemFields, name, polygon, capacity: capacity.optional(), custom_id: optionalId, calibration_points: calibrationPoints.optional() });
-export const zoneSchema = z.strictObject({ ...itemFields, name, room: ref('room').optional(), polygon, custom_id: optionalId });
+export const roomSchema = z.strictObject({
+  ...itemFields,
+  name,
+  polygon,
+  capacity: capacity.optional(),
+  custom_id: optionalId,
+  calibration_points: calibrationPoints.optional(),
+});
+export const zoneSchema = z.strictObject({
+  ...itemFields,
+  name,
+  room: ref('room').optional(),
+  polygon,
+  custom_id: optionalId,
+});
 export const doorSchema = z.strictObject({
   ...itemFields,
   name,
   line: z.tuple([vec2, vec2]).describe('[[x1, y1], [x2, y2]] on the rooms\u2019 shared wall'),
-  between: z.tuple([ref('room'), ref('room')]).optional().describe('[A, B]: walking from A into B is "in"'),
+  between: z
+    .tuple([ref('room'), ref('room')])
+    .optional()
+    .describe('[A, B]: walking from A into B is "in"'),
   entrance: ref('room').optional().describe('Entrance from outside the floor into this room'),
 });
 export const hiveSchema = z.strictObject({
@@ -105,8 +156,17 @@ export const hiveSchema = z.strictObject({
   room: ref('room').optional(),
   backhaul: z.enum(['wifi', 'cellular', 'ethernet']).optional(),
   firmware: z.string().optional(),
-  serial: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'a serial is 1 to 64 of A-Z a-z 0-9 _ -').optional().describe('The real hive\u2019s serial (MQTT username and topic level); default derived from the names'),
-  password: z.string().min(8).max(256).optional().describe('The real hive\u2019s MQTT password; default derived from the seed and the serial'),
+  serial: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/, 'a serial is 1 to 64 of A-Z a-z 0-9 _ -')
+    .optional()
+    .describe('The real hive\u2019s serial (MQTT username and topic level); default derived from the names'),
+  password: z
+    .string()
+    .min(8)
+    .max(256)
+    .optional()
+    .describe('The real hive\u2019s MQTT password; default derived from the seed and the serial'),
 });
 export const sensorSchema = z.strictObject({
   ...itemFields,
@@ -136,7 +196,10 @@ export const peopleSchema = z.strictObject({
   name,
   count: z.number().int().nonnegative(),
   desks: refs('room'),
-  entrance: z.union([ref('door'), refs('door')]).optional().describe('Entrance door(s); default all entrances of the floor'),
+  entrance: z
+    .union([ref('door'), refs('door')])
+    .optional()
+    .describe('Entrance door(s); default all entrances of the floor'),
   arrival: timeDist,
   departure: timeDist,
   activities: z.array(activity).optional(),
@@ -183,7 +246,8 @@ export const siteSchema = z.strictObject({
     .superRefine((zone, ctx) => {
       // Luxon accepts any case; the zone is then stored and printed as written, and other tools are not so kind.
       const canonical = canonicalZone(zone);
-      if (canonical !== null && canonical !== zone) ctx.addIssue({ code: 'custom', message: `time zone names are case-sensitive: \`${canonical}\`` });
+      if (canonical !== null && canonical !== zone)
+        ctx.addIssue({ code: 'custom', message: `time zone names are case-sensitive: \`${canonical}\`` });
     })
     .describe('IANA zone, e.g. Europe/Paris'),
   custom_id: optionalId,
@@ -192,21 +256,37 @@ export const siteSchema = z.strictObject({
 });
 
 const noise = z.strictObject({
-  presence: z.strictObject({ miss: probability.optional(), false_positive: z.number().nonnegative().optional(), jitter_m: z.number().nonnegative().optional() }).optional(),
+  presence: z
+    .strictObject({
+      miss: probability.optional(),
+      false_positive: z.number().nonnegative().optional(),
+      jitter_m: z.number().nonnegative().optional(),
+    })
+    .optional(),
   traffic: z.strictObject({ miss: probability.optional(), crowd_miss: probability.optional() }).optional(),
 });
 
 const organizationFields = {
   name,
-  users: z.array(z.strictObject({ ...itemFields, username: z.string().min(1), password: z.string().min(1).optional() })).optional(),
-  clients: z.array(z.strictObject({ ...itemFields, name, description: z.string().optional(), secret: z.string().min(1).optional() })).optional(),
+  users: z
+    .array(z.strictObject({ ...itemFields, username: z.string().min(1), password: z.string().min(1).optional() }))
+    .optional(),
+  clients: z
+    .array(
+      z.strictObject({ ...itemFields, name, description: z.string().optional(), secret: z.string().min(1).optional() }),
+    )
+    .optional(),
 };
 export const organizationSchema = z.strictObject(organizationFields);
 /**
  * One entry of `organizations:` (a file of several tenants): an organisation with its own
  * sites. A file holds either `organization:` and `sites:`, or `organizations:`.
  */
-export const organizationEntrySchema = z.strictObject({ ...itemFields, ...organizationFields, sites: z.array(siteSchema).min(1) });
+export const organizationEntrySchema = z.strictObject({
+  ...itemFields,
+  ...organizationFields,
+  sites: z.array(siteSchema).min(1),
+});
 
 /** One threshold, e.g. `rooms.mae < 0.5` (grammar and metric names: expectations.ts). */
 const expectation = z
@@ -235,8 +315,16 @@ export const fileSchema = z
       .strictObject({ ...sensorTuning, traffic_report_interval: duration.optional().describe('Default 10s') })
       .optional(),
     organization: organizationSchema.optional().describe('The organisation (required unless `organizations` is given)'),
-    organizations: z.array(organizationEntrySchema).min(1).max(MAX_ORGANISATIONS, { message: `a file declares at most ${MAX_ORGANISATIONS} organizations` }).optional().describe('Several organisations, each with users, clients and sites (instead of `organization` and `sites`)'),
-    templates: z.record(z.string(), z.record(z.string(), z.unknown())).optional().describe('Named item bodies for `use:`'),
+    organizations: z
+      .array(organizationEntrySchema)
+      .min(1)
+      .max(MAX_ORGANISATIONS, { message: `a file declares at most ${MAX_ORGANISATIONS} organizations` })
+      .optional()
+      .describe('Several organisations, each with users, clients and sites (instead of `organization` and `sites`)'),
+    templates: z
+      .record(z.string(), z.record(z.string(), z.unknown()))
+      .optional()
+      .describe('Named item bodies for `use:`'),
     network: networkSchema.optional(),
     faults: z.array(faultSchema).optional().describe('Fault timeline'),
     ramp: rampSchema.optional(),
@@ -245,9 +333,27 @@ export const fileSchema = z
         z.strictObject({
           name: z.string().min(1).optional().describe('Default: webhook-<n>'),
           url: z.string().min(1),
-          event_types: z.array(z.string().refine((t) => canonicalEventType(t) !== null, `an event type of spec §6: ${EVENT_TYPES.join(', ')} (_1MIN is accepted for _1M)`)).min(1),
-          filters: z.partialRecord(z.enum(['org_ids', 'site_ids', 'building_ids', 'floor_ids', 'room_ids', 'zone_ids', 'mac_addresses']), z.array(z.string())).optional(),
-          secret: z.string().regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/, 'whsec_ followed by base64').optional().describe('Default: derived from the seed'),
+          event_types: z
+            .array(
+              z
+                .string()
+                .refine(
+                  (t) => canonicalEventType(t) !== null,
+                  `an event type of spec §6: ${EVENT_TYPES.join(', ')} (_1MIN is accepted for _1M)`,
+                ),
+            )
+            .min(1),
+          filters: z
+            .partialRecord(
+              z.enum(['org_ids', 'site_ids', 'building_ids', 'floor_ids', 'room_ids', 'zone_ids', 'mac_addresses']),
+              z.array(z.string()),
+            )
+            .optional(),
+          secret: z
+            .string()
+            .regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/, 'whsec_ followed by base64')
+            .optional()
+            .describe('Default: derived from the seed'),
           send_on_value_change: z.boolean().optional(),
           http_timeout: z.number().positive().max(60).optional().describe('Seconds per attempt, default 10'),
           concurrency: z
@@ -256,15 +362,28 @@ export const fileSchema = z
             .min(MIN_WEBHOOK_CONCURRENCY)
             .max(MAX_WEBHOOK_CONCURRENCY)
             .optional()
-            .describe(`Requests in flight to the endpoint (${MIN_WEBHOOK_CONCURRENCY}..${MAX_WEBHOOK_CONCURRENCY}, pipelined on one keep-alive connection); default --webhook-concurrency or ${DEFAULT_WEBHOOK_CONCURRENCY}`),
+            .describe(
+              `Requests in flight to the endpoint (${MIN_WEBHOOK_CONCURRENCY}..${MAX_WEBHOOK_CONCURRENCY}, pipelined on one keep-alive connection); default --webhook-concurrency or ${DEFAULT_WEBHOOK_CONCURRENCY}`,
+            ),
           faults: webhookFaultsSchema.optional(),
         }),
       )
       .optional()
       .describe('Webhook subscriptions of the organisation (docs/webhooks.md)'),
-    webhook_allow: z.array(z.string().min(1)).optional().describe('CIDR blocks webhooks may reach although loopback or private, e.g. 127.0.0.1/8'),
-    expect: z.array(expectation).max(MAX_EXPECTATIONS).optional().describe('Thresholds checked when a run ends (exit 1 when one fails), e.g. rooms.mae<0.5, latency.p99<15s'),
-    sites: z.array(siteSchema).min(1).optional().describe('Sites of `organization` (required unless `organizations` is given)'),
+    webhook_allow: z
+      .array(z.string().min(1))
+      .optional()
+      .describe('CIDR blocks webhooks may reach although loopback or private, e.g. 127.0.0.1/8'),
+    expect: z
+      .array(expectation)
+      .max(MAX_EXPECTATIONS)
+      .optional()
+      .describe('Thresholds checked when a run ends (exit 1 when one fails), e.g. rooms.mae<0.5, latency.p99<15s'),
+    sites: z
+      .array(siteSchema)
+      .min(1)
+      .optional()
+      .describe('Sites of `organization` (required unless `organizations` is given)'),
   })
   .describe('occusim scenario file, format version 1');
 
@@ -283,7 +402,10 @@ export function scenarioJsonSchema(): object {
     io: 'input',
     unrepresentable: 'any',
     override: (ctx) => {
-      const js = ctx.jsonSchema as Record<string, unknown> & { properties?: Record<string, unknown>; required?: string[] };
+      const js = ctx.jsonSchema as Record<string, unknown> & {
+        properties?: Record<string, unknown>;
+        required?: string[];
+      };
       if (js.properties?.['use'] !== undefined && js.required !== undefined) {
         js['if'] = { not: { required: ['use'] } };
         js['then'] = { required: js.required };
@@ -301,7 +423,11 @@ export function scenarioJsonSchema(): object {
 }
 
 /** A `${…}` substitution written where a number goes (checked after expansion). */
-const EXPRESSION_SCHEMA = { type: 'string', pattern: '^\\$\\{[^}]*\\}$', description: 'An expression of a repeated item, e.g. ${i+1}' };
+const EXPRESSION_SCHEMA = {
+  type: 'string',
+  pattern: '^\\$\\{[^}]*\\}$',
+  description: 'An expression of a repeated item, e.g. ${i+1}',
+};
 
 /** The keys an object at `path` of the file accepts (for "did you mean"), or [] when unknown. */
 export function keysAt(path: readonly (string | number)[]): string[] {

@@ -1,5 +1,13 @@
 import { MAX_POLYGON_VERTICES } from './schema.js';
-import { area, distanceToBoundary, pointInPolygon, segmentsCrossProperly, selfIntersections, type Polygon, type Vec2 } from '../core/geometry.js';
+import {
+  area,
+  distanceToBoundary,
+  pointInPolygon,
+  segmentsCrossProperly,
+  selfIntersections,
+  type Polygon,
+  type Vec2,
+} from '../core/geometry.js';
 
 /**
  * Geometric rules of the file format, as messages (null when the rule holds). Tolerances are

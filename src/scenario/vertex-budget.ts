@@ -38,7 +38,8 @@ export function vertexBudgetFinding(tree: unknown): Finding | null {
     if (typeof node !== 'object' || node === null) continue;
     if (Array.isArray(node)) {
       // Only objects and arrays can hold polygons: scalars (coordinates) are not visited.
-      for (let i = node.length - 1; i >= 0; i--) if (typeof node[i] === 'object' && node[i] !== null) stack.push({ node: node[i], key: i, parent: step });
+      for (let i = node.length - 1; i >= 0; i--)
+        if (typeof node[i] === 'object' && node[i] !== null) stack.push({ node: node[i], key: i, parent: step });
       continue;
     }
     for (const k in node) {
@@ -47,7 +48,11 @@ export function vertexBudgetFinding(tree: unknown): Finding | null {
       if (POLYGON_KEYS.has(k) && Array.isArray(v)) {
         total += v.length;
         if (total > MAX_TOTAL_VERTICES) {
-          return { path: pathOf(step, k), message: `polygons total more than ${MAX_TOTAL_VERTICES} vertices after expansion (geometry checks would take minutes)`, severity: 'error' };
+          return {
+            path: pathOf(step, k),
+            message: `polygons total more than ${MAX_TOTAL_VERTICES} vertices after expansion (geometry checks would take minutes)`,
+            severity: 'error',
+          };
         }
       } else if (typeof v === 'object' && v !== null) stack.push({ node: v, key: k, parent: step });
     }

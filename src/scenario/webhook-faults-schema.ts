@@ -15,16 +15,32 @@ const withRate = <T extends z.ZodRawShape>(shape: T) => z.union([rate, z.strictO
 export const webhookFaultsSchema = z
   .strictObject({
     duplicate: withRate({}).optional().describe('The same request (webhook-id and body) sent twice'),
-    reorder: withRate({ window: int(1, 256, 'Later requests it waits for, default 4').optional() }).optional().describe('Held behind the next requests of the subscription'),
-    delay: withRate({ min_ms: int(0, 60_000, 'Least wait, ms (default 50)').optional(), max_ms: int(0, 60_000, 'Longest wait, ms (default 500)').optional() })
-      .refine((d) => typeof d === 'number' || (d.min_ms ?? 50) <= (d.max_ms ?? 500), { message: 'min_ms must not be above max_ms' })
+    reorder: withRate({ window: int(1, 256, 'Later requests it waits for, default 4').optional() })
+      .optional()
+      .describe('Held behind the next requests of the subscription'),
+    delay: withRate({
+      min_ms: int(0, 60_000, 'Least wait, ms (default 50)').optional(),
+      max_ms: int(0, 60_000, 'Longest wait, ms (default 500)').optional(),
+    })
+      .refine((d) => typeof d === 'number' || (d.min_ms ?? 50) <= (d.max_ms ?? 500), {
+        message: 'min_ms must not be above max_ms',
+      })
       .optional()
       .describe('Sent after a uniform wait in [min_ms, max_ms] of wall time'),
-    burst: withRate({ size: int(2, 1024, 'Held requests released together, default 8').optional(), hold_ms: int(1, 10_000, 'Longest hold, ms (default 500)').optional() }).optional().describe('Held, then released together'),
-    revise: withRate({}).optional().describe('A _1M event preceded by an earlier revision of its minute with another value'),
+    burst: withRate({
+      size: int(2, 1024, 'Held requests released together, default 8').optional(),
+      hold_ms: int(1, 10_000, 'Longest hold, ms (default 500)').optional(),
+    })
+      .optional()
+      .describe('Held, then released together'),
+    revise: withRate({})
+      .optional()
+      .describe('A _1M event preceded by an earlier revision of its minute with another value'),
     timeout: withRate({}).optional().describe("The first attempt's connection dropped mid-request (retried)"),
   })
-  .describe('Delivery faults on purpose, seeded: the same events are hit in every run of the seed (docs/load-testing.md)');
+  .describe(
+    'Delivery faults on purpose, seeded: the same events are hit in every run of the seed (docs/load-testing.md)',
+  );
 
 export type WebhookFaultsFile = z.output<typeof webhookFaultsSchema>;
 
@@ -44,8 +60,10 @@ export function webhookFaultsModel(f: WebhookFaultsFile): WebhookFaultsModel {
   const m: WebhookFaultsModel = {};
   if (f.duplicate !== undefined) m.duplicate = { rate: r(f.duplicate) };
   if (f.reorder !== undefined) m.reorder = { rate: r(f.reorder), window: o(f.reorder).window ?? 4 };
-  if (f.delay !== undefined) m.delay = { rate: r(f.delay), minMs: o(f.delay).min_ms ?? 50, maxMs: o(f.delay).max_ms ?? 500 };
-  if (f.burst !== undefined) m.burst = { rate: r(f.burst), size: o(f.burst).size ?? 8, holdMs: o(f.burst).hold_ms ?? 500 };
+  if (f.delay !== undefined)
+    m.delay = { rate: r(f.delay), minMs: o(f.delay).min_ms ?? 50, maxMs: o(f.delay).max_ms ?? 500 };
+  if (f.burst !== undefined)
+    m.burst = { rate: r(f.burst), size: o(f.burst).size ?? 8, holdMs: o(f.burst).hold_ms ?? 500 };
   if (f.revise !== undefined) m.revise = { rate: r(f.revise) };
   if (f.timeout !== undefined) m.timeout = { rate: r(f.timeout) };
   return m;

@@ -83,7 +83,14 @@ export class Agent {
     // A stream of its own: how many tries finding a free desk takes must not shift the person's other draws.
     this.#desk = randomSpot(home, deskRng, ctx.takenDesks, DESK_SPACING_M);
     ctx.takenDesks.push(this.#desk);
-    this.person = { id, floorId: ctx.plan.floorId, roomId: null, x: this.#desk[0], y: this.#desk[1], posture: 'sitting' };
+    this.person = {
+      id,
+      floorId: ctx.plan.floorId,
+      roomId: null,
+      x: this.#desk[0],
+      y: this.#desk[1],
+      posture: 'sitting',
+    };
   }
 
   /** The day's draw that orders meeting invitations (see meetings.ts). */
@@ -150,7 +157,14 @@ export class Agent {
     }
   }
 
-  #emitCrossings(path: PlannedPath, from: number, to: number, t0: number, dtMs: number, sink: (c: DoorCrossing) => void): void {
+  #emitCrossings(
+    path: PlannedPath,
+    from: number,
+    to: number,
+    t0: number,
+    dtMs: number,
+    sink: (c: DoorCrossing) => void,
+  ): void {
     for (let c = path.crossings[this.#cross]; c && c.dist <= to; c = path.crossings[++this.#cross]) {
       // Whole milliseconds, rounded up so the instant stays within (t0, t0 + dtMs].
       const atMs = Math.min(t0 + dtMs, Math.max(t0 + 1, Math.ceil(t0 + (c.dist - from) / this.#speed)));
@@ -226,7 +240,8 @@ export class Agent {
   /** The first local day from `dayStartMs` whose departure is still ahead of t. */
   #planDayFrom(dayStartMs: number, t: number): void {
     let day = drawDayPlan(this.#ctx.pop, this.#ctx.zone, dayStartMs, this.#rng);
-    while (day.leaveMs <= t) day = drawDayPlan(this.#ctx.pop, this.#ctx.zone, nextDay(day.dayStartMs, this.#ctx.zone), this.#rng);
+    while (day.leaveMs <= t)
+      day = drawDayPlan(this.#ctx.pop, this.#ctx.zone, nextDay(day.dayStartMs, this.#ctx.zone), this.#rng);
     this.#day = day;
     this.#wakeMs = day.arriveMs;
   }

@@ -54,7 +54,9 @@ export function createWorldWithProbe(model: ScenarioModel, probe: MoveProbe | nu
       const crossings: DoorCrossing[] = [];
       if (lastMs === null) begin(atMs);
       else if (atMs !== lastMs + model.tickMs) {
-        throw new RangeError(`world.step(${atMs}): expected ${lastMs + model.tickMs} (one tick of ${model.tickMs} ms later)`);
+        throw new RangeError(
+          `world.step(${atMs}): expected ${lastMs + model.tickMs} (one tick of ${model.tickMs} ms later)`,
+        );
       } else {
         const t0 = lastMs;
         const sink = (c: DoorCrossing): void => void crossings.push(c);
@@ -112,7 +114,8 @@ function zoneOf(model: ScenarioModel, floorId: string): string {
     siteZones.set(model, (zones = table));
   }
   const zone = zones.get(floorId);
-  if (zone === undefined) throw new AppError(ErrorCodes.SCENARIO_INVALID, `floor ${floorId} has no site with a time zone`);
+  if (zone === undefined)
+    throw new AppError(ErrorCodes.SCENARIO_INVALID, `floor ${floorId} has no site with a time zone`);
   return zone;
 }
 
@@ -136,25 +139,50 @@ function agentContext(
   const entrances = pop.entranceDoorIds.map((id) => {
     const door = plan.doorsById.get(id);
     if (!door || door.fromRoomId !== null) {
-      throw new AppError(ErrorCodes.SCENARIO_INVALID, `${pop.src}: door ${id} is not an entrance (from outside) of floor ${plan.floorId}`);
+      throw new AppError(
+        ErrorCodes.SCENARIO_INVALID,
+        `${pop.src}: door ${id} is not an entrance (from outside) of floor ${plan.floorId}`,
+      );
     }
     return door;
   });
   if (homeRooms.length === 0 || entrances.length === 0) {
-    throw new AppError(ErrorCodes.SCENARIO_INVALID, `${pop.src}: a population needs at least one home room and one entrance`);
+    throw new AppError(
+      ErrorCodes.SCENARIO_INVALID,
+      `${pop.src}: a population needs at least one home room and one entrance`,
+    );
   }
-  const reachable = reachableRooms(plan, entrances.map((d) => d.toRoomId));
+  const reachable = reachableRooms(
+    plan,
+    entrances.map((d) => d.toRoomId),
+  );
   for (const r of homeRooms) {
-    if (!reachable.has(r.id)) throw new AppError(ErrorCodes.SCENARIO_INVALID, `${pop.src}: home room ${r.id} cannot be reached from the entrances`);
+    if (!reachable.has(r.id))
+      throw new AppError(
+        ErrorCodes.SCENARIO_INVALID,
+        `${pop.src}: home room ${r.id} cannot be reached from the entrances`,
+      );
   }
   const activities = pop.activities
     .map((a) => ({
-      rooms: a.roomIds.map((id) => plan.rooms.get(id)).filter((r): r is RoomGeo => r !== undefined && reachable.has(r.id)),
+      rooms: a.roomIds
+        .map((id) => plan.rooms.get(id))
+        .filter((r): r is RoomGeo => r !== undefined && reachable.has(r.id)),
       rate: a.everyMs > 0 ? 1 / a.everyMs : 0,
       dwellMs: a.dwellMs,
     }))
     .filter((a) => a.rooms.length > 0 && a.rate > 0);
-  return { plan, pop, zone: zoneOf(model, plan.floorId), tickMs: model.tickMs, homeRooms, entrances, activities, probe, takenDesks };
+  return {
+    plan,
+    pop,
+    zone: zoneOf(model, plan.floorId),
+    tickMs: model.tickMs,
+    homeRooms,
+    entrances,
+    activities,
+    probe,
+    takenDesks,
+  };
 }
 
 /** Rooms connected to the start rooms through internal doors. */

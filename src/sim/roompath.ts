@@ -40,7 +40,8 @@ export function pathInRoom(room: RoomGeo, from: Vec2, to: Vec2): Vec2[] {
 function closestOpen(dist: readonly number[], done: readonly boolean[]): number {
   let best = -1;
   for (let i = 0; i < dist.length; i++) {
-    if (!done[i] && (dist[i] as number) < Infinity && (best < 0 || (dist[i] as number) < (dist[best] as number))) best = i;
+    if (!done[i] && (dist[i] as number) < Infinity && (best < 0 || (dist[i] as number) < (dist[best] as number)))
+      best = i;
   }
   return best;
 }

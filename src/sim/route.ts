@@ -159,7 +159,8 @@ function relax(dist: number[], prev: number[], u: number, v: number, w: number):
 function closestOpen(dist: readonly number[], done: readonly boolean[]): number {
   let best = -1;
   for (let i = 0; i < dist.length; i++) {
-    if (!done[i] && (dist[i] as number) < Infinity && (best < 0 || (dist[i] as number) < (dist[best] as number))) best = i;
+    if (!done[i] && (dist[i] as number) < Infinity && (best < 0 || (dist[i] as number) < (dist[best] as number)))
+      best = i;
   }
   return best;
 }

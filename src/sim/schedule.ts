@@ -29,7 +29,10 @@ const LAST_MINUTE = 24 * 60 - 1 / MINUTE_MS;
 export function localInstant(dayMs: number, minuteOfDay: number, zone: string): number {
   const m = Math.max(0, Math.min(LAST_MINUTE, minuteOfDay));
   const whole = Math.floor(m);
-  return memo(`at|${zone}|${dayMs}|${whole}`, () => atLocalTime(dayMs, whole, zone)) + Math.floor((m - whole) * MINUTE_MS + 1e-6);
+  return (
+    memo(`at|${zone}|${dayMs}|${whole}`, () => atLocalTime(dayMs, whole, zone)) +
+    Math.floor((m - whole) * MINUTE_MS + 1e-6)
+  );
 }
 
 /** `startOfLocalDay`, memoised (thousands of people share a handful of days). */
@@ -80,7 +83,9 @@ const DAY_MIN = 24 * 60;
 
 /** Local wall time `minutes` after the midnight of `dayStartMs`'s day; from 24:00 on, the next day's. */
 function instantFromDay(dayStartMs: number, minutes: number, zone: string): number {
-  return minutes < DAY_MIN ? localInstant(dayStartMs, minutes, zone) : localInstant(nextDay(dayStartMs, zone), minutes - DAY_MIN, zone);
+  return minutes < DAY_MIN
+    ? localInstant(dayStartMs, minutes, zone)
+    : localInstant(nextDay(dayStartMs, zone), minutes - DAY_MIN, zone);
 }
 
 /**

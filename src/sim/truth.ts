@@ -62,8 +62,12 @@ export function createTruthRecorder(model: ScenarioModel): TruthRecorder {
   const floors: FloorTruth[] = model.floors.map((f) => {
     const index = add(f.id);
     const rooms = new Map((roomsOf.get(f.id) ?? []).map((r) => [r.id, add(r.id)]));
-    const zones = (zonesOf.get(f.id) ?? [])
-      .map((z) => ({ index: add(z.id), roomId: z.roomId, polygon: z.polygon, box: bbox(z.polygon) }));
+    const zones = (zonesOf.get(f.id) ?? []).map((z) => ({
+      index: add(z.id),
+      roomId: z.roomId,
+      polygon: z.polygon,
+      box: bbox(z.polygon),
+    }));
     return { id: f.id, index, rooms, roomIndexes: [...rooms.values()], zones };
   });
   // Counts of the current tick, indexed like `minutes` (one slot per space).

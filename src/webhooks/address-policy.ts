@@ -33,10 +33,15 @@ const BLOCKED_TEXT: ReadonlyArray<readonly [string, string]> = [
   ['ff00::/8', 'multicast'],
 ];
 
-const BLOCKED: ReadonlyArray<{ cidr: Cidr; why: string }> = BLOCKED_TEXT.map(([c, why]) => ({ cidr: parseCidr(c) as Cidr, why }));
+const BLOCKED: ReadonlyArray<{ cidr: Cidr; why: string }> = BLOCKED_TEXT.map(([c, why]) => ({
+  cidr: parseCidr(c) as Cidr,
+  why,
+}));
 
 /** IPv6 forms that carry an IPv4 address the packet ends up at: mapped, compatible, NAT64. */
-const EMBEDDING: readonly Cidr[] = ['::ffff:0:0/96', '::/96', '64:ff9b::/96', '64:ff9b:1::/48'].map((c) => parseCidr(c) as Cidr);
+const EMBEDDING: readonly Cidr[] = ['::ffff:0:0/96', '::/96', '64:ff9b::/96', '64:ff9b:1::/48'].map(
+  (c) => parseCidr(c) as Cidr,
+);
 
 /** The IPv4 address an IPv6 address embeds (mapped `::ffff:a.b.c.d` and the like), or null. */
 export function embeddedIpv4(ip: Ip): Ip | null {
@@ -54,7 +59,12 @@ export class AddressPolicy {
   constructor(allow: readonly string[] = []) {
     this.#allow = allow.map((text, i) => {
       const c = parseCidr(text.trim());
-      if (!c) throw new WebhookError(WebhookErrorCodes.WEBHOOK_INVALID, `webhookAllow[${i}]`, `${JSON.stringify(text)} is not an address or CIDR block`);
+      if (!c)
+        throw new WebhookError(
+          WebhookErrorCodes.WEBHOOK_INVALID,
+          `webhookAllow[${i}]`,
+          `${JSON.stringify(text)} is not an address or CIDR block`,
+        );
       return c;
     });
     Object.freeze(this);
@@ -86,7 +96,8 @@ export class AddressPolicy {
 }
 
 /** Names that always mean this machine or a metadata service, whatever DNS says. */
-const LOCAL_NAMES = /^(localhost|localhost\.localdomain|ip6-localhost|ip6-loopback|metadata|metadata\.google\.internal|instance-data)\.?$|\.localhost\.?$/i;
+const LOCAL_NAMES =
+  /^(localhost|localhost\.localdomain|ip6-localhost|ip6-loopback|metadata|metadata\.google\.internal|instance-data)\.?$|\.localhost\.?$/i;
 
 export interface CheckedUrl {
   url: URL;
@@ -105,13 +116,28 @@ export function checkUrl(policy: AddressPolicy, text: string, path: string): Che
   } catch {
     throw new WebhookError(WebhookErrorCodes.WEBHOOK_BAD_URL, path, `${JSON.stringify(text)} is not a URL`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new WebhookError(WebhookErrorCodes.WEBHOOK_BAD_URL, path, `${url.protocol} is not http: or https:`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new WebhookError(WebhookErrorCodes.WEBHOOK_BAD_URL, path, `${url.protocol} is not http: or https:`);
   // Credentials in the URL would be sent to whoever answers: basic_auth is the place for them.
-  if (url.username !== '' || url.password !== '') throw new WebhookError(WebhookErrorCodes.WEBHOOK_BAD_URL, path, 'a URL with credentials (use endpoint_config.basic_auth)');
+  if (url.username !== '' || url.password !== '')
+    throw new WebhookError(
+      WebhookErrorCodes.WEBHOOK_BAD_URL,
+      path,
+      'a URL with credentials (use endpoint_config.basic_auth)',
+    );
   // WHATWG URL parsing has already turned decimal, octal and hex IPv4 hosts into dotted quads.
   const host = url.hostname;
   const literal = parseIp(host);
-  const verdict = literal ? policy.checkIp(literal) : LOCAL_NAMES.test(host) ? policy.checkIp(parseIp('127.0.0.1') as Ip) : { ok: true as const };
-  if (!verdict.ok) throw new WebhookError(WebhookErrorCodes.WEBHOOK_FORBIDDEN_ADDRESS, path, `${host} is refused: ${verdict.why} (allow it with --webhook-allow)`);
+  const verdict = literal
+    ? policy.checkIp(literal)
+    : LOCAL_NAMES.test(host)
+      ? policy.checkIp(parseIp('127.0.0.1') as Ip)
+      : { ok: true as const };
+  if (!verdict.ok)
+    throw new WebhookError(
+      WebhookErrorCodes.WEBHOOK_FORBIDDEN_ADDRESS,
+      path,
+      `${host} is refused: ${verdict.why} (allow it with --webhook-allow)`,
+    );
   return { url, literal };
 }

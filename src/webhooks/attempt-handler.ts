@@ -56,7 +56,11 @@ export class AttemptHandler implements Dispatcher.DispatchHandler {
       return;
     }
     this.#dispatched = true;
-    this.#timer = setTimeout(() => abort(attemptError(AttemptErrors.TIMEOUT, `no complete answer within ${this.#timeoutMs} ms (http_timeout)`)), this.#timeoutMs);
+    this.#timer = setTimeout(
+      () =>
+        abort(attemptError(AttemptErrors.TIMEOUT, `no complete answer within ${this.#timeoutMs} ms (http_timeout)`)),
+      this.#timeoutMs,
+    );
   }
 
   onHeaders(statusCode: number, rawHeaders: Buffer[] | string[] | null): boolean {
@@ -87,7 +91,8 @@ export class AttemptHandler implements Dispatcher.DispatchHandler {
   onError(err: Error): void {
     const code = (err as { code?: string }).code ?? '';
     const causeCode = (err as { cause?: { code?: string } }).cause?.code;
-    if (code === 'WEBHOOK_FORBIDDEN_ADDRESS' || causeCode === 'WEBHOOK_FORBIDDEN_ADDRESS') return this.#finish({ kind: 'permanent', reason: err.message });
+    if (code === 'WEBHOOK_FORBIDDEN_ADDRESS' || causeCode === 'WEBHOOK_FORBIDDEN_ADDRESS')
+      return this.#finish({ kind: 'permanent', reason: err.message });
     // Timeouts, refused or reset connections, DNS failures: the endpoint may come back.
     this.#finish({ kind: 'retryable', reason: code ? `${code}: ${err.message}` : err.message });
   }

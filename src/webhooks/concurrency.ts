@@ -12,5 +12,7 @@ export const MAX_WEBHOOK_CONCURRENCY = 64;
 
 /** Null when `n` is a valid limit, else why not (the caller locates it: a flag, a file's field). */
 export function concurrencyProblem(n: number): string | null {
-  return Number.isInteger(n) && n >= MIN_WEBHOOK_CONCURRENCY && n <= MAX_WEBHOOK_CONCURRENCY ? null : `an integer in ${MIN_WEBHOOK_CONCURRENCY}..${MAX_WEBHOOK_CONCURRENCY}, got ${n}`;
+  return Number.isInteger(n) && n >= MIN_WEBHOOK_CONCURRENCY && n <= MAX_WEBHOOK_CONCURRENCY
+    ? null
+    : `an integer in ${MIN_WEBHOOK_CONCURRENCY}..${MAX_WEBHOOK_CONCURRENCY}, got ${n}`;
 }

@@ -117,12 +117,18 @@ export class ConsumerState {
     }
     const add = k.kind === 'traffic' ? trafficOf(e.data) : detectionsOf(e.data);
     if (!cell) this.#cells.set(key, { type: e.type, subject, minute, seq, value: add });
-    else cell.value = k.kind === 'traffic' ? sumTraffic(cell.value as Traffic, add as Traffic) : (cell.value as number) + (add as number);
+    else
+      cell.value =
+        k.kind === 'traffic'
+          ? sumTraffic(cell.value as Traffic, add as Traffic)
+          : (cell.value as number) + (add as number);
   }
 
   /** The state, ordered by type, subject and minute. */
   rows(): StateRow[] {
-    return [...this.#cells.values()].sort(compareCells).map((c) => ({ type: c.type, subject: c.subject, minute: c.minute, value: c.value }));
+    return [...this.#cells.values()]
+      .sort(compareCells)
+      .map((c) => ({ type: c.type, subject: c.subject, minute: c.minute, value: c.value }));
   }
 }
 

@@ -53,12 +53,21 @@ export function parseStateLine(text: string, source: string, line: number): Stat
   } catch {
     throw new StateLineError(source, line, 'not JSON');
   }
-  if (typeof o !== 'object' || o === null || Array.isArray(o)) throw new StateLineError(source, line, 'not a JSON object');
+  if (typeof o !== 'object' || o === null || Array.isArray(o))
+    throw new StateLineError(source, line, 'not a JSON object');
   const r = o as Record<string, unknown>;
-  for (const f of ['type', 'subject'] as const) if (typeof r[f] !== 'string' || r[f] === '') throw new StateLineError(source, line, `${f}: a non-empty string is required`);
-  if (typeof r.minute !== 'number' || !Number.isInteger(r.minute) || r.minute % 60_000 !== 0) throw new StateLineError(source, line, 'minute: an integer number of ms since the epoch, a multiple of 60000, is required');
+  for (const f of ['type', 'subject'] as const)
+    if (typeof r[f] !== 'string' || r[f] === '')
+      throw new StateLineError(source, line, `${f}: a non-empty string is required`);
+  if (typeof r.minute !== 'number' || !Number.isInteger(r.minute) || r.minute % 60_000 !== 0)
+    throw new StateLineError(
+      source,
+      line,
+      'minute: an integer number of ms since the epoch, a multiple of 60000, is required',
+    );
   if (!('value' in r)) throw new StateLineError(source, line, 'value: required');
-  if (r.subscription !== undefined && typeof r.subscription !== 'string') throw new StateLineError(source, line, 'subscription: a string when given');
+  if (r.subscription !== undefined && typeof r.subscription !== 'string')
+    throw new StateLineError(source, line, 'subscription: a string when given');
   const row: StateRow = { type: r.type as string, subject: r.subject as string, minute: r.minute, value: r.value };
   if (typeof r.subscription === 'string') row.subscription = r.subscription;
   if (typeof r.truth === 'number' || r.truth === null) row.truth = r.truth;
@@ -76,12 +85,18 @@ export function compareStates(expected: Iterable<StateRow>, actual: Iterable<Sta
   let matching = 0;
   for (const [k, w] of want) {
     const a = got.get(k);
-    const place = { type: w.type, subject: w.subject, minute: w.minute, ...(w.truth !== undefined ? { truth: w.truth } : {}) };
+    const place = {
+      type: w.type,
+      subject: w.subject,
+      minute: w.minute,
+      ...(w.truth !== undefined ? { truth: w.truth } : {}),
+    };
     if (!a) missing.push({ ...place, expected: w.value });
     else if (canonical(a.value) !== canonical(w.value)) wrong.push({ ...place, expected: w.value, actual: a.value });
     else matching++;
   }
-  for (const [k, a] of got) if (!want.has(k)) extra.push({ type: a.type, subject: a.subject, minute: a.minute, actual: a.value });
+  for (const [k, a] of got)
+    if (!want.has(k)) extra.push({ type: a.type, subject: a.subject, minute: a.minute, actual: a.value });
   const firstOf = (ds: Difference[]): Difference[] => ds.sort(compareDifferences).slice(0, FIRST);
   return {
     expected: want.size,

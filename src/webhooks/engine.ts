@@ -1,6 +1,12 @@
 import type { EventMetadata, SensorEvent } from '../cloud/events.js';
 import type { StoredEvent } from '../cloud/store/port.js';
-import type { AsyncWebhookStore, AttemptRecord, Delivery, DeliveryInsert, LastValue } from '../cloud/store/webhook-port.js';
+import type {
+  AsyncWebhookStore,
+  AttemptRecord,
+  Delivery,
+  DeliveryInsert,
+  LastValue,
+} from '../cloud/store/webhook-port.js';
 import { systemWallTime, type Clock, type WallTime } from '../core/clock.js';
 import { rngFor, type Rng } from '../core/rng.js';
 import { percentile } from '../core/stats.js';
@@ -180,7 +186,8 @@ export class WebhookEngine {
     // On the ingest path: nothing is built unless a subscription takes the type.
     const wanted = new Set(subs.flatMap((s) => s.eventTypes as readonly string[]));
     if (!wanted.has('DETECTIONS') && !wanted.has('TRAFFIC')) return out;
-    for (const e of events) if (wanted.has(e.type)) this.#fanOut.deliveries(subs, this.#o.metadata.sensorEnvelope(e), 0, receivedAtMs, out);
+    for (const e of events)
+      if (wanted.has(e.type)) this.#fanOut.deliveries(subs, this.#o.metadata.sensorEnvelope(e), 0, receivedAtMs, out);
     this.#noteEnqueued(out);
     return out;
   }
@@ -210,7 +217,11 @@ export class WebhookEngine {
       const out: DeliveryInsert[] = [];
       for (const e of chunk) this.#fanOut.deliveries(subs, metadata.envelope(e), e.revision, nowMs, out);
       this.#noteEnqueued(out);
-      await store.enqueue(out, { key: CURSOR, value: (chunk[chunk.length - 1] as StoredEvent).id }, this.#fanOut.gate.takeChanged());
+      await store.enqueue(
+        out,
+        { key: CURSOR, value: (chunk[chunk.length - 1] as StoredEvent).id },
+        this.#fanOut.gate.takeChanged(),
+      );
     }
   }
 
@@ -241,7 +252,11 @@ export class WebhookEngine {
       const drain = delay(this.#o.drainMs ?? DEFAULT_DRAIN_MS);
       try {
         for (;;) {
-          for (let next = await this.#nextDueOfIdleLanes(); next !== null && next <= untilMs; next = await this.#nextDueOfIdleLanes()) {
+          for (
+            let next = await this.#nextDueOfIdleLanes();
+            next !== null && next <= untilMs;
+            next = await this.#nextDueOfIdleLanes()
+          ) {
             t = Math.max(t, next);
             await this.#deliverDue(t, true);
           }
@@ -302,7 +317,8 @@ export class WebhookEngine {
     const keys = new Set<string>();
     for (const s of service.all()) if (s.status === 'ENABLED') keys.add(sender.laneOf(s));
     this.#lanes.forget(keys);
-    for (const key of keys) this.#lanes.request(key, nowMs, (horizonMs, control) => this.#pass(key, horizonMs, control));
+    for (const key of keys)
+      this.#lanes.request(key, nowMs, (horizonMs, control) => this.#pass(key, horizonMs, control));
     if (wait) await this.#lanes.wait(keys);
   }
 
@@ -338,11 +354,16 @@ export class WebhookEngine {
       const next: Delivery[] = this.#enabled(id) && !stopping() ? await this.#nextRound(id, nowMs, inflight) : [];
       // Looked up after the read: an update made while it was read (disabled, a new URL) applies to this round.
       const s = this.#enabled(id);
-      const started: Round | null = s && next.length > 0 ? { s, due: next, outcomes: Promise.all(next.map((d) => this.#attempt(s, d, nowMs))) } : null;
+      const started: Round | null =
+        s && next.length > 0
+          ? { s, due: next, outcomes: Promise.all(next.map((d) => this.#attempt(s, d, nowMs))) }
+          : null;
       if (inflight) {
         const round = inflight;
         const outcomes = await round.outcomes;
-        await this.#o.store.recordAttempts(round.due.map((d, i) => this.#record(round.s, d, outcomes[i] as Outcome, nowMs)));
+        await this.#o.store.recordAttempts(
+          round.due.map((d, i) => this.#record(round.s, d, outcomes[i] as Outcome, nowMs)),
+        );
         await this.#trackFailing(round.s, outcomes, nowMs);
         lane.progress(round.due.length);
       }
@@ -417,7 +438,12 @@ export class WebhookEngine {
       if (nowMs - since >= disableAfterMs) {
         if (current.status === 'DISABLED') return null;
         this.#count(s.id).disabled++;
-        return { ...current, failingSinceMs: since, status: 'DISABLED', disabledReason: `failing since ${new Date(since).toISOString()}` };
+        return {
+          ...current,
+          failingSinceMs: since,
+          status: 'DISABLED',
+          disabledReason: `failing since ${new Date(since).toISOString()}`,
+        };
       }
       return current.failingSinceMs === null ? { ...current, failingSinceMs: since } : null;
     });
@@ -425,13 +451,24 @@ export class WebhookEngine {
 
   /** The earliest instant a delivery of an enabled subscription is due (a wall-clock platform sleeps until then). */
   nextDueMs(): Promise<number | null> {
-    return this.#o.store.nextDueMs(this.#o.service.all().filter((s) => s.status === 'ENABLED').map((s) => s.id));
+    return this.#o.store.nextDueMs(
+      this.#o.service
+        .all()
+        .filter((s) => s.status === 'ENABLED')
+        .map((s) => s.id),
+    );
   }
 
   /** The counts of this process, and what each subscription still has pending in the store. */
   async stats(): Promise<EngineStats> {
     const subscriptions: SubscriptionStats[] = [];
-    for (const s of this.#o.service.all()) subscriptions.push({ id: s.id, name: s.name, ...this.#count(s.id), pending: (await this.#o.store.counts(s.id)).pending });
+    for (const s of this.#o.service.all())
+      subscriptions.push({
+        id: s.id,
+        name: s.name,
+        ...this.#count(s.id),
+        pending: (await this.#o.store.counts(s.id)).pending,
+      });
     return {
       subscriptions,
       latencyP50Ms: percentile(this.#latencies, 50),
@@ -440,7 +477,11 @@ export class WebhookEngine {
       keepUp: {
         enqueued: this.#enqueued,
         busyWallMs: this.#lanes.busyMs(),
-        sensingToDeliveredSimMs: { p50: this.#sensingAge.percentile(50) || 0, p99: this.#sensingAge.percentile(99) || 0, max: this.#sensingAge.percentile(100) || 0 },
+        sensingToDeliveredSimMs: {
+          p50: this.#sensingAge.percentile(50) || 0,
+          p99: this.#sensingAge.percentile(99) || 0,
+          max: this.#sensingAge.percentile(100) || 0,
+        },
       },
     };
   }

@@ -11,11 +11,17 @@ export { EVENT_TYPES, type EventType };
 
 /** Canonical, de-duplicated, in input order; throws WEBHOOK_INVALID naming the bad entry. */
 export function parseEventTypes(input: readonly string[], path: string): EventType[] {
-  if (input.length === 0) throw new WebhookError(WebhookErrorCodes.WEBHOOK_INVALID, path, 'name at least one event type');
+  if (input.length === 0)
+    throw new WebhookError(WebhookErrorCodes.WEBHOOK_INVALID, path, 'name at least one event type');
   const out: EventType[] = [];
   input.forEach((raw, i) => {
     const t = canonicalEventType(raw);
-    if (t === null) throw new WebhookError(WebhookErrorCodes.WEBHOOK_INVALID, `${path}[${i}]`, `unknown event type ${JSON.stringify(raw)} (one of ${EVENT_TYPES.join(', ')}; _1MIN is accepted for _1M)`);
+    if (t === null)
+      throw new WebhookError(
+        WebhookErrorCodes.WEBHOOK_INVALID,
+        `${path}[${i}]`,
+        `unknown event type ${JSON.stringify(raw)} (one of ${EVENT_TYPES.join(', ')}; _1MIN is accepted for _1M)`,
+      );
     if (!out.includes(t)) out.push(t);
   });
   return out;

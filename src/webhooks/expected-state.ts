@@ -13,7 +13,10 @@ import type { Subscription } from './subscription.js';
  *
  * Reads every delivery of a subscription with its body: memory grows with the run (opt-in).
  */
-export async function expectedState(store: Pick<AsyncWebhookStore, 'deliveries'>, subscriptions: readonly Subscription[]): Promise<StateRow[]> {
+export async function expectedState(
+  store: Pick<AsyncWebhookStore, 'deliveries'>,
+  subscriptions: readonly Subscription[],
+): Promise<StateRow[]> {
   const rows: StateRow[] = [];
   for (const s of [...subscriptions].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
     const state = new ConsumerState('idempotent');

@@ -17,7 +17,13 @@ export class FanOut {
   readonly gate = new ValueChangeGate();
 
   /** Deliveries of one event (`revision`: 0, or n for the n-th recomputed value of a `_1M` minute). */
-  deliveries(subscriptions: readonly Subscription[], e: EventEnvelope, revision: number, nowMs: number, out: DeliveryInsert[]): void {
+  deliveries(
+    subscriptions: readonly Subscription[],
+    e: EventEnvelope,
+    revision: number,
+    nowMs: number,
+    out: DeliveryInsert[],
+  ): void {
     let body: string | null = null;
     for (const s of subscriptions) {
       // A subscription receives its own organisation's events only, whatever its filters say:
@@ -29,7 +35,15 @@ export class FanOut {
       if (!unfiltered(s.filters) && !matchesFilters(s.filters, e.metadata)) continue;
       if (s.sendOnValueChange && !this.gate.admit(s.id, e, revision)) continue;
       body ??= bodyOf(e);
-      out.push({ subscriptionId: s.id, eventId: e.id, eventType: e.type, eventTimestampMs: e.timestamp, body, enqueuedAtMs: nowMs, nextAttemptMs: nowMs });
+      out.push({
+        subscriptionId: s.id,
+        eventId: e.id,
+        eventType: e.type,
+        eventTimestampMs: e.timestamp,
+        body,
+        enqueuedAtMs: nowMs,
+        nextAttemptMs: nowMs,
+      });
     }
   }
 }

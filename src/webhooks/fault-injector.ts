@@ -66,7 +66,8 @@ export class FaultInjector extends Sender {
     if (!f) return super.send(r);
     const sub = r.subscription.id;
     const id = r.headers['webhook-id'] ?? '';
-    const hit = (k: FaultKind, rate: number | undefined): boolean => rate !== undefined && hits(this.#seed, sub, id, k, rate);
+    const hit = (k: FaultKind, rate: number | undefined): boolean =>
+      rate !== undefined && hits(this.#seed, sub, id, k, rate);
     if (hit('timeout', f.timeout?.rate) && !this.#dropped.has(`${sub}|${id}`)) {
       this.#dropped.add(`${sub}|${id}`);
       this.#count(sub, 'timeout');
@@ -98,7 +99,9 @@ export class FaultInjector extends Sender {
     }
     if (f.burst && hit('burst', f.burst.rate)) {
       this.#count(sub, 'burst');
-      return new Promise((resolve) => this.#holdForBurst(sub, f.burst as NonNullable<WebhookFaults['burst']>, () => resolve(go(false))));
+      return new Promise((resolve) =>
+        this.#holdForBurst(sub, f.burst as NonNullable<WebhookFaults['burst']>, () => resolve(go(false))),
+      );
     }
     if (reorder && !earlier) {
       this.#count(sub, 'reorder');
@@ -159,7 +162,8 @@ export class FaultInjector extends Sender {
   #dropMidBody(r: SendRequest): Promise<Outcome> {
     const url = new URL(r.subscription.endpoint.url);
     const literal = parseIp(url.hostname.replace(/^\[|\]$/g, ''));
-    if ((literal && !this.#policy.checkIp(literal).ok) || (url.protocol !== 'http:' && url.protocol !== 'https:')) return super.send(r);
+    if ((literal && !this.#policy.checkIp(literal).ok) || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+      return super.send(r);
     const body = Buffer.from(r.body);
     return new Promise<Outcome>((resolve) => {
       let done = false;

@@ -51,12 +51,23 @@ export function draw(seed: number | string, subscriptionId: string, eventId: str
 }
 
 /** Whether `fault` hits the event (rate 0: never; 1: always). */
-export function hits(seed: number | string, subscriptionId: string, eventId: string, fault: FaultKind, rate: number): boolean {
+export function hits(
+  seed: number | string,
+  subscriptionId: string,
+  eventId: string,
+  fault: FaultKind,
+  rate: number,
+): boolean {
   return rate > 0 && draw(seed, subscriptionId, eventId, fault) < rate;
 }
 
 /** The wall ms a delayed event waits: a uniform integer in [minMs, maxMs], drawn from its own hash. */
-export function delayOf(seed: number | string, subscriptionId: string, eventId: string, d: { minMs: number; maxMs: number }): number {
+export function delayOf(
+  seed: number | string,
+  subscriptionId: string,
+  eventId: string,
+  d: { minMs: number; maxMs: number },
+): number {
   return d.minMs + Math.floor(draw(seed, subscriptionId, eventId, 'delay-ms') * (d.maxMs - d.minMs + 1));
 }
 
@@ -73,12 +84,15 @@ export function parseWebhookFaults(text: string): FaultsParse {
   for (const part of text.split(',')) {
     const fail = (message: string): FaultsParse => ({ ok: false, col, message });
     const m = /^\s*([a-z]+)\s*=\s*([^/]*)((?:\/[^/]*)*)\s*$/.exec(part);
-    if (!m) return fail(`expected kind=rate[/parameters], one of ${FAULT_KINDS.join(', ')}, got ${JSON.stringify(part)}`);
+    if (!m)
+      return fail(`expected kind=rate[/parameters], one of ${FAULT_KINDS.join(', ')}, got ${JSON.stringify(part)}`);
     const kind = m[1] as string;
-    if (!(FAULT_KINDS as readonly string[]).includes(kind)) return fail(`unknown fault ${JSON.stringify(kind)}: one of ${FAULT_KINDS.join(', ')}`);
+    if (!(FAULT_KINDS as readonly string[]).includes(kind))
+      return fail(`unknown fault ${JSON.stringify(kind)}: one of ${FAULT_KINDS.join(', ')}`);
     if (kind in faults) return fail(`${kind} given twice`);
     const rate = Number(m[2]);
-    if ((m[2] as string).trim() === '' || !(rate >= FAULT_BOUNDS.rate.min && rate <= FAULT_BOUNDS.rate.max)) return fail(`${kind}: the rate must be a number in 0..1, got ${JSON.stringify(m[2])}`);
+    if ((m[2] as string).trim() === '' || !(rate >= FAULT_BOUNDS.rate.min && rate <= FAULT_BOUNDS.rate.max))
+      return fail(`${kind}: the rate must be a number in 0..1, got ${JSON.stringify(m[2])}`);
     const params = (m[3] as string).split('/').slice(1);
     const problem = setFault(faults, kind as FaultKind, rate, params);
     if (problem !== null) return fail(`${kind}: ${problem}`);
@@ -90,18 +104,27 @@ export function parseWebhookFaults(text: string): FaultsParse {
 function intIn(text: string | undefined, lo: number, hi: number, fallback: number, what: string): number | string {
   if (text === undefined) return fallback;
   const n = Number(text);
-  return Number.isInteger(n) && n >= lo && n <= hi && text.trim() !== '' ? n : `${what} must be an integer in ${lo}..${hi}, got ${JSON.stringify(text)}`;
+  return Number.isInteger(n) && n >= lo && n <= hi && text.trim() !== ''
+    ? n
+    : `${what} must be an integer in ${lo}..${hi}, got ${JSON.stringify(text)}`;
 }
 
 function setFault(f: WebhookFaults, kind: FaultKind, rate: number, params: readonly string[]): string | null {
   const most = { duplicate: 0, revise: 0, timeout: 0, reorder: 1, delay: 1, burst: 2 }[kind];
-  if (params.length > most) return `takes ${most === 0 ? 'no parameter' : `at most ${most} parameter${most > 1 ? 's' : ''}`} after the rate`;
+  if (params.length > most)
+    return `takes ${most === 0 ? 'no parameter' : `at most ${most} parameter${most > 1 ? 's' : ''}`} after the rate`;
   if (kind === 'duplicate' || kind === 'revise' || kind === 'timeout') {
     f[kind] = { rate };
     return null;
   }
   if (kind === 'reorder') {
-    const w = intIn(params[0], FAULT_BOUNDS.window.min, FAULT_BOUNDS.window.max, FAULT_BOUNDS.window.fallback, 'the window');
+    const w = intIn(
+      params[0],
+      FAULT_BOUNDS.window.min,
+      FAULT_BOUNDS.window.max,
+      FAULT_BOUNDS.window.fallback,
+      'the window',
+    );
     if (typeof w === 'string') return w;
     f.reorder = { rate, window: w };
     return null;
@@ -118,9 +141,21 @@ function setFault(f: WebhookFaults, kind: FaultKind, rate: number, params: reado
     f.delay = { rate, minMs: lo, maxMs: hi };
     return null;
   }
-  const size = intIn(params[0], FAULT_BOUNDS.size.min, FAULT_BOUNDS.size.max, FAULT_BOUNDS.size.fallback, 'the burst size');
+  const size = intIn(
+    params[0],
+    FAULT_BOUNDS.size.min,
+    FAULT_BOUNDS.size.max,
+    FAULT_BOUNDS.size.fallback,
+    'the burst size',
+  );
   if (typeof size === 'string') return size;
-  const hold = intIn(params[1], FAULT_BOUNDS.holdMs.min, FAULT_BOUNDS.holdMs.max, FAULT_BOUNDS.holdMs.fallback, 'the hold (ms)');
+  const hold = intIn(
+    params[1],
+    FAULT_BOUNDS.holdMs.min,
+    FAULT_BOUNDS.holdMs.max,
+    FAULT_BOUNDS.holdMs.fallback,
+    'the hold (ms)',
+  );
   if (typeof hold === 'string') return hold;
   f.burst = { rate, size, holdMs: hold };
   return null;

@@ -21,11 +21,18 @@ export type Filters = Partial<Record<FilterKey, string[]>>;
 /** Checks a filters object (JSON from GraphQL or a scenario); null or {} means no filter. */
 export function parseFilters(input: unknown, path: string): Filters {
   if (input === null || input === undefined) return {};
-  if (typeof input !== 'object' || Array.isArray(input)) throw new WebhookError(WebhookErrorCodes.WEBHOOK_INVALID, path, 'an object of id lists');
+  if (typeof input !== 'object' || Array.isArray(input))
+    throw new WebhookError(WebhookErrorCodes.WEBHOOK_INVALID, path, 'an object of id lists');
   const out: Filters = {};
   for (const [key, value] of Object.entries(input)) {
-    if (!(key in FILTER_KEYS)) throw new WebhookError(WebhookErrorCodes.WEBHOOK_INVALID, `${path}.${key}`, `unknown filter (one of ${Object.keys(FILTER_KEYS).join(', ')})`);
-    if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) throw new WebhookError(WebhookErrorCodes.WEBHOOK_INVALID, `${path}.${key}`, 'a list of strings');
+    if (!(key in FILTER_KEYS))
+      throw new WebhookError(
+        WebhookErrorCodes.WEBHOOK_INVALID,
+        `${path}.${key}`,
+        `unknown filter (one of ${Object.keys(FILTER_KEYS).join(', ')})`,
+      );
+    if (!Array.isArray(value) || value.some((v) => typeof v !== 'string'))
+      throw new WebhookError(WebhookErrorCodes.WEBHOOK_INVALID, `${path}.${key}`, 'a list of strings');
     // MAC addresses compare case-insensitively (the platform writes them lowercase).
     const list = key === 'mac_addresses' ? (value as string[]).map((v) => v.toLowerCase()) : [...(value as string[])];
     if (list.length > 0) out[key as FilterKey] = [...new Set(list)];

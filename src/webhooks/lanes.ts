@@ -88,7 +88,21 @@ export class Lanes {
    */
   request(key: string, horizonMs: number, pass: Pass): void {
     let l = this.#lanes.get(key);
-    if (!l) this.#lanes.set(key, (l = { pass, horizonMs, requested: false, loop: null, outcome: null, overran: null, debtMs: 0, suspect: false, halted: false }));
+    if (!l)
+      this.#lanes.set(
+        key,
+        (l = {
+          pass,
+          horizonMs,
+          requested: false,
+          loop: null,
+          outcome: null,
+          overran: null,
+          debtMs: 0,
+          suspect: false,
+          halted: false,
+        }),
+      );
     l.pass = pass;
     l.horizonMs = Math.max(l.horizonMs, horizonMs);
     l.requested = true;
@@ -222,7 +236,8 @@ export class Lanes {
     const loops = (): Array<Promise<void>> => [...this.#lanes.values()].flatMap((l) => (l.loop ? [l.loop] : []));
     let late = false;
     const expired = deadline.then(() => void (late = true));
-    while (pending() && !late) await Promise.race([how === 'all' ? Promise.all(loops()) : Promise.race(loops()), expired]);
+    while (pending() && !late)
+      await Promise.race([how === 'all' ? Promise.all(loops()) : Promise.race(loops()), expired]);
     return !pending();
   }
 

@@ -18,7 +18,12 @@ import { WebhookService, type Created } from './service.js';
 import { secretFromKey } from './signing.js';
 import type { CreateInput } from './subscription.js';
 import { DEFAULT_WEBHOOK_CONCURRENCY, concurrencyProblem } from './concurrency.js';
-import { DEFAULT_WEBHOOK_TIMESTAMPS, WEBHOOK_TIMESTAMPS, webhookTimestampsOf, type WebhookTimestamps } from './timestamps.js';
+import {
+  DEFAULT_WEBHOOK_TIMESTAMPS,
+  WEBHOOK_TIMESTAMPS,
+  webhookTimestampsOf,
+  type WebhookTimestamps,
+} from './timestamps.js';
 
 /**
  * Webhooks as the platform runs them: subscriptions and the delivery outbox in the platform's
@@ -42,7 +47,13 @@ export interface PlatformWebhookOptions {
    * Subscriptions declared by the scenario, created at the first start (kept by the store after),
    * each with its own concurrency limit when the file gives one.
    */
-  declared?: ReadonlyArray<{ orgId: string; input: CreateInput; /** Where it was declared (a scenario file's location). */ src?: string; concurrency?: number; /** Delivery faults on purpose (webhooks/faults.ts). */ faults?: WebhookFaults }>;
+  declared?: ReadonlyArray<{
+    orgId: string;
+    input: CreateInput;
+    /** Where it was declared (a scenario file's location). */ src?: string;
+    concurrency?: number;
+    /** Delivery faults on purpose (webhooks/faults.ts). */ faults?: WebhookFaults;
+  }>;
   /** Faults of every subscription without its own (`--webhook-faults`; webhooks/faults.ts). */
   faults?: WebhookFaults;
   /** `stats()` also gives each subscription's expected consumer state (`run --consumer-expect`; webhooks/expected-state.ts). */
@@ -94,7 +105,12 @@ export interface WebhookStats extends EngineStats {
  * Starts webhook delivery over `stores` (the platform opened them; closed by `close`, or here
  * when the start fails): subscriptions loaded, the declared ones created or brought up to date.
  */
-export async function startWebhooks(stores: WebhookStores, catalogue: AssetCatalogue, clock: Clock, o: PlatformWebhookOptions): Promise<PlatformWebhooks> {
+export async function startWebhooks(
+  stores: WebhookStores,
+  catalogue: AssetCatalogue,
+  clock: Clock,
+  o: PlatformWebhookOptions,
+): Promise<PlatformWebhooks> {
   try {
     return await start(stores, catalogue, clock, o);
   } catch (err) {
@@ -103,7 +119,12 @@ export async function startWebhooks(stores: WebhookStores, catalogue: AssetCatal
   }
 }
 
-async function start(stores: WebhookStores, catalogue: AssetCatalogue, clock: Clock, o: PlatformWebhookOptions): Promise<PlatformWebhooks> {
+async function start(
+  stores: WebhookStores,
+  catalogue: AssetCatalogue,
+  clock: Clock,
+  o: PlatformWebhookOptions,
+): Promise<PlatformWebhooks> {
   let policy: AddressPolicy;
   try {
     policy = new AddressPolicy(o.allow ?? []);
@@ -113,15 +134,23 @@ async function start(stores: WebhookStores, catalogue: AssetCatalogue, clock: Cl
   const { webhooks: store, events } = stores;
   // Declared webhooks without a secret get one derived from the seed: the same run signs the same way.
   const secrets = rngFor(o.seed, 'webhook-secrets');
-  const service = await WebhookService.open(store, policy, () => secretFromKey(Uint8Array.from({ length: 32 }, () => secrets.int(0, 255))));
+  const service = await WebhookService.open(store, policy, () =>
+    secretFromKey(Uint8Array.from({ length: 32 }, () => secrets.int(0, 255))),
+  );
   const concurrency = o.concurrency ?? DEFAULT_WEBHOOK_CONCURRENCY;
   const problem = concurrencyProblem(concurrency);
   if (problem !== null) throw new AppError(ErrorCodes.USAGE, `webhook concurrency: ${problem}`);
-  if (o.timestamps !== undefined && webhookTimestampsOf(o.timestamps) === null) throw new AppError(ErrorCodes.USAGE, `webhook timestamps must be ${WEBHOOK_TIMESTAMPS.join(' or ')}, got ${JSON.stringify(o.timestamps)}`);
+  if (o.timestamps !== undefined && webhookTimestampsOf(o.timestamps) === null)
+    throw new AppError(
+      ErrorCodes.USAGE,
+      `webhook timestamps must be ${WEBHOOK_TIMESTAMPS.join(' or ')}, got ${JSON.stringify(o.timestamps)}`,
+    );
   const { limits, faults } = await declare(service, store, clock, o.declared ?? []);
   const senderOptions = { policy, concurrency, concurrencyOf: (id: string) => limits.get(id) };
   const withFaults = faults.size > 0 || o.faults !== undefined;
-  const injector = withFaults ? new FaultInjector({ ...senderOptions, seed: o.seed, faultsOf: (s) => faults.get(s.id) ?? o.faults ?? null }) : null;
+  const injector = withFaults
+    ? new FaultInjector({ ...senderOptions, seed: o.seed, faultsOf: (s) => faults.get(s.id) ?? o.faults ?? null })
+    : null;
   const sender = injector ?? new Sender(senderOptions);
   const engine = await WebhookEngine.open({
     service,
@@ -138,7 +167,9 @@ async function start(stores: WebhookStores, catalogue: AssetCatalogue, clock: Cl
     // Wall time for the enqueue → 2xx latency of perf only; results never read it.
     wallTime: o.wallTime ?? systemWallTime,
     // Standard verifiers check webhook-timestamp against their own clock (5 minutes' tolerance).
-    ...((o.timestamps ?? DEFAULT_WEBHOOK_TIMESTAMPS) === 'wall' ? { timestampClock: o.wallTime ?? systemWallTime } : {}),
+    ...((o.timestamps ?? DEFAULT_WEBHOOK_TIMESTAMPS) === 'wall'
+      ? { timestampClock: o.wallTime ?? systemWallTime }
+      : {}),
   });
   return {
     service,
@@ -152,7 +183,11 @@ async function start(stores: WebhookStores, catalogue: AssetCatalogue, clock: Cl
         const c = injector?.counts(s.id) ?? null;
         return c ? { ...s, faults: c } : s;
       });
-      return { ...e, subscriptions, ...(o.consumerExpect === true ? { consumer: await expectedState(store, service.all()) } : {}) };
+      return {
+        ...e,
+        subscriptions,
+        ...(o.consumerExpect === true ? { consumer: await expectedState(store, service.all()) } : {}),
+      };
     },
     async close() {
       // What the outbox holds is enqueued (durable); nothing more is sent: a run's summary has
@@ -177,7 +212,12 @@ async function start(stores: WebhookStores, catalogue: AssetCatalogue, clock: Cl
  * retries due now. A refused one is a scenario error at its place in the file. Returns the
  * concurrency limits and the faults the file gives, by subscription id.
  */
-async function declare(service: WebhookService, store: AsyncWebhookStore, clock: Clock, declared: NonNullable<PlatformWebhookOptions['declared']>): Promise<{ limits: Map<string, number>; faults: Map<string, WebhookFaults> }> {
+async function declare(
+  service: WebhookService,
+  store: AsyncWebhookStore,
+  clock: Clock,
+  declared: NonNullable<PlatformWebhookOptions['declared']>,
+): Promise<{ limits: Map<string, number>; faults: Map<string, WebhookFaults> }> {
   const limits = new Map<string, number>();
   const faults = new Map<string, WebhookFaults>();
   for (const [i, { orgId, input, src, concurrency, faults: f }] of declared.entries()) {
@@ -190,13 +230,15 @@ async function declare(service: WebhookService, store: AsyncWebhookStore, clock:
       if (!existing) {
         id = ((await service.create(orgId, [input], () => path))[0] as Created).subscription.id;
       } else {
-        if ((await service.redeclare(existing.id, input, path)).endpointChanged) await store.reschedule(existing.id, clock.now());
+        if ((await service.redeclare(existing.id, input, path)).endpointChanged)
+          await store.reschedule(existing.id, clock.now());
         id = existing.id;
       }
       if (concurrency !== undefined) limits.set(id, concurrency);
       if (f !== undefined) faults.set(id, f);
     } catch (err) {
-      if (isWebhookError(err)) throw new AppError(ErrorCodes.SCENARIO_INVALID, `${err.message} (${err.code})`, { cause: err });
+      if (isWebhookError(err))
+        throw new AppError(ErrorCodes.SCENARIO_INVALID, `${err.message} (${err.code})`, { cause: err });
       throw err;
     }
   }

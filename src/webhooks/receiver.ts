@@ -140,7 +140,17 @@ const UNICODE_ESCAPE = Buffer.from('\\u');
  */
 export function envelopeType(body: Buffer): string | null {
   const n = body.length;
-  if (n < 20 || body[0] !== 0x7b || body[1] !== 0x22 || body[2] !== 0x69 || body[3] !== 0x64 || body[4] !== 0x22 || body[5] !== 0x3a || body[6] !== 0x22) return null; // {"id":"
+  if (
+    n < 20 ||
+    body[0] !== 0x7b ||
+    body[1] !== 0x22 ||
+    body[2] !== 0x69 ||
+    body[3] !== 0x64 ||
+    body[4] !== 0x22 ||
+    body[5] !== 0x3a ||
+    body[6] !== 0x22
+  )
+    return null; // {"id":"
   let i = 7;
   for (; i < n && body[i] !== 0x22; i++) if (body[i] === 0x5c) return null; // an escape: leave it to JSON.parse
   const TYPE = '","type":"';
@@ -174,7 +184,16 @@ function remember<V>(m: Map<string, V>, key: string, value: V, max: number): voi
  */
 export function envelopeId(body: Buffer): string | null {
   const n = body.length;
-  if (n >= 8 && body[0] === 0x7b && body[1] === 0x22 && body[2] === 0x69 && body[3] === 0x64 && body[4] === 0x22 && body[5] === 0x3a && body[6] === 0x22) {
+  if (
+    n >= 8 &&
+    body[0] === 0x7b &&
+    body[1] === 0x22 &&
+    body[2] === 0x69 &&
+    body[3] === 0x64 &&
+    body[4] === 0x22 &&
+    body[5] === 0x3a &&
+    body[6] === 0x22
+  ) {
     let i = 7;
     for (; i < n && body[i] !== 0x22 && body[i] !== 0x5c && body[i]! >= 0x20; i++);
     if (i < n && body[i] === 0x22 && body.indexOf(ID_KEY, i) < 0 && body.indexOf(UNICODE_ESCAPE, i) < 0) {
@@ -245,7 +264,11 @@ export async function startReceiver(o: ReceiverOptions): Promise<Receiver> {
     const headerId = header(req, 'webhook-id');
     const id = headerId ?? envelopeId(body);
     if (verifying) {
-      const h = { 'webhook-id': headerId, 'webhook-timestamp': header(req, 'webhook-timestamp'), 'webhook-signature': header(req, 'webhook-signature') };
+      const h = {
+        'webhook-id': headerId,
+        'webhook-timestamp': header(req, 'webhook-timestamp'),
+        'webhook-signature': header(req, 'webhook-signature'),
+      };
       const nowS = o.toleranceS === undefined ? Number(h['webhook-timestamp'] ?? 0) : (o.nowS?.() ?? 0);
       if (!verify(o.secrets, h, body, nowS, o.toleranceS ?? Infinity).ok) {
         stats.badSignatures++;

@@ -23,7 +23,12 @@ export interface RetryPolicy {
  * Default: 36 attempts, 5 s doubling to a 1 h cap: the dead letter comes between 13.2 and 26.4
  * simulated hours after the first failure (mean 19.8 h), so a receiver down overnight loses nothing.
  */
-export const DEFAULT_RETRY: Readonly<RetryPolicy> = Object.freeze({ baseMs: 5_000, capMs: 3_600_000, maxAttempts: 36, maxRetryAfterMs: 6 * 3_600_000 });
+export const DEFAULT_RETRY: Readonly<RetryPolicy> = Object.freeze({
+  baseMs: 5_000,
+  capMs: 3_600_000,
+  maxAttempts: 36,
+  maxRetryAfterMs: 6 * 3_600_000,
+});
 
 /** What an attempt's outcome means for the delivery. */
 export type Outcome =
@@ -37,7 +42,9 @@ export type Outcome =
 export function outcomeOfStatus(status: number, retryAfterMs?: number): Outcome {
   if (status >= 200 && status < 300) return { kind: 'delivered', status };
   if (status >= 500 || status === 408 || status === 429) {
-    return retryAfterMs !== undefined && (status === 429 || status === 503) ? { kind: 'retryable', reason: `HTTP ${status}`, retryAfterMs } : { kind: 'retryable', reason: `HTTP ${status}` };
+    return retryAfterMs !== undefined && (status === 429 || status === 503)
+      ? { kind: 'retryable', reason: `HTTP ${status}`, retryAfterMs }
+      : { kind: 'retryable', reason: `HTTP ${status}` };
   }
   // Redirects are not followed: the destination must be the checked one (SSRF), so a 3xx is an error of the subscription's URL.
   return { kind: 'permanent', reason: `HTTP ${status}` };

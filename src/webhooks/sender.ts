@@ -45,14 +45,17 @@ export function guardedLookup(policy: AddressPolicy, resolve: typeof dnsLookup =
         const ip = parseIp(a.address);
         const verdict = ip ? policy.checkIp(ip) : { ok: false as const, why: `${a.address} is not an address` };
         if (!verdict.ok) {
-          const refusal = Object.assign(new Error(`${hostname} resolves to a refused address: ${verdict.why}`), { code: 'WEBHOOK_FORBIDDEN_ADDRESS' });
+          const refusal = Object.assign(new Error(`${hostname} resolves to a refused address: ${verdict.why}`), {
+            code: 'WEBHOOK_FORBIDDEN_ADDRESS',
+          });
           return callback(refusal, '', 0);
         }
       }
       const first = addresses[0];
       if (!first) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 0);
       // Node 20 asks with all: true when autoSelectFamily is on; answer in the form asked for.
-      if ((options as { all?: boolean }).all) (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+      if ((options as { all?: boolean }).all)
+        (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
       else callback(null, first.address, first.family);
     });
   };
@@ -82,7 +85,10 @@ export class Sender {
     let lane = this.#laneOf.get(s);
     if (lane === undefined) {
       const depth = this.#o.concurrencyOf?.(s.id) ?? this.#o.concurrency;
-      this.#laneOf.set(s, (lane = `${s.orgId} ${this.#target(s.endpoint.url).origin} ${depth}/${s.endpoint.httpTimeoutMs}`));
+      this.#laneOf.set(
+        s,
+        (lane = `${s.orgId} ${this.#target(s.endpoint.url).origin} ${depth}/${s.endpoint.httpTimeoutMs}`),
+      );
     }
     return lane;
   }
@@ -96,7 +102,9 @@ export class Sender {
       c = new Client(origin, {
         pipelining: depth,
         keepAliveTimeout: 30_000,
-        connect: writesPerTurn(buildConnector({ lookup: guardedLookup(this.#o.policy, this.#o.lookup), timeout: timeoutMs })),
+        connect: writesPerTurn(
+          buildConnector({ lookup: guardedLookup(this.#o.policy, this.#o.lookup), timeout: timeoutMs }),
+        ),
       });
       byLimits.set(lane, c);
     }
@@ -119,7 +127,8 @@ export class Sender {
 
   send(r: SendRequest): Promise<Outcome> {
     const target = this.#target(r.subscription.endpoint.url);
-    if (target.refused !== null) return Promise.resolve({ kind: 'permanent', reason: `refused address: ${target.refused}` });
+    if (target.refused !== null)
+      return Promise.resolve({ kind: 'permanent', reason: `refused address: ${target.refused}` });
     const timeout = r.subscription.endpoint.httpTimeoutMs;
     const depth = this.#o.concurrencyOf?.(r.subscription.id) ?? this.#o.concurrency;
     return new Promise<Outcome>((resolve) => {
@@ -216,6 +225,7 @@ export function authHeaders(s: Subscription): Record<string, string> {
   const h: Record<string, string> = {};
   const { apiKey, basicAuth } = s.endpoint;
   if (apiKey) h[apiKey.key] = apiKey.value;
-  if (basicAuth) h.authorization = `Basic ${Buffer.from(`${basicAuth.username}:${basicAuth.password}`).toString('base64')}`;
+  if (basicAuth)
+    h.authorization = `Basic ${Buffer.from(`${basicAuth.username}:${basicAuth.password}`).toString('base64')}`;
   return h;
 }

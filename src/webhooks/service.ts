@@ -3,7 +3,14 @@ import type { AsyncWebhookStore, StoredSubscription } from '../cloud/store/webho
 import type { AddressPolicy } from './address-policy.js';
 import { WebhookError, WebhookErrorCodes } from './errors.js';
 import { secretFromKey } from './signing.js';
-import { checkOnePerType, validateCreate, validateUpdate, type CreateInput, type Subscription, type UpdateInput } from './subscription.js';
+import {
+  checkOnePerType,
+  validateCreate,
+  validateUpdate,
+  type CreateInput,
+  type Subscription,
+  type UpdateInput,
+} from './subscription.js';
 
 /**
  * The subscriptions of every organisation: the one place GraphQL, scenario files and the
@@ -44,11 +51,20 @@ export class WebhookService {
   #changes: Promise<unknown> = Promise.resolve();
 
   /** The service over the subscriptions `store` holds. */
-  static async open(store: AsyncWebhookStore, policy: AddressPolicy, newSecret: () => string = () => secretFromKey(randomBytes(32))): Promise<WebhookService> {
+  static async open(
+    store: AsyncWebhookStore,
+    policy: AddressPolicy,
+    newSecret: () => string = () => secretFromKey(randomBytes(32)),
+  ): Promise<WebhookService> {
     return new WebhookService(store, policy, newSecret, await store.subscriptions());
   }
 
-  private constructor(store: AsyncWebhookStore, policy: AddressPolicy, newSecret: () => string, rows: readonly StoredSubscription[]) {
+  private constructor(
+    store: AsyncWebhookStore,
+    policy: AddressPolicy,
+    newSecret: () => string,
+    rows: readonly StoredSubscription[],
+  ) {
     this.#store = store;
     this.#policy = policy;
     this.#newSecret = newSecret;
@@ -80,7 +96,11 @@ export class WebhookService {
   }
 
   /** All or nothing: one bad input refuses the whole list, naming it (`input[i]…`). */
-  create(orgId: string, inputs: readonly CreateInput[], pathOf: (i: number) => string = (i) => `input[${i}]`): Promise<Created[]> {
+  create(
+    orgId: string,
+    inputs: readonly CreateInput[],
+    pathOf: (i: number) => string = (i) => `input[${i}]`,
+  ): Promise<Created[]> {
     return this.#change(async () => {
       // The sequence number the k-th subscription of this call will take (taken only on success).
       const next = (await this.#store.cursor('seq:webhook')) + 1;
@@ -106,7 +126,12 @@ export class WebhookService {
     return this.#change(async () => {
       const next = inputs.map((input, i) => {
         const current = this.get(orgId, input.id);
-        if (!current) throw new WebhookError(WebhookErrorCodes.WEBHOOK_NOT_FOUND, `input[${i}].id`, `webhook ${input.id} does not exist`);
+        if (!current)
+          throw new WebhookError(
+            WebhookErrorCodes.WEBHOOK_NOT_FOUND,
+            `input[${i}].id`,
+            `webhook ${input.id} does not exist`,
+          );
         return validateUpdate(this.#policy, current, input, `input[${i}]`);
       });
       const others = this.all().filter((s) => !next.some((n) => n.id === s.id));
@@ -142,7 +167,8 @@ export class WebhookService {
         secrets: input.secret && input.secret !== current.secrets[0] ? [input.secret] : current.secrets,
         ...(endpointChanged ? { status: 'ENABLED' as const, disabledReason: null, failingSinceMs: null } : {}),
       };
-      if (JSON.stringify(next) === JSON.stringify(current)) return { subscription: current, changed: false, endpointChanged: false };
+      if (JSON.stringify(next) === JSON.stringify(current))
+        return { subscription: current, changed: false, endpointChanged: false };
       checkOnePerType(this.all(), next, path);
       await this.#put(next);
       await this.#changed();

@@ -24,13 +24,19 @@ export interface SignedHeaders {
 
 /** The key bytes of a `whsec_` secret; throws WEBHOOK_BAD_SECRET naming `path`. */
 export function secretKey(secret: string, path = 'secret'): Buffer {
-  if (!secret.startsWith(SECRET_PREFIX)) throw new WebhookError(WebhookErrorCodes.WEBHOOK_BAD_SECRET, path, `a signing secret starts with ${SECRET_PREFIX}`);
+  if (!secret.startsWith(SECRET_PREFIX))
+    throw new WebhookError(WebhookErrorCodes.WEBHOOK_BAD_SECRET, path, `a signing secret starts with ${SECRET_PREFIX}`);
   const b64 = secret.slice(SECRET_PREFIX.length);
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(b64)) throw new WebhookError(WebhookErrorCodes.WEBHOOK_BAD_SECRET, path, 'the part after whsec_ is not base64');
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(b64))
+    throw new WebhookError(WebhookErrorCodes.WEBHOOK_BAD_SECRET, path, 'the part after whsec_ is not base64');
   const key = Buffer.from(b64, 'base64');
   if (key.length < MIN_KEY_BYTES || key.length > MAX_KEY_BYTES) {
     // The published test vector's key is 24 bytes; shorter keys are refused as guessable.
-    throw new WebhookError(WebhookErrorCodes.WEBHOOK_BAD_SECRET, path, `the key is ${key.length} bytes (${MIN_KEY_BYTES}..${MAX_KEY_BYTES})`);
+    throw new WebhookError(
+      WebhookErrorCodes.WEBHOOK_BAD_SECRET,
+      path,
+      `the key is ${key.length} bytes (${MIN_KEY_BYTES}..${MAX_KEY_BYTES})`,
+    );
   }
   return key;
 }
@@ -109,7 +115,13 @@ function cachedPads(secret: string): Pads {
  * The digest of `${id}.${timestamp}.${body}` in `encoding` (latin1: one character per byte),
  * or null when the one-shot path does not apply (no `crypto.hash`, a large message).
  */
-function macOneShot(secret: string, id: string, timestampS: number, body: string | Uint8Array, encoding: 'binary' | 'base64'): string | null {
+function macOneShot(
+  secret: string,
+  id: string,
+  timestampS: number,
+  body: string | Uint8Array,
+  encoding: 'binary' | 'base64',
+): string | null {
   if (oneShot === undefined) return null;
   const prefix = `${id}.${timestampS}.`;
   // UTF-8 takes at most 3 bytes per UTF-16 unit: the bound is known without measuring the text.
@@ -134,12 +146,26 @@ export function sign(secret: string, id: string, timestampS: number, body: strin
 }
 
 /** The three headers; several secrets (rotation) give several space-separated signatures. */
-export function signedHeaders(secrets: readonly string[], id: string, timestampS: number, body: string | Uint8Array): SignedHeaders {
-  return { 'webhook-id': id, 'webhook-timestamp': String(timestampS), 'webhook-signature': signatureHeader(secrets, id, timestampS, body) };
+export function signedHeaders(
+  secrets: readonly string[],
+  id: string,
+  timestampS: number,
+  body: string | Uint8Array,
+): SignedHeaders {
+  return {
+    'webhook-id': id,
+    'webhook-timestamp': String(timestampS),
+    'webhook-signature': signatureHeader(secrets, id, timestampS, body),
+  };
 }
 
 /** The `webhook-signature` value alone (the delivery path builds its headers object once, literally). */
-export function signatureHeader(secrets: readonly string[], id: string, timestampS: number, body: string | Uint8Array): string {
+export function signatureHeader(
+  secrets: readonly string[],
+  id: string,
+  timestampS: number,
+  body: string | Uint8Array,
+): string {
   // One secret outside a rotation: no array built and joined per delivery.
   if (secrets.length === 1) return sign(secrets[0] as string, id, timestampS, body);
   return secrets.map((s) => sign(s, id, timestampS, body)).join(' ');
@@ -159,7 +185,8 @@ function digestIntoExpected(secret: string, id: string, timestampS: number, body
   else expected.write(d, 0, DIGEST_BYTES, 'latin1');
 }
 
-export type VerifyResult = { ok: true } | { ok: false; reason: 'missing-headers' | 'bad-timestamp' | 'too-old' | 'too-new' | 'no-match' };
+export type VerifyResult =
+  { ok: true } | { ok: false; reason: 'missing-headers' | 'bad-timestamp' | 'too-old' | 'too-new' | 'no-match' };
 
 /**
  * Verifies a delivery as a Standard Webhooks receiver does: the timestamp within `toleranceS`
@@ -187,13 +214,16 @@ export function verify(
   // One secret's digest lives in `expected`; with several (a rotation) each is copied out.
   let computed = false;
   let digests: Buffer[] | null = null;
-  for (let start = 0; start < sigs.length; ) {
+  for (let start = 0; start < sigs.length;) {
     let end = sigs.indexOf(' ', start);
     if (end < 0) end = sigs.length;
     // Only `v1,<base64 of 32 bytes>` (padded or not) can match: other schemes (v1a) are not
     // ours, and a longer or shorter text decodes to another length (as Buffer.from compared it).
     const len = end - start;
-    if ((len === V1_ENTRY_LENGTH || (len === V1_ENTRY_LENGTH + 1 && sigs.charCodeAt(end - 1) === 0x3d)) && sigs.startsWith('v1,', start)) {
+    if (
+      (len === V1_ENTRY_LENGTH || (len === V1_ENTRY_LENGTH + 1 && sigs.charCodeAt(end - 1) === 0x3d)) &&
+      sigs.startsWith('v1,', start)
+    ) {
       const n = given.write(sigs.slice(start + 3, end), 'base64');
       if (n === DIGEST_BYTES) {
         if (secrets.length === 1) {

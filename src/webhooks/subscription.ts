@@ -62,7 +62,8 @@ export interface UpdateInput extends Partial<Omit<CreateInput, 'eventTypes' | 'u
   rotateSecret?: string | null;
 }
 
-const invalid = (path: string, message: string): WebhookError => new WebhookError(WebhookErrorCodes.WEBHOOK_INVALID, path, message);
+const invalid = (path: string, message: string): WebhookError =>
+  new WebhookError(WebhookErrorCodes.WEBHOOK_INVALID, path, message);
 
 function text(v: unknown, path: string, max: number): string {
   if (typeof v !== 'string' || v.trim() === '') throw invalid(path, 'give a non-empty string');
@@ -72,7 +73,8 @@ function text(v: unknown, path: string, max: number): string {
 
 function timeoutMs(v: number | null | undefined, path: string): number {
   if (v === undefined || v === null) return DEFAULT_HTTP_TIMEOUT_S * 1000;
-  if (!Number.isFinite(v) || v <= 0 || v > MAX_HTTP_TIMEOUT_S) throw invalid(path, `http_timeout is seconds in (0, ${MAX_HTTP_TIMEOUT_S}]`);
+  if (!Number.isFinite(v) || v <= 0 || v > MAX_HTTP_TIMEOUT_S)
+    throw invalid(path, `http_timeout is seconds in (0, ${MAX_HTTP_TIMEOUT_S}]`);
   return Math.round(v * 1000);
 }
 
@@ -101,9 +103,17 @@ function apiKey(v: CreateInput['apiKey'], path: string): EndpointConfig['apiKey'
   const key = text(v.key, `${path}.key`, 256);
   // The key is sent as a header name: a token of RFC 9110 §5.6.2, nothing that could split headers.
   if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(key)) throw invalid(`${path}.key`, 'a header name (letters, digits, -)');
-  if (/^webhook-/i.test(key)) throw invalid(`${path}.key`, 'webhook-* headers are the signature\'s');
-  if (RESERVED_HEADERS.has(key.toLowerCase())) throw invalid(`${path}.key`, `${key} frames or routes the request (${[...RESERVED_HEADERS].join(', ')} are refused): an api key there can only fail every delivery`);
-  if (RESERVED_HEADERS.has(key.toLowerCase())) throw invalid(`${path}.key`, `${key} frames or routes the request (${[...RESERVED_HEADERS].join(', ')} are refused): an api key there can only fail every delivery`);
+  if (/^webhook-/i.test(key)) throw invalid(`${path}.key`, "webhook-* headers are the signature's");
+  if (RESERVED_HEADERS.has(key.toLowerCase()))
+    throw invalid(
+      `${path}.key`,
+      `${key} frames or routes the request (${[...RESERVED_HEADERS].join(', ')} are refused): an api key there can only fail every delivery`,
+    );
+  if (RESERVED_HEADERS.has(key.toLowerCase()))
+    throw invalid(
+      `${path}.key`,
+      `${key} frames or routes the request (${[...RESERVED_HEADERS].join(', ')} are refused): an api key there can only fail every delivery`,
+    );
   const value = text(v.value, `${path}.value`, 4096);
   if (/[\r\n\0]/.test(value)) throw invalid(`${path}.value`, 'no line breaks');
   return { key, value };
@@ -120,7 +130,14 @@ function basicAuth(v: CreateInput['basicAuth'], path: string): EndpointConfig['b
  * A new subscription of `orgId` from create input (`path`: where the input came from, for the
  * error), with `id` and a secret already chosen by the caller when the input has none.
  */
-export function validateCreate(policy: AddressPolicy, orgId: string, id: string, input: CreateInput, generatedSecret: string, path: string): Subscription {
+export function validateCreate(
+  policy: AddressPolicy,
+  orgId: string,
+  id: string,
+  input: CreateInput,
+  generatedSecret: string,
+  path: string,
+): Subscription {
   const secret = input.secret ?? generatedSecret;
   secretKey(secret, `${path}.secret`);
   return {
@@ -147,22 +164,31 @@ export function validateCreate(policy: AddressPolicy, orgId: string, id: string,
  * The subscription after an update. Setting status ENABLED (or changing the URL) re-enables a
  * disabled endpoint and clears its failing period: the user says the receiver is back.
  */
-export function validateUpdate(policy: AddressPolicy, current: Subscription, input: UpdateInput, path: string): Subscription {
+export function validateUpdate(
+  policy: AddressPolicy,
+  current: Subscription,
+  input: UpdateInput,
+  path: string,
+): Subscription {
   const next: Subscription = { ...current, endpoint: { ...current.endpoint }, secrets: [...current.secrets] };
   if (input.name !== undefined && input.name !== null) next.name = text(input.name, `${path}.name`, 200);
   if (input.eventTypes) next.eventTypes = parseEventTypes(input.eventTypes, `${path}.event_types`);
   if (input.filters !== undefined) next.filters = parseFilters(input.filters, `${path}.filters`);
-  if (input.sendOnValueChange !== undefined && input.sendOnValueChange !== null) next.sendOnValueChange = input.sendOnValueChange;
+  if (input.sendOnValueChange !== undefined && input.sendOnValueChange !== null)
+    next.sendOnValueChange = input.sendOnValueChange;
   if (input.url) next.endpoint.url = checkUrl(policy, input.url, `${path}.endpoint_config.url`).url.href;
-  if (input.httpTimeoutS !== undefined && input.httpTimeoutS !== null) next.endpoint.httpTimeoutMs = timeoutMs(input.httpTimeoutS, `${path}.endpoint_config.http_timeout`);
+  if (input.httpTimeoutS !== undefined && input.httpTimeoutS !== null)
+    next.endpoint.httpTimeoutMs = timeoutMs(input.httpTimeoutS, `${path}.endpoint_config.http_timeout`);
   if (input.apiKey !== undefined) next.endpoint.apiKey = apiKey(input.apiKey, `${path}.endpoint_config.api_key`);
-  if (input.basicAuth !== undefined) next.endpoint.basicAuth = basicAuth(input.basicAuth, `${path}.endpoint_config.basic_auth`);
+  if (input.basicAuth !== undefined)
+    next.endpoint.basicAuth = basicAuth(input.basicAuth, `${path}.endpoint_config.basic_auth`);
   if (input.rotateSecret) {
     secretKey(input.rotateSecret, `${path}.rotate_secret`);
     next.secrets = [input.rotateSecret, current.secrets[0] as string];
   }
   if (input.status) {
-    if (input.status !== 'ENABLED' && input.status !== 'DISABLED') throw invalid(`${path}.status`, 'ENABLED or DISABLED');
+    if (input.status !== 'ENABLED' && input.status !== 'DISABLED')
+      throw invalid(`${path}.status`, 'ENABLED or DISABLED');
     next.status = input.status;
     next.disabledReason = input.status === 'DISABLED' ? 'disabled by the user' : null;
     if (input.status === 'ENABLED') next.failingSinceMs = null;
@@ -182,6 +208,11 @@ export function checkOnePerType(existing: readonly Subscription[], candidate: Su
   for (const other of existing) {
     if (other.id === candidate.id || other.orgId !== candidate.orgId) continue;
     const clash = candidate.eventTypes.find((t) => other.eventTypes.includes(t));
-    if (clash) throw new WebhookError(WebhookErrorCodes.WEBHOOK_DUPLICATE_EVENT_TYPE, `${path}.event_types`, `${clash} already has a subscription (${other.id}) in this organisation`);
+    if (clash)
+      throw new WebhookError(
+        WebhookErrorCodes.WEBHOOK_DUPLICATE_EVENT_TYPE,
+        `${path}.event_types`,
+        `${clash} already has a subscription (${other.id}) in this organisation`,
+      );
   }
 }

@@ -11,7 +11,9 @@ export const SEED = Number(process.env['OCCUSIM_FUZZ_SEED'] ?? 20261124) | 0;
 export const cases = (base: number, min = 1): number => Math.max(min, Math.round(base * SCALE));
 
 export function report(family: string, counts: Record<string, number | string>): void {
-  const parts = Object.entries(counts).map(([k, v]) => `${k}=${typeof v === 'number' && !Number.isInteger(v) ? v.toFixed(1) : v}`);
+  const parts = Object.entries(counts).map(
+    ([k, v]) => `${k}=${typeof v === 'number' && !Number.isInteger(v) ? v.toFixed(1) : v}`,
+  );
   process.stdout.write(`[adversarial] ${family}: seed=${SEED} scale=${SCALE} ${parts.join(' ')}\n`);
 }
 

@@ -41,7 +41,16 @@ function orgOf(model: ScenarioModel, index: number): Omit<Org, 'token'> {
 async function login(apiUrl: string, model: ScenarioModel, index: number): Promise<string> {
   const org = model.organisations![index]!;
   const client = model.clients.find((c) => org.clientIds.includes(c.clientId))!;
-  const res = await fetch(`${apiUrl}/api/v2/clients/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.secret, audience: AUDIENCE }) });
+  const res = await fetch(`${apiUrl}/api/v2/clients/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      grant_type: 'client_credentials',
+      client_id: client.clientId,
+      client_secret: client.secret,
+      audience: AUDIENCE,
+    }),
+  });
   expect(res.status).toBe(200);
   return ((await res.json()) as { access_token: string }).access_token;
 }
@@ -51,8 +60,17 @@ interface GqlAnswer {
   errors?: Array<{ message: string; extensions?: { code?: string } }>;
 }
 
-async function graphql(apiUrl: string, token: string, query: string, variables: Record<string, unknown> = {}): Promise<GqlAnswer> {
-  const res = await fetch(`${apiUrl}/api/v3/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query, variables }) });
+async function graphql(
+  apiUrl: string,
+  token: string,
+  query: string,
+  variables: Record<string, unknown> = {},
+): Promise<GqlAnswer> {
+  const res = await fetch(`${apiUrl}/api/v3/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ query, variables }),
+  });
   return (await res.json()) as GqlAnswer;
 }
 
@@ -60,13 +78,25 @@ const CREATE_HIVE = `mutation($input: [CreateHiveInput!]!) { createHives(input: 
 const CREATE_SENSOR = `mutation($input: [CreateSensorInput!]!) { createSensors(input: $input) { sensor_id mac_address } }`;
 
 async function hiveConnection(url: string, hive: HiveModel, clientId = `hive-${hive.serial}`): Promise<MqttClient> {
-  const client = await connectAsync(url, { clientId, username: hive.serial, password: hive.password, clean: true, reconnectPeriod: 0 });
+  const client = await connectAsync(url, {
+    clientId,
+    username: hive.serial,
+    password: hive.password,
+    clean: true,
+    reconnectPeriod: 0,
+  });
   await client.subscribeAsync(ackTopic(hive.serial), { qos: 1 });
   return client;
 }
 
 /** Publishes one batch with one presence packet of the sensor (a person at its centre) and waits for its ack. */
-async function publishPresence(client: MqttClient, hive: HiveModel, sensor: SensorModel, seq: number, sensedAtMs: number): Promise<void> {
+async function publishPresence(
+  client: MqttClient,
+  hive: HiveModel,
+  sensor: SensorModel,
+  seq: number,
+  sensedAtMs: number,
+): Promise<void> {
   const acked = new Promise<void>((resolve) => {
     const on = (_t: string, payload: Buffer): void => {
       if (decodeAck(payload).ackedSeq >= seq) {
@@ -77,7 +107,11 @@ async function publishPresence(client: MqttClient, hive: HiveModel, sensor: Sens
     client.on('message', on);
   });
   const packets = [presenceAt(sensor, sensedAtMs, [sensor.center])];
-  await client.publishAsync(uplinkTopic(hive.serial), Buffer.from(encodeUplink({ hiveSerial: hive.serial, seq, sentAtMs: sensedAtMs + 500, packets })), { qos: 1 });
+  await client.publishAsync(
+    uplinkTopic(hive.serial),
+    Buffer.from(encodeUplink({ hiveSerial: hive.serial, seq, sentAtMs: sensedAtMs + 500, packets })),
+    { qos: 1 },
+  );
   await acked;
 }
 
@@ -93,7 +127,15 @@ describe('device identities belong to one organisation', () => {
   let restarts = 0;
 
   const start = async (): Promise<void> => {
-    platform = await startPlatform({ catalogue: catalogueFromScenario(model), clock, tickMs: model.tickMs, dbPath: join(dir, 'store.sqlite'), mqttPort: 0, api: { port: 0, audience: AUDIENCE }, storePolicy: restarts++ === 0 ? 'new' : 'resume' });
+    platform = await startPlatform({
+      catalogue: catalogueFromScenario(model),
+      clock,
+      tickMs: model.tickMs,
+      dbPath: join(dir, 'store.sqlite'),
+      mqttPort: 0,
+      api: { port: 0, audience: AUDIENCE },
+      storePolicy: restarts++ === 0 ? 'new' : 'resume',
+    });
     tokenA = await login(platform.apiUrl!, model, 0);
     tokenB = await login(platform.apiUrl!, model, 1);
   };
@@ -110,23 +152,48 @@ describe('device identities belong to one organisation', () => {
   });
 
   it("refuses another organisation's hive serial with the answer its own duplicate gets", async () => {
-    const cloned = await graphql(platform.apiUrl!, tokenB, CREATE_HIVE, { input: [{ floor_id: b.floor, name: 'clone', serial_number: a.hive.serial }] });
-    const own = await graphql(platform.apiUrl!, tokenB, CREATE_HIVE, { input: [{ floor_id: b.floor, name: 'again', serial_number: b.hive.serial }] });
-    const twice = await graphql(platform.apiUrl!, tokenB, CREATE_HIVE, { input: [{ floor_id: b.floor, name: 'x', serial_number: 'HVFRESH00001' }, { floor_id: b.floor, name: 'y', serial_number: 'HVFRESH00001' }] });
+    const cloned = await graphql(platform.apiUrl!, tokenB, CREATE_HIVE, {
+      input: [{ floor_id: b.floor, name: 'clone', serial_number: a.hive.serial }],
+    });
+    const own = await graphql(platform.apiUrl!, tokenB, CREATE_HIVE, {
+      input: [{ floor_id: b.floor, name: 'again', serial_number: b.hive.serial }],
+    });
+    const twice = await graphql(platform.apiUrl!, tokenB, CREATE_HIVE, {
+      input: [
+        { floor_id: b.floor, name: 'x', serial_number: 'HVFRESH00001' },
+        { floor_id: b.floor, name: 'y', serial_number: 'HVFRESH00001' },
+      ],
+    });
     expect(cloned.errors?.[0]?.extensions?.code).toBe('CONFLICT');
     // No oracle: a serial held elsewhere reads exactly like one the caller holds itself.
     expect(cloned.errors?.[0]?.message).toBe(own.errors?.[0]?.message);
     expect(JSON.stringify(cloned.errors)).not.toContain(model.organisations![0]!.id);
-    const reverse = await graphql(platform.apiUrl!, tokenA, CREATE_HIVE, { input: [{ floor_id: a.floor, name: 'clone', serial_number: b.hive.serial }] });
+    const reverse = await graphql(platform.apiUrl!, tokenA, CREATE_HIVE, {
+      input: [{ floor_id: a.floor, name: 'clone', serial_number: b.hive.serial }],
+    });
     expect(reverse.errors?.[0]?.message).toBe(own.errors?.[0]?.message);
     expect(twice.errors?.[0]?.message).toBe('input[1].serial_number: this serial number is already registered');
     // The refused batch created nothing; a free serial is accepted.
-    const fresh = await graphql(platform.apiUrl!, tokenB, CREATE_HIVE, { input: [{ floor_id: b.floor, name: 'fresh', serial_number: 'HVFRESH00001' }] });
+    const fresh = await graphql(platform.apiUrl!, tokenB, CREATE_HIVE, {
+      input: [{ floor_id: b.floor, name: 'fresh', serial_number: 'HVFRESH00001' }],
+    });
     expect(fresh.errors).toBeUndefined();
   });
 
   it("refuses another organisation's sensor MAC, in any letter case, with the answer its own duplicate gets", async () => {
-    const input = (mac: string) => ({ input: [{ floor_id: b.floor, hive_id: b.hive.id, name: 'clone', mode: 'presence', room_id: b.sensor.roomId, center: [6, 4], mac_address: mac }] });
+    const input = (mac: string) => ({
+      input: [
+        {
+          floor_id: b.floor,
+          hive_id: b.hive.id,
+          name: 'clone',
+          mode: 'presence',
+          room_id: b.sensor.roomId,
+          center: [6, 4],
+          mac_address: mac,
+        },
+      ],
+    });
     const cloned = await graphql(platform.apiUrl!, tokenB, CREATE_SENSOR, input(a.sensor.mac));
     const upper = await graphql(platform.apiUrl!, tokenB, CREATE_SENSOR, input(a.sensor.mac.toUpperCase()));
     const own = await graphql(platform.apiUrl!, tokenB, CREATE_SENSOR, input(b.sensor.mac));
@@ -142,7 +209,9 @@ describe('device identities belong to one organisation', () => {
     await hive.endAsync();
     clock.advanceTo(model.startMs + 61_000);
     await platform.advanceTo(model.startMs + 61_000);
-    expect(await platform.reads.presenceMinutes(a.sensor.roomId!)).toEqual([{ minuteMs: model.startMs, value: 1, samples: 1 }]);
+    expect(await platform.reads.presenceMinutes(a.sensor.roomId!)).toEqual([
+      { minuteMs: model.startMs, value: 1, samples: 1 },
+    ]);
     expect(await platform.reads.deadLetters()).toEqual([]);
   });
 
@@ -150,7 +219,9 @@ describe('device identities belong to one organisation', () => {
     const victim = await hiveConnection(platform.brokerUrl, a.hive);
     let closed = false;
     victim.on('close', () => (closed = true));
-    await expect(hiveConnection(platform.brokerUrl, b.hive, `hive-${a.hive.serial}`)).rejects.toThrow(/identifier rejected/i);
+    await expect(hiveConnection(platform.brokerUrl, b.hive, `hive-${a.hive.serial}`)).rejects.toThrow(
+      /identifier rejected/i,
+    );
     // Its own id is fine, and so is one the broker assigns (an empty id with a clean session).
     await (await hiveConnection(platform.brokerUrl, b.hive)).endAsync();
     await (await hiveConnection(platform.brokerUrl, b.hive, '')).endAsync();
@@ -167,7 +238,18 @@ describe('device identities belong to one organisation', () => {
     const cloneHive = { ...b.hive, id: 'hive_clone', name: 'clone', serial: a.hive.serial };
     const cloneSensor = { ...b.sensor, id: 'sensor_clone', name: 'clone', mac: a.sensor.mac, hiveId: 'hive_clone' };
     const floorB = catalogueFromScenario(model).find('floor', b.floor)!.item;
-    overlay.changed.push({ kind: 'hive', item: cloneHive as never }, { kind: 'sensor', item: cloneSensor as never }, { kind: 'floor', item: { ...floorB, hiveIds: [...floorB.hiveIds, 'hive_clone'], sensorIds: [...floorB.sensorIds, 'sensor_clone'] } as never });
+    overlay.changed.push(
+      { kind: 'hive', item: cloneHive as never },
+      { kind: 'sensor', item: cloneSensor as never },
+      {
+        kind: 'floor',
+        item: {
+          ...floorB,
+          hiveIds: [...floorB.hiveIds, 'hive_clone'],
+          sensorIds: [...floorB.sensorIds, 'sensor_clone'],
+        } as never,
+      },
+    );
     await state.putOverlay(model.organisations![1]!.id, overlay);
     await state.close();
 
@@ -180,7 +262,20 @@ describe('device identities belong to one organisation', () => {
       process.off('warning', onWarning);
     }
     expect(warnings.some((w) => w.includes('hive hive_clone not restored'))).toBe(true);
-    const listed = await graphql(platform.apiUrl!, tokenB, `{ hives { data { id serial_number } } }`);
+    const listed = await graphql(
+      platform.apiUrl!,
+      tokenB,
+      `
+        {
+          hives {
+            data {
+              id
+              serial_number
+            }
+          }
+        }
+      `,
+    );
     expect(JSON.stringify(listed.data)).not.toContain(a.hive.serial);
 
     const hive = await hiveConnection(platform.brokerUrl, a.hive);
@@ -189,8 +284,14 @@ describe('device identities belong to one organisation', () => {
     clock.advanceTo(model.startMs + 181_000);
     await platform.advanceTo(model.startMs + 181_000);
     const minutes = await platform.reads.presenceMinutes(a.sensor.roomId!);
-    expect(minutes.find((m) => m.minuteMs === model.startMs + 120_000)).toEqual({ minuteMs: model.startMs + 120_000, value: 1, samples: 1 });
-    expect(await platform.reads.presenceMinutes(b.sensor.roomId!)).not.toContainEqual(expect.objectContaining({ minuteMs: model.startMs + 120_000, value: 1 }));
+    expect(minutes.find((m) => m.minuteMs === model.startMs + 120_000)).toEqual({
+      minuteMs: model.startMs + 120_000,
+      value: 1,
+      samples: 1,
+    });
+    expect(await platform.reads.presenceMinutes(b.sensor.roomId!)).not.toContainEqual(
+      expect.objectContaining({ minuteMs: model.startMs + 120_000, value: 1 }),
+    );
     expect(await platform.reads.deadLetters()).toEqual([]);
   }, 120_000);
 });

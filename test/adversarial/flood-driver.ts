@@ -29,7 +29,15 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'occusim-flood-'));
   const clock = new VirtualClock(T0 + 2 * 3_600_000);
   const model = tinyModel();
-  const platform = await startPlatform({ catalogue: catalogueFromScenario(model), clock, tickMs: model.tickMs, dbPath: join(dir, 'store.sqlite'), mqttPort: 0, api: { port: 0, audience: 'https://api.occusim.local' }, advanceEveryMs: 1000 });
+  const platform = await startPlatform({
+    catalogue: catalogueFromScenario(model),
+    clock,
+    tickMs: model.tickMs,
+    dbPath: join(dir, 'store.sqlite'),
+    mqttPort: 0,
+    api: { port: 0, audience: 'https://api.occusim.local' },
+    advanceEveryMs: 1000,
+  });
   // A first API answer and a first finalisation (the minutes before now − look-back) before the baseline.
   await fetch(`${platform.apiUrl}/api/openapi.json`).then((r) => r.arrayBuffer());
   await new Promise((r) => setTimeout(r, 1200));
@@ -45,7 +53,9 @@ async function main(): Promise<void> {
   const after = await settle();
   await platform.close();
   rmSync(dir, { recursive: true, force: true });
-  process.stdout.write(`${JSON.stringify({ baselineMb: baseline, peakMb: peakUnderFlood, afterMb: after, batches: c.batchesProcessed, packets: c.packetsProcessed, deadLettered: c.deadLettered, lateBeyondWindow: c.lateBeyondWindow })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ baselineMb: baseline, peakMb: peakUnderFlood, afterMb: after, batches: c.batchesProcessed, packets: c.packetsProcessed, deadLettered: c.deadLettered, lateBeyondWindow: c.lateBeyondWindow })}\n`,
+  );
 }
 
 await main();

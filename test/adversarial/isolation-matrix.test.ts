@@ -62,20 +62,38 @@ function ghostIds(ids: Ids): Ids {
 /** Replaces every value the caller sent by a placeholder: echoing the caller's own input is no leak. */
 function scrub(text: string, ids: Ids): string {
   let out = text;
-  for (const v of Object.values(ids).filter((x): x is string => typeof x === 'string').sort((x, y) => y.length - x.length)) out = out.replaceAll(v, '<input>');
+  for (const v of Object.values(ids)
+    .filter((x): x is string => typeof x === 'string')
+    .sort((x, y) => y.length - x.length))
+    out = out.replaceAll(v, '<input>');
   return out;
 }
 
 const tenantIds = new Map<Tenant, Ids>();
 
 async function gql(token: string, query: string, variables: Record<string, unknown> = {}): Promise<string> {
-  const res = await s.app.inject({ method: 'POST', url: '/api/v3/graphql', headers: { authorization: `Bearer ${token}` }, payload: { query, variables } });
+  const res = await s.app.inject({
+    method: 'POST',
+    url: '/api/v3/graphql',
+    headers: { authorization: `Bearer ${token}` },
+    payload: { query, variables },
+  });
   expect(res.statusCode, query).toBeLessThan(500);
   return `${res.statusCode} ${res.body}`;
 }
 
-async function rest(method: 'GET' | 'POST' | 'DELETE', url: string, token: string | null, payload?: unknown): Promise<string> {
-  const res = await s.app.inject({ method, url, headers: token ? { authorization: `Bearer ${token}` } : {}, ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
+async function rest(
+  method: 'GET' | 'POST' | 'DELETE',
+  url: string,
+  token: string | null,
+  payload?: unknown,
+): Promise<string> {
+  const res = await s.app.inject({
+    method,
+    url,
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+    ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
+  });
   expect(res.statusCode, `${method} ${url}`).toBeLessThan(500);
   return `${res.statusCode} ${res.body}`;
 }
@@ -86,7 +104,8 @@ type Family = (me: Tenant, o: Ids) => Promise<Probe[]>;
 const SENSOR_FIELDS = 'id name floor_id room_id hive_id hive_serial mac_address';
 
 const queries: Family = async (me, o) => {
-  const q = (covers: string, query: string, vars: Record<string, unknown> = {}) => gql(me.token, query, vars).then((text) => ({ covers, text }));
+  const q = (covers: string, query: string, vars: Record<string, unknown> = {}) =>
+    gql(me.token, query, vars).then((text) => ({ covers, text }));
   return Promise.all([
     q('Query.sites', '{ sites { data { id name buildings { id floors { id } } } } }'),
     q('Query.buildings', '{ buildings { data { id name floors { id } } } }'),
@@ -105,10 +124,18 @@ const queries: Family = async (me, o) => {
     q('Query.floors', 'query($i: [String!]) { floors(ids: $i) { data { id } } }', { i: [o.floor] }),
     q('Query.rooms', 'query($i: [String!]) { rooms(ids: $i) { data { id } } }', { i: [o.room] }),
     q('Query.zones', 'query($i: [String!]) { zones(ids: $i) { data { id } } }', { i: [o.zone] }),
-    q('Query.hives', 'query($i: [String!], $s: [String!]) { hives(ids: $i) { data { id } } bySerial: hives(serial_numbers: $s) { data { id } } }', { i: [o.hive], s: [o.serial] }),
-    q('Query.sensors', `query($i: [String!], $m: [String!], $f: [String!], $r: [String!], $h: [String!], $s: [String!]) {
+    q(
+      'Query.hives',
+      'query($i: [String!], $s: [String!]) { hives(ids: $i) { data { id } } bySerial: hives(serial_numbers: $s) { data { id } } }',
+      { i: [o.hive], s: [o.serial] },
+    ),
+    q(
+      'Query.sensors',
+      `query($i: [String!], $m: [String!], $f: [String!], $r: [String!], $h: [String!], $s: [String!]) {
       byId: sensors(ids: $i) { data { ${SENSOR_FIELDS} } } byMac: sensors(mac_addresses: $m) { data { id } } byFloor: sensors(floor_ids: $f) { data { id } }
-      byRoom: sensors(room_ids: $r) { data { id } } byHive: sensors(hive_ids: $h) { data { id } } bySerial: sensors(hive_serials: $s) { data { id } } }`, { i: [o.sensor], m: [o.mac], f: [o.floor], r: [o.room], h: [o.hive], s: [o.serial] }),
+      byRoom: sensors(room_ids: $r) { data { id } } byHive: sensors(hive_ids: $h) { data { id } } bySerial: sensors(hive_serials: $s) { data { id } } }`,
+      { i: [o.sensor], m: [o.mac], f: [o.floor], r: [o.room], h: [o.hive], s: [o.serial] },
+    ),
     q('Query.tags', 'query($i: [String!]) { tags(ids: $i) { id name } }', { i: [o.tag] }),
     q('Query.floorsByTag', 'query($t: [String!]!) { floorsByTag(tagIDs: $t) { data { id } } }', { t: [o.tag] }),
     q('Query.roomsByTag', 'query($t: [String!]!) { roomsByTag(tagIDs: $t) { data { id } } }', { t: [o.tag] }),
@@ -125,36 +152,122 @@ const mutations: Family = async (me, o) => {
     expect(text, covers).toMatch(/"code":"(WEBHOOK_)?NOT_FOUND"/);
     out.push({ covers, text });
   };
-  const square = [[0, 0], [1, 0], [1, 1], [0, 1]];
-  await q('Mutation.createFloors', 'mutation($b: ID!) { createFloors(input: [{ building_id: $b, name: "x" }]) { id } }', { b: o.building });
-  await q('Mutation.createRooms', 'mutation($f: ID!, $c: [[Float!]!]!) { createRooms(input: [{ floor_id: $f, name: "x", coordinates: $c }]) { id } }', { f: o.floor, c: square });
-  await q('Mutation.createZones', 'mutation($f: ID!, $c: [[Float!]!]!) { createZones(input: [{ floor_id: $f, name: "x", coordinates: $c }]) { id } }', { f: o.floor, c: square });
-  await q('Mutation.createZones', 'mutation($f: ID!, $r: ID, $c: [[Float!]!]!) { createZones(input: [{ floor_id: $f, room_id: $r, name: "x", coordinates: $c }]) { id } }', { f: mine.floor, r: o.room, c: square });
-  await q('Mutation.createHives', 'mutation($f: ID!) { createHives(input: [{ floor_id: $f, name: "x", serial_number: "HVX" }]) { id } }', { f: o.floor });
-  await q('Mutation.createSensors', 'mutation($f: ID!, $h: ID!) { createSensors(input: [{ floor_id: $f, hive_id: $h, name: "x", mode: "presence", center: [1, 1] }]) { id } }', { f: mine.floor, h: o.hive });
-  await q('Mutation.createSensors', 'mutation($f: ID!, $h: ID!, $r: ID) { createSensors(input: [{ floor_id: $f, hive_id: $h, room_id: $r, name: "x", mode: "presence", center: [1, 1] }]) { id } }', { f: mine.floor, h: mine.hive, r: o.room });
-  await q('Mutation.updateSiteInfo', 'mutation($i: ID!) { updateSiteInfo(input: { id: $i, name: "pwned" }) { site { id } } }', { i: o.site });
-  await q('Mutation.updateBuildingInfo', 'mutation($i: ID!) { updateBuildingInfo(input: { id: $i, name: "pwned" }) { building { id } } }', { i: o.building });
-  await q('Mutation.updateFloorInfo', 'mutation($i: ID!) { updateFloorInfo(input: { id: $i, name: "pwned" }) { floor { id } } }', { i: o.floor });
-  await q('Mutation.updateSensors', 'mutation($i: ID!) { updateSensors(sensors: [{ sensor_id: $i, name: "pwned" }]) { sensor_id } }', { i: o.sensor });
-  await q('Mutation.updateRooms', 'mutation($i: ID!) { updateRooms(input: [{ id: $i, name: "pwned" }]) { id } }', { i: o.room });
-  await q('Mutation.updateZones', 'mutation($i: ID!) { updateZones(input: [{ id: $i, name: "pwned" }]) { id } }', { i: o.zone });
-  await q('Mutation.associateTag', 'mutation($i: [String!]!, $t: ID!) { associateTag(input: { ids: $i, tag_id: $t }) { id } }', { i: [mine.room], t: o.tag });
-  await q('Mutation.associateTag', 'mutation($i: [String!]!, $t: ID!) { associateTag(input: { ids: $i, tag_id: $t }) { id } }', { i: [o.room], t: mine.tag });
-  await q('Mutation.disassociateTag', 'mutation($i: [String!]!, $t: ID!) { disassociateTag(input: { ids: $i, tag_id: $t }) { id } }', { i: [o.room], t: o.tag });
-  await q('Mutation.updateWebhooks', 'mutation($i: ID!) { updateWebhooks(input: [{ id: $i, name: "pwned" }]) { id } }', { i: o.webhook });
+  const square = [
+    [0, 0],
+    [1, 0],
+    [1, 1],
+    [0, 1],
+  ];
+  await q(
+    'Mutation.createFloors',
+    'mutation($b: ID!) { createFloors(input: [{ building_id: $b, name: "x" }]) { id } }',
+    { b: o.building },
+  );
+  await q(
+    'Mutation.createRooms',
+    'mutation($f: ID!, $c: [[Float!]!]!) { createRooms(input: [{ floor_id: $f, name: "x", coordinates: $c }]) { id } }',
+    { f: o.floor, c: square },
+  );
+  await q(
+    'Mutation.createZones',
+    'mutation($f: ID!, $c: [[Float!]!]!) { createZones(input: [{ floor_id: $f, name: "x", coordinates: $c }]) { id } }',
+    { f: o.floor, c: square },
+  );
+  await q(
+    'Mutation.createZones',
+    'mutation($f: ID!, $r: ID, $c: [[Float!]!]!) { createZones(input: [{ floor_id: $f, room_id: $r, name: "x", coordinates: $c }]) { id } }',
+    { f: mine.floor, r: o.room, c: square },
+  );
+  await q(
+    'Mutation.createHives',
+    'mutation($f: ID!) { createHives(input: [{ floor_id: $f, name: "x", serial_number: "HVX" }]) { id } }',
+    { f: o.floor },
+  );
+  await q(
+    'Mutation.createSensors',
+    'mutation($f: ID!, $h: ID!) { createSensors(input: [{ floor_id: $f, hive_id: $h, name: "x", mode: "presence", center: [1, 1] }]) { id } }',
+    { f: mine.floor, h: o.hive },
+  );
+  await q(
+    'Mutation.createSensors',
+    'mutation($f: ID!, $h: ID!, $r: ID) { createSensors(input: [{ floor_id: $f, hive_id: $h, room_id: $r, name: "x", mode: "presence", center: [1, 1] }]) { id } }',
+    { f: mine.floor, h: mine.hive, r: o.room },
+  );
+  await q(
+    'Mutation.updateSiteInfo',
+    'mutation($i: ID!) { updateSiteInfo(input: { id: $i, name: "pwned" }) { site { id } } }',
+    { i: o.site },
+  );
+  await q(
+    'Mutation.updateBuildingInfo',
+    'mutation($i: ID!) { updateBuildingInfo(input: { id: $i, name: "pwned" }) { building { id } } }',
+    { i: o.building },
+  );
+  await q(
+    'Mutation.updateFloorInfo',
+    'mutation($i: ID!) { updateFloorInfo(input: { id: $i, name: "pwned" }) { floor { id } } }',
+    { i: o.floor },
+  );
+  await q(
+    'Mutation.updateSensors',
+    'mutation($i: ID!) { updateSensors(sensors: [{ sensor_id: $i, name: "pwned" }]) { sensor_id } }',
+    { i: o.sensor },
+  );
+  await q('Mutation.updateRooms', 'mutation($i: ID!) { updateRooms(input: [{ id: $i, name: "pwned" }]) { id } }', {
+    i: o.room,
+  });
+  await q('Mutation.updateZones', 'mutation($i: ID!) { updateZones(input: [{ id: $i, name: "pwned" }]) { id } }', {
+    i: o.zone,
+  });
+  await q(
+    'Mutation.associateTag',
+    'mutation($i: [String!]!, $t: ID!) { associateTag(input: { ids: $i, tag_id: $t }) { id } }',
+    { i: [mine.room], t: o.tag },
+  );
+  await q(
+    'Mutation.associateTag',
+    'mutation($i: [String!]!, $t: ID!) { associateTag(input: { ids: $i, tag_id: $t }) { id } }',
+    { i: [o.room], t: mine.tag },
+  );
+  await q(
+    'Mutation.disassociateTag',
+    'mutation($i: [String!]!, $t: ID!) { disassociateTag(input: { ids: $i, tag_id: $t }) { id } }',
+    { i: [o.room], t: o.tag },
+  );
+  await q(
+    'Mutation.updateWebhooks',
+    'mutation($i: ID!) { updateWebhooks(input: [{ id: $i, name: "pwned" }]) { id } }',
+    { i: o.webhook },
+  );
   // deleteWebhooks answers a Boolean: false for ids that are not the caller's.
   const del = await gql(me.token, 'mutation($i: [String!]!) { deleteWebhooks(ids: $i) }', { i: [o.webhook] });
   expect(del).not.toMatch(/"deleteWebhooks":true/);
   out.push({ covers: 'Mutation.deleteWebhooks', text: del });
-  const operator = await s.tokens.issueAccess({ sub: me.clientId, orgId: me.org.id, clientId: me.clientId, scopes: new Set(['delete:sensors']), kind: 'client', operator: true });
-  const text = await gql(operator.token, 'mutation($i: [String!]!) { deleteSensors(ids: $i) { sensor_id } }', { i: [o.sensor] });
+  const operator = await s.tokens.issueAccess({
+    sub: me.clientId,
+    orgId: me.org.id,
+    clientId: me.clientId,
+    scopes: new Set(['delete:sensors']),
+    kind: 'client',
+    operator: true,
+  });
+  const text = await gql(operator.token, 'mutation($i: [String!]!) { deleteSensors(ids: $i) { sensor_id } }', {
+    i: [o.sensor],
+  });
   expect(text).toMatch(/"code":"NOT_FOUND"/);
   out.push({ covers: 'Mutation.deleteSensors', text });
   return out;
 };
 
-const REPORTING_IDS: Record<(typeof ID_FILTERS)[number], keyof Ids> = { spaces: 'floor', rooms: 'room', zones: 'zone', buildings: 'building', sensors: 'sensor', hives: 'hive', tags: 'tag' };
+const REPORTING_IDS: Record<(typeof ID_FILTERS)[number], keyof Ids> = {
+  spaces: 'floor',
+  rooms: 'room',
+  zones: 'zone',
+  buildings: 'building',
+  sensors: 'sensor',
+  hives: 'hive',
+  tags: 'tag',
+};
 
 const reporting: Family = async (me, o) => {
   const start = new Date(s.model.startMs).toISOString();
@@ -162,13 +275,24 @@ const reporting: Family = async (me, o) => {
   const out: Probe[] = [];
   for (const f of ID_FILTERS) {
     for (const m of MEASUREMENTS) {
-      const body = { window: { every: '1m', function: 'max', timezone: 'UTC' }, filter: { measurements: [m], [f]: { eq: [o[REPORTING_IDS[f]]] }, start, stop } };
+      const body = {
+        window: { every: '1m', function: 'max', timezone: 'UTC' },
+        filter: { measurements: [m], [f]: { eq: [o[REPORTING_IDS[f]]] }, start, stop },
+      };
       out.push({ covers: `reporting.${f}`, text: await rest('POST', '/api/v3/reporting', me.token, body) });
     }
   }
   for (const k of ['floor', 'room', 'zone'] as const) {
-    const body = { measurements: ['occupancy_avg_presence', 'occupancy_used_median_traffic'], items: [o[k]], start: start.slice(0, 10), stop: '2026-03-03' };
-    out.push({ covers: 'POST /api/v4/reporting/stats', text: await rest('POST', '/api/v4/reporting/stats', me.token, body) });
+    const body = {
+      measurements: ['occupancy_avg_presence', 'occupancy_used_median_traffic'],
+      items: [o[k]],
+      start: start.slice(0, 10),
+      stop: '2026-03-03',
+    };
+    out.push({
+      covers: 'POST /api/v4/reporting/stats',
+      text: await rest('POST', '/api/v4/reporting/stats', me.token, body),
+    });
   }
   return out;
 };
@@ -180,10 +304,30 @@ const routes: Family = async (me, o) => {
     { covers: 'GET /api/v1/client/:id', text: await rest('GET', `/api/v1/client/${o.client}`, me.token) },
     { covers: 'DELETE /api/v1/client/:id', text: await rest('DELETE', `/api/v1/client/${o.client}`, me.token) },
     // A login with the other's user name or client id and a wrong secret: as for names that do not exist.
-    { covers: 'POST /api/v2/login', text: await rest('POST', '/api/v2/login', null, { grant_type: 'password', username: o.username, password: 'wrong-password', audience: 'https://api.occusim.local', client_id: 'client_occusim_dashboard' }) },
-    { covers: 'POST /api/v2/clients/login', text: await rest('POST', '/api/v2/clients/login', null, { grant_type: 'client_credentials', client_id: o.client, client_secret: 'wrong-secret', audience: 'https://api.occusim.local' }) },
+    {
+      covers: 'POST /api/v2/login',
+      text: await rest('POST', '/api/v2/login', null, {
+        grant_type: 'password',
+        username: o.username,
+        password: 'wrong-password',
+        audience: 'https://api.occusim.local',
+        client_id: 'client_occusim_dashboard',
+      }),
+    },
+    {
+      covers: 'POST /api/v2/clients/login',
+      text: await rest('POST', '/api/v2/clients/login', null, {
+        grant_type: 'client_credentials',
+        client_id: o.client,
+        client_secret: 'wrong-secret',
+        audience: 'https://api.occusim.local',
+      }),
+    },
     { covers: 'GET /api/v3/graphql', text: await rest('GET', `/api/v3/graphql?query=${q}`, me.token) },
-    { covers: 'POST /api/v3/graphql', text: await gql(me.token, 'query($i: ID) { room(id: $i) { id } }', { i: o.room }) },
+    {
+      covers: 'POST /api/v3/graphql',
+      text: await gql(me.token, 'query($i: ID) { room(id: $i) { id } }', { i: o.room }),
+    },
     { covers: 'GET /api/openapi.json', text: await rest('GET', '/api/openapi.json', null) },
     { covers: 'GET /api/docs', text: await rest('GET', '/api/docs', null) },
     // The browsable API's pages and documents (Swagger UI): public and organisation-free.
@@ -191,8 +335,14 @@ const routes: Family = async (me, o) => {
     { covers: 'GET /api/docs/json', text: await rest('GET', '/api/docs/json', null) },
     { covers: 'GET /api/docs/yaml', text: await rest('GET', '/api/docs/yaml', null) },
     { covers: 'GET /api/docs/static/index.html', text: await rest('GET', '/api/docs/static/index.html', null) },
-    { covers: 'GET /api/docs/static/swagger-initializer.js', text: await rest('GET', '/api/docs/static/swagger-initializer.js', null) },
-    { covers: 'GET /api/docs/static/theme/occusim-login.js', text: await rest('GET', '/api/docs/static/theme/occusim-login.js', null) },
+    {
+      covers: 'GET /api/docs/static/swagger-initializer.js',
+      text: await rest('GET', '/api/docs/static/swagger-initializer.js', null),
+    },
+    {
+      covers: 'GET /api/docs/static/theme/occusim-login.js',
+      text: await rest('GET', '/api/docs/static/theme/occusim-login.js', null),
+    },
     { covers: 'GET /api/docs/*', text: await rest('GET', '/api/docs/static/swagger-ui.css', null) },
     { covers: 'GET /.well-known/jwks.json', text: await rest('GET', '/.well-known/jwks.json', null) },
     { covers: 'GET /mcp', text: await rest('GET', '/mcp', me.token) },
@@ -218,7 +368,11 @@ const mcpCalls = (o: Ids): Array<[string, Record<string, unknown>]> => [
 
 async function mcpFamily(me: Tenant, o: Ids, tools: Set<string>): Promise<Probe[]> {
   const client = new Client({ name: 'occusim-isolation', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${me.token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${me.token}` } },
+    }),
+  );
   try {
     for (const t of (await client.listTools()).tools) tools.add(t.name);
     const out: Probe[] = [];
@@ -243,7 +397,10 @@ async function compare(name: string, other: Tenant, run: (o: Ids) => Promise<Pro
     const text = scrub(p.text, o);
     for (const secret of other.secrets) if (text.includes(secret)) tally.leaks.push(`${name} ${p.covers}: ${secret}`);
     const g = ghost[i];
-    if (g && scrub(g.text, ghostIds(o)) !== text) tally.oracles.push(`${name} ${p.covers}:\n  real:  ${text.slice(0, 300)}\n  ghost: ${scrub(g.text, ghostIds(o)).slice(0, 300)}`);
+    if (g && scrub(g.text, ghostIds(o)) !== text)
+      tally.oracles.push(
+        `${name} ${p.covers}:\n  real:  ${text.slice(0, 300)}\n  ghost: ${scrub(g.text, ghostIds(o)).slice(0, 300)}`,
+      );
   });
 }
 
@@ -255,24 +412,46 @@ interface Tally {
 }
 
 describe('isolation matrix over two organisations (scenarios/two-tenants.yaml)', () => {
-  it('shows neither organisation anything of the other, nor whether the other\'s ids exist', async () => {
+  it("shows neither organisation anything of the other, nor whether the other's ids exist", async () => {
     const tally: Tally = { probes: 0, covered: new Set(), leaks: [], oracles: [] };
     const tools = new Set<string>();
     // Each tenant's own tag (on its own room) and webhook, so tag and webhook ids exist on both sides.
     for (const t of [s.a, s.b]) {
-      const tag = JSON.parse((await gql(t.token, 'mutation { createTag(input: { name: "mine" }) { id } }')).slice(4)) as { data: { createTag: { id: string } } };
+      const tag = JSON.parse(
+        (await gql(t.token, 'mutation { createTag(input: { name: "mine" }) { id } }')).slice(4),
+      ) as { data: { createTag: { id: string } } };
       tally.covered.add('Mutation.createTag');
       const client = await rest('POST', '/api/v1/client', t.token, { name: 'isolation probe' });
       tally.covered.add('POST /api/v1/client');
-      for (const other of [s.a, s.b].filter((x) => x !== t)) for (const secret of other.secrets) if (client.includes(secret)) tally.leaks.push(`POST /api/v1/client: ${secret}`);
-      await gql(t.token, 'mutation($i: [String!]!, $t: ID!) { associateTag(input: { ids: $i, tag_id: $t }) { id } }', { i: [t.ids.room, t.ids.floor, t.ids.zone], t: tag.data.createTag.id });
+      for (const other of [s.a, s.b].filter((x) => x !== t))
+        for (const secret of other.secrets)
+          if (client.includes(secret)) tally.leaks.push(`POST /api/v1/client: ${secret}`);
+      await gql(t.token, 'mutation($i: [String!]!, $t: ID!) { associateTag(input: { ids: $i, tag_id: $t }) { id } }', {
+        i: [t.ids.room, t.ids.floor, t.ids.zone],
+        t: tag.data.createTag.id,
+      });
       const hook = JSON.parse(
-        (await gql(t.token, 'mutation($u: String!) { createWebhooks(input: [{ name: "all rooms", eventTypes: ["ROOM_OCCUPANCY"], endpointConfig: { url: $u } }]) { id } }', { u: `${receiverUrl}/${t.org.name}/all` })).slice(4),
+        (
+          await gql(
+            t.token,
+            'mutation($u: String!) { createWebhooks(input: [{ name: "all rooms", eventTypes: ["ROOM_OCCUPANCY"], endpointConfig: { url: $u } }]) { id } }',
+            { u: `${receiverUrl}/${t.org.name}/all` },
+          )
+        ).slice(4),
       ) as { data: { createWebhooks: Array<{ id: string }> } };
       const user = s.model.users.find((u) => t.org.userIds.includes(u.id))!;
-      tenantIds.set(t, { ...t.ids, tag: tag.data.createTag.id, webhook: hook.data.createWebhooks[0]!.id, client: t.clientId, username: user.username });
+      tenantIds.set(t, {
+        ...t.ids,
+        tag: tag.data.createTag.id,
+        webhook: hook.data.createWebhooks[0]!.id,
+        client: t.clientId,
+        username: user.username,
+      });
     }
-    for (const [me, other] of [[s.a, s.b], [s.b, s.a]] as const) {
+    for (const [me, other] of [
+      [s.a, s.b],
+      [s.b, s.a],
+    ] as const) {
       const dir = `${me.org.name}→${other.org.name}`;
       await compare(dir, other, (o) => queries(me, o), tally);
       await compare(dir, other, (o) => mutations(me, o), tally);
@@ -284,12 +463,19 @@ describe('isolation matrix over two organisations (scenarios/two-tenants.yaml)',
     // Webhooks: a subscription names ids of the other organisation in its filters (accepted, as
     // unknown ids are) and one has no filters; after fan-out and delivery of the run's events,
     // each organisation's receiver path holds only its own organisation's events.
-    for (const [me, other] of [[s.a, s.b], [s.b, s.a]] as const) {
+    for (const [me, other] of [
+      [s.a, s.b],
+      [s.b, s.a],
+    ] as const) {
       const o = tenantIds.get(other)!;
-      const made = await gql(me.token, 'mutation($u: String!, $f: JSON) { createWebhooks(input: [{ name: "theirs", eventTypes: ["FLOOR_OCCUPANCY"], endpointConfig: { url: $u }, filters: $f }]) { id filters } }', {
-        u: `${receiverUrl}/${me.org.name}/theirs`,
-        f: { org_ids: [other.org.id], floor_ids: [o.floor], room_ids: [o.room] },
-      });
+      const made = await gql(
+        me.token,
+        'mutation($u: String!, $f: JSON) { createWebhooks(input: [{ name: "theirs", eventTypes: ["FLOOR_OCCUPANCY"], endpointConfig: { url: $u }, filters: $f }]) { id filters } }',
+        {
+          u: `${receiverUrl}/${me.org.name}/theirs`,
+          f: { org_ids: [other.org.id], floor_ids: [o.floor], room_ids: [o.room] },
+        },
+      );
       tally.covered.add('Mutation.createWebhooks');
       tally.probes++;
       // The filters echo what the caller sent, the other's organisation id included.
@@ -299,7 +485,10 @@ describe('isolation matrix over two organisations (scenarios/two-tenants.yaml)',
     await s.hooks.advance();
     const byTenant = (t: Tenant, kind: string) => received.filter((r) => r.path === `/${t.org.name}/${kind}`);
     let deliveries = 0;
-    for (const [me, other] of [[s.a, s.b], [s.b, s.a]] as const) {
+    for (const [me, other] of [
+      [s.a, s.b],
+      [s.b, s.a],
+    ] as const) {
       const all = byTenant(me, 'all');
       expect(all.length, `${me.org.name} receives its own room events`).toBeGreaterThan(0);
       for (const r of [...all, ...byTenant(me, 'theirs')]) {
@@ -319,8 +508,20 @@ describe('isolation matrix over two organisations (scenarios/two-tenants.yaml)',
       ...ID_FILTERS.map((f) => `reporting.${f}`),
       ...[...tools].map((t) => `mcp.${t}`),
     ];
-    const missing = expected.filter((e) => !tally.covered.has(e) && !(e === 'POST /api/v3/reporting' && tally.covered.has('reporting.rooms')) && !(e === 'POST /mcp' && tools.size > 0));
-    report('isolation', { probes: tally.probes, surfaces: expected.length, mcpTools: tools.size, webhookDeliveries: deliveries, leaks: tally.leaks.length, oracles: tally.oracles.length });
+    const missing = expected.filter(
+      (e) =>
+        !tally.covered.has(e) &&
+        !(e === 'POST /api/v3/reporting' && tally.covered.has('reporting.rooms')) &&
+        !(e === 'POST /mcp' && tools.size > 0),
+    );
+    report('isolation', {
+      probes: tally.probes,
+      surfaces: expected.length,
+      mcpTools: tools.size,
+      webhookDeliveries: deliveries,
+      leaks: tally.leaks.length,
+      oracles: tally.oracles.length,
+    });
     expect(tools.size).toBe(10);
     expect(missing).toEqual([]);
     expect(tally.leaks.slice(0, 20)).toEqual([]);

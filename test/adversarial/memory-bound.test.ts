@@ -16,7 +16,11 @@ const PEAK_BOUND_MB = 256;
 const AFTER_BOUND_MB = 96;
 
 function drive(): Promise<{ baselineMb: number; peakMb: number; afterMb: number; batches: number; packets: number }> {
-  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', new URL('./memory-driver.ts', import.meta.url).pathname], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    ['--expose-gc', '--import', 'tsx', new URL('./memory-driver.ts', import.meta.url).pathname],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let out = '';
   let err = '';
   child.stdout.on('data', (c: Buffer) => (out += c.toString()));
@@ -33,7 +37,15 @@ function drive(): Promise<{ baselineMb: number; peakMb: number; afterMb: number;
 describe('memory under hostile input', () => {
   it(`stays within ${PEAK_BOUND_MB} MiB of the baseline under attack and returns within ${AFTER_BOUND_MB} MiB`, async () => {
     const r = await drive();
-    report('memory', { baselineMb: r.baselineMb, peakMb: r.peakMb, afterMb: r.afterMb, peakBoundMb: r.baselineMb + PEAK_BOUND_MB, afterBoundMb: r.baselineMb + AFTER_BOUND_MB, batches: r.batches, packets: r.packets });
+    report('memory', {
+      baselineMb: r.baselineMb,
+      peakMb: r.peakMb,
+      afterMb: r.afterMb,
+      peakBoundMb: r.baselineMb + PEAK_BOUND_MB,
+      afterBoundMb: r.baselineMb + AFTER_BOUND_MB,
+      batches: r.batches,
+      packets: r.packets,
+    });
     expect(r.batches).toBe(101);
     expect(r.peakMb - r.baselineMb).toBeLessThan(PEAK_BOUND_MB);
     expect(r.afterMb - r.baselineMb).toBeLessThan(AFTER_BOUND_MB);

@@ -21,7 +21,8 @@ export const utf8 = (s: string | Buffer): Buffer => {
   return Buffer.concat([len, b]);
 };
 
-const frame = (firstByte: number, body: Buffer): Buffer => Buffer.concat([Buffer.from([firstByte]), varint(body.length), body]);
+const frame = (firstByte: number, body: Buffer): Buffer =>
+  Buffer.concat([Buffer.from([firstByte]), varint(body.length), body]);
 
 export interface ConnectFields {
   clientId: string;
@@ -53,7 +54,11 @@ export function connect(f: ConnectFields): Buffer {
   return frame(0x10, body);
 }
 
-export function publish(topic: string, payload: Buffer, o: { qos?: number; packetId?: number; retain?: boolean; dup?: boolean } = {}): Buffer {
+export function publish(
+  topic: string,
+  payload: Buffer,
+  o: { qos?: number; packetId?: number; retain?: boolean; dup?: boolean } = {},
+): Buffer {
   const qos = o.qos ?? 0;
   const first = 0x30 | (o.dup ? 0x08 : 0) | ((qos & 3) << 1) | (o.retain ? 1 : 0);
   const pid = Buffer.alloc(2);
@@ -71,7 +76,8 @@ export const PINGREQ = Buffer.from([0xc0, 0x00]);
 export const DISCONNECT = Buffer.from([0xe0, 0x00]);
 
 /** A fixed header announcing `length` bytes of a packet of this type, with no body following. */
-export const announce = (firstByte: number, length: number): Buffer => Buffer.concat([Buffer.from([firstByte]), varint(length)]);
+export const announce = (firstByte: number, length: number): Buffer =>
+  Buffer.concat([Buffer.from([firstByte]), varint(length)]);
 
 /** Five continuation bytes: a remaining length no MQTT packet may have ([MQTT-2.2.3]). */
 export const MALFORMED_LENGTH = Buffer.from([0x30, 0xff, 0xff, 0xff, 0xff, 0x7f]);

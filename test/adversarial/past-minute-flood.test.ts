@@ -33,7 +33,11 @@ interface Result {
 }
 
 function startDriver(): { ready: Promise<{ brokerUrl: string; apiUrl: string }>; stop(): Promise<Result> } {
-  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', new URL('./flood-driver.ts', import.meta.url).pathname], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    ['--expose-gc', '--import', 'tsx', new URL('./flood-driver.ts', import.meta.url).pathname],
+    { stdio: ['pipe', 'pipe', 'pipe'] },
+  );
   let err = '';
   child.stderr.on('data', (c: Buffer) => (err += c.toString()));
   const lines = createInterface({ input: child.stdout });
@@ -44,7 +48,10 @@ function startDriver(): { ready: Promise<{ brokerUrl: string; apiUrl: string }>;
   const next = (): Promise<string> =>
     queue.length > 0
       ? Promise.resolve(queue.shift() as string)
-      : Promise.race([new Promise<string>((resolve) => waiters.push(resolve)), exited.then((code) => Promise.reject(new Error(`flood driver exited ${code}: ${err.slice(-2000)}`)))]);
+      : Promise.race([
+          new Promise<string>((resolve) => waiters.push(resolve)),
+          exited.then((code) => Promise.reject(new Error(`flood driver exited ${code}: ${err.slice(-2000)}`))),
+        ]);
   return {
     ready: next().then((l) => JSON.parse(l) as { brokerUrl: string; apiUrl: string }),
     async stop() {
@@ -56,17 +63,25 @@ function startDriver(): { ready: Promise<{ brokerUrl: string; apiUrl: string }>;
 
 /** Batch `seq` (1-based): 400 presence packets, each in its own past minute, none repeated across batches. */
 function floodBatch(seq: number): Buffer {
-  const packets = Array.from({ length: PACKETS }, (_, k) => presenceAt(SENSOR_PA, T0 - (1 + (seq - 1) * PACKETS + k) * MIN, [[7, 5]]));
+  const packets = Array.from({ length: PACKETS }, (_, k) =>
+    presenceAt(SENSOR_PA, T0 - (1 + (seq - 1) * PACKETS + k) * MIN, [[7, 5]]),
+  );
   return Buffer.from(encodeUplink({ hiveSerial: HIVE_SERIAL, seq, sentAtMs: T0, packets }));
 }
 
-const percentile = (sorted: readonly number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
+const percentile = (sorted: readonly number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
 
 describe('a hive flooding distinct past minutes', () => {
   it(`leaves the API answering within ${P99_BOUND_MS} ms p99 and RSS within ${PEAK_BOUND_MB} MiB of the baseline, every packet accounted for`, async () => {
     const driver = startDriver();
     const { brokerUrl, apiUrl } = await driver.ready;
-    const hive = await connectAsync(brokerUrl, { clientId: `hive-${HIVE_SERIAL}`, username: HIVE_SERIAL, password: HIVE.password, reconnectPeriod: 0 });
+    const hive = await connectAsync(brokerUrl, {
+      clientId: `hive-${HIVE_SERIAL}`,
+      username: HIVE_SERIAL,
+      password: HIVE.password,
+      reconnectPeriod: 0,
+    });
     let acked = 0;
     const allAcked = new Promise<void>((resolve) =>
       hive.on('message', (_topic, payload) => {
@@ -87,7 +102,8 @@ describe('a hive flooding distinct past minutes', () => {
       }
     })();
     const started = performance.now();
-    for (let seq = 1; seq <= BATCHES; seq++) await hive.publishAsync(uplinkTopic(HIVE_SERIAL), floodBatch(seq), { qos: 1 });
+    for (let seq = 1; seq <= BATCHES; seq++)
+      await hive.publishAsync(uplinkTopic(HIVE_SERIAL), floodBatch(seq), { qos: 1 });
     await allAcked;
     const floodMs = performance.now() - started;
     flooding = false;
@@ -96,7 +112,16 @@ describe('a hive flooding distinct past minutes', () => {
     const r = await driver.stop();
     const sorted = [...latencies].sort((a, b) => a - b);
     const p99 = percentile(sorted, 99);
-    report('past-minute flood', { sentBatches: BATCHES, sentPackets: BATCHES * PACKETS, floodMs, probes: latencies.length, p50Ms: percentile(sorted, 50), p99Ms: p99, maxMs: sorted.at(-1) as number, ...r });
+    report('past-minute flood', {
+      sentBatches: BATCHES,
+      sentPackets: BATCHES * PACKETS,
+      floodMs,
+      probes: latencies.length,
+      p50Ms: percentile(sorted, 50),
+      p99Ms: p99,
+      maxMs: sorted.at(-1) as number,
+      ...r,
+    });
     expect(p99).toBeLessThan(P99_BOUND_MS);
     expect(r.peakMb - r.baselineMb).toBeLessThan(PEAK_BOUND_MB);
     expect(r.batches).toBe(BATCHES);

@@ -83,20 +83,91 @@ function pathsOf(doc: unknown): Path[] {
   const walk = (node: unknown, path: Path): void => {
     out.push(path);
     if (Array.isArray(node)) node.forEach((v, i) => walk(v, [...path, i]));
-    else if (typeof node === 'object' && node !== null) for (const [k, v] of Object.entries(node)) walk(v, [...path, k]);
+    else if (typeof node === 'object' && node !== null)
+      for (const [k, v] of Object.entries(node)) walk(v, [...path, k]);
   };
   walk(doc, []);
   return out.filter((p) => p.length > 0);
 }
 
 const HOSTILE: unknown[] = [
-  1e10, -1, 0, -0.5, 2 ** 53, 1e308, -1e308, 'NaN', '', ' ', null, true, [], {}, [[]], 'x'.repeat(5000), '\u0000', 'a\u202Eb', '\uFFFD',
-  '+99:00', '2026-03-02T08:00+99:00', '2026-13-45T25:61', 'europe/paris', 'Mars/Olympus', '1e10h', '99999999d', '-5m', '${i}', '${nope}',
-  { count: [2, 1e10], step: [1, 1] }, { count: 1e9 }, [[0, 0], [1e300, 0], [0, 1e300]], [[0, 0], [1, 1], [1, 0], [0, 1]],
-  Array.from({ length: 300 }, (_, i) => [Math.cos(i), Math.sin(i)]), { use: 'nope' }, { repeat: 1e9 }, [0, 0, 0], ['a', 'b'],
+  1e10,
+  -1,
+  0,
+  -0.5,
+  2 ** 53,
+  1e308,
+  -1e308,
+  'NaN',
+  '',
+  ' ',
+  null,
+  true,
+  [],
+  {},
+  [[]],
+  'x'.repeat(5000),
+  '\u0000',
+  'a\u202Eb',
+  '\uFFFD',
+  '+99:00',
+  '2026-03-02T08:00+99:00',
+  '2026-13-45T25:61',
+  'europe/paris',
+  'Mars/Olympus',
+  '1e10h',
+  '99999999d',
+  '-5m',
+  '${i}',
+  '${nope}',
+  { count: [2, 1e10], step: [1, 1] },
+  { count: 1e9 },
+  [
+    [0, 0],
+    [1e300, 0],
+    [0, 1e300],
+  ],
+  [
+    [0, 0],
+    [1, 1],
+    [1, 0],
+    [0, 1],
+  ],
+  Array.from({ length: 300 }, (_, i) => [Math.cos(i), Math.sin(i)]),
+  { use: 'nope' },
+  { repeat: 1e9 },
+  [0, 0, 0],
+  ['a', 'b'],
 ];
 
-const SYNTAX = ['&a [1, 2]', '*a', '<<: *a', '!!binary AAAA', '\t', '{', '[', ']', '}', ': :', '- - -', '"', "'", '%YAML 1.1', '---', '...', '? ', '|', '>-', '#', '@', '`', '!!python/object:os.system', '\u0000', '\uFEFF', '\r'];
+const SYNTAX = [
+  '&a [1, 2]',
+  '*a',
+  '<<: *a',
+  '!!binary AAAA',
+  '\t',
+  '{',
+  '[',
+  ']',
+  '}',
+  ': :',
+  '- - -',
+  '"',
+  "'",
+  '%YAML 1.1',
+  '---',
+  '...',
+  '? ',
+  '|',
+  '>-',
+  '#',
+  '@',
+  '`',
+  '!!python/object:os.system',
+  '\u0000',
+  '\uFEFF',
+  '\r',
+];
 
 /** 9 levels of 9 aliases each: 387 million nodes if expanded. */
 const ALIAS_BOMB = `a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]
@@ -137,9 +208,19 @@ type Mutation =
 const mutationArb: fc.Arbitrary<Mutation> = fc.oneof(
   { weight: 25, arbitrary: fc.record({ kind: fc.constant('set' as const), path: fc.nat(), value: fc.nat() }) },
   { weight: 10, arbitrary: fc.record({ kind: fc.constant('delete' as const), path: fc.nat() }) },
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant('rename' as const), path: fc.nat(), suffix: fc.constantFrom('_', 's', 'X', '\u202E') }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant('rename' as const),
+      path: fc.nat(),
+      suffix: fc.constantFrom('_', 's', 'X', '\u202E'),
+    }),
+  },
   { weight: 10, arbitrary: fc.record({ kind: fc.constant('duplicate' as const), path: fc.nat() }) },
-  { weight: 10, arbitrary: fc.record({ kind: fc.constant('flip' as const), at: fc.nat(), byte: fc.integer({ min: 0, max: 255 }) }) },
+  {
+    weight: 10,
+    arbitrary: fc.record({ kind: fc.constant('flip' as const), at: fc.nat(), byte: fc.integer({ min: 0, max: 255 }) }),
+  },
   { weight: 5, arbitrary: fc.record({ kind: fc.constant('cut' as const), at: fc.nat() }) },
   { weight: 10, arbitrary: fc.record({ kind: fc.constant('splice' as const), at: fc.nat(), token: fc.nat() }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'bomb' as const }) },
@@ -156,7 +237,8 @@ function mutate(base: (typeof BASES)[number], muts: Mutation[]): Buffer {
       else {
         const at: number = m.at % (text.length + 1);
         if (m.kind === 'cut') text = text.slice(0, at);
-        else if (m.kind === 'splice') text = text.slice(0, at) + (SYNTAX[m.token % SYNTAX.length] as string) + text.slice(at);
+        else if (m.kind === 'splice')
+          text = text.slice(0, at) + (SYNTAX[m.token % SYNTAX.length] as string) + text.slice(at);
         else {
           const bytes = Buffer.from(text, 'utf8');
           if (bytes.length > 0) bytes[m.at % bytes.length] = m.byte;
@@ -189,54 +271,69 @@ function mutate(base: (typeof BASES)[number], muts: Mutation[]): Buffer {
 }
 
 describe('scenario mutations', () => {
-  it(`never hang, crash or refuse without a location (${cases(2000, 2000)} cases, seed ${SEED})`, () => {
-    const n = cases(2000, 2000);
-    let accepted = 0;
-    let refused = 0;
-    let diagnostics = 0;
-    let maxMs = 0;
-    let loadMs = 0;
-    let slowest = '';
-    const problems: string[] = [];
-    fc.assert(
-      fc.property(fc.nat({ max: 9 }), fc.array(mutationArb, { minLength: 1, maxLength: 4 }), (b, muts) => {
-        // Small file 6 times in 10, the shipped ones 2 each.
-        const base = BASES[b < 6 ? 0 : b < 8 ? 1 : 2] as (typeof BASES)[number];
-        const bytes = mutate(base, muts);
-        const t0 = performance.now();
-        let r: ReturnType<typeof loadScenarioText>;
-        try {
-          // The loader takes text; invalid UTF-8 reaches it as the decoder's replacement characters, as from a file.
-          r = loadScenarioText(bytes.toString('utf8'), FILE);
-        } catch (err) {
-          problems.push(`${base.name} ${JSON.stringify(muts)}: threw ${(err as Error).message}`);
+  it(
+    `never hang, crash or refuse without a location (${cases(2000, 2000)} cases, seed ${SEED})`,
+    () => {
+      const n = cases(2000, 2000);
+      let accepted = 0;
+      let refused = 0;
+      let diagnostics = 0;
+      let maxMs = 0;
+      let loadMs = 0;
+      let slowest = '';
+      const problems: string[] = [];
+      fc.assert(
+        fc.property(fc.nat({ max: 9 }), fc.array(mutationArb, { minLength: 1, maxLength: 4 }), (b, muts) => {
+          // Small file 6 times in 10, the shipped ones 2 each.
+          const base = BASES[b < 6 ? 0 : b < 8 ? 1 : 2] as (typeof BASES)[number];
+          const bytes = mutate(base, muts);
+          const t0 = performance.now();
+          let r: ReturnType<typeof loadScenarioText>;
+          try {
+            // The loader takes text; invalid UTF-8 reaches it as the decoder's replacement characters, as from a file.
+            r = loadScenarioText(bytes.toString('utf8'), FILE);
+          } catch (err) {
+            problems.push(`${base.name} ${JSON.stringify(muts)}: threw ${(err as Error).message}`);
+            return true;
+          }
+          const ms = performance.now() - t0;
+          loadMs += ms;
+          if (ms > maxMs) [maxMs, slowest] = [ms, `${base.name} ${JSON.stringify(muts)}`];
+          if (ms > 5000) problems.push(`${base.name} ${JSON.stringify(muts)}: took ${ms.toFixed(0)} ms`);
+          if (r.ok) {
+            accepted++;
+            return true;
+          }
+          refused++;
+          const errors = r.diagnostics.filter((d) => d.severity === 'error');
+          diagnostics += errors.length;
+          if (errors.length === 0) problems.push(`${base.name} ${JSON.stringify(muts)}: refused without an error`);
+          for (const d of errors) {
+            const line = formatDiagnostic(d);
+            if (!/^mutant\.yaml:\d+:\d+[ :]/.test(line) || d.line < 1 || d.col < 1)
+              problems.push(`${base.name} ${JSON.stringify(muts)}: unlocated ${line.slice(0, 200)}`);
+            if (/internal error|Maximum call stack|is not a function|undefined/i.test(d.message))
+              problems.push(`${base.name} ${JSON.stringify(muts)}: ${line.slice(0, 200)}`);
+            if (line.length > 2000) problems.push(`${base.name}: a diagnostic of ${line.length} characters`);
+          }
           return true;
-        }
-        const ms = performance.now() - t0;
-        loadMs += ms;
-        if (ms > maxMs) [maxMs, slowest] = [ms, `${base.name} ${JSON.stringify(muts)}`];
-        if (ms > 5000) problems.push(`${base.name} ${JSON.stringify(muts)}: took ${ms.toFixed(0)} ms`);
-        if (r.ok) {
-          accepted++;
-          return true;
-        }
-        refused++;
-        const errors = r.diagnostics.filter((d) => d.severity === 'error');
-        diagnostics += errors.length;
-        if (errors.length === 0) problems.push(`${base.name} ${JSON.stringify(muts)}: refused without an error`);
-        for (const d of errors) {
-          const line = formatDiagnostic(d);
-          if (!/^mutant\.yaml:\d+:\d+[ :]/.test(line) || d.line < 1 || d.col < 1) problems.push(`${base.name} ${JSON.stringify(muts)}: unlocated ${line.slice(0, 200)}`);
-          if (/internal error|Maximum call stack|is not a function|undefined/i.test(d.message)) problems.push(`${base.name} ${JSON.stringify(muts)}: ${line.slice(0, 200)}`);
-          if (line.length > 2000) problems.push(`${base.name}: a diagnostic of ${line.length} characters`);
-        }
-        return true;
-      }),
-      // Problems are collected, not thrown: one run reports them all, each with its base and mutations to replay.
-      { seed: SEED, numRuns: n },
-    );
-    report('scenario-mutations', { cases: n, accepted, refused, diagnostics, crashes: 0, problems: problems.length, maxMs, loadSeconds: loadMs / 1000 });
-    expect(problems.slice(0, 10)).toEqual([]);
-    expect(maxMs, slowest).toBeLessThan(5000);
-  }, limitMs(120_000));
+        }),
+        // Problems are collected, not thrown: one run reports them all, each with its base and mutations to replay.
+        { seed: SEED, numRuns: n },
+      );
+      report('scenario-mutations', {
+        cases: n,
+        accepted,
+        refused,
+        diagnostics,
+        crashes: 0,
+        problems: problems.length,
+        maxMs,
+        loadSeconds: loadMs / 1000,
+      });
+      expect(problems.slice(0, 10)).toEqual([]);
+      expect(maxMs, slowest).toBeLessThan(5000);
+    },
+    limitMs(120_000),
+  );
 });

@@ -39,7 +39,18 @@ export interface Tenant {
   token: string;
   /** Every id, serial, MAC and name of this organisation (what the other must never see). */
   secrets: Set<string>;
-  ids: { site: string; building: string; floor: string; room: string; zone: string; door: string | null; hive: string; sensor: string; serial: string; mac: string };
+  ids: {
+    site: string;
+    building: string;
+    floor: string;
+    room: string;
+    zone: string;
+    door: string | null;
+    hive: string;
+    sensor: string;
+    serial: string;
+    mac: string;
+  };
 }
 
 export interface Served {
@@ -74,10 +85,18 @@ export async function servedTwoTenants(): Promise<Served> {
   const state = new SqliteApiState(dbPath);
   const series = storeSeries(store, catalogue);
   // Loopback allowed: the isolation matrix receives deliveries on a local port.
-  const hooks = await startWebhooks({ webhooks: sqliteWebhookStore(dbPath), events: sqliteStore(dbPath) }, catalogue, clock, { seed: 16, allow: ['127.0.0.1/32'] });
+  const hooks = await startWebhooks(
+    { webhooks: sqliteWebhookStore(dbPath), events: sqliteStore(dbPath) },
+    catalogue,
+    clock,
+    { seed: 16, allow: ['127.0.0.1/32'] },
+  );
   const pair = await generateKeyPair('ES256', { extractable: true });
   const key: SigningKey = { ...pair, kid: 'adversarial-key' };
-  const tokens = await TokenService.create({ issuer: ISSUER, audience: AUDIENCE, accessTtlS: 3600, refreshTtlS: 86_400, clock }, key);
+  const tokens = await TokenService.create(
+    { issuer: ISSUER, audience: AUDIENCE, accessTtlS: 3600, refreshTtlS: 86_400, clock },
+    key,
+  );
   const { accounts, assets } = await apiServices(catalogue, clock, state, TEST_COST);
   const app = await buildApi({
     assets,
@@ -98,13 +117,28 @@ export async function servedTwoTenants(): Promise<Served> {
   const tenant = async (org: OrganisationModel): Promise<Tenant> => {
     const client = model.clients.find((c) => org.clientIds.includes(c.clientId));
     if (!client) throw new Error(`${org.name} has no client`);
-    const res = await app.inject({ method: 'POST', url: '/api/v2/clients/login', payload: { client_id: client.clientId, client_secret: client.secret, audience: AUDIENCE, grant_type: 'client_credentials' } });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/v2/clients/login',
+      payload: {
+        client_id: client.clientId,
+        client_secret: client.secret,
+        audience: AUDIENCE,
+        grant_type: 'client_credentials',
+      },
+    });
     const token = (res.json() as { access_token: string }).access_token;
     const floors = new Set(model.floors.filter((f) => org.siteIds.includes(f.siteId)).map((f) => f.id));
     const of = <T extends { floorId: string }>(xs: T[]): T[] => xs.filter((x) => floors.has(x.floorId));
     const sites = model.sites.filter((s) => org.siteIds.includes(s.id));
     const buildings = model.buildings.filter((b) => org.siteIds.includes(b.siteId));
-    const [rooms, zones, doors, hives, sensors] = [of(model.rooms), of(model.zones), of(model.doors), of(model.hives), of(model.sensors)];
+    const [rooms, zones, doors, hives, sensors] = [
+      of(model.rooms),
+      of(model.zones),
+      of(model.doors),
+      of(model.hives),
+      of(model.sensors),
+    ];
     const secrets = new Set<string>([
       org.id,
       ...org.clientIds,
@@ -120,7 +154,18 @@ export async function servedTwoTenants(): Promise<Served> {
       secret: client.secret,
       token,
       secrets,
-      ids: { site: sites[0]!.id, building: buildings[0]!.id, floor: [...floors][0]!, room: rooms[0]!.id, zone: zones[0]!.id, door: doors[0]?.id ?? null, hive: hives[0]!.id, sensor: sensors[0]!.id, serial: hives[0]!.serial, mac: sensors[0]!.mac },
+      ids: {
+        site: sites[0]!.id,
+        building: buildings[0]!.id,
+        floor: [...floors][0]!,
+        room: rooms[0]!.id,
+        zone: zones[0]!.id,
+        door: doors[0]?.id ?? null,
+        hive: hives[0]!.id,
+        sensor: sensors[0]!.id,
+        serial: hives[0]!.serial,
+        mac: sensors[0]!.mac,
+      },
     };
   };
   const [orgA, orgB] = model.organisations ?? [];
@@ -136,7 +181,8 @@ export async function servedTwoTenants(): Promise<Served> {
     hooks,
     a,
     b,
-    sign: (header, payload) => new SignJWT(payload).setProtectedHeader({ alg: 'ES256', ...header }).sign(key.privateKey),
+    sign: (header, payload) =>
+      new SignJWT(payload).setProtectedHeader({ alg: 'ES256', ...header }).sign(key.privateKey),
     close: async () => {
       await app.close();
       await hooks.close();
@@ -151,5 +197,15 @@ export async function servedTwoTenants(): Promise<Served> {
 let jtiCounter = 0;
 export function claimsOf(s: Served, t: Tenant): Record<string, unknown> {
   const now = Math.floor(s.clock.now() / 1000);
-  return { iss: ISSUER, aud: AUDIENCE, sub: t.clientId, client_id: t.clientId, org_id: t.org.id, scope: ALL_SCOPES.join(' '), iat: now, exp: now + 600, jti: `jti-${now}-${++jtiCounter}` };
+  return {
+    iss: ISSUER,
+    aud: AUDIENCE,
+    sub: t.clientId,
+    client_id: t.clientId,
+    org_id: t.org.id,
+    scope: ALL_SCOPES.join(' '),
+    iat: now,
+    exp: now + 600,
+    jti: `jti-${now}-${++jtiCounter}`,
+  };
 }

@@ -36,7 +36,14 @@ export interface Harness {
   tokenA: string;
   tokenB: string;
   tokenFor(p: Partial<Principal> & { orgId: string }): Promise<string>;
-  gql(token: string, query: string, variables?: Record<string, unknown>): Promise<{ status: number; body: { data?: unknown; errors?: Array<{ message: string; extensions?: { code?: string } }> } }>;
+  gql(
+    token: string,
+    query: string,
+    variables?: Record<string, unknown>,
+  ): Promise<{
+    status: number;
+    body: { data?: unknown; errors?: Array<{ message: string; extensions?: { code?: string } }> };
+  }>;
 }
 
 /** `state`: where the API keeps what it changes (clients, overlays); none: memory only. */
@@ -46,9 +53,19 @@ export async function harness(series?: SeriesPort, state?: ApiStatePort): Promis
   const clock = new VirtualClock(Date.UTC(2026, 10, 22, 12));
   const pair = await generateKeyPair('ES256', { extractable: true });
   const key = { ...pair, kid: 'test-key' };
-  const tokens = await TokenService.create({ issuer: ISSUER, audience: AUDIENCE, accessTtlS: 3600, refreshTtlS: 86_400, clock }, key);
+  const tokens = await TokenService.create(
+    { issuer: ISSUER, audience: AUDIENCE, accessTtlS: 3600, refreshTtlS: 86_400, clock },
+    key,
+  );
   const accounts = await AccountService.fromCatalogue(catalogueFromScenario(a, b), clock, TEST_COST, state ?? null);
-  const app = await buildApi({ assets: catalogueFromScenario(a, b), accounts, tokens, clock, ...(series ? { series } : {}), ...(state ? { state } : {}) });
+  const app = await buildApi({
+    assets: catalogueFromScenario(a, b),
+    accounts,
+    tokens,
+    clock,
+    ...(series ? { series } : {}),
+    ...(state ? { state } : {}),
+  });
   const login = async (m: ScenarioModel): Promise<string> => {
     const c = m.clients[0];
     if (!c) throw new Error('scenario has no client');
@@ -71,7 +88,12 @@ export async function harness(series?: SeriesPort, state?: ApiStatePort): Promis
       })
     ).token;
   const gql: Harness['gql'] = async (token, query, variables = {}) => {
-    const res = await app.inject({ method: 'POST', url: '/api/v3/graphql', headers: { authorization: `Bearer ${token}` }, payload: { query, variables } });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/v3/graphql',
+      headers: { authorization: `Bearer ${token}` },
+      payload: { query, variables },
+    });
     return { status: res.statusCode, body: res.json() };
   };
   const sign = (header: Record<string, unknown>, payload: Record<string, unknown>): Promise<string> =>

@@ -13,10 +13,28 @@ import { load } from './live/support.js';
  * (/live, /api/docs, /api/graphiql), /metrics, /mcp and the API alike.
  */
 describe('the host policy', () => {
-  it('allows loopback names, the listen address and the operator\'s names, with or without a port', () => {
+  it("allows loopback names, the listen address and the operator's names, with or without a port", () => {
     const p = hostPolicy('127.0.0.1', ['occusim.example']);
-    for (const h of [undefined, 'localhost', 'localhost:8080', '127.0.0.1:8080', '[::1]:8080', 'LOCALHOST', 'occusim.example', 'occusim.example.:443']) expect(p.hostAllowed(h), String(h)).toBe(true);
-    for (const h of ['evil.example', 'evil.example:8080', '127.0.0.1.evil.example', 'localhost.evil.example', '10.0.0.5:8080', '']) expect(p.hostAllowed(h), h).toBe(false);
+    for (const h of [
+      undefined,
+      'localhost',
+      'localhost:8080',
+      '127.0.0.1:8080',
+      '[::1]:8080',
+      'LOCALHOST',
+      'occusim.example',
+      'occusim.example.:443',
+    ])
+      expect(p.hostAllowed(h), String(h)).toBe(true);
+    for (const h of [
+      'evil.example',
+      'evil.example:8080',
+      '127.0.0.1.evil.example',
+      'localhost.evil.example',
+      '10.0.0.5:8080',
+      '',
+    ])
+      expect(p.hostAllowed(h), h).toBe(false);
   });
 
   it('allows any IP literal, and no other name, when listening on every interface', () => {
@@ -27,14 +45,23 @@ describe('the host policy', () => {
 
   it('allows an Origin naming an allowed host over http(s), and refuses null, other schemes and foreign sites', () => {
     const p = hostPolicy('127.0.0.1');
-    for (const o of [undefined, 'http://127.0.0.1:8080', 'http://localhost:3000', 'https://[::1]']) expect(p.originAllowed(o), String(o)).toBe(true);
-    for (const o of ['null', 'http://evil.example', 'file://', 'chrome-extension://abc', 'http://127.0.0.1.evil.example']) expect(p.originAllowed(o), o).toBe(false);
+    for (const o of [undefined, 'http://127.0.0.1:8080', 'http://localhost:3000', 'https://[::1]'])
+      expect(p.originAllowed(o), String(o)).toBe(true);
+    for (const o of [
+      'null',
+      'http://evil.example',
+      'file://',
+      'chrome-extension://abc',
+      'http://127.0.0.1.evil.example',
+    ])
+      expect(p.originAllowed(o), o).toBe(false);
   });
 
   it('takes --allowed-host names and addresses, and refuses a URL or a port', () => {
     expect(allowedHostName('Dash.Example.')).toBe('dash.example');
     expect(allowedHostName('::1')).toBe('[::1]');
-    for (const bad of ['http://dash.example', 'dash.example:8080', 'a b', '', 'x'.repeat(300)]) expect(() => allowedHostName(bad), bad).toThrow(/--allowed-host/);
+    for (const bad of ['http://dash.example', 'dash.example:8080', 'a b', '', 'x'.repeat(300)])
+      expect(() => allowedHostName(bad), bad).toThrow(/--allowed-host/);
   });
 });
 
@@ -46,7 +73,25 @@ describe('the served API', () => {
       port: 0,
       allowedHosts: ['proxy.example'],
       extensions: [mcpApiExtension],
-      metrics: { counters: () => ({ batchesReceived: 0, batchesProcessed: 0, duplicateBatches: 0, packetsProcessed: 0, packetsStoredBefore: 0, deadLettered: 0, eventsEmitted: 0, lateInWindow: 0, lateBeyondWindow: 0 }), latenciesMs: () => new ValueCounts(), webhookStats: async () => null, status: { hiveStatuses: async (ids) => ids.map(() => null), sensorStatuses: async (ids) => ids.map(() => null) } },
+      metrics: {
+        counters: () => ({
+          batchesReceived: 0,
+          batchesProcessed: 0,
+          duplicateBatches: 0,
+          packetsProcessed: 0,
+          packetsStoredBefore: 0,
+          deadLettered: 0,
+          eventsEmitted: 0,
+          lateInWindow: 0,
+          lateBeyondWindow: 0,
+        }),
+        latenciesMs: () => new ValueCounts(),
+        webhookStats: async () => null,
+        status: {
+          hiveStatuses: async (ids) => ids.map(() => null),
+          sensorStatuses: async (ids) => ids.map(() => null),
+        },
+      },
     });
   }, 60_000);
   afterAll(async () => server?.close());
@@ -63,19 +108,32 @@ describe('the served API', () => {
       req.end();
     });
 
-  const ROUTES = ['/api/docs/', '/api/graphiql', '/api/openapi.json', '/metrics', '/.well-known/jwks.json', '/api/v3/graphql?query=%7B__typename%7D', '/mcp'];
+  const ROUTES = [
+    '/api/docs/',
+    '/api/graphiql',
+    '/api/openapi.json',
+    '/metrics',
+    '/.well-known/jwks.json',
+    '/api/v3/graphql?query=%7B__typename%7D',
+    '/mcp',
+  ];
 
   it('refuses a foreign Host, alone or with a matching Origin, on every route (403 FORBIDDEN)', async () => {
     for (const path of ROUTES) {
-      const rebound = await get(path, { host: `rebind.evil.example:${server.port}`, origin: `http://rebind.evil.example:${server.port}` });
+      const rebound = await get(path, {
+        host: `rebind.evil.example:${server.port}`,
+        origin: `http://rebind.evil.example:${server.port}`,
+      });
       expect(rebound.status, path).toBe(403);
       expect(JSON.parse(rebound.body), path).toMatchObject({ code: 'FORBIDDEN' });
       expect((await get(path, { host: 'rebind.evil.example' })).status, path).toBe(403);
-      expect((await get(path, { host: `127.0.0.1:${server.port}`, origin: 'http://evil.example' })).status, path).toBe(403);
+      expect((await get(path, { host: `127.0.0.1:${server.port}`, origin: 'http://evil.example' })).status, path).toBe(
+        403,
+      );
     }
   });
 
-  it('serves this address, localhost and the operator\'s names, and does not echo a long Host back', async () => {
+  it("serves this address, localhost and the operator's names, and does not echo a long Host back", async () => {
     for (const host of [`127.0.0.1:${server.port}`, `localhost:${server.port}`, 'proxy.example']) {
       expect((await get('/api/openapi.json', { host, origin: `http://${host}` })).status, host).toBe(200);
     }

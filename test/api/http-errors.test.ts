@@ -26,7 +26,12 @@ beforeAll(async () => {
   const login = await fetch(`${server.url}/api/v2/clients/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ client_id: c.clientId, client_secret: c.secret, audience: DEFAULT_AUDIENCE, grant_type: 'client_credentials' }),
+    body: JSON.stringify({
+      client_id: c.clientId,
+      client_secret: c.secret,
+      audience: DEFAULT_AUDIENCE,
+      grant_type: 'client_credentials',
+    }),
   });
   token = ((await login.json()) as { access_token: string }).access_token;
 });
@@ -37,7 +42,13 @@ afterAll(async () => {
 });
 
 /** Status and error code of a GraphQL request (code from `{ code }` or the first GraphQL error). */
-async function gql(init: { method?: string; headers?: Record<string, string>; body?: string; search?: string; auth?: string | null }): Promise<{ status: number; code: unknown }> {
+async function gql(init: {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  search?: string;
+  auth?: string | null;
+}): Promise<{ status: number; code: unknown }> {
   const auth = init.auth === null ? {} : { authorization: `Bearer ${init.auth ?? token}` };
   const res = await fetch(`${server.url}/api/v3/graphql${init.search ?? ''}`, {
     method: init.method ?? 'POST',
@@ -58,16 +69,36 @@ describe('API errors for client mistakes on a served run', () => {
   });
 
   it('answers a body over 1 MB 413 and a form-encoded or text/plain POST 4xx, each INVALID_REQUEST', async () => {
-    expect(await gql({ body: JSON.stringify({ query: `{ sites { data { id } } } #${'x'.repeat(1_100_000)}` }) })).toEqual({ status: 413, code: 'INVALID_REQUEST' });
-    expect(await gql({ headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'query=%7B%20sites%20%7B%20data%20%7B%20id%20%7D%20%7D%20%7D' })).toEqual({ status: 415, code: 'INVALID_REQUEST' });
-    expect(await gql({ headers: { 'content-type': 'text/plain' }, body: '{ sites { data { id } } }' })).toEqual({ status: 400, code: 'INVALID_REQUEST' });
+    expect(
+      await gql({ body: JSON.stringify({ query: `{ sites { data { id } } } #${'x'.repeat(1_100_000)}` }) }),
+    ).toEqual({ status: 413, code: 'INVALID_REQUEST' });
+    expect(
+      await gql({
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'query=%7B%20sites%20%7B%20data%20%7B%20id%20%7D%20%7D%20%7D',
+      }),
+    ).toEqual({ status: 415, code: 'INVALID_REQUEST' });
+    expect(await gql({ headers: { 'content-type': 'text/plain' }, body: '{ sites { data { id } } }' })).toEqual({
+      status: 400,
+      code: 'INVALID_REQUEST',
+    });
   });
 
   it('answers a batch, a 100,000-deep JSON body, a JSON query and a mutation over GET 4xx with INVALID_REQUEST', async () => {
-    expect(await gql({ body: JSON.stringify([{ query: '{ sites { data { id } } }' }, { query: '{ buildings { data { id } } }' }]) })).toEqual({ status: 400, code: 'INVALID_REQUEST' });
-    expect(await gql({ body: `${'['.repeat(100_000)}${']'.repeat(100_000)}` })).toEqual({ status: 400, code: 'INVALID_REQUEST' });
+    expect(
+      await gql({
+        body: JSON.stringify([{ query: '{ sites { data { id } } }' }, { query: '{ buildings { data { id } } }' }]),
+      }),
+    ).toEqual({ status: 400, code: 'INVALID_REQUEST' });
+    expect(await gql({ body: `${'['.repeat(100_000)}${']'.repeat(100_000)}` })).toEqual({
+      status: 400,
+      code: 'INVALID_REQUEST',
+    });
     expect(await gql({ body: JSON.stringify({ query: '5' }) })).toEqual({ status: 400, code: 'INVALID_REQUEST' });
     const mutation = encodeURIComponent('mutation { createTag(input: { name: "x" }) { id } }');
-    expect(await gql({ method: 'GET', search: `?query=${mutation}`, headers: {} })).toEqual({ status: 405, code: 'INVALID_REQUEST' });
+    expect(await gql({ method: 'GET', search: `?query=${mutation}`, headers: {} })).toEqual({
+      status: 405,
+      code: 'INVALID_REQUEST',
+    });
   });
 });

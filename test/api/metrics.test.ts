@@ -36,7 +36,14 @@ function parse(text: string): Map<string, number> {
 }
 
 const METRICS_TOKEN = 'scraper-token-0123456789';
-const COUNTERS = ['occusim_messages_in_total', 'occusim_batches_processed_total', 'occusim_packets_processed_total', 'occusim_occupancy_events_total', 'occusim_webhook_deliveries_total', 'occusim_ingest_lag_seconds_count'];
+const COUNTERS = [
+  'occusim_messages_in_total',
+  'occusim_batches_processed_total',
+  'occusim_packets_processed_total',
+  'occusim_occupancy_events_total',
+  'occusim_webhook_deliveries_total',
+  'occusim_ingest_lag_seconds_count',
+];
 
 describe('Prometheus /metrics on the served platform', () => {
   it('rises during a run and matches the run report at the end', async () => {
@@ -47,7 +54,10 @@ describe('Prometheus /metrics on the served platform', () => {
     const scrapes: Array<Promise<Map<string, number>>> = [];
     const texts: string[] = [];
     const scrape = async (token?: string): Promise<Map<string, number>> => {
-      const res = await fetch(`${apiUrl}/metrics`, token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } });
+      const res = await fetch(
+        `${apiUrl}/metrics`,
+        token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } },
+      );
       expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
       const text = await res.text();
       if (token === undefined) texts.push(text);
@@ -61,7 +71,12 @@ describe('Prometheus /metrics on the served platform', () => {
       platformThread: true,
       keepStore: false,
       api: { port: 0, audience: 'https://api.occusim.test', metricsToken: METRICS_TOKEN },
-      webhooks: { allow: ['127.0.0.1/8'], declared: [{ orgId: model.org.id, input: { name: 'rooms', eventTypes: ['ROOM_OCCUPANCY'], url: receiver.url } }] },
+      webhooks: {
+        allow: ['127.0.0.1/8'],
+        declared: [
+          { orgId: model.org.id, input: { name: 'rooms', eventTypes: ['ROOM_OCCUPANCY'], url: receiver.url } },
+        ],
+      },
       onPlatform: (ready) => {
         apiUrl = ready.apiUrl as string;
       },
@@ -71,7 +86,8 @@ describe('Prometheus /metrics on the served platform', () => {
       beforeClose: async () => {
         final = await scrape(METRICS_TOKEN);
         open = await scrape();
-        for (const authorization of ['Bearer wrong-token-0123456789', 'Basic abc']) refused.push((await fetch(`${apiUrl}/metrics`, { headers: { authorization } })).status);
+        for (const authorization of ['Bearer wrong-token-0123456789', 'Basic abc'])
+          refused.push((await fetch(`${apiUrl}/metrics`, { headers: { authorization } })).status);
       },
     });
     const during = await Promise.all(scrapes);
@@ -79,7 +95,8 @@ describe('Prometheus /metrics on the served platform', () => {
     // Monotone scrape to scrape, and the run's end above its start.
     for (const name of COUNTERS) {
       const series = [...during, final].map((m) => m.get(`${name}:sum`) ?? 0);
-      for (let i = 1; i < series.length; i++) expect(series[i], `${name} scrape ${i}`).toBeGreaterThanOrEqual(series[i - 1] as number);
+      for (let i = 1; i < series.length; i++)
+        expect(series[i], `${name} scrape ${i}`).toBeGreaterThanOrEqual(series[i - 1] as number);
       expect(series.at(-1), name).toBeGreaterThan(series[0] as number);
     }
     const r = report.result;
@@ -91,7 +108,9 @@ describe('Prometheus /metrics on the served platform', () => {
     expect(final.get('occusim_ingest_lag_seconds_count')).toBe(final.get('occusim_packets_processed_total'));
     const hook = r.webhooks?.[0];
     expect(hook?.delivered).toBeGreaterThan(0);
-    expect(final.get(`occusim_webhook_deliveries_total{subscription="${hook?.id}",name="rooms"}`)).toBe(hook?.delivered);
+    expect(final.get(`occusim_webhook_deliveries_total{subscription="${hook?.id}",name="rooms"}`)).toBe(
+      hook?.delivered,
+    );
     expect(final.get('occusim_messages_out_total{channel="webhooks"}')).toBe(hook?.delivered);
     // The one hive heartbeats through the run: online at the end.
     const hive = model.hives[0] as ScenarioModel['hives'][number];
@@ -104,7 +123,17 @@ describe('Prometheus /metrics on the served platform', () => {
     expect(open.get('occusim_webhook_deliveries_total')).toBe(hook?.delivered);
     expect(open.get('occusim_batches_processed_total')).toBe(r.messages.batchesProcessed);
     for (const text of texts) {
-      for (const secret of [model.org.id, hive.id, hive.serial, hook?.id ?? 'none', 'name="rooms"', 'org=', 'serial=', 'subscription=']) expect(text, secret).not.toContain(secret);
+      for (const secret of [
+        model.org.id,
+        hive.id,
+        hive.serial,
+        hook?.id ?? 'none',
+        'name="rooms"',
+        'org=',
+        'serial=',
+        'subscription=',
+      ])
+        expect(text, secret).not.toContain(secret);
     }
   }, 120_000);
 });

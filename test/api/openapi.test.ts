@@ -19,16 +19,41 @@ afterAll(async () => {
   await bare.app.close();
 });
 
-type Doc = { openapi: string; paths: Record<string, Record<string, { requestBody?: { content: { 'application/json': { schema: unknown } } }; responses: Record<string, unknown>; security?: unknown }>> };
+type Doc = {
+  openapi: string;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        requestBody?: { content: { 'application/json': { schema: unknown } } };
+        responses: Record<string, unknown>;
+        security?: unknown;
+      }
+    >
+  >;
+};
 
 describe('API documentation', () => {
   it('serves an OpenAPI 3.1 document naming every REST route the app serves', async () => {
     const doc = (await h.app.inject({ method: 'GET', url: '/api/openapi.json' })).json() as Doc;
     expect(doc.openapi).toBe('3.1.0');
-    expect(Object.keys(doc.paths).sort()).toEqual(['/api/v1/client', '/api/v1/client/{id}', '/api/v2/clients/login', '/api/v2/login', '/api/v3/reporting', '/api/v4/reporting/stats']);
+    expect(Object.keys(doc.paths).sort()).toEqual([
+      '/api/v1/client',
+      '/api/v1/client/{id}',
+      '/api/v2/clients/login',
+      '/api/v2/login',
+      '/api/v3/reporting',
+      '/api/v4/reporting/stats',
+    ]);
     // Without a series (no store behind the API) the reporting routes are not served, nor documented.
     const bareDoc = (await bare.app.inject({ method: 'GET', url: '/api/openapi.json' })).json() as Doc;
-    expect(Object.keys(bareDoc.paths).sort()).toEqual(['/api/v1/client', '/api/v1/client/{id}', '/api/v2/clients/login', '/api/v2/login']);
+    expect(Object.keys(bareDoc.paths).sort()).toEqual([
+      '/api/v1/client',
+      '/api/v1/client/{id}',
+      '/api/v2/clients/login',
+      '/api/v2/login',
+    ]);
   });
 
   it('documents each route with the schema it validates with, and its responses', async () => {
@@ -47,10 +72,19 @@ describe('API documentation', () => {
   it('refuses with its schema what the document says is invalid, after authentication', async () => {
     const anonymous = await h.app.inject({ method: 'POST', url: '/api/v1/client', payload: { name: 5 } });
     expect(anonymous.statusCode).toBe(401);
-    const res = await h.app.inject({ method: 'POST', url: '/api/v1/client', headers: { authorization: `Bearer ${h.tokenA}` }, payload: { name: 5 } });
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/client',
+      headers: { authorization: `Bearer ${h.tokenA}` },
+      payload: { name: 5 },
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toEqual({ code: 'INVALID_REQUEST', message: 'name must be a string' });
-    const login = await h.app.inject({ method: 'POST', url: '/api/v2/login', payload: { username: ['x'], password: 'p' } });
+    const login = await h.app.inject({
+      method: 'POST',
+      url: '/api/v2/login',
+      payload: { username: ['x'], password: 'p' },
+    });
     expect(login.statusCode).toBe(400);
     expect(login.json()).toEqual({ error: 'invalid_request', error_description: 'username must be a string' });
   });

@@ -14,7 +14,12 @@ describe('API server over real HTTP', () => {
       const login = await fetch(`${server.url}/api/v2/clients/login`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ client_id: c.clientId, client_secret: c.secret, audience: DEFAULT_AUDIENCE, grant_type: 'client_credentials' }),
+        body: JSON.stringify({
+          client_id: c.clientId,
+          client_secret: c.secret,
+          audience: DEFAULT_AUDIENCE,
+          grant_type: 'client_credentials',
+        }),
       });
       expect(login.status).toBe(200);
       const { access_token } = (await login.json()) as { access_token: string };
@@ -29,7 +34,7 @@ describe('API server over real HTTP', () => {
     }
   });
 
-  it('accepts the reference platform\'s published audience beside its own by default, and no other', async () => {
+  it("accepts the reference platform's published audience beside its own by default, and no other", async () => {
     const r = loadScenarioFile(new URL('../../scenarios/quickstart.yaml', import.meta.url).pathname);
     if (!r.ok) throw new Error('quickstart does not load');
     const c = r.model.clients[0]!;
@@ -37,10 +42,19 @@ describe('API server over real HTTP', () => {
       fetch(`${url}/api/v2/clients/login`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ client_id: c.clientId, client_secret: c.secret, audience, grant_type: 'client_credentials' }),
+        body: JSON.stringify({
+          client_id: c.clientId,
+          client_secret: c.secret,
+          audience,
+          grant_type: 'client_credentials',
+        }),
       });
     const byDefault = await startApiServer({ catalogue: catalogueFromScenario(r.model), port: 0 });
-    const onlyOurs = await startApiServer({ catalogue: catalogueFromScenario(r.model), port: 0, alsoAcceptedAudiences: [] });
+    const onlyOurs = await startApiServer({
+      catalogue: catalogueFromScenario(r.model),
+      port: 0,
+      alsoAcceptedAudiences: [],
+    });
     try {
       expect((await login(byDefault.url, PUBLISHED_AUDIENCE)).status).toBe(200);
       expect((await login(byDefault.url, DEFAULT_AUDIENCE)).status).toBe(200);

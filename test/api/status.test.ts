@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { catalogueFromScenario } from '../../src/assets/from-scenario.js';
-import { HIVE_OFFLINE_AFTER_MS, RequestStatus, SENSOR_OFFLINE_AFTER_MS, type StatusSource } from '../../src/api/status.js';
+import {
+  HIVE_OFFLINE_AFTER_MS,
+  RequestStatus,
+  SENSOR_OFFLINE_AFTER_MS,
+  type StatusSource,
+} from '../../src/api/status.js';
 import type { HiveStatus, SensorStatus } from '../../src/cloud/store/port.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
 import type { ScenarioModel } from '../../src/scenario/model.js';
@@ -13,11 +18,38 @@ const model = ((): ScenarioModel => {
 const T = Date.UTC(2026, 2, 2, 9);
 
 function hive(id: string, lastHeartbeatMs: number, state: HiveStatus['state'] = 'streaming'): HiveStatus {
-  return { hiveId: id, hiveSerial: 's', lastHeartbeatMs, sentAtMs: lastHeartbeatMs, state, firmwareVersion: '1', protocolMinor: 0, uptimeMs: 0, netPathStability: 1, ackedSeq: 0, nextSeq: 1, bufferedBatches: 0, bufferedBytes: 0, droppedPackets: 0 };
+  return {
+    hiveId: id,
+    hiveSerial: 's',
+    lastHeartbeatMs,
+    sentAtMs: lastHeartbeatMs,
+    state,
+    firmwareVersion: '1',
+    protocolMinor: 0,
+    uptimeMs: 0,
+    netPathStability: 1,
+    ackedSeq: 0,
+    nextSeq: 1,
+    bufferedBatches: 0,
+    bufferedBytes: 0,
+    droppedPackets: 0,
+  };
 }
 
 function sensor(id: string, lastSeenMs: number, healthAtMs: number | null): SensorStatus {
-  return { sensorId: id, lastSeenMs, healthAtMs, batteryLevel: null, batteryRuntimeS: null, rssiDbm: null, linkPdr: null, uptimeMs: null, parent: null, hops: null, queueOverflows: null };
+  return {
+    sensorId: id,
+    lastSeenMs,
+    healthAtMs,
+    batteryLevel: null,
+    batteryRuntimeS: null,
+    rssiDbm: null,
+    linkPdr: null,
+    uptimeMs: null,
+    parent: null,
+    hops: null,
+    queueOverflows: null,
+  };
 }
 
 /** A fixed table standing in for the store (this module's unit test); counts store calls and ids read. */
@@ -25,8 +57,16 @@ function source(hives: HiveStatus[], sensors: SensorStatus[]): StatusSource & { 
   const src = {
     reads: 0,
     ids: 0,
-    hiveStatuses: (ids: readonly string[]) => (src.reads++, (src.ids += ids.length), Promise.resolve(ids.map((id) => hives.find((h) => h.hiveId === id) ?? null))),
-    sensorStatuses: (ids: readonly string[]) => (src.reads++, (src.ids += ids.length), Promise.resolve(ids.map((id) => sensors.find((s) => s.sensorId === id) ?? null))),
+    hiveStatuses: (ids: readonly string[]) => (
+      src.reads++,
+      (src.ids += ids.length),
+      Promise.resolve(ids.map((id) => hives.find((h) => h.hiveId === id) ?? null))
+    ),
+    sensorStatuses: (ids: readonly string[]) => (
+      src.reads++,
+      (src.ids += ids.length),
+      Promise.resolve(ids.map((id) => sensors.find((s) => s.sensorId === id) ?? null))
+    ),
   };
   return src;
 }
@@ -40,8 +80,12 @@ describe('device status for GraphQL', () => {
     expect(h1 && h2 && s1 && s2 && s3).toBeTruthy();
   });
 
-  it('measures recency against the organisation\'s newest heartbeat, not the wall clock', async () => {
-    const st = new RequestStatus(source([hive(h1!.id, T), hive(h2!.id, T - HIVE_OFFLINE_AFTER_MS - 1)], []), assets, model.org.id);
+  it("measures recency against the organisation's newest heartbeat, not the wall clock", async () => {
+    const st = new RequestStatus(
+      source([hive(h1!.id, T), hive(h2!.id, T - HIVE_OFFLINE_AFTER_MS - 1)], []),
+      assets,
+      model.org.id,
+    );
     expect(await st.hive(h1!.id)).toEqual({ online: true, streaming: true, lastHeartbeat: new Date(T).toISOString() });
     expect((await st.hive(h2!.id)).online).toBe(false);
     expect((await st.hive(h2!.id)).lastHeartbeat).toBe(new Date(T - HIVE_OFFLINE_AFTER_MS - 1).toISOString());
@@ -55,9 +99,20 @@ describe('device status for GraphQL', () => {
   });
 
   it('reads sensors from their last data or health: streaming within 2 min, online within 5 min', async () => {
-    const src = source([hive(h1!.id, T)], [sensor(s1!.id, T - 30_000, T - 60_000), sensor(s2!.id, T - 3 * 60_000, null), sensor(s3!.id, T - SENSOR_OFFLINE_AFTER_MS - 1, T - 400_000)]);
+    const src = source(
+      [hive(h1!.id, T)],
+      [
+        sensor(s1!.id, T - 30_000, T - 60_000),
+        sensor(s2!.id, T - 3 * 60_000, null),
+        sensor(s3!.id, T - SENSOR_OFFLINE_AFTER_MS - 1, T - 400_000),
+      ],
+    );
     const st = new RequestStatus(src, assets, model.org.id);
-    expect(await st.sensor(s1!.id)).toEqual({ online: true, streaming: true, lastHeartbeat: new Date(T - 60_000).toISOString() });
+    expect(await st.sensor(s1!.id)).toEqual({
+      online: true,
+      streaming: true,
+      lastHeartbeat: new Date(T - 60_000).toISOString(),
+    });
     expect(await st.sensor(s2!.id)).toEqual({ online: true, streaming: false, lastHeartbeat: null });
     expect((await st.sensor(s3!.id)).online).toBe(false);
     const reads = src.reads;
@@ -87,6 +142,10 @@ describe('device status for GraphQL', () => {
     const st = new RequestStatus(src, assets, model.org.id);
     await expect(Promise.all([st.hive(h1!.id), st.sensor(s1!.id)])).rejects.toThrow('store down');
     fail = false;
-    expect(await new RequestStatus(src, assets, model.org.id).hive(h1!.id)).toEqual({ online: false, streaming: false, lastHeartbeat: null });
+    expect(await new RequestStatus(src, assets, model.org.id).hive(h1!.id)).toEqual({
+      online: false,
+      streaming: false,
+      lastHeartbeat: null,
+    });
   });
 });

@@ -14,15 +14,19 @@ const twoTenants = (): AssetCatalogue => {
 const SEED = 20261128;
 
 describe('the asset catalogue: device identities', () => {
-  it("refuses a hive or sensor whose serial or MAC any organisation holds, and changes nothing", () => {
+  it('refuses a hive or sensor whose serial or MAC any organisation holds, and changes nothing', () => {
     const c = twoTenants();
     const [orgA, orgB] = [...c.orgs.keys()] as [string, string];
     const hiveA = c.list('hive', orgA)[0]!;
     const sensorA = c.list('sensor', orgA)[0]!;
     const hiveB = c.list('hive', orgB)[0]!;
     const version = c.version;
-    expect(() => c.add('hive', orgB, { ...hiveB, id: 'hive_clone', serial: hiveA.serial })).toThrow(DeviceIdentityTaken);
-    expect(() => c.add('sensor', orgB, { ...sensorA, id: 'sensor_clone', hiveId: hiveB.id, mac: sensorA.mac.toUpperCase() })).toThrow(DeviceIdentityTaken);
+    expect(() => c.add('hive', orgB, { ...hiveB, id: 'hive_clone', serial: hiveA.serial })).toThrow(
+      DeviceIdentityTaken,
+    );
+    expect(() =>
+      c.add('sensor', orgB, { ...sensorA, id: 'sensor_clone', hiveId: hiveB.id, mac: sensorA.mac.toUpperCase() }),
+    ).toThrow(DeviceIdentityTaken);
     expect(c.find('hive', 'hive_clone')).toBeUndefined();
     expect(c.find('sensor', 'sensor_clone')).toBeUndefined();
     expect(c.version).toBe(version);
@@ -36,13 +40,25 @@ describe('the asset catalogue: device identities', () => {
     const sensorA = c.list('sensor', orgA)[0]!;
     c.deleteSensor(orgA, sensorA.id);
     const hiveB = c.list('hive', orgB)[0]!;
-    expect(c.add('sensor', orgB, { ...sensorA, id: 'sensor_moved', hiveId: hiveB.id, floorId: hiveB.floorId }).mac).toBe(sensorA.mac);
+    expect(
+      c.add('sensor', orgB, { ...sensorA, id: 'sensor_moved', hiveId: hiveB.id, floorId: hiveB.floorId }).mac,
+    ).toBe(sensorA.mac);
   });
 
   it(`holds each MAC at most once whatever the adds and deletes of two organisations (seed ${SEED})`, () => {
     const op = fc.oneof(
-      fc.record({ op: fc.constant('add' as const), org: fc.integer({ min: 0, max: 1 }), mac: fc.integer({ min: 0, max: 5 }), upper: fc.boolean() }),
-      fc.record({ op: fc.constant('delete' as const), org: fc.integer({ min: 0, max: 1 }), mac: fc.integer({ min: 0, max: 5 }), upper: fc.constant(false) }),
+      fc.record({
+        op: fc.constant('add' as const),
+        org: fc.integer({ min: 0, max: 1 }),
+        mac: fc.integer({ min: 0, max: 5 }),
+        upper: fc.boolean(),
+      }),
+      fc.record({
+        op: fc.constant('delete' as const),
+        org: fc.integer({ min: 0, max: 1 }),
+        mac: fc.integer({ min: 0, max: 5 }),
+        upper: fc.constant(false),
+      }),
     );
     fc.assert(
       fc.property(fc.array(op, { maxLength: 40 }), (ops) => {
@@ -56,7 +72,13 @@ describe('the asset catalogue: device identities', () => {
           const mac = `00-17-0d-ff-ff-ff-ff-0${o.mac}`;
           if (o.op === 'add') {
             const hive = c.list('hive', orgAt(o.org))[0]!;
-            const sensor: Sensor = { ...template, id: `sensor_p${n++}`, hiveId: hive.id, floorId: hive.floorId, mac: o.upper ? mac.toUpperCase() : mac };
+            const sensor: Sensor = {
+              ...template,
+              id: `sensor_p${n++}`,
+              hiveId: hive.id,
+              floorId: hive.floorId,
+              mac: o.upper ? mac.toUpperCase() : mac,
+            };
             const free = !holder.has(o.mac);
             if (free) {
               c.add('sensor', orgAt(o.org), sensor);
@@ -85,8 +107,18 @@ describe('the asset catalogue: device identities', () => {
     const refused = c.applyOverlay(orgB, {
       changed: [
         { kind: 'hive', item: { ...hiveB, id: 'hive_clone', serial: hiveA.serial } },
-        { kind: 'sensor', item: { ...sensorB, id: 'sensor_on_clone', mac: '00-17-0d-ee-ee-ee-ee-01', hiveId: 'hive_clone' } },
-        { kind: 'floor', item: { ...floorB, hiveIds: [...floorB.hiveIds, 'hive_clone'], sensorIds: [...floorB.sensorIds, 'sensor_on_clone'] } },
+        {
+          kind: 'sensor',
+          item: { ...sensorB, id: 'sensor_on_clone', mac: '00-17-0d-ee-ee-ee-ee-01', hiveId: 'hive_clone' },
+        },
+        {
+          kind: 'floor',
+          item: {
+            ...floorB,
+            hiveIds: [...floorB.hiveIds, 'hive_clone'],
+            sensorIds: [...floorB.sensorIds, 'sensor_on_clone'],
+          },
+        },
       ],
       deleted: [],
       tags: [],

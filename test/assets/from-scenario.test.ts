@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { assetsFromScenario, catalogueFromScenario, organisationsFromScenario } from '../../src/assets/from-scenario.js';
+import {
+  assetsFromScenario,
+  catalogueFromScenario,
+  organisationsFromScenario,
+} from '../../src/assets/from-scenario.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
 import type { ScenarioModel } from '../../src/scenario/model.js';
 
@@ -23,7 +27,16 @@ describe('assets from a scenario', () => {
   it('splits a scenario of several organisations along its sites: every asset in exactly one organisation', () => {
     const m = load('two-tenants.yaml');
     const orgs = organisationsFromScenario(m);
-    expect(orgs.map((o) => [o.org.name, o.sites.length, o.floors.length, o.sensors.length, o.users.length, o.clients.length])).toEqual([
+    expect(
+      orgs.map((o) => [
+        o.org.name,
+        o.sites.length,
+        o.floors.length,
+        o.sensors.length,
+        o.users.length,
+        o.clients.length,
+      ]),
+    ).toEqual([
       ['Acme', 1, 1, 6, 1, 1],
       ['Globex', 1, 2, 12, 1, 1],
     ]);
@@ -44,7 +57,9 @@ describe('assets from a scenario', () => {
     const c = catalogueFromScenario(m);
     const [acme, globex] = m.organisations!;
     expect(c.orgs.size).toBe(2);
-    const globexSensor = m.sensors.find((s) => globex!.siteIds.includes(m.floors.find((f) => f.id === s.floorId)!.siteId))!;
+    const globexSensor = m.sensors.find((s) =>
+      globex!.siteIds.includes(m.floors.find((f) => f.id === s.floorId)!.siteId),
+    )!;
     expect(c.get('sensor', globex!.id, globexSensor.id)).toBeDefined();
     expect(c.get('sensor', acme!.id, globexSensor.id)).toBeUndefined();
   });

@@ -40,12 +40,24 @@ describe('broker ACL', () => {
     expect(effectiveSubscription(cloud, allHivesFilter('uplink'))).toBe(allHivesFilter('uplink'));
     expect(effectiveSubscription(cloud, allHivesFilter('heartbeat'))).toBe(allHivesFilter('heartbeat'));
     // Granted as the shared filter itself: the broker's SharedSubscriptions serves it.
-    expect(effectiveSubscription(cloud, sharedFilter('g1', allHivesFilter('uplink')))).toBe(sharedFilter('g1', allHivesFilter('uplink')));
-    expect(effectiveSubscription(cloud, sharedFilter('g1', allHivesFilter('heartbeat')))).toBe(sharedFilter('g1', allHivesFilter('heartbeat')));
+    expect(effectiveSubscription(cloud, sharedFilter('g1', allHivesFilter('uplink')))).toBe(
+      sharedFilter('g1', allHivesFilter('uplink')),
+    );
+    expect(effectiveSubscription(cloud, sharedFilter('g1', allHivesFilter('heartbeat')))).toBe(
+      sharedFilter('g1', allHivesFilter('heartbeat')),
+    );
   });
 
   it('refuses the cloud everything else, including ack topics and malformed shares', () => {
-    for (const f of [allHivesFilter('ack'), '#', 'occusim/#', '$SYS/#', sharedFilter('g', '#'), `$share//${allHivesFilter('uplink')}`, `$share/g+/${allHivesFilter('uplink')}`]) {
+    for (const f of [
+      allHivesFilter('ack'),
+      '#',
+      'occusim/#',
+      '$SYS/#',
+      sharedFilter('g', '#'),
+      `$share//${allHivesFilter('uplink')}`,
+      `$share/g+/${allHivesFilter('uplink')}`,
+    ]) {
       expect(effectiveSubscription(cloud, f), f).toBeNull();
     }
   });

@@ -40,7 +40,9 @@ describe('embedded broker: authentication', () => {
   });
 
   it('refuses an unknown user and a missing password', async () => {
-    await expect(rawClient(broker.url, { username: 'nobody', password: 'secret-a' })).rejects.toMatchObject({ code: 4 });
+    await expect(rawClient(broker.url, { username: 'nobody', password: 'secret-a' })).rejects.toMatchObject({
+      code: 4,
+    });
     await expect(rawClient(broker.url, { username: HIVES[0].serial })).rejects.toMatchObject({ code: 4 });
     expect(broker.stats().refusedAuth).toBe(2);
   });
@@ -93,7 +95,9 @@ describe('embedded broker: topic ACL', () => {
     expect(own.map((g) => g.qos)).toEqual([1]);
     // mqtt.js turns a 0x80 return code into a rejection carrying the SUBACK.
     await expect(a.subscribeAsync(ackTopic('HVB'), { qos: 1 })).rejects.toMatchObject({ packet: { granted: [128] } });
-    await expect(a.subscribeAsync(allHivesFilter('ack'), { qos: 1 })).rejects.toMatchObject({ packet: { granted: [128] } });
+    await expect(a.subscribeAsync(allHivesFilter('ack'), { qos: 1 })).rejects.toMatchObject({
+      packet: { granted: [128] },
+    });
     expect(a.connected).toBe(true);
     expect(broker.stats().refusedAcl).toBe(2);
   });
@@ -159,7 +163,13 @@ describe('embedded broker: shutdown', () => {
 async function rawConnect(port: number, opts: { clean: boolean }): Promise<Buffer> {
   const str = (s: string): Buffer => Buffer.concat([Buffer.from([0, Buffer.byteLength(s)]), Buffer.from(s)]);
   const flags = 0x80 | 0x40 | (opts.clean ? 0x02 : 0);
-  const body = Buffer.concat([str('MQTT'), Buffer.from([4, flags, 0, 60]), str(''), str(HIVES[0].serial), str(HIVES[0].password)]);
+  const body = Buffer.concat([
+    str('MQTT'),
+    Buffer.from([4, flags, 0, 60]),
+    str(''),
+    str(HIVES[0].serial),
+    str(HIVES[0].password),
+  ]);
   const socket = netConnect(port, '127.0.0.1');
   await once(socket, 'connect');
   socket.write(Buffer.concat([Buffer.from([0x10, body.length]), body]));

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { buildCredentialTable } from '../../src/broker/credentials.js';
 import { isAppError } from '../../src/core/errors.js';
 
-const table = buildCredentialTable([{ serial: 'HVA', password: 'pa' }], [{ username: 'ingest', password: 'pc', role: 'cloud' }]);
+const table = buildCredentialTable(
+  [{ serial: 'HVA', password: 'pa' }],
+  [{ username: 'ingest', password: 'pc', role: 'cloud' }],
+);
 const pw = (s: string): Buffer => Buffer.from(s);
 
 describe('broker credential table', () => {

@@ -29,7 +29,11 @@ describeWithBinaries(['mosquitto'], 'an external broker (Debian mosquitto)', () 
   });
 
   it('refuses --record with --broker (recording taps the embedded broker)', async () => {
-    const err = await runScenario(QUICKSTART, { durationMs: 60_000, brokerUrl: mosquitto.url, record: '/tmp/x.occap' }).catch((e: unknown) => e);
+    const err = await runScenario(QUICKSTART, {
+      durationMs: 60_000,
+      brokerUrl: mosquitto.url,
+      record: '/tmp/x.occap',
+    }).catch((e: unknown) => e);
     expect(isAppError(err, 'USAGE')).toBe(true);
   });
 
@@ -44,7 +48,10 @@ describeWithBinaries(['mosquitto'], 'an external broker (Debian mosquitto)', () 
     const stdout = new PassThrough();
     let out = '';
     stdout.on('data', (c: Buffer) => (out += c.toString()));
-    const code = await main(['replay', capture, '--broker', mosquitto.url, '--speed', 'max'], { stdout, stderr: new PassThrough() as unknown as NodeJS.WriteStream } as Io);
+    const code = await main(['replay', capture, '--broker', mosquitto.url, '--speed', 'max'], {
+      stdout,
+      stderr: new PassThrough() as unknown as NodeJS.WriteStream,
+    } as Io);
     for (let i = 0; i < 50 && got.length < expected.length; i++) await new Promise((r) => setTimeout(r, 50));
     await sub.endAsync();
     expect(code).toBe(0);

@@ -7,11 +7,17 @@ import type { HiveHeartbeat } from '../../src/proto/messages.js';
 
 describe('hive heartbeats over the embedded broker', () => {
   it('reach the cloud ingest heartbeat hook, never its uplink handler, and the hive gets acks for its batches meanwhile', async () => {
-    const broker = await startBroker({ hives: [{ serial: 'HVHB1', password: 'pw' }], services: [{ username: 'cloud', password: 'c', role: 'cloud' }] });
+    const broker = await startBroker({
+      hives: [{ serial: 'HVHB1', password: 'pw' }],
+      services: [{ username: 'cloud', password: 'c', role: 'cloud' }],
+    });
     const heartbeats: HiveHeartbeat[] = [];
     const uplinks: string[] = [];
     const ingest = await startMqttIngest({
-      brokerUrl: broker.url, username: 'cloud', password: 'c', clientId: 'cloud',
+      brokerUrl: broker.url,
+      username: 'cloud',
+      password: 'c',
+      clientId: 'cloud',
       onMessage: (topic) => {
         uplinks.push(topic);
         return Promise.resolve({ hiveSerial: 'HVHB1', ackedSeq: 1, ackedAtMs: 5 });
@@ -21,8 +27,19 @@ describe('hive heartbeats over the embedded broker', () => {
     const link = await connectHive({ brokerUrl: broker.url, serial: 'HVHB1', password: 'pw' });
     try {
       const hb: HiveHeartbeat = {
-        hiveSerial: 'HVHB1', sentAtMs: 1, firmwareVersion: '1.2.3', protocolMinor: 1, state: 'online', uptimeMs: 10, netPathStability: 1, ackedSeq: 0, nextSeq: 1,
-        bufferedBatches: 0, bufferedBytes: 0, droppedPackets: 0, sensors: [],
+        hiveSerial: 'HVHB1',
+        sentAtMs: 1,
+        firmwareVersion: '1.2.3',
+        protocolMinor: 1,
+        state: 'online',
+        uptimeMs: 10,
+        netPathStability: 1,
+        ackedSeq: 0,
+        nextSeq: 1,
+        bufferedBatches: 0,
+        bufferedBytes: 0,
+        droppedPackets: 0,
+        sensors: [],
       };
       await link.heartbeat(hb);
       expect(await link.transmit({ hiveSerial: 'HVHB1', seq: 1, sentAtMs: 2, packets: [] })).toBe(1);

@@ -10,14 +10,19 @@ import { findBinary } from '../support/external-binaries.js';
  * A Debian mosquitto on a free localhost port, anonymous (an "external broker" for tests).
  * Callers guard their suite with `describeWithBinaries(['mosquitto'], …)` (test/support).
  */
-export async function startMosquitto(): Promise<{ url: string; stop(): void; restart(downMs?: number): Promise<void> }> {
+export async function startMosquitto(): Promise<{
+  url: string;
+  stop(): void;
+  restart(downMs?: number): Promise<void>;
+}> {
   const srv = createServer();
   await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
   const port = (srv.address() as AddressInfo).port;
   await new Promise<void>((r) => srv.close(() => r()));
   const dir = mkdtempSync(join(tmpdir(), 'occusim-mosquitto-'));
   writeFileSync(join(dir, 'm.conf'), `listener ${port} 127.0.0.1\nallow_anonymous true\npersistence false\n`);
-  const launch = (): ChildProcess => spawn(findBinary('mosquitto') ?? '/usr/sbin/mosquitto', ['-c', join(dir, 'm.conf')], { stdio: 'ignore' });
+  const launch = (): ChildProcess =>
+    spawn(findBinary('mosquitto') ?? '/usr/sbin/mosquitto', ['-c', join(dir, 'm.conf')], { stdio: 'ignore' });
   let proc = launch();
   const url = `mqtt://127.0.0.1:${port}`;
   const ready = async (): Promise<boolean> => {

@@ -93,19 +93,32 @@ describe('broker packet gate', () => {
 
   it('finds every packet boundary whatever the chunking, so within-bound traffic is never refused (fast-check seed 303)', () => {
     const limits = { maxConnectBytes: 64, maxPacketBytes: 300 };
-    const packet = fc.integer({ min: 0, max: 300 }).map((n) => Buffer.concat([Buffer.from([0x30, ...remainingLength(n)]), Buffer.alloc(n, 0x80)]));
+    const packet = fc
+      .integer({ min: 0, max: 300 })
+      .map((n) => Buffer.concat([Buffer.from([0x30, ...remainingLength(n)]), Buffer.alloc(n, 0x80)]));
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 64 }), fc.array(packet, { maxLength: 20 }), fc.array(fc.integer({ min: 1, max: 50 }), { minLength: 1 }), (connectLen, packets, cuts) => {
-        const bytes = Buffer.concat([Buffer.from([0x10, ...remainingLength(connectLen)]), Buffer.alloc(connectLen), ...packets]);
-        const scanner = new PacketScanner(limits);
-        for (let i = 0, k = 0; i < bytes.length; k++) {
-          const n = cuts[k % cuts.length]!;
-          expect(scanner.scan(bytes.subarray(i, i + n))).toBeNull();
-          i += n;
-        }
-        // One byte over the bound on the next header is caught, whatever came before.
-        expect(scanner.scan(Buffer.from([0x30, ...remainingLength(301)]))).toMatchObject({ kind: 'packet-too-large' });
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 64 }),
+        fc.array(packet, { maxLength: 20 }),
+        fc.array(fc.integer({ min: 1, max: 50 }), { minLength: 1 }),
+        (connectLen, packets, cuts) => {
+          const bytes = Buffer.concat([
+            Buffer.from([0x10, ...remainingLength(connectLen)]),
+            Buffer.alloc(connectLen),
+            ...packets,
+          ]);
+          const scanner = new PacketScanner(limits);
+          for (let i = 0, k = 0; i < bytes.length; k++) {
+            const n = cuts[k % cuts.length]!;
+            expect(scanner.scan(bytes.subarray(i, i + n))).toBeNull();
+            i += n;
+          }
+          // One byte over the bound on the next header is caught, whatever came before.
+          expect(scanner.scan(Buffer.from([0x30, ...remainingLength(301)]))).toMatchObject({
+            kind: 'packet-too-large',
+          });
+        },
+      ),
       { seed: 303, numRuns: 300 },
     );
   });

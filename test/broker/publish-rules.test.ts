@@ -25,7 +25,16 @@ async function rawHive(): Promise<Socket> {
   const socket = netConnect(broker.port, '127.0.0.1');
   socket.on('error', () => {});
   await new Promise((r) => socket.once('connect', r));
-  const body = [...str('MQTT'), 4, 0xc2, 0, 60, ...str(`hive-${HIVES[0].serial}`), ...str(HIVES[0].serial), ...str(HIVES[0].password)];
+  const body = [
+    ...str('MQTT'),
+    4,
+    0xc2,
+    0,
+    60,
+    ...str(`hive-${HIVES[0].serial}`),
+    ...str(HIVES[0].serial),
+    ...str(HIVES[0].password),
+  ];
   socket.write(Buffer.from([0x10, body.length, ...body]));
   await new Promise((r) => socket.once('data', r));
   return socket;
@@ -60,6 +69,8 @@ describe('embedded broker: publish rules of the protocol', () => {
   });
 
   it('refuses an MQTT 5 CONNECT with CONNACK 1 (unacceptable protocol version): Aedes 1.x speaks 3.1.1', async () => {
-    await expect(rawClient(broker.url, { protocolVersion: 5, username: HIVES[0].serial, password: HIVES[0].password })).rejects.toMatchObject({ code: 1 });
+    await expect(
+      rawClient(broker.url, { protocolVersion: 5, username: HIVES[0].serial, password: HIVES[0].password }),
+    ).rejects.toMatchObject({ code: 1 });
   });
 });

@@ -22,7 +22,9 @@ describe('broker restart fault', () => {
   });
 
   it('refuses a fault naming a hive the scenario does not have, located', async () => {
-    const err = await runScenario(quickstartWith([{ kind: 'hive_outage', hive: 'Nope', at: '1m', duration: '1m' }])).catch((e: unknown) => e);
+    const err = await runScenario(
+      quickstartWith([{ kind: 'hive_outage', hive: 'Nope', at: '1m', duration: '1m' }]),
+    ).catch((e: unknown) => e);
     expect((err as Error).message).toMatch(/faults\/0\/hive.*unknown hive `Nope`|unknown hive `Nope`/);
   });
 });

@@ -51,7 +51,10 @@ export async function cloudListener(url: string): Promise<{ client: MqttClient; 
  * A minimal cloud ingest: decodes each uplink and acks its seq. With `hold`, acks wait until
  * `release()` so a test can observe the hive before the ack exists.
  */
-export async function ackingCloud(url: string, opts: { hold?: boolean } = {}): Promise<{
+export async function ackingCloud(
+  url: string,
+  opts: { hold?: boolean } = {},
+): Promise<{
   client: MqttClient;
   batches: UplinkBatch[];
   release(): Promise<void>;
@@ -60,7 +63,11 @@ export async function ackingCloud(url: string, opts: { hold?: boolean } = {}): P
   const batches: UplinkBatch[] = [];
   const held: UplinkBatch[] = [];
   const sendAck = (b: UplinkBatch): Promise<unknown> =>
-    client.publishAsync(ackTopic(b.hiveSerial), Buffer.from(encodeAck({ hiveSerial: b.hiveSerial, ackedSeq: b.seq, ackedAtMs: b.sentAtMs })), { qos: 1 });
+    client.publishAsync(
+      ackTopic(b.hiveSerial),
+      Buffer.from(encodeAck({ hiveSerial: b.hiveSerial, ackedSeq: b.seq, ackedAtMs: b.sentAtMs })),
+      { qos: 1 },
+    );
   client.on('message', (_topic, payload) => {
     const batch = decodeUplink(payload);
     batches.push(batch);

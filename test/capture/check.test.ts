@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { checkCapture } from '../../src/capture/check.js';
-import { decodeCapture, encodeCapture, readCapture, type CapturedMessage, type CaptureHeader } from '../../src/capture/format.js';
+import {
+  decodeCapture,
+  encodeCapture,
+  readCapture,
+  type CapturedMessage,
+  type CaptureHeader,
+} from '../../src/capture/format.js';
 import { RULES, type Rule } from '../../src/capture/rules.js';
 import { main } from '../../src/cli/main.js';
 import { isAppError } from '../../src/core/errors.js';
@@ -13,7 +19,10 @@ import { runScenario } from '../../src/run/run-scenario.js';
 
 const SCENARIOS = new URL('../../scenarios/', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'occusim-capture-'));
-const captures: Record<string, string> = { quickstart: join(dir, 'quickstart.occap'), outage: join(dir, 'outage.occap') };
+const captures: Record<string, string> = {
+  quickstart: join(dir, 'quickstart.occap'),
+  outage: join(dir, 'outage.occap'),
+};
 
 let header: CaptureHeader;
 let messages: CapturedMessage[];
@@ -28,7 +37,11 @@ const uplinks = () => messages.filter((m) => m.topic.endsWith('/uplink'));
 const firstUplinkWithPackets = () => uplinks().find((m) => decodeUplink(m.payload).packets.length > 0)!;
 
 /** A copy of the quickstart capture with message `index` replaced (or removed, for null). */
-function corrupt(index: number, replacement: Partial<CapturedMessage> | null, extra: CapturedMessage[] = []): CapturedMessage[] {
+function corrupt(
+  index: number,
+  replacement: Partial<CapturedMessage> | null,
+  extra: CapturedMessage[] = [],
+): CapturedMessage[] {
   const out: CapturedMessage[] = [];
   for (const m of messages) {
     if (m.i === index && replacement === null) continue;
@@ -77,17 +90,33 @@ describe('occusim check on recorded captures', () => {
 
   it('rule decode: a payload that is not a HiveUplink', () => {
     const m = firstUplinkWithPackets();
-    expect(violationsOf(corrupt(m.i, { payload: Uint8Array.from([0x0a, 0xff, 0xff, 0xff]) }), 'decode')[0]).toMatchObject({ index: m.i, field: 'payload' });
+    expect(
+      violationsOf(corrupt(m.i, { payload: Uint8Array.from([0x0a, 0xff, 0xff, 0xff]) }), 'decode')[0],
+    ).toMatchObject({ index: m.i, field: 'payload' });
   });
 
   it('rule required: a batch without its hive serial', () => {
     const m = firstUplinkWithPackets();
-    expect(violationsOf(corrupt(m.i, withBatch(m, (b) => ({ ...b, hiveSerial: '' }))), 'required')[0]).toMatchObject({ index: m.i, field: 'hive_serial' });
+    expect(
+      violationsOf(
+        corrupt(
+          m.i,
+          withBatch(m, (b) => ({ ...b, hiveSerial: '' })),
+        ),
+        'required',
+      )[0],
+    ).toMatchObject({ index: m.i, field: 'hive_serial' });
   });
 
   it('rule known-sensor: a packet from a sensor the hive does not have', () => {
     const m = firstUplinkWithPackets();
-    const bad = corrupt(m.i, withBatch(m, (b) => ({ ...b, packets: [{ ...b.packets[0]!, sensorMac: '00-17-0d-00-00-ff-ff-ff' }, ...b.packets.slice(1)] })));
+    const bad = corrupt(
+      m.i,
+      withBatch(m, (b) => ({
+        ...b,
+        packets: [{ ...b.packets[0]!, sensorMac: '00-17-0d-00-00-ff-ff-ff' }, ...b.packets.slice(1)],
+      })),
+    );
     expect(violationsOf(bad, 'known-sensor')[0]).toMatchObject({ index: m.i, field: 'packets[0].sensor_mac' });
   });
 
@@ -98,8 +127,14 @@ describe('occusim check on recorded captures', () => {
   });
 
   it('rule sequence: a gap of many batches is one violation naming its range', () => {
-    const gone = new Set(uplinks().slice(3, 44).map((m) => m.i));
-    const seqs = uplinks().slice(3, 44).map((m) => decodeUplink(m.payload).seq);
+    const gone = new Set(
+      uplinks()
+        .slice(3, 44)
+        .map((m) => m.i),
+    );
+    const seqs = uplinks()
+      .slice(3, 44)
+      .map((m) => decodeUplink(m.payload).seq);
     const kept = messages.filter((m) => !gone.has(m.i) && !m.topic.endsWith('/ack')).map((m, i) => ({ ...m, i }));
     const v = violationsOf(kept, 'sequence');
     expect(v).toHaveLength(1);
@@ -108,7 +143,10 @@ describe('occusim check on recorded captures', () => {
 
   it('rule sequence: a huge seq costs no more than the messages received (no loop over the gap)', () => {
     const m = uplinks()[0]!;
-    const far = corrupt(m.i, withBatch(m, (b) => ({ ...b, seq: 2 ** 52 })));
+    const far = corrupt(
+      m.i,
+      withBatch(m, (b) => ({ ...b, seq: 2 ** 52 })),
+    );
     const t0 = performance.now();
     expect(violationsOf(far, 'sequence').length).toBeLessThan(3);
     expect(performance.now() - t0).toBeLessThan(2000);
@@ -137,14 +175,20 @@ describe('occusim check on recorded captures', () => {
 
   it('rule timestamp: a sensing time far beyond the send time', () => {
     const m = firstUplinkWithPackets();
-    const bad = corrupt(m.i, withBatch(m, (b) => ({ ...b, packets: [{ ...b.packets[0]!, sensedAtMs: b.sentAtMs + 60_000 }] })));
+    const bad = corrupt(
+      m.i,
+      withBatch(m, (b) => ({ ...b, packets: [{ ...b.packets[0]!, sensedAtMs: b.sentAtMs + 60_000 }] })),
+    );
     expect(violationsOf(bad, 'timestamp')[0]).toMatchObject({ index: m.i, field: 'packets[0].sensed_at_ms' });
   });
 
   it('rule timestamp: a new batch whose readings go back in sensing time', () => {
     const [a, b] = uplinks().filter((m) => decodeUplink(m.payload).packets.length > 0);
     const earlier = decodeUplink(a!.payload).packets[0]!.sensedAtMs - 60_000;
-    const bad = corrupt(b!.i, withBatch(b!, (x) => ({ ...x, packets: x.packets.map((p) => ({ ...p, sensedAtMs: earlier })) })));
+    const bad = corrupt(
+      b!.i,
+      withBatch(b!, (x) => ({ ...x, packets: x.packets.map((p) => ({ ...p, sensedAtMs: earlier })) })),
+    );
     expect(violationsOf(bad, 'timestamp')[0]?.message).toMatch(/went back \d+ ms in sensing time/);
   });
 
@@ -162,13 +206,18 @@ describe('occusim check on recorded captures', () => {
 
   it('rule limits: a batch of more than 500 packets', () => {
     const m = firstUplinkWithPackets();
-    const bad = corrupt(m.i, withBatch(m, (b) => ({ ...b, packets: Array.from({ length: 501 }, () => b.packets[0]!) })));
+    const bad = corrupt(
+      m.i,
+      withBatch(m, (b) => ({ ...b, packets: Array.from({ length: 501 }, () => b.packets[0]!) })),
+    );
     expect(violationsOf(bad, 'limits')[0]).toMatchObject({ index: m.i, field: 'packets' });
   });
 
   it('rule ack: an ack for a batch the cloud has not received', () => {
     const a = messages.find((m) => m.topic.endsWith('/ack'))!;
-    const bad = corrupt(a.i, { payload: encodeAck({ hiveSerial: header.hives[0]!.serial, ackedSeq: 99, ackedAtMs: a.t }) });
+    const bad = corrupt(a.i, {
+      payload: encodeAck({ hiveSerial: header.hives[0]!.serial, ackedSeq: 99, ackedAtMs: a.t }),
+    });
     expect(violationsOf(bad, 'ack')[0]).toMatchObject({ index: a.i, field: 'acked_seq' });
   });
 
@@ -183,7 +232,10 @@ describe('occusim check on recorded captures', () => {
     const file = join(dir, 'bad.occap');
     writeFileSync(file, encodeCapture(header, corrupt(m.i, { payload: Uint8Array.from([0xff]) })));
     const out: string[] = [];
-    const io = { stdout: { write: (s: string) => out.push(s) }, stderr: { write: (s: string) => out.push(s) } } as never;
+    const io = {
+      stdout: { write: (s: string) => out.push(s) },
+      stderr: { write: (s: string) => out.push(s) },
+    } as never;
     expect(await main(['check', file], io)).toBe(1);
     expect(out.join('')).toMatch(new RegExp(`message ${m.i} occusim/v1/hives/\\w+/uplink payload: \\[decode\\]`));
   });
@@ -204,7 +256,10 @@ describe('occusim check on recorded captures', () => {
     const file = join(dir, 'foreign.occap');
     writeFileSync(file, 'hello');
     const out: string[] = [];
-    const io = { stdout: { write: (s: string) => out.push(s) }, stderr: { write: (s: string) => out.push(s) } } as never;
+    const io = {
+      stdout: { write: (s: string) => out.push(s) },
+      stderr: { write: (s: string) => out.push(s) },
+    } as never;
     expect(await main(['check', file], io)).toBe(2);
     expect(out.join('')).toMatch(/byte 0: not an occusim capture/);
     expect(out.join('')).not.toMatch(/at .*\.ts:\d+/);

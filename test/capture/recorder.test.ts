@@ -53,13 +53,44 @@ describe('capture recording', () => {
   }, 120_000);
 
   it('writes the messages of one instant hive by hive, each hive in the order accepted, whatever the interleaving between hives', () => {
-    const model = { name: 'two hives', seed: 1, startMs: 1_000, hives: [{ id: 'a', serial: 'HVAAAAAAAAAA' }, { id: 'b', serial: 'HVBBBBBBBBBB' }], sensors: [] } as unknown as ScenarioModel;
-    const uplink = (serial: string, seq: number, t: number): [string, Buffer] => [uplinkTopic(serial), Buffer.from(encodeUplink({ hiveSerial: serial, seq, sentAtMs: t, packets: [] }))];
-    const ack = (serial: string, seq: number, t: number): [string, Buffer] => [ackTopic(serial), Buffer.from(encodeAck({ hiveSerial: serial, ackedSeq: seq, ackedAtMs: t }))];
+    const model = {
+      name: 'two hives',
+      seed: 1,
+      startMs: 1_000,
+      hives: [
+        { id: 'a', serial: 'HVAAAAAAAAAA' },
+        { id: 'b', serial: 'HVBBBBBBBBBB' },
+      ],
+      sensors: [],
+    } as unknown as ScenarioModel;
+    const uplink = (serial: string, seq: number, t: number): [string, Buffer] => [
+      uplinkTopic(serial),
+      Buffer.from(encodeUplink({ hiveSerial: serial, seq, sentAtMs: t, packets: [] })),
+    ];
+    const ack = (serial: string, seq: number, t: number): [string, Buffer] => [
+      ackTopic(serial),
+      Buffer.from(encodeAck({ hiveSerial: serial, ackedSeq: seq, ackedAtMs: t })),
+    ];
     const [A, B] = ['HVAAAAAAAAAA', 'HVBBBBBBBBBB'];
     const orders = [
-      [uplink(B, 1, 10_000), uplink(A, 1, 10_000), ack(B, 1, 10_000), ack(A, 1, 10_000), uplink(A, 2, 10_000), ack(A, 2, 10_000), uplink(A, 3, 20_000)],
-      [uplink(A, 1, 10_000), ack(A, 1, 10_000), uplink(A, 2, 10_000), ack(A, 2, 10_000), uplink(B, 1, 10_000), ack(B, 1, 10_000), uplink(A, 3, 20_000)],
+      [
+        uplink(B, 1, 10_000),
+        uplink(A, 1, 10_000),
+        ack(B, 1, 10_000),
+        ack(A, 1, 10_000),
+        uplink(A, 2, 10_000),
+        ack(A, 2, 10_000),
+        uplink(A, 3, 20_000),
+      ],
+      [
+        uplink(A, 1, 10_000),
+        ack(A, 1, 10_000),
+        uplink(A, 2, 10_000),
+        ack(A, 2, 10_000),
+        uplink(B, 1, 10_000),
+        ack(B, 1, 10_000),
+        uplink(A, 3, 20_000),
+      ],
     ];
     const bytes = orders.map((order, k) => {
       const path = join(dir, `unit-${k}.occap`);

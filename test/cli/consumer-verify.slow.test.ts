@@ -34,10 +34,17 @@ async function freePort(): Promise<number> {
 /** examples/tiny-consumer/consumer.mjs, the consumer of docs/load-testing.md, verifying with the Standard Webhooks library. */
 async function startTiny(): Promise<{ child: ChildProcess; url: string; state: string }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [join(root, 'examples/tiny-consumer/consumer.mjs')], { cwd: root, env: { ...process.env, WEBHOOK_SECRET: SECRET, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(root, 'examples/tiny-consumer/consumer.mjs')], {
+    cwd: root,
+    env: { ...process.env, WEBHOOK_SECRET: SECRET, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const url = `http://127.0.0.1:${port}/`;
   for (let i = 0; i < 100; i++) {
-    const up = await fetch(`${url}state`).then((r) => r.ok, () => false);
+    const up = await fetch(`${url}state`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (up) return { child, url, state: '' };
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -47,7 +54,11 @@ async function startTiny(): Promise<{ child: ChildProcess; url: string; state: s
 function startReceiver(mode: Mode): Promise<{ child: ChildProcess; url: string; state: string }> {
   if (mode === 'tiny') return startTiny();
   const state = join(dir, `${mode}.ndjson`);
-  const child = spawn(process.execPath, [join(root, 'bin/occusim.js'), 'receive', '--port', '0', '--secret', SECRET, '--apply', mode, '--state', state], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [join(root, 'bin/occusim.js'), 'receive', '--port', '0', '--secret', SECRET, '--apply', mode, '--state', state],
+    { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   return new Promise((resolve, reject) => {
     let err = '';
     child.stderr?.on('data', (c: Buffer) => {
@@ -95,7 +106,19 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'occusim-consumers-'));
   for (const m of MODES) {
     receivers.set(m, await startReceiver(m));
-    const r = await cli('run', scenario(m), '--duration', '12m', '--quiet', '--consumer-expect', expected(m), '--expect', 'webhooks.p99<60s', '--expect', 'webhooks.errors<50%');
+    const r = await cli(
+      'run',
+      scenario(m),
+      '--duration',
+      '12m',
+      '--quiet',
+      '--consumer-expect',
+      expected(m),
+      '--expect',
+      'webhooks.p99<60s',
+      '--expect',
+      'webhooks.errors<50%',
+    );
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     // Thresholds on delivery: the latency (wall) and the failed attempts (none here: faults that fail attempts are off).
@@ -115,7 +138,10 @@ describe('consumer-verify on consumers of a faulty delivery', () => {
   it('writes the expected state, the same for every run of the seed, with the truth beside occupancy rows', () => {
     const text = readFileSync(expected(), 'utf8');
     for (const m of MODES) expect(readFileSync(expected(m), 'utf8')).toBe(text);
-    const rows = text.trim().split('\n').map((l) => JSON.parse(l) as { subscription: string; type: string; truth: number | null });
+    const rows = text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { subscription: string; type: string; truth: number | null });
     expect(new Set(rows.map((r) => r.subscription))).toEqual(new Set(['consumer']));
     expect(rows.filter((r) => r.type === 'ROOM_OCCUPANCY_1M').every((r) => typeof r.truth === 'number')).toBe(true);
     expect(rows.filter((r) => r.type === 'TRAFFIC').every((r) => r.truth === null)).toBe(true);
@@ -123,7 +149,9 @@ describe('consumer-verify on consumers of a faulty delivery', () => {
 
   it('passes the idempotent consumer, over HTTP and from its state file', async () => {
     const r = await verify('idempotent', '--actual-url', `${receivers.get('idempotent')?.url}state`);
-    expect(r.out).toMatch(/^consumer-verify \(consumer\): PASSED — expected (\d+) rows, actual \1: \1 matching, 0 missing, 0 extra, 0 wrong/);
+    expect(r.out).toMatch(
+      /^consumer-verify \(consumer\): PASSED — expected (\d+) rows, actual \1: \1 matching, 0 missing, 0 extra, 0 wrong/,
+    );
     expect(r.code).toBe(0);
     const receiver = receivers.get('idempotent');
     if (receiver) await stop(receiver.child);
@@ -135,10 +163,19 @@ describe('consumer-verify on consumers of a faulty delivery', () => {
     const junit = join(dir, 'naive.xml');
     const r = await verify('naive', '--actual-url', `${receivers.get('naive')?.url}state`, '--json', '--junit', junit);
     expect(r.code).toBe(1);
-    const v = JSON.parse(r.out) as { passed: boolean; wrong: number; missing: number; extra: number; first: { wrong: Array<{ type: string; expected: unknown; actual: unknown }> } };
+    const v = JSON.parse(r.out) as {
+      passed: boolean;
+      wrong: number;
+      missing: number;
+      extra: number;
+      first: { wrong: Array<{ type: string; expected: unknown; actual: unknown }> };
+    };
     expect(v.passed).toBe(false);
     expect(v.missing + v.extra).toBe(0);
-    const traffic = v.first.wrong.filter((d) => d.type === 'TRAFFIC') as Array<{ expected: { in: number; out: number }; actual: { in: number; out: number } }>;
+    const traffic = v.first.wrong.filter((d) => d.type === 'TRAFFIC') as Array<{
+      expected: { in: number; out: number };
+      actual: { in: number; out: number };
+    }>;
     // Sums of a minute: a duplicate only ever adds.
     expect(traffic.length).toBeGreaterThan(0);
     expect(traffic.every((d) => d.actual.in + d.actual.out > d.expected.in + d.expected.out)).toBe(true);
@@ -157,7 +194,10 @@ describe('consumer-verify on consumers of a faulty delivery', () => {
   it('catches the first-wins consumer: revisions of a minute ignored', async () => {
     const r = await verify('first-wins', '--actual-url', `${receivers.get('first-wins')?.url}state`, '--json');
     expect(r.code).toBe(1);
-    const v = JSON.parse(r.out) as { wrong: number; first: { wrong: Array<{ type: string; expected: number; actual: number }> } };
+    const v = JSON.parse(r.out) as {
+      wrong: number;
+      first: { wrong: Array<{ type: string; expected: number; actual: number }> };
+    };
     expect(v.wrong).toBeGreaterThan(0);
     // Its sums are right (it dedupes); the minutes it kept are the injected earlier revision, one more.
     expect(v.first.wrong.every((d) => d.type === 'ROOM_OCCUPANCY_1M' && d.actual === d.expected + 1)).toBe(true);
@@ -165,7 +205,10 @@ describe('consumer-verify on consumers of a faulty delivery', () => {
 
   it('refuses a malformed state with file:line and the field, exit 2', async () => {
     const bad = join(dir, 'bad.ndjson');
-    writeFileSync(bad, '{"type":"TRAFFIC","subject":"s","minute":0,"value":1}\n{"type":"TRAFFIC","subject":"s","minute":5,"value":1}\n');
+    writeFileSync(
+      bad,
+      '{"type":"TRAFFIC","subject":"s","minute":0,"value":1}\n{"type":"TRAFFIC","subject":"s","minute":5,"value":1}\n',
+    );
     const r = await verify('naive', '--actual', bad);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/bad\.ndjson:2: minute: /);

@@ -48,11 +48,27 @@ describe('occusim command line', () => {
   it('runs a scenario, prints the summary and writes the report', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'occusim-cli-'));
     const report = join(dir, 'r.json');
-    const r = await cli('run', scenario('quickstart.yaml'), '--duration', '20m', '--seed', '3', '--report', report, '--db', join(dir, 's.sqlite'));
+    const r = await cli(
+      'run',
+      scenario('quickstart.yaml'),
+      '--duration',
+      '20m',
+      '--seed',
+      '3',
+      '--report',
+      report,
+      '--db',
+      join(dir, 's.sqlite'),
+    );
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/Presence occupancy, measured vs true/);
     expect(r.out).toMatch(/0 lost/);
-    const json = JSON.parse(readFileSync(report, 'utf8')) as { scenario: string; seed: number; result: unknown; perf: unknown };
+    const json = JSON.parse(readFileSync(report, 'utf8')) as {
+      scenario: string;
+      seed: number;
+      result: unknown;
+      perf: unknown;
+    };
     expect(json).toMatchObject({ scenario: 'quickstart', seed: 3 });
     expect(json.result).toBeDefined();
     expect(json.perf).toBeDefined();

@@ -120,8 +120,14 @@ describe('command-line problems', () => {
     const dir = mkdtempSync(join(tmpdir(), 'occusim-replay-'));
     const capture = join(dir, 'q.occap');
     await runScenario(quickstart, { durationMs: 2 * 60_000, record: capture, keepStore: false });
-    const model = (loadScenarioFile(quickstart) as { ok: true; model: { hives: Array<{ serial: string; password: string }> } }).model;
-    const broker = await startBroker({ port: 0, hives: model.hives.map((h) => ({ serial: h.serial, password: h.password })), services: [] });
+    const model = (
+      loadScenarioFile(quickstart) as { ok: true; model: { hives: Array<{ serial: string; password: string }> } }
+    ).model;
+    const broker = await startBroker({
+      port: 0,
+      hives: model.hives.map((h) => ({ serial: h.serial, password: h.password })),
+      services: [],
+    });
     try {
       const r = await cli('replay', capture, '--broker', broker.url);
       expect(r.code).toBe(2);
@@ -135,7 +141,10 @@ describe('command-line problems', () => {
   });
 
   it('a closed stdout (occusim schema | head): one line on stderr, exit 2, no EPIPE crash', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'test/cli/fixtures/cli-entry.ts'), 'schema'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'test/cli/fixtures/cli-entry.ts'), 'schema'], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child.stdout.destroy(); // the reader went away before the first byte
     let err = '';
     child.stderr.on('data', (c: Buffer) => (err += c.toString()));

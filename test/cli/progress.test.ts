@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { createProgressBar, describeProgress, progressFigures } from '../../src/cli/progress.js';
 
 /** A terminal line as a person sees it: \r returns to column 0, ESC[2K erases the line. */
-function terminal(columns = 160): { stream: { write(c: string): boolean; isTTY: boolean; columns: number }; visible(): string; writes: string[] } {
+function terminal(columns = 160): {
+  stream: { write(c: string): boolean; isTTY: boolean; columns: number };
+  visible(): string;
+  writes: string[];
+} {
   let line: string[] = [];
   let col = 0;
   const writes: string[] = [];
@@ -23,7 +27,11 @@ function terminal(columns = 160): { stream: { write(c: string): boolean; isTTY: 
         return true;
       },
     },
-    visible: () => line.map((c) => c ?? ' ').join('').trimEnd(),
+    visible: () =>
+      line
+        .map((c) => c ?? ' ')
+        .join('')
+        .trimEnd(),
   };
 }
 

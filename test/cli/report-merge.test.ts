@@ -24,8 +24,14 @@ describe('run --shard refusals', () => {
       [['--shard', '1-2', '--broker', 'mqtt://127.0.0.1:1'], '--shard must be i/n (slice i of n, e.g. 1/2), got "1-2"'],
       [['--shard', '1/2'], '--shard 1/2 needs --broker mqtt://…: the broker every shard publishes to'],
       [['--shard', '3/2', '--broker', 'mqtt://127.0.0.1:1'], '--shard 3/2: want i/n with 1 ≤ i ≤ n'],
-      [['--shard', '1/2', '--broker', 'mqtt://127.0.0.1:1'], '--shard 1/2: the scenario has 1 hive(s), so at most 1 shards'],
-      [['--broker', 'mqtt://127.0.0.1:1', '--external-ingest'], '--external-ingest needs --shard i/n: the shard whose clock the ingest processes (serve --shards n) follow'],
+      [
+        ['--shard', '1/2', '--broker', 'mqtt://127.0.0.1:1'],
+        '--shard 1/2: the scenario has 1 hive(s), so at most 1 shards',
+      ],
+      [
+        ['--broker', 'mqtt://127.0.0.1:1', '--external-ingest'],
+        '--external-ingest needs --shard i/n: the shard whose clock the ingest processes (serve --shards n) follow',
+      ],
     ] as const) {
       const r = await cli('run', quickstart, ...args);
       expect(r.code).toBe(2);
@@ -41,14 +47,21 @@ describe('report merge refusals', () => {
     writeFileSync(notJson, '{');
     const notReport = join(dir, 'y.json');
     writeFileSync(notReport, '{"a":1}');
-    for (const [file, text] of [[join(dir, 'absent.json'), 'absent.json'], [notJson, 'not JSON'], [notReport, 'not a run report']] as const) {
+    for (const [file, text] of [
+      [join(dir, 'absent.json'), 'absent.json'],
+      [notJson, 'not JSON'],
+      [notReport, 'not a run report'],
+    ] as const) {
       const r = await cli('report', 'merge', file);
       expect(r.code).toBe(2);
       oneLine(r.err);
       expect(r.err).toContain(text);
     }
     // The store's series need the truth they are compared with, and the other way round.
-    for (const args of [['--store', 'postgres://u@h/db'], ['--scenario', quickstart]]) {
+    for (const args of [
+      ['--store', 'postgres://u@h/db'],
+      ['--scenario', quickstart],
+    ]) {
       const half = await cli('report', 'merge', notReport, ...args);
       expect(half.code).toBe(2);
       oneLine(half.err);
@@ -71,13 +84,29 @@ describeWithBinaries(['mosquitto'], 'two shards through the command line (Debian
     const scenario = join(dir, 'three-hives.yaml');
     writeFileSync(scenario, stringify(threeHiveScenario('5m')));
     const runs = await Promise.all(
-      [1, 2].map((i) => cli('run', scenario, '--shard', `${i}/2`, '--broker', mosquitto.url, '--report', join(dir, `s${i}.json`), '--quiet', '--platform-thread', 'off')),
+      [1, 2].map((i) =>
+        cli(
+          'run',
+          scenario,
+          '--shard',
+          `${i}/2`,
+          '--broker',
+          mosquitto.url,
+          '--report',
+          join(dir, `s${i}.json`),
+          '--quiet',
+          '--platform-thread',
+          'off',
+        ),
+      ),
     );
     for (const r of runs) expect(r.code, r.err).toBe(0);
     const out = join(dir, 'merged.json');
     const merged = await cli('report', 'merge', join(dir, 's2.json'), join(dir, 's1.json'), '--out', out);
     expect(merged.code, merged.err).toBe(0);
-    expect(merged.out).toMatch(/^quickstart-3-hives seed 7: 2 shards, 3 hives, \d+ sensors\npackets: sent (\d+) = stored \1 \+ dead-lettered 0 \+ lost 0\n/);
+    expect(merged.out).toMatch(
+      /^quickstart-3-hives seed 7: 2 shards, 3 hives, \d+ sensors\npackets: sent (\d+) = stored \1 \+ dead-lettered 0 \+ lost 0\n/,
+    );
     const doc = JSON.parse(readFileSync(out, 'utf8')) as { ledger: { packets: { lost: number } } };
     expect(doc.ledger.packets.lost).toBe(0);
     const json = await cli('report', 'merge', join(dir, 's1.json'), join(dir, 's2.json'), '--json');

@@ -10,7 +10,9 @@ describe('occusim schema --graphql', () => {
     expect(r.err).toBe('');
     const printed = buildSchema(r.out);
     expect(Object.keys(printed.getQueryType()?.getFields() ?? {})).toContain('sites');
-    expect(Object.keys(printed.getMutationType()?.getFields() ?? {})).toEqual(expect.arrayContaining(['deleteSensors', 'createRooms', 'associateTag']));
+    expect(Object.keys(printed.getMutationType()?.getFields() ?? {})).toEqual(
+      expect.arrayContaining(['deleteSensors', 'createRooms', 'associateTag']),
+    );
     const h = await harness();
     try {
       expect(`${printSchema(h.app.graphql.schema)}\n`).toBe(r.out);

@@ -48,10 +48,16 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** `occusim serve` on the file; resolves `started` when it says it is starting, `listening` with the API URL. */
 function serve(db: string) {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [join(root, 'bin/occusim.js'), 'serve', '--scenario', scenario, '--db', db, '--port', '0', '--mqtt-port', '0'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [join(root, 'bin/occusim.js'), 'serve', '--scenario', scenario, '--db', db, '--port', '0', '--mqtt-port', '0'],
+    { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let out = '';
   let err = '';
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; atMs: number }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal, atMs: performance.now() })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; atMs: number }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal, atMs: performance.now() })),
+  );
   child.stderr.on('data', (c: Buffer) => (err += c.toString()));
   let resolveStarted: (ms: number) => void = () => undefined;
   const started = new Promise<number>((resolve) => (resolveStarted = resolve));
@@ -72,19 +78,33 @@ describe('occusim serve start-up', () => {
   it(`listens within ${LISTEN_BOUND_MS / 1000} s with ${ORGS} organisations, a seeded client logs in, and SIGTERM ends it within ${SIGTERM_BOUND_MS / 1000} s`, async () => {
     const s = serve(join(dir, 'listen.sqlite'));
     const { api, out, ms } = await s.listening;
-    const [, clientId, secret] = /client ci-bot: client_id (\S+) client_secret (\S+)/.exec(out) as unknown as [string, string, string];
+    const [, clientId, secret] = /client ci-bot: client_id (\S+) client_secret (\S+)/.exec(out) as unknown as [
+      string,
+      string,
+      string,
+    ];
     const t0 = performance.now();
     const login = await fetch(`${api}/api/v2/clients/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ client_id: clientId, client_secret: secret, audience: DEFAULT_AUDIENCE, grant_type: 'client_credentials' }),
+      body: JSON.stringify({
+        client_id: clientId,
+        client_secret: secret,
+        audience: DEFAULT_AUDIENCE,
+        grant_type: 'client_credentials',
+      }),
     });
     const loginMs = performance.now() - t0;
     expect(login.status).toBe(200);
     const sent = performance.now();
     s.child.kill('SIGTERM');
     const exit = await s.exited;
-    report('serve start-up', { organisations: ORGS, listenMs: ms, firstLoginMs: loginMs, sigtermToExitMs: exit.atMs - sent });
+    report('serve start-up', {
+      organisations: ORGS,
+      listenMs: ms,
+      firstLoginMs: loginMs,
+      sigtermToExitMs: exit.atMs - sent,
+    });
     expect(ms).toBeLessThan(LISTEN_BOUND_MS);
     expect(exit.atMs - sent).toBeLessThan(SIGTERM_BOUND_MS);
   }, 60_000);
@@ -95,7 +115,11 @@ describe('occusim serve start-up', () => {
     const sent = performance.now();
     s.child.kill('SIGTERM');
     const exit = await s.exited;
-    report('serve SIGTERM during start-up', { organisations: ORGS, sigtermToExitMs: exit.atMs - sent, code: exit.code ?? String(exit.signal) });
+    report('serve SIGTERM during start-up', {
+      organisations: ORGS,
+      sigtermToExitMs: exit.atMs - sent,
+      code: exit.code ?? String(exit.signal),
+    });
     expect(exit.atMs - sent).toBeLessThan(SIGTERM_BOUND_MS);
     expect(s.output()).not.toMatch(/api listening/);
   }, 60_000);

@@ -14,8 +14,14 @@ const root = new URL('../../', import.meta.url).pathname;
  * Spawns `occusim run … --serve` (or `serve --feed`) and resolves with the API URL once it
  * listens and stdout matches `until`; `output()` reads what it printed so far.
  */
-function startServing(args: string[], until = /run finished; serving until Ctrl-C/): { child: ReturnType<typeof spawn>; ready: Promise<{ api: string; out: string }>; output: () => string } {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'test/cli/fixtures/cli-entry.ts'), ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+function startServing(
+  args: string[],
+  until = /run finished; serving until Ctrl-C/,
+): { child: ReturnType<typeof spawn>; ready: Promise<{ api: string; out: string }>; output: () => string } {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'test/cli/fixtures/cli-entry.ts'), ...args], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   const ready = new Promise<{ api: string; out: string }>((resolve, reject) => {
@@ -31,31 +37,55 @@ function startServing(args: string[], until = /run finished; serving until Ctrl-
 }
 
 const scenario = join(root, 'scenarios/quickstart.yaml');
-const model = (loadScenarioFile(scenario) as { ok: true; model: { startMs: number; rooms: Array<{ id: string; name: string }> } }).model;
+const model = (
+  loadScenarioFile(scenario) as { ok: true; model: { startMs: number; rooms: Array<{ id: string; name: string }> } }
+).model;
 const office = model.rooms.find((r) => r.name === 'Open office')!;
 
 async function login(api: string, out: string): Promise<string> {
-  const [, clientId, secret] = /client \S+: client_id (\S+) client_secret (\S+)/.exec(out) as unknown as [string, string, string];
+  const [, clientId, secret] = /client \S+: client_id (\S+) client_secret (\S+)/.exec(out) as unknown as [
+    string,
+    string,
+    string,
+  ];
   const res = await fetch(`${api}/api/v2/clients/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ client_id: clientId, client_secret: secret, audience: DEFAULT_AUDIENCE, grant_type: 'client_credentials' }),
+    body: JSON.stringify({
+      client_id: clientId,
+      client_secret: secret,
+      audience: DEFAULT_AUDIENCE,
+      grant_type: 'client_credentials',
+    }),
   });
   return ((await res.json()) as { access_token: string }).access_token;
 }
 
 /** The open office's per-minute occupancy through the reporting API, as [minute, value] pairs. */
-async function officeMinutes(api: string, token: string, start: number, stop: number): Promise<Array<[number, number]>> {
+async function officeMinutes(
+  api: string,
+  token: string,
+  start: number,
+  stop: number,
+): Promise<Array<[number, number]>> {
   const res = await fetch(`${api}/api/v3/reporting`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
     body: JSON.stringify({
       window: { every: '1m', function: 'max', timezone: 'Europe/Paris' },
-      filter: { measurements: ['room_occupancy'], rooms: { eq: [office.id] }, start: new Date(start).toISOString(), stop: new Date(stop).toISOString() },
+      filter: {
+        measurements: ['room_occupancy'],
+        rooms: { eq: [office.id] },
+        start: new Date(start).toISOString(),
+        stop: new Date(stop).toISOString(),
+      },
     }),
   });
   expect(res.status).toBe(200);
-  return ((await res.json()) as { data: Array<{ start: string; value: number }> }).data.map((p) => [Date.parse(p.start), p.value]);
+  return ((await res.json()) as { data: Array<{ start: string; value: number }> }).data.map((p) => [
+    Date.parse(p.start),
+    p.value,
+  ]);
 }
 
 function storedMinutes(db: string, start: number, stop: number): Array<[number, number]> {
@@ -75,9 +105,22 @@ async function stop(child: ReturnType<typeof spawn>): Promise<number | null> {
 }
 
 describe('occusim run --serve', () => {
-  it('serves the run\'s store over real HTTP: reported occupancy equals what the store holds', async () => {
+  it("serves the run's store over real HTTP: reported occupancy equals what the store holds", async () => {
     const db = join(mkdtempSync(join(tmpdir(), 'occusim-serve-')), 'store.sqlite');
-    const { child, ready } = startServing(['run', scenario, '--duration', '40m', '--db', db, '--serve', '--port', '0', '--mqtt-port', '0', '--quiet']);
+    const { child, ready } = startServing([
+      'run',
+      scenario,
+      '--duration',
+      '40m',
+      '--db',
+      db,
+      '--serve',
+      '--port',
+      '0',
+      '--mqtt-port',
+      '0',
+      '--quiet',
+    ]);
     try {
       const { api, out } = await ready;
       expect(out).toMatch(/mqtt listening on mqtt:\/\/127\.0\.0\.1:\d+/);
@@ -93,9 +136,19 @@ describe('occusim run --serve', () => {
       const gql = await fetch(`${api}/api/v3/graphql`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-        body: JSON.stringify({ query: '{ hives { data { isOnline isStreaming lastHeartbeat } } sensors { data { is_online is_streaming } } }' }),
+        body: JSON.stringify({
+          query:
+            '{ hives { data { isOnline isStreaming lastHeartbeat } } sensors { data { is_online is_streaming } } }',
+        }),
       });
-      const status = ((await gql.json()) as { data: { hives: { data: Array<{ isOnline: boolean; isStreaming: boolean; lastHeartbeat: string | null }> }; sensors: { data: Array<{ is_online: boolean; is_streaming: boolean }> } } }).data;
+      const status = (
+        (await gql.json()) as {
+          data: {
+            hives: { data: Array<{ isOnline: boolean; isStreaming: boolean; lastHeartbeat: string | null }> };
+            sensors: { data: Array<{ is_online: boolean; is_streaming: boolean }> };
+          };
+        }
+      ).data;
       expect(status.hives.data.length).toBeGreaterThan(0);
       for (const h of status.hives.data) {
         expect(h.isOnline).toBe(true);
@@ -113,7 +166,26 @@ describe('occusim serve --feed', () => {
   it('serves a real-time run while it runs: the API sees minutes arrive, then all of them, and SIGTERM exits 0', async () => {
     const db = join(mkdtempSync(join(tmpdir(), 'occusim-feed-')), 'store.sqlite');
     // 20 simulated minutes at 240× real time: about 5 s of wall time.
-    const { child, ready, output } = startServing(['serve', '--scenario', scenario, '--feed', '--speed', '240', '--duration', '20m', '--db', db, '--port', '0', '--mqtt-port', '0', '--quiet'], /store /);
+    const { child, ready, output } = startServing(
+      [
+        'serve',
+        '--scenario',
+        scenario,
+        '--feed',
+        '--speed',
+        '240',
+        '--duration',
+        '20m',
+        '--db',
+        db,
+        '--port',
+        '0',
+        '--mqtt-port',
+        '0',
+        '--quiet',
+      ],
+      /store /,
+    );
     try {
       const { api, out } = await ready;
       expect(out).not.toMatch(/run finished/);
@@ -139,7 +211,10 @@ describe('occusim serve --feed', () => {
 
   it('ends a real-time run early on SIGTERM: the run is reported interrupted and the process exits 0', async () => {
     const db = join(mkdtempSync(join(tmpdir(), 'occusim-feed-')), 'store.sqlite');
-    const { child, ready, output } = startServing(['serve', '--scenario', scenario, '--feed', '--db', db, '--port', '0', '--mqtt-port', '0'], /store /);
+    const { child, ready, output } = startServing(
+      ['serve', '--scenario', scenario, '--feed', '--db', db, '--port', '0', '--mqtt-port', '0'],
+      /store /,
+    );
     try {
       await ready;
       const t0 = process.hrtime.bigint();
@@ -162,7 +237,24 @@ describe('occusim serve --feed', () => {
 
   it('takes --metrics-token and --allowed-host: the operator scrapes per tenant, a proxy name is served, a foreign Host is not', async () => {
     const token = 'ops-scraper-token-42abcdef';
-    const { child, ready } = startServing(['run', scenario, '--duration', '2m', '--serve', '--port', '0', '--mqtt-port', '0', '--quiet', '--metrics-token', token, '--allowed-host', 'proxy.example', '--allowed-host', 'dash.example,other.example']);
+    const { child, ready } = startServing([
+      'run',
+      scenario,
+      '--duration',
+      '2m',
+      '--serve',
+      '--port',
+      '0',
+      '--mqtt-port',
+      '0',
+      '--quiet',
+      '--metrics-token',
+      token,
+      '--allowed-host',
+      'proxy.example',
+      '--allowed-host',
+      'dash.example,other.example',
+    ]);
     try {
       const { api } = await ready;
       const operator = await (await fetch(`${api}/metrics`, { headers: { authorization: `Bearer ${token}` } })).text();
@@ -174,7 +266,12 @@ describe('occusim serve --feed', () => {
       const status = (host: string): Promise<number> =>
         new Promise((resolve, reject) => {
           const u = new URL(api);
-          request({ host: u.hostname, port: u.port, path: '/api/openapi.json', headers: { host } }, (res) => (res.resume(), resolve(res.statusCode ?? 0))).on('error', reject).end();
+          request(
+            { host: u.hostname, port: u.port, path: '/api/openapi.json', headers: { host } },
+            (res) => (res.resume(), resolve(res.statusCode ?? 0)),
+          )
+            .on('error', reject)
+            .end();
         });
       expect(await status('proxy.example')).toBe(200);
       expect(await status('other.example:443')).toBe(200);

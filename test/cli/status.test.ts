@@ -21,10 +21,16 @@ describe.skipIf(skip)('occusim status', () => {
       await store.setState('shards_done 1/2', 1);
       const r = await cli('status', '--store', url);
       expect(r.code, r.err).toBe(0);
-      expect(r.out).toMatch(/^partition 1\/2: host-a:11:aa \(token 1\), lease \d+\.\d s left; finalised before 2026-03-02T08:03:00(\.000)?Z, 0 min behind; done$/m);
-      expect(r.out).toMatch(/^partition 2\/2: host-b:22:bb \(token 1\), lease \d+\.\d s left; finalised before 2026-03-02T08:00:00(\.000)?Z, 3 min behind$/m);
+      expect(r.out).toMatch(
+        /^partition 1\/2: host-a:11:aa \(token 1\), lease \d+\.\d s left; finalised before 2026-03-02T08:03:00(\.000)?Z, 0 min behind; done$/m,
+      );
+      expect(r.out).toMatch(
+        /^partition 2\/2: host-b:22:bb \(token 1\), lease \d+\.\d s left; finalised before 2026-03-02T08:00:00(\.000)?Z, 3 min behind$/m,
+      );
       const j = await cli('status', '--store', url, '--json');
-      const parsed = JSON.parse(j.out) as { partitions: Array<{ partition: string; behindMinutes: number; done: boolean }> };
+      const parsed = JSON.parse(j.out) as {
+        partitions: Array<{ partition: string; behindMinutes: number; done: boolean }>;
+      };
       expect(parsed.partitions.map((p) => [p.partition, p.behindMinutes, p.done])).toEqual([
         ['1/2', 0, true],
         ['2/2', 3, false],

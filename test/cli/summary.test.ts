@@ -5,23 +5,84 @@ import type { SpaceAccuracy, TrafficAccuracy } from '../../src/run/report.js';
 
 /** A report of `spaces` rooms and `sensors` door counters, with errors growing with the index. */
 function report(spaces: number, sensors: number): RunReport {
-  const space = (i: number): SpaceAccuracy => ({ id: `r${i}`, name: `Room ${i}`, floor: 'F', kind: 'room', minutes: 60, missingMinutes: 0, mae: (i % 97) / 100, exactRate: 0.9, withinOneRate: 1, meanTrue: 2, meanMeasured: 2 });
-  const counter = (i: number): TrafficAccuracy => ({ id: `t${i}`, name: `Counter ${i}`, floor: 'F', door: `Door ${i}`, measured: { in: 100 - (i % 13), out: 100 }, truth: { in: 100, out: 100 }, recall: { in: 1, out: 1 } });
+  const space = (i: number): SpaceAccuracy => ({
+    id: `r${i}`,
+    name: `Room ${i}`,
+    floor: 'F',
+    kind: 'room',
+    minutes: 60,
+    missingMinutes: 0,
+    mae: (i % 97) / 100,
+    exactRate: 0.9,
+    withinOneRate: 1,
+    meanTrue: 2,
+    meanMeasured: 2,
+  });
+  const counter = (i: number): TrafficAccuracy => ({
+    id: `t${i}`,
+    name: `Counter ${i}`,
+    floor: 'F',
+    door: `Door ${i}`,
+    measured: { in: 100 - (i % 13), out: 100 },
+    truth: { in: 100, out: 100 },
+    recall: { in: 1, out: 1 },
+  });
   return {
     scenario: 'big',
     seed: 1,
     db: '/tmp/x.sqlite',
     dbKept: false,
     result: {
-      scenario: { name: 'big', seed: 1, fidelity: 'model', start: '2026-01-01T00:00:00.000Z', startLocal: '2026-01-01T01:00:00+01:00', durationMs: 3_600_000, sensors: spaces + sensors, hives: 3, people: 50 },
-      presence: { spaces: Array.from({ length: spaces }, (_, i) => space(i)), rooms: { minutes: spaces * 60, mae: 0.4, exactRate: 0.9, withinOneRate: 1 } },
-      traffic: { sensors: Array.from({ length: sensors }, (_, i) => counter(i)), overall: { trueCrossings: 200 * sensors, counted: 190 * sensors, recall: 0.95 } },
+      scenario: {
+        name: 'big',
+        seed: 1,
+        fidelity: 'model',
+        start: '2026-01-01T00:00:00.000Z',
+        startLocal: '2026-01-01T01:00:00+01:00',
+        durationMs: 3_600_000,
+        sensors: spaces + sensors,
+        hives: 3,
+        people: 50,
+      },
+      presence: {
+        spaces: Array.from({ length: spaces }, (_, i) => space(i)),
+        rooms: { minutes: spaces * 60, mae: 0.4, exactRate: 0.9, withinOneRate: 1 },
+      },
+      traffic: {
+        sensors: Array.from({ length: sensors }, (_, i) => counter(i)),
+        overall: { trueCrossings: 200 * sensors, counted: 190 * sensors, recall: 0.95 },
+      },
       trafficOccupancy: { spaces: [], endOfDayDriftReduction: null },
       pipeline: { eventsEmitted: 1, lateInWindow: 0, lateBeyondWindow: 0 },
-      messages: { packetsSent: 10, batchesSent: 1, batchesProcessed: 1, duplicateBatches: 0, packetsDelivered: 10, deadLettered: 0, lost: 0 },
+      messages: {
+        packetsSent: 10,
+        batchesSent: 1,
+        batchesProcessed: 1,
+        duplicateBatches: 0,
+        packetsDelivered: 10,
+        deadLettered: 0,
+        lost: 0,
+      },
       latencyMs: { p50: 1, p90: 1, p99: 1, max: 1 },
     },
-    perf: { wallMs: 1000, loadMs: 10, simulatedMs: 3_600_000, speedup: 3600, ticks: 3600, sensorSecondsPerWallSecond: 1, packetsPerWallSecond: 10, peakRssMb: 100, cpuPercent: 100, platformThread: false, hiveThreads: 0, interrupted: false, startupMs: 10, loopMs: 990, startupCpuMs: 10, loopCpuMs: 990 },
+    perf: {
+      wallMs: 1000,
+      loadMs: 10,
+      simulatedMs: 3_600_000,
+      speedup: 3600,
+      ticks: 3600,
+      sensorSecondsPerWallSecond: 1,
+      packetsPerWallSecond: 10,
+      peakRssMb: 100,
+      cpuPercent: 100,
+      platformThread: false,
+      hiveThreads: 0,
+      interrupted: false,
+      startupMs: 10,
+      loopMs: 990,
+      startupCpuMs: 10,
+      loopCpuMs: 990,
+    },
   } as RunReport;
 }
 

@@ -29,7 +29,23 @@ describe('thresholds', () => {
   it('a failing threshold exits 1 with the table, and JUnit names each threshold', async () => {
     const d = dir();
     const junit = join(d, 'junit.xml');
-    const r = await cli('run', quickstart, '--duration', '20m', '--quiet', '--expect', 'rooms.mae<0.000001', '--expect', 'messages.lost==0', '--expect', 'latency.p99<15s', '--expect', 'webhooks.lost==0', '--junit', junit);
+    const r = await cli(
+      'run',
+      quickstart,
+      '--duration',
+      '20m',
+      '--quiet',
+      '--expect',
+      'rooms.mae<0.000001',
+      '--expect',
+      'messages.lost==0',
+      '--expect',
+      'latency.p99<15s',
+      '--expect',
+      'webhooks.lost==0',
+      '--junit',
+      junit,
+    );
     expect(r.code).toBe(1);
     expect(r.out).toMatch(/Thresholds\n\s+threshold\s+measured\s+verdict/);
     expect(r.out).toMatch(/messages\.lost==0\s+0\s+pass/);
@@ -38,7 +54,13 @@ describe('thresholds', () => {
     expect(r.out).toMatch(/4 threshold\(s\): \d failed/);
     const doc = parseJunit(junit);
     const cases = doc.testsuites.testsuite.testcase;
-    expect(cases.map((c) => c['@_name'])).toEqual(['messages are not lost', 'rooms.mae<0.000001', 'messages.lost==0', 'latency.p99<15s', 'webhooks.lost==0']);
+    expect(cases.map((c) => c['@_name'])).toEqual([
+      'messages are not lost',
+      'rooms.mae<0.000001',
+      'messages.lost==0',
+      'latency.p99<15s',
+      'webhooks.lost==0',
+    ]);
     expect(cases.find((c) => c['@_name'] === 'messages.lost==0')?.failure).toBeUndefined();
     expect(cases.find((c) => c['@_name'] === 'webhooks.lost==0')?.failure?.['@_message']).toMatch(/not measured/);
     expect(Number(doc.testsuites['@_failures'])).toBe(cases.filter((c) => c.failure).length);
@@ -47,12 +69,17 @@ describe('thresholds', () => {
   it('thresholds of the scenario\u2019s expect: block pass: exit 0, and the report carries the verdicts', async () => {
     const d = dir();
     const scenario = join(d, 'with-expect.yaml');
-    writeFileSync(scenario, `${readFileSync(quickstart, 'utf8')}\nexpect:\n  - rooms.mae < 0.5\n  - traffic.recall >= 50%\n  - deadletters == 0\n`);
+    writeFileSync(
+      scenario,
+      `${readFileSync(quickstart, 'utf8')}\nexpect:\n  - rooms.mae < 0.5\n  - traffic.recall >= 50%\n  - deadletters == 0\n`,
+    );
     const report = join(d, 'r.json');
     const r = await cli('run', scenario, '--duration', '30m', '--quiet', '--report', report);
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/3 threshold\(s\): all passed/);
-    const json = JSON.parse(readFileSync(report, 'utf8')) as { expectations: Array<{ passed: boolean; measured: number }> };
+    const json = JSON.parse(readFileSync(report, 'utf8')) as {
+      expectations: Array<{ passed: boolean; measured: number }>;
+    };
     expect(json.expectations.map((v) => v.passed)).toEqual([true, true, true]);
   });
 
@@ -72,7 +99,10 @@ describe('--json', () => {
     expect(JSON.parse(ok.out)).toMatchObject({ valid: true, errors: [], counts: { sensors: 9, hives: 1 } });
     const bad = await cli('validate', join(root, 'test/scenario/fixtures/unknown-field.yaml'), '--json');
     expect(bad.code).toBe(2);
-    const doc = JSON.parse(bad.out) as { valid: boolean; errors: Array<{ line: number; path: string; message: string }> };
+    const doc = JSON.parse(bad.out) as {
+      valid: boolean;
+      errors: Array<{ line: number; path: string; message: string }>;
+    };
     expect(doc.valid).toBe(false);
     expect(doc.errors[0]).toMatchObject({ line: expect.any(Number), message: expect.stringMatching(/unknown field/) });
   });
@@ -88,18 +118,46 @@ describe('--json', () => {
     expect(doc).toMatchObject({ conformant: true, violations: [] });
     expect(doc.counts.uplinks).toBeGreaterThan(10);
     const cases = parseJunit(junit).testsuites.testsuite.testcase;
-    expect(cases.map((c) => c['@_name'])).toEqual(['messages arrived', 'topic', 'decode', 'required', 'known-sensor', 'sequence', 'retransmission', 'timestamp', 'limits', 'ack', 'heartbeat']);
+    expect(cases.map((c) => c['@_name'])).toEqual([
+      'messages arrived',
+      'topic',
+      'decode',
+      'required',
+      'known-sensor',
+      'sequence',
+      'retransmission',
+      'timestamp',
+      'limits',
+      'ack',
+      'heartbeat',
+    ]);
     expect(cases.every((c) => c.failure === undefined)).toBe(true);
   });
 
   it('deadletters --json', async () => {
     const db = join(dir(), 'store.sqlite');
     const store = new SqliteStore(db);
-    store.writeDeadLetter({ receivedAtMs: Date.UTC(2026, 2, 2, 7), topic: 'occusim/v1/hives/HV1/uplink', reason: 'DECODE_FAILED', message: 'bad\nbytes', payload: new Uint8Array([1]) });
+    store.writeDeadLetter({
+      receivedAtMs: Date.UTC(2026, 2, 2, 7),
+      topic: 'occusim/v1/hives/HV1/uplink',
+      reason: 'DECODE_FAILED',
+      message: 'bad\nbytes',
+      payload: new Uint8Array([1]),
+    });
     store.close();
     const r = await cli('deadletters', '--db', db, '--json');
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.out)).toEqual({ db, deadLetters: [{ receivedAt: '2026-03-02T07:00:00.000Z', reason: 'DECODE_FAILED', topic: 'occusim/v1/hives/HV1/uplink', message: 'bad\nbytes' }] });
+    expect(JSON.parse(r.out)).toEqual({
+      db,
+      deadLetters: [
+        {
+          receivedAt: '2026-03-02T07:00:00.000Z',
+          reason: 'DECODE_FAILED',
+          topic: 'occusim/v1/hives/HV1/uplink',
+          message: 'bad\nbytes',
+        },
+      ],
+    });
   });
 });
 

@@ -23,13 +23,26 @@ describe('occusim receive', () => {
     stdout.on('data', (c: Buffer) => (printed += c.toString()));
     stderr.on('data', (c: Buffer) => (logged += c.toString()));
     const stop = new AbortController();
-    const done = receiveCommand([], { port: '0', secret: SECRET, out }, { stdout, stderr } as unknown as Io, stop.signal);
+    const done = receiveCommand(
+      [],
+      { port: '0', secret: SECRET, out },
+      { stdout, stderr } as unknown as Io,
+      stop.signal,
+    );
     while (!/listening on (\S+)/.test(logged)) await new Promise((r) => setTimeout(r, 10));
     const url = (/listening on (\S+)/.exec(logged) as RegExpExecArray)[1] as string;
     const client = new Client(new URL(url).origin);
     const post = async (id: string, type: string, secret = SECRET): Promise<number> => {
       const body = JSON.stringify({ id, type, timestamp: 0, version: 'v1.0.0', metadata: {}, data: 1 });
-      const res = await client.request({ method: 'POST', path: '/', body, headers: { 'content-type': 'application/json', ...signedHeaders([secret], id, Math.floor(systemClock.now() / 1000), body) } });
+      const res = await client.request({
+        method: 'POST',
+        path: '/',
+        body,
+        headers: {
+          'content-type': 'application/json',
+          ...signedHeaders([secret], id, Math.floor(systemClock.now() / 1000), body),
+        },
+      });
       await res.body.dump();
       return res.statusCode;
     };
@@ -40,8 +53,19 @@ describe('occusim receive', () => {
     await client.close();
     stop.abort();
     expect(await done).toBe(0);
-    expect(JSON.parse(printed)).toMatchObject({ requests: 4, unique: 2, duplicates: 1, badSignatures: 1, byType: { ROOM_OCCUPANCY: 1, TRAFFIC: 1 } });
-    expect(readFileSync(out, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { id: string }).id)).toEqual(['event_a', 'event_b']);
+    expect(JSON.parse(printed)).toMatchObject({
+      requests: 4,
+      unique: 2,
+      duplicates: 1,
+      badSignatures: 1,
+      byType: { ROOM_OCCUPANCY: 1, TRAFFIC: 1 },
+    });
+    expect(
+      readFileSync(out, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { id: string }).id),
+    ).toEqual(['event_a', 'event_b']);
   });
 
   it('checks webhook-timestamp against its wall clock with the standard 5 minutes, unless --no-timestamp-check', async () => {
@@ -50,15 +74,32 @@ describe('occusim receive', () => {
       const stderr = new PassThrough();
       stderr.on('data', (c: Buffer) => (logged += c.toString()));
       const stop = new AbortController();
-      const done = receiveCommand([], { port: '0', secret: SECRET, ...flags }, { stdout: new PassThrough(), stderr } as unknown as Io, stop.signal);
+      const done = receiveCommand(
+        [],
+        { port: '0', secret: SECRET, ...flags },
+        { stdout: new PassThrough(), stderr } as unknown as Io,
+        stop.signal,
+      );
       while (!/listening on (\S+)/.test(logged)) await new Promise((r) => setTimeout(r, 10));
       const client = new Client(new URL((/listening on (\S+)/.exec(logged) as RegExpExecArray)[1] as string).origin);
       const nowS = Math.floor(systemClock.now() / 1000);
       const statuses: number[] = [];
       // A simulated instant (the scenario's date), 6 minutes old, 4 minutes old, 6 minutes ahead.
       for (const [i, ts] of [1_772_438_400, nowS - 360, nowS - 240, nowS + 360].entries()) {
-        const body = JSON.stringify({ id: `event_${i}`, type: 'TRAFFIC', timestamp: 0, version: 'v1.0.0', metadata: {}, data: 1 });
-        const res = await client.request({ method: 'POST', path: '/', body, headers: { 'content-type': 'application/json', ...signedHeaders([SECRET], `event_${i}`, ts, body) } });
+        const body = JSON.stringify({
+          id: `event_${i}`,
+          type: 'TRAFFIC',
+          timestamp: 0,
+          version: 'v1.0.0',
+          metadata: {},
+          data: 1,
+        });
+        const res = await client.request({
+          method: 'POST',
+          path: '/',
+          body,
+          headers: { 'content-type': 'application/json', ...signedHeaders([SECRET], `event_${i}`, ts, body) },
+        });
         await res.body.dump();
         statuses.push(res.statusCode);
       }
@@ -117,12 +158,24 @@ describe('occusim webhooks replay', () => {
   it('puts dead letters back in the outbox, due at once, and lists them before', async () => {
     const db = join(mkdtempSync(join(tmpdir(), 'occusim-replay-')), 'store.sqlite');
     const store = new SqliteWebhookStore(db);
-    store.enqueue([{ subscriptionId: 'webhook_1', eventId: 'event_a', eventType: 'TRAFFIC', eventTimestampMs: Date.UTC(2026, 2, 2, 7), body: '{}', enqueuedAtMs: 1, nextAttemptMs: 1 }]);
+    store.enqueue([
+      {
+        subscriptionId: 'webhook_1',
+        eventId: 'event_a',
+        eventType: 'TRAFFIC',
+        eventTimestampMs: Date.UTC(2026, 2, 2, 7),
+        body: '{}',
+        enqueuedAtMs: 1,
+        nextAttemptMs: 1,
+      },
+    ]);
     const [d] = store.due('webhook_1', 1, 1);
     store.recordAttempts([{ id: d?.id ?? 0, result: 'dead', error: 'HTTP 410' }]);
     store.close();
     const listed = await cli('webhooks', 'deadletters', '--db', db);
-    expect(listed.out).toMatch(/^webhook_1 {2}event_a {2}TRAFFIC {2}2026-03-02T07:00:00.000Z {2}attempts 1 {2}"HTTP 410"\n$/);
+    expect(listed.out).toMatch(
+      /^webhook_1 {2}event_a {2}TRAFFIC {2}2026-03-02T07:00:00.000Z {2}attempts 1 {2}"HTTP 410"\n$/,
+    );
     const r = await cli('webhooks', 'replay', '--db', db, '--dead');
     expect(r.code).toBe(0);
     expect(r.err).toContain('1 delivery back in the outbox');

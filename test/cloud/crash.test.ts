@@ -34,15 +34,22 @@ function batches(): UplinkBatch[] {
   const out: UplinkBatch[] = [];
   for (let seq = 1; seq <= BATCHES; seq++) {
     const t = T0 + (seq - 1) * 5000;
-    const people = (): Array<[number, number]> => Array.from({ length: Math.floor(rng() * 4) }, () => [4 + rng() * 12, 1 + rng() * 8]);
-    const packets: WirePacket[] = [presenceAt(SENSOR_PA, t, people()), presenceAt(SENSOR_PB, t, people()), trafficAt(SENSOR_T, t, Math.floor(rng() * 3), Math.floor(rng() * 3))];
+    const people = (): Array<[number, number]> =>
+      Array.from({ length: Math.floor(rng() * 4) }, () => [4 + rng() * 12, 1 + rng() * 8]);
+    const packets: WirePacket[] = [
+      presenceAt(SENSOR_PA, t, people()),
+      presenceAt(SENSOR_PB, t, people()),
+      trafficAt(SENSOR_T, t, Math.floor(rng() * 3), Math.floor(rng() * 3)),
+    ];
     out.push({ hiveSerial: HIVE_SERIAL, seq, sentAtMs: t, packets });
   }
   return out;
 }
 
 function startCloudProcess(brokerUrl: string, dbPath: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, brokerUrl, PASSWORD, dbPath], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, brokerUrl, PASSWORD, dbPath], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   return new Promise((resolve, reject) => {
     child.once('message', (m) => (m === 'ready' ? resolve(child) : reject(new Error(String(m)))));
     child.once('exit', (code) => reject(new Error(`cloud process exited early (${code})`)));
@@ -51,7 +58,13 @@ function startCloudProcess(brokerUrl: string, dbPath: string): Promise<ChildProc
 
 async function reference(all: readonly UplinkBatch[]) {
   const store = new SqliteStore(':memory:');
-  const pipeline = new CloudPipeline({ catalogue: catalogueFromScenario(tinyModel()), tickMs: tinyModel().tickMs, store: asyncStore(store), clock: new VirtualClock(T0 + 3_600_000), lookbackMs: 5 * 60_000 });
+  const pipeline = new CloudPipeline({
+    catalogue: catalogueFromScenario(tinyModel()),
+    tickMs: tinyModel().tickMs,
+    store: asyncStore(store),
+    clock: new VirtualClock(T0 + 3_600_000),
+    lookbackMs: 5 * 60_000,
+  });
   for (const b of all) await pipeline.handleMessage(uplinkTopic(b.hiveSerial), encodeUplink(b));
   await pipeline.finish();
   return store;
@@ -62,8 +75,16 @@ const dump = (db: Database.Database, sql: string): unknown[] => db.prepare(sql).
 describe('cloud crash safety', () => {
   it('loses no acknowledged batch and counts nothing twice when killed with SIGKILL and restarted', async () => {
     const dbPath = join(mkdtempSync(join(tmpdir(), 'occusim-crash-')), 'cloud.sqlite');
-    const broker = await startBroker({ hives: [{ serial: HIVE.serial, password: HIVE.password }], services: [{ username: 'occusim-cloud', password: PASSWORD, role: 'cloud' }] });
-    const hive = await connectAsync(broker.url, { clientId: `hive-${HIVE.serial}`, username: HIVE.serial, password: HIVE.password, clean: true });
+    const broker = await startBroker({
+      hives: [{ serial: HIVE.serial, password: HIVE.password }],
+      services: [{ username: 'occusim-cloud', password: PASSWORD, role: 'cloud' }],
+    });
+    const hive = await connectAsync(broker.url, {
+      clientId: `hive-${HIVE.serial}`,
+      username: HIVE.serial,
+      password: HIVE.password,
+      clean: true,
+    });
     const all = batches();
     let acked = 0;
     let onAck = (): void => {};
@@ -78,7 +99,10 @@ describe('cloud crash safety', () => {
         onAck();
       });
     const send = async (from: number, to = all.length): Promise<void> => {
-      for (const b of all.slice(from, to)) await hive.publishAsync(uplinkTopic(HIVE.serial), Buffer.from(encodeUplink(b)), { qos: 1 }).catch(() => undefined);
+      for (const b of all.slice(from, to))
+        await hive
+          .publishAsync(uplinkTopic(HIVE.serial), Buffer.from(encodeUplink(b)), { qos: 1 })
+          .catch(() => undefined);
     };
     try {
       let cloud = await startCloudProcess(broker.url, dbPath);
@@ -107,15 +131,23 @@ describe('cloud crash safety', () => {
     try {
       expect(dump(db, 'SELECT COUNT(*) AS n FROM batches')).toEqual([{ n: BATCHES }]);
       // Every batch's payload stored once (the raw record crash recovery re-reads), none twice.
-      expect(dump(db, 'SELECT COUNT(*) AS n, COUNT(DISTINCT seq) AS seqs FROM batch_payloads')).toEqual([{ n: BATCHES, seqs: BATCHES }]);
+      expect(dump(db, 'SELECT COUNT(*) AS n, COUNT(DISTINCT seq) AS seqs FROM batch_payloads')).toEqual([
+        { n: BATCHES, seqs: BATCHES },
+      ]);
       for (const space of ['room_a', 'room_b', 'zone_a1', 'space_f1']) {
-        expect(dump(db, `SELECT minute_ms AS minuteMs, value, samples FROM presence_minute WHERE space_id = '${space}' ORDER BY minute_ms`)).toEqual(
-          ref.presenceMinutes(space).map(({ minuteMs, value, samples }) => ({ minuteMs, value, samples })),
-        );
+        expect(
+          dump(
+            db,
+            `SELECT minute_ms AS minuteMs, value, samples FROM presence_minute WHERE space_id = '${space}' ORDER BY minute_ms`,
+          ),
+        ).toEqual(ref.presenceMinutes(space).map(({ minuteMs, value, samples }) => ({ minuteMs, value, samples })));
       }
-      expect(dump(db, `SELECT minute_ms AS minuteMs, in_count AS "in", out_count AS "out" FROM traffic_minute ORDER BY minute_ms`)).toEqual(
-        ref.trafficMinutes(SENSOR_T.id).map(({ minuteMs, in: i, out }) => ({ minuteMs, in: i, out })),
-      );
+      expect(
+        dump(
+          db,
+          `SELECT minute_ms AS minuteMs, in_count AS "in", out_count AS "out" FROM traffic_minute ORDER BY minute_ms`,
+        ),
+      ).toEqual(ref.trafficMinutes(SENSOR_T.id).map(({ minuteMs, in: i, out }) => ({ minuteMs, in: i, out })));
     } finally {
       db.close();
       ref.close();

@@ -10,7 +10,10 @@ import { runScenario } from '../../src/run/run-scenario.js';
  */
 describe('DST scenario', () => {
   it('resets traffic occupancy at 01:00 −03:00 and keeps presence within the documented tolerance', async () => {
-    const doc = parse(readFileSync(new URL('../../scenarios/dst-santiago.yaml', import.meta.url), 'utf8')) as Record<string, unknown>;
+    const doc = parse(readFileSync(new URL('../../scenarios/dst-santiago.yaml', import.meta.url), 'utf8')) as Record<
+      string,
+      unknown
+    >;
     const report = await runScenario({ ...doc, start: '2026-09-05T23:00', duration: '90m' });
     const r = report.result;
     expect(r.messages.lost).toBe(0);

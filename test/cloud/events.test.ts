@@ -7,14 +7,40 @@ import { asyncStore } from '../../src/cloud/store/sqlite-async.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { uplinkTopic } from '../../src/core/topics.js';
 import { encodeUplink } from '../../src/proto/codec.js';
-import { FLOOR, HIVE, HIVE_SERIAL, presenceAt, ROOM_A, SENSOR_PA, SENSOR_T, T0, tinyModel, trafficAt, ZONE_A1 } from './fixture.js';
+import {
+  FLOOR,
+  HIVE,
+  HIVE_SERIAL,
+  presenceAt,
+  ROOM_A,
+  SENSOR_PA,
+  SENSOR_T,
+  T0,
+  tinyModel,
+  trafficAt,
+  ZONE_A1,
+} from './fixture.js';
 
-const LOCATION = { org_id: 'org_1', org_name: 'Org', site_id: 'site_1', site_name: 'Site', building_id: 'building_1', building_name: 'B', floor_id: FLOOR, floor_name: 'F1' };
+const LOCATION = {
+  org_id: 'org_1',
+  org_name: 'Org',
+  site_id: 'site_1',
+  site_name: 'Site',
+  building_id: 'building_1',
+  building_name: 'B',
+  floor_id: FLOOR,
+  floor_name: 'F1',
+};
 
 describe('spec §6 events', () => {
   it('derives ids from type, subject, instant and revision: stable, distinct, never random', async () => {
     expect(eventId('ROOM_OCCUPANCY_1M', ROOM_A, T0, 0)).toBe(eventId('ROOM_OCCUPANCY_1M', ROOM_A, T0, 0));
-    const ids = new Set([eventId('ROOM_OCCUPANCY_1M', ROOM_A, T0, 0), eventId('ROOM_OCCUPANCY_1M', ROOM_A, T0, 1), eventId('ROOM_OCCUPANCY', ROOM_A, T0, 0), eventId('ROOM_OCCUPANCY_1M', ZONE_A1, T0, 0)]);
+    const ids = new Set([
+      eventId('ROOM_OCCUPANCY_1M', ROOM_A, T0, 0),
+      eventId('ROOM_OCCUPANCY_1M', ROOM_A, T0, 1),
+      eventId('ROOM_OCCUPANCY', ROOM_A, T0, 0),
+      eventId('ROOM_OCCUPANCY_1M', ZONE_A1, T0, 0),
+    ]);
     expect(ids.size).toBe(4);
     expect([...ids].every((id) => /^event_[0-9a-f]{24}$/.test(id))).toBe(true);
   });
@@ -23,13 +49,29 @@ describe('spec §6 events', () => {
     const model = tinyModel();
     model.rooms = model.rooms.map((r) => (r.id === ROOM_A ? { ...r, customId: 'A-1' } : r));
     const meta = new EventMetadata(catalogueFromScenario(model));
-    const e = { id: 1, eventId: 'event_x', type: 'ZONE_OCCUPANCY', spaceId: ZONE_A1, minuteMs: T0 + 5000, value: 2, revision: 0, emittedAtMs: T0 + 60_000 };
+    const e = {
+      id: 1,
+      eventId: 'event_x',
+      type: 'ZONE_OCCUPANCY',
+      spaceId: ZONE_A1,
+      minuteMs: T0 + 5000,
+      value: 2,
+      revision: 0,
+      emittedAtMs: T0 + 60_000,
+    };
     expect(meta.envelope(e)).toEqual({
       id: 'event_x',
       type: 'ZONE_OCCUPANCY',
       timestamp: T0 + 5000,
       version: 'v1.0.0',
-      metadata: { ...LOCATION, room_id: ROOM_A, room_name: 'A', room_custom_id: 'A-1', zone_id: ZONE_A1, zone_name: 'A1' },
+      metadata: {
+        ...LOCATION,
+        room_id: ROOM_A,
+        room_name: 'A',
+        room_custom_id: 'A-1',
+        zone_id: ZONE_A1,
+        zone_name: 'A1',
+      },
       data: 2,
     });
     expect(meta.forSpace(FLOOR)).toEqual(LOCATION); // FLOOR_OCCUPANCY: no room_id
@@ -38,8 +80,23 @@ describe('spec §6 events', () => {
   it('streams DETECTIONS and TRAFFIC events with local and world coordinates and full sensor metadata', async () => {
     const events: SensorEvent[] = [];
     const model = tinyModel();
-    const pipeline = new CloudPipeline({ catalogue: catalogueFromScenario(model), tickMs: model.tickMs, store: asyncStore(new SqliteStore(':memory:')), clock: new VirtualClock(T0), lookbackMs: 300_000, onSensorEvent: (e) => events.push(e) });
-    await pipeline.handleMessage(uplinkTopic(HIVE_SERIAL), encodeUplink({ hiveSerial: HIVE_SERIAL, seq: 1, sentAtMs: T0, packets: [presenceAt(SENSOR_PA, T0, [[5, 5]]), trafficAt(SENSOR_T, T0 + 1000, 2, 1)] }));
+    const pipeline = new CloudPipeline({
+      catalogue: catalogueFromScenario(model),
+      tickMs: model.tickMs,
+      store: asyncStore(new SqliteStore(':memory:')),
+      clock: new VirtualClock(T0),
+      lookbackMs: 300_000,
+      onSensorEvent: (e) => events.push(e),
+    });
+    await pipeline.handleMessage(
+      uplinkTopic(HIVE_SERIAL),
+      encodeUplink({
+        hiveSerial: HIVE_SERIAL,
+        seq: 1,
+        sentAtMs: T0,
+        packets: [presenceAt(SENSOR_PA, T0, [[5, 5]]), trafficAt(SENSOR_T, T0 + 1000, 2, 1)],
+      }),
+    );
     expect(events.map((e) => e.type)).toEqual(['DETECTIONS', 'TRAFFIC']);
     const det = events[0]!;
     expect(det.data).toMatchObject({ local: [[expect.closeTo(1 / 6, 6), expect.closeTo(0.5, 6)]] });

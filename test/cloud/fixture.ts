@@ -49,7 +49,12 @@ function sensor(id: string, mac: string, over: Partial<SensorModel>): SensorMode
 
 export const SENSOR_PA = sensor('sensor_pa', '00-17-0d-00-00-00-00-0a', { roomId: ROOM_A, center: [7, 5] });
 export const SENSOR_PB = sensor('sensor_pb', '00-17-0d-00-00-00-00-0b', { roomId: ROOM_B, center: [12, 5] });
-export const SENSOR_T = sensor('sensor_t', '00-17-0d-00-00-00-00-0c', { roomId: ROOM_B, doorId: 'door_ab', mode: 'traffic', center: [10, 5] });
+export const SENSOR_T = sensor('sensor_t', '00-17-0d-00-00-00-00-0c', {
+  roomId: ROOM_B,
+  doorId: 'door_ab',
+  mode: 'traffic',
+  center: [10, 5],
+});
 
 export const HIVE: HiveModel = {
   id: 'hive_1',
@@ -77,9 +82,29 @@ export function tinyModel(): ScenarioModel {
     batchIntervalMs: 5000,
     noise: { presence: { miss: 0, falsePositive: 0, jitterM: 0 }, traffic: { miss: 0, crowdMiss: 0 } },
     org: { id: 'org_1', name: 'Org' },
-    sites: [{ id: 'site_1', name: 'Site', customId: null, siteNumber: null, timezone: 'Europe/Berlin', buildingIds: ['building_1'], src: '/sites/0' }],
+    sites: [
+      {
+        id: 'site_1',
+        name: 'Site',
+        customId: null,
+        siteNumber: null,
+        timezone: 'Europe/Berlin',
+        buildingIds: ['building_1'],
+        src: '/sites/0',
+      },
+    ],
     buildings: [
-      { id: 'building_1', name: 'B', siteId: 'site_1', customId: null, buildingNumber: null, capacity: null, address: null, floorIds: [FLOOR], src: '/b/0' },
+      {
+        id: 'building_1',
+        name: 'B',
+        siteId: 'site_1',
+        customId: null,
+        buildingNumber: null,
+        capacity: null,
+        address: null,
+        floorIds: [FLOOR],
+        src: '/b/0',
+      },
     ],
     floors: [
       {
@@ -99,12 +124,50 @@ export function tinyModel(): ScenarioModel {
       },
     ],
     rooms: [
-      { id: ROOM_A, name: 'A', floorId: FLOOR, customId: null, capacity: null, polygon: rect(0, 0, 10, 10), src: '/rooms/0' },
-      { id: ROOM_B, name: 'B', floorId: FLOOR, customId: null, capacity: null, polygon: rect(10, 0, 20, 10), src: '/rooms/1' },
+      {
+        id: ROOM_A,
+        name: 'A',
+        floorId: FLOOR,
+        customId: null,
+        capacity: null,
+        polygon: rect(0, 0, 10, 10),
+        src: '/rooms/0',
+      },
+      {
+        id: ROOM_B,
+        name: 'B',
+        floorId: FLOOR,
+        customId: null,
+        capacity: null,
+        polygon: rect(10, 0, 20, 10),
+        src: '/rooms/1',
+      },
     ],
-    zones: [{ id: ZONE_A1, name: 'A1', floorId: FLOOR, roomId: ROOM_A, customId: null, polygon: rect(5, 0, 10, 10), src: '/zones/0' }],
+    zones: [
+      {
+        id: ZONE_A1,
+        name: 'A1',
+        floorId: FLOOR,
+        roomId: ROOM_A,
+        customId: null,
+        polygon: rect(5, 0, 10, 10),
+        src: '/zones/0',
+      },
+    ],
     doors: [
-      { id: 'door_ab', name: 'AB', floorId: FLOOR, line: [[10, 4], [10, 6]], fromRoomId: ROOM_A, toRoomId: ROOM_B, entrance: false, src: '/doors/0' },
+      {
+        id: 'door_ab',
+        name: 'AB',
+        floorId: FLOOR,
+        line: [
+          [10, 4],
+          [10, 6],
+        ],
+        fromRoomId: ROOM_A,
+        toRoomId: ROOM_B,
+        entrance: false,
+        src: '/doors/0',
+      },
     ],
     hives: [HIVE],
     sensors: [SENSOR_PA, SENSOR_PB, SENSOR_T],

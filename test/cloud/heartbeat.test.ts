@@ -14,7 +14,13 @@ import { HIVE, HIVE_SERIAL, presenceAt, SENSOR_PA, SENSOR_PB, T0, tinyModel } fr
 function setup() {
   const store = new SqliteStore(':memory:');
   const clock = new VirtualClock(T0);
-  const pipeline = new CloudPipeline({ catalogue: catalogueFromScenario(tinyModel()), tickMs: tinyModel().tickMs, store: asyncStore(store), clock, lookbackMs: 300_000 });
+  const pipeline = new CloudPipeline({
+    catalogue: catalogueFromScenario(tinyModel()),
+    tickMs: tinyModel().tickMs,
+    store: asyncStore(store),
+    clock,
+    lookbackMs: 300_000,
+  });
   return { store, clock, pipeline };
 }
 
@@ -54,7 +60,12 @@ describe('heartbeats consumed by the cloud', () => {
     const { store, clock, pipeline } = setup();
     await pipeline.handleHeartbeat(heartbeatTopic(HIVE_SERIAL), encodeHeartbeat(heartbeat({ state: 'booting' })));
     clock.advanceTo(T0 + 60_000);
-    await pipeline.handleHeartbeat(heartbeatTopic(HIVE_SERIAL), encodeHeartbeat(heartbeat({ sensors: [health(SENSOR_PA.mac.toUpperCase(), { measuredAtMs: T0 + 59_000, batteryLevel: 0.5 })] })));
+    await pipeline.handleHeartbeat(
+      heartbeatTopic(HIVE_SERIAL),
+      encodeHeartbeat(
+        heartbeat({ sensors: [health(SENSOR_PA.mac.toUpperCase(), { measuredAtMs: T0 + 59_000, batteryLevel: 0.5 })] }),
+      ),
+    );
     expect(store.hiveStatus(HIVE.id)).toEqual({
       hiveId: HIVE.id,
       hiveSerial: HIVE_SERIAL,
@@ -71,14 +82,34 @@ describe('heartbeats consumed by the cloud', () => {
       bufferedBytes: 1200,
       droppedPackets: 0,
     });
-    expect(store.sensorStatus(SENSOR_PA.id)).toMatchObject({ lastSeenMs: T0 + 59_000, healthAtMs: T0 + 59_000, batteryLevel: 0.5, rssiDbm: -71, linkPdr: 0.875, hops: 1, parent: HIVE_SERIAL });
+    expect(store.sensorStatus(SENSOR_PA.id)).toMatchObject({
+      lastSeenMs: T0 + 59_000,
+      healthAtMs: T0 + 59_000,
+      batteryLevel: 0.5,
+      rssiDbm: -71,
+      linkPdr: 0.875,
+      hops: 1,
+      parent: HIVE_SERIAL,
+    });
     expect(store.deadLetters()).toEqual([]);
   });
 
   it('moves a sensor last seen forward with its data packets, health or not', async () => {
     const { store, pipeline } = setup();
-    await pipeline.handleMessage(uplinkTopic(HIVE_SERIAL), encodeUplink({ hiveSerial: HIVE_SERIAL, seq: 1, sentAtMs: T0, packets: [presenceAt(SENSOR_PB, T0 + 2000, []), presenceAt(SENSOR_PB, T0 + 1000, [])] }));
-    expect(store.sensorStatus(SENSOR_PB.id)).toMatchObject({ lastSeenMs: T0 + 2000, batteryLevel: null, rssiDbm: null });
+    await pipeline.handleMessage(
+      uplinkTopic(HIVE_SERIAL),
+      encodeUplink({
+        hiveSerial: HIVE_SERIAL,
+        seq: 1,
+        sentAtMs: T0,
+        packets: [presenceAt(SENSOR_PB, T0 + 2000, []), presenceAt(SENSOR_PB, T0 + 1000, [])],
+      }),
+    );
+    expect(store.sensorStatus(SENSOR_PB.id)).toMatchObject({
+      lastSeenMs: T0 + 2000,
+      batteryLevel: null,
+      rssiDbm: null,
+    });
     expect(store.sensorStatus(SENSOR_PA.id)).toBeNull();
   });
 
@@ -87,13 +118,37 @@ describe('heartbeats consumed by the cloud', () => {
     model.hives.push({ ...model.hives[0]!, id: 'hive_2', serial: 'HV0000000002' });
     model.sensors = model.sensors.map((s) => (s.id === SENSOR_PB.id ? { ...s, hiveId: 'hive_2' } : s));
     const store = new SqliteStore(':memory:');
-    const pipeline = new CloudPipeline({ catalogue: catalogueFromScenario(model), tickMs: model.tickMs, store: asyncStore(store), clock: new VirtualClock(T0), lookbackMs: 300_000 });
-    await pipeline.handleHeartbeat(heartbeatTopic('HV0000000099'), encodeHeartbeat(heartbeat({ hiveSerial: 'HV0000000099' })));
-    await pipeline.handleHeartbeat(heartbeatTopic(HIVE_SERIAL), encodeHeartbeat(heartbeat({ hiveSerial: 'HV0000000002' })));
+    const pipeline = new CloudPipeline({
+      catalogue: catalogueFromScenario(model),
+      tickMs: model.tickMs,
+      store: asyncStore(store),
+      clock: new VirtualClock(T0),
+      lookbackMs: 300_000,
+    });
+    await pipeline.handleHeartbeat(
+      heartbeatTopic('HV0000000099'),
+      encodeHeartbeat(heartbeat({ hiveSerial: 'HV0000000099' })),
+    );
+    await pipeline.handleHeartbeat(
+      heartbeatTopic(HIVE_SERIAL),
+      encodeHeartbeat(heartbeat({ hiveSerial: 'HV0000000002' })),
+    );
     await pipeline.handleHeartbeat(heartbeatTopic(HIVE_SERIAL), Uint8Array.from([0xff, 0xff, 0xff]));
     await pipeline.handleHeartbeat(uplinkTopic(HIVE_SERIAL), encodeHeartbeat(heartbeat()));
-    await pipeline.handleHeartbeat(heartbeatTopic(HIVE_SERIAL), encodeHeartbeat(heartbeat({ sensors: [health('00-17-0d-00-00-00-00-ff'), health(SENSOR_PB.mac), health(SENSOR_PA.mac)] })));
-    expect(store.deadLetters().map((d) => d.reason)).toEqual(['UNKNOWN_HIVE', 'UNKNOWN_HIVE', 'DECODE_FAILED', 'BAD_TOPIC', 'UNKNOWN_SENSOR', 'SENSOR_NOT_ON_HIVE']);
+    await pipeline.handleHeartbeat(
+      heartbeatTopic(HIVE_SERIAL),
+      encodeHeartbeat(
+        heartbeat({ sensors: [health('00-17-0d-00-00-00-00-ff'), health(SENSOR_PB.mac), health(SENSOR_PA.mac)] }),
+      ),
+    );
+    expect(store.deadLetters().map((d) => d.reason)).toEqual([
+      'UNKNOWN_HIVE',
+      'UNKNOWN_HIVE',
+      'DECODE_FAILED',
+      'BAD_TOPIC',
+      'UNKNOWN_SENSOR',
+      'SENSOR_NOT_ON_HIVE',
+    ]);
     expect(store.deadLetters()[4]?.message).toContain('heartbeat sensors[0]');
     expect(store.hiveStatus('hive_2')).toBeNull();
     expect(store.hiveStatus(HIVE.id)?.state).toBe('streaming'); // the valid rest is kept
@@ -108,8 +163,15 @@ describe('heartbeat size limit', () => {
     const registry = buildRegistry(tinyModel());
     const payload = encodeHeartbeat(heartbeat({ firmwareVersion: 'x'.repeat(100 * 1024) }));
     const verdict = inspectHeartbeat(registry, { topic: heartbeatTopic(HIVE_SERIAL), payload, receivedAtMs: T0 });
-    expect(verdict).toMatchObject({ kind: 'rejected', deadLetter: { reason: 'DECODE_FAILED', message: expect.stringContaining('65536-byte limit') } });
-    const small = inspectHeartbeat(registry, { topic: heartbeatTopic(HIVE_SERIAL), payload: encodeHeartbeat(heartbeat()), receivedAtMs: T0 });
+    expect(verdict).toMatchObject({
+      kind: 'rejected',
+      deadLetter: { reason: 'DECODE_FAILED', message: expect.stringContaining('65536-byte limit') },
+    });
+    const small = inspectHeartbeat(registry, {
+      topic: heartbeatTopic(HIVE_SERIAL),
+      payload: encodeHeartbeat(heartbeat()),
+      receivedAtMs: T0,
+    });
     expect(small.kind).toBe('accepted');
   });
 });

@@ -12,50 +12,82 @@ import { encodeUplink } from '../../src/proto/codec.js';
 import type { UplinkBatch, WirePacket } from '../../src/proto/messages.js';
 import { HIVE_SERIAL, presenceAt, SENSOR_PA, SENSOR_PB, SENSOR_T, T0, tinyModel, trafficAt } from './fixture.js';
 
-const point = fc.tuple(fc.double({ min: 3, max: 16, noNaN: true }), fc.double({ min: 1, max: 9, noNaN: true })) as fc.Arbitrary<Vec2>;
+const point = fc.tuple(
+  fc.double({ min: 3, max: 16, noNaN: true }),
+  fc.double({ min: 1, max: 9, noNaN: true }),
+) as fc.Arbitrary<Vec2>;
 const packet = fc.oneof(
-  fc.record({ s: fc.constantFrom(SENSOR_PA, SENSOR_PB), tick: fc.integer({ min: 0, max: 179 }), pts: fc.array(point, { maxLength: 4 }) }).map(({ s, tick, pts }) => presenceAt(s, T0 + tick * 1000, pts)),
-  fc.record({ tick: fc.integer({ min: 0, max: 179 }), i: fc.nat(3), o: fc.nat(3) }).map(({ tick, i, o }) => trafficAt(SENSOR_T, T0 + tick * 1000, i, o)),
+  fc
+    .record({
+      s: fc.constantFrom(SENSOR_PA, SENSOR_PB),
+      tick: fc.integer({ min: 0, max: 179 }),
+      pts: fc.array(point, { maxLength: 4 }),
+    })
+    .map(({ s, tick, pts }) => presenceAt(s, T0 + tick * 1000, pts)),
+  fc
+    .record({ tick: fc.integer({ min: 0, max: 179 }), i: fc.nat(3), o: fc.nat(3) })
+    .map(({ tick, i, o }) => trafficAt(SENSOR_T, T0 + tick * 1000, i, o)),
 );
 
 /** Keeps the first packet per (sensor, instant): the aggregator and the kernel agree only on consistent input. */
 function consistent(packets: WirePacket[]): WirePacket[] {
   const seen = new Set<string>();
-  return packets.filter((p) => !seen.has(`${p.sensorMac}|${p.sensedAtMs}`) && seen.add(`${p.sensorMac}|${p.sensedAtMs}`) !== undefined);
+  return packets.filter(
+    (p) => !seen.has(`${p.sensorMac}|${p.sensedAtMs}`) && seen.add(`${p.sensorMac}|${p.sensedAtMs}`) !== undefined,
+  );
 }
 
 describe('fast pipeline kernel', () => {
   it('computes the same per-minute presence rows as the Map-based reference aggregator, overlap merging included (seed 42)', () => {
     fc.assert(
-      fc.property(fc.array(packet, { minLength: 1, maxLength: 120 }), fc.integer({ min: 1, max: 30 }), (raw, perBatch) => {
-        const packets = consistent(raw);
-        const batches: UplinkBatch[] = [];
-        for (let i = 0; i < packets.length; i += perBatch) batches.push({ hiveSerial: HIVE_SERIAL, seq: batches.length + 1, sentAtMs: T0, packets: packets.slice(i, i + perBatch) });
-        const model = tinyModel();
-        const registry = buildRegistry(model);
-        // The reference: protobufjs decode + inspectUplink + the Map-based aggregator (docs/occupancy.md).
-        const reference = new PresenceAggregator(registry);
-        const fast = new StorelessPipeline(registry, model.tickMs, model.sites[0]?.timezone ?? 'UTC');
-        for (const b of batches) {
-          const bytes = encodeUplink(b);
-          const v = inspectUplink(registry, { topic: uplinkTopic(HIVE_SERIAL), payload: bytes, receivedAtMs: T0 });
-          if (v.kind === 'accepted') for (const { sensorId, packet: p } of v.packets) if (p.kind === 'presence') reference.add(sensorId, p.sensedAtMs, p.detections);
-          fast.ingest(uplinkTopic(HIVE_SERIAL), bytes);
-          fast.ingest(uplinkTopic(HIVE_SERIAL), bytes); // a redelivery changes nothing
-        }
-        const rows = fast.finaliseBefore(Infinity);
-        const stored = reference.openMinutes().flatMap((m) => reference.finalise(m));
-        const key = (r: { spaceId: string; minuteMs: number }): string => `${r.minuteMs}|${r.spaceId}`;
-        expect([...rows].sort((a, b) => (key(a) < key(b) ? -1 : 1))).toEqual([...stored].sort((a, b) => (key(a) < key(b) ? -1 : 1)));
-        expect(fast.counters.duplicateBatches).toBe(batches.length);
-      }),
+      fc.property(
+        fc.array(packet, { minLength: 1, maxLength: 120 }),
+        fc.integer({ min: 1, max: 30 }),
+        (raw, perBatch) => {
+          const packets = consistent(raw);
+          const batches: UplinkBatch[] = [];
+          for (let i = 0; i < packets.length; i += perBatch)
+            batches.push({
+              hiveSerial: HIVE_SERIAL,
+              seq: batches.length + 1,
+              sentAtMs: T0,
+              packets: packets.slice(i, i + perBatch),
+            });
+          const model = tinyModel();
+          const registry = buildRegistry(model);
+          // The reference: protobufjs decode + inspectUplink + the Map-based aggregator (docs/occupancy.md).
+          const reference = new PresenceAggregator(registry);
+          const fast = new StorelessPipeline(registry, model.tickMs, model.sites[0]?.timezone ?? 'UTC');
+          for (const b of batches) {
+            const bytes = encodeUplink(b);
+            const v = inspectUplink(registry, { topic: uplinkTopic(HIVE_SERIAL), payload: bytes, receivedAtMs: T0 });
+            if (v.kind === 'accepted')
+              for (const { sensorId, packet: p } of v.packets)
+                if (p.kind === 'presence') reference.add(sensorId, p.sensedAtMs, p.detections);
+            fast.ingest(uplinkTopic(HIVE_SERIAL), bytes);
+            fast.ingest(uplinkTopic(HIVE_SERIAL), bytes); // a redelivery changes nothing
+          }
+          const rows = fast.finaliseBefore(Infinity);
+          const stored = reference.openMinutes().flatMap((m) => reference.finalise(m));
+          const key = (r: { spaceId: string; minuteMs: number }): string => `${r.minuteMs}|${r.spaceId}`;
+          expect([...rows].sort((a, b) => (key(a) < key(b) ? -1 : 1))).toEqual(
+            [...stored].sort((a, b) => (key(a) < key(b) ? -1 : 1)),
+          );
+          expect(fast.counters.duplicateBatches).toBe(batches.length);
+        },
+      ),
       { seed: 42, numRuns: 60 },
     );
   });
 
   it('throws WireError on truncated or garbage bytes instead of reading past them', () => {
     const visitor: ScanVisitor = { header() {}, presenceStart() {}, point() {}, presenceEnd() {}, traffic() {} };
-    const good = encodeUplink({ hiveSerial: HIVE_SERIAL, seq: 1, sentAtMs: T0, packets: [presenceAt(SENSOR_PA, T0, [[5, 5]])] });
+    const good = encodeUplink({
+      hiveSerial: HIVE_SERIAL,
+      seq: 1,
+      sentAtMs: T0,
+      packets: [presenceAt(SENSOR_PA, T0, [[5, 5]])],
+    });
     const scanner = new WireScanner();
     for (let cut = 1; cut < good.length; cut++) {
       try {
@@ -64,13 +96,31 @@ describe('fast pipeline kernel', () => {
         expect(err).toBeInstanceOf(WireError);
       }
     }
-    expect(() => scanner.scan(Uint8Array.from([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]), visitor)).toThrow(WireError);
+    expect(() =>
+      scanner.scan(Uint8Array.from([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]), visitor),
+    ).toThrow(WireError);
   });
 
   it('reads detections whose zero coordinates the encoder left out as well as the usual layout', () => {
     const points: Array<[number, number]> = [];
-    const visitor: ScanVisitor = { header() {}, presenceStart() {}, point: (x, y) => void points.push([x, y]), presenceEnd() {}, traffic() {} };
-    const packet = { kind: 'presence' as const, sensorMac: SENSOR_PA.mac, sensedAtMs: T0, detections: [[0, 0.5], [0.25, 0], [0.5, 0.75], [0, 0]] as Array<[number, number]> };
+    const visitor: ScanVisitor = {
+      header() {},
+      presenceStart() {},
+      point: (x, y) => void points.push([x, y]),
+      presenceEnd() {},
+      traffic() {},
+    };
+    const packet = {
+      kind: 'presence' as const,
+      sensorMac: SENSOR_PA.mac,
+      sensedAtMs: T0,
+      detections: [
+        [0, 0.5],
+        [0.25, 0],
+        [0.5, 0.75],
+        [0, 0],
+      ] as Array<[number, number]>,
+    };
     new WireScanner().scan(encodeUplink({ hiveSerial: HIVE_SERIAL, seq: 1, sentAtMs: T0, packets: [packet] }), visitor);
     expect(points).toEqual(packet.detections);
   });
@@ -93,18 +143,24 @@ describe('fast pipeline kernel', () => {
   });
 
   it('agrees with a case-insensitive Map on every spelling, over tables larger than their first byte store (seed 1414)', () => {
-    const mac = fc.array(fc.constantFrom(...'0123456789abcdefABCDEF-:'), { minLength: 0, maxLength: 30 }).map((cs) => cs.join(''));
+    const mac = fc
+      .array(fc.constantFrom(...'0123456789abcdefABCDEF-:'), { minLength: 0, maxLength: 30 })
+      .map((cs) => cs.join(''));
     fc.assert(
-      fc.property(fc.uniqueArray(mac, { minLength: 1, maxLength: 300, selector: (m) => m.toLowerCase() }), fc.array(fc.tuple(fc.nat(), fc.boolean(), fc.boolean())), (macs, probes) => {
-        const table = new MacTable(macs);
-        const index = new Map(macs.map((m, i) => [m.toLowerCase(), i] as const));
-        for (const [pick, upper, unknown] of probes) {
-          const base = macs[pick % macs.length] as string;
-          const probe = unknown ? `${base}z` : upper ? base.toUpperCase() : base;
-          const b = new TextEncoder().encode(`..${probe}`);
-          expect(table.lookup(b, new DataView(b.buffer), 2, b.length)).toBe(index.get(probe.toLowerCase()) ?? -1);
-        }
-      }),
+      fc.property(
+        fc.uniqueArray(mac, { minLength: 1, maxLength: 300, selector: (m) => m.toLowerCase() }),
+        fc.array(fc.tuple(fc.nat(), fc.boolean(), fc.boolean())),
+        (macs, probes) => {
+          const table = new MacTable(macs);
+          const index = new Map(macs.map((m, i) => [m.toLowerCase(), i] as const));
+          for (const [pick, upper, unknown] of probes) {
+            const base = macs[pick % macs.length] as string;
+            const probe = unknown ? `${base}z` : upper ? base.toUpperCase() : base;
+            const b = new TextEncoder().encode(`..${probe}`);
+            expect(table.lookup(b, new DataView(b.buffer), 2, b.length)).toBe(index.get(probe.toLowerCase()) ?? -1);
+          }
+        },
+      ),
       { seed: 1414, numRuns: 200 },
     );
   });

@@ -17,7 +17,8 @@ function localDateFn(zone: string): (ms: number) => string {
 }
 
 function* datesOf(fromYear: number, toYear: number): Generator<string> {
-  for (let t = Date.UTC(fromYear, 0, 1); t < Date.UTC(toYear + 1, 0, 1); t += 24 * H) yield new Date(t).toISOString().slice(0, 10);
+  for (let t = Date.UTC(fromYear, 0, 1); t < Date.UTC(toYear + 1, 0, 1); t += 24 * H)
+    yield new Date(t).toISOString().slice(0, 10);
 }
 
 function sweepZone(zone: string): string[] {
@@ -30,7 +31,8 @@ function sweepZone(zone: string): string[] {
   let prev = Number.NaN;
   for (const date of datesOf(2024, 2027)) {
     if (dateOf(t) !== date) problems.push(`${zone}: reset ${new Date(t).toISOString()} is not on ${date}`);
-    if (dateOf(t - 1) === date) problems.push(`${zone}: reset ${new Date(t).toISOString()} is not the first instant of ${date}`);
+    if (dateOf(t - 1) === date)
+      problems.push(`${zone}: reset ${new Date(t).toISOString()} is not the first instant of ${date}`);
     if (days.dayStartOf(t + 1) !== t) problems.push(`${zone}: dayStartOf inside ${date} disagrees`);
     const hours = (t - prev) / H;
     const allowed = ALLOWED_HOURS.has(hours) || (TWO_HOUR_DST.has(zone) && (hours === 22 || hours === 26));
@@ -60,7 +62,8 @@ describe('LocalDays', () => {
   it('gives Lord Howe Island its 23.5 h and 24.5 h days', () => {
     const days = new LocalDays('Australia/Lord_Howe');
     const lengths = new Set<number>();
-    for (let t = days.dayStartOf(Date.UTC(2025, 0, 1)); t < Date.UTC(2026, 0, 1); t = days.nextDayStartOf(t)) lengths.add((days.nextDayStartOf(t) - t) / H);
+    for (let t = days.dayStartOf(Date.UTC(2025, 0, 1)); t < Date.UTC(2026, 0, 1); t = days.nextDayStartOf(t))
+      lengths.add((days.nextDayStartOf(t) - t) / H);
     expect([...lengths].sort()).toEqual([23.5, 24, 24.5]);
   });
 

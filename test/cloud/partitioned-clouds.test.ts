@@ -11,7 +11,19 @@ import { VirtualClock } from '../../src/core/clock.js';
 import { ackTopic, uplinkTopic } from '../../src/core/topics.js';
 import { decodeAck, encodeUplink } from '../../src/proto/codec.js';
 import type { WirePacket } from '../../src/proto/messages.js';
-import { FLOOR, HIVE_SERIAL, presenceAt, ROOM_A, ROOM_B, SENSOR_PA, SENSOR_PB, SENSOR_T, T0, tinyModel, trafficAt } from './fixture.js';
+import {
+  FLOOR,
+  HIVE_SERIAL,
+  presenceAt,
+  ROOM_A,
+  ROOM_B,
+  SENSOR_PA,
+  SENSOR_PB,
+  SENSOR_T,
+  T0,
+  tinyModel,
+  trafficAt,
+} from './fixture.js';
 
 const MIN = 60_000;
 
@@ -22,7 +34,11 @@ const MIN = 60_000;
  */
 function packetsOf(minute: number): WirePacket[] {
   const t = T0 + minute * MIN;
-  return [presenceAt(SENSOR_PA, t, [[7, 5]]), presenceAt(SENSOR_PB, t, minute % 3 === 0 ? [[12, 5]] : []), trafficAt(SENSOR_T, t + 1000, minute % 4, 1)];
+  return [
+    presenceAt(SENSOR_PA, t, [[7, 5]]),
+    presenceAt(SENSOR_PB, t, minute % 3 === 0 ? [[12, 5]] : []),
+    trafficAt(SENSOR_T, t + 1000, minute % 4, 1),
+  ];
 }
 
 async function run(clouds: 1 | 2): Promise<{ presence: unknown[]; traffic: unknown[]; batches: number[] }> {
@@ -49,12 +65,20 @@ async function run(clouds: 1 | 2): Promise<{ presence: unknown[]; traffic: unkno
         }),
       );
     }
-    const hive = await connectAsync(broker.url, { clientId: `hive-${HIVE_SERIAL}`, username: HIVE_SERIAL, password: 'secret' });
+    const hive = await connectAsync(broker.url, {
+      clientId: `hive-${HIVE_SERIAL}`,
+      username: HIVE_SERIAL,
+      password: 'secret',
+    });
     await hive.subscribeAsync(ackTopic(HIVE_SERIAL), { qos: 1 });
     for (let m = 0; m < 12; m++) {
       clock.advanceTo(T0 + (m + 1) * MIN);
       const acked = new Promise<number>((r) => hive.once('message', (_t, p) => r(decodeAck(p).ackedSeq)));
-      await hive.publishAsync(uplinkTopic(HIVE_SERIAL), Buffer.from(encodeUplink({ hiveSerial: HIVE_SERIAL, seq: m + 1, sentAtMs: T0, packets: packetsOf(m) })), { qos: 1 });
+      await hive.publishAsync(
+        uplinkTopic(HIVE_SERIAL),
+        Buffer.from(encodeUplink({ hiveSerial: HIVE_SERIAL, seq: m + 1, sentAtMs: T0, packets: packetsOf(m) })),
+        { qos: 1 },
+      );
       expect(await acked).toBe(m + 1);
       // As the shards' clock channel does: every process moves on once the batch is stored.
       for (const c of started) await c.advance(T0 + (m + 1) * MIN);
@@ -64,7 +88,11 @@ async function run(clouds: 1 | 2): Promise<{ presence: unknown[]; traffic: unkno
     const batches = started.map((c) => c.counters().batchesProcessed);
     for (const c of started) await c.close();
     const s = sqliteStore(join(dir, 'store.sqlite')).sync;
-    const out = { presence: [ROOM_A, ROOM_B, FLOOR].flatMap((id) => s.presenceMinutes(id)), traffic: s.trafficMinutes(SENSOR_T.id), batches };
+    const out = {
+      presence: [ROOM_A, ROOM_B, FLOOR].flatMap((id) => s.presenceMinutes(id)),
+      traffic: s.trafficMinutes(SENSOR_T.id),
+      batches,
+    };
     s.close();
     return out;
   } finally {

@@ -60,7 +60,9 @@ const postgres: Adapter = {
         const c = new pg.Client({ connectionString: url });
         await c.connect();
         try {
-          const r = await c.query<{ event_id: string; event_type: string }>("SELECT event_id, event_type FROM webhook_deliveries WHERE subscription_id = 'wh_1' ORDER BY id");
+          const r = await c.query<{ event_id: string; event_type: string }>(
+            "SELECT event_id, event_type FROM webhook_deliveries WHERE subscription_id = 'wh_1' ORDER BY id",
+          );
           return r.rows.map((x) => ({ eventId: x.event_id, eventType: x.event_type }));
         } finally {
           await c.end();
@@ -73,17 +75,40 @@ const postgres: Adapter = {
 /** A subscription to every sensor event; `refuse` makes the store reject the deliveries (a NULL body). */
 function deliveriesOf(refuse: { on: boolean }) {
   return (events: readonly SensorEvent[], t: number): DeliveryInsert[] =>
-    events.map((e) => ({ subscriptionId: 'wh_1', eventId: e.eventId, eventType: e.type, eventTimestampMs: e.timestampMs, body: (refuse.on ? null : JSON.stringify(e.data)) as string, enqueuedAtMs: t, nextAttemptMs: t }));
+    events.map((e) => ({
+      subscriptionId: 'wh_1',
+      eventId: e.eventId,
+      eventType: e.type,
+      eventTimestampMs: e.timestampMs,
+      body: (refuse.on ? null : JSON.stringify(e.data)) as string,
+      enqueuedAtMs: t,
+      nextAttemptMs: t,
+    }));
 }
 
-const message = encodeUplink({ hiveSerial: HIVE_SERIAL, seq: 1, sentAtMs: T0, packets: [presenceAt(SENSOR_PA, T0, [[5, 5]]), trafficAt(SENSOR_T, T0 + 1000, 1, 0)] });
+const message = encodeUplink({
+  hiveSerial: HIVE_SERIAL,
+  seq: 1,
+  sentAtMs: T0,
+  packets: [presenceAt(SENSOR_PA, T0, [[5, 5]]), trafficAt(SENSOR_T, T0 + 1000, 1, 0)],
+});
 
 function pipelineOver(store: Store, refuse: { on: boolean }): CloudPipeline {
   const model = tinyModel();
-  return new CloudPipeline({ catalogue: catalogueFromScenario(model), tickMs: model.tickMs, store, clock: new VirtualClock(T0 + 2000), lookbackMs: 300_000, sensorDeliveries: deliveriesOf(refuse) });
+  return new CloudPipeline({
+    catalogue: catalogueFromScenario(model),
+    tickMs: model.tickMs,
+    store,
+    clock: new VirtualClock(T0 + 2000),
+    lookbackMs: 300_000,
+    sensorDeliveries: deliveriesOf(refuse),
+  });
 }
 
-for (const [name, adapter, skip] of [['SQLite', sqlite, null], ['PostgreSQL', postgres, pgSkip]] as const) {
+for (const [name, adapter, skip] of [
+  ['SQLite', sqlite, null],
+  ['PostgreSQL', postgres, pgSkip],
+] as const) {
   describe.skipIf(skip !== null)(`the webhook outbox in the producing transaction (${name})`, () => {
     it('stores a batch and its DETECTIONS/TRAFFIC deliveries together or not at all, and exactly once after the retransmission', async () => {
       const { store, deliveries } = await adapter.open();
@@ -106,7 +131,15 @@ for (const [name, adapter, skip] of [['SQLite', sqlite, null], ['PostgreSQL', po
 
     it('stores minutes and the occupancy events they produce together or not at all', async () => {
       const { store } = await adapter.open();
-      const event: OccupancyEvent = { eventId: 'event_1', type: 'ROOM_OCCUPANCY_1M', spaceId: ROOM_A, minuteMs: T0, value: 1, revision: 0, emittedAtMs: T0 + 60_000 };
+      const event: OccupancyEvent = {
+        eventId: 'event_1',
+        type: 'ROOM_OCCUPANCY_1M',
+        spaceId: ROOM_A,
+        minuteMs: T0,
+        value: 1,
+        revision: 0,
+        emittedAtMs: T0 + 60_000,
+      };
       const presence = [{ spaceId: ROOM_A, minuteMs: T0, value: 1, samples: 60 }];
       const traffic = [{ sensorId: SENSOR_T.id, minuteMs: T0, in: 1, out: 0 }];
       const refused = { ...event, eventId: null as unknown as string };

@@ -9,7 +9,19 @@ import { VirtualClock } from '../../src/core/clock.js';
 import { uplinkTopic } from '../../src/core/topics.js';
 import { encodeUplink } from '../../src/proto/codec.js';
 import type { WirePacket } from '../../src/proto/messages.js';
-import { FLOOR, HIVE_SERIAL, presenceAt, ROOM_A, ROOM_B, SENSOR_PA, SENSOR_PB, SENSOR_T, T0, tinyModel, trafficAt } from './fixture.js';
+import {
+  FLOOR,
+  HIVE_SERIAL,
+  presenceAt,
+  ROOM_A,
+  ROOM_B,
+  SENSOR_PA,
+  SENSOR_PB,
+  SENSOR_T,
+  T0,
+  tinyModel,
+  trafficAt,
+} from './fixture.js';
 
 const MIN = 60_000;
 
@@ -20,34 +32,76 @@ const MIN = 60_000;
  */
 function packetsOf(minute: number): WirePacket[] {
   const t = T0 + minute * MIN;
-  return [presenceAt(SENSOR_PA, t, [[7, 5]]), presenceAt(SENSOR_PB, t, minute % 2 === 0 ? [[12, 5]] : []), trafficAt(SENSOR_T, t + 1000, minute, 1)];
+  return [
+    presenceAt(SENSOR_PA, t, [[7, 5]]),
+    presenceAt(SENSOR_PB, t, minute % 2 === 0 ? [[12, 5]] : []),
+    trafficAt(SENSOR_T, t + 1000, minute, 1),
+  ];
 }
 
-async function run(split: boolean): Promise<{ presence: unknown[]; rollups: unknown[]; traffic: unknown[]; counters: Array<Record<string, number>>; marksLeft: unknown[] }> {
+async function run(split: boolean): Promise<{
+  presence: unknown[];
+  rollups: unknown[];
+  traffic: unknown[];
+  counters: Array<Record<string, number>>;
+  marksLeft: unknown[];
+}> {
   const dir = mkdtempSync(join(tmpdir(), 'occusim-partition-'));
   try {
     const path = join(dir, 'store.sqlite');
     const model = tinyModel();
     const clock = new VirtualClock(T0);
     const pipeline = (owns: boolean | null) =>
-      new CloudPipeline({ catalogue: catalogueFromScenario(model), tickMs: model.tickMs, store: sqliteStore(path), clock, lookbackMs: 5 * MIN, ...(owns === null ? {} : { partition: { self: owns ? '2/2' : '1/2', ownerOf: () => '2/2' } }) });
+      new CloudPipeline({
+        catalogue: catalogueFromScenario(model),
+        tickMs: model.tickMs,
+        store: sqliteStore(path),
+        clock,
+        lookbackMs: 5 * MIN,
+        ...(owns === null ? {} : { partition: { self: owns ? '2/2' : '1/2', ownerOf: () => '2/2' } }),
+      });
     const [a, b] = split ? [pipeline(false), pipeline(true)] : [pipeline(null), null];
     for (let m = 0; m < 12; m++) {
       clock.advanceTo(T0 + (m + 1) * MIN);
       // Every other batch lands on the process that does not own the floor.
       const to = split && m % 2 === 0 ? (b as CloudPipeline) : a;
-      expect((await to.handleMessage(uplinkTopic(HIVE_SERIAL), encodeUplink({ hiveSerial: HIVE_SERIAL, seq: m + 1, sentAtMs: T0, packets: packetsOf(m) })))?.ackedSeq).toBe(m + 1);
+      expect(
+        (
+          await to.handleMessage(
+            uplinkTopic(HIVE_SERIAL),
+            encodeUplink({ hiveSerial: HIVE_SERIAL, seq: m + 1, sentAtMs: T0, packets: packetsOf(m) }),
+          )
+        )?.ackedSeq,
+      ).toBe(m + 1);
       for (const p of [a, b]) await p?.advance(T0 + (m + 1) * MIN);
       if (m === 3) {
         // Late within the look-back: minute 1, already computed by the owner, gains an instant, stored by the other process.
-        const late = [presenceAt(SENSOR_PB, T0 + MIN + 30_000, [[12, 5], [13, 5]]), presenceAt(SENSOR_PA, T0 + MIN + 30_000, [[7, 5]])];
-        await a.handleMessage(uplinkTopic(HIVE_SERIAL), encodeUplink({ hiveSerial: HIVE_SERIAL, seq: 100, sentAtMs: T0, packets: late }));
+        const late = [
+          presenceAt(SENSOR_PB, T0 + MIN + 30_000, [
+            [12, 5],
+            [13, 5],
+          ]),
+          presenceAt(SENSOR_PA, T0 + MIN + 30_000, [[7, 5]]),
+        ];
+        await a.handleMessage(
+          uplinkTopic(HIVE_SERIAL),
+          encodeUplink({ hiveSerial: HIVE_SERIAL, seq: 100, sentAtMs: T0, packets: late }),
+        );
       }
       if (m === 9) {
         // Late beyond the look-back: minute 2 (finalised by the owner) gains an instant, stored by the other process,
         // which marks the minute for the owner to reopen at its next recompute.
-        const late = [presenceAt(SENSOR_PB, T0 + 2 * MIN + 30_000, [[12, 5], [13, 5]]), presenceAt(SENSOR_PA, T0 + 2 * MIN + 30_000, [[7, 5]])];
-        await a.handleMessage(uplinkTopic(HIVE_SERIAL), encodeUplink({ hiveSerial: HIVE_SERIAL, seq: 101, sentAtMs: T0, packets: late }));
+        const late = [
+          presenceAt(SENSOR_PB, T0 + 2 * MIN + 30_000, [
+            [12, 5],
+            [13, 5],
+          ]),
+          presenceAt(SENSOR_PA, T0 + 2 * MIN + 30_000, [[7, 5]]),
+        ];
+        await a.handleMessage(
+          uplinkTopic(HIVE_SERIAL),
+          encodeUplink({ hiveSerial: HIVE_SERIAL, seq: 101, sentAtMs: T0, packets: late }),
+        );
       }
     }
     for (const p of [a, b]) await p?.finish();
@@ -72,9 +126,17 @@ describe('a floor partition over two pipelines', () => {
     const two = await run(true);
     expect(one.presence.length).toBe(36);
     // The late instant changed minute 1 (one process revises it within the look-back).
-    expect((one.presence as Array<{ minuteMs: number; samples: number }>).filter((r) => r.minuteMs === T0 + MIN).map((r) => r.samples)).toEqual([2, 2, 2]);
+    expect(
+      (one.presence as Array<{ minuteMs: number; samples: number }>)
+        .filter((r) => r.minuteMs === T0 + MIN)
+        .map((r) => r.samples),
+    ).toEqual([2, 2, 2]);
     // The one beyond the look-back reopened minute 2 (one process reopens it from the store).
-    expect((one.presence as Array<{ minuteMs: number; samples: number }>).filter((r) => r.minuteMs === T0 + 2 * MIN).map((r) => r.samples)).toEqual([2, 2, 2]);
+    expect(
+      (one.presence as Array<{ minuteMs: number; samples: number }>)
+        .filter((r) => r.minuteMs === T0 + 2 * MIN)
+        .map((r) => r.samples),
+    ).toEqual([2, 2, 2]);
     expect(one.counters[0]?.lateBeyondWindow).toBe(2);
     // The owner reopened it from the other process's mark: the same minutes and rollups, no mark left.
     expect(two.presence).toEqual(one.presence);

@@ -42,7 +42,20 @@ describe('asset registry', () => {
 
   it('makes every presence sensor of the floor sample a zone of the floor', () => {
     const model = tinyModel();
-    model.zones.push({ id: 'zone_floor', name: 'FZ', floorId: FLOOR, roomId: null, customId: null, polygon: [[0, 0], [20, 0], [20, 2], [0, 2]], src: '' });
+    model.zones.push({
+      id: 'zone_floor',
+      name: 'FZ',
+      floorId: FLOOR,
+      roomId: null,
+      customId: null,
+      polygon: [
+        [0, 0],
+        [20, 0],
+        [20, 2],
+        [0, 2],
+      ],
+      src: '',
+    });
     const r = buildRegistry(model);
     expect(r.sampledSpaces(SENSOR_PB.id)).toContain('zone_floor');
     expect(r.sampledSpaces(SENSOR_PA.id)).toContain('zone_floor');

@@ -34,7 +34,9 @@ describeWithBinaries(['mosquitto'], 'MQTT ingest with a shared subscription', ()
     try {
       for (let n = 0; n < 20; n++) await hive.publishAsync(uplinkTopic(HIVE.serial), Buffer.from([n]), { qos: 1 });
       await new Promise((r) => setTimeout(r, 300));
-      expect([...(got[0] ?? []), ...(got[1] ?? [])].sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, n) => n));
+      expect([...(got[0] ?? []), ...(got[1] ?? [])].sort((a, b) => a - b)).toEqual(
+        Array.from({ length: 20 }, (_, n) => n),
+      );
       expect(got[0]?.length).toBeGreaterThan(0);
       expect(got[1]?.length).toBeGreaterThan(0);
     } finally {

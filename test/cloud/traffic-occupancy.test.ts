@@ -17,8 +17,19 @@ describe('traffic occupancy', () => {
   it('resets at the first instant of the local day, 01:00 where midnight does not exist (America/Santiago)', () => {
     const days = new LocalDays('America/Santiago');
     const from = Date.UTC(2026, 8, 6, 2, 0); // 22:00 −04:00 on Saturday 5 September
-    const rows = Array.from({ length: 240 }, (_, i) => ({ sensorId: SENSOR_T.id, minuteMs: from + i * MIN, in: 1, out: 0 }));
-    const series = rawOccupancy({ spaceId: ROOM_B, kind: 'room', terms: [{ sensorId: SENSOR_T.id, sign: 1 }] }, new Map([[SENSOR_T.id, rows]]), days, from, from + 240 * MIN);
+    const rows = Array.from({ length: 240 }, (_, i) => ({
+      sensorId: SENSOR_T.id,
+      minuteMs: from + i * MIN,
+      in: 1,
+      out: 0,
+    }));
+    const series = rawOccupancy(
+      { spaceId: ROOM_B, kind: 'room', terms: [{ sensorId: SENSOR_T.id, sign: 1 }] },
+      new Map([[SENSOR_T.id, rows]]),
+      days,
+      from,
+      from + 240 * MIN,
+    );
     const reset = Date.UTC(2026, 8, 6, 4, 0); // 01:00 −03:00: the first instant of 6 September
     const i = series.findIndex((p) => p.minuteMs === reset);
     expect(series[i - 1]?.value).toBe(120);

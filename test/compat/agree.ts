@@ -14,7 +14,8 @@ const isObj = (x: unknown): x is Obj => typeof x === 'object' && x !== null && !
 
 export function assetNames(model: ScenarioModel): Map<string, string> {
   const names = new Map<string, string>();
-  for (const list of [model.sites, model.buildings, model.floors, model.rooms, model.zones, model.hives, model.sensors]) for (const x of list) names.set(x.id, x.name);
+  for (const list of [model.sites, model.buildings, model.floors, model.rooms, model.zones, model.hives, model.sensors])
+    for (const x of list) names.set(x.id, x.name);
   return names;
 }
 
@@ -62,19 +63,47 @@ function aggregate(fn: string, values: number[]): number {
 }
 
 /** Raw traffic occupancy at each minute, summed from the stored counts since the local day's first instant. */
-export function naiveTrafficOccupancy(model: ScenarioModel, store: SqliteStore, spaceId: string, minuteMs: number): number | null {
+export function naiveTrafficOccupancy(
+  model: ScenarioModel,
+  store: SqliteStore,
+  spaceId: string,
+  minuteMs: number,
+): number | null {
   const space = trafficSpaces(catalogueFromScenario(model).snapshot()).find((s) => s.spaceId === spaceId);
   if (!space) return null;
   const zone = model.sites[0]?.timezone ?? 'UTC';
   const dayStart = new LocalDays(zone).dayStartOf(minuteMs);
   let v = 0;
-  for (const t of space.terms) for (const r of store.trafficMinutes(t.sensorId)) if (r.minuteMs >= dayStart && r.minuteMs <= minuteMs) v += t.sign * (r.in - r.out);
+  for (const t of space.terms)
+    for (const r of store.trafficMinutes(t.sensorId))
+      if (r.minuteMs >= dayStart && r.minuteMs <= minuteMs) v += t.sign * (r.in - r.out);
   return v;
 }
 
 /** A flat reporting point agrees with the store: presence by the window function, traffic counts by sum, raw traffic occupancy from midnight. */
 export function checkPoint(p: Obj, fn: string, calibrated: boolean, model: ScenarioModel, store: SqliteStore): void {
-  for (const k of ['field', 'measurement', 'time', 'start', 'stop', 'value', 'timezone_offset', 'building_id', 'building_name', 'space_id', 'space_name', 'room_id', 'room_name', 'zone_id', 'zone_name', 'sensor_id', 'hive_id', 'hive_serial', 'mac_address', 'tag_id']) {
+  for (const k of [
+    'field',
+    'measurement',
+    'time',
+    'start',
+    'stop',
+    'value',
+    'timezone_offset',
+    'building_id',
+    'building_name',
+    'space_id',
+    'space_name',
+    'room_id',
+    'room_name',
+    'zone_id',
+    'zone_name',
+    'sensor_id',
+    'hive_id',
+    'hive_serial',
+    'mac_address',
+    'tag_id',
+  ]) {
     expect(p, `point lacks ${k}`).toHaveProperty(k);
   }
   const m = p.measurement as string;

@@ -1,12 +1,27 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalEventType, EVENT_TYPE_TABLE, EVENT_TYPES, eventTypeRow, occupancyEventType } from '../../src/core/event-types.js';
+import {
+  canonicalEventType,
+  EVENT_TYPE_TABLE,
+  EVENT_TYPES,
+  eventTypeRow,
+  occupancyEventType,
+} from '../../src/core/event-types.js';
 import { stableId } from '../../src/core/ids.js';
 
 describe('the event-type table', () => {
   it('holds each type of spec §6 once', () => {
     expect(new Set(EVENT_TYPES).size).toBe(EVENT_TYPE_TABLE.length);
     expect([...EVENT_TYPES].sort()).toEqual(
-      ['DETECTIONS', 'TRAFFIC', 'FLOOR_OCCUPANCY', 'ROOM_OCCUPANCY', 'ZONE_OCCUPANCY', 'FLOOR_OCCUPANCY_1M', 'ROOM_OCCUPANCY_1M', 'ZONE_OCCUPANCY_1M'].sort(),
+      [
+        'DETECTIONS',
+        'TRAFFIC',
+        'FLOOR_OCCUPANCY',
+        'ROOM_OCCUPANCY',
+        'ZONE_OCCUPANCY',
+        'FLOOR_OCCUPANCY_1M',
+        'ROOM_OCCUPANCY_1M',
+        'ZONE_OCCUPANCY_1M',
+      ].sort(),
     );
   });
 

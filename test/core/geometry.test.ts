@@ -9,8 +9,20 @@ import {
   type Vec2,
 } from '../../src/core/geometry.js';
 
-const square: Vec2[] = [[0, 0], [4, 0], [4, 4], [0, 4]];
-const lShape: Vec2[] = [[0, 0], [6, 0], [6, 2], [2, 2], [2, 6], [0, 6]];
+const square: Vec2[] = [
+  [0, 0],
+  [4, 0],
+  [4, 4],
+  [0, 4],
+];
+const lShape: Vec2[] = [
+  [0, 0],
+  [6, 0],
+  [6, 2],
+  [2, 2],
+  [2, 6],
+  [0, 6],
+];
 
 describe('polygons', () => {
   it('measure area in either orientation', () => {
@@ -25,7 +37,14 @@ describe('polygons', () => {
   });
 
   it('report self-intersection of a bow-tie and none for simple shapes', () => {
-    expect(selfIntersections([[0, 0], [4, 4], [4, 0], [0, 4]])).not.toHaveLength(0);
+    expect(
+      selfIntersections([
+        [0, 0],
+        [4, 4],
+        [4, 0],
+        [0, 4],
+      ]),
+    ).not.toHaveLength(0);
     expect(selfIntersections(square)).toHaveLength(0);
     expect(selfIntersections(lShape)).toHaveLength(0);
   });
@@ -42,8 +61,10 @@ describe('polygons', () => {
 
   it('agree that every point of a rectangle interior is inside (fast-check seed 99)', () => {
     fc.assert(
-      fc.property(fc.double({ min: 0.01, max: 3.99, noNaN: true }), fc.double({ min: 0.01, max: 3.99, noNaN: true }), (x, y) =>
-        pointInPolygon(x, y, square),
+      fc.property(
+        fc.double({ min: 0.01, max: 3.99, noNaN: true }),
+        fc.double({ min: 0.01, max: 3.99, noNaN: true }),
+        (x, y) => pointInPolygon(x, y, square),
       ),
       { seed: 99, numRuns: 500 },
     );

@@ -23,7 +23,9 @@ const script = (cap: string): string => `
 `;
 
 function peakHeap(cap: string): number {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script(cap)], { encoding: 'utf8' });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script(cap)], {
+    encoding: 'utf8',
+  });
   if (r.status !== 0) throw new Error(r.stderr);
   return Number(r.stdout.trim());
 }

@@ -26,14 +26,28 @@ describe('seeded streams', () => {
 
   it('keep every helper within its range (fast-check seed 1234)', () => {
     fc.assert(
-      fc.property(fc.integer(), fc.string(), fc.integer({ min: -50, max: 50 }), fc.integer({ min: 0, max: 50 }), (seed, id, lo, span) => {
-        const r = rngFor(seed, id);
-        const u = r.uniform(lo, lo + span + 1);
-        const k = r.int(lo, lo + span);
-        const e = r.exponential(2);
-        const n = r.normal(0, 1);
-        return u >= lo && u < lo + span + 1 && Number.isInteger(k) && k >= lo && k <= lo + span && e >= 0 && Number.isFinite(n);
-      }),
+      fc.property(
+        fc.integer(),
+        fc.string(),
+        fc.integer({ min: -50, max: 50 }),
+        fc.integer({ min: 0, max: 50 }),
+        (seed, id, lo, span) => {
+          const r = rngFor(seed, id);
+          const u = r.uniform(lo, lo + span + 1);
+          const k = r.int(lo, lo + span);
+          const e = r.exponential(2);
+          const n = r.normal(0, 1);
+          return (
+            u >= lo &&
+            u < lo + span + 1 &&
+            Number.isInteger(k) &&
+            k >= lo &&
+            k <= lo + span &&
+            e >= 0 &&
+            Number.isFinite(n)
+          );
+        },
+      ),
       { seed: 1234, numRuns: 300 },
     );
   });

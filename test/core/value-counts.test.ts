@@ -6,12 +6,22 @@ import { ValueCounts } from '../../src/core/value-counts.js';
 describe('value counts', () => {
   it('give exactly the nearest-rank percentiles of the values added (fast-check seed 1414)', () => {
     fc.assert(
-      fc.property(fc.array(fc.oneof(fc.integer({ min: -50, max: 5000 }), fc.double({ min: -1e6, max: 1e6, noNaN: true, noDefaultInfinity: true })), { maxLength: 300 }), fc.integer({ min: 0, max: 100 }), (values, p) => {
-        const counts = ValueCounts.of(values);
-        const expected = percentile(values, p);
-        const got = counts.percentile(p);
-        return counts.count === values.length && (Number.isNaN(expected) ? Number.isNaN(got) : got === expected);
-      }),
+      fc.property(
+        fc.array(
+          fc.oneof(
+            fc.integer({ min: -50, max: 5000 }),
+            fc.double({ min: -1e6, max: 1e6, noNaN: true, noDefaultInfinity: true }),
+          ),
+          { maxLength: 300 },
+        ),
+        fc.integer({ min: 0, max: 100 }),
+        (values, p) => {
+          const counts = ValueCounts.of(values);
+          const expected = percentile(values, p);
+          const got = counts.percentile(p);
+          return counts.count === values.length && (Number.isNaN(expected) ? Number.isNaN(got) : got === expected);
+        },
+      ),
       { seed: 1414, numRuns: 500 },
     );
   });

@@ -45,7 +45,11 @@ describe('presence truth per batch interval', () => {
 
   it('answers like a Map of position arrays per sensor, whatever the order of the takes (fast-check seed 14)', () => {
     // A run observes each (sensor, instant) once: distinct keys, in any order of instants.
-    const entry = fc.record({ sensor: fc.integer({ min: 0, max: 4 }), atMs: fc.integer({ min: 0, max: 6 }), people: fc.array(fc.tuple(fc.double({ noNaN: true }), fc.double({ noNaN: true })), { maxLength: 3 }) });
+    const entry = fc.record({
+      sensor: fc.integer({ min: 0, max: 4 }),
+      atMs: fc.integer({ min: 0, max: 6 }),
+      people: fc.array(fc.tuple(fc.double({ noNaN: true }), fc.double({ noNaN: true })), { maxLength: 3 }),
+    });
     const entries = fc.uniqueArray(entry, { selector: (e) => `${e.sensor}@${e.atMs}`, maxLength: 35 });
     const take = fc.record({ sensor: fc.integer({ min: 0, max: 4 }), atMs: fc.integer({ min: 0, max: 6 }) });
     fc.assert(

@@ -17,8 +17,20 @@ describe('the edge packets in flat form', () => {
   const sensors = Array.from({ length: 8 }, (_, i) => ({ id: `s${i}` })) as unknown as ScenarioModel['sensors'];
   const double = fc.double({ noNaN: true, noDefaultInfinity: true });
   const packet = fc.oneof(
-    fc.record({ kind: fc.constant('presence' as const), sensor: fc.nat(7), sensedAtMs: fc.nat(), detections: fc.array(fc.tuple(double, double), { maxLength: 6 }) }),
-    fc.record({ kind: fc.constant('traffic' as const), sensor: fc.nat(7), sensedAtMs: fc.nat(), intervalMs: fc.nat(), in: fc.nat(), out: fc.nat() }),
+    fc.record({
+      kind: fc.constant('presence' as const),
+      sensor: fc.nat(7),
+      sensedAtMs: fc.nat(),
+      detections: fc.array(fc.tuple(double, double), { maxLength: 6 }),
+    }),
+    fc.record({
+      kind: fc.constant('traffic' as const),
+      sensor: fc.nat(7),
+      sensedAtMs: fc.nat(),
+      intervalMs: fc.nat(),
+      in: fc.nat(),
+      out: fc.nat(),
+    }),
   );
   const indexOf = (id: string): number => Number(id.slice(1));
 
@@ -31,8 +43,11 @@ describe('the edge packets in flat form', () => {
         expect(unpackEdgePackets(flat, sensors)).toEqual(packets);
         // Re-indexed one by one as the hand-off to the hive threads does: sensor k → 7 − k.
         const w = new EdgePacketWriter();
-        for (let at = 0; at < flat.data.length; at = nextEdgePacket(flat.data, at)) w.copy(flat.data, at, 7 - (flat.data[at] as number));
-        expect(unpackEdgePackets(w.take(), sensors)).toEqual(packets.map((p) => ({ ...p, sensorId: `s${7 - indexOf(p.sensorId)}` })));
+        for (let at = 0; at < flat.data.length; at = nextEdgePacket(flat.data, at))
+          w.copy(flat.data, at, 7 - (flat.data[at] as number));
+        expect(unpackEdgePackets(w.take(), sensors)).toEqual(
+          packets.map((p) => ({ ...p, sensorId: `s${7 - indexOf(p.sensorId)}` })),
+        );
       }),
       { seed: 23, numRuns: 200 },
     );
@@ -46,8 +61,12 @@ describe('the edge packets in flat form', () => {
     w.detection(0.25, 0.5);
     w.end();
     const second = w.take();
-    expect(unpackEdgePackets(first, sensors)).toEqual([{ kind: 'traffic', sensorId: 's1', sensedAtMs: 10, intervalMs: 60_000, in: 2, out: 3 }]);
-    expect(unpackEdgePackets(second, sensors)).toEqual([{ kind: 'presence', sensorId: 's2', sensedAtMs: 20, detections: [[0.25, 0.5]] }]);
+    expect(unpackEdgePackets(first, sensors)).toEqual([
+      { kind: 'traffic', sensorId: 's1', sensedAtMs: 10, intervalMs: 60_000, in: 2, out: 3 },
+    ]);
+    expect(unpackEdgePackets(second, sensors)).toEqual([
+      { kind: 'presence', sensorId: 's2', sensedAtMs: 20, detections: [[0.25, 0.5]] },
+    ]);
     expect(first.data.buffer).not.toBe(second.data.buffer);
   });
 
@@ -68,12 +87,19 @@ describe('the edge packets in flat form', () => {
     const fourth = w.take();
     expect(fourth.data.buffer).toBe(first.data.buffer);
     // Only what this interval wrote, not the longer interval the buffer held before.
-    expect(unpackEdgePackets(fourth, sensors)).toEqual([{ kind: 'traffic', sensorId: 's2', sensedAtMs: 200, intervalMs: 60_000, in: 6, out: 7 }]);
-    expect(unpackEdgePackets(second, sensors)).toEqual([{ kind: 'traffic', sensorId: 's1', sensedAtMs: 100, intervalMs: 60_000, in: 4, out: 5 }]);
+    expect(unpackEdgePackets(fourth, sensors)).toEqual([
+      { kind: 'traffic', sensorId: 's2', sensedAtMs: 200, intervalMs: 60_000, in: 6, out: 7 },
+    ]);
+    expect(unpackEdgePackets(second, sensors)).toEqual([
+      { kind: 'traffic', sensorId: 's1', sensedAtMs: 100, intervalMs: 60_000, in: 4, out: 5 },
+    ]);
   });
 
   it('the model sensors write the same packets flat as each sensor builds as objects (office-day, 20 simulated minutes)', () => {
-    const doc = parse(readFileSync(new URL('../../scenarios/office-day.yaml', import.meta.url), 'utf8')) as Record<string, unknown>;
+    const doc = parse(readFileSync(new URL('../../scenarios/office-day.yaml', import.meta.url), 'utf8')) as Record<
+      string,
+      unknown
+    >;
     const loaded = loadScenarioObject({ ...doc, duration: '20m' }, 'office-day');
     if (!loaded.ok) throw new Error('office-day does not load');
     const model = loaded.model;
@@ -106,8 +132,14 @@ function objectSensors(model: ScenarioModel): (step: WorldStep, world: World) =>
     const mine = model.sensors.filter((s) => s.floorId === f.id);
     return {
       floorId: f.id,
-      presence: mine.filter((s) => s.mode === 'presence').map((s) => new ModelPresenceSensor(s, model.noise.presence, model.seed, model.startMs)),
-      traffic: mine.filter((s) => s.mode !== 'presence').map((s) => new ModelTrafficSensor(s, doors.get(s.doorId ?? '')!, model.noise.traffic, model.seed, model.startMs)),
+      presence: mine
+        .filter((s) => s.mode === 'presence')
+        .map((s) => new ModelPresenceSensor(s, model.noise.presence, model.seed, model.startMs)),
+      traffic: mine
+        .filter((s) => s.mode !== 'presence')
+        .map(
+          (s) => new ModelTrafficSensor(s, doors.get(s.doorId ?? '')!, model.noise.traffic, model.seed, model.startMs),
+        ),
     };
   });
   return (step, world) => {

@@ -33,7 +33,10 @@ export const door: DoorModel = {
   id: 'door_1',
   name: 'd1',
   floorId: 'space_f',
-  line: [[0, 4], [0, 5]],
+  line: [
+    [0, 4],
+    [0, 5],
+  ],
   fromRoomId: null,
   toRoomId: 'room_lobby',
   entrance: true,

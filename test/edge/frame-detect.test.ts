@@ -13,7 +13,12 @@ describe('frame synthesis and detection of a single person', () => {
   // magnification, and only people whose shoulders are within the footprint at shoulder height
   // (side / m) are wholly in view. The bound is the detector's own error on top of that
   // geometric displacement, over positions wholly in view.
-  for (const [model, bound, parallax] of [['tp-32x32', 0.3, false], ['tp-8x8', 0.6, false], ['tp-32x32', 0.3, true], ['tp-8x8', 0.6, true]] as const) {
+  for (const [model, bound, parallax] of [
+    ['tp-32x32', 0.3, false],
+    ['tp-8x8', 0.6, false],
+    ['tp-32x32', 0.3, true],
+    ['tp-8x8', 0.6, true],
+  ] as const) {
     it(`locates one person within ${bound} m${parallax ? ' plus the parallax displacement' : ''} at ${model}, across heights, yaws and positions in view${parallax ? ' (parallax on)' : ''}`, () => {
       fc.assert(
         fc.property(
@@ -24,7 +29,8 @@ describe('frame synthesis and detection of a single person', () => {
           fc.constantFrom('standing' as const, 'sitting' as const),
           (height, yaw, lx, ly, posture) => {
             const r = rig({ model, height, orientationDeg: yaw }, [], [], 1, parallax);
-            const [ms, mh] = posture === 'sitting' ? [r.spec.magnify[2], r.spec.magnify[3]] : [r.spec.magnify[0], r.spec.magnify[1]];
+            const [ms, mh] =
+              posture === 'sitting' ? [r.spec.magnify[2], r.spec.magnify[3]] : [r.spec.magnify[0], r.spec.magnify[1]];
             const [x, y] = r.view.toWorld(0.5 + (lx - 0.5) / ms, 0.5 + (ly - 0.5) / ms);
             runTicks(r, [[{ id: 1, x, y, posture }], [{ id: 1, x, y, posture }]]);
             const det = lastDetections(r);
@@ -34,7 +40,9 @@ describe('frame synthesis and detection of a single person', () => {
             expect(Math.hypot(dx - x, dy - y)).toBeLessThanOrEqual(bound + (mh - 1) * offAxis);
             // …and the displacement is outward, at least the shoulders' share of it.
             if (parallax) expect(ms).toBeGreaterThan(1.2);
-            expect(Math.hypot(dx - r.sensor.center[0], dy - r.sensor.center[1])).toBeGreaterThanOrEqual(ms * offAxis - bound);
+            expect(Math.hypot(dx - r.sensor.center[0], dy - r.sensor.center[1])).toBeGreaterThanOrEqual(
+              ms * offAxis - bound,
+            );
           },
         ),
         { ...SEED, numRuns: 150 },
@@ -56,7 +64,10 @@ describe('frames of an empty room', () => {
       const seconds = 100_000;
       let falseDetections = 0;
       for (let done = 0; done < seconds; done += 1000) {
-        const out = runTicks(r, Array.from({ length: Math.min(1000, seconds - done) }, () => []));
+        const out = runTicks(
+          r,
+          Array.from({ length: Math.min(1000, seconds - done) }, () => []),
+        );
         for (let i = 0; i < out.length; i += 2) falseDetections += out[i + 1] as number;
       }
       expect(falseDetections).toBeLessThan(10);
@@ -69,7 +80,15 @@ describe('synthesised frames', () => {
     fc.assert(
       fc.property(
         fc.constantFrom('tp-8x8', 'tp-16x12', 'tp-32x24', 'tp-32x32'),
-        fc.array(fc.tuple(fc.double({ min: -10, max: 10 }), fc.double({ min: -10, max: 10 }), fc.constantFrom(0, 1, 2), fc.double({ min: 25, max: 40, noNaN: true })), { maxLength: 30 }),
+        fc.array(
+          fc.tuple(
+            fc.double({ min: -10, max: 10 }),
+            fc.double({ min: -10, max: 10 }),
+            fc.constantFrom(0, 1, 2),
+            fc.double({ min: 25, max: 40, noNaN: true }),
+          ),
+          { maxLength: 30 },
+        ),
         (model, people) => {
           const r = rig({ model });
           const sc = createScratch(r.spec.cols, r.spec.rows);
@@ -92,10 +111,18 @@ describe('synthesised frames', () => {
     // On the corner shared by four pixels: each gets about a quarter of the heat.
     const sc = createScratch(8, 8);
     r.state.fixed.fill(0);
-    synthesise({ ...r.spec, netdK: 0, hvacAmplitudeK: 0 }, r.state, sc, 1_000_000, Float32Array.from([4 * pw, 4 * pw, 1, 32]), 1, 1);
+    synthesise(
+      { ...r.spec, netdK: 0, hvacAmplitudeK: 0 },
+      r.state,
+      sc,
+      1_000_000,
+      Float32Array.from([4 * pw, 4 * pw, 1, 32]),
+      1,
+      1,
+    );
     const at = (i: number, j: number): number => (sc.frame[j * 8 + i] as number) - 22;
     const four = [at(3, 3), at(4, 3), at(3, 4), at(4, 4)];
-    for (const v of four) expect(v).toBeCloseTo((four[0] as number), 5);
+    for (const v of four) expect(v).toBeCloseTo(four[0] as number, 5);
     expect(four[0]).toBeGreaterThan(0.5);
     expect(runBatch).toBeTypeOf('function');
   });

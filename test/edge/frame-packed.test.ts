@@ -11,12 +11,18 @@ function batch(): SensorBatch {
     ticks: Float64Array.from([999_000, 1_000_000, 1_001_000, 1_002_000]),
     offsets: Int32Array.from([0, 2, 4, 6, 8]),
     ids: Int32Array.from([1, 2, 1, 2, 1, 2, 1, 2]),
-    people: Float32Array.from([1, 1, 0, 32, 2, 2, 2, 31, 1.4, 1, 0, 32, 2, 2, 2, 31, 1.8, 1, 0, 32, 2, 2, 2, 31, 2.2, 1, 0, 32, 2, 2, 2, 31]),
+    people: Float32Array.from([
+      1, 1, 0, 32, 2, 2, 2, 31, 1.4, 1, 0, 32, 2, 2, 2, 31, 1.8, 1, 0, 32, 2, 2, 2, 31, 2.2, 1, 0, 32, 2, 2, 2, 31,
+    ]),
   };
 }
 
 function task(): FrameTask {
-  const rigs = [rig({ model: 'tp-8x8' }), rig({ model: 'tp-32x24', id: 'sensor_b', height: 4 }), rig({ model: 'tp-16x12', id: 'sensor_c', mode: 'traffic' })];
+  const rigs = [
+    rig({ model: 'tp-8x8' }),
+    rig({ model: 'tp-32x24', id: 'sensor_b', height: 4 }),
+    rig({ model: 'tp-16x12', id: 'sensor_c', mode: 'traffic' }),
+  ];
   return { specs: rigs.map((r) => r.spec), states: rigs.map((r) => r.state.buffer.slice(0)), batches: rigs.map(batch) };
 }
 
@@ -27,7 +33,9 @@ describe('a frame task packed into one buffer for a worker', () => {
     const wire = packTask(t);
     const packed = unpackResult(t, wire, runPacked(wire));
     expect(packed.outputs.map((o) => Array.from(o))).toEqual(direct.outputs.map((o) => Array.from(o)));
-    expect(packed.states.map((s) => Buffer.from(s).toString('hex'))).toEqual(direct.states.map((s) => Buffer.from(s).toString('hex')));
+    expect(packed.states.map((s) => Buffer.from(s).toString('hex'))).toEqual(
+      direct.states.map((s) => Buffer.from(s).toString('hex')),
+    );
     expect(direct.outputs.some((o) => o.length > 0)).toBe(true);
   });
 
@@ -58,7 +66,18 @@ describe('a task slot kept by the same sensors for the run', () => {
       batches.forEach((b, i) => slot.placeBatch(i, b.ticks.length, b.ids.length));
       slot.allocate();
       batches.forEach((b, i) =>
-        slot.writeBatch(i, { writeBatch: (_s, ticks, tAt, offsets, oAt, ids, iAt, people, pAt) => (ticks.set(b.ticks, tAt), offsets.set(b.offsets, oAt), ids.set(b.ids, iAt), people.set(b.people, pAt)) }, 0),
+        slot.writeBatch(
+          i,
+          {
+            writeBatch: (_s, ticks, tAt, offsets, oAt, ids, iAt, people, pAt) => (
+              ticks.set(b.ticks, tAt),
+              offsets.set(b.offsets, oAt),
+              ids.set(b.ids, iAt),
+              people.set(b.people, pAt)
+            ),
+          },
+          0,
+        ),
       );
       const wire = slot.task();
       const out = runPacked(wire);
@@ -68,7 +87,9 @@ describe('a task slot kept by the same sensors for the run', () => {
         expect(Array.from(out.subarray(off, off + len))).toEqual(Array.from(expected.outputs[i] as Float64Array));
         off += len;
         const bytes = stateBytes(spec.cols * spec.rows);
-        expect(Buffer.from(slot.state(i, bytes)).toString('hex')).toBe(Buffer.from(expected.states[i] as ArrayBuffer).toString('hex'));
+        expect(Buffer.from(slot.state(i, bytes)).toString('hex')).toBe(
+          Buffer.from(expected.states[i] as ArrayBuffer).toString('hex'),
+        );
       });
     }
   });
@@ -88,5 +109,10 @@ function crowded(b: SensorBatch, k: number): SensorBatch {
       }
     }
   }
-  return { ticks: b.ticks, offsets: Int32Array.from({ length: ticks + 1 }, (_, t) => t * per * k), ids: Int32Array.from(ids), people: Float32Array.from(people) };
+  return {
+    ticks: b.ticks,
+    offsets: Int32Array.from({ length: ticks + 1 }, (_, t) => t * per * k),
+    ids: Int32Array.from(ids),
+    people: Float32Array.from(people),
+  };
 }

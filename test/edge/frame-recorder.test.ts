@@ -54,7 +54,12 @@ function recorded(rec: Record, sensors: number): SensorBatch[][] {
     }
     const batches = Array.from({ length: sensors }, (_, s) => {
       const n = r.batchPeople(s);
-      const b: SensorBatch = { ticks: new Float64Array(r.ticks + 1), offsets: new Int32Array(r.ticks + 2), ids: new Int32Array(n), people: new Float32Array(n * PERSON_STRIDE) };
+      const b: SensorBatch = {
+        ticks: new Float64Array(r.ticks + 1),
+        offsets: new Int32Array(r.ticks + 2),
+        ids: new Int32Array(n),
+        people: new Float32Array(n * PERSON_STRIDE),
+      };
       r.writeBatch(s, b.ticks, 0, b.offsets, 0, b.ids, 0, b.people, 0);
       return b;
     });
@@ -65,14 +70,32 @@ function recorded(rec: Record, sensors: number): SensorBatch[][] {
 
 describe('the frame recorder', () => {
   it(`gives every sensor the batch its own arrays gave, interval after interval, its stores reused and grown (fast-check seed ${SEED})`, () => {
-    const person = fc.tuple(fc.nat(50), fc.float({ noNaN: true, min: -10, max: 10 }), fc.float({ noNaN: true, min: -10, max: 10 }), fc.constantFrom(0, 1, 2), fc.float({ noNaN: true, min: 30, max: 34 })) as fc.Arbitrary<Person>;
+    const person = fc.tuple(
+      fc.nat(50),
+      fc.float({ noNaN: true, min: -10, max: 10 }),
+      fc.float({ noNaN: true, min: -10, max: 10 }),
+      fc.constantFrom(0, 1, 2),
+      fc.float({ noNaN: true, min: 30, max: 34 }),
+    ) as fc.Arbitrary<Person>;
     fc.assert(
       fc.property(
         fc.integer({ min: 1, max: 5 }).chain((sensors) =>
-          fc.tuple(fc.constant(sensors), fc.array(fc.array(fc.array(fc.array(person, { maxLength: 60 }), { minLength: sensors, maxLength: sensors }), { minLength: 1, maxLength: 20 }), { minLength: 1, maxLength: 4 })),
+          fc.tuple(
+            fc.constant(sensors),
+            fc.array(
+              fc.array(fc.array(fc.array(person, { maxLength: 60 }), { minLength: sensors, maxLength: sensors }), {
+                minLength: 1,
+                maxLength: 20,
+              }),
+              { minLength: 1, maxLength: 4 },
+            ),
+          ),
         ),
         ([sensors, rec]) => {
-          const toPlain = (bs: SensorBatch[][]): unknown => bs.map((i) => i.map((b) => [Array.from(b.ticks), Array.from(b.offsets), Array.from(b.ids), Array.from(b.people)]));
+          const toPlain = (bs: SensorBatch[][]): unknown =>
+            bs.map((i) =>
+              i.map((b) => [Array.from(b.ticks), Array.from(b.offsets), Array.from(b.ids), Array.from(b.people)]),
+            );
           expect(toPlain(recorded(rec, sensors))).toEqual(toPlain(reference(rec, sensors)));
         },
       ),

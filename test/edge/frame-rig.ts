@@ -26,11 +26,23 @@ export interface WorldPerson {
 export const START_MS = 1_000_000;
 
 /** Just enough of a scenario for buildSpec/initialState: rooms either side of an optional door. */
-export function rig(over: Partial<SensorModel> = {}, doors: DoorModel[] = [], rooms: RoomModel[] = [], seed = 1, parallax?: boolean): Rig {
+export function rig(
+  over: Partial<SensorModel> = {},
+  doors: DoorModel[] = [],
+  rooms: RoomModel[] = [],
+  seed = 1,
+  parallax?: boolean,
+): Rig {
   const sensor = presenceSensor(over);
   const model = { seed, startMs: START_MS, doors, rooms } as unknown as ScenarioModel;
   const spec = buildSpec(model, sensor, parallax);
-  return { sensor, spec, state: initialState(model, sensor, spec), view: footprintTransform(sensor), lastTick: START_MS - 1000 };
+  return {
+    sensor,
+    spec,
+    state: initialState(model, sensor, spec),
+    view: footprintTransform(sensor),
+    lastTick: START_MS - 1000,
+  };
 }
 
 /** Runs the sensor over consecutive 1 s ticks with these people per tick; returns the flat output. */
@@ -50,7 +62,12 @@ export function runTicks(r: Rig, ticks: WorldPerson[][]): Float64Array {
   }
   offsets.push(ids.length);
   r.lastTick = times[times.length - 1] as number;
-  const batch: SensorBatch = { ticks: Float64Array.from(times), offsets: Int32Array.from(offsets), ids: Int32Array.from(ids), people: Float32Array.from(people) };
+  const batch: SensorBatch = {
+    ticks: Float64Array.from(times),
+    offsets: Int32Array.from(offsets),
+    ids: Int32Array.from(ids),
+    people: Float32Array.from(people),
+  };
   return runBatch(r.spec, r.state, batch);
 }
 
@@ -58,6 +75,7 @@ export function runTicks(r: Rig, ticks: WorldPerson[][]): Float64Array {
 export function lastDetections(r: Rig): Array<[number, number]> {
   const n = r.state.det[0] as number;
   const out: Array<[number, number]> = [];
-  for (let d = 0; d < n; d++) out.push([...r.view.toWorld(r.state.det[1 + 2 * d] as number, r.state.det[2 + 2 * d] as number)]);
+  for (let d = 0; d < n; d++)
+    out.push([...r.view.toWorld(r.state.det[1 + 2 * d] as number, r.state.det[2 + 2 * d] as number)]);
   return out;
 }

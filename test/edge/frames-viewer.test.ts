@@ -40,7 +40,18 @@ describe('the PNG encoder', () => {
 describe('occusim frames', () => {
   it('renders what a quickstart sensor saw as PNG files and a sheet', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'occusim-frames-'));
-    const r = await cli('frames', QUICKSTART, '--sensor', 'Front door counter', '--from', '08:10', '--to', '08:10:10', '--out', dir);
+    const r = await cli(
+      'frames',
+      QUICKSTART,
+      '--sensor',
+      'Front door counter',
+      '--from',
+      '08:10',
+      '--to',
+      '08:10:10',
+      '--out',
+      dir,
+    );
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     const files = readdirSync(dir);
@@ -52,10 +63,26 @@ describe('occusim frames', () => {
   it('labels every frame, tiles a labelled sheet and animates the period as a GIF', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'occusim-frames-'));
     const gifPath = join(dir, 'period.gif');
-    const r = await cli('frames', QUICKSTART, '--sensor', 'Office-0-0', '--from', '09:40', '--to', '09:40:05', '--out', dir, '--gif', gifPath, '--true-positions');
+    const r = await cli(
+      'frames',
+      QUICKSTART,
+      '--sensor',
+      'Office-0-0',
+      '--from',
+      '09:40',
+      '--to',
+      '09:40:05',
+      '--out',
+      dir,
+      '--gif',
+      gifPath,
+      '--true-positions',
+    );
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
-    const files = readdirSync(dir).filter((f) => /^Office-0-0-\d{5}\.png$/.test(f)).sort();
+    const files = readdirSync(dir)
+      .filter((f) => /^Office-0-0-\d{5}\.png$/.test(f))
+      .sort();
     expect(files.length).toBe(16); // 3 fps × 5 s, both ends included
     const first = readPng(readFileSync(join(dir, files[0] as string)));
     const gif = readGif(readFileSync(gifPath));
@@ -65,24 +92,41 @@ describe('occusim frames', () => {
     expect(first.width).toBeGreaterThan(256);
     expect(first.height).toBeGreaterThan(256);
     // The header band (dark) holds light text pixels: the label is there.
-    const headerLight = [...Array(first.width * 30).keys()].filter((i) => (first.rgb[i * 3] as number) > 200 && (first.rgb[i * 3 + 1] as number) > 200).length;
+    const headerLight = [...Array(first.width * 30).keys()].filter(
+      (i) => (first.rgb[i * 3] as number) > 200 && (first.rgb[i * 3 + 1] as number) > 200,
+    ).length;
     expect(headerLight).toBeGreaterThan(200);
     const sheet = readPng(readFileSync(join(dir, 'sheet.png')));
     expect(sheet.width).toBeGreaterThan(first.width * 5);
   }, 60_000);
 
-  it.skipIf(!HAVE_CHROMIUM)('writes a GIF that Chromium decodes to the same pixels as the PNG of that frame', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'occusim-frames-gif-'));
-    const gifPath = join(dir, 'p.gif');
-    const r = await cli('frames', QUICKSTART, '--sensor', 'Meeting', '--from', '09:10', '--to', '09:10:01', '--out', dir, '--gif', gifPath);
-    expect(r.code, r.err).toBe(0);
-    const png = readPng(readFileSync(join(dir, 'Meeting-00000.png')));
-    const browser = await launchChromium();
-    try {
-      const page = await browser.newPage();
-      const gifData = `data:image/gif;base64,${readFileSync(gifPath).toString('base64')}`;
-      // Runs in the page (a string: the tests are type-checked without the DOM library).
-      const pixels = (await page.evaluate(`(async () => {
+  it.skipIf(!HAVE_CHROMIUM)(
+    'writes a GIF that Chromium decodes to the same pixels as the PNG of that frame',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'occusim-frames-gif-'));
+      const gifPath = join(dir, 'p.gif');
+      const r = await cli(
+        'frames',
+        QUICKSTART,
+        '--sensor',
+        'Meeting',
+        '--from',
+        '09:10',
+        '--to',
+        '09:10:01',
+        '--out',
+        dir,
+        '--gif',
+        gifPath,
+      );
+      expect(r.code, r.err).toBe(0);
+      const png = readPng(readFileSync(join(dir, 'Meeting-00000.png')));
+      const browser = await launchChromium();
+      try {
+        const page = await browser.newPage();
+        const gifData = `data:image/gif;base64,${readFileSync(gifPath).toString('base64')}`;
+        // Runs in the page (a string: the tests are type-checked without the DOM library).
+        const pixels = (await page.evaluate(`(async () => {
         const img = new Image();
         img.src = ${JSON.stringify(gifData)};
         await img.decode();
@@ -93,20 +137,47 @@ describe('occusim frames', () => {
         g.drawImage(img, 0, 0);
         return { w: c.width, h: c.height, data: Array.from(g.getImageData(0, 0, c.width, c.height).data) };
       })()`)) as { w: number; h: number; data: number[] };
-      expect([pixels.w, pixels.h]).toEqual([png.width, png.height]);
-      let diff = 0;
-      for (let i = 0; i < png.width * png.height; i++) for (let ch = 0; ch < 3; ch++) if (pixels.data[i * 4 + ch] !== png.rgb[i * 3 + ch]) diff++;
-      expect(diff).toBe(0);
-    } finally {
-      await browser.close();
-    }
-  }, 60_000);
+        expect([pixels.w, pixels.h]).toEqual([png.width, png.height]);
+        let diff = 0;
+        for (let i = 0; i < png.width * png.height; i++)
+          for (let ch = 0; ch < 3; ch++) if (pixels.data[i * 4 + ch] !== png.rgb[i * 3 + ch]) diff++;
+        expect(diff).toBe(0);
+      } finally {
+        await browser.close();
+      }
+    },
+    60_000,
+  );
 
   it('refuses a period outside the scenario (exit 2) instead of writing an empty sheet', async () => {
-    const before = await cli('frames', QUICKSTART, '--sensor', 'Meeting', '--from', '07:00', '--to', '07:01', '--out', tmpdir());
+    const before = await cli(
+      'frames',
+      QUICKSTART,
+      '--sensor',
+      'Meeting',
+      '--from',
+      '07:00',
+      '--to',
+      '07:01',
+      '--out',
+      tmpdir(),
+    );
     expect(before.code).toBe(2);
-    expect(before.err).toMatch(/outside the scenario, which runs from 2026-03-02 08:00:00\+01:00 to 2026-03-02 11:00:00\+01:00/);
-    const after = await cli('frames', QUICKSTART, '--sensor', 'Meeting', '--from', '10:59', '--to', '11:30', '--out', tmpdir());
+    expect(before.err).toMatch(
+      /outside the scenario, which runs from 2026-03-02 08:00:00\+01:00 to 2026-03-02 11:00:00\+01:00/,
+    );
+    const after = await cli(
+      'frames',
+      QUICKSTART,
+      '--sensor',
+      'Meeting',
+      '--from',
+      '10:59',
+      '--to',
+      '11:30',
+      '--out',
+      tmpdir(),
+    );
     expect(after.code).toBe(2);
   });
 

@@ -9,7 +9,12 @@ const START = 1_772_434_800_000;
 describe('model-fidelity presence sensor', () => {
   it('reports exactly the people of its room in its footprint when noise is off', () => {
     const s = new ModelPresenceSensor(presenceSensor(), NO_NOISE.presence, 1, START);
-    const packet = s.sample(START, [person('a', 5, 5), person('b', 5.8, 4.6), person('c', 9, 9), person('d', 5.2, 5.2, 'room_other')]);
+    const packet = s.sample(START, [
+      person('a', 5, 5),
+      person('b', 5.8, 4.6),
+      person('c', 9, 9),
+      person('d', 5.2, 5.2, 'room_other'),
+    ]);
     expect(packet?.detections).toHaveLength(2);
   });
 
@@ -24,7 +29,9 @@ describe('model-fidelity presence sensor', () => {
           const sensor = presenceSensor({ orientationDeg: yaw, height: h });
           const t = footprintTransform({ center: sensor.center, height: h, orientationDeg: yaw, fovDeg: 60 });
           const [x, y] = t.toWorld(0.5 + u, 0.5 + v);
-          const packet = new ModelPresenceSensor(sensor, NO_NOISE.presence, 1, START).sample(START, [person('a', x, y)]);
+          const packet = new ModelPresenceSensor(sensor, NO_NOISE.presence, 1, START).sample(START, [
+            person('a', x, y),
+          ]);
           const det = packet?.detections[0];
           if (!det) return false;
           const [wx, wy] = t.toWorld(det[0], det[1]);
@@ -62,7 +69,9 @@ describe('model-fidelity presence sensor', () => {
     const noise = { miss: 0.1, falsePositive: 0.05, jitterM: 0.1 };
     const run = (seed: number): string => {
       const s = new ModelPresenceSensor(presenceSensor(), noise, seed, START);
-      return JSON.stringify(Array.from({ length: 50 }, (_, i) => s.sample(START + i * 1000, [person('a', 5, 5), person('b', 4, 4)])));
+      return JSON.stringify(
+        Array.from({ length: 50 }, (_, i) => s.sample(START + i * 1000, [person('a', 5, 5), person('b', 4, 4)])),
+      );
     };
     expect(run(1)).toBe(run(1));
     expect(run(1)).not.toBe(run(2));

@@ -4,9 +4,21 @@ import type { DoorCrossing } from '../../src/sim/types.js';
 import { door, NO_NOISE, presenceSensor } from './fixtures.js';
 
 const START = 1_772_434_800_000;
-const trafficSensor = presenceSensor({ id: 'sensor_t', mode: 'traffic', doorId: door.id, roomId: 'room_lobby', reportIntervalMs: 10_000 });
+const trafficSensor = presenceSensor({
+  id: 'sensor_t',
+  mode: 'traffic',
+  doorId: door.id,
+  roomId: 'room_lobby',
+  reportIntervalMs: 10_000,
+});
 
-const crossing = (atMs: number, direction: 'in' | 'out', personId = 'p'): DoorCrossing => ({ personId, doorId: door.id, atMs, direction, along: 0.5 });
+const crossing = (atMs: number, direction: 'in' | 'out', personId = 'p'): DoorCrossing => ({
+  personId,
+  doorId: door.id,
+  atMs,
+  direction,
+  along: 0.5,
+});
 
 describe('model-fidelity traffic sensor', () => {
   it('counts ins and outs over its interval and then resets', () => {
@@ -14,11 +26,16 @@ describe('model-fidelity traffic sensor', () => {
     expect(s.sample(START, [])).toBeNull();
     s.sample(START + 1000, [crossing(START + 500, 'in'), crossing(START + 900, 'out', 'q')]);
     s.sample(START + 5000, [crossing(START + 4500, 'in', 'r')]);
-    expect(s.sample(START + 10_000, [])).toMatchObject({ in: 2, out: 1, intervalMs: 10_000, sensedAtMs: START + 10_000 });
+    expect(s.sample(START + 10_000, [])).toMatchObject({
+      in: 2,
+      out: 1,
+      intervalMs: 10_000,
+      sensedAtMs: START + 10_000,
+    });
     expect(s.sample(START + 20_000, [])).toMatchObject({ in: 0, out: 0 });
   });
 
-  it('flips direction when its in side is the door\'s from side', () => {
+  it("flips direction when its in side is the door's from side", () => {
     const s = new ModelTrafficSensor({ ...trafficSensor, roomId: 'room_elsewhere' }, door, NO_NOISE.traffic, 1, START);
     s.sample(START + 1000, [crossing(START + 500, 'in')]);
     expect(s.sample(START + 10_000, [])).toMatchObject({ in: 0, out: 1 });

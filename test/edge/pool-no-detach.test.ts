@@ -15,14 +15,19 @@ const built = existsSync(fileURLToPath(new URL('pool/frame-pool.js', dist)));
 const INVALIDATED = 'Invalidating protector cell ArrayBufferDetaching';
 
 function traced(script: string): string {
-  const r = spawnSync(process.execPath, ['--trace-protector-invalidation', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, ['--trace-protector-invalidation', '--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   if (r.status !== 0) throw new Error(`child exited ${String(r.status)}: ${r.stderr}`);
   return r.stdout + r.stderr;
 }
 
 describe('the frame pool and V8 typed-array speed', () => {
   it('the probe sees a detach (control: one transfer invalidates the protector)', () => {
-    expect(traced(`const b = new ArrayBuffer(8); structuredClone(b, { transfer: [b] }); console.log('ok');`)).toContain(INVALIDATED);
+    expect(traced(`const b = new ArrayBuffer(8); structuredClone(b, { transfer: [b] }); console.log('ok');`)).toContain(
+      INVALIDATED,
+    );
   });
 
   it.runIf(built)('runs tasks through 2 workers without detaching any buffer, in the main thread or a worker', () => {

@@ -33,11 +33,13 @@ describe('frame tasks run through a window', () => {
         yield k;
       }
     }
-    await expect(runWindowed(tasks(), 2, async (k) => {
-      await Promise.resolve();
-      if (k === 3) throw new Error('task 3 failed');
-      return k;
-    })).rejects.toThrow('task 3 failed');
+    await expect(
+      runWindowed(tasks(), 2, async (k) => {
+        await Promise.resolve();
+        if (k === 3) throw new Error('task 3 failed');
+        return k;
+      }),
+    ).rejects.toThrow('task 3 failed');
     expect(built).toBeLessThan(10);
   });
 });

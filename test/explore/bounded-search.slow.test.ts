@@ -21,8 +21,26 @@ describe(`bounded explore (seed ${SEED}, every fault kind)`, () => {
   for (const scenario of ['quickstart', 'hive-outage']) {
     it(`finds nothing in the product over ~50 s of ${scenario}`, async () => {
       const out = join(dir, `${scenario}.json`);
-      const args = ['bin/occusim.js', 'explore', scenario, '--runs', '500', '--time-budget', '50s', '--duration', '10m', '--seed', String(SEED), '--kinds', EXPLORE_FAULT_KINDS.join(','), '--report', out];
-      const r = await promisify(execFile)(process.execPath, args, { timeout: 240_000 }).catch((e: { stdout: string; stderr: string }) => ({ stdout: e.stdout, stderr: e.stderr }));
+      const args = [
+        'bin/occusim.js',
+        'explore',
+        scenario,
+        '--runs',
+        '500',
+        '--time-budget',
+        '50s',
+        '--duration',
+        '10m',
+        '--seed',
+        String(SEED),
+        '--kinds',
+        EXPLORE_FAULT_KINDS.join(','),
+        '--report',
+        out,
+      ];
+      const r = await promisify(execFile)(process.execPath, args, { timeout: 240_000 }).catch(
+        (e: { stdout: string; stderr: string }) => ({ stdout: e.stdout, stderr: e.stderr }),
+      );
       const report = JSON.parse(readFileSync(out, 'utf8')) as ExploreReport;
       expect(report.failures, r.stdout).toEqual([]);
       // A search that ran almost nothing proves nothing: on the 2-core CI machine it runs ~30.

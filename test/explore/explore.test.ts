@@ -18,7 +18,10 @@ const end = (f: FaultFile): number => at(f) + (parseDuration(f.duration ?? '0s')
 
 /** The planted defect: an ack dropped when a broker restart falls inside a hive outage (one packet unexplained). */
 function planted(faults: readonly FaultFile[]): boolean {
-  return faults.some((r) => r.kind === 'broker_restart' && faults.some((o) => o.kind === 'hive_outage' && at(o) <= at(r) && at(r) < end(o)));
+  return faults.some(
+    (r) =>
+      r.kind === 'broker_restart' && faults.some((o) => o.kind === 'hive_outage' && at(o) <= at(r) && at(r) < end(o)),
+  );
 }
 
 describe('occusim explore', () => {
@@ -54,13 +57,24 @@ describe('occusim explore', () => {
     const schedule = /--faults '(.*)'$/.exec(f.replay)?.[1];
     expect(schedule && parseFaultSchedule(schedule)).toEqual({ ok: true, faults: f.shrunk });
     // Every schedule drawn is a valid --faults argument.
-    for (const faults of runs.slice(0, 50)) expect(parseFaultSchedule(replayCommand('q', 1, DURATION_MS, faults).split("--faults '")[1]!.slice(0, -1)).ok).toBe(true);
+    for (const faults of runs.slice(0, 50))
+      expect(
+        parseFaultSchedule(replayCommand('q', 1, DURATION_MS, faults).split("--faults '")[1]!.slice(0, -1)).ok,
+      ).toBe(true);
   });
 
   it('draws the same schedules for the same seed', async () => {
     const drawn = async (): Promise<string[]> => {
       const seen: string[] = [];
-      await explore({ scenario: 'q', runs: 20, durationMs: DURATION_MS, seed: SEED, kinds: ['hive_outage', 'broker_restart'], targets: { hives: ['Hive 1'], sensors: ['Kitchen'] }, run: (faults) => (seen.push(JSON.stringify(faults)), Promise.resolve({ result: clean })) });
+      await explore({
+        scenario: 'q',
+        runs: 20,
+        durationMs: DURATION_MS,
+        seed: SEED,
+        kinds: ['hive_outage', 'broker_restart'],
+        targets: { hives: ['Hive 1'], sensors: ['Kitchen'] },
+        run: (faults) => (seen.push(JSON.stringify(faults)), Promise.resolve({ result: clean })),
+      });
       return seen;
     };
     expect(await drawn()).toEqual(await drawn());
@@ -69,7 +83,14 @@ describe('occusim explore', () => {
   it('reports the same failures in the same order whatever the number of jobs', async () => {
     const search = (jobs: number) =>
       explore({
-        scenario: 'q', runs: 30, jobs, durationMs: DURATION_MS, seed: SEED, kinds: ['hive_outage', 'broker_restart'], maxFaults: 4, targets: { hives: ['Hive 1'], sensors: ['Kitchen'] },
+        scenario: 'q',
+        runs: 30,
+        jobs,
+        durationMs: DURATION_MS,
+        seed: SEED,
+        kinds: ['hive_outage', 'broker_restart'],
+        maxFaults: 4,
+        targets: { hives: ['Hive 1'], sensors: ['Kitchen'] },
         // Runs finish out of order: a planted run takes longer.
         run: async (faults) => {
           await new Promise((r) => setTimeout(r, planted(faults) ? 5 : 0));
@@ -87,8 +108,17 @@ describe('occusim explore', () => {
 
   it('counts a run that throws as a violation of no-crash, confirmed and shrunk like the others', async () => {
     const report = await explore({
-      scenario: 'q', runs: 5, durationMs: DURATION_MS, seed: SEED, kinds: ['hive_outage', 'broker_restart'], maxFaults: 3, targets: { hives: ['Hive 1'], sensors: ['Kitchen'] },
-      run: (faults) => (faults.some((f) => f.kind === 'broker_restart') ? Promise.reject(new Error('broker: closed, cannot restart')) : Promise.resolve({ result: clean })),
+      scenario: 'q',
+      runs: 5,
+      durationMs: DURATION_MS,
+      seed: SEED,
+      kinds: ['hive_outage', 'broker_restart'],
+      maxFaults: 3,
+      targets: { hives: ['Hive 1'], sensors: ['Kitchen'] },
+      run: (faults) =>
+        faults.some((f) => f.kind === 'broker_restart')
+          ? Promise.reject(new Error('broker: closed, cannot restart'))
+          : Promise.resolve({ result: clean }),
     });
     const f = report.failures[0]!;
     expect(f.violations).toEqual(['no-crash: broker: closed, cannot restart']);
@@ -98,14 +128,35 @@ describe('occusim explore', () => {
 
   it('judges --expect thresholds after every run and carries them into the replay command; a bad one is refused before any run', async () => {
     const run = (args: string[]) =>
-      promisify(execFile)(process.execPath, ['bin/occusim.js', 'explore', 'quickstart', '--runs', '1', '--max-faults', '1', '--kinds', 'broker_restart', '--duration', '5m', '--jobs', '1', ...args], { timeout: 240_000 }).then(
+      promisify(execFile)(
+        process.execPath,
+        [
+          'bin/occusim.js',
+          'explore',
+          'quickstart',
+          '--runs',
+          '1',
+          '--max-faults',
+          '1',
+          '--kinds',
+          'broker_restart',
+          '--duration',
+          '5m',
+          '--jobs',
+          '1',
+          ...args,
+        ],
+        { timeout: 240_000 },
+      ).then(
         (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
         (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
       );
     const failed = await run(['--expect', 'messages.lost==0', '--expect', 'messages.delivered<1']);
     expect(failed.code).toBe(1);
     expect(failed.stdout).toMatch(/run 0: expect: messages\.delivered<1: measured \d+\n/);
-    expect(failed.stdout).toMatch(/replay: occusim run 'quickstart' --duration 300s --faults 'broker_restart@\d+s' --expect 'messages.lost==0' --expect 'messages.delivered<1'\n/);
+    expect(failed.stdout).toMatch(
+      /replay: occusim run 'quickstart' --duration 300s --faults 'broker_restart@\d+s' --expect 'messages.lost==0' --expect 'messages.delivered<1'\n/,
+    );
     const bad = await run(['--expect', 'rooms.nope<1']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--expect: /);
@@ -114,17 +165,41 @@ describe('occusim explore', () => {
   it("counts a user's invariant command as a judge: it reads the run's report and store, and its non-zero exit is a violation", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'occusim-explore-test-'));
     const run = (cmd: string) =>
-      promisify(execFile)(process.execPath, ['bin/occusim.js', 'explore', 'quickstart', '--runs', '1', '--max-faults', '1', '--kinds', 'broker_restart', '--duration', '5m', '--invariant-cmd', cmd, '--junit', join(dir, 'junit.xml')], { timeout: 240_000 }).then(
+      promisify(execFile)(
+        process.execPath,
+        [
+          'bin/occusim.js',
+          'explore',
+          'quickstart',
+          '--runs',
+          '1',
+          '--max-faults',
+          '1',
+          '--kinds',
+          'broker_restart',
+          '--duration',
+          '5m',
+          '--invariant-cmd',
+          cmd,
+          '--junit',
+          join(dir, 'junit.xml'),
+        ],
+        { timeout: 240_000 },
+      ).then(
         (r) => ({ code: 0, stdout: r.stdout }),
         (e: { code: number; stdout: string }) => ({ code: e.code, stdout: e.stdout }),
       );
-    const held = await run('grep -q \'"lost":0\' "$OCCUSIM_REPORT" && test -s "${OCCUSIM_STORE#sqlite:}" && test -n "$OCCUSIM_FAULTS"');
+    const held = await run(
+      'grep -q \'"lost":0\' "$OCCUSIM_REPORT" && test -s "${OCCUSIM_STORE#sqlite:}" && test -n "$OCCUSIM_FAULTS"',
+    );
     expect(held.code).toBe(0);
     expect(readFileSync(join(dir, 'junit.xml'), 'utf8')).toMatch(/failures="0"/);
     const violated = await run('echo "consumer state wrong" >&2; exit 3');
     expect(violated.code).toBe(1);
     expect(violated.stdout).toMatch(/invariant-cmd: exit 3: consumer state wrong/);
-    expect(readFileSync(join(dir, 'junit.xml'), 'utf8')).toMatch(/<failure message="invariant-cmd: exit 3: consumer state wrong"/);
+    expect(readFileSync(join(dir, 'junit.xml'), 'utf8')).toMatch(
+      /<failure message="invariant-cmd: exit 3: consumer state wrong"/,
+    );
     rmSync(dir, { recursive: true, force: true });
   }, 300_000);
 });

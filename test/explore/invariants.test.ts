@@ -17,9 +17,16 @@ describe('explore invariants', () => {
   }, 60_000);
 
   it('--expect thresholds hold or are violated with the measured value, as run --expect judges them', () => {
-    const inv = thresholdsInvariant([expectation('messages.lost==0'), expectation('messages.delivered<1'), expectation('webhooks.delivered>=1')]);
+    const inv = thresholdsInvariant([
+      expectation('messages.lost==0'),
+      expectation('messages.delivered<1'),
+      expectation('webhooks.delivered>=1'),
+    ]);
     expect(inv.name).toBe('expect');
-    expect(inv.check(run, [], run)).toEqual([`messages.delivered<1: measured ${run.messages.packetsDelivered}`, 'webhooks.delivered>=1: measured not measured']);
+    expect(inv.check(run, [], run)).toEqual([
+      `messages.delivered<1: measured ${run.messages.packetsDelivered}`,
+      'webhooks.delivered>=1: measured not measured',
+    ]);
     expect(thresholdsInvariant([expectation('rooms.mae<5')]).check(run, [], run)).toEqual([]);
   });
 });

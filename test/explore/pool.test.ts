@@ -13,7 +13,10 @@ import type { FaultFile } from '../../src/scenario/network-schema.js';
 const DURATION_MS = 5 * 60_000;
 const SCHEDULES: FaultFile[][] = [
   [{ kind: 'hive_outage', at: '60s', duration: '90s', hive: 'Hive 1' }],
-  [{ kind: 'sensor_offline', at: '30s', duration: '100s', sensors: ['Kitchen'] }, { kind: 'broker_restart', at: '200s' }],
+  [
+    { kind: 'sensor_offline', at: '30s', duration: '100s', sensors: ['Kitchen'] },
+    { kind: 'broker_restart', at: '200s' },
+  ],
 ];
 
 describe('explore run pool', () => {
@@ -30,7 +33,9 @@ describe('explore run pool', () => {
   it('runs each schedule on the model loaded once to the same result as a run that loads the file with --faults', async () => {
     const pooled = await Promise.all(SCHEDULES.map((faults) => pool.run(faults)));
     for (const [i, faults] of SCHEDULES.entries()) {
-      const alone = (await runScenario('scenarios/quickstart.yaml', { durationMs: DURATION_MS, faults, keepStore: false })).result;
+      const alone = (
+        await runScenario('scenarios/quickstart.yaml', { durationMs: DURATION_MS, faults, keepStore: false })
+      ).result;
       expect(JSON.stringify(pooled[i]!.result)).toBe(JSON.stringify(alone));
       expect(JSON.stringify((await runOne({ model, invariantCmd: null }, faults)).result)).toBe(JSON.stringify(alone));
       expect(pooled[i]!.cost!.simulationMs).toBeGreaterThan(0);
@@ -38,6 +43,8 @@ describe('explore run pool', () => {
   }, 240_000);
 
   it('refuses a schedule naming a hive the scenario does not have, as the loader does', async () => {
-    await expect(pool.run([{ kind: 'hive_outage', at: '60s', duration: '90s', hive: 'Hive 9' }])).rejects.toThrow(/--faults: fault 1: unknown hive `Hive 9`/);
+    await expect(pool.run([{ kind: 'hive_outage', at: '60s', duration: '90s', hive: 'Hive 9' }])).rejects.toThrow(
+      /--faults: fault 1: unknown hive `Hive 9`/,
+    );
   });
 });

@@ -11,7 +11,9 @@ import mqtt from 'mqtt';
 
 const [url, credentialsFile, vectorDir] = process.argv.slice(2);
 const hive = JSON.parse(readFileSync(credentialsFile, 'utf8')).hives[0];
-const files = readdirSync(vectorDir).filter((f) => /^firmware-\d+-(uplink|heartbeat)\.bin$/.test(f)).sort();
+const files = readdirSync(vectorDir)
+  .filter((f) => /^firmware-\d+-(uplink|heartbeat)\.bin$/.test(f))
+  .sort();
 const uplinks = files.filter((f) => f.includes('uplink')).length;
 
 // UplinkAck field 2 (acked_seq) is a varint after field 1 (hive_serial, length-delimited).
@@ -38,7 +40,14 @@ function ackedSeq(payload) {
   return 0;
 }
 
-const client = await mqtt.connectAsync(url, { protocolVersion: 4, username: hive.username, password: hive.password, clientId: `hive-${hive.serial}`, clean: true, reconnectPeriod: 0 });
+const client = await mqtt.connectAsync(url, {
+  protocolVersion: 4,
+  username: hive.username,
+  password: hive.password,
+  clientId: `hive-${hive.serial}`,
+  clean: true,
+  reconnectPeriod: 0,
+});
 let acked = 0;
 const allAcked = new Promise((resolve) => {
   client.on('message', (_topic, payload) => {

@@ -16,14 +16,23 @@ const run = promisify(execFile);
 const device = join(root, 'test/firmware/fake-device.mjs');
 const vectors = join(root, 'proto/vectors');
 
-function occusim(args: string[]): { child: ReturnType<typeof spawn>; url: Promise<string>; output: () => string; exit: Promise<number | null> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'test/cli/fixtures/cli-entry.ts'), ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+function occusim(args: string[]): {
+  child: ReturnType<typeof spawn>;
+  url: Promise<string>;
+  output: () => string;
+  exit: Promise<number | null>;
+} {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'test/cli/fixtures/cli-entry.ts'), ...args], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   const url = new Promise<string>((resolve, reject) => {
     child.stdout?.on('data', (c: Buffer) => {
       out += c.toString();
       const m = /(?:mqtt listening on|check: listening on) (mqtt:\/\/\S+)/.exec(out);
-      if (m && /hive Bench hive: serial HV0011223344 username HV0011223344 password bench-hive-password/.test(out)) resolve(m[1] as string);
+      if (m && /hive Bench hive: serial HV0011223344 username HV0011223344 password bench-hive-password/.test(out))
+        resolve(m[1] as string);
     });
     child.stderr?.on('data', (c: Buffer) => (out += c.toString()));
     child.on('exit', (code) => reject(new Error(`occusim exited ${code}: ${out}`)));
@@ -42,14 +51,19 @@ async function credentials(): Promise<string> {
 
 describe('docs/firmware.md walkthrough', () => {
   it('credentials --scenario firmware gives the vectors\u2019 hive, its password, topics and sensors', async () => {
-    const doc = JSON.parse((await cli('credentials', '--scenario', 'firmware')).out) as { hives: Array<Record<string, unknown>> };
+    const doc = JSON.parse((await cli('credentials', '--scenario', 'firmware')).out) as {
+      hives: Array<Record<string, unknown>>;
+    };
     expect(doc.hives).toEqual([
       {
         name: 'Bench hive',
         serial: 'HV0011223344',
         username: 'HV0011223344',
         password: 'bench-hive-password',
-        publish: { uplink: 'occusim/v1/hives/HV0011223344/uplink', heartbeat: 'occusim/v1/hives/HV0011223344/heartbeat' },
+        publish: {
+          uplink: 'occusim/v1/hives/HV0011223344/uplink',
+          heartbeat: 'occusim/v1/hives/HV0011223344/heartbeat',
+        },
         subscribe: { ack: 'occusim/v1/hives/HV0011223344/ack' },
         sensors: [
           { mac: '00-17-0d-00-00-00-00-01', name: 'Lab sensor', mode: 'presence' },
@@ -67,7 +81,9 @@ describe('docs/firmware.md walkthrough', () => {
     const dev = await run(process.execPath, [device, url, creds, vectors]);
     expect(JSON.parse(dev.stdout)).toEqual({ acked: 3, published: 4 });
     expect(await check.exit).toBe(0);
-    expect(check.output()).toMatch(/check summary: \d+ messages — 3 uplinks \(0 retransmissions\), 3 acks, 1 heartbeats: conformant/);
+    expect(check.output()).toMatch(
+      /check summary: \d+ messages — 3 uplinks \(0 retransmissions\), 3 acks, 1 heartbeats: conformant/,
+    );
     expect(check.output()).not.toMatch(/VIOLATION/);
   });
 

@@ -27,7 +27,12 @@ function sentAt(path: string): Map<string, number> {
 async function run(schedule: string, record: string) {
   const parsed = parseFaultSchedule(schedule);
   if (!parsed.ok) throw new Error(parsed.message);
-  return runScenario('scenarios/quickstart.yaml', { durationMs: 4 * 60_000, faults: parsed.faults, keepStore: false, record: join(dir, record) });
+  return runScenario('scenarios/quickstart.yaml', {
+    durationMs: 4 * 60_000,
+    faults: parsed.faults,
+    keepStore: false,
+    record: join(dir, record),
+  });
 }
 
 /** The clock_skew fault (src/hive/hive-node.ts `clockAt`): the hive stamps by a clock off by the offset while it lasts; the cloud loses nothing. */
@@ -39,7 +44,10 @@ describe('clock_skew fault', () => {
       run('', 'clean.occap'),
     ]);
     const base = sentAt(join(dir, 'clean.occap'));
-    for (const [record, offsetMs] of [['behind.occap', -30_000], ['ahead.occap', 30_000]] as const) {
+    for (const [record, offsetMs] of [
+      ['behind.occap', -30_000],
+      ['ahead.occap', 30_000],
+    ] as const) {
       const skewed = sentAt(join(dir, record));
       expect([...skewed.keys()]).toEqual([...base.keys()]);
       const shifts = [...skewed].map(([key, ms]) => ms - base.get(key)!);

@@ -19,7 +19,9 @@ afterEach(async () => {
 });
 
 const deferred = (i: 0 | 1): DeferredHiveLink => {
-  const link = new DeferredHiveLink(() => connectHive({ brokerUrl: broker.url, serial: HIVES[i].serial, password: HIVES[i].password }));
+  const link = new DeferredHiveLink(() =>
+    connectHive({ brokerUrl: broker.url, serial: HIVES[i].serial, password: HIVES[i].password }),
+  );
   closers.push(link);
   return link;
 };

@@ -14,16 +14,35 @@ import { DEFAULT_NETWORK } from '../../src/scenario/resolve-network.js';
 import { HIVE, HIVE_SERIAL, presenceAt, SENSOR_PA, T0, tinyModel } from '../cloud/fixture.js';
 
 const INTERVAL = 10_000;
-const STEADY: UplinkProfile = { latencyMedianMs: 20, latencySigma: 0.5, bandwidthBytesPerS: 10_000_000, outagesPerDay: 0, outageMeanMs: 0 };
+const STEADY: UplinkProfile = {
+  latencyMedianMs: 20,
+  latencySigma: 0.5,
+  bandwidthBytesPerS: 10_000_000,
+  outagesPerDay: 0,
+  outageMeanMs: 0,
+};
 
 function hive(faults: FaultModel[] = [], bufferBytes = DEFAULT_NETWORK.hive.bufferBytes): HiveNode {
   return new HiveNode({
-    hiveId: HIVE.id, serial: HIVE_SERIAL, params: { ...DEFAULT_NETWORK.hive, bufferBytes }, profile: STEADY, faults: new FaultTimeline(faults),
-    seed: 1, startMs: T0, endMs: T0 + 3_600_000, batchIntervalMs: INTERVAL,
+    hiveId: HIVE.id,
+    serial: HIVE_SERIAL,
+    params: { ...DEFAULT_NETWORK.hive, bufferBytes },
+    profile: STEADY,
+    faults: new FaultTimeline(faults),
+    seed: 1,
+    startMs: T0,
+    endMs: T0 + 3_600_000,
+    batchIntervalMs: INTERVAL,
   });
 }
 
-const outage = (fromMs: number, durationMs: number): FaultModel => ({ kind: 'hive_outage', atMs: T0 + fromMs, durationMs, hiveIds: [HIVE.id], src: '/faults/0' });
+const outage = (fromMs: number, durationMs: number): FaultModel => ({
+  kind: 'hive_outage',
+  atMs: T0 + fromMs,
+  durationMs,
+  hiveIds: [HIVE.id],
+  src: '/faults/0',
+});
 
 type Op = 'deliver' | 'duplicate' | 'reorder' | 'drop' | 'drop-ack';
 
@@ -31,7 +50,13 @@ type Op = 'deliver' | 'duplicate' | 'reorder' | 'drop' | 'drop-ack';
 async function simulate(node: HiveNode, intervals: number, perInterval: number, ops: readonly Op[]) {
   const store = new SqliteStore(':memory:');
   const clock = new VirtualClock(T0);
-  const pipeline = new CloudPipeline({ catalogue: catalogueFromScenario(tinyModel()), tickMs: tinyModel().tickMs, store: asyncStore(store), clock, lookbackMs: 300_000 });
+  const pipeline = new CloudPipeline({
+    catalogue: catalogueFromScenario(tinyModel()),
+    tickMs: tinyModel().tickMs,
+    store: asyncStore(store),
+    clock,
+    lookbackMs: 300_000,
+  });
   let generated = 0;
   let k = 0;
   let held: Transmission | null = null;
@@ -91,10 +116,21 @@ describe('hive store-and-forward with end-to-end acks', () => {
   it("sends every batch it cut before letting it go, though the cloud acks beyond it (a resumed run's store holds it)", () => {
     // One batch per interval fits the budget (the first due batch always goes).
     const node = new HiveNode({
-      hiveId: HIVE.id, serial: HIVE_SERIAL, params: DEFAULT_NETWORK.hive, profile: { ...STEADY, bandwidthBytesPerS: 1 }, faults: new FaultTimeline([]),
-      seed: 1, startMs: T0, endMs: T0 + 3_600_000, batchIntervalMs: INTERVAL,
+      hiveId: HIVE.id,
+      serial: HIVE_SERIAL,
+      params: DEFAULT_NETWORK.hive,
+      profile: { ...STEADY, bandwidthBytesPerS: 1 },
+      faults: new FaultTimeline([]),
+      seed: 1,
+      startMs: T0,
+      endMs: T0 + 3_600_000,
+      batchIntervalMs: INTERVAL,
     });
-    node.receive(Array.from({ length: 3 * DEFAULT_NETWORK.hive.maxBatchPackets }, (_, j) => presenceAt(SENSOR_PA, T0 + j * 10, [])));
+    node.receive(
+      Array.from({ length: 3 * DEFAULT_NETWORK.hive.maxBatchPackets }, (_, j) =>
+        presenceAt(SENSOR_PA, T0 + j * 10, []),
+      ),
+    );
     const sent: number[] = [];
     for (let i = 1; i <= 5 && (i === 1 || node.buffered.batches > 0); i++) {
       for (const tx of node.plan(T0 + i * INTERVAL)) {

@@ -19,8 +19,14 @@ const dir = mkdtempSync(join(tmpdir(), 'occusim-hive-threads-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 // office-day: three hives on three floors; a broker restart crosses the run/hive-thread boundary.
-const doc = parse(readFileSync(new URL('../../scenarios/office-day.yaml', import.meta.url), 'utf8')) as Record<string, unknown>;
-const loaded = loadScenarioObject({ ...doc, duration: '25m', faults: [{ kind: 'broker_restart', at: '9m' }] }, 'office-day+faults');
+const doc = parse(readFileSync(new URL('../../scenarios/office-day.yaml', import.meta.url), 'utf8')) as Record<
+  string,
+  unknown
+>;
+const loaded = loadScenarioObject(
+  { ...doc, duration: '25m', faults: [{ kind: 'broker_restart', at: '9m' }] },
+  'office-day+faults',
+);
 if (!loaded.ok) throw new Error('office-day does not load');
 const model: ScenarioModel = loaded.model;
 
@@ -71,11 +77,20 @@ describe('hiveShareModel', () => {
     const ids = new Set(first);
     expect(share.hives.map((h) => h.id)).toEqual(first);
     expect(share.sensors.map((s) => s.id)).toEqual(model.sensors.filter((s) => ids.has(s.hiveId)).map((s) => s.id));
-    expect(share.sensors.map((s) => [s.mac, s.center, s.mode, s.reportIntervalMs])).toEqual(model.sensors.filter((s) => ids.has(s.hiveId)).map((s) => [s.mac, s.center, s.mode, s.reportIntervalMs]));
+    expect(share.sensors.map((s) => [s.mac, s.center, s.mode, s.reportIntervalMs])).toEqual(
+      model.sensors.filter((s) => ids.has(s.hiveId)).map((s) => [s.mac, s.center, s.mode, s.reportIntervalMs]),
+    );
     const floors = new Set(share.floors.map((f) => f.id));
     expect(share.rooms.map((r) => r.id)).toEqual(model.rooms.filter((r) => floors.has(r.floorId)).map((r) => r.id));
     expect(share.populations).toEqual([]);
-    expect([share.seed, share.startMs, share.durationMs, share.batchIntervalMs, share.faults, share.network]).toEqual([model.seed, model.startMs, model.durationMs, model.batchIntervalMs, model.faults, model.network]);
+    expect([share.seed, share.startMs, share.durationMs, share.batchIntervalMs, share.faults, share.network]).toEqual([
+      model.seed,
+      model.startMs,
+      model.durationMs,
+      model.batchIntervalMs,
+      model.faults,
+      model.network,
+    ]);
     expect(rest.length).toBeGreaterThan(0);
   });
 });
@@ -84,54 +99,77 @@ describe('the packet hand-off to a hive thread', () => {
   const sensors = Array.from({ length: 8 }, (_, i) => ({ id: `s${i}` })) as unknown as ScenarioModel['sensors'];
   const double = fc.double({ noNaN: true, noDefaultInfinity: true });
   const packet = fc.oneof(
-    fc.record({ kind: fc.constant('presence' as const), sensor: fc.nat(7), sensedAtMs: fc.nat(), detections: fc.array(fc.tuple(double, double), { maxLength: 6 }) }),
-    fc.record({ kind: fc.constant('traffic' as const), sensor: fc.nat(7), sensedAtMs: fc.nat(), intervalMs: fc.nat(), in: fc.nat(), out: fc.nat() }),
+    fc.record({
+      kind: fc.constant('presence' as const),
+      sensor: fc.nat(7),
+      sensedAtMs: fc.nat(),
+      detections: fc.array(fc.tuple(double, double), { maxLength: 6 }),
+    }),
+    fc.record({
+      kind: fc.constant('traffic' as const),
+      sensor: fc.nat(7),
+      sensedAtMs: fc.nat(),
+      intervalMs: fc.nat(),
+      in: fc.nat(),
+      out: fc.nat(),
+    }),
   );
 
   it('holds a buffer while any of its packets is in flight, gives back each packet as the wire carries it, taken in any order, and releases the buffer once its last packet is taken (fast-check seed 12)', () => {
     const macs = sensors.map((s, i) => ({ ...s, mac: `m${i}` }));
     fc.assert(
-      fc.property(fc.array(fc.array(packet, { minLength: 1, maxLength: 40 }), { minLength: 1, maxLength: 4 }), fc.integer({ min: 1, max: 50 }), fc.nat(), (buffers, slice, shuffle) => {
-        const held = new HeldPackets(macs);
-        const inFlight: Array<{ handle: number; wire: unknown; buffer: number }> = [];
-        const left = buffers.map((b) => b.length);
-        const released: number[] = [];
-        for (const [b, specs] of buffers.entries()) {
-          const packets: SensorPacket[] = specs.map(({ sensor, ...p }) => ({ ...p, sensorId: `s${sensor}` }));
-          const buf = packEdgePackets(packets, (id) => Number(id.slice(1))).data;
-          // Submitted a slice at a time, as a hive thread does: one hold per slice of the same buffer.
-          let k = 0;
-          for (let at = 0; at < buf.length; ) {
-            const hold = held.hold(buf, () => released.push(b));
-            for (let n = 0; n < slice && at < buf.length; n++, k++) {
-              inFlight.push({ handle: hold.handle(at), wire: toWire(packets[k] as SensorPacket, `m${specs[k]!.sensor}`), buffer: b });
-              hold.sent();
-              at = nextPacket(buf, at);
+      fc.property(
+        fc.array(fc.array(packet, { minLength: 1, maxLength: 40 }), { minLength: 1, maxLength: 4 }),
+        fc.integer({ min: 1, max: 50 }),
+        fc.nat(),
+        (buffers, slice, shuffle) => {
+          const held = new HeldPackets(macs);
+          const inFlight: Array<{ handle: number; wire: unknown; buffer: number }> = [];
+          const left = buffers.map((b) => b.length);
+          const released: number[] = [];
+          for (const [b, specs] of buffers.entries()) {
+            const packets: SensorPacket[] = specs.map(({ sensor, ...p }) => ({ ...p, sensorId: `s${sensor}` }));
+            const buf = packEdgePackets(packets, (id) => Number(id.slice(1))).data;
+            // Submitted a slice at a time, as a hive thread does: one hold per slice of the same buffer.
+            let k = 0;
+            for (let at = 0; at < buf.length;) {
+              const hold = held.hold(buf, () => released.push(b));
+              for (let n = 0; n < slice && at < buf.length; n++, k++) {
+                inFlight.push({
+                  handle: hold.handle(at),
+                  wire: toWire(packets[k] as SensorPacket, `m${specs[k]!.sensor}`),
+                  buffer: b,
+                });
+                hold.sent();
+                at = nextPacket(buf, at);
+              }
+              hold.done(at >= buf.length);
             }
-            hold.done(at >= buf.length);
+            expect(k).toBe(packets.length);
           }
-          expect(k).toBe(packets.length);
-        }
-        expect(held.inFlight).toBe(inFlight.length);
-        // Taken in an order unrelated to the one sent in (frames reach their hives in arrival order).
-        const order = inFlight.map((_, i) => i).sort((a, b) => ((a * 7919 + shuffle) % 101) - ((b * 7919 + shuffle) % 101) || a - b);
-        expect(released).toEqual([]);
-        for (const i of order) {
-          const { handle, wire, buffer } = inFlight[i]!;
-          expect(held.take(handle)).toEqual(wire);
-          left[buffer] = left[buffer]! - 1;
-          // Released exactly when its last packet has been read, never before.
-          expect(released.filter((r) => r === buffer)).toHaveLength(left[buffer] === 0 ? 1 : 0);
-        }
-        expect(released.toSorted((a, c) => a - c)).toEqual(buffers.map((_, i) => i));
-        expect(held.inFlight).toBe(0);
-        expect(() => held.take(inFlight[0]!.handle)).toThrow(/no buffer/);
-      }),
+          expect(held.inFlight).toBe(inFlight.length);
+          // Taken in an order unrelated to the one sent in (frames reach their hives in arrival order).
+          const order = inFlight
+            .map((_, i) => i)
+            .sort((a, b) => ((a * 7919 + shuffle) % 101) - ((b * 7919 + shuffle) % 101) || a - b);
+          expect(released).toEqual([]);
+          for (const i of order) {
+            const { handle, wire, buffer } = inFlight[i]!;
+            expect(held.take(handle)).toEqual(wire);
+            left[buffer] = left[buffer]! - 1;
+            // Released exactly when its last packet has been read, never before.
+            expect(released.filter((r) => r === buffer)).toHaveLength(left[buffer] === 0 ? 1 : 0);
+          }
+          expect(released.toSorted((a, c) => a - c)).toEqual(buffers.map((_, i) => i));
+          expect(held.inFlight).toBe(0);
+          expect(() => held.take(inFlight[0]!.handle)).toThrow(/no buffer/);
+        },
+      ),
       { seed: 12, numRuns: 200 },
     );
   });
 
-  it('writes each packet into a hive\'s next batches as the wire carries it, the bytes of the packet it takes (fast-check seed 13)', () => {
+  it("writes each packet into a hive's next batches as the wire carries it, the bytes of the packet it takes (fast-check seed 13)", () => {
     const macs = sensors.map((s, i) => ({ ...s, mac: `aa:bb:cc:dd:ee:0${i}` }));
     fc.assert(
       fc.property(fc.array(packet, { minLength: 1, maxLength: 40 }), (specs) => {

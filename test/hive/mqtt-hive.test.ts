@@ -23,11 +23,25 @@ const batch = (seq: number, serial = 'HVA'): UplinkBatch => ({
   hiveSerial: serial,
   seq,
   sentAtMs: 1_772_434_800_000 + seq * 10_000,
-  packets: [{ kind: 'traffic', sensorMac: '00-17-0d-00-00-aa-bb-cc', sensedAtMs: 1_772_434_800_000, intervalMs: 10_000, in: seq, out: 0 }],
+  packets: [
+    {
+      kind: 'traffic',
+      sensorMac: '00-17-0d-00-00-aa-bb-cc',
+      sensedAtMs: 1_772_434_800_000,
+      intervalMs: 10_000,
+      in: seq,
+      out: 0,
+    },
+  ],
 });
 
 async function hive(opts: { ackTimeoutMs?: number; password?: string } = {}): Promise<HiveLink> {
-  const link = await connectHive({ brokerUrl: broker.url, serial: 'HVA', password: opts.password ?? 'secret-a', ...(opts.ackTimeoutMs === undefined ? {} : { ackTimeoutMs: opts.ackTimeoutMs }) });
+  const link = await connectHive({
+    brokerUrl: broker.url,
+    serial: 'HVA',
+    password: opts.password ?? 'secret-a',
+    ...(opts.ackTimeoutMs === undefined ? {} : { ackTimeoutMs: opts.ackTimeoutMs }),
+  });
   closers.push(link);
   return link;
 }
@@ -35,7 +49,9 @@ async function hive(opts: { ackTimeoutMs?: number; password?: string } = {}): Pr
 describe('hive MQTT link', () => {
   it('connects with the right credentials and is refused with BROKER_FAILED otherwise', async () => {
     await hive();
-    const refused = await connectHive({ brokerUrl: broker.url, serial: 'HVA', password: 'nope' }).catch((e: unknown) => e);
+    const refused = await connectHive({ brokerUrl: broker.url, serial: 'HVA', password: 'nope' }).catch(
+      (e: unknown) => e,
+    );
     expect(isAppError(refused, 'BROKER_FAILED')).toBe(true);
     expect(broker.stats()).toMatchObject({ connections: 1, refusedAuth: 1 });
   });
@@ -104,7 +120,9 @@ describe('hive MQTT link', () => {
     const t0 = process.hrtime.bigint();
     for (let seq = 1; seq <= n; seq++) await link.publish(batch(seq));
     const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-    console.info(`hive link: ${n} publish→ack round trips in ${ms.toFixed(0)} ms (${((ms * 1000) / n).toFixed(0)} µs each)`);
+    console.info(
+      `hive link: ${n} publish→ack round trips in ${ms.toFixed(0)} ms (${((ms * 1000) / n).toFixed(0)} µs each)`,
+    );
     expect(link.stats()).toMatchObject({ published: n, acked: n });
     expect(cloud.batches.map((b) => b.seq)).toEqual(Array.from({ length: n }, (_, i) => i + 1));
     // Nagle + delayed ACK would cost ~40 ms a round trip (40 s in all); this bound catches that.

@@ -22,7 +22,11 @@ const dir = mkdtempSync(join(tmpdir(), 'occusim-planted-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const exec = (args: string[], env: NodeJS.ProcessEnv) =>
-  promisify(execFile)(process.execPath, ['bin/occusim.js', ...args], { env, timeout: 400_000, maxBuffer: 16 * 1024 * 1024 }).then(
+  promisify(execFile)(process.execPath, ['bin/occusim.js', ...args], {
+    env,
+    timeout: 400_000,
+    maxBuffer: 16 * 1024 * 1024,
+  }).then(
     (r) => ({ code: 0, stdout: r.stdout }),
     (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: `${e.stdout}${e.stderr}` }),
   );
@@ -31,14 +35,33 @@ const planted = { ...process.env, [PLANTED_DEFECT_ENV]: PLANTED_DEFECT };
 /** The printed command's arguments (`occusim run 'quickstart' --duration 600s --faults '…'`), its single quotes undone. */
 function argsOf(replay: string): string[] {
   const out: string[] = [];
-  for (const m of replay.replace(/^occusim /, '').matchAll(/'((?:[^']|'\\'')*)'|(\S+)/g)) out.push(m[1] !== undefined ? m[1].replaceAll("'\\''", "'") : m[2]!);
+  for (const m of replay.replace(/^occusim /, '').matchAll(/'((?:[^']|'\\'')*)'|(\S+)/g))
+    out.push(m[1] !== undefined ? m[1].replaceAll("'\\''", "'") : m[2]!);
   return out;
 }
 
 describe('the planted defect (restart-in-outage)', () => {
   it(`is found by explore within 8 runs of seed ${SEED}, shrunk to at most 2 faults, and its printed replay fails the same way`, async () => {
     const reportPath = join(dir, 'explore.json');
-    const found = await exec(['explore', 'quickstart', '--runs', '8', '--duration', '10m', '--seed', String(SEED), '--kinds', 'hive_outage,broker_restart', '--max-faults', '4', '--report', reportPath], planted);
+    const found = await exec(
+      [
+        'explore',
+        'quickstart',
+        '--runs',
+        '8',
+        '--duration',
+        '10m',
+        '--seed',
+        String(SEED),
+        '--kinds',
+        'hive_outage,broker_restart',
+        '--max-faults',
+        '4',
+        '--report',
+        reportPath,
+      ],
+      planted,
+    );
     expect(found.code, found.stdout).toBe(1);
     const report = JSON.parse(readFileSync(reportPath, 'utf8')) as ExploreReport;
     const f = report.failures[0]!;
@@ -57,7 +80,9 @@ describe('the planted defect (restart-in-outage)', () => {
     expect(again.code).toBe(1);
     const run = JSON.parse(readFileSync(replayed, 'utf8')) as RunReport;
     const ledger = DEFAULT_INVARIANTS.find((i) => i.name === 'ledger-balanced')!;
-    expect(ledger.check(run.result, f.shrunk, run.result).map((v) => `ledger-balanced: ${v}`)).toEqual(f.shrunkViolations.filter((v) => v.startsWith('ledger-balanced')));
+    expect(ledger.check(run.result, f.shrunk, run.result).map((v) => `ledger-balanced: ${v}`)).toEqual(
+      f.shrunkViolations.filter((v) => v.startsWith('ledger-balanced')),
+    );
 
     // Without the switch the same command holds: the failure is the planted defect's.
     const clean = await exec([...args, '--quiet', '--report', replayed], { ...process.env, [PLANTED_DEFECT_ENV]: '' });

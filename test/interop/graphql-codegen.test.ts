@@ -43,17 +43,30 @@ afterAll(async () => {
 });
 
 const codegen = (documents: string[], out: string): Promise<Array<{ filename: string }>> =>
-  generate({ schema: schemaFile, documents, generates: { [join(dir, out)]: { preset: 'client' } }, silent: true }, true) as Promise<Array<{ filename: string }>>;
+  generate(
+    { schema: schemaFile, documents, generates: { [join(dir, out)]: { preset: 'client' } }, silent: true },
+    true,
+  ) as Promise<Array<{ filename: string }>>;
 
 describe('GraphQL Code Generator on the served schema and the compat documents', () => {
   it('generates typed documents for every compat operation, and they compile with a program using them', async () => {
     const files = readdirSync(compat).filter((f) => f.endsWith('.graphql') && f !== LEGACY);
     expect(files.length).toBeGreaterThanOrEqual(12);
-    const written = await codegen(files.map((f) => join(compat, f)), 'gql/');
-    expect(written.map((w) => w.filename.slice(dir.length + 1)).sort()).toEqual(['gql/fragment-masking.ts', 'gql/gql.ts', 'gql/graphql.ts', 'gql/index.ts']);
+    const written = await codegen(
+      files.map((f) => join(compat, f)),
+      'gql/',
+    );
+    expect(written.map((w) => w.filename.slice(dir.length + 1)).sort()).toEqual([
+      'gql/fragment-masking.ts',
+      'gql/gql.ts',
+      'gql/graphql.ts',
+      'gql/index.ts',
+    ]);
     // One typed document per named operation of the compat files.
     const generated = readFileSync(join(dir, 'gql/graphql.ts'), 'utf8');
-    const operations = files.flatMap((f) => [...readFileSync(join(compat, f), 'utf8').matchAll(/^(?:query|mutation) (\w+)/gm)].map((m) => m[1] as string));
+    const operations = files.flatMap((f) =>
+      [...readFileSync(join(compat, f), 'utf8').matchAll(/^(?:query|mutation) (\w+)/gm)].map((m) => m[1] as string),
+    );
     for (const name of operations) expect(generated, name).toMatch(new RegExp(`^export const ${name}Document = `, 'm'));
     // A client's use of them: results and variables typed from the schema, not by hand.
     writeFileSync(
@@ -77,10 +90,16 @@ describe('GraphQL Code Generator on the served schema and the compat documents',
       skipLibCheck: true,
       types: [],
     });
-    expect(ts.getPreEmitDiagnostics(program).map((d) => `${d.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`)).toEqual([]);
+    expect(
+      ts
+        .getPreEmitDiagnostics(program)
+        .map((d) => `${d.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`),
+    ).toEqual([]);
   });
 
   it('refuses the legacy [ID!] document, which only the server accepts', async () => {
-    await expect(codegen([join(compat, LEGACY)], 'legacy/')).rejects.toThrow(/Variable "\$ids" of type "\[ID!\]" used in position expecting type "\[String!\]"/);
+    await expect(codegen([join(compat, LEGACY)], 'legacy/')).rejects.toThrow(
+      /Variable "\$ids" of type "\[ID!\]" used in position expecting type "\[String!\]"/,
+    );
   });
 });

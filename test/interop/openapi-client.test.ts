@@ -21,7 +21,10 @@ import { serveQuickstart, type ServedQuickstart } from './served-quickstart.js';
  * quickstart, each answer held against the response schema the document gives for its status.
  */
 const here = new URL('./', import.meta.url).pathname;
-type Operation = { operationId: string; responses: Record<string, { content?: { 'application/json'?: { schema: object } } }> };
+type Operation = {
+  operationId: string;
+  responses: Record<string, { content?: { 'application/json'?: { schema: object } } }>;
+};
 type Document = { paths: Record<string, Record<string, Operation>> };
 
 let served: ServedQuickstart;
@@ -41,7 +44,9 @@ describe('the served OpenAPI document, judged by third-party tools', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'occusim-openapi-')), 'openapi.json');
     writeFileSync(file, JSON.stringify(doc));
     const problems = await lint({ ref: file, config: await createConfig({ extends: ['recommended'] }) });
-    expect(problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer ?? '?'}`)).toEqual([]);
+    expect(problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer ?? '?'}`)).toEqual(
+      [],
+    );
   });
 
   it('generates, with openapi-typescript, the client types committed beside this test', async () => {

@@ -30,7 +30,12 @@ describeWithBinaries(['promtool'], 'promtool check metrics on a served run', ({ 
       durationMs: 10 * 60_000,
       keepStore: false,
       api: { port: 0, audience: 'https://api.occusim.test' },
-      webhooks: { allow: ['127.0.0.1/8'], declared: [{ orgId: model.org.id, input: { name: 'rooms', eventTypes: ['ROOM_OCCUPANCY'], url: receiver.url } }] },
+      webhooks: {
+        allow: ['127.0.0.1/8'],
+        declared: [
+          { orgId: model.org.id, input: { name: 'rooms', eventTypes: ['ROOM_OCCUPANCY'], url: receiver.url } },
+        ],
+      },
       onPlatform: (ready) => {
         apiUrl = ready.apiUrl as string;
       },
@@ -40,10 +45,19 @@ describeWithBinaries(['promtool'], 'promtool check metrics on a served run', ({ 
     });
     // The scrape is not trivially clean: counters and the histogram are in it (the
     // per-tenant series may be withheld from an anonymous scrape; promtool judges what is served).
-    for (const name of ['occusim_batches_processed_total', 'occusim_occupancy_events_total', 'occusim_ingest_lag_seconds_bucket', 'occusim_messages_out_total']) {
+    for (const name of [
+      'occusim_batches_processed_total',
+      'occusim_occupancy_events_total',
+      'occusim_ingest_lag_seconds_bucket',
+      'occusim_messages_out_total',
+    ]) {
       expect(scrape, name).toMatch(new RegExp(`^${name}[{ ]`, 'm'));
     }
-    const check = spawnSync(promtool as string, ['check', 'metrics'], { input: scrape, encoding: 'utf8', timeout: 30_000 });
+    const check = spawnSync(promtool as string, ['check', 'metrics'], {
+      input: scrape,
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     // promtool prints each problem as `name: problem` and exits non-zero on any.
     expect({ status: check.status, out: `${check.stdout}${check.stderr}`.trim() }).toEqual({ status: 0, out: '' });
   }, 120_000);

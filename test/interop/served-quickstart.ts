@@ -30,7 +30,10 @@ export async function serveQuickstart(duration = '30m'): Promise<ServedQuickstar
   const loaded = loadScenarioFile(scenario);
   if (!loaded.ok) throw new Error('quickstart does not load');
   const args = ['run', scenario, '--duration', duration, '--serve', '--port', '0', '--mqtt-port', '0', '--quiet'];
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'test/cli/fixtures/cli-entry.ts'), ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'test/cli/fixtures/cli-entry.ts'), ...args], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const out = await new Promise<string>((resolve, reject) => {
     let text = '';
     let err = '';

@@ -33,25 +33,52 @@ afterAll(async () => {
 const pairs = (date: string): Array<[string, Record<string, unknown>, Record<string, unknown>]> => {
   const office = ids['Open office'] as string;
   return [
-    ['service_search_assets', { query: 'office', types: ['room', 'zone'] }, { query: 'office', asset_types: ['room', 'zone'] }],
+    [
+      'service_search_assets',
+      { query: 'office', types: ['room', 'zone'] },
+      { query: 'office', asset_types: ['room', 'zone'] },
+    ],
     ['service_get_asset_details', { ids: [office] }, { ids: [office], include_parent_context: true }],
-    ['service_hardware_snapshot', { scope_id: ids.Ground, list: 'all', max_results: 3 }, { scope_type: 'floor', scope_id: ids.Ground, include_battery_details: true, battery_status_filter: 'all', limit: 3, offline_devices_limit: 2 }],
+    [
+      'service_hardware_snapshot',
+      { scope_id: ids.Ground, list: 'all', max_results: 3 },
+      {
+        scope_type: 'floor',
+        scope_id: ids.Ground,
+        include_battery_details: true,
+        battery_status_filter: 'all',
+        limit: 3,
+        offline_devices_limit: 2,
+      },
+    ],
     ['service_hardware_snapshot', {}, { scope_type: 'org', include_battery_details: false }],
     ['service_available_rooms', { scope_id: ids.Ground }, { floor_id: ids.Ground }],
     ['service_available_rooms', { scope_id: ids.Main, min_capacity: 1 }, { building_id: ids.Main, min_capacity: 1 }],
     ['service_space_busyness', { ids: [office] }, { space_id_or_name: 'Open office', include_trend: true }],
     ['service_space_busyness', { ids: [ids.Kitchen] }, { space_id_or_name: 'kitchn' }],
     ['service_traffic_flow', { ids: [ids.Main] }, { space_id_or_name: 'Main', time_window: 'today' }],
-    ['service_traffic_flow', { ids: [ids.Lobby], date }, { space_id_or_name: ids.Lobby, time_window: 'custom', custom_start: `${date}T00:00:00Z`, custom_stop: 'now' }],
+    [
+      'service_traffic_flow',
+      { ids: [ids.Lobby], date },
+      { space_id_or_name: ids.Lobby, time_window: 'custom', custom_start: `${date}T00:00:00Z`, custom_stop: 'now' },
+    ],
     ['service_list_topology', { root_id: ids.Main, depth: 2 }, { asset_ids: [ids.Main], traversal_depth: 2 }],
     ['service_list_topology', { depth: 3 }, { starting_depth: 0, traversal_depth: 2 }],
-    ['service_fetch_entity_details', { ids: [office, ids['Meeting room']], fields: ['name', 'capacity'] }, { ids: [office, ids['Meeting room']], room_fields: ['name', 'capacity'], site_fields: ['timezone'] }],
-    ['service_get_occupancy_timeseries', { ids: [office], start: '-1h', stop: 'now', interval: '1m' }, { asset_ids: [office], start: '-1h', stop: 'now', interval: '1m' }],
+    [
+      'service_fetch_entity_details',
+      { ids: [office, ids['Meeting room']], fields: ['name', 'capacity'] },
+      { ids: [office, ids['Meeting room']], room_fields: ['name', 'capacity'], site_fields: ['timezone'] },
+    ],
+    [
+      'service_get_occupancy_timeseries',
+      { ids: [office], start: '-1h', stop: 'now', interval: '1m' },
+      { asset_ids: [office], start: '-1h', stop: 'now', interval: '1m' },
+    ],
     ['service_get_current_occupancy', { ids: [office, ids.Kitchen] }, { asset_ids: [office, ids.Kitchen] }],
   ];
 };
 
-describe('the reference server\'s argument names', () => {
+describe("the reference server's argument names", () => {
   it('give each of the ten tools the same answer as ours', async () => {
     const today = (await session.call('service_traffic_flow', { ids: [ids.Main] })).data.date as unknown as string;
     const cases = pairs(today);
@@ -76,7 +103,11 @@ describe('the reference server\'s argument names', () => {
       ['service_available_rooms', { scope_id: ids.Ground, floor_id: ids.Ground }, ['floor_id', 'scope_id']],
       ['service_space_busyness', { ids: [office], space_id_or_name: 'Open office' }, ['space_id_or_name', 'ids']],
       ['service_hardware_snapshot', { max_results: 3, limit: 3 }, ['limit', 'max_results']],
-      ['service_fetch_entity_details', { ids: [office], fields: ['name'], room_fields: ['name'] }, ['room_fields', 'fields']],
+      [
+        'service_fetch_entity_details',
+        { ids: [office], fields: ['name'], room_fields: ['name'] },
+        ['room_fields', 'fields'],
+      ],
       ['service_traffic_flow', { ids: [ids.Main], date: '2026-01-05', time_window: 'today' }, ['time_window', 'date']],
     ];
     for (const [name, args, named] of cases) {
@@ -88,7 +119,12 @@ describe('the reference server\'s argument names', () => {
 
   it('refuse what ours cannot honour, saying what is offered', async () => {
     const cases: Array<[string, Record<string, unknown>, string, RegExp]> = [
-      ['service_traffic_flow', { space_id_or_name: 'Main', time_window: '1h' }, 'VALIDATION_FAILED', /whole local days/],
+      [
+        'service_traffic_flow',
+        { space_id_or_name: 'Main', time_window: '1h' },
+        'VALIDATION_FAILED',
+        /whole local days/,
+      ],
       ['service_list_topology', { starting_depth: 2 }, 'VALIDATION_FAILED', /starting_depth/],
       ['service_list_topology', { asset_ids: [ids.Main, ids.Ground] }, 'VALIDATION_FAILED', /one root/],
       ['service_hardware_snapshot', { scope_type: 'site', scope_id: ids.Ground }, 'VALIDATION_FAILED', /is not a site/],
@@ -96,7 +132,12 @@ describe('the reference server\'s argument names', () => {
       ['service_available_rooms', { building_id: ids.Main, floor_id: ids.Ground }, 'VALIDATION_FAILED', /give one/],
       ['service_available_rooms', { floor_id: 'room_x' }, 'VALIDATION_FAILED', /floor_id/],
       ['service_space_busyness', { space_id_or_name: 'Zzqxv wjkp' }, 'NOT_FOUND', /named like/],
-      ['service_fetch_entity_details', { ids: [ids['Open office']], site_fields: ['name'] }, 'VALIDATION_FAILED', /room_fields/],
+      [
+        'service_fetch_entity_details',
+        { ids: [ids['Open office']], site_fields: ['name'] },
+        'VALIDATION_FAILED',
+        /room_fields/,
+      ],
     ];
     for (const [name, args, code, text] of cases) {
       const r = await session.call(name, args);
@@ -111,7 +152,9 @@ describe('the published input schemas', () => {
     const doc = readFileSync(join(root, 'docs/mcp.md'), 'utf8');
     const listed = toolList();
     for (const tool of TOOLS) {
-      const props = Object.keys((listed.find((t) => t.name === tool.name)?.inputSchema.properties ?? {}) as Record<string, unknown>);
+      const props = Object.keys(
+        (listed.find((t) => t.name === tool.name)?.inputSchema.properties ?? {}) as Record<string, unknown>,
+      );
       for (const alias of aliasNames(tool)) {
         expect(props, tool.name).toContain(alias);
         expect(doc, `docs/mcp.md names ${alias}`).toContain(`\`${alias}\``);

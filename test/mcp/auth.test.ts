@@ -19,7 +19,12 @@ function scripted(graphqlStatus: (token: string | null, n: number) => number) {
   const port: HttpPort = {
     async post(path, _body, bearer): Promise<HttpAnswer> {
       calls.push({ path, bearer });
-      if (path === LOGIN_PATH) return { status: 200, body: { access_token: `t${++logins}`, expires_in: 3600, token_type: 'Bearer' }, text: '' };
+      if (path === LOGIN_PATH)
+        return {
+          status: 200,
+          body: { access_token: `t${++logins}`, expires_in: 3600, token_type: 'Bearer' },
+          text: '',
+        };
       const status = graphqlStatus(bearer, queries++);
       return { status, body: status === 200 ? { data: { ok: true } } : { message: 'no' }, text: '' };
     },
@@ -45,7 +50,12 @@ describe('client credentials', () => {
     const once = scripted((token) => (token === 't1' ? 401 : 200));
     const p = new Platform(once.port, new ClientCredentials(settings, once.port, clock));
     await expect(p.query('{ ok }')).resolves.toEqual({ ok: true });
-    expect(once.calls.map((c) => `${c.path} ${c.bearer}`)).toEqual([`${LOGIN_PATH} null`, '/api/v3/graphql t1', `${LOGIN_PATH} null`, '/api/v3/graphql t2']);
+    expect(once.calls.map((c) => `${c.path} ${c.bearer}`)).toEqual([
+      `${LOGIN_PATH} null`,
+      '/api/v3/graphql t1',
+      `${LOGIN_PATH} null`,
+      '/api/v3/graphql t2',
+    ]);
     const always = scripted(() => 401);
     const q = new Platform(always.port, new ClientCredentials(settings, always.port, clock));
     await expect(q.query('{ ok }')).rejects.toMatchObject({ code: 'AUTH_EXPIRED' });
@@ -53,7 +63,12 @@ describe('client credentials', () => {
   });
 
   it('map 429 to RATE_LIMITED, 400 to VALIDATION_FAILED, 500 to INTERNAL_ERROR', async () => {
-    for (const [status, code] of [[429, 'RATE_LIMITED'], [400, 'VALIDATION_FAILED'], [500, 'INTERNAL_ERROR'], [404, 'NOT_FOUND']] as const) {
+    for (const [status, code] of [
+      [429, 'RATE_LIMITED'],
+      [400, 'VALIDATION_FAILED'],
+      [500, 'INTERNAL_ERROR'],
+      [404, 'NOT_FOUND'],
+    ] as const) {
       const api = scripted(() => status);
       const p = new Platform(api.port, new ClientCredentials(settings, api.port, new VirtualClock(0)));
       await expect(p.report({})).rejects.toMatchObject({ code });
@@ -62,13 +77,27 @@ describe('client credentials', () => {
 });
 
 describe('settings', () => {
-  it('default to the documented values and refuse malformed ones with the variable\'s name', () => {
+  it("default to the documented values and refuse malformed ones with the variable's name", () => {
     const s = readSettings({});
-    expect(s).toMatchObject({ clientId: null, baseUrl: DEFAULTS.baseUrl, audience: DEFAULTS.audience, topologyTtlMs: 600_000, occupancyTtlMs: 60_000, quietBelowPct: 30, busyFromPct: 70, debug: false });
+    expect(s).toMatchObject({
+      clientId: null,
+      baseUrl: DEFAULTS.baseUrl,
+      audience: DEFAULTS.audience,
+      topologyTtlMs: 600_000,
+      occupancyTtlMs: 60_000,
+      quietBelowPct: 30,
+      busyFromPct: 70,
+      debug: false,
+    });
     expect(() => readSettings({ SERVICE_OCCUPANCY_CACHE_TTL_S: 'soon' })).toThrow(/SERVICE_OCCUPANCY_CACHE_TTL_S/);
     expect(() => readSettings({ SERVICE_TIMEZONE: 'Mars/Olympus' })).toThrow(ToolError);
-    expect(() => readSettings({ SERVICE_QUIET_BELOW_PCT: '80', SERVICE_BUSY_FROM_PCT: '70' })).toThrow(/SERVICE_BUSY_FROM_PCT/);
-    expect(readSettings({ SERVICE_BASE_URL: 'http://h:1/', SERVICE_DEBUG: 'true' })).toMatchObject({ baseUrl: 'http://h:1', debug: true });
+    expect(() => readSettings({ SERVICE_QUIET_BELOW_PCT: '80', SERVICE_BUSY_FROM_PCT: '70' })).toThrow(
+      /SERVICE_BUSY_FROM_PCT/,
+    );
+    expect(readSettings({ SERVICE_BASE_URL: 'http://h:1/', SERVICE_DEBUG: 'true' })).toMatchObject({
+      baseUrl: 'http://h:1',
+      debug: true,
+    });
   });
 });
 
@@ -81,9 +110,22 @@ describe('a missing or wrong credential', () => {
 
   it('is a tool error (VALIDATION_FAILED / AUTH_EXPIRED), and the server keeps answering', async () => {
     const missing = await connectInMemory({ SERVICE_BASE_URL: platform.api });
-    const wrong = await connectInMemory({ SERVICE_BASE_URL: platform.api, SERVICE_CLIENT_ID: platform.own.clients[0]?.clientId ?? '', SERVICE_CLIENT_SECRET: 'wrong' });
-    const audience = await connectInMemory({ SERVICE_BASE_URL: platform.api, SERVICE_CLIENT_ID: platform.own.clients[0]?.clientId ?? '', SERVICE_CLIENT_SECRET: platform.own.clients[0]?.secret ?? '', SERVICE_AUDIENCE: 'https://other' });
-    const down = await connectInMemory({ SERVICE_BASE_URL: 'http://127.0.0.1:9', SERVICE_CLIENT_ID: 'c', SERVICE_CLIENT_SECRET: 's' });
+    const wrong = await connectInMemory({
+      SERVICE_BASE_URL: platform.api,
+      SERVICE_CLIENT_ID: platform.own.clients[0]?.clientId ?? '',
+      SERVICE_CLIENT_SECRET: 'wrong',
+    });
+    const audience = await connectInMemory({
+      SERVICE_BASE_URL: platform.api,
+      SERVICE_CLIENT_ID: platform.own.clients[0]?.clientId ?? '',
+      SERVICE_CLIENT_SECRET: platform.own.clients[0]?.secret ?? '',
+      SERVICE_AUDIENCE: 'https://other',
+    });
+    const down = await connectInMemory({
+      SERVICE_BASE_URL: 'http://127.0.0.1:9',
+      SERVICE_CLIENT_ID: 'c',
+      SERVICE_CLIENT_SECRET: 's',
+    });
     try {
       const m = await missing.call('service_list_topology', {});
       expect(m.code).toBe('VALIDATION_FAILED');

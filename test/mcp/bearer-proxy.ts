@@ -21,5 +21,8 @@ export async function bearerProxy(target: string, token: string): Promise<{ url:
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
-  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((r) => (server.closeAllConnections(), server.close(() => r()))) };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise((r) => (server.closeAllConnections(), server.close(() => r()))),
+  };
 }

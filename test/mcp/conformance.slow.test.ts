@@ -37,8 +37,13 @@ let served: Served;
 beforeAll(async () => {
   if (!existsSync(node22) || !existsSync(suite)) {
     mkdirSync(dir, { recursive: true });
-    const npm = await run('npm', ['install', '--prefix', dir, '--no-save', '--no-audit', '--no-fund', VERSIONS.node, VERSIONS.suite], 300_000);
-    if (npm.code !== 0 || !existsSync(node22) || !existsSync(suite)) unavailable = `could not install ${VERSIONS.node} and ${VERSIONS.suite} from the npm registry: ${npm.out.slice(-500)}`;
+    const npm = await run(
+      'npm',
+      ['install', '--prefix', dir, '--no-save', '--no-audit', '--no-fund', VERSIONS.node, VERSIONS.suite],
+      300_000,
+    );
+    if (npm.code !== 0 || !existsSync(node22) || !existsSync(suite))
+      unavailable = `could not install ${VERSIONS.node} and ${VERSIONS.suite} from the npm registry: ${npm.out.slice(-500)}`;
   }
   if (unavailable === null) served = await servedQuickstart();
 }, 400_000);
@@ -55,10 +60,32 @@ describe('the official MCP conformance suite', () => {
     const api = await apiFor(served);
     const proxy = await bearerProxy(served.api, api.token);
     try {
-      const r = await run(node22, [suite, 'server', '--url', `${proxy.url}/mcp`, '--expected-failures', join(root, 'test/mcp/conformance-expected-failures.yaml')], 300_000);
+      const r = await run(
+        node22,
+        [
+          suite,
+          'server',
+          '--url',
+          `${proxy.url}/mcp`,
+          '--expected-failures',
+          join(root, 'test/mcp/conformance-expected-failures.yaml'),
+        ],
+        300_000,
+      );
       const summary = r.out.slice(r.out.indexOf('=== SUMMARY ==='));
       console.log(summary);
-      for (const must of ['server-initialize', 'ping', 'logging-set-level', 'completion-complete', 'tools-list', 'tools-call-error', 'resources-list', 'prompts-list', 'dns-rebinding-protection', 'server-sse-multiple-streams']) {
+      for (const must of [
+        'server-initialize',
+        'ping',
+        'logging-set-level',
+        'completion-complete',
+        'tools-list',
+        'tools-call-error',
+        'resources-list',
+        'prompts-list',
+        'dns-rebinding-protection',
+        'server-sse-multiple-streams',
+      ]) {
         expect(summary).toMatch(new RegExp(`✓ ${must}: \\d+ passed, 0 failed`));
       }
       expect(summary).not.toContain('Unexpected failures');

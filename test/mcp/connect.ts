@@ -26,7 +26,13 @@ export async function connectInMemory(env: Record<string, string>): Promise<Sess
   const settings = readSettings(env);
   const http = fetchPort(settings.baseUrl);
   const events = new EventLog();
-  const ctx = toolContext(settings, http, new ClientCredentials(settings, http, systemClock, events), systemClock, events);
+  const ctx = toolContext(
+    settings,
+    http,
+    new ClientCredentials(settings, http, systemClock, events),
+    systemClock,
+    events,
+  );
   const server = createMcpServer(() => ctx, { events });
   const [a, b] = InMemoryTransport.createLinkedPair();
   await server.connect(a);

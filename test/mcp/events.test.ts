@@ -1,4 +1,8 @@
-import { EmptyResultSchema, LoggingMessageNotificationSchema, type LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
+import {
+  EmptyResultSchema,
+  LoggingMessageNotificationSchema,
+  type LoggingMessageNotification,
+} from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_AUDIENCE } from '../../src/api/server.js';
 import type { ScenarioModel } from '../../src/scenario/model.js';
@@ -12,10 +16,17 @@ import { twoOrganisations } from './served.js';
  */
 let platform: Awaited<ReturnType<typeof twoOrganisations>>;
 
-const env = (m: ScenarioModel, api: string): Record<string, string> => ({ SERVICE_CLIENT_ID: m.clients[0]?.clientId ?? '', SERVICE_CLIENT_SECRET: m.clients[0]?.secret ?? '', SERVICE_BASE_URL: api, SERVICE_AUDIENCE: DEFAULT_AUDIENCE });
+const env = (m: ScenarioModel, api: string): Record<string, string> => ({
+  SERVICE_CLIENT_ID: m.clients[0]?.clientId ?? '',
+  SERVICE_CLIENT_SECRET: m.clients[0]?.secret ?? '',
+  SERVICE_BASE_URL: api,
+  SERVICE_AUDIENCE: DEFAULT_AUDIENCE,
+});
 
 /** A session whose log messages are collected. */
-async function listening(e: Record<string, string>): Promise<{ session: Session; got: LoggingMessageNotification['params'][] }> {
+async function listening(
+  e: Record<string, string>,
+): Promise<{ session: Session; got: LoggingMessageNotification['params'][] }> {
   const session = await connectInMemory(e);
   const got: LoggingMessageNotification['params'][] = [];
   session.client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void got.push(n.params));
@@ -54,7 +65,11 @@ describe('log messages', () => {
       await settle();
       const calls = got.filter((m) => m.logger === 'platform');
       expect(calls.length).toBeGreaterThan(0);
-      for (const m of calls) expect([m.level, String(m.data)]).toEqual(['debug', expect.stringMatching(/^\/api\/v3\/graphql → 200 in [\d.]+ ms$/)]);
+      for (const m of calls)
+        expect([m.level, String(m.data)]).toEqual([
+          'debug',
+          expect.stringMatching(/^\/api\/v3\/graphql → 200 in [\d.]+ ms$/),
+        ]);
       got.length = 0;
       await session.client.setLoggingLevel('error');
       await session.call('service_search_assets', { query: 'office' });
@@ -67,7 +82,10 @@ describe('log messages', () => {
   });
 
   it('report a platform that does not answer as an error, at the error level', async () => {
-    const { session, got } = await listening({ ...env(platform.own, platform.api), SERVICE_BASE_URL: 'http://127.0.0.1:9' });
+    const { session, got } = await listening({
+      ...env(platform.own, platform.api),
+      SERVICE_BASE_URL: 'http://127.0.0.1:9',
+    });
     try {
       await session.client.setLoggingLevel('error');
       expect((await session.call('service_list_topology', {})).code).toBe('NETWORK_ERROR');
@@ -82,7 +100,9 @@ describe('log messages', () => {
   it('refuse a level outside the eight of the spec with invalid params (-32602)', async () => {
     const { session } = await listening(env(platform.own, platform.api));
     try {
-      await expect(session.client.request({ method: 'logging/setLevel', params: { level: 'verbose' } }, EmptyResultSchema)).rejects.toMatchObject({ code: -32602 });
+      await expect(
+        session.client.request({ method: 'logging/setLevel', params: { level: 'verbose' } }, EmptyResultSchema),
+      ).rejects.toMatchObject({ code: -32602 });
     } finally {
       await session.close();
     }

@@ -30,7 +30,11 @@ interface Ran {
 
 function run(cmd: string, args: readonly string[], timeoutMs: number): Promise<Ran> {
   return new Promise((resolve) => {
-    const child = spawn(cmd, args, { cwd: root, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), MCP_CATALOG_PATH: catalog }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cmd, args, {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), MCP_CATALOG_PATH: catalog },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -46,8 +50,13 @@ let served: Served;
 beforeAll(async () => {
   if (!existsSync(node22) || !existsSync(cli)) {
     mkdirSync(dir, { recursive: true });
-    const npm = await run('npm', ['install', '--prefix', dir, '--no-save', '--no-audit', '--no-fund', VERSIONS.node, VERSIONS.inspector], 300_000);
-    if (npm.code !== 0 || !existsSync(node22) || !existsSync(cli)) unavailable = `could not install ${VERSIONS.node} and ${VERSIONS.inspector} from the npm registry: ${(npm.stdout + npm.stderr).slice(-500)}`;
+    const npm = await run(
+      'npm',
+      ['install', '--prefix', dir, '--no-save', '--no-audit', '--no-fund', VERSIONS.node, VERSIONS.inspector],
+      300_000,
+    );
+    if (npm.code !== 0 || !existsSync(node22) || !existsSync(cli))
+      unavailable = `could not install ${VERSIONS.node} and ${VERSIONS.inspector} from the npm registry: ${(npm.stdout + npm.stderr).slice(-500)}`;
   }
   if (unavailable !== null) return;
   buildMcp();
@@ -62,7 +71,11 @@ afterAll(async () => served?.close());
  */
 async function inspect(args: readonly string[]): Promise<Ran & { json: Record<string, unknown> }> {
   const env = Object.entries(envFor(served)).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
-  const r = await run(node22, [cli, '--cli', ...env, ...args, '--', process.execPath, join(root, 'bin/occusim-mcp.js')], 60_000);
+  const r = await run(
+    node22,
+    [cli, '--cli', ...env, ...args, '--', process.execPath, join(root, 'bin/occusim-mcp.js')],
+    60_000,
+  );
   let json: Record<string, unknown> = {};
   if (r.stdout !== '' || r.code === 0) {
     try {
@@ -105,7 +118,9 @@ describe('occusim-mcp over stdio, judged by the MCP Inspector CLI', () => {
 
     const templates = await inspect(['--method', 'resources/templates/list']);
     expect(templates.code, templates.stderr).toBe(0);
-    expect((templates.json.resourceTemplates as Array<{ uriTemplate: string }>).map((t) => t.uriTemplate)).toContain('occusim://floors/{id}');
+    expect((templates.json.resourceTemplates as Array<{ uriTemplate: string }>).map((t) => t.uriTemplate)).toContain(
+      'occusim://floors/{id}',
+    );
 
     const read = await inspect(['--method', 'resources/read', '--uri', svg?.uri ?? '']);
     expect(read.code, read.stderr).toBe(0);
@@ -115,15 +130,37 @@ describe('occusim-mcp over stdio, judged by the MCP Inspector CLI', () => {
 
     const prompts = await inspect(['--method', 'prompts/list']);
     expect(prompts.code, prompts.stderr).toBe(0);
-    expect((prompts.json.prompts as Array<{ name: string }>).map((p) => p.name)).toEqual(['building_occupancy_summary', 'find_free_room', 'explain_device_health']);
+    expect((prompts.json.prompts as Array<{ name: string }>).map((p) => p.name)).toEqual([
+      'building_occupancy_summary',
+      'find_free_room',
+      'explain_device_health',
+    ]);
 
-    const prompt = await inspect(['--method', 'prompts/get', '--prompt-name', 'building_occupancy_summary', '--prompt-args', 'building=Main', 'period=today']);
+    const prompt = await inspect([
+      '--method',
+      'prompts/get',
+      '--prompt-name',
+      'building_occupancy_summary',
+      '--prompt-args',
+      'building=Main',
+      'period=today',
+    ]);
     expect(prompt.code, prompt.stderr).toBe(0);
     const message = (prompt.json.messages as Array<{ role: string; content: { text: string } }>)[0];
     expect(message?.role).toBe('user');
-    expect(message?.content.text).toMatch(/^Summarise the occupancy of building "Main" \(id building_[0-9a-f]+; HQ › Main\) for today\./);
+    expect(message?.content.text).toMatch(
+      /^Summarise the occupancy of building "Main" \(id building_[0-9a-f]+; HQ › Main\) for today\./,
+    );
 
-    const call = await inspect(['--method', 'tools/call', '--tool-name', 'service_search_assets', '--tool-arg', 'query=open office', 'types=["room"]']);
+    const call = await inspect([
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'service_search_assets',
+      '--tool-arg',
+      'query=open office',
+      'types=["room"]',
+    ]);
     expect(call.code, call.stderr).toBe(0);
     expect(call.json.isError).toBeUndefined();
     const found = call.json.structuredContent as { results: Array<{ type: string; name: string }> };
@@ -135,8 +172,17 @@ describe('occusim-mcp over stdio, judged by the MCP Inspector CLI', () => {
     expect(missing.code).toBe(1);
     expect(missing.stdout).toBe('');
     expect(missing.stderr).toContain('resource not found: occusim://floors/nope');
-    const refused = await inspect(['--method', 'tools/call', '--tool-name', 'service_get_current_occupancy', '--tool-arg', 'ids=["room_x"]']);
+    const refused = await inspect([
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'service_get_current_occupancy',
+      '--tool-arg',
+      'ids=["room_x"]',
+    ]);
     expect(refused.code).toBe(5);
-    expect((refused.json.content as Array<{ text: string }>)[0]?.text).toBe('NOT_FOUND: not in this organisation: room_x');
+    expect((refused.json.content as Array<{ text: string }>)[0]?.text).toBe(
+      'NOT_FOUND: not in this organisation: room_x',
+    );
   }, 300_000);
 });

@@ -45,21 +45,31 @@ describe('prompts', () => {
     for (const f of platform.own.floors) expect(byName).toContain(f.id);
     expect(await text('building_occupancy_summary', { building: b.id, period: 'last_7_days' })).toBe(byName);
     const free = await text('find_free_room', { scope: b.name, min_capacity: '6', tags: 'focus, quiet' });
-    expect(free).toContain(`service_available_rooms with ${JSON.stringify({ scope_id: b.id, min_capacity: 6, tags: ['focus', 'quiet'] })}`);
+    expect(free).toContain(
+      `service_available_rooms with ${JSON.stringify({ scope_id: b.id, min_capacity: 6, tags: ['focus', 'quiet'] })}`,
+    );
     const sensor = platform.own.sensors.find((s) => s.mode === 'traffic') as { id: string; name: string };
     expect(await text('explain_device_health', { device: sensor.name })).toContain(`ids ["${sensor.id}"]`);
   });
 
-  it('refuse a bad argument with -32602 naming it, another organisation\'s asset included', async () => {
+  it("refuse a bad argument with -32602 naming it, another organisation's asset included", async () => {
     const other = platform.other.buildings[0]?.id as string;
     const bad: Array<[string, Record<string, string>, RegExp]> = [
       ['building_occupancy_summary', {}, /needs building/],
       ['building_occupancy_summary', { building: other }, /building: .*not in this organisation/],
-      ['building_occupancy_summary', { building: platform.own.buildings[0]?.id as string, period: 'forever' }, /period: one of/],
+      [
+        'building_occupancy_summary',
+        { building: platform.own.buildings[0]?.id as string, period: 'forever' },
+        /period: one of/,
+      ],
       ['find_free_room', { min_capacity: 'six' }, /min_capacity: a whole number/],
       ['find_free_room', { colour: 'red' }, /has no argument colour/],
       ['no_such_prompt', {}, /unknown prompt/],
     ];
-    for (const [name, args, message] of bad) await expect(session.client.getPrompt({ name, arguments: args })).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(message) });
+    for (const [name, args, message] of bad)
+      await expect(session.client.getPrompt({ name, arguments: args })).rejects.toMatchObject({
+        code: -32602,
+        message: expect.stringMatching(message),
+      });
   });
 });

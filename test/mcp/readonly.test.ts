@@ -18,7 +18,11 @@ let session: Session;
 beforeAll(async () => {
   served = await servedQuickstart(['--duration', '90m']);
   // No caches: every call reaches the API.
-  session = await connectInMemory({ ...envFor(served), SERVICE_TOPOLOGY_CACHE_TTL_S: '0', SERVICE_OCCUPANCY_CACHE_TTL_S: '0' });
+  session = await connectInMemory({
+    ...envFor(served),
+    SERVICE_TOPOLOGY_CACHE_TTL_S: '0',
+    SERVICE_OCCUPANCY_CACHE_TTL_S: '0',
+  });
   await session.client.listTools();
 }, 120_000);
 
@@ -30,11 +34,14 @@ afterAll(async () => {
 function digest(dbPath: string): Record<string, string> {
   const db = new Database(dbPath, { readonly: true, fileMustExist: true });
   try {
-    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as Array<{ name: string }>;
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as Array<{
+      name: string;
+    }>;
     return Object.fromEntries(
       tables.map(({ name }) => {
         const h = createHash('sha256');
-        for (const row of db.prepare(`SELECT * FROM "${name}"`).iterate()) h.update(JSON.stringify(row, (_k, v: unknown) => (Buffer.isBuffer(v) ? v.toString('base64') : v)));
+        for (const row of db.prepare(`SELECT * FROM "${name}"`).iterate())
+          h.update(JSON.stringify(row, (_k, v: unknown) => (Buffer.isBuffer(v) ? v.toString('base64') : v)));
         return [name, h.digest('hex')];
       }),
     );
@@ -52,22 +59,40 @@ describe('the tool server is read-only', () => {
     const of = (t: string): string[] => nodes.filter((n) => n.type === t).map((n) => n.id);
     const spaces = [...of('floor'), ...of('room'), ...of('zone')];
     const calls: Array<[string, Record<string, unknown>]> = [];
-    for (const q of ['office', 'ofice', 'kitchen', 'door counter', 'HQ', 'zz', 'x'.repeat(500)]) calls.push(['service_search_assets', { query: q, max_results: 50 }]);
-    for (const t of ['site', 'building', 'floor', 'room', 'zone', 'hive', 'sensor']) calls.push(['service_search_assets', { query: 'in', types: [t] }]);
+    for (const q of ['office', 'ofice', 'kitchen', 'door counter', 'HQ', 'zz', 'x'.repeat(500)])
+      calls.push(['service_search_assets', { query: q, max_results: 50 }]);
+    for (const t of ['site', 'building', 'floor', 'room', 'zone', 'hive', 'sensor'])
+      calls.push(['service_search_assets', { query: 'in', types: [t] }]);
     calls.push(['service_get_asset_details', { ids: nodes.slice(0, 50).map((n) => n.id), include_devices: true }]);
     for (const scope of [undefined, ...of('site'), ...of('building'), ...of('floor')]) {
       calls.push(['service_hardware_snapshot', { ...(scope ? { scope_id: scope } : {}), list: 'all' }]);
       calls.push(['service_available_rooms', { ...(scope ? { scope_id: scope } : {}), min_capacity: 0 }]);
     }
     calls.push(['service_space_busyness', { ids: spaces }]);
-    for (const id of [...of('site'), ...of('building'), ...of('floor'), ...of('room')]) calls.push(['service_traffic_flow', { ids: [id] }]);
+    for (const id of [...of('site'), ...of('building'), ...of('floor'), ...of('room')])
+      calls.push(['service_traffic_flow', { ids: [id] }]);
     calls.push(['service_traffic_flow', { ids: of('floor'), date: '2026-03-01' }]);
-    for (const depth of [1, 2, 3, 4, 5, 6]) calls.push(['service_list_topology', { depth, include_devices: depth > 3 }]);
-    calls.push(['service_fetch_entity_details', { ids: of('sensor'), fields: ['name', 'mode', 'is_online', 'last_heartbeat'] }]);
-    calls.push(['service_fetch_entity_details', { ids: of('room'), fields: ['name', 'capacity', 'area', 'coordinates'] }]);
-    for (const interval of ['1m', '1h', '1d']) calls.push(['service_get_occupancy_timeseries', { ids: spaces, start: interval === '1m' ? '-3h' : '-10d', interval }]);
-    calls.push(['service_get_occupancy_timeseries', { ids: of('room'), start: '-3h', source: 'traffic', function: 'mean' }]);
-    for (const source of ['auto', 'presence', 'traffic']) calls.push(['service_get_current_occupancy', { ids: spaces, source }]);
+    for (const depth of [1, 2, 3, 4, 5, 6])
+      calls.push(['service_list_topology', { depth, include_devices: depth > 3 }]);
+    calls.push([
+      'service_fetch_entity_details',
+      { ids: of('sensor'), fields: ['name', 'mode', 'is_online', 'last_heartbeat'] },
+    ]);
+    calls.push([
+      'service_fetch_entity_details',
+      { ids: of('room'), fields: ['name', 'capacity', 'area', 'coordinates'] },
+    ]);
+    for (const interval of ['1m', '1h', '1d'])
+      calls.push([
+        'service_get_occupancy_timeseries',
+        { ids: spaces, start: interval === '1m' ? '-3h' : '-10d', interval },
+      ]);
+    calls.push([
+      'service_get_occupancy_timeseries',
+      { ids: of('room'), start: '-3h', source: 'traffic', function: 'mean' },
+    ]);
+    for (const source of ['auto', 'presence', 'traffic'])
+      calls.push(['service_get_current_occupancy', { ids: spaces, source }]);
     calls.push(['service_get_current_occupancy', { ids: ['room_0000000000000000'], bogus: 1 }]);
     let answered = 0;
     for (const [name, args] of calls) {
@@ -84,7 +109,9 @@ describe('the tool server is read-only', () => {
 
   it('refuses mutations and subscriptions before anything is sent', async () => {
     expect(() => assertQueryOnly('mutation { createTag(input: { name: "x" }) { id } }')).toThrow(/read-only/);
-    expect(() => assertQueryOnly('query A { sites { data { id } } } mutation B { deleteSensors(ids: ["s"]) { name } }')).toThrow(/read-only/);
+    expect(() =>
+      assertQueryOnly('query A { sites { data { id } } } mutation B { deleteSensors(ids: ["s"]) { name } }'),
+    ).toThrow(/read-only/);
     expect(() => assertQueryOnly('subscription { x }')).toThrow(/read-only/);
     expect(() => assertQueryOnly('{ sites { data { id } } }')).not.toThrow();
     const sent: string[] = [];

@@ -21,13 +21,23 @@ describe('battery status', () => {
     expect(batteryStatus({ power_type: 'battery', battery_change_by_date: at(0) }, NOW).status).toBe('due_soon');
     expect(batteryStatus({ power_type: 'battery', battery_change_by_date: at(30) }, NOW).status).toBe('due_soon');
     expect(batteryStatus({ power_type: 'battery', battery_change_by_date: at(30.01) }, NOW).status).toBe('healthy');
-    expect(batteryStatus({ power_type: 'battery', next_battery_change_date: at(10) }, NOW)).toEqual({ status: 'due_soon', by: at(10) });
+    expect(batteryStatus({ power_type: 'battery', next_battery_change_date: at(10) }, NOW)).toEqual({
+      status: 'due_soon',
+      by: at(10),
+    });
   });
 });
 
 describe('busyness', () => {
   it('labels quiet below 30 %, busy from 70 %, moderate between', () => {
-    expect([0, 29.9, 30, 69.9, 70, 250].map((u) => label(u, 30, 70))).toEqual(['quiet', 'quiet', 'moderate', 'moderate', 'busy', 'busy']);
+    expect([0, 29.9, 30, 69.9, 70, 250].map((u) => label(u, 30, 70))).toEqual([
+      'quiet',
+      'quiet',
+      'moderate',
+      'moderate',
+      'busy',
+      'busy',
+    ]);
   });
 
   it('calls a trend lighter below −15 %, busier above +15 %, typical between', () => {
@@ -69,7 +79,7 @@ describe('fuzzy search score', () => {
 });
 
 describe('time-series times', () => {
-  it('resolve relative offsets from the platform\'s present', () => {
+  it("resolve relative offsets from the platform's present", () => {
     expect(resolveTime('now', NOW)).toBe(NOW);
     expect(resolveTime('-6h', NOW)).toBe(NOW - 6 * 3_600_000);
     expect(resolveTime('-2d', NOW)).toBe(NOW - 2 * DAY);

@@ -37,9 +37,19 @@ describe('tool schemas', () => {
   });
 
   it('bound ids to 1–50 unique and queries to 2–500 characters', () => {
-    const ids = (tools.find((t) => t.name === 'service_get_current_occupancy')?.inputSchema.properties as Record<string, Record<string, unknown>>).ids;
+    const ids = (
+      tools.find((t) => t.name === 'service_get_current_occupancy')?.inputSchema.properties as Record<
+        string,
+        Record<string, unknown>
+      >
+    ).ids;
     expect(ids).toMatchObject({ type: 'array', minItems: 1, maxItems: 50 });
-    const query = (tools.find((t) => t.name === 'service_search_assets')?.inputSchema.properties as Record<string, Record<string, unknown>>).query;
+    const query = (
+      tools.find((t) => t.name === 'service_search_assets')?.inputSchema.properties as Record<
+        string,
+        Record<string, unknown>
+      >
+    ).query;
     expect(query).toMatchObject({ type: 'string', minLength: 2, maxLength: 500 });
   });
 });

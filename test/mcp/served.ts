@@ -17,7 +17,11 @@ import type { ScenarioModel } from '../../src/scenario/model.js';
 export const root = new URL('../../', import.meta.url).pathname;
 
 function newest(dir: string): number {
-  return Math.max(...readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => statSync(join(e.parentPath, e.name)).mtimeMs));
+  return Math.max(
+    ...readdirSync(dir, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => statSync(join(e.parentPath, e.name)).mtimeMs),
+  );
 }
 
 /** bin/occusim-mcp.js runs the compiled server: rebuilds dist/ when the sources are newer. */
@@ -30,7 +34,10 @@ export function buildMcp(): void {
     }
   })();
   if (built >= newest(join(root, 'src'))) return;
-  const r = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: root, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
+    cwd: root,
+    encoding: 'utf8',
+  });
   if (r.status !== 0) throw new Error(`build failed: ${r.stdout}${r.stderr}`);
 }
 
@@ -57,7 +64,24 @@ export function loadModel(file: string): ScenarioModel {
  */
 export async function servedQuickstart(extra: readonly string[] = [], opts: { live?: boolean } = {}): Promise<Served> {
   const dbPath = join(mkdtempSync(join(tmpdir(), 'occusim-mcp-')), 'store.sqlite');
-  const args = ['--import', 'tsx', join(root, 'test/cli/fixtures/cli-entry.ts'), 'run', join(root, 'scenarios/quickstart.yaml'), '--seed', '7', '--db', dbPath, '--serve', '--port', '0', '--mqtt-port', '0', '--quiet', ...extra];
+  const args = [
+    '--import',
+    'tsx',
+    join(root, 'test/cli/fixtures/cli-entry.ts'),
+    'run',
+    join(root, 'scenarios/quickstart.yaml'),
+    '--seed',
+    '7',
+    '--db',
+    dbPath,
+    '--serve',
+    '--port',
+    '0',
+    '--mqtt-port',
+    '0',
+    '--quiet',
+    ...extra,
+  ];
   const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
@@ -67,7 +91,15 @@ export async function servedQuickstart(extra: readonly string[] = [], opts: { li
       const api = /api listening on (http:\/\/\S+)/.exec(out);
       const client = /client \S+: client_id (\S+) client_secret (\S+)/.exec(out);
       if (api && client && (opts.live === true || /run finished; serving until Ctrl-C/.test(out))) {
-        resolve({ api: api[1] as string, clientId: client[1] as string, clientSecret: client[2] as string, audience: DEFAULT_AUDIENCE, dbPath, output: () => out, close: () => stop(child) });
+        resolve({
+          api: api[1] as string,
+          clientId: client[1] as string,
+          clientSecret: client[2] as string,
+          audience: DEFAULT_AUDIENCE,
+          dbPath,
+          output: () => out,
+          close: () => stop(child),
+        });
       }
     });
     child.stderr?.on('data', (c: Buffer) => (err += c.toString()));
@@ -87,9 +119,18 @@ async function stop(child: ChildProcess): Promise<void> {
  * An in-process API over two organisations (quickstart's and office-day's), without a store:
  * for the isolation tests, where another organisation's ids exist on the same server.
  */
-export async function twoOrganisations(): Promise<{ api: string; own: ScenarioModel; other: ScenarioModel; close(): Promise<void> }> {
+export async function twoOrganisations(): Promise<{
+  api: string;
+  own: ScenarioModel;
+  other: ScenarioModel;
+  close(): Promise<void>;
+}> {
   const own = loadModel('scenarios/quickstart.yaml');
   const other = loadModel('scenarios/office-day.yaml');
-  const server = await startApiServer({ catalogue: catalogueFromScenario(own, other), port: 0, extensions: [mcpApiExtension] });
+  const server = await startApiServer({
+    catalogue: catalogueFromScenario(own, other),
+    port: 0,
+    extensions: [mcpApiExtension],
+  });
   return { api: server.url, own, other, close: () => server.close() };
 }

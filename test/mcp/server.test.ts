@@ -11,7 +11,11 @@ import { connectInMemory, type Session } from './connect.js';
 let session: Session;
 beforeAll(async () => {
   // Nothing is reached: each call is refused before it would read the platform.
-  session = await connectInMemory({ SERVICE_BASE_URL: 'http://127.0.0.1:9', SERVICE_CLIENT_ID: 'c', SERVICE_CLIENT_SECRET: 's' });
+  session = await connectInMemory({
+    SERVICE_BASE_URL: 'http://127.0.0.1:9',
+    SERVICE_CLIENT_ID: 'c',
+    SERVICE_CLIENT_SECRET: 's',
+  });
 });
 afterAll(async () => session?.close());
 
@@ -43,7 +47,8 @@ describe('tools/call input', () => {
     expect(long.text).toContain(`at most ${MAX_TOOL_NAME}`);
     const short = await call({ name: 'service_nope', arguments: {} });
     expect(short.text).toContain('"service_nope"');
-    for (const name of [null, 42, { a: 1 }]) expect((await call({ name, arguments: {} })).code, JSON.stringify(name)).toBe('VALIDATION_FAILED');
+    for (const name of [null, 42, { a: 1 }])
+      expect((await call({ name, arguments: {} })).code, JSON.stringify(name)).toBe('VALIDATION_FAILED');
   });
 
   it('keeps serving after all of these', async () => {

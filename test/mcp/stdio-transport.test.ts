@@ -37,7 +37,16 @@ describe('the bounded stdio transport', () => {
     w.input.write(`"}\n${ping(1).slice(0, 10)}`);
     w.input.write(ping(1).slice(10));
     await tick();
-    expect(w.answers).toEqual([{ jsonrpc: '2.0', id: null, error: { code: JsonRpcErrors.INVALID_REQUEST, message: expect.stringMatching(/exceeds the limit of 1024 bytes/) } }]);
+    expect(w.answers).toEqual([
+      {
+        jsonrpc: '2.0',
+        id: null,
+        error: {
+          code: JsonRpcErrors.INVALID_REQUEST,
+          message: expect.stringMatching(/exceeds the limit of 1024 bytes/),
+        },
+      },
+    ]);
     expect(w.received).toEqual([{ jsonrpc: '2.0', id: 1, method: 'ping' }]);
   });
 

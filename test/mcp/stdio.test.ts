@@ -21,13 +21,22 @@ afterAll(async () => served?.close());
 interface Rpc {
   jsonrpc: string;
   id?: number;
-  result?: { isError?: boolean; content?: Array<{ text: string }>; structuredContent?: Record<string, unknown>; tools?: unknown[] };
+  result?: {
+    isError?: boolean;
+    content?: Array<{ text: string }>;
+    structuredContent?: Record<string, unknown>;
+    tools?: unknown[];
+  };
   error?: unknown;
 }
 
 /** Spawns occusim-mcp; `request` sends one JSON-RPC request and resolves with its answer. */
 function startMcp(env: Record<string, string>) {
-  const child = spawn(process.execPath, [join(root, 'bin/occusim-mcp.js')], { cwd: root, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(root, 'bin/occusim-mcp.js')], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   const lines: string[] = [];
   let buffer = '';
   let stderr = '';
@@ -57,11 +66,23 @@ function startMcp(env: Record<string, string>) {
     return answer;
   };
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  return { child, lines, stderr: () => stderr, send, request, tail: () => buffer, end: async () => (child.stdin.end(), exited) };
+  return {
+    child,
+    lines,
+    stderr: () => stderr,
+    send,
+    request,
+    tail: () => buffer,
+    end: async () => (child.stdin.end(), exited),
+  };
 }
 
 async function initialise(mcp: ReturnType<typeof startMcp>): Promise<Rpc> {
-  const init = await mcp.request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'stdio-test', version: '1' } });
+  const init = await mcp.request('initialize', {
+    protocolVersion: '2025-06-18',
+    capabilities: {},
+    clientInfo: { name: 'stdio-test', version: '1' },
+  });
   mcp.send({ method: 'notifications/initialized' });
   return init;
 }
@@ -87,19 +108,29 @@ describe('occusim-mcp over stdio', () => {
     await call('service_available_rooms', { min_capacity: 1 });
     await call('service_space_busyness', { ids: [id['Open office'], id['Meeting room']] });
     await call('service_traffic_flow', { ids: [id.Ground] });
-    await call('service_fetch_entity_details', { ids: [id['Front door counter']], fields: ['name', 'mode', 'mac_address'] });
+    await call('service_fetch_entity_details', {
+      ids: [id['Front door counter']],
+      fields: ['name', 'mode', 'mac_address'],
+    });
     await call('service_get_occupancy_timeseries', { ids: [id.Ground], start: '-2h', interval: '1h' });
     const now = await call('service_get_current_occupancy', { ids: [id['Open office']] });
     expect((now.spaces as Array<{ occupancy: number }>)[0]?.occupancy).toBeGreaterThan(0);
-    const bad = await mcp.request('tools/call', { name: 'service_get_current_occupancy', arguments: { ids: ['room_x'], nope: 1 } });
+    const bad = await mcp.request('tools/call', {
+      name: 'service_get_current_occupancy',
+      arguments: { ids: ['room_x'], nope: 1 },
+    });
     expect(bad.result?.isError).toBe(true);
     expect(await mcp.end()).toBe(0);
     expect(mcp.tail()).toBe('');
-    const messages = mcp.lines.map((line) => JSON.parse(line) as Rpc & { method?: string; params?: { level?: string; logger?: string } });
+    const messages = mcp.lines.map(
+      (line) => JSON.parse(line) as Rpc & { method?: string; params?: { level?: string; logger?: string } },
+    );
     for (const m of messages) expect(m.jsonrpc).toBe('2.0');
     expect(messages.filter((m) => m.id !== undefined)).toHaveLength(13); // initialize, tools/list, 11 calls
     // The login, as a log message at the default level (info): a protocol line like the others.
-    expect(messages.filter((m) => m.id === undefined).map((m) => [m.method, m.params?.level, m.params?.logger])).toEqual([['notifications/message', 'info', 'auth']]);
+    expect(
+      messages.filter((m) => m.id === undefined).map((m) => [m.method, m.params?.level, m.params?.logger]),
+    ).toEqual([['notifications/message', 'info', 'auth']]);
     expect(mcp.stderr()).toContain('occusim-mcp: ');
   });
 
@@ -119,9 +150,13 @@ describe('occusim-mcp over stdio', () => {
     const mcp = startMcp({ SERVICE_BASE_URL: served.api });
     await initialise(mcp);
     const huge = `{"jsonrpc":"2.0","id":99,"method":"tools/call","params":{"name":"${'x'.repeat(16 * 1024 * 1024)}"}}\n`;
-    await new Promise<void>((resolve) => (mcp.child.stdin.write(huge) ? resolve() : mcp.child.stdin.once('drain', () => resolve())));
+    await new Promise<void>((resolve) =>
+      mcp.child.stdin.write(huge) ? resolve() : mcp.child.stdin.once('drain', () => resolve()),
+    );
     expect((await mcp.request('tools/list', {})).result?.tools).toHaveLength(10);
-    const refused = mcp.lines.map((l) => JSON.parse(l) as Rpc & { error?: { code: number; message: string } }).find((m) => m.error !== undefined);
+    const refused = mcp.lines
+      .map((l) => JSON.parse(l) as Rpc & { error?: { code: number; message: string } })
+      .find((m) => m.error !== undefined);
     expect(refused).toMatchObject({ id: null, error: { code: -32600 } });
     expect(refused?.error?.message).toMatch(/exceeds the limit/);
     expect(mcp.child.exitCode).toBeNull();

@@ -22,14 +22,18 @@ beforeAll(async () => {
   served = await servedQuickstart(['--duration', '2h']);
   api = await apiFor(served);
   // A tag on two rooms, before the tool server reads (and caches) the topology.
-  const tag = await api.graphql<{ createTag: { id: string } }>('mutation { createTag(input: { name: "focus" }) { id } }');
+  const tag = await api.graphql<{ createTag: { id: string } }>(
+    'mutation { createTag(input: { name: "focus" }) { id } }',
+  );
   session = await connectInMemory(envFor(served));
   await session.client.listTools();
   const topo = await session.call('service_list_topology', { depth: 6, include_devices: true });
   // Rooms come before the sensors named after them (tree order): keep the first of a name.
   for (const n of topo.data.nodes as Array<{ id: string; name: string }>) ids[n.name] ??= n.id;
   ids.tag = tag.createTag.id;
-  await api.graphql(`mutation { associateTag(input: { ids: ["${ids.Kitchen}", "${ids.Lobby}"], tag_id: "${ids.tag}" }) { id } }`);
+  await api.graphql(
+    `mutation { associateTag(input: { ids: ["${ids.Kitchen}", "${ids.Lobby}"], tag_id: "${ids.tag}" }) { id } }`,
+  );
   await session.close();
   session = await connectInMemory(envFor(served));
   await session.client.listTools();
@@ -55,11 +59,21 @@ const minimal = (): Record<string, Record<string, unknown>> => ({
 });
 
 /** The median of a space's last five 1m values before `asOf`, read from /api/v3/reporting. */
-async function reportedMedian(kind: 'spaces' | 'rooms' | 'zones', measurement: string, id: string, asOf: string): Promise<number | null> {
+async function reportedMedian(
+  kind: 'spaces' | 'rooms' | 'zones',
+  measurement: string,
+  id: string,
+  asOf: string,
+): Promise<number | null> {
   const stop = Date.parse(asOf);
   const r = await api.post<{ data: Array<{ start: string; value: number }> }>('/api/v3/reporting', {
     window: { every: '1m', function: 'max', timezone: 'Europe/Paris' },
-    filter: { measurements: [measurement], [kind]: { eq: [id] }, start: new Date(stop - 10 * 60_000).toISOString(), stop: asOf },
+    filter: {
+      measurements: [measurement],
+      [kind]: { eq: [id] },
+      start: new Date(stop - 10 * 60_000).toISOString(),
+      stop: asOf,
+    },
   });
   return median(r.body.data.slice(-5).map((p) => p.value));
 }
@@ -120,34 +134,58 @@ describe('every tool', () => {
       }),
       { seed: SEED, numRuns: 25 },
     );
-    for (const [max, ok] of [[0, false], [1, true], [50, true], [51, false]] as const) {
+    for (const [max, ok] of [
+      [0, false],
+      [1, true],
+      [50, true],
+      [51, false],
+    ] as const) {
       expect((await session.call('service_search_assets', { query: 'office', max_results: max })).isError).toBe(!ok);
     }
   });
   it(`accept every integer bound the schemas publish and refuse one past it (fast-check seed ${SEED})`, async () => {
     const bounds = toolList().flatMap((t) =>
-      Object.entries((t.inputSchema.properties ?? {}) as Record<string, { type?: string; minimum?: number; maximum?: number }>)
+      Object.entries(
+        (t.inputSchema.properties ?? {}) as Record<string, { type?: string; minimum?: number; maximum?: number }>,
+      )
         .filter(([, p]) => p.type === 'integer' && p.minimum !== undefined && p.maximum !== undefined)
         .map(([key, p]) => ({ tool: t.name, key, min: p.minimum as number, max: p.maximum as number })),
     );
     expect(bounds.length).toBeGreaterThanOrEqual(6);
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...bounds), fc.integer({ min: -3, max: 3 }), fc.boolean(), async (b, delta, high) => {
-        const value = (high ? b.max : b.min) + delta;
-        const r = await session.call(b.tool, { ...minimal()[b.tool], [b.key]: value });
-        const inside = value >= b.min && value <= b.max;
-        expect([b.tool, b.key, value, r.code === 'VALIDATION_FAILED']).toEqual([b.tool, b.key, value, !inside]);
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...bounds),
+        fc.integer({ min: -3, max: 3 }),
+        fc.boolean(),
+        async (b, delta, high) => {
+          const value = (high ? b.max : b.min) + delta;
+          const r = await session.call(b.tool, { ...minimal()[b.tool], [b.key]: value });
+          const inside = value >= b.min && value <= b.max;
+          expect([b.tool, b.key, value, r.code === 'VALIDATION_FAILED']).toEqual([b.tool, b.key, value, !inside]);
+        },
+      ),
       { seed: SEED, numRuns: 60 },
     );
   });
 });
 
 describe('answers agree with the HTTP API on the same run', () => {
-  it('service_list_topology is GraphQL\'s tree', async () => {
-    const g = await api.graphql<{ sites: { data: Array<{ id: string; buildings: Array<{ id: string; floors: Array<{ id: string; rooms: Array<{ id: string }>; zones: Array<{ id: string; room_id: string | null }> }> }> }> } }>(
-      '{ sites { data { id buildings { id floors { id rooms { id } zones { id room_id } } } } } }',
-    );
+  it("service_list_topology is GraphQL's tree", async () => {
+    const g = await api.graphql<{
+      sites: {
+        data: Array<{
+          id: string;
+          buildings: Array<{
+            id: string;
+            floors: Array<{
+              id: string;
+              rooms: Array<{ id: string }>;
+              zones: Array<{ id: string; room_id: string | null }>;
+            }>;
+          }>;
+        }>;
+      };
+    }>('{ sites { data { id buildings { id floors { id rooms { id } zones { id room_id } } } } } }');
     const edges = new Set<string>();
     for (const s of g.sites.data) {
       edges.add(`${s.id}<-null`);
@@ -161,7 +199,9 @@ describe('answers agree with the HTTP API on the same run', () => {
       }
     }
     const r = await session.call('service_list_topology', { depth: 6 });
-    const got = new Set((r.data.nodes as Array<{ id: string; parent_id: string | null }>).map((n) => `${n.id}<-${n.parent_id}`));
+    const got = new Set(
+      (r.data.nodes as Array<{ id: string; parent_id: string | null }>).map((n) => `${n.id}<-${n.parent_id}`),
+    );
     expect(got).toEqual(edges);
     expect(r.text).toContain('room Open office');
   });
@@ -169,7 +209,11 @@ describe('answers agree with the HTTP API on the same run', () => {
   it('service_get_current_occupancy is the median of the last five minute values of /api/v3/reporting', async () => {
     const spaces: Array<[string, 'spaces' | 'rooms' | 'zones', string]> = [
       [ids.Ground as string, 'spaces', 'floor_occupancy'],
-      ...['Lobby', 'Open office', 'Meeting room', 'Kitchen'].map((n): [string, 'rooms', string] => [ids[n] as string, 'rooms', 'room_occupancy']),
+      ...['Lobby', 'Open office', 'Meeting room', 'Kitchen'].map((n): [string, 'rooms', string] => [
+        ids[n] as string,
+        'rooms',
+        'room_occupancy',
+      ]),
       [ids['Window desks'] as string, 'zones', 'zone_occupancy'],
     ];
     const r = await session.call('service_get_current_occupancy', { ids: spaces.map((s) => s[0]) });
@@ -187,7 +231,13 @@ describe('answers agree with the HTTP API on the same run', () => {
 
   it('service_traffic_flow sums the hourly traffic points of the day so far', async () => {
     const r = await session.call('service_traffic_flow', { ids: [ids.Ground] });
-    const d = r.data as unknown as { from: string; to: string; totals: { in: number; out: number; net: number }; hourly: Array<{ hour: string; in: number; out: number }>; peak_hour: { hour: string } };
+    const d = r.data as unknown as {
+      from: string;
+      to: string;
+      totals: { in: number; out: number; net: number };
+      hourly: Array<{ hour: string; in: number; out: number }>;
+      peak_hour: { hour: string };
+    };
     const raw = await api.post<{ data: Array<{ field: string; value: number }> }>('/api/v3/reporting', {
       window: { every: '1h', function: 'sum', timezone: 'Europe/Paris' },
       filter: { measurements: ['traffic'], spaces: { eq: [ids.Ground] }, start: d.from, stop: d.to },
@@ -200,13 +250,26 @@ describe('answers agree with the HTTP API on the same run', () => {
     expect(d.peak_hour.hour).toBe(peak.hour);
   });
 
-  it('service_space_busyness labels utilisation and reads the trend from the stats API\'s field', async () => {
+  it("service_space_busyness labels utilisation and reads the trend from the stats API's field", async () => {
     const r = await session.call('service_space_busyness', { ids: [ids['Open office'], ids.Ground] });
-    const [office, ground] = r.data.spaces as Array<{ occupancy: number; utilisation_pct: number | null; label: string | null; average_28d: number | null; trend: string | null; warnings: string[] }>;
+    const [office, ground] = r.data.spaces as Array<{
+      occupancy: number;
+      utilisation_pct: number | null;
+      label: string | null;
+      average_28d: number | null;
+      trend: string | null;
+      warnings: string[];
+    }>;
     expect(office?.utilisation_pct).toBeCloseTo(((office?.occupancy ?? 0) / 24) * 100, 1);
-    expect(office?.label).toBe((office?.utilisation_pct ?? 0) < 30 ? 'quiet' : (office?.utilisation_pct ?? 0) < 70 ? 'moderate' : 'busy');
+    expect(office?.label).toBe(
+      (office?.utilisation_pct ?? 0) < 30 ? 'quiet' : (office?.utilisation_pct ?? 0) < 70 ? 'moderate' : 'busy',
+    );
     const stats = await api.post<{ data: Record<string, Record<string, number>> }>('/api/v4/reporting/stats', {
-      measurements: ['occupancy_avg_presence'], items: [ids['Open office']], start: '2026-02-03', stop: '2026-03-03', filters: { time_ranges: [{ start: '09:00', stop: '10:00' }] },
+      measurements: ['occupancy_avg_presence'],
+      items: [ids['Open office']],
+      start: '2026-02-03',
+      stop: '2026-03-03',
+      filters: { time_ranges: [{ start: '09:00', stop: '10:00' }] },
     });
     const avg = stats.body.data[ids['Open office'] as string]?.occupancy_avg_presence as number;
     expect(office?.average_28d).toBe(avg);
@@ -216,27 +279,82 @@ describe('answers agree with the HTTP API on the same run', () => {
     expect(ground?.warnings.join(' ')).toContain('no capacity');
   });
 
-  it('service_get_occupancy_timeseries returns the reporting API\'s windows', async () => {
-    const r = await session.call('service_get_occupancy_timeseries', { ids: [ids['Open office']], start: '2026-03-02T07:00:00Z', stop: '2026-03-02T09:00:00Z', interval: '1h' });
+  it("service_get_occupancy_timeseries returns the reporting API's windows", async () => {
+    const r = await session.call('service_get_occupancy_timeseries', {
+      ids: [ids['Open office']],
+      start: '2026-03-02T07:00:00Z',
+      stop: '2026-03-02T09:00:00Z',
+      interval: '1h',
+    });
     const raw = await api.post<{ data: Array<{ start: string; value: number }> }>('/api/v3/reporting', {
       window: { every: '1h', function: 'max', timezone: 'Europe/Paris' },
-      filter: { measurements: ['room_occupancy'], rooms: { eq: [ids['Open office']] }, start: '2026-03-02T07:00:00Z', stop: '2026-03-02T09:00:00Z' },
+      filter: {
+        measurements: ['room_occupancy'],
+        rooms: { eq: [ids['Open office']] },
+        start: '2026-03-02T07:00:00Z',
+        stop: '2026-03-02T09:00:00Z',
+      },
     });
     const [series] = r.data.series as Array<{ points: Array<{ time: string; value: number }> }>;
     expect(series?.points).toEqual(raw.body.data.map((p) => ({ time: p.start, value: p.value })));
-    expect((await session.call('service_get_occupancy_timeseries', { ids: [ids['Open office']], start: '-25h', interval: '1m' })).code).toBe('VALIDATION_FAILED');
-    expect((await session.call('service_get_occupancy_timeseries', { ids: [ids['Open office']], start: '-32d', interval: '1h' })).code).toBe('VALIDATION_FAILED');
-    expect((await session.call('service_get_occupancy_timeseries', { ids: [ids['Open office']], start: '-300d', interval: '1d' })).isError).toBe(false);
-    expect((await session.call('service_get_occupancy_timeseries', { ids: [ids['Window desks']], start: '-1h', source: 'traffic' })).code).toBe('VALIDATION_FAILED');
+    expect(
+      (
+        await session.call('service_get_occupancy_timeseries', {
+          ids: [ids['Open office']],
+          start: '-25h',
+          interval: '1m',
+        })
+      ).code,
+    ).toBe('VALIDATION_FAILED');
+    expect(
+      (
+        await session.call('service_get_occupancy_timeseries', {
+          ids: [ids['Open office']],
+          start: '-32d',
+          interval: '1h',
+        })
+      ).code,
+    ).toBe('VALIDATION_FAILED');
+    expect(
+      (
+        await session.call('service_get_occupancy_timeseries', {
+          ids: [ids['Open office']],
+          start: '-300d',
+          interval: '1d',
+        })
+      ).isError,
+    ).toBe(false);
+    expect(
+      (
+        await session.call('service_get_occupancy_timeseries', {
+          ids: [ids['Window desks']],
+          start: '-1h',
+          source: 'traffic',
+        })
+      ).code,
+    ).toBe('VALIDATION_FAILED');
   });
 
-  it('service_fetch_entity_details returns GraphQL\'s fields and refuses fields off the allow-list', async () => {
-    const r = await session.call('service_fetch_entity_details', { ids: [ids['Open office'], ids['Front door counter']], fields: ['name', 'floor_id'] });
-    const g = await api.graphql<{ rooms: { data: Array<{ name: string; floor_id: string }> } }>('query($ids: [ID!]) { rooms(ids: $ids) { data { name floor_id } } }', { ids: [ids['Open office']] });
+  it("service_fetch_entity_details returns GraphQL's fields and refuses fields off the allow-list", async () => {
+    const r = await session.call('service_fetch_entity_details', {
+      ids: [ids['Open office'], ids['Front door counter']],
+      fields: ['name', 'floor_id'],
+    });
+    const g = await api.graphql<{ rooms: { data: Array<{ name: string; floor_id: string }> } }>(
+      'query($ids: [ID!]) { rooms(ids: $ids) { data { name floor_id } } }',
+      { ids: [ids['Open office']] },
+    );
     expect((r.data.entities as Array<{ fields: unknown }>)[0]?.fields).toEqual(g.rooms.data[0]);
-    expect((await session.call('service_fetch_entity_details', { ids: [ids['Open office']], fields: ['mac_address'] })).code).toBe('VALIDATION_FAILED');
-    expect((await session.call('service_fetch_entity_details', { ids: [ids['Open office']], fields: ['password'] })).code).toBe('VALIDATION_FAILED');
-    expect((await session.call('service_fetch_entity_details', { ids: [ids['Open office']], fields: ['name', 'name'] })).code).toBe('VALIDATION_FAILED');
+    expect(
+      (await session.call('service_fetch_entity_details', { ids: [ids['Open office']], fields: ['mac_address'] })).code,
+    ).toBe('VALIDATION_FAILED');
+    expect(
+      (await session.call('service_fetch_entity_details', { ids: [ids['Open office']], fields: ['password'] })).code,
+    ).toBe('VALIDATION_FAILED');
+    expect(
+      (await session.call('service_fetch_entity_details', { ids: [ids['Open office']], fields: ['name', 'name'] }))
+        .code,
+    ).toBe('VALIDATION_FAILED');
   });
 });
 
@@ -245,15 +363,28 @@ describe('the other tools', () => {
     const r = await session.call('service_search_assets', { query: 'ofice' });
     expect((r.data.results as Array<{ name: string }>)[0]?.name).toBe('Open office');
     const t = await session.call('service_search_assets', { query: 'counter', sensor_mode: 'traffic' });
-    expect((t.data.results as Array<{ name: string }>).map((x) => x.name).sort()).toEqual(['Front door counter', 'Meeting door counter']);
+    expect((t.data.results as Array<{ name: string }>).map((x) => x.name).sort()).toEqual([
+      'Front door counter',
+      'Meeting door counter',
+    ]);
     const rooms = await session.call('service_search_assets', { query: 'kitchen', types: ['room'] });
     expect((rooms.data.results as Array<{ type: string }>).every((x) => x.type === 'room')).toBe(true);
-    expect((await session.call('service_search_assets', { query: 'office', types: ['desk'] })).code).toBe('VALIDATION_FAILED');
+    expect((await session.call('service_search_assets', { query: 'office', types: ['desk'] })).code).toBe(
+      'VALIDATION_FAILED',
+    );
   });
 
   it('service_get_asset_details gives parent, children and devices for a batch', async () => {
-    const r = await session.call('service_get_asset_details', { ids: [ids['Open office'], ids.Ground], include_devices: true });
-    const [office, ground] = r.data.assets as Array<{ parent: { id: string }; children: Array<{ name: string }>; devices: { sensors: unknown[]; hives: unknown[] }; capacity: unknown }>;
+    const r = await session.call('service_get_asset_details', {
+      ids: [ids['Open office'], ids.Ground],
+      include_devices: true,
+    });
+    const [office, ground] = r.data.assets as Array<{
+      parent: { id: string };
+      children: Array<{ name: string }>;
+      devices: { sensors: unknown[]; hives: unknown[] };
+      capacity: unknown;
+    }>;
     expect(office?.parent.id).toBe(ids.Ground);
     expect(office?.capacity).toEqual({ max: 24, mid: 16 });
     expect(office?.children.map((c) => c.name)).toContain('Window desks');
@@ -272,19 +403,40 @@ describe('the other tools', () => {
     expect(r.data.battery).toEqual({ no_battery: 0, unknown: 0, critical: 0, due_soon: 0, healthy: 9 });
     // Battery levels (spec §1 "battery levels"): fresh batteries two hours into a run, read from
     // the same health reports as GraphQL's battery_level, which the device rows carry.
-    const levels = r.data.battery_levels as unknown as { reporting: number; lowest: number; median: number; below_warning: number; warning_percent: number };
+    const levels = r.data.battery_levels as unknown as {
+      reporting: number;
+      lowest: number;
+      median: number;
+      below_warning: number;
+      warning_percent: number;
+    };
     expect(levels).toMatchObject({ reporting: 9, below_warning: 0, warning_percent: 20 });
     expect(levels.lowest).toBeGreaterThan(99);
     expect(levels.lowest).toBeLessThanOrEqual(levels.median);
     expect(levels.median).toBeLessThan(100);
-    const gql = await api.graphql<{ sensors: { data: Array<{ id: string; battery_level: number }> } }>('{ sensors { data { id battery_level } } }');
+    const gql = await api.graphql<{ sensors: { data: Array<{ id: string; battery_level: number }> } }>(
+      '{ sensors { data { id battery_level } } }',
+    );
     const byId = new Map(gql.sensors.data.map((s) => [s.id, s.battery_level]));
-    for (const d of r.data.devices as Array<{ id: string; type: string; battery_level: number | null }>) expect(d.battery_level).toBe(d.type === 'sensor' ? byId.get(d.id) : null);
-    expect(Math.min(...(r.data.devices as Array<{ battery_level: number | null }>).flatMap((d) => (d.battery_level === null ? [] : [d.battery_level])))).toBe(levels.lowest);
+    for (const d of r.data.devices as Array<{ id: string; type: string; battery_level: number | null }>)
+      expect(d.battery_level).toBe(d.type === 'sensor' ? byId.get(d.id) : null);
+    expect(
+      Math.min(
+        ...(r.data.devices as Array<{ battery_level: number | null }>).flatMap((d) =>
+          d.battery_level === null ? [] : [d.battery_level],
+        ),
+      ),
+    ).toBe(levels.lowest);
     // Every sensor counts as low when the warning level is above every level.
-    const strict = await session.call('service_hardware_snapshot', { scope_id: ids.Ground, list: 'none', battery_warning_percent: 100 });
+    const strict = await session.call('service_hardware_snapshot', {
+      scope_id: ids.Ground,
+      list: 'none',
+      battery_warning_percent: 100,
+    });
     expect(strict.data.battery_levels).toMatchObject({ reporting: 9, below_warning: 9, warning_percent: 100 });
-    expect((await session.call('service_hardware_snapshot', { battery_warning_percent: 0 })).code).toBe('VALIDATION_FAILED');
+    expect((await session.call('service_hardware_snapshot', { battery_warning_percent: 0 })).code).toBe(
+      'VALIDATION_FAILED',
+    );
     expect(r.data.devices).toHaveLength(10);
     expect((await session.call('service_hardware_snapshot', { scope_id: ids['Open office'] })).code).toBe('NOT_FOUND');
   });
@@ -292,8 +444,12 @@ describe('the other tools', () => {
   it('service_available_rooms lists rooms at exactly 0 now, largest first, by capacity and tag', async () => {
     const r = await session.call('service_available_rooms', { max_results: 100 });
     const free = r.data.rooms as Array<{ id: string; capacity_max: number | null; tags: string[] }>;
-    const now = await session.call('service_get_current_occupancy', { ids: ['Lobby', 'Open office', 'Meeting room', 'Kitchen'].map((n) => ids[n]) });
-    const empty = (now.data.spaces as Array<{ id: string; occupancy: number }>).filter((s) => s.occupancy === 0).map((s) => s.id);
+    const now = await session.call('service_get_current_occupancy', {
+      ids: ['Lobby', 'Open office', 'Meeting room', 'Kitchen'].map((n) => ids[n]),
+    });
+    const empty = (now.data.spaces as Array<{ id: string; occupancy: number }>)
+      .filter((s) => s.occupancy === 0)
+      .map((s) => s.id);
     expect(free.map((x) => x.id).sort()).toEqual(empty.sort());
     expect(free.map((x) => x.id)).not.toContain(ids['Open office']);
     const caps = free.map((x) => x.capacity_max ?? -1);
@@ -302,14 +458,20 @@ describe('the other tools', () => {
     expect((tagged.data.rooms as Array<{ tags: string[] }>).every((x) => x.tags.includes('focus'))).toBe(true);
     const big = await session.call('service_available_rooms', { min_capacity: 100 });
     expect(big.data.rooms).toEqual([]);
-    expect((await session.call('service_available_rooms', { min_capacity: 10, max_capacity: 5 })).code).toBe('VALIDATION_FAILED');
+    expect((await session.call('service_available_rooms', { min_capacity: 10, max_capacity: 5 })).code).toBe(
+      'VALIDATION_FAILED',
+    );
   });
 });
 
-describe('the served run\'s /mcp', () => {
-  it('answers the same as the stdio code path, over Streamable HTTP with the API\'s token', async () => {
+describe("the served run's /mcp", () => {
+  it("answers the same as the stdio code path, over Streamable HTTP with the API's token", async () => {
     const client = new Client({ name: 'occusim-http-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${served.api}/mcp`), { requestInit: { headers: { authorization: `Bearer ${api.token}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${served.api}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${api.token}` } },
+      }),
+    );
     try {
       await client.listTools();
       const args = { ids: [ids.Ground, ids['Open office'], ids['Window desks']] };

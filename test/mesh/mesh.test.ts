@@ -23,8 +23,18 @@ function sendEverySecond(m: ScenarioModel, mesh: MeshSim<number>, seconds: numbe
 
 describe('mesh radio model', () => {
   it('counts a wall shared by two rooms once', () => {
-    const a: [number, number][] = [[0, 0], [8, 0], [8, 8], [0, 8]];
-    const b: [number, number][] = [[8, 0], [16, 0], [16, 8], [8, 8]];
+    const a: [number, number][] = [
+      [0, 0],
+      [8, 0],
+      [8, 8],
+      [0, 8],
+    ];
+    const b: [number, number][] = [
+      [8, 0],
+      [16, 0],
+      [16, 8],
+      [8, 8],
+    ];
     expect(wallsCrossed([4, 4], [12, 4], [a, b])).toBe(1);
     expect(wallsCrossed([1, 4], [7, 4], [a, b])).toBe(0);
   });
@@ -76,7 +86,14 @@ describe('mesh simulation', () => {
   it('retries degraded links until the frames get through, costing attempts and battery', () => {
     const m = model();
     const far = m.sensors.filter((s) => s.name === 'Office 6' || s.name === 'Office 5').map((s) => s.id);
-    const degraded: FaultModel = { kind: 'link_degradation', atMs: m.startMs, durationMs: 3_600_000, sensorIds: far, loss: 0.3, src: '' };
+    const degraded: FaultModel = {
+      kind: 'link_degradation',
+      atMs: m.startMs,
+      durationMs: 3_600_000,
+      sensorIds: far,
+      loss: 0.3,
+      src: '',
+    };
     const clean = new MeshSim<number>(m, m.hives[0]!.id, RADIO, new FaultTimeline([]));
     const lossy = new MeshSim<number>(m, m.hives[0]!.id, RADIO, new FaultTimeline([degraded]));
     sendEverySecond(m, clean, 300);
@@ -91,11 +108,21 @@ describe('mesh simulation', () => {
 
   it('holds frames while the hive reboots and counts what overflows a full queue', () => {
     const m = model();
-    const reboot: FaultModel = { kind: 'hive_reboot', atMs: m.startMs + 60_000, durationMs: 120_000, hiveIds: [m.hives[0]!.id], src: '' };
+    const reboot: FaultModel = {
+      kind: 'hive_reboot',
+      atMs: m.startMs + 60_000,
+      durationMs: 120_000,
+      hiveIds: [m.hives[0]!.id],
+      src: '',
+    };
     const mesh = new MeshSim<number>(m, m.hives[0]!.id, { ...RADIO, queueFrames: 16 }, new FaultTimeline([reboot]));
     sendEverySecond(m, mesh, 300);
     const arrived = mesh.takeArrived(Infinity);
-    expect(arrived.some((a) => a.sentAtMs < reboot.atMs + reboot.durationMs && a.arrivedAtMs >= reboot.atMs + reboot.durationMs)).toBe(true);
+    expect(
+      arrived.some(
+        (a) => a.sentAtMs < reboot.atMs + reboot.durationMs && a.arrivedAtMs >= reboot.atMs + reboot.durationMs,
+      ),
+    ).toBe(true);
     expect(mesh.counters.queueOverflow).toBeGreaterThan(0);
     expect(mesh.counters.delivered + mesh.counters.dropped + mesh.counters.queueOverflow).toBe(mesh.counters.sent);
   });

@@ -12,7 +12,8 @@ const local = (s: SensorModel, world: readonly Vec2[]): Array<readonly [number, 
   const t = footprintTransform(s);
   return world.map(([x, y]) => t.toLocal(x, y));
 };
-const valueOf = (rows: ReturnType<PresenceAggregator['finalise']>, spaceId: string) => rows.find((r) => r.spaceId === spaceId);
+const valueOf = (rows: ReturnType<PresenceAggregator['finalise']>, spaceId: string) =>
+  rows.find((r) => r.spaceId === spaceId);
 
 describe('merging detections of overlapping sensors', () => {
   it('counts a person seen by two sensors once', () => {
@@ -25,7 +26,15 @@ describe('merging detections of overlapping sensors', () => {
   });
 
   it('keeps two people close together when the same sensor sees both', () => {
-    const merged = mergeDetections([{ sensorId: 'sensor_a', points: [[1, 1], [1.3, 1]] }]);
+    const merged = mergeDetections([
+      {
+        sensorId: 'sensor_a',
+        points: [
+          [1, 1],
+          [1.3, 1],
+        ],
+      },
+    ]);
     expect(merged).toHaveLength(2);
   });
 
@@ -48,7 +57,12 @@ describe('merging detections of overlapping sensors', () => {
 
 describe('instant counts', () => {
   it('counts rooms, zones and the floor from merged detections', () => {
-    const counts = countInstant(registry.floor(FLOOR), [[2, 5], [9.5, 5], [15, 5], [25, 5]]);
+    const counts = countInstant(registry.floor(FLOOR), [
+      [2, 5],
+      [9.5, 5],
+      [15, 5],
+      [25, 5],
+    ]);
     expect(counts.get(ROOM_A)).toBe(2);
     expect(counts.get(ROOM_B)).toBe(1);
     expect(counts.get(ZONE_A1)).toBe(1);
@@ -73,7 +87,16 @@ describe('presence aggregation per minute', () => {
   it('takes the median of the instant counts over the minute', () => {
     const agg = new PresenceAggregator(registry);
     const counts = [1, 3, 2, 2, 0];
-    counts.forEach((n, i) => agg.add(SENSOR_PA.id, T0 + i * 1000, local(SENSOR_PA, Array.from({ length: n }, (_, k) => [5 + k, 5] as Vec2))));
+    counts.forEach((n, i) =>
+      agg.add(
+        SENSOR_PA.id,
+        T0 + i * 1000,
+        local(
+          SENSOR_PA,
+          Array.from({ length: n }, (_, k) => [5 + k, 5] as Vec2),
+        ),
+      ),
+    );
     const rows = agg.finalise(T0);
     expect(valueOf(rows, ROOM_A)).toEqual({ spaceId: ROOM_A, minuteMs: T0, value: 2, samples: 5 });
   });
@@ -81,7 +104,14 @@ describe('presence aggregation per minute', () => {
   it('averages the two middle counts for an even number of samples', () => {
     const agg = new PresenceAggregator(registry);
     agg.add(SENSOR_PA.id, T0, local(SENSOR_PA, [[5, 5]]));
-    agg.add(SENSOR_PA.id, T0 + 1000, local(SENSOR_PA, [[5, 5], [6, 5]]));
+    agg.add(
+      SENSOR_PA.id,
+      T0 + 1000,
+      local(SENSOR_PA, [
+        [5, 5],
+        [6, 5],
+      ]),
+    );
     expect(valueOf(agg.finalise(T0), ROOM_A)?.value).toBe(1.5);
   });
 
@@ -97,7 +127,14 @@ describe('presence aggregation per minute', () => {
   it('puts instants into the minute that contains them and keeps minutes apart', () => {
     const agg = new PresenceAggregator(registry);
     agg.add(SENSOR_PA.id, T0 + 59_999, local(SENSOR_PA, [[5, 5]]));
-    agg.add(SENSOR_PA.id, T0 + 60_000, local(SENSOR_PA, [[5, 5], [6, 6]]));
+    agg.add(
+      SENSOR_PA.id,
+      T0 + 60_000,
+      local(SENSOR_PA, [
+        [5, 5],
+        [6, 6],
+      ]),
+    );
     expect(agg.openMinutes()).toEqual([T0, T0 + 60_000]);
     expect(valueOf(agg.finalise(T0 + 60_000), ROOM_A)?.value).toBe(2);
     expect(valueOf(agg.finalise(T0), ROOM_A)?.value).toBe(1);
@@ -112,7 +149,10 @@ describe('presence aggregation per minute', () => {
   });
 
   it('gives the same rows whatever order the reports arrive in (seed 42)', () => {
-    const point = fc.tuple(fc.double({ min: 0.02, max: 0.98, noNaN: true }), fc.double({ min: 0.02, max: 0.98, noNaN: true }));
+    const point = fc.tuple(
+      fc.double({ min: 0.02, max: 0.98, noNaN: true }),
+      fc.double({ min: 0.02, max: 0.98, noNaN: true }),
+    );
     const report = fc.record({
       sensorId: fc.constantFrom(SENSOR_PA.id, SENSOR_PB.id),
       at: fc.integer({ min: 0, max: 150 }).map((s) => T0 + s * 1000),
@@ -120,7 +160,9 @@ describe('presence aggregation per minute', () => {
     });
     const reportsAndShuffle = fc
       .array(report, { maxLength: 30 })
-      .chain((rs) => fc.tuple(fc.constant(rs), fc.shuffledSubarray(rs, { minLength: rs.length, maxLength: rs.length })));
+      .chain((rs) =>
+        fc.tuple(fc.constant(rs), fc.shuffledSubarray(rs, { minLength: rs.length, maxLength: rs.length })),
+      );
     const prop = fc.property(reportsAndShuffle, ([reports, shuffled]) => {
       const run = (order: typeof reports) => {
         const agg = new PresenceAggregator(registry);

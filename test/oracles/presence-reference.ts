@@ -63,7 +63,14 @@ export function mergeDetections(reports: readonly SensorReport[], covers: Covera
 }
 
 /** The nearest eligible accepted detection of another sensor, if any. */
-function findTwin(grid: Map<string, Accepted[]>, cx: number, cy: number, p: Vec2, sensorId: string, covers: CoverageTest): Accepted | null {
+function findTwin(
+  grid: Map<string, Accepted[]>,
+  cx: number,
+  cy: number,
+  p: Vec2,
+  sensorId: string,
+  covers: CoverageTest,
+): Accepted | null {
   let best: Accepted | null = null;
   let bestD = MERGE_RADIUS_M;
   for (let dx = -1; dx <= 1; dx++) {

@@ -32,7 +32,16 @@ const PRESENCE: number = PacketKind.Presence;
 export class StorelessPipeline {
   readonly kernel: PresenceKernel;
   readonly reader: UplinkReader;
-  readonly counters: FastCounters = { messages: 0, duplicateBatches: 0, rejected: 0, packets: 0, detections: 0, duplicatePackets: 0, deadLettered: 0, rollupBuckets: 0 };
+  readonly counters: FastCounters = {
+    messages: 0,
+    duplicateBatches: 0,
+    rejected: 0,
+    packets: 0,
+    detections: 0,
+    duplicatePackets: 0,
+    deadLettered: 0,
+    rollupBuckets: 0,
+  };
   readonly #seqs: Array<Set<number>>;
   readonly #traffic = new Map<number, Float64Array>();
   readonly #trafficSeen = new Map<number, Uint8Array>();
@@ -48,7 +57,12 @@ export class StorelessPipeline {
     this.#nSensors = this.reader.sensorIds.length;
     this.#tickMs = model.tickMs;
     this.#slots = Math.max(1, Math.floor(MINUTE / model.tickMs));
-    this.kernel = new PresenceKernel(registry, this.reader.sensorIds, model.floors.map((f) => f.id), model.tickMs);
+    this.kernel = new PresenceKernel(
+      registry,
+      this.reader.sensorIds,
+      model.floors.map((f) => f.id),
+      model.tickMs,
+    );
     this.#seqs = model.hives.map(() => new Set<number>());
     this.#rollup = new RollupState(this.kernel.spaceIds.length, new Bucketer(new LocalDays(timezone)));
   }

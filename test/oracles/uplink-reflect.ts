@@ -17,14 +17,24 @@ interface RawUplink {
 }
 
 export function encodeUplinkReflect(batch: UplinkBatch): Uint8Array {
-  const raw: Record<string, unknown> = { hiveSerial: batch.hiveSerial, seq: batch.seq, sentAtMs: batch.sentAtMs, packets: batch.packets.map(packetToRaw) };
+  const raw: Record<string, unknown> = {
+    hiveSerial: batch.hiveSerial,
+    seq: batch.seq,
+    sentAtMs: batch.sentAtMs,
+    packets: batch.packets.map(packetToRaw),
+  };
   if (batch.protocolMinor !== undefined) raw['protocolMinor'] = batch.protocolMinor;
   return HiveUplinkT.encode(HiveUplinkT.fromObject(raw)).finish();
 }
 
 export function decodeUplinkReflect(bytes: Uint8Array): UplinkBatch {
   const raw = decodeRaw<RawUplink>(HiveUplinkT, bytes);
-  const batch = { hiveSerial: raw.hiveSerial, seq: raw.seq, sentAtMs: raw.sentAtMs, packets: raw.packets.map(packetFromRaw) };
+  const batch = {
+    hiveSerial: raw.hiveSerial,
+    seq: raw.seq,
+    sentAtMs: raw.sentAtMs,
+    packets: raw.packets.map(packetFromRaw),
+  };
   // protocol_minor is absent on the wire from v1.0 senders: keep the domain object minimal.
   return raw.protocolMinor === 0 ? batch : { ...batch, protocolMinor: raw.protocolMinor };
 }

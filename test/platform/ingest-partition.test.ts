@@ -20,13 +20,21 @@ describe('ingest partitions', () => {
 
   it('gives every floor exactly one owner, the same in every process (fast-check seed 14)', () => {
     fc.assert(
-      fc.property(fc.uniqueArray(fc.string({ minLength: 1, maxLength: 12 }), { minLength: 1, maxLength: 30 }), fc.integer({ min: 1, max: 8 }), (floors, k) => {
-        for (const f of floors) expect(Array.from({ length: k }, (_, j) => ownsFloor({ index: j + 1, count: k }, f)).filter(Boolean)).toHaveLength(1);
-      }),
+      fc.property(
+        fc.uniqueArray(fc.string({ minLength: 1, maxLength: 12 }), { minLength: 1, maxLength: 30 }),
+        fc.integer({ min: 1, max: 8 }),
+        (floors, k) => {
+          for (const f of floors)
+            expect(
+              Array.from({ length: k }, (_, j) => ownsFloor({ index: j + 1, count: k }, f)).filter(Boolean),
+            ).toHaveLength(1);
+        },
+      ),
       { seed: 14, numRuns: 100 },
     );
     // Pinned (FNV-1a 32 mod k): processes of different versions must agree on the owner of a floor.
-    const owner = (f: string, k: number): number => Array.from({ length: k }, (_, j) => j + 1).find((index) => ownsFloor({ index, count: k }, f)) ?? 0;
+    const owner = (f: string, k: number): number =>
+      Array.from({ length: k }, (_, j) => j + 1).find((index) => ownsFloor({ index, count: k }, f)) ?? 0;
     expect([owner('space_ground', 3), owner('space_f1', 3), owner('a', 3)]).toEqual([3, 3, 2]);
   });
 });

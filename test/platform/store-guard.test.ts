@@ -35,7 +35,9 @@ describe('a store that already holds a run', () => {
     const report = join(dir, 'fresh.json');
     const r = await run('--fresh', '--report', report);
     expect(r.code).toBe(0);
-    const { result } = JSON.parse(readFileSync(report, 'utf8')) as { result: { messages: { lost: number; duplicateBatches: number } } };
+    const { result } = JSON.parse(readFileSync(report, 'utf8')) as {
+      result: { messages: { lost: number; duplicateBatches: number } };
+    };
     expect(result.messages.lost).toBe(0);
     expect(result.messages.duplicateBatches).toBe(0);
   });
@@ -63,13 +65,23 @@ describe('a store that already holds a run', () => {
 });
 
 describe('resuming a store whose run ended at its --duration', () => {
-  it("forgets what the store received from that end on (the end-of-run drain) only for a run that sends everything again, and marks the new end", async () => {
+  it('forgets what the store received from that end on (the end-of-run drain) only for a run that sends everything again, and marks the new end', async () => {
     const path = join(dir, 'drained.sqlite');
     const location = { kind: 'sqlite' as const, path };
     const T = Date.UTC(2026, 2, 2, 7, 0);
     await guardStore(guardedStore(location), 'new', 'run', T + 10_000);
     const store = sqliteStore(path);
-    for (const seq of [1, 2]) await store.writeBatch({ hiveSerial: 'HV1', seq, sentAtMs: T + seq * 10_000 - 5_000, receivedAtMs: T + seq * 10_000 - 5_000, ackedSeq: seq, packetCount: 0, raw: null, deadLetters: [] });
+    for (const seq of [1, 2])
+      await store.writeBatch({
+        hiveSerial: 'HV1',
+        seq,
+        sentAtMs: T + seq * 10_000 - 5_000,
+        receivedAtMs: T + seq * 10_000 - 5_000,
+        ackedSeq: seq,
+        packetCount: 0,
+        raw: null,
+        deadLetters: [],
+      });
     await store.close();
     const state = async (): Promise<[boolean, number, number | undefined]> => {
       const s = sqliteStore(path);
@@ -92,8 +104,25 @@ describe('a run resumed after SIGKILL', () => {
     const db = join(dir, 'killed.sqlite');
     const root = new URL('../../', import.meta.url).pathname;
     // Paced at 300x so the kill lands mid-run, once the store holds some batches.
-    const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'test/cli/fixtures/cli-entry.ts'), 'run', scenario, '--speed', '300', '--quiet', '--db', db], { cwd: root, stdio: 'ignore' });
-    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        join(root, 'test/cli/fixtures/cli-entry.ts'),
+        'run',
+        scenario,
+        '--speed',
+        '300',
+        '--quiet',
+        '--db',
+        db,
+      ],
+      { cwd: root, stdio: 'ignore' },
+    );
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      child.on('exit', (_code, signal) => resolve(signal)),
+    );
     const read = <T>(f: (s: SqliteStore) => T, none: T): T => {
       try {
         const s = new SqliteStore(db);
@@ -107,7 +136,8 @@ describe('a run resumed after SIGKILL', () => {
       }
     };
     const deadline = Date.now() + 30_000;
-    while (read((s) => s.getState('finalised_before') ?? 0, 0) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    while (read((s) => s.getState('finalised_before') ?? 0, 0) === 0 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 200));
     child.kill('SIGKILL');
     expect(await exited).toBe('SIGKILL');
     // Batches stored by the killed run (each hive's stored progress).
@@ -118,7 +148,19 @@ describe('a run resumed after SIGKILL', () => {
     const cleanDb = join(dir, 'clean.sqlite');
     expect((await cli('run', scenario, '--quiet', '--db', db, '--resume', '--report', resumed)).code).toBe(0);
     expect((await cli('run', scenario, '--quiet', '--db', cleanDb, '--report', clean)).code).toBe(0);
-    type Result = { messages: { lost: number; packetsDelivered: number; packetsSent: number; batchesProcessed: number; duplicateBatches: number; deadLettered: number }; presence: unknown; traffic: unknown; trafficOccupancy: unknown };
+    type Result = {
+      messages: {
+        lost: number;
+        packetsDelivered: number;
+        packetsSent: number;
+        batchesProcessed: number;
+        duplicateBatches: number;
+        deadLettered: number;
+      };
+      presence: unknown;
+      traffic: unknown;
+      trafficOccupancy: unknown;
+    };
     const a = (JSON.parse(readFileSync(resumed, 'utf8')) as { result: Result }).result;
     const b = (JSON.parse(readFileSync(clean, 'utf8')) as { result: Result }).result;
     // The ledger: every packet sent is stored now or was before, or dead-lettered.

@@ -16,7 +16,10 @@ describe('store locations named like URLs', () => {
   });
 
   it('reads postgres:// and postgresql:// URLs as a PostgreSQL database, and refuses one without a database, hiding the password', () => {
-    expect(parseStoreLocation('postgres://user:secret@db:5433/occusim')).toEqual({ kind: 'postgres', url: 'postgres://user:secret@db:5433/occusim' });
+    expect(parseStoreLocation('postgres://user:secret@db:5433/occusim')).toEqual({
+      kind: 'postgres',
+      url: 'postgres://user:secret@db:5433/occusim',
+    });
     expect(parseStoreLocation('postgresql://db/occusim')).toEqual({ kind: 'postgres', url: 'postgresql://db/occusim' });
     try {
       parseStoreLocation('postgres://user:secret@db');

@@ -13,7 +13,12 @@ const scenario = new URL('../../scenarios/quickstart.yaml', import.meta.url).pat
 
 describe('the temporary store', () => {
   it('is deleted when the run ends with keepStore false (the CLI without --keep)', async () => {
-    const report = await runScenario(scenario, { durationMs: 2 * 60_000, keepStore: false, mqttPort: 0, platformThread: false });
+    const report = await runScenario(scenario, {
+      durationMs: 2 * 60_000,
+      keepStore: false,
+      mqttPort: 0,
+      platformThread: false,
+    });
     expect(report.dbKept).toBe(false);
     expect(existsSync(report.db)).toBe(false);
     expect(existsSync(dirname(report.db))).toBe(false);

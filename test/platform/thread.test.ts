@@ -15,7 +15,7 @@ if (!loaded.ok) throw new Error('quickstart does not load');
 const model: ScenarioModel = loaded.model;
 
 describe('the platform in its own worker thread', () => {
-  it('gives a byte-identical result, stored series and event outbox to the platform in the run\'s thread', async () => {
+  it("gives a byte-identical result, stored series and event outbox to the platform in the run's thread", async () => {
     const runs = [];
     for (const platformThread of [false, true]) {
       const db = join(dir, `${platformThread}.sqlite`);
@@ -28,7 +28,12 @@ describe('the platform in its own worker thread', () => {
   }, 120_000);
 
   it('gives the same frame-fidelity result in-thread with no frame workers as in its own thread with 2 frame workers', async () => {
-    const a = await runScenario(model, { durationMs: 4 * 60_000, fidelity: 'frame', workers: 0, platformThread: false });
+    const a = await runScenario(model, {
+      durationMs: 4 * 60_000,
+      fidelity: 'frame',
+      workers: 0,
+      platformThread: false,
+    });
     const b = await runScenario(model, { durationMs: 4 * 60_000, fidelity: 'frame', workers: 2, platformThread: true });
     expect(JSON.stringify(b.result)).toBe(JSON.stringify(a.result));
   }, 120_000);
@@ -36,6 +41,8 @@ describe('the platform in its own worker thread', () => {
   it('refuses a store holding another run from the thread as it does in-thread (exit code 2 path)', async () => {
     const db = join(dir, 'guard.sqlite');
     await runScenario(model, { durationMs: 10 * 60_000, platformThread: true, dbPath: db });
-    await expect(runScenario(model, { durationMs: 10 * 60_000, platformThread: true, dbPath: db })).rejects.toMatchObject({ code: 'USAGE' });
+    await expect(
+      runScenario(model, { durationMs: 10 * 60_000, platformThread: true, dbPath: db }),
+    ).rejects.toMatchObject({ code: 'USAGE' });
   }, 60_000);
 });

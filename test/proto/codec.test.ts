@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { decodeAck, decodeHeartbeat, decodeMeshFrame, decodeUplink, encodeAck, encodeHeartbeat, encodeMeshFrame, encodeUplink } from '../../src/proto/codec.js';
+import {
+  decodeAck,
+  decodeHeartbeat,
+  decodeMeshFrame,
+  decodeUplink,
+  encodeAck,
+  encodeHeartbeat,
+  encodeMeshFrame,
+  encodeUplink,
+} from '../../src/proto/codec.js';
 import type { HiveHeartbeat, MeshFrame, UplinkBatch } from '../../src/proto/messages.js';
 import { isAppError } from '../../src/core/errors.js';
 
@@ -10,9 +19,24 @@ describe('uplink codec', () => {
       seq: 42,
       sentAtMs: 1_772_434_800_000,
       packets: [
-        { kind: 'presence', sensorMac: '00-17-0d-00-00-aa-bb-cc', sensedAtMs: 1_772_434_799_000, detections: [[0.5, 0.25], [Math.fround(0.1), Math.fround(0.9)]] },
+        {
+          kind: 'presence',
+          sensorMac: '00-17-0d-00-00-aa-bb-cc',
+          sensedAtMs: 1_772_434_799_000,
+          detections: [
+            [0.5, 0.25],
+            [Math.fround(0.1), Math.fround(0.9)],
+          ],
+        },
         { kind: 'presence', sensorMac: '00-17-0d-00-00-aa-bb-cd', sensedAtMs: 1_772_434_799_000, detections: [] },
-        { kind: 'traffic', sensorMac: '00-17-0d-00-00-aa-bb-ce', sensedAtMs: 1_772_434_800_000, intervalMs: 10_000, in: 2, out: 1 },
+        {
+          kind: 'traffic',
+          sensorMac: '00-17-0d-00-00-aa-bb-ce',
+          sensedAtMs: 1_772_434_800_000,
+          intervalMs: 10_000,
+          in: 2,
+          out: 1,
+        },
       ],
     };
     expect(decodeUplink(encodeUplink(batch))).toEqual(batch);
@@ -36,12 +60,27 @@ describe('uplink codec', () => {
 
 describe('mesh frame and heartbeat codec', () => {
   const health = {
-    sensorMac: '00-17-0d-00-00-aa-bb-cc', measuredAtMs: 1_772_434_800_000, batteryLevel: 0.5, batteryRuntimeS: 1000, rssiDbm: -80, linkPdr: 0.75,
-    uptimeMs: 5000, parent: 'HV1', hops: 3, queueOverflows: 0,
+    sensorMac: '00-17-0d-00-00-aa-bb-cc',
+    measuredAtMs: 1_772_434_800_000,
+    batteryLevel: 0.5,
+    batteryRuntimeS: 1000,
+    rssiDbm: -80,
+    linkPdr: 0.75,
+    uptimeMs: 5000,
+    parent: 'HV1',
+    hops: 3,
+    queueOverflows: 0,
   };
 
   it('round-trips a data frame and a health frame', () => {
-    const data: MeshFrame = { meshSeq: 9, hops: 2, payload: { kind: 'data', packet: { kind: 'traffic', sensorMac: 'm', sensedAtMs: 5, intervalMs: 10, in: 1, out: 0 } } };
+    const data: MeshFrame = {
+      meshSeq: 9,
+      hops: 2,
+      payload: {
+        kind: 'data',
+        packet: { kind: 'traffic', sensorMac: 'm', sensedAtMs: 5, intervalMs: 10, in: 1, out: 0 },
+      },
+    };
     expect(decodeMeshFrame(encodeMeshFrame(data))).toEqual(data);
     const h: MeshFrame = { meshSeq: 10, hops: 3, payload: { kind: 'health', health } };
     expect(decodeMeshFrame(encodeMeshFrame(h))).toEqual(h);
@@ -49,8 +88,19 @@ describe('mesh frame and heartbeat codec', () => {
 
   it('round-trips a heartbeat with its sensors and state', () => {
     const hb: HiveHeartbeat = {
-      hiveSerial: 'HV1', sentAtMs: 1, firmwareVersion: '1.0.0', protocolMinor: 1, state: 'catching_up', uptimeMs: 2, netPathStability: 1, ackedSeq: 3, nextSeq: 5,
-      bufferedBatches: 1, bufferedBytes: 100, droppedPackets: 0, sensors: [health],
+      hiveSerial: 'HV1',
+      sentAtMs: 1,
+      firmwareVersion: '1.0.0',
+      protocolMinor: 1,
+      state: 'catching_up',
+      uptimeMs: 2,
+      netPathStability: 1,
+      ackedSeq: 3,
+      nextSeq: 5,
+      bufferedBatches: 1,
+      bufferedBytes: 100,
+      droppedPackets: 0,
+      sensors: [health],
     };
     expect(decodeHeartbeat(encodeHeartbeat(hb))).toEqual(hb);
   });

@@ -1,7 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeUplinkReflect, encodeUplinkReflect } from '../oracles/uplink-reflect.js';
-import { decodeUplinkWire, encodeUplinkFrom, encodeUplinkWire, MacFields, UplinkPackets } from '../../src/proto/uplink-wire.js';
+import {
+  decodeUplinkWire,
+  encodeUplinkFrom,
+  encodeUplinkWire,
+  MacFields,
+  UplinkPackets,
+} from '../../src/proto/uplink-wire.js';
 import type { UplinkBatch, WirePacket } from '../../src/proto/messages.js';
 import { isAppError } from '../../src/core/errors.js';
 
@@ -20,12 +26,33 @@ const anyNumber = fc.oneof(
   fc.nat(),
   fc.integer({ min: -(2 ** 40), max: 2 ** 40 }),
   fc.double(),
-  fc.constantFrom(0, -0, 1, 2 ** 31, 2 ** 32 - 1, 2 ** 32, 2 ** 53, 2 ** 63, 2 ** 64, 2 ** 70, -1, -(2 ** 63), NaN, Infinity, -Infinity),
+  fc.constantFrom(
+    0,
+    -0,
+    1,
+    2 ** 31,
+    2 ** 32 - 1,
+    2 ** 32,
+    2 ** 53,
+    2 ** 63,
+    2 ** 64,
+    2 ** 70,
+    -1,
+    -(2 ** 63),
+    NaN,
+    Infinity,
+    -Infinity,
+  ),
 );
 const epochMs = fc.integer({ min: 0, max: 4_102_444_800_000 });
 // Short (protobufjs's own UTF-8 writer) and long (Buffer's) strings, with any code unit,
 // lone surrogates included.
-const text = fc.oneof(fc.string({ unit: 'binary', maxLength: 30 }), fc.string({ unit: 'binary', minLength: 38, maxLength: 80 }), fc.string({ unit: 'binary-ascii' }), fc.string({ unit: fc.constantFrom('a', '\ud800', '\udc00', 'é', '😀') }));
+const text = fc.oneof(
+  fc.string({ unit: 'binary', maxLength: 30 }),
+  fc.string({ unit: 'binary', minLength: 38, maxLength: 80 }),
+  fc.string({ unit: 'binary-ascii' }),
+  fc.string({ unit: fc.constantFrom('a', '\ud800', '\udc00', 'é', '😀') }),
+);
 const coord = fc.oneof(fc.float({ min: 0, max: 1, noNaN: true }).map(Number), fc.double());
 
 const presence: fc.Arbitrary<WirePacket> = fc.record({
@@ -75,7 +102,9 @@ const mutated = batchArb.chain((batch) => {
     fc.tuple(at, fc.integer({ min: 0, max: 255 })).map(([i, v]) => Uint8Array.from(bytes, (b, j) => (j === i ? v : b))),
     at.map((i) => bytes.slice(0, i)),
     at.map((i) => Uint8Array.from([...bytes.slice(0, i), ...bytes.slice(i + 1)])),
-    fc.tuple(at, fc.uint8Array({ minLength: 1, maxLength: 6 })).map(([i, ins]) => Uint8Array.from([...bytes.slice(0, i), ...ins, ...bytes.slice(i)])),
+    fc
+      .tuple(at, fc.uint8Array({ minLength: 1, maxLength: 6 }))
+      .map(([i, ins]) => Uint8Array.from([...bytes.slice(0, i), ...ins, ...bytes.slice(i)])),
   );
 });
 
@@ -132,8 +161,12 @@ describe('hand-written HiveUplink codec vs protobufjs reflection', () => {
     // A claimed length past the end: refused inside a packet; at the top level protobufjs's
     // BufferReader clamps a string to the buffer (kept as is: same verdict as before).
     expect(verdict(decodeUplinkWire, Buffer.from('22ffffffff0f0a', 'hex'))).toEqual({ err: 'DECODE_FAILED' });
-    expect(verdict(decodeUplinkWire, Uint8Array.from(Buffer.from('0affffffff0f', 'hex')))).toEqual({ err: 'DECODE_FAILED' });
-    expect(verdict(decodeUplinkWire, Buffer.from('0a0148b80105', 'hex'))).toEqual({ ok: { hiveSerial: 'H', seq: 0, sentAtMs: 0, packets: [] } });
+    expect(verdict(decodeUplinkWire, Uint8Array.from(Buffer.from('0affffffff0f', 'hex')))).toEqual({
+      err: 'DECODE_FAILED',
+    });
+    expect(verdict(decodeUplinkWire, Buffer.from('0a0148b80105', 'hex'))).toEqual({
+      ok: { hiveSerial: 'H', seq: 0, sentAtMs: 0, packets: [] },
+    });
   });
 });
 
@@ -149,20 +182,36 @@ describe('a batch from its packets encoded as they arrive (UplinkPackets, encode
       else q.presence(macs, k, p.sensedAtMs, Float64Array.from(p.detections.flat()), 0, p.detections.length);
     });
     expect(Array.from(q.sensedAtMs(lead.length, all.length))).toEqual(batch.packets.map((p) => p.sensedAtMs));
-    return encodeUplinkFrom(batch.hiveSerial, batch.seq, batch.sentAtMs, q.bytes(lead.length, all.length), batch.protocolMinor);
+    return encodeUplinkFrom(
+      batch.hiveSerial,
+      batch.seq,
+      batch.sentAtMs,
+      q.bytes(lead.length, all.length),
+      batch.protocolMinor,
+    );
   }
 
   it(`gives encodeUplinkWire's bytes for every batch, objects or flat, after other packets (seed ${String(SEED)})`, () => {
     fc.assert(
-      fc.property(batchArb, fc.array(fc.oneof(presence, traffic), { maxLength: 5 }), fc.boolean(), (batch, lead, flat) => {
-        expect(hex(fromParts(batch, flat, lead))).toBe(hex(encodeUplinkWire(batch)));
-      }),
+      fc.property(
+        batchArb,
+        fc.array(fc.oneof(presence, traffic), { maxLength: 5 }),
+        fc.boolean(),
+        (batch, lead, flat) => {
+          expect(hex(fromParts(batch, flat, lead))).toBe(hex(encodeUplinkWire(batch)));
+        },
+      ),
       RUNS,
     );
   });
 
   it('grows its buffer past its first size and keeps every packet', () => {
-    const packets: WirePacket[] = Array.from({ length: 3000 }, (_, i) => ({ kind: 'presence', sensorMac: `aa:bb:cc:00:${String(i % 100).padStart(2, '0')}`, sensedAtMs: 1_700_000_000_000 + i, detections: [[i / 3000, 0.5]] }));
+    const packets: WirePacket[] = Array.from({ length: 3000 }, (_, i) => ({
+      kind: 'presence',
+      sensorMac: `aa:bb:cc:00:${String(i % 100).padStart(2, '0')}`,
+      sensedAtMs: 1_700_000_000_000 + i,
+      detections: [[i / 3000, 0.5]],
+    }));
     const batch: UplinkBatch = { hiveSerial: 'HV1', seq: 7, sentAtMs: 1_700_000_100_000, packets, protocolMinor: 1 };
     expect(hex(fromParts(batch, true, []))).toBe(hex(encodeUplinkWire(batch)));
   });

@@ -26,7 +26,9 @@ describe('golden vectors in proto/vectors', () => {
       const { json, bin } = readVector(name);
       expect(decodeToJson(json.type, bin)).toEqual(json.message);
       const expected = json.canonicalHex === undefined ? bin : Uint8Array.from(Buffer.from(json.canonicalHex, 'hex'));
-      expect(Buffer.from(encodeJson(json.type, json.message)).toString('hex')).toBe(Buffer.from(expected).toString('hex'));
+      expect(Buffer.from(encodeJson(json.type, json.message)).toString('hex')).toBe(
+        Buffer.from(expected).toString('hex'),
+      );
       const decode = DOMAIN[json.type];
       expect(decode).toBeDefined();
       expect(() => decode?.(bin)).not.toThrow();
@@ -43,10 +45,17 @@ describe('golden vectors in proto/vectors', () => {
 describe('the vectors belong to scenarios/firmware.yaml', () => {
   const bench = firmwareBench();
   const modes = new Map(bench.sensors.map((s) => [s.mac, s.mode]));
-  it.each(names.filter((n) => !['uplink-max', 'mesh-data', 'mesh-health'].includes(n)))('%s: its hive and sensors are the bench\u2019s, each packet of the sensor\u2019s mode', (name) => {
-    const { json } = readVector(name);
-    const m = json.message as { hiveSerial?: string; packets?: Array<{ sensorMac: string; presence?: unknown; traffic?: unknown }> };
-    if (m.hiveSerial !== undefined) expect(m.hiveSerial).toBe(bench.serial);
-    for (const p of m.packets ?? []) expect(modes.get(p.sensorMac)).toBe(p.traffic !== undefined ? 'traffic' : 'presence');
-  });
+  it.each(names.filter((n) => !['uplink-max', 'mesh-data', 'mesh-health'].includes(n)))(
+    '%s: its hive and sensors are the bench\u2019s, each packet of the sensor\u2019s mode',
+    (name) => {
+      const { json } = readVector(name);
+      const m = json.message as {
+        hiveSerial?: string;
+        packets?: Array<{ sensorMac: string; presence?: unknown; traffic?: unknown }>;
+      };
+      if (m.hiveSerial !== undefined) expect(m.hiveSerial).toBe(bench.serial);
+      for (const p of m.packets ?? [])
+        expect(modes.get(p.sensorMac)).toBe(p.traffic !== undefined ? 'traffic' : 'presence');
+    },
+  );
 });

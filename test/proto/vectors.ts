@@ -19,17 +19,33 @@ export interface VectorJson {
   canonicalHex?: string;
 }
 
-export const JSON_FORM: protobuf.IConversionOptions = { longs: String, enums: String, defaults: false, oneofs: false, arrays: false };
+export const JSON_FORM: protobuf.IConversionOptions = {
+  longs: String,
+  enums: String,
+  defaults: false,
+  oneofs: false,
+  arrays: false,
+};
 
 /** The scenario whose hive and sensors the vectors use (serial, MACs, start = T0). */
 export const FIRMWARE_SCENARIO = 'scenarios/firmware.yaml';
 
-export function firmwareBench(): { serial: string; password: string; startMs: number; sensors: Array<{ mac: string; mode: string }> } {
+export function firmwareBench(): {
+  serial: string;
+  password: string;
+  startMs: number;
+  sensors: Array<{ mac: string; mode: string }>;
+} {
   const r = loadScenarioFile(fileURLToPath(new URL(`../../${FIRMWARE_SCENARIO}`, import.meta.url)));
   if (!r.ok) throw new Error(`${FIRMWARE_SCENARIO} does not load`);
   const hive = r.model.hives[0];
   if (hive === undefined) throw new Error(`${FIRMWARE_SCENARIO} has no hive`);
-  return { serial: hive.serial, password: hive.password, startMs: r.model.startMs, sensors: r.model.sensors.map((s) => ({ mac: s.mac, mode: s.mode })) };
+  return {
+    serial: hive.serial,
+    password: hive.password,
+    startMs: r.model.startMs,
+    sensors: r.model.sensors.map((s) => ({ mac: s.mac, mode: s.mode })),
+  };
 }
 
 export function typeOf(name: string): protobuf.Type {

@@ -12,8 +12,32 @@ describe('the report dataset of a fleet', () => {
     const r = loadScenarioFile(new URL('../../scenarios/fleet.yaml', import.meta.url).pathname, { durationMs: 60_000 });
     if (!r.ok) throw new Error('fleet does not load');
     const model = r.model;
-    const data: ReportData = { counters: { batchesReceived: 0, batchesProcessed: 0, duplicateBatches: 0, packetsProcessed: 0, packetsStoredBefore: 0, deadLettered: 0, eventsEmitted: 0, lateInWindow: 0, lateBeyondWindow: 0 }, latenciesMs: { values: new Float64Array(), counts: new Float64Array() }, presence: {}, traffic: {}, trafficSpaces: [], trafficOccupancy: {} };
-    const result = { scenario: { startLocal: '', sensors: 0, hives: 0, people: 0, fidelity: 'model' }, presence: { spaces: [], rooms: { mae: 0, exactRate: 1 } }, traffic: { sensors: [], overall: { recall: 1 } }, trafficOccupancy: { spaces: [] }, messages: { lost: 0 }, latencyMs: { p50: 0, p90: 0, p99: 0, max: 0 } } as unknown as RunResult;
+    const data: ReportData = {
+      counters: {
+        batchesReceived: 0,
+        batchesProcessed: 0,
+        duplicateBatches: 0,
+        packetsProcessed: 0,
+        packetsStoredBefore: 0,
+        deadLettered: 0,
+        eventsEmitted: 0,
+        lateInWindow: 0,
+        lateBeyondWindow: 0,
+      },
+      latenciesMs: { values: new Float64Array(), counts: new Float64Array() },
+      presence: {},
+      traffic: {},
+      trafficSpaces: [],
+      trafficOccupancy: {},
+    };
+    const result = {
+      scenario: { startLocal: '', sensors: 0, hives: 0, people: 0, fidelity: 'model' },
+      presence: { spaces: [], rooms: { mae: 0, exactRate: 1 } },
+      traffic: { sensors: [], overall: { recall: 1 } },
+      trafficOccupancy: { spaces: [] },
+      messages: { lost: 0 },
+      latencyMs: { p50: 0, p90: 0, p99: 0, max: 0 },
+    } as unknown as RunResult;
     const d = reportDataset(model, createTruthRecorder(model), data, result);
     const spaces = model.floors.length + model.rooms.length + model.zones.length;
     expect(spaces).toBeGreaterThan(MAX_SPACE_SERIES);
@@ -26,13 +50,47 @@ describe('the report dataset of a fleet', () => {
   });
 
   it('shows the thresholds with their measured values and verdicts, escaped', () => {
-    const r = loadScenarioFile(new URL('../../scenarios/quickstart.yaml', import.meta.url).pathname, { durationMs: 60_000 });
+    const r = loadScenarioFile(new URL('../../scenarios/quickstart.yaml', import.meta.url).pathname, {
+      durationMs: 60_000,
+    });
     if (!r.ok) throw new Error('quickstart does not load');
-    const data: ReportData = { counters: { batchesReceived: 0, batchesProcessed: 0, duplicateBatches: 0, packetsProcessed: 0, packetsStoredBefore: 0, deadLettered: 0, eventsEmitted: 0, lateInWindow: 0, lateBeyondWindow: 0 }, latenciesMs: { values: new Float64Array([5]), counts: new Float64Array([3]) }, presence: {}, traffic: {}, trafficSpaces: [], trafficOccupancy: {} };
-    const result = { scenario: { startLocal: '', sensors: 0, hives: 0, people: 0, fidelity: 'model' }, presence: { spaces: [], rooms: { mae: 0.7, exactRate: 1 } }, traffic: { sensors: [], overall: { recall: 1 } }, trafficOccupancy: { spaces: [] }, messages: { lost: 0 }, latencyMs: { p50: 0, p90: 0, p99: 0, max: 0 } } as unknown as RunResult;
+    const data: ReportData = {
+      counters: {
+        batchesReceived: 0,
+        batchesProcessed: 0,
+        duplicateBatches: 0,
+        packetsProcessed: 0,
+        packetsStoredBefore: 0,
+        deadLettered: 0,
+        eventsEmitted: 0,
+        lateInWindow: 0,
+        lateBeyondWindow: 0,
+      },
+      latenciesMs: { values: new Float64Array([5]), counts: new Float64Array([3]) },
+      presence: {},
+      traffic: {},
+      trafficSpaces: [],
+      trafficOccupancy: {},
+    };
+    const result = {
+      scenario: { startLocal: '', sensors: 0, hives: 0, people: 0, fidelity: 'model' },
+      presence: { spaces: [], rooms: { mae: 0.7, exactRate: 1 } },
+      traffic: { sensors: [], overall: { recall: 1 } },
+      trafficOccupancy: { spaces: [] },
+      messages: { lost: 0 },
+      latencyMs: { p50: 0, p90: 0, p99: 0, max: 0 },
+    } as unknown as RunResult;
     const verdicts = [
-      { expectation: { text: 'rooms.mae<0.5', metric: 'rooms.mae' as const, op: '<' as const, value: 0.5 }, measured: 0.7, passed: false },
-      { expectation: { text: 'messages.lost==0', metric: 'messages.lost' as const, op: '==' as const, value: 0 }, measured: 0, passed: true },
+      {
+        expectation: { text: 'rooms.mae<0.5', metric: 'rooms.mae' as const, op: '<' as const, value: 0.5 },
+        measured: 0.7,
+        passed: false,
+      },
+      {
+        expectation: { text: 'messages.lost==0', metric: 'messages.lost' as const, op: '==' as const, value: 0 },
+        measured: 0,
+        passed: true,
+      },
     ];
     const d = reportDataset(r.model, createTruthRecorder(r.model), data, result, verdicts);
     expect(d.latency.counts.reduce((a, b) => a + b, 0)).toBe(3);
@@ -42,6 +100,8 @@ describe('the report dataset of a fleet', () => {
     expect(section).toContain('<td>rooms.mae&lt;0.5</td>');
     expect(section).toMatch(/<td>rooms\.mae&lt;0\.5<\/td><td>[^<]*0\.7[^<]*<\/td><td>FAIL<\/td>/);
     expect(section).toMatch(/<td>messages\.lost==0<\/td><td>0<\/td><td>pass<\/td>/);
-    expect(reportHtml(reportDataset(r.model, createTruthRecorder(r.model), data, result))).toContain('No thresholds in this run');
+    expect(reportHtml(reportDataset(r.model, createTruthRecorder(r.model), data, result))).toContain(
+      'No thresholds in this run',
+    );
   });
 });

@@ -29,8 +29,10 @@ const pgSkip = wanted ? postgresSkipReason() : slowSkip;
 const skip = slowSkip ?? pgSkip;
 const LEASE_MS = 2000;
 
-const PRESENCE = 'SELECT space_id, minute_ms::text, value, samples FROM presence_minute ORDER BY space_id COLLATE "C", minute_ms';
-const TRAFFIC = 'SELECT sensor_id, minute_ms::text, in_count, out_count FROM traffic_minute ORDER BY sensor_id COLLATE "C", minute_ms';
+const PRESENCE =
+  'SELECT space_id, minute_ms::text, value, samples FROM presence_minute ORDER BY space_id COLLATE "C", minute_ms';
+const TRAFFIC =
+  'SELECT sensor_id, minute_ms::text, in_count, out_count FROM traffic_minute ORDER BY sensor_id COLLATE "C", minute_ms';
 const BATCHES = 'SELECT hive_serial, seq::text, packet_count FROM batches ORDER BY hive_serial COLLATE "C", seq';
 
 interface FaultRun {
@@ -43,134 +45,181 @@ interface FaultRun {
   outputs: string[];
 }
 
-describeWithBinaries(['mosquitto'], 'a distributed run under faults: ingest failover, broker and database restarts', () => {
-  let mosquitto: Awaited<ReturnType<typeof startMosquitto>> | null = null;
-  let postgres: TestPostgres | null = null;
-  const ingests: IngestProcess[] = [];
-  let dir = '';
-  let scenarioFile = '';
-  let whole: RunReport;
-  let wholeDb = '';
-  let floorPartition = '';
+describeWithBinaries(
+  ['mosquitto'],
+  'a distributed run under faults: ingest failover, broker and database restarts',
+  () => {
+    let mosquitto: Awaited<ReturnType<typeof startMosquitto>> | null = null;
+    let postgres: TestPostgres | null = null;
+    const ingests: IngestProcess[] = [];
+    let dir = '';
+    let scenarioFile = '';
+    let whole: RunReport;
+    let wholeDb = '';
+    let floorPartition = '';
 
-  beforeAll(async () => {
-    if (skip !== null) return;
-    dir = mkdtempSync(join(tmpdir(), 'occusim-faults-'));
-    scenarioFile = join(dir, 'quickstart-3-hives.yaml');
-    writeFileSync(scenarioFile, JSON.stringify(scenario()));
-    mosquitto = await startMosquitto();
-    postgres = await startPostgres();
-    wholeDb = await postgres.createDatabase();
-    // The reference: one process simulating and ingesting every hive, no fault.
-    whole = await runScenario(scenario(), { brokerUrl: mosquitto.url, platformThread: false, dbPath: wholeDb });
-    const [floorId] = (await rows(wholeDb, "SELECT id FROM assets WHERE kind = 'floor'"))[0] as [string];
-    floorPartition = `${partitionOfFloor(2, floorId)}/2`;
-  }, 240_000);
+    beforeAll(async () => {
+      if (skip !== null) return;
+      dir = mkdtempSync(join(tmpdir(), 'occusim-faults-'));
+      scenarioFile = join(dir, 'quickstart-3-hives.yaml');
+      writeFileSync(scenarioFile, JSON.stringify(scenario()));
+      mosquitto = await startMosquitto();
+      postgres = await startPostgres();
+      wholeDb = await postgres.createDatabase();
+      // The reference: one process simulating and ingesting every hive, no fault.
+      whole = await runScenario(scenario(), { brokerUrl: mosquitto.url, platformThread: false, dbPath: wholeDb });
+      const [floorId] = (await rows(wholeDb, "SELECT id FROM assets WHERE kind = 'floor'"))[0] as [string];
+      floorPartition = `${partitionOfFloor(2, floorId)}/2`;
+    }, 240_000);
 
-  afterAll(async () => {
-    for (const i of ingests) await stopIngest(i.child);
-    await postgres?.stop();
-    mosquitto?.stop();
-    if (dir !== '') rmSync(dir, { recursive: true, force: true });
-  });
+    afterAll(async () => {
+      for (const i of ingests) await stopIngest(i.child);
+      await postgres?.stop();
+      mosquitto?.stop();
+      if (dir !== '') rmSync(dir, { recursive: true, force: true });
+    });
 
-  /** Two ingest processes and two shards into a new database; `fault` once a third of the reference's batches are stored. */
-  let runs = 0;
-  async function faultRun(fault: (run: FaultRun) => Promise<void>): Promise<FaultRun> {
-    const db = await (postgres as TestPostgres).createDatabase();
-    // A share group and a clock channel of its own per run: nothing of an earlier run may take a share of this one's uplinks.
-    const group = `faults${++runs}`;
-    const procs = [1, 2].map((j) =>
-      startIngest(['--scenario', scenarioFile, '--store', db, '--broker', mosquitto!.url, '--share-group', group, '--partition', `${j}/2`, '--shards', '2', '--port', '0', '--lease-ms', String(LEASE_MS)]),
+    /** Two ingest processes and two shards into a new database; `fault` once a third of the reference's batches are stored. */
+    let runs = 0;
+    async function faultRun(fault: (run: FaultRun) => Promise<void>): Promise<FaultRun> {
+      const db = await (postgres as TestPostgres).createDatabase();
+      // A share group and a clock channel of its own per run: nothing of an earlier run may take a share of this one's uplinks.
+      const group = `faults${++runs}`;
+      const procs = [1, 2].map((j) =>
+        startIngest([
+          '--scenario',
+          scenarioFile,
+          '--store',
+          db,
+          '--broker',
+          mosquitto!.url,
+          '--share-group',
+          group,
+          '--partition',
+          `${j}/2`,
+          '--shards',
+          '2',
+          '--port',
+          '0',
+          '--lease-ms',
+          String(LEASE_MS),
+        ]),
+      );
+      ingests.push(...procs);
+      await Promise.all(procs.map((i) => i.until(/following 2 shard clock/)));
+      const owner = procs.findIndex((p) => p.out().includes(`partition ${floorPartition} acquired`));
+      expect(owner).toBeGreaterThanOrEqual(0);
+      const run: FaultRun = { db, shards: [], ingests: procs, owner, outputs: [] };
+      const shardsDone = Promise.all(
+        [1, 2].map((index) =>
+          runScenario(scenario(), {
+            brokerUrl: mosquitto!.url,
+            platformThread: false,
+            keepStore: false,
+            shard: { index, count: 2 },
+            externalIngest: true,
+          }),
+        ),
+      );
+      await until(
+        'a third of the batches stored',
+        async () =>
+          Number(((await rows(db, 'SELECT count(*) FROM batches'))[0] as [string])[0]) >=
+          whole.result.messages.batchesProcessed / 3,
+        120_000,
+      );
+      await fault(run);
+      run.shards = await shardsDone;
+      // Every partition finished by whoever holds it at the end (a partition taken over after the shards' end included).
+      await until(
+        'both partitions finished',
+        async () => (await rows(db, "SELECT key FROM pipeline_state WHERE key LIKE 'shards_done %'")).length === 2,
+        60_000,
+      );
+      run.outputs = procs.map((p) => p.out());
+      // Gone before the next run: the clock channel is the broker's, not the run's.
+      for (const p of procs) await stopIngest(p.child);
+      return run;
+    }
+
+    async function expectExact(run: FaultRun): Promise<void> {
+      const presence = await rows(run.db, PRESENCE);
+      expect(presence.length).toBeGreaterThan(50);
+      expect(presence).toEqual(await rows(wholeDb, PRESENCE));
+      expect(await rows(run.db, TRAFFIC)).toEqual(await rows(wholeDb, TRAFFIC));
+      expect(await rows(run.db, BATCHES)).toEqual(await rows(wholeDb, BATCHES));
+      const merged = mergeReports(run.shards, ['s1.json', 's2.json']);
+      const w = whole.result.messages;
+      expect(merged.ledger.packets).toEqual({
+        sent: w.packetsSent,
+        stored: w.packetsDelivered,
+        deadLettered: 0,
+        lost: 0,
+      });
+      // Every batch stored once; what a fault made the hives send again is counted, not stored twice.
+      expect(merged.ledger.batches.stored).toBe(w.batchesProcessed);
+      expect(merged.ledger.batches.duplicates).toBeGreaterThanOrEqual(0);
+      // The occupancy events of the outbox, with their values and revisions: one row per event id, as one process writes them.
+      const EVENTS =
+        'SELECT event_id, type, space_id, minute_ms::text, value, revision FROM events ORDER BY event_id COLLATE "C"';
+      expect(await rows(run.db, EVENTS)).toEqual(await rows(wholeDb, EVENTS));
+    }
+
+    it.skipIf(skip !== null)(
+      'SIGKILL of the process aggregating the floor: the other takes its partition over within a lease and the store is exact',
+      async () => {
+        const run = await faultRun(async (r) => {
+          r.ingests[r.owner]!.child.kill('SIGKILL');
+          const other = r.ingests[1 - r.owner]!;
+          // Within a lease and a renewal round of the kill.
+          const t0 = performance.now();
+          await other.until(new RegExp(`partition ${floorPartition} acquired`));
+          expect(performance.now() - t0).toBeLessThan(LEASE_MS * 2 + 1000);
+        });
+        await expectExact(run);
+      },
+      300_000,
     );
-    ingests.push(...procs);
-    await Promise.all(procs.map((i) => i.until(/following 2 shard clock/)));
-    const owner = procs.findIndex((p) => p.out().includes(`partition ${floorPartition} acquired`));
-    expect(owner).toBeGreaterThanOrEqual(0);
-    const run: FaultRun = { db, shards: [], ingests: procs, owner, outputs: [] };
-    const shardsDone = Promise.all([1, 2].map((index) => runScenario(scenario(), { brokerUrl: mosquitto!.url, platformThread: false, keepStore: false, shard: { index, count: 2 }, externalIngest: true })));
-    await until('a third of the batches stored', async () => Number(((await rows(db, 'SELECT count(*) FROM batches'))[0] as [string])[0]) >= whole.result.messages.batchesProcessed / 3, 120_000);
-    await fault(run);
-    run.shards = await shardsDone;
-    // Every partition finished by whoever holds it at the end (a partition taken over after the shards' end included).
-    await until('both partitions finished', async () => (await rows(db, "SELECT key FROM pipeline_state WHERE key LIKE 'shards_done %'")).length === 2, 60_000);
-    run.outputs = procs.map((p) => p.out());
-    // Gone before the next run: the clock channel is the broker's, not the run's.
-    for (const p of procs) await stopIngest(p.child);
-    return run;
-  }
 
-  async function expectExact(run: FaultRun): Promise<void> {
-    const presence = await rows(run.db, PRESENCE);
-    expect(presence.length).toBeGreaterThan(50);
-    expect(presence).toEqual(await rows(wholeDb, PRESENCE));
-    expect(await rows(run.db, TRAFFIC)).toEqual(await rows(wholeDb, TRAFFIC));
-    expect(await rows(run.db, BATCHES)).toEqual(await rows(wholeDb, BATCHES));
-    const merged = mergeReports(run.shards, ['s1.json', 's2.json']);
-    const w = whole.result.messages;
-    expect(merged.ledger.packets).toEqual({ sent: w.packetsSent, stored: w.packetsDelivered, deadLettered: 0, lost: 0 });
-    // Every batch stored once; what a fault made the hives send again is counted, not stored twice.
-    expect(merged.ledger.batches.stored).toBe(w.batchesProcessed);
-    expect(merged.ledger.batches.duplicates).toBeGreaterThanOrEqual(0);
-    // The occupancy events of the outbox, with their values and revisions: one row per event id, as one process writes them.
-    const EVENTS = 'SELECT event_id, type, space_id, minute_ms::text, value, revision FROM events ORDER BY event_id COLLATE "C"';
-    expect(await rows(run.db, EVENTS)).toEqual(await rows(wholeDb, EVENTS));
-  }
+    it.skipIf(skip !== null)(
+      'SIGSTOP of the floor owner beyond its lease, then SIGCONT: another takes over, the stopped one loses the partition and writes nothing more',
+      async () => {
+        const run = await faultRun(async (r) => {
+          const stopped = r.ingests[r.owner]!;
+          stopped.child.kill('SIGSTOP');
+          await r.ingests[1 - r.owner]!.until(new RegExp(`partition ${floorPartition} acquired`));
+          await new Promise((res) => setTimeout(res, LEASE_MS));
+          stopped.child.kill('SIGCONT');
+          // It finds out at its next renewal, or when the fence refuses its first write, whichever comes first.
+          await stopped.until(new RegExp(`partition ${floorPartition} lost`));
+        });
+        await expectExact(run);
+        // It did not take the partition back (only an expired lease changes hands).
+        expect(run.outputs[run.owner]!.match(new RegExp(`partition ${floorPartition} acquired`, 'g'))).toHaveLength(1);
+      },
+      300_000,
+    );
 
-  it.skipIf(skip !== null)(
-    'SIGKILL of the process aggregating the floor: the other takes its partition over within a lease and the store is exact',
-    async () => {
-      const run = await faultRun(async (r) => {
-        r.ingests[r.owner]!.child.kill('SIGKILL');
-        const other = r.ingests[1 - r.owner]!;
-        // Within a lease and a renewal round of the kill.
-        const t0 = performance.now();
-        await other.until(new RegExp(`partition ${floorPartition} acquired`));
-        expect(performance.now() - t0).toBeLessThan(LEASE_MS * 2 + 1000);
-      });
-      await expectExact(run);
-    },
-    300_000,
-  );
+    it.skipIf(skip !== null)(
+      'mosquitto restarted mid-run: hives, ingest processes and the clock channel reconnect, and the store is exact',
+      async () => {
+        const run = await faultRun(async () => {
+          await mosquitto!.restart();
+        });
+        await expectExact(run);
+      },
+      300_000,
+    );
 
-  it.skipIf(skip !== null)(
-    'SIGSTOP of the floor owner beyond its lease, then SIGCONT: another takes over, the stopped one loses the partition and writes nothing more',
-    async () => {
-      const run = await faultRun(async (r) => {
-        const stopped = r.ingests[r.owner]!;
-        stopped.child.kill('SIGSTOP');
-        await r.ingests[1 - r.owner]!.until(new RegExp(`partition ${floorPartition} acquired`));
-        await new Promise((res) => setTimeout(res, LEASE_MS));
-        stopped.child.kill('SIGCONT');
-        // It finds out at its next renewal, or when the fence refuses its first write, whichever comes first.
-        await stopped.until(new RegExp(`partition ${floorPartition} lost`));
-      });
-      await expectExact(run);
-      // It did not take the partition back (only an expired lease changes hands).
-      expect(run.outputs[run.owner]!.match(new RegExp(`partition ${floorPartition} acquired`, 'g'))).toHaveLength(1);
-    },
-    300_000,
-  );
-
-  it.skipIf(skip !== null)(
-    'mosquitto restarted mid-run: hives, ingest processes and the clock channel reconnect, and the store is exact',
-    async () => {
-      const run = await faultRun(async () => {
-        await mosquitto!.restart();
-      });
-      await expectExact(run);
-    },
-    300_000,
-  );
-
-  it.skipIf(skip !== null)(
-    'PostgreSQL restarted (fast shutdown) mid-run: the ingest processes reconnect and run their writes again, and the store is exact',
-    async () => {
-      const run = await faultRun(async () => {
-        await postgres!.restart();
-      });
-      await expectExact(run);
-    },
-    300_000,
-  );
-});
+    it.skipIf(skip !== null)(
+      'PostgreSQL restarted (fast shutdown) mid-run: the ingest processes reconnect and run their writes again, and the store is exact',
+      async () => {
+        const run = await faultRun(async () => {
+          await postgres!.restart();
+        });
+        await expectExact(run);
+      },
+      300_000,
+    );
+  },
+);

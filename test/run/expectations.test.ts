@@ -8,7 +8,15 @@ const threshold = (text: string): Expectation => {
   if (!r.ok) throw new Error(r.message);
   return r.expectation;
 };
-const sub = (delivered: number, retried: number, deadLettered: number) => ({ id: 'wh', name: 'wh', delivered, retried, deadLettered, disabled: 0, pending: 0 });
+const sub = (delivered: number, retried: number, deadLettered: number) => ({
+  id: 'wh',
+  name: 'wh',
+  delivered,
+  retried,
+  deadLettered,
+  disabled: 0,
+  pending: 0,
+});
 
 describe('webhook thresholds', () => {
   it('reads the error rate as failed attempts over all attempts, every endpoint', () => {
@@ -19,13 +27,25 @@ describe('webhook thresholds', () => {
 
   it('judges webhooks.errors against the result and webhooks.p99 against the wall-time latency, failing when not measured', () => {
     const result = { webhooks: [sub(999, 1, 0)] } as unknown as RunResult;
-    const verdicts = evaluateExpectations([threshold('webhooks.errors<0.1%'), threshold('webhooks.errors<1%'), threshold('webhooks.p99<200ms'), threshold('webhooks.p50<5ms')], result, { webhookLatencyMs: { p50: 4, p99: 250 } });
+    const verdicts = evaluateExpectations(
+      [
+        threshold('webhooks.errors<0.1%'),
+        threshold('webhooks.errors<1%'),
+        threshold('webhooks.p99<200ms'),
+        threshold('webhooks.p50<5ms'),
+      ],
+      result,
+      { webhookLatencyMs: { p50: 4, p99: 250 } },
+    );
     expect(verdicts.map((v) => [v.expectation.text, v.measured, v.passed])).toEqual([
       ['webhooks.errors<0.1%', 0.001, false],
       ['webhooks.errors<1%', 0.001, true],
       ['webhooks.p99<200ms', 250, false],
       ['webhooks.p50<5ms', 4, true],
     ]);
-    expect(evaluateExpectations([threshold('webhooks.p99<200ms')], result)[0]).toMatchObject({ measured: null, passed: false });
+    expect(evaluateExpectations([threshold('webhooks.p99<200ms')], result)[0]).toMatchObject({
+      measured: null,
+      passed: false,
+    });
   });
 });

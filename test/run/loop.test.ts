@@ -70,7 +70,12 @@ describe('the simulation loop hand-off', () => {
     expect(stats.ticks).toBe(60);
     // Six intervals, then the end's flush of what is left (the same instant again).
     const ats = [9_000, 19_000, 29_000, 39_000, 49_000, 59_000, 59_000];
-    const expected = ats.flatMap((at, k) => [`submit interval-${k + 1}`, `flush ${at}`, `acked ${at}`, `advance ${at}`]);
+    const expected = ats.flatMap((at, k) => [
+      `submit interval-${k + 1}`,
+      `flush ${at}`,
+      `acked ${at}`,
+      `advance ${at}`,
+    ]);
     // A submit may come before the previous delivery's acks and advance, never before its flush.
     const at = (kind: string): number[] => log.flatMap((l, i) => (l.startsWith(kind) ? [i] : []));
     const [submits, flushes, advances] = [at('submit'), at('flush'), at('advance')];

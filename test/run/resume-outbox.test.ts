@@ -32,8 +32,17 @@ interface Exit {
 }
 
 /** The CLI's `run` in its own process; `killWhen` polled on the store's file, SIGKILL once true. */
-function run(scenario: Scenario, args: readonly string[], db: string, killWhen?: (db: Database.Database) => boolean): Promise<Exit> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'run', scenario.file, '--duration', scenario.duration, '--db', db, ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
+function run(
+  scenario: Scenario,
+  args: readonly string[],
+  db: string,
+  killWhen?: (db: Database.Database) => boolean,
+): Promise<Exit> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', CLI, 'run', scenario.file, '--duration', scenario.duration, '--db', db, ...args],
+    { stdio: ['ignore', 'ignore', 'inherit'] },
+  );
   const exited = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   if (killWhen) {
     const poll = setInterval(() => {
@@ -57,7 +66,8 @@ function run(scenario: Scenario, args: readonly string[], db: string, killWhen?:
   return exited;
 }
 
-const OUTBOX = 'SELECT event_id AS eventId, type, space_id AS spaceId, minute_ms AS t, value, revision, emitted_at_ms AS emittedAtMs FROM events ORDER BY event_id';
+const OUTBOX =
+  'SELECT event_id AS eventId, type, space_id AS spaceId, minute_ms AS t, value, revision, emitted_at_ms AS emittedAtMs FROM events ORDER BY event_id';
 
 function outbox(db: string): unknown[] {
   const d = new Database(db, { readonly: true });
@@ -68,7 +78,11 @@ function outbox(db: string): unknown[] {
   }
 }
 
-const scenario = (name: string, duration: string, killAfterMs: number): Scenario => ({ file: fileURLToPath(new URL(`../../scenarios/${name}.yaml`, import.meta.url)), duration, killAfterMs });
+const scenario = (name: string, duration: string, killAfterMs: number): Scenario => ({
+  file: fileURLToPath(new URL(`../../scenarios/${name}.yaml`, import.meta.url)),
+  duration,
+  killAfterMs,
+});
 
 describe('a run killed with SIGKILL and resumed', () => {
   // quickstart: the open window recomputed on resume. hive-outage (outage 20m–30m): killed while
@@ -76,25 +90,34 @@ describe('a run killed with SIGKILL and resumed', () => {
   it.each([
     ['quickstart', scenario('quickstart', '35m', 15 * MIN)],
     ['hive-outage', scenario('hive-outage', '40m', 31 * MIN)],
-  ])('%s: leaves the events outbox of an uninterrupted run: no duplicate, no extra, none missing', async (name, sc) => {
-    const whole = join(dir, `${name}-whole.sqlite`);
-    expect(await run(sc, [], whole)).toEqual({ code: 0, signal: null });
-    const expected = outbox(whole);
-    expect(expected.length).toBeGreaterThan(1000);
+  ])(
+    '%s: leaves the events outbox of an uninterrupted run: no duplicate, no extra, none missing',
+    async (name, sc) => {
+      const whole = join(dir, `${name}-whole.sqlite`);
+      expect(await run(sc, [], whole)).toEqual({ code: 0, signal: null });
+      const expected = outbox(whole);
+      expect(expected.length).toBeGreaterThan(1000);
 
-    const parts = join(dir, `${name}-parts.sqlite`);
-    const span = (d: Database.Database): number => (d.prepare('SELECT MAX(minute_ms) - MIN(minute_ms) AS s FROM events').get() as { s: number | null }).s ?? 0;
-    expect(await run(sc, [], parts, (d) => span(d) >= sc.killAfterMs)).toEqual({ code: null, signal: 'SIGKILL' });
-    const before = outbox(parts).length;
-    expect(before).toBeGreaterThan(0);
-    expect(before).toBeLessThan(expected.length);
+      const parts = join(dir, `${name}-parts.sqlite`);
+      const span = (d: Database.Database): number =>
+        (d.prepare('SELECT MAX(minute_ms) - MIN(minute_ms) AS s FROM events').get() as { s: number | null }).s ?? 0;
+      expect(await run(sc, [], parts, (d) => span(d) >= sc.killAfterMs)).toEqual({ code: null, signal: 'SIGKILL' });
+      const before = outbox(parts).length;
+      expect(before).toBeGreaterThan(0);
+      expect(before).toBeLessThan(expected.length);
 
-    expect(await run(sc, ['--resume'], parts)).toEqual({ code: 0, signal: null });
-    const resumed = outbox(parts);
-    const ids = resumed.map((e) => (e as { eventId: string }).eventId);
-    // The figures first (a failure says how far off), then the rows themselves.
-    const expectedIds = new Set(expected.map((e) => (e as { eventId: string }).eventId));
-    expect({ rows: resumed.length, duplicates: ids.length - new Set(ids).size, extra: ids.filter((id) => !expectedIds.has(id)).length }).toEqual({ rows: expected.length, duplicates: 0, extra: 0 });
-    expect(resumed).toEqual(expected);
-  }, 120_000);
+      expect(await run(sc, ['--resume'], parts)).toEqual({ code: 0, signal: null });
+      const resumed = outbox(parts);
+      const ids = resumed.map((e) => (e as { eventId: string }).eventId);
+      // The figures first (a failure says how far off), then the rows themselves.
+      const expectedIds = new Set(expected.map((e) => (e as { eventId: string }).eventId));
+      expect({
+        rows: resumed.length,
+        duplicates: ids.length - new Set(ids).size,
+        extra: ids.filter((id) => !expectedIds.has(id)).length,
+      }).toEqual({ rows: expected.length, duplicates: 0, extra: 0 });
+      expect(resumed).toEqual(expected);
+    },
+    120_000,
+  );
 });

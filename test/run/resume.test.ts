@@ -36,7 +36,12 @@ describe('a run stopped at its --duration and resumed with a longer one', () => 
     uninterrupted = await runScenario(QUICKSTART, { durationMs: 20 * MIN, dbPath: whole, platformThread: false });
     const parts = join(dir, 'parts.sqlite');
     const first = await runScenario(QUICKSTART, { durationMs: 10 * MIN, dbPath: parts, platformThread: false });
-    const resumed = await runScenario(QUICKSTART, { durationMs: 20 * MIN, dbPath: parts, storePolicy: 'resume', platformThread: false });
+    const resumed = await runScenario(QUICKSTART, {
+      durationMs: 20 * MIN,
+      dbPath: parts,
+      storePolicy: 'resume',
+      platformThread: false,
+    });
     const w = uninterrupted.result.messages;
     const f = first.result.messages;
     const r = resumed.result.messages;
@@ -65,18 +70,42 @@ describe('a run stopped at its --duration and resumed with a longer one', () => 
     const onProgress = (doneMs: number): void => {
       if (doneMs >= 7 * MIN + 3_000) stop.abort();
     };
-    const first = await runScenario(QUICKSTART, { durationMs: 20 * MIN, dbPath: parts, platformThread: true, signal: stop.signal, onProgress });
+    const first = await runScenario(QUICKSTART, {
+      durationMs: 20 * MIN,
+      dbPath: parts,
+      platformThread: true,
+      signal: stop.signal,
+      onProgress,
+    });
     expect(first.perf.interrupted).toBe(true);
     expect(first.result.messages.lost).toBe(0);
-    const resumed = await runScenario(QUICKSTART, { durationMs: 20 * MIN, dbPath: parts, storePolicy: 'resume', platformThread: false });
+    const resumed = await runScenario(QUICKSTART, {
+      durationMs: 20 * MIN,
+      dbPath: parts,
+      storePolicy: 'resume',
+      platformThread: false,
+    });
     expect(resumed.result.messages.lost).toBe(0);
-    expect(resumed.result.messages.batchesProcessed + resumed.result.messages.duplicateBatches).toBe(uninterrupted.result.messages.batchesProcessed);
+    expect(resumed.result.messages.batchesProcessed + resumed.result.messages.duplicateBatches).toBe(
+      uninterrupted.result.messages.batchesProcessed,
+    );
     expect(await seriesOf(parts)).toEqual(await seriesOf(whole));
     // Stopped before its first batch flush: everything it received is that stop's.
     const early = join(dir, 'early.sqlite');
     const soon = new AbortController();
-    await runScenario(QUICKSTART, { durationMs: 20 * MIN, dbPath: early, platformThread: false, signal: soon.signal, onProgress: (doneMs) => (doneMs >= 6_000 ? soon.abort() : undefined) });
-    const again = await runScenario(QUICKSTART, { durationMs: 20 * MIN, dbPath: early, storePolicy: 'resume', platformThread: false });
+    await runScenario(QUICKSTART, {
+      durationMs: 20 * MIN,
+      dbPath: early,
+      platformThread: false,
+      signal: soon.signal,
+      onProgress: (doneMs) => (doneMs >= 6_000 ? soon.abort() : undefined),
+    });
+    const again = await runScenario(QUICKSTART, {
+      durationMs: 20 * MIN,
+      dbPath: early,
+      storePolicy: 'resume',
+      platformThread: false,
+    });
     expect(again.result.messages.lost).toBe(0);
     expect(again.result.messages.duplicateBatches).toBe(0);
     expect(await seriesOf(early)).toEqual(await seriesOf(whole));
@@ -84,8 +113,17 @@ describe('a run stopped at its --duration and resumed with a longer one', () => 
 
   it('does so with the platform in its own thread, resumed twice', async () => {
     const parts = join(dir, 'thread.sqlite');
-    for (const [minutes, resume] of [[7, false], [13, true], [20, true]] as const) {
-      const r = await runScenario(QUICKSTART, { durationMs: minutes * MIN, dbPath: parts, platformThread: true, ...(resume ? { storePolicy: 'resume' as const } : {}) });
+    for (const [minutes, resume] of [
+      [7, false],
+      [13, true],
+      [20, true],
+    ] as const) {
+      const r = await runScenario(QUICKSTART, {
+        durationMs: minutes * MIN,
+        dbPath: parts,
+        platformThread: true,
+        ...(resume ? { storePolicy: 'resume' as const } : {}),
+      });
       expect(r.perf.platformThread).toBe(true);
       expect(r.result.messages.lost).toBe(0);
     }
@@ -101,12 +139,23 @@ describe('a run stopped during a hive outage and resumed', () => {
     const outage = loadScenarioFile(file);
     if (!outage.ok) throw new Error('hive-outage.yaml does not load');
     const at = (name: string) => join(dir, name);
-    const whole = await runScenario(file, { durationMs: 40 * MIN, dbPath: at('outage-whole.sqlite'), platformThread: false });
+    const whole = await runScenario(file, {
+      durationMs: 40 * MIN,
+      dbPath: at('outage-whole.sqlite'),
+      platformThread: false,
+    });
     await runScenario(file, { durationMs: 25 * MIN, dbPath: at('outage-parts.sqlite'), platformThread: false });
-    const resumed = await runScenario(file, { durationMs: 40 * MIN, dbPath: at('outage-parts.sqlite'), storePolicy: 'resume', platformThread: false });
+    const resumed = await runScenario(file, {
+      durationMs: 40 * MIN,
+      dbPath: at('outage-parts.sqlite'),
+      storePolicy: 'resume',
+      platformThread: false,
+    });
     expect(resumed.result.messages.lost).toBe(0);
     expect(resumed.result.messages.packetsDelivered).toBe(whole.result.messages.packetsDelivered);
-    expect(resumed.result.messages.batchesProcessed + resumed.result.messages.duplicateBatches).toBe(whole.result.messages.batchesProcessed);
+    expect(resumed.result.messages.batchesProcessed + resumed.result.messages.duplicateBatches).toBe(
+      whole.result.messages.batchesProcessed,
+    );
     const series = async (path: string): ReturnType<typeof storedSeries> => {
       const store = sqliteStore(path);
       try {

@@ -37,7 +37,12 @@ describe('runScenario on the quickstart office', () => {
   });
 
   it('refuses an invalid scenario with every located problem', async () => {
-    const err = await runScenario({ version: 1, name: 'x', sites: [{ name: 'S', timezone: 'Nowhere/City' }], bogus: 1 }).catch((e: unknown) => e);
+    const err = await runScenario({
+      version: 1,
+      name: 'x',
+      sites: [{ name: 'S', timezone: 'Nowhere/City' }],
+      bogus: 1,
+    }).catch((e: unknown) => e);
     expect(isAppError(err, 'SCENARIO_INVALID')).toBe(true);
     expect((err as Error).message).toMatch(/timezone/);
     expect((err as Error).message).toMatch(/bogus/);
@@ -71,7 +76,12 @@ describe('runScenario start-up with the platform and the hives in threads', () =
     const db = join(mkdtempSync(join(tmpdir(), 'occusim-startup-')), 'held.sqlite');
     try {
       await runScenario(QUICKSTART, { durationMs: 60_000, dbPath: db });
-      const err = await runScenario(QUICKSTART, { durationMs: 60_000, dbPath: db, platformThread: true, hiveThreads: 2 }).catch((e: unknown) => e);
+      const err = await runScenario(QUICKSTART, {
+        durationMs: 60_000,
+        dbPath: db,
+        platformThread: true,
+        hiveThreads: 2,
+      }).catch((e: unknown) => e);
       expect(isAppError(err, 'USAGE')).toBe(true);
     } finally {
       rmSync(dirname(db), { recursive: true, force: true });

@@ -48,8 +48,17 @@ async function refusal(run: Promise<unknown>): Promise<string> {
 
 describe('resuming a shard run that cannot resume exactly', () => {
   it('refuses --resume with --external-ingest before anything starts', async () => {
-    const text = await refusal(runScenario(threeHiveScenario('5m'), { brokerUrl: 'mqtt://127.0.0.1:1', shard: { index: 1, count: 2 }, externalIngest: true, storePolicy: 'resume' }));
-    expect(text).toBe('--resume with --external-ingest is not supported: run the whole sharded run again into a new database (serve --shards on an empty store)');
+    const text = await refusal(
+      runScenario(threeHiveScenario('5m'), {
+        brokerUrl: 'mqtt://127.0.0.1:1',
+        shard: { index: 1, count: 2 },
+        externalIngest: true,
+        storePolicy: 'resume',
+      }),
+    );
+    expect(text).toBe(
+      '--resume with --external-ingest is not supported: run the whole sharded run again into a new database (serve --shards on an empty store)',
+    );
   });
 });
 
@@ -59,7 +68,14 @@ describeWithBinaries(['mosquitto'], 'a sharded run stopped at t and resumed to 2
   const shards = (durationMs: number, db: (i: number) => string, resume: boolean): Promise<RunReport[]> =>
     Promise.all(
       [1, 2].map((index) =>
-        runScenario(threeHiveScenario(), { durationMs, brokerUrl: mosquitto.url, platformThread: index === 2, dbPath: db(index), shard: { index, count: 2 }, ...(resume ? { storePolicy: 'resume' as const } : {}) }),
+        runScenario(threeHiveScenario(), {
+          durationMs,
+          brokerUrl: mosquitto.url,
+          platformThread: index === 2,
+          dbPath: db(index),
+          shard: { index, count: 2 },
+          ...(resume ? { storePolicy: 'resume' as const } : {}),
+        }),
       ),
     );
   beforeAll(async () => {
@@ -67,7 +83,7 @@ describeWithBinaries(['mosquitto'], 'a sharded run stopped at t and resumed to 2
   });
   afterAll(() => mosquitto?.stop());
 
-  it("stores, shard by shard, what the uninterrupted shards store; the merged ledger balances", async () => {
+  it('stores, shard by shard, what the uninterrupted shards store; the merged ledger balances', async () => {
     const whole = await shards(10 * MIN, (i) => at(`whole-${i}.sqlite`), false);
     const first = await shards(5 * MIN, (i) => at(`parts-${i}.sqlite`), false);
     for (const r of first) expect(r.result.messages.lost).toBe(0);
@@ -88,9 +104,26 @@ describeWithBinaries(['mosquitto'], 'a sharded run stopped at t and resumed to 2
   }, 300_000);
 
   it("refuses to resume one shard's store as another shard, or unsharded", async () => {
-    const other = await refusal(runScenario(threeHiveScenario(), { durationMs: 10 * MIN, brokerUrl: mosquitto.url, platformThread: false, dbPath: at('parts-1.sqlite'), shard: { index: 2, count: 2 }, storePolicy: 'resume' }));
+    const other = await refusal(
+      runScenario(threeHiveScenario(), {
+        durationMs: 10 * MIN,
+        brokerUrl: mosquitto.url,
+        platformThread: false,
+        dbPath: at('parts-1.sqlite'),
+        shard: { index: 2, count: 2 },
+        storePolicy: 'resume',
+      }),
+    );
     expect(other).toMatch(/holds a different run/);
-    const unsharded = await refusal(runScenario(threeHiveScenario(), { durationMs: 10 * MIN, brokerUrl: mosquitto.url, platformThread: false, dbPath: at('parts-1.sqlite'), storePolicy: 'resume' }));
+    const unsharded = await refusal(
+      runScenario(threeHiveScenario(), {
+        durationMs: 10 * MIN,
+        brokerUrl: mosquitto.url,
+        platformThread: false,
+        dbPath: at('parts-1.sqlite'),
+        storePolicy: 'resume',
+      }),
+    );
     expect(unsharded).toMatch(/holds a different run/);
   }, 60_000);
 });

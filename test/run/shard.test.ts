@@ -23,7 +23,11 @@ describe('shard selection', () => {
     expect(parseShard('2')).toBeNull();
     expect(parseShard('a/b')).toBeNull();
     const m = model();
-    for (const [i, n, text] of [[0, 2, 'want i/n with 1 ≤ i ≤ n'], [3, 2, 'want i/n with 1 ≤ i ≤ n'], [1, 4, 'the scenario has 3 hive(s), so at most 3 shards']] as const) {
+    for (const [i, n, text] of [
+      [0, 2, 'want i/n with 1 ≤ i ≤ n'],
+      [3, 2, 'want i/n with 1 ≤ i ≤ n'],
+      [1, 4, 'the scenario has 3 hive(s), so at most 3 shards'],
+    ] as const) {
       let err: unknown = null;
       try {
         shardSerials(m, { index: i, count: n });
@@ -38,13 +42,17 @@ describe('shard selection', () => {
   it('deals every hive to exactly one shard, whatever the order of the hives (fast-check seed 14)', () => {
     const m = model();
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 3 }), fc.shuffledSubarray(m.hives, { minLength: 3, maxLength: 3 }), (n, hives) => {
-        const shuffled = { ...m, hives };
-        const slices = Array.from({ length: n }, (_, k) => shardSerials(shuffled, { index: k + 1, count: n }));
-        expect(slices.flat().sort()).toEqual(m.hives.map((h) => h.serial).sort());
-        expect(new Set(slices.flat()).size).toBe(m.hives.length);
-        for (let k = 0; k < n; k++) expect(slices[k]).toEqual(shardSerials(m, { index: k + 1, count: n }));
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 3 }),
+        fc.shuffledSubarray(m.hives, { minLength: 3, maxLength: 3 }),
+        (n, hives) => {
+          const shuffled = { ...m, hives };
+          const slices = Array.from({ length: n }, (_, k) => shardSerials(shuffled, { index: k + 1, count: n }));
+          expect(slices.flat().sort()).toEqual(m.hives.map((h) => h.serial).sort());
+          expect(new Set(slices.flat()).size).toBe(m.hives.length);
+          for (let k = 0; k < n; k++) expect(slices[k]).toEqual(shardSerials(m, { index: k + 1, count: n }));
+        },
+      ),
       { seed: 14, numRuns: 30 },
     );
   });
@@ -88,7 +96,11 @@ describeWithBinaries(['mosquitto'], 'shards on one external broker (Debian mosqu
     // Both shards at once, as on two machines: each platform ingests only its own hives
     // (shard 2's from its own thread, so the option crosses to the worker too).
     const b = await captureUplinks(mosquitto.url);
-    shards = await Promise.all([1, 2].map((index) => runScenario(threeHiveScenario(), { ...opts, platformThread: index === 2, shard: { index, count: 2 } })));
+    shards = await Promise.all(
+      [1, 2].map((index) =>
+        runScenario(threeHiveScenario(), { ...opts, platformThread: index === 2, shard: { index, count: 2 } }),
+      ),
+    );
     await settle();
     await b.stop();
     shardLines = b.lines;
@@ -111,8 +123,17 @@ describeWithBinaries(['mosquitto'], 'shards on one external broker (Debian mosqu
   it("merges the shards' reports into the whole run's ledger and traffic counts", () => {
     const merged = mergeReports(shards, ['a.json', 'b.json']);
     const w = whole.result;
-    expect(merged.ledger.packets).toEqual({ sent: w.messages.packetsSent, stored: w.messages.packetsDelivered, deadLettered: w.messages.deadLettered, lost: 0 });
-    expect(merged.ledger.batches).toEqual({ sent: w.messages.batchesSent, stored: w.messages.batchesProcessed, duplicates: w.messages.duplicateBatches });
+    expect(merged.ledger.packets).toEqual({
+      sent: w.messages.packetsSent,
+      stored: w.messages.packetsDelivered,
+      deadLettered: w.messages.deadLettered,
+      lost: 0,
+    });
+    expect(merged.ledger.batches).toEqual({
+      sent: w.messages.batchesSent,
+      stored: w.messages.batchesProcessed,
+      duplicates: w.messages.duplicateBatches,
+    });
     const byId = <T extends { id: string }>(xs: readonly T[]): T[] => [...xs].sort((x, y) => (x.id < y.id ? -1 : 1));
     expect(byId(merged.traffic.sensors)).toEqual(byId(w.traffic.sensors));
     expect(merged.traffic.overall).toEqual(w.traffic.overall);
@@ -129,7 +150,10 @@ describeWithBinaries(['mosquitto'], 'shards on one external broker (Debian mosqu
     const [a, b] = shards as [RunReport, RunReport];
     const refusal = (reports: RunReport[]): string => {
       try {
-        mergeReports(reports, reports.map((_, i) => `r${i}.json`));
+        mergeReports(
+          reports,
+          reports.map((_, i) => `r${i}.json`),
+        );
         return 'merged';
       } catch (err) {
         expect(isAppError(err, 'USAGE')).toBe(true);
@@ -138,7 +162,9 @@ describeWithBinaries(['mosquitto'], 'shards on one external broker (Debian mosqu
     };
     expect(refusal([a])).toBe('report merge: shard 2/2 missing');
     expect(refusal([a, a])).toBe('report merge: r1.json and r0.json are both shard 1/2');
-    expect(refusal([a, { ...b, seed: 8 }])).toBe('report merge: r1.json is of quickstart-3-hives seed 8, r0.json of quickstart-3-hives seed 7');
+    expect(refusal([a, { ...b, seed: 8 }])).toBe(
+      'report merge: r1.json is of quickstart-3-hives seed 8, r0.json of quickstart-3-hives seed 7',
+    );
     expect(refusal([a, { ...b, shard: { ...b.shard!, count: 3 } }])).toMatch(/different shard counts$/);
     expect(refusal([a, whole])).toBe("report merge: r1.json is not a shard's report (no shard: run with --shard i/n)");
     expect(refusal([])).toBe('report merge: no reports given');

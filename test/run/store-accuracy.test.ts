@@ -70,9 +70,18 @@ describe('storeAccuracy: the run report read from a SQLite store alone', () => {
 
   it('report merge --store: the merged report carries them and no longer lists them in notMerged', () => {
     // The run as its only shard (1/1): what `report merge s.json --store run.sqlite` computes.
-    const asShard: RunReport = { ...run, shard: { index: 1, count: 1, hives: model.hives.map((h) => h.serial), totalHives: model.hives.length } };
+    const asShard: RunReport = {
+      ...run,
+      shard: { index: 1, count: 1, hives: model.hives.map((h) => h.serial), totalHives: model.hives.length },
+    };
     const shardsOnly = mergeReports([asShard]);
-    expect(shardsOnly.notMerged.map((n) => n.split(':')[0])).toEqual(['latencyMs p50/p90/p99', 'pipeline.eventsEmitted', 'trafficOccupancy', 'presence of spaces measured by several shards (listed in presence.splitSpaces)', 'detector, webhooks and perf']);
+    expect(shardsOnly.notMerged.map((n) => n.split(':')[0])).toEqual([
+      'latencyMs p50/p90/p99',
+      'pipeline.eventsEmitted',
+      'trafficOccupancy',
+      'presence of spaces measured by several shards (listed in presence.splitSpaces)',
+      'detector, webhooks and perf',
+    ]);
     const merged = withStoreAccuracy(shardsOnly, fromStore, 'run.sqlite');
     expect(merged.trafficOccupancy).toEqual(run.result.trafficOccupancy);
     expect(merged.pipeline).toEqual(run.result.pipeline);
@@ -80,10 +89,18 @@ describe('storeAccuracy: the run report read from a SQLite store alone', () => {
     expect(merged.latencyMs).toEqual(run.result.latencyMs);
     expect(merged.notMerged.map((n) => n.split(':')[0])).toEqual(['detector, webhooks and perf']);
     // Events the store could not count all of stay listed, and absent.
-    const uncounted = withStoreAccuracy(shardsOnly, { ...fromStore, eventsEmitted: null, latencyMs: null }, 'run.sqlite');
+    const uncounted = withStoreAccuracy(
+      shardsOnly,
+      { ...fromStore, eventsEmitted: null, latencyMs: null },
+      'run.sqlite',
+    );
     expect(uncounted.pipeline.eventsEmitted).toBeUndefined();
     expect(uncounted.latencyMs.p99).toBeUndefined();
-    expect(uncounted.notMerged.map((n) => n.split(':')[0])).toEqual(['latencyMs p50/p90/p99', 'pipeline.eventsEmitted', 'detector, webhooks and perf']);
+    expect(uncounted.notMerged.map((n) => n.split(':')[0])).toEqual([
+      'latencyMs p50/p90/p99',
+      'pipeline.eventsEmitted',
+      'detector, webhooks and perf',
+    ]);
   });
 
   it('does not count events for a run longer than the outbox keeps them (the recompute prunes them)', async () => {

@@ -10,7 +10,9 @@ import { loadScenarioFile, loadScenarioText } from '../../src/scenario/load.js';
  * message` diagnostics, never a hang, an out-of-memory, an "internal error" or an
  * unbounded message. Every case runs well under a second; the bound asserted is 2 s.
  */
-const BASE = (over: { start?: string; timezone?: string; name?: string; rooms?: string; sensors?: string } = {}): string => `version: 1
+const BASE = (
+  over: { start?: string; timezone?: string; name?: string; rooms?: string; sensors?: string } = {},
+): string => `version: 1
 name: ${over.name ?? 'bounded'}
 start: "${over.start ?? '2026-03-02T08:00'}"
 duration: 1h
@@ -57,47 +59,90 @@ function refuse(text: string | Buffer, name = 'x.yaml'): { lines: string[]; ms: 
 
 describe('bounded scenario inputs', () => {
   it('refuses a grid of 2 × 10^10 sensors at once, before expanding it', () => {
-    const { lines } = refuse(BASE({ sensors: '              - { name: "S-${gx}-${gy}", mode: presence, center: [1, 1], grid: { count: [2, 1e10], step: [1, 1] } }' }));
-    expect(lines).toEqual([expect.stringMatching(/:21:\d+ .*sensors\[0\]\.grid: grid of 2 × 10000000000 sensors exceeds the limit of \d+ items/)]);
+    const { lines } = refuse(
+      BASE({
+        sensors:
+          '              - { name: "S-${gx}-${gy}", mode: presence, center: [1, 1], grid: { count: [2, 1e10], step: [1, 1] } }',
+      }),
+    );
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /:21:\d+ .*sensors\[0\]\.grid: grid of 2 × 10000000000 sensors exceeds the limit of \d+ items/,
+      ),
+    ]);
   });
 
   it('refuses a repeat count over the expansion limit at once', () => {
-    const { lines } = refuse(BASE({ sensors: '              - { name: "S${i}", mode: presence, center: [1, 1], repeat: 1000000000 }' }));
-    expect(lines).toEqual([expect.stringMatching(/:21:\d+ .*sensors\[0\]\.repeat: repeat of 1000000000 exceeds the limit of \d+ items/)]);
+    const { lines } = refuse(
+      BASE({ sensors: '              - { name: "S${i}", mode: presence, center: [1, 1], repeat: 1000000000 }' }),
+    );
+    expect(lines).toEqual([
+      expect.stringMatching(/:21:\d+ .*sensors\[0\]\.repeat: repeat of 1000000000 exceeds the limit of \d+ items/),
+    ]);
   });
 
   it('refuses a 700 × 700 sensor grid with a located limit, not a stack overflow', () => {
-    const { lines } = refuse(BASE({ sensors: '              - { name: "S-${gx}-${gy}", mode: presence, center: [1, 1], grid: { count: [700, 700], step: [0.01, 0.01] } }' }));
+    const { lines } = refuse(
+      BASE({
+        sensors:
+          '              - { name: "S-${gx}-${gy}", mode: presence, center: [1, 1], grid: { count: [700, 700], step: [0.01, 0.01] } }',
+      }),
+    );
     expect(lines[0]).toMatch(/grid of 700 × 700 sensors exceeds the limit/);
   });
 
   it('refuses a polygon of 20,000 vertices by its size instead of checking it quadratically', () => {
-    const pts = Array.from({ length: 20_000 }, (_, i) => `[${(7 + 6 * Math.cos((2 * Math.PI * i) / 20_000)).toFixed(6)}, ${(4 + 3 * Math.sin((2 * Math.PI * i) / 20_000)).toFixed(6)}]`).join(', ');
+    const pts = Array.from(
+      { length: 20_000 },
+      (_, i) =>
+        `[${(7 + 6 * Math.cos((2 * Math.PI * i) / 20_000)).toFixed(6)}, ${(4 + 3 * Math.sin((2 * Math.PI * i) / 20_000)).toFixed(6)}]`,
+    ).join(', ');
     const { lines } = refuse(BASE({ rooms: `              - { name: Office, polygon: [${pts}] }` }));
     expect(lines).toEqual([expect.stringMatching(/:15:\d+ .*rooms\[0\]\.polygon: .*at most 256/)]);
   });
 
   it('refuses repeated polygons past the scenario’s vertex budget before checking any of them', () => {
-    const ring = Array.from({ length: 250 }, (_, i) => `[${(5 + 4 * Math.cos((2 * Math.PI * i) / 250)).toFixed(3)}, ${(5 + 4 * Math.sin((2 * Math.PI * i) / 250)).toFixed(3)}]`).join(', ');
-    const { lines } = refuse(BASE({ rooms: `              - { name: "R\${i}", polygon: [${ring}], repeat: { count: 1000, offset: [10, 0] } }` }));
-    expect(lines).toEqual([expect.stringMatching(/:15:\d+ .*rooms\[0\]\.polygon \(expanded as .*rooms\[\d+\]\.polygon `R\d+`\): polygons total more than 50000 vertices/)]);
+    const ring = Array.from(
+      { length: 250 },
+      (_, i) =>
+        `[${(5 + 4 * Math.cos((2 * Math.PI * i) / 250)).toFixed(3)}, ${(5 + 4 * Math.sin((2 * Math.PI * i) / 250)).toFixed(3)}]`,
+    ).join(', ');
+    const { lines } = refuse(
+      BASE({
+        rooms: `              - { name: "R\${i}", polygon: [${ring}], repeat: { count: 1000, offset: [10, 0] } }`,
+      }),
+    );
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /:15:\d+ .*rooms\[0\]\.polygon \(expanded as .*rooms\[\d+\]\.polygon `R\d+`\): polygons total more than 50000 vertices/,
+      ),
+    ]);
   });
 
   it('refuses a file over the size limit before reading it', () => {
     const { lines } = refuse(Buffer.alloc(50 * 1024 * 1024, 0x20), 'big.yaml');
-    expect(lines).toEqual([expect.stringMatching(/big\.yaml:1:1: the file is 52428800 bytes; scenario files are limited to \d+ bytes/)]);
+    expect(lines).toEqual([
+      expect.stringMatching(/big\.yaml:1:1: the file is 52428800 bytes; scenario files are limited to \d+ bytes/),
+    ]);
   });
 
   it('refuses random bytes with a short located message', () => {
     let x = 12345;
-    const bytes = Buffer.from(Buffer.alloc(2 * 1024 * 1024, 0).map(() => ((x = (x * 1103515245 + 12345) >>> 0), x >>> 24)));
+    const bytes = Buffer.from(
+      Buffer.alloc(2 * 1024 * 1024, 0).map(() => ((x = (x * 1103515245 + 12345) >>> 0), x >>> 24)),
+    );
     const { lines } = refuse(bytes, 'random.yaml');
     expect(lines.length).toBeLessThanOrEqual(101);
   });
 
   it('refuses a YAML alias bomb as a located diagnostic, not an internal error', () => {
     const bomb = ['a: &a ["x","x","x","x","x","x","x","x","x","x"]'];
-    for (let i = 1; i < 9; i++) bomb.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(10).fill(`*${String.fromCharCode(96 + i)}`).join(',')}]`);
+    for (let i = 1; i < 9; i++)
+      bomb.push(
+        `${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(10)
+          .fill(`*${String.fromCharCode(96 + i)}`)
+          .join(',')}]`,
+      );
     const { lines } = refuse(bomb.join('\n'));
     expect(lines[0]).toMatch(/:\d+:\d+: YAML aliases expand to more than \d+ nodes/);
   });
@@ -122,7 +167,9 @@ describe('bounded scenario inputs', () => {
   });
 
   it('refuses nesting deeper than the parser’s stack allows, flow or block, at its line', () => {
-    expect(refuse(`a: ${'['.repeat(100_000)}${']'.repeat(100_000)}\n`).lines).toEqual([expect.stringMatching(/:1:68: collections nested more than 64 levels deep/)]);
+    expect(refuse(`a: ${'['.repeat(100_000)}${']'.repeat(100_000)}\n`).lines).toEqual([
+      expect.stringMatching(/:1:68: collections nested more than 64 levels deep/),
+    ]);
     const block = Array.from({ length: 2000 }, (_, i) => `${' '.repeat(i)}- `).join('\n');
     expect(refuse(block).lines).toEqual([expect.stringMatching(/:258:1: indented 257 columns deep/)]);
   });

@@ -1,7 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { closest, editDistance, formatDiagnostic, formatPath, sortDiagnostics, type Diagnostic } from '../../src/scenario/diagnostics.js';
+import {
+  closest,
+  editDistance,
+  formatDiagnostic,
+  formatPath,
+  sortDiagnostics,
+  type Diagnostic,
+} from '../../src/scenario/diagnostics.js';
 
-const d = (line: number, col: number, severity: Diagnostic['severity'] = 'error'): Diagnostic => ({ file: 'a.yaml', line, col, path: 'sites[0].name', message: 'm', severity });
+const d = (line: number, col: number, severity: Diagnostic['severity'] = 'error'): Diagnostic => ({
+  file: 'a.yaml',
+  line,
+  col,
+  path: 'sites[0].name',
+  message: 'm',
+  severity,
+});
 
 describe('diagnostics', () => {
   it('formats as file:line:col path: message, warnings marked', () => {
@@ -11,12 +25,18 @@ describe('diagnostics', () => {
   });
 
   it('writes paths with indices and quotes odd keys', () => {
-    expect(formatPath(['sites', 0, 'buildings', 1, 'floors', 2, 'rooms', 3, 'polygon'])).toBe('sites[0].buildings[1].floors[2].rooms[3].polygon');
+    expect(formatPath(['sites', 0, 'buildings', 1, 'floors', 2, 'rooms', 3, 'polygon'])).toBe(
+      'sites[0].buildings[1].floors[2].rooms[3].polygon',
+    );
     expect(formatPath(['templates', 'my floor'])).toBe('templates["my floor"]');
   });
 
   it('sorts by line then column', () => {
-    expect(sortDiagnostics([d(5, 1), d(2, 9), d(2, 3)]).map((x) => `${x.line}:${x.col}`)).toEqual(['2:3', '2:9', '5:1']);
+    expect(sortDiagnostics([d(5, 1), d(2, 9), d(2, 3)]).map((x) => `${x.line}:${x.col}`)).toEqual([
+      '2:3',
+      '2:9',
+      '5:1',
+    ]);
   });
 
   it('suggests only plausible typos', () => {

@@ -8,8 +8,14 @@ const quickstart = readFileSync(new URL('../../scenarios/quickstart.yaml', impor
 
 describe('threshold grammar', () => {
   it('reads metric, operator and value, in the metric\u2019s base unit', () => {
-    expect(parseExpectation('rooms.mae<0.5')).toEqual({ ok: true, expectation: { text: 'rooms.mae<0.5', metric: 'rooms.mae', op: '<', value: 0.5 } });
-    expect(parseExpectation(' latency.p99 < 15s ')).toMatchObject({ ok: true, expectation: { text: 'latency.p99 < 15s', value: 15_000 } });
+    expect(parseExpectation('rooms.mae<0.5')).toEqual({
+      ok: true,
+      expectation: { text: 'rooms.mae<0.5', metric: 'rooms.mae', op: '<', value: 0.5 },
+    });
+    expect(parseExpectation(' latency.p99 < 15s ')).toMatchObject({
+      ok: true,
+      expectation: { text: 'latency.p99 < 15s', value: 15_000 },
+    });
     expect(parseExpectation('latency.max<=2m')).toMatchObject({ expectation: { op: '<=', value: 120_000 } });
     expect(parseExpectation('latency.p50<800')).toMatchObject({ expectation: { value: 800 } });
     expect(parseExpectation('traffic.recall>=90%')).toMatchObject({ expectation: { op: '>=', value: 0.9 } });
@@ -20,21 +26,37 @@ describe('threshold grammar', () => {
   });
 
   it('says what is wrong: shape, unknown metric with a suggestion, unit', () => {
-    expect(parseExpectation('rooms.mae')).toMatchObject({ ok: false, message: expect.stringMatching(/write METRIC OP VALUE/) });
-    expect(parseExpectation('rooms.mea<1')).toMatchObject({ ok: false, message: expect.stringMatching(/unknown metric `rooms.mea`; did you mean `rooms.mae`/) });
-    expect(parseExpectation('traffic.recall>=2')).toMatchObject({ ok: false, message: expect.stringMatching(/0\.\.1/) });
-    expect(parseExpectation('messages.lost<1s')).toMatchObject({ ok: false, message: expect.stringMatching(/takes no unit/) });
+    expect(parseExpectation('rooms.mae')).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/write METRIC OP VALUE/),
+    });
+    expect(parseExpectation('rooms.mea<1')).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/unknown metric `rooms.mea`; did you mean `rooms.mae`/),
+    });
+    expect(parseExpectation('traffic.recall>=2')).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/0\.\.1/),
+    });
+    expect(parseExpectation('messages.lost<1s')).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/takes no unit/),
+    });
     expect(parseExpectation('latency.p99<5%')).toMatchObject({ ok: false });
     expect(parseExpectation(`rooms.mae<${'9'.repeat(300)}`)).toMatchObject({ ok: false });
   });
 
   it('compares as the operator says (property, seed 15)', () => {
     fc.assert(
-      fc.property(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.double({ noNaN: true, noDefaultInfinity: true }), (a, b) => {
-        expect(holds('<', a, b)).toBe(!holds('>=', a, b));
-        expect(holds('>', a, b)).toBe(!holds('<=', a, b));
-        expect(holds('==', a, b)).toBe(!holds('!=', a, b));
-      }),
+      fc.property(
+        fc.double({ noNaN: true, noDefaultInfinity: true }),
+        fc.double({ noNaN: true, noDefaultInfinity: true }),
+        (a, b) => {
+          expect(holds('<', a, b)).toBe(!holds('>=', a, b));
+          expect(holds('>', a, b)).toBe(!holds('<=', a, b));
+          expect(holds('==', a, b)).toBe(!holds('!=', a, b));
+        },
+      ),
       { seed: 15 },
     );
   });

@@ -8,7 +8,9 @@ const SEED = 20261128;
 
 describe('fault schedules as one line of text', () => {
   it('reads the documented example as the faults: block it stands for', () => {
-    const r = parseFaultSchedule('hive_outage@10m+5m:hive=Hive 1; broker_restart@20m; link_degradation@5m+2m:hive="Hive 1",loss=0.3; sensor_offline @ 1m + 30s : sensors = Desk 1|Desk 2');
+    const r = parseFaultSchedule(
+      'hive_outage@10m+5m:hive=Hive 1; broker_restart@20m; link_degradation@5m+2m:hive="Hive 1",loss=0.3; sensor_offline @ 1m + 30s : sensors = Desk 1|Desk 2',
+    );
     expect(r).toEqual({
       ok: true,
       faults: [
@@ -22,8 +24,15 @@ describe('fault schedules as one line of text', () => {
   });
 
   it('takes a JSON array of faults: entries too', () => {
-    expect(parseFaultSchedule('[{"kind":"broker_restart","at":"20m"}]')).toEqual({ ok: true, faults: [{ kind: 'broker_restart', at: '20m' }] });
-    expect(parseFaultSchedule('[{"kind":"reboot","at":"20m"}]')).toMatchObject({ ok: false, col: 1, message: expect.stringMatching(/^fault 1\.kind: /) });
+    expect(parseFaultSchedule('[{"kind":"broker_restart","at":"20m"}]')).toEqual({
+      ok: true,
+      faults: [{ kind: 'broker_restart', at: '20m' }],
+    });
+    expect(parseFaultSchedule('[{"kind":"reboot","at":"20m"}]')).toMatchObject({
+      ok: false,
+      col: 1,
+      message: expect.stringMatching(/^fault 1\.kind: /),
+    });
   });
 
   it('names the column of every refusal', () => {
@@ -55,8 +64,14 @@ describe('fault schedules as one line of text', () => {
   });
 
   it('is bounded in length and in faults', () => {
-    expect(parseFaultSchedule('x'.repeat(MAX_SCHEDULE_CHARS + 1))).toMatchObject({ ok: false, message: expect.stringMatching(/at most/) });
-    expect(parseFaultSchedule(Array.from({ length: 1001 }, () => 'broker_restart@1m').join(';'))).toMatchObject({ ok: false, message: expect.stringMatching(/at most 1000 faults/) });
+    expect(parseFaultSchedule('x'.repeat(MAX_SCHEDULE_CHARS + 1))).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/at most/),
+    });
+    expect(parseFaultSchedule(Array.from({ length: 1001 }, () => 'broker_restart@1m').join(';'))).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/at most 1000 faults/),
+    });
   });
 
   it(`reads back what it writes, whatever the names (seed ${SEED})`, () => {
@@ -64,11 +79,37 @@ describe('fault schedules as one line of text', () => {
     const dur = fc.constantFrom('0s', '30s', '5m', '1h30m', '2.5m', '500ms');
     const fault: fc.Arbitrary<FaultFile> = fc.oneof(
       fc.record({ kind: fc.constant('broker_restart' as const), at: dur }),
-      fc.record({ kind: fc.constantFrom('hive_outage' as const, 'hive_reboot' as const), at: dur, duration: dur, hive: name }),
-      fc.record({ kind: fc.constant('sensor_offline' as const), at: dur, duration: dur, sensors: fc.array(name, { minLength: 1, maxLength: 3 }) }),
-      fc.record({ kind: fc.constant('link_degradation' as const), at: dur, duration: dur, hive: name, loss: fc.double({ min: 0, max: 1, noNaN: true }) }),
-      fc.record({ kind: fc.constant('sensor_death' as const), at: dur, sensors: fc.array(name, { minLength: 1, maxLength: 3 }) }),
-      fc.record({ kind: fc.constant('clock_skew' as const), at: dur, duration: dur, hive: name, offset: fc.constantFrom('-30s', '+2m', '90s', '-1h30m', '+500ms') }),
+      fc.record({
+        kind: fc.constantFrom('hive_outage' as const, 'hive_reboot' as const),
+        at: dur,
+        duration: dur,
+        hive: name,
+      }),
+      fc.record({
+        kind: fc.constant('sensor_offline' as const),
+        at: dur,
+        duration: dur,
+        sensors: fc.array(name, { minLength: 1, maxLength: 3 }),
+      }),
+      fc.record({
+        kind: fc.constant('link_degradation' as const),
+        at: dur,
+        duration: dur,
+        hive: name,
+        loss: fc.double({ min: 0, max: 1, noNaN: true }),
+      }),
+      fc.record({
+        kind: fc.constant('sensor_death' as const),
+        at: dur,
+        sensors: fc.array(name, { minLength: 1, maxLength: 3 }),
+      }),
+      fc.record({
+        kind: fc.constant('clock_skew' as const),
+        at: dur,
+        duration: dur,
+        hive: name,
+        offset: fc.constantFrom('-30s', '+2m', '90s', '-1h30m', '+500ms'),
+      }),
     );
     fc.assert(
       fc.property(fc.array(fault, { maxLength: 6 }), (faults) => {
@@ -78,20 +119,27 @@ describe('fault schedules as one line of text', () => {
     );
   });
 
-  it('replaces the scenario file\'s faults, and a wrong name is the flag\'s problem, not a line of the file', () => {
+  it("replaces the scenario file's faults, and a wrong name is the flag's problem, not a line of the file", () => {
     const schedule = parseFaultSchedule('hive_outage@5m+3m:hive=Hive 1');
     if (!schedule.ok) throw new Error(schedule.message);
     const ok = loadScenarioFile('scenarios/quickstart.yaml', { faults: schedule.faults });
-    expect(ok.ok && ok.model.faults?.map((f) => [f.kind, f.atMs - ok.model.startMs, f.durationMs])).toEqual([['hive_outage', 300_000, 180_000]]);
+    expect(ok.ok && ok.model.faults?.map((f) => [f.kind, f.atMs - ok.model.startMs, f.durationMs])).toEqual([
+      ['hive_outage', 300_000, 180_000],
+    ]);
     const wrong = parseFaultSchedule('hive_outage@5m+3m:hive=Nope');
     if (!wrong.ok) throw new Error(wrong.message);
     const bad = loadScenarioFile('scenarios/quickstart.yaml', { faults: wrong.faults });
     expect(bad.ok).toBe(false);
-    if (!bad.ok) expect(bad.diagnostics.map((d) => `${d.file} ${d.path}: ${d.message}`)).toEqual(['--faults fault 1.hive: unknown hive `Nope`']);
+    if (!bad.ok)
+      expect(bad.diagnostics.map((d) => `${d.file} ${d.path}: ${d.message}`)).toEqual([
+        '--faults fault 1.hive: unknown hive `Nope`',
+      ]);
   });
 
   it('reads a clock skew either way and resolves it to signed milliseconds; a missing, zero or day-long offset is refused at its place', () => {
-    const r = parseFaultSchedule('clock_skew@1m+2m:hive=Hive 1,offset=-30s; clock_skew@5m+1m:hive=Hive 1,offset=+1m30s');
+    const r = parseFaultSchedule(
+      'clock_skew@1m+2m:hive=Hive 1,offset=-30s; clock_skew@5m+1m:hive=Hive 1,offset=+1m30s',
+    );
     expect(r).toEqual({
       ok: true,
       faults: [
@@ -101,16 +149,24 @@ describe('fault schedules as one line of text', () => {
     });
     if (!r.ok) return;
     const ok = loadScenarioFile('scenarios/quickstart.yaml', { faults: r.faults });
-    expect(ok.ok && ok.model.faults?.map((f) => (f.kind === 'clock_skew' ? f.offsetMs : null))).toEqual([-30_000, 90_000]);
+    expect(ok.ok && ok.model.faults?.map((f) => (f.kind === 'clock_skew' ? f.offsetMs : null))).toEqual([
+      -30_000, 90_000,
+    ]);
     const refused = (schedule: string): string[] => {
       const p = parseFaultSchedule(schedule);
       if (!p.ok) throw new Error(p.message);
       const l = loadScenarioFile('scenarios/quickstart.yaml', { faults: p.faults });
       return l.ok ? [] : l.diagnostics.map((d) => `${d.path}: ${d.message}`);
     };
-    expect(refused('clock_skew@1m+1m:hive=Hive 1')).toEqual(['fault 1.offset: clock_skew needs `offset`, a signed duration such as -30s or +2m']);
-    expect(refused('broker_restart@1s; clock_skew@1m+1m:hive=Hive 1,offset=-0s')).toEqual(['fault 2.offset: clock_skew offset must be non-zero and at most 1d either way, got `-0s`']);
-    expect(refused('clock_skew@1m+1m:hive=Hive 1,offset=+1d1s')).toEqual(['fault 1.offset: clock_skew offset must be non-zero and at most 1d either way, got `+1d1s`']);
+    expect(refused('clock_skew@1m+1m:hive=Hive 1')).toEqual([
+      'fault 1.offset: clock_skew needs `offset`, a signed duration such as -30s or +2m',
+    ]);
+    expect(refused('broker_restart@1s; clock_skew@1m+1m:hive=Hive 1,offset=-0s')).toEqual([
+      'fault 2.offset: clock_skew offset must be non-zero and at most 1d either way, got `-0s`',
+    ]);
+    expect(refused('clock_skew@1m+1m:hive=Hive 1,offset=+1d1s')).toEqual([
+      'fault 1.offset: clock_skew offset must be non-zero and at most 1d either way, got `+1d1s`',
+    ]);
     expect(refused('clock_skew@1m+1m:hive=Nope,offset=5s')).toEqual(['fault 1.hive: unknown hive `Nope`']);
   });
 
@@ -119,14 +175,18 @@ describe('fault schedules as one line of text', () => {
     expect(r).toEqual({ ok: true, faults: [{ kind: 'sensor_death', at: '2m', sensors: ['Kitchen'] }] });
     if (!r.ok) return;
     const ok = loadScenarioFile('scenarios/quickstart.yaml', { faults: r.faults });
-    expect(ok.ok && ok.model.faults?.map((f) => [f.kind, f.atMs - ok.model.startMs, f.atMs + f.durationMs])).toEqual([['sensor_death', 120_000, Number.MAX_SAFE_INTEGER]]);
+    expect(ok.ok && ok.model.faults?.map((f) => [f.kind, f.atMs - ok.model.startMs, f.atMs + f.durationMs])).toEqual([
+      ['sensor_death', 120_000, Number.MAX_SAFE_INTEGER],
+    ]);
     const refused = (schedule: string): string[] => {
       const p = parseFaultSchedule(schedule);
       if (!p.ok) throw new Error(p.message);
       const l = loadScenarioFile('scenarios/quickstart.yaml', { faults: p.faults });
       return l.ok ? [] : l.diagnostics.map((d) => `${d.path}: ${d.message}`);
     };
-    expect(refused('sensor_death@2m+1m:sensors=Kitchen')).toEqual(['fault 1.duration: sensor_death has no duration: a dead sensor does not come back (sensor_offline is the one that does)']);
+    expect(refused('sensor_death@2m+1m:sensors=Kitchen')).toEqual([
+      'fault 1.duration: sensor_death has no duration: a dead sensor does not come back (sensor_offline is the one that does)',
+    ]);
     expect(refused('sensor_death@2m')).toEqual(['fault 1: fault sensor_death needs `sensors` or `hive`']);
     expect(refused('sensor_death@2m:sensors=Nope')).toEqual(['fault 1.sensors[0]: unknown sensor `Nope`']);
   });

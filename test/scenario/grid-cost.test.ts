@@ -49,8 +49,16 @@ async function load(file: string): Promise<{ cpuMs: number; maxRssMb: number; ok
     const r = loadScenarioFile(${JSON.stringify(file)});
     const u = process.resourceUsage();
     console.log(JSON.stringify({ cpuMs: (u.userCPUTime + u.systemCPUTime) / 1000, maxRssMb: u.maxRSS / 1024, ok: r.ok, sensors: r.ok ? r.model.sensors.length : 0 }));`;
-  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { cwd: root, maxBuffer: 1 << 20 });
-  return JSON.parse(stdout.trim().split('\n').pop() as string) as { cpuMs: number; maxRssMb: number; ok: boolean; sensors: number };
+  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: root,
+    maxBuffer: 1 << 20,
+  });
+  return JSON.parse(stdout.trim().split('\n').pop() as string) as {
+    cpuMs: number;
+    maxRssMb: number;
+    ok: boolean;
+    sensors: number;
+  };
 }
 
 describe('the cost of a grid just under the expansion bound', () => {

@@ -11,7 +11,9 @@ const fixture = (name: string): string => fileURLToPath(new URL(`./fixtures/${na
 function problems(name: string): string[] {
   const r = loadScenarioFile(fixture(name));
   if (r.ok) throw new Error(`${name} loaded without errors`);
-  return r.diagnostics.map((d) => `${d.line}:${d.col} ${d.path}: ${d.severity === 'warning' ? 'warning: ' : ''}${d.message}`);
+  return r.diagnostics.map(
+    (d) => `${d.line}:${d.col} ${d.path}: ${d.severity === 'warning' ? 'warning: ' : ''}${d.message}`,
+  );
 }
 
 const F = 'sites[0].buildings[0].floors[0]';
@@ -22,11 +24,16 @@ describe('invalid scenario fixtures', () => {
   });
 
   it('an unknown field suggests the closest valid field', () => {
-    expect(problems('unknown-field.yaml')).toEqual([`22:60 ${F}.sensors[0].feild_of_view: unknown field \`feild_of_view\`; did you mean \`field_of_view\`?`]);
+    expect(problems('unknown-field.yaml')).toEqual([
+      `22:60 ${F}.sensors[0].feild_of_view: unknown field \`feild_of_view\`; did you mean \`field_of_view\`?`,
+    ]);
   });
 
   it('wrong types name what was expected and what was found', () => {
-    expect(problems('wrong-type.yaml')).toEqual([`13:20 ${F}.level: expected a number, got "two"`, `18:42 ${F}.hives[0].position[1]: expected a number, got "4m"`]);
+    expect(problems('wrong-type.yaml')).toEqual([
+      `13:20 ${F}.level: expected a number, got "two"`,
+      `18:42 ${F}.hives[0].position[1]: expected a number, got "4m"`,
+    ]);
   });
 
   it('a missing required field is reported at its item', () => {
@@ -41,7 +48,9 @@ describe('invalid scenario fixtures', () => {
   });
 
   it('an unknown IANA zone suggests the closest zone', () => {
-    expect(problems('bad-timezone.yaml')).toEqual(['8:15 sites[0].timezone: unknown IANA time zone "Europe/Pari"; did you mean `Europe/Paris`?']);
+    expect(problems('bad-timezone.yaml')).toEqual([
+      '8:15 sites[0].timezone: unknown IANA time zone "Europe/Pari"; did you mean `Europe/Paris`?',
+    ]);
   });
 
   it('bad duration and clock texts are both reported', () => {
@@ -81,11 +90,15 @@ describe('invalid scenario fixtures', () => {
   });
 
   it('duplicate names within a parent are rejected', () => {
-    expect(problems('duplicate-name.yaml')).toEqual([`17:25 ${F}.rooms[2].name: duplicate room name \`Lobby\` in floor \`Ground\` (first used by item 0)`]);
+    expect(problems('duplicate-name.yaml')).toEqual([
+      `17:25 ${F}.rooms[2].name: duplicate room name \`Lobby\` in floor \`Ground\` (first used by item 0)`,
+    ]);
   });
 
   it('a zone must lie inside its room', () => {
-    expect(problems('zone-outside-room.yaml')).toEqual([`18:54 ${F}.zones[0].polygon: zone \`Desks\` extends outside its room \`Lobby\``]);
+    expect(problems('zone-outside-room.yaml')).toEqual([
+      `18:54 ${F}.zones[0].polygon: zone \`Desks\` extends outside its room \`Lobby\``,
+    ]);
   });
 
   it('people need an entrance door on their floor', () => {
@@ -106,7 +119,10 @@ describe('invalid scenario fixtures', () => {
   it('a warning alone does not fail loading', () => {
     const r = loadScenarioFile(fixture('height-warning.yaml'));
     expect(r.ok).toBe(true);
-    if (r.ok) expect(r.warnings.map(formatDiagnostic)).toEqual([expect.stringMatching(/height-warning\.yaml:20:69 .*sensors\[0\]\.height: warning: sensor `S1`: height 5\.2 m/)]);
+    if (r.ok)
+      expect(r.warnings.map(formatDiagnostic)).toEqual([
+        expect.stringMatching(/height-warning\.yaml:20:69 .*sensors\[0\]\.height: warning: sensor `S1`: height 5\.2 m/),
+      ]);
   });
 
   it('problems in template and repeat copies point at the use: and repeat item lines, named as written and as expanded', () => {
@@ -121,14 +137,26 @@ describe('invalid scenario fixtures', () => {
 
   it('an unreadable file is one diagnostic at 1:1', () => {
     const r = loadScenarioFile(fixture('does-not-exist.yaml'));
-    expect(r).toMatchObject({ ok: false, diagnostics: [{ line: 1, col: 1, message: expect.stringMatching(/^file not found \(shipped scenarios, by name: .*quickstart/), severity: 'error' }] });
+    expect(r).toMatchObject({
+      ok: false,
+      diagnostics: [
+        {
+          line: 1,
+          col: 1,
+          message: expect.stringMatching(/^file not found \(shipped scenarios, by name: .*quickstart/),
+          severity: 'error',
+        },
+      ],
+    });
   });
 });
 
 describe('paths of expanded items', () => {
   it('a problem in the fifth YAML sensor after a grid names sensors[4] as written, and the expanded item', () => {
     const text = readFileSync(new URL('../../scenarios/quickstart.yaml', import.meta.url), 'utf8');
-    const doc = parse(text) as { sites: Array<{ buildings: Array<{ floors: Array<{ sensors: Array<Record<string, unknown>> }> }> }> };
+    const doc = parse(text) as {
+      sites: Array<{ buildings: Array<{ floors: Array<{ sensors: Array<Record<string, unknown>> }> }> }>;
+    };
     const sensors = doc.sites[0]!.buildings[0]!.floors[0]!.sensors;
     // Item 0 becomes a 2 × 2 grid (three more sensors before the others), item 4 gets a bad height.
     sensors[0] = { ...sensors[0], grid: { count: [2, 2], step: [0.5, 0.5] } };
@@ -136,6 +164,8 @@ describe('paths of expanded items', () => {
     const r = loadScenarioText(stringify(doc), 'grid.yaml');
     expect(r.ok).toBe(false);
     const d = !r.ok ? r.diagnostics.find((x) => /height/.test(x.path)) : undefined;
-    expect(d?.path).toMatch(/^sites\[0\]\.buildings\[0\]\.floors\[0\]\.sensors\[4\]\.height \(expanded as sites\[0\]\.buildings\[0\]\.floors\[0\]\.sensors\[7\]\.height `[^`]+`\)$/);
+    expect(d?.path).toMatch(
+      /^sites\[0\]\.buildings\[0\]\.floors\[0\]\.sensors\[4\]\.height \(expanded as sites\[0\]\.buildings\[0\]\.floors\[0\]\.sensors\[7\]\.height `[^`]+`\)$/,
+    );
   });
 });

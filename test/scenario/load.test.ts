@@ -21,7 +21,34 @@ const minimal = {
   start: '2026-03-02T08:00',
   duration: '1h',
   organization: { name: 'Acme' },
-  sites: [{ name: 'HQ', timezone: 'Europe/Paris', buildings: [{ name: 'Main', floors: [{ name: 'G', level: 0, rooms: [{ name: 'R', polygon: [[0, 0], [4, 0], [4, 4], [0, 4]] }] }] }] }],
+  sites: [
+    {
+      name: 'HQ',
+      timezone: 'Europe/Paris',
+      buildings: [
+        {
+          name: 'Main',
+          floors: [
+            {
+              name: 'G',
+              level: 0,
+              rooms: [
+                {
+                  name: 'R',
+                  polygon: [
+                    [0, 0],
+                    [4, 0],
+                    [4, 4],
+                    [0, 4],
+                  ],
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    },
+  ],
 };
 
 describe('shipped scenarios', () => {
@@ -39,15 +66,26 @@ describe('shipped scenarios', () => {
   it('quickstart fully covers the open office, meeting room and kitchen with presence sensors', () => {
     const m = model(loadScenarioFile(`${scenariosDir}quickstart.yaml`));
     expect(m.sensors.filter((s) => s.mode === 'presence').length).toBeGreaterThanOrEqual(6);
-    expect(m.sensors.filter((s) => s.mode === 'traffic').map((s) => s.name)).toEqual(['Front door counter', 'Meeting door counter']);
-    const views = m.sensors.filter((s) => s.mode === 'presence').map((s) => footprintTransform({ center: s.center, height: s.height, orientationDeg: s.orientationDeg, fovDeg: s.fovDeg }));
+    expect(m.sensors.filter((s) => s.mode === 'traffic').map((s) => s.name)).toEqual([
+      'Front door counter',
+      'Meeting door counter',
+    ]);
+    const views = m.sensors
+      .filter((s) => s.mode === 'presence')
+      .map((s) =>
+        footprintTransform({ center: s.center, height: s.height, orientationDeg: s.orientationDeg, fovDeg: s.fovDeg }),
+      );
     for (const name of ['Open office', 'Meeting room', 'Kitchen']) {
       const room = m.rooms.find((r) => r.name === name);
       if (room === undefined) throw new Error(name);
       const b = bbox(room.polygon);
       for (let x = b.minX + 0.05; x < b.maxX; x += 0.1) {
         for (let y = b.minY + 0.05; y < b.maxY; y += 0.1) {
-          if (pointInPolygon(x, y, room.polygon)) expect(views.some((v) => v.sees(x, y)), `${name} (${x}, ${y})`).toBe(true);
+          if (pointInPolygon(x, y, room.polygon))
+            expect(
+              views.some((v) => v.sees(x, y)),
+              `${name} (${x}, ${y})`,
+            ).toBe(true);
         }
       }
     }
@@ -60,7 +98,9 @@ describe('shipped scenarios', () => {
     expect(m.seed).toBe(7);
     expect(m.rooms.find((r) => r.name === 'Lobby')?.id).toBe(stableId('room', 'Acme', 'HQ', 'Main', 'Ground', 'Lobby'));
     expect(m.floors[0]?.id).toBe(stableId('space', 'Acme', 'HQ', 'Main', 'Ground'));
-    expect(m.populations).toMatchObject([{ count: 20, arrival: { meanMin: 8 * 60 + 15, sdMin: 15 }, departure: { meanMin: 10 * 60 + 40, sdMin: 10 } }]);
+    expect(m.populations).toMatchObject([
+      { count: 20, arrival: { meanMin: 8 * 60 + 15, sdMin: 15 }, departure: { meanMin: 10 * 60 + 40, sdMin: 10 } },
+    ]);
     expect(m.meetings).toMatchObject([{ atMin: 540, durationMs: 1_800_000, attendees: 6 }]);
     expect(m.users).toHaveLength(1);
     expect(m.clients[0]?.clientId).toMatch(/^client_[0-9A-Za-z]{27}$/);
@@ -73,7 +113,11 @@ describe('shipped scenarios', () => {
   it('office-day runs 24 hours across midnight on three floors from one template', () => {
     const m = model(loadScenarioFile(`${scenariosDir}office-day.yaml`));
     expect(m.durationMs).toBe(24 * 3_600_000);
-    expect(m.floors.map((f) => [f.name, f.level])).toEqual([['Level 0', 0], ['Level 1', 1], ['Level 2', 2]]);
+    expect(m.floors.map((f) => [f.name, f.level])).toEqual([
+      ['Level 0', 0],
+      ['Level 1', 1],
+      ['Level 2', 2],
+    ]);
     const people = m.populations.reduce((n, p) => n + p.count, 0);
     expect(people).toBeGreaterThanOrEqual(60);
     expect(people).toBeLessThanOrEqual(90);
@@ -103,8 +147,16 @@ describe('loading API', () => {
   it('loads a plain object with defaults applied and positions unknown', () => {
     const m = model(loadScenarioObject(minimal));
     expect(m).toMatchObject({ file: '<inline>', seed: 1, fidelity: 'frame', tickMs: 1000, batchIntervalMs: 10_000 }); // small fleet: frame fidelity by default
-    expect(m.noise).toEqual({ presence: { miss: 0.01, falsePositive: 0.002, jitterM: 0.08 }, traffic: { miss: 0.02, crowdMiss: 0.15 } });
-    expect(m.floors[0]?.outline).toEqual([[0, 0], [4, 0], [4, 4], [0, 4]]);
+    expect(m.noise).toEqual({
+      presence: { miss: 0.01, falsePositive: 0.002, jitterM: 0.08 },
+      traffic: { miss: 0.02, crowdMiss: 0.15 },
+    });
+    expect(m.floors[0]?.outline).toEqual([
+      [0, 0],
+      [4, 0],
+      [4, 4],
+      [0, 4],
+    ]);
     const bad = loadScenarioObject({ ...minimal, seed: 'x' });
     expect(bad).toMatchObject({ ok: false, diagnostics: [{ file: '<inline>', line: 0, col: 0, path: 'seed' }] });
   });
@@ -118,7 +170,10 @@ describe('loading API', () => {
     const text = JSON.stringify({ ...minimal, fidelity: 'best' }, null, 2);
     const r = loadScenarioText(text, 'inline.json');
     expect(r.ok).toBe(false);
-    if (!r.ok) expect(r.diagnostics.map(formatDiagnostic)).toEqual(['inline.json:49:15 fidelity: expected "model" | "frame", got "best"']);
+    if (!r.ok)
+      expect(r.diagnostics.map(formatDiagnostic)).toEqual([
+        'inline.json:49:15 fidelity: expected "model" | "frame", got "best"',
+      ]);
   });
 
   it('an explicit offset in start wins over the site zone', () => {
@@ -135,7 +190,10 @@ describe('loading API', () => {
   });
 
   it('reports every problem at once, sorted by line', () => {
-    const r = loadScenarioText('version: 2\nname: x\nstart: nope\nduration: 1h\norganization: { nme: A }\nsites: []\n', 'x.yaml');
+    const r = loadScenarioText(
+      'version: 2\nname: x\nstart: nope\nduration: 1h\norganization: { nme: A }\nsites: []\n',
+      'x.yaml',
+    );
     expect(r.ok).toBe(false);
     if (!r.ok) {
       const lines = r.diagnostics.map((d) => d.line);

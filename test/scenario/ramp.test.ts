@@ -2,7 +2,14 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatDiagnostic } from '../../src/scenario/diagnostics.js';
 import { loadScenarioText } from '../../src/scenario/load.js';
-import { hiveOnlineTimes, MAX_RAMP_STEPS, onlineTimesOf, parseRamp, rampProgress, rampSchedule } from '../../src/scenario/ramp.js';
+import {
+  hiveOnlineTimes,
+  MAX_RAMP_STEPS,
+  onlineTimesOf,
+  parseRamp,
+  rampProgress,
+  rampSchedule,
+} from '../../src/scenario/ramp.js';
 
 /** `ramp:` and `--ramp`: one model, refused at file:line with the field or at a column; a seeded choice of hives. */
 const SCENARIO = (ramp: string): string => `version: 1
@@ -31,10 +38,17 @@ const SEED = 29;
 
 describe('scenario ramp:', () => {
   it('reads steps into the model, percentages and fractions alike, the same as --ramp', () => {
-    const r = loadScenarioText(SCENARIO('[{ at: 0, online: 10% }, { at: 5m, online: 0.5 }, { at: 1h, online: 100% }]'), 'ramp.yaml');
+    const r = loadScenarioText(
+      SCENARIO('[{ at: 0, online: 10% }, { at: 5m, online: 0.5 }, { at: 1h, online: 100% }]'),
+      'ramp.yaml',
+    );
     expect(r.ok).toBe(true);
     if (!r.ok) return;
-    const steps = [{ atMs: 0, share: 0.1 }, { atMs: 300_000, share: 0.5 }, { atMs: 3_600_000, share: 1 }];
+    const steps = [
+      { atMs: 0, share: 0.1 },
+      { atMs: 300_000, share: 0.5 },
+      { atMs: 3_600_000, share: 1 },
+    ];
     expect(r.model.ramp).toEqual(steps);
     expect(parseRamp('0:10%,5m:50%,1h:100%')).toEqual({ ok: true, steps });
   });
@@ -42,7 +56,10 @@ describe('scenario ramp:', () => {
   it('refuses a bad step at file:line with the field', () => {
     const cases: Array<[string, RegExp]> = [
       ['[{ at: 0, online: 10% }, { at: 0s, online: 50% }]', /ramp\.yaml:6:\d+ ramp\[1\]\.at: step times must rise/],
-      ['[{ at: 0, online: 60% }, { at: 5m, online: 50% }]', /ramp\.yaml:6:\d+ ramp\[1\]\.at: the online share must not fall/],
+      [
+        '[{ at: 0, online: 60% }, { at: 5m, online: 50% }]',
+        /ramp\.yaml:6:\d+ ramp\[1\]\.at: the online share must not fall/,
+      ],
       ['[{ at: 0, online: 150% }]', /ramp\.yaml:6:\d+ ramp\[0\]\.online: a share of the hives/],
       ['[{ at: soon, online: 10% }]', /ramp\.yaml:6:\d+ ramp\[0\]\.at: bad duration/],
       ['[{ at: 0, online: 10%, hives: 3 }]', /ramp\.yaml:6:\d+ ramp\[0\].*hives/],
@@ -60,23 +77,45 @@ describe('scenario ramp:', () => {
     expect(parseRamp('0:10%,5m')).toMatchObject({ ok: false, col: 7 });
     expect(parseRamp('0:10%,5m:x')).toMatchObject({ ok: false, col: 10 });
     expect(parseRamp('0:10%,soon:50%')).toMatchObject({ ok: false, col: 7 });
-    expect(parseRamp('0:50%,5m:10%')).toMatchObject({ ok: false, col: 7, message: expect.stringMatching(/must not fall/) });
-    expect(parseRamp('5m:10%,5m:20%')).toMatchObject({ ok: false, col: 8, message: expect.stringMatching(/must rise/) });
-    expect(parseRamp(Array.from({ length: MAX_RAMP_STEPS + 1 }, (_, i) => `${i}m:100%`).join(','))).toMatchObject({ ok: false });
+    expect(parseRamp('0:50%,5m:10%')).toMatchObject({
+      ok: false,
+      col: 7,
+      message: expect.stringMatching(/must not fall/),
+    });
+    expect(parseRamp('5m:10%,5m:20%')).toMatchObject({
+      ok: false,
+      col: 8,
+      message: expect.stringMatching(/must rise/),
+    });
+    expect(parseRamp(Array.from({ length: MAX_RAMP_STEPS + 1 }, (_, i) => `${i}m:100%`).join(','))).toMatchObject({
+      ok: false,
+    });
     expect(parseRamp('x'.repeat(5000))).toMatchObject({ ok: false, col: 1 });
   });
 });
 
 describe('hiveOnlineTimes', () => {
   const ids = Array.from({ length: 40 }, (_, i) => `hive_${i.toString(16).padStart(16, '0')}`);
-  const ramp = [{ atMs: 0, share: 0.1 }, { atMs: 60_000, share: 0.55 }, { atMs: 120_000, share: 1 }];
+  const ramp = [
+    { atMs: 0, share: 0.1 },
+    { atMs: 60_000, share: 0.55 },
+    { atMs: 120_000, share: 1 },
+  ];
 
   it('brings ⌈share × hives⌉ online by each step, each hive once, the same hives for the same seed', () => {
     const t = hiveOnlineTimes(ids, ramp, SEED, 1000);
-    expect(rampProgress(ramp, t, ids.length, 1000).map((p) => [p.cameOnline, p.online])).toEqual([[4, 4], [18, 22], [18, 40]]);
+    expect(rampProgress(ramp, t, ids.length, 1000).map((p) => [p.cameOnline, p.online])).toEqual([
+      [4, 4],
+      [18, 22],
+      [18, 40],
+    ]);
     expect([...hiveOnlineTimes([...ids].reverse(), ramp, SEED, 1000)].sort()).toEqual([...t].sort());
     // Another seed chooses other hives for the first step.
-    const first = (seed: number) => [...hiveOnlineTimes(ids, ramp, seed, 1000)].filter(([, at]) => at === 1000).map(([id]) => id).sort();
+    const first = (seed: number) =>
+      [...hiveOnlineTimes(ids, ramp, seed, 1000)]
+        .filter(([, at]) => at === 1000)
+        .map(([id]) => id)
+        .sort();
     expect(first(SEED + 1)).not.toEqual(first(SEED));
   });
 
@@ -89,19 +128,24 @@ describe('hiveOnlineTimes', () => {
     const seed = 290_003;
     console.log(`fast-check seed ${seed}`);
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 200 }), fc.array(fc.integer({ min: 0, max: 100 }), { minLength: 1, maxLength: 10 }), fc.nat(), (n, pcts, s) => {
-        const shares = [...pcts].sort((a, b) => a - b).map((p) => p / 100);
-        const steps = shares.map((share, i) => ({ atMs: i * 1000, share }));
-        const hives = ids.slice(0, Math.min(n, ids.length));
-        const p = rampProgress(steps, hiveOnlineTimes(hives, steps, s, 0), hives.length, 0);
-        for (let i = 1; i < p.length; i++) expect(p[i]!.online).toBeGreaterThanOrEqual(p[i - 1]!.online);
-        expect(p.at(-1)!.online).toBe(Math.max(0, Math.ceil(shares.at(-1)! * hives.length - 1e-9)));
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 200 }),
+        fc.array(fc.integer({ min: 0, max: 100 }), { minLength: 1, maxLength: 10 }),
+        fc.nat(),
+        (n, pcts, s) => {
+          const shares = [...pcts].sort((a, b) => a - b).map((p) => p / 100);
+          const steps = shares.map((share, i) => ({ atMs: i * 1000, share }));
+          const hives = ids.slice(0, Math.min(n, ids.length));
+          const p = rampProgress(steps, hiveOnlineTimes(hives, steps, s, 0), hives.length, 0);
+          for (let i = 1; i < p.length; i++) expect(p[i]!.online).toBeGreaterThanOrEqual(p[i - 1]!.online);
+          expect(p.at(-1)!.online).toBe(Math.max(0, Math.ceil(shares.at(-1)! * hives.length - 1e-9)));
+        },
+      ),
       { seed, numRuns: 200 },
     );
   });
 
-  it('a share of the fleet (a hive thread, a shard) keeps the whole fleet\'s choice through rampSchedule', () => {
+  it("a share of the fleet (a hive thread, a shard) keeps the whole fleet's choice through rampSchedule", () => {
     const whole = { hives: ids.map((id) => ({ id })), ramp, seed: SEED, startMs: 1000 };
     const schedule = rampSchedule(whole);
     const part = { ...whole, hives: whole.hives.slice(0, 7), rampSchedule: schedule };

@@ -31,7 +31,9 @@ describe('the scenario timeline moved to another start (--start now)', () => {
     const asWritten = load();
     const other = load('2027-01-05T16:45');
     expect(other.startMs).not.toBe(asWritten.startMs);
-    expect(other.clients.map((c) => [c.clientId, c.secret])).toEqual(asWritten.clients.map((c) => [c.clientId, c.secret]));
+    expect(other.clients.map((c) => [c.clientId, c.secret])).toEqual(
+      asWritten.clients.map((c) => [c.clientId, c.secret]),
+    );
     expect(other.hives.map((h) => [h.serial, h.password])).toEqual(asWritten.hives.map((h) => [h.serial, h.password]));
     expect(other.users).toEqual(asWritten.users);
   });

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { keysAt, offsetProblem, scenarioJsonSchema } from '../../src/scenario/schema.js';
 
 describe('scenario JSON Schema', () => {
-  const schema = scenarioJsonSchema() as Record<string, unknown> & { properties: Record<string, unknown>; required: string[] };
+  const schema = scenarioJsonSchema() as Record<string, unknown> & {
+    properties: Record<string, unknown>;
+    required: string[];
+  };
 
   it('is a draft 2020-12 schema of the top-level fields', () => {
     expect(schema['$schema']).toBe('https://json-schema.org/draft/2020-12/schema');
@@ -27,7 +30,9 @@ describe('scenario JSON Schema', () => {
 
 describe('keysAt', () => {
   it('lists the fields accepted at a path of the file', () => {
-    expect(keysAt(['sites', 0, 'buildings', 0, 'floors', 0, 'sensors', 3])).toEqual(expect.arrayContaining(['field_of_view', 'grid', 'door', 'in']));
+    expect(keysAt(['sites', 0, 'buildings', 0, 'floors', 0, 'sensors', 3])).toEqual(
+      expect.arrayContaining(['field_of_view', 'grid', 'door', 'in']),
+    );
     expect(keysAt(['nowhere'])).toEqual([]);
   });
 });
@@ -37,6 +42,13 @@ describe('explicit UTC offsets', () => {
     expect(offsetProblem('2026-03-02T08:00+99:00')).toBe('offset +99:00');
     expect(offsetProblem('2026-03-02T08:00-14:30')).toBe('offset -14:30');
     expect(offsetProblem('2026-03-02T08:00+05:75')).toBe('offset +05:75');
-    for (const ok of ['2026-03-02T08:00', '2026-03-02T08:00Z', '2026-03-02T08:00+14:00', '2026-03-02T08:00-03:30', '2026-03-02T08:00:30+0545']) expect(offsetProblem(ok)).toBeNull();
+    for (const ok of [
+      '2026-03-02T08:00',
+      '2026-03-02T08:00Z',
+      '2026-03-02T08:00+14:00',
+      '2026-03-02T08:00-03:30',
+      '2026-03-02T08:00:30+0545',
+    ])
+      expect(offsetProblem(ok)).toBeNull();
   });
 });

@@ -9,7 +9,10 @@ const vars = new Map([
 
 describe('substitute', () => {
   it('replaces variables and one-integer arithmetic inside text', () => {
-    expect(substitute('Room ${i}-${i+1}-${floor*10}-${i-1}-${i/2}-${i%2}', vars)).toEqual({ ok: true, value: 'Room 3-4-20-2-1-1' });
+    expect(substitute('Room ${i}-${i+1}-${floor*10}-${i-1}-${i/2}-${i%2}', vars)).toEqual({
+      ok: true,
+      value: 'Room 3-4-20-2-1-1',
+    });
   });
 
   it('turns a string that is exactly one expression into a number', () => {
@@ -21,7 +24,10 @@ describe('substitute', () => {
   });
 
   it('names the unknown variable and the ones that exist', () => {
-    expect(substitute('S${j}', vars)).toEqual({ ok: false, message: 'unknown variable `j` (defined here: i, floor) in `${j}`' });
+    expect(substitute('S${j}', vars)).toEqual({
+      ok: false,
+      message: 'unknown variable `j` (defined here: i, floor) in `${j}`',
+    });
   });
 
   it('rejects expressions outside the small grammar', () => {
@@ -31,9 +37,12 @@ describe('substitute', () => {
 
   it('leaves text without expressions untouched (property, seed 42)', () => {
     fc.assert(
-      fc.property(fc.string().filter((s) => !s.includes('${')), (s) => {
-        expect(substitute(s, vars)).toEqual({ ok: true, value: s });
-      }),
+      fc.property(
+        fc.string().filter((s) => !s.includes('${')),
+        (s) => {
+          expect(substitute(s, vars)).toEqual({ ok: true, value: s });
+        },
+      ),
       { seed: 42, numRuns: 200 },
     );
   });

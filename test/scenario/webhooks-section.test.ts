@@ -41,7 +41,16 @@ webhooks:
     if (!r.ok) return;
     expect(r.model.webhookAllow).toEqual(['127.0.0.1/8']);
     expect(r.model.webhooks).toEqual([
-      { name: 'webhook-1', url: 'http://127.0.0.1:9/hook', eventTypes: ['room_occupancy_1min', 'DETECTIONS'], filters: { room_ids: ['room_x'] }, secret: null, sendOnValueChange: false, httpTimeoutS: null, src: expect.any(String) as string },
+      {
+        name: 'webhook-1',
+        url: 'http://127.0.0.1:9/hook',
+        eventTypes: ['room_occupancy_1min', 'DETECTIONS'],
+        filters: { room_ids: ['room_x'] },
+        secret: null,
+        sendOnValueChange: false,
+        httpTimeoutS: null,
+        src: expect.any(String) as string,
+      },
     ]);
   });
 
@@ -65,9 +74,15 @@ webhooks:
   });
 
   it('reads a per-endpoint concurrency limit, and locates one that is not an integer in 1..64', () => {
-    const ok = loadScenarioText(SCENARIO(`webhooks:\n  - { url: "http://127.0.0.1:9/hook", event_types: [TRAFFIC], concurrency: 4 }`), 'hooks.yaml');
+    const ok = loadScenarioText(
+      SCENARIO(`webhooks:\n  - { url: "http://127.0.0.1:9/hook", event_types: [TRAFFIC], concurrency: 4 }`),
+      'hooks.yaml',
+    );
     expect(ok.ok && ok.model.webhooks?.[0]?.concurrency).toBe(4);
-    const absent = loadScenarioText(SCENARIO(`webhooks:\n  - { url: "http://127.0.0.1:9/hook", event_types: [TRAFFIC] }`), 'hooks.yaml');
+    const absent = loadScenarioText(
+      SCENARIO(`webhooks:\n  - { url: "http://127.0.0.1:9/hook", event_types: [TRAFFIC] }`),
+      'hooks.yaml',
+    );
     expect(absent.ok && absent.model.webhooks?.[0]).not.toHaveProperty('concurrency');
     const bad = loadScenarioText(
       SCENARIO(`webhooks:
@@ -101,6 +116,8 @@ webhooks:
       err = e;
     }
     expect(isAppError(err, 'SCENARIO_INVALID')).toBe(true);
-    expect((err as Error).message).toMatch(/hooks\.yaml webhooks\[0\]\.endpoint_config\.url: 169\.254\.169\.254 is refused: .*\(WEBHOOK_FORBIDDEN_ADDRESS\)$/);
+    expect((err as Error).message).toMatch(
+      /hooks\.yaml webhooks\[0\]\.endpoint_config\.url: 169\.254\.169\.254 is refused: .*\(WEBHOOK_FORBIDDEN_ADDRESS\)$/,
+    );
   });
 });

@@ -15,7 +15,9 @@ function busyHour(seed: number) {
       population('pop_busy', 6, {
         arrival: { meanMin: 8 * 60, sdMin: 5 },
         departure: { meanMin: 8 * 60 + 40, sdMin: 5 },
-        activities: [{ roomIds: [ROOM.kitchen, ROOM.lobby, ROOM.corridor, ROOM.meeting], everyMs: 4 * 60_000, dwellMs: 60_000 }],
+        activities: [
+          { roomIds: [ROOM.kitchen, ROOM.lobby, ROOM.corridor, ROOM.meeting], everyMs: 4 * 60_000, dwellMs: 60_000 },
+        ],
       }),
     ],
     meetings: [meeting({ atMin: 8 * 60 + 15, durationMs: 5 * 60_000, attendees: 3 })],
@@ -39,7 +41,8 @@ describe('world engine', () => {
           const seen = new Set<string>();
           for (const p of world.peopleOnFloor(FLOOR)) {
             seen.add(p.id);
-            if (!pointInPolygon(p.x, p.y, plan.rooms.get(p.roomId!)!.polygon)) problems.push(`${p.id} is not in ${p.roomId}`);
+            if (!pointInPolygon(p.x, p.y, plan.rooms.get(p.roomId!)!.polygon))
+              problems.push(`${p.id} is not in ${p.roomId}`);
           }
           for (const p of world.peopleOnFloor(FLOOR)) moved += roomChange(p.id, p.roomId);
           for (const id of lastRoom.keys()) if (!seen.has(id)) moved += roomChange(id, null);

@@ -3,7 +3,14 @@ import type { FloorPlan } from '../../src/sim/floorplan.js';
 import { legCrossing } from '../../src/sim/route.js';
 import { localToEpoch } from '../../src/core/time.js';
 import type { World, WorldStep } from '../../src/sim/types.js';
-import type { DoorModel, MeetingModel, PopulationModel, RoomModel, ScenarioModel, ZoneModel } from '../../src/scenario/model.js';
+import type {
+  DoorModel,
+  MeetingModel,
+  PopulationModel,
+  RoomModel,
+  ScenarioModel,
+  ZoneModel,
+} from '../../src/scenario/model.js';
 
 /**
  * A small hand-built floor (metres). The corridor and the office are L-shaped (reflex
@@ -20,7 +27,13 @@ import type { DoorModel, MeetingModel, PopulationModel, RoomModel, ScenarioModel
  *       x=0     x=4 x=6        x=12    x=16
  */
 export const TZ = 'Europe/Berlin';
-export const ROOM = { lobby: 'room_lobby', corridor: 'room_corridor', office: 'room_office', meeting: 'room_meeting', kitchen: 'room_kitchen' };
+export const ROOM = {
+  lobby: 'room_lobby',
+  corridor: 'room_corridor',
+  office: 'room_office',
+  meeting: 'room_meeting',
+  kitchen: 'room_kitchen',
+};
 export const DOOR = {
   entrance: 'door_entrance',
   lobbyCorridor: 'door_lobby_corridor',
@@ -38,7 +51,15 @@ const rect = (x0: number, y0: number, x1: number, y1: number): Polygon => [
   [x0, y1],
 ];
 
-const room = (id: string, polygon: Polygon): RoomModel => ({ id, name: id, floorId: FLOOR, customId: null, capacity: null, polygon, src: `/rooms/${id}` });
+const room = (id: string, polygon: Polygon): RoomModel => ({
+  id,
+  name: id,
+  floorId: FLOOR,
+  customId: null,
+  capacity: null,
+  polygon,
+  src: `/rooms/${id}`,
+});
 
 const door = (id: string, a: Vec2, b: Vec2, fromRoomId: string | null, toRoomId: string): DoorModel => ({
   id,
@@ -81,7 +102,17 @@ export const DOORS: DoorModel[] = [
   door(DOOR.officeKitchen, [12, 6.5], [12, 7.5], ROOM.office, ROOM.kitchen),
 ];
 
-export const ZONES: ZoneModel[] = [{ id: ZONE, name: 'office west', floorId: FLOOR, roomId: ROOM.office, customId: null, polygon: rect(6, 2, 9, 8), src: '/zones/0' }];
+export const ZONES: ZoneModel[] = [
+  {
+    id: ZONE,
+    name: 'office west',
+    floorId: FLOOR,
+    roomId: ROOM.office,
+    customId: null,
+    polygon: rect(6, 2, 9, 8),
+    src: '/zones/0',
+  },
+];
 
 export function population(id: string, count: number, over: Partial<PopulationModel> = {}): PopulationModel {
   return {
@@ -102,11 +133,30 @@ export function population(id: string, count: number, over: Partial<PopulationMo
 }
 
 export function meeting(over: Partial<MeetingModel> = {}): MeetingModel {
-  return { id: 'meeting_standup', name: 'standup', floorId: FLOOR, roomId: ROOM.meeting, atMin: 10 * 60, durationMs: 30 * 60_000, attendees: 4, src: '/meetings/0', ...over };
+  return {
+    id: 'meeting_standup',
+    name: 'standup',
+    floorId: FLOOR,
+    roomId: ROOM.meeting,
+    atMin: 10 * 60,
+    durationMs: 30 * 60_000,
+    attendees: 4,
+    src: '/meetings/0',
+    ...over,
+  };
 }
 
 /** The fixture scenario; start is local time in Europe/Berlin. */
-export function fixtureModel(opts: { seed?: number; start?: string; durationMs?: number; tickMs?: number; populations?: PopulationModel[]; meetings?: MeetingModel[] } = {}): ScenarioModel {
+export function fixtureModel(
+  opts: {
+    seed?: number;
+    start?: string;
+    durationMs?: number;
+    tickMs?: number;
+    populations?: PopulationModel[];
+    meetings?: MeetingModel[];
+  } = {},
+): ScenarioModel {
   const startMs = localToEpoch(opts.start ?? '2026-03-02T07:30', TZ);
   if (startMs === null) throw new Error('bad fixture start');
   return {
@@ -121,9 +171,29 @@ export function fixtureModel(opts: { seed?: number; start?: string; durationMs?:
     batchIntervalMs: 10_000,
     noise: { presence: { miss: 0, falsePositive: 0, jitterM: 0 }, traffic: { miss: 0, crowdMiss: 0 } },
     org: { id: 'org_a', name: 'A' },
-    sites: [{ id: 'site_a', name: 'A', customId: null, siteNumber: null, timezone: TZ, buildingIds: ['building_a'], src: '/sites/0' }],
+    sites: [
+      {
+        id: 'site_a',
+        name: 'A',
+        customId: null,
+        siteNumber: null,
+        timezone: TZ,
+        buildingIds: ['building_a'],
+        src: '/sites/0',
+      },
+    ],
     buildings: [
-      { id: 'building_a', name: 'A', siteId: 'site_a', customId: null, buildingNumber: null, capacity: null, address: null, floorIds: [FLOOR], src: '/b/0' },
+      {
+        id: 'building_a',
+        name: 'A',
+        siteId: 'site_a',
+        customId: null,
+        buildingNumber: null,
+        capacity: null,
+        address: null,
+        floorIds: [FLOOR],
+        src: '/b/0',
+      },
     ],
     floors: [
       {
@@ -173,7 +243,8 @@ export function wallViolation(plan: FloorPlan, p: Vec2, q: Vec2): string | null 
   const x: Vec2 = [p[0] + ((q[0] - p[0]) * hit.c!.dist) / len, p[1] + ((q[1] - p[1]) * hit.c!.dist) / len];
   const before = hit.c!.direction === 'in' ? hit.d.fromRoomId : hit.d.toRoomId;
   if (len > 1e-6 && oneSpace(plan, p, x) !== before) return `reaches door ${hit.d.id} from the wrong room`;
-  if (len > 1e-6 && oneSpace(plan, x, q) !== hit.c!.intoRoomId) return `goes through door ${hit.d.id} into the wrong room`;
+  if (len > 1e-6 && oneSpace(plan, x, q) !== hit.c!.intoRoomId)
+    return `goes through door ${hit.d.id} into the wrong room`;
   return null;
 }
 

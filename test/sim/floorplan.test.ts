@@ -38,7 +38,21 @@ describe('floor plan', () => {
   });
 
   it('finds no turn points in a convex room, whichever way it is wound', () => {
-    expect(turnPointsOf([[0, 0], [4, 0], [4, 3], [0, 3]])).toEqual([]);
-    expect(turnPointsOf([[0, 0], [0, 3], [4, 3], [4, 0]])).toEqual([]);
+    expect(
+      turnPointsOf([
+        [0, 0],
+        [4, 0],
+        [4, 3],
+        [0, 3],
+      ]),
+    ).toEqual([]);
+    expect(
+      turnPointsOf([
+        [0, 0],
+        [0, 3],
+        [4, 3],
+        [4, 0],
+      ]),
+    ).toEqual([]);
   });
 });

@@ -7,7 +7,11 @@ const at = (local: string): number => localToEpoch(local, TZ)!;
 
 describe('daily meetings', () => {
   it('fill the room with the requested number of people, seated at distinct spots, for their duration', () => {
-    const model = fixtureModel({ start: '2026-03-02T09:00', durationMs: 2 * 3_600_000, meetings: [meeting({ attendees: 5 })] });
+    const model = fixtureModel({
+      start: '2026-03-02T09:00',
+      durationMs: 2 * 3_600_000,
+      meetings: [meeting({ attendees: 5 })],
+    });
     const world = createWorld(model);
     const counts = new Map<number, number>();
     let seats: string[] = [];
@@ -26,7 +30,12 @@ describe('daily meetings', () => {
   });
 
   it('take everyone seated when fewer people than attendees are in', () => {
-    const model = fixtureModel({ start: '2026-03-02T09:00', durationMs: 2 * 3_600_000, populations: [population('pop_few', 3, { activities: [] })], meetings: [meeting({ attendees: 8 })] });
+    const model = fixtureModel({
+      start: '2026-03-02T09:00',
+      durationMs: 2 * 3_600_000,
+      populations: [population('pop_few', 3, { activities: [] })],
+      meetings: [meeting({ attendees: 8 })],
+    });
     const world = createWorld(model);
     let during = -1;
     const probe = at('2026-03-02T10:10');
@@ -37,12 +46,17 @@ describe('daily meetings', () => {
   });
 
   it('recur every local day', () => {
-    const model = fixtureModel({ start: '2026-03-02T09:00', durationMs: 26 * 3_600_000, meetings: [meeting({ attendees: 2 })] });
+    const model = fixtureModel({
+      start: '2026-03-02T09:00',
+      durationMs: 26 * 3_600_000,
+      meetings: [meeting({ attendees: 2 })],
+    });
     const world = createWorld(model);
     const probes = [at('2026-03-02T10:10'), at('2026-03-03T10:10')];
     const seen: number[] = [];
     runWorld(model, world, (step) => {
-      if (probes.includes(step.atMs)) seen.push(world.peopleOnFloor(FLOOR).filter((p) => p.roomId === ROOM.meeting).length);
+      if (probes.includes(step.atMs))
+        seen.push(world.peopleOnFloor(FLOOR).filter((p) => p.roomId === ROOM.meeting).length);
     });
     expect(seen).toEqual([2, 2]);
   });

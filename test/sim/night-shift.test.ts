@@ -27,15 +27,33 @@ const NIGHTS: readonly (readonly [string, string])[] = [
 ];
 
 /** A model in `zone` whose only population has deterministic times and no trips. */
-function oneShift(zone: string, startMs: number, durationMs: number, arriveMin: number, leaveMin: number, count = 1): ScenarioModel {
-  const base = fixtureModel({ durationMs, tickMs: 5000, populations: [population('pop_shift', count, { activities: [] })] });
-  const pop = population('pop_shift', count, { activities: [], arrival: { meanMin: arriveMin, sdMin: 0 }, departure: { meanMin: leaveMin, sdMin: 0 } });
+function oneShift(
+  zone: string,
+  startMs: number,
+  durationMs: number,
+  arriveMin: number,
+  leaveMin: number,
+  count = 1,
+): ScenarioModel {
+  const base = fixtureModel({
+    durationMs,
+    tickMs: 5000,
+    populations: [population('pop_shift', count, { activities: [] })],
+  });
+  const pop = population('pop_shift', count, {
+    activities: [],
+    arrival: { meanMin: arriveMin, sdMin: 0 },
+    departure: { meanMin: leaveMin, sdMin: 0 },
+  });
   return { ...base, startMs, populations: [pop], sites: base.sites.map((s) => ({ ...s, timezone: zone })) };
 }
 
 /** Independent oracle: the wall-clock instant via luxon's own ISO parsing. */
 const wall = (date: string, minute: number, zone: string, plusDays = 0): number =>
-  DateTime.fromISO(date, { zone }).plus({ days: plusDays }).set({ hour: Math.floor(minute / 60), minute: minute % 60 }).toMillis();
+  DateTime.fromISO(date, { zone })
+    .plus({ days: plusDays })
+    .set({ hour: Math.floor(minute / 60), minute: minute % 60 })
+    .toMillis();
 
 function timeInside(model: ScenarioModel): number[] {
   const world = createWorld(model);
@@ -55,15 +73,20 @@ function timeInside(model: ScenarioModel): number[] {
 describe('night shifts in the world model', () => {
   it(`keeps each person inside for the drawn stay to the minute, for any arrival/departure order, zone and DST night (fast-check seed ${SEED})`, () => {
     fc.assert(
-      fc.property(fc.constantFrom(...NIGHTS), fc.integer({ min: 0, max: 1439 }), fc.integer({ min: 0, max: 1439 }), ([zone, date], arriveMin, leaveMin) => {
-        const arriveMs = wall(date, arriveMin, zone);
-        const leaveMs = wall(date, leaveMin, zone, leaveMin < arriveMin ? 1 : 0);
-        const stay = Math.max(leaveMs - arriveMs, MIN_STAY_MS);
-        const model = oneShift(zone, arriveMs - 10 * 60_000, stay + 20 * 60_000, arriveMin, leaveMin);
-        const stays = timeInside(model);
-        expect(stays).toHaveLength(1);
-        expect(Math.abs(stays[0]! - stay)).toBeLessThan(60_000);
-      }),
+      fc.property(
+        fc.constantFrom(...NIGHTS),
+        fc.integer({ min: 0, max: 1439 }),
+        fc.integer({ min: 0, max: 1439 }),
+        ([zone, date], arriveMin, leaveMin) => {
+          const arriveMs = wall(date, arriveMin, zone);
+          const leaveMs = wall(date, leaveMin, zone, leaveMin < arriveMin ? 1 : 0);
+          const stay = Math.max(leaveMs - arriveMs, MIN_STAY_MS);
+          const model = oneShift(zone, arriveMs - 10 * 60_000, stay + 20 * 60_000, arriveMin, leaveMin);
+          const stays = timeInside(model);
+          expect(stays).toHaveLength(1);
+          expect(Math.abs(stays[0]! - stay)).toBeLessThan(60_000);
+        },
+      ),
       { seed: SEED, numRuns: 40 },
     );
   });
@@ -73,7 +96,11 @@ describe('night shifts in the world model', () => {
     const zone = 'Europe/Berlin';
     const startMs = wall('2026-03-02', 0, zone);
     const base = oneShift(zone, startMs, 72 * HOUR, 0, 0);
-    const pop = population('pop_night', 25, { activities: [], arrival: { meanMin: 20 * 60 + 30, sdMin: 30 }, departure: { meanMin: 90, sdMin: 45 } });
+    const pop = population('pop_night', 25, {
+      activities: [],
+      arrival: { meanMin: 20 * 60 + 30, sdMin: 30 },
+      departure: { meanMin: 90, sdMin: 45 },
+    });
     const model: ScenarioModel = { ...base, populations: [pop] };
     const world = createWorld(model);
     let sum = 0;

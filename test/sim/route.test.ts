@@ -51,7 +51,12 @@ describe('planning a walk across the floor', () => {
 
   it('enters from outside through the entrance, crossing it inwards once', () => {
     const office = plan.rooms.get(ROOM.office)!;
-    const path = planPath(plan, { kind: 'outside', door: entrance }, { kind: 'inside', roomId: office.id, at: [9, 5] }, rngFor(1, 'x'))!;
+    const path = planPath(
+      plan,
+      { kind: 'outside', door: entrance },
+      { kind: 'inside', roomId: office.id, at: [9, 5] },
+      rngFor(1, 'x'),
+    )!;
     expect(path.crossings.map((c) => [c.doorId, c.direction])).toEqual([
       [DOOR.entrance, 'in'],
       [DOOR.lobbyCorridor, 'in'],
@@ -67,13 +72,29 @@ describe('planning a walk across the floor', () => {
 
   it('routes room to room through the doors between them', () => {
     const kitchen = plan.rooms.get(ROOM.kitchen)!;
-    const path = planPath(plan, { kind: 'inside', roomId: ROOM.meeting, at: [14, 3] }, { kind: 'inside', roomId: kitchen.id, at: [14, 7] }, rngFor(1, 'y'))!;
-    expect(path.crossings.map((c) => c.doorId)).toEqual([DOOR.corridorMeeting, DOOR.corridorOffice, DOOR.officeKitchen]);
+    const path = planPath(
+      plan,
+      { kind: 'inside', roomId: ROOM.meeting, at: [14, 3] },
+      { kind: 'inside', roomId: kitchen.id, at: [14, 7] },
+      rngFor(1, 'y'),
+    )!;
+    expect(path.crossings.map((c) => c.doorId)).toEqual([
+      DOOR.corridorMeeting,
+      DOOR.corridorOffice,
+      DOOR.officeKitchen,
+    ]);
     expect(path.crossings.map((c) => c.direction)).toEqual(['out', 'in', 'in']);
   });
 
   it('gives up (null) when no door links the rooms', () => {
     const cut = { ...plan, doors: plan.doors.filter((d) => d.id !== DOOR.officeKitchen) };
-    expect(planPath(cut, { kind: 'inside', roomId: ROOM.office, at: [9, 5] }, { kind: 'inside', roomId: ROOM.kitchen, at: [14, 7] }, rngFor(1, 'z'))).toBeNull();
+    expect(
+      planPath(
+        cut,
+        { kind: 'inside', roomId: ROOM.office, at: [9, 5] },
+        { kind: 'inside', roomId: ROOM.kitchen, at: [14, 7] },
+        rngFor(1, 'z'),
+      ),
+    ).toBeNull();
   });
 });

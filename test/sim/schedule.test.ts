@@ -22,7 +22,10 @@ describe('daily schedules', () => {
   });
 
   it('puts a departure earlier in the day than the arrival on the next morning: a night shift', () => {
-    const pop = population('p', 1, { arrival: { meanMin: 20 * 60 + 30, sdMin: 0 }, departure: { meanMin: 90, sdMin: 0 } });
+    const pop = population('p', 1, {
+      arrival: { meanMin: 20 * 60 + 30, sdMin: 0 },
+      departure: { meanMin: 90, sdMin: 0 },
+    });
     const plan = drawDayPlan(pop, TZ, at('2026-03-02T00:00'), rngFor(1, 'p'));
     expect(plan.arriveMs).toBe(at('2026-03-02T20:30'));
     expect(plan.leaveMs).toBe(at('2026-03-03T01:30'));

@@ -24,6 +24,7 @@ describe('random spots', () => {
     const rng = rngFor(3, 'seats');
     const taken: Vec2[] = [];
     for (let i = 0; i < 8; i++) taken.push(randomSpot(meeting, rng, taken, 0.8));
-    for (const p of taken) for (const q of taken) if (p !== q) expect(Math.hypot(p[0] - q[0], p[1] - q[1])).toBeGreaterThanOrEqual(0.8);
+    for (const p of taken)
+      for (const q of taken) if (p !== q) expect(Math.hypot(p[0] - q[0], p[1] - q[1])).toBeGreaterThanOrEqual(0.8);
   });
 });

@@ -6,7 +6,14 @@ import { DOOR, FLOOR, fixtureModel, ROOM, ZONE } from './fixtures.js';
 const model = fixtureModel({ start: '2026-03-02T08:00', tickMs: 15_000 });
 const t0 = model.startMs;
 
-const person = (id: string, roomId: string, x: number, y: number): PersonState => ({ id, floorId: FLOOR, roomId, x, y, posture: 'sitting' });
+const person = (id: string, roomId: string, x: number, y: number): PersonState => ({
+  id,
+  floorId: FLOOR,
+  roomId,
+  x,
+  y,
+  posture: 'sitting',
+});
 const A = person('person_a', ROOM.office, 7, 5); // inside the zone (x 6..9)
 const B = person('person_b', ROOM.lobby, 2, 2);
 const C = person('person_c', ROOM.office, 10, 5);
@@ -25,7 +32,13 @@ function scripted(ticks: PersonState[][]): { world: World; advance(): void } {
   return { world, advance: () => void i++ };
 }
 
-const crossing = (personId: string, atMs: number, direction: 'in' | 'out'): DoorCrossing => ({ personId, doorId: DOOR.entrance, atMs, direction, along: 0.5 });
+const crossing = (personId: string, atMs: number, direction: 'in' | 'out'): DoorCrossing => ({
+  personId,
+  doorId: DOOR.entrance,
+  atMs,
+  direction,
+  along: 0.5,
+});
 
 describe('ground truth', () => {
   const ticks = [[], [A], [A, B], [A, C, D, B], [A, C], [A, C, B], []];
@@ -54,11 +67,26 @@ describe('ground truth', () => {
     const m1 = t0 + 60_000;
     // Minute 0: office 0,1,1,3 → 1; lobby 0,0,1,1 → 0.5; floor 0,1,2,4 → 1.5; zone 0,1,1,1 → 1.
     // Minute 1 (3 ticks): office 2,2,0 → 2; lobby 0,1,0 → 0; floor 2,3,0 → 2; zone 1,1,0 → 1.
-    expect([...truth.minuteSeries(ROOM.office)]).toEqual([[m0, 1], [m1, 2]]);
-    expect([...truth.minuteSeries(ROOM.lobby)]).toEqual([[m0, 0.5], [m1, 0]]);
-    expect([...truth.minuteSeries(FLOOR)]).toEqual([[m0, 1.5], [m1, 2]]);
-    expect([...truth.minuteSeries(ZONE)]).toEqual([[m0, 1], [m1, 1]]);
-    expect([...truth.minuteSeries(ROOM.kitchen)]).toEqual([[m0, 0], [m1, 0]]);
+    expect([...truth.minuteSeries(ROOM.office)]).toEqual([
+      [m0, 1],
+      [m1, 2],
+    ]);
+    expect([...truth.minuteSeries(ROOM.lobby)]).toEqual([
+      [m0, 0.5],
+      [m1, 0],
+    ]);
+    expect([...truth.minuteSeries(FLOOR)]).toEqual([
+      [m0, 1.5],
+      [m1, 2],
+    ]);
+    expect([...truth.minuteSeries(ZONE)]).toEqual([
+      [m0, 1],
+      [m1, 1],
+    ]);
+    expect([...truth.minuteSeries(ROOM.kitchen)]).toEqual([
+      [m0, 0],
+      [m1, 0],
+    ]);
   });
 
   it('lists only observed minutes, and nothing for an unknown space', () => {

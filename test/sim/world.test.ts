@@ -17,7 +17,13 @@ function trace(model: ScenarioModel, every = 30): { frames: string[]; crossings:
   let i = 0;
   runWorld(model, world, (step) => {
     crossings.push(...step.crossings);
-    if (i++ % every === 0) frames.push(world.peopleOnFloor(FLOOR).map((p) => `${p.id}@${p.x},${p.y},${p.roomId},${p.posture}`).join(';'));
+    if (i++ % every === 0)
+      frames.push(
+        world
+          .peopleOnFloor(FLOOR)
+          .map((p) => `${p.id}@${p.x},${p.y},${p.roomId},${p.posture}`)
+          .join(';'),
+      );
   });
   return { frames, crossings };
 }
@@ -35,9 +41,13 @@ describe('world', () => {
 
   it('keeps each person on its own stream: adding a population leaves the first one’s paths unchanged', () => {
     const alone = fixtureModel({ durationMs: 3 * 3_600_000, populations: [population('pop_staff', 5)] });
-    const withOthers = fixtureModel({ durationMs: 3 * 3_600_000, populations: [population('pop_staff', 5), population('pop_visitors', 7)] });
+    const withOthers = fixtureModel({
+      durationMs: 3 * 3_600_000,
+      populations: [population('pop_staff', 5), population('pop_visitors', 7)],
+    });
     const staffIds = new Set(Array.from({ length: 5 }, (_, i) => stableId('person', 'pop_staff', String(i))));
-    const staffOnly = (frames: string[]) => frames.map((f) => f.split(';').filter((p) => staffIds.has(p.split('@')[0]!)));
+    const staffOnly = (frames: string[]) =>
+      frames.map((f) => f.split(';').filter((p) => staffIds.has(p.split('@')[0]!)));
     const a = trace(alone);
     const b = trace(withOthers);
     expect(b.crossings.length).toBeGreaterThan(a.crossings.length);
@@ -143,7 +153,11 @@ describe('world', () => {
 
   it('rejects a population whose desks cannot be reached from its entrance', () => {
     const model = fixtureModel();
-    const cut = { ...model, doors: model.doors.filter((d) => d.id !== DOOR.officeKitchen), populations: [population('p', 1, { homeRoomIds: [ROOM.kitchen] })] };
+    const cut = {
+      ...model,
+      doors: model.doors.filter((d) => d.id !== DOOR.officeKitchen),
+      populations: [population('p', 1, { homeRoomIds: [ROOM.kitchen] })],
+    };
     let caught: unknown;
     try {
       createWorld(cut);

@@ -69,7 +69,11 @@ export function requireBinaries(...names: string[]): ExternalBinary[] {
  * `describe` that runs when every program in `names` is on PATH, and otherwise is skipped
  * with the reason in its title and on stderr (so `npm test` says what it did not run).
  */
-export function describeWithBinaries(names: readonly string[], title: string, body: (bins: Record<string, string>) => void): void {
+export function describeWithBinaries(
+  names: readonly string[],
+  title: string,
+  body: (bins: Record<string, string>) => void,
+): void {
   const bins = requireBinaries(...names);
   const missing = bins.filter((b) => b.path === null);
   if (missing.length > 0) {

@@ -16,6 +16,9 @@ export function postgresPerFile(): { skip: string | null; createDatabase(): Prom
   });
   return {
     skip,
-    createDatabase: () => (server === null ? Promise.reject(new Error(`PostgreSQL not started: ${skip ?? 'beforeAll has not run'}`)) : server.createDatabase()),
+    createDatabase: () =>
+      server === null
+        ? Promise.reject(new Error(`PostgreSQL not started: ${skip ?? 'beforeAll has not run'}`))
+        : server.createDatabase(),
   };
 }

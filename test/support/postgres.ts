@@ -54,7 +54,10 @@ async function freePort(): Promise<number> {
 /** The unprivileged account to run as when this process is root. */
 function runAs(): { uid: number; gid: number } | null {
   if (process.getuid?.() !== 0) return null;
-  return { uid: Number(execFileSync('id', ['-u', 'nobody']).toString().trim()), gid: Number(execFileSync('id', ['-g', 'nobody']).toString().trim()) };
+  return {
+    uid: Number(execFileSync('id', ['-u', 'nobody']).toString().trim()),
+    gid: Number(execFileSync('id', ['-g', 'nobody']).toString().trim()),
+  };
 }
 
 let counter = 0;
@@ -67,14 +70,36 @@ export async function startPostgres(): Promise<TestPostgres> {
   if (user) chownSync(dir, user.uid, user.gid);
   const ids = user ? { uid: user.uid, gid: user.gid } : {};
   const data = join(dir, 'data');
-  execFileSync(join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale=C'], { stdio: 'ignore', cwd: dir, ...ids });
+  execFileSync(
+    join(bin, 'initdb'),
+    ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale=C'],
+    { stdio: 'ignore', cwd: dir, ...ids },
+  );
   const port = await freePort();
   const launch = (): ChildProcess =>
-    spawn(join(bin, 'postgres'), ['-D', data, '-k', dir, '-p', String(port), '-h', '127.0.0.1', '-F', '-c', 'fsync=off', '-c', 'full_page_writes=off'], {
-      stdio: 'ignore',
-      cwd: dir,
-      ...ids,
-    });
+    spawn(
+      join(bin, 'postgres'),
+      [
+        '-D',
+        data,
+        '-k',
+        dir,
+        '-p',
+        String(port),
+        '-h',
+        '127.0.0.1',
+        '-F',
+        '-c',
+        'fsync=off',
+        '-c',
+        'full_page_writes=off',
+      ],
+      {
+        stdio: 'ignore',
+        cwd: dir,
+        ...ids,
+      },
+    );
   let proc: ChildProcess = launch();
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   const accepting = async (): Promise<boolean> => {

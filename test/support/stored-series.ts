@@ -9,7 +9,10 @@ import type { ScenarioModel } from '../../src/scenario/model.js';
  * in canonical order (by id, then minute): two stores hold the same results exactly when these
  * are equal, whatever order their rows were written in (a resumed run against an uninterrupted one).
  */
-export async function storedSeries(store: Store, model: ScenarioModel): Promise<{ presence: PresenceMinuteRow[]; traffic: TrafficMinuteRow[] }> {
+export async function storedSeries(
+  store: Store,
+  model: ScenarioModel,
+): Promise<{ presence: PresenceMinuteRow[]; traffic: TrafficMinuteRow[] }> {
   const spaces = [...model.floors, ...model.rooms, ...model.zones].map((s) => s.id).sort();
   const sensors = model.sensors.map((s) => s.id).sort();
   const presence: PresenceMinuteRow[] = [];

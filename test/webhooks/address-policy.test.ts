@@ -56,7 +56,13 @@ describe('webhook destination policy (SSRF)', () => {
 
   it('accepts public addresses and DNS names (a name is checked again at every connection)', () => {
     const p = new AddressPolicy();
-    for (const url of ['https://hooks.example.com/occupancy', 'http://8.8.8.8/', 'http://[2606:4700::1111]/x', 'https://93.184.216.34:8443/']) expect(refusal(p, url), url).toBeNull();
+    for (const url of [
+      'https://hooks.example.com/occupancy',
+      'http://8.8.8.8/',
+      'http://[2606:4700::1111]/x',
+      'https://93.184.216.34:8443/',
+    ])
+      expect(refusal(p, url), url).toBeNull();
     expect(checkUrl(p, 'https://hooks.example.com/x', 'u').literal).toBeNull();
   });
 
@@ -71,7 +77,14 @@ describe('webhook destination policy (SSRF)', () => {
 
   it('refuses what is not an http(s) URL or carries credentials with WEBHOOK_BAD_URL', () => {
     const p = new AddressPolicy();
-    for (const url of ['not a url', 'ftp://example.com/', 'file:///etc/passwd', 'gopher://example.com/', 'https://user:pw@example.com/']) expect(refusal(p, url)?.code, url).toBe('WEBHOOK_BAD_URL');
+    for (const url of [
+      'not a url',
+      'ftp://example.com/',
+      'file:///etc/passwd',
+      'gopher://example.com/',
+      'https://user:pw@example.com/',
+    ])
+      expect(refusal(p, url)?.code, url).toBe('WEBHOOK_BAD_URL');
   });
 
   it('refuses an allow-list entry that is not an address or CIDR block, naming it', () => {
@@ -96,7 +109,9 @@ describe('an allow list that covers everything (issue 33 item 11)', () => {
       expect(r.ok, wide).toBe(false);
       const d = !r.ok ? r.diagnostics.find((x) => x.path.includes('webhook_allow')) : undefined;
       expect(d?.path, wide).toBe('webhook_allow[1]');
-      expect(d?.message, wide).toMatch(/only the operator may switch it off — pass it on the command line \(occusim run\/serve --webhook-allow\)/);
+      expect(d?.message, wide).toMatch(
+        /only the operator may switch it off — pass it on the command line \(occusim run\/serve --webhook-allow\)/,
+      );
     }
   });
 

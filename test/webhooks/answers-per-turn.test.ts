@@ -52,7 +52,9 @@ describe('a receiver answering a pipelined turn', () => {
     closers.push(() => rx.close());
     const { socket, reads } = await open(rx);
     const ended = once(socket, 'end');
-    socket.write(Array.from({ length: 8 }, (_, i) => request(i, true, i === 7 ? 'connection: close\r\n' : '')).join(''));
+    socket.write(
+      Array.from({ length: 8 }, (_, i) => request(i, true, i === 7 ? 'connection: close\r\n' : '')).join(''),
+    );
     await ended;
     expect(statuses(reads.join(''))).toEqual(Array(8).fill('200'));
     expect(reads.join('')).toMatch(/Connection: close\r\n/);

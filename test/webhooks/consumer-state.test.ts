@@ -2,8 +2,18 @@ import { describe, expect, it } from 'vitest';
 import { ConsumerState, stateNdjson, type ApplyMode, type StateEvent } from '../../src/webhooks/consumer-state.js';
 
 const T0 = Date.UTC(2026, 2, 2, 8, 0);
-const room = (minute: number, value: number): StateEvent => ({ type: 'ROOM_OCCUPANCY_1M', timestamp: T0 + minute * 60_000, metadata: { room_id: 'room_a', floor_id: 'floor_a' }, data: value });
-const traffic = (second: number, inn: number, out: number): StateEvent => ({ type: 'TRAFFIC', timestamp: T0 + second * 1000, metadata: { sensor_id: 'abc' }, data: { in: inn, out } });
+const room = (minute: number, value: number): StateEvent => ({
+  type: 'ROOM_OCCUPANCY_1M',
+  timestamp: T0 + minute * 60_000,
+  metadata: { room_id: 'room_a', floor_id: 'floor_a' },
+  data: value,
+});
+const traffic = (second: number, inn: number, out: number): StateEvent => ({
+  type: 'TRAFFIC',
+  timestamp: T0 + second * 1000,
+  metadata: { sensor_id: 'abc' },
+  data: { in: inn, out },
+});
 
 /** Arrivals as (webhook-id, sequence, event), folded by a consumer of `mode`. */
 function fold(mode: ApplyMode, arrivals: ReadonlyArray<[string, number, StateEvent]>): unknown[] {
@@ -46,7 +56,21 @@ describe('the state a consumer holds', () => {
     const s = new ConsumerState('idempotent');
     s.apply('b', 2, room(1, 2));
     s.apply('a', 1, room(0, 1));
-    s.apply('c', 3, { type: 'DETECTIONS', timestamp: T0, metadata: { sensor_id: 'abc' }, data: { local: [[1, 2], [3, 4]], world: [[1, 2], [3, 4]] } });
+    s.apply('c', 3, {
+      type: 'DETECTIONS',
+      timestamp: T0,
+      metadata: { sensor_id: 'abc' },
+      data: {
+        local: [
+          [1, 2],
+          [3, 4],
+        ],
+        world: [
+          [1, 2],
+          [3, 4],
+        ],
+      },
+    });
     expect(stateNdjson(s.rows())).toBe(
       [
         `{"type":"DETECTIONS","subject":"abc","minute":${T0},"value":2}`,

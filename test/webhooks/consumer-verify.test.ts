@@ -2,13 +2,23 @@ import { describe, expect, it } from 'vitest';
 import { compareStates, parseStateLine, passed, StateLineError } from '../../src/webhooks/consumer-verify.js';
 
 const T0 = Date.UTC(2026, 2, 2, 8, 0);
-const row = (subject: string, minute: number, value: unknown) => ({ type: 'ROOM_OCCUPANCY_1M', subject, minute: T0 + minute * 60_000, value });
+const row = (subject: string, minute: number, value: unknown) => ({
+  type: 'ROOM_OCCUPANCY_1M',
+  subject,
+  minute: T0 + minute * 60_000,
+  value,
+});
 
 describe('consumer-verify comparison', () => {
   it('counts matching, missing, extra and wrong rows and lists the first of each in order', () => {
-    const v = compareStates([row('a', 0, 1), row('a', 1, 2), row('b', 0, { in: 1, out: 2 }), row('c', 0, 3)], [row('a', 0, 1), row('a', 1, 7), row('b', 0, { out: 2, in: 1 }), row('d', 0, 0)]);
+    const v = compareStates(
+      [row('a', 0, 1), row('a', 1, 2), row('b', 0, { in: 1, out: 2 }), row('c', 0, 3)],
+      [row('a', 0, 1), row('a', 1, 7), row('b', 0, { out: 2, in: 1 }), row('d', 0, 0)],
+    );
     expect(v).toMatchObject({ expected: 4, actual: 4, matching: 2, missing: 1, extra: 1, wrong: 1 });
-    expect(v.first.wrong).toEqual([{ type: 'ROOM_OCCUPANCY_1M', subject: 'a', minute: T0 + 60_000, expected: 2, actual: 7 }]);
+    expect(v.first.wrong).toEqual([
+      { type: 'ROOM_OCCUPANCY_1M', subject: 'a', minute: T0 + 60_000, expected: 2, actual: 7 },
+    ]);
     expect(v.first.missing[0]?.subject).toBe('c');
     expect(v.first.extra[0]?.subject).toBe('d');
     expect(passed(v)).toBe(false);

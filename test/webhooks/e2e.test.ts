@@ -28,7 +28,11 @@ function quickstart(): ScenarioModel {
   return r.model;
 }
 
-async function runWithReceiver(failRate = 0, platformThread = false, paced: { speed: number; durationMs: number } | null = null) {
+async function runWithReceiver(
+  failRate = 0,
+  platformThread = false,
+  paced: { speed: number; durationMs: number } | null = null,
+) {
   const dir = mkdtempSync(join(tmpdir(), 'occusim-hooks-e2e-'));
   dirs.push(dir);
   const out = join(dir, 'events.ndjson');
@@ -42,7 +46,10 @@ async function runWithReceiver(failRate = 0, platformThread = false, paced: { sp
     dbPath: join(dir, 'store.sqlite'),
     webhooks: {
       allow: ['127.0.0.1/8'],
-      declared: EVENT_TYPES.map((t) => ({ orgId: model.org.id, input: { name: t.toLowerCase(), eventTypes: [t], url: receiver.url, secret: SECRET } })),
+      declared: EVENT_TYPES.map((t) => ({
+        orgId: model.org.id,
+        input: { name: t.toLowerCase(), eventTypes: [t], url: receiver.url, secret: SECRET },
+      })),
     },
   });
   await receiver.close();
@@ -75,14 +82,40 @@ describe('webhooks end to end over loopback HTTP', () => {
     expect(k?.headroom).toBeGreaterThan(1);
     expect(k?.sensingToDeliveredSimMs.p99).toBeGreaterThan(0);
     expect(k?.sensingToDeliveredWallMs).toBeUndefined();
-    expect(formatSummary(report)).toMatch(/delivery kept up with real time \(capacity ≥ [\d,]+\/wall-s, ×[\d.]+ the need, backlog 0\); produced [\d.]+\/sim-s, delivered [\d.]+\/sim-s/);
-    const bodies = ndjson.trim().split('\n').map((l) => JSON.parse(l) as { type: string; metadata: Record<string, string> });
+    expect(formatSummary(report)).toMatch(
+      /delivery kept up with real time \(capacity ≥ [\d,]+\/wall-s, ×[\d.]+ the need, backlog 0\); produced [\d.]+\/sim-s, delivered [\d.]+\/sim-s/,
+    );
+    const bodies = ndjson
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; metadata: Record<string, string> });
     const keysOf = (type: string): string[] => Object.keys(bodies.find((b) => b.type === type)?.metadata ?? {}).sort();
-    const location = ['building_id', 'building_name', 'floor_id', 'floor_name', 'org_id', 'org_name', 'site_id', 'site_name'];
+    const location = [
+      'building_id',
+      'building_name',
+      'floor_id',
+      'floor_name',
+      'org_id',
+      'org_name',
+      'site_id',
+      'site_name',
+    ];
     expect(keysOf('FLOOR_OCCUPANCY')).toEqual(location);
     expect(keysOf('ROOM_OCCUPANCY_1M')).toEqual([...location, 'room_id', 'room_name'].sort());
     expect(keysOf('ZONE_OCCUPANCY')).toEqual(expect.arrayContaining([...location, 'zone_id', 'zone_name']));
-    expect(keysOf('TRAFFIC')).toEqual(expect.arrayContaining([...location, 'hive_id', 'hive_serial', 'hive_model', 'hive_version', 'sensor_id', 'mac_address', 'sensor_mode', 'sensor_model']));
+    expect(keysOf('TRAFFIC')).toEqual(
+      expect.arrayContaining([
+        ...location,
+        'hive_id',
+        'hive_serial',
+        'hive_model',
+        'hive_version',
+        'sensor_id',
+        'mac_address',
+        'sensor_mode',
+        'sensor_model',
+      ]),
+    );
     expect(bodies.find((b) => b.type === 'DETECTIONS')?.metadata.sensor_mode).toBe('presence');
     expect(bodies.find((b) => b.type === 'TRAFFIC')?.metadata.sensor_id).not.toMatch(/^sensor_/);
   }, 120_000);
@@ -96,8 +129,12 @@ describe('webhooks end to end over loopback HTTP', () => {
     // ×600: a minute's batching is 100 ms of wall time; delivery adds milliseconds.
     expect(k?.sensingToDeliveredWallMs?.p99).toBeGreaterThan(0);
     expect(k?.sensingToDeliveredWallMs?.p99).toBeLessThan(10_000);
-    expect(formatSummary(report)).toMatch(/delivery kept up with real time ×600 \(backlog 0, enqueue → 2xx p99 [\d.]+ ms of ≤ 2000 ms; /);
-    expect(formatSummary(report)).toMatch(/sensing → delivered \(sim\) p50 \d+ ms, p99 \d+ ms, max \d+ ms; wall ≤ p50 [\d.]+ ms, p99 [\d.]+ ms/);
+    expect(formatSummary(report)).toMatch(
+      /delivery kept up with real time ×600 \(backlog 0, enqueue → 2xx p99 [\d.]+ ms of ≤ 2000 ms; /,
+    );
+    expect(formatSummary(report)).toMatch(
+      /sensing → delivered \(sim\) p50 \d+ ms, p99 \d+ ms, max \d+ ms; wall ≤ p50 [\d.]+ ms, p99 [\d.]+ ms/,
+    );
   }, 120_000);
 
   it('send_on_value_change: a run stopped and resumed on its store resends no unchanged value (what the uninterrupted run sends)', async () => {
@@ -116,7 +153,16 @@ describe('webhooks end to end over loopback HTTP', () => {
         ...(resume ? { storePolicy: 'resume' as const } : {}),
         webhooks: {
           allow: ['127.0.0.1/8'],
-          declared: types.map((t) => ({ orgId: model.org.id, input: { name: t.toLowerCase(), eventTypes: [t], url: receiver.url, secret: SECRET, sendOnValueChange: true } })),
+          declared: types.map((t) => ({
+            orgId: model.org.id,
+            input: {
+              name: t.toLowerCase(),
+              eventTypes: [t],
+              url: receiver.url,
+              secret: SECRET,
+              sendOnValueChange: true,
+            },
+          })),
         },
       });
     };
@@ -127,7 +173,11 @@ describe('webhooks end to end over loopback HTTP', () => {
     await parts.close();
     receivers.splice(0);
     expect(parts.stats().duplicates).toBe(0);
-    const bodies = (f: string) => readFileSync(join(dir, f), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; timestamp: number });
+    const bodies = (f: string) =>
+      readFileSync(join(dir, f), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { id: string; timestamp: number });
     const uninterrupted = bodies('whole.ndjson');
     const resumed = bodies('parts.ndjson');
     expect(uninterrupted.length).toBeGreaterThan(100);
@@ -154,7 +204,15 @@ describe('webhooks end to end over loopback HTTP', () => {
         durationMs,
         dbPath,
         ...(resume ? { storePolicy: 'resume' as const } : {}),
-        webhooks: { allow: ['127.0.0.1/8'], declared: [{ orgId: model.org.id, input: { name: 'rooms', eventTypes: ['ROOM_OCCUPANCY_1MIN'], url: receiver.url, secret: SECRET } }] },
+        webhooks: {
+          allow: ['127.0.0.1/8'],
+          declared: [
+            {
+              orgId: model.org.id,
+              input: { name: 'rooms', eventTypes: ['ROOM_OCCUPANCY_1MIN'], url: receiver.url, secret: SECRET },
+            },
+          ],
+        },
       });
     const a = await run(first, 10 * 60_000, false);
     await first.close();

@@ -24,7 +24,9 @@ afterEach(async () => {
   for (const c of closers.splice(0).reverse()) await c();
 });
 
-async function setup(opts: { disableAfterMs?: number; seed?: number; fanOutEvents?: number; timestampClock?: () => number } = {}) {
+async function setup(
+  opts: { disableAfterMs?: number; seed?: number; fanOutEvents?: number; timestampClock?: () => number } = {},
+) {
   const receiver = await startTestReceiver();
   closers.push(() => receiver.close());
   const clock = new VirtualClock(T0);
@@ -53,10 +55,20 @@ async function setup(opts: { disableAfterMs?: number; seed?: number; fanOutEvent
     store.close();
     events.close();
   });
-  const [sub] = (await service.create('org_1', [{ name: 'rooms', eventTypes: ['ROOM_OCCUPANCY_1MIN'], url: receiver.url }])).map((c) => c.subscription);
+  const [sub] = (
+    await service.create('org_1', [{ name: 'rooms', eventTypes: ['ROOM_OCCUPANCY_1MIN'], url: receiver.url }])
+  ).map((c) => c.subscription);
   /** Minute m's values of both rooms into the outbox, as the recompute writes them. */
   const emit = (m: number, value: number): void => {
-    const rows: OccupancyEvent[] = [ROOM_A, ROOM_B].map((spaceId) => ({ eventId: eventId('ROOM_OCCUPANCY_1M', spaceId, T0 + m * MIN, 0), type: 'ROOM_OCCUPANCY_1M', spaceId, minuteMs: T0 + m * MIN, value, revision: 0, emittedAtMs: T0 + (m + 1) * MIN }));
+    const rows: OccupancyEvent[] = [ROOM_A, ROOM_B].map((spaceId) => ({
+      eventId: eventId('ROOM_OCCUPANCY_1M', spaceId, T0 + m * MIN, 0),
+      type: 'ROOM_OCCUPANCY_1M',
+      spaceId,
+      minuteMs: T0 + m * MIN,
+      value,
+      revision: 0,
+      emittedAtMs: T0 + (m + 1) * MIN,
+    }));
     events.writeEvents(rows);
   };
   /** Advances the platform clock minute by minute to `toMinute`, emitting each minute's events first. */
@@ -81,16 +93,43 @@ describe('send_on_value_change across a restart', () => {
     const path = join(dir, 'store.sqlite');
     const policy = new AddressPolicy(['127.0.0.1/8']);
     const emit = (events: SqliteStore, m: number, value: number): void =>
-      events.writeEvents([{ eventId: eventId('ROOM_OCCUPANCY_1M', ROOM_A, T0 + m * MIN, 0), type: 'ROOM_OCCUPANCY_1M', spaceId: ROOM_A, minuteMs: T0 + m * MIN, value, revision: 0, emittedAtMs: T0 + (m + 1) * MIN }]);
+      events.writeEvents([
+        {
+          eventId: eventId('ROOM_OCCUPANCY_1M', ROOM_A, T0 + m * MIN, 0),
+          type: 'ROOM_OCCUPANCY_1M',
+          spaceId: ROOM_A,
+          minuteMs: T0 + m * MIN,
+          value,
+          revision: 0,
+          emittedAtMs: T0 + (m + 1) * MIN,
+        },
+      ]);
     /** One platform life: minutes [from, to] with the given values, then closed. */
     const life = async (from: number, values: readonly number[], create: boolean): Promise<void> => {
       const clock = new VirtualClock(T0 + from * MIN);
       const events = new SqliteStore(path);
       const store = sqliteWebhookStore(path);
       const service = await WebhookService.open(store, policy, () => SECRET);
-      if (create) await service.create('org_1', [{ name: 'changes', eventTypes: ['ROOM_OCCUPANCY_1MIN'], url: receiver.url, sendOnValueChange: true, filters: { room_ids: [ROOM_A] } }]);
+      if (create)
+        await service.create('org_1', [
+          {
+            name: 'changes',
+            eventTypes: ['ROOM_OCCUPANCY_1MIN'],
+            url: receiver.url,
+            sendOnValueChange: true,
+            filters: { room_ids: [ROOM_A] },
+          },
+        ]);
       const sender = new Sender({ policy, concurrency: 4 });
-      const engine = await WebhookEngine.open({ service, store, outbox: (after) => Promise.resolve(events.events(after)), metadata: new EventMetadata(catalogueFromScenario(tinyModel())), clock, seed: 1, sender });
+      const engine = await WebhookEngine.open({
+        service,
+        store,
+        outbox: (after) => Promise.resolve(events.events(after)),
+        metadata: new EventMetadata(catalogueFromScenario(tinyModel())),
+        clock,
+        seed: 1,
+        sender,
+      });
       for (const [i, v] of values.entries()) {
         emit(events, from + i, v);
         clock.advanceTo(T0 + (from + i + 1) * MIN);
@@ -124,7 +163,13 @@ describe('webhook delivery engine over loopback HTTP', () => {
     }
     const first = JSON.parse(receiver.received[0]?.body ?? '{}') as Record<string, unknown>;
     expect(Object.keys(first)).toEqual(['id', 'type', 'timestamp', 'version', 'metadata', 'data']);
-    expect(first).toMatchObject({ type: 'ROOM_OCCUPANCY_1M', timestamp: T0, version: 'v1.0.0', data: 0, metadata: { room_id: ROOM_A, org_id: 'org_1' } });
+    expect(first).toMatchObject({
+      type: 'ROOM_OCCUPANCY_1M',
+      timestamp: T0,
+      version: 'v1.0.0',
+      data: 0,
+      metadata: { room_id: ROOM_A, org_id: 'org_1' },
+    });
   });
 
   it('enqueues a backlog larger than one fan-out transaction exactly once, and delivers it in order over rounds', async () => {
@@ -132,7 +177,16 @@ describe('webhook delivery engine over loopback HTTP', () => {
     // 700 minutes of both rooms: 1,400 events behind the cursor at once (three fan-out transactions, six rounds of 256).
     const rows: OccupancyEvent[] = [];
     for (let m = 0; m < 700; m++) {
-      for (const spaceId of [ROOM_A, ROOM_B]) rows.push({ eventId: eventId('ROOM_OCCUPANCY_1M', spaceId, T0 + m * MIN, 0), type: 'ROOM_OCCUPANCY_1M', spaceId, minuteMs: T0 + m * MIN, value: m % 3, revision: 0, emittedAtMs: T0 + 700 * MIN });
+      for (const spaceId of [ROOM_A, ROOM_B])
+        rows.push({
+          eventId: eventId('ROOM_OCCUPANCY_1M', spaceId, T0 + m * MIN, 0),
+          type: 'ROOM_OCCUPANCY_1M',
+          spaceId,
+          minuteMs: T0 + m * MIN,
+          value: m % 3,
+          revision: 0,
+          emittedAtMs: T0 + 700 * MIN,
+        });
     }
     events.writeEvents(rows);
     clock.advanceTo(T0 + 700 * MIN);
@@ -157,7 +211,12 @@ describe('webhook delivery engine over loopback HTTP', () => {
     await runTo(35, 120, false);
     const delivered = new Set(ids(receiver));
     expect(delivered.size).toBe(events.events().length);
-    expect((await engine.stats()).subscriptions[0]).toMatchObject({ id: sub.id, deadLettered: 0, pending: 0, disabled: 0 });
+    expect((await engine.stats()).subscriptions[0]).toMatchObject({
+      id: sub.id,
+      deadLettered: 0,
+      pending: 0,
+      disabled: 0,
+    });
     expect((await engine.stats()).subscriptions[0]?.retried).toBeGreaterThan(0);
   });
 
@@ -166,7 +225,14 @@ describe('webhook delivery engine over loopback HTTP', () => {
     receiver.respond = (r, attempt) => ({ status: failsAt(0.2, String(r.headers['webhook-id']), attempt) ? 500 : 200 });
     await runTo(0, 59);
     await runTo(60, 200, false);
-    const ok = receiver.received.filter((r, i) => !failsAt(0.2, String(r.headers['webhook-id']), receiver.received.slice(0, i + 1).filter((x) => x.headers['webhook-id'] === r.headers['webhook-id']).length));
+    const ok = receiver.received.filter(
+      (r, i) =>
+        !failsAt(
+          0.2,
+          String(r.headers['webhook-id']),
+          receiver.received.slice(0, i + 1).filter((x) => x.headers['webhook-id'] === r.headers['webhook-id']).length,
+        ),
+    );
     expect(new Set(ok.map((r) => r.headers['webhook-id'])).size).toBe(events.events().length);
     expect(ok).toHaveLength(events.events().length);
     expect((await engine.stats()).subscriptions[0]?.retried).toBeGreaterThan(10);
@@ -244,19 +310,29 @@ describe('webhook delivery engine over loopback HTTP', () => {
     await wall.runTo(0, 4);
     const stamps = wall.receiver.received.map((r) => Number(r.headers['webhook-timestamp']));
     expect(stamps).toEqual(stamps.map((_, i) => 1_900_000_000 + i));
-    for (const r of wall.receiver.received) expect(verify([SECRET], r.headers as Record<string, string>, r.body, Number(r.headers['webhook-timestamp']))).toEqual({ ok: true });
+    for (const r of wall.receiver.received)
+      expect(
+        verify([SECRET], r.headers as Record<string, string>, r.body, Number(r.headers['webhook-timestamp'])),
+      ).toEqual({ ok: true });
     const bodies = (r: TestReceiver): string[] => r.received.map((x) => `${String(x.headers['webhook-id'])} ${x.body}`);
     expect(bodies(wall.receiver)).toEqual(bodies(simulated.receiver));
-    expect(simulated.receiver.received.every((r) => Number(r.headers['webhook-timestamp']) * 1000 <= simulated.clock.now())).toBe(true);
+    expect(
+      simulated.receiver.received.every((r) => Number(r.headers['webhook-timestamp']) * 1000 <= simulated.clock.now()),
+    ).toBe(true);
   });
 
   it('sends byte-identical requests to the endpoint when the same run is repeated', async () => {
     const once = async (): Promise<string[]> => {
       const { receiver, runTo } = await setup({ seed: 9 });
-      receiver.respond = (r, attempt) => ({ status: failsAt(0.3, String(r.headers['webhook-id']), attempt) ? 503 : 200 });
+      receiver.respond = (r, attempt) => ({
+        status: failsAt(0.3, String(r.headers['webhook-id']), attempt) ? 503 : 200,
+      });
       await runTo(0, 30);
       await runTo(31, 90, false);
-      return receiver.received.map((r) => `${String(r.headers['webhook-id'])} ${String(r.headers['webhook-timestamp'])} ${String(r.headers['webhook-signature'])} ${r.body}`);
+      return receiver.received.map(
+        (r) =>
+          `${String(r.headers['webhook-id'])} ${String(r.headers['webhook-timestamp'])} ${String(r.headers['webhook-signature'])} ${r.body}`,
+      );
     };
     const a = await once();
     const b = await once();

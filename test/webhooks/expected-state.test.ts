@@ -10,7 +10,14 @@ const delivery = (id: number, eventId: string, value: number, state: Delivery['s
   eventId,
   eventType: 'ROOM_OCCUPANCY_1M',
   eventTimestampMs: T0,
-  body: JSON.stringify({ id: eventId, type: 'ROOM_OCCUPANCY_1M', timestamp: T0, version: 'v1.0.0', metadata: { room_id: 'room_a' }, data: value }),
+  body: JSON.stringify({
+    id: eventId,
+    type: 'ROOM_OCCUPANCY_1M',
+    timestamp: T0,
+    version: 'v1.0.0',
+    metadata: { room_id: 'room_a' },
+    data: value,
+  }),
   enqueuedAtMs: T0,
   nextAttemptMs: T0,
   attempts: 1,
@@ -22,9 +29,19 @@ const delivery = (id: number, eventId: string, value: number, state: Delivery['s
 describe('the expected consumer state', () => {
   it('folds the delivered rows in outbox order, leaving out what the endpoint never acknowledged', async () => {
     // Data rows as the store's `deliveries` lists them (id order); revision 2 is still pending.
-    const rows = [delivery(1, 'e0', 3, 'delivered'), delivery(2, 'e1', 4, 'delivered'), delivery(3, 'e2', 9, 'pending'), delivery(4, 'e3', 7, 'dead')];
+    const rows = [
+      delivery(1, 'e0', 3, 'delivered'),
+      delivery(2, 'e1', 4, 'delivered'),
+      delivery(3, 'e2', 9, 'pending'),
+      delivery(4, 'e3', 7, 'dead'),
+    ];
     const store = { deliveries: (id: string) => Promise.resolve(id === 'wh_1' ? rows : []) };
-    const subs = [{ id: 'wh_1', name: 'rooms' }, { id: 'wh_2', name: 'empty' }] as unknown as Subscription[];
-    expect(await expectedState(store, subs)).toEqual([{ subscription: 'rooms', type: 'ROOM_OCCUPANCY_1M', subject: 'room_a', minute: T0, value: 4 }]);
+    const subs = [
+      { id: 'wh_1', name: 'rooms' },
+      { id: 'wh_2', name: 'empty' },
+    ] as unknown as Subscription[];
+    expect(await expectedState(store, subs)).toEqual([
+      { subscription: 'rooms', type: 'ROOM_OCCUPANCY_1M', subject: 'room_a', minute: T0, value: 4 },
+    ]);
   });
 });

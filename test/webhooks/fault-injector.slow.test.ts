@@ -61,7 +61,9 @@ function quickstart(): ScenarioModel {
   return r.model;
 }
 
-const FAULTS = parseWebhookFaults('duplicate=0.05,reorder=0.1/4,revise=0.3,timeout=0.02,delay=0.01/1-20,burst=0.01/4/50');
+const FAULTS = parseWebhookFaults(
+  'duplicate=0.05,reorder=0.1/4,revise=0.3,timeout=0.02,delay=0.01/1-20,burst=0.01/4/50',
+);
 
 async function faultyRun(platformThread: boolean) {
   if (!FAULTS.ok) throw new Error(FAULTS.message);
@@ -78,7 +80,17 @@ async function faultyRun(platformThread: boolean) {
     webhooks: {
       allow: ['127.0.0.1/8'],
       faults: FAULTS.faults,
-      declared: [{ orgId: model.org.id, input: { name: 'faulty', eventTypes: ['ROOM_OCCUPANCY_1M', 'ROOM_OCCUPANCY', 'TRAFFIC'], url: wire.url, secret: SECRET } }],
+      declared: [
+        {
+          orgId: model.org.id,
+          input: {
+            name: 'faulty',
+            eventTypes: ['ROOM_OCCUPANCY_1M', 'ROOM_OCCUPANCY', 'TRAFFIC'],
+            url: wire.url,
+            secret: SECRET,
+          },
+        },
+      ],
     },
   });
   const times = new Map<string, number>();
@@ -91,7 +103,10 @@ async function faultyRun(platformThread: boolean) {
   }
   return {
     report,
-    duplicated: [...times].filter(([, n]) => n > 1).map(([id]) => id).sort(),
+    duplicated: [...times]
+      .filter(([, n]) => n > 1)
+      .map(([id]) => id)
+      .sort(),
     // Injected earlier revisions: a sequence between two outbox rows.
     revisions: [...new Set(wire.arrived.filter((a) => !Number.isInteger(a.seq)).map((a) => a.id))].sort(),
     cut: [...wire.cut].sort(),
@@ -108,7 +123,8 @@ describe('delivery faults', () => {
     expect(sub?.faults).toBeDefined();
     expect(b.report.result.webhooks?.[0]?.faults).toEqual(sub?.faults);
     // Every kind was applied, and lost nothing: what the platform has it delivered.
-    for (const k of ['duplicate', 'reorder', 'revise', 'timeout', 'delay', 'burst'] as const) expect(sub?.faults?.[k], k).toBeGreaterThan(0);
+    for (const k of ['duplicate', 'reorder', 'revise', 'timeout', 'delay', 'burst'] as const)
+      expect(sub?.faults?.[k], k).toBeGreaterThan(0);
     expect(sub?.pending).toBe(0);
     expect(sub?.deadLettered).toBe(0);
     // The same events, seen on the wire.
@@ -122,8 +138,11 @@ describe('delivery faults', () => {
     // Held by a delay or a burst: the events are the same, their arrival depends on wall time
     // (a burst's hold may end before the next request goes). Everything else arrives late alike.
     const subId = sub?.id ?? '';
-    const seeded = (xs: string[]) => xs.filter((id) => !hits(7, subId, id, 'delay', 0.01) && !hits(7, subId, id, 'burst', 0.01));
+    const seeded = (xs: string[]) =>
+      xs.filter((id) => !hits(7, subId, id, 'delay', 0.01) && !hits(7, subId, id, 'burst', 0.01));
     expect(seeded(b.late)).toEqual(seeded(a.late));
-    console.log(`faults applied: ${JSON.stringify(sub?.faults)}; wire: ${a.duplicated.length} duplicated, ${a.revisions.length} earlier revisions, ${a.cut.length} cut, ${a.late.length} late`);
+    console.log(
+      `faults applied: ${JSON.stringify(sub?.faults)}; wire: ${a.duplicated.length} duplicated, ${a.revisions.length} earlier revisions, ${a.cut.length} cut, ${a.late.length} late`,
+    );
   }, 180_000);
 });

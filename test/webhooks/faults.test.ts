@@ -8,11 +8,20 @@ describe('which events a fault hits', () => {
   it('is a pure function of (seed, subscription, event, fault): the same answer every time, in any order of asking', () => {
     console.log(`fast-check seed ${SEED}`);
     fc.assert(
-      fc.property(fc.oneof(fc.integer(), fc.string()), fc.string(), fc.array(fc.string(), { minLength: 1, maxLength: 50 }), fc.double({ min: 0, max: 1, noNaN: true }), (seed, sub, ids, rate) => {
-        const forwards = ids.map((id) => hits(seed, sub, id, 'duplicate', rate));
-        const backwards = [...ids].reverse().map((id) => hits(seed, sub, id, 'duplicate', rate)).reverse();
-        expect(backwards).toEqual(forwards);
-      }),
+      fc.property(
+        fc.oneof(fc.integer(), fc.string()),
+        fc.string(),
+        fc.array(fc.string(), { minLength: 1, maxLength: 50 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (seed, sub, ids, rate) => {
+          const forwards = ids.map((id) => hits(seed, sub, id, 'duplicate', rate));
+          const backwards = [...ids]
+            .reverse()
+            .map((id) => hits(seed, sub, id, 'duplicate', rate))
+            .reverse();
+          expect(backwards).toEqual(forwards);
+        },
+      ),
       { seed: SEED, numRuns: 200 },
     );
   });
@@ -24,8 +33,14 @@ describe('which events a fault hits', () => {
     expect(share((id) => hits(7, 'wh_1', id, 'duplicate', 0))).toBe(0);
     expect(share((id) => hits(7, 'wh_1', id, 'duplicate', 1))).toBe(1);
     // Independent draws: hitting one fault says nothing about another, or about another subscription.
-    expect(share((id) => hits(7, 'wh_1', id, 'duplicate', 0.5) && hits(7, 'wh_1', id, 'reorder', 0.5))).toBeCloseTo(0.25, 1);
-    expect(share((id) => hits(7, 'wh_1', id, 'duplicate', 0.5) && hits(7, 'wh_2', id, 'duplicate', 0.5))).toBeCloseTo(0.25, 1);
+    expect(share((id) => hits(7, 'wh_1', id, 'duplicate', 0.5) && hits(7, 'wh_1', id, 'reorder', 0.5))).toBeCloseTo(
+      0.25,
+      1,
+    );
+    expect(share((id) => hits(7, 'wh_1', id, 'duplicate', 0.5) && hits(7, 'wh_2', id, 'duplicate', 0.5))).toBeCloseTo(
+      0.25,
+      1,
+    );
     expect(draw(8, 'wh_1', 'event_1', 'duplicate')).not.toBe(draw(7, 'wh_1', 'event_1', 'duplicate'));
   });
 
@@ -41,11 +56,27 @@ describe('which events a fault hits', () => {
 
 describe('--webhook-faults', () => {
   it('reads every kind with its parameters and defaults', () => {
-    expect(parseWebhookFaults('duplicate=0.05,reorder=0.1/8,delay=0.1/5-50,burst=0.05/16/200,revise=0.2,timeout=0.01')).toEqual({
+    expect(
+      parseWebhookFaults('duplicate=0.05,reorder=0.1/8,delay=0.1/5-50,burst=0.05/16/200,revise=0.2,timeout=0.01'),
+    ).toEqual({
       ok: true,
-      faults: { duplicate: { rate: 0.05 }, reorder: { rate: 0.1, window: 8 }, delay: { rate: 0.1, minMs: 5, maxMs: 50 }, burst: { rate: 0.05, size: 16, holdMs: 200 }, revise: { rate: 0.2 }, timeout: { rate: 0.01 } },
+      faults: {
+        duplicate: { rate: 0.05 },
+        reorder: { rate: 0.1, window: 8 },
+        delay: { rate: 0.1, minMs: 5, maxMs: 50 },
+        burst: { rate: 0.05, size: 16, holdMs: 200 },
+        revise: { rate: 0.2 },
+        timeout: { rate: 0.01 },
+      },
     });
-    expect(parseWebhookFaults('reorder=1,delay=0.5,burst=0.5')).toEqual({ ok: true, faults: { reorder: { rate: 1, window: 4 }, delay: { rate: 0.5, minMs: 50, maxMs: 500 }, burst: { rate: 0.5, size: 8, holdMs: 500 } } });
+    expect(parseWebhookFaults('reorder=1,delay=0.5,burst=0.5')).toEqual({
+      ok: true,
+      faults: {
+        reorder: { rate: 1, window: 4 },
+        delay: { rate: 0.5, minMs: 50, maxMs: 500 },
+        burst: { rate: 0.5, size: 8, holdMs: 500 },
+      },
+    });
   });
 
   it.each([

@@ -40,7 +40,8 @@ describe('IP address parsing', () => {
     expect(hex('::ffff:7f00:1')).toBe('ffff7f000001');
     expect(hex('0:0:0:0:0:ffff:127.0.0.1')).toBe('ffff7f000001');
     expect(hex('1:2:3:4:5:6:7:8')).toBe('10002000300040005000600070008');
-    for (const bad of ['1:2:3:4:5:6:7:8:9', '1::2::3', ':::', '::ffff:1.2.3', '12345::', 'g::1', '1:2:3:4:5:6:7']) expect(hex(bad), bad).toBeNull();
+    for (const bad of ['1:2:3:4:5:6:7:8:9', '1::2::3', ':::', '::ffff:1.2.3', '12345::', 'g::1', '1:2:3:4:5:6:7'])
+      expect(hex(bad), bad).toBeNull();
   });
 
   it('round-trips every IPv4 and IPv6 address through formatting', () => {

@@ -30,14 +30,20 @@ afterEach(async () => {
   for (const c of closers.splice(0).reverse()) await c();
 });
 
-function twoTenants(): { model: ScenarioModel; a: OrganisationModel; b: OrganisationModel; roomOf: (o: OrganisationModel) => string } {
+function twoTenants(): {
+  model: ScenarioModel;
+  a: OrganisationModel;
+  b: OrganisationModel;
+  roomOf: (o: OrganisationModel) => string;
+} {
   const r = loadScenarioFile(new URL('../../scenarios/two-tenants.yaml', import.meta.url).pathname);
   if (!r.ok) throw new Error('two-tenants.yaml does not load');
   const model = r.model;
   const [a, b] = model.organisations ?? [];
   if (!a || !b) throw new Error('two organisations expected');
   const siteOf = new Map(model.floors.map((f) => [f.id, f.siteId]));
-  const roomOf = (o: OrganisationModel): string => (model.rooms.find((x) => o.siteIds.includes(siteOf.get(x.floorId) ?? '')) ?? { id: '' }).id;
+  const roomOf = (o: OrganisationModel): string =>
+    (model.rooms.find((x) => o.siteIds.includes(siteOf.get(x.floorId) ?? '')) ?? { id: '' }).id;
   return { model, a, b, roomOf };
 }
 
@@ -63,7 +69,11 @@ type EndpointA = Fault | null | { answerAfterMs: number; backlog: number };
  * Serves A's endpoint and B's healthy one for `ms`, events every 100 ms; B's latency.
  * `followsWallClock`: as `serve` (advance waits for no lane); otherwise an advance waits for each lane within its budget, as a run.
  */
-async function measure(endpointA: EndpointA, ms = 8_000, followsWallClock = false): Promise<Measured & { deliveredA: number }> {
+async function measure(
+  endpointA: EndpointA,
+  ms = 8_000,
+  followsWallClock = false,
+): Promise<Measured & { deliveredA: number }> {
   const fault = typeof endpointA === 'string' ? endpointA : null;
   const slow = endpointA !== null && typeof endpointA === 'object' ? endpointA : null;
   const { model, a, b, roomOf } = twoTenants();
@@ -74,17 +84,25 @@ async function measure(endpointA: EndpointA, ms = 8_000, followsWallClock = fals
   closers.push(() => outbox.close());
   const bad = fault ? await startFaultyEndpoint(fault, 1 << 20) : await startHealthyEndpoint(slow?.answerAfterMs ?? 0);
   const good = await startHealthyEndpoint();
-  closers.push(() => good.close(), () => bad.close());
-  const hooks: PlatformWebhooks = await startWebhooks({ webhooks: sqliteWebhookStore(dbPath), events: sqliteStore(dbPath) }, catalogueFromScenario(model), systemClock, {
-    seed: 1,
-    allow: ['127.0.0.1/8'],
-    ...(followsWallClock ? { followsWallClock } : {}),
-    // A first: the walk in creation order meets it before B (the worst case for B).
-    declared: [
-      { orgId: a.id, input: { name: 'a', eventTypes: ['ROOM_OCCUPANCY'], url: bad.url, httpTimeoutS: 3 } },
-      { orgId: b.id, input: { name: 'b', eventTypes: ['ROOM_OCCUPANCY'], url: good.url, httpTimeoutS: 3 } },
-    ],
-  });
+  closers.push(
+    () => good.close(),
+    () => bad.close(),
+  );
+  const hooks: PlatformWebhooks = await startWebhooks(
+    { webhooks: sqliteWebhookStore(dbPath), events: sqliteStore(dbPath) },
+    catalogueFromScenario(model),
+    systemClock,
+    {
+      seed: 1,
+      allow: ['127.0.0.1/8'],
+      ...(followsWallClock ? { followsWallClock } : {}),
+      // A first: the walk in creation order meets it before B (the worst case for B).
+      declared: [
+        { orgId: a.id, input: { name: 'a', eventTypes: ['ROOM_OCCUPANCY'], url: bad.url, httpTimeoutS: 3 } },
+        { orgId: b.id, input: { name: 'b', eventTypes: ['ROOM_OCCUPANCY'], url: good.url, httpTimeoutS: 3 } },
+      ],
+    },
+  );
   closers.push(() => hooks.close());
   const [roomA, roomB] = [roomOf(a), roomOf(b)];
   const t0 = Math.floor(systemClock.now() / 60_000) * 60_000;
@@ -92,7 +110,15 @@ async function measure(endpointA: EndpointA, ms = 8_000, followsWallClock = fals
     // A's backlog: minutes long past (a receiver back after an outage, a replay), due at once.
     const rows = Array.from({ length: slow.backlog }, (_, k) => {
       const at = t0 - (1_000 + k) * 60_000;
-      return { eventId: eventId('ROOM_OCCUPANCY', roomA, at, 0), type: 'ROOM_OCCUPANCY', spaceId: roomA, minuteMs: at, value: k % 5, revision: 0, emittedAtMs: at };
+      return {
+        eventId: eventId('ROOM_OCCUPANCY', roomA, at, 0),
+        type: 'ROOM_OCCUPANCY',
+        spaceId: roomA,
+        minuteMs: at,
+        value: k % 5,
+        revision: 0,
+        emittedAtMs: at,
+      };
     });
     outbox.writeEvents(rows);
   }
@@ -112,41 +138,65 @@ async function measure(endpointA: EndpointA, ms = 8_000, followsWallClock = fals
   const written = new Map<string, number>();
   for (let i = 0; i * 100 < ms; i++) {
     const at = t0 - i * 60_000;
-    const rows = [roomA, roomB].map((spaceId) => ({ eventId: eventId('ROOM_OCCUPANCY', spaceId, at, 0), type: 'ROOM_OCCUPANCY', spaceId, minuteMs: at, value: i % 5, revision: 0, emittedAtMs: at }));
+    const rows = [roomA, roomB].map((spaceId) => ({
+      eventId: eventId('ROOM_OCCUPANCY', spaceId, at, 0),
+      type: 'ROOM_OCCUPANCY',
+      spaceId,
+      minuteMs: at,
+      value: i % 5,
+      revision: 0,
+      emittedAtMs: at,
+    }));
     outbox.writeEvents(rows);
     written.set(rows[1]?.eventId as string, performance.now());
     await new Promise((r) => setTimeout(r, 100));
   }
   // Whatever B still has on its way.
-  for (const deadline = performance.now() + 3_000; good.arrivedAt.size < written.size && performance.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
+  for (const deadline = performance.now() + 3_000; good.arrivedAt.size < written.size && performance.now() < deadline;)
+    await new Promise((r) => setTimeout(r, 20));
   const latencies = [...written].flatMap(([id, w]) => {
     const got = good.arrivedAt.get(id);
     return got === undefined ? [] : [got - w];
   });
   const deliveredA = (await hooks.stats()).subscriptions[0]?.delivered ?? 0;
-  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: Math.max(...latencies), delivered: latencies.length, sent: written.size, slowestAdvanceMs, deliveredA };
+  return {
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    max: Math.max(...latencies),
+    delivered: latencies.length,
+    sent: written.size,
+    slowestAdvanceMs,
+    deliveredA,
+  };
 }
 
-const fmt = (m: Measured): string => `B delivered ${m.delivered}/${m.sent}, latency p50 ${m.p50.toFixed(0)} ms, p99 ${m.p99.toFixed(0)} ms, max ${m.max.toFixed(0)} ms; slowest advance ${m.slowestAdvanceMs.toFixed(0)} ms`;
+const fmt = (m: Measured): string =>
+  `B delivered ${m.delivered}/${m.sent}, latency p50 ${m.p50.toFixed(0)} ms, p99 ${m.p99.toFixed(0)} ms, max ${m.max.toFixed(0)} ms; slowest advance ${m.slowestAdvanceMs.toFixed(0)} ms`;
 
 describe('delivery lanes: one endpoint delays only itself', () => {
-  it.each<Fault>(['hang', 'reset', 'trickle-body', 'huge-body'])("another organisation's deliveries go on while A's endpoint does '%s' (http_timeout 3 s)", async (fault) => {
-    const m = await measure(fault);
-    console.log(`lanes, A ${fault}: ${fmt(m)}`);
-    expect(m.delivered).toBe(m.sent);
-    // A stalled lane costs the others its budget once, then is not waited for (before
-    // lanes, A hanging: B got 32 of 80 in the window, p50 7.6 s). Margins for a loaded machine.
-    expect(m.max).toBeLessThan(DEFAULT_LANE_BUDGET_MS + 2_000);
-    expect(m.p50).toBeLessThan(1_000);
-    expect(m.slowestAdvanceMs).toBeLessThan(DEFAULT_LANE_BUDGET_MS + 2_000);
-  }, 60_000);
+  it.each<Fault>(['hang', 'reset', 'trickle-body', 'huge-body'])(
+    "another organisation's deliveries go on while A's endpoint does '%s' (http_timeout 3 s)",
+    async (fault) => {
+      const m = await measure(fault);
+      console.log(`lanes, A ${fault}: ${fmt(m)}`);
+      expect(m.delivered).toBe(m.sent);
+      // A stalled lane costs the others its budget once, then is not waited for (before
+      // lanes, A hanging: B got 32 of 80 in the window, p50 7.6 s). Margins for a loaded machine.
+      expect(m.max).toBeLessThan(DEFAULT_LANE_BUDGET_MS + 2_000);
+      expect(m.p50).toBeLessThan(1_000);
+      expect(m.slowestAdvanceMs).toBeLessThan(DEFAULT_LANE_BUDGET_MS + 2_000);
+    },
+    60_000,
+  );
 
   // The gap the stall rule left: A answers every request, 100 ms each, 16 in flight (160/s,
   // each round of 256 back in 1.6 s, within any stall window), with 3,000 deliveries waiting.
   // Walked one lane after another, B waited for A's whole drain (~19 s) at the first advance.
   it("another organisation's deliveries go on while A's endpoint answers in 100 ms with a backlog of 3,000 (lanes concurrent, A over its budget)", async () => {
     const m = await measure({ answerAfterMs: 100, backlog: 3_000 });
-    console.log(`lanes, A slow (100 ms an answer, backlog 3,000), advance awaiting lanes as a run: ${fmt(m)}; A delivered ${m.deliveredA} meanwhile`);
+    console.log(
+      `lanes, A slow (100 ms an answer, backlog 3,000), advance awaiting lanes as a run: ${fmt(m)}; A delivered ${m.deliveredA} meanwhile`,
+    );
     expect(m.delivered).toBe(m.sent);
     // A's backlog costs B A's budget once (the first advance waits until A's debt passes it:
     // two of its 1.6 s rounds), then nothing. Margins for a loaded machine.
@@ -159,7 +209,9 @@ describe('delivery lanes: one endpoint delays only itself', () => {
 
   it("on a wall-clock platform (serve) A's slow backlog costs B nothing: no advance waits for a lane", async () => {
     const m = await measure({ answerAfterMs: 100, backlog: 3_000 }, 8_000, true);
-    console.log(`lanes, A slow (100 ms an answer, backlog 3,000), serve: ${fmt(m)}; A delivered ${m.deliveredA} meanwhile`);
+    console.log(
+      `lanes, A slow (100 ms an answer, backlog 3,000), serve: ${fmt(m)}; A delivered ${m.deliveredA} meanwhile`,
+    );
     expect(m.delivered).toBe(m.sent);
     expect(m.max).toBeLessThan(1_000);
     expect(m.slowestAdvanceMs).toBeLessThan(1_000);
@@ -175,12 +227,20 @@ describe('delivery lanes: one endpoint delays only itself', () => {
 });
 
 /** A 10-minute run of `model`: subscription 'first' (`firstTypes`) to `firstEndpoint`, 'second' (FLOOR_OCCUPANCY_1M) to a healthy one. */
-async function runWithFirst(model: ScenarioModel, firstEndpoint: Promise<{ url: string; close(): Promise<void> }>, firstType: 'ROOM_OCCUPANCY_1M' | 'DETECTIONS', resumeIn?: string) {
+async function runWithFirst(
+  model: ScenarioModel,
+  firstEndpoint: Promise<{ url: string; close(): Promise<void> }>,
+  firstType: 'ROOM_OCCUPANCY_1M' | 'DETECTIONS',
+  resumeIn?: string,
+) {
   const dir = resumeIn ?? mkdtempSync(join(tmpdir(), 'occusim-lanes-run-'));
   if (resumeIn === undefined) closers.push(() => rmSync(dir, { recursive: true, force: true }));
   const good = await startHealthyEndpoint();
   const first = await firstEndpoint;
-  closers.push(() => good.close(), () => first.close());
+  closers.push(
+    () => good.close(),
+    () => first.close(),
+  );
   const t0 = performance.now();
   const report = await runScenario(model, {
     durationMs: 10 * 60_000,
@@ -190,7 +250,10 @@ async function runWithFirst(model: ScenarioModel, firstEndpoint: Promise<{ url: 
       allow: ['127.0.0.1/8'],
       declared: [
         { orgId: model.org.id, input: { name: 'first', eventTypes: [firstType], url: first.url, httpTimeoutS: 5 } },
-        { orgId: model.org.id, input: { name: 'second', eventTypes: ['FLOOR_OCCUPANCY_1M'], url: good.url, httpTimeoutS: 5 } },
+        {
+          orgId: model.org.id,
+          input: { name: 'second', eventTypes: ['FLOOR_OCCUPANCY_1M'], url: good.url, httpTimeoutS: 5 },
+        },
       ],
     },
   });
@@ -202,11 +265,14 @@ describe('delivery lanes in a run', () => {
     const r = loadScenarioFile(new URL('../../scenarios/quickstart.yaml', import.meta.url).pathname);
     if (!r.ok) throw new Error('quickstart does not load');
     const model = r.model;
-    const run = (hanging: boolean) => runWithFirst(model, hanging ? startFaultyEndpoint('hang') : startHealthyEndpoint(), 'ROOM_OCCUPANCY_1M');
+    const run = (hanging: boolean) =>
+      runWithFirst(model, hanging ? startFaultyEndpoint('hang') : startHealthyEndpoint(), 'ROOM_OCCUPANCY_1M');
     const healthy = await run(false);
     const hung = await run(true);
     const [first, second] = hung.hooks;
-    console.log(`run with a hanging endpoint: ${(hung.wallMs / 1000).toFixed(1)} s (both healthy: ${(healthy.wallMs / 1000).toFixed(1)} s); hanging: delivered ${first?.delivered}, pending ${first?.pending}; healthy: delivered ${second?.delivered}, pending ${second?.pending}`);
+    console.log(
+      `run with a hanging endpoint: ${(hung.wallMs / 1000).toFixed(1)} s (both healthy: ${(healthy.wallMs / 1000).toFixed(1)} s); hanging: delivered ${first?.delivered}, pending ${first?.pending}; healthy: delivered ${second?.delivered}, pending ${second?.pending}`,
+    );
     expect(second).toMatchObject({ delivered: healthy.hooks[1]?.delivered, pending: 0, deadLettered: 0 });
     expect(first?.delivered).toBe(0);
     // Without lanes every minute's advance waited for its attempts' 5 s timeout, and the end for every retry's.
@@ -230,14 +296,20 @@ describe('delivery lanes in a run', () => {
     expect(first?.pending).toBeGreaterThan(0);
     expect((first?.delivered ?? 0) + (first?.pending ?? 0)).toBe(all);
     expect(first?.deadLettered).toBe(0);
-    expect(formatSummary(slow.report)).toMatch(/first\s+delivered \d+, retried \d+, dead-lettered 0, disabled 0×, pending [1-9]\d*/);
-    expect(formatSummary(slow.report)).toMatch(/[\d,]+ deliveries pending, kept in the store's outbox: occusim run --resume or occusim serve on it delivers them/);
+    expect(formatSummary(slow.report)).toMatch(
+      /first\s+delivered \d+, retried \d+, dead-lettered 0, disabled 0×, pending [1-9]\d*/,
+    );
+    expect(formatSummary(slow.report)).toMatch(
+      /[\d,]+ deliveries pending, kept in the store's outbox: occusim run --resume or occusim serve on it delivers them/,
+    );
     // Waited for: its budget at an advance, then the drain bound at the end.
     expect(slow.wallMs - healthy.wallMs).toBeLessThan(DEFAULT_DRAIN_MS + 3 * DEFAULT_LANE_BUDGET_MS + 5_000);
     // The same run resumed on its store, the endpoint healthy again (its URL moved): the pending ones go.
     const again = await startHealthyEndpoint();
     const resumed = await runWithFirst(r.model, Promise.resolve(again), 'DETECTIONS', slow.dir);
-    console.log(`resumed on the store: first delivered ${resumed.hooks[0]?.delivered}, pending ${resumed.hooks[0]?.pending}; arrived ${again.arrivedAt.size}`);
+    console.log(
+      `resumed on the store: first delivered ${resumed.hooks[0]?.delivered}, pending ${resumed.hooks[0]?.pending}; arrived ${again.arrivedAt.size}`,
+    );
     expect(resumed.hooks[0]?.pending).toBe(0);
     expect(again.arrivedAt.size).toBeGreaterThanOrEqual(first?.pending ?? 0);
   }, 120_000);
@@ -261,8 +333,16 @@ describe('a lane (unit)', () => {
     const lanes = new Lanes(5_000, wall);
     const ended: string[] = [];
     const t0 = performance.now();
-    lanes.request('slow', 0, rounds(1, 600, 16, () => ended.push('slow')));
-    lanes.request('fast', 0, rounds(1, 20, 16, () => ended.push('fast')));
+    lanes.request(
+      'slow',
+      0,
+      rounds(1, 600, 16, () => ended.push('slow')),
+    );
+    lanes.request(
+      'fast',
+      0,
+      rounds(1, 20, 16, () => ended.push('fast')),
+    );
     await lanes.wait(['fast']);
     expect(ended).toEqual(['fast']);
     expect(performance.now() - t0).toBeLessThan(400);
@@ -274,7 +354,11 @@ describe('a lane (unit)', () => {
     const lanes = new Lanes(200, wall);
     let done = false;
     // 20 rounds of 256 at 60 ms: 1.2 s in all, six times the budget, each round well within its allowance.
-    lanes.request('a', 0, rounds(20, 60, 256, () => (done = true)));
+    lanes.request(
+      'a',
+      0,
+      rounds(20, 60, 256, () => (done = true)),
+    );
     await lanes.wait(['a']);
     expect(done).toBe(true);
   });
@@ -317,7 +401,11 @@ describe('a lane (unit)', () => {
     lanes.request('a', 5, rounds(1, 5));
     await lanes.idle(1_000);
     let waited = false;
-    lanes.request('a', 6, rounds(1, 150, 16, () => (waited = true)));
+    lanes.request(
+      'a',
+      6,
+      rounds(1, 150, 16, () => (waited = true)),
+    );
     await lanes.wait(['a']);
     expect(waited).toBe(true);
   });
@@ -380,7 +468,7 @@ describe('a lane (unit)', () => {
     lanes.request('a', 0, async (_h, c) => {
       await sleep(10);
       // A long synchronous step (ingest in the platform's thread): the timer is due meanwhile.
-      for (const until = performance.now() + 1_200; performance.now() < until; );
+      for (const until = performance.now() + 1_200; performance.now() < until;);
       // The answer is read at the next turn, after the timers due meanwhile have run.
       await sleep(1);
       done = true;
@@ -395,7 +483,11 @@ describe('a lane (unit)', () => {
     lanes.request('a', 0, () => Promise.reject(new Error('store down')));
     await expect(lanes.wait(['a'])).rejects.toThrow('store down');
     let ran = false;
-    lanes.request('a', 1, rounds(1, 1, 1, () => (ran = true)));
+    lanes.request(
+      'a',
+      1,
+      rounds(1, 1, 1, () => (ran = true)),
+    );
     await lanes.wait(['a']);
     expect(ran).toBe(true);
   });

@@ -44,14 +44,34 @@ describe('scenario-declared webhooks on a resumed store', () => {
     closers.push(() => rmSync(dir, { recursive: true, force: true }));
     const dbPath = join(dir, 'store.sqlite');
     const clock = new VirtualClock(T0);
-    const first = await start(dbPath, clock, { name: 'rooms', eventTypes: ['ROOM_OCCUPANCY'], url: 'http://127.0.0.1:9/old', secret: OLD_SECRET });
+    const first = await start(dbPath, clock, {
+      name: 'rooms',
+      eventTypes: ['ROOM_OCCUPANCY'],
+      url: 'http://127.0.0.1:9/old',
+      secret: OLD_SECRET,
+    });
     const [sub] = first.service.all();
     if (!sub) throw new Error('not created');
     // The old receiver failed long enough: disabled, one delivery waiting for a retry hours away.
-    await first.service.changeState(sub.id, () => ({ ...sub, status: 'DISABLED', failingSinceMs: T0 - 13 * 3_600_000, disabledReason: 'failing since …' }));
+    await first.service.changeState(sub.id, () => ({
+      ...sub,
+      status: 'DISABLED',
+      failingSinceMs: T0 - 13 * 3_600_000,
+      disabledReason: 'failing since …',
+    }));
     const body = JSON.stringify({ id: 'event_1', type: 'ROOM_OCCUPANCY' });
     const store = new SqliteWebhookStore(dbPath);
-    store.enqueue([{ subscriptionId: sub.id, eventId: 'event_1', eventType: 'ROOM_OCCUPANCY', eventTimestampMs: T0, body, enqueuedAtMs: T0, nextAttemptMs: T0 + 6 * 3_600_000 }]);
+    store.enqueue([
+      {
+        subscriptionId: sub.id,
+        eventId: 'event_1',
+        eventType: 'ROOM_OCCUPANCY',
+        eventTimestampMs: T0,
+        body,
+        enqueuedAtMs: T0,
+        nextAttemptMs: T0 + 6 * 3_600_000,
+      },
+    ]);
     const [waiting] = store.deliveries(sub.id);
     store.close();
     await first.close();
@@ -117,8 +137,11 @@ describe('scenario-declared webhooks on a resumed store', () => {
     closers.push(() => rmSync(dir, { recursive: true, force: true }));
     const dbPath = join(dir, 'store.sqlite');
     const clock = new VirtualClock(T0);
-    await (await start(dbPath, clock, { name: 'rooms', eventTypes: ['ROOM_OCCUPANCY'], url: 'http://127.0.0.1:9/hook' })).close();
-    const bad = () => start(dbPath, clock, { name: 'rooms', eventTypes: ['ROOM_OCCUPANCY'], url: 'http://10.0.0.1/hook' });
+    await (
+      await start(dbPath, clock, { name: 'rooms', eventTypes: ['ROOM_OCCUPANCY'], url: 'http://127.0.0.1:9/hook' })
+    ).close();
+    const bad = () =>
+      start(dbPath, clock, { name: 'rooms', eventTypes: ['ROOM_OCCUPANCY'], url: 'http://10.0.0.1/hook' });
     await expect(bad()).rejects.toThrow(AppError);
     await expect(bad()).rejects.toThrow(/file\.yaml webhooks\[0\]\.endpoint_config\.url/);
   });
@@ -127,7 +150,12 @@ describe('scenario-declared webhooks on a resumed store', () => {
 describe('the per-endpoint concurrency limit of declared webhooks', () => {
   function startWith(dbPath: string, clock: VirtualClock, url: string, o: { declared?: number; platform?: number }) {
     const declared: PlatformWebhookOptions['declared'] = [
-      { orgId: 'org_1', input: { name: 'rooms', eventTypes: ['ROOM_OCCUPANCY'], url }, src: 'file.yaml webhooks[0]', ...(o.declared !== undefined ? { concurrency: o.declared } : {}) },
+      {
+        orgId: 'org_1',
+        input: { name: 'rooms', eventTypes: ['ROOM_OCCUPANCY'], url },
+        src: 'file.yaml webhooks[0]',
+        ...(o.declared !== undefined ? { concurrency: o.declared } : {}),
+      },
     ];
     return startWebhooks(
       { webhooks: sqliteWebhookStore(dbPath), events: NO_EVENTS },
@@ -157,7 +185,15 @@ describe('the per-endpoint concurrency limit of declared webhooks', () => {
     if (!sub) throw new Error('not created');
     const store = new SqliteWebhookStore(dbPath);
     store.enqueue(
-      Array.from({ length: 24 }, (_, i) => ({ subscriptionId: sub.id, eventId: `event_${i}`, eventType: 'ROOM_OCCUPANCY', eventTimestampMs: T0 + i, body: `{"n":${i}}`, enqueuedAtMs: T0, nextAttemptMs: T0 })),
+      Array.from({ length: 24 }, (_, i) => ({
+        subscriptionId: sub.id,
+        eventId: `event_${i}`,
+        eventType: 'ROOM_OCCUPANCY',
+        eventTimestampMs: T0 + i,
+        body: `{"n":${i}}`,
+        enqueuedAtMs: T0,
+        nextAttemptMs: T0,
+      })),
     );
     store.close();
     await hooks.advance();
@@ -175,7 +211,11 @@ describe('the per-endpoint concurrency limit of declared webhooks', () => {
     const dir = mkdtempSync(join(tmpdir(), 'occusim-hooks-limit-'));
     closers.push(() => rmSync(dir, { recursive: true, force: true }));
     const clock = new VirtualClock(T0);
-    await expect(startWith(join(dir, 'a.sqlite'), clock, 'http://127.0.0.1:9/', { declared: 65 })).rejects.toThrow(/file\.yaml webhooks\[0\]\.concurrency: an integer in 1\.\.64, got 65/);
-    await expect(startWith(join(dir, 'b.sqlite'), clock, 'http://127.0.0.1:9/', { platform: 0 })).rejects.toThrow(/webhook concurrency: an integer in 1\.\.64, got 0/);
+    await expect(startWith(join(dir, 'a.sqlite'), clock, 'http://127.0.0.1:9/', { declared: 65 })).rejects.toThrow(
+      /file\.yaml webhooks\[0\]\.concurrency: an integer in 1\.\.64, got 65/,
+    );
+    await expect(startWith(join(dir, 'b.sqlite'), clock, 'http://127.0.0.1:9/', { platform: 0 })).rejects.toThrow(
+      /webhook concurrency: an integer in 1\.\.64, got 0/,
+    );
   });
 });

@@ -45,7 +45,10 @@ async function run(dbPath: string, name: string) {
       dbPath,
       webhooks: {
         allow: ['127.0.0.1/8'],
-        declared: EVENT_TYPES.map((t) => ({ orgId: model.org.id, input: { name: t.toLowerCase(), eventTypes: [t], url: receiver.url, secret: SECRET } })),
+        declared: EVENT_TYPES.map((t) => ({
+          orgId: model.org.id,
+          input: { name: t.toLowerCase(), eventTypes: [t], url: receiver.url, secret: SECRET },
+        })),
       },
     });
     await receiver.close();
@@ -114,14 +117,29 @@ describe.skipIf(skip !== null)('webhooks on a PostgreSQL store', () => {
       const login = await fetch(`${platform.apiUrl}/api/v2/clients/login`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.secret, audience: AUDIENCE }),
+        body: JSON.stringify({
+          grant_type: 'client_credentials',
+          client_id: client.clientId,
+          client_secret: client.secret,
+          audience: AUDIENCE,
+        }),
       });
       const token = ((await login.json()) as { access_token: string }).access_token;
-      const gql = async (query: string, variables: Record<string, unknown> = {}): Promise<{ data: Record<string, unknown> }> => {
-        const res = await fetch(`${platform.apiUrl}/api/v3/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query, variables }) });
+      const gql = async (
+        query: string,
+        variables: Record<string, unknown> = {},
+      ): Promise<{ data: Record<string, unknown> }> => {
+        const res = await fetch(`${platform.apiUrl}/api/v3/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+          body: JSON.stringify({ query, variables }),
+        });
         return (await res.json()) as { data: Record<string, unknown> };
       };
-      const created = await gql('mutation($u: String!) { createWebhooks(input: [{ name: "live", eventTypes: ["ROOM_OCCUPANCY"], endpointConfig: { url: $u } }]) { id secret } }', { u: receiver.url });
+      const created = await gql(
+        'mutation($u: String!) { createWebhooks(input: [{ name: "live", eventTypes: ["ROOM_OCCUPANCY"], endpointConfig: { url: $u } }]) { id secret } }',
+        { u: receiver.url },
+      );
       const secret = (created.data.createWebhooks as Array<{ secret: string }>)[0]?.secret as string;
       // The delivery outbox locked by another session: the engine's next fan-out waits on it.
       await locker.query('BEGIN');
@@ -129,10 +147,24 @@ describe.skipIf(skip !== null)('webhooks on a PostgreSQL store', () => {
       const room = model.rooms[0]?.id as string;
       const t = systemClock.now();
       const writer = await PostgresStore.open(url);
-      await writer.writeEvents([{ eventId: eventId('ROOM_OCCUPANCY', room, t, 0), type: 'ROOM_OCCUPANCY', spaceId: room, minuteMs: t, value: 3, revision: 0, emittedAtMs: t }]);
+      await writer.writeEvents([
+        {
+          eventId: eventId('ROOM_OCCUPANCY', room, t, 0),
+          type: 'ROOM_OCCUPANCY',
+          spaceId: room,
+          minuteMs: t,
+          value: 3,
+          revision: 0,
+          emittedAtMs: t,
+        },
+      ]);
       await writer.close();
       const waiting = async (): Promise<boolean> =>
-        (await locker.query<{ n: string }>("SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()")).rows[0]?.n !== '0';
+        (
+          await locker.query<{ n: string }>(
+            "SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()",
+          )
+        ).rows[0]?.n !== '0';
       const deadline = systemClock.now() + 10_000;
       while (!(await waiting()) && systemClock.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       expect(await waiting()).toBe(true);
@@ -147,7 +179,9 @@ describe.skipIf(skip !== null)('webhooks on a PostgreSQL store', () => {
       expect(receiver.received).toHaveLength(1);
       const got = receiver.received[0] as (typeof receiver.received)[number];
       expect(JSON.parse(got.body)).toMatchObject({ type: 'ROOM_OCCUPANCY', data: 3, metadata: { room_id: room } });
-      expect(verify([secret], got.headers as Record<string, string>, got.body, Math.floor(systemClock.now() / 1000))).toEqual({ ok: true });
+      expect(
+        verify([secret], got.headers as Record<string, string>, got.body, Math.floor(systemClock.now() / 1000)),
+      ).toEqual({ ok: true });
     } finally {
       await locker.end();
       await platform.close();

@@ -4,7 +4,13 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { Client } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { envelopeId, envelopeType, MAX_BODY_BYTES, NDJSON_FLUSH_MS, startReceiver } from '../../src/webhooks/receiver.js';
+import {
+  envelopeId,
+  envelopeType,
+  MAX_BODY_BYTES,
+  NDJSON_FLUSH_MS,
+  startReceiver,
+} from '../../src/webhooks/receiver.js';
 import { signedHeaders } from '../../src/webhooks/signing.js';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
@@ -16,7 +22,14 @@ afterEach(async () => {
 
 describe('the receiver reading an envelope’s type', () => {
   it('reads the type at its place in the platform’s envelope, as JSON.parse would', () => {
-    const body = JSON.stringify({ id: 'event_0123abcd', type: 'ROOM_OCCUPANCY_1M', timestamp: 1, version: 'v1.0.0', metadata: { site_id: 'x' }, data: 3 });
+    const body = JSON.stringify({
+      id: 'event_0123abcd',
+      type: 'ROOM_OCCUPANCY_1M',
+      timestamp: 1,
+      version: 'v1.0.0',
+      metadata: { site_id: 'x' },
+      data: 3,
+    });
     expect(envelopeType(Buffer.from(body))).toBe('ROOM_OCCUPANCY_1M');
     expect(envelopeType(Buffer.from(body)) === (JSON.parse(body) as { type: string }).type).toBe(true);
   });
@@ -41,17 +54,31 @@ describe('the receiver reading an envelope’s type', () => {
 
 describe('the receiver’s type fast path against JSON.parse', () => {
   /** `{"id":…,"type":…` then further members (a duplicate `type`, spelt plainly or escaped, among them), as text. */
-  const member = (k: string, v: unknown, escaped: boolean): string => `${escaped ? JSON.stringify(k).replace(/t/g, '\\u0074') : JSON.stringify(k)}:${JSON.stringify(v)}`;
-  const typeToken = fc.oneof(fc.constantFrom('ROOM_OCCUPANCY', 'DETECTIONS', 'FLOOR_OCCUPANCY_1M', 'TRAFFIC'), fc.stringMatching(/^[A-Z0-9_]{0,70}$/), fc.string({ unit: 'binary', maxLength: 12 }));
-  const envelope = fc.tuple(
-    fc.oneof(fc.constant('event_0123abcd'), fc.string({ unit: 'binary', maxLength: 16 })),
-    typeToken,
-    fc.array(fc.tuple(fc.oneof(fc.constant('type'), fc.constantFrom('metadata', 'data', 'timestamp'), fc.string({ maxLength: 6 })), fc.jsonValue({ maxDepth: 2 }), fc.boolean()), { maxLength: 4 }),
-    fc.boolean(),
-  ).map(([id, type, rest, nestType]) => {
-    const more = rest.map(([k, v, esc]) => member(k, nestType && k === 'metadata' ? { type: 'x', v } : v, esc));
-    return `{${[member('id', id, false), member('type', type, false), ...more].join(',')}}`;
-  });
+  const member = (k: string, v: unknown, escaped: boolean): string =>
+    `${escaped ? JSON.stringify(k).replace(/t/g, '\\u0074') : JSON.stringify(k)}:${JSON.stringify(v)}`;
+  const typeToken = fc.oneof(
+    fc.constantFrom('ROOM_OCCUPANCY', 'DETECTIONS', 'FLOOR_OCCUPANCY_1M', 'TRAFFIC'),
+    fc.stringMatching(/^[A-Z0-9_]{0,70}$/),
+    fc.string({ unit: 'binary', maxLength: 12 }),
+  );
+  const envelope = fc
+    .tuple(
+      fc.oneof(fc.constant('event_0123abcd'), fc.string({ unit: 'binary', maxLength: 16 })),
+      typeToken,
+      fc.array(
+        fc.tuple(
+          fc.oneof(fc.constant('type'), fc.constantFrom('metadata', 'data', 'timestamp'), fc.string({ maxLength: 6 })),
+          fc.jsonValue({ maxDepth: 2 }),
+          fc.boolean(),
+        ),
+        { maxLength: 4 },
+      ),
+      fc.boolean(),
+    )
+    .map(([id, type, rest, nestType]) => {
+      const more = rest.map(([k, v, esc]) => member(k, nestType && k === 'metadata' ? { type: 'x', v } : v, esc));
+      return `{${[member('id', id, false), member('type', type, false), ...more].join(',')}}`;
+    });
 
   it('answers what JSON.parse reads (or null) for any valid JSON, and takes the fast path on the platform’s layout', () => {
     console.log(`fast-check seed ${SEED}`);
@@ -73,10 +100,16 @@ describe('the receiver’s type fast path against JSON.parse', () => {
   it('never throws on any bytes', () => {
     console.log(`fast-check seed ${SEED}`);
     fc.assert(
-      fc.property(fc.oneof(fc.uint8Array({ maxLength: 200 }), fc.string({ maxLength: 60 }).map((s) => Buffer.from(`{"id":"e","type":"${s}`))), (bytes) => {
-        const t = envelopeType(Buffer.from(bytes));
-        expect(t === null || /^[A-Z0-9_]{1,64}$/.test(t)).toBe(true);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.uint8Array({ maxLength: 200 }),
+          fc.string({ maxLength: 60 }).map((s) => Buffer.from(`{"id":"e","type":"${s}`)),
+        ),
+        (bytes) => {
+          const t = envelopeType(Buffer.from(bytes));
+          expect(t === null || /^[A-Z0-9_]{1,64}$/.test(t)).toBe(true);
+        },
+      ),
       { seed: SEED, numRuns: 1000 },
     );
   });
@@ -86,21 +119,35 @@ describe('the receiver’s id for a body sent without webhook-id', () => {
   const envelope = fc
     .tuple(
       fc.oneof(fc.constant('event_0123abcd'), fc.string({ unit: 'binary', maxLength: 16 })),
-      fc.array(fc.tuple(fc.oneof(fc.constant('id'), fc.constantFrom('type', 'data'), fc.string({ maxLength: 4 })), fc.jsonValue({ maxDepth: 2 }), fc.boolean()), { maxLength: 4 }),
+      fc.array(
+        fc.tuple(
+          fc.oneof(fc.constant('id'), fc.constantFrom('type', 'data'), fc.string({ maxLength: 4 })),
+          fc.jsonValue({ maxDepth: 2 }),
+          fc.boolean(),
+        ),
+        { maxLength: 4 },
+      ),
     )
     .map(([id, rest]) => {
-      const member = (k: string, v: unknown, escaped: boolean): string => `${escaped ? JSON.stringify(k).replace(/d/g, '\\u0064') : JSON.stringify(k)}:${JSON.stringify(v)}`;
+      const member = (k: string, v: unknown, escaped: boolean): string =>
+        `${escaped ? JSON.stringify(k).replace(/d/g, '\\u0064') : JSON.stringify(k)}:${JSON.stringify(v)}`;
       return `{${[member('id', id, false), ...rest.map(([k, v, esc]) => member(k, v, esc))].join(',')}}`;
     });
 
   it('is JSON.parse’s string id (or null) for any valid JSON, read in place on the platform’s layout', () => {
     console.log(`fast-check seed ${SEED}`);
     fc.assert(
-      fc.property(fc.oneof(envelope, fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.stringify(v))), (text) => {
-        const body = Buffer.from(text);
-        const parsed = (JSON.parse(body.toString('utf8')) as { id?: unknown } | null)?.id;
-        expect(envelopeId(body)).toBe(typeof parsed === 'string' ? parsed : null);
-      }),
+      fc.property(
+        fc.oneof(
+          envelope,
+          fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.stringify(v)),
+        ),
+        (text) => {
+          const body = Buffer.from(text);
+          const parsed = (JSON.parse(body.toString('utf8')) as { id?: unknown } | null)?.id;
+          expect(envelopeId(body)).toBe(typeof parsed === 'string' ? parsed : null);
+        },
+      ),
       { seed: SEED, numRuns: 2000 },
     );
     expect(envelopeId(Buffer.from('not json'))).toBeNull();
@@ -109,7 +156,12 @@ describe('the receiver’s id for a body sent without webhook-id', () => {
 
 describe('occusim receive’s dedupe', () => {
   const post = async (client: Client, body: string, id?: string): Promise<number> => {
-    const res = await client.request({ method: 'POST', path: '/', body, headers: id === undefined ? {} : { 'webhook-id': id } });
+    const res = await client.request({
+      method: 'POST',
+      path: '/',
+      body,
+      headers: id === undefined ? {} : { 'webhook-id': id },
+    });
     await res.body.dump();
     return res.statusCode;
   };
@@ -120,10 +172,25 @@ describe('occusim receive’s dedupe', () => {
     const out = join(dir, 'plain.ndjson');
     const rx = await startReceiver({ port: 0, secrets: [], out });
     const client = new Client(`http://127.0.0.1:${rx.port}`);
-    closers.push(() => rx.close(), () => client.close());
-    const bodies = ['{"id":"event_1","type":"TRAFFIC"}', '{"id":"event_2","type":"TRAFFIC"}', '{"id":"event_1","type":"TRAFFIC"}', '{"type":"DETECTIONS"}', '{"type":"DETECTIONS"}', 'plain text'];
+    closers.push(
+      () => rx.close(),
+      () => client.close(),
+    );
+    const bodies = [
+      '{"id":"event_1","type":"TRAFFIC"}',
+      '{"id":"event_2","type":"TRAFFIC"}',
+      '{"id":"event_1","type":"TRAFFIC"}',
+      '{"type":"DETECTIONS"}',
+      '{"type":"DETECTIONS"}',
+      'plain text',
+    ];
     for (const b of bodies) expect(await post(client, b)).toBe(200);
-    expect(rx.stats()).toMatchObject({ requests: 6, unique: 5, duplicates: 1, byType: { TRAFFIC: 2, DETECTIONS: 2, UNKNOWN: 1 } });
+    expect(rx.stats()).toMatchObject({
+      requests: 6,
+      unique: 5,
+      duplicates: 1,
+      byType: { TRAFFIC: 2, DETECTIONS: 2, UNKNOWN: 1 },
+    });
     await rx.close();
     expect(readFileSync(out, 'utf8')).toBe([0, 1, 3, 4, 5].map((i) => `${bodies[i]}\n`).join(''));
   });
@@ -131,7 +198,10 @@ describe('occusim receive’s dedupe', () => {
   it('remembers at most dedupeIds ids, forgetting the oldest first', async () => {
     const rx = await startReceiver({ port: 0, secrets: [], out: null, dedupeIds: 2 });
     const client = new Client(`http://127.0.0.1:${rx.port}`);
-    closers.push(() => rx.close(), () => client.close());
+    closers.push(
+      () => rx.close(),
+      () => client.close(),
+    );
     for (const id of ['a', 'b', 'b', 'c', 'a', 'c']) expect(await post(client, '{}', id)).toBe(200);
     // a, b, (b dup), c forgets a, a is new again and forgets b, (c dup)
     expect(rx.stats()).toMatchObject({ unique: 4, duplicates: 2 });
@@ -147,17 +217,43 @@ describe('occusim receive’s endpoint', () => {
     const plain = await startReceiver({ port: 0, secrets: [], out: null });
     const client = new Client(`http://127.0.0.1:${signed.port}`, { pipelining: 8 });
     const plainClient = new Client(`http://127.0.0.1:${plain.port}`);
-    closers.push(() => signed.close(), () => plain.close(), () => client.close(), () => plainClient.close());
-    const bodies = Array.from({ length: 20 }, (_, i) => JSON.stringify({ id: `event_${i}`, type: i % 2 ? 'TRAFFIC' : 'DETECTIONS', timestamp: i, version: 'v1.0.0', metadata: {}, data: { é: i } }));
+    closers.push(
+      () => signed.close(),
+      () => plain.close(),
+      () => client.close(),
+      () => plainClient.close(),
+    );
+    const bodies = Array.from({ length: 20 }, (_, i) =>
+      JSON.stringify({
+        id: `event_${i}`,
+        type: i % 2 ? 'TRAFFIC' : 'DETECTIONS',
+        timestamp: i,
+        version: 'v1.0.0',
+        metadata: {},
+        data: { é: i },
+      }),
+    );
     const statuses = await Promise.all(
       bodies.map(async (body, i) => {
-        const res = await client.request({ method: 'POST', path: '/', body, headers: { ...signedHeaders([SECRET], `event_${i}`, 1000, body) }, idempotent: true, blocking: false });
+        const res = await client.request({
+          method: 'POST',
+          path: '/',
+          body,
+          headers: { ...signedHeaders([SECRET], `event_${i}`, 1000, body) },
+          idempotent: true,
+          blocking: false,
+        });
         await res.body.dump();
         return res.statusCode;
       }),
     );
     expect(statuses.every((s) => s === 200)).toBe(true);
-    const odd = await plainClient.request({ method: 'POST', path: '/', body: '{"type":"TRAFFIC","id":"x"}', headers: { 'webhook-id': 'x' } });
+    const odd = await plainClient.request({
+      method: 'POST',
+      path: '/',
+      body: '{"type":"TRAFFIC","id":"x"}',
+      headers: { 'webhook-id': 'x' },
+    });
     await odd.body.dump();
     expect(signed.stats().byType).toEqual({ DETECTIONS: 10, TRAFFIC: 10 });
     expect(plain.stats().byType).toEqual({ TRAFFIC: 1 });
@@ -171,10 +267,18 @@ describe('occusim receive’s endpoint', () => {
     const out = join(dir, 'live.ndjson');
     const rx = await startReceiver({ port: 0, secrets: [SECRET], out });
     const client = new Client(`http://127.0.0.1:${rx.port}`);
-    closers.push(() => rx.close(), () => client.close());
+    closers.push(
+      () => rx.close(),
+      () => client.close(),
+    );
     const bodies = ['a', 'b', 'c'].map((k) => JSON.stringify({ id: `event_${k}`, type: 'TRAFFIC', data: k }));
     for (const [i, body] of bodies.entries()) {
-      const res = await client.request({ method: 'POST', path: '/', body, headers: { ...signedHeaders([SECRET], `event_${'abc'[i]}`, 1000, body) } });
+      const res = await client.request({
+        method: 'POST',
+        path: '/',
+        body,
+        headers: { ...signedHeaders([SECRET], `event_${'abc'[i]}`, 1000, body) },
+      });
       await res.body.dump();
       expect(res.statusCode).toBe(200);
     }
@@ -190,8 +294,16 @@ describe('occusim receive’s endpoint', () => {
   it('answers 413 to a body over the limit without keeping it', async () => {
     const rx = await startReceiver({ port: 0, secrets: [], out: null });
     const client = new Client(`http://127.0.0.1:${rx.port}`);
-    closers.push(() => rx.close(), () => client.close());
-    const res = await client.request({ method: 'POST', path: '/', body: Buffer.alloc(MAX_BODY_BYTES + 1, 0x20), headers: { 'webhook-id': 'big' } });
+    closers.push(
+      () => rx.close(),
+      () => client.close(),
+    );
+    const res = await client.request({
+      method: 'POST',
+      path: '/',
+      body: Buffer.alloc(MAX_BODY_BYTES + 1, 0x20),
+      headers: { 'webhook-id': 'big' },
+    });
     await res.body.dump();
     expect(res.statusCode).toBe(413);
     expect(rx.stats()).toMatchObject({ requests: 0, unique: 0 });
@@ -200,9 +312,21 @@ describe('occusim receive’s endpoint', () => {
 
 describe('receive --apply', () => {
   const T0 = Date.UTC(2026, 2, 2, 8, 0);
-  const body = (id: string, value: number): string => JSON.stringify({ id, type: 'ROOM_OCCUPANCY_1M', timestamp: T0, version: 'v1.0.0', metadata: { room_id: 'room_a' }, data: value });
+  const body = (id: string, value: number): string =>
+    JSON.stringify({
+      id,
+      type: 'ROOM_OCCUPANCY_1M',
+      timestamp: T0,
+      version: 'v1.0.0',
+      metadata: { room_id: 'room_a' },
+      data: value,
+    });
   const post = (url: string, id: string, seq: number, value: number): Promise<Response> =>
-    fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'webhook-id': id, 'occusim-sequence': String(seq) }, body: body(id, value) });
+    fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'webhook-id': id, 'occusim-sequence': String(seq) },
+      body: body(id, value),
+    });
 
   it('answers the state its consumer holds at GET /state, and writes it at close', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'occusim-apply-'));
@@ -210,7 +334,12 @@ describe('receive --apply', () => {
     const rx = await startReceiver({ port: 0, secrets: [], out: null, apply: 'idempotent', stateOut });
     try {
       // The newer revision first, then the older one, then the newer one again (a retry).
-      for (const [id, seq, value] of [['e2', 2, 5], ['e1', 1, 4], ['e2', 2, 5]] as const) expect((await post(rx.url, id, seq, value)).status).toBe(200);
+      for (const [id, seq, value] of [
+        ['e2', 2, 5],
+        ['e1', 1, 4],
+        ['e2', 2, 5],
+      ] as const)
+        expect((await post(rx.url, id, seq, value)).status).toBe(200);
       const res = await fetch(`${rx.url}state`);
       expect(res.status).toBe(200);
       expect(await res.text()).toBe(`{"type":"ROOM_OCCUPANCY_1M","subject":"room_a","minute":${T0},"value":5}\n`);
@@ -218,7 +347,9 @@ describe('receive --apply', () => {
     } finally {
       await rx.close();
     }
-    expect(readFileSync(stateOut, 'utf8')).toBe(`{"type":"ROOM_OCCUPANCY_1M","subject":"room_a","minute":${T0},"value":5}\n`);
+    expect(readFileSync(stateOut, 'utf8')).toBe(
+      `{"type":"ROOM_OCCUPANCY_1M","subject":"room_a","minute":${T0},"value":5}\n`,
+    );
     rmSync(dir, { recursive: true, force: true });
   });
 

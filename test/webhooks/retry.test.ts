@@ -10,7 +10,8 @@ describe('webhook retry schedule', () => {
     expect(outcomeOfStatus(200)).toEqual({ kind: 'delivered', status: 200 });
     expect(outcomeOfStatus(204).kind).toBe('delivered');
     for (const s of [500, 502, 503, 504, 408, 429]) expect(outcomeOfStatus(s).kind, String(s)).toBe('retryable');
-    for (const s of [301, 302, 307, 400, 401, 403, 404, 410, 422]) expect(outcomeOfStatus(s).kind, String(s)).toBe('permanent');
+    for (const s of [301, 302, 307, 400, 401, 403, 404, 410, 422])
+      expect(outcomeOfStatus(s).kind, String(s)).toBe('permanent');
   });
 
   it('reads Retry-After as seconds or as an HTTP date', () => {
@@ -37,8 +38,12 @@ describe('webhook retry schedule', () => {
 
   it('honours Retry-After of a 429 up to its ceiling', () => {
     const rng = rngFor(1, 'endpoint');
-    expect(nextDelayMs(DEFAULT_RETRY, 1, { kind: 'retryable', reason: 'HTTP 429', retryAfterMs: 600_000 }, rng)).toBe(600_000);
-    expect(nextDelayMs(DEFAULT_RETRY, 1, { kind: 'retryable', reason: 'HTTP 429', retryAfterMs: 1e12 }, rng)).toBe(DEFAULT_RETRY.maxRetryAfterMs);
+    expect(nextDelayMs(DEFAULT_RETRY, 1, { kind: 'retryable', reason: 'HTTP 429', retryAfterMs: 600_000 }, rng)).toBe(
+      600_000,
+    );
+    expect(nextDelayMs(DEFAULT_RETRY, 1, { kind: 'retryable', reason: 'HTTP 429', retryAfterMs: 1e12 }, rng)).toBe(
+      DEFAULT_RETRY.maxRetryAfterMs,
+    );
     expect(nextDelayMs(DEFAULT_RETRY, 1, { kind: 'permanent', reason: 'HTTP 404' }, rng)).toBeNull();
   });
 
@@ -52,7 +57,8 @@ describe('webhook retry schedule', () => {
 
   it('keeps a delivery for at least 13 simulated hours before dead-lettering it', () => {
     let min = 0;
-    for (let a = 1; a < DEFAULT_RETRY.maxAttempts; a++) min += Math.min(DEFAULT_RETRY.capMs, DEFAULT_RETRY.baseMs * 2 ** (a - 1)) / 2;
+    for (let a = 1; a < DEFAULT_RETRY.maxAttempts; a++)
+      min += Math.min(DEFAULT_RETRY.capMs, DEFAULT_RETRY.baseMs * 2 ** (a - 1)) / 2;
     expect(min).toBeGreaterThan(13 * 3_600_000);
   });
 });

@@ -9,8 +9,7 @@ import { startTestReceiver, type TestReceiver } from './receiver-fixture.js';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 /** A resolver that answers every name with these addresses (DNS of an attacker's domain). */
-const resolvesTo =
-  (...addresses: string[]) =>
+const resolvesTo = (...addresses: string[]) =>
   ((_host: string, _opts: unknown, cb: (err: NodeJS.ErrnoException | null, a: LookupAddress[]) => void) =>
     cb(
       null,
@@ -23,13 +22,27 @@ afterEach(async () => {
 });
 
 function subscriptionTo(url: string, policy: AddressPolicy): Subscription {
-  return validateCreate(policy, 'org_1', 'webhook_1', { eventTypes: ['TRAFFIC'], url, basicAuth: { username: 'u', password: 'p' }, apiKey: { key: 'X-Api-Key', value: 'k' } }, SECRET, 'input[0]');
+  return validateCreate(
+    policy,
+    'org_1',
+    'webhook_1',
+    {
+      eventTypes: ['TRAFFIC'],
+      url,
+      basicAuth: { username: 'u', password: 'p' },
+      apiKey: { key: 'X-Api-Key', value: 'k' },
+    },
+    SECRET,
+    'input[0]',
+  );
 }
 
 describe('webhook HTTP sender', () => {
   it('refuses a DNS name at connection time when any of its addresses is refused', async () => {
     const lookup = guardedLookup(new AddressPolicy(), resolvesTo('93.184.216.34', '169.254.169.254'));
-    const err = await new Promise<NodeJS.ErrnoException | null>((resolve) => lookup('hooks.evil.test', {}, (e) => resolve(e)));
+    const err = await new Promise<NodeJS.ErrnoException | null>((resolve) =>
+      lookup('hooks.evil.test', {}, (e) => resolve(e)),
+    );
     expect(err?.code).toBe('WEBHOOK_FORBIDDEN_ADDRESS');
     expect(err?.message).toMatch(/169\.254\.169\.254/);
     const good = guardedLookup(new AddressPolicy(), resolvesTo('93.184.216.34'));
@@ -56,11 +69,24 @@ describe('webhook HTTP sender', () => {
     const sender = new Sender({ policy, concurrency: 2 });
     closers.push(() => sender.close());
     const s = subscriptionTo(receiver.url, policy);
-    expect(authHeaders(s)).toEqual({ 'X-Api-Key': 'k', authorization: `Basic ${Buffer.from('u:p').toString('base64')}` });
-    expect(await sender.send({ subscription: s, body: '{"a":1}', headers: { 'content-type': 'application/json' }, nowMs: 0 })).toEqual({ kind: 'delivered', status: 204 });
+    expect(authHeaders(s)).toEqual({
+      'X-Api-Key': 'k',
+      authorization: `Basic ${Buffer.from('u:p').toString('base64')}`,
+    });
+    expect(
+      await sender.send({
+        subscription: s,
+        body: '{"a":1}',
+        headers: { 'content-type': 'application/json' },
+        nowMs: 0,
+      }),
+    ).toEqual({ kind: 'delivered', status: 204 });
     expect(receiver.received[0]?.headers).toMatchObject({ 'x-api-key': 'k', authorization: 'Basic dTpw' });
     receiver.respond = () => ({ status: 302, headers: { location: 'http://169.254.169.254/' } });
-    expect(await sender.send({ subscription: s, body: '{}', headers: {}, nowMs: 0 })).toEqual({ kind: 'permanent', reason: 'HTTP 302' });
+    expect(await sender.send({ subscription: s, body: '{}', headers: {}, nowMs: 0 })).toEqual({
+      kind: 'permanent',
+      reason: 'HTTP 302',
+    });
   });
 
   it('reports a refused connection and a timeout as retryable', async () => {
@@ -108,7 +134,11 @@ describe('per-endpoint concurrency limit', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
     const port = (server.address() as { port: number }).port;
-    return { port, most, close: () => new Promise<void>((resolve) => (server.close(() => resolve()), server.closeAllConnections())) };
+    return {
+      port,
+      most,
+      close: () => new Promise<void>((resolve) => (server.close(() => resolve()), server.closeAllConnections())),
+    };
   }
 
   it('keeps at most a subscription’s own limit in flight, and the default for the others', async () => {
@@ -117,10 +147,18 @@ describe('per-endpoint concurrency limit', () => {
     const policy = new AddressPolicy(['127.0.0.1/8']);
     const own = { ...subscriptionTo(`http://127.0.0.1:${endpoint.port}/own`, policy), id: 'webhook_own' };
     const other = { ...subscriptionTo(`http://127.0.0.1:${endpoint.port}/other`, policy), id: 'webhook_other' };
-    const sender = new Sender({ policy, concurrency: 2, concurrencyOf: (id) => (id === 'webhook_own' ? 5 : undefined) });
+    const sender = new Sender({
+      policy,
+      concurrency: 2,
+      concurrencyOf: (id) => (id === 'webhook_own' ? 5 : undefined),
+    });
     closers.push(() => sender.close());
-    const send = (s: Subscription): Promise<unknown> => sender.send({ subscription: s, body: '{}', headers: {}, nowMs: 0 });
-    const outcomes = await Promise.all([...Array.from({ length: 12 }, () => send(own)), ...Array.from({ length: 12 }, () => send(other))]);
+    const send = (s: Subscription): Promise<unknown> =>
+      sender.send({ subscription: s, body: '{}', headers: {}, nowMs: 0 });
+    const outcomes = await Promise.all([
+      ...Array.from({ length: 12 }, () => send(own)),
+      ...Array.from({ length: 12 }, () => send(other)),
+    ]);
     expect(outcomes.every((o) => (o as { kind: string }).kind === 'delivered')).toBe(true);
     // Two limits to one origin are two connections, each pipelined as deep as its limit.
     expect(endpoint.most.get('/own')).toBe(5);
@@ -137,7 +175,8 @@ describe('writes of a turn', () => {
     let writes = 0;
     const counted: buildConnector.connector = (options, callback) =>
       connector(buildConnector({}))(options, (...args) => {
-        const socket = args[1] as (Socket & { _write: (...a: unknown[]) => void; _writev: (...a: unknown[]) => void }) | null;
+        const socket = args[1] as
+          (Socket & { _write: (...a: unknown[]) => void; _writev: (...a: unknown[]) => void }) | null;
         if (socket) {
           const [one, many] = [socket._write.bind(socket), socket._writev.bind(socket)];
           socket._write = (...a: unknown[]) => (writes++, one(...a));
@@ -146,7 +185,11 @@ describe('writes of a turn', () => {
         callback(...args);
       });
     const client = new Client(`http://127.0.0.1:${port}`, { pipelining: 8, connect: counted });
-    const pending = Array.from({ length: 8 }, (_, i) => client.request({ method: 'POST', path: '/', body: `{"n":${i}}`, idempotent: true, blocking: false }).catch(() => null));
+    const pending = Array.from({ length: 8 }, (_, i) =>
+      client
+        .request({ method: 'POST', path: '/', body: `{"n":${i}}`, idempotent: true, blocking: false })
+        .catch(() => null),
+    );
     while (writes === 0) await new Promise((r) => setTimeout(r, 5));
     await new Promise((r) => setTimeout(r, 20));
     await client.destroy();

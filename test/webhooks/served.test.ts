@@ -44,7 +44,12 @@ beforeAll(async () => {
   const login = await fetch(`${platform.apiUrl}/api/v2/clients/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.secret, audience: AUDIENCE }),
+    body: JSON.stringify({
+      grant_type: 'client_credentials',
+      client_id: client.clientId,
+      client_secret: client.secret,
+      audience: AUDIENCE,
+    }),
   });
   token = ((await login.json()) as { access_token: string }).access_token;
 });
@@ -59,7 +64,11 @@ describe('webhooks on a served platform', () => {
     const res = await fetch(`${platform.apiUrl}/api/v3/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: JSON.stringify({ query: 'mutation($u: String!) { createWebhooks(input: [{ name: "live", eventTypes: ["ROOM_OCCUPANCY"], endpointConfig: { url: $u } }]) { id secret } }', variables: { u: receiver.url } }),
+      body: JSON.stringify({
+        query:
+          'mutation($u: String!) { createWebhooks(input: [{ name: "live", eventTypes: ["ROOM_OCCUPANCY"], endpointConfig: { url: $u } }]) { id secret } }',
+        variables: { u: receiver.url },
+      }),
     });
     const body = (await res.json()) as { data: { createWebhooks: Array<{ id: string; secret: string }> } };
     const secret = body.data.createWebhooks[0]?.secret as string;
@@ -68,13 +77,25 @@ describe('webhooks on a served platform', () => {
     const store = new SqliteStore(platform.dbPath);
     const room = model.rooms[0]?.id as string;
     const t = systemClock.now();
-    store.writeEvents([{ eventId: eventId('ROOM_OCCUPANCY', room, t, 0), type: 'ROOM_OCCUPANCY', spaceId: room, minuteMs: t, value: 3, revision: 0, emittedAtMs: t }]);
+    store.writeEvents([
+      {
+        eventId: eventId('ROOM_OCCUPANCY', room, t, 0),
+        type: 'ROOM_OCCUPANCY',
+        spaceId: room,
+        minuteMs: t,
+        value: 3,
+        revision: 0,
+        emittedAtMs: t,
+      },
+    ]);
     store.close();
     const deadline = systemClock.now() + 5000;
     while (receiver.received.length === 0 && systemClock.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     expect(receiver.received).toHaveLength(1);
     const got = receiver.received[0] as TestReceiver['received'][number];
     expect(JSON.parse(got.body)).toMatchObject({ type: 'ROOM_OCCUPANCY', data: 3, metadata: { room_id: room } });
-    expect(verify([secret], got.headers as Record<string, string>, got.body, Math.floor(systemClock.now() / 1000))).toEqual({ ok: true });
+    expect(
+      verify([secret], got.headers as Record<string, string>, got.body, Math.floor(systemClock.now() / 1000)),
+    ).toEqual({ ok: true });
   });
 });

@@ -31,7 +31,11 @@ describe('the webhook service on an asynchronous store', () => {
   it('gives concurrent creates distinct ids, in call order, and keeps them across a reopen', async () => {
     const store = slowStore();
     const service = await WebhookService.open(store, policy, () => SECRET);
-    const made = await Promise.all([service.create('org_1', [input('a', 'TRAFFIC')]), service.create('org_1', [input('b', 'DETECTIONS'), input('c', 'ROOM_OCCUPANCY')]), service.create('org_2', [input('d', 'TRAFFIC')])]);
+    const made = await Promise.all([
+      service.create('org_1', [input('a', 'TRAFFIC')]),
+      service.create('org_1', [input('b', 'DETECTIONS'), input('c', 'ROOM_OCCUPANCY')]),
+      service.create('org_2', [input('d', 'TRAFFIC')]),
+    ]);
     expect(made.flat().map((m) => [m.subscription.id, m.subscription.name])).toEqual([
       ['webhook_1', 'a'],
       ['webhook_2', 'b'],
@@ -46,7 +50,10 @@ describe('the webhook service on an asynchronous store', () => {
   it('refuses a second subscription of a type asked for concurrently, and a refused create takes no id', async () => {
     const store = slowStore();
     const service = await WebhookService.open(store, policy, () => SECRET);
-    const [first, second] = await Promise.allSettled([service.create('org_1', [input('a', 'TRAFFIC')]), service.create('org_1', [input('b', 'TRAFFIC')])]);
+    const [first, second] = await Promise.allSettled([
+      service.create('org_1', [input('a', 'TRAFFIC')]),
+      service.create('org_1', [input('b', 'TRAFFIC')]),
+    ]);
     expect(first.status).toBe('fulfilled');
     expect(second).toMatchObject({ status: 'rejected', reason: { code: 'WEBHOOK_DUPLICATE_EVENT_TYPE' } });
     expect((await service.create('org_1', [input('c', 'DETECTIONS')]))[0]?.subscription.id).toBe('webhook_2');
@@ -64,8 +71,15 @@ describe('the webhook service on an asynchronous store', () => {
       seen.push(service.get('org_1', id)?.status ?? 'gone');
     });
     // The user disables it; the engine, having looked before, marks it failing.
-    await Promise.all([service.update('org_1', [{ id, status: 'DISABLED' }]), service.changeState(id, (current) => ({ ...current, failingSinceMs: 5 }))]);
-    expect(service.get('org_1', id)).toMatchObject({ status: 'DISABLED', disabledReason: 'disabled by the user', failingSinceMs: 5 });
+    await Promise.all([
+      service.update('org_1', [{ id, status: 'DISABLED' }]),
+      service.changeState(id, (current) => ({ ...current, failingSinceMs: 5 })),
+    ]);
+    expect(service.get('org_1', id)).toMatchObject({
+      status: 'DISABLED',
+      disabledReason: 'disabled by the user',
+      failingSinceMs: 5,
+    });
     // Listeners were awaited before the next change started.
     expect(seen).toEqual(['DISABLED', 'DISABLED']);
     const again = await WebhookService.open(store, policy);

@@ -77,7 +77,16 @@ interface Consumer {
 /** A consumer as the Standard Webhooks docs write one: verify with each secret held, then process (20 % fail with 500). */
 async function startConsumer(rotateAfter: number): Promise<Consumer> {
   const attempts = new Map<string, number>();
-  const c: Consumer = { url: '', requests: 0, rejected: [], verifiedWithNew: 0, acknowledged: new Set(), failed: 0, onRotate: null, close: async () => undefined };
+  const c: Consumer = {
+    url: '',
+    requests: 0,
+    rejected: [],
+    verifiedWithNew: 0,
+    acknowledged: new Set(),
+    failed: 0,
+    onRotate: null,
+    close: async () => undefined,
+  };
   let rotating: Promise<void> | null = null;
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -124,8 +133,17 @@ function plain(h: IncomingHttpHeaders): Record<string, string> {
   return out;
 }
 
-async function graphql(apiUrl: string, token: string, query: string, variables: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
-  const res = await fetch(`${apiUrl}/api/v3/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query, variables }) });
+async function graphql(
+  apiUrl: string,
+  token: string,
+  query: string,
+  variables: Record<string, unknown> = {},
+): Promise<Record<string, unknown>> {
+  const res = await fetch(`${apiUrl}/api/v3/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ query, variables }),
+  });
   const body = (await res.json()) as { data?: Record<string, unknown>; errors?: unknown };
   if (!body.data || body.errors) throw new Error(`GraphQL: ${JSON.stringify(body.errors)}`);
   return body.data;
@@ -136,7 +154,12 @@ async function login(apiUrl: string, model: ScenarioModel): Promise<string> {
   const res = await fetch(`${apiUrl}/api/v2/clients/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.secret, audience: AUDIENCE }),
+    body: JSON.stringify({
+      grant_type: 'client_credentials',
+      client_id: client.clientId,
+      client_secret: client.secret,
+      audience: AUDIENCE,
+    }),
   });
   return ((await res.json()) as { access_token: string }).access_token;
 }
@@ -153,13 +176,28 @@ describe('webhook-timestamp as standard verifiers judge it', () => {
       durationMs: 20 * 60_000,
       dbPath: join(dir, 'store.sqlite'),
       api: { port: 0, audience: AUDIENCE },
-      webhooks: { allow: ['127.0.0.1/8'], declared: TYPES.map((t) => ({ orgId: model.org.id, input: { name: t.toLowerCase(), eventTypes: [t], url: consumer.url, secret: OLD } })) },
+      webhooks: {
+        allow: ['127.0.0.1/8'],
+        declared: TYPES.map((t) => ({
+          orgId: model.org.id,
+          input: { name: t.toLowerCase(), eventTypes: [t], url: consumer.url, secret: OLD },
+        })),
+      },
       onPlatform: ({ apiUrl }) => {
         // The consumer's operator rotates every subscription's secret through the API while deliveries flow.
         consumer.onRotate = async () => {
           const token = await login(apiUrl as string, model);
-          const listed = (await graphql(apiUrl as string, token, '{ webhooks { id } }')).webhooks as Array<{ id: string }>;
-          const updated = (await graphql(apiUrl as string, token, 'mutation($i: [WebhookUpdateInput!]!) { updateWebhooks(input: $i) { id } }', { i: listed.map((w) => ({ id: w.id, rotate_secret: NEW })) })).updateWebhooks as unknown[];
+          const listed = (await graphql(apiUrl as string, token, '{ webhooks { id } }')).webhooks as Array<{
+            id: string;
+          }>;
+          const updated = (
+            await graphql(
+              apiUrl as string,
+              token,
+              'mutation($i: [WebhookUpdateInput!]!) { updateWebhooks(input: $i) { id } }',
+              { i: listed.map((w) => ({ id: w.id, rotate_secret: NEW })) },
+            )
+          ).updateWebhooks as unknown[];
           rotated = updated.length;
         };
       },
@@ -193,7 +231,16 @@ describe('webhook-timestamp as standard verifiers judge it', () => {
     const report = await runScenario(model, {
       durationMs: 3 * 60_000,
       dbPath: join(dir, 'store.sqlite'),
-      webhooks: { allow: ['127.0.0.1/8'], timestamps: 'simulated', declared: [{ orgId: model.org.id, input: { name: 'rooms', eventTypes: ['ROOM_OCCUPANCY'], url: consumer.url, secret: OLD } }] },
+      webhooks: {
+        allow: ['127.0.0.1/8'],
+        timestamps: 'simulated',
+        declared: [
+          {
+            orgId: model.org.id,
+            input: { name: 'rooms', eventTypes: ['ROOM_OCCUPANCY'], url: consumer.url, secret: OLD },
+          },
+        ],
+      },
     });
     await consumer.close();
     expect(consumer.requests).toBeGreaterThan(0);

@@ -12,15 +12,26 @@ const room = (value: number, timestamp: number, type = 'ROOM_OCCUPANCY_1M', room
 });
 
 describe('send_on_value_change', () => {
-  it('sends a space\'s value only when it differs from the last one sent for that space and type', () => {
+  it("sends a space's value only when it differs from the last one sent for that space and type", () => {
     const g = new ValueChangeGate();
-    expect([room(1, 0), room(1, 60_000), room(2, 120_000), room(2, 180_000), room(1, 240_000)].map((e) => g.admit('w1', e, 0))).toEqual([true, false, true, false, true]);
+    expect(
+      [room(1, 0), room(1, 60_000), room(2, 120_000), room(2, 180_000), room(1, 240_000)].map((e) =>
+        g.admit('w1', e, 0),
+      ),
+    ).toEqual([true, false, true, false, true]);
   });
 
   it('sends a revision of a minute when its value changed and spares the repeats of rule 1', () => {
     const g = new ValueChangeGate();
     // Minute 0 first at 1, then recomputed each minute: 1 (a repeat), 2 (changed), 2, 2, then 1.
-    expect([0, 1, 2, 3, 4, 5].map((rev) => g.admit('w1', room([1, 1, 2, 2, 2, 1][rev]!, 0), rev))).toEqual([true, false, true, false, false, true]);
+    expect([0, 1, 2, 3, 4, 5].map((rev) => g.admit('w1', room([1, 1, 2, 2, 2, 1][rev]!, 0), rev))).toEqual([
+      true,
+      false,
+      true,
+      false,
+      false,
+      true,
+    ]);
     // A minute's first value still compares with the space's last value, whatever minute it was for.
     expect(g.admit('w1', room(1, 60_000), 0)).toBe(false);
     expect(g.admit('w1', room(1, 60_000), 1)).toBe(false);

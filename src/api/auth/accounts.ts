@@ -60,7 +60,12 @@ export class AccountService {
    * start: linear in organisations, a few µs each), then what `state` kept of earlier API
    * changes: clients created (with their stored hashes) and deleted through `/api/v1/client`.
    */
-  static async fromCatalogue(catalogue: AssetCatalogue, clock: Clock, cost: ScryptCost = OWASP_SCRYPT, state: ApiStatePort | null = null): Promise<AccountService> {
+  static async fromCatalogue(
+    catalogue: AssetCatalogue,
+    clock: Clock,
+    cost: ScryptCost = OWASP_SCRYPT,
+    state: ApiStatePort | null = null,
+  ): Promise<AccountService> {
     const svc = new AccountService(cost, clock, state);
     svc.#dummy = dummyHash(cost);
     for (const { orgId, item: u } of catalogue.users.values()) {
@@ -69,7 +74,16 @@ export class AccountService {
       svc.#users.set(u.username.toLowerCase(), user);
     }
     for (const { orgId, item: c } of catalogue.clients.values()) {
-      const client: ClientAccount = { id: c.clientId, clientId: c.clientId, orgId, name: c.name, description: c.description, hash: '', scopes: ALL_SCOPES, createdBy: null };
+      const client: ClientAccount = {
+        id: c.clientId,
+        clientId: c.clientId,
+        orgId,
+        name: c.name,
+        description: c.description,
+        hash: '',
+        scopes: ALL_SCOPES,
+        createdBy: null,
+      };
       svc.#seeded.set(client, c.secret);
       svc.#clients.set(c.clientId, client);
     }
@@ -94,7 +108,8 @@ export class AccountService {
   /** One scrypt whatever the account: a seeded one's first login hashes the candidate (kept on success). */
   async #check(account: { hash: string } | undefined, secret: string): Promise<boolean> {
     const seeded = account ? this.#seeded.get(account) : undefined;
-    if (account === undefined || seeded === undefined) return verifySecret(secret, account?.hash ?? (await this.#dummy));
+    if (account === undefined || seeded === undefined)
+      return verifySecret(secret, account?.hash ?? (await this.#dummy));
     const hash = await hashSecret(secret, this.#cost);
     if (!sameSecret(secret, seeded)) return false;
     // A concurrent first login may have settled it already: either hash verifies the secret.
@@ -117,13 +132,26 @@ export class AccountService {
   async createClient(orgId: string, name: string, description: string, createdBy: string): Promise<CreatedClient> {
     const secret = randomBytes(32).toString('base64url');
     const clientId = `client_${ksuidFor(this.#clock.now(), `${orgId}/${name}/${randomBytes(8).toString('hex')}`)}`;
-    const record: ClientAccount = { id: clientId, clientId, orgId, name, description, hash: await hashSecret(secret, this.#cost), scopes: [], createdBy: null };
+    const record: ClientAccount = {
+      id: clientId,
+      clientId,
+      orgId,
+      name,
+      description,
+      hash: await hashSecret(secret, this.#cost),
+      scopes: [],
+      createdBy: null,
+    };
     const granted: ClientAccount = { ...record, scopes: ALL_SCOPES };
     const account: ClientAccount = { ...granted, createdBy };
     const steps = [
       { code: ApiErrorCodes.CLIENT_CREATE_FAILED, doing: 'creating the client', row: record },
       { code: ApiErrorCodes.CLIENT_GRANT_CREATE_FAILED, doing: 'authorizing the client for API access', row: granted },
-      { code: ApiErrorCodes.CLIENT_UPDATE_FAILED, doing: 'associating the client with the calling client', row: account },
+      {
+        code: ApiErrorCodes.CLIENT_UPDATE_FAILED,
+        doing: 'associating the client with the calling client',
+        row: account,
+      },
     ] as const;
     for (const [i, step] of steps.entries()) {
       try {

@@ -38,7 +38,8 @@ function str(body: Body, field: string): string | null {
 
 function bodyOf(req: FastifyRequest): Body {
   const b = req.body;
-  if (typeof b !== 'object' || b === null || Array.isArray(b)) throw new OAuthError(400, 'invalid_request', 'the body must be a JSON object');
+  if (typeof b !== 'object' || b === null || Array.isArray(b))
+    throw new OAuthError(400, 'invalid_request', 'the body must be a JSON object');
   return b as Body;
 }
 
@@ -47,7 +48,10 @@ function checkLimit(deps: LoginDeps, key: string, source: string): void {
   if (wait > 0) throw new OAuthError(429, 'access_denied', `too many failed attempts; retry in ${wait} s`, wait);
 }
 
-async function passwordGrant(deps: LoginDeps, { body, source, verifications }: Attempt): Promise<Record<string, unknown>> {
+async function passwordGrant(
+  deps: LoginDeps,
+  { body, source, verifications }: Attempt,
+): Promise<Record<string, unknown>> {
   const username = str(body, 'username');
   const password = str(body, 'password');
   if (!username || !password) throw new OAuthError(400, 'invalid_request', 'username and password are required');
@@ -59,7 +63,14 @@ async function passwordGrant(deps: LoginDeps, { body, source, verifications }: A
     throw new OAuthError(400, 'invalid_grant', 'wrong username or password');
   }
   deps.limiter.succeed(key, source);
-  const principal: Principal = { sub: user.id, orgId: user.orgId, clientId: deps.firstPartyClientId, scopes: new Set(ALL_SCOPES), kind: 'user', operator: false };
+  const principal: Principal = {
+    sub: user.id,
+    orgId: user.orgId,
+    clientId: deps.firstPartyClientId,
+    scopes: new Set(ALL_SCOPES),
+    kind: 'user',
+    operator: false,
+  };
   return userTokens(deps, principal, user.username);
 }
 
@@ -84,14 +95,19 @@ async function refreshGrant(deps: LoginDeps, body: Body): Promise<Record<string,
   return userTokens(deps, principal, user.username);
 }
 
-async function clientCredentialsGrant(deps: LoginDeps, { body, source, verifications }: Attempt): Promise<Record<string, unknown>> {
+async function clientCredentialsGrant(
+  deps: LoginDeps,
+  { body, source, verifications }: Attempt,
+): Promise<Record<string, unknown>> {
   const grant = str(body, 'grant_type');
   if (!grant) throw new OAuthError(400, 'invalid_request', 'grant_type is required');
-  if (grant !== 'client_credentials') throw new OAuthError(400, 'unsupported_grant_type', `grant_type must be client_credentials, got ${grant}`);
+  if (grant !== 'client_credentials')
+    throw new OAuthError(400, 'unsupported_grant_type', `grant_type must be client_credentials, got ${grant}`);
   const clientId = str(body, 'client_id');
   const secret = str(body, 'client_secret');
   const audience = str(body, 'audience');
-  if (!clientId || !secret || !audience) throw new OAuthError(400, 'invalid_request', 'client_id, client_secret and audience are required');
+  if (!clientId || !secret || !audience)
+    throw new OAuthError(400, 'invalid_request', 'client_id, client_secret and audience are required');
   const key = `client:${clientId}`;
   checkLimit(deps, key, source);
   const client = await verifications.run(source, () => deps.accounts.authenticateClient(clientId, secret));
@@ -100,10 +116,23 @@ async function clientCredentialsGrant(deps: LoginDeps, { body, source, verificat
     throw new OAuthError(401, 'invalid_client', 'client authentication failed');
   }
   deps.limiter.succeed(key, source);
-  if (!deps.tokens.acceptsAudience(audience)) throw new OAuthError(403, 'access_denied', `unknown audience ${JSON.stringify(audience)}`);
-  const principal: Principal = { sub: client.clientId, orgId: client.orgId, clientId: client.clientId, scopes: new Set(client.scopes), kind: 'client', operator: false };
+  if (!deps.tokens.acceptsAudience(audience))
+    throw new OAuthError(403, 'access_denied', `unknown audience ${JSON.stringify(audience)}`);
+  const principal: Principal = {
+    sub: client.clientId,
+    orgId: client.orgId,
+    clientId: client.clientId,
+    scopes: new Set(client.scopes),
+    kind: 'client',
+    operator: false,
+  };
   const access = await deps.tokens.issueAccess(principal);
-  return { access_token: access.token, scope: formatScopes(principal.scopes), expires_in: access.expiresIn, token_type: 'Bearer' };
+  return {
+    access_token: access.token,
+    scope: formatScopes(principal.scopes),
+    expires_in: access.expiresIn,
+    token_type: 'Bearer',
+  };
 }
 
 function sendOAuthError(reply: FastifyReply, err: OAuthError): FastifyReply {
@@ -113,18 +142,20 @@ function sendOAuthError(reply: FastifyReply, err: OAuthError): FastifyReply {
 
 export function registerLoginRoutes(app: FastifyInstance, deps: LoginDeps): void {
   const verifications = deps.verifications ?? new VerificationQueue();
-  const handle = (grant: (attempt: Attempt) => Promise<Record<string, unknown>>) => async (req: FastifyRequest, reply: FastifyReply) => {
-    void reply.header('Cache-Control', 'no-store').header('Pragma', 'no-cache');
-    try {
-      // The route's schema (route-schemas.ts) refused the body: an OAuth invalid_request.
-      if (req.validationError) throw new OAuthError(400, 'invalid_request', req.validationError.message);
-      // req.ip is the socket's peer (no trustProxy): a client cannot choose its source by a header.
-      return await grant({ body: bodyOf(req), source: req.ip, verifications });
-    } catch (err) {
-      if (err instanceof OAuthError) return sendOAuthError(reply, err);
-      throw err;
-    }
-  };
+  const handle =
+    (grant: (attempt: Attempt) => Promise<Record<string, unknown>>) =>
+    async (req: FastifyRequest, reply: FastifyReply) => {
+      void reply.header('Cache-Control', 'no-store').header('Pragma', 'no-cache');
+      try {
+        // The route's schema (route-schemas.ts) refused the body: an OAuth invalid_request.
+        if (req.validationError) throw new OAuthError(400, 'invalid_request', req.validationError.message);
+        // req.ip is the socket's peer (no trustProxy): a client cannot choose its source by a header.
+        return await grant({ body: bodyOf(req), source: req.ip, verifications });
+      } catch (err) {
+        if (err instanceof OAuthError) return sendOAuthError(reply, err);
+        throw err;
+      }
+    };
   app.post(
     '/api/v2/login',
     routeOptions('POST /api/v2/login'),
@@ -132,9 +163,17 @@ export function registerLoginRoutes(app: FastifyInstance, deps: LoginDeps): void
       const grant = attempt.body.grant_type ?? 'password';
       if (grant === 'password') return passwordGrant(deps, attempt);
       if (grant === 'refresh_token') return refreshGrant(deps, attempt.body);
-      throw new OAuthError(400, 'unsupported_grant_type', `grant_type must be password or refresh_token, got ${String(grant)}`);
+      throw new OAuthError(
+        400,
+        'unsupported_grant_type',
+        `grant_type must be password or refresh_token, got ${String(grant)}`,
+      );
     }),
   );
-  app.post('/api/v2/clients/login', routeOptions('POST /api/v2/clients/login'), handle((attempt) => clientCredentialsGrant(deps, attempt)));
+  app.post(
+    '/api/v2/clients/login',
+    routeOptions('POST /api/v2/clients/login'),
+    handle((attempt) => clientCredentialsGrant(deps, attempt)),
+  );
   app.get('/.well-known/jwks.json', () => deps.tokens.jwks());
 }

@@ -45,5 +45,14 @@ export async function verifySecret(secret: string, stored: string): Promise<bool
  * no secret derives a random key), so it needs no scrypt of its own at start-up.
  */
 export function dummyHash(cost: ScryptCost = OWASP_SCRYPT): Promise<string> {
-  return Promise.resolve(['scrypt', cost.N, cost.r, cost.p, randomBytes(16).toString('base64url'), randomBytes(KEY_LEN).toString('base64url')].join('$'));
+  return Promise.resolve(
+    [
+      'scrypt',
+      cost.N,
+      cost.r,
+      cost.p,
+      randomBytes(16).toString('base64url'),
+      randomBytes(KEY_LEN).toString('base64url'),
+    ].join('$'),
+  );
 }

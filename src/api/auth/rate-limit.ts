@@ -32,7 +32,10 @@ export class FailureLimiter {
   /** Seconds `source` must wait before trying `account` again; 0 when allowed. */
   retryAfterS(account: string, source: string): number {
     const { maxFailures } = this.#opts;
-    return Math.max(this.#wait(pairKey(account, source), maxFailures), this.#wait(sourceKey(source), maxFailures * SOURCE_BUDGET_FACTOR));
+    return Math.max(
+      this.#wait(pairKey(account, source), maxFailures),
+      this.#wait(sourceKey(source), maxFailures * SOURCE_BUDGET_FACTOR),
+    );
   }
 
   fail(account: string, source: string): void {

@@ -94,7 +94,12 @@ export class TokenService {
 
   async issueAccess(p: Principal): Promise<IssuedAccess> {
     const nowS = Math.floor(this.#cfg.clock.now() / 1000);
-    const token = await new SignJWT({ client_id: p.clientId, org_id: p.orgId, scope: formatScopes(p.scopes), ...(p.operator ? { operator: true } : {}) })
+    const token = await new SignJWT({
+      client_id: p.clientId,
+      org_id: p.orgId,
+      scope: formatScopes(p.scopes),
+      ...(p.operator ? { operator: true } : {}),
+    })
       .setProtectedHeader({ alg: ALG, typ: 'at+jwt', kid: this.#kid })
       .setIssuer(this.#cfg.issuer)
       .setSubject(p.sub)
@@ -157,11 +162,23 @@ export class TokenService {
       throw unauthorized(`invalid access token: ${(err as Error).message}`);
     }
     const { sub, client_id: clientId, org_id: orgId, scope, operator } = payload;
-    if (typeof sub !== 'string' || typeof clientId !== 'string' || typeof orgId !== 'string' || typeof scope !== 'string') {
+    if (
+      typeof sub !== 'string' ||
+      typeof clientId !== 'string' ||
+      typeof orgId !== 'string' ||
+      typeof scope !== 'string'
+    ) {
       throw unauthorized('invalid access token: malformed claims');
     }
     if (this.#revoked.has(sub)) throw unauthorized('invalid access token: its subject was deleted');
-    return { sub, clientId, orgId, scopes: parseScopes(scope), kind: sub.startsWith('client_') ? 'client' : 'user', operator: operator === true };
+    return {
+      sub,
+      clientId,
+      orgId,
+      scopes: parseScopes(scope),
+      kind: sub.startsWith('client_') ? 'client' : 'user',
+      operator: operator === true,
+    };
   }
 
   #keyFor(kid: string | undefined): CryptoKey {

@@ -23,7 +23,11 @@ export interface VerificationQueueOptions {
   maxRunningPerSource: number;
 }
 
-export const DEFAULT_VERIFICATION_QUEUE: VerificationQueueOptions = { concurrency: 2, maxPendingPerSource: 4, maxRunningPerSource: 1 };
+export const DEFAULT_VERIFICATION_QUEUE: VerificationQueueOptions = {
+  concurrency: 2,
+  maxPendingPerSource: 4,
+  maxRunningPerSource: 1,
+};
 
 interface Job {
   start(): void;
@@ -48,7 +52,9 @@ export class VerificationQueue {
   run<T>(source: string, verify: () => Promise<T>): Promise<T> {
     const pending = this.#pending.get(source) ?? 0;
     if (pending >= this.#opts.maxPendingPerSource) {
-      return Promise.reject(new OAuthError(429, 'access_denied', 'too many logins in progress from this address; retry in 1 s', 1));
+      return Promise.reject(
+        new OAuthError(429, 'access_denied', 'too many logins in progress from this address; retry in 1 s', 1),
+      );
     }
     this.#pending.set(source, pending + 1);
     return new Promise<T>((resolve, reject) => {

@@ -20,9 +20,15 @@ export interface ClientRouteDeps {
   maxClients?: number;
 }
 
-const view = (c: ClientAccount): Record<string, string> => ({ id: c.id, name: c.name, description: c.description, client_id: c.clientId });
+const view = (c: ClientAccount): Record<string, string> => ({
+  id: c.id,
+  name: c.name,
+  description: c.description,
+  client_id: c.clientId,
+});
 
-const notFound = (id: string): ApiError => new ApiError(404, ApiErrorCodes.CLIENT_NOT_FOUND, `client ${id} does not exist`);
+const notFound = (id: string): ApiError =>
+  new ApiError(404, ApiErrorCodes.CLIENT_NOT_FOUND, `client ${id} does not exist`);
 
 async function caller(req: FastifyRequest, tokens: TokenService) {
   const p = await authenticate(req, tokens);
@@ -32,10 +38,12 @@ async function caller(req: FastifyRequest, tokens: TokenService) {
 }
 
 function createBody(body: unknown): { name: string; description: string } {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidRequest('the body must be a JSON object');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw invalidRequest('the body must be a JSON object');
   const { name, description } = body as Record<string, unknown>;
   if (typeof name !== 'string' || name.trim() === '') throw invalidRequest('name is required (a non-empty string)');
-  if (description !== undefined && typeof description !== 'string') throw invalidRequest('description must be a string');
+  if (description !== undefined && typeof description !== 'string')
+    throw invalidRequest('description must be a string');
   const problem = nameProblem(name) ?? descriptionProblem(description ?? '');
   if (problem !== null) throw invalidRequest(problem);
   return { name: name.trim(), description: description ?? '' };
@@ -43,10 +51,17 @@ function createBody(body: unknown): { name: string; description: string } {
 
 /** The organisation is at its limit: a client's request the client can act on (delete one), so 400 with the spec's create code. */
 const overQuota = (limit: number): ApiError =>
-  new ApiError(400, ApiErrorCodes.CLIENT_CREATE_FAILED, `creating the client failed: the organisation already has ${limit} clients, the most it may hold; delete one first`);
+  new ApiError(
+    400,
+    ApiErrorCodes.CLIENT_CREATE_FAILED,
+    `creating the client failed: the organisation already has ${limit} clients, the most it may hold; delete one first`,
+  );
 
 export function registerClientRoutes(app: FastifyInstance, deps: ClientRouteDeps): void {
-  const quota = new ClientQuota(deps.maxClients ?? MAX_CLIENTS_PER_ORGANISATION, (orgId) => deps.accounts.listClients(orgId).length);
+  const quota = new ClientQuota(
+    deps.maxClients ?? MAX_CLIENTS_PER_ORGANISATION,
+    (orgId) => deps.accounts.listClients(orgId).length,
+  );
   app.post('/api/v1/client', routeOptions('POST /api/v1/client'), async (req, reply) => {
     const p = await caller(req, deps.tokens);
     const { name, description } = createBody(req.body);
@@ -57,12 +72,24 @@ export function registerClientRoutes(app: FastifyInstance, deps: ClientRouteDeps
       // Failures come coded by their step (accounts.ts: create, grant, associate).
       created = await deps.accounts.createClient(p.orgId, name, description, p.clientId);
     } catch (err) {
-      throw err instanceof ApiError ? err : new ApiError(500, ApiErrorCodes.CLIENT_CREATE_FAILED, `creating the client failed: ${(err as Error).message}`, true);
+      throw err instanceof ApiError
+        ? err
+        : new ApiError(
+            500,
+            ApiErrorCodes.CLIENT_CREATE_FAILED,
+            `creating the client failed: ${(err as Error).message}`,
+            true,
+          );
     } finally {
       place.release();
     }
     void reply.code(201).header('Cache-Control', 'no-store');
-    return { name: created.account.name, description: created.account.description, client_id: created.account.clientId, client_secret: created.secret };
+    return {
+      name: created.account.name,
+      description: created.account.description,
+      client_id: created.account.clientId,
+      client_secret: created.secret,
+    };
   });
 
   app.get('/api/v1/client', routeOptions('GET /api/v1/client'), async (req) => {
@@ -77,10 +104,14 @@ export function registerClientRoutes(app: FastifyInstance, deps: ClientRouteDeps
     return view(c);
   });
 
-  app.delete<{ Params: { id: string } }>('/api/v1/client/:id', routeOptions('DELETE /api/v1/client/:id'), async (req, reply) => {
-    const p = await caller(req, deps.tokens);
-    if (!(await deps.accounts.deleteClient(p.orgId, req.params.id))) throw notFound(req.params.id);
-    deps.tokens.revokeSubject(req.params.id);
-    return reply.code(204).send();
-  });
+  app.delete<{ Params: { id: string } }>(
+    '/api/v1/client/:id',
+    routeOptions('DELETE /api/v1/client/:id'),
+    async (req, reply) => {
+      const p = await caller(req, deps.tokens);
+      if (!(await deps.accounts.deleteClient(p.orgId, req.params.id))) throw notFound(req.params.id);
+      deps.tokens.revokeSubject(req.params.id);
+      return reply.code(204).send();
+    },
+  );
 }

@@ -50,6 +50,11 @@ export function registerAnswerBudget(app: FastifyInstance, budget: number = ANSW
     const bytes = jsonBytesUpTo(result.data, budget);
     if (bytes <= budget) return;
     result.data = null;
-    result.errors = [{ message: `the answer exceeds the budget of ${budget} bytes of JSON: select fewer fields or filter the lists (ids, floor_ids)`, extensions: { code: ANSWER_TOO_LARGE } }];
+    result.errors = [
+      {
+        message: `the answer exceeds the budget of ${budget} bytes of JSON: select fewer fields or filter the lists (ids, floor_ids)`,
+        extensions: { code: ANSWER_TOO_LARGE },
+      },
+    ];
   });
 }

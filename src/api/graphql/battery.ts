@@ -33,7 +33,8 @@ export function batteryDates(s: SensorStatus | null): BatteryDates {
   if (level === null || runtimeS === null || at === null) return { powerType: 'battery', ...NONE };
   if (level >= 1 && runtimeS === 0) return { powerType: 'wired', ...NONE };
   // An empty battery (level 0) has no drain rate left to extrapolate from: it is due now.
-  if (level <= 0 || runtimeS <= 0) return { powerType: 'battery', lastChangeMs: null, nextChangeMs: at, changeByMs: at, totalRuntimeDays: null };
+  if (level <= 0 || runtimeS <= 0)
+    return { powerType: 'battery', lastChangeMs: null, nextChangeMs: at, changeByMs: at, totalRuntimeDays: null };
   const runtimeMs = runtimeS * 1000;
   return {
     powerType: 'battery',

@@ -15,12 +15,19 @@ export interface GqlContext {
   webhooks?: WebhookService;
 }
 
-export function gqlError(code: 'FORBIDDEN' | 'NOT_FOUND' | 'BAD_USER_INPUT' | 'CONFLICT', message: string): GraphQLError {
+export function gqlError(
+  code: 'FORBIDDEN' | 'NOT_FOUND' | 'BAD_USER_INPUT' | 'CONFLICT',
+  message: string,
+): GraphQLError {
   return new GraphQLError(message, { extensions: { code } });
 }
 
 /** The caller's organisation's item of that kind, or NOT_FOUND (as for an id that does not exist). */
-export function mustGet<K extends Parameters<AssetCatalogue['get']>[0]>(ctx: GqlContext, kind: K, id: string): AssetOf<K> {
+export function mustGet<K extends Parameters<AssetCatalogue['get']>[0]>(
+  ctx: GqlContext,
+  kind: K,
+  id: string,
+): AssetOf<K> {
   const item = ctx.assets.get(kind, ctx.principal.orgId, id);
   if (!item) throw gqlError('NOT_FOUND', `${kind} ${id} does not exist`);
   return item;
@@ -30,4 +37,3 @@ export function mustGet<K extends Parameters<AssetCatalogue['get']>[0]>(ctx: Gql
 export function need(ctx: GqlContext, scope: string): void {
   if (!ctx.principal.scopes.has(scope)) throw gqlError('FORBIDDEN', `this operation needs the scope ${scope}`);
 }
-

@@ -58,7 +58,13 @@ export const ANSWER_BUDGET_BYTES = 24 * 1024 * 1024;
  * the byte budget would refuse after it. One whole sensor list of a fleet passes; the
  * fifteen-alias amplification (8.6 M estimated, 251 MB measured) does not.
  */
-export const DEFAULT_LIMITS: QueryLimits = { maxDepth: 10, maxAliases: 30, maxCost: 400, maxValues: 1_000_000, maxAnswerBytes: ANSWER_BUDGET_BYTES };
+export const DEFAULT_LIMITS: QueryLimits = {
+  maxDepth: 10,
+  maxAliases: 30,
+  maxCost: 400,
+  maxValues: 1_000_000,
+  maxAnswerBytes: ANSWER_BUDGET_BYTES,
+};
 
 /**
  * Depth and cost limits for introspection (`__schema`, `__type`), which IDEs and code
@@ -129,13 +135,31 @@ function measure(set: SelectionSetNode, parent: GraphQLCompositeType | null, w: 
   for (const sel of set.selections) {
     let m: Measure;
     if (sel.kind === Kind.FIELD && INTROSPECTION_FIELDS.has(sel.name.value)) {
-      const intro = fieldMeasure(sel.name.value, sel.arguments ?? [], sel.selectionSet, sel.alias !== undefined, parent, w, bound);
+      const intro = fieldMeasure(
+        sel.name.value,
+        sel.arguments ?? [],
+        sel.selectionSet,
+        sel.alias !== undefined,
+        parent,
+        w,
+        bound,
+      );
       w.introspection.depth = Math.max(w.introspection.depth, intro.depth);
       w.introspection.cost += intro.cost;
       // Aliases and the answer's size count toward the operation's limits as always.
       m = { depth: 0, aliases: intro.aliases, cost: 0, values: intro.values };
-    } else if (sel.kind === Kind.FIELD) m = fieldMeasure(sel.name.value, sel.arguments ?? [], sel.selectionSet, sel.alias !== undefined, parent, w, bound);
-    else if (sel.kind === Kind.INLINE_FRAGMENT) m = measure(sel.selectionSet, typeNamed(w.schema, sel.typeCondition?.name.value) ?? parent, w, bound);
+    } else if (sel.kind === Kind.FIELD)
+      m = fieldMeasure(
+        sel.name.value,
+        sel.arguments ?? [],
+        sel.selectionSet,
+        sel.alias !== undefined,
+        parent,
+        w,
+        bound,
+      );
+    else if (sel.kind === Kind.INLINE_FRAGMENT)
+      m = measure(sel.selectionSet, typeNamed(w.schema, sel.typeCondition?.name.value) ?? parent, w, bound);
     else m = fragmentMeasure(sel.name.value, w);
     total.depth = Math.max(total.depth, m.depth);
     total.aliases += m.aliases;
@@ -162,7 +186,12 @@ function fieldMeasure(
   const isList = def !== undefined && isListType(getNullableType(def.type));
   // Lists of scalars (coordinates) are one value each; lists of objects multiply their selection.
   const size = isList && set ? listSize(parent?.name ?? '', name, idList ?? bound, w.limits) : 1;
-  return { depth: inner.depth + 1, aliases: inner.aliases + (aliased ? 1 : 0), cost: inner.cost + 1, values: 1 + size * inner.values };
+  return {
+    depth: inner.depth + 1,
+    aliases: inner.aliases + (aliased ? 1 : 0),
+    cost: inner.cost + 1,
+    values: 1 + size * inner.values,
+  };
 }
 
 function listSize(typeName: string, fieldName: string, bound: number | null, limits: QueryLimits): number {
@@ -211,22 +240,47 @@ export function queryLimitsRule(limits: QueryLimits = DEFAULT_LIMITS): Validatio
       for (const d of doc.definitions) {
         if (d.kind !== Kind.OPERATION_DEFINITION) continue;
         // A walk per operation: the introspection measure is the operation's own.
-        const w: Walk = { fragments, schema, limits, memo: new Map(), visiting: new Set(), introspection: { ...EMPTY } };
-        const root = d.operation === 'query' ? schema.getQueryType() : d.operation === 'mutation' ? schema.getMutationType() : schema.getSubscriptionType();
+        const w: Walk = {
+          fragments,
+          schema,
+          limits,
+          memo: new Map(),
+          visiting: new Set(),
+          introspection: { ...EMPTY },
+        };
+        const root =
+          d.operation === 'query'
+            ? schema.getQueryType()
+            : d.operation === 'mutation'
+              ? schema.getMutationType()
+              : schema.getSubscriptionType();
         const m = measure(d.selectionSet, root ?? null, w, null);
         const name = d.name?.value ?? 'anonymous operation';
-        const fail = (code: string, message: string): void => context.reportError(new GraphQLError(message, { nodes: [d], extensions: { code } }));
-        if (m.depth > limits.maxDepth) fail('QUERY_TOO_DEEP', `${name}: depth ${m.depth} exceeds the limit of ${limits.maxDepth}`);
+        const fail = (code: string, message: string): void =>
+          context.reportError(new GraphQLError(message, { nodes: [d], extensions: { code } }));
+        if (m.depth > limits.maxDepth)
+          fail('QUERY_TOO_DEEP', `${name}: depth ${m.depth} exceeds the limit of ${limits.maxDepth}`);
         if (w.introspection.depth > INTROSPECTION_LIMITS.maxDepth) {
-          fail('QUERY_TOO_DEEP', `${name}: introspection depth ${w.introspection.depth} exceeds the limit of ${INTROSPECTION_LIMITS.maxDepth}`);
+          fail(
+            'QUERY_TOO_DEEP',
+            `${name}: introspection depth ${w.introspection.depth} exceeds the limit of ${INTROSPECTION_LIMITS.maxDepth}`,
+          );
         }
         if (w.introspection.cost > INTROSPECTION_LIMITS.maxCost) {
-          fail('QUERY_TOO_COSTLY', `${name}: ${w.introspection.cost} introspection selections exceed the limit of ${INTROSPECTION_LIMITS.maxCost}`);
+          fail(
+            'QUERY_TOO_COSTLY',
+            `${name}: ${w.introspection.cost} introspection selections exceed the limit of ${INTROSPECTION_LIMITS.maxCost}`,
+          );
         }
-        if (m.aliases > limits.maxAliases) fail('TOO_MANY_ALIASES', `${name}: ${m.aliases} aliases exceed the limit of ${limits.maxAliases}`);
-        if (m.cost > limits.maxCost) fail('QUERY_TOO_COSTLY', `${name}: ${m.cost} field selections exceed the limit of ${limits.maxCost}`);
+        if (m.aliases > limits.maxAliases)
+          fail('TOO_MANY_ALIASES', `${name}: ${m.aliases} aliases exceed the limit of ${limits.maxAliases}`);
+        if (m.cost > limits.maxCost)
+          fail('QUERY_TOO_COSTLY', `${name}: ${m.cost} field selections exceed the limit of ${limits.maxCost}`);
         else if (m.values > limits.maxValues) {
-          fail('QUERY_TOO_COSTLY', `${name}: an estimated ${Math.round(m.values)} values (fields × list sizes) exceed the limit of ${limits.maxValues}`);
+          fail(
+            'QUERY_TOO_COSTLY',
+            `${name}: an estimated ${Math.round(m.values)} values (fields × list sizes) exceed the limit of ${limits.maxValues}`,
+          );
         }
       }
       return false; // measured once from the root; no need to walk the document again

@@ -17,7 +17,9 @@ const FLAT: Readonly<Record<string, AssetKind>> = {
   'SensorList.data': 'sensor',
 };
 
-export function catalogueListSizes(catalogue: AssetCatalogue): (typeName: string, fieldName: string) => number | undefined {
+export function catalogueListSizes(
+  catalogue: AssetCatalogue,
+): (typeName: string, fieldName: string) => number | undefined {
   let built = { version: -1, sizes: new Map<string, number>() };
   const sizes = (): Map<string, number> => {
     if (built.version === catalogue.version) return built.sizes;
@@ -37,7 +39,8 @@ export function catalogueListSizes(catalogue: AssetCatalogue): (typeName: string
       most('Floor.hives', f.hiveIds.length);
     }
     const perRoom = new Map<string, number>();
-    for (const s of catalogue.all('sensor')) if (s.roomId !== null) perRoom.set(s.roomId, (perRoom.get(s.roomId) ?? 0) + 1);
+    for (const s of catalogue.all('sensor'))
+      if (s.roomId !== null) perRoom.set(s.roomId, (perRoom.get(s.roomId) ?? 0) + 1);
     for (const n of perRoom.values()) most('Room.sensors', n);
     built = { version: catalogue.version, sizes: out };
     return out;

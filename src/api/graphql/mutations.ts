@@ -35,7 +35,9 @@ function nonEmpty(name: string | null | undefined, field: string): string | unde
 
 /** Only the fields the input sets: the catalogue records what changed. */
 function defined<T extends object>(patch: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
+  return Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as {
+    [K in keyof T]?: Exclude<T[K], undefined>;
+  };
 }
 
 export interface SpaceInput {
@@ -46,7 +48,10 @@ export interface SpaceInput {
 
 /** A list of room or zone renames, validated whole before the catalogue changes. */
 function updateSpaces<K extends 'room' | 'zone'>(ctx: GqlContext, kind: K, input: readonly SpaceInput[]) {
-  const plans = input.map((u) => ({ item: mustGet(ctx, kind, u.id), patch: defined({ name: nonEmpty(u.name, 'name'), customId: u.customID }) }));
+  const plans = input.map((u) => ({
+    item: mustGet(ctx, kind, u.id),
+    patch: defined({ name: nonEmpty(u.name, 'name'), customId: u.customID }),
+  }));
   return plans.map(({ item, patch }) => ctx.assets.update(kind, ctx.principal.orgId, item.id, patch as never) ?? item);
 }
 
@@ -54,7 +59,12 @@ export const mutationResolvers = {
   updateSiteInfo(_: unknown, { input }: { input: SiteInput }, ctx: GqlContext) {
     need(ctx, 'write:spaces');
     const site = mustGet(ctx, 'site', input.id);
-    ctx.assets.update('site', ctx.principal.orgId, site.id, defined({ name: nonEmpty(input.name, 'name'), customId: input.customID, siteNumber: input.siteNumber }));
+    ctx.assets.update(
+      'site',
+      ctx.principal.orgId,
+      site.id,
+      defined({ name: nonEmpty(input.name, 'name'), customId: input.customID, siteNumber: input.siteNumber }),
+    );
     return { site };
   },
 
@@ -68,14 +78,29 @@ export const mutationResolvers = {
       if (max < 0 || mid < 0 || mid > max) throw gqlError('BAD_USER_INPUT', 'capacity needs 0 <= mid <= max');
       capacity = { max, mid };
     }
-    ctx.assets.update('building', ctx.principal.orgId, b.id, defined({ name: nonEmpty(input.name, 'name'), customId: input.customID, buildingNumber: input.buildingNumber, capacity }));
+    ctx.assets.update(
+      'building',
+      ctx.principal.orgId,
+      b.id,
+      defined({
+        name: nonEmpty(input.name, 'name'),
+        customId: input.customID,
+        buildingNumber: input.buildingNumber,
+        capacity,
+      }),
+    );
     return { building: b };
   },
 
   updateFloorInfo(_: unknown, { input }: { input: FloorInput }, ctx: GqlContext) {
     need(ctx, 'write:spaces');
     const f = mustGet(ctx, 'floor', input.id);
-    ctx.assets.update('floor', ctx.principal.orgId, f.id, defined({ name: nonEmpty(input.name, 'name'), customId: input.customID }));
+    ctx.assets.update(
+      'floor',
+      ctx.principal.orgId,
+      f.id,
+      defined({ name: nonEmpty(input.name, 'name'), customId: input.customID }),
+    );
     return { floor: f };
   },
 
@@ -97,18 +122,25 @@ export const mutationResolvers = {
       return { s, name: nonEmpty(u.name, 'name') as string };
     });
     for (const { s, name } of found) ctx.assets.update('sensor', ctx.principal.orgId, s.id, { name });
-    return sensorViews(ctx, found.map(({ s }) => s));
+    return sensorViews(
+      ctx,
+      found.map(({ s }) => s),
+    );
   },
 
   // `ids: [String!]` as the spec writes it (§4.3), so a document typed `$ids: [String!]`
   // validates; no list (null or omitted) deletes nothing.
   deleteSensors(_: unknown, args: { ids?: string[] | null }, ctx: GqlContext) {
-    if (!ctx.principal.operator) throw gqlError('FORBIDDEN', 'deleteSensors is restricted to the operator\'s internal use');
+    if (!ctx.principal.operator)
+      throw gqlError('FORBIDDEN', "deleteSensors is restricted to the operator's internal use");
     need(ctx, 'delete:sensors');
     const ids = args.ids ?? [];
     for (const id of ids) mustGet(ctx, 'sensor', id);
     // Views before deleting: a deleted sensor's hive serial is still looked up.
-    const views = sensorViews(ctx, ids.map((id) => mustGet(ctx, 'sensor', id)));
+    const views = sensorViews(
+      ctx,
+      ids.map((id) => mustGet(ctx, 'sensor', id)),
+    );
     for (const id of ids) ctx.assets.deleteSensor(ctx.principal.orgId, id);
     return views;
   },
@@ -134,6 +166,8 @@ export const mutationResolvers = {
 function tagAndSpaces(ctx: GqlContext, input: { ids: string[]; tag_id: string }) {
   const tag = ctx.assets.tag(ctx.principal.orgId, input.tag_id);
   if (!tag) throw gqlError('NOT_FOUND', `tag ${input.tag_id} does not exist`);
-  for (const id of input.ids) if (!ctx.assets.isSpace(ctx.principal.orgId, id)) throw gqlError('NOT_FOUND', `floor, room or zone ${id} does not exist`);
+  for (const id of input.ids)
+    if (!ctx.assets.isSpace(ctx.principal.orgId, id))
+      throw gqlError('NOT_FOUND', `floor, room or zone ${id} does not exist`);
   return tag;
 }

@@ -22,12 +22,20 @@ const byIds = <T extends { id: string }>(items: T[], ids: readonly string[] | nu
   ids ? items.filter((x) => ids.includes(x.id)) : items;
 const present = <T>(xs: ReadonlyArray<T | undefined>): T[] => xs.filter((x): x is T => x !== undefined);
 
-function byCustom<T extends { id: string; customId: string | null }>(items: T[], args: { id?: string | null; customID?: string | null }): T | null {
+function byCustom<T extends { id: string; customId: string | null }>(
+  items: T[],
+  args: { id?: string | null; customID?: string | null },
+): T | null {
   if (!args.id && !args.customID) throw gqlError('BAD_USER_INPUT', 'give id or customID');
   return items.find((x) => (args.id ? x.id === args.id : x.customId === args.customID)) ?? null;
 }
 
-function byTags<T extends { id: string }>(ctx: GqlContext, items: T[], tagIDs: readonly string[], useOR: boolean | null | undefined): T[] {
+function byTags<T extends { id: string }>(
+  ctx: GqlContext,
+  items: T[],
+  tagIDs: readonly string[],
+  useOR: boolean | null | undefined,
+): T[] {
   const tags = tagIDs.map((id) => ctx.assets.tag(ctx.principal.orgId, id));
   return items.filter((x) => {
     const has = tags.map((t) => t?.spaceIds.has(x.id) ?? false);
@@ -36,23 +44,58 @@ function byTags<T extends { id: string }>(ctx: GqlContext, items: T[], tagIDs: r
 }
 
 const queries = {
-  sites: (_: unknown, __: unknown, ctx: GqlContext) => (need(ctx, 'read:spaces'), wrap(ctx.assets.list('site', ctx.principal.orgId))),
-  site: (_: unknown, a: { id?: string; customID?: string }, ctx: GqlContext) => (need(ctx, 'read:spaces'), byCustom(ctx.assets.list('site', ctx.principal.orgId), a)),
-  buildings: (_: unknown, __: unknown, ctx: GqlContext) => (need(ctx, 'read:spaces'), wrap(ctx.assets.list('building', ctx.principal.orgId))),
-  building: (_: unknown, a: { id?: string; customID?: string }, ctx: GqlContext) =>
-    (need(ctx, 'read:spaces'), byCustom(ctx.assets.list('building', ctx.principal.orgId), a)),
-  floors: (_: unknown, a: { ids?: string[] }, ctx: GqlContext) => (need(ctx, 'read:spaces'), wrap(byIds(ctx.assets.list('floor', ctx.principal.orgId), a.ids))),
-  floor: (_: unknown, a: { id?: string; customID?: string }, ctx: GqlContext) => (need(ctx, 'read:spaces'), byCustom(ctx.assets.list('floor', ctx.principal.orgId), a)),
-  floorsByTag: (_: unknown, a: { tagIDs: string[]; useOR?: boolean }, ctx: GqlContext) =>
-    (need(ctx, 'read:spaces'), wrap(byTags(ctx, ctx.assets.list('floor', ctx.principal.orgId), a.tagIDs, a.useOR))),
-  rooms: (_: unknown, a: { ids?: string[] }, ctx: GqlContext) => (need(ctx, 'read:rooms'), wrap(byIds(ctx.assets.list('room', ctx.principal.orgId), a.ids))),
-  room: (_: unknown, a: { id?: string; customID?: string }, ctx: GqlContext) => (need(ctx, 'read:rooms'), byCustom(ctx.assets.list('room', ctx.principal.orgId), a)),
-  roomsByTag: (_: unknown, a: { tagIDs: string[]; useOR?: boolean }, ctx: GqlContext) =>
-    (need(ctx, 'read:rooms'), wrap(byTags(ctx, ctx.assets.list('room', ctx.principal.orgId), a.tagIDs, a.useOR))),
-  zones: (_: unknown, a: { ids?: string[] }, ctx: GqlContext) => (need(ctx, 'read:spaces'), wrap(byIds(ctx.assets.list('zone', ctx.principal.orgId), a.ids))),
-  zone: (_: unknown, a: { id?: string; customID?: string }, ctx: GqlContext) => (need(ctx, 'read:spaces'), byCustom(ctx.assets.list('zone', ctx.principal.orgId), a)),
-  zonesByTag: (_: unknown, a: { tagIDs: string[]; useOR?: boolean }, ctx: GqlContext) =>
-    (need(ctx, 'read:spaces'), wrap(byTags(ctx, ctx.assets.list('zone', ctx.principal.orgId), a.tagIDs, a.useOR))),
+  sites: (_: unknown, __: unknown, ctx: GqlContext) => (
+    need(ctx, 'read:spaces'),
+    wrap(ctx.assets.list('site', ctx.principal.orgId))
+  ),
+  site: (_: unknown, a: { id?: string; customID?: string }, ctx: GqlContext) => (
+    need(ctx, 'read:spaces'),
+    byCustom(ctx.assets.list('site', ctx.principal.orgId), a)
+  ),
+  buildings: (_: unknown, __: unknown, ctx: GqlContext) => (
+    need(ctx, 'read:spaces'),
+    wrap(ctx.assets.list('building', ctx.principal.orgId))
+  ),
+  building: (_: unknown, a: { id?: string; customID?: string }, ctx: GqlContext) => (
+    need(ctx, 'read:spaces'),
+    byCustom(ctx.assets.list('building', ctx.principal.orgId), a)
+  ),
+  floors: (_: unknown, a: { ids?: string[] }, ctx: GqlContext) => (
+    need(ctx, 'read:spaces'),
+    wrap(byIds(ctx.assets.list('floor', ctx.principal.orgId), a.ids))
+  ),
+  floor: (_: unknown, a: { id?: string; customID?: string }, ctx: GqlContext) => (
+    need(ctx, 'read:spaces'),
+    byCustom(ctx.assets.list('floor', ctx.principal.orgId), a)
+  ),
+  floorsByTag: (_: unknown, a: { tagIDs: string[]; useOR?: boolean }, ctx: GqlContext) => (
+    need(ctx, 'read:spaces'),
+    wrap(byTags(ctx, ctx.assets.list('floor', ctx.principal.orgId), a.tagIDs, a.useOR))
+  ),
+  rooms: (_: unknown, a: { ids?: string[] }, ctx: GqlContext) => (
+    need(ctx, 'read:rooms'),
+    wrap(byIds(ctx.assets.list('room', ctx.principal.orgId), a.ids))
+  ),
+  room: (_: unknown, a: { id?: string; customID?: string }, ctx: GqlContext) => (
+    need(ctx, 'read:rooms'),
+    byCustom(ctx.assets.list('room', ctx.principal.orgId), a)
+  ),
+  roomsByTag: (_: unknown, a: { tagIDs: string[]; useOR?: boolean }, ctx: GqlContext) => (
+    need(ctx, 'read:rooms'),
+    wrap(byTags(ctx, ctx.assets.list('room', ctx.principal.orgId), a.tagIDs, a.useOR))
+  ),
+  zones: (_: unknown, a: { ids?: string[] }, ctx: GqlContext) => (
+    need(ctx, 'read:spaces'),
+    wrap(byIds(ctx.assets.list('zone', ctx.principal.orgId), a.ids))
+  ),
+  zone: (_: unknown, a: { id?: string; customID?: string }, ctx: GqlContext) => (
+    need(ctx, 'read:spaces'),
+    byCustom(ctx.assets.list('zone', ctx.principal.orgId), a)
+  ),
+  zonesByTag: (_: unknown, a: { tagIDs: string[]; useOR?: boolean }, ctx: GqlContext) => (
+    need(ctx, 'read:spaces'),
+    wrap(byTags(ctx, ctx.assets.list('zone', ctx.principal.orgId), a.tagIDs, a.useOR))
+  ),
   // returnPlaceholders: the reference lists hives reserved but not yet installed; occusim has none.
   hives: (_: unknown, a: { ids?: string[] | null; serial_numbers?: string[] | null }, ctx: GqlContext) => {
     need(ctx, 'read:hives');
@@ -83,7 +126,14 @@ interface SensorArgs {
 /** The `sensors` filters, all of them that are given (an omitted or null filter selects all). */
 function filterSensors(ctx: GqlContext, sensors: Sensor[], a: SensorArgs): Sensor[] {
   const macs = a.mac_addresses?.map((m) => m.toLowerCase());
-  const hiveIds = a.hive_serials ? new Set(ctx.assets.list('hive', ctx.principal.orgId).filter((h) => a.hive_serials?.includes(h.serial)).map((h) => h.id)) : null;
+  const hiveIds = a.hive_serials
+    ? new Set(
+        ctx.assets
+          .list('hive', ctx.principal.orgId)
+          .filter((h) => a.hive_serials?.includes(h.serial))
+          .map((h) => h.id),
+      )
+    : null;
   return sensors.filter(
     (s) =>
       (!macs || macs.includes(s.mac)) &&
@@ -98,13 +148,18 @@ const org = (_: unknown, __: unknown, ctx: GqlContext): string => ctx.principal.
 
 const tagFields = {
   organization_id: org,
-  rooms: (t: { spaceIds: Set<string> }, _: unknown, ctx: GqlContext) => present([...t.spaceIds].map((id) => ctx.assets.get('room', ctx.principal.orgId, id))),
-  zones: (t: { spaceIds: Set<string> }, _: unknown, ctx: GqlContext) => present([...t.spaceIds].map((id) => ctx.assets.get('zone', ctx.principal.orgId, id))),
-  floors: (t: { spaceIds: Set<string> }, _: unknown, ctx: GqlContext) => present([...t.spaceIds].map((id) => ctx.assets.get('floor', ctx.principal.orgId, id))),
+  rooms: (t: { spaceIds: Set<string> }, _: unknown, ctx: GqlContext) =>
+    present([...t.spaceIds].map((id) => ctx.assets.get('room', ctx.principal.orgId, id))),
+  zones: (t: { spaceIds: Set<string> }, _: unknown, ctx: GqlContext) =>
+    present([...t.spaceIds].map((id) => ctx.assets.get('zone', ctx.principal.orgId, id))),
+  floors: (t: { spaceIds: Set<string> }, _: unknown, ctx: GqlContext) =>
+    present([...t.spaceIds].map((id) => ctx.assets.get('floor', ctx.principal.orgId, id))),
 };
 
-const floorOf = (x: { floorId: string }, _: unknown, ctx: GqlContext): Floor | null => ctx.assets.get('floor', ctx.principal.orgId, x.floorId) ?? null;
-const roomOf = (x: { roomId: string | null }, _: unknown, ctx: GqlContext): Room | null => (x.roomId ? ctx.assets.get('room', ctx.principal.orgId, x.roomId) ?? null : null);
+const floorOf = (x: { floorId: string }, _: unknown, ctx: GqlContext): Floor | null =>
+  ctx.assets.get('floor', ctx.principal.orgId, x.floorId) ?? null;
+const roomOf = (x: { roomId: string | null }, _: unknown, ctx: GqlContext): Room | null =>
+  x.roomId ? (ctx.assets.get('room', ctx.principal.orgId, x.roomId) ?? null) : null;
 const polygonArea = (poly: Room['polygon']) => ({ value: Math.round(area(poly) * 100) / 100, unit: 'm2' });
 const tagsOf = (x: { id: string }, _: unknown, ctx: GqlContext) => ctx.assets.tagsOf(ctx.principal.orgId, x.id);
 
@@ -113,14 +168,16 @@ const types = {
     siteNumber: (s: Site) => s.siteNumber,
     customID: (s: Site) => s.customId,
     org_id: org,
-    buildings: (s: Site, _: unknown, ctx: GqlContext) => present(s.buildingIds.map((id) => ctx.assets.get('building', ctx.principal.orgId, id))),
+    buildings: (s: Site, _: unknown, ctx: GqlContext) =>
+      present(s.buildingIds.map((id) => ctx.assets.get('building', ctx.principal.orgId, id))),
   },
   Building: {
     site_id: (b: Building) => b.siteId,
     building_number: (b: Building) => b.buildingNumber,
     buildingNumber: (b: Building) => b.buildingNumber,
     customID: (b: Building) => b.customId,
-    floors: (b: Building, _: unknown, ctx: GqlContext) => present(b.floorIds.map((id) => ctx.assets.get('floor', ctx.principal.orgId, id))),
+    floors: (b: Building, _: unknown, ctx: GqlContext) =>
+      present(b.floorIds.map((id) => ctx.assets.get('floor', ctx.principal.orgId, id))),
     site: (b: Building, _: unknown, ctx: GqlContext) => ctx.assets.get('site', ctx.principal.orgId, b.siteId),
   },
   Floor: {
@@ -133,15 +190,22 @@ const types = {
     customID: (f: Floor) => f.customId,
     capacity: () => null,
     area: (f: Floor) => polygonArea(f.outline),
-    rooms: (f: Floor, _: unknown, ctx: GqlContext) => present(f.roomIds.map((id) => ctx.assets.get('room', ctx.principal.orgId, id))),
-    zones: (f: Floor, _: unknown, ctx: GqlContext) => present(f.zoneIds.map((id) => ctx.assets.get('zone', ctx.principal.orgId, id))),
+    rooms: (f: Floor, _: unknown, ctx: GqlContext) =>
+      present(f.roomIds.map((id) => ctx.assets.get('room', ctx.principal.orgId, id))),
+    zones: (f: Floor, _: unknown, ctx: GqlContext) =>
+      present(f.zoneIds.map((id) => ctx.assets.get('zone', ctx.principal.orgId, id))),
     sensors: (f: Floor, _: unknown, ctx: GqlContext, info?: GraphQLResolveInfo) => {
-      const views = sensorViews(ctx, present(f.sensorIds.map((id) => ctx.assets.get('sensor', ctx.principal.orgId, id))));
+      const views = sensorViews(
+        ctx,
+        present(f.sensorIds.map((id) => ctx.assets.get('sensor', ctx.principal.orgId, id))),
+      );
       return afterSensorStatus(ctx, info, views, () => views);
     },
-    hives: (f: Floor, _: unknown, ctx: GqlContext) => present(f.hiveIds.map((id) => ctx.assets.get('hive', ctx.principal.orgId, id))),
+    hives: (f: Floor, _: unknown, ctx: GqlContext) =>
+      present(f.hiveIds.map((id) => ctx.assets.get('hive', ctx.principal.orgId, id))),
     tags: tagsOf,
-    building: (f: Floor, _: unknown, ctx: GqlContext) => ctx.assets.get('building', ctx.principal.orgId, f.buildingId) ?? null,
+    building: (f: Floor, _: unknown, ctx: GqlContext) =>
+      ctx.assets.get('building', ctx.principal.orgId, f.buildingId) ?? null,
     // Every floor of a catalogue is installed and in service: occusim models no commissioning.
     installation_status: () => 'installed',
     service_status: () => 'active',
@@ -220,7 +284,8 @@ const types = {
  * device status, else the default (an API without a store reports every device as up).
  */
 function hiveFlag<K extends keyof DeviceFlags>(k: K, fallback: DeviceFlags[K]) {
-  return (h: Hive, _: unknown, ctx: GqlContext): DeviceFlags[K] | Promise<DeviceFlags[K]> => (ctx.status ? ctx.status.hive(h.id).then((f) => f[k]) : fallback);
+  return (h: Hive, _: unknown, ctx: GqlContext): DeviceFlags[K] | Promise<DeviceFlags[K]> =>
+    ctx.status ? ctx.status.hive(h.id).then((f) => f[k]) : fallback;
 }
 
 function sensorFlag<K extends keyof DeviceFlags>(k: K, fallback: DeviceFlags[K]) {
@@ -234,7 +299,12 @@ function sensorFlag<K extends keyof DeviceFlags>(k: K, fallback: DeviceFlags[K])
 
 function sensorsWhere(ctx: GqlContext, floorId: string, pred: (s: Sensor) => boolean): SensorView[] {
   const floor = ctx.assets.get('floor', ctx.principal.orgId, floorId);
-  return floor ? sensorViews(ctx, present(floor.sensorIds.map((id) => ctx.assets.get('sensor', ctx.principal.orgId, id))).filter(pred)) : [];
+  return floor
+    ? sensorViews(
+        ctx,
+        present(floor.sensorIds.map((id) => ctx.assets.get('sensor', ctx.principal.orgId, id))).filter(pred),
+      )
+    : [];
 }
 
 /** Sensor fields computed on demand; the renamed scalars are plain properties of `SensorView` (views.ts). */
@@ -243,8 +313,10 @@ function sensorFields() {
     ...sensorExtras,
     floor: floorOf,
     room: roomOf,
-    door_line: (s: Sensor, _: unknown, ctx: GqlContext) => (s.doorId ? ctx.assets.doors.get(s.doorId)?.item.line ?? null : null),
-    is_entrance: (s: Sensor, _: unknown, ctx: GqlContext) => (s.doorId ? ctx.assets.doors.get(s.doorId)?.item.entrance ?? false : false),
+    door_line: (s: Sensor, _: unknown, ctx: GqlContext) =>
+      s.doorId ? (ctx.assets.doors.get(s.doorId)?.item.line ?? null) : null,
+    is_entrance: (s: Sensor, _: unknown, ctx: GqlContext) =>
+      s.doorId ? (ctx.assets.doors.get(s.doorId)?.item.entrance ?? false) : false,
     is_online: sensorFlag('online', true),
     is_streaming: sensorFlag('streaming', true),
     last_heartbeat: sensorFlag('lastHeartbeat', null),
@@ -253,6 +325,16 @@ function sensorFields() {
 }
 
 /** `metadata`: any JSON value, passed through as is. */
-const JSON_SCALAR = new GraphQLScalarType({ name: 'JSON', serialize: (v) => v, parseValue: (v) => v, parseLiteral: (ast) => valueFromASTUntyped(ast) });
+const JSON_SCALAR = new GraphQLScalarType({
+  name: 'JSON',
+  serialize: (v) => v,
+  parseValue: (v) => v,
+  parseLiteral: (ast) => valueFromASTUntyped(ast),
+});
 
-export const resolvers = { Query: { ...queries, ...webhookQueries }, Mutation: { ...mutationResolvers, ...createMutations, ...webhookMutations }, JSON: JSON_SCALAR, ...types };
+export const resolvers = {
+  Query: { ...queries, ...webhookQueries },
+  Mutation: { ...mutationResolvers, ...createMutations, ...webhookMutations },
+  JSON: JSON_SCALAR,
+  ...types,
+};

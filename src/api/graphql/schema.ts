@@ -6,13 +6,28 @@
 import { webhookTypeDefs } from './webhook-schema.js';
 
 export const typeDefs = /* GraphQL */ `
-  type Capacity { max: Int mid: Int }
-  type Address { lines: [String!]! country: String }
-  type Area { value: Float unit: String }
+  type Capacity {
+    max: Int
+    mid: Int
+  }
+  type Address {
+    lines: [String!]!
+    country: String
+  }
+  type Area {
+    value: Float
+    unit: String
+  }
   # Free-form metadata of a room or zone (an object; null when none is kept). A comment, not a
   # description: the resolver map's scalar (resolvers.ts) replaces the SDL's, description included.
   scalar JSON
-  type FloorPlan { floor_plan_id: ID! name: String! url: String "Outline vertices [x, y] in metres." coordinates: [[Float!]!]! }
+  type FloorPlan {
+    floor_plan_id: ID!
+    name: String!
+    url: String
+    "Outline vertices [x, y] in metres."
+    coordinates: [[Float!]!]!
+  }
 
   type Site {
     id: ID!
@@ -182,7 +197,10 @@ export const typeDefs = /* GraphQL */ `
     note: String
   }
 
-  type NamedRef { id: ID! name: String! }
+  type NamedRef {
+    id: ID!
+    name: String!
+  }
 
   type Tag {
     id: ID!
@@ -208,13 +226,27 @@ export const typeDefs = /* GraphQL */ `
     floors: [NamedRef!]!
   }
 
-  type SiteList { data: [Site!]! }
-  type BuildingList { data: [Building!]! }
-  type FloorList { data: [Floor!]! }
-  type RoomList { data: [Room!]! }
-  type ZoneList { data: [Zone!]! }
-  type HiveList { data: [Hive!]! }
-  type SensorList { data: [Sensor!]! }
+  type SiteList {
+    data: [Site!]!
+  }
+  type BuildingList {
+    data: [Building!]!
+  }
+  type FloorList {
+    data: [Floor!]!
+  }
+  type RoomList {
+    data: [Room!]!
+  }
+  type ZoneList {
+    data: [Zone!]!
+  }
+  type HiveList {
+    data: [Hive!]!
+  }
+  type SensorList {
+    data: [Sensor!]!
+  }
 
   # List arguments are [String!] as on the reference platform: its clients type their
   # variables that way, and GraphQL refuses a variable of another type (platform-reference §2).
@@ -234,28 +266,104 @@ export const typeDefs = /* GraphQL */ `
     zonesByTag(tagIDs: [String!]!, useOR: Boolean): ZoneList!
     "returnPlaceholders: accepted for compatibility; occusim keeps no placeholder hives."
     hives(ids: [String!], serial_numbers: [String!], returnPlaceholders: Boolean): HiveList!
-    sensors(ids: [String!], mac_addresses: [String!], floor_ids: [String!], room_ids: [String!], hive_ids: [String!], hive_serials: [String!]): SensorList!
+    sensors(
+      ids: [String!]
+      mac_addresses: [String!]
+      floor_ids: [String!]
+      room_ids: [String!]
+      hive_ids: [String!]
+      hive_serials: [String!]
+    ): SensorList!
     tags(ids: [String!]): [Tag!]!
   }
 
-  input UpdateSiteInfoInput { id: ID! name: String customID: String siteNumber: String }
-  type UpdateSitePayload { site: Site! }
-  input UpdateBuildingInfoInput { id: ID! name: String customID: String buildingNumber: String capacityMax: Int capacityMid: Int }
-  type UpdateBuildingPayload { building: Building! }
-  input UpdateFloorInfoInput { id: ID! name: String customID: String }
-  type UpdateFloorPayload { floor: Floor! }
-  input UpdateSensorInput { sensor_id: ID! name: String! }
-  input UpdateSpaceInput { id: ID! name: String customID: String }
-  input CreateTagInput { name: String! }
-  input TagAssociationInput { ids: [String!]! tag_id: ID! }
+  input UpdateSiteInfoInput {
+    id: ID!
+    name: String
+    customID: String
+    siteNumber: String
+  }
+  type UpdateSitePayload {
+    site: Site!
+  }
+  input UpdateBuildingInfoInput {
+    id: ID!
+    name: String
+    customID: String
+    buildingNumber: String
+    capacityMax: Int
+    capacityMid: Int
+  }
+  type UpdateBuildingPayload {
+    building: Building!
+  }
+  input UpdateFloorInfoInput {
+    id: ID!
+    name: String
+    customID: String
+  }
+  type UpdateFloorPayload {
+    floor: Floor!
+  }
+  input UpdateSensorInput {
+    sensor_id: ID!
+    name: String!
+  }
+  input UpdateSpaceInput {
+    id: ID!
+    name: String
+    customID: String
+  }
+  input CreateTagInput {
+    name: String!
+  }
+  input TagAssociationInput {
+    ids: [String!]!
+    tag_id: ID!
+  }
 
-  input CreateFloorInput { building_id: ID! name: String! floorNumber: Int customID: String outline: [[Float!]!] }
-  input CreateRoomInput { floor_id: ID! name: String! coordinates: [[Float!]!]! customID: String capacityMax: Int capacityMid: Int }
-  input CreateZoneInput { floor_id: ID! room_id: ID name: String! coordinates: [[Float!]!]! customID: String }
-  input CreateHiveInput { floor_id: ID! name: String! serial_number: String! coordinates: [Float!] hiveType: String }
+  input CreateFloorInput {
+    building_id: ID!
+    name: String!
+    floorNumber: Int
+    customID: String
+    outline: [[Float!]!]
+  }
+  input CreateRoomInput {
+    floor_id: ID!
+    name: String!
+    coordinates: [[Float!]!]!
+    customID: String
+    capacityMax: Int
+    capacityMid: Int
+  }
+  input CreateZoneInput {
+    floor_id: ID!
+    room_id: ID
+    name: String!
+    coordinates: [[Float!]!]!
+    customID: String
+  }
+  input CreateHiveInput {
+    floor_id: ID!
+    name: String!
+    serial_number: String!
+    coordinates: [Float!]
+    hiveType: String
+  }
   input CreateSensorInput {
-    floor_id: ID! hive_id: ID! name: String! mode: String! model: String room_id: ID center: [Float!]!
-    height: Float orientation: Float field_of_view: Float sensitivity: Int mac_address: String
+    floor_id: ID!
+    hive_id: ID!
+    name: String!
+    mode: String!
+    model: String
+    room_id: ID
+    center: [Float!]!
+    height: Float
+    orientation: Float
+    field_of_view: Float
+    sensitivity: Int
+    mac_address: String
   }
 
   type Mutation {
@@ -278,4 +386,5 @@ export const typeDefs = /* GraphQL */ `
     associateTag(input: TagAssociationInput!): TagAssociationPayload!
     disassociateTag(input: TagAssociationInput!): TagAssociationPayload!
   }
-${webhookTypeDefs}`;
+  ${webhookTypeDefs}
+`;

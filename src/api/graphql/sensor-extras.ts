@@ -16,15 +16,19 @@ export function withRecord<T>(ctx: GqlContext, sensorId: string, f: (r: SensorSt
   return now ? f(now.record) : ctx.status.sensorEntry(sensorId).then((e) => f(e.record));
 }
 
-const withDates = <T>(s: Sensor, ctx: GqlContext, f: (d: BatteryDates) => T): T | Promise<T> => withRecord(ctx, s.id, (r) => f(batteryDates(r)));
+const withDates = <T>(s: Sensor, ctx: GqlContext, f: (d: BatteryDates) => T): T | Promise<T> =>
+  withRecord(ctx, s.id, (r) => f(batteryDates(r)));
 
 export const sensorExtras = {
   power_type: (s: Sensor, _: unknown, ctx: GqlContext) => withDates(s, ctx, (d) => d.powerType),
-  last_battery_change_date: (s: Sensor, _: unknown, ctx: GqlContext) => withDates(s, ctx, (d) => isoOrNull(d.lastChangeMs)),
-  next_battery_change_date: (s: Sensor, _: unknown, ctx: GqlContext) => withDates(s, ctx, (d) => isoOrNull(d.nextChangeMs)),
+  last_battery_change_date: (s: Sensor, _: unknown, ctx: GqlContext) =>
+    withDates(s, ctx, (d) => isoOrNull(d.lastChangeMs)),
+  next_battery_change_date: (s: Sensor, _: unknown, ctx: GqlContext) =>
+    withDates(s, ctx, (d) => isoOrNull(d.nextChangeMs)),
   battery_change_by_date: (s: Sensor, _: unknown, ctx: GqlContext) => withDates(s, ctx, (d) => isoOrNull(d.changeByMs)),
   battery_level: (s: Sensor, _: unknown, ctx: GqlContext) => withRecord(ctx, s.id, batteryPercent),
-  estimated_total_runtime_days: (s: Sensor, _: unknown, ctx: GqlContext) => withDates(s, ctx, (d) => d.totalRuntimeDays),
+  estimated_total_runtime_days: (s: Sensor, _: unknown, ctx: GqlContext) =>
+    withDates(s, ctx, (d) => d.totalRuntimeDays),
   // Sensors are identified by their MAC (platform-reference §6): it is the serial on the label.
   sensor_serial: (s: Sensor) => s.mac,
   parallel_to_door: (s: Sensor, _: unknown, ctx: GqlContext) => {
@@ -32,10 +36,12 @@ export const sensorExtras = {
     return line ? parallel(s.orientationDeg, line) : null;
   },
   note: () => null,
-  last_raw_message: (s: Sensor, _: unknown, ctx: GqlContext) => withRecord(ctx, s.id, (r) => isoOrNull(r?.lastSeenMs ?? null)),
+  last_raw_message: (s: Sensor, _: unknown, ctx: GqlContext) =>
+    withRecord(ctx, s.id, (r) => isoOrNull(r?.lastSeenMs ?? null)),
   // lastSeenMs is the newest packet or health report; when it is the health report's
   // instant, the newest data packet's instant is not kept.
-  last_occupancy_message: (s: Sensor, _: unknown, ctx: GqlContext) => withRecord(ctx, s.id, (r) => (r && r.lastSeenMs !== r.healthAtMs ? isoOrNull(r.lastSeenMs) : null)),
+  last_occupancy_message: (s: Sensor, _: unknown, ctx: GqlContext) =>
+    withRecord(ctx, s.id, (r) => (r && r.lastSeenMs !== r.healthAtMs ? isoOrNull(r.lastSeenMs) : null)),
 };
 
 /** Whether the sensor's orientation (degrees, 0 = +x) runs along the door line, within 45°. */
@@ -46,12 +52,17 @@ function parallel(orientationDeg: number, [a, b]: readonly [Vec2, Vec2]): boolea
 }
 
 /** A floor's battery dates: the most recent change and the soonest next change among its sensors. */
-export async function floorBatteryDates(ctx: GqlContext, f: Floor): Promise<{ last: string | null; next: string | null }> {
+export async function floorBatteryDates(
+  ctx: GqlContext,
+  f: Floor,
+): Promise<{ last: string | null; next: string | null }> {
   let last: number | null = null;
   let next: number | null = null;
   const status = ctx.status;
   // One batched read for the floor's sensors (shared with the request's other status fields).
-  const records = status ? await Promise.all(f.sensorIds.map((id) => status.sensorRecord(id))) : f.sensorIds.map(() => null);
+  const records = status
+    ? await Promise.all(f.sensorIds.map((id) => status.sensorRecord(id)))
+    : f.sensorIds.map(() => null);
   for (const r of records) {
     const d = batteryDates(r);
     if (d.lastChangeMs !== null && (last === null || d.lastChangeMs > last)) last = d.lastChangeMs;

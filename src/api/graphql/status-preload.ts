@@ -24,7 +24,8 @@ const SENSOR_STATUS_FIELDS: ReadonlySet<string> = new Set([
 /** Whether the selection asks for a sensor status field at any depth (fragments followed once each). */
 function asks(set: SelectionSetNode | undefined, info: GraphQLResolveInfo, seen: Set<string>): boolean {
   for (const sel of set?.selections ?? []) {
-    if (sel.kind === 'Field' && (SENSOR_STATUS_FIELDS.has(sel.name.value) || asks(sel.selectionSet, info, seen))) return true;
+    if (sel.kind === 'Field' && (SENSOR_STATUS_FIELDS.has(sel.name.value) || asks(sel.selectionSet, info, seen)))
+      return true;
     if (sel.kind === 'InlineFragment' && asks(sel.selectionSet, info, seen)) return true;
     if (sel.kind === 'FragmentSpread' && !seen.has(sel.name.value)) {
       seen.add(sel.name.value);
@@ -35,8 +36,14 @@ function asks(set: SelectionSetNode | undefined, info: GraphQLResolveInfo, seen:
 }
 
 /** `result()` once the sensors' status is read, when the field asks for it; at once otherwise. */
-export function afterSensorStatus<R>(ctx: GqlContext, info: GraphQLResolveInfo | undefined, sensors: ReadonlyArray<{ id: string }>, result: () => R): R | Promise<R> {
+export function afterSensorStatus<R>(
+  ctx: GqlContext,
+  info: GraphQLResolveInfo | undefined,
+  sensors: ReadonlyArray<{ id: string }>,
+  result: () => R,
+): R | Promise<R> {
   const status = ctx.status;
-  if (!status || !info || sensors.length === 0 || !info.fieldNodes.some((n) => asks(n.selectionSet, info, new Set()))) return result();
+  if (!status || !info || sensors.length === 0 || !info.fieldNodes.some((n) => asks(n.selectionSet, info, new Set())))
+    return result();
   return status.preloadSensors(sensors.map((s) => s.id)).then(result);
 }

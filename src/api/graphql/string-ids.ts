@@ -1,4 +1,13 @@
-import { getNamedType, Kind, TypeInfo, ValidationContext, type DocumentNode, type GraphQLSchema, type NamedTypeNode, type TypeNode } from 'graphql';
+import {
+  getNamedType,
+  Kind,
+  TypeInfo,
+  ValidationContext,
+  type DocumentNode,
+  type GraphQLSchema,
+  type NamedTypeNode,
+  type TypeNode,
+} from 'graphql';
 
 /**
  * `ID` and `String` variables are interchangeable here: both are strings on the wire.

@@ -78,7 +78,6 @@ export class SensorView implements Sensor {
   }
 }
 
-
 export function sensorViews(ctx: GqlContext, sensors: readonly Sensor[]): SensorView[] {
   // A floor's sensors share a few hives: look each serial up once per list.
   const serials = new Map<string, string>();

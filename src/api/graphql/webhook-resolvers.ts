@@ -34,7 +34,8 @@ export interface GqlUpdate extends Partial<Omit<GqlCreate, 'eventTypes' | 'endpo
 }
 
 function service(ctx: GqlContext): WebhookService {
-  if (!ctx.webhooks) throw new GraphQLError('webhooks are not enabled on this platform', { extensions: { code: 'WEBHOOKS_DISABLED' } });
+  if (!ctx.webhooks)
+    throw new GraphQLError('webhooks are not enabled on this platform', { extensions: { code: 'WEBHOOKS_DISABLED' } });
   return ctx.webhooks;
 }
 
@@ -88,23 +89,37 @@ export function webhookView(s: Subscription, secret: string | null = null) {
     status: s.status,
     filters: s.filters,
     send_on_value_change: s.sendOnValueChange,
-    endpoint_config: { url: s.endpoint.url, http_timeout: s.endpoint.httpTimeoutMs / 1000, api_key: s.endpoint.apiKey, basic_auth: s.endpoint.basicAuth },
+    endpoint_config: {
+      url: s.endpoint.url,
+      http_timeout: s.endpoint.httpTimeoutMs / 1000,
+      api_key: s.endpoint.apiKey,
+      basic_auth: s.endpoint.basicAuth,
+    },
     secret,
   };
 }
 
 export const webhookQueries = {
-  webhooks: (_: unknown, __: unknown, ctx: GqlContext) => (need(ctx, 'read:spaces'), service(ctx).list(ctx.principal.orgId).map((s) => webhookView(s))),
+  webhooks: (_: unknown, __: unknown, ctx: GqlContext) => (
+    need(ctx, 'read:spaces'),
+    service(ctx)
+      .list(ctx.principal.orgId)
+      .map((s) => webhookView(s))
+  ),
 };
 
 export const webhookMutations = {
   createWebhooks: async (_: unknown, a: { input: GqlCreate[] }, ctx: GqlContext) => {
     need(ctx, 'write:spaces');
-    return (await mapped(() => service(ctx).create(ctx.principal.orgId, a.input.map(toCreate)))).map((c) => webhookView(c.subscription, c.secret));
+    return (await mapped(() => service(ctx).create(ctx.principal.orgId, a.input.map(toCreate)))).map((c) =>
+      webhookView(c.subscription, c.secret),
+    );
   },
   updateWebhooks: async (_: unknown, a: { input: GqlUpdate[] }, ctx: GqlContext) => {
     need(ctx, 'write:spaces');
-    return (await mapped(() => service(ctx).update(ctx.principal.orgId, a.input.map(toUpdate)))).map((s) => webhookView(s));
+    return (await mapped(() => service(ctx).update(ctx.principal.orgId, a.input.map(toUpdate)))).map((s) =>
+      webhookView(s),
+    );
   },
   deleteWebhooks: (_: unknown, a: { ids: string[] }, ctx: GqlContext) => {
     need(ctx, 'write:spaces');

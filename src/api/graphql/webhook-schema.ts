@@ -6,8 +6,14 @@
 export const webhookTypeDefs = /* GraphQL */ `
   # filters: JSON is the scalar declared in schema.ts (one declaration per schema).
 
-  type WebhookApiKey { key: String! value: String! }
-  type WebhookBasicAuth { username: String! password: String! }
+  type WebhookApiKey {
+    key: String!
+    value: String!
+  }
+  type WebhookBasicAuth {
+    username: String!
+    password: String!
+  }
   type WebhookEndpointConfig {
     url: String!
     "Seconds per attempt."
@@ -29,9 +35,20 @@ export const webhookTypeDefs = /* GraphQL */ `
     secret: String
   }
 
-  input WebhookApiKeyInput { key: String! value: String! }
-  input WebhookBasicAuthInput { username: String! password: String! }
-  input WebhookEndpointConfigInput { url: String! http_timeout: Float api_key: WebhookApiKeyInput basic_auth: WebhookBasicAuthInput }
+  input WebhookApiKeyInput {
+    key: String!
+    value: String!
+  }
+  input WebhookBasicAuthInput {
+    username: String!
+    password: String!
+  }
+  input WebhookEndpointConfigInput {
+    url: String!
+    http_timeout: Float
+    api_key: WebhookApiKeyInput
+    basic_auth: WebhookBasicAuthInput
+  }
   input WebhookCreateInput {
     name: String
     eventTypes: [String!]!

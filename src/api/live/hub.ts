@@ -55,7 +55,13 @@ export interface LiveEvent {
    * The pipeline's counters, which are platform-wide: sent only when the platform serves one
    * organisation (they are then its own); null with several, so no tenant sees another's traffic.
    */
-  ledger: { batchesProcessed: number; packetsProcessed: number; duplicateBatches: number; deadLettered: number; eventsEmitted: number } | null;
+  ledger: {
+    batchesProcessed: number;
+    packetsProcessed: number;
+    duplicateBatches: number;
+    deadLettered: number;
+    eventsEmitted: number;
+  } | null;
 }
 
 type Send = (e: LiveEvent) => void;
@@ -87,7 +93,13 @@ export class LiveHub {
    */
   readonly #built = new Map<string, { truth: LiveTruth; event: Promise<LiveEvent> }>();
 
-  constructor(o: { assets: AssetCatalogue; status: StatusSource; measured: LiveMeasured; now: () => number; minGapMs?: number }) {
+  constructor(o: {
+    assets: AssetCatalogue;
+    status: StatusSource;
+    measured: LiveMeasured;
+    now: () => number;
+    minGapMs?: number;
+  }) {
     this.#assets = o.assets;
     this.#status = o.status;
     this.#measured = o.measured;
@@ -221,7 +233,9 @@ export class LiveHub {
         else detectionsDropped++;
       }
     }
-    const doorSensors = floor ? this.#assets.list('sensor', orgId).filter((s) => s.floorId === floorId && s.mode === 'traffic') : [];
+    const doorSensors = floor
+      ? this.#assets.list('sensor', orgId).filter((s) => s.floorId === floorId && s.mode === 'traffic')
+      : [];
     const hiveIds = floor ? floor.item.hiveIds : [];
     const [measured, counts, online] = await Promise.all([
       Promise.all(rooms.map((id) => this.#measured.presence(id))),
@@ -240,8 +254,21 @@ export class LiveHub {
         return { id, true: t.rooms[id] ?? 0, measured: m?.value ?? null, minuteMs: m?.minuteMs ?? null };
       }),
       doors: doorSensors.map((s, i) => ({ sensorId: s.id, ...(counts[i] as { in: number; out: number }) })),
-      hives: hiveIds.map((id, i) => ({ id, name: this.#assets.find('hive', id)?.item.name ?? id, online: online[i] === true })),
-      ledger: this.#assets.orgs.size === 1 ? { batchesProcessed: c.batchesProcessed, packetsProcessed: c.packetsProcessed, duplicateBatches: c.duplicateBatches, deadLettered: c.deadLettered, eventsEmitted: c.eventsEmitted } : null,
+      hives: hiveIds.map((id, i) => ({
+        id,
+        name: this.#assets.find('hive', id)?.item.name ?? id,
+        online: online[i] === true,
+      })),
+      ledger:
+        this.#assets.orgs.size === 1
+          ? {
+              batchesProcessed: c.batchesProcessed,
+              packetsProcessed: c.packetsProcessed,
+              duplicateBatches: c.duplicateBatches,
+              deadLettered: c.deadLettered,
+              eventsEmitted: c.eventsEmitted,
+            }
+          : null,
     };
   }
 }

@@ -23,7 +23,12 @@ export interface LiveLimits extends StreamLimits {
   total: number;
 }
 
-export const LIVE_LIMITS: LiveLimits = Object.freeze({ perSubject: 8, total: 256, stallMs: 15_000, maxBufferedBytes: 4 * 1024 * 1024 });
+export const LIVE_LIMITS: LiveLimits = Object.freeze({
+  perSubject: 8,
+  total: 256,
+  stallMs: 15_000,
+  maxBufferedBytes: 4 * 1024 * 1024,
+});
 
 export interface LiveDeps {
   hub: LiveHub;
@@ -41,7 +46,13 @@ export interface LivePlan {
     rooms: Array<{ id: string; name: string; polygon: ReadonlyArray<readonly [number, number]> }>;
     zones: Array<{ id: string; name: string; polygon: ReadonlyArray<readonly [number, number]> }>;
     doors: Array<{ id: string; name: string; line: readonly [readonly [number, number], readonly [number, number]] }>;
-    sensors: Array<{ id: string; name: string; mode: string; center: readonly [number, number]; doorId: string | null }>;
+    sensors: Array<{
+      id: string;
+      name: string;
+      mode: string;
+      center: readonly [number, number];
+      doorId: string | null;
+    }>;
     hives: Array<{ id: string; name: string; position: readonly [number, number] }>;
   } | null;
 }
@@ -53,7 +64,11 @@ function floorOf(assets: AssetCatalogue, orgId: string, floorId: string | undefi
   return owned?.orgId === orgId ? owned.item : undefined;
 }
 
-export function livePlan(assets: AssetCatalogue, orgId: string, floorId: string | undefined): LivePlan & { zone: string } {
+export function livePlan(
+  assets: AssetCatalogue,
+  orgId: string,
+  floorId: string | undefined,
+): LivePlan & { zone: string } {
   const floors = assets.list('floor', orgId).map((f) => ({ id: f.id, name: f.name }));
   const f = floorOf(assets, orgId, floorId);
   if (!f) return { floors, floor: null, zone: 'UTC' };
@@ -121,7 +136,9 @@ export function registerLive(app: FastifyInstance, deps: LiveDeps): void {
     open.clear();
     done();
   });
-  app.get('/live', { schema: { hide: true } }, (_req, reply) => reply.type('text/html; charset=utf-8').header('Cache-Control', 'no-store').send(LIVE_PAGE));
+  app.get('/live', { schema: { hide: true } }, (_req, reply) =>
+    reply.type('text/html; charset=utf-8').header('Cache-Control', 'no-store').send(LIVE_PAGE),
+  );
   app.get<{ Querystring: { floor?: string } }>('/live/plan', { schema: { hide: true } }, async (req, reply) => {
     const p = await viewer(req, reply, tokens);
     return livePlan(assets, p.orgId, req.query.floor);
@@ -129,14 +146,22 @@ export function registerLive(app: FastifyInstance, deps: LiveDeps): void {
   app.get<{ Querystring: { floor?: string } }>('/live/events', { schema: { hide: true } }, async (req, reply) => {
     const p = await viewer(req, reply, tokens);
     const floor = floorOf(assets, p.orgId, req.query.floor);
-    if (!floor) return reply.code(404).send({ code: 'NOT_FOUND', message: `no floor ${JSON.stringify((req.query.floor ?? '').slice(0, 100))}` });
+    if (!floor)
+      return reply
+        .code(404)
+        .send({ code: 'NOT_FOUND', message: `no floor ${JSON.stringify((req.query.floor ?? '').slice(0, 100))}` });
     const mine = perSubject.get(p.sub) ?? 0;
-    if (mine >= limits.perSubject) throw tooMany(`at most ${limits.perSubject} /live streams per user or client at once`);
+    if (mine >= limits.perSubject)
+      throw tooMany(`at most ${limits.perSubject} /live streams per user or client at once`);
     if (open.size >= limits.total) throw tooMany(`at most ${limits.total} /live streams at once`);
     perSubject.set(p.sub, mine + 1);
     reply.hijack();
     const res = reply.raw;
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive' });
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      connection: 'keep-alive',
+    });
     res.write(': occusim live\n\n');
     let stop = (): void => undefined;
     let released = false;

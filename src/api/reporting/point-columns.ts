@@ -33,7 +33,12 @@ export interface ColumnReport {
   total: number;
 }
 
-export async function computeRuns(assets: AssetCatalogue, series: SeriesPort, orgId: string, q: ReportingQuery): Promise<ColumnReport> {
+export async function computeRuns(
+  assets: AssetCatalogue,
+  series: SeriesPort,
+  orgId: string,
+  q: ReportingQuery,
+): Promise<ColumnReport> {
   const windows = labelledWindows(q);
   const runs: Run[] = [];
   if (windows.length === 0) return { windows, runs, total: 0 };
@@ -53,8 +58,18 @@ export async function computeRuns(assets: AssetCatalogue, series: SeriesPort, or
   return { windows, runs, total };
 }
 
-async function readColumns(series: SeriesPort, q: ReportingQuery, m: Measurement, id: string, from: number, to: number): Promise<MinuteColumns> {
-  const direct = m !== 'traffic_floor_occupancy' && m !== 'traffic_room_occupancy' && !(q.fn === 'max' && q.every !== '1m' && series.presenceRollupMax);
+async function readColumns(
+  series: SeriesPort,
+  q: ReportingQuery,
+  m: Measurement,
+  id: string,
+  from: number,
+  to: number,
+): Promise<MinuteColumns> {
+  const direct =
+    m !== 'traffic_floor_occupancy' &&
+    m !== 'traffic_room_occupancy' &&
+    !(q.fn === 'max' && q.every !== '1m' && series.presenceRollupMax);
   if (direct && series.presenceColumns) return series.presenceColumns(id, from, to);
   return columnsOf(await readOccupancy(series, q, m, id, from, to));
 }
@@ -83,7 +98,13 @@ function median(v: Float64Array, a: number, b: number): number {
   return n % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
 }
 
-function occupancyRun(q: ReportingQuery, windows: readonly LabelledWindow[], m: Measurement, target: Target, cols: MinuteColumns): Run {
+function occupancyRun(
+  q: ReportingQuery,
+  windows: readonly LabelledWindow[],
+  m: Measurement,
+  target: Target,
+  cols: MinuteColumns,
+): Run {
   const win = new Int32Array(windows.length);
   const val = new Float64Array(windows.length);
   const { minuteMs: t, value: v } = cols;
@@ -108,7 +129,12 @@ function occupancyRun(q: ReportingQuery, windows: readonly LabelledWindow[], m: 
   return { measurement: m, target, n, win, val, traffic: null };
 }
 
-function trafficRun(q: ReportingQuery, windows: readonly LabelledWindow[], target: Target, rows: readonly MinuteTraffic[]): Run {
+function trafficRun(
+  q: ReportingQuery,
+  windows: readonly LabelledWindow[],
+  target: Target,
+  rows: readonly MinuteTraffic[],
+): Run {
   const win = new Int32Array(windows.length * 2);
   const val = new Float64Array(windows.length * 2);
   const field = new Uint8Array(windows.length * 2);
@@ -131,8 +157,22 @@ function trafficRun(q: ReportingQuery, windows: readonly LabelledWindow[], targe
     const b: MinuteTraffic[] = [];
     while (r < rows.length && (rows[r] as MinuteTraffic).minuteMs < w.stopMs) b.push(rows[r++] as MinuteTraffic);
     if (b.length === 0 && !q.createEmpty) continue;
-    const vin = b.length ? r4(applyFunction(q.fn, b.map((x) => x.in))) : (q.fill.value ?? 0);
-    const vout = b.length ? r4(applyFunction(q.fn, b.map((x) => x.out))) : (q.fill.value ?? 0);
+    const vin = b.length
+      ? r4(
+          applyFunction(
+            q.fn,
+            b.map((x) => x.in),
+          ),
+        )
+      : (q.fill.value ?? 0);
+    const vout = b.length
+      ? r4(
+          applyFunction(
+            q.fn,
+            b.map((x) => x.out),
+          ),
+        )
+      : (q.fill.value ?? 0);
     inCsum += vin;
     outCsum += vout;
     const c = [r4(inCsum), r4(outCsum), r4(vin - vout), r4(inCsum - outCsum)];

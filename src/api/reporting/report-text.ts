@@ -12,11 +12,23 @@ import type { PageInfo } from './shape.js';
 const CHUNK = 1 << 20;
 
 /** The points `[lo, hi)` of the page, and its `page_info` (as `paginate` in shape.ts). */
-export function pageOf(total: number, page: { page: number; limit: number } | null): { lo: number; hi: number; pageInfo: PageInfo | null } {
+export function pageOf(
+  total: number,
+  page: { page: number; limit: number } | null,
+): { lo: number; hi: number; pageInfo: PageInfo | null } {
   if (!page) return { lo: 0, hi: total, pageInfo: null };
   const lo = Math.min(total, (page.page - 1) * page.limit);
   const hi = Math.min(total, page.page * page.limit);
-  return { lo, hi, pageInfo: { page: page.page, page_item_count: hi - lo, total_item_count: total, total_pages: Math.max(1, Math.ceil(total / page.limit)) } };
+  return {
+    lo,
+    hi,
+    pageInfo: {
+      page: page.page,
+      page_item_count: hi - lo,
+      total_item_count: total,
+      total_pages: Math.max(1, Math.ceil(total / page.limit)),
+    },
+  };
 }
 
 const inner = (o: object): string => JSON.stringify(o).slice(1, -1);
@@ -68,7 +80,13 @@ export function* jsonChunks(rep: ColumnReport, page: { page: number; limit: numb
   let first = true;
   for (const { run, from, to } of slices(rep.runs, lo, hi)) {
     const meta = inner(run.target.meta);
-    const heads = (run.traffic ? FIELDS : (['value'] as const)).map((f) => [Buffer.from(`{"field":"${f}","measurement":${JSON.stringify(run.measurement)},`), Buffer.from(`,{"field":"${f}","measurement":${JSON.stringify(run.measurement)},`)] as const);
+    const heads = (run.traffic ? FIELDS : (['value'] as const)).map(
+      (f) =>
+        [
+          Buffer.from(`{"field":"${f}","measurement":${JSON.stringify(run.measurement)},`),
+          Buffer.from(`,{"field":"${f}","measurement":${JSON.stringify(run.measurement)},`),
+        ] as const,
+    );
     const tail = Buffer.from(`${meta === '' ? '' : `,${meta}`},"value":`);
     // Room for the largest point of this run: the buffer is handed out before it could overflow.
     const room = (heads[0]?.[1].length ?? 0) + maxLabel + tail.length + 32 + (run.traffic ? 4 * 48 : 0) + 1;
@@ -98,7 +116,10 @@ export function* jsonChunks(rep: ColumnReport, page: { page: number; limit: numb
       buf[o++] = 0x7d; // }
     }
   }
-  yield Buffer.concat([buf.subarray(0, o), Buffer.from(`]${pageInfo ? `,"page_info":${JSON.stringify(pageInfo)}` : ''}}`)]);
+  yield Buffer.concat([
+    buf.subarray(0, o),
+    Buffer.from(`]${pageInfo ? `,"page_info":${JSON.stringify(pageInfo)}` : ''}}`),
+  ]);
 }
 
 function csvCell(v: string): string {
@@ -109,13 +130,25 @@ const LABELS = ['time', 'start', 'stop', 'timezone_offset'] as const;
 
 /** Keys of every point of a run, in the order of the point objects of report.ts. */
 function keysOf(run: Run): string[] {
-  return ['field', 'measurement', ...LABELS, ...Object.keys(run.target.meta), 'value', ...(run.traffic ? CUM_KEYS : [])];
+  return [
+    'field',
+    'measurement',
+    ...LABELS,
+    ...Object.keys(run.target.meta),
+    'value',
+    ...(run.traffic ? CUM_KEYS : []),
+  ];
 }
 
 /** A CSV row as parts: constant text, or a cell computed from (window index, point index). */
 type Part = string | ((k: number, i: number) => string);
 
-function rowParts(run: Run, cols: readonly string[], labelBlock: readonly string[], labelCells: readonly string[][]): Part[] {
+function rowParts(
+  run: Run,
+  cols: readonly string[],
+  labelBlock: readonly string[],
+  labelCells: readonly string[][],
+): Part[] {
   const has = new Set(keysOf(run));
   const traffic = run.traffic;
   const cell = (c: string): Part => {

@@ -23,11 +23,24 @@ export function labelledWindows(q: ReportingQuery): LabelledWindow[] {
     .filter((w) => keepWindow(q, w))
     .map((w) => {
       const start = rfc3339(w.startMs, q.timezone);
-      return { ...w, labels: { time: start, start, stop: rfc3339(w.stopMs, q.timezone), timezone_offset: offsetText(w.startMs, q.timezone) } };
+      return {
+        ...w,
+        labels: {
+          time: start,
+          start,
+          stop: rfc3339(w.stopMs, q.timezone),
+          timezone_offset: offsetText(w.startMs, q.timezone),
+        },
+      };
     });
 }
 
-export async function computePoints(assets: AssetCatalogue, series: SeriesPort, orgId: string, q: ReportingQuery): Promise<Point[]> {
+export async function computePoints(
+  assets: AssetCatalogue,
+  series: SeriesPort,
+  orgId: string,
+  q: ReportingQuery,
+): Promise<Point[]> {
   const windows = labelledWindows(q);
   if (windows.length === 0) return [];
   const from = windows[0]!.startMs;
@@ -36,7 +49,8 @@ export async function computePoints(assets: AssetCatalogue, series: SeriesPort, 
   for (const m of q.measurements) {
     for (const target of resolveTargets(assets, orgId, q, m)) {
       // One read per target, awaited in turn: the points keep the query's order.
-      if (m === 'traffic') trafficPoints(points, q, windows, target, await series.trafficMinutes(target.seriesId, from, to));
+      if (m === 'traffic')
+        trafficPoints(points, q, windows, target, await series.trafficMinutes(target.seriesId, from, to));
       else occupancyPoints(points, q, windows, m, target, await readOccupancy(series, q, m, target.seriesId, from, to));
     }
   }
@@ -44,8 +58,16 @@ export async function computePoints(assets: AssetCatalogue, series: SeriesPort, 
 }
 
 /** Where an occupancy measurement's minutes (or coarse rollup rows) come from. @internal */
-export async function readOccupancy(series: SeriesPort, q: ReportingQuery, m: Measurement, id: string, from: number, to: number): Promise<readonly MinuteValue[]> {
-  if (m === 'traffic_floor_occupancy' || m === 'traffic_room_occupancy') return series.trafficOccupancyMinutes(id, from, to, q.calibrated, q.calibrationPoints);
+export async function readOccupancy(
+  series: SeriesPort,
+  q: ReportingQuery,
+  m: Measurement,
+  id: string,
+  from: number,
+  to: number,
+): Promise<readonly MinuteValue[]> {
+  if (m === 'traffic_floor_occupancy' || m === 'traffic_room_occupancy')
+    return series.trafficOccupancyMinutes(id, from, to, q.calibrated, q.calibrationPoints);
   // max over a coarse window is the store's rollup of that window: read one row per window
   // (and windows older than the minutes' retention exist only there).
   if (q.fn === 'max' && q.every !== '1m' && series.presenceRollupMax) {
@@ -66,7 +88,12 @@ function keepWindow(q: ReportingQuery, w: Window): boolean {
 export function passes(q: ReportingQuery, v: number | null): boolean {
   if (v === null || !q.value) return v !== null || q.createEmpty;
   const f = q.value;
-  return (f.gte === undefined || v >= f.gte) && (f.lte === undefined || v <= f.lte) && (f.gt === undefined || v > f.gt) && (f.lt === undefined || v < f.lt);
+  return (
+    (f.gte === undefined || v >= f.gte) &&
+    (f.lte === undefined || v <= f.lte) &&
+    (f.gt === undefined || v > f.gt) &&
+    (f.lt === undefined || v < f.lt)
+  );
 }
 
 function base(m: Measurement, w: LabelledWindow, target: Target, field: string): Point {
@@ -85,7 +112,14 @@ function bucket<T extends { minuteMs: number }>(rows: readonly T[], windows: rea
   return out;
 }
 
-function occupancyPoints(out: Point[], q: ReportingQuery, windows: readonly LabelledWindow[], m: Measurement, target: Target, rows: readonly MinuteValue[]): void {
+function occupancyPoints(
+  out: Point[],
+  q: ReportingQuery,
+  windows: readonly LabelledWindow[],
+  m: Measurement,
+  target: Target,
+  rows: readonly MinuteValue[],
+): void {
   let previous: number | null = null;
   const buckets = bucket(rows, windows);
   windows.forEach((w, k) => {
@@ -100,7 +134,13 @@ function occupancyPoints(out: Point[], q: ReportingQuery, windows: readonly Labe
   });
 }
 
-function trafficPoints(out: Point[], q: ReportingQuery, windows: readonly LabelledWindow[], target: Target, rows: readonly MinuteTraffic[]): void {
+function trafficPoints(
+  out: Point[],
+  q: ReportingQuery,
+  windows: readonly LabelledWindow[],
+  target: Target,
+  rows: readonly MinuteTraffic[],
+): void {
   // Cumulative fields run from the start of the requested range (docs/api.md).
   let inCsum = 0;
   let outCsum = 0;
@@ -109,11 +149,30 @@ function trafficPoints(out: Point[], q: ReportingQuery, windows: readonly Labell
     const b = buckets[k] as MinuteTraffic[];
     if (b.length === 0 && !q.createEmpty) return;
     const fn = q.fn;
-    const vin = b.length ? r4(applyFunction(fn, b.map((r) => r.in))) : (q.fill.value ?? 0);
-    const vout = b.length ? r4(applyFunction(fn, b.map((r) => r.out))) : (q.fill.value ?? 0);
+    const vin = b.length
+      ? r4(
+          applyFunction(
+            fn,
+            b.map((r) => r.in),
+          ),
+        )
+      : (q.fill.value ?? 0);
+    const vout = b.length
+      ? r4(
+          applyFunction(
+            fn,
+            b.map((r) => r.out),
+          ),
+        )
+      : (q.fill.value ?? 0);
     inCsum += vin;
     outCsum += vout;
-    const cum = { in_csum: r4(inCsum), out_csum: r4(outCsum), delta_sum: r4(vin - vout), delta_csum: r4(inCsum - outCsum) };
+    const cum = {
+      in_csum: r4(inCsum),
+      out_csum: r4(outCsum),
+      delta_sum: r4(vin - vout),
+      delta_csum: r4(inCsum - outCsum),
+    };
     if (passes(q, vin)) out.push({ ...base('traffic', w, target, 'in'), value: vin, ...cum });
     if (passes(q, vout)) out.push({ ...base('traffic', w, target, 'out'), value: vout, ...cum });
   });

@@ -9,7 +9,14 @@ import { durationMs, parseInstant } from './times.js';
  * data is read: unknown values, `window.offset`, and ranges beyond an interval's limit are
  * 400s with a message that says the rule.
  */
-export const EVERY_MS = { '1m': 60_000, '5m': 300_000, '15m': 900_000, '30m': 1_800_000, '1h': 3_600_000, '1d': 86_400_000 } as const;
+export const EVERY_MS = {
+  '1m': 60_000,
+  '5m': 300_000,
+  '15m': 900_000,
+  '30m': 1_800_000,
+  '1h': 3_600_000,
+  '1d': 86_400_000,
+} as const;
 export type Every = keyof typeof EVERY_MS;
 
 const DAY = 86_400_000;
@@ -26,7 +33,14 @@ export const MAX_RANGE_MS: Record<Every, number> = {
 export const FUNCTIONS = ['mean', 'max', 'min', 'sum', 'first', 'last', 'median'] as const;
 export type WindowFunction = (typeof FUNCTIONS)[number];
 
-export const MEASUREMENTS = ['floor_occupancy', 'room_occupancy', 'zone_occupancy', 'traffic', 'traffic_floor_occupancy', 'traffic_room_occupancy'] as const;
+export const MEASUREMENTS = [
+  'floor_occupancy',
+  'room_occupancy',
+  'zone_occupancy',
+  'traffic',
+  'traffic_floor_occupancy',
+  'traffic_room_occupancy',
+] as const;
 export type Measurement = (typeof MEASUREMENTS)[number];
 
 export const ID_FILTERS = ['spaces', 'rooms', 'zones', 'buildings', 'sensors', 'hives', 'tags'] as const;
@@ -38,7 +52,17 @@ const KNOWN = {
   // offset is known so that it gets its own answer (spec §9: no longer supported).
   window: ['every', 'function', 'timezone', 'create_empty', 'fill', 'offset'],
   fill: ['use_previous', 'value'],
-  filter: ['measurements', 'start', 'stop', ...ID_FILTERS, 'value', 'calibrated', 'calibration_points', 'calibrationPoints', 'time_constraints'],
+  filter: [
+    'measurements',
+    'start',
+    'stop',
+    ...ID_FILTERS,
+    'value',
+    'calibrated',
+    'calibration_points',
+    'calibrationPoints',
+    'time_constraints',
+  ],
   idList: ['eq'],
   value: ['gte', 'lte', 'gt', 'lt'],
   constraints: ['time_ranges', 'exclude_days_of_week'],
@@ -94,7 +118,8 @@ function optObj(x: unknown, path: string, known: readonly string[]): Obj | null 
 }
 
 function oneOf<T extends string>(x: unknown, allowed: readonly T[], path: string): T {
-  if (typeof x !== 'string' || !(allowed as readonly string[]).includes(x)) throw invalidRequest(`${path} must be one of ${allowed.join(', ')}`);
+  if (typeof x !== 'string' || !(allowed as readonly string[]).includes(x))
+    throw invalidRequest(`${path} must be one of ${allowed.join(', ')}`);
   return x as T;
 }
 
@@ -107,13 +132,17 @@ function parseEvery(x: unknown): Every {
   const allowed = Object.keys(EVERY_MS) as Every[];
   const ms = typeof x === 'string' ? durationMs(x.trim()) : null;
   const every = allowed.find((k) => EVERY_MS[k] === ms);
-  if (every === undefined) throw invalidRequest(`window.every must be one of ${allowed.join(', ')} (or the same interval spelled otherwise, such as 60s), got ${JSON.stringify(x)}`);
+  if (every === undefined)
+    throw invalidRequest(
+      `window.every must be one of ${allowed.join(', ')} (or the same interval spelled otherwise, such as 60s), got ${JSON.stringify(x)}`,
+    );
   return every;
 }
 
 function idList(x: unknown, path: string): string[] {
   const eq = obj(x, path, KNOWN.idList).eq;
-  if (!Array.isArray(eq) || eq.length === 0 || !eq.every((v) => typeof v === 'string')) throw invalidRequest(`${path}.eq must be a non-empty array of ids`);
+  if (!Array.isArray(eq) || eq.length === 0 || !eq.every((v) => typeof v === 'string'))
+    throw invalidRequest(`${path}.eq must be a non-empty array of ids`);
   return eq as string[];
 }
 
@@ -126,13 +155,22 @@ function clockMinutes(x: unknown, path: string): number {
 function parseWindow(w: Obj): Pick<ReportingQuery, 'every' | 'fn' | 'timezone' | 'createEmpty' | 'fill'> {
   if (w.offset !== undefined) throw invalidRequest('window.offset is no longer supported');
   const every = parseEvery(w.every);
-  const fn = w.function === undefined ? (every === '1m' ? 'median' : 'max') : oneOf(w.function, FUNCTIONS, 'window.function');
+  const fn =
+    w.function === undefined ? (every === '1m' ? 'median' : 'max') : oneOf(w.function, FUNCTIONS, 'window.function');
   const timezone = w.timezone === undefined ? 'UTC' : String(w.timezone);
-  if (!isValidZone(timezone)) throw invalidRequest(`window.timezone ${JSON.stringify(timezone)} is not an IANA time zone`);
+  if (!isValidZone(timezone))
+    throw invalidRequest(`window.timezone ${JSON.stringify(timezone)} is not an IANA time zone`);
   const fill = optObj(w.fill, 'window.fill', KNOWN.fill);
   const value = fill?.value;
-  if (value !== undefined && value !== null && typeof value !== 'number') throw invalidRequest('window.fill.value must be a number');
-  return { every, fn, timezone, createEmpty: w.create_empty === true, fill: { usePrevious: fill?.use_previous === true, value: typeof value === 'number' ? value : null } };
+  if (value !== undefined && value !== null && typeof value !== 'number')
+    throw invalidRequest('window.fill.value must be a number');
+  return {
+    every,
+    fn,
+    timezone,
+    createEmpty: w.create_empty === true,
+    fill: { usePrevious: fill?.use_previous === true, value: typeof value === 'number' ? value : null },
+  };
 }
 
 function parseCalibrated(x: unknown): 'calibrated' | 'raw' {
@@ -148,7 +186,10 @@ function parseConstraints(x: unknown): Pick<ReportingQuery, 'timeRanges' | 'excl
   if (!Array.isArray(ranges)) throw invalidRequest('filter.time_constraints.time_ranges must be an array');
   const timeRanges = ranges.map((r, i) => {
     const o = obj(r, `filter.time_constraints.time_ranges[${i}]`, KNOWN.range);
-    const range = { startMin: clockMinutes(o.start, `time_ranges[${i}].start`), stopMin: clockMinutes(o.stop, `time_ranges[${i}].stop`) };
+    const range = {
+      startMin: clockMinutes(o.start, `time_ranges[${i}].start`),
+      stopMin: clockMinutes(o.stop, `time_ranges[${i}].stop`),
+    };
     if (range.stopMin <= range.startMin) throw invalidRequest(`time_ranges[${i}]: stop must be after start`);
     return range;
   });
@@ -170,22 +211,31 @@ export function parseReportingRequest(body: unknown, nowMs: number | null = null
   const b = obj(body, 'the body', KNOWN.body);
   const window = parseWindow(obj(b.window, 'window', KNOWN.window));
   const f = obj(b.filter, 'filter', KNOWN.filter);
-  if (!Array.isArray(f.measurements) || f.measurements.length === 0) throw invalidRequest('filter.measurements must be a non-empty array');
+  if (!Array.isArray(f.measurements) || f.measurements.length === 0)
+    throw invalidRequest('filter.measurements must be a non-empty array');
   const measurements = f.measurements.map((m, i) => oneOf(m, MEASUREMENTS, `filter.measurements[${i}]`));
   const startMs = parseInstant(f.start, 'filter.start', nowMs);
   // An omitted stop is now (platform-reference §3): "from start up to now".
-  if ((f.stop === undefined || f.stop === null) && nowMs === null) throw invalidRequest('filter.stop is required here (no platform clock to read "now" from)');
-  const stopMs = f.stop === undefined || f.stop === null ? (nowMs as number) : parseInstant(f.stop, 'filter.stop', nowMs);
+  if ((f.stop === undefined || f.stop === null) && nowMs === null)
+    throw invalidRequest('filter.stop is required here (no platform clock to read "now" from)');
+  const stopMs =
+    f.stop === undefined || f.stop === null ? (nowMs as number) : parseInstant(f.stop, 'filter.stop', nowMs);
   if (stopMs <= startMs) throw invalidRequest('filter.stop must be after filter.start');
   const limit = MAX_RANGE_MS[window.every];
   if (stopMs - startMs > limit) {
-    throw invalidRequest(`the time range for window.every=${window.every} is at most ${limit / DAY} day(s); got ${((stopMs - startMs) / DAY).toFixed(2)} days — use a coarser interval`);
+    throw invalidRequest(
+      `the time range for window.every=${window.every} is at most ${limit / DAY} day(s); got ${((stopMs - startMs) / DAY).toFixed(2)} days — use a coarser interval`,
+    );
   }
   if (nowMs !== null) refuseBeyondRetention(window.every, startMs, nowMs);
   const ids: ReportingQuery['ids'] = {};
   for (const key of ID_FILTERS) if (f[key] !== undefined) ids[key] = idList(f[key], `filter.${key}`);
   const calibrated = parseCalibrated(f.calibrated);
-  if (f.calibrated !== undefined && f.calibrated !== false && !measurements.every((m) => m === 'traffic_floor_occupancy' || m === 'traffic_room_occupancy')) {
+  if (
+    f.calibrated !== undefined &&
+    f.calibrated !== false &&
+    !measurements.every((m) => m === 'traffic_floor_occupancy' || m === 'traffic_room_occupancy')
+  ) {
     throw invalidRequest('filter.calibrated applies only to traffic_floor_occupancy and traffic_room_occupancy');
   }
   // Both spellings, in the body or in the filter (published clients send either).
@@ -220,7 +270,11 @@ function refuseBeyondRetention(every: Every, startMs: number, nowMs: number): vo
   const keep = RETENTION_MS[every];
   if (startMs >= nowMs - keep) return;
   const age = nowMs - startMs;
-  const reaching = (Object.keys(EVERY_MS) as Every[]).filter((e) => RETENTION_MS[e] >= age).map((e) => (Number.isFinite(RETENTION_MS[e]) ? `${e} (kept ${RETENTION_MS[e] / DAY} days)` : `${e} (kept for ever)`));
+  const reaching = (Object.keys(EVERY_MS) as Every[])
+    .filter((e) => RETENTION_MS[e] >= age)
+    .map((e) =>
+      Number.isFinite(RETENTION_MS[e]) ? `${e} (kept ${RETENTION_MS[e] / DAY} days)` : `${e} (kept for ever)`,
+    );
   throw invalidRequest(
     `window.every=${every} data is kept for ${keep / DAY} days, back to ${new Date(nowMs - keep).toISOString()}; filter.start ${new Date(startMs).toISOString()} is ${(age / DAY).toFixed(2)} days before the platform's present — intervals that reach that far: ${reaching.join(', ')}, with window.function max`,
   );
@@ -231,9 +285,14 @@ function parsePoints(x: unknown, nowMs: number | null): ReportingQuery['calibrat
   if (!Array.isArray(x)) throw invalidRequest('calibration_points must be an array');
   return x.map((p, i) => {
     const o = obj(p, `calibration_points[${i}]`, KNOWN.point);
-    if (typeof o.occupancy !== 'number' || o.occupancy < 0) throw invalidRequest(`calibration_points[${i}].occupancy must be a number >= 0`);
-    if (o.type !== undefined && typeof o.type !== 'string') throw invalidRequest(`calibration_points[${i}].type must be a string`);
-    return { timestampMs: parseInstant(o.timestamp, `calibration_points[${i}].timestamp`, nowMs), occupancy: o.occupancy };
+    if (typeof o.occupancy !== 'number' || o.occupancy < 0)
+      throw invalidRequest(`calibration_points[${i}].occupancy must be a number >= 0`);
+    if (o.type !== undefined && typeof o.type !== 'string')
+      throw invalidRequest(`calibration_points[${i}].type must be a string`);
+    return {
+      timestampMs: parseInstant(o.timestamp, `calibration_points[${i}].timestamp`, nowMs),
+      occupancy: o.occupancy,
+    };
   });
 }
 
@@ -253,6 +312,7 @@ function parsePage(p: Obj): { page: number; limit: number } {
   const page = p.page ?? 1;
   const limit = p.limit ?? 1000;
   if (!Number.isInteger(page) || (page as number) < 1) throw invalidRequest('paginate.page must be an integer >= 1');
-  if (!Number.isInteger(limit) || (limit as number) < 1 || (limit as number) > 10_000) throw invalidRequest('paginate.limit must be an integer in 1..10000');
+  if (!Number.isInteger(limit) || (limit as number) < 1 || (limit as number) > 10_000)
+    throw invalidRequest('paginate.limit must be an integer in 1..10000');
   return { page: page as number, limit: limit as number };
 }

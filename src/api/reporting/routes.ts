@@ -30,13 +30,24 @@ export function registerReportingRoutes(app: FastifyInstance, deps: ReportingDep
     const principal = await authenticate(req, deps.tokens);
     refuseInvalid(req);
     const q = parseReportingRequest(req.body, await deps.nowMs(principal.orgId));
-    if (!principal.scopes.has('read:spaces') && !principal.scopes.has('read:rooms')) throw forbidden('reporting needs read:spaces or read:rooms');
+    if (!principal.scopes.has('read:spaces') && !principal.scopes.has('read:rooms'))
+      throw forbidden('reporting needs read:spaces or read:rooms');
     // group_by needs the point objects (general path); flat reports are written as text.
-    if (q.groupBy) return { data: group(await computePoints(deps.assets, deps.series, principal.orgId, q), q.groupBy, defaultGroupKey(q.ids)) };
+    if (q.groupBy)
+      return {
+        data: group(
+          await computePoints(deps.assets, deps.series, principal.orgId, q),
+          q.groupBy,
+          defaultGroupKey(q.ids),
+        ),
+      };
     const rep = await computeRuns(deps.assets, deps.series, principal.orgId, q);
     const { pageInfo } = pageOf(rep.total, q.page);
     if (pageInfo && q.format === 'csv') void reply.header('x-page-info', JSON.stringify(pageInfo));
-    void reply.header('content-type', q.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8');
+    void reply.header(
+      'content-type',
+      q.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8',
+    );
     return reply.send(Readable.from(q.format === 'csv' ? csvChunks(rep, q.page) : jsonChunks(rep, q.page)));
   });
 }

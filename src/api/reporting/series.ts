@@ -25,7 +25,13 @@ export interface SeriesPort {
    * none for that interval or `timezone` is not the space's zone. Minutes are kept for a week
    * only (spec §8): older windows exist only here.
    */
-  presenceRollupMax?(spaceId: string, every: '5m' | '15m' | '30m' | '1h' | '1d', timezone: string, startMs: number, stopMs: number): Promise<readonly MinuteValue[] | null>;
+  presenceRollupMax?(
+    spaceId: string,
+    every: '5m' | '15m' | '30m' | '1h' | '1d',
+    timezone: string,
+    startMs: number,
+    stopMs: number,
+  ): Promise<readonly MinuteValue[] | null>;
   trafficMinutes(sensorId: string, startMs: number, stopMs: number): Promise<readonly MinuteTraffic[]>;
   /** Traffic-based occupancy of a floor or room (in − out since the local day's start), raw or calibrated. */
   trafficOccupancyMinutes(

@@ -15,7 +15,15 @@ export function paginate(points: Point[], page: ReportingQuery['page']): { items
   if (!page) return { items: points, pageInfo: null };
   const totalPages = Math.max(1, Math.ceil(points.length / page.limit));
   const items = points.slice((page.page - 1) * page.limit, page.page * page.limit);
-  return { items, pageInfo: { page: page.page, page_item_count: items.length, total_item_count: points.length, total_pages: totalPages } };
+  return {
+    items,
+    pageInfo: {
+      page: page.page,
+      page_item_count: items.length,
+      total_item_count: points.length,
+      total_pages: totalPages,
+    },
+  };
 }
 
 /**
@@ -37,7 +45,11 @@ export function defaultGroupKey(ids: ReportingQuery['ids']): string {
 }
 
 /** `group_by.order: [entityField, "time"]` → { entity: { time: stats } } (or raw points). */
-export function group(points: readonly Point[], g: NonNullable<ReportingQuery['groupBy']>, defaultKey = 'space_id'): Record<string, Record<string, GroupStats | Point[]>> {
+export function group(
+  points: readonly Point[],
+  g: NonNullable<ReportingQuery['groupBy']>,
+  defaultKey = 'space_id',
+): Record<string, Record<string, GroupStats | Point[]>> {
   const order = g.order.length > 0 ? g.order : [defaultKey, 'time'];
   const [outer, inner = 'time'] = order;
   if (order.length > 2) throw invalidRequest('group_by.order takes at most two fields, e.g. ["room_id", "time"]');
@@ -45,7 +57,8 @@ export function group(points: readonly Point[], g: NonNullable<ReportingQuery['g
   for (const p of points) {
     const a = String(p[outer as string] ?? '');
     const b = String(p[inner] ?? '');
-    if (!(outer as string in p)) throw invalidRequest(`group_by.order: the points have no field ${JSON.stringify(outer)}`);
+    if (!((outer as string) in p))
+      throw invalidRequest(`group_by.order: the points have no field ${JSON.stringify(outer)}`);
     let m = groups.get(a);
     if (!m) groups.set(a, (m = new Map()));
     const list = m.get(b);

@@ -23,7 +23,11 @@ const STAT = /^occupancy_(avg|median|used_avg|used_median)_(presence|traffic)$/;
 const DAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
 const MAX_DAYS = 366;
 /** The keys the body and its filters may carry (platform-reference §3); any other is a 400. */
-const KNOWN = { body: ['measurements', 'items', 'start', 'stop', 'filters'], filters: ['time_ranges', 'exclude_days_of_week'], range: ['start', 'stop'] } as const;
+const KNOWN = {
+  body: ['measurements', 'items', 'start', 'stop', 'filters'],
+  filters: ['time_ranges', 'exclude_days_of_week'],
+  range: ['start', 'stop'],
+} as const;
 
 interface StatsDeps {
   assets: AssetCatalogue;
@@ -44,7 +48,10 @@ function statsInstant(x: unknown, field: string, zone: string): number {
     if (!d.isValid) throw invalidRequest(`${field} is not a valid date`);
     return d.startOf('day').toMillis();
   }
-  if (typeof x === 'string' && isRelative(x)) throw invalidRequest(`${field}: relative times are not supported by stats; give a date YYYY-MM-DD or an RFC 3339 timestamp`);
+  if (typeof x === 'string' && isRelative(x))
+    throw invalidRequest(
+      `${field}: relative times are not supported by stats; give a date YYYY-MM-DD or an RFC 3339 timestamp`,
+    );
   if (typeof x !== 'string') throw invalidRequest(`${field} must be a date YYYY-MM-DD or an RFC 3339 timestamp`);
   return parseInstant(x, field, null);
 }
@@ -64,7 +71,9 @@ function filterMinutes(rows: readonly MinuteValue[], zone: string, filters: Obj 
     };
     return { start: m(r.start), stop: m(r.stop) };
   });
-  const excluded = (Array.isArray(filters?.exclude_days_of_week) ? (filters.exclude_days_of_week as unknown[]) : []).map((d) => {
+  const excluded = (
+    Array.isArray(filters?.exclude_days_of_week) ? (filters.exclude_days_of_week as unknown[]) : []
+  ).map((d) => {
     const n = DAYS.indexOf(String(d).toLowerCase());
     if (n < 0) throw invalidRequest(`filters.exclude_days_of_week: ${JSON.stringify(d)} is not a day name`);
     return n + 1;
@@ -87,10 +96,13 @@ function knownFilters(x: unknown): Obj {
   if (typeof x !== 'object' || x === null || Array.isArray(x)) throw invalidRequest('filters must be an object');
   const f = x as Obj;
   refuseUnknownKeys(f, KNOWN.filters, 'filters');
-  if (f.time_ranges !== undefined && !Array.isArray(f.time_ranges)) throw invalidRequest('filters.time_ranges must be an array');
-  if (f.exclude_days_of_week !== undefined && !Array.isArray(f.exclude_days_of_week)) throw invalidRequest('filters.exclude_days_of_week must be an array');
+  if (f.time_ranges !== undefined && !Array.isArray(f.time_ranges))
+    throw invalidRequest('filters.time_ranges must be an array');
+  if (f.exclude_days_of_week !== undefined && !Array.isArray(f.exclude_days_of_week))
+    throw invalidRequest('filters.exclude_days_of_week must be an array');
   for (const [i, r] of ((f.time_ranges as unknown[] | undefined) ?? []).entries()) {
-    if (typeof r !== 'object' || r === null || Array.isArray(r)) throw invalidRequest(`filters.time_ranges[${i}] must be an object`);
+    if (typeof r !== 'object' || r === null || Array.isArray(r))
+      throw invalidRequest(`filters.time_ranges[${i}] must be an object`);
     refuseUnknownKeys(r as Obj, KNOWN.range, `filters.time_ranges[${i}]`);
   }
   return f;
@@ -111,10 +123,16 @@ export function registerStatsRoutes(app: FastifyInstance, deps: StatsDeps): void
     refuseUnknownKeys(b, KNOWN.body, '');
     const filters = b.filters === undefined ? null : knownFilters(b.filters);
     const measurements = b.measurements;
-    if (!Array.isArray(measurements) || measurements.length === 0) throw invalidRequest('measurements must be a non-empty array');
-    for (const m of measurements) if (typeof m !== 'string' || !STAT.test(m)) throw invalidRequest(`unknown measurement ${JSON.stringify(m)}: use occupancy_{avg|median|used_avg|used_median}_{presence|traffic}`);
+    if (!Array.isArray(measurements) || measurements.length === 0)
+      throw invalidRequest('measurements must be a non-empty array');
+    for (const m of measurements)
+      if (typeof m !== 'string' || !STAT.test(m))
+        throw invalidRequest(
+          `unknown measurement ${JSON.stringify(m)}: use occupancy_{avg|median|used_avg|used_median}_{presence|traffic}`,
+        );
     const items = b.items;
-    if (!Array.isArray(items) || items.length === 0 || !items.every((i) => typeof i === 'string')) throw invalidRequest('items must be a non-empty array of floor, room or zone ids');
+    if (!Array.isArray(items) || items.length === 0 || !items.every((i) => typeof i === 'string'))
+      throw invalidRequest('items must be a non-empty array of floor, room or zone ids');
     const floors = (items as string[]).map((id) => {
       const f = floorOf(deps.assets, p.orgId, id);
       if (!f) throw new ApiError(404, ApiErrorCodes.NOT_FOUND, `floor, room or zone ${id} does not exist`);
@@ -132,7 +150,10 @@ export function registerStatsRoutes(app: FastifyInstance, deps: StatsDeps): void
       const row: Record<string, number | null> = {};
       for (const m of measurements as string[]) {
         const [, kind, source] = STAT.exec(m) as unknown as [string, string, string];
-        const rows = source === 'presence' ? await deps.series.presenceMinutes(id, start, stop) : await deps.series.trafficOccupancyMinutes(id, start, stop, 'calibrated', []);
+        const rows =
+          source === 'presence'
+            ? await deps.series.presenceMinutes(id, start, stop)
+            : await deps.series.trafficOccupancyMinutes(id, start, stop, 'calibrated', []);
         row[m] = statistic(kind, filterMinutes(rows, zone, filters));
       }
       data[id] = row;

@@ -17,7 +17,21 @@ export interface Target {
 }
 
 /** The metadata fields every point carries, in the reference's order; custom ids follow when set. */
-const META_KEYS = ['building_id', 'building_name', 'space_id', 'space_name', 'room_id', 'room_name', 'zone_id', 'zone_name', 'sensor_id', 'hive_id', 'hive_serial', 'mac_address', 'tag_id'] as const;
+const META_KEYS = [
+  'building_id',
+  'building_name',
+  'space_id',
+  'space_name',
+  'room_id',
+  'room_name',
+  'zone_id',
+  'zone_name',
+  'sensor_id',
+  'hive_id',
+  'hive_serial',
+  'mac_address',
+  'tag_id',
+] as const;
 const CUSTOM_KEYS = ['floor_custom_id', 'room_custom_id', 'zone_custom_id'] as const;
 
 function complete(meta: Record<string, string>, tagId: string | null): Record<string, string | null> {
@@ -29,12 +43,18 @@ function complete(meta: Record<string, string>, tagId: string | null): Record<st
   return out;
 }
 
-const notFound = (what: string, id: string): ApiError => new ApiError(404, ApiErrorCodes.NOT_FOUND, `${what} ${id} does not exist`);
+const notFound = (what: string, id: string): ApiError =>
+  new ApiError(404, ApiErrorCodes.NOT_FOUND, `${what} ${id} does not exist`);
 
 export function resolveTargets(assets: AssetCatalogue, orgId: string, q: ReportingQuery, m: Measurement): Target[] {
   // A space selected through a tag names that tag (the first requested tag holding it).
-  const tagOf = (id: string): string | null => (q.ids.tags ?? []).find((t) => assets.tag(orgId, t)?.spaceIds.has(id)) ?? null;
-  return selectTargets(assets, orgId, q, m).map((t) => ({ seriesId: t.seriesId, kind: t.kind, meta: complete(t.meta, t.kind === 'sensor' ? null : tagOf(t.seriesId)) }));
+  const tagOf = (id: string): string | null =>
+    (q.ids.tags ?? []).find((t) => assets.tag(orgId, t)?.spaceIds.has(id)) ?? null;
+  return selectTargets(assets, orgId, q, m).map((t) => ({
+    seriesId: t.seriesId,
+    kind: t.kind,
+    meta: complete(t.meta, t.kind === 'sensor' ? null : tagOf(t.seriesId)),
+  }));
 }
 
 /** A target as selected, with the metadata that applies to it only. */
@@ -49,13 +69,18 @@ function selectTargets(assets: AssetCatalogue, orgId: string, q: ReportingQuery,
   const floors = assets.list('floor', orgId);
   const rooms = assets.list('room', orgId);
   const zones = assets.list('zone', orgId);
-  const floorIds = new Set([...(ids.spaces ?? []), ...floors.filter((f) => ids.buildings?.includes(f.buildingId)).map((f) => f.id)]);
+  const floorIds = new Set([
+    ...(ids.spaces ?? []),
+    ...floors.filter((f) => ids.buildings?.includes(f.buildingId)).map((f) => f.id),
+  ]);
   const tagged = new Set((ids.tags ?? []).flatMap((t) => [...(assets.tag(orgId, t)?.spaceIds ?? [])]));
   const any = (...xs: Array<unknown[] | undefined>): boolean => xs.some((x) => x !== undefined);
   switch (m) {
     case 'floor_occupancy':
     case 'traffic_floor_occupancy': {
-      const sel = any(ids.spaces, ids.buildings, ids.tags) ? floors.filter((f) => floorIds.has(f.id) || tagged.has(f.id)) : floors;
+      const sel = any(ids.spaces, ids.buildings, ids.tags)
+        ? floors.filter((f) => floorIds.has(f.id) || tagged.has(f.id))
+        : floors;
       return sel.map((f) => ({ seriesId: f.id, kind: 'floor', meta: floorMeta(assets, orgId, f.id) }));
     }
     case 'room_occupancy':
@@ -67,14 +92,26 @@ function selectTargets(assets: AssetCatalogue, orgId: string, q: ReportingQuery,
     }
     case 'zone_occupancy': {
       const sel = any(ids.zones, ids.rooms, ids.spaces, ids.buildings, ids.tags)
-        ? zones.filter((z) => ids.zones?.includes(z.id) || (z.roomId !== null && ids.rooms?.includes(z.roomId)) || floorIds.has(z.floorId) || tagged.has(z.id))
+        ? zones.filter(
+            (z) =>
+              ids.zones?.includes(z.id) ||
+              (z.roomId !== null && ids.rooms?.includes(z.roomId)) ||
+              floorIds.has(z.floorId) ||
+              tagged.has(z.id),
+          )
         : zones;
       return sel.map((z) => ({ seriesId: z.id, kind: 'zone', meta: zoneMeta(assets, orgId, z.id) }));
     }
     case 'traffic': {
       const traffic = assets.list('sensor', orgId).filter((s) => s.mode === 'traffic');
       const sel = any(ids.sensors, ids.hives, ids.rooms, ids.spaces, ids.buildings)
-        ? traffic.filter((s) => ids.sensors?.includes(s.id) || ids.hives?.includes(s.hiveId) || (s.roomId !== null && ids.rooms?.includes(s.roomId)) || floorIds.has(s.floorId))
+        ? traffic.filter(
+            (s) =>
+              ids.sensors?.includes(s.id) ||
+              ids.hives?.includes(s.hiveId) ||
+              (s.roomId !== null && ids.rooms?.includes(s.roomId)) ||
+              floorIds.has(s.floorId),
+          )
         : traffic;
       return sel.map((s) => ({ seriesId: s.id, kind: 'sensor', meta: sensorMeta(assets, orgId, s) }));
     }
@@ -82,7 +119,14 @@ function selectTargets(assets: AssetCatalogue, orgId: string, q: ReportingQuery,
 }
 
 function checkIds(assets: AssetCatalogue, orgId: string, q: ReportingQuery): ReportingQuery['ids'] {
-  const kinds = { spaces: 'floor', rooms: 'room', zones: 'zone', buildings: 'building', sensors: 'sensor', hives: 'hive' } as const;
+  const kinds = {
+    spaces: 'floor',
+    rooms: 'room',
+    zones: 'zone',
+    buildings: 'building',
+    sensors: 'sensor',
+    hives: 'hive',
+  } as const;
   for (const [key, kind] of Object.entries(kinds) as Array<[keyof typeof kinds, (typeof kinds)[keyof typeof kinds]]>) {
     for (const id of q.ids[key] ?? []) if (!assets.get(kind, orgId, id)) throw notFound(kind, id);
   }
@@ -99,7 +143,12 @@ function withCustom(meta: Record<string, string>, key: string, value: string | n
 export function floorMeta(assets: AssetCatalogue, orgId: string, floorId: string): Record<string, string> {
   const f = assets.get('floor', orgId, floorId);
   const b = f ? assets.get('building', orgId, f.buildingId) : undefined;
-  const meta = { building_id: b?.id ?? '', building_name: b?.name ?? '', space_id: f?.id ?? '', space_name: f?.name ?? '' };
+  const meta = {
+    building_id: b?.id ?? '',
+    building_name: b?.name ?? '',
+    space_id: f?.id ?? '',
+    space_name: f?.name ?? '',
+  };
   return withCustom(meta, 'floor_custom_id', f?.customId ?? null);
 }
 

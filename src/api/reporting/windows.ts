@@ -25,7 +25,8 @@ export function windowStart(ms: number, every: Every, zone: string): number {
 }
 
 function nextStart(start: number, every: Every, zone: string): number {
-  if (every === '1d') return DateTime.fromMillis(start, { zone }).startOf('day').plus({ days: 1 }).startOf('day').toMillis();
+  if (every === '1d')
+    return DateTime.fromMillis(start, { zone }).startOf('day').plus({ days: 1 }).startOf('day').toMillis();
   const next = start + EVERY_MS[every];
   // Across an offset change, realign to the local grid (never step backwards).
   const aligned = windowStart(next, every, zone);

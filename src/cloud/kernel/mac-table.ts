@@ -54,7 +54,8 @@ export class MacTable {
     for (;;) {
       const k = slots[2 * slot] as number;
       if (k === 0) break;
-      if (slots[2 * slot + 1] === h && this.#equals(k - 1, b, v, s, len)) return this.#entries[3 * (k - 1) + 2] as number;
+      if (slots[2 * slot + 1] === h && this.#equals(k - 1, b, v, s, len))
+        return this.#entries[3 * (k - 1) + 2] as number;
       slot = (slot + 1) & this.#mask;
     }
     return this.#miss(b, s, e);
@@ -81,7 +82,9 @@ export class MacTable {
   #intern(bytes: Uint8Array, sensor: number): void {
     const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const len = bytes.length;
-    const h = (len >= 8 ? hashWords(v.getUint32(len - 8, true), v.getUint32(len - 4, true), len) : hashBytes(bytes, 0, len)) | 0;
+    const h =
+      (len >= 8 ? hashWords(v.getUint32(len - 8, true), v.getUint32(len - 4, true), len) : hashBytes(bytes, 0, len)) |
+      0;
     let slot = h & this.#mask;
     while ((this.#slots[2 * slot] as number) !== 0) slot = (slot + 1) & this.#mask;
     if (this.#used + len > this.#bytes.length) {

@@ -176,7 +176,8 @@ export class PresenceKernel {
     for (let sp = 0; sp < this.spaceIds.length; sp++) {
       scratch.length = 0;
       const base = sp * this.#slots;
-      for (let slot = 0; slot < this.#slots; slot++) if (m.sampled[base + slot] === 1) scratch.push(work[base + slot] as number);
+      for (let slot = 0; slot < this.#slots; slot++)
+        if (m.sampled[base + slot] === 1) scratch.push(work[base + slot] as number);
       if (scratch.length === 0) continue;
       const value = median(scratch);
       if (out) out[sp] = value;
@@ -195,7 +196,9 @@ export class PresenceKernel {
     const work = this.#merged(m);
     for (let sp = 0; sp < this.spaceIds.length; sp++) {
       const base = sp * this.#slots;
-      for (let slot = 0; slot < this.#slots; slot++) if (m.sampled[base + slot] === 1) visit(this.spaceIds[sp] as string, minuteMs + slot * this.#tickMs, work[base + slot] as number);
+      for (let slot = 0; slot < this.#slots; slot++)
+        if (m.sampled[base + slot] === 1)
+          visit(this.spaceIds[sp] as string, minuteMs + slot * this.#tickMs, work[base + slot] as number);
     }
   }
 
@@ -204,7 +207,8 @@ export class PresenceKernel {
     if (this.#work.length < m.counts.length) this.#work = new Uint16Array(m.counts.length);
     const work = this.#work;
     work.set(m.counts);
-    for (let key = 0; key < m.head.length; key++) if ((m.head[key] as number) >= 0) this.#mergeDeferred(m, work, Math.floor(key / this.#slots), key % this.#slots);
+    for (let key = 0; key < m.head.length; key++)
+      if ((m.head[key] as number) >= 0) this.#mergeDeferred(m, work, Math.floor(key / this.#slots), key % this.#slots);
     return work;
   }
 
@@ -240,7 +244,16 @@ export class PresenceKernel {
   #newBuf(): MinuteBuf {
     const n = this.spaceIds.length * this.#slots;
     const head = new Int32Array(this.#rasters.length * this.#slots);
-    return { minuteMs: 0, counts: new Uint16Array(n), sampled: new Uint8Array(n), seen: new Uint8Array(this.#nSensors * this.#slots), head, next: new Int32Array(1024), sensor: new Int32Array(1024), xy: new Float64Array(2048), deferred: 0 };
+    return {
+      minuteMs: 0,
+      counts: new Uint16Array(n),
+      sampled: new Uint8Array(n),
+      seen: new Uint8Array(this.#nSensors * this.#slots),
+      head,
+      next: new Int32Array(1024),
+      sensor: new Int32Array(1024),
+      xy: new Float64Array(2048),
+      deferred: 0,
+    };
   }
 }
-

@@ -31,7 +31,13 @@ export class SensorTable {
   /** Scratch of `#markSolo`: the neighbour boxes touching one row of cells (minX, minY, maxX, maxY each). */
   #rowNear = new Float64Array(64);
 
-  constructor(registry: AssetRegistry, sensorIds: readonly string[], floorIds: readonly string[], spaceIndex: ReadonlyMap<string, number>, rasters: readonly SpaceRaster[]) {
+  constructor(
+    registry: AssetRegistry,
+    sensorIds: readonly string[],
+    floorIds: readonly string[],
+    spaceIndex: ReadonlyMap<string, number>,
+    rasters: readonly SpaceRaster[],
+  ) {
     const n = sensorIds.length;
     this.ids = sensorIds;
     this.side = new Float64Array(n);
@@ -55,7 +61,14 @@ export class SensorTable {
       this.cy[i] = s.center[1];
       this.floor[i] = floorIdx.get(s.floorId) ?? 0;
     });
-    this.sampled = sensorIds.map((id) => Int32Array.from(registry.sampledSpaces(id).map((sp) => spaceIndex.get(sp) ?? -1).filter((k) => k >= 0)));
+    this.sampled = sensorIds.map((id) =>
+      Int32Array.from(
+        registry
+          .sampledSpaces(id)
+          .map((sp) => spaceIndex.get(sp) ?? -1)
+          .filter((k) => k >= 0),
+      ),
+    );
     // Each sensor's footprint grown by the merge margin, once, in a spatial hash per floor:
     // a sensor meets only the sensors whose boxes share a bucket with its own footprint, so
     // the cost grows with the fleet (and a floor's density), never with its square.
@@ -108,7 +121,13 @@ export class SensorTable {
    * (conservative for rotated sensors, exact for axis-aligned ones). The grid's vertices are
    * mapped to world coordinates once (k / SOLO_N + 1 / SOLO_N is exactly (k + 1) / SOLO_N).
    */
-  #markSolo(i: number, near: readonly Box[], raster: SpaceRaster | undefined, vx: Float64Array, vy: Float64Array): void {
+  #markSolo(
+    i: number,
+    near: readonly Box[],
+    raster: SpaceRaster | undefined,
+    vx: Float64Array,
+    vy: Float64Array,
+  ): void {
     const w = SOLO_N + 1;
     // footprintTransform.toWorld's arithmetic on the same constants (its cos and sin are this
     // table's: the same degrees-to-radians expression), without a pair allocated per vertex.
@@ -125,7 +144,8 @@ export class SensorTable {
         vy[j * w + k] = cy + u * si + v * co;
       }
     }
-    const rowNear = this.#rowNear.length >= 4 * near.length ? this.#rowNear : (this.#rowNear = new Float64Array(4 * near.length));
+    const rowNear =
+      this.#rowNear.length >= 4 * near.length ? this.#rowNear : (this.#rowNear = new Float64Array(4 * near.length));
     for (let j = 0; j < SOLO_N; j++) {
       // The neighbours that touch this row of cells at all (a cell's box lies inside its row's
       // box, so no neighbour dropped here could touch one of its cells): most rows meet a few.
@@ -162,13 +182,22 @@ export class SensorTable {
         const maxY = Math.max(vy[a] as number, vy[b] as number, vy[c] as number, vy[d] as number) + 1e-9;
         let solo = true;
         for (let o = 0; o < m; o += 4) {
-          if (!(maxX < (rowNear[o] as number) || minX > (rowNear[o + 2] as number) || maxY < (rowNear[o + 1] as number) || minY > (rowNear[o + 3] as number))) {
+          if (!(
+            maxX < (rowNear[o] as number) ||
+            minX > (rowNear[o + 2] as number) ||
+            maxY < (rowNear[o + 1] as number) ||
+            minY > (rowNear[o + 3] as number)
+          )) {
             solo = false;
             break;
           }
         }
         // The cell's world box (grown by 1e-9) holds every point mapped from inside the cell.
-        this.#solo[(i * SOLO_N + j) * SOLO_N + k] = !solo ? -2 : raster ? raster.uniformSet(minX, minY, maxX, maxY) : -1;
+        this.#solo[(i * SOLO_N + j) * SOLO_N + k] = !solo
+          ? -2
+          : raster
+            ? raster.uniformSet(minX, minY, maxX, maxY)
+            : -1;
       }
     }
   }
@@ -247,7 +276,15 @@ interface Box {
 }
 
 /** The axis-aligned box of four corners, grown by `grow` (no intermediate arrays: called per solo cell). */
-function boxOf([a, b, c, d]: readonly [readonly [number, number], readonly [number, number], readonly [number, number], readonly [number, number]], grow: number): Box {
+function boxOf(
+  [a, b, c, d]: readonly [
+    readonly [number, number],
+    readonly [number, number],
+    readonly [number, number],
+    readonly [number, number],
+  ],
+  grow: number,
+): Box {
   return {
     minX: Math.min(a[0], b[0], c[0], d[0]) - grow,
     minY: Math.min(a[1], b[1], c[1], d[1]) - grow,

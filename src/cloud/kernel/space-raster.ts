@@ -33,7 +33,12 @@ export class SpaceRaster {
     this.#floor = floor;
     this.#spaceIndex = spaceIndex;
     const all: IndexedSpace[] = [...floor.rooms, ...floor.zones];
-    this.#spaces = all.map((s, k) => ({ polygon: s.polygon, box: s.box, room: k < floor.rooms.length, index: spaceIndex.get(s.id) ?? -1 }));
+    this.#spaces = all.map((s, k) => ({
+      polygon: s.polygon,
+      box: s.box,
+      room: k < floor.rooms.length,
+      index: spaceIndex.get(s.id) ?? -1,
+    }));
     // The grid covers the floor's spaces (plus a margin for footprints that overhang a wall),
     // not the site plan from its origin: a building 240 m east of the origin would otherwise
     // classify 7× the cells. Its origin stays on the CELL_M lattice, so every corner and
@@ -206,7 +211,8 @@ export class SpaceRaster {
     const j1 = Math.floor((maxY - this.#y0) / CELL_M);
     if (i0 < 0 || j0 < 0 || i1 >= this.#nx || j1 >= this.#ny) return -1;
     const first = this.#cells[j0 * this.#nx + i0] as number;
-    for (let j = j0; j <= j1; j++) for (let i = i0; i <= i1; i++) if (this.#cells[j * this.#nx + i] !== first) return -1;
+    for (let j = j0; j <= j1; j++)
+      for (let i = i0; i <= i1; i++) if (this.#cells[j * this.#nx + i] !== first) return -1;
     return first;
   }
 

@@ -101,7 +101,11 @@ export class UplinkReader implements ScanVisitor {
     this.#reset(hive);
     const index = new Map(this.sensorIds.map((id, i) => [id, i] as const));
     for (const { sensorId, packet } of packets) {
-      const i = this.#open(index.get(sensorId) ?? -1, packet.sensedAtMs, packet.kind === 'presence' ? PacketKind.Presence : PacketKind.Traffic);
+      const i = this.#open(
+        index.get(sensorId) ?? -1,
+        packet.sensedAtMs,
+        packet.kind === 'presence' ? PacketKind.Presence : PacketKind.Traffic,
+      );
       if (packet.kind === 'presence') for (const [x, y] of packet.detections) this.point(x, y);
       else {
         this.inCount[i] = packet.in;

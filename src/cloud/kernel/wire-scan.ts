@@ -21,7 +21,14 @@ export interface ScanVisitor {
   presenceStart(macStart: number, macEnd: number, sensedAtMs: number): void;
   point(x: number, y: number): void;
   presenceEnd(): void;
-  traffic(macStart: number, macEnd: number, sensedAtMs: number, intervalMs: number, inCount: number, outCount: number): void;
+  traffic(
+    macStart: number,
+    macEnd: number,
+    sensedAtMs: number,
+    intervalMs: number,
+    inCount: number,
+    outCount: number,
+  ): void;
 }
 
 export class WireScanner {
@@ -48,12 +55,12 @@ export class WireScanner {
       if (field === 1 && (tag & 7) === 2) {
         sStart = this.#span();
         sEnd = this.#end;
-      }
-      else if (field === 2 && (tag & 7) === 0) seq = this.#varint();
+      } else if (field === 2 && (tag & 7) === 0) seq = this.#varint();
       else if (field === 3 && (tag & 7) === 0) sent = this.#varint();
       else if (field === 4 && (tag & 7) === 2) {
         packets.push(this.#span(), this.#end);
-      } else if (field === 5 && (tag & 7) === 0) this.#uint32(); // protocol_minor
+      } else if (field === 5 && (tag & 7) === 0)
+        this.#uint32(); // protocol_minor
       else throw new WireError(`HiveUplink: field ${field} with wire type ${tag & 7} is not read here`);
     }
     visit.header(seq, sent, sStart, sEnd);
@@ -84,8 +91,7 @@ export class WireScanner {
       if (field === 1 && (tag & 7) === 2) {
         macS = this.#span();
         macE = this.#end;
-      }
-      else if (field === 2 && (tag & 7) === 0) t = this.#varint();
+      } else if (field === 2 && (tag & 7) === 0) t = this.#varint();
       else if ((field === 3 || field === 4) && (tag & 7) === 2) {
         if (bodyKind !== 0) throw new WireError('SensorPacket with two bodies');
         bodyKind = field;

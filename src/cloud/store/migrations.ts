@@ -268,7 +268,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 8,
-    description: 'sensor status keyed by (hive, sensor): a batch or heartbeat rewrites its hive\'s few pages',
+    description: "sensor status keyed by (hive, sensor): a batch or heartbeat rewrites its hive's few pages",
     sql: `
       -- Sensor ids are hashes: keyed by sensor alone, a hive's ~40 sensors sit on ~40 random
       -- pages, and every batch dirtied (and its commit wrote to the log) all of them. Keyed by
@@ -297,8 +297,8 @@ export const MIGRATIONS: readonly Migration[] = [
       -- Reads by sensor id; a row's first write adds its entry, later updates leave it alone.
       CREATE INDEX sensor_status_by_sensor ON sensor_status (sensor_id);
       `,
-    },
-    {
+  },
+  {
     version: 9,
     description: 'reopen marks: late data for a minute its floor owner finalised, stored by another ingest process',
     sql: `
@@ -312,7 +312,8 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 10,
-    description: 'one outbox row per event id: a run resumed after a crash emits again what it emitted before, stored once',
+    description:
+      'one outbox row per event id: a run resumed after a crash emits again what it emitted before, stored once',
     sql: `
       DELETE FROM events WHERE id NOT IN (SELECT MIN(id) FROM events GROUP BY event_id);
       CREATE UNIQUE INDEX events_by_event_id ON events (event_id);

@@ -277,7 +277,9 @@ export interface StoreSync {
   close(): void;
 }
 
-type Async<T> = { [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never };
+type Async<T> = {
+  [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never;
+};
 
 /**
  * What the cloud pipeline, the platform and the HTTP API need from storage: every operation

@@ -1,6 +1,14 @@
 import { PostgresStore } from './postgres-store.js';
 import { PostgresSession } from './postgres-session.js';
-import { CLIENT_COLUMNS, clientRowOf, type ApiStatePort, type AssetOverlay, type ClientRow, type ClientTableRow, type StoredClient } from './api-state-port.js';
+import {
+  CLIENT_COLUMNS,
+  clientRowOf,
+  type ApiStatePort,
+  type AssetOverlay,
+  type ClientRow,
+  type ClientTableRow,
+  type StoredClient,
+} from './api-state-port.js';
 
 /**
  * The API's state in the PostgreSQL store (tables `api_clients`, `api_overlays` of
@@ -43,12 +51,17 @@ export class PostgresApiState implements ApiStatePort {
   }
 
   async overlay(orgId: string): Promise<AssetOverlay | null> {
-    const [row] = await this.#db.rows<{ overlay: string }>('SELECT overlay FROM api_overlays WHERE org_id = $1', [orgId]);
+    const [row] = await this.#db.rows<{ overlay: string }>('SELECT overlay FROM api_overlays WHERE org_id = $1', [
+      orgId,
+    ]);
     return row ? (JSON.parse(row.overlay) as AssetOverlay) : null;
   }
 
   async putOverlay(orgId: string, overlay: AssetOverlay): Promise<void> {
-    await this.#db.query('INSERT INTO api_overlays (org_id, overlay) VALUES ($1, $2) ON CONFLICT (org_id) DO UPDATE SET overlay = excluded.overlay', [orgId, JSON.stringify(overlay)]);
+    await this.#db.query(
+      'INSERT INTO api_overlays (org_id, overlay) VALUES ($1, $2) ON CONFLICT (org_id) DO UPDATE SET overlay = excluded.overlay',
+      [orgId, JSON.stringify(overlay)],
+    );
   }
 
   close(): Promise<void> {

@@ -70,17 +70,36 @@ export class PostgresLeases {
 
   /** Lets the partition go at once (a clean stop): the next process to look takes it without waiting out the lease. */
   async release(partition: string, owner: string, token: number): Promise<void> {
-    await this.#db.query('UPDATE partition_leases SET expires_at = clock_timestamp() WHERE partition = $1 AND owner = $2 AND token = $3', [partition, owner, token]);
+    await this.#db.query(
+      'UPDATE partition_leases SET expires_at = clock_timestamp() WHERE partition = $1 AND owner = $2 AND token = $3',
+      [partition, owner, token],
+    );
   }
 
   /** Every lease, by partition. */
   async list(): Promise<LeaseRow[]> {
-    const rows = await this.#db.rows<{ partition: string; owner: string; token: number; acquired: number; renewed: number; expires: number; now: number }>(
+    const rows = await this.#db.rows<{
+      partition: string;
+      owner: string;
+      token: number;
+      acquired: number;
+      renewed: number;
+      expires: number;
+      now: number;
+    }>(
       `SELECT partition, owner, token, (extract(epoch FROM acquired_at) * 1000)::bigint AS acquired, (extract(epoch FROM renewed_at) * 1000)::bigint AS renewed,
          (extract(epoch FROM expires_at) * 1000)::bigint AS expires, (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS now
        FROM partition_leases ORDER BY partition COLLATE "C"`,
     );
-    return rows.map((r) => ({ partition: r.partition, owner: r.owner, token: Number(r.token), acquiredAtMs: Number(r.acquired), renewedAtMs: Number(r.renewed), expiresAtMs: Number(r.expires), nowMs: Number(r.now) }));
+    return rows.map((r) => ({
+      partition: r.partition,
+      owner: r.owner,
+      token: Number(r.token),
+      acquiredAtMs: Number(r.acquired),
+      renewedAtMs: Number(r.renewed),
+      expiresAtMs: Number(r.expires),
+      nowMs: Number(r.now),
+    }));
   }
 
   async close(): Promise<void> {

@@ -14,7 +14,8 @@ export interface PostgresMigration {
 export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   {
     version: 1,
-    description: 'the SQLite store migrations 1–5 in one: batches, payloads, minutes, rollups, outbox, status, API state, webhooks',
+    description:
+      'the SQLite store migrations 1–5 in one: batches, payloads, minutes, rollups, outbox, status, API state, webhooks',
     sql: `
       CREATE TABLE batches (
         hive_serial TEXT NOT NULL,
@@ -142,7 +143,8 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   },
   {
     version: 2,
-    description: 'the SQLite store migration 6: the due index over pending deliveries only; send_on_value_change last values',
+    description:
+      'the SQLite store migration 6: the due index over pending deliveries only; send_on_value_change last values',
     sql: `
       DROP INDEX webhook_deliveries_due;
       CREATE INDEX webhook_deliveries_due ON webhook_deliveries (subscription_id, next_attempt_ms, event_ts_ms, event_id COLLATE "C") WHERE state = 'pending';
@@ -156,7 +158,8 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   },
   {
     version: 3,
-    description: 'the SQLite store migration 7: delivery bodies in a table of their own; deliveries unique by (subscription, event time, event id)',
+    description:
+      'the SQLite store migration 7: delivery bodies in a table of their own; deliveries unique by (subscription, event time, event id)',
     sql: `
       -- The body, written once, leaves the row every outcome rewrites (an UPDATE writes a new
       -- tuple: a small one now). Same id as its delivery, deleted with it.
@@ -184,8 +187,8 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       ALTER TABLE sensor_status ADD PRIMARY KEY (hive_serial, sensor_id);
       CREATE INDEX sensor_status_by_sensor ON sensor_status (sensor_id);
       `,
-    },
-    {
+  },
+  {
     version: 5,
     description: 'the SQLite store migration 9: reopen marks',
     sql: `
@@ -207,7 +210,8 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   },
   {
     version: 7,
-    description: 'partition leases: which ingest process aggregates which floor partition, with a fencing token (docs/scale-out.md, Failover)',
+    description:
+      'partition leases: which ingest process aggregates which floor partition, with a fencing token (docs/scale-out.md, Failover)',
     sql: `
       CREATE TABLE partition_leases (
         partition TEXT PRIMARY KEY,

@@ -60,7 +60,11 @@ export class PostgresSession {
     try {
       client = await open(url, o);
     } catch (err) {
-      throw new AppError(ErrorCodes.STORE_FAILED, `cannot connect to the PostgreSQL store ${redactUrl(url)}: ${(err as Error).message}`, { cause: err });
+      throw new AppError(
+        ErrorCodes.STORE_FAILED,
+        `cannot connect to the PostgreSQL store ${redactUrl(url)}: ${(err as Error).message}`,
+        { cause: err },
+      );
     }
     return new PostgresSession(client, url, o);
   }
@@ -101,7 +105,10 @@ export class PostgresSession {
     return this.#atomically(statements, true);
   }
 
-  #atomically(statements: ReadonlyArray<readonly [string, readonly unknown[]]>, fenced: boolean): Promise<pg.QueryResult | null> {
+  #atomically(
+    statements: ReadonlyArray<readonly [string, readonly unknown[]]>,
+    fenced: boolean,
+  ): Promise<pg.QueryResult | null> {
     return this.#next(() =>
       this.#reconnecting(() =>
         retryingDeadlocks(async () => {
@@ -123,8 +130,15 @@ export class PostgresSession {
 
   async #checkFence(): Promise<void> {
     const f = this.#o.fence as Fence;
-    const r = await this.#run('SELECT 1 FROM partition_leases WHERE partition = $1 AND token = $2 FOR SHARE', [f.partition, f.token]);
-    if (r.rowCount === 0) throw new AppError(ErrorCodes.LEASE_LOST, `partition ${f.partition}: lease token ${f.token} was taken by another ingest process; write refused`);
+    const r = await this.#run('SELECT 1 FROM partition_leases WHERE partition = $1 AND token = $2 FOR SHARE', [
+      f.partition,
+      f.token,
+    ]);
+    if (r.rowCount === 0)
+      throw new AppError(
+        ErrorCodes.LEASE_LOST,
+        `partition ${f.partition}: lease token ${f.token} was taken by another ingest process; write refused`,
+      );
   }
 
   #next<T>(op: () => Promise<T>): Promise<T> {
@@ -167,7 +181,10 @@ export class PostgresSession {
 
   async #run(text: string, values?: readonly unknown[]): Promise<pg.QueryResult> {
     try {
-      return await this.#client.query(text, values === undefined || values.length === 0 ? undefined : (values as unknown[]));
+      return await this.#client.query(
+        text,
+        values === undefined || values.length === 0 ? undefined : (values as unknown[]),
+      );
     } catch (err) {
       throw this.#failure(err);
     }
@@ -181,7 +198,11 @@ export class PostgresSession {
   }
 
   #failure(err: unknown): AppError {
-    return new AppError(ErrorCodes.STORE_FAILED, `PostgreSQL store ${redactUrl(this.#url)}: ${(err as Error).message}`, { cause: err });
+    return new AppError(
+      ErrorCodes.STORE_FAILED,
+      `PostgreSQL store ${redactUrl(this.#url)}: ${(err as Error).message}`,
+      { cause: err },
+    );
   }
 }
 
@@ -191,7 +212,8 @@ async function open(url: string, o: SessionOptions): Promise<pg.Client> {
   // A dropped connection surfaces at the next statement; the event must not crash the process.
   client.on('error', () => undefined);
   await client.connect();
-  if (o.fence !== undefined) await client.query(`SET idle_in_transaction_session_timeout = ${IDLE_IN_FENCED_TRANSACTION_MS}`);
+  if (o.fence !== undefined)
+    await client.query(`SET idle_in_transaction_session_timeout = ${IDLE_IN_FENCED_TRANSACTION_MS}`);
   return client;
 }
 
@@ -208,8 +230,14 @@ const LOST_SOCKET_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIM
 
 function connectionLost(err: unknown): boolean {
   const cause = ((err as Error).cause ?? err) as { code?: unknown; message?: unknown };
-  if (typeof cause.code === 'string' && (LOST_SQLSTATES.has(cause.code) || LOST_SOCKET_ERRORS.has(cause.code))) return true;
-  return typeof cause.message === 'string' && /Connection terminated|not queryable|terminating connection|the database system is (starting up|shutting down)/i.test(cause.message);
+  if (typeof cause.code === 'string' && (LOST_SQLSTATES.has(cause.code) || LOST_SOCKET_ERRORS.has(cause.code)))
+    return true;
+  return (
+    typeof cause.message === 'string' &&
+    /Connection terminated|not queryable|terminating connection|the database system is (starting up|shutting down)/i.test(
+      cause.message,
+    )
+  );
 }
 
 /** PostgreSQL's deadlock_detected: the server rolled one of the transactions back. */
@@ -225,7 +253,8 @@ async function retryingDeadlocks<T>(op: () => Promise<T>): Promise<T> {
     try {
       return await op();
     } catch (err) {
-      if (attempt >= DEADLOCK_ATTEMPTS || ((err as Error).cause as { code?: string } | undefined)?.code !== DEADLOCK) throw err;
+      if (attempt >= DEADLOCK_ATTEMPTS || ((err as Error).cause as { code?: string } | undefined)?.code !== DEADLOCK)
+        throw err;
     }
   }
 }

@@ -24,7 +24,17 @@ import type {
 import { POSTGRES_MIGRATIONS } from './postgres-schema.js';
 import { hiveStatusOf, sensorStatusOf, type HiveStatusTableRow } from './sqlite-status.js';
 import { PostgresSession, redactUrl, type SessionOptions } from './postgres-session.js';
-import { BATCH_SQL, EVENTS_SQL, PRESENCE_MINUTES_SQL, ROLLUP_SQL, TRAFFIC_MINUTES_SQL, TRAFFIC_ROLLUP_SQL, deliveryColumns, eventColumns, lastByKey } from './postgres-writes.js';
+import {
+  BATCH_SQL,
+  EVENTS_SQL,
+  PRESENCE_MINUTES_SQL,
+  ROLLUP_SQL,
+  TRAFFIC_MINUTES_SQL,
+  TRAFFIC_ROLLUP_SQL,
+  deliveryColumns,
+  eventColumns,
+  lastByKey,
+} from './postgres-writes.js';
 
 /**
  * The PostgreSQL store (`--store postgres://…`): the `Store` port over one connection. Bulk
@@ -53,17 +63,26 @@ export class PostgresStore implements Store {
       await migrate(db);
     } catch (err) {
       await db.close();
-      throw new AppError(ErrorCodes.STORE_FAILED, `cannot migrate the PostgreSQL store ${redactUrl(url)}: ${(err as Error).message}`, { cause: err });
+      throw new AppError(
+        ErrorCodes.STORE_FAILED,
+        `cannot migrate the PostgreSQL store ${redactUrl(url)}: ${(err as Error).message}`,
+        { cause: err },
+      );
     }
     return new PostgresStore(db);
   }
 
   async hasBatch(hiveSerial: string, seq: number): Promise<boolean> {
-    return (await this.#db.rows('SELECT 1 FROM batches WHERE hive_serial = $1 AND seq = $2', [hiveSerial, seq])).length > 0;
+    return (
+      (await this.#db.rows('SELECT 1 FROM batches WHERE hive_serial = $1 AND seq = $2', [hiveSerial, seq])).length > 0
+    );
   }
 
   async ackedSeq(hiveSerial: string): Promise<number> {
-    const [r] = await this.#db.rows<{ acked_seq: number }>('SELECT acked_seq FROM hive_progress WHERE hive_serial = $1', [hiveSerial]);
+    const [r] = await this.#db.rows<{ acked_seq: number }>(
+      'SELECT acked_seq FROM hive_progress WHERE hive_serial = $1',
+      [hiveSerial],
+    );
     return r?.acked_seq ?? 0;
   }
 
@@ -96,20 +115,35 @@ export class PostgresStore implements Store {
     const presence = lastByKey(w.presence, (r) => `${r.spaceId}\u0000${r.minuteMs}`);
     const traffic = lastByKey(w.traffic, (r) => `${r.sensorId}\u0000${r.minuteMs}`);
     const statements: Array<[string, unknown[]]> = [];
-    if (presence.length > 0) statements.push([PRESENCE_MINUTES_SQL, [presence.map((r) => r.spaceId), presence.map((r) => r.minuteMs), presence.map((r) => r.value), presence.map((r) => r.samples)]]);
-    if (traffic.length > 0) statements.push([TRAFFIC_MINUTES_SQL, [traffic.map((r) => r.sensorId), traffic.map((r) => r.minuteMs), traffic.map((r) => r.in), traffic.map((r) => r.out)]]);
+    if (presence.length > 0)
+      statements.push([
+        PRESENCE_MINUTES_SQL,
+        [
+          presence.map((r) => r.spaceId),
+          presence.map((r) => r.minuteMs),
+          presence.map((r) => r.value),
+          presence.map((r) => r.samples),
+        ],
+      ]);
+    if (traffic.length > 0)
+      statements.push([
+        TRAFFIC_MINUTES_SQL,
+        [
+          traffic.map((r) => r.sensorId),
+          traffic.map((r) => r.minuteMs),
+          traffic.map((r) => r.in),
+          traffic.map((r) => r.out),
+        ],
+      ]);
     if (w.events.length > 0) statements.push([EVENTS_SQL, eventColumns(w.events)]);
     await this.#db.fenced(statements);
   }
 
   async writeDeadLetter(d: DeadLetter): Promise<void> {
-    await this.#db.query('INSERT INTO dead_letters (received_at_ms, topic, reason, message, payload) VALUES ($1, $2, $3, $4, $5)', [
-      d.receivedAtMs,
-      d.topic,
-      d.reason,
-      d.message,
-      Buffer.from(d.payload),
-    ]);
+    await this.#db.query(
+      'INSERT INTO dead_letters (received_at_ms, topic, reason, message, payload) VALUES ($1, $2, $3, $4, $5)',
+      [d.receivedAtMs, d.topic, d.reason, d.message, Buffer.from(d.payload)],
+    );
   }
 
   async forgetReceivedFrom(fromMs: number): Promise<number> {
@@ -122,20 +156,35 @@ export class PostgresStore implements Store {
       'SELECT p.hive_serial, p.seq, p.payload, b.received_at_ms FROM batch_payloads p JOIN batches b ON b.hive_serial = p.hive_serial AND b.seq = p.seq WHERE p.max_sensed_ms >= $1 AND p.min_sensed_ms < $2 ORDER BY p.id',
       [fromMs, toMs],
     );
-    return rows.map((r) => ({ hiveSerial: r.hive_serial, seq: Number(r.seq), receivedAtMs: Number(r.received_at_ms), payload: new Uint8Array(r.payload.buffer, r.payload.byteOffset, r.payload.byteLength) }));
+    return rows.map((r) => ({
+      hiveSerial: r.hive_serial,
+      seq: Number(r.seq),
+      receivedAtMs: Number(r.received_at_ms),
+      payload: new Uint8Array(r.payload.buffer, r.payload.byteOffset, r.payload.byteLength),
+    }));
   }
 
   async writePresenceMinutes(rows: readonly PresenceMinuteRow[]): Promise<void> {
     // One statement may not touch a row twice: a later row for the same minute wins, as in SQLite.
     const last = lastByKey(rows, (r) => `${r.spaceId}\u0000${r.minuteMs}`);
     if (last.length === 0) return;
-    await this.#db.fenced([[PRESENCE_MINUTES_SQL, [last.map((r) => r.spaceId), last.map((r) => r.minuteMs), last.map((r) => r.value), last.map((r) => r.samples)]]]);
+    await this.#db.fenced([
+      [
+        PRESENCE_MINUTES_SQL,
+        [last.map((r) => r.spaceId), last.map((r) => r.minuteMs), last.map((r) => r.value), last.map((r) => r.samples)],
+      ],
+    ]);
   }
 
   async writeTrafficMinutes(rows: readonly TrafficMinuteRow[]): Promise<void> {
     const last = lastByKey(rows, (r) => `${r.sensorId}\u0000${r.minuteMs}`);
     if (last.length === 0) return;
-    await this.#db.fenced([[TRAFFIC_MINUTES_SQL, [last.map((r) => r.sensorId), last.map((r) => r.minuteMs), last.map((r) => r.in), last.map((r) => r.out)]]]);
+    await this.#db.fenced([
+      [
+        TRAFFIC_MINUTES_SQL,
+        [last.map((r) => r.sensorId), last.map((r) => r.minuteMs), last.map((r) => r.in), last.map((r) => r.out)],
+      ],
+    ]);
   }
 
   async presenceMinutes(spaceId: string): Promise<PresenceMinuteRow[]> {
@@ -155,10 +204,20 @@ export class PostgresStore implements Store {
   }
 
   async deadLetters(): Promise<StoredDeadLetter[]> {
-    const rows = await this.#db.rows<{ received_at_ms: number; topic: string; reason: string; message: string; payload: Buffer }>(
-      'SELECT received_at_ms, topic, reason, message, payload FROM dead_letters ORDER BY id',
-    );
-    return rows.map((r) => ({ receivedAtMs: r.received_at_ms, topic: r.topic, reason: r.reason, message: r.message, payload: new Uint8Array(r.payload) }));
+    const rows = await this.#db.rows<{
+      received_at_ms: number;
+      topic: string;
+      reason: string;
+      message: string;
+      payload: Buffer;
+    }>('SELECT received_at_ms, topic, reason, message, payload FROM dead_letters ORDER BY id');
+    return rows.map((r) => ({
+      receivedAtMs: r.received_at_ms,
+      topic: r.topic,
+      reason: r.reason,
+      message: r.message,
+      payload: new Uint8Array(r.payload),
+    }));
   }
 
   async writeAssets(rows: readonly AssetRow[]): Promise<void> {
@@ -167,14 +226,24 @@ export class PostgresStore implements Store {
     await this.#db.query(
       `INSERT INTO assets (id, kind, parent_id, name, timezone) SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[])
        ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, parent_id = excluded.parent_id, name = excluded.name, timezone = excluded.timezone`,
-      [last.map((a) => a.id), last.map((a) => a.kind), last.map((a) => a.parentId), last.map((a) => a.name), last.map((a) => a.timezone)],
+      [
+        last.map((a) => a.id),
+        last.map((a) => a.kind),
+        last.map((a) => a.parentId),
+        last.map((a) => a.name),
+        last.map((a) => a.timezone),
+      ],
     );
   }
 
   async assets(): Promise<AssetRow[]> {
-    const rows = await this.#db.rows<{ id: string; kind: AssetRow['kind']; parent_id: string | null; name: string; timezone: string }>(
-      'SELECT id, kind, parent_id, name, timezone FROM assets ORDER BY id COLLATE "C"',
-    );
+    const rows = await this.#db.rows<{
+      id: string;
+      kind: AssetRow['kind'];
+      parent_id: string | null;
+      name: string;
+      timezone: string;
+    }>('SELECT id, kind, parent_id, name, timezone FROM assets ORDER BY id COLLATE "C"');
     return rows.map((r) => ({ id: r.id, kind: r.kind, parentId: r.parent_id, name: r.name, timezone: r.timezone }));
   }
 
@@ -184,11 +253,29 @@ export class PostgresStore implements Store {
   }
 
   async events(afterId = 0): Promise<StoredEvent[]> {
-    const rows = await this.#db.rows<{ id: number; event_id: string; type: string; space_id: string; minute_ms: number; value: number; revision: number; emitted_at_ms: number }>(
+    const rows = await this.#db.rows<{
+      id: number;
+      event_id: string;
+      type: string;
+      space_id: string;
+      minute_ms: number;
+      value: number;
+      revision: number;
+      emitted_at_ms: number;
+    }>(
       'SELECT id, event_id, type, space_id, minute_ms, value, revision, emitted_at_ms FROM events WHERE id > $1 ORDER BY id',
       [afterId],
     );
-    return rows.map((r) => ({ id: r.id, eventId: r.event_id, type: r.type, spaceId: r.space_id, minuteMs: r.minute_ms, value: r.value, revision: r.revision, emittedAtMs: r.emitted_at_ms }));
+    return rows.map((r) => ({
+      id: r.id,
+      eventId: r.event_id,
+      type: r.type,
+      spaceId: r.space_id,
+      minuteMs: r.minute_ms,
+      value: r.value,
+      revision: r.revision,
+      emittedAtMs: r.emitted_at_ms,
+    }));
   }
 
   async lastInstantCounts(beforeMs: number): Promise<Array<{ spaceId: string; value: number }>> {
@@ -200,14 +287,22 @@ export class PostgresStore implements Store {
   }
 
   async eventCount(fromMs: number, toMs: number): Promise<number> {
-    const [r] = await this.#db.rows<{ n: number }>('SELECT count(*) AS n FROM events WHERE minute_ms >= $1 AND minute_ms < $2', [fromMs, toMs]);
+    const [r] = await this.#db.rows<{ n: number }>(
+      'SELECT count(*) AS n FROM events WHERE minute_ms >= $1 AND minute_ms < $2',
+      [fromMs, toMs],
+    );
     return r?.n ?? 0;
   }
 
   async refreshRollups(buckets: readonly RollupBucket[]): Promise<void> {
     const presence = buckets.filter((b) => b.kind !== 'traffic');
     const traffic = buckets.filter((b) => b.kind === 'traffic');
-    const args = (bs: readonly RollupBucket[]): unknown[] => [bs.map((b) => b.spaceId), bs.map((b) => b.level), bs.map((b) => b.startMs), bs.map((b) => b.endMs)];
+    const args = (bs: readonly RollupBucket[]): unknown[] => [
+      bs.map((b) => b.spaceId),
+      bs.map((b) => b.level),
+      bs.map((b) => b.startMs),
+      bs.map((b) => b.endMs),
+    ];
     const statements: Array<[string, unknown[]]> = [];
     if (presence.length > 0) statements.push([ROLLUP_SQL, args(presence)]);
     if (traffic.length > 0) statements.push([TRAFFIC_ROLLUP_SQL, args(traffic)]);
@@ -261,19 +356,50 @@ export class PostgresStore implements Store {
   }
 
   async writeHeartbeat(h: HiveStatus, sensors: readonly SensorHealthWrite[]): Promise<void> {
-    const { hiveId, hiveSerial, lastHeartbeatMs, sentAtMs, state, firmwareVersion, protocolMinor, uptimeMs, ...details } = h;
+    const {
+      hiveId,
+      hiveSerial,
+      lastHeartbeatMs,
+      sentAtMs,
+      state,
+      firmwareVersion,
+      protocolMinor,
+      uptimeMs,
+      ...details
+    } = h;
     const statements: Array<[string, unknown[]]> = [
       [
         `INSERT INTO hive_status (hive_id, hive_serial, last_heartbeat_ms, sent_at_ms, state, firmware_version, protocol_minor, uptime_ms, details)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
          ON CONFLICT (hive_id) DO UPDATE SET hive_serial = excluded.hive_serial, last_heartbeat_ms = excluded.last_heartbeat_ms, sent_at_ms = excluded.sent_at_ms,
            state = excluded.state, firmware_version = excluded.firmware_version, protocol_minor = excluded.protocol_minor, uptime_ms = excluded.uptime_ms, details = excluded.details`,
-        [hiveId, hiveSerial, lastHeartbeatMs, sentAtMs, state, firmwareVersion, protocolMinor, uptimeMs, JSON.stringify(details)],
+        [
+          hiveId,
+          hiveSerial,
+          lastHeartbeatMs,
+          sentAtMs,
+          state,
+          firmwareVersion,
+          protocolMinor,
+          uptimeMs,
+          JSON.stringify(details),
+        ],
       ],
     ];
     const health = lastByKey(sensors, (s) => s.sensorId);
     if (health.length > 0) {
-      const cols: Array<keyof SensorHealthWrite> = ['sensorId', 'measuredAtMs', 'batteryLevel', 'batteryRuntimeS', 'rssiDbm', 'linkPdr', 'uptimeMs', 'parent', 'hops', 'queueOverflows'];
+      const cols: Array<keyof SensorHealthWrite> = [
+        'sensorId',
+        'measuredAtMs',
+        'batteryLevel',
+        'batteryRuntimeS',
+        'rssiDbm',
+        'linkPdr',
+        'uptimeMs',
+        'parent',
+        'hops',
+        'queueOverflows',
+      ];
       statements.push([
         `INSERT INTO sensor_status (hive_serial, sensor_id, last_seen_ms, health_at_ms, battery_level, battery_runtime_s, rssi_dbm, link_pdr, uptime_ms, parent, hops, queue_overflows)
          SELECT $11, s, t, t, b, br, r, l, u, p, h, q FROM unnest($1::text[], $2::bigint[], $3::float8[], $4::bigint[], $5::float8[], $6::float8[], $7::bigint[], $8::text[], $9::int[], $10::bigint[])
@@ -308,7 +434,10 @@ export class PostgresStore implements Store {
 
   async hiveStatuses(hiveIds: readonly string[]): Promise<Array<HiveStatus | null>> {
     if (hiveIds.length === 0) return [];
-    const rows = await this.#db.rows<HiveStatusTableRow & { hive_id: string }>('SELECT * FROM hive_status WHERE hive_id = ANY($1::text[])', [hiveIds]);
+    const rows = await this.#db.rows<HiveStatusTableRow & { hive_id: string }>(
+      'SELECT * FROM hive_status WHERE hive_id = ANY($1::text[])',
+      [hiveIds],
+    );
     const found = new Map(rows.map((r) => [r.hive_id, r] as const));
     return hiveIds.map((id) => {
       const r = found.get(id);
@@ -332,7 +461,12 @@ export class PostgresStore implements Store {
   }
 
   async setState(key: string, value: number): Promise<void> {
-    await this.#db.fenced([['INSERT INTO pipeline_state (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value]]]);
+    await this.#db.fenced([
+      [
+        'INSERT INTO pipeline_state (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+        [key, value],
+      ],
+    ]);
   }
 
   async markReopen(marks: readonly ReopenMark[]): Promise<void> {
@@ -344,16 +478,21 @@ export class PostgresStore implements Store {
   }
 
   async reopenMarks(owner: string): Promise<ReopenMark[]> {
-    const rows = await this.#db.rows<{ floor_id: string; minute_ms: number }>('SELECT floor_id, minute_ms FROM reopen_marks WHERE owner = $1 ORDER BY floor_id COLLATE "C", minute_ms', [owner]);
+    const rows = await this.#db.rows<{ floor_id: string; minute_ms: number }>(
+      'SELECT floor_id, minute_ms FROM reopen_marks WHERE owner = $1 ORDER BY floor_id COLLATE "C", minute_ms',
+      [owner],
+    );
     return rows.map((r) => ({ owner, floorId: r.floor_id, minuteMs: r.minute_ms }));
   }
 
   async clearReopenMarks(marks: readonly ReopenMark[]): Promise<void> {
     if (marks.length === 0) return;
-    await this.#db.fenced([[
-      'DELETE FROM reopen_marks r USING unnest($1::text[], $2::text[], $3::bigint[]) AS m (owner, floor_id, minute_ms) WHERE r.owner = m.owner AND r.floor_id = m.floor_id AND r.minute_ms = m.minute_ms',
-      [marks.map((m) => m.owner), marks.map((m) => m.floorId), marks.map((m) => m.minuteMs)],
-    ]]);
+    await this.#db.fenced([
+      [
+        'DELETE FROM reopen_marks r USING unnest($1::text[], $2::text[], $3::bigint[]) AS m (owner, floor_id, minute_ms) WHERE r.owner = m.owner AND r.floor_id = m.floor_id AND r.minute_ms = m.minute_ms',
+        [marks.map((m) => m.owner), marks.map((m) => m.floorId), marks.map((m) => m.minuteMs)],
+      ],
+    ]);
   }
 
   async close(): Promise<void> {
@@ -401,4 +540,3 @@ async function migrate(db: PostgresSession): Promise<void> {
     await db.query('SELECT pg_advisory_unlock(7235047)');
   }
 }
-

@@ -1,6 +1,17 @@
 import { PostgresSession } from './postgres-session.js';
 import { PostgresStore } from './postgres-store.js';
-import { toDelivery, type AsyncWebhookStore, type AttemptRecord, type Delivery, type DeliveryCounts, type DeliveryState, type DeliveryInsert, type DeliveryRow, type LastValue, type StoredSubscription } from './webhook-port.js';
+import {
+  toDelivery,
+  type AsyncWebhookStore,
+  type AttemptRecord,
+  type Delivery,
+  type DeliveryCounts,
+  type DeliveryState,
+  type DeliveryInsert,
+  type DeliveryRow,
+  type LastValue,
+  type StoredSubscription,
+} from './webhook-port.js';
 
 /**
  * Webhook subscriptions and the delivery outbox in the PostgreSQL store (tables of
@@ -9,7 +20,6 @@ import { toDelivery, type AsyncWebhookStore, type AttemptRecord, type Delivery, 
  * Text keys that order deliveries compare byte-wise (COLLATE "C"), as SQLite does, so the
  * delivery order does not depend on the database's locale.
  */
-
 
 const DUE_ORDER = 'ORDER BY next_attempt_ms, event_ts_ms, event_id COLLATE "C"';
 // The deliveries (a repeat skipped), then the bodies of the rows inserted: the first of the
@@ -32,7 +42,8 @@ const PUT_LAST_VALUES_SQL = `
 INSERT INTO webhook_last_values (subscription_id, subject, value)
 SELECT s, k, v FROM unnest($1::text[], $2::text[], $3::text[]) AS x(s, k, v)
 ON CONFLICT (subscription_id, subject) DO UPDATE SET value = excluded.value`;
-const SET_STATE_SQL = 'INSERT INTO pipeline_state (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value';
+const SET_STATE_SQL =
+  'INSERT INTO pipeline_state (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value';
 
 export class PostgresWebhookStore implements AsyncWebhookStore {
   readonly #db: PostgresSession;
@@ -47,7 +58,9 @@ export class PostgresWebhookStore implements AsyncWebhookStore {
   }
 
   async subscriptions(): Promise<StoredSubscription[]> {
-    const rows = await this.#db.rows<{ id: string; org_id: string; body: string }>('SELECT id, org_id, body FROM webhook_subscriptions ORDER BY seq');
+    const rows = await this.#db.rows<{ id: string; org_id: string; body: string }>(
+      'SELECT id, org_id, body FROM webhook_subscriptions ORDER BY seq',
+    );
     return rows.map((r) => ({ id: r.id, orgId: r.org_id, body: r.body }));
   }
 
@@ -77,16 +90,34 @@ export class PostgresWebhookStore implements AsyncWebhookStore {
     return r?.value ?? 1;
   }
 
-  async enqueue(deliveries: readonly DeliveryInsert[], cursor?: { key: string; value: number }, lastValues?: readonly LastValue[]): Promise<void> {
+  async enqueue(
+    deliveries: readonly DeliveryInsert[],
+    cursor?: { key: string; value: number },
+    lastValues?: readonly LastValue[],
+  ): Promise<void> {
     const statements: Array<[string, unknown[]]> = [];
     if (deliveries.length > 0) {
       const ds = deliveries;
-      statements.push([ENQUEUE_SQL, [ds.map((d) => d.subscriptionId), ds.map((d) => d.eventId), ds.map((d) => d.eventType), ds.map((d) => d.eventTimestampMs), ds.map((d) => d.body), ds.map((d) => d.enqueuedAtMs), ds.map((d) => d.nextAttemptMs)]]);
+      statements.push([
+        ENQUEUE_SQL,
+        [
+          ds.map((d) => d.subscriptionId),
+          ds.map((d) => d.eventId),
+          ds.map((d) => d.eventType),
+          ds.map((d) => d.eventTimestampMs),
+          ds.map((d) => d.body),
+          ds.map((d) => d.enqueuedAtMs),
+          ds.map((d) => d.nextAttemptMs),
+        ],
+      ]);
     }
     if (cursor) statements.push([SET_STATE_SQL, [cursor.key, cursor.value]]);
     if (lastValues && lastValues.length > 0) {
       const vs = lastValues;
-      statements.push([PUT_LAST_VALUES_SQL, [vs.map((v) => v.subscriptionId), vs.map((v) => v.subject), vs.map((v) => v.value)]]);
+      statements.push([
+        PUT_LAST_VALUES_SQL,
+        [vs.map((v) => v.subscriptionId), vs.map((v) => v.subject), vs.map((v) => v.value)],
+      ]);
     }
     await this.#db.transaction(statements);
   }
@@ -104,7 +135,10 @@ export class PostgresWebhookStore implements AsyncWebhookStore {
   }
 
   async due(subscriptionId: string, nowMs: number, limit: number): Promise<Delivery[]> {
-    const rows = await this.#db.rows<DeliveryRow>(`SELECT ${WITH_BODY} WHERE subscription_id = $1 AND state = 'pending' AND next_attempt_ms <= $2 ${DUE_ORDER} LIMIT $3`, [subscriptionId, nowMs, limit]);
+    const rows = await this.#db.rows<DeliveryRow>(
+      `SELECT ${WITH_BODY} WHERE subscription_id = $1 AND state = 'pending' AND next_attempt_ms <= $2 ${DUE_ORDER} LIMIT $3`,
+      [subscriptionId, nowMs, limit],
+    );
     return rows.map(toDelivery);
   }
 
@@ -119,7 +153,10 @@ export class PostgresWebhookStore implements AsyncWebhookStore {
 
   async nextDueMs(subscriptionIds: readonly string[]): Promise<number | null> {
     if (subscriptionIds.length === 0) return null;
-    const [r] = await this.#db.rows<{ t: number | null }>("SELECT MIN(next_attempt_ms) AS t FROM webhook_deliveries WHERE subscription_id = ANY($1::text[]) AND state = 'pending'", [[...subscriptionIds]]);
+    const [r] = await this.#db.rows<{ t: number | null }>(
+      "SELECT MIN(next_attempt_ms) AS t FROM webhook_deliveries WHERE subscription_id = ANY($1::text[]) AND state = 'pending'",
+      [[...subscriptionIds]],
+    );
     return r?.t ?? null;
   }
 
@@ -131,11 +168,22 @@ export class PostgresWebhookStore implements AsyncWebhookStore {
         const ids = deliveredAt.get(r.atMs);
         if (ids) ids.push(r.id);
         else deliveredAt.set(r.atMs, [r.id]);
-      } else if (r.result === 'retry') statements.push(['UPDATE webhook_deliveries SET attempts = attempts + 1, next_attempt_ms = $1, last_error = $2 WHERE id = $3', [r.nextAttemptMs, r.error, r.id]]);
-      else statements.push(["UPDATE webhook_deliveries SET state = 'dead', attempts = attempts + 1, last_error = $1 WHERE id = $2", [r.error, r.id]]);
+      } else if (r.result === 'retry')
+        statements.push([
+          'UPDATE webhook_deliveries SET attempts = attempts + 1, next_attempt_ms = $1, last_error = $2 WHERE id = $3',
+          [r.nextAttemptMs, r.error, r.id],
+        ]);
+      else
+        statements.push([
+          "UPDATE webhook_deliveries SET state = 'dead', attempts = attempts + 1, last_error = $1 WHERE id = $2",
+          [r.error, r.id],
+        ]);
     }
     for (const [atMs, ids] of deliveredAt) {
-      statements.push(["UPDATE webhook_deliveries SET state = 'delivered', attempts = attempts + 1, delivered_at_ms = $1, last_error = NULL WHERE id = ANY($2::bigint[])", [atMs, ids]]);
+      statements.push([
+        "UPDATE webhook_deliveries SET state = 'delivered', attempts = attempts + 1, delivered_at_ms = $1, last_error = NULL WHERE id = ANY($2::bigint[])",
+        [atMs, ids],
+      ]);
     }
     await this.#db.transaction(statements);
   }
@@ -144,7 +192,10 @@ export class PostgresWebhookStore implements AsyncWebhookStore {
     const rows =
       subscriptionId === undefined
         ? await this.#db.rows<DeliveryRow>(`SELECT ${WITH_BODY} WHERE state = 'dead' ORDER BY d.id`)
-        : await this.#db.rows<DeliveryRow>(`SELECT ${WITH_BODY} WHERE state = 'dead' AND subscription_id = $1 ORDER BY d.id`, [subscriptionId]);
+        : await this.#db.rows<DeliveryRow>(
+            `SELECT ${WITH_BODY} WHERE state = 'dead' AND subscription_id = $1 ORDER BY d.id`,
+            [subscriptionId],
+          );
     return rows.map(toDelivery);
   }
 
@@ -166,23 +217,34 @@ export class PostgresWebhookStore implements AsyncWebhookStore {
   }
 
   async reschedule(subscriptionId: string, nowMs: number): Promise<number> {
-    const r = await this.#db.query("UPDATE webhook_deliveries SET next_attempt_ms = $1 WHERE subscription_id = $2 AND state = 'pending' AND next_attempt_ms > $1", [nowMs, subscriptionId]);
+    const r = await this.#db.query(
+      "UPDATE webhook_deliveries SET next_attempt_ms = $1 WHERE subscription_id = $2 AND state = 'pending' AND next_attempt_ms > $1",
+      [nowMs, subscriptionId],
+    );
     return r.rowCount ?? 0;
   }
 
   async pruneDelivered(beforeMs: number): Promise<number> {
-    const r = await this.#db.query("DELETE FROM webhook_deliveries WHERE state = 'delivered' AND event_ts_ms < $1", [beforeMs]);
+    const r = await this.#db.query("DELETE FROM webhook_deliveries WHERE state = 'delivered' AND event_ts_ms < $1", [
+      beforeMs,
+    ]);
     return r.rowCount ?? 0;
   }
 
   async counts(subscriptionId: string): Promise<DeliveryCounts> {
     const c: DeliveryCounts = { pending: 0, delivered: 0, dead: 0 };
-    for (const r of await this.#db.rows<{ state: DeliveryState; n: number }>('SELECT state, COUNT(*) AS n FROM webhook_deliveries WHERE subscription_id = $1 GROUP BY state', [subscriptionId])) c[r.state] = r.n;
+    for (const r of await this.#db.rows<{ state: DeliveryState; n: number }>(
+      'SELECT state, COUNT(*) AS n FROM webhook_deliveries WHERE subscription_id = $1 GROUP BY state',
+      [subscriptionId],
+    ))
+      c[r.state] = r.n;
     return c;
   }
 
   async deliveries(subscriptionId: string): Promise<Delivery[]> {
-    return (await this.#db.rows<DeliveryRow>(`SELECT ${WITH_BODY} WHERE subscription_id = $1 ORDER BY d.id`, [subscriptionId])).map(toDelivery);
+    return (
+      await this.#db.rows<DeliveryRow>(`SELECT ${WITH_BODY} WHERE subscription_id = $1 ORDER BY d.id`, [subscriptionId])
+    ).map(toDelivery);
   }
 
   close(): Promise<void> {

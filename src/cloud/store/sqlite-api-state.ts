@@ -1,6 +1,14 @@
 import Database from 'better-sqlite3';
 import { AppError, ErrorCodes } from '../../core/errors.js';
-import { CLIENT_COLUMNS, clientRowOf, type ApiStatePort, type AssetOverlay, type ClientRow, type ClientTableRow, type StoredClient } from './api-state-port.js';
+import {
+  CLIENT_COLUMNS,
+  clientRowOf,
+  type ApiStatePort,
+  type AssetOverlay,
+  type ClientRow,
+  type ClientTableRow,
+  type StoredClient,
+} from './api-state-port.js';
 
 /**
  * The API's state in the cloud store's SQLite file (tables `api_clients`, `api_overlays` of
@@ -30,7 +38,9 @@ export class SqliteApiState implements ApiStatePort {
         putOverlay: this.#db.prepare('INSERT OR REPLACE INTO api_overlays (org_id, overlay) VALUES (?, ?)'),
       };
     } catch (err) {
-      throw new AppError(ErrorCodes.STORE_FAILED, `cannot open the API state in ${path}: ${(err as Error).message}`, { cause: err });
+      throw new AppError(ErrorCodes.STORE_FAILED, `cannot open the API state in ${path}: ${(err as Error).message}`, {
+        cause: err,
+      });
     }
   }
 
@@ -43,7 +53,10 @@ export class SqliteApiState implements ApiStatePort {
   }
 
   putClient(c: StoredClient): Promise<void> {
-    return settled(() => void this.#q.put.run(c.clientId, c.orgId, c.name, c.description, c.hash, JSON.stringify(c.scopes), c.createdBy));
+    return settled(
+      () =>
+        void this.#q.put.run(c.clientId, c.orgId, c.name, c.description, c.hash, JSON.stringify(c.scopes), c.createdBy),
+    );
   }
 
   deleteClient(clientId: string): Promise<void> {

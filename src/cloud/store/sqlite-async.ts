@@ -79,7 +79,9 @@ export function asyncStore(sync: StoreSync): Store {
  */
 export function sqliteWebhookStore(path: string | SqliteWebhookStore): AsyncWebhookStore {
   const sync = typeof path === 'string' ? new SqliteWebhookStore(path) : path;
-  const methods = Object.getOwnPropertyNames(SqliteWebhookStore.prototype).filter((name) => name !== 'constructor' && typeof sync[name as keyof WebhookStore] === 'function');
+  const methods = Object.getOwnPropertyNames(SqliteWebhookStore.prototype).filter(
+    (name) => name !== 'constructor' && typeof sync[name as keyof WebhookStore] === 'function',
+  );
   return settledPort(sync, methods) as unknown as AsyncWebhookStore;
 }
 

@@ -26,7 +26,8 @@ function deliveriesSql(rows: number): string {
     VALUES ${values} ON CONFLICT (subscription_id, event_ts_ms, event_id) DO NOTHING`;
 }
 
-const bodiesSql = (rows: number): string => `INSERT INTO webhook_delivery_bodies (id, body) VALUES ${Array.from({ length: rows }, () => '(?, ?)').join(', ')}`;
+const bodiesSql = (rows: number): string =>
+  `INSERT INTO webhook_delivery_bodies (id, body) VALUES ${Array.from({ length: rows }, () => '(?, ?)').join(', ')}`;
 
 export type OutboxInsert = (deliveries: readonly DeliveryInsert[]) => void;
 
@@ -34,8 +35,12 @@ export type OutboxInsert = (deliveries: readonly DeliveryInsert[]) => void;
 export function prepareOutboxInsert(db: Database.Database): OutboxInsert {
   const deliveries = new Map(SIZES.map((n) => [n, db.prepare(deliveriesSql(n))] as const));
   const bodies = new Map(SIZES.map((n) => [n, db.prepare(bodiesSql(n))] as const));
-  const idOf = db.prepare<[string, number, string], { id: number }>('SELECT id FROM webhook_deliveries WHERE subscription_id = ? AND event_ts_ms = ? AND event_id = ?');
-  const bodyOnce = db.prepare('INSERT INTO webhook_delivery_bodies (id, body) VALUES (?, ?) ON CONFLICT (id) DO NOTHING');
+  const idOf = db.prepare<[string, number, string], { id: number }>(
+    'SELECT id FROM webhook_deliveries WHERE subscription_id = ? AND event_ts_ms = ? AND event_id = ?',
+  );
+  const bodyOnce = db.prepare(
+    'INSERT INTO webhook_delivery_bodies (id, body) VALUES (?, ?) ON CONFLICT (id) DO NOTHING',
+  );
   // Bind parameters filled into reused arrays: no array per row.
   const params: unknown[] = [];
   const bodyParams: unknown[] = [];
@@ -75,4 +80,3 @@ export function prepareOutboxInsert(db: Database.Database): OutboxInsert {
     }
   };
 }
-

@@ -4,17 +4,33 @@ import type { PresenceColumns } from './port.js';
 /** Prepared statements of migration 2 (assets, rollups, event outbox, pipeline state). @internal */
 export function prepareSeries(db: Database.Database) {
   return {
-    upsertAsset: db.prepare('INSERT OR REPLACE INTO assets (id, kind, parent_id, name, timezone) VALUES (?, ?, ?, ?, ?)'),
+    upsertAsset: db.prepare(
+      'INSERT OR REPLACE INTO assets (id, kind, parent_id, name, timezone) VALUES (?, ?, ?, ?, ?)',
+    ),
     assets: db.prepare<[], { id: string; kind: string; parent_id: string | null; name: string; timezone: string }>(
       'SELECT id, kind, parent_id, name, timezone FROM assets ORDER BY id',
     ),
     // An event emitted again (a run resumed after a crash replays its window) is stored once;
     // not OR IGNORE, which would also drop a row breaking NOT NULL instead of failing the write.
-    insertEvent: db.prepare('INSERT INTO events (event_id, type, space_id, minute_ms, value, revision, emitted_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (event_id) DO NOTHING'),
+    insertEvent: db.prepare(
+      'INSERT INTO events (event_id, type, space_id, minute_ms, value, revision, emitted_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (event_id) DO NOTHING',
+    ),
     // Rows as arrays (`raw`): the webhook fan-out reads the whole outbox after its cursor, and a
     // row object per row was built only to be copied into a StoredEvent (~0.6 µs a row).
     events: db
-      .prepare<[number], [id: number, eventId: string, type: string, spaceId: string, minuteMs: number, value: number, revision: number, emittedAtMs: number]>(
+      .prepare<
+        [number],
+        [
+          id: number,
+          eventId: string,
+          type: string,
+          spaceId: string,
+          minuteMs: number,
+          value: number,
+          revision: number,
+          emittedAtMs: number,
+        ]
+      >(
         'SELECT id, event_id, type, space_id, minute_ms, value, revision, emitted_at_ms FROM events WHERE id > ? ORDER BY id',
       )
       .raw(true),
@@ -22,7 +38,9 @@ export function prepareSeries(db: Database.Database) {
     lastInstantCounts: db.prepare<[number], { space_id: string; value: number; t: number }>(
       "SELECT space_id, value, MAX(minute_ms) AS t FROM events WHERE minute_ms < ? AND type IN ('FLOOR_OCCUPANCY', 'ROOM_OCCUPANCY', 'ZONE_OCCUPANCY') GROUP BY space_id ORDER BY space_id",
     ),
-    eventCount: db.prepare<[number, number], { n: number }>('SELECT COUNT(*) AS n FROM events WHERE minute_ms >= ? AND minute_ms < ?'),
+    eventCount: db.prepare<[number, number], { n: number }>(
+      'SELECT COUNT(*) AS n FROM events WHERE minute_ms >= ? AND minute_ms < ?',
+    ),
     pruneEvents: db.prepare('DELETE FROM events WHERE emitted_at_ms < ?'),
     // A bucket whose minutes were all pruned keeps its last value: the INSERT selects no row.
     refreshRollup: db.prepare(
@@ -60,10 +78,18 @@ export function prepareSeries(db: Database.Database) {
  * 1,440 minutes). SQLite ≥ 3.43 prints doubles with round-trip precision, so the values are
  * the stored doubles exactly. @internal
  */
-export function presenceColumnsOf(q: ReturnType<typeof prepareSeries>, spaceId: string, fromMs: number, toMs: number): PresenceColumns {
+export function presenceColumnsOf(
+  q: ReturnType<typeof prepareSeries>,
+  spaceId: string,
+  fromMs: number,
+  toMs: number,
+): PresenceColumns {
   const row = q.presenceColumns.get(spaceId, fromMs, toMs);
   if (!row) return { minuteMs: new Float64Array(0), value: new Float64Array(0) };
-  return inMinuteOrder(Float64Array.from(JSON.parse(row[0]) as number[]), Float64Array.from(JSON.parse(row[1]) as number[]));
+  return inMinuteOrder(
+    Float64Array.from(JSON.parse(row[0]) as number[]),
+    Float64Array.from(JSON.parse(row[1]) as number[]),
+  );
 }
 
 function inMinuteOrder(minuteMs: Float64Array, value: Float64Array): PresenceColumns {
@@ -71,5 +97,8 @@ function inMinuteOrder(minuteMs: Float64Array, value: Float64Array): PresenceCol
   for (let i = 1; i < minuteMs.length && ordered; i++) ordered = (minuteMs[i - 1] as number) < (minuteMs[i] as number);
   if (ordered) return { minuteMs, value };
   const order = Array.from(minuteMs.keys()).sort((a, b) => (minuteMs[a] as number) - (minuteMs[b] as number));
-  return { minuteMs: Float64Array.from(order, (i) => minuteMs[i] as number), value: Float64Array.from(order, (i) => value[i] as number) };
+  return {
+    minuteMs: Float64Array.from(order, (i) => minuteMs[i] as number),
+    value: Float64Array.from(order, (i) => value[i] as number),
+  };
 }

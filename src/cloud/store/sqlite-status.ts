@@ -4,10 +4,15 @@ import type { HiveStatus, SensorHealthWrite, SensorStatus, StoredPayload } from 
 /** Prepared statements of migrations 3 and 8 (batch payloads, hive and sensor status). @internal */
 export function prepareStatus(db: Database.Database) {
   return {
-    insertPayload: db.prepare('INSERT INTO batch_payloads (hive_serial, seq, min_sensed_ms, max_sensed_ms, payload) VALUES (?, ?, ?, ?, ?)'),
+    insertPayload: db.prepare(
+      'INSERT INTO batch_payloads (hive_serial, seq, min_sensed_ms, max_sensed_ms, payload) VALUES (?, ?, ?, ?, ?)',
+    ),
     // Sensing spans are short (one batch interval), so the end index bounds the scan.
     // A payload outlives no batch row (forgetting deletes both), so the join keeps every payload.
-    payloadsIn: db.prepare<[number, number], { hive_serial: string; seq: number; payload: Buffer; received_at_ms: number }>(
+    payloadsIn: db.prepare<
+      [number, number],
+      { hive_serial: string; seq: number; payload: Buffer; received_at_ms: number }
+    >(
       'SELECT p.hive_serial, p.seq, p.payload, b.received_at_ms FROM batch_payloads p JOIN batches b ON b.hive_serial = p.hive_serial AND b.seq = p.seq WHERE p.max_sensed_ms >= ? AND p.min_sensed_ms < ? ORDER BY p.id',
     ),
     prunePayloads: db.prepare('DELETE FROM batch_payloads WHERE max_sensed_ms < ?'),
@@ -15,10 +20,16 @@ export function prepareStatus(db: Database.Database) {
       `INSERT OR REPLACE INTO traffic_rollup (sensor_id, every, bucket_ms, in_count, out_count, minutes)
        SELECT ?, ?, ?, SUM(in_count), SUM(out_count), COUNT(*) FROM traffic_minute WHERE sensor_id = ? AND minute_ms >= ? AND minute_ms < ? HAVING COUNT(*) > 0`,
     ),
-    trafficMinuteSeries: db.prepare<[string, number, number], { bucket_ms: number; in_count: number; out_count: number }>(
+    trafficMinuteSeries: db.prepare<
+      [string, number, number],
+      { bucket_ms: number; in_count: number; out_count: number }
+    >(
       'SELECT minute_ms AS bucket_ms, in_count, out_count FROM traffic_minute WHERE sensor_id = ? AND minute_ms >= ? AND minute_ms < ? ORDER BY minute_ms',
     ),
-    trafficRollupSeries: db.prepare<[string, string, number, number], { bucket_ms: number; in_count: number; out_count: number }>(
+    trafficRollupSeries: db.prepare<
+      [string, string, number, number],
+      { bucket_ms: number; in_count: number; out_count: number }
+    >(
       'SELECT bucket_ms, in_count, out_count FROM traffic_rollup WHERE sensor_id = ? AND every = ? AND bucket_ms >= ? AND bucket_ms < ? ORDER BY bucket_ms',
     ),
     pruneTrafficRollup: db.prepare('DELETE FROM traffic_rollup WHERE every = ? AND bucket_ms < ?'),
@@ -26,9 +37,20 @@ export function prepareStatus(db: Database.Database) {
       `INSERT OR REPLACE INTO hive_status (hive_id, hive_serial, last_heartbeat_ms, sent_at_ms, state, firmware_version, protocol_minor, uptime_ms, details)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
-    hive: db.prepare<[string], { hive_id: string; hive_serial: string; last_heartbeat_ms: number; sent_at_ms: number; state: string; firmware_version: string; protocol_minor: number; uptime_ms: number; details: string }>(
-      'SELECT * FROM hive_status WHERE hive_id = ?',
-    ),
+    hive: db.prepare<
+      [string],
+      {
+        hive_id: string;
+        hive_serial: string;
+        last_heartbeat_ms: number;
+        sent_at_ms: number;
+        state: string;
+        firmware_version: string;
+        protocol_minor: number;
+        uptime_ms: number;
+        details: string;
+      }
+    >('SELECT * FROM hive_status WHERE hive_id = ?'),
     // Health replaces the health fields; last seen only moves forward. Rows are keyed by the
     // reporting hive (migration 8), so a heartbeat's rows are neighbours.
     health: db.prepare(healthSql(1)),
@@ -84,14 +106,22 @@ export function mergedStatusRow(rows: readonly StatusRow[]): StatusRow | undefin
     lastSeen = Math.max(lastSeen, r.last_seen_ms as number);
     const [a, b] = [r.health_at_ms, health.health_at_ms];
     const later =
-      a !== null && (b === null || (a as number) > (b as number) || (a === b && Buffer.compare(Buffer.from(r.hive_serial as string), Buffer.from(health.hive_serial as string)) > 0));
+      a !== null &&
+      (b === null ||
+        (a as number) > (b as number) ||
+        (a === b &&
+          Buffer.compare(Buffer.from(r.hive_serial as string), Buffer.from(health.hive_serial as string)) > 0));
     if (later) health = r;
   }
   return { ...health, last_seen_ms: lastSeen };
 }
 
 /** Each sensor's last-seen instant under the batch's hive moves forward to the given one (never back). @internal */
-export function writeSeenRows(q: Q, hiveSerial: string, rows: ReadonlyArray<{ sensorId: string; lastSeenMs: number }>): void {
+export function writeSeenRows(
+  q: Q,
+  hiveSerial: string,
+  rows: ReadonlyArray<{ sensorId: string; lastSeenMs: number }>,
+): void {
   let i = 0;
   if (rows.length >= SEEN_ROWS) {
     const args: Array<string | number> = new Array<string | number>(3 * SEEN_ROWS);
@@ -113,13 +143,29 @@ export function writeSeenRows(q: Q, hiveSerial: string, rows: ReadonlyArray<{ se
 
 /** @internal */
 export function payloadRows(q: Q, fromMs: number, toMs: number): StoredPayload[] {
-  return q.payloadsIn.all(fromMs, toMs).map((r) => ({ hiveSerial: r.hive_serial, seq: r.seq, receivedAtMs: r.received_at_ms, payload: new Uint8Array(r.payload.buffer, r.payload.byteOffset, r.payload.byteLength) }));
+  return q.payloadsIn.all(fromMs, toMs).map((r) => ({
+    hiveSerial: r.hive_serial,
+    seq: r.seq,
+    receivedAtMs: r.received_at_ms,
+    payload: new Uint8Array(r.payload.buffer, r.payload.byteOffset, r.payload.byteLength),
+  }));
 }
 
 /** @internal */
 export function writeHeartbeatRows(q: Q, h: HiveStatus, sensors: readonly SensorHealthWrite[]): void {
-  const { hiveId, hiveSerial, lastHeartbeatMs, sentAtMs, state, firmwareVersion, protocolMinor, uptimeMs, ...details } = h;
-  q.upsertHive.run(hiveId, hiveSerial, lastHeartbeatMs, sentAtMs, state, firmwareVersion, protocolMinor, uptimeMs, JSON.stringify(details));
+  const { hiveId, hiveSerial, lastHeartbeatMs, sentAtMs, state, firmwareVersion, protocolMinor, uptimeMs, ...details } =
+    h;
+  q.upsertHive.run(
+    hiveId,
+    hiveSerial,
+    lastHeartbeatMs,
+    sentAtMs,
+    state,
+    firmwareVersion,
+    protocolMinor,
+    uptimeMs,
+    JSON.stringify(details),
+  );
   // SEEN_ROWS rows per statement, as the last-seen updates (a repeated sensor applies in order).
   const put = (args: Array<string | number | null>, at: number, s: SensorHealthWrite): void => {
     args[at] = hiveSerial;
@@ -171,7 +217,17 @@ export interface HiveStatusTableRow {
 }
 
 export function hiveStatusOf(hiveId: string, r: HiveStatusTableRow): HiveStatus {
-  const details = JSON.parse(r.details) as Omit<HiveStatus, 'hiveId' | 'hiveSerial' | 'lastHeartbeatMs' | 'sentAtMs' | 'state' | 'firmwareVersion' | 'protocolMinor' | 'uptimeMs'>;
+  const details = JSON.parse(r.details) as Omit<
+    HiveStatus,
+    | 'hiveId'
+    | 'hiveSerial'
+    | 'lastHeartbeatMs'
+    | 'sentAtMs'
+    | 'state'
+    | 'firmwareVersion'
+    | 'protocolMinor'
+    | 'uptimeMs'
+  >;
   return {
     hiveId,
     hiveSerial: r.hive_serial,

@@ -26,7 +26,16 @@ import type {
 } from './port.js';
 import { prepareReopenMarks, type SqliteReopenMarks } from './sqlite-reopen-marks.js';
 import { prepareSeries, presenceColumnsOf } from './sqlite-series.js';
-import { hiveStatusRow, hiveStatusRows, payloadRows, prepareStatus, sensorStatusRow, sensorStatusRows, writeHeartbeatRows, writeSeenRows } from './sqlite-status.js';
+import {
+  hiveStatusRow,
+  hiveStatusRows,
+  payloadRows,
+  prepareStatus,
+  sensorStatusRow,
+  sensorStatusRows,
+  writeHeartbeatRows,
+  writeSeenRows,
+} from './sqlite-status.js';
 
 /**
  * The embedded store: one SQLite file (or ':memory:'), WAL journal with synchronous=NORMAL
@@ -69,15 +78,25 @@ export function openDatabase(path: string): Db {
 
 function prepareAll(db: Db) {
   return {
-    hasBatch: db.prepare<[string, number], { one: number }>('SELECT 1 AS one FROM batches WHERE hive_serial = ? AND seq = ?'),
+    hasBatch: db.prepare<[string, number], { one: number }>(
+      'SELECT 1 AS one FROM batches WHERE hive_serial = ? AND seq = ?',
+    ),
     ackedSeq: db.prepare<[string], { acked_seq: number }>('SELECT acked_seq FROM hive_progress WHERE hive_serial = ?'),
-    insertBatch: db.prepare('INSERT OR IGNORE INTO batches (hive_serial, seq, sent_at_ms, received_at_ms, packet_count) VALUES (?, ?, ?, ?, ?)'),
+    insertBatch: db.prepare(
+      'INSERT OR IGNORE INTO batches (hive_serial, seq, sent_at_ms, received_at_ms, packet_count) VALUES (?, ?, ?, ?, ?)',
+    ),
     upsertProgress: db.prepare(
       'INSERT INTO hive_progress (hive_serial, acked_seq) VALUES (?, ?) ON CONFLICT (hive_serial) DO UPDATE SET acked_seq = MAX(acked_seq, excluded.acked_seq)',
     ),
-    insertDeadLetter: db.prepare('INSERT INTO dead_letters (received_at_ms, topic, reason, message, payload) VALUES (?, ?, ?, ?, ?)'),
-    upsertPresenceMinute: db.prepare('INSERT OR REPLACE INTO presence_minute (space_id, minute_ms, value, samples) VALUES (?, ?, ?, ?)'),
-    upsertTrafficMinute: db.prepare('INSERT OR REPLACE INTO traffic_minute (sensor_id, minute_ms, in_count, out_count) VALUES (?, ?, ?, ?)'),
+    insertDeadLetter: db.prepare(
+      'INSERT INTO dead_letters (received_at_ms, topic, reason, message, payload) VALUES (?, ?, ?, ?, ?)',
+    ),
+    upsertPresenceMinute: db.prepare(
+      'INSERT OR REPLACE INTO presence_minute (space_id, minute_ms, value, samples) VALUES (?, ?, ?, ?)',
+    ),
+    upsertTrafficMinute: db.prepare(
+      'INSERT OR REPLACE INTO traffic_minute (sensor_id, minute_ms, in_count, out_count) VALUES (?, ?, ?, ?)',
+    ),
     presenceMinutes: db.prepare<[string], { minute_ms: number; value: number; samples: number }>(
       'SELECT minute_ms, value, samples FROM presence_minute WHERE space_id = ? ORDER BY minute_ms',
     ),
@@ -86,9 +105,10 @@ function prepareAll(db: Db) {
     ),
     // A batch's webhook deliveries: the outbox's own insert (rows and bodies; a repeat skipped).
     enqueueDeliveries: prepareOutboxInsert(db),
-    deadLetters: db.prepare<[], { received_at_ms: number; topic: string; reason: string; message: string; payload: Buffer }>(
-      'SELECT received_at_ms, topic, reason, message, payload FROM dead_letters ORDER BY id',
-    ),
+    deadLetters: db.prepare<
+      [],
+      { received_at_ms: number; topic: string; reason: string; message: string; payload: Buffer }
+    >('SELECT received_at_ms, topic, reason, message, payload FROM dead_letters ORDER BY id'),
   };
 }
 
@@ -126,7 +146,14 @@ export class SqliteStore implements StoreSync {
     return this.#db.transaction(() => {
       // Another process on the file stored it first: nothing of it is written twice.
       if (q.insertBatch.run(w.hiveSerial, w.seq, w.sentAtMs, w.receivedAtMs, w.packetCount).changes === 0) return false;
-      if (w.raw) this.#st.insertPayload.run(w.hiveSerial, w.seq, w.raw.minSensedMs, w.raw.maxSensedMs, Buffer.from(w.raw.payload.buffer, w.raw.payload.byteOffset, w.raw.payload.byteLength));
+      if (w.raw)
+        this.#st.insertPayload.run(
+          w.hiveSerial,
+          w.seq,
+          w.raw.minSensedMs,
+          w.raw.maxSensedMs,
+          Buffer.from(w.raw.payload.buffer, w.raw.payload.byteOffset, w.raw.payload.byteLength),
+        );
       for (const d of w.deadLetters) this.#insertDeadLetter(d);
       if (w.sensorsSeen) writeSeenRows(this.#st, w.hiveSerial, w.sensorsSeen);
       if (w.deliveries && w.deliveries.length > 0) q.enqueueDeliveries(w.deliveries);
@@ -140,7 +167,8 @@ export class SqliteStore implements StoreSync {
     this.#db.transaction(() => {
       for (const r of w.presence) q.upsertPresenceMinute.run(r.spaceId, r.minuteMs, r.value, r.samples);
       for (const r of w.traffic) q.upsertTrafficMinute.run(r.sensorId, r.minuteMs, r.in, r.out);
-      for (const e of w.events) this.#s.insertEvent.run(e.eventId, e.type, e.spaceId, e.minuteMs, e.value, e.revision, e.emittedAtMs);
+      for (const e of w.events)
+        this.#s.insertEvent.run(e.eventId, e.type, e.spaceId, e.minuteMs, e.value, e.revision, e.emittedAtMs);
     })();
   }
 
@@ -152,8 +180,14 @@ export class SqliteStore implements StoreSync {
     // Once per resumed run: plain statements, no index on the reception instant.
     const db = this.#db;
     return db.transaction(() => {
-      const firsts = db.prepare<[number], { hive_serial: string; first: number }>('SELECT hive_serial, MIN(seq) AS first FROM batches WHERE received_at_ms >= ? GROUP BY hive_serial').all(fromMs);
-      db.prepare('DELETE FROM batch_payloads WHERE EXISTS (SELECT 1 FROM batches b WHERE b.hive_serial = batch_payloads.hive_serial AND b.seq = batch_payloads.seq AND b.received_at_ms >= ?)').run(fromMs);
+      const firsts = db
+        .prepare<[number], { hive_serial: string; first: number }>(
+          'SELECT hive_serial, MIN(seq) AS first FROM batches WHERE received_at_ms >= ? GROUP BY hive_serial',
+        )
+        .all(fromMs);
+      db.prepare(
+        'DELETE FROM batch_payloads WHERE EXISTS (SELECT 1 FROM batches b WHERE b.hive_serial = batch_payloads.hive_serial AND b.seq = batch_payloads.seq AND b.received_at_ms >= ?)',
+      ).run(fromMs);
       const forgotten = db.prepare('DELETE FROM batches WHERE received_at_ms >= ?').run(fromMs).changes;
       db.prepare('DELETE FROM dead_letters WHERE received_at_ms >= ?').run(fromMs);
       const back = db.prepare('UPDATE hive_progress SET acked_seq = MIN(acked_seq, ?) WHERE hive_serial = ?');
@@ -163,7 +197,10 @@ export class SqliteStore implements StoreSync {
   }
 
   trafficSeries(sensorId: string, every: Interval, fromMs: number, toMs: number): TrafficSeriesPoint[] {
-    const rows = every === '1m' ? this.#st.trafficMinuteSeries.all(sensorId, fromMs, toMs) : this.#st.trafficRollupSeries.all(sensorId, every, fromMs, toMs);
+    const rows =
+      every === '1m'
+        ? this.#st.trafficMinuteSeries.all(sensorId, fromMs, toMs)
+        : this.#st.trafficRollupSeries.all(sensorId, every, fromMs, toMs);
     return rows.map((r) => ({ bucketMs: r.bucket_ms, in: r.in_count, out: r.out_count }));
   }
 
@@ -210,11 +247,15 @@ export class SqliteStore implements StoreSync {
   }
 
   presenceMinutes(spaceId: string): PresenceMinuteRow[] {
-    return this.#q.presenceMinutes.all(spaceId).map((r) => ({ spaceId, minuteMs: r.minute_ms, value: r.value, samples: r.samples }));
+    return this.#q.presenceMinutes
+      .all(spaceId)
+      .map((r) => ({ spaceId, minuteMs: r.minute_ms, value: r.value, samples: r.samples }));
   }
 
   trafficMinutes(sensorId: string): TrafficMinuteRow[] {
-    return this.#q.trafficMinutes.all(sensorId).map((r) => ({ sensorId, minuteMs: r.minute_ms, in: r.in_count, out: r.out_count }));
+    return this.#q.trafficMinutes
+      .all(sensorId)
+      .map((r) => ({ sensorId, minuteMs: r.minute_ms, in: r.in_count, out: r.out_count }));
   }
 
   deadLetters(): StoredDeadLetter[] {
@@ -235,18 +276,34 @@ export class SqliteStore implements StoreSync {
   }
 
   assets(): AssetRow[] {
-    return this.#s.assets.all().map((r) => ({ id: r.id, kind: r.kind as AssetRow['kind'], parentId: r.parent_id, name: r.name, timezone: r.timezone }));
+    return this.#s.assets.all().map((r) => ({
+      id: r.id,
+      kind: r.kind as AssetRow['kind'],
+      parentId: r.parent_id,
+      name: r.name,
+      timezone: r.timezone,
+    }));
   }
 
   writeEvents(events: readonly OccupancyEvent[]): void {
     const q = this.#s;
     this.#db.transaction(() => {
-      for (const e of events) q.insertEvent.run(e.eventId, e.type, e.spaceId, e.minuteMs, e.value, e.revision, e.emittedAtMs);
+      for (const e of events)
+        q.insertEvent.run(e.eventId, e.type, e.spaceId, e.minuteMs, e.value, e.revision, e.emittedAtMs);
     })();
   }
 
   events(afterId = 0): StoredEvent[] {
-    return this.#s.events.all(afterId).map((r) => ({ id: r[0], eventId: r[1], type: r[2], spaceId: r[3], minuteMs: r[4], value: r[5], revision: r[6], emittedAtMs: r[7] }));
+    return this.#s.events.all(afterId).map((r) => ({
+      id: r[0],
+      eventId: r[1],
+      type: r[2],
+      spaceId: r[3],
+      minuteMs: r[4],
+      value: r[5],
+      revision: r[6],
+      emittedAtMs: r[7],
+    }));
   }
 
   eventCount(fromMs: number, toMs: number): number {
@@ -261,15 +318,19 @@ export class SqliteStore implements StoreSync {
     const q = this.#s;
     this.#db.transaction(() => {
       for (const b of buckets) {
-        if (b.kind === 'traffic') this.#st.refreshTrafficRollup.run(b.spaceId, b.level, b.startMs, b.spaceId, b.startMs, b.endMs);
+        if (b.kind === 'traffic')
+          this.#st.refreshTrafficRollup.run(b.spaceId, b.level, b.startMs, b.spaceId, b.startMs, b.endMs);
         else q.refreshRollup.run(b.spaceId, b.level, b.startMs, b.spaceId, b.startMs, b.endMs);
       }
     })();
   }
 
   presenceSeries(spaceId: string, every: Interval, fromMs: number, toMs: number): SeriesPoint[] {
-    if (every === '1m') return this.#s.minuteSeries.all(spaceId, fromMs, toMs).map((r) => ({ bucketMs: r.minute_ms, value: r.value }));
-    return this.#s.rollupSeries.all(spaceId, every, fromMs, toMs).map((r) => ({ bucketMs: r.bucket_ms, value: r.value }));
+    if (every === '1m')
+      return this.#s.minuteSeries.all(spaceId, fromMs, toMs).map((r) => ({ bucketMs: r.minute_ms, value: r.value }));
+    return this.#s.rollupSeries
+      .all(spaceId, every, fromMs, toMs)
+      .map((r) => ({ bucketMs: r.bucket_ms, value: r.value }));
   }
 
   prune(cutoffs: Readonly<Partial<Record<Interval, number>>>): void {

@@ -1,7 +1,18 @@
 import type Database from 'better-sqlite3';
 import { prepareOutboxInsert } from './sqlite-outbox.js';
 import { openDatabase } from './sqlite-store.js';
-import { toDelivery, type AttemptRecord, type Delivery, type DeliveryCounts, type DeliveryState, type DeliveryInsert, type DeliveryRow, type LastValue, type StoredSubscription, type WebhookStore } from './webhook-port.js';
+import {
+  toDelivery,
+  type AttemptRecord,
+  type Delivery,
+  type DeliveryCounts,
+  type DeliveryState,
+  type DeliveryInsert,
+  type DeliveryRow,
+  type LastValue,
+  type StoredSubscription,
+  type WebhookStore,
+} from './webhook-port.js';
 
 /**
  * Webhook subscriptions and the delivery outbox in the store's SQLite file (migrations 5–7), on a
@@ -18,8 +29,19 @@ const WITH_BODY = 'd.*, b.body AS body FROM webhook_deliveries d JOIN webhook_de
  * known, and its subscription is the one asked for (no strings built per row for them). Read
  * as arrays (`raw`): a row object per row would be built, read once and dropped (~1 µs a row).
  */
-const DUE_COLUMNS = 'd.id, event_id, event_type, event_ts_ms, b.body, enqueued_at_ms, next_attempt_ms, attempts, last_error FROM webhook_deliveries d JOIN webhook_delivery_bodies b ON b.id = d.id';
-type DueRow = [id: number, eventId: string, eventType: string, eventTsMs: number, body: string, enqueuedAtMs: number, nextAttemptMs: number, attempts: number, lastError: string | null];
+const DUE_COLUMNS =
+  'd.id, event_id, event_type, event_ts_ms, b.body, enqueued_at_ms, next_attempt_ms, attempts, last_error FROM webhook_deliveries d JOIN webhook_delivery_bodies b ON b.id = d.id';
+type DueRow = [
+  id: number,
+  eventId: string,
+  eventType: string,
+  eventTsMs: number,
+  body: string,
+  enqueuedAtMs: number,
+  nextAttemptMs: number,
+  attempts: number,
+  lastError: string | null,
+];
 const dueDelivery = (subscriptionId: string, r: DueRow): Delivery => ({
   id: r[0],
   subscriptionId,
@@ -37,7 +59,9 @@ const dueDelivery = (subscriptionId: string, r: DueRow): Delivery => ({
 
 function prepare(db: Database.Database) {
   return {
-    subscriptions: db.prepare<[], { id: string; org_id: string; body: string }>('SELECT id, org_id, body FROM webhook_subscriptions ORDER BY seq'),
+    subscriptions: db.prepare<[], { id: string; org_id: string; body: string }>(
+      'SELECT id, org_id, body FROM webhook_subscriptions ORDER BY seq',
+    ),
     putSubscription: db.prepare(
       `INSERT INTO webhook_subscriptions (id, org_id, body, seq) VALUES (?, ?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM webhook_subscriptions))
        ON CONFLICT (id) DO UPDATE SET org_id = excluded.org_id, body = excluded.body`,
@@ -45,13 +69,17 @@ function prepare(db: Database.Database) {
     deleteSubscription: db.prepare('DELETE FROM webhook_subscriptions WHERE id = ?'),
     deleteUndelivered: db.prepare("DELETE FROM webhook_deliveries WHERE subscription_id = ? AND state != 'delivered'"),
     getState: db.prepare<[string], { value: number }>('SELECT value FROM pipeline_state WHERE key = ?'),
-    setState: db.prepare('INSERT INTO pipeline_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
+    setState: db.prepare(
+      'INSERT INTO pipeline_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+    ),
     insert: prepareOutboxInsert(db),
     deleteLastValues: db.prepare('DELETE FROM webhook_last_values WHERE subscription_id = ?'),
     putLastValue: db.prepare(
       'INSERT INTO webhook_last_values (subscription_id, subject, value) VALUES (?, ?, ?) ON CONFLICT (subscription_id, subject) DO UPDATE SET value = excluded.value',
     ),
-    lastValues: db.prepare<[], { subscription_id: string; subject: string; value: string }>('SELECT subscription_id, subject, value FROM webhook_last_values ORDER BY subscription_id, subject'),
+    lastValues: db.prepare<[], { subscription_id: string; subject: string; value: string }>(
+      'SELECT subscription_id, subject, value FROM webhook_last_values ORDER BY subscription_id, subject',
+    ),
     due: db
       .prepare<[string, number, number], DueRow>(
         `SELECT ${DUE_COLUMNS} WHERE subscription_id = ? AND state = 'pending' AND next_attempt_ms <= ? ORDER BY next_attempt_ms, event_ts_ms, event_id LIMIT ?`,
@@ -63,27 +91,51 @@ function prepare(db: Database.Database) {
          AND (next_attempt_ms, event_ts_ms, event_id) > (?, ?, ?) ORDER BY next_attempt_ms, event_ts_ms, event_id LIMIT ?`,
       )
       .raw(true),
-    nextDue: db.prepare<[string], { t: number | null }>("SELECT MIN(next_attempt_ms) AS t FROM webhook_deliveries WHERE subscription_id = ? AND state = 'pending'"),
+    nextDue: db.prepare<[string], { t: number | null }>(
+      "SELECT MIN(next_attempt_ms) AS t FROM webhook_deliveries WHERE subscription_id = ? AND state = 'pending'",
+    ),
     // A round's 2xx in one statement: one index update pass instead of one per row.
-    deliveredMany: db.prepare("UPDATE webhook_deliveries SET state = 'delivered', attempts = attempts + 1, delivered_at_ms = ?, last_error = NULL WHERE id IN (SELECT value FROM json_each(?))"),
+    deliveredMany: db.prepare(
+      "UPDATE webhook_deliveries SET state = 'delivered', attempts = attempts + 1, delivered_at_ms = ?, last_error = NULL WHERE id IN (SELECT value FROM json_each(?))",
+    ),
     // A run of consecutive ids (a round of deliveries enqueued together): a rowid range, no JSON
     // list to build and parse nor IN-list to sort (~0.2 µs a delivery less than json_each).
-    deliveredRange: db.prepare("UPDATE webhook_deliveries SET state = 'delivered', attempts = attempts + 1, delivered_at_ms = ?, last_error = NULL WHERE id BETWEEN ? AND ?"),
-    retry: db.prepare('UPDATE webhook_deliveries SET attempts = attempts + 1, next_attempt_ms = ?, last_error = ? WHERE id = ?'),
-    dead: db.prepare("UPDATE webhook_deliveries SET state = 'dead', attempts = attempts + 1, last_error = ? WHERE id = ?"),
+    deliveredRange: db.prepare(
+      "UPDATE webhook_deliveries SET state = 'delivered', attempts = attempts + 1, delivered_at_ms = ?, last_error = NULL WHERE id BETWEEN ? AND ?",
+    ),
+    retry: db.prepare(
+      'UPDATE webhook_deliveries SET attempts = attempts + 1, next_attempt_ms = ?, last_error = ? WHERE id = ?',
+    ),
+    dead: db.prepare(
+      "UPDATE webhook_deliveries SET state = 'dead', attempts = attempts + 1, last_error = ? WHERE id = ?",
+    ),
     deadAll: db.prepare<[], DeliveryRow>(`SELECT ${WITH_BODY} WHERE state = 'dead' ORDER BY d.id`),
-    deadOf: db.prepare<[string], DeliveryRow>(`SELECT ${WITH_BODY} WHERE state = 'dead' AND subscription_id = ? ORDER BY d.id`),
-    replayDeadAll: db.prepare("UPDATE webhook_deliveries SET state = 'pending', attempts = 0, next_attempt_ms = ? WHERE state = 'dead'"),
-    replayDeadOf: db.prepare("UPDATE webhook_deliveries SET state = 'pending', attempts = 0, next_attempt_ms = ? WHERE state = 'dead' AND subscription_id = ?"),
+    deadOf: db.prepare<[string], DeliveryRow>(
+      `SELECT ${WITH_BODY} WHERE state = 'dead' AND subscription_id = ? ORDER BY d.id`,
+    ),
+    replayDeadAll: db.prepare(
+      "UPDATE webhook_deliveries SET state = 'pending', attempts = 0, next_attempt_ms = ? WHERE state = 'dead'",
+    ),
+    replayDeadOf: db.prepare(
+      "UPDATE webhook_deliveries SET state = 'pending', attempts = 0, next_attempt_ms = ? WHERE state = 'dead' AND subscription_id = ?",
+    ),
     // By time within one subscription: the range of the (subscription, event time, event id) index.
     replayRangeOf: db.prepare(
       "UPDATE webhook_deliveries SET state = 'pending', attempts = 0, next_attempt_ms = ?, delivered_at_ms = NULL WHERE subscription_id = ? AND event_ts_ms >= ? AND event_ts_ms < ? AND state != 'pending'",
     ),
     // The subscriptions having rows (a deleted one's delivered rows stay), one index seek each.
-    subscriptionAfter: db.prepare<[string], { s: string }>('SELECT subscription_id AS s FROM webhook_deliveries WHERE subscription_id > ? ORDER BY subscription_id LIMIT 1'),
-    reschedule: db.prepare("UPDATE webhook_deliveries SET next_attempt_ms = ? WHERE subscription_id = ? AND state = 'pending' AND next_attempt_ms > ?"),
-    pruneDeliveredOf: db.prepare("DELETE FROM webhook_deliveries WHERE subscription_id = ? AND event_ts_ms < ? AND state = 'delivered'"),
-    counts: db.prepare<[string], { state: DeliveryState; n: number }>('SELECT state, COUNT(*) AS n FROM webhook_deliveries WHERE subscription_id = ? GROUP BY state'),
+    subscriptionAfter: db.prepare<[string], { s: string }>(
+      'SELECT subscription_id AS s FROM webhook_deliveries WHERE subscription_id > ? ORDER BY subscription_id LIMIT 1',
+    ),
+    reschedule: db.prepare(
+      "UPDATE webhook_deliveries SET next_attempt_ms = ? WHERE subscription_id = ? AND state = 'pending' AND next_attempt_ms > ?",
+    ),
+    pruneDeliveredOf: db.prepare(
+      "DELETE FROM webhook_deliveries WHERE subscription_id = ? AND event_ts_ms < ? AND state = 'delivered'",
+    ),
+    counts: db.prepare<[string], { state: DeliveryState; n: number }>(
+      'SELECT state, COUNT(*) AS n FROM webhook_deliveries WHERE subscription_id = ? GROUP BY state',
+    ),
     deliveries: db.prepare<[string], DeliveryRow>(`SELECT ${WITH_BODY} WHERE subscription_id = ? ORDER BY d.id`),
   };
 }
@@ -152,7 +204,11 @@ export class SqliteWebhookStore implements WebhookStore {
     })();
   }
 
-  enqueue(deliveries: readonly DeliveryInsert[], cursor?: { key: string; value: number }, lastValues?: readonly LastValue[]): void {
+  enqueue(
+    deliveries: readonly DeliveryInsert[],
+    cursor?: { key: string; value: number },
+    lastValues?: readonly LastValue[],
+  ): void {
     const q = this.#q;
     this.#db.transaction(() => {
       q.insert(deliveries);
@@ -162,7 +218,9 @@ export class SqliteWebhookStore implements WebhookStore {
   }
 
   lastValues(): LastValue[] {
-    return this.#q.lastValues.all().map((r) => ({ subscriptionId: r.subscription_id, subject: r.subject, value: r.value }));
+    return this.#q.lastValues
+      .all()
+      .map((r) => ({ subscriptionId: r.subscription_id, subject: r.subject, value: r.value }));
   }
 
   cursor(key: string): number {
@@ -174,7 +232,9 @@ export class SqliteWebhookStore implements WebhookStore {
   }
 
   dueAfter(subscriptionId: string, nowMs: number, after: Delivery, limit: number): Delivery[] {
-    return this.#q.dueAfter.all(subscriptionId, nowMs, after.nextAttemptMs, after.eventTimestampMs, after.eventId, limit).map((r) => dueDelivery(subscriptionId, r));
+    return this.#q.dueAfter
+      .all(subscriptionId, nowMs, after.nextAttemptMs, after.eventTimestampMs, after.eventId, limit)
+      .map((r) => dueDelivery(subscriptionId, r));
   }
 
   nextDueMs(subscriptionIds: readonly string[]): number | null {
@@ -207,7 +267,9 @@ export class SqliteWebhookStore implements WebhookStore {
   }
 
   replayDead(subscriptionId: string | null, nowMs: number): number {
-    return (subscriptionId === null ? this.#q.replayDeadAll.run(nowMs) : this.#q.replayDeadOf.run(nowMs, subscriptionId)).changes;
+    return (
+      subscriptionId === null ? this.#q.replayDeadAll.run(nowMs) : this.#q.replayDeadOf.run(nowMs, subscriptionId)
+    ).changes;
   }
 
   replayRange(subscriptionId: string | null, fromMs: number, toMs: number, nowMs: number): number {
@@ -227,7 +289,8 @@ export class SqliteWebhookStore implements WebhookStore {
   #eachSubscription(work: (subscriptionId: string) => number): number {
     return this.#db.transaction(() => {
       let n = 0;
-      for (let row = this.#q.subscriptionAfter.get(''); row; row = this.#q.subscriptionAfter.get(row.s)) n += work(row.s);
+      for (let row = this.#q.subscriptionAfter.get(''); row; row = this.#q.subscriptionAfter.get(row.s))
+        n += work(row.s);
       return n;
     })();
   }

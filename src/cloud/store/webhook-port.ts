@@ -66,7 +66,11 @@ export interface WebhookStore {
    * moves the fan-out cursor and records the `send_on_value_change` values sent, in one
    * transaction: an event is enqueued exactly once.
    */
-  enqueue(deliveries: readonly DeliveryInsert[], cursor?: { key: string; value: number }, lastValues?: readonly LastValue[]): void;
+  enqueue(
+    deliveries: readonly DeliveryInsert[],
+    cursor?: { key: string; value: number },
+    lastValues?: readonly LastValue[],
+  ): void;
   /** Every recorded `send_on_value_change` value (the gate's state after a restart). */
   lastValues(): LastValue[];
   cursor(key: string): number;
@@ -102,7 +106,11 @@ export interface WebhookStore {
  * on any store (`occusim webhooks replay|deadletters`) await; adapters `PostgresWebhookStore`
  * and `sqliteWebhookStore` (sqlite-async.ts, over the synchronous `SqliteWebhookStore`).
  */
-export type AsyncWebhookStore = { [K in keyof WebhookStore]: WebhookStore[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never };
+export type AsyncWebhookStore = {
+  [K in keyof WebhookStore]: WebhookStore[K] extends (...args: infer A) => infer R
+    ? (...args: A) => Promise<Awaited<R>>
+    : never;
+};
 
 /** A row of `webhook_deliveries`, as both SQL adapters select it (`SELECT *`). */
 export interface DeliveryRow {

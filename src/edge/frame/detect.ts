@@ -36,7 +36,14 @@ export function backgroundRates(spec: FrameSpec): [number, number] {
  * some pixel exceeds the threshold, and pixels under an accepted person then get their
  * background moved back to the slow rate. `sc.labels` is all zero between calls.
  */
-export function detect(spec: FrameSpec, st: SensorState, sc: Scratch, out: Float32Array, maxOut: number, rates: readonly [number, number]): number {
+export function detect(
+  spec: FrameSpec,
+  st: SensorState,
+  sc: Scratch,
+  out: Float32Array,
+  maxOut: number,
+  rates: readonly [number, number],
+): number {
   const n = spec.cols * spec.rows;
   const frame = sc.frame;
   const diff = sc.diff;
@@ -90,9 +97,12 @@ function components(spec: FrameSpec, sc: Scratch, nseeds: number): number {
       sv += w * ((rowOf[q] as number) + 0.5);
       if (w > peak) peak = w;
       if (u > 0 && labels[q - 1] === 0 && (diff[q - 1] as number) > low) top = push(stack, labels, top, q - 1, ncomp);
-      if (u < cols - 1 && labels[q + 1] === 0 && (diff[q + 1] as number) > low) top = push(stack, labels, top, q + 1, ncomp);
-      if (q >= cols && labels[q - cols] === 0 && (diff[q - cols] as number) > low) top = push(stack, labels, top, q - cols, ncomp);
-      if (q + cols < n && labels[q + cols] === 0 && (diff[q + cols] as number) > low) top = push(stack, labels, top, q + cols, ncomp);
+      if (u < cols - 1 && labels[q + 1] === 0 && (diff[q + 1] as number) > low)
+        top = push(stack, labels, top, q + 1, ncomp);
+      if (q >= cols && labels[q - cols] === 0 && (diff[q - cols] as number) > low)
+        top = push(stack, labels, top, q - cols, ncomp);
+      if (q + cols < n && labels[q + cols] === 0 && (diff[q + cols] as number) > low)
+        top = push(stack, labels, top, q + cols, ncomp);
     }
     const base = ncomp * COMP;
     comp[base] = heat;
@@ -110,7 +120,15 @@ function components(spec: FrameSpec, sc: Scratch, nseeds: number): number {
  * background under accepted people back to the slow rate (`fgMinusBg` = aFg − aBg), and
  * clears the labels.
  */
-function classify(spec: FrameSpec, st: SensorState, sc: Scratch, ncomp: number, out: Float32Array, maxOut: number, fgMinusBg: number): number {
+function classify(
+  spec: FrameSpec,
+  st: SensorState,
+  sc: Scratch,
+  ncomp: number,
+  out: Float32Array,
+  maxOut: number,
+  fgMinusBg: number,
+): number {
   const { comp, stack, labels, diff } = sc;
   const bg = st.bg;
   let found = 0;
@@ -148,7 +166,15 @@ function push(stack: Int32Array, labels: Int32Array, top: number, q: number, c: 
 }
 
 /** Weighted k-means over a blob's pixels, seeded along its principal axis. */
-function splitBlob(sc: Scratch, start: number, end: number, k: number, out: Float32Array, found: number, maxOut: number): number {
+function splitBlob(
+  sc: Scratch,
+  start: number,
+  end: number,
+  k: number,
+  out: Float32Array,
+  found: number,
+  maxOut: number,
+): number {
   const { stack, diff } = sc;
   let sw = 0;
   let mu = 0;

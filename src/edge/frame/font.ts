@@ -80,7 +80,8 @@ export function drawText(text: string, x: number, y: number, scale: number, set:
       const bits = rows[r] as number;
       for (let c = 0; c < GLYPH_W; c++) {
         if (((bits >> (GLYPH_W - 1 - c)) & 1) === 0) continue;
-        for (let dy = 0; dy < scale; dy++) for (let dx = 0; dx < scale; dx++) set(cx + c * scale + dx, y + r * scale + dy);
+        for (let dy = 0; dy < scale; dy++)
+          for (let dx = 0; dx < scale; dx++) set(cx + c * scale + dx, y + r * scale + dy);
       }
     }
     cx += (GLYPH_W + 1) * scale;

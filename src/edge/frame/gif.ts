@@ -21,7 +21,8 @@ export function encodeGif(frames: readonly IndexedImage[], palette: Uint8Array, 
   out.push(Buffer.from([0x21, 0xff, 0x0b, ...Buffer.from('NETSCAPE2.0', 'ascii'), 0x03, 0x01, 0x00, 0x00, 0x00]));
   const delay = Math.max(2, Math.min(65535, Math.round(delayCs)));
   for (const f of frames) {
-    if (f.width !== first.width || f.height !== first.height) throw new RangeError('every GIF frame must have the size of the first');
+    if (f.width !== first.width || f.height !== first.height)
+      throw new RangeError('every GIF frame must have the size of the first');
     out.push(Buffer.from([0x21, 0xf9, 0x04, 0x04, delay & 0xff, delay >> 8, 0x00, 0x00]));
     const desc = Buffer.alloc(10);
     desc[0] = 0x2c;

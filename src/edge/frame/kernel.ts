@@ -51,7 +51,14 @@ function frameTime(spec: FrameSpec, n: number): number {
  * Called after each frame (the frames viewer): the frame (°C), the people synthesised into it
  * (PERSON_STRIDE floats each, sensor-local metres) and the detections ([u, v] pixel units).
  */
-export type FrameListener = (atMs: number, frame: Float32Array, people: Float32Array, count: number, det: Float32Array, found: number) => void;
+export type FrameListener = (
+  atMs: number,
+  frame: Float32Array,
+  people: Float32Array,
+  count: number,
+  det: Float32Array,
+  found: number,
+) => void;
 
 /** A batch's packets as they are emitted, appended to a reused array (`OutputBuffer`). */
 export class OutputBuffer {
@@ -83,11 +90,18 @@ let peopleScratch = new Float32Array(64 * STRIDE);
  * one buffer: no array per sensor, batch, detection list or interpolation buffer — bench/README.md,
  * "session 7, frame-garbage").
  */
-export function runBatchInto(spec: FrameSpec, st: SensorState, batch: SensorBatch, out: OutputBuffer, onFrame?: FrameListener): void {
+export function runBatchInto(
+  spec: FrameSpec,
+  st: SensorState,
+  batch: SensorBatch,
+  out: OutputBuffer,
+  onFrame?: FrameListener,
+): void {
   const sc = scratchFor(spec.cols, spec.rows);
   const det = detScratch;
   let maxPeople = 0;
-  for (let k = 1; k < batch.offsets.length; k++) maxPeople = Math.max(maxPeople, (batch.offsets[k] as number) - (batch.offsets[k - 1] as number));
+  for (let k = 1; k < batch.offsets.length; k++)
+    maxPeople = Math.max(maxPeople, (batch.offsets[k] as number) - (batch.offsets[k - 1] as number));
   if (peopleScratch.length < maxPeople * STRIDE) peopleScratch = new Float32Array(maxPeople * STRIDE * 2);
   const buf = peopleScratch;
   const glowDecay = glowDecayPerFrame(spec);

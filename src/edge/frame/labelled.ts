@@ -66,7 +66,10 @@ export function labelledFrame(f: LabelledFrameInput): IndexedImage {
   const heatW = f.cols * f.scale;
   const heatH = f.rows * f.scale;
   const scaleW = PAD + BAR_W + 5 + textWidth('-10°C', TEXT) + PAD;
-  const width = Math.max(heatW + scaleW, PAD * 2 + Math.max(textWidth(f.label.title, TEXT), textWidth(f.label.time, TEXT)));
+  const width = Math.max(
+    heatW + scaleW,
+    PAD * 2 + Math.max(textWidth(f.label.title, TEXT), textWidth(f.label.time, TEXT)),
+  );
   const top = PAD + 2 * LINE;
   const height = top + heatH + LINE + PAD;
   const img: IndexedImage = { width, height, pixels: new Uint8Array(width * height).fill(BG) };
@@ -86,7 +89,13 @@ export function labelledFrame(f: LabelledFrameInput): IndexedImage {
   // A dark outline keeps a white cross visible on the hottest (near-white) pixels.
   for (const [lx, ly] of f.overlay.detections) {
     const [cx, cy] = [lx * heatW, top + ly * heatH];
-    for (const [dx, dy] of [[-1, 0], [1, 0], [0, -1], [0, 1]] as const) cross(img, cx + dx, cy + dy, mark, HEADER);
+    for (const [dx, dy] of [
+      [-1, 0],
+      [1, 0],
+      [0, -1],
+      [0, 1],
+    ] as const)
+      cross(img, cx + dx, cy + dy, mark, HEADER);
     cross(img, cx, cy, mark, WHITE);
   }
   colourScale(img, heatW + PAD, top, heatH, f.lo, f.hi);
@@ -117,7 +126,13 @@ function colourScale(img: IndexedImage, x: number, top: number, h: number, lo: n
   for (let v = Math.ceil(lo / step) * step; v <= hi + 1e-9; v += step) {
     const y = Math.round(top + (1 - (v - lo) / span) * (h - 1));
     fill(img, x + BAR_W, y, 3, 1, WHITE);
-    text(img, `${Math.round(v)}°C`, x + BAR_W + 5, Math.min(top + h - GLYPH_H * TEXT, Math.max(top, y - (GLYPH_H * TEXT) / 2)), WHITE);
+    text(
+      img,
+      `${Math.round(v)}°C`,
+      x + BAR_W + 5,
+      Math.min(top + h - GLYPH_H * TEXT, Math.max(top, y - (GLYPH_H * TEXT) / 2)),
+      WHITE,
+    );
   }
 }
 
@@ -180,7 +195,8 @@ export function tileIndexed(images: readonly IndexedImage[], perRow: number): In
   images.forEach((im, k) => {
     const ox = (k % cols) * (w + gap);
     const oy = Math.floor(k / cols) * (h + gap);
-    for (let y = 0; y < im.height; y++) pixels.set(im.pixels.subarray(y * im.width, (y + 1) * im.width), (oy + y) * width + ox);
+    for (let y = 0; y < im.height; y++)
+      pixels.set(im.pixels.subarray(y * im.width, (y + 1) * im.width), (oy + y) * width + ox);
   });
   return { width, height, pixels };
 }

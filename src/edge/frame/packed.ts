@@ -67,9 +67,26 @@ function decodeSpec(id: string, f: Float64Array): FrameSpec {
   // Integers back as small integers (`| 0`): a double-typed `cols` would make every index
   // computation of the kernel a float one.
   return {
-    id, mode: at(0) === 1 ? 1 : 0, cols: at(1) | 0, rows: at(2) | 0, side: at(3), fps: at(4), startMs: at(5), reportIntervalMs: at(6), thresholdK: at(7), netdK: at(8),
-    ambientC: at(9), hvacAmplitudeK: at(10), hvacPeriodMs: at(11), personHeat: at(12), absorbTauS: at(13), door: [at(14), at(15), at(16), at(17)], inSign: at(18) | 0, entrance: at(19) === 1 ? 1 : 0,
-    heightM: at(20), magnify: [at(21), at(22), at(23), at(24), at(25), at(26)],
+    id,
+    mode: at(0) === 1 ? 1 : 0,
+    cols: at(1) | 0,
+    rows: at(2) | 0,
+    side: at(3),
+    fps: at(4),
+    startMs: at(5),
+    reportIntervalMs: at(6),
+    thresholdK: at(7),
+    netdK: at(8),
+    ambientC: at(9),
+    hvacAmplitudeK: at(10),
+    hvacPeriodMs: at(11),
+    personHeat: at(12),
+    absorbTauS: at(13),
+    door: [at(14), at(15), at(16), at(17)],
+    inSign: at(18) | 0,
+    entrance: at(19) === 1 ? 1 : 0,
+    heightM: at(20),
+    magnify: [at(21), at(22), at(23), at(24), at(25), at(26)],
   };
 }
 
@@ -172,7 +189,17 @@ export class PackedTaskSlot {
   /** Has `source` write its sensor `sensor`'s batch as sensor `i` of the task (into the whole buffer's views, at element offsets). */
   writeBatch(i: number, source: BatchSource, sensor: number): void {
     const ids = this.#placed(i, 6);
-    source.writeBatch(sensor, this.#f64, this.#placed(i, 2) / 8, this.#i32, this.#placed(i, 4) / 4, this.#i32, ids / 4, this.#f32, (ids + align8(4 * this.#placed(i, 7))) / 4);
+    source.writeBatch(
+      sensor,
+      this.#f64,
+      this.#placed(i, 2) / 8,
+      this.#i32,
+      this.#placed(i, 4) / 4,
+      this.#i32,
+      ids / 4,
+      this.#f32,
+      (ids + align8(4 * this.#placed(i, 7))) / 4,
+    );
   }
 
   /** The specs and states are written (`writeFixed` for every sensor): later tasks of the same sensors keep them. */
@@ -182,7 +209,8 @@ export class PackedTaskSlot {
 
   /** The task to run. */
   task(): PackedTask {
-    if (this.#buffer === null || !this.#fixedWritten) throw new Error('packed task: allocate(), writeFixed() each sensor and settle() before task()');
+    if (this.#buffer === null || !this.#fixedWritten)
+      throw new Error('packed task: allocate(), writeFixed() each sensor and settle() before task()');
     return { buffer: this.#buffer, ids: this.#ids };
   }
 
@@ -193,7 +221,17 @@ export class PackedTaskSlot {
 
 /** Writes a sensor's batch into the given arrays at the given element offsets (ticks, offsets, ids, people): recorder.ts. */
 export interface BatchSource {
-  writeBatch(sensor: number, ticks: Float64Array, tAt: number, offsets: Int32Array, oAt: number, ids: Int32Array, iAt: number, people: Float32Array, pAt: number): void;
+  writeBatch(
+    sensor: number,
+    ticks: Float64Array,
+    tAt: number,
+    offsets: Int32Array,
+    oAt: number,
+    ids: Int32Array,
+    iAt: number,
+    people: Float32Array,
+    pAt: number,
+  ): void;
 }
 
 /** Packs a task into a new buffer (states and batches copied in): the tests' and the edge bench's way in. */
@@ -206,12 +244,18 @@ export function packTask(task: FrameTask): PackedTask {
   task.specs.forEach((spec, i) => {
     const b = task.batches[i] as SensorBatch;
     slot.writeFixed(i, spec, new Uint8Array(task.states[i] as ArrayBuffer));
-    slot.writeBatch(i, { writeBatch: (_s, ticks, tAt, offsets, oAt, ids, iAt, people, pAt) => {
-      ticks.set(b.ticks, tAt);
-      offsets.set(b.offsets, oAt);
-      ids.set(b.ids, iAt);
-      people.set(b.people, pAt);
-    } }, 0);
+    slot.writeBatch(
+      i,
+      {
+        writeBatch: (_s, ticks, tAt, offsets, oAt, ids, iAt, people, pAt) => {
+          ticks.set(b.ticks, tAt);
+          offsets.set(b.offsets, oAt);
+          ids.set(b.ids, iAt);
+          people.set(b.people, pAt);
+        },
+      },
+      0,
+    );
   });
   slot.settle();
   // A copy of the ids: the slot's array is its own, and this buffer is not reused.

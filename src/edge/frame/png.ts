@@ -7,7 +7,8 @@ import { deflateSync } from 'node:zlib';
 const CRC_TABLE = buildCrcTable();
 
 export function encodePng(width: number, height: number, rgb: Uint8Array): Buffer {
-  if (rgb.length !== width * height * 3) throw new RangeError(`expected ${width * height * 3} bytes of RGB, got ${rgb.length}`);
+  if (rgb.length !== width * height * 3)
+    throw new RangeError(`expected ${width * height * 3} bytes of RGB, got ${rgb.length}`);
   const raw = Buffer.alloc((width * 3 + 1) * height);
   for (let y = 0; y < height; y++) {
     raw[y * (width * 3 + 1)] = 0; // filter: none

@@ -90,7 +90,17 @@ export class FrameRecorder implements BatchSource {
    * instants, ticks + 2 offsets (relative to its first person), `batchPeople` ids and
    * PERSON_STRIDE × as many floats. The same numbers as a batch built from per-sensor arrays.
    */
-  writeBatch(sensor: number, ticks: Float64Array, tAt: number, offsets: Int32Array, oAt: number, ids: Int32Array, iAt: number, people: Float32Array, pAt: number): void {
+  writeBatch(
+    sensor: number,
+    ticks: Float64Array,
+    tAt: number,
+    offsets: Int32Array,
+    oAt: number,
+    ids: Int32Array,
+    iAt: number,
+    people: Float32Array,
+    pAt: number,
+  ): void {
     const first = this.#ticks[0] as number;
     ticks[tAt] = this.#hasPrev ? this.#prevT : first - 1;
     for (let k = 0; k < this.#tickCount; k++) ticks[tAt + 1 + k] = this.#ticks[k] as number;
@@ -112,7 +122,8 @@ export class FrameRecorder implements BatchSource {
     if (last < 0) return;
     const next = this.#next;
     next.clear();
-    for (let s = 0; s < this.sensors; s++) next.append(s, this.#ids, this.#people, this.#startAt(last, s), this.#lenAt(last, s));
+    for (let s = 0; s < this.sensors; s++)
+      next.append(s, this.#ids, this.#people, this.#startAt(last, s), this.#lenAt(last, s));
     this.#next = this.#prev;
     this.#prev = next;
     this.#prevT = this.#ticks[last] as number;
@@ -129,7 +140,15 @@ export class FrameRecorder implements BatchSource {
     return this.#len[k * this.sensors + sensor] as number;
   }
 
-  #copy(from: number, len: number, ids: Int32Array, iAt: number, people: Float32Array, pAt: number, to: number): number {
+  #copy(
+    from: number,
+    len: number,
+    ids: Int32Array,
+    iAt: number,
+    people: Float32Array,
+    pAt: number,
+    to: number,
+  ): number {
     for (let q = 0; q < len; q++) ids[iAt + to + q] = this.#ids[from + q] as number;
     const P = PERSON_STRIDE;
     for (let q = 0; q < len * P; q++) people[pAt + to * P + q] = this.#people[from * P + q] as number;

@@ -35,4 +35,3 @@ export function heatColour(t: number): [number, number, number] {
   }
   return [255, 255, 230];
 }
-

@@ -1,7 +1,15 @@
 import { footprintTransform } from '../../core/footprint.js';
 import { pointInPolygon } from '../../core/geometry.js';
 import { rngFor } from '../../core/rng.js';
-import { SENSOR_MODELS, type DoorModel, type RoomModel, type ScenarioModel, type SensorModel, type ThermalModel, type WarmObjectModel } from '../../scenario/model.js';
+import {
+  SENSOR_MODELS,
+  type DoorModel,
+  type RoomModel,
+  type ScenarioModel,
+  type SensorModel,
+  type ThermalModel,
+  type WarmObjectModel,
+} from '../../scenario/model.js';
 import { seedState } from './noise.js';
 import { stateViews, type StateOn } from './state.js';
 
@@ -46,7 +54,12 @@ export interface FrameSpec {
 }
 
 /** Thermal defaults (docs/edge.md). */
-export const THERMAL_DEFAULTS: ThermalModel = { ambientC: 22, hvacAmplitudeK: 0.4, hvacPeriodMs: 20 * 60_000, objects: [] };
+export const THERMAL_DEFAULTS: ThermalModel = {
+  ambientC: 22,
+  hvacAmplitudeK: 0.4,
+  hvacPeriodMs: 20 * 60_000,
+  objects: [],
+};
 export const DEFAULT_FPS = { presence: 3, traffic: 8 } as const;
 /** Threshold above background by sensitivity 1…5, kelvin. */
 const THRESHOLD_K = [1.0, 0.8, 0.6, 0.5, 0.4] as const;
@@ -61,10 +74,20 @@ const ABSORB_TAU_S = 4 * 3600;
  * top of head ~1.70 m / ~1.25 m seated; the boxes sit at their parts' visible surfaces).
  */
 export const BODY = {
-  shoulderHalfM: 0.25, seatedShoulderHalfM: 0.28, headHalfM: 0.1, clothing: 0.55, surfaceC: 32,
-  standingShoulderM: 1.4, standingHeadM: 1.65, seatedShoulderM: 1.0, seatedHeadM: 1.2,
+  shoulderHalfM: 0.25,
+  seatedShoulderHalfM: 0.28,
+  headHalfM: 0.1,
+  clothing: 0.55,
+  surfaceC: 32,
+  standingShoulderM: 1.4,
+  standingHeadM: 1.65,
+  seatedShoulderM: 1.0,
+  seatedHeadM: 1.2,
   // Lower body (clothed), seen beside the shoulders when a person is off-axis: hips standing, lap seated.
-  hipHalfM: 0.18, hipM: 0.9, lapHalfM: 0.22, lapM: 0.55,
+  hipHalfM: 0.18,
+  hipM: 0.9,
+  lapHalfM: 0.22,
+  lapM: 0.55,
 } as const;
 
 /**
@@ -79,8 +102,12 @@ const NO_PARALLAX: FrameSpec['magnify'] = [1, 1, 1, 1, 1, 1];
 /** The pinhole magnifications of the body parts (FrameSpec.magnify) for a sensor at height H. */
 export function parallaxMagnify(H: number): FrameSpec['magnify'] {
   return [
-    magnification(H, BODY.standingShoulderM), magnification(H, BODY.standingHeadM), magnification(H, BODY.seatedShoulderM), magnification(H, BODY.seatedHeadM),
-    magnification(H, BODY.hipM), magnification(H, BODY.lapM),
+    magnification(H, BODY.standingShoulderM),
+    magnification(H, BODY.standingHeadM),
+    magnification(H, BODY.seatedShoulderM),
+    magnification(H, BODY.seatedHeadM),
+    magnification(H, BODY.hipM),
+    magnification(H, BODY.lapM),
   ];
 }
 
@@ -101,11 +128,15 @@ export function buildSpec(model: ScenarioModel, sensor: SensorModel, parallax = 
   const magnify = parallax ? parallaxMagnify(H) : NO_PARALLAX;
   // Heat (K·m² on the floor plane) of a standing and of a seated person as the sensor sees them;
   // one "person" for splitting and rejection is their geometric mean.
-  const heat = (half: number, ms: number, mh: number): number => (2 * half * ms) ** 2 * dt * BODY.clothing + (2 * BODY.headHalfM * mh) ** 2 * dt * (1 - BODY.clothing);
+  const heat = (half: number, ms: number, mh: number): number =>
+    (2 * half * ms) ** 2 * dt * BODY.clothing + (2 * BODY.headHalfM * mh) ** 2 * dt * (1 - BODY.clothing);
   const standing = heat(BODY.shoulderHalfM, magnify[0], magnify[1]);
   const seated = heat(BODY.seatedShoulderHalfM, magnify[2], magnify[3]);
   const pixelArea = (side / cols) * (side / rows);
-  const door = sensor.mode === 'traffic' ? doorLine(model, sensor) : { line: [0, 0, 0, 0] as [number, number, number, number], inSign: 1 };
+  const door =
+    sensor.mode === 'traffic'
+      ? doorLine(model, sensor)
+      : { line: [0, 0, 0, 0] as [number, number, number, number], inSign: 1 };
   return {
     id: sensor.id,
     mode: sensor.mode === 'traffic' ? 1 : 0,
@@ -131,7 +162,10 @@ export function buildSpec(model: ScenarioModel, sensor: SensorModel, parallax = 
 }
 
 /** The door line in sensor-local metres and the side of it the sensor's "in" room is on. */
-function doorLine(model: ScenarioModel, sensor: SensorModel): { line: [number, number, number, number]; inSign: number } {
+function doorLine(
+  model: ScenarioModel,
+  sensor: SensorModel,
+): { line: [number, number, number, number]; inSign: number } {
   const door: DoorModel | undefined = model.doors.find((d) => d.id === sensor.doorId);
   if (!door) return { line: [0, 0, 0, 0], inSign: 1 };
   const view = footprintTransform(sensor);

@@ -41,8 +41,16 @@ export type StateOn<B extends ArrayBuffer | SharedArrayBuffer> = SensorState & {
 
 /** Views over a state buffer (a new buffer when none is given), from `byteOffset` (a multiple of 8). */
 export function stateViews(pixels: number): StateOn<ArrayBuffer>;
-export function stateViews<B extends ArrayBuffer | SharedArrayBuffer>(pixels: number, buffer: B, byteOffset?: number): StateOn<B>;
-export function stateViews(pixels: number, buffer: ArrayBuffer | SharedArrayBuffer = new ArrayBuffer(stateBytes(pixels)), byteOffset = 0): StateOn<ArrayBuffer | SharedArrayBuffer> {
+export function stateViews<B extends ArrayBuffer | SharedArrayBuffer>(
+  pixels: number,
+  buffer: B,
+  byteOffset?: number,
+): StateOn<B>;
+export function stateViews(
+  pixels: number,
+  buffer: ArrayBuffer | SharedArrayBuffer = new ArrayBuffer(stateBytes(pixels)),
+  byteOffset = 0,
+): StateOn<ArrayBuffer | SharedArrayBuffer> {
   let off = byteOffset;
   const f64 = new Float64Array(buffer, off, F64_FIELDS);
   off += F64_FIELDS * 8;

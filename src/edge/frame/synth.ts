@@ -24,7 +24,14 @@ const GAUSS = gaussTable();
 const HI_SHIFT = 32 - GAUSS_BITS;
 const LO_SHIFT = 16 - GAUSS_BITS;
 const LO_MASK = (1 << GAUSS_BITS) - 1;
-const { shoulderHalfM: SHOULDER_HALF_M, seatedShoulderHalfM: SEATED_HALF_M, headHalfM: HEAD_HALF_M, clothing: CLOTHING, hipHalfM: HIP_HALF_M, lapHalfM: LAP_HALF_M } = BODY;
+const {
+  shoulderHalfM: SHOULDER_HALF_M,
+  seatedShoulderHalfM: SEATED_HALF_M,
+  headHalfM: HEAD_HALF_M,
+  clothing: CLOTHING,
+  hipHalfM: HIP_HALF_M,
+  lapHalfM: LAP_HALF_M,
+} = BODY;
 
 /** Share of square (ax, ay, half a) covered by square (bx, by, half b). */
 function overlapShare(ax: number, ay: number, a: number, bx: number, by: number, b: number): number {
@@ -85,7 +92,15 @@ export function glowDecayPerFrame(spec: FrameSpec): number {
 }
 
 /** Writes one frame (°C per pixel, row-major) into `sc.frame`. `glowDecay`: glowDecayPerFrame(spec). */
-export function synthesise(spec: FrameSpec, st: SensorState, sc: Scratch, atMs: number, people: Float32Array, count: number, glowDecay: number): void {
+export function synthesise(
+  spec: FrameSpec,
+  st: SensorState,
+  sc: Scratch,
+  atMs: number,
+  people: Float32Array,
+  count: number,
+  glowDecay: number,
+): void {
   const n = spec.cols * spec.rows;
   const amb = ambientAt(spec, atMs);
   const frame = sc.frame;
@@ -108,7 +123,8 @@ export function synthesise(spec: FrameSpec, st: SensorState, sc: Scratch, atMs: 
     t ^= t >>> 8;
     s0 = (t ^ s1 ^ (s1 >>> 19)) >>> 0;
     frame[p] = amb + (fixed[p] as number) + netd * (GAUSS[s0 >>> HI_SHIFT] as number);
-    if (p + 1 < n) frame[p + 1] = amb + (fixed[p + 1] as number) + netd * (GAUSS[(s0 >>> LO_SHIFT) & LO_MASK] as number);
+    if (p + 1 < n)
+      frame[p + 1] = amb + (fixed[p + 1] as number) + netd * (GAUSS[(s0 >>> LO_SHIFT) & LO_MASK] as number);
   }
   if (st.f64[4] === 1) decayGlow(st, frame, n, glowDecay);
   rs[0] = s0;
@@ -144,7 +160,8 @@ export function synthesise(spec: FrameSpec, st: SensorState, sc: Scratch, atMs: 
     addBox(spec, sc, c + (x - c) * mh, c + (y - c) * mh, HEAD_HALF_M * mh, dt - shoulderK, null, 0);
   }
   // Overlapping bodies add up beyond any real surface: the array saturates at its range.
-  if (count > 1) for (let p = 0; p < n; p++) frame[p] = Math.min(FRAME_MAX_C, Math.max(FRAME_MIN_C, frame[p] as number));
+  if (count > 1)
+    for (let p = 0; p < n; p++) frame[p] = Math.min(FRAME_MAX_C, Math.max(FRAME_MIN_C, frame[p] as number));
 }
 
 /** Adds the decayed afterglow to the frame; clears it once it has faded (most frames have none). */
@@ -167,7 +184,16 @@ function decayGlow(st: SensorState, frame: Float32Array, n: number, decay: numbe
  * Adds `k` kelvin × (fraction of each pixel covered by the square of half-size `half` at
  * (x, y) metres). When `glow` is given, charges the seat afterglow under the same square.
  */
-function addBox(spec: FrameSpec, sc: Scratch, x: number, y: number, half: number, k: number, glow: Float32Array | null, charge: number): void {
+function addBox(
+  spec: FrameSpec,
+  sc: Scratch,
+  x: number,
+  y: number,
+  half: number,
+  k: number,
+  glow: Float32Array | null,
+  charge: number,
+): void {
   const { cols, rows } = spec;
   const pw = spec.side / cols;
   const ph = spec.side / rows;

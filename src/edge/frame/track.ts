@@ -71,7 +71,8 @@ export function track(spec: FrameSpec, st: SensorState, det: Float32Array, count
       st.f64[2] = (st.f64[2] as number) + 1;
     }
   }
-  for (let d = 0; d < count; d++) if (used[d] !== 1) startTrack(spec, st, (det[2 * d] as number) * pw, (det[2 * d + 1] as number) * ph);
+  for (let d = 0; d < count; d++)
+    if (used[d] !== 1) startTrack(spec, st, (det[2 * d] as number) * pw, (det[2 * d + 1] as number) * ph);
 }
 
 /** Signed distance (m) of a point from the door line, positive on the left of a→b. */

@@ -30,22 +30,38 @@ const space = occupiedSpace.extend({
   trend_pct: z.number().nullable(),
   warnings: z.array(z.string()),
 });
-const output = z.object({ as_of: z.string(), thresholds: z.object({ quiet_below_pct: z.number(), busy_from_pct: z.number() }), trend_basis: z.string(), spaces: z.array(space) });
+const output = z.object({
+  as_of: z.string(),
+  thresholds: z.object({ quiet_below_pct: z.number(), busy_from_pct: z.number() }),
+  trend_basis: z.string(),
+  spaces: z.array(space),
+});
 
 export function label(utilisation: number, quietBelow: number, busyFrom: number): 'quiet' | 'moderate' | 'busy' {
   return utilisation < quietBelow ? 'quiet' : utilisation < busyFrom ? 'moderate' : 'busy';
 }
 
-export function trendOf(current: number, average: number): { trend: 'lighter' | 'typical' | 'busier'; pct: number | null } {
+export function trendOf(
+  current: number,
+  average: number,
+): { trend: 'lighter' | 'typical' | 'busier'; pct: number | null } {
   if (average === 0) return { trend: current > 0 ? 'busier' : 'typical', pct: null };
   const pct = ((current - average) / average) * 100;
-  return { trend: pct < -TREND_BAND_PCT ? 'lighter' : pct > TREND_BAND_PCT ? 'busier' : 'typical', pct: Math.round(pct * 10) / 10 };
+  return {
+    trend: pct < -TREND_BAND_PCT ? 'lighter' : pct > TREND_BAND_PCT ? 'busier' : 'typical',
+    pct: Math.round(pct * 10) / 10,
+  };
 }
 
 /** The 28-day average at the present's local hour, per space, from one stats call per zone and source. */
-async function averages(platform: Platform, spaces: ReadonlyArray<{ asset: Asset; source: Source }>, presentMs: number): Promise<Map<string, number | null>> {
+async function averages(
+  platform: Platform,
+  spaces: ReadonlyArray<{ asset: Asset; source: Source }>,
+  presentMs: number,
+): Promise<Map<string, number | null>> {
   const groups = new Map<string, Array<{ asset: Asset; source: Source }>>();
-  for (const s of spaces) groups.set(`${s.asset.timezone}|${s.source}`, [...(groups.get(`${s.asset.timezone}|${s.source}`) ?? []), s]);
+  for (const s of spaces)
+    groups.set(`${s.asset.timezone}|${s.source}`, [...(groups.get(`${s.asset.timezone}|${s.source}`) ?? []), s]);
   const out = new Map<string, number | null>();
   for (const [key, group] of groups) {
     const [zone, source] = key.split('|') as [string, Source];
@@ -65,12 +81,16 @@ async function averages(platform: Platform, spaces: ReadonlyArray<{ asset: Asset
 }
 
 /** The reference's names (aliases.ts): one space by id or name; its trend switch (the trend is always given). */
-const aliases: readonly AliasGroup[] = [spaceIdOrNameAlias(['floor', 'room', 'zone']), { to: null, from: { include_trend: z.boolean().describe('the trend is always given') }, convert: () => undefined }];
+const aliases: readonly AliasGroup[] = [
+  spaceIdOrNameAlias(['floor', 'room', 'zone']),
+  { to: null, from: { include_trend: z.boolean().describe('the trend is always given') }, convert: () => undefined },
+];
 
 export const spaceBusyness = defineTool({
   name: 'service_space_busyness',
   title: 'Space busyness',
-  description: 'How busy floors, rooms or zones are now: occupancy, utilisation of capacity with a quiet/moderate/busy label, and the trend against the 28-day average at this hour (lighter/typical/busier).',
+  description:
+    'How busy floors, rooms or zones are now: occupancy, utilisation of capacity with a quiet/moderate/busy label, and the trend against the 28-day average at this hour (lighter/typical/busier).',
   input,
   output,
   aliases,
@@ -94,7 +114,8 @@ export const spaceBusyness = defineTool({
         const warnings: string[] = [];
         if (occupancy === null) warnings.push('no occupancy data in the last minutes');
         if (cap === null || cap <= 0) warnings.push('no capacity set: utilisation and label unavailable');
-        const utilisation = occupancy !== null && cap !== null && cap > 0 ? Math.round((occupancy / cap) * 1000) / 10 : null;
+        const utilisation =
+          occupancy !== null && cap !== null && cap > 0 ? Math.round((occupancy / cap) * 1000) / 10 : null;
         const average = avg.get(s.id) ?? null;
         if (occupancy !== null && average === null) warnings.push('no 28-day average for this hour: trend unavailable');
         const t = occupancy !== null && average !== null ? trendOf(occupancy, average) : null;
@@ -117,8 +138,23 @@ export const spaceBusyness = defineTool({
     };
   },
   render(r) {
-    const rows = r.spaces.map((s) => [s.name, fmt(s.occupancy), s.capacity_max, s.utilisation_pct === null ? null : `${fmt(s.utilisation_pct)}%`, s.label, fmt(s.average_28d, 2), s.trend === null ? null : `${s.trend}${s.trend_pct === null ? '' : ` (${s.trend_pct > 0 ? '+' : ''}${s.trend_pct}%)`}`, s.id]);
+    const rows = r.spaces.map((s) => [
+      s.name,
+      fmt(s.occupancy),
+      s.capacity_max,
+      s.utilisation_pct === null ? null : `${fmt(s.utilisation_pct)}%`,
+      s.label,
+      fmt(s.average_28d, 2),
+      s.trend === null
+        ? null
+        : `${s.trend}${s.trend_pct === null ? '' : ` (${s.trend_pct > 0 ? '+' : ''}${s.trend_pct}%)`}`,
+      s.id,
+    ]);
     const warn = r.spaces.flatMap((s) => s.warnings.map((w) => `  ${s.name}: ${w}`));
-    return [`Busyness as of ${r.as_of} (quiet < ${r.thresholds.quiet_below_pct}% ≤ moderate < ${r.thresholds.busy_from_pct}% ≤ busy; trend vs ${r.trend_basis}):`, table(['space', 'people', 'capacity', 'utilisation', 'label', '28-day avg', 'trend', 'id'], rows), ...(warn.length > 0 ? ['warnings:', ...warn] : [])].join('\n');
+    return [
+      `Busyness as of ${r.as_of} (quiet < ${r.thresholds.quiet_below_pct}% ≤ moderate < ${r.thresholds.busy_from_pct}% ≤ busy; trend vs ${r.trend_basis}):`,
+      table(['space', 'people', 'capacity', 'utilisation', 'label', '28-day avg', 'trend', 'id'], rows),
+      ...(warn.length > 0 ? ['warnings:', ...warn] : []),
+    ].join('\n');
   },
 });

@@ -10,7 +10,10 @@ import { assetIdsAlias, defineTool, idList, occupiedSpace, pathOf } from '../too
 const input = z
   .object({
     ids: idList('floor, room or zone'),
-    source: z.enum(['auto', 'presence', 'traffic']).default('auto').describe('auto (default): presence when the space has presence data, else traffic-based (calibrated)'),
+    source: z
+      .enum(['auto', 'presence', 'traffic'])
+      .default('auto')
+      .describe('auto (default): presence when the space has presence data, else traffic-based (calibrated)'),
   })
   .strict();
 
@@ -27,7 +30,8 @@ export const METHOD = 'median of the last 5 one-minute values before as_of';
 export const getCurrentOccupancy = defineTool({
   name: 'service_get_current_occupancy',
   title: 'Current occupancy',
-  description: 'Real-time occupancy of up to 50 floors, rooms or zones: the median of the last 5 one-minute values (presence preferred over traffic), with the minutes it was computed from.',
+  description:
+    'Real-time occupancy of up to 50 floors, rooms or zones: the median of the last 5 one-minute values (presence preferred over traffic), with the minutes it was computed from.',
   input,
   output,
   aliases,
@@ -40,12 +44,29 @@ export const getCurrentOccupancy = defineTool({
       method: METHOD,
       spaces: spaces.map((s, i) => {
         const r = results[i];
-        return { id: s.id, type: s.kind, name: s.name, path: pathOf(s), occupancy: r?.occupancy ?? null, source: r?.source ?? null, capacity_max: s.capacity?.max ?? null, minutes: r?.minutes ?? [] };
+        return {
+          id: s.id,
+          type: s.kind,
+          name: s.name,
+          path: pathOf(s),
+          occupancy: r?.occupancy ?? null,
+          source: r?.source ?? null,
+          capacity_max: s.capacity?.max ?? null,
+          minutes: r?.minutes ?? [],
+        };
       }),
     };
   },
   render(r) {
-    const rows = r.spaces.map((s) => [s.type, s.name, s.occupancy === null ? 'no data' : fmt(s.occupancy), s.source, s.capacity_max, s.minutes.map((m) => m.value).join(' '), s.id]);
+    const rows = r.spaces.map((s) => [
+      s.type,
+      s.name,
+      s.occupancy === null ? 'no data' : fmt(s.occupancy),
+      s.source,
+      s.capacity_max,
+      s.minutes.map((m) => m.value).join(' '),
+      s.id,
+    ]);
     return `Current occupancy as of ${r.as_of} (${r.method}):\n${table(['type', 'name', 'people', 'source', 'capacity', 'last minutes', 'id'], rows)}`;
   },
 });

@@ -8,22 +8,99 @@ import { defineTool, idList, type AliasGroup } from '../tool.js';
  * only allow-listed text is ever put into a query; the kind of an id is read from its prefix
  * (spec §2, "Identifier formats"), and an id the organisation does not have is NOT_FOUND.
  */
-const SUB = { capacity: 'capacity { max mid }', area: 'area { value unit }', address: 'address { lines country }' } as Record<string, string>;
+const SUB = {
+  capacity: 'capacity { max mid }',
+  area: 'area { value unit }',
+  address: 'address { lines country }',
+} as Record<string, string>;
 
 export const ALLOWED = {
   site: ['name', 'timezone', 'siteNumber', 'customID', 'org_id'],
   building: ['name', 'site_id', 'building_number', 'buildingNumber', 'capacity', 'address', 'customID'],
-  floor: ['name', 'floor_id', 'client_id', 'building_id', 'floorNumber', 'timezone', 'installation_date', 'customID', 'capacity', 'area'],
+  floor: [
+    'name',
+    'floor_id',
+    'client_id',
+    'building_id',
+    'floorNumber',
+    'timezone',
+    'installation_date',
+    'customID',
+    'capacity',
+    'area',
+  ],
   room: ['name', 'room_id', 'client_id', 'floor_id', 'roomType', 'customID', 'capacity', 'area', 'coordinates', 'note'],
   zone: ['name', 'zone_id', 'client_id', 'floor_id', 'room_id', 'customID', 'capacity', 'coordinates'],
-  hive: ['name', 'hive_id', 'client_id', 'serialNumber', 'serial_number', 'floor_id', 'room_id', 'isOnline', 'isStreaming', 'hiveVersion', 'hiveType', 'lastHeartbeat', 'netPathStability', 'coordinates', 'installed', 'note'],
-  sensor: ['name', 'sensor_id', 'client_id', 'mac_address', 'mode', 'model', 'floor_id', 'room_id', 'hive_id', 'hive_serial', 'height', 'center', 'orientation', 'field_of_view', 'effective_field_of_view', 'sensitivity', 'door_line', 'in_direction', 'is_entrance', 'is_online', 'is_streaming', 'power_type', 'last_battery_change_date', 'next_battery_change_date', 'battery_change_by_date', 'battery_level', 'last_heartbeat', 'installation_status'],
+  hive: [
+    'name',
+    'hive_id',
+    'client_id',
+    'serialNumber',
+    'serial_number',
+    'floor_id',
+    'room_id',
+    'isOnline',
+    'isStreaming',
+    'hiveVersion',
+    'hiveType',
+    'lastHeartbeat',
+    'netPathStability',
+    'coordinates',
+    'installed',
+    'note',
+  ],
+  sensor: [
+    'name',
+    'sensor_id',
+    'client_id',
+    'mac_address',
+    'mode',
+    'model',
+    'floor_id',
+    'room_id',
+    'hive_id',
+    'hive_serial',
+    'height',
+    'center',
+    'orientation',
+    'field_of_view',
+    'effective_field_of_view',
+    'sensitivity',
+    'door_line',
+    'in_direction',
+    'is_entrance',
+    'is_online',
+    'is_streaming',
+    'power_type',
+    'last_battery_change_date',
+    'next_battery_change_date',
+    'battery_change_by_date',
+    'battery_level',
+    'last_heartbeat',
+    'installation_status',
+  ],
 } as const;
 type Kind = keyof typeof ALLOWED;
 
 const ALL_FIELDS = [...new Set(Object.values(ALLOWED).flat())].sort() as [string, ...string[]];
-const PREFIX: ReadonlyArray<[string, Kind]> = [['site_', 'site'], ['building_', 'building'], ['space_', 'floor'], ['room_', 'room'], ['zone_', 'zone'], ['hive_', 'hive'], ['sensor_', 'sensor']];
-const LIST = { site: 'sites', building: 'buildings', floor: 'floors', room: 'rooms', zone: 'zones', hive: 'hives', sensor: 'sensors' } as const;
+const PREFIX: ReadonlyArray<[string, Kind]> = [
+  ['site_', 'site'],
+  ['building_', 'building'],
+  ['space_', 'floor'],
+  ['room_', 'room'],
+  ['zone_', 'zone'],
+  ['hive_', 'hive'],
+  ['sensor_', 'sensor'],
+];
+const LIST = {
+  site: 'sites',
+  building: 'buildings',
+  floor: 'floors',
+  room: 'rooms',
+  zone: 'zones',
+  hive: 'hives',
+  sensor: 'sensors',
+} as const;
 
 const input = z
   .object({
@@ -33,15 +110,24 @@ const input = z
       .min(1)
       .max(40)
       .refine((f) => new Set(f).size === f.length, { message: 'fields must be unique' })
-      .describe('fields to return; each must be allowed for every id\'s type (see docs/mcp.md)'),
+      .describe("fields to return; each must be allowed for every id's type (see docs/mcp.md)"),
   })
   .strict();
 
-const output = z.object({ entities: z.array(z.object({ id: z.string(), type: z.enum(Object.keys(ALLOWED) as [Kind, ...Kind[]]), fields: z.record(z.string(), z.unknown()) })) });
+const output = z.object({
+  entities: z.array(
+    z.object({
+      id: z.string(),
+      type: z.enum(Object.keys(ALLOWED) as [Kind, ...Kind[]]),
+      fields: z.record(z.string(), z.unknown()),
+    }),
+  ),
+});
 
 export function kindOf(id: string): Kind {
   const k = PREFIX.find(([p]) => id.startsWith(p));
-  if (!k) throw notFound(`${id} is not an id of this organisation (ids start with ${PREFIX.map(([p]) => p).join(', ')})`);
+  if (!k)
+    throw notFound(`${id} is not an id of this organisation (ids start with ${PREFIX.map(([p]) => p).join(', ')})`);
   return k[1];
 }
 
@@ -52,12 +138,31 @@ export function kindOf(id: string): Kind {
 const aliases: readonly AliasGroup[] = [
   {
     to: 'fields',
-    from: Object.fromEntries(Object.keys(ALLOWED).map((k) => [`${k}_fields`, z.array(z.string().min(1).max(60)).min(1).max(40).describe(`fields of ${k}s`)])),
+    from: Object.fromEntries(
+      Object.keys(ALLOWED).map((k) => [
+        `${k}_fields`,
+        z.array(z.string().min(1).max(60)).min(1).max(40).describe(`fields of ${k}s`),
+      ]),
+    ),
     convert(g, ctx) {
       const ids = Array.isArray(ctx.args.ids) ? ctx.args.ids.filter((x): x is string => typeof x === 'string') : [];
       const kinds = new Set(ids.map((id) => PREFIX.find(([p]) => id.startsWith(p))?.[1]));
-      const fields = [...new Set(Object.keys(ALLOWED).filter((k) => kinds.has(k as Kind)).flatMap((k) => (g[`${k}_fields`] as string[] | undefined) ?? []))];
-      if (fields.length === 0) throw invalid(`service_fetch_entity_details: ${Object.keys(g).join(', ')} ${Object.keys(g).length > 1 ? 'are' : 'is'} not for the ids' types; give ${[...kinds].filter((k) => k !== undefined).map((k) => `${k}_fields`).join(' or ') || 'ids first'}`);
+      const fields = [
+        ...new Set(
+          Object.keys(ALLOWED)
+            .filter((k) => kinds.has(k as Kind))
+            .flatMap((k) => (g[`${k}_fields`] as string[] | undefined) ?? []),
+        ),
+      ];
+      if (fields.length === 0)
+        throw invalid(
+          `service_fetch_entity_details: ${Object.keys(g).join(', ')} ${Object.keys(g).length > 1 ? 'are' : 'is'} not for the ids' types; give ${
+            [...kinds]
+              .filter((k) => k !== undefined)
+              .map((k) => `${k}_fields`)
+              .join(' or ') || 'ids first'
+          }`,
+        );
       return fields;
     },
   },
@@ -66,7 +171,8 @@ const aliases: readonly AliasGroup[] = [
 export const fetchEntityDetails = defineTool({
   name: 'service_fetch_entity_details',
   title: 'Entity fields',
-  description: 'Selected fields of up to 50 entities by id (sites, buildings, floors, rooms, zones, hives, sensors), read from GraphQL; fields are checked against a per-type allow-list.',
+  description:
+    'Selected fields of up to 50 entities by id (sites, buildings, floors, rooms, zones, hives, sensors), read from GraphQL; fields are checked against a per-type allow-list.',
   input,
   output,
   aliases,
@@ -83,7 +189,10 @@ export const fetchEntityDetails = defineTool({
       // Sites and buildings have no ids argument: the organisation has few, read them all.
       const withIds = kind !== 'site' && kind !== 'building';
       const doc = `query McpEntities${withIds ? '($ids: [ID!])' : ''} { ${LIST[kind]}${withIds ? '(ids: $ids)' : ''} { data { id ${selection} } } }`;
-      const data = await ctx.platform.query<Record<string, { data: Array<Record<string, unknown> & { id: string }> }>>(doc, withIds ? { ids } : {});
+      const data = await ctx.platform.query<Record<string, { data: Array<Record<string, unknown> & { id: string }> }>>(
+        doc,
+        withIds ? { ids } : {},
+      );
       for (const row of data[LIST[kind]]?.data ?? []) {
         if (!ids.includes(row.id)) continue;
         const { id, ...rest } = row;
@@ -92,9 +201,18 @@ export const fetchEntityDetails = defineTool({
     }
     const missing = args.ids.filter((id) => !found.has(id));
     if (missing.length > 0) throw notFound(`not in this organisation: ${missing.join(', ')}`);
-    return { entities: args.ids.map((id) => found.get(id) as { id: string; type: Kind; fields: Record<string, unknown> }) };
+    return {
+      entities: args.ids.map((id) => found.get(id) as { id: string; type: Kind; fields: Record<string, unknown> }),
+    };
   },
   render(r) {
-    return r.entities.map((e) => `${e.type} ${e.id}\n${Object.entries(e.fields).map(([k, v]) => `  ${k}: ${JSON.stringify(v)}`).join('\n')}`).join('\n\n');
+    return r.entities
+      .map(
+        (e) =>
+          `${e.type} ${e.id}\n${Object.entries(e.fields)
+            .map(([k, v]) => `  ${k}: ${JSON.stringify(v)}`)
+            .join('\n')}`,
+      )
+      .join('\n\n');
   },
 });

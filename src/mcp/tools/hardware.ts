@@ -23,14 +23,32 @@ type Battery = (typeof BATTERY)[number];
 
 const input = z
   .object({
-    scope_id: z.string().min(3).max(100).optional().describe('a site, building or floor id (default: the whole organisation)'),
-    list: z.enum(['problems', 'all', 'none']).default('problems').describe('which devices to list: offline, not streaming or battery critical/due soon (default), all, or none'),
-    battery_warning_percent: z.number().min(1).max(100).default(BATTERY_WARNING_PERCENT).describe(`battery level in percent below which a sensor counts as low (default ${BATTERY_WARNING_PERCENT})`),
+    scope_id: z
+      .string()
+      .min(3)
+      .max(100)
+      .optional()
+      .describe('a site, building or floor id (default: the whole organisation)'),
+    list: z
+      .enum(['problems', 'all', 'none'])
+      .default('problems')
+      .describe('which devices to list: offline, not streaming or battery critical/due soon (default), all, or none'),
+    battery_warning_percent: z
+      .number()
+      .min(1)
+      .max(100)
+      .default(BATTERY_WARNING_PERCENT)
+      .describe(`battery level in percent below which a sensor counts as low (default ${BATTERY_WARNING_PERCENT})`),
     max_results: maxResults(50, 500),
   })
   .strict();
 
-const counts = z.object({ total: z.number().int(), online: z.number().int(), offline: z.number().int(), not_streaming: z.number().int() });
+const counts = z.object({
+  total: z.number().int(),
+  online: z.number().int(),
+  offline: z.number().int(),
+  not_streaming: z.number().int(),
+});
 const device = z.object({
   id: z.string(),
   type: z.enum(['hive', 'sensor']),
@@ -63,7 +81,10 @@ const output = z.object({
   truncated: z.boolean(),
 });
 
-export function batteryStatus(fields: Record<string, unknown>, presentMs: number): { status: Battery; by: string | null } {
+export function batteryStatus(
+  fields: Record<string, unknown>,
+  presentMs: number,
+): { status: Battery; by: string | null } {
   if (fields.power_type === 'wired') return { status: 'no_battery', by: null };
   const raw = fields.battery_change_by_date ?? fields.next_battery_change_date;
   const by = typeof raw === 'string' && Number.isFinite(Date.parse(raw)) ? raw : null;
@@ -73,10 +94,17 @@ export function batteryStatus(fields: Record<string, unknown>, presentMs: number
 }
 
 const flag = (v: unknown): boolean => v === true;
-const levelOf = (fields: Record<string, unknown>): number | null => (typeof fields.battery_level === 'number' ? fields.battery_level : null);
+const levelOf = (fields: Record<string, unknown>): number | null =>
+  typeof fields.battery_level === 'number' ? fields.battery_level : null;
 
 function levelSummary(values: number[], warning: number): z.infer<typeof levels> {
-  return { reporting: values.length, lowest: values.length === 0 ? null : Math.min(...values), median: median(values), below_warning: values.filter((v) => v < warning).length, warning_percent: warning };
+  return {
+    reporting: values.length,
+    lowest: values.length === 0 ? null : Math.min(...values),
+    median: median(values),
+    below_warning: values.filter((v) => v < warning).length,
+    warning_percent: warning,
+  };
 }
 
 /** The reference's names (aliases.ts): its scope pair, its two list limits, its battery-list switches. */
@@ -87,37 +115,56 @@ const aliases: readonly AliasGroup[] = [
     convert(g, ctx) {
       const type = g.scope_type as string;
       const id = ctx.args.scope_id;
-      if (type === 'org' && id !== undefined) throw invalid(`service_hardware_snapshot: scope_type org is the whole organisation; leave scope_id out or give its scope_type`);
-      if (type !== 'org' && id === undefined) throw invalid(`service_hardware_snapshot: scope_type ${type} needs scope_id (a ${type} id)`);
-      if (typeof id === 'string' && kindByPrefix(id) !== type) throw invalid(`service_hardware_snapshot: scope_id ${id} is not a ${type} (scope_type ${type})`);
+      if (type === 'org' && id !== undefined)
+        throw invalid(
+          `service_hardware_snapshot: scope_type org is the whole organisation; leave scope_id out or give its scope_type`,
+        );
+      if (type !== 'org' && id === undefined)
+        throw invalid(`service_hardware_snapshot: scope_type ${type} needs scope_id (a ${type} id)`);
+      if (typeof id === 'string' && kindByPrefix(id) !== type)
+        throw invalid(`service_hardware_snapshot: scope_id ${id} is not a ${type} (scope_type ${type})`);
       return undefined;
     },
   },
   {
     to: 'max_results',
-    from: { limit: z.number().int().min(1).max(500).describe('devices listed'), offline_devices_limit: z.number().int().min(1).max(500).describe('devices listed') },
+    from: {
+      limit: z.number().int().min(1).max(500).describe('devices listed'),
+      offline_devices_limit: z.number().int().min(1).max(500).describe('devices listed'),
+    },
     // One list here where the reference has two: the larger of its limits.
     convert: (g) => Math.max(...(Object.values(g) as number[])),
   },
   {
     to: 'list',
-    from: { include_battery_details: z.boolean().describe('list sensors by battery status'), battery_status_filter: z.enum(['critical', 'due_soon', 'healthy', 'all']).describe('which battery statuses to list') },
+    from: {
+      include_battery_details: z.boolean().describe('list sensors by battery status'),
+      battery_status_filter: z
+        .enum(['critical', 'due_soon', 'healthy', 'all'])
+        .describe('which battery statuses to list'),
+    },
     // The reference lists offline devices always and battery details on request: our `problems`
     // (offline, not streaming, battery critical or due soon), or `all` when healthy ones are asked for.
-    convert: (g) => (g.include_battery_details === true && (g.battery_status_filter === 'all' || g.battery_status_filter === 'healthy') ? 'all' : 'problems'),
+    convert: (g) =>
+      g.include_battery_details === true && (g.battery_status_filter === 'all' || g.battery_status_filter === 'healthy')
+        ? 'all'
+        : 'problems',
   },
 ];
 
 export const hardwareSnapshot = defineTool({
   name: 'service_hardware_snapshot',
   title: 'Hardware snapshot',
-  description: 'Online/offline and streaming status of hives and sensors and their battery status (no_battery, unknown, critical, due_soon, healthy), for the organisation or a site, building or floor; lists the devices that need attention.',
+  description:
+    'Online/offline and streaming status of hives and sensors and their battery status (no_battery, unknown, critical, due_soon, healthy), for the organisation or a site, building or floor; lists the devices that need attention.',
   input,
   output,
   aliases,
   async run(args, ctx) {
     const catalog = await ctx.catalog.withDevices();
-    const scope = args.scope_id ? ((await ctx.catalog.resolve([args.scope_id], ['site', 'building', 'floor'], true)).assets[0] as Asset) : null;
+    const scope = args.scope_id
+      ? ((await ctx.catalog.resolve([args.scope_id], ['site', 'building', 'floor'], true)).assets[0] as Asset)
+      : null;
     const present = await ctx.occupancy.present();
     const inside = scope ? [...catalog.descendants(scope.id)] : [...catalog.assets.values()];
     const hives = { total: 0, online: 0, offline: 0, not_streaming: 0 };
@@ -137,16 +184,32 @@ export const hardwareSnapshot = defineTool({
       if (bat) battery[bat.status]++;
       const level = a.kind === 'sensor' ? levelOf(a.fields) : null;
       if (level !== null) percents.push(level);
-      if (a.kind === 'sensor' && (a.fields.mode === 'presence' || a.fields.mode === 'traffic')) sensors[a.fields.mode]++;
+      if (a.kind === 'sensor' && (a.fields.mode === 'presence' || a.fields.mode === 'traffic'))
+        sensors[a.fields.mode]++;
       const rank = !online ? 0 : bat?.status === 'critical' ? 1 : !streaming ? 2 : bat?.status === 'due_soon' ? 3 : 4;
       if (args.list === 'all' || (args.list === 'problems' && rank < 4)) {
         const beat = a.kind === 'hive' ? a.fields.lastHeartbeat : a.fields.last_heartbeat;
-        listed.push({ id: a.id, type: a.kind, name: a.name, path: a.path.join(' › '), online, streaming, last_heartbeat: typeof beat === 'string' ? beat : null, mode: typeof a.fields.mode === 'string' ? a.fields.mode : null, battery_status: bat?.status ?? null, battery_change_by: bat?.by ?? null, battery_level: level, rank });
+        listed.push({
+          id: a.id,
+          type: a.kind,
+          name: a.name,
+          path: a.path.join(' › '),
+          online,
+          streaming,
+          last_heartbeat: typeof beat === 'string' ? beat : null,
+          mode: typeof a.fields.mode === 'string' ? a.fields.mode : null,
+          battery_status: bat?.status ?? null,
+          battery_change_by: bat?.by ?? null,
+          battery_level: level,
+          rank,
+        });
       }
     }
     listed.sort((x, y) => x.rank - y.rank || x.path.localeCompare(y.path));
     return {
-      scope: scope ? { id: scope.id, type: scope.kind, name: scope.name } : { id: 'organisation', type: 'organisation', name: 'organisation' },
+      scope: scope
+        ? { id: scope.id, type: scope.kind, name: scope.name }
+        : { id: 'organisation', type: 'organisation', name: 'organisation' },
       as_of: isoUtc(present),
       hives,
       sensors,
@@ -168,8 +231,23 @@ export const hardwareSnapshot = defineTool({
         : `  battery levels: lowest ${r.battery_levels.lowest}%, median ${r.battery_levels.median}%, ${r.battery_levels.below_warning} of ${r.battery_levels.reporting} below ${r.battery_levels.warning_percent}%`,
     ];
     if (r.devices.length > 0) {
-      lines.push(table(['type', 'name', 'online', 'streaming', 'battery', 'level %', 'last heartbeat', 'id'], r.devices.map((d) => [d.type, d.name, d.online ? 'yes' : 'NO', d.streaming ? 'yes' : 'no', d.battery_status, d.battery_level, d.last_heartbeat, d.id])));
-      if (r.truncated) lines.push(`… ${r.total_listed - r.devices.length} more device(s): raise max_results or narrow scope_id`);
+      lines.push(
+        table(
+          ['type', 'name', 'online', 'streaming', 'battery', 'level %', 'last heartbeat', 'id'],
+          r.devices.map((d) => [
+            d.type,
+            d.name,
+            d.online ? 'yes' : 'NO',
+            d.streaming ? 'yes' : 'no',
+            d.battery_status,
+            d.battery_level,
+            d.last_heartbeat,
+            d.id,
+          ]),
+        ),
+      );
+      if (r.truncated)
+        lines.push(`… ${r.total_listed - r.devices.length} more device(s): raise max_results or narrow scope_id`);
     } else lines.push('  no device needs attention');
     return lines.join('\n');
   },

@@ -16,7 +16,11 @@ import { defineTool, idList, spaceIdOrNameAlias, type AliasGroup } from '../tool
 const input = z
   .object({
     ids: idList('site, building, floor, room or traffic sensor'),
-    date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional().describe('local date YYYY-MM-DD (default: today at the platform\'s present)'),
+    date: z
+      .string()
+      .regex(/^\d{4}-\d{2}-\d{2}$/)
+      .optional()
+      .describe("local date YYYY-MM-DD (default: today at the platform's present)"),
   })
   .strict();
 
@@ -40,7 +44,8 @@ function filters(assets: readonly Asset[]): Record<string, { eq: string[] }> {
   const add = (key: string, id: string): void => void (out[key] ??= { eq: [] }).eq.push(id);
   for (const a of assets) {
     if (a.kind === 'site') for (const b of a.childIds) add('buildings', b);
-    else if (a.kind === 'building' || a.kind === 'floor' || a.kind === 'room' || a.kind === 'sensor') add(FILTER[a.kind], a.id);
+    else if (a.kind === 'building' || a.kind === 'floor' || a.kind === 'room' || a.kind === 'sensor')
+      add(FILTER[a.kind], a.id);
     else throw invalid(`${a.id} is a ${a.kind}: traffic flow takes sites, buildings, floors, rooms or traffic sensors`);
   }
   return out;
@@ -66,13 +71,23 @@ const aliases: readonly AliasGroup[] = [
       const window = (g.time_window as string | undefined) ?? (g.custom_start !== undefined ? 'custom' : 'today');
       const start = g.custom_start as string | undefined;
       const stop = g.custom_stop as string | undefined;
-      if (window === '20m' || window === '1h') throw invalid(`service_traffic_flow: time_window ${window} is not offered; this tool counts whole local days from midnight (date, default today)`);
+      if (window === '20m' || window === '1h')
+        throw invalid(
+          `service_traffic_flow: time_window ${window} is not offered; this tool counts whole local days from midnight (date, default today)`,
+        );
       if (window === 'today') {
-        if (start !== undefined || stop !== undefined) throw invalid('service_traffic_flow: custom_start and custom_stop need time_window custom');
+        if (start !== undefined || stop !== undefined)
+          throw invalid('service_traffic_flow: custom_start and custom_stop need time_window custom');
         return undefined;
       }
-      if (start === undefined || !DAY.test(start)) throw invalid('service_traffic_flow: time_window custom needs custom_start naming a day (YYYY-MM-DD…); relative times are not offered');
-      if (stop !== undefined && stop !== 'now' && stop.slice(0, 10) !== start.slice(0, 10)) throw invalid('service_traffic_flow: custom_stop must be on the day of custom_start; this tool counts one local day');
+      if (start === undefined || !DAY.test(start))
+        throw invalid(
+          'service_traffic_flow: time_window custom needs custom_start naming a day (YYYY-MM-DD…); relative times are not offered',
+        );
+      if (stop !== undefined && stop !== 'now' && stop.slice(0, 10) !== start.slice(0, 10))
+        throw invalid(
+          'service_traffic_flow: custom_stop must be on the day of custom_start; this tool counts one local day',
+        );
       return start.slice(0, 10);
     },
   },
@@ -81,13 +96,18 @@ const aliases: readonly AliasGroup[] = [
 export const trafficFlow = defineTool({
   name: 'service_traffic_flow',
   title: 'Traffic flow',
-  description: 'Entries and exits counted by traffic-mode sensors in the given spaces for a local day (default today): hourly in/out from local midnight, totals, net flow and the peak hour.',
+  description:
+    'Entries and exits counted by traffic-mode sensors in the given spaces for a local day (default today): hourly in/out from local midnight, totals, net flow and the peak hour.',
   input,
   output,
   aliases,
   async run(args, ctx) {
     const withSensors = args.ids.some((id) => id.startsWith('sensor_'));
-    const { assets } = await ctx.catalog.resolve(args.ids, ['site', 'building', 'floor', 'room', 'sensor'], withSensors);
+    const { assets } = await ctx.catalog.resolve(
+      args.ids,
+      ['site', 'building', 'floor', 'room', 'sensor'],
+      withSensors,
+    );
     const zones = new Set(assets.map((a) => a.timezone));
     if (zones.size > 1) throw invalid(`the spaces must share one time zone; got ${[...zones].join(', ')}`);
     const zone = [...zones][0] as string;
@@ -113,10 +133,21 @@ export const trafficFlow = defineTool({
       s[p.field] += p.value;
       sensors.set(p.sensor_id ?? '?', s);
     }
-    const hourly = [...hours.values()].sort((a, b) => Date.parse(a.start) - Date.parse(b.start)).map((h) => ({ hour: DateTime.fromISO(h.start, { zone }).toFormat('HH:mm'), start: h.start, in: h.in, out: h.out, net: h.in - h.out }));
+    const hourly = [...hours.values()]
+      .sort((a, b) => Date.parse(a.start) - Date.parse(b.start))
+      .map((h) => ({
+        hour: DateTime.fromISO(h.start, { zone }).toFormat('HH:mm'),
+        start: h.start,
+        in: h.in,
+        out: h.out,
+        net: h.in - h.out,
+      }));
     const totalIn = hourly.reduce((a, h) => a + h.in, 0);
     const totalOut = hourly.reduce((a, h) => a + h.out, 0);
-    const peak = hourly.reduce<(typeof hourly)[number] | null>((best, h) => (best === null || h.in + h.out > best.in + best.out ? h : best), null);
+    const peak = hourly.reduce<(typeof hourly)[number] | null>(
+      (best, h) => (best === null || h.in + h.out > best.in + best.out ? h : best),
+      null,
+    );
     return {
       date: day.toISODate() ?? '',
       timezone: zone,
@@ -125,12 +156,24 @@ export const trafficFlow = defineTool({
       sensors: [...sensors].map(([id, c]) => ({ id, ...c })).sort((a, b) => a.id.localeCompare(b.id)),
       totals: { in: totalIn, out: totalOut, net: totalIn - totalOut },
       hourly,
-      peak_hour: peak && peak.in + peak.out > 0 ? { hour: peak.hour, in: peak.in, out: peak.out, total: peak.in + peak.out } : null,
+      peak_hour:
+        peak && peak.in + peak.out > 0
+          ? { hour: peak.hour, in: peak.in, out: peak.out, total: peak.in + peak.out }
+          : null,
     };
   },
   render(r) {
     const head = `Traffic on ${r.date} (${r.timezone}), ${r.from} → ${r.to}, ${r.sensors.length} traffic sensor(s): in ${r.totals.in}, out ${r.totals.out}, net ${r.totals.net}`;
-    const peak = r.peak_hour ? `peak hour ${r.peak_hour.hour}: ${r.peak_hour.total} crossings (in ${r.peak_hour.in}, out ${r.peak_hour.out})` : 'no crossings';
-    return [head, peak, table(['hour', 'in', 'out', 'net'], r.hourly.map((h) => [h.hour, h.in, h.out, h.net]))].join('\n');
+    const peak = r.peak_hour
+      ? `peak hour ${r.peak_hour.hour}: ${r.peak_hour.total} crossings (in ${r.peak_hour.in}, out ${r.peak_hour.out})`
+      : 'no crossings';
+    return [
+      head,
+      peak,
+      table(
+        ['hour', 'in', 'out', 'net'],
+        r.hourly.map((h) => [h.hour, h.in, h.out, h.net]),
+      ),
+    ].join('\n');
   },
 });

@@ -22,10 +22,19 @@ describe('accounts', () => {
   it('builds the accounts of many organisations without hashing any seeded secret (OWASP cost: ~1 s a hash)', async () => {
     const model = twoTenants();
     const base = model.clients[0] as (typeof model.clients)[number];
-    const clients = Array.from({ length: 2_000 }, (_, i) => ({ ...base, clientId: `client_many${i}`, name: `c${i}`, secret: `secret-${i}` }));
+    const clients = Array.from({ length: 2_000 }, (_, i) => ({
+      ...base,
+      clientId: `client_many${i}`,
+      name: `c${i}`,
+      secret: `secret-${i}`,
+    }));
     const t0 = performance.now();
     const { organisations: _several, ...one } = model;
-    const svc = await AccountService.fromCatalogue(catalogueFromScenario({ ...one, clients }), new VirtualClock(0), OWASP_SCRYPT);
+    const svc = await AccountService.fromCatalogue(
+      catalogueFromScenario({ ...one, clients }),
+      new VirtualClock(0),
+      OWASP_SCRYPT,
+    );
     const ms = performance.now() - t0;
     expect(ms).toBeLessThan(2_000);
     expect(svc.getClient(model.org.id, 'client_many1999')?.name).toBe('c1999');
@@ -41,7 +50,10 @@ describe('accounts', () => {
     expect((await svc.authenticateClient(c.clientId, c.secret))?.clientId).toBe(c.clientId);
     expect(await svc.authenticateClient(c.clientId, `${c.secret}x`)).toBeNull();
     expect(await svc.authenticateUser(u.username, 'wrong')).toBeNull();
-    const [a, b] = await Promise.all([svc.authenticateUser(u.username.toUpperCase(), u.password), svc.authenticateUser(u.username, u.password)]);
+    const [a, b] = await Promise.all([
+      svc.authenticateUser(u.username.toUpperCase(), u.password),
+      svc.authenticateUser(u.username, u.password),
+    ]);
     expect([a?.username, b?.username]).toEqual([u.username, u.username]);
     expect(await svc.authenticateUser(u.username, '')).toBeNull();
     expect(await svc.authenticateUser('nobody@nowhere.test', u.password)).toBeNull();

@@ -9,7 +9,8 @@ afterAll(async () => {
   await h.app.close();
 });
 
-const post = (url: string, payload: unknown) => h.app.inject({ method: 'POST', url, payload: payload as Record<string, unknown> });
+const post = (url: string, payload: unknown) =>
+  h.app.inject({ method: 'POST', url, payload: payload as Record<string, unknown> });
 
 describe('password login', () => {
   it('returns access, refresh and ID tokens with expires_in in seconds, never cached', async () => {
@@ -45,7 +46,9 @@ describe('password login', () => {
 
   it('refreshes with a single-use refresh token', async () => {
     const user = h.a.users[0]!;
-    const first = (await post('/api/v2/login', { username: user.username, password: user.password })).json() as { refresh_token: string };
+    const first = (await post('/api/v2/login', { username: user.username, password: user.password })).json() as {
+      refresh_token: string;
+    };
     const refreshed = await post('/api/v2/login', { grant_type: 'refresh_token', refresh_token: first.refresh_token });
     expect(refreshed.statusCode).toBe(200);
     expect(refreshed.json()).toHaveProperty('access_token');
@@ -55,7 +58,8 @@ describe('password login', () => {
 
   it('rate-limits repeated failures with 429 and Retry-After', async () => {
     const username = h.b.users[1]!.username;
-    for (let i = 0; i < 5; i++) expect((await post('/api/v2/login', { username, password: 'bad' })).statusCode).toBe(400);
+    for (let i = 0; i < 5; i++)
+      expect((await post('/api/v2/login', { username, password: 'bad' })).statusCode).toBe(400);
     const limited = await post('/api/v2/login', { username, password: h.b.users[1]!.password });
     expect(limited.statusCode).toBe(429);
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
@@ -67,17 +71,31 @@ describe('password login', () => {
 describe('client-credentials login', () => {
   it('issues an access token without a refresh token', async () => {
     const c = h.a.clients[0]!;
-    const res = await post('/api/v2/clients/login', { client_id: c.clientId, client_secret: c.secret, audience: AUDIENCE, grant_type: 'client_credentials' });
+    const res = await post('/api/v2/clients/login', {
+      client_id: c.clientId,
+      client_secret: c.secret,
+      audience: AUDIENCE,
+      grant_type: 'client_credentials',
+    });
     expect(res.statusCode).toBe(200);
     const body = res.json() as Record<string, unknown>;
     expect(body).toMatchObject({ token_type: 'Bearer', expires_in: 3600 });
     expect(body).not.toHaveProperty('refresh_token');
-    expect(await h.tokens.verifyAccess(String(body.access_token))).toMatchObject({ clientId: c.clientId, orgId: h.a.org.id, kind: 'client' });
+    expect(await h.tokens.verifyAccess(String(body.access_token))).toMatchObject({
+      clientId: c.clientId,
+      orgId: h.a.org.id,
+      kind: 'client',
+    });
   });
 
   it('answers each OAuth error with its status', async () => {
     const c = h.a.clients[0]!;
-    const base = { client_id: c.clientId, client_secret: c.secret, audience: AUDIENCE, grant_type: 'client_credentials' };
+    const base = {
+      client_id: c.clientId,
+      client_secret: c.secret,
+      audience: AUDIENCE,
+      grant_type: 'client_credentials',
+    };
     const cases: Array<[Record<string, unknown>, number, string]> = [
       [{ ...base, client_secret: 'wrong' }, 401, 'invalid_client'],
       [{ ...base, grant_type: 'password' }, 400, 'unsupported_grant_type'],

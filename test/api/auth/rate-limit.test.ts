@@ -26,7 +26,8 @@ describe('login rate limits', () => {
 
   it('answers 429 to an address spraying 20 user names once its budget of 10 failures is spent', async () => {
     const codes: number[] = [];
-    for (let i = 0; i < 20; i++) codes.push((await login('192.0.2.44', `user${i}@nowhere.test`, 'Winter2026!')).statusCode);
+    for (let i = 0; i < 20; i++)
+      codes.push((await login('192.0.2.44', `user${i}@nowhere.test`, 'Winter2026!')).statusCode);
     expect(codes.slice(0, 10)).toEqual(Array(10).fill(400));
     expect(codes.slice(10)).toEqual(Array(10).fill(429));
     h.clock.advanceTo(h.clock.now() + 61_000);
@@ -34,7 +35,9 @@ describe('login rate limits', () => {
 
   it('refuses at once the verifications one address has beyond 4 in progress, without spending scrypt on them', async () => {
     const { username, password } = h.b.users[0]!;
-    const flood = await Promise.all(Array.from({ length: 8 }, (_, i) => login('192.0.2.99', `bogus${i}@nowhere.test`, 'x')));
+    const flood = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => login('192.0.2.99', `bogus${i}@nowhere.test`, 'x')),
+    );
     const codes = flood.map((r) => r.statusCode).sort();
     expect(codes).toEqual([400, 400, 400, 400, 429, 429, 429, 429]);
     expect((await login(OWNER, username, password)).statusCode).toBe(200);

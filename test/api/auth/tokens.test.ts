@@ -54,11 +54,15 @@ describe('access-token verification', () => {
       'not yet valid': await h.sign(HEADER, { ...good(), nbf: nowS() + 3600 }),
       'missing client_id': await h.sign(HEADER, without('client_id')),
       'unknown kid': await h.sign({ ...HEADER, kid: 'other-key' }, good()),
-      'foreign key with our kid': await new SignJWT(good()).setProtectedHeader({ alg: 'ES256', ...HEADER }).sign(foreign.privateKey),
+      'foreign key with our kid': await new SignJWT(good())
+        .setProtectedHeader({ alg: 'ES256', ...HEADER })
+        .sign(foreign.privateKey),
       'tampered payload': `${hdr}.${part({ ...good(), org_id: h.b.org.id })}.${sig}`,
       garbage: 'a.b.c',
     };
-    const results = Object.fromEntries(await Promise.all(Object.entries(corpus).map(async ([name, t]) => [name, await status(t)] as const)));
+    const results = Object.fromEntries(
+      await Promise.all(Object.entries(corpus).map(async ([name, t]) => [name, await status(t)] as const)),
+    );
     expect(results).toEqual(Object.fromEntries(Object.keys(corpus).map((k) => [k, 401])));
   });
 });

@@ -21,17 +21,47 @@ beforeAll(async () => {
   const r = loadScenarioFile(new URL('../../../scenarios/quickstart.yaml', import.meta.url).pathname);
   if (!r.ok) throw new Error('quickstart.yaml does not load');
   const clock = new VirtualClock(Date.UTC(2026, 10, 22, 12));
-  const tokens = await TokenService.create({ issuer: ISSUER, audience: AUDIENCE, accessTtlS: 3600, refreshTtlS: 86_400, clock });
+  const tokens = await TokenService.create({
+    issuer: ISSUER,
+    audience: AUDIENCE,
+    accessTtlS: 3600,
+    refreshTtlS: 86_400,
+    clock,
+  });
   const accounts = await AccountService.fromCatalogue(catalogueFromScenario(r.model), clock, TEST_COST);
-  app = await buildApi({ assets: catalogueFromScenario(r.model), accounts, tokens, clock, limits: { ...DEFAULT_LIMITS, maxAnswerBytes: BUDGET } });
-  token = (await tokens.issueAccess({ sub: 'client_test', orgId: r.model.org.id, clientId: 'client_test', scopes: new Set(ALL_SCOPES), kind: 'client', operator: false })).token;
+  app = await buildApi({
+    assets: catalogueFromScenario(r.model),
+    accounts,
+    tokens,
+    clock,
+    limits: { ...DEFAULT_LIMITS, maxAnswerBytes: BUDGET },
+  });
+  token = (
+    await tokens.issueAccess({
+      sub: 'client_test',
+      orgId: r.model.org.id,
+      clientId: 'client_test',
+      scopes: new Set(ALL_SCOPES),
+      kind: 'client',
+      operator: false,
+    })
+  ).token;
 });
 afterAll(async () => {
   await app.close();
 });
 
-async function gql(query: string): Promise<{ status: number; body: { data?: unknown; errors?: Array<{ message: string; extensions?: { code?: string } }> }; bytes: number }> {
-  const res = await app.inject({ method: 'POST', url: '/api/v3/graphql', headers: { authorization: `Bearer ${token}` }, payload: { query } });
+async function gql(query: string): Promise<{
+  status: number;
+  body: { data?: unknown; errors?: Array<{ message: string; extensions?: { code?: string } }> };
+  bytes: number;
+}> {
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/v3/graphql',
+    headers: { authorization: `Bearer ${token}` },
+    payload: { query },
+  });
   return { status: res.statusCode, body: res.json(), bytes: res.rawPayload.length };
 }
 
@@ -63,7 +93,9 @@ describe('GraphQL answer byte budget', () => {
   });
 
   it('refuses an answer over the budget with ANSWER_TOO_LARGE and data null, and answers one within it', async () => {
-    const big = await gql('{ sensors { data { id name mac_address hive_serial floor_id room_id mode model center height } } }');
+    const big = await gql(
+      '{ sensors { data { id name mac_address hive_serial floor_id room_id mode model center height } } }',
+    );
     expect(big.body.data).toBeNull();
     expect(big.body.errors?.map((e) => e.extensions?.code)).toEqual([ANSWER_TOO_LARGE]);
     expect(big.body.errors?.[0]?.message).toMatch(new RegExp(`budget of ${BUDGET} bytes`));

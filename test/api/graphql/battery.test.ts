@@ -3,7 +3,11 @@ import { batteryDates, batteryPercent } from '../../../src/api/graphql/battery.j
 import type { SensorStatus } from '../../../src/cloud/store/port.js';
 
 const DAY = 86_400_000;
-const status = (batteryLevel: number | null, batteryRuntimeS: number | null, healthAtMs: number | null = 100 * DAY): SensorStatus => ({
+const status = (
+  batteryLevel: number | null,
+  batteryRuntimeS: number | null,
+  healthAtMs: number | null = 100 * DAY,
+): SensorStatus => ({
   sensorId: 's',
   lastSeenMs: healthAtMs ?? 0,
   healthAtMs,
@@ -29,8 +33,19 @@ describe('battery dates from the battery model', () => {
   });
 
   it('a wired sensor and a sensor never heard have no dates; a wired one says so', () => {
-    expect(batteryDates(status(1, 0))).toMatchObject({ powerType: 'wired', lastChangeMs: null, nextChangeMs: null, changeByMs: null });
-    expect(batteryDates(null)).toMatchObject({ powerType: 'battery', lastChangeMs: null, nextChangeMs: null, changeByMs: null, totalRuntimeDays: null });
+    expect(batteryDates(status(1, 0))).toMatchObject({
+      powerType: 'wired',
+      lastChangeMs: null,
+      nextChangeMs: null,
+      changeByMs: null,
+    });
+    expect(batteryDates(null)).toMatchObject({
+      powerType: 'battery',
+      lastChangeMs: null,
+      nextChangeMs: null,
+      changeByMs: null,
+      totalRuntimeDays: null,
+    });
   });
 
   it('reads the level in percent, two decimals; wired and never heard have none', () => {

@@ -73,16 +73,25 @@ describe('GraphQL hardening', () => {
   it('accepts one whole sensor list, the full topology, and 15 aliases bounded by id lists', async () => {
     const one = await h.gql(h.tokenA, `{ sensors { data { ${SENSOR_FIELDS} } } }`);
     expect(one.body.errors).toBeUndefined();
-    const topology = await h.gql(h.tokenA, `{ sites { data { id buildings { id floors { id rooms { id sensors { id } } zones { id } hives { id } sensors { ${SENSOR_FIELDS} } } } } } }`);
+    const topology = await h.gql(
+      h.tokenA,
+      `{ sites { data { id buildings { id floors { id rooms { id sensors { id } } zones { id } hives { id } sensors { ${SENSOR_FIELDS} } } } } } }`,
+    );
     expect(topology.body.errors).toBeUndefined();
-    const bounded = Array.from({ length: 15 }, (_, i) => `s${i}: sensors(ids: ["a", "b"]) { data { ${SENSOR_FIELDS} } }`).join(' ');
+    const bounded = Array.from(
+      { length: 15 },
+      (_, i) => `s${i}: sensors(ids: ["a", "b"]) { data { ${SENSOR_FIELDS} } }`,
+    ).join(' ');
     expect((await h.gql(h.tokenA, `{ ${bounded} }`)).body.errors).toBeUndefined();
   });
 
   it('uses the real list sizes when the API knows them instead of the assumed ones', () => {
     const schema = buildSchema(typeDefs);
-    const doc = parse(`{ ${Array.from({ length: 15 }, (_, i) => `s${i}: sensors { data { ${SENSOR_FIELDS} } }`).join(' ')} }`);
-    const codes = (listSize: (t: string, f: string) => number | undefined) => validate(schema, doc, [queryLimitsRule({ ...DEFAULT_LIMITS, listSize })]).map((e) => e.extensions.code);
+    const doc = parse(
+      `{ ${Array.from({ length: 15 }, (_, i) => `s${i}: sensors { data { ${SENSOR_FIELDS} } }`).join(' ')} }`,
+    );
+    const codes = (listSize: (t: string, f: string) => number | undefined) =>
+      validate(schema, doc, [queryLimitsRule({ ...DEFAULT_LIMITS, listSize })]).map((e) => e.extensions.code);
     expect(codes(() => undefined)).toEqual(['QUERY_TOO_COSTLY']);
     expect(codes((t, f) => (t === 'SensorList' && f === 'data' ? 9 : undefined))).toEqual([]);
     expect(codes((t, f) => (t === 'SensorList' && f === 'data' ? 30_300 : undefined))).toEqual(['QUERY_TOO_COSTLY']);

@@ -26,10 +26,20 @@ describe('the GraphQL schema snapshot', () => {
     }
   });
 
-  it('the schema has the reference platform\'s fields, links and [String!] list arguments', () => {
+  it("the schema has the reference platform's fields, links and [String!] list arguments", () => {
     const sdl = graphqlSdl();
-    for (const needle of ['floorID: String!', 'roomID: String', 'rotation: Float!', 'building: Building', 'room: Room', 'floor: Floor']) expect(sdl).toContain(needle);
-    expect(sdl).toMatch(/sensors\(ids: \[String!\], mac_addresses: \[String!\], floor_ids: \[String!\], room_ids: \[String!\], hive_ids: \[String!\], hive_serials: \[String!\]\)/);
+    for (const needle of [
+      'floorID: String!',
+      'roomID: String',
+      'rotation: Float!',
+      'building: Building',
+      'room: Room',
+      'floor: Floor',
+    ])
+      expect(sdl).toContain(needle);
+    expect(sdl).toMatch(
+      /sensors\(ids: \[String!\], mac_addresses: \[String!\], floor_ids: \[String!\], room_ids: \[String!\], hive_ids: \[String!\], hive_serials: \[String!\]\)/,
+    );
     expect(sdl).toMatch(/hives\(ids: \[String!\], serial_numbers: \[String!\], returnPlaceholders: Boolean\)/);
     expect(sdl).not.toMatch(/\(ids: \[ID!\]/);
   });

@@ -25,8 +25,43 @@ async function api() {
   // Half the sensors heard recently, a quarter long ago, the rest never; every hive heard.
   for (const [h, hive] of model.hives.entries()) {
     const sensors = model.sensors.filter((s) => s.hiveId === hive.id);
-    const health = sensors.flatMap((s, i) => ((i + h) % 4 === 3 ? [] : [{ sensorId: s.id, measuredAtMs: (i + h) % 4 === 2 ? T - 3_600_000 : T - 20_000, batteryLevel: 0.5, batteryRuntimeS: 8_640_000, rssiDbm: -70, linkPdr: 0.9, uptimeMs: 1, parent: hive.serial, hops: 1, queueOverflows: 0 }]));
-    await store.writeHeartbeat({ hiveId: hive.id, hiveSerial: hive.serial, lastHeartbeatMs: T, sentAtMs: T, state: 'streaming', firmwareVersion: '1', protocolMinor: 0, uptimeMs: 0, netPathStability: 1, ackedSeq: 0, nextSeq: 1, bufferedBatches: 0, bufferedBytes: 0, droppedPackets: 0 }, health);
+    const health = sensors.flatMap((s, i) =>
+      (i + h) % 4 === 3
+        ? []
+        : [
+            {
+              sensorId: s.id,
+              measuredAtMs: (i + h) % 4 === 2 ? T - 3_600_000 : T - 20_000,
+              batteryLevel: 0.5,
+              batteryRuntimeS: 8_640_000,
+              rssiDbm: -70,
+              linkPdr: 0.9,
+              uptimeMs: 1,
+              parent: hive.serial,
+              hops: 1,
+              queueOverflows: 0,
+            },
+          ],
+    );
+    await store.writeHeartbeat(
+      {
+        hiveId: hive.id,
+        hiveSerial: hive.serial,
+        lastHeartbeatMs: T,
+        sentAtMs: T,
+        state: 'streaming',
+        firmwareVersion: '1',
+        protocolMinor: 0,
+        uptimeMs: 0,
+        netPathStability: 1,
+        ackedSeq: 0,
+        nextSeq: 1,
+        bufferedBatches: 0,
+        bufferedBytes: 0,
+        droppedPackets: 0,
+      },
+      health,
+    );
   }
   const calls: number[] = [];
   const status: StatusSource = {
@@ -35,10 +70,30 @@ async function api() {
   };
   const clock = new VirtualClock(T);
   const tokens = await TokenService.create({ issuer: 'i', audience: 'a', accessTtlS: 3600, refreshTtlS: 3600, clock });
-  const app = await buildApi({ assets: catalogueFromScenario(model), accounts: await AccountService.fromCatalogue(catalogueFromScenario(model), clock, TEST_COST), tokens, clock, status });
-  const token = (await tokens.issueAccess({ sub: 't', orgId: model.org.id, clientId: 't', scopes: new Set(ALL_SCOPES), kind: 'client', operator: false })).token;
+  const app = await buildApi({
+    assets: catalogueFromScenario(model),
+    accounts: await AccountService.fromCatalogue(catalogueFromScenario(model), clock, TEST_COST),
+    tokens,
+    clock,
+    status,
+  });
+  const token = (
+    await tokens.issueAccess({
+      sub: 't',
+      orgId: model.org.id,
+      clientId: 't',
+      scopes: new Set(ALL_SCOPES),
+      kind: 'client',
+      operator: false,
+    })
+  ).token;
   const gql = async (query: string): Promise<unknown> => {
-    const res = await app.inject({ method: 'POST', url: '/api/v3/graphql', headers: { authorization: `Bearer ${token}` }, payload: { query } });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/v3/graphql',
+      headers: { authorization: `Bearer ${token}` },
+      payload: { query },
+    });
     const body = res.json() as { data?: unknown; errors?: unknown };
     if (body.errors) throw new Error(JSON.stringify(body.errors));
     return body.data;
@@ -46,12 +101,15 @@ async function api() {
   return { app, store, calls, gql };
 }
 
-const FIELDS = 'id is_online is_streaming last_heartbeat last_raw_message last_occupancy_message power_type battery_change_by_date battery_level';
+const FIELDS =
+  'id is_online is_streaming last_heartbeat last_raw_message last_occupancy_message power_type battery_change_by_date battery_level';
 
 describe('sensor status in GraphQL lists', () => {
   it('reads a listed page of sensors in one store call and answers as the per-sensor path does', async () => {
     const { app, store, calls, gql } = await api();
-    const listed = (await gql(`{ sensors { data { ${FIELDS} } } }`)) as { sensors: { data: Array<{ id: string; is_online: boolean; battery_level: number | null }> } };
+    const listed = (await gql(`{ sensors { data { ${FIELDS} } } }`)) as {
+      sensors: { data: Array<{ id: string; is_online: boolean; battery_level: number | null }> };
+    };
     expect(calls).toEqual([model.sensors.length]);
     const rows = listed.sensors.data;
     expect(rows.length).toBe(model.sensors.length);
@@ -60,7 +118,9 @@ describe('sensor status in GraphQL lists', () => {
     expect(new Set(rows.map((r) => r.battery_level))).toEqual(new Set([50, null]));
     // The same fields, one sensor per request: the same answers.
     for (const r of rows.slice(0, 12)) {
-      const one = (await gql(`{ sensors(ids: ["${r.id}"]) { data { ${FIELDS} } } }`)) as { sensors: { data: unknown[] } };
+      const one = (await gql(`{ sensors(ids: ["${r.id}"]) { data { ${FIELDS} } } }`)) as {
+        sensors: { data: unknown[] };
+      };
       expect(one.sensors.data).toEqual([r]);
     }
     await app.close();
@@ -69,7 +129,8 @@ describe('sensor status in GraphQL lists', () => {
 
   it("reads each floor's sensors in one call when a topology query asks for their status (fragments too), and none when it does not", async () => {
     const { app, store, calls, gql } = await api();
-    const q = (fields: string, tail = '') => `{ sites { data { buildings { floors { id sensors { ${fields} } } } } } }${tail}`;
+    const q = (fields: string, tail = '') =>
+      `{ sites { data { buildings { floors { id sensors { ${fields} } } } } } }${tail}`;
     await gql(q('id name'));
     expect(calls).toEqual([]);
     const plain = await gql(q('id is_online last_raw_message'));

@@ -18,7 +18,8 @@ import { AddressPolicy } from '../../../src/webhooks/address-policy.js';
 import { WebhookService } from '../../../src/webhooks/service.js';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
-const FIELDS = 'id name event_types status filters send_on_value_change endpoint_config { url http_timeout api_key { key value } basic_auth { username password } }';
+const FIELDS =
+  'id name event_types status filters send_on_value_change endpoint_config { url http_timeout api_key { key value } basic_auth { username password } }';
 
 function load(name: string): ScenarioModel {
   const r = loadScenarioFile(new URL(`../../../scenarios/${name}`, import.meta.url).pathname);
@@ -33,9 +34,19 @@ let tokenA: string;
 let tokenB: string;
 let readOnly: string;
 
-type Gql = { data?: Record<string, unknown> | null; errors?: Array<{ message: string; extensions?: { code?: string; path?: string } }> };
+type Gql = {
+  data?: Record<string, unknown> | null;
+  errors?: Array<{ message: string; extensions?: { code?: string; path?: string } }>;
+};
 const gql = async (token: string, query: string, variables: Record<string, unknown> = {}): Promise<Gql> =>
-  (await app.inject({ method: 'POST', url: '/api/v3/graphql', headers: { authorization: `Bearer ${token}` }, payload: { query, variables } })).json();
+  (
+    await app.inject({
+      method: 'POST',
+      url: '/api/v3/graphql',
+      headers: { authorization: `Bearer ${token}` },
+      payload: { query, variables },
+    })
+  ).json();
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'occusim-gql-hooks-'));
@@ -43,13 +54,32 @@ beforeAll(async () => {
   const b = load('office-day.yaml');
   const clock = new VirtualClock(Date.UTC(2026, 10, 22, 12));
   const pair = await generateKeyPair('ES256', { extractable: true });
-  const tokens = await TokenService.create({ issuer: 'https://auth.occusim.test/', audience: 'https://api.occusim.test', accessTtlS: 3600, refreshTtlS: 86_400, clock }, { ...pair, kid: 'k' });
+  const tokens = await TokenService.create(
+    {
+      issuer: 'https://auth.occusim.test/',
+      audience: 'https://api.occusim.test',
+      accessTtlS: 3600,
+      refreshTtlS: 86_400,
+      clock,
+    },
+    { ...pair, kid: 'k' },
+  );
   const catalogue = catalogueFromScenario(a, b);
   const accounts = await AccountService.fromCatalogue(catalogue, clock, { N: 2 ** 10, r: 8, p: 1 });
   store = sqliteWebhookStore(join(dir, 'store.sqlite'));
   const webhooks = await WebhookService.open(store, new AddressPolicy(['127.0.0.1/8']), () => SECRET);
   app = await buildApi({ assets: catalogue, accounts, tokens, clock, webhooks });
-  const issue = async (orgId: string, scopes: Set<string>) => (await tokens.issueAccess({ sub: 'client_t', orgId, clientId: 'client_t', scopes, kind: 'client', operator: false })).token;
+  const issue = async (orgId: string, scopes: Set<string>) =>
+    (
+      await tokens.issueAccess({
+        sub: 'client_t',
+        orgId,
+        clientId: 'client_t',
+        scopes,
+        kind: 'client',
+        operator: false,
+      })
+    ).token;
   tokenA = await issue(a.org.id, new Set(ALL_SCOPES));
   tokenB = await issue(b.org.id, new Set(ALL_SCOPES));
   readOnly = await issue(a.org.id, new Set(['read:spaces']));
@@ -74,7 +104,12 @@ describe('GraphQL webhooks', () => {
       status: 'ENABLED',
       filters: { room_ids: ['room_x'] },
       send_on_value_change: false,
-      endpoint_config: { url: 'http://127.0.0.1:9/hook', http_timeout: 5, api_key: { key: 'X-Api-Key', value: 'k1' }, basic_auth: null },
+      endpoint_config: {
+        url: 'http://127.0.0.1:9/hook',
+        http_timeout: 5,
+        api_key: { key: 'X-Api-Key', value: 'k1' },
+        basic_auth: null,
+      },
       secret: SECRET,
     });
     expect(String(hook?.id)).toMatch(/^webhook_\d+$/);
@@ -84,9 +119,18 @@ describe('GraphQL webhooks', () => {
   });
 
   it('refuses a second subscription for an event type of the organisation, and lets another organisation have it', async () => {
-    const dup = await gql(tokenA, 'mutation { createWebhooks(input: [{ eventTypes: ["ROOM_OCCUPANCY_1M"], endpointConfig: { url: "http://127.0.0.1:9/other" } }]) { id } }');
-    expect(dup.errors?.[0]).toMatchObject({ extensions: { code: 'WEBHOOK_DUPLICATE_EVENT_TYPE' }, message: expect.stringMatching(/^input\[0\]\.event_types: ROOM_OCCUPANCY_1M/) });
-    const other = await gql(tokenB, 'mutation { createWebhooks(input: [{ eventTypes: ["ROOM_OCCUPANCY_1M"], endpointConfig: { url: "http://127.0.0.1:9/b" } }]) { id } }');
+    const dup = await gql(
+      tokenA,
+      'mutation { createWebhooks(input: [{ eventTypes: ["ROOM_OCCUPANCY_1M"], endpointConfig: { url: "http://127.0.0.1:9/other" } }]) { id } }',
+    );
+    expect(dup.errors?.[0]).toMatchObject({
+      extensions: { code: 'WEBHOOK_DUPLICATE_EVENT_TYPE' },
+      message: expect.stringMatching(/^input\[0\]\.event_types: ROOM_OCCUPANCY_1M/),
+    });
+    const other = await gql(
+      tokenB,
+      'mutation { createWebhooks(input: [{ eventTypes: ["ROOM_OCCUPANCY_1M"], endpointConfig: { url: "http://127.0.0.1:9/b" } }]) { id } }',
+    );
     expect(other.errors).toBeUndefined();
   });
 
@@ -96,20 +140,41 @@ describe('GraphQL webhooks', () => {
     ['http://0x0a000001/', 'WEBHOOK_FORBIDDEN_ADDRESS'],
     ['file:///etc/passwd', 'WEBHOOK_BAD_URL'],
   ])('answers %s with a GraphQL error coded %s, never a crash', async (url, code) => {
-    const res = await gql(tokenA, 'mutation($u: String!) { createWebhooks(input: [{ eventTypes: ["TRAFFIC"], endpointConfig: { url: $u } }]) { id } }', { u: url });
+    const res = await gql(
+      tokenA,
+      'mutation($u: String!) { createWebhooks(input: [{ eventTypes: ["TRAFFIC"], endpointConfig: { url: $u } }]) { id } }',
+      { u: url },
+    );
     // The message starts with the place in the input (the API's error mask keeps only `code` among extensions).
-    expect(res.errors?.[0]).toMatchObject({ extensions: { code }, message: expect.stringMatching(/^input\[0\]\.endpoint_config\.url: /) });
-    expect((await gql(tokenA, '{ webhooks { event_types } }')).data?.webhooks).not.toContainEqual({ event_types: ['TRAFFIC'] });
+    expect(res.errors?.[0]).toMatchObject({
+      extensions: { code },
+      message: expect.stringMatching(/^input\[0\]\.endpoint_config\.url: /),
+    });
+    expect((await gql(tokenA, '{ webhooks { event_types } }')).data?.webhooks).not.toContainEqual({
+      event_types: ['TRAFFIC'],
+    });
   });
 
   it('updates filters, send_on_value_change and status, and another organisation cannot see or change it', async () => {
     const [hook] = (await gql(tokenA, '{ webhooks { id } }')).data?.webhooks as Array<{ id: string }>;
     const id = hook?.id as string;
-    const notYours = await gql(tokenB, 'mutation($id: ID!) { updateWebhooks(input: [{ id: $id, status: "DISABLED" }]) { id } }', { id });
+    const notYours = await gql(
+      tokenB,
+      'mutation($id: ID!) { updateWebhooks(input: [{ id: $id, status: "DISABLED" }]) { id } }',
+      { id },
+    );
     expect(notYours.errors?.[0]?.extensions?.code).toBe('WEBHOOK_NOT_FOUND');
-    const res = await gql(tokenA, 'mutation($id: ID!) { updateWebhooks(input: [{ id: $id, filters: { floor_ids: ["space_1"] }, send_on_value_change: true, status: "DISABLED" }]) { status filters send_on_value_change } }', { id });
-    expect(res.data?.updateWebhooks).toEqual([{ status: 'DISABLED', filters: { floor_ids: ['space_1'] }, send_on_value_change: true }]);
-    expect((await gql(tokenB, 'mutation($id: ID!) { deleteWebhooks(ids: [$id]) }', { id })).data?.deleteWebhooks).toBe(false);
+    const res = await gql(
+      tokenA,
+      'mutation($id: ID!) { updateWebhooks(input: [{ id: $id, filters: { floor_ids: ["space_1"] }, send_on_value_change: true, status: "DISABLED" }]) { status filters send_on_value_change } }',
+      { id },
+    );
+    expect(res.data?.updateWebhooks).toEqual([
+      { status: 'DISABLED', filters: { floor_ids: ['space_1'] }, send_on_value_change: true },
+    ]);
+    expect((await gql(tokenB, 'mutation($id: ID!) { deleteWebhooks(ids: [$id]) }', { id })).data?.deleteWebhooks).toBe(
+      false,
+    );
   });
 
   it('keeps subscriptions in the store across a restart', async () => {
@@ -121,7 +186,9 @@ describe('GraphQL webhooks', () => {
     const denied = await gql(readOnly, 'mutation { deleteWebhooks(ids: ["webhook_1"]) }');
     expect(denied.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
     const ids = ((await gql(tokenA, '{ webhooks { id } }')).data?.webhooks as Array<{ id: string }>).map((w) => w.id);
-    expect((await gql(tokenA, 'mutation($ids: [ID!]!) { deleteWebhooks(ids: $ids) }', { ids })).data?.deleteWebhooks).toBe(true);
+    expect(
+      (await gql(tokenA, 'mutation($ids: [ID!]!) { deleteWebhooks(ids: $ids) }', { ids })).data?.deleteWebhooks,
+    ).toBe(true);
     expect((await gql(tokenA, '{ webhooks { id } }')).data?.webhooks).toEqual([]);
   });
 });

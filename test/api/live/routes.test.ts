@@ -54,10 +54,14 @@ describe('/live', () => {
   });
 
   it("shows a token's own organisation only: another's floor is answered as an unknown one", async () => {
-    const plan = (await (await fetch(`${live.server.url}/live/plan`, { headers: bearer(ownToken) })).json()) as LivePlan;
+    const plan = (await (
+      await fetch(`${live.server.url}/live/plan`, { headers: bearer(ownToken) })
+    ).json()) as LivePlan;
     expect(plan.floors.map((f) => f.id)).toEqual(live.own.floors.map((f) => f.id));
     const otherFloor = live.other.floors[0]?.id as string;
-    const theirs = (await (await fetch(`${live.server.url}/live/plan?floor=${otherFloor}`, { headers: bearer(ownToken) })).json()) as LivePlan;
+    const theirs = (await (
+      await fetch(`${live.server.url}/live/plan?floor=${otherFloor}`, { headers: bearer(ownToken) })
+    ).json()) as LivePlan;
     expect(theirs.floor).toBeNull();
     expect(JSON.stringify(theirs)).not.toContain(otherFloor);
     const stream = await fetch(`${live.server.url}/live/events?floor=${otherFloor}`, { headers: bearer(ownToken) });
@@ -65,7 +69,9 @@ describe('/live', () => {
     const unknown = await fetch(`${live.server.url}/live/events?floor=floor_nope`, { headers: bearer(ownToken) });
     expect(((await unknown.json()) as { code: string }).code).toBe(((await stream.json()) as { code: string }).code);
     // The other organisation sees its own floors, and the ledger (platform-wide counters) is not sent to either.
-    const mine = (await (await fetch(`${live.server.url}/live/plan`, { headers: bearer(otherToken) })).json()) as LivePlan;
+    const mine = (await (
+      await fetch(`${live.server.url}/live/plan`, { headers: bearer(otherToken) })
+    ).json()) as LivePlan;
     expect(mine.floors.map((f) => f.id)).toEqual(live.other.floors.map((f) => f.id));
     const floorId = live.own.floors[0]?.id as string;
     live.hub.publish({ atMs: 1, people: { [floorId]: [['p1', 1, 1]], [otherFloor]: [['q1', 2, 2]] }, rooms: {} });
@@ -91,11 +97,13 @@ describe('/live', () => {
     expect(fourth.res.statusCode).toBe(429);
     expect(JSON.parse(await fourth.body()).message).toMatch(/at most 3 \/live streams at once/);
     a.req.destroy();
-    await expect.poll(async () => {
-      const again = await open(own, bearer(ownToken));
-      again.req.destroy();
-      return again.res.statusCode;
-    }).toBe(200);
+    await expect
+      .poll(async () => {
+        const again = await open(own, bearer(ownToken));
+        again.req.destroy();
+        return again.res.statusCode;
+      })
+      .toBe(200);
     b.req.destroy();
     c.req.destroy();
   });

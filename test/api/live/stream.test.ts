@@ -30,7 +30,8 @@ function stalledClient(port: number, path: string): Promise<{ socket: Socket }> 
     socket.once('error', () => undefined);
     socket.once('data', (head: Buffer) => {
       socket.pause();
-      if (!head.toString('latin1').startsWith('HTTP/1.1 200')) reject(new Error(`refused: ${head.toString('latin1').split('\r\n')[0]}`));
+      if (!head.toString('latin1').startsWith('HTTP/1.1 200'))
+        reject(new Error(`refused: ${head.toString('latin1').split('\r\n')[0]}`));
       else resolve({ socket });
     });
     socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${token}\r\n\r\n`);
@@ -43,14 +44,21 @@ describe('/live backpressure', () => {
   it(`drops ${STALLED} clients that stop reading, keeps RSS bounded, and keeps serving a client that reads`, async () => {
     const floorId = live.own.floors[0]?.id as string;
     const path = `/live/events?floor=${floorId}`;
-    const people: Array<[string, number, number]> = Array.from({ length: PEOPLE }, (_, i) => [`person_${i}`, (i % 40) + 0.123, Math.floor(i / 40) + 0.456]);
+    const people: Array<[string, number, number]> = Array.from({ length: PEOPLE }, (_, i) => [
+      `person_${i}`,
+      (i % 40) + 0.123,
+      Math.floor(i / 40) + 0.456,
+    ]);
     let at = 0;
     const publish = (): void => live.hub.publish({ atMs: ++at, people: { [floorId]: people }, rooms: {} });
     publish();
     const clients = await Promise.all(Array.from({ length: STALLED }, () => stalledClient(live.server.port, path)));
     // A reader beside them: it counts the events it receives.
     const abort = new AbortController();
-    const res = await fetch(`${live.server.url}${path}`, { headers: { authorization: `Bearer ${token}` }, signal: abort.signal });
+    const res = await fetch(`${live.server.url}${path}`, {
+      headers: { authorization: `Bearer ${token}` },
+      signal: abort.signal,
+    });
     const reader = (res.body as ReadableStream<Uint8Array>).getReader();
     let readerBytes = 0;
     let readerEvents = 0;

@@ -28,7 +28,10 @@ export interface LiveServer {
   close(): Promise<void>;
 }
 
-const noStatus = { hiveStatuses: (ids: readonly string[]) => Promise.resolve(ids.map(() => null)), sensorStatuses: (ids: readonly string[]) => Promise.resolve(ids.map(() => null)) };
+const noStatus = {
+  hiveStatuses: (ids: readonly string[]) => Promise.resolve(ids.map(() => null)),
+  sensorStatuses: (ids: readonly string[]) => Promise.resolve(ids.map(() => null)),
+};
 
 export async function liveServer(limits?: LiveLimits, minGapMs = 0): Promise<LiveServer> {
   const own = load('quickstart');
@@ -42,20 +45,48 @@ export async function liveServer(limits?: LiveLimits, minGapMs = 0): Promise<Liv
     measured: {
       presence: async () => null,
       traffic: async () => ({ in: 0, out: 0 }),
-      counters: () => ({ batchesReceived: 0, batchesProcessed: 0, duplicateBatches: 0, packetsProcessed: 0, packetsStoredBefore: 0, deadLettered: 0, eventsEmitted: 0, lateInWindow: 0, lateBeyondWindow: 0 }),
+      counters: () => ({
+        batchesReceived: 0,
+        batchesProcessed: 0,
+        duplicateBatches: 0,
+        packetsProcessed: 0,
+        packetsStoredBefore: 0,
+        deadLettered: 0,
+        eventsEmitted: 0,
+        lateInWindow: 0,
+        lateBeyondWindow: 0,
+      }),
     },
   });
-  const server = await startApiServer({ catalogue, port: 0, audience: AUDIENCE, live: hub, ...(limits ? { liveLimits: limits } : {}) });
+  const server = await startApiServer({
+    catalogue,
+    port: 0,
+    audience: AUDIENCE,
+    live: hub,
+    ...(limits ? { liveLimits: limits } : {}),
+  });
   const token = async (of: ScenarioModel): Promise<string> => {
     const c = of.clients[0] as ScenarioModel['clients'][number];
-    const res = await fetch(`${server.url}/api/v2/clients/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ grant_type: 'client_credentials', client_id: c.clientId, client_secret: c.secret, audience: AUDIENCE }) });
+    const res = await fetch(`${server.url}/api/v2/clients/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        grant_type: 'client_credentials',
+        client_id: c.clientId,
+        client_secret: c.secret,
+        audience: AUDIENCE,
+      }),
+    });
     return ((await res.json()) as { access_token: string }).access_token;
   };
   return { server, hub, own, other, token, close: async () => (hub.close(), server.close()) };
 }
 
 /** An open GET (a stream stays open): its answer's head, and the request to end it. */
-export function open(url: string, headers: Record<string, string>): Promise<{ res: IncomingMessage; req: ClientRequest; body(): Promise<string> }> {
+export function open(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ res: IncomingMessage; req: ClientRequest; body(): Promise<string> }> {
   return new Promise((resolve, reject) => {
     const u = new URL(url);
     const req = request({ host: u.hostname, port: u.port, path: `${u.pathname}${u.search}`, headers }, (res) => {

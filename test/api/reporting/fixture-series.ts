@@ -7,7 +7,10 @@ export class MemorySeries implements SeriesPort {
   readonly trafficOcc = new Map<string, MinuteValue[]>();
 
   setPresence(id: string, rows: MinuteValue[]): void {
-    this.presence.set(id, [...rows].sort((a, b) => a.minuteMs - b.minuteMs));
+    this.presence.set(
+      id,
+      [...rows].sort((a, b) => a.minuteMs - b.minuteMs),
+    );
   }
 
   async presenceMinutes(id: string, start: number, stop: number): Promise<MinuteValue[]> {
@@ -18,7 +21,12 @@ export class MemorySeries implements SeriesPort {
     return (this.traffic.get(id) ?? []).filter((r) => r.minuteMs >= start && r.minuteMs < stop);
   }
 
-  async trafficOccupancyMinutes(id: string, start: number, stop: number, mode: 'raw' | 'calibrated'): Promise<MinuteValue[]> {
+  async trafficOccupancyMinutes(
+    id: string,
+    start: number,
+    stop: number,
+    mode: 'raw' | 'calibrated',
+  ): Promise<MinuteValue[]> {
     const rows = (this.trafficOcc.get(id) ?? []).filter((r) => r.minuteMs >= start && r.minuteMs < stop);
     return mode === 'raw' ? rows : rows.map((r) => ({ ...r, value: Math.max(0, r.value) }));
   }

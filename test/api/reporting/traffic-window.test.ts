@@ -28,12 +28,23 @@ const spaces = trafficSpaces(catalogue.snapshot());
 const SEED = 20_261_124;
 
 function seriesOver(rows: ReadonlyMap<string, TrafficMinuteRow[]>): ReturnType<typeof storeSeries> {
-  const store = { trafficMinutes: (id: string) => Promise.resolve(rows.get(id) ?? []), presenceMinutes: () => Promise.resolve([]) } as unknown as SeriesStore;
+  const store = {
+    trafficMinutes: (id: string) => Promise.resolve(rows.get(id) ?? []),
+    presenceMinutes: () => Promise.resolve([]),
+  } as unknown as SeriesStore;
   return storeSeries(store, catalogue);
 }
 
 const rowsArb = fc
-  .array(fc.record({ sensor: fc.constantFrom(...trafficIds), minute: fc.integer({ min: 0, max: SPAN - 1 }), in: fc.integer({ min: 0, max: 4 }), out: fc.integer({ min: 0, max: 4 }) }), { maxLength: 120 })
+  .array(
+    fc.record({
+      sensor: fc.constantFrom(...trafficIds),
+      minute: fc.integer({ min: 0, max: SPAN - 1 }),
+      in: fc.integer({ min: 0, max: 4 }),
+      out: fc.integer({ min: 0, max: 4 }),
+    }),
+    { maxLength: 120 },
+  )
   .map((xs) => {
     const bySensor = new Map<string, Map<number, TrafficMinuteRow>>();
     for (const x of xs) {
@@ -41,7 +52,9 @@ const rowsArb = fc
       m.set(day0 + x.minute * MIN, { sensorId: x.sensor, minuteMs: day0 + x.minute * MIN, in: x.in, out: x.out });
       bySensor.set(x.sensor, m);
     }
-    return new Map([...bySensor].map(([k, m]) => [k, [...m.values()].sort((a, b) => a.minuteMs - b.minuteMs)] as const));
+    return new Map(
+      [...bySensor].map(([k, m]) => [k, [...m.values()].sort((a, b) => a.minuteMs - b.minuteMs)] as const),
+    );
   });
 
 describe('traffic occupancy whatever the window', () => {
@@ -70,12 +83,17 @@ describe('traffic occupancy whatever the window', () => {
           const t = day0 + Math.max(a, b, c) * MIN;
           const s1 = day0 + Math.min(a, b) * MIN;
           const s2 = day0 + Math.min(b, c) * MIN;
-          const at = async (start: number): Promise<number | undefined> => (await series.trafficOccupancyMinutes(space.spaceId, start, t + MIN, mode, [])).find((p) => p.minuteMs === t)?.value;
+          const at = async (start: number): Promise<number | undefined> =>
+            (await series.trafficOccupancyMinutes(space.spaceId, start, t + MIN, mode, [])).find(
+              (p) => p.minuteMs === t,
+            )?.value;
           expect(await at(s1)).toBe(await at(s2));
           if (mode === 'raw') {
             const midnight = new LocalDays(zone).dayStartOf(t);
             let want = 0;
-            for (const term of space.terms) for (const r of rows.get(term.sensorId) ?? []) if (r.minuteMs >= midnight && r.minuteMs <= t) want += term.sign * (r.in - r.out);
+            for (const term of space.terms)
+              for (const r of rows.get(term.sensorId) ?? [])
+                if (r.minuteMs >= midnight && r.minuteMs <= t) want += term.sign * (r.in - r.out);
             expect(await at(s1)).toBe(want);
           }
         },

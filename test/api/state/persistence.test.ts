@@ -12,7 +12,7 @@ describe('API state across restarts', () => {
     await apiStateSurvivesRestart(new MemoryApiState());
   });
 
-  it('keeps them in the store\'s SQLite file, readable by a new connection', async () => {
+  it("keeps them in the store's SQLite file, readable by a new connection", async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'occusim-state-')), 'store.sqlite');
     new SqliteStore(path).close(); // creates the file and runs the migrations
     const state = new SqliteApiState(path);
@@ -30,14 +30,19 @@ describe('API state across restarts', () => {
   });
 
   it('refuses a file that is not a store with STORE_FAILED', () => {
-    expect(() => new SqliteApiState(join(mkdtempSync(join(tmpdir(), 'occusim-state-')), 'missing.sqlite'))).toThrow(expect.objectContaining({ code: 'STORE_FAILED' }));
+    expect(() => new SqliteApiState(join(mkdtempSync(join(tmpdir(), 'occusim-state-')), 'missing.sqlite'))).toThrow(
+      expect.objectContaining({ code: 'STORE_FAILED' }),
+    );
   });
 
   it('starts from the scenario alone when nothing was kept', async () => {
     const api = await boot(new MemoryApiState());
     expect(api.token).toBeTypeOf('string');
     const site = model.sites[0]!;
-    expect(((await api.gql(api.token as string, `{ site(id: "${site.id}") { name } }`)).data as { site: { name: string } }).site.name).toBe(site.name);
+    expect(
+      ((await api.gql(api.token as string, `{ site(id: "${site.id}") { name } }`)).data as { site: { name: string } })
+        .site.name,
+    ).toBe(site.name);
     await api.app.close();
   });
 });

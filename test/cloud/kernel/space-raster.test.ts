@@ -17,15 +17,37 @@ const SEED = 20_261_125;
 const CELL = 0.25;
 
 const latticeRect: fc.Arbitrary<Polygon> = fc
-  .tuple(fc.integer({ min: 0, max: 40 }), fc.integer({ min: 0, max: 40 }), fc.integer({ min: 1, max: 24 }), fc.integer({ min: 1, max: 24 }))
+  .tuple(
+    fc.integer({ min: 0, max: 40 }),
+    fc.integer({ min: 0, max: 40 }),
+    fc.integer({ min: 1, max: 24 }),
+    fc.integer({ min: 1, max: 24 }),
+  )
   .map(([x, y, w, h]) => {
     const [x0, y0, x1, y1] = [x * CELL, y * CELL, (x + w) * CELL, (y + h) * CELL];
-    return [[x0, y0], [x1, y0], [x1, y1], [x0, y1]] as const;
+    return [
+      [x0, y0],
+      [x1, y0],
+      [x1, y1],
+      [x0, y1],
+    ] as const;
   });
 const star: fc.Arbitrary<Polygon> = fc
-  .tuple(fc.double({ min: 2, max: 10, noNaN: true }), fc.double({ min: 2, max: 10, noNaN: true }), fc.array(fc.double({ min: 0.3, max: 3, noNaN: true }), { minLength: 3, maxLength: 9 }))
-  .map(([cx, cy, radii]) => radii.map((r, k): Vec2 => [cx + r * Math.cos((2 * Math.PI * k) / radii.length), cy + r * Math.sin((2 * Math.PI * k) / radii.length)]));
-const floorArb = fc.record({ rooms: fc.array(fc.oneof(latticeRect, star), { minLength: 0, maxLength: 4 }), zones: fc.array(fc.oneof(latticeRect, star), { maxLength: 3 }) });
+  .tuple(
+    fc.double({ min: 2, max: 10, noNaN: true }),
+    fc.double({ min: 2, max: 10, noNaN: true }),
+    fc.array(fc.double({ min: 0.3, max: 3, noNaN: true }), { minLength: 3, maxLength: 9 }),
+  )
+  .map(([cx, cy, radii]) =>
+    radii.map((r, k): Vec2 => [
+      cx + r * Math.cos((2 * Math.PI * k) / radii.length),
+      cy + r * Math.sin((2 * Math.PI * k) / radii.length),
+    ]),
+  );
+const floorArb = fc.record({
+  rooms: fc.array(fc.oneof(latticeRect, star), { minLength: 0, maxLength: 4 }),
+  zones: fc.array(fc.oneof(latticeRect, star), { maxLength: 3 }),
+});
 
 function floorOf(rooms: readonly Polygon[], zones: readonly Polygon[]): FloorIndex {
   const space = (id: string, polygon: Polygon) => ({ id, polygon, box: bbox(polygon) });
@@ -47,7 +69,9 @@ describe('space raster', () => {
     fc.assert(
       fc.property(floorArb, ({ rooms, zones }) => {
         const floor = floorOf(rooms, zones);
-        const index = new Map(['f', ...floor.rooms.map((s) => s.id), ...floor.zones.map((s) => s.id)].map((id, k) => [id, k] as const));
+        const index = new Map(
+          ['f', ...floor.rooms.map((s) => s.id), ...floor.zones.map((s) => s.id)].map((id, k) => [id, k] as const),
+        );
         const raster = new SpaceRaster(floor, index);
         const all = [...floor.rooms, ...floor.zones];
         const area = all.length === 0 ? { minX: 0, minY: 0, maxX: 1, maxY: 1 } : bbox(all.flatMap((sp) => sp.polygon));
@@ -59,15 +83,27 @@ describe('space raster', () => {
             const cx = i * CELL + CELL / 2;
             const cy = j * CELL + CELL / 2;
             const cell = raster.uniformSet(cx, cy, cx, cy);
-            const points = [reference(floor, index, x0, y0), reference(floor, index, x1, y0), reference(floor, index, x0, y1), reference(floor, index, x1, y1), reference(floor, index, cx, cy)];
+            const points = [
+              reference(floor, index, x0, y0),
+              reference(floor, index, x1, y0),
+              reference(floor, index, x0, y1),
+              reference(floor, index, x1, y1),
+              reference(floor, index, cx, cy),
+            ];
             const keys = new Set(points.map((p) => p.join(',')));
             // The grid spans the spaces plus a 4 m margin: cells within 3 m of them are on it.
             const onGrid = x0 >= area.minX - 3 && x1 <= area.maxX + 3 && y0 >= area.minY - 3 && y1 <= area.maxY + 3;
             const at = `cell (${x0}, ${y0})`;
-            if (onGrid && cell >= 0 !== (keys.size === 1)) throw new Error(`${at}: raster ${cell}, corners and centre ${[...keys].join(' | ')}`);
-            if (cell >= 0 && key(raster.sets[cell] as Int32Array) !== key(points[4] as number[])) throw new Error(`${at}: holds ${key(raster.sets[cell] as Int32Array)}, centre in ${key(points[4] as number[])}`);
-            if (setOf(cx, cy) !== key(points[4] as number[])) throw new Error(`${at}: setOf(centre) ${setOf(cx, cy)}, expected ${key(points[4] as number[])}`);
-            if (setOf(x0, y0) !== key(points[0] as number[])) throw new Error(`${at}: setOf(corner) ${setOf(x0, y0)}, expected ${key(points[0] as number[])}`);
+            if (onGrid && cell >= 0 !== (keys.size === 1))
+              throw new Error(`${at}: raster ${cell}, corners and centre ${[...keys].join(' | ')}`);
+            if (cell >= 0 && key(raster.sets[cell] as Int32Array) !== key(points[4] as number[]))
+              throw new Error(
+                `${at}: holds ${key(raster.sets[cell] as Int32Array)}, centre in ${key(points[4] as number[])}`,
+              );
+            if (setOf(cx, cy) !== key(points[4] as number[]))
+              throw new Error(`${at}: setOf(centre) ${setOf(cx, cy)}, expected ${key(points[4] as number[])}`);
+            if (setOf(x0, y0) !== key(points[0] as number[]))
+              throw new Error(`${at}: setOf(corner) ${setOf(x0, y0)}, expected ${key(points[0] as number[])}`);
           }
         }
       }),

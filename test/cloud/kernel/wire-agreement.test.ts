@@ -16,12 +16,21 @@ import { HIVE_SERIAL, presenceAt, SENSOR_PA, SENSOR_PB, SENSOR_T, T0, tinyModel,
  */
 const SEED = 20_261_124;
 
-const point = fc.tuple(fc.double({ min: 3, max: 16, noNaN: true }), fc.double({ min: 1, max: 9, noNaN: true })) as fc.Arbitrary<Vec2>;
+const point = fc.tuple(
+  fc.double({ min: 3, max: 16, noNaN: true }),
+  fc.double({ min: 1, max: 9, noNaN: true }),
+) as fc.Arbitrary<Vec2>;
 const packet: fc.Arbitrary<WirePacket> = fc.oneof(
   fc
-    .record({ s: fc.constantFrom(SENSOR_PA, SENSOR_PB), tick: fc.integer({ min: 0, max: 179 }), pts: fc.array(point, { maxLength: 3 }) })
+    .record({
+      s: fc.constantFrom(SENSOR_PA, SENSOR_PB),
+      tick: fc.integer({ min: 0, max: 179 }),
+      pts: fc.array(point, { maxLength: 3 }),
+    })
     .map(({ s, tick, pts }) => presenceAt(s, T0 + tick * 1000, pts)),
-  fc.record({ tick: fc.integer({ min: 0, max: 179 }), i: fc.nat(3), o: fc.nat(3) }).map(({ tick, i, o }) => trafficAt(SENSOR_T, T0 + tick * 1000, i, o)),
+  fc
+    .record({ tick: fc.integer({ min: 0, max: 179 }), i: fc.nat(3), o: fc.nat(3) })
+    .map(({ tick, i, o }) => trafficAt(SENSOR_T, T0 + tick * 1000, i, o)),
 );
 const batch: fc.Arbitrary<UplinkBatch> = fc.record({
   hiveSerial: fc.constant(HIVE_SERIAL),
@@ -30,7 +39,12 @@ const batch: fc.Arbitrary<UplinkBatch> = fc.record({
   packets: fc.array(packet, { minLength: 1, maxLength: 4 }),
 });
 
-type Mutation = { kind: 'flip' | 'set' | 'insert' | 'delete' | 'truncate' | 'duplicate'; at: number; value: number; len: number };
+type Mutation = {
+  kind: 'flip' | 'set' | 'insert' | 'delete' | 'truncate' | 'duplicate';
+  at: number;
+  value: number;
+  len: number;
+};
 const mutation: fc.Arbitrary<Mutation> = fc.record({
   kind: fc.constantFrom('flip', 'set', 'insert', 'delete', 'truncate', 'duplicate'),
   at: fc.nat(),
@@ -43,7 +57,7 @@ function mutate(bytes: Uint8Array, ms: readonly Mutation[]): Uint8Array {
   for (const m of ms) {
     if (b.length === 0) break;
     const at = m.at % b.length;
-    if (m.kind === 'flip') b[at] = (b[at] as number) ^ (1 << m.value % 8);
+    if (m.kind === 'flip') b[at] = (b[at] as number) ^ (1 << (m.value % 8));
     else if (m.kind === 'set') b[at] = m.value;
     else if (m.kind === 'insert') b.splice(at, 0, m.value);
     else if (m.kind === 'delete') b.splice(at, m.len);
@@ -66,9 +80,18 @@ function readerView(r: UplinkReader): View {
     const sensedAtMs = r.sensedAt[i] as number;
     if (r.kind[i] === PacketKind.Presence) {
       const detections: Vec2[] = [];
-      for (let d = r.detStart[i] as number; d < (r.detStart[i + 1] as number); d++) detections.push([r.xs[d] as number, r.ys[d] as number]);
+      for (let d = r.detStart[i] as number; d < (r.detStart[i + 1] as number); d++)
+        detections.push([r.xs[d] as number, r.ys[d] as number]);
       packets.push({ kind: 'presence', sensorMac, sensedAtMs, detections });
-    } else packets.push({ kind: 'traffic', sensorMac, sensedAtMs, intervalMs: 0, in: r.inCount[i] as number, out: r.outCount[i] as number });
+    } else
+      packets.push({
+        kind: 'traffic',
+        sensorMac,
+        sensedAtMs,
+        intervalMs: 0,
+        in: r.inCount[i] as number,
+        out: r.outCount[i] as number,
+      });
   }
   return { seq: r.seq, sentAtMs: r.sentAtMs, packets };
 }
@@ -76,7 +99,9 @@ function readerView(r: UplinkReader): View {
 function decoderView(b: UplinkBatch): View {
   const packets = b.packets.map((p): WirePacket => {
     const sensorMac = registry.sensorByMac(p.sensorMac)?.id ?? `unknown ${p.sensorMac}`;
-    return p.kind === 'traffic' ? { ...p, sensorMac, intervalMs: 0 } : { ...p, sensorMac, detections: p.detections.map(([x, y]) => [x, y] as Vec2) };
+    return p.kind === 'traffic'
+      ? { ...p, sensorMac, intervalMs: 0 }
+      : { ...p, sensorMac, detections: p.detections.map(([x, y]) => [x, y] as Vec2) };
   });
   return { seq: b.seq, sentAtMs: b.sentAtMs, packets };
 }
@@ -94,7 +119,9 @@ describe('wire scanner and decoder agree', () => {
         try {
           decoded = decodeUplink(bytes);
         } catch (err) {
-          throw new Error(`the fast path accepted bytes the decoder refuses (${(err as Error).message}): ${Buffer.from(bytes).toString('hex')}`);
+          throw new Error(
+            `the fast path accepted bytes the decoder refuses (${(err as Error).message}): ${Buffer.from(bytes).toString('hex')}`,
+          );
         }
         expect(decoded.hiveSerial).toBe(HIVE_SERIAL);
         expect(readerView(reader)).toEqual(decoderView(decoded));
@@ -106,7 +133,12 @@ describe('wire scanner and decoder agree', () => {
   it('leaves a batch over the 500-packet limit to the slow path, which refuses it', () => {
     const reader = new UplinkReader(registry);
     const hive = reader.hiveOfTopic(`occusim/v1/hives/${HIVE_SERIAL}/uplink`);
-    const bytes = encodeUplink({ hiveSerial: HIVE_SERIAL, seq: 1, sentAtMs: T0, packets: Array.from({ length: 501 }, (_, i) => trafficAt(SENSOR_T, T0 + i, 0, 0)) });
+    const bytes = encodeUplink({
+      hiveSerial: HIVE_SERIAL,
+      seq: 1,
+      sentAtMs: T0,
+      packets: Array.from({ length: 501 }, (_, i) => trafficAt(SENSOR_T, T0 + i, 0, 0)),
+    });
     expect(reader.read(hive, bytes)).toBe(ReadStatus.Message);
   });
 });

@@ -40,8 +40,12 @@ describe.skipIf(skip)('partition leases with fencing tokens (PostgreSQL)', () =>
       // The lease runs out (a stopped holder): b takes it with the next token.
       await new Promise((r) => setTimeout(r, 1_100));
       expect(await leases.acquire('1/2', 'b', 60_000, false)).toBe(2);
-      await expect(fencedA.setState('finalised_before 1/2', 200)).rejects.toSatisfy((e: unknown) => isAppError(e, 'LEASE_LOST'));
-      await expect(fencedA.writePresenceMinutes([{ spaceId: 'room_x', minuteMs: 0, value: 1, samples: 1 }])).rejects.toSatisfy((e: unknown) => isAppError(e, 'LEASE_LOST'));
+      await expect(fencedA.setState('finalised_before 1/2', 200)).rejects.toSatisfy((e: unknown) =>
+        isAppError(e, 'LEASE_LOST'),
+      );
+      await expect(
+        fencedA.writePresenceMinutes([{ spaceId: 'room_x', minuteMs: 0, value: 1, samples: 1 }]),
+      ).rejects.toSatisfy((e: unknown) => isAppError(e, 'LEASE_LOST'));
       // Nothing of the refused writes committed; the holder's own renewal fails too.
       expect(await value(url, 'finalised_before 1/2')).toBe(100);
       expect(await fencedA.presenceMinutes('room_x')).toEqual([]);

@@ -43,10 +43,28 @@ describe.skipIf(skip !== null)('two ingest processes racing for one batch on Pos
   it('stores the batch once when two connections write it at the same time: one true, one false', async () => {
     const url = await createDatabase();
     const [a, b] = await Promise.all([PostgresStore.open(url), PostgresStore.open(url)]);
-    const dl = { receivedAtMs: T0, topic: uplinkTopic(HIVE_SERIAL), reason: 'UNKNOWN_SENSOR' as const, message: 'x', payload: new Uint8Array([1]) };
-    const write = (s: PostgresStore, seq: number) => s.writeBatch({ hiveSerial: HIVE_SERIAL, seq, sentAtMs: T0, receivedAtMs: T0, ackedSeq: seq, packetCount: 2, raw: { payload: Uint8Array.from([seq]), minSensedMs: T0, maxSensedMs: T0 }, deadLetters: [dl] });
+    const dl = {
+      receivedAtMs: T0,
+      topic: uplinkTopic(HIVE_SERIAL),
+      reason: 'UNKNOWN_SENSOR' as const,
+      message: 'x',
+      payload: new Uint8Array([1]),
+    };
+    const write = (s: PostgresStore, seq: number) =>
+      s.writeBatch({
+        hiveSerial: HIVE_SERIAL,
+        seq,
+        sentAtMs: T0,
+        receivedAtMs: T0,
+        ackedSeq: seq,
+        packetCount: 2,
+        raw: { payload: Uint8Array.from([seq]), minSensedMs: T0, maxSensedMs: T0 },
+        deadLetters: [dl],
+      });
     // 20 batches, each written by both connections at once.
-    const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) => Promise.all([write(a, i + 1), write(b, i + 1)])));
+    const outcomes = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => Promise.all([write(a, i + 1), write(b, i + 1)])),
+    );
     for (const pair of outcomes) expect(pair.filter(Boolean)).toHaveLength(1);
     expect(await count(url, 'SELECT COUNT(*) AS n FROM batches')).toBe(20);
     expect(await count(url, 'SELECT COUNT(*) AS n FROM batch_payloads')).toBe(20);
@@ -60,12 +78,32 @@ describe.skipIf(skip !== null)('two ingest processes racing for one batch on Pos
     const model = tinyModel();
     const clock = new VirtualClock(T0 + 2000);
     const [sa, sb] = await Promise.all([PostgresStore.open(url), PostgresStore.open(url)]);
-    const pipeline = (store: Store) => new CloudPipeline({ catalogue: catalogueFromScenario(model), tickMs: model.tickMs, store, clock, lookbackMs: 5 * 60_000 });
+    const pipeline = (store: Store) =>
+      new CloudPipeline({
+        catalogue: catalogueFromScenario(model),
+        tickMs: model.tickMs,
+        store,
+        clock,
+        lookbackMs: 5 * 60_000,
+      });
     const winner = pipeline(sa);
     const loser = pipeline(askedTooEarly(sb));
-    const payload = encodeUplink({ hiveSerial: HIVE_SERIAL, seq: 1, sentAtMs: T0, packets: [presenceAt(SENSOR_PA, T0, [[7, 5]]), trafficAt(SENSOR_T, T0 + 1000, 1, 0)] });
-    expect(await winner.handleMessage(uplinkTopic(HIVE_SERIAL), payload)).toEqual({ hiveSerial: HIVE_SERIAL, ackedSeq: 1, ackedAtMs: T0 + 2000 });
-    expect(await loser.handleMessage(uplinkTopic(HIVE_SERIAL), payload)).toEqual({ hiveSerial: HIVE_SERIAL, ackedSeq: 1, ackedAtMs: T0 + 2000 });
+    const payload = encodeUplink({
+      hiveSerial: HIVE_SERIAL,
+      seq: 1,
+      sentAtMs: T0,
+      packets: [presenceAt(SENSOR_PA, T0, [[7, 5]]), trafficAt(SENSOR_T, T0 + 1000, 1, 0)],
+    });
+    expect(await winner.handleMessage(uplinkTopic(HIVE_SERIAL), payload)).toEqual({
+      hiveSerial: HIVE_SERIAL,
+      ackedSeq: 1,
+      ackedAtMs: T0 + 2000,
+    });
+    expect(await loser.handleMessage(uplinkTopic(HIVE_SERIAL), payload)).toEqual({
+      hiveSerial: HIVE_SERIAL,
+      ackedSeq: 1,
+      ackedAtMs: T0 + 2000,
+    });
     expect(winner.counters()).toMatchObject({ batchesProcessed: 1, duplicateBatches: 0, packetsProcessed: 2 });
     expect(loser.counters()).toMatchObject({ batchesProcessed: 0, duplicateBatches: 1, packetsProcessed: 0 });
     expect(await count(url, 'SELECT COUNT(*) AS n FROM batches')).toBe(1);
@@ -96,8 +134,20 @@ describe.skipIf(skip !== null)('two ingest processes racing for one batch on Pos
     const model = tinyModel();
     const clock = new VirtualClock(T0);
     const [sa, sb] = await Promise.all([PostgresStore.open(url), PostgresStore.open(url)]);
-    const a = new CloudPipeline({ catalogue: catalogueFromScenario(model), tickMs: model.tickMs, store: sa, clock, lookbackMs: 5 * 60_000 });
-    const b = new CloudPipeline({ catalogue: catalogueFromScenario(model), tickMs: model.tickMs, store: sb, clock, lookbackMs: 5 * 60_000 });
+    const a = new CloudPipeline({
+      catalogue: catalogueFromScenario(model),
+      tickMs: model.tickMs,
+      store: sa,
+      clock,
+      lookbackMs: 5 * 60_000,
+    });
+    const b = new CloudPipeline({
+      catalogue: catalogueFromScenario(model),
+      tickMs: model.tickMs,
+      store: sb,
+      clock,
+      lookbackMs: 5 * 60_000,
+    });
     const msg = (seq: number) => encodeUplink({ hiveSerial: HIVE_SERIAL, seq, sentAtMs: T0, packets: [] });
     // Batch 2 reaches process B first (a gap: ack 0); batch 1 then reaches A, which walks over 2.
     expect((await b.handleMessage(uplinkTopic(HIVE_SERIAL), msg(2)))?.ackedSeq).toBe(0);

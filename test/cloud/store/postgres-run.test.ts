@@ -24,8 +24,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const CANONICAL: Record<string, string> = {
   presence: 'SELECT space_id, minute_ms, value, samples FROM presence_minute ORDER BY space_id, minute_ms',
   traffic: 'SELECT sensor_id, minute_ms, in_count, out_count FROM traffic_minute ORDER BY sensor_id, minute_ms',
-  presenceRollup: 'SELECT space_id, every, bucket_ms, value, minutes FROM presence_rollup ORDER BY space_id, every, bucket_ms',
-  trafficRollup: 'SELECT sensor_id, every, bucket_ms, in_count, out_count, minutes FROM traffic_rollup ORDER BY sensor_id, every, bucket_ms',
+  presenceRollup:
+    'SELECT space_id, every, bucket_ms, value, minutes FROM presence_rollup ORDER BY space_id, every, bucket_ms',
+  trafficRollup:
+    'SELECT sensor_id, every, bucket_ms, in_count, out_count, minutes FROM traffic_rollup ORDER BY sensor_id, every, bucket_ms',
   events: 'SELECT id, event_id, type, space_id, minute_ms, value, revision, emitted_at_ms FROM events ORDER BY id',
   batches: 'SELECT hive_serial, seq, sent_at_ms, received_at_ms, packet_count FROM batches ORDER BY hive_serial, seq',
   progress: 'SELECT hive_serial, acked_seq FROM hive_progress ORDER BY hive_serial',
@@ -34,11 +36,17 @@ const CANONICAL: Record<string, string> = {
 
 // PostgreSQL sorts text by the database's collation; the helper's cluster is initialised with locale C, as SQLite compares bytes.
 async function pgRows(url: string): Promise<Record<string, unknown[]>> {
-  const client = new pg.Client({ connectionString: url, types: { getTypeParser: (oid, format) => (oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)) } });
+  const client = new pg.Client({
+    connectionString: url,
+    types: {
+      getTypeParser: (oid, format) => (oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)),
+    },
+  });
   await client.connect();
   try {
     const out: Record<string, unknown[]> = {};
-    for (const [name, sql] of Object.entries(CANONICAL)) out[name] = (await client.query(sql)).rows.map((r: Record<string, unknown>) => ({ ...r }));
+    for (const [name, sql] of Object.entries(CANONICAL))
+      out[name] = (await client.query(sql)).rows.map((r: Record<string, unknown>) => ({ ...r }));
     return out;
   } finally {
     await client.end();
@@ -49,7 +57,11 @@ function sqliteRows(path: string): Record<string, unknown[]> {
   const db = new Database(path, { readonly: true });
   try {
     const out: Record<string, unknown[]> = {};
-    for (const [name, sql] of Object.entries(CANONICAL)) out[name] = db.prepare(sql).all().map((r) => ({ ...(r as Record<string, unknown>) }));
+    for (const [name, sql] of Object.entries(CANONICAL))
+      out[name] = db
+        .prepare(sql)
+        .all()
+        .map((r) => ({ ...(r as Record<string, unknown>) }));
     return out;
   } finally {
     db.close();
@@ -76,7 +88,10 @@ describe.skipIf(skip !== null)('a run on a PostgreSQL store', () => {
     const url = await createDatabase();
     const options = { seed: 7, durationMs: 5 * 60_000, dbPath: url };
     await runScenario(QUICKSTART, options);
-    await expect(runScenario(QUICKSTART, options)).rejects.toMatchObject({ code: 'USAGE', message: expect.stringMatching(/already holds a run/) as unknown });
+    await expect(runScenario(QUICKSTART, options)).rejects.toMatchObject({
+      code: 'USAGE',
+      message: expect.stringMatching(/already holds a run/) as unknown,
+    });
     const fresh = await runScenario(QUICKSTART, { ...options, storePolicy: 'fresh' });
     expect(fresh.result.messages.duplicateBatches).toBe(0);
     expect(fresh.result.messages.lost).toBe(0);
@@ -87,13 +102,21 @@ describe.skipIf(skip !== null)('a run on a PostgreSQL store', () => {
     const whole = join(dir, 'whole.sqlite');
     const uninterrupted = await runScenario(QUICKSTART, { seed: 7, durationMs: 20 * 60_000, dbPath: whole });
     await runScenario(QUICKSTART, { seed: 7, durationMs: 10 * 60_000, dbPath: url });
-    const resumed = await runScenario(QUICKSTART, { seed: 7, durationMs: 20 * 60_000, dbPath: url, storePolicy: 'resume' });
+    const resumed = await runScenario(QUICKSTART, {
+      seed: 7,
+      durationMs: 20 * 60_000,
+      dbPath: url,
+      storePolicy: 'resume',
+    });
     expect(resumed.result.messages.lost).toBe(0);
     expect(resumed.result.messages.duplicateBatches).toBeGreaterThan(0);
-    expect(resumed.result.messages.batchesProcessed + resumed.result.messages.duplicateBatches).toBe(uninterrupted.result.messages.batchesProcessed);
+    expect(resumed.result.messages.batchesProcessed + resumed.result.messages.duplicateBatches).toBe(
+      uninterrupted.result.messages.batchesProcessed,
+    );
     const expected = sqliteRows(whole);
     const actual = await pgRows(url);
-    for (const name of ['presence', 'traffic', 'batches', 'progress']) expect({ [name]: actual[name] }).toEqual({ [name]: expected[name] });
+    for (const name of ['presence', 'traffic', 'batches', 'progress'])
+      expect({ [name]: actual[name] }).toEqual({ [name]: expected[name] });
   });
 
   it('serves its minutes and device status through the HTTP API, as stored (reporting and GraphQL)', async () => {
@@ -119,7 +142,12 @@ describe.skipIf(skip !== null)('a run on a PostgreSQL store', () => {
         const login = await fetch(`${apiUrl}/api/v2/clients/login`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ client_id: client.clientId, client_secret: client.secret, audience: DEFAULT_AUDIENCE, grant_type: 'client_credentials' }),
+          body: JSON.stringify({
+            client_id: client.clientId,
+            client_secret: client.secret,
+            audience: DEFAULT_AUDIENCE,
+            grant_type: 'client_credentials',
+          }),
         });
         const token = ((await login.json()) as { access_token: string }).access_token;
         const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
@@ -128,17 +156,37 @@ describe.skipIf(skip !== null)('a run on a PostgreSQL store', () => {
           headers,
           body: JSON.stringify({
             window: { every: '1m', function: 'max', timezone: 'Europe/Paris' },
-            filter: { measurements: ['room_occupancy'], rooms: { eq: [office.id] }, start: new Date(model.startMs).toISOString(), stop: new Date(stopMs).toISOString() },
+            filter: {
+              measurements: ['room_occupancy'],
+              rooms: { eq: [office.id] },
+              start: new Date(model.startMs).toISOString(),
+              stop: new Date(stopMs).toISOString(),
+            },
           }),
         });
         expect(report.status).toBe(200);
-        const points = ((await report.json()) as { data: Array<{ start: string; value: number }> }).data.map((p): [number, number] => [Date.parse(p.start), p.value]);
-        const gql = await fetch(`${apiUrl}/api/v3/graphql`, { method: 'POST', headers, body: JSON.stringify({ query: '{ hives { data { isOnline } } }' }) });
-        served = { points, hives: ((await gql.json()) as { data: { hives: { data: Array<{ isOnline: boolean }> } } }).data.hives.data };
+        const points = ((await report.json()) as { data: Array<{ start: string; value: number }> }).data.map(
+          (p): [number, number] => [Date.parse(p.start), p.value],
+        );
+        const gql = await fetch(`${apiUrl}/api/v3/graphql`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ query: '{ hives { data { isOnline } } }' }),
+        });
+        served = {
+          points,
+          hives: ((await gql.json()) as { data: { hives: { data: Array<{ isOnline: boolean }> } } }).data.hives.data,
+        };
       },
     });
-    const stored = ((await pgRows(url)).presence ?? []) as Array<{ space_id: string; minute_ms: number; value: number }>;
-    const expected = stored.filter((r) => r.space_id === office.id && r.minute_ms < stopMs).map((r): [number, number] => [r.minute_ms, r.value]);
+    const stored = ((await pgRows(url)).presence ?? []) as Array<{
+      space_id: string;
+      minute_ms: number;
+      value: number;
+    }>;
+    const expected = stored
+      .filter((r) => r.space_id === office.id && r.minute_ms < stopMs)
+      .map((r): [number, number] => [r.minute_ms, r.value]);
     const answer = served as { points: Array<[number, number]>; hives: Array<{ isOnline: boolean }> } | null;
     expect(expected.length).toBeGreaterThan(30);
     expect(answer?.points).toEqual(expected);

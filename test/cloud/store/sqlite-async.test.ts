@@ -31,7 +31,17 @@ describe('sqliteWebhookStore', () => {
     const sync = new SqliteWebhookStore(':memory:');
     const port = sqliteWebhookStore(sync);
     for (const name of OPERATIONS) expect(typeof port[name as keyof typeof port], name).toBe('function');
-    await port.enqueue([{ subscriptionId: 'webhook_1', eventId: 'event_a', eventType: 'TRAFFIC', eventTimestampMs: 1, body: '{}', enqueuedAtMs: 1, nextAttemptMs: 1 }]);
+    await port.enqueue([
+      {
+        subscriptionId: 'webhook_1',
+        eventId: 'event_a',
+        eventType: 'TRAFFIC',
+        eventTimestampMs: 1,
+        body: '{}',
+        enqueuedAtMs: 1,
+        nextAttemptMs: 1,
+      },
+    ]);
     expect(await port.due('webhook_1', 1, 10)).toEqual(sync.due('webhook_1', 1, 10));
     expect(await port.counts('webhook_1')).toEqual({ pending: 1, delivered: 0, dead: 0 });
     // One wrapper per operation, built once: the same function on every read.

@@ -31,9 +31,21 @@ describe('SQLite store', () => {
     const db = new Database(path, { readonly: true });
     expect(db.prepare('SELECT COUNT(*) AS n FROM schema_version').get()).toEqual({ n: MIGRATIONS.length });
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as Array<{ name: string }>).map((t) => t.name);
+    const tables = (
+      db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as Array<{ name: string }>
+    ).map((t) => t.name);
     expect(tables).toEqual(
-      expect.arrayContaining(['batch_payloads', 'batches', 'dead_letters', 'hive_progress', 'hive_status', 'presence_minute', 'schema_version', 'sensor_status', 'traffic_minute']),
+      expect.arrayContaining([
+        'batch_payloads',
+        'batches',
+        'dead_letters',
+        'hive_progress',
+        'hive_status',
+        'presence_minute',
+        'schema_version',
+        'sensor_status',
+        'traffic_minute',
+      ]),
     );
     db.close();
   });
@@ -48,23 +60,46 @@ describe('SQLite store', () => {
       ackedSeq: 1,
       packetCount: 3,
       raw: { payload: Uint8Array.from([9, 9]), minSensedMs: T0, maxSensedMs: T0 + 5000 },
-      deadLetters: [{ receivedAtMs: T0 + 10, topic: 't', reason: 'UNKNOWN_SENSOR', message: 'm', payload: new Uint8Array([1, 2]) }],
+      deadLetters: [
+        { receivedAtMs: T0 + 10, topic: 't', reason: 'UNKNOWN_SENSOR', message: 'm', payload: new Uint8Array([1, 2]) },
+      ],
     });
     expect(store.hasBatch('HV1', 1)).toBe(true);
     expect(store.hasBatch('HV1', 2)).toBe(false);
     expect(store.ackedSeq('HV1')).toBe(1);
     expect(store.ackedSeq('HV2')).toBe(0);
-    expect(store.payloadsSensedIn(T0, T0 + 60_000)).toEqual([{ hiveSerial: 'HV1', seq: 1, receivedAtMs: T0 + 10, payload: Uint8Array.from([9, 9]) }]);
+    expect(store.payloadsSensedIn(T0, T0 + 60_000)).toEqual([
+      { hiveSerial: 'HV1', seq: 1, receivedAtMs: T0 + 10, payload: Uint8Array.from([9, 9]) },
+    ]);
     expect(store.payloadsSensedIn(T0 + 60_000, T0 + 120_000)).toEqual([]);
-    expect(store.deadLetters()).toEqual([{ receivedAtMs: T0 + 10, topic: 't', reason: 'UNKNOWN_SENSOR', message: 'm', payload: new Uint8Array([1, 2]) }]);
+    expect(store.deadLetters()).toEqual([
+      { receivedAtMs: T0 + 10, topic: 't', reason: 'UNKNOWN_SENSOR', message: 'm', payload: new Uint8Array([1, 2]) },
+    ]);
     store.close();
   });
 
   it('rolls the whole batch back when any part of it fails', () => {
     const store = new SqliteStore(':memory:');
-    const write = { hiveSerial: 'HV1', seq: 1, sentAtMs: T0, receivedAtMs: T0, ackedSeq: 1, packetCount: 0, raw: { payload: Uint8Array.from([1]), minSensedMs: T0, maxSensedMs: T0 }, deadLetters: [] };
+    const write = {
+      hiveSerial: 'HV1',
+      seq: 1,
+      sentAtMs: T0,
+      receivedAtMs: T0,
+      ackedSeq: 1,
+      packetCount: 0,
+      raw: { payload: Uint8Array.from([1]), minSensedMs: T0, maxSensedMs: T0 },
+      deadLetters: [],
+    };
     // Its last part fails: a delivery whose body SQLite cannot bind.
-    const delivery = { subscriptionId: 's', eventId: 'e', eventType: 'TRAFFIC', eventTimestampMs: T0, body: {} as unknown as string, enqueuedAtMs: T0, nextAttemptMs: T0 };
+    const delivery = {
+      subscriptionId: 's',
+      eventId: 'e',
+      eventType: 'TRAFFIC',
+      eventTimestampMs: T0,
+      body: {} as unknown as string,
+      enqueuedAtMs: T0,
+      nextAttemptMs: T0,
+    };
     expect(() => store.writeBatch({ ...write, deliveries: [delivery] })).toThrow();
     expect(store.hasBatch('HV1', 1)).toBe(false);
     expect(store.payloadsSensedIn(T0, T0 + 60_000)).toEqual([]);
@@ -90,7 +125,9 @@ describe('SQLite store', () => {
   });
 
   it('fails with STORE_FAILED when the file cannot be opened', () => {
-    expect(() => new SqliteStore('/nonexistent-dir/x/cloud.db')).toThrow(expect.objectContaining({ code: 'STORE_FAILED' }));
+    expect(() => new SqliteStore('/nonexistent-dir/x/cloud.db')).toThrow(
+      expect.objectContaining({ code: 'STORE_FAILED' }),
+    );
   });
 });
 
@@ -102,7 +139,14 @@ describe('SQLite presence columns (the reporting fast path)', () => {
     const path = tempDb();
     const writer = new SqliteStore(path);
     const reader = new SqliteStore(path); // the API's own connection, as the platform opens it
-    writer.writePresenceMinutes(awkward.map((value, i) => ({ spaceId: 'room_a', minuteMs: T0 + (awkward.length - i) * 60_000, value, samples: 1 })));
+    writer.writePresenceMinutes(
+      awkward.map((value, i) => ({
+        spaceId: 'room_a',
+        minuteMs: T0 + (awkward.length - i) * 60_000,
+        value,
+        samples: 1,
+      })),
+    );
     const cols = reader.presenceColumns('room_a', T0, T0 + 3_600_000);
     const expected = writer.presenceSeries('room_a', '1m', T0, T0 + 3_600_000);
     expect(Array.from(cols.minuteMs)).toEqual(expected.map((p) => p.bucketMs));

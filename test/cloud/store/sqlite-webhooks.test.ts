@@ -98,7 +98,11 @@ describe('SQLite webhook store', () => {
   it('moves deliveries through retry, delivered and dead, and replays dead letters once', () => {
     const s = new SqliteWebhookStore(':memory:');
     s.enqueue([delivery('event_a', 10), delivery('event_b', 20), delivery('event_c', 30)]);
-    const [a, b, c] = s.due('webhook_1', 1000, 10) as [NonNullable<ReturnType<typeof s.due>[0]>, NonNullable<ReturnType<typeof s.due>[0]>, NonNullable<ReturnType<typeof s.due>[0]>];
+    const [a, b, c] = s.due('webhook_1', 1000, 10) as [
+      NonNullable<ReturnType<typeof s.due>[0]>,
+      NonNullable<ReturnType<typeof s.due>[0]>,
+      NonNullable<ReturnType<typeof s.due>[0]>,
+    ];
     s.recordAttempts([
       { id: a.id, result: 'delivered', atMs: 1100 },
       { id: b.id, result: 'retry', nextAttemptMs: 5000, error: 'HTTP 500' },
@@ -106,7 +110,9 @@ describe('SQLite webhook store', () => {
     ]);
     expect(s.due('webhook_1', 4999, 10)).toEqual([]);
     expect(s.nextDueMs(['webhook_1', 'webhook_9'])).toBe(5000);
-    expect(s.due('webhook_1', 5000, 10).map((d) => [d.eventId, d.attempts, d.lastError])).toEqual([['event_b', 1, 'HTTP 500']]);
+    expect(s.due('webhook_1', 5000, 10).map((d) => [d.eventId, d.attempts, d.lastError])).toEqual([
+      ['event_b', 1, 'HTTP 500'],
+    ]);
     expect(s.counts('webhook_1')).toEqual({ pending: 1, delivered: 1, dead: 1 });
     expect(s.deadLetters().map((d) => d.eventId)).toEqual(['event_c']);
     expect(s.replayDead('webhook_1', 6000)).toBe(1);
@@ -125,7 +131,10 @@ describe('SQLite webhook store', () => {
     s.enqueue([delivery('event_c', 20), delivery('event_a', 20), delivery('event_b', 10), delivery('event_d', 30)]);
     const first = s.due('webhook_1', 1000, 2);
     expect(first.map((d) => d.eventId)).toEqual(['event_b', 'event_a']);
-    expect(s.dueAfter('webhook_1', 1000, first[1] as (typeof first)[number], 10).map((d) => d.eventId)).toEqual(['event_c', 'event_d']);
+    expect(s.dueAfter('webhook_1', 1000, first[1] as (typeof first)[number], 10).map((d) => d.eventId)).toEqual([
+      'event_c',
+      'event_d',
+    ]);
     s.close();
   });
 
@@ -172,11 +181,15 @@ describe('SQLite webhook store', () => {
           s.enqueue(Array.from({ length: n }, (_, i) => delivery(`event_${i}`, i, sub)));
           const ids = s.due(sub, 1000, n).map((d) => d.id);
           const chosen = picks.map((k) => ids[k] as number).filter((id) => id !== ids[retried]);
-          s.recordAttempts([...chosen.map((id) => ({ id, result: 'delivered' as const, atMs: 2000 })), { id: ids[retried] as number, result: 'retry', nextAttemptMs: 3000, error: 'x' }]);
+          s.recordAttempts([
+            ...chosen.map((id) => ({ id, result: 'delivered' as const, atMs: 2000 })),
+            { id: ids[retried] as number, result: 'retry', nextAttemptMs: 3000, error: 'x' },
+          ]);
           const want = new Set(chosen);
           for (const d of s.deliveries(sub)) {
             if (want.has(d.id)) expect([d.state, d.attempts, d.deliveredAtMs]).toEqual(['delivered', 1, 2000]);
-            else if (d.id === ids[retried]) expect([d.state, d.attempts, d.nextAttemptMs]).toEqual(['pending', 1, 3000]);
+            else if (d.id === ids[retried])
+              expect([d.state, d.attempts, d.nextAttemptMs]).toEqual(['pending', 1, 3000]);
             else expect([d.state, d.attempts, d.deliveredAtMs]).toEqual(['pending', 0, null]);
           }
         }),

@@ -11,15 +11,26 @@ import { T0, tinyModel } from '../fixture.js';
 
 const [brokerUrl = '', password = '', dbPath = ''] = process.argv.slice(2);
 const clock = new VirtualClock(T0 + 3_600_000);
-const cloud = await startCloud({ brokerUrl, username: 'occusim-cloud', password, catalogue: catalogueFromScenario(tinyModel()), tickMs: tinyModel().tickMs, clock, store: sqliteStore(dbPath) });
+const cloud = await startCloud({
+  brokerUrl,
+  username: 'occusim-cloud',
+  password,
+  catalogue: catalogueFromScenario(tinyModel()),
+  tickMs: tinyModel().tickMs,
+  clock,
+  store: sqliteStore(dbPath),
+});
 process.on('message', (msg: string) => {
   const [cmd, arg] = msg.split(' ');
   if (cmd === 'advance') void cloud.advance(Number(arg));
   if (cmd === 'finish') {
-    void cloud.finish().then(() => cloud.close()).then(() => {
-      process.send?.('done');
-      process.disconnect?.();
-    });
+    void cloud
+      .finish()
+      .then(() => cloud.close())
+      .then(() => {
+        process.send?.('done');
+        process.disconnect?.();
+      });
   }
 });
 process.send?.('ready');

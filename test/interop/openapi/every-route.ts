@@ -37,19 +37,46 @@ export async function callEveryRoute(inp: Inputs): Promise<Exchange[]> {
   const api = createClient<paths>({ baseUrl: inp.baseUrl });
   const log: Exchange[] = [];
   const keep = <A extends Answer>(operation: string, method: Exchange['method'], path: keyof paths, a: A): A => {
-    log.push({ operation, method, path, status: a.response.status, contentType: a.response.headers.get('content-type'), body: a.data ?? a.error });
+    log.push({
+      operation,
+      method,
+      path,
+      status: a.response.status,
+      contentType: a.response.headers.get('content-type'),
+      body: a.data ?? a.error,
+    });
     return a;
   };
 
   // Logins: the client-credentials grant and the password grant, then each documented refusal.
   const clientLogin = (body: paths['/api/v2/clients/login']['post']['requestBody']['content']['application/json']) =>
     api.POST('/api/v2/clients/login', { body }).then((a) => keep('clientLogin', 'post', '/api/v2/clients/login', a));
-  const granted = await clientLogin({ grant_type: 'client_credentials', client_id: inp.client.id, client_secret: inp.client.secret, audience: inp.audience });
+  const granted = await clientLogin({
+    grant_type: 'client_credentials',
+    client_id: inp.client.id,
+    client_secret: inp.client.secret,
+    audience: inp.audience,
+  });
   const token = granted.data?.access_token;
   if (token === undefined) throw new Error(`client login answered ${granted.response.status}`);
-  await clientLogin({ grant_type: 'password', client_id: inp.client.id, client_secret: inp.client.secret, audience: inp.audience });
-  await clientLogin({ grant_type: 'client_credentials', client_id: inp.client.id, client_secret: 'not-the-secret', audience: inp.audience });
-  await clientLogin({ grant_type: 'client_credentials', client_id: inp.client.id, client_secret: inp.client.secret, audience: 'https://elsewhere.invalid' });
+  await clientLogin({
+    grant_type: 'password',
+    client_id: inp.client.id,
+    client_secret: inp.client.secret,
+    audience: inp.audience,
+  });
+  await clientLogin({
+    grant_type: 'client_credentials',
+    client_id: inp.client.id,
+    client_secret: 'not-the-secret',
+    audience: inp.audience,
+  });
+  await clientLogin({
+    grant_type: 'client_credentials',
+    client_id: inp.client.id,
+    client_secret: inp.client.secret,
+    audience: 'https://elsewhere.invalid',
+  });
 
   const login = (body: paths['/api/v2/login']['post']['requestBody']['content']['application/json']) =>
     api.POST('/api/v2/login', { body }).then((a) => keep('login', 'post', '/api/v2/login', a));
@@ -64,26 +91,68 @@ export async function callEveryRoute(inp: Inputs): Promise<Exchange[]> {
   const auth = { headers: { authorization: `Bearer ${token}` } };
   keep('listClients', 'get', '/api/v1/client', await api.GET('/api/v1/client', auth));
   keep('listClients', 'get', '/api/v1/client', await api.GET('/api/v1/client'));
-  const created = keep('createClient', 'post', '/api/v1/client', await api.POST('/api/v1/client', { ...auth, body: { name: 'generated-client', description: 'made by openapi-fetch' } }));
+  const created = keep(
+    'createClient',
+    'post',
+    '/api/v1/client',
+    await api.POST('/api/v1/client', {
+      ...auth,
+      body: { name: 'generated-client', description: 'made by openapi-fetch' },
+    }),
+  );
   keep('createClient', 'post', '/api/v1/client', await api.POST('/api/v1/client', { ...auth, body: { name: '' } }));
   const id = created.data?.client_id;
   if (id === undefined) throw new Error(`create client answered ${created.response.status}`);
-  keep('getClient', 'get', '/api/v1/client/{id}', await api.GET('/api/v1/client/{id}', { ...auth, params: { path: { id } } }));
-  keep('getClient', 'get', '/api/v1/client/{id}', await api.GET('/api/v1/client/{id}', { ...auth, params: { path: { id: 'client_unknown' } } }));
-  keep('deleteClient', 'delete', '/api/v1/client/{id}', await api.DELETE('/api/v1/client/{id}', { ...auth, params: { path: { id } } }));
-  keep('deleteClient', 'delete', '/api/v1/client/{id}', await api.DELETE('/api/v1/client/{id}', { ...auth, params: { path: { id } } }));
+  keep(
+    'getClient',
+    'get',
+    '/api/v1/client/{id}',
+    await api.GET('/api/v1/client/{id}', { ...auth, params: { path: { id } } }),
+  );
+  keep(
+    'getClient',
+    'get',
+    '/api/v1/client/{id}',
+    await api.GET('/api/v1/client/{id}', { ...auth, params: { path: { id: 'client_unknown' } } }),
+  );
+  keep(
+    'deleteClient',
+    'delete',
+    '/api/v1/client/{id}',
+    await api.DELETE('/api/v1/client/{id}', { ...auth, params: { path: { id } } }),
+  );
+  keep(
+    'deleteClient',
+    'delete',
+    '/api/v1/client/{id}',
+    await api.DELETE('/api/v1/client/{id}', { ...auth, params: { path: { id } } }),
+  );
 
   // Reporting and stats: an answer, a malformed request, an id of no space of the organisation.
   const series = (rooms: string[], every: string) =>
     api
-      .POST('/api/v3/reporting', { ...auth, body: { window: { every, function: 'max' }, filter: { measurements: ['room_occupancy'], start: '-30m', rooms: { eq: rooms } } } })
+      .POST('/api/v3/reporting', {
+        ...auth,
+        body: {
+          window: { every, function: 'max' },
+          filter: { measurements: ['room_occupancy'], start: '-30m', rooms: { eq: rooms } },
+        },
+      })
       .then((a) => keep('reporting', 'post', '/api/v3/reporting', a));
   await series([inp.roomId], '5m');
   await series([inp.roomId], '7m');
   await series(['room_unknown'], '5m');
   const stats = (items: string[], start: string) =>
     api
-      .POST('/api/v4/reporting/stats', { ...auth, body: { measurements: ['occupancy_avg_presence', 'occupancy_median_presence'], items, start, stop: inp.nextDate } })
+      .POST('/api/v4/reporting/stats', {
+        ...auth,
+        body: {
+          measurements: ['occupancy_avg_presence', 'occupancy_median_presence'],
+          items,
+          start,
+          stop: inp.nextDate,
+        },
+      })
       .then((a) => keep('reportingStats', 'post', '/api/v4/reporting/stats', a));
   await stats([inp.floorId, inp.roomId], inp.date);
   await stats([inp.roomId], 'yesterday');
@@ -91,10 +160,40 @@ export async function callEveryRoute(inp: Inputs): Promise<Exchange[]> {
 
   // Each guarded operation refuses a request without a valid token (401), whatever its body.
   const stranger = { headers: { authorization: 'Bearer not-a-token' } };
-  keep('createClient', 'post', '/api/v1/client', await api.POST('/api/v1/client', { ...stranger, body: { name: 'intruder' } }));
-  keep('getClient', 'get', '/api/v1/client/{id}', await api.GET('/api/v1/client/{id}', { params: { path: { id: inp.client.id } } }));
-  keep('deleteClient', 'delete', '/api/v1/client/{id}', await api.DELETE('/api/v1/client/{id}', { ...stranger, params: { path: { id: inp.client.id } } }));
-  keep('reporting', 'post', '/api/v3/reporting', await api.POST('/api/v3/reporting', { body: { window: { every: '1h' }, filter: { measurements: ['floor_occupancy'], start: '-1h' } } }));
-  keep('reportingStats', 'post', '/api/v4/reporting/stats', await api.POST('/api/v4/reporting/stats', { ...stranger, body: { measurements: ['occupancy_avg_presence'], items: [inp.floorId], start: inp.date, stop: inp.nextDate } }));
+  keep(
+    'createClient',
+    'post',
+    '/api/v1/client',
+    await api.POST('/api/v1/client', { ...stranger, body: { name: 'intruder' } }),
+  );
+  keep(
+    'getClient',
+    'get',
+    '/api/v1/client/{id}',
+    await api.GET('/api/v1/client/{id}', { params: { path: { id: inp.client.id } } }),
+  );
+  keep(
+    'deleteClient',
+    'delete',
+    '/api/v1/client/{id}',
+    await api.DELETE('/api/v1/client/{id}', { ...stranger, params: { path: { id: inp.client.id } } }),
+  );
+  keep(
+    'reporting',
+    'post',
+    '/api/v3/reporting',
+    await api.POST('/api/v3/reporting', {
+      body: { window: { every: '1h' }, filter: { measurements: ['floor_occupancy'], start: '-1h' } },
+    }),
+  );
+  keep(
+    'reportingStats',
+    'post',
+    '/api/v4/reporting/stats',
+    await api.POST('/api/v4/reporting/stats', {
+      ...stranger,
+      body: { measurements: ['occupancy_avg_presence'], items: [inp.floorId], start: inp.date, stop: inp.nextDate },
+    }),
+  );
   return log;
 }
