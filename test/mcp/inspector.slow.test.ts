@@ -53,7 +53,8 @@ beforeAll(async () => {
     const npm = await run(
       'npm',
       ['install', '--prefix', dir, '--no-save', '--no-audit', '--no-fund', VERSIONS.node, VERSIONS.inspector],
-      300_000,
+      // A fresh clone's CI installed it in more than 300 s beside the conformance suite's install.
+      600_000,
     );
     if (npm.code !== 0 || !existsSync(node22) || !existsSync(cli))
       unavailable = `could not install ${VERSIONS.node} and ${VERSIONS.inspector} from the npm registry: ${(npm.stdout + npm.stderr).slice(-500)}`;
@@ -61,7 +62,7 @@ beforeAll(async () => {
   if (unavailable !== null) return;
   buildMcp();
   served = await servedQuickstart(['--duration', '2h']);
-}, 400_000);
+}, 700_000);
 
 afterAll(async () => served?.close());
 

@@ -4,704 +4,691 @@
  */
 
 export interface paths {
-  '/api/v2/login': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v2/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Password grant (or grant_type refresh_token with refresh_token) */
+        post: operations["login"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /** Password grant (or grant_type refresh_token with refresh_token) */
-    post: operations['login'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v2/clients/login': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v2/clients/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Client-credentials grant */
+        post: operations["clientLogin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /** Client-credentials grant */
-    post: operations['clientLogin'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/client': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v1/client": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the organisation's clients */
+        get: operations["listClients"];
+        put?: never;
+        /** Create a client (the secret is returned once) */
+        post: operations["createClient"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** List the organisation's clients */
-    get: operations['listClients'];
-    put?: never;
-    /** Create a client (the secret is returned once) */
-    post: operations['createClient'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/client/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v1/client/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One client */
+        get: operations["getClient"];
+        put?: never;
+        post?: never;
+        /** Delete a client (its tokens stop working) */
+        delete: operations["deleteClient"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** One client */
-    get: operations['getClient'];
-    put?: never;
-    post?: never;
-    /** Delete a client (its tokens stop working) */
-    delete: operations['deleteClient'];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v3/reporting': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v3/reporting": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Time series of occupancy and traffic
+         * @description window.every ∈ 1m, 5m, 15m, 30m, 1h, 1d in any spelling of the same length (60s = 1m); maximum range in days per interval: {"1m":2,"5m":14,"15m":31,"30m":62,"1h":93,"1d":1096}. start/stop: RFC 3339 or relative (now, -5m, -24h) against the platform's present; stop omitted = now.
+         */
+        post: operations["reporting"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * Time series of occupancy and traffic
-     * @description window.every ∈ 1m, 5m, 15m, 30m, 1h, 1d in any spelling of the same length (60s = 1m); maximum range in days per interval: {"1m":2,"5m":14,"15m":31,"30m":62,"1h":93,"1d":1096}. start/stop: RFC 3339 or relative (now, -5m, -24h) against the platform's present; stop omitted = now.
-     */
-    post: operations['reporting'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v4/reporting/stats': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v4/reporting/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Aggregate occupancy
+         * @description occupancy_{avg|median|used_avg|used_median}_{presence|traffic}; start and stop: a local date YYYY-MM-DD or an RFC 3339 timestamp (relative times refused)
+         */
+        post: operations["reportingStats"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * Aggregate occupancy
-     * @description occupancy_{avg|median|used_avg|used_median}_{presence|traffic}; start and stop: a local date YYYY-MM-DD or an RFC 3339 timestamp (relative times refused)
-     */
-    post: operations['reportingStats'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
-  schemas: never;
-  responses: never;
-  parameters: never;
-  requestBodies: never;
-  headers: never;
-  pathItems: never;
+    schemas: never;
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
 }
 export type $defs = Record<string, never>;
 export interface operations {
-  login: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': {
-          username?: string;
-          password?: string;
-          /**
-           * @example password
-           * @example refresh_token
-           */
-          grant_type?: string;
-          refresh_token?: string;
+    login: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
         };
-      };
-    };
-    responses: {
-      /** @description Tokens; expires_in in seconds */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            access_token?: string;
-            refresh_token?: string;
-            id_token?: string;
-            scope?: string;
-            expires_in?: number;
-            /** @enum {unknown} */
-            token_type?: 'Bearer';
-          };
-        };
-      };
-      /** @description invalid_request, invalid_grant or unsupported_grant_type */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            /** @enum {string} */
-            error?: 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unsupported_grant_type' | 'access_denied';
-            error_description?: string;
-          };
-        };
-      };
-      /** @description too many failures; see Retry-After */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            /** @enum {string} */
-            error?: 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unsupported_grant_type' | 'access_denied';
-            error_description?: string;
-          };
-        };
-      };
-    };
-  };
-  clientLogin: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': {
-          client_id?: string;
-          client_secret?: string;
-          audience?: string;
-          /** @example client_credentials */
-          grant_type?: string;
-        };
-      };
-    };
-    responses: {
-      /** @description Access token, no refresh token; expires_in in seconds */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            access_token: string;
-            scope?: string;
-            expires_in: number;
-            /** @enum {unknown} */
-            token_type: 'Bearer';
-          };
-        };
-      };
-      /** @description invalid_request or unsupported_grant_type */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            /** @enum {string} */
-            error?: 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unsupported_grant_type' | 'access_denied';
-            error_description?: string;
-          };
-        };
-      };
-      /** @description invalid_client */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            /** @enum {string} */
-            error?: 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unsupported_grant_type' | 'access_denied';
-            error_description?: string;
-          };
-        };
-      };
-      /** @description access_denied: unknown audience */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            /** @enum {string} */
-            error?: 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unsupported_grant_type' | 'access_denied';
-            error_description?: string;
-          };
-        };
-      };
-      /** @description too many failures */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            /** @enum {string} */
-            error?: 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unsupported_grant_type' | 'access_denied';
-            error_description?: string;
-          };
-        };
-      };
-    };
-  };
-  listClients: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Clients */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            id?: string;
-            name?: string;
-            description?: string;
-            client_id?: string;
-          }[];
-        };
-      };
-      /** @description missing or invalid token, or no client_id claim */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            message: string;
-          };
-        };
-      };
-    };
-  };
-  createClient: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': {
-          name: string;
-          description?: string;
-        };
-      };
-    };
-    responses: {
-      /** @description Created */
-      201: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            name?: string;
-            description?: string;
-            client_id?: string;
-            client_secret?: string;
-          };
-        };
-      };
-      /** @description INVALID_REQUEST or CLIENT_CREATE_FAILED (the organisation holds its most clients) */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            code?: string;
-            message: string;
-          };
-        };
-      };
-      /** @description unauthorised */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            message: string;
-          };
-        };
-      };
-      /** @description CLIENT_CREATE_FAILED, CLIENT_GRANT_CREATE_FAILED or CLIENT_UPDATE_FAILED: a step of the creation failed and was undone */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            code?: string;
-            message: string;
-          };
-        };
-      };
-    };
-  };
-  getClient: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Client */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            id?: string;
-            name?: string;
-            description?: string;
-            client_id?: string;
-          };
-        };
-      };
-      /** @description unauthorised */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            message: string;
-          };
-        };
-      };
-      /** @description CLIENT_NOT_FOUND */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            code?: string;
-            message: string;
-          };
-        };
-      };
-    };
-  };
-  deleteClient: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Deleted (no body) */
-      204: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description unauthorised */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            message: string;
-          };
-        };
-      };
-      /** @description CLIENT_NOT_FOUND */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            code?: string;
-            message: string;
-          };
-        };
-      };
-      /** @description CLIENT_DELETE_FAILED: the deletion was not stored; the client is kept */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            code?: string;
-            message: string;
-          };
-        };
-      };
-    };
-  };
-  reporting: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': {
-          window: {
-            /**
-             * @description 1m, 5m, 15m, 30m, 1h, 1d or an equal duration such as 60s
-             * @example 1h
-             */
-            every: string;
-            /** @enum {string} */
-            function?: 'mean' | 'max' | 'min' | 'sum' | 'first' | 'last' | 'median';
-            timezone?: string;
-            create_empty?: boolean;
-            fill?: {
-              use_previous?: boolean;
-              value?: number;
+        requestBody: {
+            content: {
+                "application/json": {
+                    username?: string;
+                    password?: string;
+                    /**
+                     * @example password
+                     * @example refresh_token
+                     */
+                    grant_type?: string;
+                    refresh_token?: string;
+                };
             };
-          };
-          filter: {
-            measurements: (
-              | 'floor_occupancy'
-              | 'room_occupancy'
-              | 'zone_occupancy'
-              | 'traffic'
-              | 'traffic_floor_occupancy'
-              | 'traffic_room_occupancy'
-            )[];
-            /** @example -24h */
-            start: string;
-            stop?: string | null;
-            calibrated?: boolean | ('true' | 'raw' | 'false');
-            calibration_points?: {
-              timestamp: string;
-              occupancy: number;
-              type?: string;
-            }[];
-            spaces?: {
-              eq: string[];
-            };
-            rooms?: {
-              eq: string[];
-            };
-            zones?: {
-              eq: string[];
-            };
-            buildings?: {
-              eq: string[];
-            };
-            sensors?: {
-              eq: string[];
-            };
-            hives?: {
-              eq: string[];
-            };
-            tags?: {
-              eq: string[];
-            };
-          };
-          group_by?: {
-            order?: string[];
-            raw?: boolean;
-          };
-          paginate?: {
-            page?: number;
-            limit?: number;
-          };
-          options?: {
-            /** @enum {string} */
-            format?: 'json' | 'csv';
-          };
         };
-      };
+        responses: {
+            /** @description Tokens; expires_in in seconds */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        access_token?: string;
+                        refresh_token?: string;
+                        id_token?: string;
+                        scope?: string;
+                        expires_in?: number;
+                        /** @enum {unknown} */
+                        token_type?: "Bearer";
+                    };
+                };
+            };
+            /** @description invalid_request, invalid_grant or unsupported_grant_type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error?: "invalid_request" | "invalid_client" | "invalid_grant" | "unsupported_grant_type" | "access_denied";
+                        error_description?: string;
+                    };
+                };
+            };
+            /** @description too many failures; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error?: "invalid_request" | "invalid_client" | "invalid_grant" | "unsupported_grant_type" | "access_denied";
+                        error_description?: string;
+                    };
+                };
+            };
+        };
     };
-    responses: {
-      /** @description { data, page_info? }, or CSV with options.format csv */
-      200: {
-        headers: {
-          [name: string]: unknown;
+    clientLogin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
         };
-        content: {
-          'application/json': {
-            data: {
-              /** @enum {string} */
-              measurement:
-                | 'floor_occupancy'
-                | 'room_occupancy'
-                | 'zone_occupancy'
-                | 'traffic'
-                | 'traffic_floor_occupancy'
-                | 'traffic_room_occupancy';
-              time: string;
-              start?: string;
-              stop?: string;
-              value: number | null;
-            }[];
-            page_info?: Record<string, never>;
-          };
-          'text/csv': string;
-        };
-      };
-      /** @description INVALID_REQUEST: out-of-limit range, window.offset, bad values */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            code?: string;
-            message: string;
-          };
-        };
-      };
-      /** @description unauthorised */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            message: string;
-          };
-        };
-      };
-      /** @description NOT_FOUND: an id that is not the organisation's */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            code?: string;
-            message: string;
-          };
-        };
-      };
-    };
-  };
-  reportingStats: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': {
-          measurements: string[];
-          items: string[];
-          start: string;
-          stop: string;
-          filters?: Record<string, never>;
-        };
-      };
-    };
-    responses: {
-      /** @description { data: { item: { measurement: value } } } */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            data: {
-              [key: string]: {
-                [key: string]: number | null;
-              };
+        requestBody: {
+            content: {
+                "application/json": {
+                    client_id?: string;
+                    client_secret?: string;
+                    audience?: string;
+                    /** @example client_credentials */
+                    grant_type?: string;
+                };
             };
-          };
         };
-      };
-      /** @description INVALID_REQUEST */
-      400: {
-        headers: {
-          [name: string]: unknown;
+        responses: {
+            /** @description Access token, no refresh token; expires_in in seconds */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        access_token: string;
+                        scope?: string;
+                        expires_in: number;
+                        /** @enum {unknown} */
+                        token_type: "Bearer";
+                    };
+                };
+            };
+            /** @description invalid_request or unsupported_grant_type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error?: "invalid_request" | "invalid_client" | "invalid_grant" | "unsupported_grant_type" | "access_denied";
+                        error_description?: string;
+                    };
+                };
+            };
+            /** @description invalid_client */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error?: "invalid_request" | "invalid_client" | "invalid_grant" | "unsupported_grant_type" | "access_denied";
+                        error_description?: string;
+                    };
+                };
+            };
+            /** @description access_denied: unknown audience */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error?: "invalid_request" | "invalid_client" | "invalid_grant" | "unsupported_grant_type" | "access_denied";
+                        error_description?: string;
+                    };
+                };
+            };
+            /** @description too many failures */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error?: "invalid_request" | "invalid_client" | "invalid_grant" | "unsupported_grant_type" | "access_denied";
+                        error_description?: string;
+                    };
+                };
+            };
         };
-        content: {
-          'application/json': {
-            code?: string;
-            message: string;
-          };
-        };
-      };
-      /** @description unauthorised */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            message: string;
-          };
-        };
-      };
-      /** @description NOT_FOUND */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            code?: string;
-            message: string;
-          };
-        };
-      };
     };
-  };
+    listClients: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Clients */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id?: string;
+                        name?: string;
+                        description?: string;
+                        client_id?: string;
+                    }[];
+                };
+            };
+            /** @description missing or invalid token, or no client_id claim */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    createClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name?: string;
+                        description?: string;
+                        client_id?: string;
+                        client_secret?: string;
+                    };
+                };
+            };
+            /** @description INVALID_REQUEST or CLIENT_CREATE_FAILED (the organisation holds its most clients) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code?: string;
+                        message: string;
+                    };
+                };
+            };
+            /** @description unauthorised */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description CLIENT_CREATE_FAILED, CLIENT_GRANT_CREATE_FAILED or CLIENT_UPDATE_FAILED: a step of the creation failed and was undone */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code?: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    getClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id?: string;
+                        name?: string;
+                        description?: string;
+                        client_id?: string;
+                    };
+                };
+            };
+            /** @description unauthorised */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description CLIENT_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code?: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    deleteClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted (no body) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description unauthorised */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description CLIENT_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code?: string;
+                        message: string;
+                    };
+                };
+            };
+            /** @description CLIENT_DELETE_FAILED: the deletion was not stored; the client is kept */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code?: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    reporting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    window: {
+                        /**
+                         * @description 1m, 5m, 15m, 30m, 1h, 1d or an equal duration such as 60s
+                         * @example 1h
+                         */
+                        every: string;
+                        /** @enum {string} */
+                        function?: "mean" | "max" | "min" | "sum" | "first" | "last" | "median";
+                        timezone?: string;
+                        create_empty?: boolean;
+                        fill?: {
+                            use_previous?: boolean;
+                            value?: number;
+                        };
+                    };
+                    filter: {
+                        measurements: ("floor_occupancy" | "room_occupancy" | "zone_occupancy" | "traffic" | "traffic_floor_occupancy" | "traffic_room_occupancy")[];
+                        /** @example -24h */
+                        start: string;
+                        stop?: string | null;
+                        calibrated?: boolean | ("true" | "raw" | "false");
+                        calibration_points?: {
+                            timestamp: string;
+                            occupancy: number;
+                            type?: string;
+                        }[];
+                        spaces?: {
+                            eq: string[];
+                        };
+                        rooms?: {
+                            eq: string[];
+                        };
+                        zones?: {
+                            eq: string[];
+                        };
+                        buildings?: {
+                            eq: string[];
+                        };
+                        sensors?: {
+                            eq: string[];
+                        };
+                        hives?: {
+                            eq: string[];
+                        };
+                        tags?: {
+                            eq: string[];
+                        };
+                    };
+                    group_by?: {
+                        order?: string[];
+                        raw?: boolean;
+                    };
+                    paginate?: {
+                        page?: number;
+                        limit?: number;
+                    };
+                    options?: {
+                        /** @enum {string} */
+                        format?: "json" | "csv";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description { data, page_info? }, or CSV with options.format csv */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @enum {string} */
+                            measurement: "floor_occupancy" | "room_occupancy" | "zone_occupancy" | "traffic" | "traffic_floor_occupancy" | "traffic_room_occupancy";
+                            time: string;
+                            start?: string;
+                            stop?: string;
+                            value: number | null;
+                        }[];
+                        page_info?: Record<string, never>;
+                    };
+                    "text/csv": string;
+                };
+            };
+            /** @description INVALID_REQUEST: out-of-limit range, window.offset, bad values */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code?: string;
+                        message: string;
+                    };
+                };
+            };
+            /** @description unauthorised */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description NOT_FOUND: an id that is not the organisation's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code?: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    reportingStats: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    measurements: string[];
+                    items: string[];
+                    start: string;
+                    stop: string;
+                    filters?: Record<string, never>;
+                };
+            };
+        };
+        responses: {
+            /** @description { data: { item: { measurement: value } } } */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            [key: string]: {
+                                [key: string]: number | null;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code?: string;
+                        message: string;
+                    };
+                };
+            };
+            /** @description unauthorised */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code?: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
 }
