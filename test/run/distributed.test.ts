@@ -1,4 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { startIngest, type IngestProcess } from './fixtures/ingest-process.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,54 +22,9 @@ import { threeHiveScenario } from './fixtures/three-hives.js';
  * scenario on the same broker into another database), in canonical order; the merged ledger
  * loses nothing; a retransmitted batch is counted as a duplicate and stored once.
  */
-const root = new URL('../../', import.meta.url).pathname;
 /** With the meeting room's calibration points: the merge reads them from the scenario, as the ingest processes' catalogue holds them. */
 const scenario = (): object => threeHiveScenario('20m', { calibrationPoints: true });
 const pgSkip = postgresSkipReason();
-
-interface Ingest {
-  child: ChildProcess;
-  out: () => string;
-  /** Resolves with the first stdout match. */
-  until(re: RegExp): Promise<RegExpExecArray>;
-}
-
-function startIngest(args: string[]): Ingest {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', join(root, 'test/cli/fixtures/cli-entry.ts'), 'serve', ...args],
-    { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let out = '';
-  let err = '';
-  const waiters: Array<{ re: RegExp; resolve: (m: RegExpExecArray) => void; reject: (e: Error) => void }> = [];
-  const check = (): void => {
-    for (const w of [...waiters]) {
-      const m = w.re.exec(out);
-      if (m) {
-        waiters.splice(waiters.indexOf(w), 1);
-        w.resolve(m);
-      }
-    }
-  };
-  child.stdout?.on('data', (c: Buffer) => {
-    out += c.toString();
-    check();
-  });
-  child.stderr?.on('data', (c: Buffer) => (err += c.toString()));
-  child.on('exit', (code) => {
-    for (const w of waiters.splice(0)) w.reject(new Error(`serve exited ${code}: ${err}\n${out}`));
-  });
-  return {
-    child,
-    out: () => out,
-    until: (re) =>
-      new Promise((resolve, reject) => {
-        waiters.push({ re, resolve, reject });
-        check();
-      }),
-  };
-}
 
 async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null) return;
@@ -102,7 +58,7 @@ async function metric(api: string, name: string): Promise<number> {
 describeWithBinaries(['mosquitto'], 'a distributed run: 2 shards → mosquitto → 2 ingest processes → PostgreSQL', () => {
   let mosquitto: Awaited<ReturnType<typeof startMosquitto>> | null = null;
   let postgres: TestPostgres | null = null;
-  const ingests: Ingest[] = [];
+  const ingests: IngestProcess[] = [];
   let dir = '';
   let scenarioFile = '';
   let whole: RunReport;
