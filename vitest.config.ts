@@ -1,12 +1,12 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Two projects: `fast` (`npm test`, the loop after a change: unit, property and the quick
- * end-to-end tests, a few minutes on 2 cores) and `slow` (with `fast`, `npm run test:all`,
- * what CI runs). A file is slow when it starts other programs (Chromium, PostgreSQL,
- * mosquitto, Python, promtool, the CLI), runs whole scenarios or served platforms over
- * sockets for many seconds, or fuzzes; measured per file on the 2-core machine. Nothing is
- * skipped by the split: every file is in exactly one project (test/test-split.test.ts).
+ * Three projects: `fast` (`npm test`, the loop after a change: unit, property and the quick
+ * end-to-end tests, a few minutes on 2 cores), `slow` and `serial` (with `fast`,
+ * `npm run test:all`, what CI runs). A file is slow when it starts other programs (Chromium,
+ * PostgreSQL, mosquitto, Python, promtool, the CLI), runs whole scenarios or served platforms
+ * over sockets for many seconds, or fuzzes; measured per file on the 2-core machine. Nothing
+ * is skipped by the split: every file is in exactly one project (test/test-split.test.ts).
  * New slow files can also be named `*.slow.test.ts`.
  */
 export const SLOW_TESTS = [
@@ -91,6 +91,36 @@ export const SLOW_TESTS = [
   'test/webhooks/timestamps.test.ts',
 ];
 
+/**
+ * The slow files whose assertions bound wall time (a page updated within 2 s, a lease taken
+ * over within two leases, delivery latency, the adversarial suite's limits, start-up and
+ * SIGTERM bounds) or that size themselves to the machine (`explore --jobs auto`): they run
+ * one at a time, after the others, so that no other test file shares the two cores with them.
+ */
+export const SERIAL_TESTS = [
+  'test/explore/bounded-search.slow.test.ts',
+  'test/run/distributed-faults.slow.test.ts',
+  'test/mcp/watch.slow.test.ts',
+  'test/adversarial/api-abuse.test.ts',
+  'test/adversarial/mqtt-fuzz.test.ts',
+  'test/adversarial/past-minute-flood.test.ts',
+  'test/adversarial/scenario-mutations.test.ts',
+  'test/api/live/live.test.ts',
+  'test/api/live/stream.test.ts',
+  'test/cli/serve-startup.test.ts',
+  'test/cli/serve.test.ts',
+  'test/run/distributed.test.ts',
+  'test/webhooks/attempt-handler.test.ts',
+  'test/webhooks/lanes.test.ts',
+];
+
+/**
+ * Vitest's default is one worker fewer than the cores: one worker on the 2-core machine, and
+ * the whole run serial. The fast and slow files take both cores (their bounds are CPU time or
+ * generous); the serial ones one, in a later group (`sequence.groupOrder`).
+ */
+const PARALLEL_WORKERS = 2;
+
 export default defineConfig({
   resolve: {
     // graphql ships CJS (main) and ESM (module) builds; mercurius loads the CJS one, so the
@@ -102,8 +132,27 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     projects: [
-      { extends: true, test: { name: 'fast', include: ['test/**/*.test.ts'], exclude: SLOW_TESTS } },
-      { extends: true, test: { name: 'slow', include: SLOW_TESTS } },
+      {
+        extends: true,
+        test: {
+          name: 'fast',
+          include: ['test/**/*.test.ts'],
+          exclude: SLOW_TESTS,
+          maxWorkers: PARALLEL_WORKERS,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'slow',
+          include: SLOW_TESTS,
+          exclude: SERIAL_TESTS,
+          maxWorkers: PARALLEL_WORKERS,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      { extends: true, test: { name: 'serial', include: SERIAL_TESTS, maxWorkers: 1, sequence: { groupOrder: 1 } } },
     ],
   },
 });

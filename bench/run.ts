@@ -13,6 +13,7 @@ import { runFoundationBench } from './foundation.js';
 import { runMcpBench } from './mcp.js';
 import { runDeliveryBench } from './delivery.js';
 import { runDistributedBench } from './distributed.js';
+import { runDistributedScaleBench } from './distributed-scale.js';
 import { runPipelineBench } from './pipeline.js';
 import { runPlatformBench } from './platform.js';
 import { runReportingBench } from './reporting.js';
@@ -36,6 +37,7 @@ if (only === undefined || only === 'webhooks') await runWebhooksBench(root, proc
 if (only === 'webhook-receiver') await runWebhookReceiverBench(root, process.argv[3], process.argv[4], process.argv[5]);
 // Needs mosquitto and PostgreSQL: run on its own only.
 if (only === 'distributed') await runDistributedBench(root, process.argv[3]);
+if (only === 'distributed-scale') await runDistributedScaleBench(root, process.argv.slice(3));
 if (only === 'capacity') await runCapacityBench(root, process.argv.slice(3));
 if (only === undefined || only === 'explore') await runExploreBench(root, process.argv[3]);
 if (only === undefined || only === 'scale')

@@ -14,6 +14,8 @@ export async function startMosquitto(): Promise<{
   url: string;
   stop(): void;
   restart(downMs?: number): Promise<void>;
+  /** The broker's process id (for the benches' CPU and RSS figures). */
+  pid(): number | undefined;
 }> {
   const srv = createServer();
   await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
@@ -40,6 +42,7 @@ export async function startMosquitto(): Promise<{
     return {
       url,
       stop: () => void proc.kill('SIGTERM'),
+      pid: () => proc.pid,
       // The broker-restart fault on a real broker: every connection and (persistence false) every queued message gone, the same port again.
       async restart(downMs = 500) {
         const exited = new Promise<void>((r) => proc.once('exit', () => r()));

@@ -41,6 +41,8 @@ export interface TestPostgres {
   /** Fast shutdown (SIGINT: sessions ended, transactions rolled back), then the same server again on the same port. */
   restart(downMs?: number): Promise<void>;
   stop(): Promise<void>;
+  /** The postmaster's process id (its backends are its children): for the benches' CPU and RSS figures. */
+  pid(): number | undefined;
 }
 
 async function freePort(): Promise<number> {
@@ -142,6 +144,7 @@ export async function startPostgres(): Promise<TestPostgres> {
         url,
         stop,
         restart,
+        pid: () => proc.pid,
         async createDatabase() {
           const name = `occusim_${process.pid}_${++counter}`;
           const admin = new pg.Client({ connectionString: url });
