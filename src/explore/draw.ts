@@ -15,6 +15,7 @@ export const EXPLORE_FAULT_KINDS = [
   'duplicate_batch',
   'clock_skew',
   'sensor_death',
+  'battery_drain',
 ] as const;
 export type ExploreFaultKind = (typeof EXPLORE_FAULT_KINDS)[number];
 
@@ -61,7 +62,8 @@ export function drawSchedule(
       const offsetS = rng.int(1, 120) * (rng.int(0, 1) === 0 ? -1 : 1);
       out.push({ kind, at, duration, hive: rng.pick(targets.hives), offset: `${offsetS > 0 ? '+' : ''}${offsetS}s` });
     } else if (kind === 'sensor_death') out.push({ kind, at, sensors: [rng.pick(targets.sensors)] });
-    else if (kind === 'sensor_offline') out.push({ kind, at, duration, sensors: [rng.pick(targets.sensors)] });
+    else if (kind === 'sensor_offline' || kind === 'battery_drain')
+      out.push({ kind, at, duration, sensors: [rng.pick(targets.sensors)] });
     else out.push({ kind, at, duration, hive: rng.pick(targets.hives), loss: rng.int(1, 9) / 10 });
   }
   return out;

@@ -24,6 +24,8 @@ export class FaultTimeline {
   readonly #brokerRestarts: ReadonlyArray<Fault<'broker_restart'>>;
   readonly #duplicates: ReadonlyArray<Fault<'duplicate_batch'>>;
   readonly #skews: ReadonlyArray<Fault<'clock_skew'>>;
+  /** battery_drain faults, for the meshes' batteries: each sensor's charge runs out over [from, to). */
+  readonly drains: ReadonlyArray<{ readonly sensorIds: readonly string[]; readonly from: number; readonly to: number }>;
 
   /** Whether any sensor ever goes offline: without, the mesh's routing never changes. */
   readonly anyOffline: boolean;
@@ -33,10 +35,23 @@ export class FaultTimeline {
     const of = <K extends FaultModel['kind']>(kind: K): Array<Fault<K>> =>
       all.filter((f): f is Fault<K> => f.kind === kind);
     // A dead sensor is one offline to the end of the run (its window ends at FOREVER_MS): it never reboots or rejoins.
-    this.#offline = all.filter(
-      (f): f is Fault<'sensor_offline'> | Fault<'sensor_death'> =>
-        f.kind === 'sensor_offline' || f.kind === 'sensor_death',
-    );
+    const drains = of('battery_drain');
+    this.drains = drains.map((f) => ({ sensorIds: f.sensorIds, from: f.atMs, to: f.atMs + f.durationMs }));
+    // A drained battery leaves its sensor dead from the drain's end, as a sensor_death there would.
+    const drainedDead = drains.map((f): Fault<'sensor_death'> => ({
+      kind: 'sensor_death',
+      atMs: f.atMs + f.durationMs,
+      durationMs: Number.MAX_SAFE_INTEGER - (f.atMs + f.durationMs),
+      src: f.src,
+      sensorIds: f.sensorIds,
+    }));
+    this.#offline = [
+      ...all.filter(
+        (f): f is Fault<'sensor_offline'> | Fault<'sensor_death'> =>
+          f.kind === 'sensor_offline' || f.kind === 'sensor_death',
+      ),
+      ...drainedDead,
+    ];
     this.#linkLoss = of('link_degradation');
     this.#reboots = of('hive_reboot');
     this.#uplinkDown = all.filter(

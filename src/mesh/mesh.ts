@@ -91,6 +91,7 @@ export class MeshSim<T extends number = number> {
     this.#queues = this.mesh.nodes.map(() => []);
     this.#lastArrival = new Float64Array(this.mesh.nodes.length);
     for (const n of this.mesh.nodes.slice(1)) this.batteries.set(n.id, new Battery(params.batteryMah, model.startMs));
+    for (const d of faults.drains) for (const id of d.sensorIds) this.batteries.get(id)?.drainOver(d.from, d.to);
     this.#batteryOf = this.mesh.nodes.map((n) => this.batteries.get(n.id));
     this.#notedRouting = this.routingAt(model.startMs);
     this.#preferred = this.#notedRouting.parents.map((p) => p[0]?.to ?? -1);

@@ -399,5 +399,7 @@ export type FaultModel =
   /** The hive's clock is off by `offsetMs` (negative: behind): every batch it sends is stamped `sent_at_ms` = true time + offset. */
   | (FaultBase & { kind: 'clock_skew'; hiveIds: string[]; offsetMs: number })
   /** The sensors stop for good at `atMs` (`durationMs` runs to FOREVER_MS): offline to the end, never rebooting. */
-  | (FaultBase & { kind: 'sensor_death'; sensorIds: string[] });
+  | (FaultBase & { kind: 'sensor_death'; sensorIds: string[] })
+  /** The sensors' batteries run out over [atMs, atMs + durationMs) (their level falls linearly to 0), then they are dead to the end. */
+  | (FaultBase & { kind: 'battery_drain'; sensorIds: string[] });
 export type FaultKind = FaultModel['kind'];

@@ -54,14 +54,21 @@ export const faultSchema = z
       'duplicate_batch',
       'clock_skew',
       'sensor_death',
+      'battery_drain',
     ]),
     at: duration.describe('Start, as an offset from the scenario start'),
-    duration: duration.optional().describe('Length (not for broker_restart or sensor_death)'),
-    sensors: z.array(name).min(1).optional().describe('sensor_offline, link_degradation, sensor_death: sensor names'),
+    duration: duration
+      .optional()
+      .describe('Length (not for broker_restart or sensor_death; battery_drain: until the battery is empty)'),
+    sensors: z
+      .array(name)
+      .min(1)
+      .optional()
+      .describe('sensor_offline, link_degradation, sensor_death, battery_drain: sensor names'),
     hive: name
       .optional()
       .describe(
-        'link_degradation, sensor_offline, sensor_death: every sensor of this hive; hive_reboot, hive_outage, duplicate_batch, clock_skew: the hive',
+        'link_degradation, sensor_offline, sensor_death, battery_drain: every sensor of this hive; hive_reboot, hive_outage, duplicate_batch, clock_skew: the hive',
       ),
     loss: z.number().min(0).max(1).optional().describe('link_degradation: extra frame loss per mesh link, 0..1'),
     offset: z

@@ -104,10 +104,11 @@ function resolveFault(ctx: FaultCtx, f: FaultFile, path: Array<string | number>,
       return hiveIds === null || offsetMs === null ? null : { ...base, kind: f.kind, hiveIds, offsetMs };
     }
     case 'sensor_offline':
+    case 'battery_drain':
     case 'link_degradation': {
       const sensorIds = sensorsOf(ctx, f, path);
       if (sensorIds === null) return null;
-      if (f.kind === 'sensor_offline') return { ...base, kind: f.kind, sensorIds };
+      if (f.kind !== 'link_degradation') return { ...base, kind: f.kind, sensorIds };
       if (f.loss === undefined) {
         error(ctx, [...path, 'loss'], 'link_degradation needs `loss` (0..1)');
         return null;
