@@ -16,6 +16,7 @@ export const EXPLORE_FAULT_KINDS = [
   'clock_skew',
   'sensor_death',
   'battery_drain',
+  'platform_restart',
 ] as const;
 export type ExploreFaultKind = (typeof EXPLORE_FAULT_KINDS)[number];
 
@@ -24,13 +25,15 @@ export type ExploreFaultKind = (typeof EXPLORE_FAULT_KINDS)[number];
  * between batches, a duplicate is deduplicated, and a skewed hive clock only changes the batches'
  * `sent_at_ms`, which the cloud stores but neither refuses nor aggregates by (it times a batch by
  * its own clock and each packet by its sensing time, so even a skew beyond the protocol's 2 s
- * tolerance, which `occusim check` reports, loses nothing).
+ * tolerance, which `occusim check` reports, loses nothing). A platform restart resumes the run
+ * from its store (src/run/platform-restarts.ts), which ends where the uninterrupted run ends.
  */
 export const LOSS_FREE_KINDS: ReadonlySet<string> = new Set([
   'hive_outage',
   'broker_restart',
   'duplicate_batch',
   'clock_skew',
+  'platform_restart',
 ]);
 
 export interface DrawTargets {
@@ -55,6 +58,8 @@ export function drawSchedule(
     // Up to a third of the run: long enough to span retransmissions, short enough to end inside it.
     const duration = `${rng.int(1, Math.max(1, Math.floor(seconds / 3)))}s`;
     if (kind === 'broker_restart') out.push({ kind, at });
+    // A restart at the very start has nothing to restart (refused): one second in at the earliest.
+    else if (kind === 'platform_restart') out.push({ kind, at: `${Math.max(1, atS)}s` });
     else if (kind === 'hive_outage' || kind === 'hive_reboot' || kind === 'duplicate_batch')
       out.push({ kind, at, duration, hive: rng.pick(targets.hives) });
     else if (kind === 'clock_skew') {

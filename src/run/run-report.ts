@@ -81,4 +81,6 @@ export interface RunReport {
   dbKept: boolean;
   /** The thresholds of the scenario's `expect:` and of `RunOptions.expect`, judged against `result` (absent when there are none). */
   expectations?: Verdict[];
+  /** `platform_restart` faults: the instants the run was stopped and resumed from its store (absent when none). */
+  platformRestarts?: string[];
 }

@@ -37,6 +37,7 @@ import { MAX_EXPECTATIONS, parseExpectation, type Expectation } from '../scenari
 import { reportRequest, reportSource } from './report-source.js';
 import type { RunReport, StartupBreakdown } from './run-report.js';
 import { countersFromAcks, shardModel } from './shard.js';
+import { platformRestartsOf, runWithPlatformRestarts } from './platform-restarts.js';
 import { startShardClockPlatform } from '../platform/shard-clock-platform.js';
 
 export type { RunPerf, RunReport } from './run-report.js';
@@ -59,6 +60,8 @@ export async function runScenario(
   const wall = startStopwatch();
   const phases = phaseTimer(wall);
   const whole = loadModel(scenario, options);
+  const restarts = platformRestartsOf(whole);
+  if (restarts.length > 0) return runWithPlatformRestarts(whole, options, restarts, runScenario);
   // A shard simulates its hives and their sensors (`model`); the world and its truth stay whole.
   const sharded = options.shard ? shardModel(whole, options.shard) : null;
   if (sharded && options.brokerUrl === undefined)

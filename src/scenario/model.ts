@@ -401,5 +401,7 @@ export type FaultModel =
   /** The sensors stop for good at `atMs` (`durationMs` runs to FOREVER_MS): offline to the end, never rebooting. */
   | (FaultBase & { kind: 'sensor_death'; sensorIds: string[] })
   /** The sensors' batteries run out over [atMs, atMs + durationMs) (their level falls linearly to 0), then they are dead to the end. */
-  | (FaultBase & { kind: 'battery_drain'; sensorIds: string[] });
+  | (FaultBase & { kind: 'battery_drain'; sensorIds: string[] })
+  /** The run stops at `atMs` and is resumed from its store (src/run/platform-restarts.ts); `durationMs` 0. */
+  | (FaultBase & { kind: 'platform_restart' });
 export type FaultKind = FaultModel['kind'];

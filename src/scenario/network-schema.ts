@@ -55,11 +55,14 @@ export const faultSchema = z
       'clock_skew',
       'sensor_death',
       'battery_drain',
+      'platform_restart',
     ]),
     at: duration.describe('Start, as an offset from the scenario start'),
     duration: duration
       .optional()
-      .describe('Length (not for broker_restart or sensor_death; battery_drain: until the battery is empty)'),
+      .describe(
+        'Length (not for broker_restart, platform_restart or sensor_death; battery_drain: until the battery is empty)',
+      ),
     sensors: z
       .array(name)
       .min(1)

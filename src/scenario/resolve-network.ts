@@ -85,6 +85,25 @@ function resolveFault(ctx: FaultCtx, f: FaultFile, path: Array<string | number>,
       : { atMs, durationMs: FOREVER_MS - atMs, src: ctx.pointerOf(path), kind: f.kind, sensorIds };
   }
   const base = { atMs, durationMs: dur(f.duration, 0), src: ctx.pointerOf(path) };
+  if (f.kind === 'platform_restart') {
+    if (f.duration !== undefined) {
+      error(
+        ctx,
+        [...path, 'duration'],
+        'platform_restart has no duration: the run stops at `at` and is resumed from its store at once',
+      );
+      return null;
+    }
+    if (atMs <= startMs) {
+      error(
+        ctx,
+        [...path, 'at'],
+        'platform_restart must come after the start (at > 0s): a run not yet started has nothing to restart',
+      );
+      return null;
+    }
+    return { ...base, kind: f.kind };
+  }
   if (f.kind !== 'broker_restart' && base.durationMs <= 0) {
     error(ctx, [...path, 'duration'], `fault ${f.kind} needs a duration > 0`);
     return null;
