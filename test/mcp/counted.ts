@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { JSONRPCMessage, Progress } from '@modelcontextprotocol/sdk/types.js';
 import type { ApiExtension } from '../../src/api/app.js';
 import { storeSeries } from '../../src/api/reporting/store-series.js';
 import { startApiServer } from '../../src/api/server.js';
@@ -14,11 +15,12 @@ import { loadModel } from './served.js';
 /**
  * The platform API over quickstart's catalogue and a real (empty) SQLite store, with `/mcp`,
  * that logs what the tool server asks of it: each upstream reporting request (held `delayMs`
- * first, so a call of several takes long enough to be cancelled between them) and each
+ * first, so a call of several takes long enough to be cancelled between them), each one its
+ * caller abandoned before the answer, and each
  * `notifications/cancelled` posted to `/mcp`, in arrival order. The stdio server reaches it
  * over HTTP, `/mcp` in process: the same hook sees both.
  */
-export type Logged = { kind: 'reporting' } | { kind: 'cancel'; requestId: unknown };
+export type Logged = { kind: 'reporting' } | { kind: 'abandoned' } | { kind: 'cancel'; requestId: unknown };
 
 export interface Counted {
   api: string;
@@ -37,9 +39,11 @@ export async function countedPlatform(delayMs: number): Promise<Counted> {
   });
   const log: Logged[] = [];
   const counting: ApiExtension = async (app) => {
-    app.addHook('onRequest', async (req) => {
+    app.addHook('onRequest', async (req, reply) => {
       if (!req.url.startsWith('/api/v3/reporting')) return;
       log.push({ kind: 'reporting' });
+      // A caller that aborts its request (fetch's signal) closes the exchange before the answer.
+      reply.raw.once('close', () => void (reply.raw.writableFinished || log.push({ kind: 'abandoned' })));
       await sleep(delayMs);
     });
     app.addHook('preHandler', async (req) => {
@@ -65,4 +69,20 @@ export async function countedPlatform(delayMs: number): Promise<Counted> {
       await store.close();
     },
   };
+}
+
+/** The progress notifications among a client's received messages from `from` on, as onprogress sees them. */
+export function progressOf(received: readonly JSONRPCMessage[], from: number): Progress[] {
+  return received.slice(from).flatMap((m) => {
+    if (!('method' in m) || m.method !== 'notifications/progress') return [];
+    const {
+      progressToken: _token,
+      _meta,
+      ...p
+    } = (m.params ?? {}) as Progress & {
+      progressToken: unknown;
+      _meta?: unknown;
+    };
+    return [p];
+  });
 }
