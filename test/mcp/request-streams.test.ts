@@ -19,14 +19,7 @@ const spaces: string[] = [];
 
 beforeAll(async () => {
   platform = await countedPlatform(DELAY_MS);
-  token = (
-    await apiFor({
-      api: platform.api,
-      clientId: platform.env.SERVICE_CLIENT_ID as string,
-      clientSecret: platform.env.SERVICE_CLIENT_SECRET as string,
-      audience: platform.env.SERVICE_AUDIENCE as string,
-    })
-  ).token;
+  token = await login();
   const { client } = await connect();
   const topo = await client.callTool({ name: 'service_list_topology', arguments: { depth: 6 } });
   for (const n of (topo.structuredContent as { nodes: Array<{ id: string; type: string }> }).nodes)
@@ -36,10 +29,22 @@ beforeAll(async () => {
 
 afterAll(async () => platform?.close());
 
+/** A token of its own: `/mcp` keeps caches per token, so a new one starts cold. */
+async function login(): Promise<string> {
+  return (
+    await apiFor({
+      api: platform.api,
+      clientId: platform.env.SERVICE_CLIENT_ID as string,
+      clientSecret: platform.env.SERVICE_CLIENT_SECRET as string,
+      audience: platform.env.SERVICE_AUDIENCE as string,
+    })
+  ).token;
+}
+
 /** An SDK client on a session of `/mcp`, and every message it receives. */
-async function connect(): Promise<{ client: Client; received: JSONRPCMessage[] }> {
+async function connect(bearer = token): Promise<{ client: Client; received: JSONRPCMessage[] }> {
   const transport = new StreamableHTTPClientTransport(new URL(`${platform.api}/mcp`), {
-    requestInit: { headers: { authorization: `Bearer ${token}` } },
+    requestInit: { headers: { authorization: `Bearer ${bearer}` } },
   });
   const client = new Client({ name: 'progress-test', version: '1.0.0' });
   await client.connect(transport);
@@ -84,6 +89,21 @@ describe('progress over Streamable HTTP', () => {
     // result came in the same read (its handler is gone by then): all but the last are seen.
     expect(seen.length).toBeGreaterThanOrEqual(sent.length - 1);
     expect(seen).toEqual(sent.slice(0, seen.length));
+    await client.close();
+  });
+
+  it('comes from a search over all types and the hardware snapshot, one step per catalogue read', async () => {
+    const { client, received } = await connect(await login());
+    const steps = async (name: string, args: Record<string, unknown>) => {
+      const from = received.length;
+      const r = await client.callTool({ name, arguments: args }, undefined, { onprogress: () => undefined });
+      expect(r.isError).toBeFalsy();
+      return progressOf(received, from).map((p) => [p.progress, p.total, p.message]);
+    };
+    expect(await steps('service_search_assets', { query: 'office' })).toEqual([[1, 1, 'spaces and devices read']]);
+    expect(await steps('service_hardware_snapshot', {})).toEqual([[1, 1, "the platform's present read"]]);
+    // Both read now: cached, no step.
+    expect(await steps('service_hardware_snapshot', {})).toEqual([]);
     await client.close();
   });
 
