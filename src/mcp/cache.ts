@@ -1,4 +1,5 @@
 import type { Clock } from '../core/clock.js';
+import { NO_CALL, whileActive, type Call } from './call.js';
 
 /**
  * The tool server's caches (platform-reference §5: topology ~10 min, occupancy ~60 s).
@@ -8,6 +9,10 @@ import type { Clock } from '../core/clock.js';
  * stale-while-revalidate, an expired value that loaded is answered at once while a fresh one
  * loads in the background: on the fleet the devices query takes ~0.5–1 s, and no call should
  * wait for it after the first.
+ *
+ * A load is shared by every call that asks while it runs, so no call's cancellation aborts it:
+ * a cancelled call stops waiting (call.ts, `whileActive`) and the value is cached for the next.
+ * A call that waits for a load counts it as one step of its progress, named by `label`.
  */
 export class CallScope {
   epoch = 0;
@@ -31,6 +36,7 @@ export class Cached<T> {
   readonly #scope: CallScope;
   readonly #revalidate: boolean;
   readonly #onRefresh: ((error: unknown) => void) | undefined;
+  readonly #label: string;
   #entry: Entry<T> | null = null;
   #refreshing = false;
 
@@ -43,8 +49,11 @@ export class Cached<T> {
       scope: CallScope;
       staleWhileRevalidate?: boolean;
       onRefresh?: (error: unknown) => void;
+      /** What a load reads, as a progress message names it ("devices read"). */
+      label?: string;
     },
   ) {
+    this.#label = opts.label ?? 'read';
     this.#onRefresh = opts.onRefresh;
     this.#load = load;
     this.#clock = opts.clock;
@@ -59,15 +68,26 @@ export class Cached<T> {
     return this.#entry?.at ?? null;
   }
 
-  get(): Promise<T> {
+  get(call: Call = NO_CALL): Promise<T> {
     const now = this.#clock.now();
-    const e = this.#entry;
-    if (e && (e.epoch === this.#scope.epoch || now - e.at < this.#ttlMs)) return e.value;
+    let e = this.#entry;
+    if (e && (e.epoch === this.#scope.epoch || now - e.at < this.#ttlMs)) return this.#wait(e, call);
     if (e?.loaded && this.#revalidate) {
       this.#refresh();
       return e.value;
     }
-    return this.#start(now).value;
+    e = this.#start(now);
+    return this.#wait(e, call);
+  }
+
+  /** The entry's value as the call sees it: at once when loaded, else one step of its progress. */
+  #wait(e: Entry<T>, call: Call): Promise<T> {
+    if (e.loaded || call === NO_CALL) return e.value;
+    call.progress.plan(1);
+    return whileActive(call, e.value).then((v) => {
+      call.progress.step(this.#label);
+      return v;
+    });
   }
 
   /** Forget the value: the next `get()` waits for a fresh read. */

@@ -1,5 +1,6 @@
 import type { Clock } from '../core/clock.js';
 import { Cached, type CallScope } from './cache.js';
+import { NO_CALL, type Call } from './call.js';
 import { notFound } from './errors.js';
 import { EventLog } from './events.js';
 import type { Platform } from './platform.js';
@@ -205,7 +206,11 @@ export class CatalogCache {
             `${what} refresh failed, the previous one is kept: ${err instanceof Error ? err.message : String(err)}`,
           );
     const opts = { clock, ttlMs, scope, staleWhileRevalidate: true };
-    this.#raw = new Cached(() => platform.query<SpacesData>(SPACES_QUERY), { ...opts, onRefresh: refreshed('spaces') });
+    this.#raw = new Cached(() => platform.query<SpacesData>(SPACES_QUERY), {
+      ...opts,
+      onRefresh: refreshed('spaces'),
+      label: 'spaces read',
+    });
     this.#devices = new Cached(
       () =>
         Promise.all([this.#raw.get(), platform.query<DevicesData>(DEVICES_QUERY)]).then(([s, d]) => {
@@ -213,7 +218,7 @@ export class CatalogCache {
           c.addDevices(d);
           return c;
         }),
-      { ...opts, onRefresh: refreshed('devices') },
+      { ...opts, onRefresh: refreshed('devices'), label: 'spaces and devices read' },
     );
   }
 
@@ -223,15 +228,17 @@ export class CatalogCache {
     this.#devices.invalidate();
   }
 
-  spaces(): Promise<Catalog> {
+  /** The spaces; `call` waits for a load as one step of its progress (cache.ts). */
+  async spaces(call: Call = NO_CALL): Promise<Catalog> {
+    await this.#raw.get(call);
     const source = this.#raw.get();
     if (this.#spaces?.source !== source) this.#spaces = { source, catalog: source.then((d) => Catalog.fromSpaces(d)) };
     return this.#spaces.catalog;
   }
 
   /** Spaces and devices together (hardware snapshot, search over sensors, device details). */
-  withDevices(): Promise<Catalog> {
-    return this.#devices.get();
+  withDevices(call: Call = NO_CALL): Promise<Catalog> {
+    return this.#devices.get(call);
   }
 
   /** Resolves ids against a fresh catalogue when the cached one lacks any (a new asset), at most every 30 s. */
@@ -239,8 +246,9 @@ export class CatalogCache {
     ids: readonly string[],
     kinds: readonly AssetKind[],
     devices = false,
+    call: Call = NO_CALL,
   ): Promise<{ catalog: Catalog; assets: ReturnType<Catalog['getAll']> }> {
-    const load = (): Promise<Catalog> => (devices ? this.withDevices() : this.spaces());
+    const load = (): Promise<Catalog> => (devices ? this.withDevices(call) : this.spaces(call));
     let catalog = await load();
     const at = (devices ? this.#devices.readAt : this.#raw.readAt) ?? this.#clock.now();
     if (ids.some((id) => !catalog.assets.has(id)) && this.#clock.now() - at >= 30_000) {

@@ -12,6 +12,7 @@ import { PresentedToken } from './auth.js';
 import { toolContext } from './context.js';
 import { injectPort } from './http-port.js';
 import { createMcpServer } from './server.js';
+import { StreamedCalls } from './request-streams.js';
 import { readSettings, type McpSettings } from './settings.js';
 import type { ToolContext } from './tool.js';
 
@@ -20,7 +21,8 @@ import type { ToolContext } from './tool.js';
  * 6), so an assistant can use a served run without spawning a process. An `initialize` opens
  * a session (issue 28): its `Mcp-Session-Id` names it on later POSTs, on the GET that opens
  * its server-sent stream (log messages, resource updates, list changes) and on the DELETE that
- * ends it. Answers are JSON. A session belongs to the token that opened it (another token
+ * ends it. Answers are JSON, but for `tools/call`: a server-sent event stream of its progress
+ * notifications and then its result (request-streams.ts). A session belongs to the token that opened it (another token
  * gets 404, as an unknown session); each token may hold MAX_SESSIONS_PER_TOKEN, the server
  * MAX_SESSIONS. At the cap the token's least recently used session with no request running
  * is ended to make room (an idle one first, else one holding only its stream); when every one
@@ -52,6 +54,8 @@ interface Session {
   token: string;
   server: Server;
   transport: StreamableHTTPServerTransport;
+  /** Serves `tools/call` as an SSE stream (progress, then the result): request-streams.ts. */
+  calls: StreamedCalls;
   /** Requests in flight: a session with one is never reclaimed. */
   inflight: number;
   /** Open GET streams: a session with only these may be reclaimed at the cap (its stream ended). */
@@ -101,6 +105,7 @@ export async function mcpHttpPlugin(app: FastifyInstance, opts: McpHttpOptions):
     s[kind]++;
     reply.raw.once('close', () => void s[kind]--);
     reply.hijack();
+    if (body !== undefined && s.calls.serve(req.raw, reply.raw, body)) return;
     await s.transport.handleRequest(req.raw, reply.raw, body);
   };
   /**
@@ -152,7 +157,7 @@ export async function mcpHttpPlugin(app: FastifyInstance, opts: McpHttpOptions):
       sessionIdGenerator: () => randomUUID(),
       enableJsonResponse: true,
       onsessioninitialized: (id) =>
-        void sessions.set(id, { token, server, transport, inflight: 0, streams: 0, used: ++uses }),
+        void sessions.set(id, { token, server, transport, calls, inflight: 0, streams: 0, used: ++uses }),
       onsessionclosed: (id) => {
         sessions.delete(id);
         void server.close();
@@ -161,7 +166,8 @@ export async function mcpHttpPlugin(app: FastifyInstance, opts: McpHttpOptions):
     transport.onclose = () => {
       if (transport.sessionId) sessions.delete(transport.sessionId);
     };
-    await server.connect(transport);
+    const calls = new StreamedCalls(transport);
+    await server.connect(calls);
     reply.hijack();
     await transport.handleRequest(req.raw, reply.raw, req.body);
   };
@@ -170,12 +176,14 @@ export async function mcpHttpPlugin(app: FastifyInstance, opts: McpHttpOptions):
     const ctx = contextFor(token);
     const server = createMcpServer(() => ctx, { events: ctx.events });
     const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
+    const calls = new StreamedCalls(transport);
     reply.raw.on('close', () => {
-      void transport.close();
+      void calls.close();
       void server.close();
     });
-    await server.connect(transport);
+    await server.connect(calls);
     reply.hijack();
+    if (calls.serve(req.raw, reply.raw, req.body)) return;
     await transport.handleRequest(req.raw, reply.raw, req.body);
   };
 

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { cancelled } from './call.js';
 import { ToolError } from './errors.js';
 
 /**
@@ -13,7 +14,8 @@ export interface HttpAnswer {
 }
 
 export interface HttpPort {
-  post(path: string, body: unknown, bearer: string | null): Promise<HttpAnswer>;
+  /** `signal`: the calling request's cancellation; an aborted request is not sent, or stops waiting. */
+  post(path: string, body: unknown, bearer: string | null, signal?: AbortSignal): Promise<HttpAnswer>;
 }
 
 const TIMEOUT_MS = 30_000;
@@ -34,7 +36,7 @@ const headers = (bearer: string | null): Record<string, string> => ({
 
 export function fetchPort(baseUrl: string): HttpPort {
   return {
-    async post(path, body, bearer) {
+    async post(path, body, bearer, signal) {
       let res: Response;
       let text: string;
       try {
@@ -42,10 +44,12 @@ export function fetchPort(baseUrl: string): HttpPort {
           method: 'POST',
           headers: headers(bearer),
           body: JSON.stringify(body),
-          signal: AbortSignal.timeout(TIMEOUT_MS),
+          signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(TIMEOUT_MS)]) : AbortSignal.timeout(TIMEOUT_MS),
         });
         text = await res.text();
       } catch (err) {
+        // A cancelled call's request: its caller stops here, and says why (not a network fault).
+        if (signal?.aborted) throw cancelled(signal);
         const reason =
           err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
         throw new ToolError('NETWORK_ERROR', `the platform API at ${baseUrl} did not answer ${path}: ${reason}`, {
@@ -57,10 +61,15 @@ export function fetchPort(baseUrl: string): HttpPort {
   };
 }
 
-/** Calls routes of the app the `/mcp` route lives in, through Fastify's in-process injection. */
+/**
+ * Calls routes of the app the `/mcp` route lives in, through Fastify's in-process injection.
+ * An injected request cannot be aborted once running (it holds no socket); a cancelled call's
+ * next one is never started.
+ */
 export function injectPort(app: FastifyInstance): HttpPort {
   return {
-    async post(path, body, bearer) {
+    async post(path, body, bearer, signal) {
+      if (signal?.aborted) throw cancelled(signal);
       const res = await app.inject({
         method: 'POST',
         url: path,

@@ -1,6 +1,7 @@
 import type { Clock } from '../core/clock.js';
 import { MINUTE_MS, floorToMinute, isoUtc } from '../core/time.js';
 import { Cached, type CallScope } from './cache.js';
+import { NO_CALL, cancelled, type Call } from './call.js';
 import type { Asset } from './catalog.js';
 import type { Platform } from './platform.js';
 
@@ -92,21 +93,22 @@ export class OccupancyReader {
               .filter((t) => Number.isFinite(t));
             return beats.length > 0 ? Math.max(...beats) : clock.now();
           }),
-      { clock, ttlMs, scope },
+      { clock, ttlMs, scope, label: "the platform's present read" },
     );
   }
 
   /** The platform's present (epoch ms): newest hive heartbeat, else the clock. */
-  present(): Promise<number> {
-    return this.#present.get();
+  present(call: Call = NO_CALL): Promise<number> {
+    return this.#present.get(call);
   }
 
   /** Current occupancy of each space, in the order given. */
   async current(
     spaces: readonly Asset[],
     choice: SourceChoice = 'auto',
+    call: Call = NO_CALL,
   ): Promise<{ asOf: string; results: CurrentOccupancy[] }> {
-    const present = await this.present();
+    const present = await this.present(call);
     const stop = floorToMinute(present);
     const now = this.#clock.now();
     const key = (id: string): string => `${choice}:${id}`;
@@ -118,12 +120,12 @@ export class OccupancyReader {
     const todo = spaces.filter(isOccupancySpace).filter((s) => !known.has(s.id));
     if (todo.length > 0) {
       const got = new Map<string, CurrentOccupancy>();
-      if (choice !== 'traffic') for (const r of await this.#read(todo, 'presence', stop)) got.set(r.id, r);
+      if (choice !== 'traffic') for (const r of await this.#read(todo, 'presence', stop, call)) got.set(r.id, r);
       const needTraffic = todo.filter(
         (s) => s.kind !== 'zone' && (choice === 'traffic' || (choice === 'auto' && got.get(s.id)?.occupancy == null)),
       );
       if (needTraffic.length > 0)
-        for (const r of await this.#read(needTraffic, 'traffic', stop))
+        for (const r of await this.#read(needTraffic, 'traffic', stop, call))
           if (r.occupancy !== null || !got.has(r.id)) got.set(r.id, r);
       for (const s of todo) {
         const value = got.get(s.id) ?? { id: s.id, occupancy: null, source: null, minutes: [] };
@@ -135,8 +137,8 @@ export class OccupancyReader {
     return { asOf: isoUtc(stop), results };
   }
 
-  /** One reporting request per measurement and time zone: 1m windows over the look-back. */
-  async #read(spaces: readonly SpaceAsset[], source: Source, stop: number): Promise<CurrentOccupancy[]> {
+  /** One reporting request per measurement and time zone (one progress step each): 1m windows over the look-back. */
+  async #read(spaces: readonly SpaceAsset[], source: Source, stop: number, call: Call): Promise<CurrentOccupancy[]> {
     const groups = new Map<string, SpaceAsset[]>();
     for (const s of spaces) {
       if (source === 'traffic' && s.kind === 'zone') continue;
@@ -144,21 +146,27 @@ export class OccupancyReader {
       groups.set(k, [...(groups.get(k) ?? []), s]);
     }
     const out: CurrentOccupancy[] = [];
+    call.progress.plan(groups.size);
     for (const group of groups.values()) {
+      if (call.signal.aborted) throw cancelled(call.signal);
       const first = group[0] as SpaceAsset;
       const kind = first.kind;
       const measurement =
         source === 'presence' ? PRESENCE_MEASUREMENT[kind] : TRAFFIC_MEASUREMENT[kind as 'floor' | 'room'];
-      const points = await this.#platform.report<ReportPoint>({
-        window: { every: '1m', function: 'max', timezone: first.timezone },
-        filter: {
-          measurements: [measurement],
-          [FILTER_KEY[kind]]: { eq: group.map((s) => s.id) },
-          start: isoUtc(stop - LOOKBACK_MINUTES * MINUTE_MS),
-          stop: isoUtc(stop),
-          ...(source === 'traffic' ? { calibrated: true } : {}),
+      const points = await this.#platform.report<ReportPoint>(
+        {
+          window: { every: '1m', function: 'max', timezone: first.timezone },
+          filter: {
+            measurements: [measurement],
+            [FILTER_KEY[kind]]: { eq: group.map((s) => s.id) },
+            start: isoUtc(stop - LOOKBACK_MINUTES * MINUTE_MS),
+            stop: isoUtc(stop),
+            ...(source === 'traffic' ? { calibrated: true } : {}),
+          },
         },
-      });
+        call,
+      );
+      call.progress.step(`${source} occupancy of ${group.length} ${kind}(s) read`);
       const byId = new Map<string, MinutePoint[]>();
       for (const p of points) {
         const id = pointId(p, kind);

@@ -1,4 +1,5 @@
 import { Kind, parse } from 'graphql';
+import { NO_CALL, cancelled, whileActive, type Call } from './call.js';
 import { ToolError, fromGraphqlCode, fromHttpStatus } from './errors.js';
 import { EventLog, SLOW_CALL_MS } from './events.js';
 import type { HttpPort } from './http-port.js';
@@ -25,10 +26,13 @@ export class Platform {
     this.#events = events;
   }
 
-  /** A GraphQL query's `data`; GraphQL errors become tool errors by their `extensions.code`. */
-  async query<T>(document: string, variables: Record<string, unknown> = {}): Promise<T> {
+  /**
+   * A GraphQL query's `data`; GraphQL errors become tool errors by their `extensions.code`.
+   * `call`: the request it is made for (call.ts); a cancelled one is not sent.
+   */
+  async query<T>(document: string, variables: Record<string, unknown> = {}, call: Call = NO_CALL): Promise<T> {
     assertQueryOnly(document, this.#checked);
-    const body = (await this.#post(PATHS.graphql, { query: document, variables })) as {
+    const body = (await this.#post(PATHS.graphql, { query: document, variables }, call)) as {
       data?: unknown;
       errors?: Array<{ message?: string; extensions?: { code?: unknown } }>;
     };
@@ -38,25 +42,38 @@ export class Platform {
   }
 
   /** `POST /api/v3/reporting` (platform-reference §3): the points under `data`. */
-  async report<P>(request: Record<string, unknown>): Promise<P[]> {
-    const body = (await this.#post(PATHS.reporting, request)) as { data?: unknown };
+  async report<P>(request: Record<string, unknown>, call: Call = NO_CALL): Promise<P[]> {
+    const body = (await this.#post(PATHS.reporting, request, call)) as { data?: unknown };
     return Array.isArray(body.data) ? (body.data as P[]) : [];
   }
 
   /** `POST /api/v4/reporting/stats`: `{ id: { measurement: value } }`. */
-  async stats(request: Record<string, unknown>): Promise<Record<string, Record<string, number | null>>> {
-    const body = (await this.#post(PATHS.stats, request)) as { data?: Record<string, Record<string, number | null>> };
+  async stats(
+    request: Record<string, unknown>,
+    call: Call = NO_CALL,
+  ): Promise<Record<string, Record<string, number | null>>> {
+    const body = (await this.#post(PATHS.stats, request, call)) as {
+      data?: Record<string, Record<string, number | null>>;
+    };
     return body.data ?? {};
   }
 
-  async #post(path: ReadPath, payload: unknown): Promise<unknown> {
+  async #post(path: ReadPath, payload: unknown, call: Call): Promise<unknown> {
+    const { signal } = call;
     for (let attempt = 0; ; attempt++) {
-      const token = await this.#tokens.token();
+      // Checked before every request, retries included: a cancelled call makes no further one.
+      if (signal.aborted) throw cancelled(signal);
+      const token = await whileActive(call, this.#tokens.token());
+      if (signal.aborted) throw cancelled(signal);
       const started = process.hrtime.bigint();
       let res;
       try {
-        res = await this.#http.post(path, payload, token);
+        res = await this.#http.post(path, payload, token, signal === NO_CALL.signal ? undefined : signal);
       } catch (err) {
+        if (signal.aborted) {
+          this.#events.emit('debug', 'platform', `${path} abandoned: the call was cancelled`);
+          throw err;
+        }
         this.#events.emit(
           'error',
           'platform',

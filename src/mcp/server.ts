@@ -9,6 +9,8 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { applyAliases } from './aliases.js';
+import { NO_CALL, callOf, type Call } from './call.js';
+import { systemClock, type Clock } from '../core/clock.js';
 import { asToolError, invalid, type ToolError } from './errors.js';
 import { atLeast, DEFAULT_LEVEL, LEVELS, type EventLog, type Level } from './events.js';
 import { completionHandlers } from './completion.js';
@@ -93,14 +95,19 @@ function zodMessage(e: z.ZodError): string {
   return e.issues.map((i) => `${i.path.length > 0 ? i.path.join('.') : 'arguments'}: ${i.message}`).join('; ');
 }
 
-export async function callTool(tool: AnyTool, args: unknown, ctx: () => ToolContext): Promise<CallToolResult> {
+export async function callTool(
+  tool: AnyTool,
+  args: unknown,
+  ctx: () => ToolContext,
+  call: Call = NO_CALL,
+): Promise<CallToolResult> {
   try {
     const given = await applyAliases(tool, (args ?? {}) as Record<string, unknown>, ctx);
     const parsed = tool.input.safeParse(given);
     if (!parsed.success) throw invalid(`${tool.name}: ${zodMessage(parsed.error)}`);
     const context = ctx();
     context.scope.next();
-    const result = (await tool.run(parsed.data, context)) as Record<string, unknown>;
+    const result = (await tool.run(parsed.data, context, call)) as Record<string, unknown>;
     return { structuredContent: result, content: [{ type: 'text', text: capText(tool.render(result)) }] };
   } catch (err) {
     return errorResult(asToolError(err));
@@ -183,6 +190,15 @@ function subscriptions(server: Server, context: () => ToolContext): Record<strin
   };
 }
 
+/** The context's clock (progress pacing), or the system's when the context cannot be built (bad settings). */
+function clockOf(context: () => ToolContext): Clock {
+  try {
+    return context().clock;
+  } catch {
+    return systemClock;
+  }
+}
+
 /**
  * `context` is called per tool call: the stdio server hands out one long-lived context, the
  * HTTP route one per caller's organisation.
@@ -207,7 +223,9 @@ export function createMcpServer(context: () => ToolContext, opts: McpServerOptio
   // tools/call is taken before the SDK's schema (the fallback sees the raw request): its
   // refusal of `arguments: null` or `[]` is a protocol error with a validation dump, where the
   // assistant should get a VALIDATION_FAILED result it can act on.
-  const callRaw: RawHandler = async (params) => {
+  const callRaw: RawHandler = async (params, extra) => {
+    // A malformed progress token is a protocol error (-32602), before the tool is looked at.
+    const call = callOf(extra, clockOf(context), CALL_TOOL);
     const { name, arguments: args } = (params ?? {}) as { name?: unknown; arguments?: unknown };
     if (typeof name !== 'string') return errorResult(invalid('params.name must be the name of a tool (a string)'));
     if (name.length > MAX_TOOL_NAME)
@@ -226,7 +244,7 @@ export function createMcpServer(context: () => ToolContext, opts: McpServerOptio
         ),
       );
     }
-    return callTool(tool, args, context);
+    return callTool(tool, args, context, call);
   };
   const raw: Record<string, RawHandler> = {
     [CALL_TOOL]: callRaw,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Clock } from '../core/clock.js';
 import type { CallScope } from './cache.js';
+import type { Call } from './call.js';
 import type { AssetKind, CatalogCache } from './catalog.js';
 import type { EventLog } from './events.js';
 import type { OccupancyReader } from './occupancy.js';
@@ -55,7 +56,11 @@ export interface ToolDef<I extends z.ZodObject, O extends z.ZodObject> {
   output: O;
   /** The reference server's argument names, as aliases of ours. */
   aliases?: readonly AliasGroup[];
-  run(args: z.infer<I>, ctx: ToolContext): Promise<z.infer<O>>;
+  /**
+   * The work. `call` is this request's own (call.ts): its cancellation, which every upstream
+   * read is given, and its progress, one step per upstream read.
+   */
+  run(args: z.infer<I>, ctx: ToolContext, call: Call): Promise<z.infer<O>>;
   render(result: z.infer<O>): string;
 }
 

@@ -60,13 +60,14 @@ export const getAssetDetails = defineTool({
       convert: () => undefined,
     },
   ],
-  async run(args, ctx) {
+  async run(args, ctx, call) {
     const needDevices =
       args.include_devices || args.ids.some((id) => id.startsWith('sensor_') || id.startsWith('hive_'));
     const { catalog, assets } = await ctx.catalog.resolve(
       args.ids,
       ['site', 'building', 'floor', 'room', 'zone', 'hive', 'sensor'],
       needDevices,
+      call,
     );
     return {
       assets: assets.map((a) => {

@@ -95,10 +95,10 @@ export const availableRooms = defineTool({
   input,
   output,
   aliases,
-  async run(args, ctx) {
-    const catalog = await ctx.catalog.spaces();
+  async run(args, ctx, call) {
+    const catalog = await ctx.catalog.spaces(call);
     const scope = args.scope_id
-      ? ((await ctx.catalog.resolve([args.scope_id], ['site', 'building', 'floor'])).assets[0] as Asset)
+      ? ((await ctx.catalog.resolve([args.scope_id], ['site', 'building', 'floor'], false, call)).assets[0] as Asset)
       : null;
     const all = scope ? [...catalog.descendants(scope.id)] : [...catalog.assets.values()];
     const candidates = all.filter((r) => {
@@ -107,7 +107,7 @@ export const availableRooms = defineTool({
       if (args.min_capacity !== undefined && (cap === null || cap < args.min_capacity)) return false;
       return !(args.max_capacity !== undefined && cap !== null && cap > args.max_capacity);
     });
-    const { asOf, results } = await ctx.occupancy.current(candidates);
+    const { asOf, results } = await ctx.occupancy.current(candidates, 'auto', call);
     const free = candidates.filter((_, i) => results[i]?.occupancy === 0);
     free.sort((a, b) => (b.capacity?.max ?? -1) - (a.capacity?.max ?? -1) || pathOf(a).localeCompare(pathOf(b)));
     const source = new Map(results.map((r) => [r.id, r.source]));

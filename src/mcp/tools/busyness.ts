@@ -2,6 +2,7 @@ import { DateTime } from 'luxon';
 import { z } from 'zod';
 import type { Asset } from '../catalog.js';
 import { isOccupancySpace, type Source } from '../occupancy.js';
+import type { Call } from '../call.js';
 import type { Platform } from '../platform.js';
 import { fmt, table } from '../render.js';
 import { defineTool, idList, occupiedSpace, pathOf, spaceIdOrNameAlias, type AliasGroup } from '../tool.js';
@@ -58,23 +59,29 @@ async function averages(
   platform: Platform,
   spaces: ReadonlyArray<{ asset: Asset; source: Source }>,
   presentMs: number,
+  call: Call,
 ): Promise<Map<string, number | null>> {
   const groups = new Map<string, Array<{ asset: Asset; source: Source }>>();
   for (const s of spaces)
     groups.set(`${s.asset.timezone}|${s.source}`, [...(groups.get(`${s.asset.timezone}|${s.source}`) ?? []), s]);
   const out = new Map<string, number | null>();
+  call.progress.plan(groups.size);
   for (const [key, group] of groups) {
     const [zone, source] = key.split('|') as [string, Source];
     const now = DateTime.fromMillis(presentMs, { zone });
     const measurement = `occupancy_avg_${source}`;
     const hh = (h: number): string => `${String(h).padStart(2, '0')}:00`;
-    const data = await platform.stats({
-      measurements: [measurement],
-      items: group.map((g) => g.asset.id),
-      start: now.minus({ days: 27 }).toISODate(),
-      stop: now.plus({ days: 1 }).toISODate(),
-      filters: { time_ranges: [{ start: hh(now.hour), stop: hh(now.hour + 1) }] },
-    });
+    const data = await platform.stats(
+      {
+        measurements: [measurement],
+        items: group.map((g) => g.asset.id),
+        start: now.minus({ days: 27 }).toISODate(),
+        stop: now.plus({ days: 1 }).toISODate(),
+        filters: { time_ranges: [{ start: hh(now.hour), stop: hh(now.hour + 1) }] },
+      },
+      call,
+    );
+    call.progress.step(`28-day averages of ${group.length} space(s) read`);
     for (const g of group) out.set(g.asset.id, data[g.asset.id]?.[measurement] ?? null);
   }
   return out;
@@ -94,14 +101,14 @@ export const spaceBusyness = defineTool({
   input,
   output,
   aliases,
-  async run(args, ctx) {
-    const { assets } = await ctx.catalog.resolve(args.ids, ['floor', 'room', 'zone']);
+  async run(args, ctx, call) {
+    const { assets } = await ctx.catalog.resolve(args.ids, ['floor', 'room', 'zone'], false, call);
     const spaces = assets.filter(isOccupancySpace);
-    const { asOf, results } = await ctx.occupancy.current(spaces);
+    const { asOf, results } = await ctx.occupancy.current(spaces, 'auto', call);
     // The hour of the newest minute the snapshot used (as_of is the exclusive end of its window).
     const present = Date.parse(asOf) - 60_000;
     const measured = spaces.flatMap((asset, i) => (results[i]?.source ? [{ asset, source: results[i].source }] : []));
-    const avg = await averages(ctx.platform, measured, present);
+    const avg = await averages(ctx.platform, measured, present, call);
     const { quietBelowPct, busyFromPct } = ctx.settings;
     return {
       as_of: asOf,

@@ -35,10 +35,10 @@ export const getCurrentOccupancy = defineTool({
   input,
   output,
   aliases,
-  async run(args, ctx) {
-    const { assets } = await ctx.catalog.resolve(args.ids, ['floor', 'room', 'zone']);
+  async run(args, ctx, call) {
+    const { assets } = await ctx.catalog.resolve(args.ids, ['floor', 'room', 'zone'], false, call);
     const spaces = assets.filter(isOccupancySpace);
-    const { asOf, results } = await ctx.occupancy.current(spaces, args.source);
+    const { asOf, results } = await ctx.occupancy.current(spaces, args.source, call);
     return {
       as_of: asOf,
       method: METHOD,

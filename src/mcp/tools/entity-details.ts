@@ -176,7 +176,7 @@ export const fetchEntityDetails = defineTool({
   input,
   output,
   aliases,
-  async run(args, ctx) {
+  async run(args, ctx, call) {
     const byKind = new Map<Kind, string[]>();
     for (const id of args.ids) byKind.set(kindOf(id), [...(byKind.get(kindOf(id)) ?? []), id]);
     for (const kind of byKind.keys()) {
@@ -184,6 +184,7 @@ export const fetchEntityDetails = defineTool({
       if (bad.length > 0) throw invalid(`${kind} has no field ${bad.join(', ')}; allowed: ${ALLOWED[kind].join(', ')}`);
     }
     const found = new Map<string, { id: string; type: Kind; fields: Record<string, unknown> }>();
+    call.progress.plan(byKind.size);
     for (const [kind, ids] of byKind) {
       const selection = args.fields.map((f) => SUB[f] ?? f).join(' ');
       // Sites and buildings have no ids argument: the organisation has few, read them all.
@@ -192,7 +193,9 @@ export const fetchEntityDetails = defineTool({
       const data = await ctx.platform.query<Record<string, { data: Array<Record<string, unknown> & { id: string }> }>>(
         doc,
         withIds ? { ids } : {},
+        call,
       );
+      call.progress.step(`${LIST[kind]} read`);
       for (const row of data[LIST[kind]]?.data ?? []) {
         if (!ids.includes(row.id)) continue;
         const { id, ...rest } = row;

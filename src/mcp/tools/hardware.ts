@@ -160,12 +160,12 @@ export const hardwareSnapshot = defineTool({
   input,
   output,
   aliases,
-  async run(args, ctx) {
-    const catalog = await ctx.catalog.withDevices();
+  async run(args, ctx, call) {
+    const catalog = await ctx.catalog.withDevices(call);
     const scope = args.scope_id
-      ? ((await ctx.catalog.resolve([args.scope_id], ['site', 'building', 'floor'], true)).assets[0] as Asset)
+      ? ((await ctx.catalog.resolve([args.scope_id], ['site', 'building', 'floor'], true, call)).assets[0] as Asset)
       : null;
-    const present = await ctx.occupancy.present();
+    const present = await ctx.occupancy.present(call);
     const inside = scope ? [...catalog.descendants(scope.id)] : [...catalog.assets.values()];
     const hives = { total: 0, online: 0, offline: 0, not_streaming: 0 };
     const sensors = { total: 0, online: 0, offline: 0, not_streaming: 0, presence: 0, traffic: 0 };

@@ -46,11 +46,11 @@ export const searchAssets = defineTool({
       convert: (g) => g.asset_types,
     },
   ],
-  async run(args, ctx) {
+  async run(args, ctx, call) {
     const types: readonly AssetKind[] = args.sensor_mode ? ['sensor'] : (args.types ?? KINDS);
     const catalog = types.some((t) => DEVICE_KINDS.includes(t))
-      ? await ctx.catalog.withDevices()
-      : await ctx.catalog.spaces();
+      ? await ctx.catalog.withDevices(call)
+      : await ctx.catalog.spaces(call);
     let pool: Iterable<Asset> = catalog.assets.values();
     if (args.within_id) {
       const root = (
@@ -58,6 +58,7 @@ export const searchAssets = defineTool({
           [args.within_id],
           ['site', 'building', 'floor', 'room'],
           types.some((t) => DEVICE_KINDS.includes(t)),
+          call,
         )
       ).assets[0] as Asset;
       pool = [...catalog.descendants(root.id)].filter((a) => a.id !== root.id);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DAY_MS, HOUR_MS, MINUTE_MS, isoUtc } from '../../core/time.js';
 import type { Asset } from '../catalog.js';
+import { cancelled } from '../call.js';
 import { invalid } from '../errors.js';
 import {
   FILTER_KEY,
@@ -79,6 +80,26 @@ export function resolveTime(text: string, presentMs: number): number {
 
 const aliases = [assetIdsAlias('floor, room or zone')];
 
+/**
+ * Points (windows × ids) one reporting request is asked for. A day of 1m windows for 50 rooms
+ * is 72,000 points: read in batches of ids, so one upstream answer stays small, the call
+ * reports progress per batch and a cancelled call stops between them (issue 28, item 5).
+ */
+export const POINTS_PER_REQUEST = 5_000;
+
+type Space = Asset & { kind: 'floor' | 'room' | 'zone' };
+
+/** One reporting request per kind and time zone (the API's filter and window), each of at most POINTS_PER_REQUEST points. */
+export function batchesOf<S extends Space>(spaces: readonly S[], windows: number): S[][] {
+  const perRequest = Math.max(1, Math.floor(POINTS_PER_REQUEST / Math.max(1, windows)));
+  const groups = new Map<string, S[]>();
+  for (const s of spaces) groups.set(`${s.kind}|${s.timezone}`, [...(groups.get(`${s.kind}|${s.timezone}`) ?? []), s]);
+  const out: S[][] = [];
+  for (const group of groups.values())
+    for (let i = 0; i < group.length; i += perRequest) out.push(group.slice(i, i + perRequest));
+  return out;
+}
+
 export const getOccupancyTimeseries = defineTool({
   name: 'service_get_occupancy_timeseries',
   title: 'Occupancy time series',
@@ -87,12 +108,12 @@ export const getOccupancyTimeseries = defineTool({
   input,
   output,
   aliases,
-  async run(args, ctx) {
-    const { assets } = await ctx.catalog.resolve(args.ids, ['floor', 'room', 'zone']);
+  async run(args, ctx, call) {
+    const { assets } = await ctx.catalog.resolve(args.ids, ['floor', 'room', 'zone'], false, call);
     const spaces = assets.filter(isOccupancySpace);
     if (args.source === 'traffic' && spaces.some((s) => s.kind === 'zone'))
       throw invalid('traffic-based occupancy exists for floors and rooms only, not zones');
-    const present = await ctx.occupancy.present();
+    const present = await ctx.occupancy.present(call);
     const start = resolveTime(args.start, present);
     const stop = resolveTime(args.stop, present);
     if (stop <= start) throw invalid(`stop (${isoUtc(stop)}) must be after start (${isoUtc(start)})`);
@@ -101,24 +122,29 @@ export const getOccupancyTimeseries = defineTool({
         `at interval ${args.interval} the range is at most ${MAX_RANGE_MS[args.interval] / HOUR_MS} h; got ${((stop - start) / HOUR_MS).toFixed(1)} h — use a coarser interval`,
       );
     if (stop - start < EVERY[args.interval]) throw invalid(`the range is shorter than one ${args.interval} window`);
-    const groups = new Map<string, Array<(typeof spaces)[number]>>();
-    for (const s of spaces)
-      groups.set(`${s.kind}|${s.timezone}`, [...(groups.get(`${s.kind}|${s.timezone}`) ?? []), s]);
+    const batches = batchesOf(spaces, Math.ceil((stop - start) / EVERY[args.interval]));
     const points = new Map<string, Array<{ time: string; value: number | null }>>();
     const measurementOf = (s: Asset & { kind: 'floor' | 'room' | 'zone' }): string =>
       args.source === 'traffic' ? TRAFFIC_MEASUREMENT[s.kind as 'floor' | 'room'] : PRESENCE_MEASUREMENT[s.kind];
-    for (const group of groups.values()) {
+    call.progress.plan(batches.length);
+    for (const [i, group] of batches.entries()) {
+      // Between batches: a cancelled call reads no further one.
+      if (call.signal.aborted) throw cancelled(call.signal);
       const first = group[0] as (typeof spaces)[number];
-      const got = await ctx.platform.report<ReportPoint>({
-        window: { every: args.interval, function: args.function, timezone: first.timezone },
-        filter: {
-          measurements: [measurementOf(first)],
-          [FILTER_KEY[first.kind]]: { eq: group.map((s) => s.id) },
-          start: isoUtc(start),
-          stop: isoUtc(stop),
-          ...(args.source === 'traffic' ? { calibrated: true } : {}),
+      const got = await ctx.platform.report<ReportPoint>(
+        {
+          window: { every: args.interval, function: args.function, timezone: first.timezone },
+          filter: {
+            measurements: [measurementOf(first)],
+            [FILTER_KEY[first.kind]]: { eq: group.map((s) => s.id) },
+            start: isoUtc(start),
+            stop: isoUtc(stop),
+            ...(args.source === 'traffic' ? { calibrated: true } : {}),
+          },
         },
-      });
+        call,
+      );
+      call.progress.step(`batch ${i + 1} of ${batches.length} read: ${group.length} ${first.kind}(s)`);
       for (const p of got) {
         const id = pointId(p, first.kind);
         if (id !== undefined) points.set(id, [...(points.get(id) ?? []), { time: p.start ?? p.time, value: p.value }]);

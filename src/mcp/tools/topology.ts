@@ -96,10 +96,10 @@ export const listTopology = defineTool({
   input,
   output,
   aliases,
-  async run(args, ctx) {
-    const catalog = args.include_devices ? await ctx.catalog.withDevices() : await ctx.catalog.spaces();
+  async run(args, ctx, call) {
+    const catalog = args.include_devices ? await ctx.catalog.withDevices(call) : await ctx.catalog.spaces(call);
     const root = args.root_id
-      ? (await ctx.catalog.resolve([args.root_id], ['site', 'building', 'floor', 'room'], args.include_devices))
+      ? (await ctx.catalog.resolve([args.root_id], ['site', 'building', 'floor', 'room'], args.include_devices, call))
           .assets[0]
       : undefined;
     const shown = (a: Asset): boolean => args.include_devices || (a.kind !== 'hive' && a.kind !== 'sensor');

@@ -101,26 +101,32 @@ export const trafficFlow = defineTool({
   input,
   output,
   aliases,
-  async run(args, ctx) {
+  async run(args, ctx, call) {
     const withSensors = args.ids.some((id) => id.startsWith('sensor_'));
     const { assets } = await ctx.catalog.resolve(
       args.ids,
       ['site', 'building', 'floor', 'room', 'sensor'],
       withSensors,
+      call,
     );
     const zones = new Set(assets.map((a) => a.timezone));
     if (zones.size > 1) throw invalid(`the spaces must share one time zone; got ${[...zones].join(', ')}`);
     const zone = [...zones][0] as string;
-    const present = await ctx.occupancy.present();
+    const present = await ctx.occupancy.present(call);
     const day = args.date ? DateTime.fromISO(args.date, { zone }) : DateTime.fromMillis(present, { zone });
     if (!day.isValid) throw invalid(`date ${JSON.stringify(args.date)} is not a valid date`);
     const start = day.startOf('day').toMillis();
     const stop = Math.min(day.startOf('day').plus({ days: 1 }).toMillis(), present);
     if (stop <= start) throw invalid(`${day.toISODate()} has not begun at the platform's present (${isoUtc(present)})`);
-    const points = await ctx.platform.report<ReportPoint>({
-      window: { every: '1h', function: 'sum', timezone: zone },
-      filter: { measurements: ['traffic'], ...filters(assets), start: isoUtc(start), stop: isoUtc(stop) },
-    });
+    call.progress.plan(1);
+    const points = await ctx.platform.report<ReportPoint>(
+      {
+        window: { every: '1h', function: 'sum', timezone: zone },
+        filter: { measurements: ['traffic'], ...filters(assets), start: isoUtc(start), stop: isoUtc(stop) },
+      },
+      call,
+    );
+    call.progress.step('traffic counts read');
     const hours = new Map<string, { start: string; in: number; out: number }>();
     const sensors = new Map<string, { in: number; out: number }>();
     for (const p of points) {
