@@ -165,7 +165,8 @@ describe('occusim run --serve', () => {
 describe('occusim serve --feed', () => {
   it('serves a real-time run while it runs: the API sees minutes arrive, then all of them, and SIGTERM exits 0', async () => {
     const db = join(mkdtempSync(join(tmpdir(), 'occusim-feed-')), 'store.sqlite');
-    // 20 simulated minutes at 240× real time: about 5 s of wall time.
+    // 20 simulated minutes at 120× real time: about 10 s of wall time, so that a loaded machine's
+    // slow login still leaves minutes to watch arrive (at 240× it once saw none).
     const { child, ready, output } = startServing(
       [
         'serve',
@@ -173,7 +174,7 @@ describe('occusim serve --feed', () => {
         scenario,
         '--feed',
         '--speed',
-        '240',
+        '120',
         '--duration',
         '20m',
         '--db',

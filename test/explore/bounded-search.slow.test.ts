@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -41,6 +41,7 @@ describe(`bounded explore (seed ${SEED}, every fault kind)`, () => {
       const r = await promisify(execFile)(process.execPath, args, { timeout: 240_000 }).catch(
         (e: { stdout: string; stderr: string }) => ({ stdout: e.stdout, stderr: e.stderr }),
       );
+      if (!existsSync(out)) throw new Error(`explore wrote no report:\n${r.stdout}\n${r.stderr}`);
       const report = JSON.parse(readFileSync(out, 'utf8')) as ExploreReport;
       expect(report.failures, r.stdout).toEqual([]);
       // A search that ran almost nothing proves nothing: on the 2-core CI machine it runs ~30.
