@@ -82,6 +82,19 @@ export function distributedScaleOptions(args: readonly string[]): Options {
   return o;
 }
 
+/** `occusim run` of the fleet at real time, model fidelity: the single process and each shard alike. */
+const pacedRun = (file: string, o: Options): string[] => [
+  'run',
+  file,
+  '--speed',
+  '1',
+  '--duration',
+  o.duration,
+  '--fidelity',
+  'model',
+  '--quiet',
+];
+
 function occusim(root: string, args: string[]): Proc {
   const child = spawn(process.execPath, [join(root, 'bin/occusim.js'), ...args], {
     cwd: root,
@@ -157,21 +170,7 @@ async function singleRun(root: string, dir: string, file: string, o: Options, po
   const reportFile = join(dir, 'single.json');
   const before = await written(db);
   const t0 = performance.now();
-  const run = occusim(root, [
-    'run',
-    file,
-    '--speed',
-    '1',
-    '--duration',
-    o.duration,
-    '--fidelity',
-    'model',
-    '--quiet',
-    '--store',
-    db,
-    '--report',
-    reportFile,
-  ]);
+  const run = occusim(root, [...pacedRun(file, o), '--store', db, '--report', reportFile]);
   let stopped: string | null = null;
   stopWhenBehind(run, (why) => {
     stopped ??= why;
@@ -252,15 +251,7 @@ async function distributedRun(
     let stopped: string | null = null;
     for (let i = 1; i <= o.shards; i++) {
       const p = occusim(root, [
-        'run',
-        file,
-        '--speed',
-        '1',
-        '--duration',
-        o.duration,
-        '--fidelity',
-        'model',
-        '--quiet',
+        ...pacedRun(file, o),
         '--shard',
         `${i}/${o.shards}`,
         '--external-ingest',

@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runScenario } from '../../src/run/run-scenario.js';
 import { parseFaultSchedule } from '../../src/scenario/fault-schedule.js';
-
-function faults(text: string) {
-  const r = parseFaultSchedule(text);
-  if (!r.ok) throw new Error(r.message);
-  return r.faults;
-}
+import { schedule } from '../support/schedule.js';
 
 /** The battery_drain fault (src/mesh/faults.ts, src/mesh/battery.ts): the charge runs out over the window, then the sensor is dead. */
 describe('battery_drain fault', () => {
@@ -15,12 +10,12 @@ describe('battery_drain fault', () => {
     const [drained, dead] = await Promise.all([
       runScenario('scenarios/quickstart.yaml', {
         durationMs,
-        faults: faults('battery_drain@60s+2m:sensors=Kitchen'),
+        faults: schedule('battery_drain@60s+2m:sensors=Kitchen'),
         keepStore: false,
       }),
       runScenario('scenarios/quickstart.yaml', {
         durationMs,
-        faults: faults('sensor_death@180s:sensors=Kitchen'),
+        faults: schedule('sensor_death@180s:sensors=Kitchen'),
         keepStore: false,
       }),
     ]);
@@ -40,7 +35,7 @@ describe('battery_drain fault', () => {
     return expect(
       runScenario('scenarios/quickstart.yaml', {
         durationMs: 60_000,
-        faults: faults('battery_drain@1m:sensors=Kitchen'),
+        faults: schedule('battery_drain@1m:sensors=Kitchen'),
         keepStore: false,
       }),
     ).rejects.toThrow(/battery_drain needs a duration > 0/);

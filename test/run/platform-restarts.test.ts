@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runScenario } from '../../src/run/run-scenario.js';
-import { parseFaultSchedule } from '../../src/scenario/fault-schedule.js';
+import { schedule } from '../support/schedule.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
 import { storedRunText } from '../support/stored-series.js';
 
@@ -19,12 +19,6 @@ const model = loaded.model;
 const dir = mkdtempSync(join(tmpdir(), 'occusim-platform-restart-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function faults(text: string) {
-  const r = parseFaultSchedule(text);
-  if (!r.ok) throw new Error(r.message);
-  return r.faults;
-}
-
 /** The platform_restart fault (src/run/platform-restarts.ts): stopped at each instant, resumed from the store. */
 describe('platform_restart fault', () => {
   it('stops the run and resumes it from its store: the same stored series and result as the uninterrupted run, and its outbox but the stops’ repeats', async () => {
@@ -33,12 +27,12 @@ describe('platform_restart fault', () => {
     const restarted = await runScenario(QUICKSTART, {
       durationMs,
       dbPath: restartedDb,
-      faults: faults('platform_restart@7m; hive_outage@9m+2m:hive=Hive 1; platform_restart@13m'),
+      faults: schedule('platform_restart@7m; hive_outage@9m+2m:hive=Hive 1; platform_restart@13m'),
     });
     const whole = await runScenario(QUICKSTART, {
       durationMs,
       dbPath: wholeDb,
-      faults: faults('hive_outage@9m+2m:hive=Hive 1'),
+      faults: schedule('hive_outage@9m+2m:hive=Hive 1'),
     });
     // 08:00 in Paris is 07:00 UTC.
     expect(restarted.platformRestarts).toEqual(['2026-03-02T07:07:00.000Z', '2026-03-02T07:13:00.000Z']);
@@ -69,15 +63,15 @@ describe('platform_restart fault', () => {
 
   it('is refused with a duration, at the start, or with --record, naming the fault', async () => {
     await expect(
-      runScenario(QUICKSTART, { durationMs: 60_000, faults: faults('platform_restart@30s+1m'), keepStore: false }),
+      runScenario(QUICKSTART, { durationMs: 60_000, faults: schedule('platform_restart@30s+1m'), keepStore: false }),
     ).rejects.toThrow(/faults\[0\]\.duration.*platform_restart has no duration|platform_restart has no duration/);
     await expect(
-      runScenario(QUICKSTART, { durationMs: 60_000, faults: faults('platform_restart@0s'), keepStore: false }),
+      runScenario(QUICKSTART, { durationMs: 60_000, faults: schedule('platform_restart@0s'), keepStore: false }),
     ).rejects.toThrow(/platform_restart must come after the start/);
     await expect(
       runScenario(QUICKSTART, {
         durationMs: 60_000,
-        faults: faults('platform_restart@30s'),
+        faults: schedule('platform_restart@30s'),
         keepStore: false,
         record: join(dir, 'capture.jsonl'),
       }),
