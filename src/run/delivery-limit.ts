@@ -10,9 +10,11 @@ import { round } from '../core/stats.js';
  *   there) had no time to spare — it is the limit, and the store's share of its busy time says
  *   whether that CPU went to the store (SQLite's calls are synchronous: their time is the
  *   thread's) or to the rest (signing, HTTP, parsing);
- * - below that, the thread waited: for the store when the store's calls took most of the time
- *   (PostgreSQL round trips), otherwise for the endpoint's answers, whose send → answer time is
- *   given (the receiver's CPU or its own work; on one machine it shares the cores).
+ * - below that, the thread waited, for the store or for the endpoint's answers. The store's time
+ *   beyond the thread's active time cannot have been spent on the thread: it is time waited for
+ *   the store (PostgreSQL round trips); when that is at least half the waiting, the store is the
+ *   limit, otherwise the receiver, whose send → answer time is given (its CPU or its own work;
+ *   on one machine it shares the cores with the sender, and with whatever else runs there).
  *
  * Measured, not modelled: `test/run/delivery-limit.test.ts` gives the rule measured inputs.
  */
@@ -36,6 +38,8 @@ export interface DeliveryLimit {
   senderBusy: number | null;
   /** Share of the busy time spent in the store's calls, 0..1. */
   storeShare: number;
+  /** Share of the sending thread's active time spent in the store's calls, 0..1 (null: not measured). */
+  storeOfActive: number | null;
   /** Wall µs per delivery: the thread's active time, and the store's part. */
   activeUsPerDelivery: number | null;
   storeUsPerDelivery: number;
@@ -55,9 +59,12 @@ export function deliveryLimit(m: DeliveryLoadInput): DeliveryLimit | null {
   const storeShare = Math.min(1, m.storeMs / m.busyWallMs);
   const senderBusy = m.loopActiveMs === null ? null : Math.min(1, m.loopActiveMs / m.busyWallMs);
   const per = (ms: number): number => round((ms * 1000) / m.delivered, 1);
+  const storeOfActive =
+    m.loopActiveMs === null ? null : m.loopActiveMs > 0 ? Math.min(1, m.storeMs / m.loopActiveMs) : 0;
   const figures = {
     senderBusy: senderBusy === null ? null : round(senderBusy, 3),
     storeShare: round(storeShare, 3),
+    storeOfActive: storeOfActive === null ? null : round(storeOfActive, 3),
     activeUsPerDelivery: m.loopActiveMs === null ? null : per(m.loopActiveMs),
     storeUsPerDelivery: per(m.storeMs),
     responseP50Ms: m.responseP50Ms,
@@ -71,11 +78,10 @@ export function deliveryLimit(m: DeliveryLoadInput): DeliveryLimit | null {
       ...figures,
       statement: `the sending thread's load was not measured; store ${pct(storeShare)} of the delivery time, ${answers}`,
     };
-  const store = `the store ${figures.storeUsPerDelivery} µs per delivery (${pct(storeShare)} of the time)`;
+  const store = `the store ${figures.storeUsPerDelivery} µs per delivery (${pct(storeOfActive ?? 0)} of the thread's busy time)`;
   if (senderBusy >= SENDER_SATURATED) {
     // The thread is saturated: by the store's calls when they took most of its busy time.
-    const storeOfActive = m.loopActiveMs && m.loopActiveMs > 0 ? m.storeMs / m.loopActiveMs : 0;
-    const kind = storeOfActive >= STORE_DOMINANT ? 'store' : 'sender-cpu';
+    const kind = (storeOfActive ?? 0) >= STORE_DOMINANT ? 'store' : 'sender-cpu';
     return {
       kind,
       ...figures,
@@ -84,13 +90,16 @@ export function deliveryLimit(m: DeliveryLoadInput): DeliveryLimit | null {
         `the sending thread was busy ${pct(senderBusy)} of the delivery time, ${figures.activeUsPerDelivery} µs per delivery, of which ${store}; ${answers}`,
     };
   }
-  const kind = storeShare >= STORE_DOMINANT ? 'store' : 'receiver';
+  // Not saturated: it waited. Store time beyond the thread's active time was waited for off the thread.
+  const idleMs = m.busyWallMs - (m.loopActiveMs ?? 0);
+  const storeWaitMs = Math.max(0, m.storeMs - (m.loopActiveMs ?? 0));
+  const kind = idleMs > 0 && storeWaitMs >= STORE_DOMINANT * idleMs ? 'store' : 'receiver';
   return {
     kind,
     ...figures,
     statement:
       kind === 'store'
-        ? `limited by the store: the sending thread was busy ${pct(senderBusy)} of the delivery time and waited for ${store}; ${answers}`
+        ? `limited by the store: the sending thread was busy ${pct(senderBusy)} of the delivery time and waited for the store's answers, ${figures.storeUsPerDelivery} µs per delivery (${pct(storeShare)} of the delivery time); ${answers}`
         : `limited by the receiver: the sending thread was busy ${pct(senderBusy)} of the delivery time and waited for answers — ${answers} (its CPU or its own work); ${store}`,
   };
 }
