@@ -13,8 +13,11 @@ import { round } from '../core/stats.js';
  * - below that, the thread waited, for the store or for the endpoint's answers. The store's time
  *   beyond the thread's active time cannot have been spent on the thread: it is time waited for
  *   the store (PostgreSQL round trips); when that is at least half the waiting, the store is the
- *   limit, otherwise the receiver, whose send → answer time is given (its CPU or its own work;
- *   on one machine it shares the cores with the sender, and with whatever else runs there).
+ *   limit. Otherwise the receiver, whose written → answered time is given (its CPU or its own
+ *   work; on one machine it shares the cores with the sender and whatever else runs there) —
+ *   unless its answers cannot explain the rate: with `inFlight` requests pipelined and answers in
+ *   p50 ms, it could carry inFlight ÷ p50 deliveries a second; at twice the measured rate or
+ *   more, the wait is the sender's own (between rounds, or for a core), and the sender is named.
  *
  * Measured, not modelled: `test/run/delivery-limit.test.ts` gives the rule measured inputs.
  */
@@ -30,6 +33,8 @@ export interface DeliveryLoadInput {
   delivered: number;
   responseP50Ms: number;
   responseP99Ms: number;
+  /** Requests in flight per endpoint (the pipelining depth). */
+  inFlight: number;
 }
 
 export interface DeliveryLimit {
@@ -94,6 +99,16 @@ export function deliveryLimit(m: DeliveryLoadInput): DeliveryLimit | null {
   const idleMs = m.busyWallMs - (m.loopActiveMs ?? 0);
   const storeWaitMs = Math.max(0, m.storeMs - (m.loopActiveMs ?? 0));
   const kind = idleMs > 0 && storeWaitMs >= STORE_DOMINANT * idleMs ? 'store' : 'receiver';
+  const rate = (m.delivered * 1000) / m.busyWallMs;
+  const answerRate = m.responseP50Ms > 0 ? (m.inFlight * 1000) / m.responseP50Ms : Infinity;
+  if (kind === 'receiver' && answerRate >= 2 * rate)
+    return {
+      kind: 'sender-cpu',
+      ...figures,
+      statement:
+        `limited by the sender: its thread was busy ${pct(senderBusy)} of the delivery time, ${figures.activeUsPerDelivery} µs per delivery, of which ${store}; ` +
+        `not by the receiver — ${answers}, so ${m.inFlight} in flight carry ${Number.isFinite(answerRate) ? `${Math.round(answerRate).toLocaleString('en-US')}/s` : 'any rate'}, ${Math.round(rate).toLocaleString('en-US')}/s measured`,
+    };
   return {
     kind,
     ...figures,

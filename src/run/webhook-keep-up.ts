@@ -67,6 +67,7 @@ export function webhookKeepUp(stats: EngineStats, simulatedMs: number, speed: nu
     delivered,
     responseP50Ms: load.responseP50Ms,
     responseP99Ms: load.responseP99Ms,
+    inFlight: load.inFlight,
   });
   return {
     producedPerSimS: round(producedPerSimS, 2),

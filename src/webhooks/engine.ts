@@ -22,6 +22,7 @@ import type { Subscription } from './subscription.js';
 import type { WebhookTimestamps } from './timestamps.js';
 import { DEFAULT_LANE_BUDGET_MS, Lanes, type PassControl } from './lanes.js';
 import type { EventStorms } from './event-storm.js';
+import type { AnswerTimes } from './answer-times.js';
 
 /**
  * The delivery engine, on the platform's clock. `advance(now)`:
@@ -82,8 +83,12 @@ export interface EngineOptions {
   drainMs?: number;
   /** Storm mode's events (webhooks/event-storm.ts), enqueued at each fan-out up to its instant. */
   storms?: EventStorms;
-  /** The thread's cumulative event-loop active ms (perf only: what limits delivery, webhooks/delivery-limit.ts). */
+  /** The thread's cumulative event-loop active ms (perf only: what limits delivery, run/delivery-limit.ts). */
   loopActiveMs?: () => number;
+  /** The endpoints' answer times, as the sender measures them (perf only). */
+  answerTimes?: AnswerTimes;
+  /** Requests in flight per endpoint (perf only: what the answer times can carry). */
+  inFlight?: number;
 }
 
 export interface SubscriptionStats {
@@ -128,7 +133,7 @@ export interface EngineKeepUp {
   busyWallMs: number;
   /** Platform (simulated) ms from the sensing instant to the 2xx, at delivery: p50 / p99 / max. */
   sensingToDeliveredSimMs: { p50: number; p99: number; max: number };
-  /** Where the delivery time went (webhooks/delivery-limit.ts reads it). */
+  /** Where the delivery time went (run/delivery-limit.ts reads it). */
   load: DeliveryLoad;
 }
 
@@ -138,10 +143,12 @@ export interface DeliveryLoad {
   loopActiveMs: number | null;
   /** Wall ms in the store's calls of the delivery path (due, record, storm/occupancy enqueue). */
   storeMs: number;
-  /** Attempts whose answer (or failure) came back, and their wall ms from send to answer, p50 / p99. */
+  /** Answers (status lines) received, and their wall ms from the request's write to its answer, p50 / p99 (webhooks/answer-times.ts). */
   answered: number;
   responseP50Ms: number;
   responseP99Ms: number;
+  /** Requests in flight per endpoint (the platform's default pipelining depth). */
+  inFlight: number;
 }
 
 /** The deliveries of one round of a subscription, sent, their outcomes on their way. */
@@ -170,8 +177,6 @@ export class WebhookEngine {
   readonly #latencies = new Map<string, number[]>();
   /** Per subscription: wall instants of its first attempt and of its last 2xx (throughput). */
   readonly #span = new Map<string, { first: number; last: number }>();
-  /** Send → answer wall ms, tenths of ms (all endpoints). */
-  readonly #responses = new ValueCounts();
   #storeMs = 0;
   /** Simulated ms from sensing to 2xx: value counts, memory bounded by distinct values. */
   readonly #sensingAge = new ValueCounts();
@@ -484,13 +489,8 @@ export class WebhookEngine {
     const wall = this.#o.wallTime;
     if (!wall) return sent;
     const t0 = wall();
-    const span = this.#span.get(s.id);
-    if (!span) this.#span.set(s.id, { first: t0, last: t0 });
-    // Send → answer, in tenths of a ms (loopback answers take well under a ms).
-    return sent.then((o) => {
-      this.#responses.add(Math.round((wall() - t0) * 10));
-      return o;
-    });
+    if (!this.#span.has(s.id)) this.#span.set(s.id, { first: t0, last: t0 });
+    return sent;
   }
 
   #record(s: Subscription, d: Delivery, o: Outcome, nowMs: number): AttemptRecord {
@@ -591,9 +591,10 @@ export class WebhookEngine {
         load: {
           loopActiveMs: this.#o.loopActiveMs ? this.#lanes.busyLoopActiveMs() : null,
           storeMs: this.#storeMs,
-          answered: this.#responses.count,
-          responseP50Ms: (this.#responses.percentile(50) || 0) / 10,
-          responseP99Ms: (this.#responses.percentile(99) || 0) / 10,
+          answered: this.#o.answerTimes?.count ?? 0,
+          responseP50Ms: this.#o.answerTimes?.percentileMs(50) ?? 0,
+          responseP99Ms: this.#o.answerTimes?.percentileMs(99) ?? 0,
+          inFlight: this.#o.inFlight ?? 1,
         },
       },
     };

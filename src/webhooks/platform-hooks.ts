@@ -14,6 +14,7 @@ import type { StateRow } from './consumer-state.js';
 import { FaultInjector } from './fault-injector.js';
 import type { FaultCounts, WebhookFaults } from './faults.js';
 import { EventStorms } from './event-storm.js';
+import { AnswerTimes } from './answer-times.js';
 import { stormProblem, type StormCounts, type WebhookStorm } from './storm.js';
 import type { RetryPolicy } from './retry.js';
 import { Sender } from './sender.js';
@@ -177,7 +178,9 @@ async function start(
     }
     storms.begin(service.all(), clock.now());
   }
-  const senderOptions = { policy, concurrency, concurrencyOf: (id: string) => limits.get(id) };
+  // Perf only: how long endpoints take to answer, what limits delivery (run/delivery-limit.ts).
+  const answerTimes = new AnswerTimes(o.wallTime ?? systemWallTime);
+  const senderOptions = { policy, concurrency, concurrencyOf: (id: string) => limits.get(id), answerTimes };
   const withFaults = faults.size > 0 || o.faults !== undefined;
   const injector = withFaults
     ? new FaultInjector({ ...senderOptions, seed: o.seed, faultsOf: (s) => faults.get(s.id) ?? o.faults ?? null })
@@ -191,6 +194,8 @@ async function start(
     ...(storms ? { storms } : {}),
     // The delivering thread's event-loop busy share (perf: what limits delivery).
     loopActiveMs: () => performance.eventLoopUtilization().active,
+    answerTimes,
+    inFlight: concurrency,
     clock,
     seed: o.seed,
     sender,
