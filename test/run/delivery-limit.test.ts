@@ -44,6 +44,15 @@ describe('what limits webhook delivery', () => {
   });
 
   it('names the receiver when the thread waited and the answers explain the rate', () => {
+    // storm 5,000/s for 5 s to `occusim receive --latency 5`: 70,006 delivered at 1,674/wall-s,
+    // answers p50 6.5 ms (16 in flight carry 2,462/s, less than twice the rate).
+    const slow = deliveryLimit(
+      measured({ delivered: 70_006, capacityPerWallS: 1_674, activeUs: 146.3, storeUs: 46.9, p50: 6.5, p99: 47.6 }),
+    );
+    expect(slow).toMatchObject({ kind: 'receiver', senderBusy: 0.245 });
+    expect(slow?.statement).toMatch(
+      /^limited by the receiver: the sending thread was busy 24% of the delivery time and waited for answers — the endpoint answered in p50 6.5 ms, p99 47.6 ms/,
+    );
     // storm 30,000/s for 30 s, the machine shared with other work: 1,170,031 delivered at 9,250/wall-s
     // (answer times of that run were measured from the hand-over to the sender, slot wait included).
     const big = deliveryLimit(
