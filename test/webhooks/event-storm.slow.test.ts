@@ -7,6 +7,14 @@ import { runScenario } from '../../src/run/run-scenario.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
 import type { ScenarioModel } from '../../src/scenario/model.js';
 import { parseWebhookStorm } from '../../src/webhooks/storm.js';
+import {
+  ConsumerState,
+  SEQUENCE_HEADER,
+  type ApplyMode,
+  type StateEvent,
+  type StateRow,
+} from '../../src/webhooks/consumer-state.js';
+import { compareStates, passed } from '../../src/webhooks/consumer-verify.js';
 import { startTestReceiver, type TestReceiver } from './receiver-fixture.js';
 
 /**
@@ -14,7 +22,9 @@ import { startTestReceiver, type TestReceiver } from './receiver-fixture.js';
  * (`--webhook-storm`), delivered over loopback HTTP to an endpoint that records every request.
  * Two runs of the same seed, one with the platform in the run's thread and one in its own, must
  * put the same storm events (ids and bodies) on the wire, count them alike in their reports,
- * and give the same expected consumer state.
+ * and give the same expected consumer state. Storm requests go through the delivery faults like
+ * any other (5% duplicated): a correct consumer of what arrived passes `consumer-verify`, a
+ * naive one (duplicates counted twice) fails.
  */
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 const closers: Array<() => Promise<void> | void> = [];
@@ -37,7 +47,7 @@ async function stormRun(platformThread: boolean) {
   const receiver: TestReceiver = await startTestReceiver();
   closers.push(() => receiver.close());
   const model = quickstart();
-  let consumer: readonly unknown[] = [];
+  let consumer: readonly StateRow[] = [];
   const report = await runScenario(model, {
     durationMs: 5 * 60_000,
     platformThread,
@@ -47,6 +57,7 @@ async function stormRun(platformThread: boolean) {
     webhooks: {
       allow: ['127.0.0.1/8'],
       storm: STORM.storm,
+      faults: { duplicate: { rate: 0.05 } },
       consumerExpect: true,
       declared: [
         {
@@ -64,10 +75,31 @@ async function stormRun(platformThread: boolean) {
       consumer = a.consumer ?? [];
     },
   });
-  const storm = receiver.received.filter((r) => String(r.headers['webhook-id']).startsWith('event_storm_'));
+  const storm = new Map<string, string>();
+  for (const r of receiver.received)
+    if (String(r.headers['webhook-id']).startsWith('event_storm_')) storm.set(String(r.headers['webhook-id']), r.body);
   const digest = createHash('sha256');
-  for (const r of [...storm].sort((x, y) => (x.body < y.body ? -1 : 1))) digest.update(r.body);
-  return { report, storm: storm.length, bodies: digest.digest('hex'), consumer };
+  for (const body of [...storm.values()].sort()) digest.update(body);
+  /** The state a consumer of `mode` holds from what arrived, in arrival order. */
+  const held = (mode: ApplyMode): StateRow[] => {
+    const state = new ConsumerState(mode);
+    for (const r of receiver.received)
+      state.apply(
+        String(r.headers['webhook-id']),
+        Number(r.headers[SEQUENCE_HEADER]),
+        JSON.parse(r.body) as StateEvent,
+      );
+    return state.rows();
+  };
+  return {
+    report,
+    storm: storm.size,
+    duplicates: receiver.received.length - new Set(receiver.received.map((r) => r.headers['webhook-id'])).size,
+    bodies: digest.digest('hex'),
+    consumer,
+    idempotent: held('idempotent'),
+    naive: held('naive'),
+  };
 }
 
 describe('event storms', () => {
@@ -86,5 +118,10 @@ describe('event storms', () => {
     // Storm events are in the expected state, the same in both runs.
     expect(a.consumer.length).toBeGreaterThan(0);
     expect(b.consumer).toEqual(a.consumer);
+    // Through the faults like real traffic: duplicated, and a correct consumer still converges.
+    expect(sub?.faults?.duplicate).toBeGreaterThan(0);
+    expect(a.duplicates).toBe(sub?.faults?.duplicate);
+    expect(passed(compareStates(a.consumer, a.idempotent))).toBe(true);
+    expect(passed(compareStates(a.consumer, a.naive))).toBe(false);
   }, 180_000);
 });
