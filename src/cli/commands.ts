@@ -9,7 +9,14 @@ import { parseFaultSchedule } from '../scenario/fault-schedule.js';
 import { formatThresholds, thresholdSuite } from './thresholds.js';
 import { junitXml } from './junit.js';
 import { checkOutputFiles } from './preflight.js';
-import { hostOf, mqttPortOf, webhookConcurrencyOf, webhookFaultsFlag, webhookTimestampsFlag } from './options.js';
+import {
+  hostOf,
+  mqttPortOf,
+  webhookConcurrencyOf,
+  webhookFaultsFlag,
+  webhookStormFlag,
+  webhookTimestampsFlag,
+} from './options.js';
 import { scenarioJsonSchema } from '../scenario/schema.js';
 import type { RunOptions } from '../run/options.js';
 import { runScenario, type RunReport } from '../run/run-scenario.js';
@@ -198,6 +205,8 @@ function runOptionsFromFlags(flags: Flags): RunOptions {
   if (timestamps !== undefined) opts.webhooks = { ...opts.webhooks, timestamps };
   const faults = webhookFaultsFlag(flags);
   if (faults !== undefined) opts.webhooks = { ...opts.webhooks, faults };
+  const storm = webhookStormFlag(flags);
+  if (storm !== undefined) opts.webhooks = { ...opts.webhooks, storm };
   if (typeof flags['consumer-expect'] === 'string') opts.webhooks = { ...opts.webhooks, consumerExpect: true };
   return opts;
 }

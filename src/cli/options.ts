@@ -16,6 +16,7 @@ import {
 } from '../webhooks/timestamps.js';
 import type { Flags } from './io.js';
 import { parseWebhookFaults, type WebhookFaults } from '../webhooks/faults.js';
+import { parseWebhookStorm, type WebhookStorm } from '../webhooks/storm.js';
 
 /**
  * Every option of the command line, defined once: a command lists the ones it takes, so its
@@ -144,6 +145,11 @@ export const OPTIONS = {
       '--webhook-faults <spec>',
       "delivery faults on purpose for every subscription without its own, seeded: 'duplicate=0.05,reorder=0.1/4,delay=0.1/50-500,burst=0.05/8/500,revise=0.2,timeout=0.01' (docs/load-testing.md)",
     ),
+  webhookStorm: () =>
+    new Option(
+      '--webhook-storm <spec>',
+      "event-storm mode for every subscription without its own: RATE events per simulated second, optionally of some of its types, e.g. '5000' or '5000/DETECTIONS+ROOM_OCCUPANCY_1M' (docs/load-testing.md)",
+    ),
   ramp: () =>
     new Option(
       '--ramp <steps>',
@@ -212,6 +218,7 @@ export const RUN_OPTIONS: readonly OptionName[] = [
   'webhookConcurrency',
   'webhookTimestamps',
   'webhookFaults',
+  'webhookStorm',
   'consumerExpect',
   'truth',
   'html',
@@ -281,6 +288,15 @@ export function webhookFaultsFlag(flags: Flags): WebhookFaults | undefined {
   const parsed = parseWebhookFaults(v);
   if (!parsed.ok) throw new AppError(ErrorCodes.USAGE, `--webhook-faults, column ${parsed.col}: ${parsed.message}`);
   return parsed.faults;
+}
+
+/** `--webhook-storm`: undefined when not given (webhooks/storm.ts). */
+export function webhookStormFlag(flags: Flags): WebhookStorm | undefined {
+  const v = flags['webhook-storm'];
+  if (typeof v !== 'string') return undefined;
+  const parsed = parseWebhookStorm(v);
+  if (!parsed.ok) throw new AppError(ErrorCodes.USAGE, `--webhook-storm, column ${parsed.col}: ${parsed.message}`);
+  return parsed.storm;
 }
 
 export const hostOf = (flags: Flags): string =>

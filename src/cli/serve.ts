@@ -23,9 +23,11 @@ import {
   mqttPortOf,
   webhookConcurrencyOf,
   webhookFaultsFlag,
+  webhookStormFlag,
   webhookTimestampsFlag,
 } from './options.js';
 import type { WebhookFaults } from '../webhooks/faults.js';
+import type { WebhookStorm } from '../webhooks/storm.js';
 import { SIMULATED_TIMESTAMPS_WARNING, type WebhookTimestamps } from '../webhooks/timestamps.js';
 
 /**
@@ -50,6 +52,8 @@ export interface ServeOptions {
   webhookTimestamps?: WebhookTimestamps;
   /** Delivery faults of subscriptions without their own (`--webhook-faults`; docs/load-testing.md). */
   webhookFaults?: WebhookFaults;
+  /** Storm of subscriptions without their own (`--webhook-storm`; docs/load-testing.md). */
+  webhookStorm?: WebhookStorm;
   /** The GraphQL IDE page (`--no-graphiql` turns it off). */
   graphiql: boolean;
   /** `--metrics-token`: the operator's scraper sees /metrics per tenant with it. */
@@ -90,7 +94,9 @@ export function serveOptions(flags: Flags): ServeOptions {
   const metricsToken = metricsTokenOf(flags);
   const webhookTimestamps = webhookTimestampsFlag(flags);
   const webhookFaults = webhookFaultsFlag(flags);
+  const webhookStorm = webhookStormFlag(flags);
   return {
+    ...(webhookStorm !== undefined ? { webhookStorm } : {}),
     ...(webhookFaults !== undefined ? { webhookFaults } : {}),
     ...(webhookConcurrency !== undefined ? { webhookConcurrency } : {}),
     ...(webhookTimestamps !== undefined ? { webhookTimestamps } : {}),
@@ -248,6 +254,7 @@ export async function serveModel(
       ...(opts.webhookConcurrency !== undefined ? { concurrency: opts.webhookConcurrency } : {}),
       ...(opts.webhookTimestamps !== undefined ? { timestamps: opts.webhookTimestamps } : {}),
       ...(opts.webhookFaults !== undefined ? { faults: opts.webhookFaults } : {}),
+      ...(opts.webhookStorm !== undefined ? { storm: opts.webhookStorm } : {}),
     },
   });
   // SIGTERM during start-up ends the process now (issue 33 item 8: a process outlived SIGTERM

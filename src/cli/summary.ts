@@ -129,9 +129,18 @@ export function formatSummary(report: RunReport): string {
     for (const w of hooks.shown) {
       const attempts = w.delivered + w.retried + w.deadLettered;
       const errors = attempts === 0 ? '' : `, errors ${(((w.retried + w.deadLettered) / attempts) * 100).toFixed(1)}%`;
+      // Wall figures of this endpoint (perf.webhooks): its own latency and throughput.
+      const e = p.webhooks?.find((x) => x.id === w.id);
+      const own = e
+        ? `; enqueue → 2xx p50 ${e.latencyMs.p50} ms, p99 ${e.latencyMs.p99} ms, ${e.deliveredPerWallS}/wall-s`
+        : '';
       lines.push(
-        `  ${w.name.slice(0, 27).padEnd(28)}delivered ${w.delivered}, retried ${w.retried}, dead-lettered ${w.deadLettered}, disabled ${w.disabled}×, pending ${w.pending}${errors}`,
+        `  ${w.name.slice(0, 27).padEnd(28)}delivered ${w.delivered}, retried ${w.retried}, dead-lettered ${w.deadLettered}, disabled ${w.disabled}×, pending ${w.pending}${errors}${own}`,
       );
+      if (w.storm)
+        lines.push(
+          `  ${''.padEnd(28)}storm: ${w.storm.rate}/sim-s, ${w.storm.generated} events enqueued, ${w.storm.delivered} delivered (of the delivered above)`,
+        );
       // Faults on purpose (docs/load-testing.md): how many attempts each kind hit.
       if (w.faults)
         lines.push(

@@ -5,6 +5,7 @@ import type { WebhookStats } from '../webhooks/platform-hooks.js';
 /** What the run's report carries of webhooks (the run reaches webhooks only through the platform). */
 export type { StateRow as ConsumerStateRow } from '../webhooks/consumer-state.js';
 export type { FaultCounts } from '../webhooks/faults.js';
+export type { StormCounts } from '../webhooks/storm.js';
 
 /**
  * The platform's read side as the simulator's report sees it: asynchronous, plain data, so

@@ -1,5 +1,6 @@
 import { EXPECT_METRICS, holds, type ExpectMetric, type Expectation } from '../scenario/expectations.js';
 import type { RunResult } from './report.js';
+import type { EndpointFigures } from './webhook-endpoints.js';
 
 /**
  * Thresholds evaluated against a finished run's result: pure, so the CLI prints the table,
@@ -17,6 +18,8 @@ export interface Verdict {
 /** What thresholds read besides the result: wall-time figures of the run (`perf`), which vary run to run. */
 export interface MeasuredPerf {
   webhookLatencyMs?: { p50: number; p99: number };
+  /** Per endpoint (run/webhook-endpoints.ts): what `webhooks[NAME].…` thresholds read. */
+  webhookEndpoints?: readonly EndpointFigures[];
 }
 
 /** Where each metric is read in the result (complete by type: a new metric needs its reader). */
@@ -43,6 +46,8 @@ const READERS: Readonly<Record<ExpectMetric, (r: RunResult, p: MeasuredPerf) => 
   'webhooks.errors': (r) => webhookErrorRate(r),
   'webhooks.p50': (_, p) => p.webhookLatencyMs?.p50 ?? null,
   'webhooks.p99': (_, p) => p.webhookLatencyMs?.p99 ?? null,
+  'webhooks.throughput': (_, p) =>
+    p.webhookEndpoints === undefined ? null : p.webhookEndpoints.reduce((a, e) => a + e.deliveredPerWallS, 0),
   'detector.presence.exact': (r) => r.detector?.presence.overall.exactRate ?? null,
   'detector.traffic.precision': (r) => r.detector?.traffic.overall.precision ?? null,
   'detector.traffic.recall': (r) => r.detector?.traffic.overall.recall ?? null,
@@ -76,7 +81,10 @@ export function evaluateExpectations(
   perf: MeasuredPerf = {},
 ): Verdict[] {
   return expectations.map((expectation) => {
-    const measured = READERS[expectation.metric](result, perf);
+    const measured =
+      expectation.endpoint === undefined
+        ? READERS[expectation.metric](result, perf)
+        : ofEndpoint(expectation.metric, expectation.endpoint, result, perf);
     return { expectation, measured, passed: measured !== null && holds(expectation.op, measured, expectation.value) };
   });
 }
@@ -93,5 +101,21 @@ export function formatMetricValue(metric: ExpectMetric, value: number | null): s
       return String(Math.round(value * 1000) / 1000);
     case 'count':
       return String(value);
+    case 'rate':
+      return `${value}/s`;
   }
+}
+
+/**
+ * A `webhooks.*` metric of one endpoint (`webhooks[NAME].…`, by subscription name): the same
+ * reader over that subscription alone, and its own latency and throughput. An endpoint the run
+ * did not have is not measured (the threshold fails, naming nothing passed).
+ */
+function ofEndpoint(metric: ExpectMetric, name: string, r: RunResult, p: MeasuredPerf): number | null {
+  const mine = r.webhooks?.filter((w) => w.name === name) ?? [];
+  const figures = p.webhookEndpoints?.find((e) => e.name === name);
+  if (mine.length === 0) return null;
+  const one: RunResult = { ...r, webhooks: mine };
+  const perf: MeasuredPerf = figures ? { webhookLatencyMs: figures.latencyMs, webhookEndpoints: [figures] } : {};
+  return READERS[metric](one, perf);
 }

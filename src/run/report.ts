@@ -5,7 +5,7 @@ import { round } from '../core/stats.js';
 import { isoLocal, isoUtc } from '../core/time.js';
 import type { ScenarioModel } from '../scenario/model.js';
 import type { TruthRecorder } from '../sim/truth.js';
-import type { FaultCounts } from '../platform/reads.js';
+import type { FaultCounts, StormCounts } from '../platform/reads.js';
 import type { LoopStats } from './loop.js';
 import { zoneOfSpace } from '../cloud/assets.js';
 import { trafficOccupancyAccuracy, type TrafficOccupancyResult } from './traffic-occupancy-report.js';
@@ -91,6 +91,7 @@ export interface RunResult {
     disabled: number;
     pending: number;
     /** Delivery faults applied on purpose, per kind (webhooks/faults.ts). */ faults?: FaultCounts;
+    /** Storm mode: its rate, the events it enqueued and those delivered (webhooks/storm.ts). */ storm?: StormCounts;
   }>;
 }
 

@@ -3,6 +3,7 @@ import type { RealTimeSummary } from './lag.js';
 import type { RunResult } from './report.js';
 import type { ShardInfo } from './shard.js';
 import type { WebhookKeepUp } from './webhook-keep-up.js';
+import type { EndpointFigures } from './webhook-endpoints.js';
 import type { PlatformReads } from '../platform/reads.js';
 
 /** What `webhook-timestamp` carried (webhooks/timestamps.ts), as the platform's reads say it. */
@@ -61,6 +62,8 @@ export interface RunPerf {
   realTime?: RealTimeSummary;
   /** Wall ms from a webhook delivery's enqueue to its 2xx (runs with webhooks). */
   webhookLatencyMs?: { p50: number; p99: number };
+  /** Per endpoint (subscription): enqueue → 2xx p50/p99, error rate, deliveries per wall second (run/webhook-endpoints.ts). */
+  webhooks?: EndpointFigures[];
   /** Whether webhook delivery kept up with real time: produced vs delivered, backlog, capacity, sensing → delivered (webhooks/keep-up.ts). */
   webhookKeepUp?: WebhookKeepUp;
   /** What `webhook-timestamp` carried (webhooks/timestamps.ts): wall time differs run to run, so it lives here. */

@@ -20,6 +20,7 @@ import { createWorld } from '../sim/world.js';
 import { simulate } from './loop.js';
 import { resolveRunOptions, type ResolvedRunOptions, type RunOptions } from './options.js';
 import { LagMonitor } from './lag.js';
+import { endpointFigures } from './webhook-endpoints.js';
 import { webhookKeepUp } from './webhook-keep-up.js';
 import { peakRssMb, phaseTimer, startStopwatch } from './perf.js';
 import { organisationsFromScenario } from '../assets/from-scenario.js';
@@ -204,13 +205,19 @@ export async function runScenario(
     result.delivery = deliveryReport;
     const hooks = await platform.reads.webhookStats();
     if (hooks) result.webhooks = hooks.subscriptions;
+    const endpoints = hooks ? endpointFigures(hooks) : null;
     const expectations = [...(model.expect ?? []), ...extraExpectations];
     const verdicts =
       expectations.length > 0
         ? evaluateExpectations(
             expectations,
             result,
-            hooks ? { webhookLatencyMs: { p50: round(hooks.latencyP50Ms, 2), p99: round(hooks.latencyP99Ms, 2) } } : {},
+            hooks && endpoints
+              ? {
+                  webhookLatencyMs: { p50: round(hooks.latencyP50Ms, 2), p99: round(hooks.latencyP99Ms, 2) },
+                  webhookEndpoints: endpoints,
+                }
+              : {},
           )
         : null;
     // --truth / --html: what the report was computed from, read-only (results do not depend on it).
@@ -251,6 +258,7 @@ export async function runScenario(
         ...(hooks
           ? {
               webhookLatencyMs: { p50: round(hooks.latencyP50Ms, 2), p99: round(hooks.latencyP99Ms, 2) },
+              ...(endpoints ? { webhooks: endpoints } : {}),
               webhookKeepUp: webhookKeepUp(hooks, model.durationMs, opts.speed),
               webhookTimestamps: hooks.timestamps,
             }
@@ -348,6 +356,7 @@ export function declaredWebhooks(model: ScenarioModel): NonNullable<PlatformWebh
     },
     ...(w.concurrency !== undefined ? { concurrency: w.concurrency } : {}),
     ...(w.faults !== undefined ? { faults: w.faults } : {}),
+    ...(w.storm !== undefined ? { storm: w.storm } : {}),
   }));
 }
 

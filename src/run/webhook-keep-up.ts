@@ -1,5 +1,6 @@
 import { round } from '../core/stats.js';
 import type { PlatformReads } from '../platform/reads.js';
+import { deliveryLimit, type DeliveryLimit } from './delivery-limit.js';
 
 /** The delivery engine's figures, as the platform's reads give them (webhooks/engine.ts `EngineStats`). */
 type EngineStats = NonNullable<Awaited<ReturnType<PlatformReads['webhookStats']>>>;
@@ -41,6 +42,8 @@ export interface WebhookKeepUp {
   sensingToDeliveredSimMs: { p50: number; p99: number; max: number };
   /** Paced runs: wall ms from sensing to the 2xx, upper bounds per percentile. */
   sensingToDeliveredWallMs?: { p50: number; p99: number };
+  /** What limits delivery (run/delivery-limit.ts): the summary states it when delivery did not keep up. */
+  limit?: DeliveryLimit;
 }
 
 /** As the loop's lag monitor (run/lag.ts): beyond this a paced run no longer delivers "live" data. */
@@ -56,6 +59,16 @@ export function webhookKeepUp(stats: EngineStats, simulatedMs: number, speed: nu
   // Nothing produced: nothing to keep up with.
   const headroom = need > 0 ? capacityPerWallS / need : Infinity;
   const age = stats.keepUp.sensingToDeliveredSimMs;
+  const load = stats.keepUp.load;
+  const limit = deliveryLimit({
+    busyWallMs: stats.keepUp.busyWallMs,
+    loopActiveMs: load.loopActiveMs,
+    storeMs: load.storeMs,
+    delivered,
+    responseP50Ms: load.responseP50Ms,
+    responseP99Ms: load.responseP99Ms,
+    inFlight: load.inFlight,
+  });
   return {
     producedPerSimS: round(producedPerSimS, 2),
     deliveredPerSimS: round(delivered / simS, 2),
@@ -76,6 +89,7 @@ export function webhookKeepUp(stats: EngineStats, simulatedMs: number, speed: nu
             p99: round(age.p99 / speed + stats.latencyP99Ms, 1),
           },
         }),
+    ...(limit ? { limit } : {}),
   };
 }
 
@@ -89,8 +103,10 @@ export function formatKeepUp(k: WebhookKeepUp): string {
   const wall = k.sensingToDeliveredWallMs
     ? `; wall ≤ p50 ${k.sensingToDeliveredWallMs.p50} ms, p99 ${k.sensingToDeliveredWallMs.p99} ms`
     : '';
+  // Not keeping up: what limits it, measured (issue 29 item 4).
+  const limit = !k.keptUp && k.limit ? `\n  ${k.limit.statement}` : '';
   return (
     `  delivery ${verdict}; produced ${k.producedPerSimS}/sim-s, delivered ${k.deliveredPerSimS}/sim-s; ` +
-    `sensing → delivered (sim) p50 ${k.sensingToDeliveredSimMs.p50} ms, p99 ${k.sensingToDeliveredSimMs.p99} ms, max ${k.sensingToDeliveredSimMs.max} ms${wall}`
+    `sensing → delivered (sim) p50 ${k.sensingToDeliveredSimMs.p50} ms, p99 ${k.sensingToDeliveredSimMs.p99} ms, max ${k.sensingToDeliveredSimMs.max} ms${wall}${limit}`
   );
 }

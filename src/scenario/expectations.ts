@@ -8,7 +8,7 @@ import { closest } from './diagnostics.js';
  */
 
 /** How a metric's value is written and printed. */
-export type MetricUnit = 'count' | 'people' | 'ratio' | 'duration';
+export type MetricUnit = 'count' | 'people' | 'ratio' | 'duration' | 'rate';
 
 /** Every metric a threshold may name, with its unit and what it measures (docs/cli.md lists them). */
 export const EXPECT_METRICS = {
@@ -43,6 +43,10 @@ export const EXPECT_METRICS = {
     unit: 'duration',
     what: 'webhook enqueue → 2xx latency, 99th percentile (wall time: varies run to run)',
   },
+  'webhooks.throughput': {
+    unit: 'rate',
+    what: 'webhook deliveries per wall second, from the first attempt to the last 2xx (every endpoint: their sum)',
+  },
   'detector.presence.exact': { unit: 'ratio', what: 'sensors\u2019 own presence counts exact (frame fidelity)' },
   'detector.traffic.precision': { unit: 'ratio', what: 'sensors\u2019 own crossing precision (frame fidelity)' },
   'detector.traffic.recall': { unit: 'ratio', what: 'sensors\u2019 own crossing recall (frame fidelity)' },
@@ -59,6 +63,8 @@ export interface Expectation {
   op: ExpectOperator;
   /** In the metric's base unit: ms for durations, 0..1 for ratios. */
   value: number;
+  /** `webhooks[NAME].…`: the one endpoint (subscription, by name) the metric is read for; absent: every endpoint. */
+  endpoint?: string;
 }
 
 export type ExpectationParse = { ok: true; expectation: Expectation } | { ok: false; message: string };
@@ -68,11 +74,20 @@ export const MAX_EXPECTATIONS = 100;
 const MAX_TEXT = 200;
 
 const SHAPE = /^\s*([a-z][a-z0-9_.]*)\s*(<=|>=|==|!=|<|>)\s*(-?\d+(?:\.\d+)?)\s*(ms|s|m|h|%)?\s*$/;
+/** `webhooks[NAME].metric…`: a webhook metric of one endpoint, named as the subscription is (no `]` in the name). */
+const ENDPOINT = /^(\s*webhooks)\[([^\]]{1,100})\](\..*)$/s;
 const DURATION_UNITS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
 /** Parses one threshold; the message of a failure says what was expected and where it went wrong. */
 export function parseExpectation(text: string): ExpectationParse {
   if (text.length > MAX_TEXT) return { ok: false, message: `a threshold is at most ${MAX_TEXT} characters` };
+  const named = ENDPOINT.exec(text);
+  if (named) {
+    const [, head = '', endpoint = '', tail = ''] = named;
+    const inner = parseExpectation(`${head}${tail}`);
+    if (!inner.ok) return inner;
+    return { ok: true, expectation: { ...inner.expectation, text: text.trim(), endpoint } };
+  }
   const m = SHAPE.exec(text);
   if (!m)
     return {
@@ -104,7 +119,8 @@ function valueIn(unit: MetricUnit, n: number, suffix: string | undefined): numbe
     if (n < 0 || n > 1) return `a ratio lies in 0..1 (or write ${n}%)`;
     return n;
   }
-  if (suffix !== undefined) return `a ${unit === 'count' ? 'count' : 'number of people'} takes no unit (${suffix})`;
+  if (suffix !== undefined)
+    return `a ${{ count: 'count', people: 'number of people', rate: 'rate (per second)' }[unit]} takes no unit (${suffix})`;
   return n;
 }
 

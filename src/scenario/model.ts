@@ -2,6 +2,7 @@ import type { Polygon, Vec2 } from '../core/geometry.js';
 import type { SensorArrayName } from '../core/sensor-arrays.js';
 import type { Expectation } from './expectations.js';
 import type { WebhookFaultsModel } from './webhook-faults-schema.js';
+import type { WebhookStormModel } from './webhook-storm-schema.js';
 import type { RampStep } from './ramp.js';
 
 /**
@@ -81,6 +82,8 @@ export interface WebhookModel {
   concurrency?: number;
   /** Delivery faults on purpose (docs/load-testing.md); absent: `--webhook-faults`, else none. */
   faults?: WebhookFaultsModel;
+  /** Event-storm mode (docs/load-testing.md, "Event storms"); absent: `--webhook-storm`, else none. */
+  storm?: WebhookStormModel;
   /** JSON pointer of the entry in the file (located errors). */
   src: string;
 }

@@ -20,6 +20,8 @@ import { resolveFloor } from './resolve-floor.js';
 import { resolveFaults, resolveNetwork } from './resolve-network.js';
 import { defaultFidelity, resolveThermal } from './resolve-thermal.js';
 import { webhookFaultsModel } from './webhook-faults-schema.js';
+import { webhookStormModel } from './webhook-storm-schema.js';
+import { canonicalEventType } from '../core/event-types.js';
 import { rampModel } from './ramp.js';
 import {
   buildingSchema,
@@ -172,6 +174,17 @@ function webhooksOf(ctx: Ctx, header: Header | null): Pick<ScenarioModel, 'webho
     const why = fileAllowProblem(text);
     if (why !== null) error(ctx, ['webhook_allow', i], why);
   }
+  // A storm's types are among its subscription's: the storm is that subscription's traffic.
+  for (const [i, w] of (header.webhooks ?? []).entries()) {
+    const mine = new Set(w.event_types.map(canonicalEventType));
+    for (const [j, t] of (w.storm?.types ?? []).entries())
+      if (!mine.has(canonicalEventType(t)))
+        error(
+          ctx,
+          ['webhooks', i, 'storm', 'types', j],
+          `${t} is not among the subscription's event_types (${w.event_types.join(', ')})`,
+        );
+  }
   return {
     webhooks: (header.webhooks ?? []).map((w, i) => ({
       name: w.name ?? `webhook-${i + 1}`,
@@ -183,6 +196,7 @@ function webhooksOf(ctx: Ctx, header: Header | null): Pick<ScenarioModel, 'webho
       httpTimeoutS: w.http_timeout ?? null,
       ...(w.concurrency !== undefined ? { concurrency: w.concurrency } : {}),
       ...(w.faults !== undefined ? { faults: webhookFaultsModel(w.faults) } : {}),
+      ...(w.storm !== undefined ? { storm: webhookStormModel(w.storm) } : {}),
       src: ctx.pointerOf(['webhooks', i]),
     })),
     webhookAllow: header.webhook_allow ?? [],

@@ -7,6 +7,7 @@ import { thermalSchema, warmObjectSchema } from './thermal-schema.js';
 import { faultSchema, networkSchema } from './network-schema.js';
 import { MAX_EXPECTATIONS, parseExpectation } from './expectations.js';
 import { webhookFaultsSchema } from './webhook-faults-schema.js';
+import { webhookStormSchema } from './webhook-storm-schema.js';
 import { rampSchema } from './ramp.js';
 
 /** Bounds of `webhooks[].concurrency`: webhooks/concurrency.ts's (a test pins that they agree; the scenario layer does not import the platform's). */
@@ -366,6 +367,7 @@ export const fileSchema = z
               `Requests in flight to the endpoint (${MIN_WEBHOOK_CONCURRENCY}..${MAX_WEBHOOK_CONCURRENCY}, pipelined on one keep-alive connection); default --webhook-concurrency or ${DEFAULT_WEBHOOK_CONCURRENCY}`,
             ),
           faults: webhookFaultsSchema.optional(),
+          storm: webhookStormSchema.optional(),
         }),
       )
       .optional()

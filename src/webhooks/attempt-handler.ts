@@ -1,4 +1,5 @@
 import type { Dispatcher } from 'undici';
+import type { AnswerTimes } from './answer-times.js';
 import { outcomeOfStatus, parseRetryAfter, type Outcome } from './retry.js';
 
 /**
@@ -41,12 +42,15 @@ export class AttemptHandler implements Dispatcher.DispatchHandler {
   #bytes = 0;
   #timer: NodeJS.Timeout | null = null;
   #settled = false;
+  readonly #answerTimes: AnswerTimes | null;
+  #writtenAt = 0;
 
-  /** `nowMs`: the platform instant of the attempt (Retry-After dates are relative to it). */
-  constructor(timeoutMs: number, nowMs: number, done: (o: Outcome) => void) {
+  /** `nowMs`: the platform instant of the attempt (Retry-After dates are relative to it); `answerTimes`: where the written → answered time goes (perf). */
+  constructor(timeoutMs: number, nowMs: number, done: (o: Outcome) => void, answerTimes: AnswerTimes | null = null) {
     this.#timeoutMs = timeoutMs;
     this.#nowMs = nowMs;
     this.#done = done;
+    this.#answerTimes = answerTimes;
   }
 
   onConnect(abort: (err?: Error) => void): void {
@@ -56,6 +60,7 @@ export class AttemptHandler implements Dispatcher.DispatchHandler {
       return;
     }
     this.#dispatched = true;
+    if (this.#answerTimes) this.#writtenAt = this.#answerTimes.start();
     this.#timer = setTimeout(
       () =>
         abort(attemptError(AttemptErrors.TIMEOUT, `no complete answer within ${this.#timeoutMs} ms (http_timeout)`)),
@@ -65,6 +70,7 @@ export class AttemptHandler implements Dispatcher.DispatchHandler {
 
   onHeaders(statusCode: number, rawHeaders: Buffer[] | string[] | null): boolean {
     this.#status = statusCode;
+    this.#answerTimes?.answered(this.#writtenAt);
     const raw = rawHeaders ?? [];
     for (let i = 0; i + 1 < raw.length; i += 2) {
       if (String(raw[i]).toLowerCase() === 'retry-after') {

@@ -21,6 +21,8 @@ import { signatureHeader } from './signing.js';
 import type { Subscription } from './subscription.js';
 import type { WebhookTimestamps } from './timestamps.js';
 import { DEFAULT_LANE_BUDGET_MS, Lanes, type PassControl } from './lanes.js';
+import type { EventStorms } from './event-storm.js';
+import type { AnswerTimes } from './answer-times.js';
 
 /**
  * The delivery engine, on the platform's clock. `advance(now)`:
@@ -79,6 +81,14 @@ export interface EngineOptions {
   awaitLanes?: boolean;
   /** Wall ms the end of a run waits for lanes still running on their own (default 5 s): what they have not delivered then stays pending, in the store. */
   drainMs?: number;
+  /** Storm mode's events (webhooks/event-storm.ts), enqueued at each fan-out up to its instant. */
+  storms?: EventStorms;
+  /** The thread's cumulative event-loop active ms (perf only: what limits delivery, run/delivery-limit.ts). */
+  loopActiveMs?: () => number;
+  /** The endpoints' answer times, as the sender measures them (perf only). */
+  answerTimes?: AnswerTimes;
+  /** Requests in flight per endpoint (perf only: what the answer times can carry). */
+  inFlight?: number;
 }
 
 export interface SubscriptionStats {
@@ -92,8 +102,21 @@ export interface SubscriptionStats {
   pending: number;
 }
 
+/** Wall-time figures of one subscription's endpoint (perf only: they vary run to run). */
+export interface EndpointPerf {
+  id: string;
+  name: string;
+  /** Enqueue → 2xx, wall ms, of the deliveries this process enqueued and delivered. */
+  latencyP50Ms: number;
+  latencyP99Ms: number;
+  /** Deliveries per wall second, from its first attempt to its last 2xx (0 before two). */
+  deliveredPerWallS: number;
+}
+
 export interface EngineStats {
   subscriptions: SubscriptionStats[];
+  /** Per endpoint (subscription), in creation order. */
+  endpoints: EndpointPerf[];
   /** Wall ms from enqueue to the 2xx, of deliveries enqueued by this process. */
   latencyP50Ms: number;
   latencyP99Ms: number;
@@ -110,6 +133,22 @@ export interface EngineKeepUp {
   busyWallMs: number;
   /** Platform (simulated) ms from the sensing instant to the 2xx, at delivery: p50 / p99 / max. */
   sensingToDeliveredSimMs: { p50: number; p99: number; max: number };
+  /** Where the delivery time went (run/delivery-limit.ts reads it). */
+  load: DeliveryLoad;
+}
+
+/** Measured while delivering: the inputs of the "what limits delivery" statement. */
+export interface DeliveryLoad {
+  /** Event-loop active ms of the delivering thread within the busy wall ms (null: not measured). */
+  loopActiveMs: number | null;
+  /** Wall ms in the store's calls of the delivery path (due, record, storm/occupancy enqueue). */
+  storeMs: number;
+  /** Answers (status lines) received, and their wall ms from the request's write to its answer, p50 / p99 (webhooks/answer-times.ts). */
+  answered: number;
+  responseP50Ms: number;
+  responseP99Ms: number;
+  /** Requests in flight per endpoint (the platform's default pipelining depth). */
+  inFlight: number;
 }
 
 /** The deliveries of one round of a subscription, sent, their outcomes on their way. */
@@ -134,7 +173,11 @@ export class WebhookEngine {
   readonly #counts = new Map<string, { delivered: number; retried: number; deadLettered: number; disabled: number }>();
   /** Wall instant of enqueue per subscription and event id (perf only). */
   readonly #enqueuedWall = new Map<string, Map<string, number>>();
-  readonly #latencies: number[] = [];
+  /** Enqueue → 2xx wall ms, per subscription. */
+  readonly #latencies = new Map<string, number[]>();
+  /** Per subscription: wall instants of its first attempt and of its last 2xx (throughput). */
+  readonly #span = new Map<string, { first: number; last: number }>();
+  #storeMs = 0;
   /** Simulated ms from sensing to 2xx: value counts, memory bounded by distinct values. */
   readonly #sensingAge = new ValueCounts();
   #enqueued = 0;
@@ -153,7 +196,11 @@ export class WebhookEngine {
   private constructor(o: EngineOptions, lastValues: readonly LastValue[]) {
     this.#o = o;
     // Lanes are timed on the wall clock whatever the platform's clock: their budgets are about endpoints.
-    this.#lanes = new Lanes(o.laneBudgetMs ?? DEFAULT_LANE_BUDGET_MS, o.wallTime ?? systemWallTime);
+    this.#lanes = new Lanes(
+      o.laneBudgetMs ?? DEFAULT_LANE_BUDGET_MS,
+      o.wallTime ?? systemWallTime,
+      o.loopActiveMs ?? null,
+    );
     // What send_on_value_change sent before a restart: an unchanged value is not sent again.
     this.#fanOut.gate.load(lastValues);
     // Re-enabled by updateWebhooks: the user says the receiver is back, so its waiting deliveries
@@ -198,6 +245,24 @@ export class WebhookEngine {
   }
 
   async #fanOutAt(nowMs: number): Promise<void> {
+    await this.#fanOutEvents(nowMs);
+    await this.#fanOutStorms(nowMs);
+  }
+
+  /** Storm events due by `nowMs`, `fanOutEvents` per transaction, in the subscriptions' outboxes like any other. */
+  async #fanOutStorms(nowMs: number): Promise<void> {
+    const storms = this.#o.storms;
+    if (!storms) return;
+    const subs = this.#o.service.all();
+    for (;;) {
+      const out = storms.take(subs, nowMs, this.#o.fanOutEvents ?? FAN_OUT_EVENTS);
+      if (out.length === 0) return;
+      this.#noteEnqueued(out);
+      await this.#timed(() => this.#o.store.enqueue(out));
+    }
+  }
+
+  async #fanOutEvents(nowMs: number): Promise<void> {
     const { store, service, metadata } = this.#o;
     const after = await store.cursor(CURSOR);
     const events = await this.#o.outbox(after);
@@ -217,10 +282,12 @@ export class WebhookEngine {
       const out: DeliveryInsert[] = [];
       for (const e of chunk) this.#fanOut.deliveries(subs, metadata.envelope(e), e.revision, nowMs, out);
       this.#noteEnqueued(out);
-      await store.enqueue(
-        out,
-        { key: CURSOR, value: (chunk[chunk.length - 1] as StoredEvent).id },
-        this.#fanOut.gate.takeChanged(),
+      await this.#timed(() =>
+        store.enqueue(
+          out,
+          { key: CURSOR, value: (chunk[chunk.length - 1] as StoredEvent).id },
+          this.#fanOut.gate.takeChanged(),
+        ),
       );
     }
   }
@@ -361,9 +428,8 @@ export class WebhookEngine {
       if (inflight) {
         const round = inflight;
         const outcomes = await round.outcomes;
-        await this.#o.store.recordAttempts(
-          round.due.map((d, i) => this.#record(round.s, d, outcomes[i] as Outcome, nowMs)),
-        );
+        const records = round.due.map((d, i) => this.#record(round.s, d, outcomes[i] as Outcome, nowMs));
+        await this.#timed(() => this.#o.store.recordAttempts(records));
         await this.#trackFailing(round.s, outcomes, nowMs);
         lane.progress(round.due.length);
       }
@@ -385,7 +451,24 @@ export class WebhookEngine {
   #nextRound(id: string, nowMs: number, inflight: Round | null): Promise<Delivery[]> {
     const batch = this.#o.batch ?? 256;
     const last = inflight?.due[inflight.due.length - 1];
-    return last ? this.#o.store.dueAfter(id, nowMs, last, batch) : this.#o.store.due(id, nowMs, batch);
+    return this.#timed(() =>
+      last ? this.#o.store.dueAfter(id, nowMs, last, batch) : this.#o.store.due(id, nowMs, batch),
+    );
+  }
+
+  /**
+   * A store call, its wall time added to `storeMs`: from before the call (on SQLite the work is
+   * done in it, synchronously) to its answer (PostgreSQL: the round trip too).
+   */
+  async #timed<T>(call: () => Promise<T>): Promise<T> {
+    const wall = this.#o.wallTime;
+    if (!wall) return call();
+    const t0 = wall();
+    try {
+      return await call();
+    } finally {
+      this.#storeMs += wall() - t0;
+    }
   }
 
   #attempt(s: Subscription, d: Delivery, nowMs: number): Promise<Outcome> {
@@ -402,7 +485,12 @@ export class WebhookEngine {
       // which a consumer keeps the latest by when retries or faults change the arrival order.
       'occusim-sequence': String(d.id),
     };
-    return this.#o.sender.send({ subscription: s, body: d.body, headers, nowMs });
+    const sent = this.#o.sender.send({ subscription: s, body: d.body, headers, nowMs });
+    const wall = this.#o.wallTime;
+    if (!wall) return sent;
+    const t0 = wall();
+    if (!this.#span.has(s.id)) this.#span.set(s.id, { first: t0, last: t0 });
+    return sent;
   }
 
   #record(s: Subscription, d: Delivery, o: Outcome, nowMs: number): AttemptRecord {
@@ -410,11 +498,19 @@ export class WebhookEngine {
     if (o.kind === 'delivered') {
       c.delivered++;
       this.#sensingAge.add(Math.max(0, nowMs - d.eventTimestampMs));
+      this.#o.storms?.noteDelivered(s.id, d.eventId);
       const waiting = this.#enqueuedWall.get(s.id);
       const t0 = waiting?.get(d.eventId);
-      if (t0 !== undefined && this.#o.wallTime) {
-        this.#latencies.push(this.#o.wallTime() - t0);
-        waiting?.delete(d.eventId);
+      if (this.#o.wallTime) {
+        const t = this.#o.wallTime();
+        const span = this.#span.get(s.id);
+        if (span) span.last = t;
+        if (t0 !== undefined) {
+          let l = this.#latencies.get(s.id);
+          if (!l) this.#latencies.set(s.id, (l = []));
+          l.push(t - t0);
+          waiting?.delete(d.eventId);
+        }
       }
       return { id: d.id, result: 'delivered', atMs: nowMs };
     }
@@ -462,17 +558,27 @@ export class WebhookEngine {
   /** The counts of this process, and what each subscription still has pending in the store. */
   async stats(): Promise<EngineStats> {
     const subscriptions: SubscriptionStats[] = [];
-    for (const s of this.#o.service.all())
-      subscriptions.push({
+    const endpoints: EndpointPerf[] = [];
+    for (const s of this.#o.service.all()) {
+      const counts = this.#count(s.id);
+      subscriptions.push({ id: s.id, name: s.name, ...counts, pending: (await this.#o.store.counts(s.id)).pending });
+      const l = this.#latencies.get(s.id) ?? [];
+      const span = this.#span.get(s.id);
+      const spanMs = span ? span.last - span.first : 0;
+      endpoints.push({
         id: s.id,
         name: s.name,
-        ...this.#count(s.id),
-        pending: (await this.#o.store.counts(s.id)).pending,
+        latencyP50Ms: percentile(l, 50),
+        latencyP99Ms: percentile(l, 99),
+        deliveredPerWallS: spanMs > 0 ? counts.delivered / (spanMs / 1000) : 0,
       });
+    }
+    const all = [...this.#latencies.values()].flat();
     return {
       subscriptions,
-      latencyP50Ms: percentile(this.#latencies, 50),
-      latencyP99Ms: percentile(this.#latencies, 99),
+      endpoints,
+      latencyP50Ms: percentile(all, 50),
+      latencyP99Ms: percentile(all, 99),
       timestamps: this.#o.timestampClock ? 'wall' : 'simulated',
       keepUp: {
         enqueued: this.#enqueued,
@@ -481,6 +587,14 @@ export class WebhookEngine {
           p50: this.#sensingAge.percentile(50) || 0,
           p99: this.#sensingAge.percentile(99) || 0,
           max: this.#sensingAge.percentile(100) || 0,
+        },
+        load: {
+          loopActiveMs: this.#o.loopActiveMs ? this.#lanes.busyLoopActiveMs() : null,
+          storeMs: this.#storeMs,
+          answered: this.#o.answerTimes?.count ?? 0,
+          responseP50Ms: this.#o.answerTimes?.percentileMs(50) ?? 0,
+          responseP99Ms: this.#o.answerTimes?.percentileMs(99) ?? 0,
+          inFlight: this.#o.inFlight ?? 1,
         },
       },
     };

@@ -75,11 +75,19 @@ export class Lanes {
   #running = 0;
   #busySince = 0;
   #busyMs = 0;
+  /** The thread's event loop active ms (cumulative), read at the busy time's edges: how busy the sending thread was while delivering. */
+  readonly #loopActive: (() => number) | null;
+  #activeSince = 0;
+  #busyActiveMs = 0;
 
-  /** `wall`: measures passes and busy time, and tells a late timer (a busy thread) from an overrun. */
-  constructor(budgetMs: number, wall: WallTime) {
+  /**
+   * `wall`: measures passes and busy time, and tells a late timer (a busy thread) from an
+   * overrun. `loopActive`: the thread's cumulative event-loop active ms (perf only).
+   */
+  constructor(budgetMs: number, wall: WallTime, loopActive: (() => number) | null = null) {
     this.#budgetMs = budgetMs;
     this.#wall = wall;
+    this.#loopActive = loopActive;
   }
 
   /**
@@ -126,7 +134,10 @@ export class Lanes {
 
   #start(l: Lane): void {
     const wall = this.#wall;
-    if (this.#running++ === 0) this.#busySince = wall();
+    if (this.#running++ === 0) {
+      this.#busySince = wall();
+      this.#activeSince = this.#loopActive?.() ?? 0;
+    }
     let over = false;
     let onOver: () => void = () => undefined;
     let armedAt = 0;
@@ -183,7 +194,10 @@ export class Lanes {
       clearTimeout(timer);
       l.loop = l.outcome = l.overran = null;
       if (over) l.suspect = true;
-      if (--this.#running === 0) this.#busyMs += wall() - this.#busySince;
+      if (--this.#running === 0) {
+        this.#busyMs += wall() - this.#busySince;
+        this.#busyActiveMs += (this.#loopActive?.() ?? 0) - this.#activeSince;
+      }
     });
     l.outcome = outcome;
     l.loop = outcome.catch(() => undefined);
@@ -208,6 +222,12 @@ export class Lanes {
   /** Wall ms during which at least one lane was running. */
   busyMs(): number {
     return this.#busyMs + (this.#running > 0 ? this.#wall() - this.#busySince : 0);
+  }
+
+  /** Event-loop active ms of the thread within `busyMs` (0 without `loopActive`). */
+  busyLoopActiveMs(): number {
+    const now = this.#running > 0 ? (this.#loopActive?.() ?? 0) - this.#activeSince : 0;
+    return this.#busyActiveMs + now;
   }
 
   /** Every running loop starts no other round (the rounds in flight end and are recorded); a later `request` resumes. */

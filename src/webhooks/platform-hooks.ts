@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { AssetCatalogue } from '../assets/catalogue.js';
 import { EventMetadata, type SensorEvent } from '../cloud/events.js';
 import type { Store } from '../cloud/store/port.js';
@@ -12,6 +13,9 @@ import { expectedState } from './expected-state.js';
 import type { StateRow } from './consumer-state.js';
 import { FaultInjector } from './fault-injector.js';
 import type { FaultCounts, WebhookFaults } from './faults.js';
+import { EventStorms } from './event-storm.js';
+import { AnswerTimes } from './answer-times.js';
+import { stormProblem, type StormCounts, type WebhookStorm } from './storm.js';
 import type { RetryPolicy } from './retry.js';
 import { Sender } from './sender.js';
 import { WebhookService, type Created } from './service.js';
@@ -53,9 +57,12 @@ export interface PlatformWebhookOptions {
     /** Where it was declared (a scenario file's location). */ src?: string;
     concurrency?: number;
     /** Delivery faults on purpose (webhooks/faults.ts). */ faults?: WebhookFaults;
+    /** Storm mode: events at a rate, independent of the people (webhooks/storm.ts). */ storm?: WebhookStorm;
   }>;
   /** Faults of every subscription without its own (`--webhook-faults`; webhooks/faults.ts). */
   faults?: WebhookFaults;
+  /** Storm of every subscription without its own (`--webhook-storm`; webhooks/storm.ts). */
+  storm?: WebhookStorm;
   /** `stats()` also gives each subscription's expected consumer state (`run --consumer-expect`; webhooks/expected-state.ts). */
   consumerExpect?: boolean;
   /** Requests in flight per endpoint unless its declaration says otherwise (`--webhook-concurrency`, default 16; webhooks/concurrency.ts). */
@@ -96,7 +103,7 @@ export interface PlatformWebhooks {
 
 /** The engine's figures, with the faults applied per subscription and (`consumerExpect`) the expected consumer state. */
 export interface WebhookStats extends EngineStats {
-  subscriptions: Array<SubscriptionStats & { faults?: FaultCounts }>;
+  subscriptions: Array<SubscriptionStats & { faults?: FaultCounts; storm?: StormCounts }>;
   /** Rows of every subscription, each naming its subscription. */
   consumer?: StateRow[];
 }
@@ -145,8 +152,35 @@ async function start(
       ErrorCodes.USAGE,
       `webhook timestamps must be ${WEBHOOK_TIMESTAMPS.join(' or ')}, got ${JSON.stringify(o.timestamps)}`,
     );
-  const { limits, faults } = await declare(service, store, clock, o.declared ?? []);
-  const senderOptions = { policy, concurrency, concurrencyOf: (id: string) => limits.get(id) };
+  const flagStorm = o.storm === undefined ? null : stormProblem(o.storm);
+  if (flagStorm !== null) throw new AppError(ErrorCodes.USAGE, `webhook storm: ${flagStorm}`);
+  const { limits, faults, storms: declaredStorms } = await declare(service, store, clock, o.declared ?? []);
+  const metadata = new EventMetadata(catalogue);
+  const withStorms = declaredStorms.size > 0 || o.storm !== undefined;
+  const storms = withStorms
+    ? new EventStorms({
+        seed: o.seed,
+        catalogue,
+        metadata,
+        stormOf: (s) => declaredStorms.get(s.id)?.storm ?? o.storm ?? null,
+      })
+    : null;
+  if (storms) {
+    // A declared storm must have something to be about: refused at start, at its place in the file.
+    for (const [id, { storm, path }] of declaredStorms) {
+      const s = service.all().find((x) => x.id === id);
+      const none = s ? storms.subjectless(s, storm) : [];
+      if (none.length > 0)
+        throw new AppError(
+          ErrorCodes.SCENARIO_INVALID,
+          `${path}.storm.types: the organisation has nothing ${s?.filters && Object.keys(s.filters).length > 0 ? 'the filters let through ' : ''}to send ${none.join(', ')} about`,
+        );
+    }
+    storms.begin(service.all(), clock.now());
+  }
+  // Perf only: how long endpoints take to answer, what limits delivery (run/delivery-limit.ts).
+  const answerTimes = new AnswerTimes(o.wallTime ?? systemWallTime);
+  const senderOptions = { policy, concurrency, concurrencyOf: (id: string) => limits.get(id), answerTimes };
   const withFaults = faults.size > 0 || o.faults !== undefined;
   const injector = withFaults
     ? new FaultInjector({ ...senderOptions, seed: o.seed, faultsOf: (s) => faults.get(s.id) ?? o.faults ?? null })
@@ -156,7 +190,12 @@ async function start(
     service,
     store,
     outbox: (after) => events.events(after),
-    metadata: new EventMetadata(catalogue),
+    metadata,
+    ...(storms ? { storms } : {}),
+    // The delivering thread's event-loop busy share (perf: what limits delivery).
+    loopActiveMs: () => performance.eventLoopUtilization().active,
+    answerTimes,
+    inFlight: concurrency,
     clock,
     seed: o.seed,
     sender,
@@ -181,7 +220,8 @@ async function start(
       const e = await engine.stats();
       const subscriptions = e.subscriptions.map((s) => {
         const c = injector?.counts(s.id) ?? null;
-        return c ? { ...s, faults: c } : s;
+        const storm = storms?.counts(s.id) ?? null;
+        return { ...s, ...(c ? { faults: c } : {}), ...(storm ? { storm } : {}) };
       });
       return {
         ...e,
@@ -217,13 +257,20 @@ async function declare(
   store: AsyncWebhookStore,
   clock: Clock,
   declared: NonNullable<PlatformWebhookOptions['declared']>,
-): Promise<{ limits: Map<string, number>; faults: Map<string, WebhookFaults> }> {
+): Promise<{
+  limits: Map<string, number>;
+  faults: Map<string, WebhookFaults>;
+  storms: Map<string, { storm: WebhookStorm; path: string }>;
+}> {
   const limits = new Map<string, number>();
   const faults = new Map<string, WebhookFaults>();
-  for (const [i, { orgId, input, src, concurrency, faults: f }] of declared.entries()) {
+  const storms = new Map<string, { storm: WebhookStorm; path: string }>();
+  for (const [i, { orgId, input, src, concurrency, faults: f, storm }] of declared.entries()) {
     const path = src ?? `webhooks[${i}]`;
     const problem = concurrency === undefined ? null : concurrencyProblem(concurrency);
     if (problem !== null) throw new AppError(ErrorCodes.SCENARIO_INVALID, `${path}.concurrency: ${problem}`);
+    const stormWhy = storm === undefined ? null : stormProblem(storm);
+    if (stormWhy !== null) throw new AppError(ErrorCodes.SCENARIO_INVALID, `${path}.storm.${stormWhy}`);
     try {
       const existing = service.list(orgId).find((s) => s.name === input.name);
       let id: string;
@@ -236,11 +283,12 @@ async function declare(
       }
       if (concurrency !== undefined) limits.set(id, concurrency);
       if (f !== undefined) faults.set(id, f);
+      if (storm !== undefined) storms.set(id, { storm, path });
     } catch (err) {
       if (isWebhookError(err))
         throw new AppError(ErrorCodes.SCENARIO_INVALID, `${err.message} (${err.code})`, { cause: err });
       throw err;
     }
   }
-  return { limits, faults };
+  return { limits, faults, storms };
 }

@@ -4,6 +4,7 @@ import type { Socket } from 'node:net';
 import { buildConnector, Client } from 'undici';
 import type { AddressPolicy } from './address-policy.js';
 import { parseIp } from './ip.js';
+import type { AnswerTimes } from './answer-times.js';
 import { AttemptHandler } from './attempt-handler.js';
 import type { Outcome } from './retry.js';
 import type { Subscription } from './subscription.js';
@@ -34,6 +35,8 @@ export interface SenderOptions {
   concurrencyOf?: (subscriptionId: string) => number | undefined;
   /** Test seam for DNS (default: the system resolver). */
   lookup?: typeof dnsLookup;
+  /** Where each answer's written → answered wall time goes (perf only). */
+  answerTimes?: AnswerTimes;
 }
 
 /** A `net.connect` lookup that refuses a name when any of its addresses is refused. */
@@ -132,7 +135,7 @@ export class Sender {
     const timeout = r.subscription.endpoint.httpTimeoutMs;
     const depth = this.#o.concurrencyOf?.(r.subscription.id) ?? this.#o.concurrency;
     return new Promise<Outcome>((resolve) => {
-      const handler = new AttemptHandler(timeout, r.nowMs, resolve);
+      const handler = new AttemptHandler(timeout, r.nowMs, resolve, this.#o.answerTimes ?? null);
       try {
         this.#client(this.laneOf(r.subscription), target.origin, depth, timeout).dispatch(
           {

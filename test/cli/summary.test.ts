@@ -113,4 +113,45 @@ describe('summaries that scale', () => {
     expect(omitted).toBe(30);
     expect(shown.map((r) => r.i)).toEqual([3, 7, 11, 15, 19, 23, 27, 31, 35, 39]);
   });
+
+  it('give each webhook endpoint its latency, throughput and storm counts', () => {
+    const r = report(1, 1);
+    r.result.webhooks = [
+      {
+        id: 'webhook_1',
+        name: 'stormy',
+        delivered: 1_000,
+        retried: 10,
+        deadLettered: 0,
+        disabled: 0,
+        pending: 0,
+        storm: { rate: 500, generated: 900, delivered: 900 },
+      },
+      { id: 'webhook_2', name: 'quiet', delivered: 5, retried: 0, deadLettered: 0, disabled: 0, pending: 0 },
+    ];
+    r.perf.webhookLatencyMs = { p50: 3, p99: 40 };
+    r.perf.webhooks = [
+      {
+        id: 'webhook_1',
+        name: 'stormy',
+        delivered: 1_000,
+        errorRate: 10 / 1010,
+        latencyMs: { p50: 3, p99: 41 },
+        deliveredPerWallS: 9_108,
+      },
+      {
+        id: 'webhook_2',
+        name: 'quiet',
+        delivered: 5,
+        errorRate: 0,
+        latencyMs: { p50: 1.5, p99: 2 },
+        deliveredPerWallS: 12,
+      },
+    ];
+    const text = formatSummary(r);
+    expect(text).toContain('errors 1.0%; enqueue → 2xx p50 3 ms, p99 41 ms, 9108/wall-s');
+    expect(text).toContain('storm: 500/sim-s, 900 events enqueued, 900 delivered (of the delivered above)');
+    expect(text).toMatch(/quiet .*; enqueue → 2xx p50 1\.5 ms, p99 2 ms, 12\/wall-s/);
+    expect(text.match(/storm:/g)).toHaveLength(1);
+  });
 });

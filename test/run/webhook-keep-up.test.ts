@@ -8,7 +8,9 @@ const stats = (o: {
   enqueued: number;
   busyWallMs: number;
   p99?: number;
+  load?: Stats['keepUp']['load'];
 }): Stats => ({
+  endpoints: [],
   subscriptions: [
     {
       id: 'webhook_1',
@@ -27,6 +29,14 @@ const stats = (o: {
     enqueued: o.enqueued,
     busyWallMs: o.busyWallMs,
     sensingToDeliveredSimMs: { p50: 5_000, p99: 10_000, max: 20_000 },
+    load: o.load ?? {
+      loopActiveMs: null,
+      storeMs: 0,
+      answered: o.delivered,
+      responseP50Ms: 1,
+      responseP99Ms: 2,
+      inFlight: 16,
+    },
   },
 });
 
@@ -70,5 +80,34 @@ describe('webhook delivery against real time', () => {
         10,
       ).keptUp,
     ).toBe(false);
+  });
+
+  it('says what limits delivery when it does not keep up, and nothing of it when it does', () => {
+    // The sending thread busy 97% of the delivery time, the store a quarter of it.
+    const load = {
+      loopActiveMs: 1_940,
+      storeMs: 520,
+      answered: 36_000,
+      responseP50Ms: 3.1,
+      responseP99Ms: 9.8,
+      inFlight: 16,
+    };
+    const behind = webhookKeepUp(
+      stats({ delivered: 36_000, pending: 0, enqueued: 36_000, busyWallMs: 2_000, load }),
+      1_000,
+      'max',
+    );
+    expect(behind.keptUp).toBe(false);
+    expect(behind.limit?.kind).toBe('sender-cpu');
+    expect(formatKeepUp(behind)).toContain(
+      "\n  limited by the sender's CPU: the sending thread was busy 97% of the delivery time",
+    );
+    const fine = webhookKeepUp(
+      stats({ delivered: 3_600, pending: 0, enqueued: 3_600, busyWallMs: 2_000, load }),
+      3_600_000,
+      'max',
+    );
+    expect(fine.keptUp).toBe(true);
+    expect(formatKeepUp(fine)).not.toContain('limited by');
   });
 });
