@@ -17,6 +17,7 @@ export const EXPLORE_FAULT_KINDS = [
   'sensor_death',
   'battery_drain',
   'platform_restart',
+  'webhook_down',
 ] as const;
 export type ExploreFaultKind = (typeof EXPLORE_FAULT_KINDS)[number];
 
@@ -27,6 +28,7 @@ export type ExploreFaultKind = (typeof EXPLORE_FAULT_KINDS)[number];
  * its own clock and each packet by its sensing time, so even a skew beyond the protocol's 2 s
  * tolerance, which `occusim check` reports, loses nothing). A platform restart resumes the run
  * from its store (src/run/platform-restarts.ts), which ends where the uninterrupted run ends.
+ * A webhook endpoint down delays deliveries only: nothing the platform stores depends on them.
  */
 export const LOSS_FREE_KINDS: ReadonlySet<string> = new Set([
   'hive_outage',
@@ -34,6 +36,7 @@ export const LOSS_FREE_KINDS: ReadonlySet<string> = new Set([
   'duplicate_batch',
   'clock_skew',
   'platform_restart',
+  'webhook_down',
 ]);
 
 export interface DrawTargets {
@@ -67,6 +70,7 @@ export function drawSchedule(
       const offsetS = rng.int(1, 120) * (rng.int(0, 1) === 0 ? -1 : 1);
       out.push({ kind, at, duration, hive: rng.pick(targets.hives), offset: `${offsetS > 0 ? '+' : ''}${offsetS}s` });
     } else if (kind === 'sensor_death') out.push({ kind, at, sensors: [rng.pick(targets.sensors)] });
+    else if (kind === 'webhook_down') out.push({ kind, at, duration });
     else if (kind === 'sensor_offline' || kind === 'battery_drain')
       out.push({ kind, at, duration, sensors: [rng.pick(targets.sensors)] });
     else out.push({ kind, at, duration, hive: rng.pick(targets.hives), loss: rng.int(1, 9) / 10 });

@@ -15,6 +15,7 @@ import { formatDiagnostic } from '../scenario/diagnostics.js';
 import { loadScenarioFile, loadScenarioObject, type LoadOverrides, type LoadResult } from '../scenario/load.js';
 import type { ScenarioModel } from '../scenario/model.js';
 import { retimeModel } from '../scenario/retime.js';
+import { faultsOnModel } from '../scenario/resolve-network.js';
 import { createTruthRecorder } from '../sim/truth.js';
 import { createWorld } from '../sim/world.js';
 import { simulate } from './loop.js';
@@ -367,9 +368,13 @@ export function declaredWebhooks(model: ScenarioModel): NonNullable<PlatformWebh
 function webhookOptions(model: ScenarioModel, options: RunOptions): Omit<PlatformWebhookOptions, 'wallTime'> | null {
   const declared = declaredWebhooks(model);
   if (!options.webhooks && declared.length === 0) return null;
+  const down = (model.faults ?? []).flatMap((f) =>
+    f.kind === 'webhook_down' ? [{ fromMs: f.atMs, toMs: f.atMs + f.durationMs, webhook: f.webhook, src: f.src }] : [],
+  );
   return {
     seed: model.seed,
     ...options.webhooks,
+    ...(down.length > 0 ? { down } : {}),
     allow: [...(model.webhookAllow ?? []), ...(options.webhooks?.allow ?? [])],
     declared: [...declared, ...(options.webhooks?.declared ?? [])],
   };
@@ -420,8 +425,13 @@ function isModel(x: unknown): x is ScenarioModel {
 }
 
 function applyOverrides(model: ScenarioModel, options: RunOptions): ScenarioModel {
+  // A schedule given with a loaded model replaces its faults, as it does a file's (resolved on the model).
+  const faults = options.faults === undefined ? null : faultsOnModel(model, options.faults);
+  if (faults !== null && !faults.ok)
+    throw new AppError(ErrorCodes.SCENARIO_INVALID, `invalid faults:\n${faults.messages.join('\n')}`);
   return {
     ...model,
+    ...(faults?.ok ? { faults: faults.faults } : {}),
     seed: options.seed ?? model.seed,
     durationMs: options.durationMs ?? model.durationMs,
     fidelity: options.fidelity ?? model.fidelity,

@@ -7,7 +7,8 @@ import { faultSchema, type FaultFile } from './network-schema.js';
  *
  *   schedule := fault { ';' fault }
  *   fault    := kind '@' at [ '+' duration ] [ ':' param { ',' param } ]
- *   param    := 'hive=' name | 'sensors=' name { '|' name } | 'loss=' number | 'offset=' [ '+' | '-' ] duration
+ *   param    := 'hive=' name | 'sensors=' name { '|' name } | 'webhook=' name | 'loss=' number
+ *             | 'offset=' [ '+' | '-' ] duration
  *   name     := text without ; , : | = "   |   '"' text without " '"'
  *
  * e.g. `hive_outage@10m+5m:hive=Hive 1; broker_restart@20m; link_degradation@5m+2m:hive="Hive 1",loss=0.3;
@@ -22,7 +23,7 @@ export const MAX_SCHEDULE_CHARS = 65_536;
 export const MAX_SCHEDULE_FAULTS = 1_000;
 
 const RESERVED = /[;,:|="]/;
-const PARAMS = ['hive', 'sensors', 'loss', 'offset'] as const;
+const PARAMS = ['hive', 'sensors', 'webhook', 'loss', 'offset'] as const;
 /** A signed duration, checked here so its refusal points at the value rather than the fault. */
 const OFFSET = /^[+-]?(?:\d+(?:\.\d+)?d)?(?:\d+(?:\.\d+)?h)?(?:\d+(?:\.\d+)?m(?!s))?(?:\d+(?:\.\d+)?s)?(?:\d+ms)?$/;
 type Param = (typeof PARAMS)[number];
@@ -58,13 +59,14 @@ export function parseFaultSchedule(text: string): ScheduleResult {
 /** The schedule as text; `parseFaultSchedule(formatFaultSchedule(f))` gives `f` back. */
 export function formatFaultSchedule(faults: readonly FaultFile[]): string {
   // A name with a double quote has no text form: the JSON form says the same.
-  if (faults.some((f) => [f.hive ?? '', ...(f.sensors ?? [])].some((n) => n.includes('"'))))
+  if (faults.some((f) => [f.hive ?? '', f.webhook ?? '', ...(f.sensors ?? [])].some((n) => n.includes('"'))))
     return JSON.stringify(faults);
   return faults
     .map((f) => {
       const params: string[] = [];
       if (f.hive !== undefined) params.push(`hive=${quoted(f.hive)}`);
       if (f.sensors !== undefined) params.push(`sensors=${f.sensors.map(quoted).join('|')}`);
+      if (f.webhook !== undefined) params.push(`webhook=${quoted(f.webhook)}`);
       if (f.loss !== undefined) params.push(`loss=${f.loss}`);
       if (f.offset !== undefined) params.push(`offset=${f.offset}`);
       return `${f.kind}@${f.at}${f.duration !== undefined ? `+${f.duration}` : ''}${params.length > 0 ? `:${params.join(',')}` : ''}`;
@@ -122,7 +124,7 @@ function faultAt(s: Scanner): { fault: unknown; col: number } {
 }
 
 function paramValue(s: Scanner, key: Param): unknown {
-  if (key === 'hive') return s.name();
+  if (key === 'hive' || key === 'webhook') return s.name();
   if (key === 'sensors') {
     const names = [s.name()];
     while (s.eat('|')) names.push(s.name());

@@ -406,5 +406,7 @@ export type FaultModel =
   /** The sensors' batteries run out over [atMs, atMs + durationMs) (their level falls linearly to 0), then they are dead to the end. */
   | (FaultBase & { kind: 'battery_drain'; sensorIds: string[] })
   /** The run stops at `atMs` and is resumed from its store (src/run/platform-restarts.ts); `durationMs` 0. */
-  | (FaultBase & { kind: 'platform_restart' });
+  | (FaultBase & { kind: 'platform_restart' })
+  /** The endpoint of the webhook named `webhook` (every webhook's when null) refuses connections over the window. */
+  | (FaultBase & { kind: 'webhook_down'; webhook: string | null });
 export type FaultKind = FaultModel['kind'];

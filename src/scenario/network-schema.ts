@@ -56,6 +56,7 @@ export const faultSchema = z
       'sensor_death',
       'battery_drain',
       'platform_restart',
+      'webhook_down',
     ]),
     at: duration.describe('Start, as an offset from the scenario start'),
     duration: duration
@@ -73,6 +74,9 @@ export const faultSchema = z
       .describe(
         'link_degradation, sensor_offline, sensor_death, battery_drain: every sensor of this hive; hive_reboot, hive_outage, duplicate_batch, clock_skew: the hive',
       ),
+    webhook: name
+      .optional()
+      .describe('webhook_down: the webhook (subscription) of this name; every subscription when absent'),
     loss: z.number().min(0).max(1).optional().describe('link_degradation: extra frame loss per mesh link, 0..1'),
     offset: z
       .string()

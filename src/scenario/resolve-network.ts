@@ -111,6 +111,8 @@ function resolveFault(ctx: FaultCtx, f: FaultFile, path: Array<string | number>,
   switch (f.kind) {
     case 'broker_restart':
       return { ...base, kind: f.kind };
+    case 'webhook_down':
+      return { ...base, kind: f.kind, webhook: f.webhook ?? null };
     case 'hive_outage':
     case 'hive_reboot':
     case 'duplicate_batch': {

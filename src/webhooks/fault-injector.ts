@@ -27,6 +27,8 @@ export interface FaultInjectorOptions extends SenderOptions {
   seed: number | string;
   /** The faults of a subscription; null: none (sent as the plain sender sends it). */
   faultsOf: (s: Subscription) => WebhookFaults | null;
+  /** Whether the subscription's endpoint is down at this platform instant (`webhook_down` in the run's fault schedule). */
+  downAt?: (s: Subscription, nowMs: number) => boolean;
 }
 
 interface Held {
@@ -40,6 +42,7 @@ const DROP_AFTER_MS = 20;
 export class FaultInjector extends Sender {
   readonly #seed: number | string;
   readonly #faultsOf: (s: Subscription) => WebhookFaults | null;
+  readonly #downAt: NonNullable<FaultInjectorOptions['downAt']>;
   readonly #policy: AddressPolicy;
   readonly #lookup: SenderOptions['lookup'];
   readonly #counts = new Map<string, FaultCounts>();
@@ -52,6 +55,7 @@ export class FaultInjector extends Sender {
     super(o);
     this.#seed = o.seed;
     this.#faultsOf = o.faultsOf;
+    this.#downAt = o.downAt ?? (() => false);
     this.#policy = o.policy;
     this.#lookup = o.lookup;
   }
@@ -62,6 +66,12 @@ export class FaultInjector extends Sender {
   }
 
   override send(r: SendRequest): Promise<Outcome> {
+    // A down endpoint, as a refused connection: nothing reaches it, and the attempt is retried on
+    // the retry schedule. Timed by the platform's clock, so the same attempts are refused in every run.
+    if (this.#downAt(r.subscription, r.nowMs)) {
+      this.#count(r.subscription.id, 'down');
+      return Promise.resolve({ kind: 'retryable', reason: 'connection refused (fault: webhook_down)' });
+    }
     const f = this.#faultsOf(r.subscription);
     if (!f) return super.send(r);
     const sub = r.subscription.id;
@@ -184,10 +194,10 @@ export class FaultInjector extends Sender {
     });
   }
 
-  #count(sub: string, k: FaultKind): void {
+  #count(sub: string, k: FaultKind | 'down'): void {
     let c = this.#counts.get(sub);
     if (!c) this.#counts.set(sub, (c = noFaults()));
-    c[k]++;
+    c[k] = (c[k] ?? 0) + 1;
   }
 }
 

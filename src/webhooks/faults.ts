@@ -29,7 +29,8 @@ export interface WebhookFaults {
   timeout?: { rate: number };
 }
 
-export type FaultCounts = Record<FaultKind, number>;
+/** Attempts each kind hit; `down`: attempts refused inside a `webhook_down` window of the run's fault schedule (present only when one hit). */
+export type FaultCounts = Record<FaultKind, number> & { down?: number };
 
 /** Bounds of each parameter, one table: the scenario schema and `--webhook-faults` check the same ones. */
 export const FAULT_BOUNDS = {

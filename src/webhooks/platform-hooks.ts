@@ -63,6 +63,11 @@ export interface PlatformWebhookOptions {
   faults?: WebhookFaults;
   /** Storm of every subscription without its own (`--webhook-storm`; webhooks/storm.ts). */
   storm?: WebhookStorm;
+  /**
+   * `webhook_down` faults of the run's schedule: the endpoint of the named webhook (every
+   * webhook's when null) refuses connections over [fromMs, toMs) of the platform's clock.
+   */
+  down?: ReadonlyArray<{ fromMs: number; toMs: number; webhook: string | null; src: string }>;
   /** `stats()` also gives each subscription's expected consumer state (`run --consumer-expect`; webhooks/expected-state.ts). */
   consumerExpect?: boolean;
   /** Requests in flight per endpoint unless its declaration says otherwise (`--webhook-concurrency`, default 16; webhooks/concurrency.ts). */
@@ -181,9 +186,26 @@ async function start(
   // Perf only: how long endpoints take to answer, what limits delivery (run/delivery-limit.ts).
   const answerTimes = new AnswerTimes(o.wallTime ?? systemWallTime);
   const senderOptions = { policy, concurrency, concurrencyOf: (id: string) => limits.get(id), answerTimes };
-  const withFaults = faults.size > 0 || o.faults !== undefined;
+  const down = o.down ?? [];
+  for (const d of down)
+    if (d.webhook !== null && !service.all().some((s) => s.name === d.webhook))
+      throw new AppError(
+        ErrorCodes.SCENARIO_INVALID,
+        `fault webhook_down${d.src ? ` (${d.src})` : ''}: no webhook named ${JSON.stringify(d.webhook)} (the run's webhooks: ${
+          service
+            .all()
+            .map((s) => JSON.stringify(s.name))
+            .join(', ') || 'none'
+        })`,
+      );
+  const withFaults = faults.size > 0 || o.faults !== undefined || down.length > 0;
   const injector = withFaults
-    ? new FaultInjector({ ...senderOptions, seed: o.seed, faultsOf: (s) => faults.get(s.id) ?? o.faults ?? null })
+    ? new FaultInjector({
+        ...senderOptions,
+        seed: o.seed,
+        faultsOf: (s) => faults.get(s.id) ?? o.faults ?? null,
+        downAt: (s, t) => down.some((d) => t >= d.fromMs && t < d.toMs && (d.webhook === null || d.webhook === s.name)),
+      })
     : null;
   const sender = injector ?? new Sender(senderOptions);
   const engine = await WebhookEngine.open({

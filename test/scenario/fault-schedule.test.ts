@@ -110,6 +110,18 @@ describe('fault schedules as one line of text', () => {
         hive: name,
         offset: fc.constantFrom('-30s', '+2m', '90s', '-1h30m', '+500ms'),
       }),
+      fc.record({
+        kind: fc.constant('battery_drain' as const),
+        at: dur,
+        duration: dur,
+        sensors: fc.array(name, { minLength: 1, maxLength: 3 }),
+      }),
+      fc.record({ kind: fc.constant('platform_restart' as const), at: dur }),
+      fc.record(
+        { kind: fc.constant('webhook_down' as const), at: dur, duration: dur },
+        { requiredKeys: ['kind', 'at', 'duration'] },
+      ),
+      fc.record({ kind: fc.constant('webhook_down' as const), at: dur, duration: dur, webhook: name }),
     );
     fc.assert(
       fc.property(fc.array(fault, { maxLength: 6 }), (faults) => {
