@@ -148,6 +148,9 @@ const KIND_BOTH = 3;
 const WORK_PER_TURN = 4096;
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
+/** Past this acked progress a hive's counted seqs are a set, not a bitset sized by the progress (2 MB). */
+const MAX_BITSET_SEQ = 1 << 24;
+
 export class CloudPipeline {
   readonly #o: PipelineOptions;
   #registry: AssetRegistry;
@@ -169,6 +172,12 @@ export class CloudPipeline {
   };
   /** Each hive's acked progress in the store when this pipeline first heard from it. */
   readonly #ackedAtStart = new Map<string, number>();
+  /**
+   * Per hive, the seqs up to its acked progress at start already counted as stored before (one
+   * bit a seq): a resumed run's batch arriving twice (a redelivery, a retransmission) is one
+   * batch the earlier run stored, not two.
+   */
+  readonly #countedBefore = new Map<string, Uint8Array | Set<number>>();
   readonly #recompute: Recompute;
   /** A partitioned pipeline's last minute pulled from the store (see `partition`). */
   #pulledMinute = -Infinity;
@@ -576,8 +585,28 @@ export class CloudPipeline {
     receivedAtMs: number,
   ): Promise<UplinkAck> {
     this.#counters.duplicateBatches++;
-    if (seq <= ackedAtStart) this.#counters.packetsStoredBefore += packetCount;
+    if (seq >= 1 && seq <= ackedAtStart && this.#firstCountBefore(serial, seq, ackedAtStart))
+      this.#counters.packetsStoredBefore += packetCount;
     return { hiveSerial: serial, ackedSeq: await this.#nextAckedSeq(serial, seq), ackedAtMs: receivedAtMs };
+  }
+
+  /** True the first time a resumed run's `seq` ≤ the hive's progress at start comes: one bit a seq, a set past MAX_BITSET_SEQ. */
+  #firstCountBefore(serial: string, seq: number, ackedAtStart: number): boolean {
+    let seen = this.#countedBefore.get(serial);
+    if (!seen)
+      this.#countedBefore.set(
+        serial,
+        (seen = ackedAtStart <= MAX_BITSET_SEQ ? new Uint8Array((ackedAtStart >> 3) + 1) : new Set<number>()),
+      );
+    if (seen instanceof Set) {
+      if (seen.has(seq)) return false;
+      seen.add(seq);
+      return true;
+    }
+    const mask = 1 << (seq & 7);
+    if (((seen[seq >> 3] as number) & mask) !== 0) return false;
+    seen[seq >> 3] = (seen[seq >> 3] as number) | mask;
+    return true;
   }
 
   /**

@@ -61,6 +61,20 @@ describe('platform_restart fault', () => {
     expect(missing.filter((e) => !explained(e))).toEqual([]);
   }, 180_000);
 
+  // Found by `occusim explore quickstart --seed 20261128` (test/explore/bounded-search.slow.test.ts):
+  // the resumed run's replay delivered each batch of the duplicate_batch window twice, and both
+  // copies were counted as stored before the restart (the ledger went 144 packets negative).
+  it('duplicate_batch@201s+15s:hive=Hive 1; platform_restart@238s: a batch arriving twice is counted as stored before once', async () => {
+    const faults = 'duplicate_batch@201s+15s:hive=Hive 1; platform_restart@238s';
+    const [restarted, clean] = await Promise.all([
+      runScenario(QUICKSTART, { durationMs: 600_000, faults: schedule(faults), keepStore: false }),
+      runScenario(QUICKSTART, { durationMs: 600_000, faults: [], keepStore: false }),
+    ]);
+    expect(restarted.result.messages.lost).toBe(0);
+    expect(restarted.result.messages.packetsDelivered).toBe(clean.result.messages.packetsDelivered);
+    expect(restarted.result.messages.packetsSent).toBe(clean.result.messages.packetsSent);
+  }, 120_000);
+
   it('is refused with a duration, at the start, or with --record, naming the fault', async () => {
     await expect(
       runScenario(QUICKSTART, { durationMs: 60_000, faults: schedule('platform_restart@30s+1m'), keepStore: false }),
