@@ -140,5 +140,22 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
   await app.listen({ host, port: opts.port ?? 0 });
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : 0;
-  return { url: `http://${host}:${port}`, port, app, close: () => app.close() };
+  return { url: `http://${host}:${port}`, port, app, close: () => closeWithin(app, CLOSE_GRACE_MS) };
+}
+
+/** Wall ms a close waits for requests in flight before it cuts their connections. */
+const CLOSE_GRACE_MS = 5_000;
+
+/**
+ * Closes the server: idle connections at once (fastify's default), requests in flight given
+ * `graceMs` to finish, then their connections cut. A client that keeps a request open (a stuck
+ * stream, a peer that stopped reading) must not hold a stop or a test's teardown forever.
+ */
+async function closeWithin(app: FastifyInstance, graceMs: number): Promise<void> {
+  const timer = setTimeout(() => app.server.closeAllConnections(), graceMs);
+  try {
+    await app.close();
+  } finally {
+    clearTimeout(timer);
+  }
 }
