@@ -119,12 +119,19 @@ async function until(p: Proc, re: RegExp, timeoutMs: number): Promise<RegExpExec
   return null;
 }
 
-/** Stops a paced run that falls STOP_LAG_MS behind (its report is still written). */
+/** After SIGINT a run drains and writes its report; past this it is killed. */
+const STOP_GRACE_MS = 120_000;
+
+/** Stops a paced run that falls STOP_LAG_MS behind (its report is still written, unless its drain outlasts STOP_GRACE_MS). */
 function stopWhenBehind(p: Proc, onStop: (why: string) => void): void {
+  let once = false;
   p.child.stderr?.on('data', (c: Buffer) => {
     for (const m of c.toString().matchAll(/behind real time \(×[\d.]+\) by ([\d.]+) s at sim (\S+Z)/g)) {
-      if (Number(m[1]) * 1000 < STOP_LAG_MS || p.child.exitCode !== null) continue;
+      // Once: a second SIGINT would end the run's drain before it writes its report.
+      if (once || Number(m[1]) * 1000 < STOP_LAG_MS || p.child.exitCode !== null) continue;
+      once = true;
       onStop(`${m[1]} s behind at sim ${m[2]}`);
+      setTimeout(() => p.child.kill('SIGKILL'), STOP_GRACE_MS).unref();
     }
   });
 }
