@@ -285,21 +285,25 @@ async function distributedRun(
     sampler.stop();
     const after = await written(db);
     const reports = shards.map((_, i) => reportOf(join(dir, `s${i + 1}.json`)));
+    // Written to a file: a fleet's merged report is larger than the output a child process keeps.
+    const mergedFile = join(dir, 'merged.json');
     const merge = occusim(root, [
       'report',
       'merge',
       ...reports.map((_, i) => join(dir, `s${i + 1}.json`)),
       '--json',
+      '--out',
+      mergedFile,
       '--store',
       db,
       '--scenario',
       file,
     ]);
-    await merge.exited;
+    if ((await merge.exited) !== 0) console.log(`  report merge failed: ${merge.err().trim().split('\n').pop() ?? ''}`);
     type Merged = { ledger: { packets: { lost: number } }; latencyMs: { p99?: number } };
     const merged = ((): Merged | null => {
       try {
-        return JSON.parse(merge.out()) as Merged;
+        return JSON.parse(readFileSync(mergedFile, 'utf8')) as Merged;
       } catch {
         return null;
       }
