@@ -66,6 +66,7 @@ export async function runWithPlatformRestarts(
         { ...base, keepStore: true, storePolicy: i === 0 ? (options.storePolicy ?? 'new') : 'resume' },
       );
     const last = await run({ ...model, faults }, { ...base, keepStore: kept, storePolicy: 'resume' });
+    // A temporary store is this function's, removed below: the last leg's report cannot know.
     return { ...last, platformRestarts: restarts.map(isoUtc), ...(kept ? {} : { dbKept: false }) };
   } finally {
     if (temporary !== null) rmSync(temporary, { recursive: true, force: true });
