@@ -10,7 +10,7 @@ import { catalogueFromScenario } from '../src/assets/from-scenario.js';
 import { AccountService } from '../src/api/auth/accounts.js';
 import { ALL_SCOPES } from '../src/api/auth/scopes.js';
 import { TokenService } from '../src/api/auth/tokens.js';
-import { sqliteStore } from '../src/cloud/store/sqlite-async.js';
+import { sqliteStore } from '../src/store/sqlite-async.js';
 import { VirtualClock } from '../src/core/clock.js';
 import { loadScenarioFile } from '../src/scenario/load.js';
 import type { ScenarioModel } from '../src/scenario/model.js';

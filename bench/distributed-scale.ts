@@ -178,6 +178,8 @@ async function singleRun(root: string, dir: string, file: string, o: Options, po
   const before = await written(db);
   const t0 = performance.now();
   const run = occusim(root, [...pacedRun(file, o), '--store', db, '--report', reportFile]);
+  // Sampled from /proc, not read from its report: a run killed after its grace writes none.
+  sampler.add('occusim run', run.child.pid);
   let stopped: string | null = null;
   stopWhenBehind(run, (why) => {
     stopped ??= why;
@@ -188,9 +190,8 @@ async function singleRun(root: string, dir: string, file: string, o: Options, po
   sampler.stop();
   const after = await written(db);
   const r = reportOf(reportFile);
-  const own = r ? { cpuMs: (r.perf.cpuPercent / 100) * r.perf.wallMs, peakRssMb: r.perf.peakRssMb } : null;
   const processes = [
-    { name: 'occusim run', ...(own ?? { cpuMs: NaN, peakRssMb: NaN }) },
+    { name: 'occusim run', ...sampler.usage('occusim run') },
     { name: 'PostgreSQL', ...sampler.usage('postgres') },
   ];
   const lag = r?.perf.realTime?.lagMs.p99 ?? null;
@@ -268,6 +269,7 @@ async function distributedRun(
         join(dir, `s${i}.json`),
       ]);
       shards.push(p);
+      sampler.add(`shard ${i}/${o.shards}`, p.child.pid);
       stopWhenBehind(p, (why) => {
         if (stopped !== null) return;
         stopped = `shard ${i}/${o.shards} ${why}`;
@@ -309,10 +311,9 @@ async function distributedRun(
       }
     })();
     const processes = [
-      ...reports.map((r, i) => ({
+      ...reports.map((_, i) => ({
         name: `shard ${i + 1}/${o.shards}`,
-        cpuMs: r ? (r.perf.cpuPercent / 100) * r.perf.wallMs : NaN,
-        peakRssMb: r?.perf.peakRssMb ?? NaN,
+        ...sampler.usage(`shard ${i + 1}/${o.shards}`),
       })),
       ...ingests.map((_, j) => ({
         name: `ingest ${j + 1}/${o.ingests}`,

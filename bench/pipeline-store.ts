@@ -1,8 +1,8 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SqliteStore } from '../src/cloud/store/sqlite-store.js';
-import type { RollupBucket } from '../src/cloud/store/port.js';
+import { SqliteStore } from '../src/store/sqlite-store.js';
+import type { RollupBucket } from '../src/store/port.js';
 import { encodeUplink } from '../src/proto/codec.js';
 
 const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');

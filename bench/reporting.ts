@@ -17,7 +17,7 @@ import { AccountService } from '../src/api/auth/accounts.js';
 import { ALL_SCOPES } from '../src/api/auth/scopes.js';
 import { TokenService } from '../src/api/auth/tokens.js';
 import { storeSeries } from '../src/api/reporting/store-series.js';
-import { sqliteStore } from '../src/cloud/store/sqlite-async.js';
+import { sqliteStore } from '../src/store/sqlite-async.js';
 import { VirtualClock } from '../src/core/clock.js';
 import { loadScenarioObject } from '../src/scenario/load.js';
 

@@ -10,7 +10,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SqliteStore } from '../src/cloud/store/sqlite-store.js';
+import { SqliteStore } from '../src/store/sqlite-store.js';
 
 const SENSORS_PER_HIVE = 37; // ~2,700 batches a 10 s interval for 100,000 sensors
 const PAYLOAD = new Uint8Array(6000).fill(7);

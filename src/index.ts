@@ -33,7 +33,7 @@ export { rngFor, type Rng } from './core/rng.js';
 export { startPlatform, type Platform, type PlatformOptions } from './platform/platform.js';
 export { startPlatformThread } from './platform/thread.js';
 export type { PlatformReads, ReportRequest, ReportData } from './platform/reads.js';
-export type { StorePolicy } from './platform/store-guard.js';
+export type { StorePolicy } from './store/guard.js';
 export { AssetCatalogue, type CatalogueChange } from './assets/catalogue.js';
 export { assetsFromScenario, catalogueFromScenario, organisationsFromScenario } from './assets/from-scenario.js';
 export type {

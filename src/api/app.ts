@@ -19,7 +19,8 @@ import { LIVE_LIMITS, registerLive, type LiveLimits } from './live/routes.js';
 import { registerReportingRoutes } from './reporting/routes.js';
 import type { SeriesPort } from './reporting/series.js';
 import { registerStatsRoutes } from './reporting/stats.js';
-import { ApiError, ApiErrorCodes, invalidRequest } from './errors.js';
+import { ErrorCodes } from '../core/errors.js';
+import { invalidRequest, isAnswered, restBody } from './errors.js';
 import { DEFAULT_LIMITS, queryLimitsRule, type QueryLimits } from './graphql/limits.js';
 import { registerAnswerBudget } from './graphql/answer-budget.js';
 import { resolvers, type GqlContext } from './graphql/resolvers.js';
@@ -161,11 +162,11 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
       };
     },
     errorFormatter: (execution) => formatGraphqlErrors(execution.data ?? null, execution.errors ?? []),
-    // Errors raised outside execution (authentication in the hook, validation): an ApiError
-    // keeps its HTTP status; everything else is answered as a GraphQL error.
+    // Errors raised outside execution (authentication in the hook, validation): an error with
+    // an HTTP status (core/error-codes.ts) keeps it; everything else is answered as a GraphQL error.
     errorHandler: async (error, _req, reply) => {
-      if (error instanceof ApiError) {
-        await reply.code(error.status).send(apiErrorBody(error));
+      if (isAnswered(error)) {
+        await reply.code(error.status).send(restBody(error));
         return;
       }
       const { statusCode, response } = formatGraphqlErrors(null, [toGraphQLError(error)]);
@@ -264,19 +265,14 @@ function maskError(err: GraphQLError, status: number): GraphQLFormattedError {
     ...(err.path ? { path: err.path } : {}),
     extensions: {
       code:
-        code ??
-        (known ? 'GRAPHQL_VALIDATION_FAILED' : clientError ? ApiErrorCodes.INVALID_REQUEST : ApiErrorCodes.INTERNAL),
+        code ?? (known ? 'GRAPHQL_VALIDATION_FAILED' : clientError ? ErrorCodes.INVALID_REQUEST : ErrorCodes.INTERNAL),
     },
   };
 }
 
-function apiErrorBody(err: ApiError): Record<string, string> {
-  return err.exposeCode ? { code: err.code, message: err.message } : { message: err.message };
-}
-
-function errorHandler(err: FastifyError | ApiError, _req: unknown, reply: FastifyReply): void {
-  if (err instanceof ApiError) {
-    void reply.code(err.status).send(apiErrorBody(err));
+function errorHandler(err: FastifyError, _req: unknown, reply: FastifyReply): void {
+  if (isAnswered(err)) {
+    void reply.code(err.status).send(restBody(err));
     return;
   }
   const status = err.statusCode ?? 500;

@@ -1,56 +1,28 @@
+import { ERROR_TABLE, type ErrorRow } from '../core/error-codes.js';
+import { AppError, ErrorCodes } from '../core/errors.js';
+
 /**
- * API errors: a stable code, an HTTP status and a message. Mapped once, in the app's error
- * handler, to `{ code, message }` (spec §7); OAuth errors use RFC 6749's body instead.
+ * The API's edge of the error table (core/error-codes.ts): an `AppError` with a REST code is
+ * answered with its status and `{ code, message }` (spec §7); a login code with RFC 6749's
+ * body. Mapped once, in the app's error handler and the login routes.
  */
-export const ApiErrorCodes = {
-  INVALID_REQUEST: 'INVALID_REQUEST',
-  UNAUTHORIZED: 'UNAUTHORIZED',
-  FORBIDDEN: 'FORBIDDEN',
-  NOT_FOUND: 'NOT_FOUND',
-  CLIENT_NOT_FOUND: 'CLIENT_NOT_FOUND',
-  CLIENT_CREATE_FAILED: 'CLIENT_CREATE_FAILED',
-  CLIENT_GRANT_CREATE_FAILED: 'CLIENT_GRANT_CREATE_FAILED',
-  CLIENT_UPDATE_FAILED: 'CLIENT_UPDATE_FAILED',
-  CLIENT_DELETE_FAILED: 'CLIENT_DELETE_FAILED',
-  RATE_LIMITED: 'RATE_LIMITED',
-  INTERNAL: 'INTERNAL',
-} as const;
+export const unauthorized = (message: string): AppError => new AppError(ErrorCodes.UNAUTHORIZED, message);
+export const forbidden = (message: string): AppError => new AppError(ErrorCodes.FORBIDDEN, message);
+export const invalidRequest = (message: string): AppError => new AppError(ErrorCodes.INVALID_REQUEST, message);
 
-export type ApiErrorCode = (typeof ApiErrorCodes)[keyof typeof ApiErrorCodes];
-
-export class ApiError extends Error {
-  readonly code: ApiErrorCode;
-  readonly status: number;
-  /** Spec §7: 401 and 500 bodies carry a message only. */
-  readonly exposeCode: boolean;
-
-  constructor(status: number, code: ApiErrorCode, message: string, exposeCode = status !== 401 && status < 500) {
-    super(message);
-    this.name = 'ApiError';
-    this.status = status;
-    this.code = code;
-    this.exposeCode = exposeCode;
-  }
+/** An error the API answers itself: a code with an HTTP status. */
+export function isAnswered(err: unknown): err is AppError & { status: number } {
+  return err instanceof AppError && err.status !== null;
 }
 
-export const unauthorized = (message: string): ApiError => new ApiError(401, ApiErrorCodes.UNAUTHORIZED, message);
-export const forbidden = (message: string): ApiError => new ApiError(403, ApiErrorCodes.FORBIDDEN, message);
-export const invalidRequest = (message: string): ApiError => new ApiError(400, ApiErrorCodes.INVALID_REQUEST, message);
+/** Spec §7: 401 and 500 bodies carry a message only; the client-management failures keep their code. */
+export function restBody(err: AppError): Record<string, string> {
+  const messageOnly = err.status === 401 || err.code === ErrorCodes.INTERNAL;
+  return messageOnly ? { message: err.message } : { code: err.code, message: err.message };
+}
 
-/** OAuth 2.0 token endpoint errors (RFC 6749 §5.2). */
-export type OAuthErrorCode =
-  'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unsupported_grant_type' | 'access_denied';
-
-export class OAuthError extends Error {
-  readonly error: OAuthErrorCode;
-  readonly status: number;
-  readonly retryAfterS: number | null;
-
-  constructor(status: number, error: OAuthErrorCode, description: string, retryAfterS: number | null = null) {
-    super(description);
-    this.name = 'OAuthError';
-    this.status = status;
-    this.error = error;
-    this.retryAfterS = retryAfterS;
-  }
+/** RFC 6749 §5.2's body of a login error: `error` from the table, the message as its description. */
+export function oauthBody(err: AppError): { error: string; error_description: string } | null {
+  const row: ErrorRow = ERROR_TABLE[err.code];
+  return row.oauth === undefined ? null : { error: row.oauth, error_description: err.message };
 }

@@ -1,4 +1,4 @@
-import type { HiveStatus, SensorStatus } from '../cloud/store/port.js';
+import type { HiveStatus, SensorStatus } from '../store/port.js';
 import type { AssetCatalogue } from '../assets/catalogue.js';
 
 /**

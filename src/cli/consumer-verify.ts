@@ -2,14 +2,13 @@ import { createReadStream, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import { AppError, ErrorCodes } from '../core/errors.js';
+import { AppError, ErrorCodes, isAppError } from '../core/errors.js';
 import type { StateRow } from '../webhooks/consumer-state.js';
 import {
   compareStates,
   FIRST,
   parseStateLine,
   passed,
-  StateLineError,
   type Difference,
   type Verdict,
 } from '../webhooks/consumer-verify.js';
@@ -68,7 +67,7 @@ async function rowsOf(source: AsyncIterable<string>, name: string): Promise<Stat
       rows.push(row);
     }
   } catch (err) {
-    if (err instanceof StateLineError) throw usage(err.message);
+    if (isAppError(err, ErrorCodes.CONSUMER_STATE_INVALID)) throw usage(err.message);
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw usage(`${name}: no such file`);
     throw err;
   }

@@ -1,7 +1,7 @@
 import { isoUtc } from '../core/time.js';
 import { AppError, ErrorCodes } from '../core/errors.js';
-import { describeStore } from '../platform/store-location.js';
-import { openStore } from '../platform/store-open.js';
+import { describeLocation } from '../store/location.js';
+import { openStore } from '../store/open.js';
 import type { Flags, Io } from './commands.js';
 import { existingStore } from './store-flag.js';
 
@@ -18,7 +18,7 @@ export async function deadlettersCommand(args: readonly string[], flags: Flags, 
       'occusim deadletters takes no positional argument: use --store sqlite:FILE|postgres://… or --db FILE',
     );
   const location = existingStore(flags, 'occusim deadletters');
-  const name = describeStore(location.kind === 'sqlite' ? location.path : location.url);
+  const name = describeLocation(location);
   const store = await openStore(location);
   try {
     const letters = await store.deadLetters();

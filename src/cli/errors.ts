@@ -1,19 +1,6 @@
-import { isAppError, type ErrorCode } from '../core/errors.js';
+import { ERROR_TABLE } from '../core/error-codes.js';
+import { isAppError } from '../core/errors.js';
 import type { Io } from './io.js';
-
-/**
- * One place maps what a command threw to what the user sees and the exit code: the
- * caller's mistakes and the environment's problems (a missing directory, a port in use, an
- * unreadable file, a closed stdout) are one line and exit 2; anything else is an internal
- * error, one line and exit 1, with the stack only under `--debug`.
- */
-const USAGE_CODES: ReadonlySet<ErrorCode> = new Set([
-  'USAGE',
-  'SCENARIO_INVALID',
-  'NOT_IMPLEMENTED',
-  'SCENARIO_NOT_FOUND',
-  'CAPTURE_INVALID',
-]);
 
 /** Errno codes that describe the environment or the input, not a bug. */
 const ENVIRONMENT: Readonly<Record<string, string>> = {
@@ -31,10 +18,17 @@ const ENVIRONMENT: Readonly<Record<string, string>> = {
   ENOTFOUND: 'host not found',
 };
 
+/**
+ * One place maps what a command threw to what the user sees and the exit code: the
+ * caller's mistakes and the environment's problems (a missing directory, a port in use, an
+ * unreadable file, a closed stdout) are one line and exit 2; anything else is an internal
+ * error, one line and exit 1, with the stack only under `--debug`.
+ */
 export function exitCodeOfError(err: unknown, io: Io, debug: boolean): number {
   const errno = errnoOf(err);
   if (isAppError(err)) {
-    const usage = USAGE_CODES.has(err.code) || errno !== null;
+    // The table says which codes are the caller's mistake (exit 2, core/error-codes.ts).
+    const usage = (ERROR_TABLE[err.code] as { exit?: number }).exit === 2 || errno !== null;
     // Scenario diagnostics are a list, one located line each; other messages are one line.
     const text = err.code === 'SCENARIO_INVALID' ? err.message : firstLine(err.message);
     const hint =

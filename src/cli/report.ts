@@ -1,7 +1,7 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { AppError, ErrorCodes } from '../core/errors.js';
-import { describeStore } from '../platform/store-location.js';
-import { openStore } from '../platform/store-open.js';
+import { describeLocation } from '../store/location.js';
+import { openStore } from '../store/open.js';
 import { formatMerged, mergeReports, withStoreAccuracy, type MergedReport } from '../run/report-merge.js';
 import type { RunReport } from '../run/run-report.js';
 import { replayTruth, scenarioOfReports, storeAccuracy } from '../run/store-accuracy.js';
@@ -48,7 +48,7 @@ async function accuracyFromStore(
     );
   const model = scenarioOfReports(flags.scenario as string, first);
   const location = existingStore(flags, 'occusim report merge');
-  const name = describeStore(location.kind === 'sqlite' ? location.path : location.url);
+  const name = describeLocation(location);
   const store = await openStore(location);
   try {
     return withStoreAccuracy(merged, await storeAccuracy(model, replayTruth(model), store), name);

@@ -1,8 +1,7 @@
 import { isoUtc, MINUTE_MS } from '../core/time.js';
 import { AppError, ErrorCodes } from '../core/errors.js';
-import { PostgresLeases } from '../cloud/store/postgres-leases.js';
-import { PostgresStore } from '../cloud/store/postgres-store.js';
-import { describeStore } from '../platform/store-location.js';
+import { leasedStore, openStore } from '../store/open.js';
+import { describeLocation } from '../store/location.js';
 import type { Flags, Io } from './commands.js';
 import { existingStore } from './store-flag.js';
 
@@ -17,14 +16,15 @@ export async function statusCommand(args: readonly string[], flags: Flags, io: I
   if (args.length > 0)
     throw new AppError(ErrorCodes.USAGE, 'occusim status takes no positional argument: use --store postgres://…');
   const location = existingStore(flags, 'occusim status');
-  if (location.kind !== 'postgres')
+  const shared = leasedStore(location);
+  if (shared === null)
     throw new AppError(
       ErrorCodes.USAGE,
       'occusim status needs a PostgreSQL store (--store postgres://…): partition leases live only there',
     );
   // Opening migrates a store created before the leases (it then has none).
-  const store = await PostgresStore.open(location.url);
-  const leases = await PostgresLeases.open(location.url);
+  const store = await openStore(location);
+  const leases = await shared.openLeases();
   try {
     const rows = await leases.list();
     const parts = await Promise.all(
@@ -47,7 +47,7 @@ export async function statusCommand(args: readonly string[], flags: Flags, io: I
       done: p.done,
     }));
     if (flags.json === true) {
-      io.stdout.write(`${JSON.stringify({ store: describeStore(location.url), partitions: view }, null, 2)}\n`);
+      io.stdout.write(`${JSON.stringify({ store: describeLocation(location), partitions: view }, null, 2)}\n`);
       return 0;
     }
     for (const v of view) {
@@ -63,7 +63,7 @@ export async function statusCommand(args: readonly string[], flags: Flags, io: I
         `partition ${v.partition}: ${v.owner} (token ${v.token}), ${lease}; ${progress}${v.done ? '; done' : ''}\n`,
       );
     }
-    if (view.length === 0) io.stdout.write(`no partition leases in ${describeStore(location.url)}\n`);
+    if (view.length === 0) io.stdout.write(`no partition leases in ${describeLocation(location)}\n`);
     return 0;
   } finally {
     await leases.close();

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { AppError, ErrorCodes } from '../core/errors.js';
-import { parseStoreLocation, type StoreLocation } from '../platform/store-location.js';
+import { parseStoreLocation, type StoreLocation } from '../store/location.js';
 import type { Flags } from './io.js';
 
 /**

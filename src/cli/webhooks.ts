@@ -1,6 +1,6 @@
 import { AppError, ErrorCodes } from '../core/errors.js';
-import { describeStore } from '../platform/store-location.js';
-import { openWebhookStore } from '../platform/store-open.js';
+import { describeLocation } from '../store/location.js';
+import { openWebhookStore } from '../store/open.js';
 import type { Flags, Io } from './io.js';
 import { existingStore } from './store-flag.js';
 
@@ -28,7 +28,7 @@ export async function webhooksCommand(args: readonly string[], flags: Flags, io:
     throw usage('usage: occusim webhooks replay|deadletters --store sqlite:FILE|postgres://… [...]');
   const replay = sub === 'replay' ? replayWhat(flags) : null;
   const location = existingStore(flags, `occusim webhooks ${sub}`);
-  const name = describeStore(location.kind === 'sqlite' ? location.path : location.url);
+  const name = describeLocation(location);
   const store = await openWebhookStore(location);
   try {
     const subscription = typeof flags.subscription === 'string' ? flags.subscription : null;

@@ -1,6 +1,6 @@
 import type { AssetCatalogue } from '../assets/catalogue.js';
 import type { AssetSnapshot } from '../assets/model.js';
-import type { AssetRow } from './store/port.js';
+import type { AssetRow } from '../store/port.js';
 
 /** The catalogue's space hierarchy as store rows (site → building → floor → room/zone), each with its site's zone. */
 export function assetRows(c: AssetCatalogue): AssetRow[] {

@@ -14,8 +14,8 @@ import {
 import type { CalibrationPoint } from './calibration.js';
 import { EventMetadata, type EventEnvelope, type SensorEvent } from './events.js';
 import { assetRows } from './assets.js';
-import type { HiveStatus, OccupancyEvent, SensorStatus, Store } from './store/port.js';
-import type { DeliveryInsert } from './store/webhook-port.js';
+import type { HiveStatus, OccupancyEvent, SensorStatus, Store } from '../store/port.js';
+import type { DeliveryInsert } from '../store/webhook-port.js';
 import { spaceTrafficOccupancy, TrafficSpaceIndex } from './space-traffic.js';
 import type { OccupancyPoint, TrafficSpace } from './traffic-occupancy.js';
 

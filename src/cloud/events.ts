@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { AssetCatalogue } from '../assets/catalogue.js';
-import type { StoredEvent } from './store/port.js';
+import type { StoredEvent } from '../store/port.js';
 
 /**
  * Events of spec §6: deterministic ids, the envelope and its metadata. Ids are a hash of

@@ -3,10 +3,11 @@ import { parseHiveTopic } from '../core/topics.js';
 import { decodeHeartbeat } from '../proto/codec.js';
 import { MAX_HEARTBEAT_BYTES } from '../proto/limits.js';
 import type { SensorHealth } from '../proto/messages.js';
-import type { DeadLetter } from './ingest.js';
+
 import { deadLetterOf, decodeOrReason, type Received } from './received.js';
 import type { AssetRegistry } from './registry.js';
-import type { HiveStatus, SensorHealthWrite } from './store/port.js';
+import type { HiveStatus, SensorHealthWrite } from '../store/port.js';
+import type { DeadLetter } from '../store/rows.js';
 
 /**
  * Heartbeat ingest, pure: a `HiveHeartbeat` (proto/occusim/v1/uplink.proto) received on

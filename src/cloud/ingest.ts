@@ -4,15 +4,15 @@ import { decodeUplink } from '../proto/codec.js';
 import { MAX_PACKETS_PER_BATCH, MAX_PAYLOAD_BYTES } from '../proto/limits.js';
 import type { UplinkBatch, WirePacket } from '../proto/messages.js';
 import type { Hive } from '../assets/model.js';
-import { deadLetterOf, decodeOrReason, type DeadLetter, type Received } from './received.js';
+import { deadLetterOf, decodeOrReason, type Received } from './received.js';
 import type { AssetRegistry } from './registry.js';
+import type { DeadLetter } from '../store/rows.js';
 
 /**
  * Ingest validation, pure: one MQTT message in, a verdict out. A whole message is rejected
  * when it cannot be attributed to a known hive; otherwise each packet is accepted or
  * dead-lettered on its own, so one bad sensor never costs the rest of the batch.
  */
-export type { DeadLetter } from './received.js';
 
 export interface AcceptedPacket {
   sensorId: string;

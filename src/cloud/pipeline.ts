@@ -7,16 +7,17 @@ import { decodeUplink, encodeUplink } from '../proto/codec.js';
 import type { UplinkAck, WirePacket } from '../proto/messages.js';
 import { eventId, type SensorEvent } from './events.js';
 import { inspectHeartbeat } from './heartbeat.js';
-import { checkPacket, inspectUplink, packetJson, type DeadLetter } from './ingest.js';
+import { checkPacket, inspectUplink, packetJson } from './ingest.js';
 import { isRefused, LateAdmission, LATE_MINUTES_PER_BATCH, LATE_MINUTES_PER_HIVE_HOUR } from './late-admission.js';
 import { PresenceKernel } from './kernel/presence-kernel.js';
 import { PacketKind, ReadStatus, UplinkReader } from './kernel/uplink-reader.js';
 import { Recompute, type RecomputeCounters } from './recompute.js';
 import type { AssetCatalogue } from '../assets/catalogue.js';
 import { buildRegistry, type AssetRegistry } from './registry.js';
-import type { OccupancyEvent, Store, StoredPayload } from './store/port.js';
-import type { DeliveryInsert } from './store/webhook-port.js';
+import type { OccupancyEvent, Store, StoredPayload } from '../store/port.js';
+import type { DeliveryInsert } from '../store/webhook-port.js';
 import { TrafficAggregator } from './traffic.js';
+import type { DeadLetter } from '../store/rows.js';
 
 /**
  * The cloud's processing, without sockets: message in → validated, deduplicated, stored in

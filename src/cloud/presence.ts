@@ -6,10 +6,3 @@
 
 /** Two detections from different sensors closer than this are one person. */
 export const MERGE_RADIUS_M = 0.5;
-
-export interface PresenceMinuteRow {
-  spaceId: string;
-  minuteMs: number;
-  value: number;
-  samples: number;
-}

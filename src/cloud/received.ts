@@ -1,14 +1,6 @@
 import { ErrorCodes, isAppError, type ErrorCode } from '../core/errors.js';
 
-/** A message or packet that was not processed, with the reason (listed by `occusim deadletters`). */
-export interface DeadLetter {
-  receivedAtMs: number;
-  topic: string;
-  reason: ErrorCode;
-  message: string;
-  /** The whole message for a rejected batch; the packet as JSON for a rejected packet. */
-  payload: Uint8Array;
-}
+import type { DeadLetter } from '../store/rows.js';
 
 /** A message as the ingest received it: what uplink and heartbeat inspection both start from. */
 export interface Received {

@@ -2,10 +2,10 @@ import { occupancyEventType } from '../core/event-types.js';
 import { HOUR_MS, MINUTE_MS } from '../core/time.js';
 import { eventId } from './events.js';
 import { LocalDays } from './local-day.js';
-import type { PresenceMinuteRow } from './presence.js';
-import { Bucketer, RETENTION_MS, ROLLUP_LEVELS, type Interval } from './rollup.js';
-import type { OccupancyEvent, RollupBucket, Store } from './store/port.js';
-import type { TrafficMinuteRow } from './traffic.js';
+
+import { Bucketer, RETENTION_MS } from './rollup.js';
+import type { OccupancyEvent, RollupBucket, Store } from '../store/port.js';
+import { ROLLUP_LEVELS, type Interval, type PresenceMinuteRow, type TrafficMinuteRow } from '../store/rows.js';
 
 /**
  * The per-minute recompute of spec §6 rule 1 / §8: at every new minute of sim time the

@@ -7,9 +7,7 @@ import { zoneOffsetFn, type LocalDays } from './local-day.js';
  * are aligned in the site's local time, so an hour in Asia/Kolkata (+05:30) starts at :30
  * UTC, and a day is the local day (23–25 h around DST changes).
  */
-export const ROLLUP_LEVELS = ['5m', '15m', '30m', '1h', '1d'] as const;
-export type RollupLevel = (typeof ROLLUP_LEVELS)[number];
-export type Interval = '1m' | RollupLevel;
+import type { Interval, RollupLevel } from '../store/rows.js';
 
 const LEVEL_MS: Record<Exclude<RollupLevel, '1d'>, number> = {
   '5m': 5 * MINUTE_MS,

@@ -2,7 +2,7 @@ import type { AssetCatalogue } from '../assets/catalogue.js';
 import { calibrate, type CalibrationPoint } from './calibration.js';
 import { LocalDays } from './local-day.js';
 import { occupancyBetween, trafficSpaces, type OccupancyPoint, type TrafficSpace } from './traffic-occupancy.js';
-import type { TrafficMinuteRow } from './traffic.js';
+import type { TrafficMinuteRow } from '../store/rows.js';
 
 /**
  * Traffic occupancy as the platform serves it, one definition for the run report (cloud.ts)

@@ -4,7 +4,7 @@ import { uplinkTopic } from '../core/topics.js';
 import { inspectUplink } from './ingest.js';
 import { ReadStatus, UplinkReader } from './kernel/uplink-reader.js';
 import { buildRegistry } from './registry.js';
-import type { Store } from './store/port.js';
+import type { Store } from '../store/port.js';
 
 /**
  * Sensing → stored latency of every stored packet, from the store alone: each accepted packet of

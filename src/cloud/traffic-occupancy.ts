@@ -1,7 +1,7 @@
 import { MINUTE_MS } from '../core/time.js';
 import type { AssetSnapshot } from '../assets/model.js';
 import type { LocalDays } from './local-day.js';
-import type { TrafficMinuteRow } from './traffic.js';
+import type { TrafficMinuteRow } from '../store/rows.js';
 
 /**
  * Traffic-based occupancy (spec §1 "traffic_floor_occupancy, traffic_room_occupancy", §3

@@ -5,12 +5,7 @@ import { floorToMinute } from '../core/time.js';
  * packets whose sensedAtMs (end of the counting interval) falls in the minute. Packets are
  * held by (sensor, sensedAtMs), so a packet received twice counts once.
  */
-export interface TrafficMinuteRow {
-  sensorId: string;
-  minuteMs: number;
-  in: number;
-  out: number;
-}
+import type { TrafficMinuteRow } from '../store/rows.js';
 
 interface Counts {
   in: number;

@@ -1,5 +1,5 @@
 import type { Clock } from '../core/clock.js';
-import { ToolError, fromHttpStatus } from './errors.js';
+import { fromHttpStatus, toolError } from './errors.js';
 import { EventLog } from './events.js';
 import type { HttpPort } from './http-port.js';
 import { ENV, type McpSettings } from './settings.js';
@@ -56,7 +56,7 @@ export class ClientCredentials implements TokenSource {
   async #login(): Promise<string> {
     const { clientId, clientSecret, audience } = this.#settings;
     if (!clientId || !clientSecret) {
-      throw new ToolError(
+      throw toolError(
         'VALIDATION_FAILED',
         `no client credentials: set ${ENV.clientId} and ${ENV.clientSecret} (an API client of your organisation) in the tool server's environment`,
       );
@@ -75,7 +75,7 @@ export class ClientCredentials implements TokenSource {
     if (res.status !== 200 || typeof body.access_token !== 'string') {
       const detail = typeof body.error_description === 'string' ? body.error_description : res.text.slice(0, 200);
       if (res.status === 400 || res.status === 401 || res.status === 403) {
-        throw new ToolError(
+        throw toolError(
           'AUTH_EXPIRED',
           `login with ${ENV.clientId}=${clientId} was refused (${detail}); check ${ENV.clientId}, ${ENV.clientSecret} and ${ENV.audience}`,
         );

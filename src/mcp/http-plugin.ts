@@ -3,10 +3,13 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { authenticate } from '../api/auth/guard.js';
-import { LOOPBACK_ONLY, type HostPolicy } from '../api/host-guard.js';
-import type { TokenService } from '../api/auth/tokens.js';
-import type { ApiExtension } from '../api/app.js';
+import {
+  authenticate,
+  LOOPBACK_ONLY,
+  type ApiExtension,
+  type HostPolicy,
+  type TokenService,
+} from '../api/extension-port.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import { PresentedToken } from './auth.js';
 import { toolContext } from './context.js';

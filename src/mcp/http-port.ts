@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { cancelled } from './call.js';
-import { ToolError } from './errors.js';
+import { toolError } from './errors.js';
 
 /**
  * How the tool server reaches the platform API: over the network (stdio server, `fetch`) or
@@ -52,7 +52,7 @@ export function fetchPort(baseUrl: string): HttpPort {
         if (signal?.aborted) throw cancelled(signal);
         const reason =
           err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
-        throw new ToolError('NETWORK_ERROR', `the platform API at ${baseUrl} did not answer ${path}: ${reason}`, {
+        throw toolError('NETWORK_ERROR', `the platform API at ${baseUrl} did not answer ${path}: ${reason}`, {
           cause: err,
         });
       }

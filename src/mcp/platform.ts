@@ -1,6 +1,6 @@
 import { Kind, parse } from 'graphql';
 import { NO_CALL, cancelled, whileActive, type Call } from './call.js';
-import { ToolError, fromGraphqlCode, fromHttpStatus } from './errors.js';
+import { fromGraphqlCode, fromHttpStatus, toolError } from './errors.js';
 import { EventLog, SLOW_CALL_MS } from './events.js';
 import type { HttpPort } from './http-port.js';
 import type { TokenSource } from './auth.js';
@@ -37,7 +37,7 @@ export class Platform {
       errors?: Array<{ message?: string; extensions?: { code?: unknown } }>;
     };
     const first = body.errors?.[0];
-    if (first) throw new ToolError(fromGraphqlCode(first.extensions?.code), `GraphQL: ${first.message ?? 'error'}`);
+    if (first) throw toolError(fromGraphqlCode(first.extensions?.code), `GraphQL: ${first.message ?? 'error'}`);
     return body.data as T;
   }
 
@@ -113,7 +113,7 @@ export function assertQueryOnly(document: string, seen?: Set<string>): void {
   for (const d of doc.definitions) {
     if (d.kind === Kind.FRAGMENT_DEFINITION) continue;
     if (d.kind !== Kind.OPERATION_DEFINITION || d.operation !== 'query')
-      throw new ToolError('INTERNAL_ERROR', 'the tool server is read-only: only GraphQL queries may be sent');
+      throw toolError('INTERNAL_ERROR', 'the tool server is read-only: only GraphQL queries may be sent');
   }
   seen?.add(document);
 }

@@ -2,7 +2,7 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { idOrName } from './aliases.js';
 import type { Asset, AssetKind } from './catalog.js';
-import { ToolError } from './errors.js';
+import { isToolError } from './errors.js';
 import { paramsOf, invalidParams, type RawHandler } from './rpc.js';
 import type { ToolContext } from './tool.js';
 
@@ -44,7 +44,7 @@ async function asset(ctx: ToolContext, arg: string, text: string, kinds: readonl
     const devices = kinds.includes('hive') || kinds.includes('sensor');
     return (await ctx.catalog.resolve([id], kinds, devices)).assets[0] as Asset;
   } catch (err) {
-    if (err instanceof ToolError && (err.code === 'NOT_FOUND' || err.code === 'VALIDATION_FAILED'))
+    if (isToolError(err) && (err.code === 'NOT_FOUND' || err.code === 'VALIDATION_FAILED'))
       throw invalidParams(`${arg}: ${err.message}`);
     throw err;
   }
@@ -220,10 +220,7 @@ export function promptHandlers(context: () => ToolContext): Record<string, RawHa
         text = await p.text(given, context());
       } catch (err) {
         if (err instanceof McpError) throw err;
-        throw new McpError(
-          ErrorCode.InternalError,
-          err instanceof ToolError ? `${err.code}: ${err.message}` : String(err),
-        );
+        throw new McpError(ErrorCode.InternalError, isToolError(err) ? `${err.code}: ${err.message}` : String(err));
       }
       return { description: p.description, messages: [{ role: 'user', content: { type: 'text', text } }] };
     },

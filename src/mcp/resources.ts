@@ -1,7 +1,7 @@
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Asset, AssetKind } from './catalog.js';
-import { ToolError } from './errors.js';
+import { isToolError } from './errors.js';
 import { isOccupancySpace } from './occupancy.js';
 import { planSvg, type Plan } from './plan-svg.js';
 import { invalidParams, paramsOf, type RawHandler } from './rpc.js';
@@ -106,7 +106,7 @@ export async function resolveUri(ctx: ToolContext, uri: string): Promise<{ asset
     const { assets } = await ctx.catalog.resolve([m[2] as string], [kind], kind === 'hive' || kind === 'sensor');
     return { asset: assets[0] as Asset, facet };
   } catch (err) {
-    if (err instanceof ToolError && err.code === 'NOT_FOUND')
+    if (isToolError(err) && err.code === 'NOT_FOUND')
       throw notFoundResource(uri, `no ${kind} with id ${m[2]} in this organisation`);
     throw err;
   }
@@ -244,7 +244,7 @@ const readParams = z.object({ uri: z.string().min(1).max(2000) });
 /** A platform failure while answering a resource request, as a protocol error with its code. */
 function asProtocolError(err: unknown): never {
   if (err instanceof McpError) throw err;
-  throw new McpError(-32603, err instanceof ToolError ? `${err.code}: ${err.message}` : String(err));
+  throw new McpError(-32603, isToolError(err) ? `${err.code}: ${err.message}` : String(err));
 }
 
 export function resourceHandlers(context: () => ToolContext): Record<string, RawHandler> {

@@ -59,7 +59,7 @@ function num(env: Env, name: string, fallback: number, min: number, max: number)
 
 const nonEmpty = (x: string | undefined): string | null => (x === undefined || x.trim() === '' ? null : x.trim());
 
-/** Throws VALIDATION_FAILED (a ToolError) with the variable's name when a value is malformed. */
+/** Throws VALIDATION_FAILED (a tool error) with the variable's name when a value is malformed. */
 export function readSettings(env: Env): McpSettings {
   const baseUrl = (nonEmpty(env[ENV.baseUrl]) ?? DEFAULTS.baseUrl).replace(/\/+$/, '');
   if (!/^https?:\/\/[^/]+/.test(baseUrl))

@@ -1,7 +1,7 @@
 import { systemClock, type Clock } from '../core/clock.js';
 import { ClientCredentials } from './auth.js';
 import { toolContext } from './context.js';
-import { ToolError } from './errors.js';
+import { isToolError, toolError, type ToolError } from './errors.js';
 import { EventLog } from './events.js';
 import { fetchPort } from './http-port.js';
 import { createMcpServer } from './server.js';
@@ -23,7 +23,7 @@ export async function runStdioServer(
   try {
     settings = readSettings(env);
   } catch (err) {
-    problem = err instanceof ToolError ? err : new ToolError('VALIDATION_FAILED', String(err));
+    problem = isToolError(err) ? err : toolError('VALIDATION_FAILED', String(err));
     settings = readSettings({});
   }
   const debug = settings.debug || /^(1|true|yes|on)$/i.test(env.SERVICE_DEBUG ?? '');

@@ -8,9 +8,9 @@ import { parseHiveTopic } from '../core/topics.js';
 import type { AssetCatalogue } from '../assets/catalogue.js';
 import { CloudPipeline, type CloudCounters, type IngestPipelines, type PipelineOptions } from '../cloud/pipeline.js';
 import type { UplinkAck } from '../proto/messages.js';
-import type { Store } from '../cloud/store/port.js';
-import type { Fence } from '../cloud/store/postgres-session.js';
-import type { PostgresLeases } from '../cloud/store/postgres-leases.js';
+import type { Store } from '../store/port.js';
+import type { Fence } from '../store/postgres-session.js';
+import type { PostgresLeases } from '../store/postgres-leases.js';
 import { floorPartition, partitionOfFloor, type IngestPartition } from './ingest-partition.js';
 
 /**

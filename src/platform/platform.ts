@@ -6,24 +6,21 @@ import { startApiServer, type ApiServer, type ServedApi } from '../api/server.js
 import { LiveHub, type LiveTruth } from '../api/live/hub.js';
 import { mcpApiExtension } from '../mcp/http-plugin.js';
 import { storeSeries } from '../api/reporting/store-series.js';
-import { PostgresApiState } from '../cloud/store/postgres-api-state.js';
-import { SqliteApiState } from '../cloud/store/sqlite-api-state.js';
-import type { Store } from '../cloud/store/port.js';
+import type { Store } from '../store/port.js';
 import { startBroker, type EmbeddedBroker } from '../broker/aedes-broker.js';
 import { externalBroker, restartAndWaitForClients } from '../broker/external.js';
 import { startCloud, type Cloud } from '../cloud/cloud.js';
 import { systemClock, VirtualClock, type Clock } from '../core/clock.js';
 import { AppError, ErrorCodes } from '../core/errors.js';
+import { startSteps, type StartStep, type StopPart } from '../core/start-steps.js';
 import { cloudReads, type PlatformReads } from './reads.js';
-import { guardStore, markDrainFrom, type StorePolicy } from './store-guard.js';
-import { describeStore, parseStoreLocation, type StoreLocation } from './store-location.js';
-import { guardedStore, openStore, openWebhookStore } from './store-open.js';
+import { guardStore, markDrainFrom, type StorePolicy } from '../store/guard.js';
+import { describeStore, parseStoreLocation, type StoreLocation } from '../store/location.js';
+import { guardedStore, leasedStore, openApiState, openStore, openWebhookStore } from '../store/open.js';
 import { AssetCatalogue } from '../assets/catalogue.js';
 import type { PlatformThreadInit } from './thread-messages.js';
 import { floorPartition, type IngestPartition } from './ingest-partition.js';
 import { DEFAULT_LEASE_MS, LeasedPipelines, type LeaseStatus } from './partition-leases.js';
-import { PostgresLeases } from '../cloud/store/postgres-leases.js';
-import { PostgresStore } from '../cloud/store/postgres-store.js';
 import type { IngestPipelines, PipelineOptions } from '../cloud/pipeline.js';
 import { followShardClocks, ShardClocks } from '../broker/shard-clock.js';
 import {
@@ -55,7 +52,7 @@ export interface PlatformOptions {
   /** Sampling grid of the sensors (every sensing instant is a multiple of it), ms. */
   tickMs: number;
   /**
-   * Where the store lives: a SQLite file path, or a `postgres://` URL (store-location.ts);
+   * Where the store lives: a SQLite file path, or a `postgres://` URL (store/location.ts);
    * null: a new SQLite file in a temporary directory.
    */
   dbPath: string | null;
@@ -67,7 +64,7 @@ export interface PlatformOptions {
   runKey?: string;
   /**
    * The simulated end of a run that sends everything again from its start when resumed: a
-   * resumed run's store forgets the previous run's end-of-run drain (store-guard.ts).
+   * resumed run's store forgets the previous run's end-of-run drain (store/guard.ts).
    */
   runEndMs?: number;
   /** Embedded broker port (0: a free one) and interface; ignored with `brokerUrl`. */
@@ -137,7 +134,7 @@ export interface Platform {
   finish(): Promise<void>;
   /**
    * The driver stopped before its planned end (`runEndMs`): what the platform receives from `t`
-   * on is that stop's drain, which a resumed run sends again (store-guard.ts).
+   * on is that stop's drain, which a resumed run sends again (store/guard.ts).
    */
   stoppedAt(t: number): Promise<void>;
   /**
@@ -183,163 +180,244 @@ export function platformOptionsOf(init: PlatformThreadInit): PlatformOptions {
   };
 }
 
-export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
-  const driven = opts.clock === undefined ? new VirtualClock(opts.startMs ?? 0) : null;
-  const clock: Clock = opts.clock ?? (driven as VirtualClock);
-  // A driven clock only moves forward; a clock of its own is never moved by callers.
-  const moveTo = (t: number): void => {
-    if (driven && t > driven.now()) driven.advanceTo(t);
-  };
-  const tempDir = opts.dbPath === null ? mkdtempSync(join(tmpdir(), 'occusim-')) : null;
-  const dbPath = opts.dbPath ?? join(tempDir as string, 'occusim.sqlite');
-  const location = parseStoreLocation(dbPath);
-  await guardStore(guardedStore(location), opts.storePolicy ?? 'new', opts.runKey ?? '', opts.runEndMs ?? null);
-  const closers: Array<() => Promise<void> | void> = [];
-  // First in, last out: the temporary store goes once everything that writes it has closed.
-  if (tempDir !== null && opts.removeTemporaryStore === true)
-    closers.push(() => rmSync(tempDir, { recursive: true, force: true }));
-  const close = async (): Promise<void> => {
-    for (const c of closers.splice(0).reverse()) await c();
-  };
-  try {
-    // A fresh secret and client id per start: nothing in a scenario file lets a hive log in as
-    // the cloud, read other hives' uplinks or push the cloud's connection off the broker.
-    const cloudLogin = opts.cloudCredentials ?? {
-      username: CLOUD_USER,
-      password: randomBytes(24).toString('base64url'),
-    };
-    const broker: EmbeddedBroker =
-      opts.brokerUrl !== undefined
-        ? externalBroker(opts.brokerUrl)
-        : await startBroker({
-            port: opts.mqttPort,
-            ...(opts.mqttHost !== undefined ? { host: opts.mqttHost } : {}),
-            hives: opts.catalogue.all('hive').map((h) => ({ serial: h.serial, password: h.password })),
-            services: [{ username: cloudLogin.username, password: cloudLogin.password, role: 'cloud' }],
-            ...(opts.onPublish ? { onPublish: stampedWith(opts.onPublish, clock) } : {}),
-          });
-    closers.push(() => broker.close());
-    // Before the cloud: the pipeline's DETECTIONS/TRAFFIC stream feeds the webhook outbox from the first message.
-    // A platform moving its own clock (serve) waits for no delivery lane: nothing there is to be repeated.
-    const hooks = opts.webhooks
-      ? await startWebhooks(await webhookStores(location), opts.catalogue, clock, {
-          ...opts.webhooks,
-          ...(opts.advanceEveryMs ? { followsWallClock: true } : {}),
-        })
-      : null;
-    if (hooks) closers.push(() => hooks.close());
-    const store = await openStore(location);
-    if (opts.shardClocks !== undefined) await refuseFinishedShardRun(store, opts.partition, describeStore(dbPath));
-    // Several ingest processes on one PostgreSQL store: floor partitions are held by lease, with failover.
-    let leased: LeasedPipelines | null = null;
-    const pipelines =
-      opts.partition && opts.shareGroup !== undefined && location.kind === 'postgres'
-        ? async (base: PipelineOptions): Promise<IngestPipelines> => {
-            leased = new LeasedPipelines({
-              base,
-              store,
-              partition: opts.partition as IngestPartition,
-              leases: await PostgresLeases.open(location.url),
-              openFenced: (fence) => PostgresStore.open(location.url, { fence }),
-              leaseMs: opts.leaseMs ?? DEFAULT_LEASE_MS,
-              onPartitionFinished: (label, fenced) => fenced.setState(`shards_done ${label}`, 1),
-              ...(opts.onLeaseLog ? { log: opts.onLeaseLog } : {}),
+/** What the start-up steps of a platform share: each reads what the steps before it started. */
+interface PlatformParts {
+  readonly opts: PlatformOptions;
+  readonly clock: Clock;
+  /** The store's location as given (`dbPath`), or the temporary SQLite file. */
+  dbPath: string;
+  location: StoreLocation;
+  cloudLogin: { username: string; password: string };
+  broker: EmbeddedBroker;
+  hooks: PlatformWebhooks | null;
+  store: Store;
+  leased: LeasedPipelines | null;
+  cloud: Cloud;
+  served: { server: ApiServer; live: LiveHub } | null;
+  /** The live view's hub once the API has started; what the cloud sees before has no page to go to. */
+  liveHub: LiveHub | null;
+  shardsFinished: Promise<void> | undefined;
+}
+
+/**
+ * A platform's start-up, in order; each step starts one part and says how to stop it, and a
+ * failure stops what started, last first (core/start-steps.ts). The webhook outbox starts
+ * before the cloud: the pipeline's DETECTIONS/TRAFFIC stream feeds it from the first message.
+ */
+const PLATFORM_STEPS: readonly StartStep<PlatformParts>[] = [
+  {
+    name: 'temporary store',
+    start: (p) => {
+      if (p.opts.dbPath !== null) return;
+      const dir = mkdtempSync(join(tmpdir(), 'occusim-'));
+      p.dbPath = join(dir, 'occusim.sqlite');
+      p.location = parseStoreLocation(p.dbPath);
+      // First in, last out: the temporary store goes once everything that writes it has closed.
+      if (p.opts.removeTemporaryStore === true) return () => rmSync(dir, { recursive: true, force: true });
+    },
+  },
+  {
+    name: 'store guard',
+    start: (p) =>
+      guardStore(guardedStore(p.location), p.opts.storePolicy ?? 'new', p.opts.runKey ?? '', p.opts.runEndMs ?? null),
+  },
+  {
+    name: 'broker',
+    start: async (p) => {
+      const { opts } = p;
+      // A fresh secret and client id per start: nothing in a scenario file lets a hive log in as
+      // the cloud, read other hives' uplinks or push the cloud's connection off the broker.
+      p.cloudLogin = opts.cloudCredentials ?? { username: CLOUD_USER, password: randomBytes(24).toString('base64url') };
+      p.broker =
+        opts.brokerUrl !== undefined
+          ? externalBroker(opts.brokerUrl)
+          : await startBroker({
+              port: opts.mqttPort,
+              ...(opts.mqttHost !== undefined ? { host: opts.mqttHost } : {}),
+              hives: opts.catalogue.all('hive').map((h) => ({ serial: h.serial, password: h.password })),
+              services: [{ username: p.cloudLogin.username, password: p.cloudLogin.password, role: 'cloud' }],
+              ...(opts.onPublish ? { onPublish: stampedWith(opts.onPublish, p.clock) } : {}),
             });
-            await leased.start();
-            return leased;
-          }
-        : undefined;
-    // The live view (served runs only) draws each sensor's latest detections: the hub exists
-    // once the API has started, after the cloud; what arrives before has no page to go to.
-    let liveHub: LiveHub | null = null;
-    const cloud = await startCloud({
-      brokerUrl: broker.url,
-      username: cloudLogin.username,
-      password: cloudLogin.password,
-      clientId: `${CLOUD_USER}-${randomBytes(6).toString('hex')}`,
-      catalogue: opts.catalogue,
-      tickMs: opts.tickMs,
-      clock,
-      store,
-      ...(opts.ownHivesOnly === true ? { ownHivesOnly: true } : {}),
-      ...(opts.shareGroup !== undefined ? { shareGroup: opts.shareGroup } : {}),
-      ...(opts.partition ? { partition: floorPartition(opts.partition) } : {}),
-      ...(pipelines ? { pipelines } : {}),
-      // Following shards: a batch's received instant is its send instant, as one process stamps it (report merge's latency).
-      ...(opts.shardClocks !== undefined ? { receivedAtSent: true } : {}),
-      ...(hooks ? { sensorDeliveries: (events, receivedAtMs) => hooks.sensorDeliveries(events, receivedAtMs) } : {}),
-      // Built only while a browser watches /live: a served fleet pays nothing for an unwatched page.
-      ...(opts.api
-        ? { onSensorEvent: (e) => liveHub?.detections(e), sensorEventsWanted: () => liveHub?.watched === true }
-        : {}),
-    });
-    closers.push(() => cloud.close());
-    const served = opts.api
-      ? await startApi(
-          opts,
-          location,
-          closers,
-          hooks,
-          cloud,
-          leased ? () => (leased as LeasedPipelines).status() : null,
-        )
-      : null;
-    liveHub = served?.live ?? null;
-    const api = served?.server ?? null;
-    const ticker = opts.advanceEveryMs ? followOwnClock(cloud, clock, opts.advanceEveryMs, hooks) : null;
-    if (ticker) closers.push(() => clearInterval(ticker));
-    const advanceTo = async (t: number, next?: number): Promise<void> => {
-      moveTo(t);
+      return () => p.broker.close();
+    },
+  },
+  {
+    name: 'webhooks',
+    start: async (p) => {
+      if (!p.opts.webhooks) return;
+      // A platform moving its own clock (serve) waits for no delivery lane: nothing there is to be repeated.
+      const hooks = await startWebhooks(await webhookStores(p.location), p.opts.catalogue, p.clock, {
+        ...p.opts.webhooks,
+        ...(p.opts.advanceEveryMs ? { followsWallClock: true } : {}),
+      });
+      p.hooks = hooks;
+      return () => hooks.close();
+    },
+  },
+  {
+    // The cloud closes it (cloud.ts); a start that fails before the cloud leaves it to the process.
+    name: 'store',
+    start: async (p) => {
+      p.store = await openStore(p.location);
+      if (p.opts.shardClocks !== undefined)
+        await refuseFinishedShardRun(p.store, p.opts.partition, describeStore(p.dbPath));
+    },
+  },
+  { name: 'cloud', start: startCloudStep },
+  {
+    name: 'api',
+    start: async (p) => {
+      if (!p.opts.api) return;
+      const stops: Array<() => Promise<void> | void> = [];
+      const leased = p.leased;
+      p.served = await startApi(p.opts, p.location, stops, p.hooks, p.cloud, leased ? () => leased.status() : null);
+      p.liveHub = p.served.live;
+      return async () => {
+        for (const stop of stops.splice(0).reverse()) await stop();
+      };
+    },
+  },
+  {
+    name: 'own clock',
+    start: (p) => {
+      if (!p.opts.advanceEveryMs) return;
+      const ticker = followOwnClock(p.cloud, p.clock, p.opts.advanceEveryMs, p.hooks);
+      return () => clearInterval(ticker);
+    },
+  },
+  {
+    name: 'shard clocks',
+    start: async (p) => {
+      if (p.opts.shardClocks === undefined) return;
+      const stops: Array<() => Promise<void> | void> = [];
+      const { advanceTo, finish } = drive(p);
+      // With leases each partition's owner marks it done (a partition taken over later is marked by its new owner).
+      const following = await followShards(
+        p.broker.url,
+        p.opts.shardClocks,
+        { advanceTo, finish: p.leased ? finish : shardRunFinish(p.store, p.opts.partition, finish) },
+        stops,
+      );
+      p.shardsFinished = following.finished;
+      return async () => {
+        for (const stop of stops.splice(0).reverse()) await stop();
+      };
+    },
+  },
+];
+
+/** The cloud: ingest and pipeline, with floor partitions held by lease when several ingest processes share a PostgreSQL store. */
+async function startCloudStep(p: PlatformParts): Promise<StopPart> {
+  const { opts, store, hooks } = p;
+  const shared = leasedStore(p.location);
+  const pipelines =
+    opts.partition && opts.shareGroup !== undefined && shared !== null
+      ? async (base: PipelineOptions): Promise<IngestPipelines> => {
+          const leased = new LeasedPipelines({
+            base,
+            store,
+            partition: opts.partition as IngestPartition,
+            leases: await shared.openLeases(),
+            openFenced: (fence) => shared.openFenced(fence),
+            leaseMs: opts.leaseMs ?? DEFAULT_LEASE_MS,
+            onPartitionFinished: (label, fenced) => fenced.setState(`shards_done ${label}`, 1),
+            ...(opts.onLeaseLog ? { log: opts.onLeaseLog } : {}),
+          });
+          p.leased = leased;
+          await leased.start();
+          return leased;
+        }
+      : undefined;
+  const cloud = await startCloud({
+    brokerUrl: p.broker.url,
+    username: p.cloudLogin.username,
+    password: p.cloudLogin.password,
+    clientId: `${CLOUD_USER}-${randomBytes(6).toString('hex')}`,
+    catalogue: opts.catalogue,
+    tickMs: opts.tickMs,
+    clock: p.clock,
+    store,
+    ...(opts.ownHivesOnly === true ? { ownHivesOnly: true } : {}),
+    ...(opts.shareGroup !== undefined ? { shareGroup: opts.shareGroup } : {}),
+    ...(opts.partition ? { partition: floorPartition(opts.partition) } : {}),
+    ...(pipelines ? { pipelines } : {}),
+    // Following shards: a batch's received instant is its send instant, as one process stamps it (report merge's latency).
+    ...(opts.shardClocks !== undefined ? { receivedAtSent: true } : {}),
+    ...(hooks ? { sensorDeliveries: (events, receivedAtMs) => hooks.sensorDeliveries(events, receivedAtMs) } : {}),
+    // Built only while a browser watches /live: a served fleet pays nothing for an unwatched page.
+    ...(opts.api
+      ? { onSensorEvent: (e) => p.liveHub?.detections(e), sensorEventsWanted: () => p.liveHub?.watched === true }
+      : {}),
+  });
+  p.cloud = cloud;
+  return () => cloud.close();
+}
+
+/** How the platform's clock is moved on: by its driver (`advanceTo`, `finish`) or by its shards. */
+function drive(p: PlatformParts): Pick<Platform, 'advanceTo' | 'finish'> {
+  const { cloud, hooks } = p;
+  const driven = p.opts.clock === undefined ? (p.clock as VirtualClock) : null;
+  return {
+    advanceTo: async (t, next) => {
+      moveTo(driven, t);
       await cloud.advance(t);
       // A minute finalised shows on /live now, not at the simulator's next instant.
-      liveHub?.refresh();
+      p.liveHub?.refresh();
       // Deliveries due at t complete before the clock moves on (determinism at --speed max).
       if (hooks) await hooks.advance();
-      if (next !== undefined) moveTo(next);
-    };
-    const finish = async (): Promise<void> => {
+      if (next !== undefined) moveTo(driven, next);
+    },
+    finish: async () => {
       await cloud.finish();
-      liveHub?.refresh();
+      p.liveHub?.refresh();
       if (hooks) await hooks.settle();
-    };
-    const leaseStatus = leased ? (leased as LeasedPipelines).status.bind(leased) : undefined;
-    // With leases each partition's owner marks it done (a partition taken over later is marked by its new owner).
-    const shardsFinished =
-      opts.shardClocks !== undefined
-        ? (
-            await followShards(
-              broker.url,
-              opts.shardClocks,
-              { advanceTo, finish: leased ? finish : shardRunFinish(store, opts.partition, finish) },
-              closers,
-            )
-          ).finished
-        : undefined;
-    return {
-      ...(shardsFinished ? { shardsFinished } : {}),
-      ...(leaseStatus ? { leaseStatus } : {}),
-      brokerUrl: broker.url,
-      apiUrl: api?.url ?? null,
-      // As it may be printed (run summary, report): a PostgreSQL URL without its password.
-      dbPath: describeStore(dbPath),
-      inOwnThread: false,
-      reads: cloudReads(cloud, hooks ? () => hooks.stats() : null),
-      setTime: (t) => {
-        moveTo(t);
-        return Promise.resolve();
-      },
-      advanceTo,
-      stoppedAt: (t) => markDrainFrom(store, t),
-      finish,
-      webhooks: hooks,
-      ...(served ? { publishLive: (t: LiveTruth) => served.live.publish(t) } : {}),
-      restartBroker: broker.restart ? (filters) => restartAndWaitForClients(broker, filters) : null,
-      close,
-    };
-  } catch (err) {
-    await close();
-    throw err;
-  }
+    },
+  };
+}
+
+/** A driven clock only moves forward; a clock of its own is never moved by callers. */
+function moveTo(driven: VirtualClock | null, t: number): void {
+  if (driven && t > driven.now()) driven.advanceTo(t);
+}
+
+export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
+  const dbPath = opts.dbPath ?? '';
+  const parts = {
+    opts,
+    clock: opts.clock ?? new VirtualClock(opts.startMs ?? 0),
+    dbPath,
+    location: opts.dbPath === null ? null : parseStoreLocation(dbPath),
+    hooks: null,
+    leased: null,
+    served: null,
+    liveHub: null,
+    shardsFinished: undefined,
+  } as unknown as PlatformParts;
+  const started = await startSteps(PLATFORM_STEPS, parts);
+  const { broker, cloud, hooks, store, served, leased, shardsFinished } = parts;
+  const driven = opts.clock === undefined ? (parts.clock as VirtualClock) : null;
+  const { advanceTo, finish } = drive(parts);
+  return {
+    ...(shardsFinished ? { shardsFinished } : {}),
+    ...(leased ? { leaseStatus: leased.status.bind(leased) } : {}),
+    brokerUrl: broker.url,
+    apiUrl: served?.server.url ?? null,
+    // As it may be printed (run summary, report): a PostgreSQL URL without its password.
+    dbPath: describeStore(parts.dbPath),
+    inOwnThread: false,
+    reads: cloudReads(cloud, hooks ? () => hooks.stats() : null),
+    setTime: (t) => {
+      moveTo(driven, t);
+      return Promise.resolve();
+    },
+    advanceTo,
+    stoppedAt: (t) => markDrainFrom(store, t),
+    finish,
+    webhooks: hooks,
+    ...(served ? { publishLive: (t: LiveTruth) => served.live.publish(t) } : {}),
+    restartBroker: broker.restart ? (filters) => restartAndWaitForClients(broker, filters) : null,
+    close: () => started.stop(),
+  };
 }
 
 /**
@@ -359,8 +437,7 @@ async function startApi(
   const api = opts.api as NonNullable<PlatformOptions['api']>;
   const store: Store = await openStore(location);
   closers.push(() => store.close());
-  const state =
-    location.kind === 'sqlite' ? new SqliteApiState(location.path) : await PostgresApiState.open(location.url);
+  const state = await openApiState(location);
   closers.push(() => state.close());
   const series = storeSeries(store, opts.catalogue);
   // The live view's sends are paced on the wall clock: it faces a browser.

@@ -3,7 +3,7 @@ import { startShardClockPublisher } from '../broker/shard-clock.js';
 import type { CloudCounters } from '../cloud/cloud.js';
 import type { Platform } from './platform.js';
 import type { PlatformReads, ReportData } from './reads.js';
-import { describeStore } from './store-location.js';
+import { describeStore } from '../store/location.js';
 
 /**
  * A simulator shard's stand-in for a platform when `occusim serve --shards n` processes ingest

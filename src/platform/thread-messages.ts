@@ -2,7 +2,7 @@ import type { LiveTruth } from '../api/live/hub.js';
 import type { ServedApi } from '../api/server.js';
 import type { OrganisationAssets } from '../assets/model.js';
 import type { ReportRequest } from './reads.js';
-import type { StorePolicy } from './store-guard.js';
+import type { StorePolicy } from '../store/guard.js';
 import type { PlatformWebhookOptions } from '../webhooks/platform-hooks.js';
 
 /**

@@ -5,7 +5,7 @@ import type { FaultFile } from '../scenario/network-schema.js';
 import type { RunReport } from './run-report.js';
 import type { ServedApi } from '../platform/platform.js';
 import type { PlatformWebhookOptions } from '../platform/platform.js';
-import type { StorePolicy } from '../platform/store-guard.js';
+import type { StorePolicy } from '../store/guard.js';
 import type { ReportData } from '../platform/reads.js';
 import type { TruthRecorder } from '../sim/truth.js';
 import type { ConsumerStateRow } from '../platform/reads.js';

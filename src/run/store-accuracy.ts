@@ -4,7 +4,7 @@ import { storedReads } from '../cloud/cloud.js';
 import { storedLatencies } from '../cloud/stored-latency.js';
 import type { CloudCounters } from '../cloud/pipeline.js';
 import { RETENTION_MS } from '../cloud/rollup.js';
-import type { Store } from '../cloud/store/port.js';
+import type { Store } from '../store/port.js';
 import { reportData, type ReportReads } from '../platform/reads.js';
 import { formatDiagnostic } from '../scenario/diagnostics.js';
 import { loadScenarioFile, loadScenarioObject, type LoadResult } from '../scenario/load.js';

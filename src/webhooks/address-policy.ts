@@ -1,4 +1,5 @@
-import { WebhookError, WebhookErrorCodes } from './errors.js';
+import { ErrorCodes } from '../core/errors.js';
+import { webhookError } from './errors.js';
 import { formatIp, inCidr, parseCidr, parseIp, type Cidr, type Ip } from './ip.js';
 
 /**
@@ -60,8 +61,8 @@ export class AddressPolicy {
     this.#allow = allow.map((text, i) => {
       const c = parseCidr(text.trim());
       if (!c)
-        throw new WebhookError(
-          WebhookErrorCodes.WEBHOOK_INVALID,
+        throw webhookError(
+          ErrorCodes.WEBHOOK_INVALID,
           `webhookAllow[${i}]`,
           `${JSON.stringify(text)} is not an address or CIDR block`,
         );
@@ -107,24 +108,20 @@ export interface CheckedUrl {
 
 /**
  * Checks a destination URL's syntax and, when its host is an address, the address; a DNS name
- * is checked again on every connection (`guardedLookup`). Throws a located WebhookError.
+ * is checked again on every connection (`guardedLookup`). Throws a located webhook error (errors.ts).
  */
 export function checkUrl(policy: AddressPolicy, text: string, path: string): CheckedUrl {
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw new WebhookError(WebhookErrorCodes.WEBHOOK_BAD_URL, path, `${JSON.stringify(text)} is not a URL`);
+    throw webhookError(ErrorCodes.WEBHOOK_BAD_URL, path, `${JSON.stringify(text)} is not a URL`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new WebhookError(WebhookErrorCodes.WEBHOOK_BAD_URL, path, `${url.protocol} is not http: or https:`);
+    throw webhookError(ErrorCodes.WEBHOOK_BAD_URL, path, `${url.protocol} is not http: or https:`);
   // Credentials in the URL would be sent to whoever answers: basic_auth is the place for them.
   if (url.username !== '' || url.password !== '')
-    throw new WebhookError(
-      WebhookErrorCodes.WEBHOOK_BAD_URL,
-      path,
-      'a URL with credentials (use endpoint_config.basic_auth)',
-    );
+    throw webhookError(ErrorCodes.WEBHOOK_BAD_URL, path, 'a URL with credentials (use endpoint_config.basic_auth)');
   // WHATWG URL parsing has already turned decimal, octal and hex IPv4 hosts into dotted quads.
   const host = url.hostname;
   const literal = parseIp(host);
@@ -134,8 +131,8 @@ export function checkUrl(policy: AddressPolicy, text: string, path: string): Che
       ? policy.checkIp(parseIp('127.0.0.1') as Ip)
       : { ok: true as const };
   if (!verdict.ok)
-    throw new WebhookError(
-      WebhookErrorCodes.WEBHOOK_FORBIDDEN_ADDRESS,
+    throw webhookError(
+      ErrorCodes.WEBHOOK_FORBIDDEN_ADDRESS,
       path,
       `${host} is refused: ${verdict.why} (allow it with --webhook-allow)`,
     );

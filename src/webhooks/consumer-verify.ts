@@ -1,3 +1,4 @@
+import { AppError, ErrorCodes } from '../core/errors.js';
 import { rowKey, type StateRow } from './consumer-state.js';
 
 /**
@@ -29,16 +30,9 @@ export interface Verdict {
 /** Differences listed per kind. */
 export const FIRST = 10;
 
-/** A malformed state line: where, and why. */
-export class StateLineError extends Error {
-  constructor(
-    readonly source: string,
-    readonly line: number,
-    why: string,
-  ) {
-    super(`${source}:${line}: ${why}`);
-  }
-}
+/** A malformed state line: where (`file:line`), and why. */
+const stateLineError = (source: string, line: number, why: string): AppError =>
+  new AppError(ErrorCodes.CONSUMER_STATE_INVALID, why, { path: `${source}:${line}` });
 
 /** Longest line of a state file (a row is under 200 bytes; a value of another consumer's making may be larger). */
 export const MAX_LINE_BYTES = 64 * 1024;
@@ -46,28 +40,27 @@ export const MAX_LINE_BYTES = 64 * 1024;
 /** One line of a state file, checked against the documented shape; null for a blank line. */
 export function parseStateLine(text: string, source: string, line: number): StateRow | null {
   if (text.trim() === '') return null;
-  if (text.length > MAX_LINE_BYTES) throw new StateLineError(source, line, `a line is at most ${MAX_LINE_BYTES} bytes`);
+  if (text.length > MAX_LINE_BYTES) throw stateLineError(source, line, `a line is at most ${MAX_LINE_BYTES} bytes`);
   let o: unknown;
   try {
     o = JSON.parse(text);
   } catch {
-    throw new StateLineError(source, line, 'not JSON');
+    throw stateLineError(source, line, 'not JSON');
   }
-  if (typeof o !== 'object' || o === null || Array.isArray(o))
-    throw new StateLineError(source, line, 'not a JSON object');
+  if (typeof o !== 'object' || o === null || Array.isArray(o)) throw stateLineError(source, line, 'not a JSON object');
   const r = o as Record<string, unknown>;
   for (const f of ['type', 'subject'] as const)
     if (typeof r[f] !== 'string' || r[f] === '')
-      throw new StateLineError(source, line, `${f}: a non-empty string is required`);
+      throw stateLineError(source, line, `${f}: a non-empty string is required`);
   if (typeof r.minute !== 'number' || !Number.isInteger(r.minute) || r.minute % 60_000 !== 0)
-    throw new StateLineError(
+    throw stateLineError(
       source,
       line,
       'minute: an integer number of ms since the epoch, a multiple of 60000, is required',
     );
-  if (!('value' in r)) throw new StateLineError(source, line, 'value: required');
+  if (!('value' in r)) throw stateLineError(source, line, 'value: required');
   if (r.subscription !== undefined && typeof r.subscription !== 'string')
-    throw new StateLineError(source, line, 'subscription: a string when given');
+    throw stateLineError(source, line, 'subscription: a string when given');
   const row: StateRow = { type: r.type as string, subject: r.subject as string, minute: r.minute, value: r.value };
   if (typeof r.subscription === 'string') row.subscription = r.subscription;
   if (typeof r.truth === 'number' || r.truth === null) row.truth = r.truth;

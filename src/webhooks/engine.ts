@@ -1,12 +1,6 @@
 import type { EventMetadata, SensorEvent } from '../cloud/events.js';
-import type { StoredEvent } from '../cloud/store/port.js';
-import type {
-  AsyncWebhookStore,
-  AttemptRecord,
-  Delivery,
-  DeliveryInsert,
-  LastValue,
-} from '../cloud/store/webhook-port.js';
+import type { StoredEvent } from '../store/port.js';
+import type { AsyncWebhookStore, AttemptRecord, Delivery, DeliveryInsert, LastValue } from '../store/webhook-port.js';
 import { systemWallTime, type Clock, type WallTime } from '../core/clock.js';
 import { rngFor, type Rng } from '../core/rng.js';
 import { percentile } from '../core/stats.js';

@@ -1,37 +1,23 @@
+import { AppError, isErrorOf, type AppErrorOptions } from '../core/errors.js';
+import type { CodeOf } from '../core/error-codes.js';
+
 /**
- * Codes of the webhook module, mapped once at each edge: a GraphQL error extension
- * (`extensions.code`), a dead-letter reason, a CLI exit code. The core's `AppError` codes are
- * for the pipeline; a subscription's validation and a destination's refusal have their own.
+ * A subscription's input refused (createWebhooks/updateWebhooks, a scenario's `webhooks:`,
+ * the CLI): a `WEBHOOK_*` code of the error table (core/error-codes.ts) and where in the input
+ * (`input[0].endpoint_config.url`, `webhooks[1].secret`), which the message starts with.
+ * Mapped at each edge: a GraphQL `extensions.code`, a scenario diagnostic, a CLI exit code.
  */
-export const WebhookErrorCodes = {
-  /** Input of createWebhooks/updateWebhooks or of a scenario's `webhooks:` is not valid. */
-  WEBHOOK_INVALID: 'WEBHOOK_INVALID',
-  /** The URL does not parse, or is not http(s), or carries credentials. */
-  WEBHOOK_BAD_URL: 'WEBHOOK_BAD_URL',
-  /** The destination is a loopback, private, link-local or metadata address not allowed by the operator. */
-  WEBHOOK_FORBIDDEN_ADDRESS: 'WEBHOOK_FORBIDDEN_ADDRESS',
-  /** The organisation already has a subscription for one of these event types. */
-  WEBHOOK_DUPLICATE_EVENT_TYPE: 'WEBHOOK_DUPLICATE_EVENT_TYPE',
-  WEBHOOK_NOT_FOUND: 'WEBHOOK_NOT_FOUND',
-  /** A signing secret that is not `whsec_` + base64 of 24..64 bytes. */
-  WEBHOOK_BAD_SECRET: 'WEBHOOK_BAD_SECRET',
-} as const;
+export type WebhookErrorCode = CodeOf<'webhook'>;
 
-export type WebhookErrorCode = (typeof WebhookErrorCodes)[keyof typeof WebhookErrorCodes];
-
-export class WebhookError extends Error {
-  readonly code: WebhookErrorCode;
-  /** Where in the input (`input[0].endpoint_config.url`, `webhooks[1].secret`). */
-  readonly path: string;
-
-  constructor(code: WebhookErrorCode, path: string, message: string, options: { cause?: unknown } = {}) {
-    super(path ? `${path}: ${message}` : message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'WebhookError';
-    this.code = code;
-    this.path = path;
-  }
+export function webhookError(
+  code: WebhookErrorCode,
+  path: string,
+  message: string,
+  options: Pick<AppErrorOptions, 'cause'> = {},
+): AppError {
+  return new AppError(code, message, { ...options, path });
 }
 
-export function isWebhookError(err: unknown, code?: WebhookErrorCode): err is WebhookError {
-  return err instanceof WebhookError && (code === undefined || err.code === code);
+export function isWebhookError(err: unknown, code?: WebhookErrorCode): err is AppError {
+  return isErrorOf(err, 'webhook') && (code === undefined || err.code === code);
 }

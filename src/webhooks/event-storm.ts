@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AssetCatalogue } from '../assets/catalogue.js';
 import { EVENT_VERSION, type EventMetadata } from '../cloud/events.js';
-import type { DeliveryInsert } from '../cloud/store/webhook-port.js';
+import type { DeliveryInsert } from '../store/webhook-port.js';
 import { eventTypeRow, type EventType, type EventTypeRow } from '../core/event-types.js';
 import { footprintTransform } from '../core/footprint.js';
 import { MINUTE_MS } from '../core/time.js';

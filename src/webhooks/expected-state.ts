@@ -1,4 +1,4 @@
-import type { AsyncWebhookStore } from '../cloud/store/webhook-port.js';
+import type { AsyncWebhookStore } from '../store/webhook-port.js';
 import { ConsumerState, type StateEvent, type StateRow } from './consumer-state.js';
 import type { Subscription } from './subscription.js';
 

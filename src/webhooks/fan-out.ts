@@ -1,5 +1,5 @@
 import type { EventEnvelope } from '../cloud/events.js';
-import type { DeliveryInsert } from '../cloud/store/webhook-port.js';
+import type { DeliveryInsert } from '../store/webhook-port.js';
 import { bareId } from '../core/ids.js';
 import { matchesFilters } from './filters.js';
 import type { Subscription } from './subscription.js';

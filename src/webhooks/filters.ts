@@ -1,4 +1,5 @@
-import { WebhookError, WebhookErrorCodes } from './errors.js';
+import { ErrorCodes } from '../core/errors.js';
+import { webhookError } from './errors.js';
 
 /**
  * A subscription's `filters` (platform-reference §4; spec §6 rule 3): lists of ids, and an
@@ -22,17 +23,17 @@ export type Filters = Partial<Record<FilterKey, string[]>>;
 export function parseFilters(input: unknown, path: string): Filters {
   if (input === null || input === undefined) return {};
   if (typeof input !== 'object' || Array.isArray(input))
-    throw new WebhookError(WebhookErrorCodes.WEBHOOK_INVALID, path, 'an object of id lists');
+    throw webhookError(ErrorCodes.WEBHOOK_INVALID, path, 'an object of id lists');
   const out: Filters = {};
   for (const [key, value] of Object.entries(input)) {
     if (!(key in FILTER_KEYS))
-      throw new WebhookError(
-        WebhookErrorCodes.WEBHOOK_INVALID,
+      throw webhookError(
+        ErrorCodes.WEBHOOK_INVALID,
         `${path}.${key}`,
         `unknown filter (one of ${Object.keys(FILTER_KEYS).join(', ')})`,
       );
     if (!Array.isArray(value) || value.some((v) => typeof v !== 'string'))
-      throw new WebhookError(WebhookErrorCodes.WEBHOOK_INVALID, `${path}.${key}`, 'a list of strings');
+      throw webhookError(ErrorCodes.WEBHOOK_INVALID, `${path}.${key}`, 'a list of strings');
     // MAC addresses compare case-insensitively (the platform writes them lowercase).
     const list = key === 'mac_addresses' ? (value as string[]).map((v) => v.toLowerCase()) : [...(value as string[])];
     if (list.length > 0) out[key as FilterKey] = [...new Set(list)];

@@ -1,8 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import type { AssetCatalogue } from '../assets/catalogue.js';
 import { EventMetadata, type SensorEvent } from '../cloud/events.js';
-import type { Store } from '../cloud/store/port.js';
-import type { AsyncWebhookStore, DeliveryInsert } from '../cloud/store/webhook-port.js';
+import type { Store } from '../store/port.js';
+import type { AsyncWebhookStore, DeliveryInsert } from '../store/webhook-port.js';
 import { systemWallTime, type Clock, type WallTime } from '../core/clock.js';
 import { rngFor } from '../core/rng.js';
 import { AppError, ErrorCodes } from '../core/errors.js';

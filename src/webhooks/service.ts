@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type { AsyncWebhookStore, StoredSubscription } from '../cloud/store/webhook-port.js';
+import type { AsyncWebhookStore, StoredSubscription } from '../store/webhook-port.js';
 import type { AddressPolicy } from './address-policy.js';
-import { WebhookError, WebhookErrorCodes } from './errors.js';
+import { ErrorCodes } from '../core/errors.js';
+import { webhookError } from './errors.js';
 import { secretFromKey } from './signing.js';
 import {
   checkOnePerType,
@@ -127,11 +128,7 @@ export class WebhookService {
       const next = inputs.map((input, i) => {
         const current = this.get(orgId, input.id);
         if (!current)
-          throw new WebhookError(
-            WebhookErrorCodes.WEBHOOK_NOT_FOUND,
-            `input[${i}].id`,
-            `webhook ${input.id} does not exist`,
-          );
+          throw webhookError(ErrorCodes.WEBHOOK_NOT_FOUND, `input[${i}].id`, `webhook ${input.id} does not exist`);
         return validateUpdate(this.#policy, current, input, `input[${i}]`);
       });
       const others = this.all().filter((s) => !next.some((n) => n.id === s.id));
@@ -153,7 +150,7 @@ export class WebhookService {
   redeclare(id: string, input: CreateInput, path: string): Promise<Redeclared> {
     return this.#change(async () => {
       const current = this.#byId.get(id);
-      if (!current) throw new WebhookError(WebhookErrorCodes.WEBHOOK_NOT_FOUND, path, `webhook ${id} does not exist`);
+      if (!current) throw webhookError(ErrorCodes.WEBHOOK_NOT_FOUND, path, `webhook ${id} does not exist`);
       const secret = input.secret ?? (current.secrets[0] as string);
       const declared = validateCreate(this.#policy, current.orgId, current.id, { ...input, secret }, secret, path);
       const endpointChanged = JSON.stringify(declared.endpoint) !== JSON.stringify(current.endpoint);

@@ -1,6 +1,7 @@
 import * as crypto from 'node:crypto';
 import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
-import { WebhookError, WebhookErrorCodes } from './errors.js';
+import { ErrorCodes } from '../core/errors.js';
+import { webhookError } from './errors.js';
 
 /**
  * Standard Webhooks signatures (https://www.standardwebhooks.com, "Signature scheme"):
@@ -25,15 +26,15 @@ export interface SignedHeaders {
 /** The key bytes of a `whsec_` secret; throws WEBHOOK_BAD_SECRET naming `path`. */
 export function secretKey(secret: string, path = 'secret'): Buffer {
   if (!secret.startsWith(SECRET_PREFIX))
-    throw new WebhookError(WebhookErrorCodes.WEBHOOK_BAD_SECRET, path, `a signing secret starts with ${SECRET_PREFIX}`);
+    throw webhookError(ErrorCodes.WEBHOOK_BAD_SECRET, path, `a signing secret starts with ${SECRET_PREFIX}`);
   const b64 = secret.slice(SECRET_PREFIX.length);
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(b64))
-    throw new WebhookError(WebhookErrorCodes.WEBHOOK_BAD_SECRET, path, 'the part after whsec_ is not base64');
+    throw webhookError(ErrorCodes.WEBHOOK_BAD_SECRET, path, 'the part after whsec_ is not base64');
   const key = Buffer.from(b64, 'base64');
   if (key.length < MIN_KEY_BYTES || key.length > MAX_KEY_BYTES) {
     // The published test vector's key is 24 bytes; shorter keys are refused as guessable.
-    throw new WebhookError(
-      WebhookErrorCodes.WEBHOOK_BAD_SECRET,
+    throw webhookError(
+      ErrorCodes.WEBHOOK_BAD_SECRET,
       path,
       `the key is ${key.length} bytes (${MIN_KEY_BYTES}..${MAX_KEY_BYTES})`,
     );

@@ -1,5 +1,6 @@
 import { parseEventTypes, type EventType } from './event-types.js';
-import { WebhookError, WebhookErrorCodes } from './errors.js';
+import { ErrorCodes, type AppError } from '../core/errors.js';
+import { webhookError } from './errors.js';
 import { parseFilters, type Filters } from './filters.js';
 import { checkUrl, type AddressPolicy } from './address-policy.js';
 import { secretKey } from './signing.js';
@@ -62,8 +63,7 @@ export interface UpdateInput extends Partial<Omit<CreateInput, 'eventTypes' | 'u
   rotateSecret?: string | null;
 }
 
-const invalid = (path: string, message: string): WebhookError =>
-  new WebhookError(WebhookErrorCodes.WEBHOOK_INVALID, path, message);
+const invalid = (path: string, message: string): AppError => webhookError(ErrorCodes.WEBHOOK_INVALID, path, message);
 
 function text(v: unknown, path: string, max: number): string {
   if (typeof v !== 'string' || v.trim() === '') throw invalid(path, 'give a non-empty string');
@@ -209,8 +209,8 @@ export function checkOnePerType(existing: readonly Subscription[], candidate: Su
     if (other.id === candidate.id || other.orgId !== candidate.orgId) continue;
     const clash = candidate.eventTypes.find((t) => other.eventTypes.includes(t));
     if (clash)
-      throw new WebhookError(
-        WebhookErrorCodes.WEBHOOK_DUPLICATE_EVENT_TYPE,
+      throw webhookError(
+        ErrorCodes.WEBHOOK_DUPLICATE_EVENT_TYPE,
         `${path}.event_types`,
         `${clash} already has a subscription (${other.id}) in this organisation`,
       );

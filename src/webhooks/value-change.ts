@@ -1,6 +1,6 @@
 import type { EventEnvelope } from '../cloud/events.js';
 import { eventTypeRow } from '../core/event-types.js';
-import type { LastValue } from '../cloud/store/webhook-port.js';
+import type { LastValue } from '../store/webhook-port.js';
 
 /**
  * `send_on_value_change` (spec §6 rule 4): a subscription with it receives an event only when

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { connectAsync, type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogueFromScenario } from '../../src/assets/from-scenario.js';
-import { SqliteApiState } from '../../src/cloud/store/sqlite-api-state.js';
+import { SqliteApiState } from '../../src/store/sqlite-api-state.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { ackTopic, uplinkTopic } from '../../src/core/topics.js';
 import { startPlatform, type Platform } from '../../src/platform/platform.js';

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_AUDIENCE, startApiServer, type ApiServer } from '../../src/api/server.js';
-import type { Store } from '../../src/cloud/store/port.js';
-import { sqliteStore } from '../../src/cloud/store/sqlite-async.js';
+import type { Store } from '../../src/store/port.js';
+import { sqliteStore } from '../../src/store/sqlite-async.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
 
 /**

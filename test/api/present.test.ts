@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { platformNow } from '../../src/api/present.js';
 import type { StatusSource } from '../../src/api/status.js';
 import { catalogueFromScenario } from '../../src/assets/from-scenario.js';
-import type { HiveStatus } from '../../src/cloud/store/port.js';
+import type { HiveStatus } from '../../src/store/port.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
 

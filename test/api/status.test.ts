@@ -6,7 +6,7 @@ import {
   SENSOR_OFFLINE_AFTER_MS,
   type StatusSource,
 } from '../../src/api/status.js';
-import type { HiveStatus, SensorStatus } from '../../src/cloud/store/port.js';
+import type { HiveStatus, SensorStatus } from '../../src/store/port.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
 import type { ScenarioModel } from '../../src/scenario/model.js';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_AUDIENCE } from '../../src/api/server.js';
-import { SqliteStore } from '../../src/cloud/store/sqlite-store.js';
+import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
 import { cli } from './fixtures/run-cli.js';
 

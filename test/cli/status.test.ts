@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { PostgresLeases } from '../../src/cloud/store/postgres-leases.js';
-import { PostgresStore } from '../../src/cloud/store/postgres-store.js';
+import { PostgresLeases } from '../../src/store/postgres-leases.js';
+import { PostgresStore } from '../../src/store/postgres-store.js';
 import { postgresPerFile } from '../support/postgres-per-file.js';
 import { cli } from './fixtures/run-cli.js';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
-import { SqliteStore } from '../../src/cloud/store/sqlite-store.js';
+import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { cli } from './fixtures/run-cli.js';
 
 /** Thresholds that fail CI (k6-style), JUnit for CI systems, --json for scripts, exit 130 when interrupted. */

@@ -6,7 +6,7 @@ import { Client } from 'undici';
 import { describe, expect, it } from 'vitest';
 import type { Io } from '../../src/cli/io.js';
 import { receiveCommand } from '../../src/cli/receive.js';
-import { SqliteWebhookStore } from '../../src/cloud/store/sqlite-webhooks.js';
+import { SqliteWebhookStore } from '../../src/store/sqlite-webhooks.js';
 import { systemClock } from '../../src/core/clock.js';
 import { signedHeaders } from '../../src/webhooks/signing.js';
 import { cli } from './fixtures/run-cli.js';

@@ -7,7 +7,7 @@ import { Aedes } from 'aedes';
 import { connectAsync, type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCloud, type Cloud } from '../../src/cloud/cloud.js';
-import { sqliteStore } from '../../src/cloud/store/sqlite-async.js';
+import { sqliteStore } from '../../src/store/sqlite-async.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { ackTopic, heartbeatTopic, uplinkTopic } from '../../src/core/topics.js';
 import { decodeAck, encodeHeartbeat, encodeUplink } from '../../src/proto/codec.js';

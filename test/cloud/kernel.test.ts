@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { StorelessPipeline } from '../oracles/storeless-pipeline.js';
 import { inspectUplink } from '../../src/cloud/ingest.js';
 import { MacTable } from '../../src/cloud/kernel/mac-table.js';
-import { WireError, WireScanner, type ScanVisitor } from '../../src/cloud/kernel/wire-scan.js';
+import { WireScanner, type ScanVisitor } from '../../src/cloud/kernel/wire-scan.js';
+import { AppError } from '../../src/core/errors.js';
 import { PresenceAggregator } from '../oracles/presence-reference.js';
 import { buildRegistry } from '../../src/cloud/registry.js';
 import type { Vec2 } from '../../src/core/geometry.js';
@@ -80,7 +81,7 @@ describe('fast pipeline kernel', () => {
     );
   });
 
-  it('throws WireError on truncated or garbage bytes instead of reading past them', () => {
+  it('throws DECODE_FAILED on truncated or garbage bytes instead of reading past them', () => {
     const visitor: ScanVisitor = { header() {}, presenceStart() {}, point() {}, presenceEnd() {}, traffic() {} };
     const good = encodeUplink({
       hiveSerial: HIVE_SERIAL,
@@ -93,12 +94,13 @@ describe('fast pipeline kernel', () => {
       try {
         scanner.scan(good.subarray(0, cut), visitor);
       } catch (err) {
-        expect(err).toBeInstanceOf(WireError);
+        expect(err).toBeInstanceOf(AppError);
+        expect((err as AppError).code).toBe('DECODE_FAILED');
       }
     }
     expect(() =>
       scanner.scan(Uint8Array.from([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]), visitor),
-    ).toThrow(WireError);
+    ).toThrow(AppError);
   });
 
   it('reads detections whose zero coordinates the encoder left out as well as the usual layout', () => {

@@ -7,8 +7,8 @@ import {
   type LatePackets,
 } from '../../src/cloud/late-admission.js';
 import { CloudPipeline } from '../../src/cloud/pipeline.js';
-import { asyncStore } from '../../src/cloud/store/sqlite-async.js';
-import { SqliteStore } from '../../src/cloud/store/sqlite-store.js';
+import { asyncStore } from '../../src/store/sqlite-async.js';
+import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { uplinkTopic } from '../../src/core/topics.js';
 import { decodeUplink, encodeUplink } from '../../src/proto/codec.js';

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { catalogueFromScenario } from '../../src/assets/from-scenario.js';
 import { startBroker } from '../../src/broker/aedes-broker.js';
 import { startCloud, type Cloud } from '../../src/cloud/cloud.js';
-import { sqliteStore } from '../../src/cloud/store/sqlite-async.js';
+import { sqliteStore } from '../../src/store/sqlite-async.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { ackTopic, uplinkTopic } from '../../src/core/topics.js';
 import { decodeAck, encodeUplink } from '../../src/proto/codec.js';

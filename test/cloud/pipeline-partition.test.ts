@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { catalogueFromScenario } from '../../src/assets/from-scenario.js';
 import { CloudPipeline } from '../../src/cloud/pipeline.js';
-import { sqliteStore } from '../../src/cloud/store/sqlite-async.js';
+import { sqliteStore } from '../../src/store/sqlite-async.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { uplinkTopic } from '../../src/core/topics.js';
 import { encodeUplink } from '../../src/proto/codec.js';

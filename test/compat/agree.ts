@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import { catalogueFromScenario } from '../../src/assets/from-scenario.js';
 import { LocalDays } from '../../src/cloud/local-day.js';
-import type { SqliteStore } from '../../src/cloud/store/sqlite-store.js';
+import type { SqliteStore } from '../../src/store/sqlite-store.js';
 import { trafficSpaces } from '../../src/cloud/traffic-occupancy.js';
 import type { ScenarioModel } from '../../src/scenario/model.js';
 

@@ -4,7 +4,7 @@ import { getIntrospectionQuery } from 'graphql';
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogueFromScenario } from '../../src/assets/from-scenario.js';
-import { SqliteStore } from '../../src/cloud/store/sqlite-store.js';
+import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { trafficSpaces } from '../../src/cloud/traffic-occupancy.js';
 import { assetNames, checkAssets, checkPoint, naiveTrafficOccupancy } from './agree.js';
 import { post, serveRun, type ServedRun } from './served-run.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/core/clock.js';
 import { ClientCredentials, LOGIN_PATH } from '../../src/mcp/auth.js';
-import { ToolError } from '../../src/mcp/errors.js';
+import { AppError } from '../../src/core/errors.js';
 import type { HttpAnswer, HttpPort } from '../../src/mcp/http-port.js';
 import { Platform } from '../../src/mcp/platform.js';
 import { DEFAULTS, readSettings } from '../../src/mcp/settings.js';
@@ -90,7 +90,7 @@ describe('settings', () => {
       debug: false,
     });
     expect(() => readSettings({ SERVICE_OCCUPANCY_CACHE_TTL_S: 'soon' })).toThrow(/SERVICE_OCCUPANCY_CACHE_TTL_S/);
-    expect(() => readSettings({ SERVICE_TIMEZONE: 'Mars/Olympus' })).toThrow(ToolError);
+    expect(() => readSettings({ SERVICE_TIMEZONE: 'Mars/Olympus' })).toThrow(AppError);
     expect(() => readSettings({ SERVICE_QUIET_BELOW_PCT: '80', SERVICE_BUSY_FROM_PCT: '70' })).toThrow(
       /SERVICE_BUSY_FROM_PCT/,
     );

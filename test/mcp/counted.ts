@@ -8,7 +8,7 @@ import { storeSeries } from '../../src/api/reporting/store-series.js';
 import { startApiServer } from '../../src/api/server.js';
 import { catalogueFromScenario } from '../../src/assets/from-scenario.js';
 import { mcpApiExtension } from '../../src/mcp/http-plugin.js';
-import { openStore } from '../../src/platform/store-open.js';
+import { openStore } from '../../src/store/open.js';
 import { envOf } from './org.js';
 import { loadModel } from './served.js';
 

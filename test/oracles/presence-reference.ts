@@ -1,8 +1,9 @@
 import { median } from '../../src/core/stats.js';
 import { floorToMinute } from '../../src/core/time.js';
 import type { Vec2 } from '../../src/core/geometry.js';
-import { MERGE_RADIUS_M, type PresenceMinuteRow } from '../../src/cloud/presence.js';
+import { MERGE_RADIUS_M } from '../../src/cloud/presence.js';
 import { spacesContaining, type AssetRegistry, type FloorIndex } from '../../src/cloud/registry.js';
+import type { PresenceMinuteRow } from '../../src/store/rows.js';
 
 /**
  * The reference definition of presence occupancy per minute (docs/occupancy.md), an oracle

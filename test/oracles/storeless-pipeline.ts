@@ -1,10 +1,11 @@
 import { MINUTE_MS } from '../../src/core/time.js';
 import { LocalDays } from '../../src/cloud/local-day.js';
-import type { PresenceMinuteRow } from '../../src/cloud/presence.js';
+
 import type { AssetRegistry } from '../../src/cloud/registry.js';
-import { Bucketer, ROLLUP_LEVELS } from '../../src/cloud/rollup.js';
+import { Bucketer } from '../../src/cloud/rollup.js';
 import { PresenceKernel } from '../../src/cloud/kernel/presence-kernel.js';
 import { PacketKind, ReadStatus, UplinkReader } from '../../src/cloud/kernel/uplink-reader.js';
+import { ROLLUP_LEVELS, type PresenceMinuteRow } from '../../src/store/rows.js';
 
 /**
  * Used by the pipeline benchmark and the kernel tests only; the live path is `CloudPipeline`.

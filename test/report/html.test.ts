@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SqliteStore } from '../../src/cloud/store/sqlite-store.js';
+import { SqliteStore } from '../../src/store/sqlite-store.js';
 import type { ReportDataset } from '../../src/report/dataset.js';
 import type { TruthLine } from '../../src/report/truth-file.js';
 import { cli } from '../cli/fixtures/run-cli.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { sqliteStore } from '../../src/cloud/store/sqlite-async.js';
+import { sqliteStore } from '../../src/store/sqlite-async.js';
 import { runScenario, type RunReport } from '../../src/run/run-scenario.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
 import { storedSeries } from '../support/stored-series.js';

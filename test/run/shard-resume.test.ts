@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sqliteStore } from '../../src/cloud/store/sqlite-async.js';
+import { sqliteStore } from '../../src/store/sqlite-async.js';
 import { isAppError } from '../../src/core/errors.js';
 import { loadScenarioObject } from '../../src/scenario/load.js';
 import { mergeReports } from '../../src/run/report-merge.js';

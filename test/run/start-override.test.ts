@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SqliteStore } from '../../src/cloud/store/sqlite-store.js';
+import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { runScenario } from '../../src/run/run-scenario.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
 import { cli } from '../cli/fixtures/run-cli.js';

@@ -1,8 +1,8 @@
-import { SqliteStore } from '../../src/cloud/store/sqlite-store.js';
-import type { Store } from '../../src/cloud/store/port.js';
-import type { PresenceMinuteRow } from '../../src/cloud/presence.js';
-import type { TrafficMinuteRow } from '../../src/cloud/traffic.js';
+import { SqliteStore } from '../../src/store/sqlite-store.js';
+import type { Store } from '../../src/store/port.js';
+
 import type { ScenarioModel } from '../../src/scenario/model.js';
+import type { PresenceMinuteRow, TrafficMinuteRow } from '../../src/store/rows.js';
 
 /**
  * Everything a store holds per minute for a scenario's spaces (presence) and sensors (traffic),

@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import { fileAllowProblem } from '../../src/scenario/resolve.js';
 import { loadScenarioText } from '../../src/scenario/load.js';
 import { AddressPolicy, checkUrl } from '../../src/webhooks/address-policy.js';
-import { isWebhookError, WebhookError } from '../../src/webhooks/errors.js';
+import type { AppError } from '../../src/core/errors.js';
+import { isWebhookError } from '../../src/webhooks/errors.js';
 
 /** URLs an attacker would try to make the platform call (SSRF), each refused by default. */
 const SSRF_CORPUS = [
@@ -37,12 +38,12 @@ const SSRF_CORPUS = [
   'http://255.255.255.255/',
 ];
 
-function refusal(policy: AddressPolicy, url: string): WebhookError | null {
+function refusal(policy: AddressPolicy, url: string): AppError | null {
   try {
     checkUrl(policy, url, 'input[0].endpoint_config.url');
     return null;
   } catch (err) {
-    if (err instanceof WebhookError) return err;
+    if (isWebhookError(err)) return err;
     throw err;
   }
 }

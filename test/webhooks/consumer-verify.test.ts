@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compareStates, parseStateLine, passed, StateLineError } from '../../src/webhooks/consumer-verify.js';
+import { isAppError } from '../../src/core/errors.js';
+import { compareStates, parseStateLine, passed } from '../../src/webhooks/consumer-verify.js';
 
 const T0 = Date.UTC(2026, 2, 2, 8, 0);
 const row = (subject: string, minute: number, value: unknown) => ({
@@ -38,7 +39,7 @@ describe('consumer-verify comparison', () => {
     } catch (e) {
       err = e;
     }
-    expect(err).toBeInstanceOf(StateLineError);
+    expect(isAppError(err, 'CONSUMER_STATE_INVALID')).toBe(true);
     expect((err as Error).message).toMatch(/^actual\.ndjson:7: /);
     expect((err as Error).message).toMatch(why);
   });

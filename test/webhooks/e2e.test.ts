@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SqliteStore } from '../../src/cloud/store/sqlite-store.js';
+import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { runScenario } from '../../src/run/run-scenario.js';
 import { formatSummary } from '../../src/cli/summary.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';

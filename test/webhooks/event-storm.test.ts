@@ -5,7 +5,7 @@ import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { catalogueFromScenario } from '../../src/assets/from-scenario.js';
 import { EventMetadata } from '../../src/cloud/events.js';
-import { sqliteWebhookStore } from '../../src/cloud/store/sqlite-async.js';
+import { sqliteWebhookStore } from '../../src/store/sqlite-async.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { AppError } from '../../src/core/errors.js';
 import { EventStorms } from '../../src/webhooks/event-storm.js';

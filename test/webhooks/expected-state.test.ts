@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Delivery } from '../../src/cloud/store/webhook-port.js';
+import type { Delivery } from '../../src/store/webhook-port.js';
 import { expectedState } from '../../src/webhooks/expected-state.js';
 import type { Subscription } from '../../src/webhooks/subscription.js';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { EventEnvelope } from '../../src/cloud/events.js';
-import type { DeliveryInsert } from '../../src/cloud/store/webhook-port.js';
+import type { DeliveryInsert } from '../../src/store/webhook-port.js';
 import { bodyOf, FanOut } from '../../src/webhooks/fan-out.js';
 import type { Subscription } from '../../src/webhooks/subscription.js';
 import { bareId } from '../../src/core/ids.js';

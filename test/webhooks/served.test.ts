@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogueFromScenario } from '../../src/assets/from-scenario.js';
 import { eventId } from '../../src/cloud/events.js';
-import { SqliteStore } from '../../src/cloud/store/sqlite-store.js';
+import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { systemClock } from '../../src/core/clock.js';
 import { startPlatform, type Platform } from '../../src/platform/platform.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';

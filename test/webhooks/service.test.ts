@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { sqliteWebhookStore } from '../../src/cloud/store/sqlite-async.js';
-import type { AsyncWebhookStore } from '../../src/cloud/store/webhook-port.js';
+import { sqliteWebhookStore } from '../../src/store/sqlite-async.js';
+import type { AsyncWebhookStore } from '../../src/store/webhook-port.js';
 import { AddressPolicy } from '../../src/webhooks/address-policy.js';
 import { WebhookService } from '../../src/webhooks/service.js';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { AddressPolicy } from '../../src/webhooks/address-policy.js';
 import { canonicalEventType } from '../../src/core/event-types.js';
 import { parseEventTypes } from '../../src/webhooks/event-types.js';
-import { WebhookError } from '../../src/webhooks/errors.js';
+import { isWebhookError } from '../../src/webhooks/errors.js';
 import { matchesFilters, parseFilters } from '../../src/webhooks/filters.js';
 import { checkOnePerType, validateCreate, validateUpdate, type CreateInput } from '../../src/webhooks/subscription.js';
 
@@ -15,7 +15,7 @@ function codeOf(f: () => unknown): string | null {
     f();
     return null;
   } catch (err) {
-    if (err instanceof WebhookError) return `${err.code} ${err.path}`;
+    if (isWebhookError(err)) return `${err.code} ${err.path}`;
     throw err;
   }
 }

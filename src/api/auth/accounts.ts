@@ -4,7 +4,7 @@ import { ksuidFor } from '../../core/ids.js';
 import type { AssetCatalogue } from '../../assets/catalogue.js';
 import { dummyHash, hashSecret, OWASP_SCRYPT, verifySecret, type ScryptCost } from './passwords.js';
 import type { ApiStatePort, StoredClient } from '../state/port.js';
-import { ApiError, ApiErrorCodes, type ApiErrorCode } from '../errors.js';
+import { AppError, ErrorCodes, type ErrorCode } from '../../core/errors.js';
 import { ALL_SCOPES } from './scopes.js';
 
 /**
@@ -145,10 +145,10 @@ export class AccountService {
     const granted: ClientAccount = { ...record, scopes: ALL_SCOPES };
     const account: ClientAccount = { ...granted, createdBy };
     const steps = [
-      { code: ApiErrorCodes.CLIENT_CREATE_FAILED, doing: 'creating the client', row: record },
-      { code: ApiErrorCodes.CLIENT_GRANT_CREATE_FAILED, doing: 'authorizing the client for API access', row: granted },
+      { code: ErrorCodes.CLIENT_CREATE_FAILED, doing: 'creating the client', row: record },
+      { code: ErrorCodes.CLIENT_GRANT_CREATE_FAILED, doing: 'authorizing the client for API access', row: granted },
       {
-        code: ApiErrorCodes.CLIENT_UPDATE_FAILED,
+        code: ErrorCodes.CLIENT_UPDATE_FAILED,
         doing: 'associating the client with the calling client',
         row: account,
       },
@@ -186,7 +186,7 @@ export class AccountService {
     try {
       await this.#state?.deleteClient(id);
     } catch (err) {
-      throw stepFailed(ApiErrorCodes.CLIENT_DELETE_FAILED, 'deleting the client failed', err);
+      throw stepFailed(ErrorCodes.CLIENT_DELETE_FAILED, 'deleting the client failed', err);
     }
     this.#clients.delete(id);
     return true;
@@ -200,8 +200,6 @@ function sameSecret(a: string, b: string): boolean {
 }
 
 /** A store failure in a step of client management: 500 with the spec's code in the body (never a bare 500). */
-function stepFailed(code: ApiErrorCode, message: string, cause: unknown): ApiError {
-  const err = new ApiError(500, code, `${message}: ${(cause as Error).message}`, true);
-  err.cause = cause;
-  return err;
+function stepFailed(code: ErrorCode, message: string, cause: unknown): AppError {
+  return new AppError(code, `${message}: ${(cause as Error).message}`, { cause });
 }

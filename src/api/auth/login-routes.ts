@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { OAuthError } from '../errors.js';
+import { AppError, ErrorCodes } from '../../core/errors.js';
+import { oauthBody } from '../errors.js';
 import type { AccountService } from './accounts.js';
 import type { FailureLimiter } from './rate-limit.js';
 import { VerificationQueue } from './verify-queue.js';
@@ -39,13 +40,16 @@ function str(body: Body, field: string): string | null {
 function bodyOf(req: FastifyRequest): Body {
   const b = req.body;
   if (typeof b !== 'object' || b === null || Array.isArray(b))
-    throw new OAuthError(400, 'invalid_request', 'the body must be a JSON object');
+    throw new AppError(ErrorCodes.LOGIN_INVALID_REQUEST, 'the body must be a JSON object');
   return b as Body;
 }
 
 function checkLimit(deps: LoginDeps, key: string, source: string): void {
   const wait = deps.limiter.retryAfterS(key, source);
-  if (wait > 0) throw new OAuthError(429, 'access_denied', `too many failed attempts; retry in ${wait} s`, wait);
+  if (wait > 0)
+    throw new AppError(ErrorCodes.LOGIN_THROTTLED, `too many failed attempts; retry in ${wait} s`, {
+      retryAfterS: wait,
+    });
 }
 
 async function passwordGrant(
@@ -54,13 +58,14 @@ async function passwordGrant(
 ): Promise<Record<string, unknown>> {
   const username = str(body, 'username');
   const password = str(body, 'password');
-  if (!username || !password) throw new OAuthError(400, 'invalid_request', 'username and password are required');
+  if (!username || !password)
+    throw new AppError(ErrorCodes.LOGIN_INVALID_REQUEST, 'username and password are required');
   const key = `user:${username.toLowerCase()}`;
   checkLimit(deps, key, source);
   const user = await verifications.run(source, () => deps.accounts.authenticateUser(username, password));
   if (!user) {
     deps.limiter.fail(key, source);
-    throw new OAuthError(400, 'invalid_grant', 'wrong username or password');
+    throw new AppError(ErrorCodes.LOGIN_INVALID_GRANT, 'wrong username or password');
   }
   deps.limiter.succeed(key, source);
   const principal: Principal = {
@@ -88,10 +93,10 @@ async function userTokens(deps: LoginDeps, principal: Principal, username: strin
 
 async function refreshGrant(deps: LoginDeps, body: Body): Promise<Record<string, unknown>> {
   const token = str(body, 'refresh_token');
-  if (!token) throw new OAuthError(400, 'invalid_request', 'refresh_token is required');
+  if (!token) throw new AppError(ErrorCodes.LOGIN_INVALID_REQUEST, 'refresh_token is required');
   const principal = deps.tokens.redeemRefresh(token);
   const user = principal ? deps.accounts.userById(principal.sub) : undefined;
-  if (!principal || !user) throw new OAuthError(400, 'invalid_grant', 'refresh token unknown, used or expired');
+  if (!principal || !user) throw new AppError(ErrorCodes.LOGIN_INVALID_GRANT, 'refresh token unknown, used or expired');
   return userTokens(deps, principal, user.username);
 }
 
@@ -100,24 +105,24 @@ async function clientCredentialsGrant(
   { body, source, verifications }: Attempt,
 ): Promise<Record<string, unknown>> {
   const grant = str(body, 'grant_type');
-  if (!grant) throw new OAuthError(400, 'invalid_request', 'grant_type is required');
+  if (!grant) throw new AppError(ErrorCodes.LOGIN_INVALID_REQUEST, 'grant_type is required');
   if (grant !== 'client_credentials')
-    throw new OAuthError(400, 'unsupported_grant_type', `grant_type must be client_credentials, got ${grant}`);
+    throw new AppError(ErrorCodes.LOGIN_UNSUPPORTED_GRANT, `grant_type must be client_credentials, got ${grant}`);
   const clientId = str(body, 'client_id');
   const secret = str(body, 'client_secret');
   const audience = str(body, 'audience');
   if (!clientId || !secret || !audience)
-    throw new OAuthError(400, 'invalid_request', 'client_id, client_secret and audience are required');
+    throw new AppError(ErrorCodes.LOGIN_INVALID_REQUEST, 'client_id, client_secret and audience are required');
   const key = `client:${clientId}`;
   checkLimit(deps, key, source);
   const client = await verifications.run(source, () => deps.accounts.authenticateClient(clientId, secret));
   if (!client) {
     deps.limiter.fail(key, source);
-    throw new OAuthError(401, 'invalid_client', 'client authentication failed');
+    throw new AppError(ErrorCodes.LOGIN_INVALID_CLIENT, 'client authentication failed');
   }
   deps.limiter.succeed(key, source);
   if (!deps.tokens.acceptsAudience(audience))
-    throw new OAuthError(403, 'access_denied', `unknown audience ${JSON.stringify(audience)}`);
+    throw new AppError(ErrorCodes.LOGIN_AUDIENCE_UNKNOWN, `unknown audience ${JSON.stringify(audience)}`);
   const principal: Principal = {
     sub: client.clientId,
     orgId: client.orgId,
@@ -135,9 +140,12 @@ async function clientCredentialsGrant(
   };
 }
 
-function sendOAuthError(reply: FastifyReply, err: OAuthError): FastifyReply {
-  if (err.retryAfterS !== null) void reply.header('Retry-After', String(err.retryAfterS));
-  return reply.code(err.status).send({ error: err.error, error_description: err.message });
+/** A login refused: RFC 6749's body, or null when the error is not a login's (it goes on to the app's handler). */
+function sendOAuthError(reply: FastifyReply, err: unknown): FastifyReply | null {
+  const body = err instanceof AppError && err.status !== null ? oauthBody(err) : null;
+  if (body === null) return null;
+  if ((err as AppError).retryAfterS !== null) void reply.header('Retry-After', String((err as AppError).retryAfterS));
+  return reply.code((err as AppError).status as number).send(body);
 }
 
 export function registerLoginRoutes(app: FastifyInstance, deps: LoginDeps): void {
@@ -148,11 +156,12 @@ export function registerLoginRoutes(app: FastifyInstance, deps: LoginDeps): void
       void reply.header('Cache-Control', 'no-store').header('Pragma', 'no-cache');
       try {
         // The route's schema (route-schemas.ts) refused the body: an OAuth invalid_request.
-        if (req.validationError) throw new OAuthError(400, 'invalid_request', req.validationError.message);
+        if (req.validationError) throw new AppError(ErrorCodes.LOGIN_INVALID_REQUEST, req.validationError.message);
         // req.ip is the socket's peer (no trustProxy): a client cannot choose its source by a header.
         return await grant({ body: bodyOf(req), source: req.ip, verifications });
       } catch (err) {
-        if (err instanceof OAuthError) return sendOAuthError(reply, err);
+        const sent = sendOAuthError(reply, err);
+        if (sent !== null) return sent;
         throw err;
       }
     };
@@ -163,9 +172,8 @@ export function registerLoginRoutes(app: FastifyInstance, deps: LoginDeps): void
       const grant = attempt.body.grant_type ?? 'password';
       if (grant === 'password') return passwordGrant(deps, attempt);
       if (grant === 'refresh_token') return refreshGrant(deps, attempt.body);
-      throw new OAuthError(
-        400,
-        'unsupported_grant_type',
+      throw new AppError(
+        ErrorCodes.LOGIN_UNSUPPORTED_GRANT,
         `grant_type must be password or refresh_token, got ${String(grant)}`,
       );
     }),

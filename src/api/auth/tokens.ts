@@ -145,7 +145,7 @@ export class TokenService {
     for (const [token, grant] of this.#refresh) if (grant.principal.sub === sub) this.#refresh.delete(token);
   }
 
-  /** Verifies an access token; throws a 401 ApiError naming what was wrong. */
+  /** Verifies an access token; throws UNAUTHORIZED (401) naming what was wrong. */
   async verifyAccess(token: string): Promise<Principal> {
     let payload: JWTPayload;
     try {

@@ -1,4 +1,4 @@
-import { OAuthError } from '../errors.js';
+import { AppError, ErrorCodes } from '../../core/errors.js';
 
 /**
  * Bounds how many password verifications run at once, served fairly across sources.
@@ -48,12 +48,14 @@ export class VerificationQueue {
     this.#opts = opts;
   }
 
-  /** Runs `verify` when its turn comes; rejects with a 429 OAuthError when `source` has too many pending. */
+  /** Runs `verify` when its turn comes; rejects with LOGIN_THROTTLED (429) when `source` has too many pending. */
   run<T>(source: string, verify: () => Promise<T>): Promise<T> {
     const pending = this.#pending.get(source) ?? 0;
     if (pending >= this.#opts.maxPendingPerSource) {
       return Promise.reject(
-        new OAuthError(429, 'access_denied', 'too many logins in progress from this address; retry in 1 s', 1),
+        new AppError(ErrorCodes.LOGIN_THROTTLED, 'too many logins in progress from this address; retry in 1 s', {
+          retryAfterS: 1,
+        }),
       );
     }
     this.#pending.set(source, pending + 1);

@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AccountService, ClientAccount } from '../auth/accounts.js';
 import { authenticate } from '../auth/guard.js';
 import type { TokenService } from '../auth/tokens.js';
-import { ApiError, ApiErrorCodes, invalidRequest, unauthorized } from '../errors.js';
+import { AppError, ErrorCodes } from '../../core/errors.js';
+import { invalidRequest, isAnswered, unauthorized } from '../errors.js';
 import { refuseInvalid, routeOptions } from '../route-schemas.js';
 import { descriptionProblem, nameProblem } from '../text-fields.js';
 import { ClientQuota, MAX_CLIENTS_PER_ORGANISATION } from './client-quota.js';
@@ -27,8 +28,7 @@ const view = (c: ClientAccount): Record<string, string> => ({
   client_id: c.clientId,
 });
 
-const notFound = (id: string): ApiError =>
-  new ApiError(404, ApiErrorCodes.CLIENT_NOT_FOUND, `client ${id} does not exist`);
+const notFound = (id: string): AppError => new AppError(ErrorCodes.CLIENT_NOT_FOUND, `client ${id} does not exist`);
 
 async function caller(req: FastifyRequest, tokens: TokenService) {
   const p = await authenticate(req, tokens);
@@ -50,11 +50,11 @@ function createBody(body: unknown): { name: string; description: string } {
 }
 
 /** The organisation is at its limit: a client's request the client can act on (delete one), so 400 with the spec's create code. */
-const overQuota = (limit: number): ApiError =>
-  new ApiError(
-    400,
-    ApiErrorCodes.CLIENT_CREATE_FAILED,
+const overQuota = (limit: number): AppError =>
+  new AppError(
+    ErrorCodes.CLIENT_CREATE_FAILED,
     `creating the client failed: the organisation already has ${limit} clients, the most it may hold; delete one first`,
+    { status: 400 },
   );
 
 export function registerClientRoutes(app: FastifyInstance, deps: ClientRouteDeps): void {
@@ -72,14 +72,11 @@ export function registerClientRoutes(app: FastifyInstance, deps: ClientRouteDeps
       // Failures come coded by their step (accounts.ts: create, grant, associate).
       created = await deps.accounts.createClient(p.orgId, name, description, p.clientId);
     } catch (err) {
-      throw err instanceof ApiError
+      throw isAnswered(err)
         ? err
-        : new ApiError(
-            500,
-            ApiErrorCodes.CLIENT_CREATE_FAILED,
-            `creating the client failed: ${(err as Error).message}`,
-            true,
-          );
+        : new AppError(ErrorCodes.CLIENT_CREATE_FAILED, `creating the client failed: ${(err as Error).message}`, {
+            cause: err,
+          });
     } finally {
       place.release();
     }

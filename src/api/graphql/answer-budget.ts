@@ -1,3 +1,4 @@
+import { ErrorCodes } from '../../core/errors.js';
 import type { FastifyInstance } from 'fastify';
 import { ANSWER_BUDGET_BYTES } from './limits.js';
 
@@ -10,7 +11,7 @@ import { ANSWER_BUDGET_BYTES } from './limits.js';
  * second copy. An answer over the budget leaves as `data: null` with one error, code
  * `ANSWER_TOO_LARGE`.
  */
-export const ANSWER_TOO_LARGE = 'ANSWER_TOO_LARGE';
+export const ANSWER_TOO_LARGE = ErrorCodes.ANSWER_TOO_LARGE;
 
 /** JSON length of a string without escapes counted: a lower bound, exact for plain text. */
 const textBytes = (s: string): number => Buffer.byteLength(s, 'utf8') + 2;

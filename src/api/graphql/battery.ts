@@ -1,4 +1,4 @@
-import type { SensorStatus } from '../../cloud/store/port.js';
+import type { SensorStatus } from '../../store/port.js';
 
 /**
  * A sensor's battery dates from its newest health report (the cloud keeps the battery level

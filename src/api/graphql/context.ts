@@ -1,3 +1,4 @@
+import type { CodeOf } from '../../core/error-codes.js';
 import { GraphQLError } from 'graphql';
 import type { AssetCatalogue } from '../../assets/catalogue.js';
 import type { AssetOf } from '../../assets/model.js';
@@ -15,10 +16,8 @@ export interface GqlContext {
   webhooks?: WebhookService;
 }
 
-export function gqlError(
-  code: 'FORBIDDEN' | 'NOT_FOUND' | 'BAD_USER_INPUT' | 'CONFLICT',
-  message: string,
-): GraphQLError {
+/** A GraphQL error with a code of the error table (core/error-codes.ts) in `extensions.code`. */
+export function gqlError(code: CodeOf<'graphql'>, message: string): GraphQLError {
   return new GraphQLError(message, { extensions: { code } });
 }
 

@@ -1,3 +1,4 @@
+import type { CodeOf } from '../../core/error-codes.js';
 import {
   getNamedType,
   getNullableType,
@@ -256,7 +257,7 @@ export function queryLimitsRule(limits: QueryLimits = DEFAULT_LIMITS): Validatio
               : schema.getSubscriptionType();
         const m = measure(d.selectionSet, root ?? null, w, null);
         const name = d.name?.value ?? 'anonymous operation';
-        const fail = (code: string, message: string): void =>
+        const fail = (code: CodeOf<'graphql'>, message: string): void =>
           context.reportError(new GraphQLError(message, { nodes: [d], extensions: { code } }));
         if (m.depth > limits.maxDepth)
           fail('QUERY_TOO_DEEP', `${name}: depth ${m.depth} exceeds the limit of ${limits.maxDepth}`);

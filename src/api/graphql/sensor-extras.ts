@@ -2,7 +2,7 @@ import type { Floor, Sensor } from '../../assets/model.js';
 import type { Vec2 } from '../../core/geometry.js';
 import { batteryDates, batteryPercent, isoOrNull, type BatteryDates } from './battery.js';
 import type { GqlContext } from './context.js';
-import type { SensorStatus } from '../../cloud/store/port.js';
+import type { SensorStatus } from '../../store/port.js';
 
 /**
  * Sensor fields read from the store's record of the sensor (battery, last seen) or derived

@@ -1,3 +1,4 @@
+import { ErrorCodes } from '../../core/errors.js';
 import { GraphQLError } from 'graphql';
 import { isWebhookError } from '../../webhooks/errors.js';
 import type { WebhookService } from '../../webhooks/service.js';
@@ -35,7 +36,9 @@ export interface GqlUpdate extends Partial<Omit<GqlCreate, 'eventTypes' | 'endpo
 
 function service(ctx: GqlContext): WebhookService {
   if (!ctx.webhooks)
-    throw new GraphQLError('webhooks are not enabled on this platform', { extensions: { code: 'WEBHOOKS_DISABLED' } });
+    throw new GraphQLError('webhooks are not enabled on this platform', {
+      extensions: { code: ErrorCodes.WEBHOOKS_DISABLED },
+    });
   return ctx.webhooks;
 }
 

@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AssetCatalogue } from '../../assets/catalogue.js';
 import { authenticate } from '../auth/guard.js';
 import type { Principal, TokenService } from '../auth/tokens.js';
-import { ApiError, ApiErrorCodes, forbidden } from '../errors.js';
+import { AppError, ErrorCodes } from '../../core/errors.js';
+import { forbidden } from '../errors.js';
 import type { LiveEvent, LiveHub } from './hub.js';
 import { LIVE_PAGE } from './page.js';
 import { LiveStream, type StreamLimits } from './stream.js';
@@ -111,7 +112,7 @@ async function viewer(req: FastifyRequest, reply: FastifyReply, tokens: TokenSer
     if (!principal.scopes.has('read:spaces')) throw forbidden('/live needs a token with read:spaces');
     return principal;
   } catch (err) {
-    if (err instanceof ApiError && err.status === 401) void reply.header('WWW-Authenticate', 'Bearer');
+    if (err instanceof AppError && err.status === 401) void reply.header('WWW-Authenticate', 'Bearer');
     throw err;
   }
 }
@@ -124,7 +125,7 @@ function sseText(e: LiveEvent): string {
   return text;
 }
 
-const tooMany = (message: string): ApiError => new ApiError(429, ApiErrorCodes.RATE_LIMITED, message);
+const tooMany = (message: string): AppError => new AppError(ErrorCodes.RATE_LIMITED, message);
 
 export function registerLive(app: FastifyInstance, deps: LiveDeps): void {
   const { hub, assets, tokens, limits } = deps;

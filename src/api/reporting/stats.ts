@@ -3,7 +3,8 @@ import { DateTime } from 'luxon';
 import type { AssetCatalogue } from '../../assets/catalogue.js';
 import { authenticate } from '../auth/guard.js';
 import type { TokenService } from '../auth/tokens.js';
-import { ApiError, ApiErrorCodes, invalidRequest } from '../errors.js';
+import { AppError, ErrorCodes } from '../../core/errors.js';
+import { invalidRequest } from '../errors.js';
 import { refuseInvalid, routeOptions } from '../route-schemas.js';
 import { refuseUnknownKeys } from './known-keys.js';
 import { medianOf, r4 } from './aggregate.js';
@@ -135,7 +136,7 @@ export function registerStatsRoutes(app: FastifyInstance, deps: StatsDeps): void
       throw invalidRequest('items must be a non-empty array of floor, room or zone ids');
     const floors = (items as string[]).map((id) => {
       const f = floorOf(deps.assets, p.orgId, id);
-      if (!f) throw new ApiError(404, ApiErrorCodes.NOT_FOUND, `floor, room or zone ${id} does not exist`);
+      if (!f) throw new AppError(ErrorCodes.NOT_FOUND, `floor, room or zone ${id} does not exist`);
       return f;
     });
     const zones = new Set(floors.map((f) => deps.assets.timezoneOf(f)));

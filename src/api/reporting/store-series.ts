@@ -1,5 +1,5 @@
 import type { AssetCatalogue } from '../../assets/catalogue.js';
-import type { Store } from '../../cloud/store/port.js';
+import type { Store } from '../../store/port.js';
 import { spaceTrafficOccupancy, TrafficSpaceIndex } from '../../cloud/space-traffic.js';
 import type { MinuteColumns } from './columns.js';
 import type { MinuteTraffic, MinuteValue, SeriesPort } from './series.js';

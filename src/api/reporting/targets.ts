@@ -1,6 +1,6 @@
 import type { Sensor } from '../../assets/model.js';
 import type { AssetCatalogue } from '../../assets/catalogue.js';
-import { ApiError, ApiErrorCodes } from '../errors.js';
+import { AppError, ErrorCodes } from '../../core/errors.js';
 import type { Measurement, ReportingQuery } from './request.js';
 
 /**
@@ -43,8 +43,8 @@ function complete(meta: Record<string, string>, tagId: string | null): Record<st
   return out;
 }
 
-const notFound = (what: string, id: string): ApiError =>
-  new ApiError(404, ApiErrorCodes.NOT_FOUND, `${what} ${id} does not exist`);
+const notFound = (what: string, id: string): AppError =>
+  new AppError(ErrorCodes.NOT_FOUND, `${what} ${id} does not exist`);
 
 export function resolveTargets(assets: AssetCatalogue, orgId: string, q: ReportingQuery, m: Measurement): Target[] {
   // A space selected through a tag names that tag (the first requested tag holding it).

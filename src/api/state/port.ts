@@ -3,12 +3,12 @@
  * created or deleted through `/api/v1/client`, and each organisation's asset overlay (what
  * GraphQL mutations changed against the scenario: names, custom ids, created spaces and
  * devices, deleted sensors, tags). The port and its SQL adapters live with the store
- * (cloud/store/api-state-port.ts, sqlite-api-state.ts, postgres-api-state.ts: no module of
+ * (store/api-state-port.ts, sqlite-api-state.ts, postgres-api-state.ts: no module of
  * the API reaches SQL); here, the memory adapter that tests and `inject()` apps use.
  */
-import type { ApiStatePort, AssetOverlay, ClientRow, StoredClient } from '../../cloud/store/api-state-port.js';
+import type { ApiStatePort, AssetOverlay, ClientRow, StoredClient } from '../../store/api-state-port.js';
 
-export type { ApiStatePort, AssetOverlay, ClientRow, StoredClient } from '../../cloud/store/api-state-port.js';
+export type { ApiStatePort, AssetOverlay, ClientRow, StoredClient } from '../../store/api-state-port.js';
 
 /** Keeps the state in memory: what tests and `inject()` apps use when nothing must survive. */
 export class MemoryApiState implements ApiStatePort {

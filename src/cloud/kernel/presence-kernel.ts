@@ -1,10 +1,11 @@
 import { median } from '../../core/stats.js';
 import { MINUTE_MS } from '../../core/time.js';
-import type { PresenceMinuteRow } from '../presence.js';
+
 import type { AssetRegistry } from '../registry.js';
 import { SpaceRaster } from './space-raster.js';
 import { OverlapMerger } from './overlap-merge.js';
 import { SensorTable } from './sensor-table.js';
+import type { PresenceMinuteRow } from '../../store/rows.js';
 
 /**
  * The presence occupancy hot path over typed arrays: the same per-minute values as

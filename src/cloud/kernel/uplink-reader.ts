@@ -3,7 +3,8 @@ import { MAX_PACKETS_PER_BATCH, MAX_PAYLOAD_BYTES } from '../../proto/limits.js'
 import type { WirePacket } from '../../proto/messages.js';
 import type { AssetRegistry } from '../registry.js';
 import { MacTable } from './mac-table.js';
-import { WireError, WireScanner, type ScanVisitor } from './wire-scan.js';
+import { isAppError, ErrorCodes } from '../../core/errors.js';
+import { WireScanner, type ScanVisitor } from './wire-scan.js';
 
 /**
  * Decode + validate of one `HiveUplink` for the hot path (the live cloud and the benchmark
@@ -89,7 +90,7 @@ export class UplinkReader implements ScanVisitor {
     try {
       this.#scanner.scan(payload, this);
     } catch (err) {
-      if (!(err instanceof WireError)) throw err;
+      if (!isAppError(err, ErrorCodes.DECODE_FAILED)) throw err;
       return ReadStatus.Message;
     }
     if (!this.#headerOk || this.count > MAX_PACKETS_PER_BATCH) return ReadStatus.Message;

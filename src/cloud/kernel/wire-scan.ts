@@ -1,18 +1,19 @@
+import { AppError, ErrorCodes } from '../../core/errors.js';
+
 /**
  * A zero-allocation scanner of `HiveUplink` (proto/occusim/v1/uplink.proto) for the hot
  * path: it walks the protobuf wire format once and hands each packet to a visitor with the
  * sensor resolved to an index, without building objects or strings per packet. Field
  * numbers and wire types are those of the .proto.
  *
- * It reads only what an encoder of this .proto writes, and throws `WireError` on anything
+ * It reads only what an encoder of this .proto writes, and throws DECODE_FAILED (an `AppError`) on anything
  * else, so that the cloud's slow path (`decodeUplink`, protobufjs) decides it: unknown
  * fields, a known field with another wire type (protobufjs reads it by its declared type,
  * a skip-by-wire-type reader does not: 58 of 10,000 mutated uplinks were acked with other
  * values than the decoder's), a second oneof body (protobufjs picks by field order, not wire
  * order), uint32 values over 32 bits (protobufjs truncates) and integers over 2^53.
- * Malformed input throws `WireError` too (never reads past the buffer).
+ * Malformed input throws DECODE_FAILED (an `AppError`) too (never reads past the buffer).
  */
-export class WireError extends Error {}
 
 export interface ScanVisitor {
   /** Once, before the packets; the serial's bytes are [start, end) of the buffer. */
@@ -61,7 +62,11 @@ export class WireScanner {
         packets.push(this.#span(), this.#end);
       } else if (field === 5 && (tag & 7) === 0)
         this.#uint32(); // protocol_minor
-      else throw new WireError(`HiveUplink: field ${field} with wire type ${tag & 7} is not read here`);
+      else
+        throw new AppError(
+          ErrorCodes.DECODE_FAILED,
+          `HiveUplink: field ${field} with wire type ${tag & 7} is not read here`,
+        );
     }
     visit.header(seq, sent, sStart, sEnd);
     for (let i = 0; i < packets.length; i += 2) this.#packet(packets[i] as number, packets[i + 1] as number, visit);
@@ -93,16 +98,20 @@ export class WireScanner {
         macE = this.#end;
       } else if (field === 2 && (tag & 7) === 0) t = this.#varint();
       else if ((field === 3 || field === 4) && (tag & 7) === 2) {
-        if (bodyKind !== 0) throw new WireError('SensorPacket with two bodies');
+        if (bodyKind !== 0) throw new AppError(ErrorCodes.DECODE_FAILED, 'SensorPacket with two bodies');
         bodyKind = field;
         bodyS = this.#span();
         bodyE = this.#end;
-      } else throw new WireError(`SensorPacket: field ${field} with wire type ${tag & 7} is not read here`);
-      if (this.#p > end) throw new WireError('packet overruns its length');
+      } else
+        throw new AppError(
+          ErrorCodes.DECODE_FAILED,
+          `SensorPacket: field ${field} with wire type ${tag & 7} is not read here`,
+        );
+      if (this.#p > end) throw new AppError(ErrorCodes.DECODE_FAILED, 'packet overruns its length');
     }
     if (bodyKind === 3) this.#presence(macS, macE, t, bodyS, bodyE, visit);
     else if (bodyKind === 4) this.#traffic(macS, macE, t, bodyS, bodyE, visit);
-    else throw new WireError('SensorPacket without a body');
+    else throw new AppError(ErrorCodes.DECODE_FAILED, 'SensorPacket without a body');
   }
 
   #presence(macS: number, macE: number, t: number, start: number, end: number, visit: ScanVisitor): void {
@@ -120,7 +129,7 @@ export class WireScanner {
         continue;
       }
       const tag = this.#varint();
-      if (tag !== 0x0a) throw new WireError(`Presence: tag ${tag} is not read here`);
+      if (tag !== 0x0a) throw new AppError(ErrorCodes.DECODE_FAILED, `Presence: tag ${tag} is not read here`);
       const ds = this.#span();
       const de = this.#end;
       let x = 0;
@@ -130,8 +139,8 @@ export class WireScanner {
         const dt = this.#varint();
         if (dt === 0x0d) x = this.#float();
         else if (dt === 0x15) y = this.#float();
-        else throw new WireError(`Detection: tag ${dt} is not read here`);
-        if (this.#p > de) throw new WireError('Detection overruns its length');
+        else throw new AppError(ErrorCodes.DECODE_FAILED, `Detection: tag ${dt} is not read here`);
+        if (this.#p > de) throw new AppError(ErrorCodes.DECODE_FAILED, 'Detection overruns its length');
       }
       visit.point(x, y);
     }
@@ -148,8 +157,8 @@ export class WireScanner {
       if (tag === 0x08) interval = this.#uint32();
       else if (tag === 0x10) inC = this.#uint32();
       else if (tag === 0x18) outC = this.#uint32();
-      else throw new WireError(`Traffic: tag ${tag} is not read here`);
-      if (this.#p > end) throw new WireError('Traffic overruns its length');
+      else throw new AppError(ErrorCodes.DECODE_FAILED, `Traffic: tag ${tag} is not read here`);
+      if (this.#p > end) throw new AppError(ErrorCodes.DECODE_FAILED, 'Traffic overruns its length');
     }
     visit.traffic(macS, macE, t, interval, inC, outC);
   }
@@ -177,24 +186,24 @@ export class WireScanner {
     let big = result >>> 0;
     let mul = 2 ** 28;
     for (let i = 4; i < 10; i++) {
-      if (p >= b.length) throw new WireError('truncated varint');
+      if (p >= b.length) throw new AppError(ErrorCodes.DECODE_FAILED, 'truncated varint');
       const byte = b[p++] as number;
       big += (byte & 0x7f) * mul;
       if (byte < 0x80) {
         // Past 2^53 a double is no longer exact, and protobufjs rounds differently.
-        if (big > Number.MAX_SAFE_INTEGER) throw new WireError('varint over 2^53');
+        if (big > Number.MAX_SAFE_INTEGER) throw new AppError(ErrorCodes.DECODE_FAILED, 'varint over 2^53');
         this.#p = p;
         return big;
       }
       mul *= 128;
     }
-    throw new WireError('varint longer than 10 bytes');
+    throw new AppError(ErrorCodes.DECODE_FAILED, 'varint longer than 10 bytes');
   }
 
   /** A uint32 field: protobufjs keeps the low 32 bits of a longer varint; such a value is left to it. */
   #uint32(): number {
     const v = this.#varint();
-    if (v > 0xffffffff) throw new WireError('uint32 over 32 bits');
+    if (v > 0xffffffff) throw new AppError(ErrorCodes.DECODE_FAILED, 'uint32 over 32 bits');
     return v;
   }
 
@@ -202,14 +211,15 @@ export class WireScanner {
   #span(): number {
     const len = this.#varint();
     const start = this.#p;
-    if (start + len > this.#b.length) throw new WireError('length-delimited field overruns the message');
+    if (start + len > this.#b.length)
+      throw new AppError(ErrorCodes.DECODE_FAILED, 'length-delimited field overruns the message');
     this.#p = start + len;
     this.#end = this.#p;
     return start;
   }
 
   #float(): number {
-    if (this.#p + 4 > this.#b.length) throw new WireError('truncated float');
+    if (this.#p + 4 > this.#b.length) throw new AppError(ErrorCodes.DECODE_FAILED, 'truncated float');
     const x = this.#v.getFloat32(this.#p, true);
     this.#p += 4;
     return x;

@@ -3,8 +3,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { SqliteApiState } from '../../../src/cloud/store/sqlite-api-state.js';
-import { SqliteStore } from '../../../src/cloud/store/sqlite-store.js';
+import { SqliteApiState } from '../../../src/store/sqlite-api-state.js';
+import { SqliteStore } from '../../../src/store/sqlite-store.js';
 import { AUDIENCE, harness, type Harness } from '../harness.js';
 
 let h: Harness;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { batteryDates, batteryPercent } from '../../../src/api/graphql/battery.js';
-import type { SensorStatus } from '../../../src/cloud/store/port.js';
+import type { SensorStatus } from '../../../src/store/port.js';
 
 const DAY = 86_400_000;
 const status = (

@@ -5,7 +5,7 @@ import { ALL_SCOPES } from '../../../src/api/auth/scopes.js';
 import { TokenService } from '../../../src/api/auth/tokens.js';
 import type { StatusSource } from '../../../src/api/status.js';
 import { catalogueFromScenario } from '../../../src/assets/from-scenario.js';
-import { sqliteStore } from '../../../src/cloud/store/sqlite-async.js';
+import { sqliteStore } from '../../../src/store/sqlite-async.js';
 import { VirtualClock } from '../../../src/core/clock.js';
 import { loadScenarioFile } from '../../../src/scenario/load.js';
 import { TEST_COST } from '../harness.js';

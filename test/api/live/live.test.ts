@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { RunOptions } from '../../../src/run/options.js';
-import { SqliteStore } from '../../../src/cloud/store/sqlite-store.js';
+import { SqliteStore } from '../../../src/store/sqlite-store.js';
 import { runScenario } from '../../../src/run/run-scenario.js';
 import { loadScenarioFile } from '../../../src/scenario/load.js';
 import type { ScenarioModel } from '../../../src/scenario/model.js';

@@ -3,7 +3,7 @@ import { computePoints } from '../../../src/api/reporting/report.js';
 import { parseReportingRequest } from '../../../src/api/reporting/request.js';
 import { storeSeries } from '../../../src/api/reporting/store-series.js';
 import { catalogueFromScenario } from '../../../src/assets/from-scenario.js';
-import { sqliteStore } from '../../../src/cloud/store/sqlite-async.js';
+import { sqliteStore } from '../../../src/store/sqlite-async.js';
 import { loadScenarioFile } from '../../../src/scenario/load.js';
 
 const H = 3_600_000;

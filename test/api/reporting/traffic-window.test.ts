@@ -4,9 +4,10 @@ import { storeSeries } from '../../../src/api/reporting/store-series.js';
 import { catalogueFromScenario } from '../../../src/assets/from-scenario.js';
 import { LocalDays } from '../../../src/cloud/local-day.js';
 import type { SeriesStore } from '../../../src/api/reporting/store-series.js';
-import type { TrafficMinuteRow } from '../../../src/cloud/traffic.js';
+
 import { trafficSpaces } from '../../../src/cloud/traffic-occupancy.js';
 import { loadScenarioFile } from '../../../src/scenario/load.js';
+import type { TrafficMinuteRow } from '../../../src/store/rows.js';
 
 /**
  * Traffic occupancy at an instant is cumulative since the local day's first instant

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MemoryApiState } from '../../../src/api/state/port.js';
-import { SqliteApiState } from '../../../src/cloud/store/sqlite-api-state.js';
-import { SqliteStore } from '../../../src/cloud/store/sqlite-store.js';
+import { SqliteApiState } from '../../../src/store/sqlite-api-state.js';
+import { SqliteStore } from '../../../src/store/sqlite-store.js';
 import { apiStateSurvivesRestart, boot, model } from './state-contract.js';
 
 describe('API state across restarts', () => {

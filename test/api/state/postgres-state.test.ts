@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PostgresApiState } from '../../../src/cloud/store/postgres-api-state.js';
+import { PostgresApiState } from '../../../src/store/postgres-api-state.js';
 import { postgresPerFile } from '../../support/postgres-per-file.js';
 import { apiStateSurvivesRestart, model } from './state-contract.js';
 

@@ -5,7 +5,7 @@
  */
 import { catalogueFromScenario } from '../../../src/assets/from-scenario.js';
 import { startCloud } from '../../../src/cloud/cloud.js';
-import { sqliteStore } from '../../../src/cloud/store/sqlite-async.js';
+import { sqliteStore } from '../../../src/store/sqlite-async.js';
 import { VirtualClock } from '../../../src/core/clock.js';
 import { T0, tinyModel } from '../fixture.js';
 

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { catalogueFromScenario } from '../../../src/assets/from-scenario.js';
-import { CloudPipeline } from '../../../src/cloud/pipeline.js';
-import type { Store } from '../../../src/cloud/store/port.js';
-import { PostgresStore } from '../../../src/cloud/store/postgres-store.js';
-import { PostgresSession } from '../../../src/cloud/store/postgres-session.js';
-import { VirtualClock } from '../../../src/core/clock.js';
-import { uplinkTopic } from '../../../src/core/topics.js';
-import { encodeUplink } from '../../../src/proto/codec.js';
-import { HIVE_SERIAL, presenceAt, SENSOR_PA, T0, tinyModel, trafficAt, SENSOR_T } from '../fixture.js';
-import { postgresPerFile } from '../../support/postgres-per-file.js';
+import { catalogueFromScenario } from '../../src/assets/from-scenario.js';
+import { CloudPipeline } from '../../src/cloud/pipeline.js';
+import type { Store } from '../../src/store/port.js';
+import { PostgresStore } from '../../src/store/postgres-store.js';
+import { PostgresSession } from '../../src/store/postgres-session.js';
+import { VirtualClock } from '../../src/core/clock.js';
+import { uplinkTopic } from '../../src/core/topics.js';
+import { encodeUplink } from '../../src/proto/codec.js';
+import { HIVE_SERIAL, presenceAt, SENSOR_PA, T0, tinyModel, trafficAt, SENSOR_T } from '../cloud/fixture.js';
+import { postgresPerFile } from '../support/postgres-per-file.js';
 
 /**
  * Two ingest processes on one PostgreSQL store receive the same batch (a retransmission

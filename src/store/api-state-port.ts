@@ -1,4 +1,4 @@
-import type { CatalogueOverlay } from '../../assets/catalogue.js';
+import type { CatalogueOverlay } from '../assets/catalogue.js';
 
 /**
  * What the HTTP API changes and must keep across restarts of `occusim serve --db FILE`:

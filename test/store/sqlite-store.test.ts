@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MIGRATIONS } from '../../../src/cloud/store/migrations.js';
-import { SqliteStore } from '../../../src/cloud/store/sqlite-store.js';
-import { T0 } from '../fixture.js';
-import { sqliteStore } from '../../../src/cloud/store/sqlite-async.js';
+import { MIGRATIONS } from '../../src/store/migrations.js';
+import { SqliteStore } from '../../src/store/sqlite-store.js';
+import { T0 } from '../cloud/fixture.js';
+import { sqliteStore } from '../../src/store/sqlite-async.js';
 import { describeStoreContract } from './store-contract.js';
 
 const dirs: string[] = [];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Store } from '../../../src/cloud/store/port.js';
+import type { Store } from '../../src/store/port.js';
 
 /**
  * The contract every `Store` adapter passes (sqlite-contract.test.ts, postgres-contract.test.ts):

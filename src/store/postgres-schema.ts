@@ -223,6 +223,14 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       );
     `,
   },
+  {
+    version: 8,
+    description:
+      "a sensor's RSSI as an integer, as the protocol's sint32 and the SQLite column (found by test/store/schema-parity.test.ts)",
+    sql: `
+      ALTER TABLE sensor_status ALTER COLUMN rssi_dbm TYPE INTEGER USING round(rssi_dbm)::integer;
+    `,
+  },
 ];
 
 /** Every table of the schema, for `--fresh` (emptied, not dropped: the schema version stays). */

@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MIGRATIONS } from '../../../src/cloud/store/migrations.js';
-import { POSTGRES_MIGRATIONS } from '../../../src/cloud/store/postgres-schema.js';
-import { PostgresWebhookStore } from '../../../src/cloud/store/postgres-webhooks.js';
-import { SqliteWebhookStore } from '../../../src/cloud/store/sqlite-webhooks.js';
-import type { AsyncWebhookStore, Delivery } from '../../../src/cloud/store/webhook-port.js';
-import { postgresPerFile } from '../../support/postgres-per-file.js';
+import { MIGRATIONS } from '../../src/store/migrations.js';
+import { POSTGRES_MIGRATIONS } from '../../src/store/postgres-schema.js';
+import { PostgresWebhookStore } from '../../src/store/postgres-webhooks.js';
+import { SqliteWebhookStore } from '../../src/store/sqlite-webhooks.js';
+import type { AsyncWebhookStore, Delivery } from '../../src/store/webhook-port.js';
+import { postgresPerFile } from '../support/postgres-per-file.js';
 import { delivery } from './webhook-store-contract.js';
 
 /**

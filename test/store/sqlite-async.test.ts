@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { sqliteWebhookStore } from '../../../src/cloud/store/sqlite-async.js';
-import { SqliteWebhookStore } from '../../../src/cloud/store/sqlite-webhooks.js';
-import type { WebhookStore } from '../../../src/cloud/store/webhook-port.js';
+import { sqliteWebhookStore } from '../../src/store/sqlite-async.js';
+import { SqliteWebhookStore } from '../../src/store/sqlite-webhooks.js';
+import type { WebhookStore } from '../../src/store/webhook-port.js';
 
 /** The SQLite webhook adapter behind the asynchronous port, as the webhook engine awaits it. */
 const OPERATIONS = Object.keys({

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync, rmSync } from 'node:fs';
-import type { Store } from '../cloud/store/port.js';
+import type { Store } from './port.js';
 import { AppError, ErrorCodes } from '../core/errors.js';
-import { describeStore, type StoreLocation } from './store-location.js';
+import { describeLocation, type StoreLocation } from './location.js';
 
 /**
  * A store that already holds a run is never silently mixed with another: running the same
@@ -52,7 +52,7 @@ export async function guardStore(
 ): Promise<void> {
   const { location } = target;
   if (location.kind === 'sqlite' && location.path === ':memory:') return;
-  const name = describeStore(location.kind === 'sqlite' ? location.path : location.url);
+  const name = describeLocation(location);
   if (policy === 'fresh') await target.clear();
   else if (location.kind === 'sqlite' && !existsSync(location.path)) policy = 'fresh';
   const store = await target.open();

@@ -4,17 +4,17 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEFAULT_AUDIENCE } from '../../../src/api/server.js';
-import { runScenario } from '../../../src/run/run-scenario.js';
-import { loadScenarioFile } from '../../../src/scenario/load.js';
-import { postgresPerFile } from '../../support/postgres-per-file.js';
+import { DEFAULT_AUDIENCE } from '../../src/api/server.js';
+import { runScenario } from '../../src/run/run-scenario.js';
+import { loadScenarioFile } from '../../src/scenario/load.js';
+import { postgresPerFile } from '../support/postgres-per-file.js';
 
 /**
  * End to end: the quickstart office run once on a SQLite file and once with `--store
  * postgres://…` on a real PostgreSQL: the same report result, and the same stored per-minute
  * series, rollups and event outbox, compared in a canonical order (ids in insertion order).
  */
-const QUICKSTART = new URL('../../../scenarios/quickstart.yaml', import.meta.url).pathname;
+const QUICKSTART = new URL('../../scenarios/quickstart.yaml', import.meta.url).pathname;
 const { skip, createDatabase } = postgresPerFile();
 const dir = mkdtempSync(join(tmpdir(), 'occusim-pg-run-'));
 

@@ -46,3 +46,8 @@ export function parseStoreLocation(text: string): StoreLocation {
 export function describeStore(text: string): string {
   return isPostgres(text) ? text.replace(/\/\/([^:@/]*)(:[^@/]*)?@/, '//$1@') : text;
 }
+
+/** A parsed location as it may be printed (a PostgreSQL URL without its password). */
+export function describeLocation(location: StoreLocation): string {
+  return location.kind === 'sqlite' ? location.path : describeStore(location.url);
+}

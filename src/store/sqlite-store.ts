@@ -1,11 +1,8 @@
 import Database from 'better-sqlite3';
-import { AppError, ErrorCodes } from '../../core/errors.js';
-import type { DeadLetter } from '../ingest.js';
-import type { PresenceMinuteRow } from '../presence.js';
-import type { TrafficMinuteRow } from '../traffic.js';
+import { AppError, ErrorCodes } from '../core/errors.js';
+import type { DeadLetter, Interval, PresenceMinuteRow, TrafficMinuteRow } from './rows.js';
 import { MIGRATIONS, type Migration } from './migrations.js';
 import { prepareOutboxInsert } from './sqlite-outbox.js';
-import type { Interval } from '../rollup.js';
 import type {
   AssetRow,
   BatchWrite,

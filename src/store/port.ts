@@ -1,8 +1,5 @@
-import type { HiveState } from '../../proto/messages.js';
-import type { DeadLetter } from '../ingest.js';
-import type { PresenceMinuteRow } from '../presence.js';
-import type { Interval, RollupLevel } from '../rollup.js';
-import type { TrafficMinuteRow } from '../traffic.js';
+import type { HiveState } from '../proto/messages.js';
+import type { DeadLetter, Interval, PresenceMinuteRow, RollupLevel, TrafficMinuteRow } from './rows.js';
 import type { DeliveryInsert } from './webhook-port.js';
 
 /** Everything one accepted uplink batch writes, in one transaction. */
@@ -199,7 +196,7 @@ export interface StoreSync {
    * Forgets what the store received from `fromMs` on: the batches received then (their
    * payloads with them) and the dead letters, and moves each hive's acked progress back to
    * just before its first forgotten batch, so a hive's batch of that seq is new again. For a
-   * run resumed on its store (platform/store-guard.ts): the batches its predecessor's
+   * run resumed on its store (guard.ts): the batches its predecessor's
    * end-of-run drain cut hold only packets sensed before the end, the resumed run's batches of
    * the same seqs hold those and the next ones; the resumed run sends them again. Minutes,
    * events and webhook deliveries stay (recomputed, or a repeat is ignored). Returns how many
@@ -286,6 +283,6 @@ type Async<T> = {
  * of `StoreSync`, asynchronous, so a network store (PostgreSQL) sits behind the same port as
  * the embedded SQLite file, and a slow query never blocks the event loop. The pipeline awaits its calls one after another, in the order it issues them,
  * so the stored result does not depend on the adapter. Adapters: `sqliteStore` (sqlite-async.ts)
- * and `PostgresStore` (postgres-store.ts); test/cloud/store/store-contract.ts is the contract.
+ * and `PostgresStore` (postgres-store.ts); test/store/store-contract.ts is the contract.
  */
 export type Store = Async<StoreSync>;

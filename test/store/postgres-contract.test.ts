@@ -1,5 +1,5 @@
-import { PostgresStore } from '../../../src/cloud/store/postgres-store.js';
-import { postgresPerFile } from '../../support/postgres-per-file.js';
+import { PostgresStore } from '../../src/store/postgres-store.js';
+import { postgresPerFile } from '../support/postgres-per-file.js';
 import { describeStoreContract } from './store-contract.js';
 
 const { skip, createDatabase } = postgresPerFile();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AsyncWebhookStore, DeliveryInsert } from '../../../src/cloud/store/webhook-port.js';
+import type { AsyncWebhookStore, DeliveryInsert } from '../../src/store/webhook-port.js';
 
 /**
  * What every webhook store does (SQLite, PostgreSQL), through the asynchronous port: the

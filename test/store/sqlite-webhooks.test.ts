@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SqliteStore } from '../../../src/cloud/store/sqlite-store.js';
-import { SqliteWebhookStore } from '../../../src/cloud/store/sqlite-webhooks.js';
-import type { DeliveryInsert } from '../../../src/cloud/store/webhook-port.js';
+import { SqliteStore } from '../../src/store/sqlite-store.js';
+import { SqliteWebhookStore } from '../../src/store/sqlite-webhooks.js';
+import type { DeliveryInsert } from '../../src/store/webhook-port.js';
 
 const dirs: string[] = [];
 function tempDb(): string {

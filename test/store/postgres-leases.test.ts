@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { PostgresLeases } from '../../../src/cloud/store/postgres-leases.js';
-import { PostgresStore } from '../../../src/cloud/store/postgres-store.js';
-import { isAppError } from '../../../src/core/errors.js';
-import { postgresPerFile } from '../../support/postgres-per-file.js';
+import { PostgresLeases } from '../../src/store/postgres-leases.js';
+import { PostgresStore } from '../../src/store/postgres-store.js';
+import { isAppError } from '../../src/core/errors.js';
+import { postgresPerFile } from '../support/postgres-per-file.js';
 
 /**
  * Partition leases and fencing on a real PostgreSQL (docs/scale-out.md, Failover): one holder at

@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MIGRATIONS } from '../../../src/cloud/store/migrations.js';
-import type { SensorHealthWrite, SensorStatus } from '../../../src/cloud/store/port.js';
-import { POSTGRES_MIGRATIONS } from '../../../src/cloud/store/postgres-schema.js';
-import { PostgresStore } from '../../../src/cloud/store/postgres-store.js';
-import { SqliteStore } from '../../../src/cloud/store/sqlite-store.js';
-import { postgresPerFile } from '../../support/postgres-per-file.js';
+import { MIGRATIONS } from '../../src/store/migrations.js';
+import type { SensorHealthWrite, SensorStatus } from '../../src/store/port.js';
+import { POSTGRES_MIGRATIONS } from '../../src/store/postgres-schema.js';
+import { PostgresStore } from '../../src/store/postgres-store.js';
+import { SqliteStore } from '../../src/store/sqlite-store.js';
+import { postgresPerFile } from '../support/postgres-per-file.js';
 
 /**
  * A store written before sensor status was keyed by (hive, sensor) (SQLite migration 8,

@@ -1,8 +1,5 @@
-import { AppError, ErrorCodes } from '../../core/errors.js';
-import type { DeadLetter } from '../ingest.js';
-import type { PresenceMinuteRow } from '../presence.js';
-import type { Interval } from '../rollup.js';
-import type { TrafficMinuteRow } from '../traffic.js';
+import { AppError, ErrorCodes } from '../core/errors.js';
+import type { DeadLetter, Interval, PresenceMinuteRow, TrafficMinuteRow } from './rows.js';
 import type {
   AssetRow,
   BatchWrite,
@@ -402,7 +399,7 @@ export class PostgresStore implements Store {
       ];
       statements.push([
         `INSERT INTO sensor_status (hive_serial, sensor_id, last_seen_ms, health_at_ms, battery_level, battery_runtime_s, rssi_dbm, link_pdr, uptime_ms, parent, hops, queue_overflows)
-         SELECT $11, s, t, t, b, br, r, l, u, p, h, q FROM unnest($1::text[], $2::bigint[], $3::float8[], $4::bigint[], $5::float8[], $6::float8[], $7::bigint[], $8::text[], $9::int[], $10::bigint[])
+         SELECT $11, s, t, t, b, br, r, l, u, p, h, q FROM unnest($1::text[], $2::bigint[], $3::float8[], $4::bigint[], $5::int[], $6::float8[], $7::bigint[], $8::text[], $9::int[], $10::bigint[])
            AS x(s, t, b, br, r, l, u, p, h, q)
          ORDER BY s COLLATE "C"
          ON CONFLICT (hive_serial, sensor_id) DO UPDATE SET last_seen_ms = GREATEST(sensor_status.last_seen_ms, excluded.last_seen_ms), health_at_ms = excluded.health_at_ms,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeStore, parseStoreLocation } from '../../src/platform/store-location.js';
+import { describeStore, parseStoreLocation } from '../../src/store/location.js';
 
 describe('store locations named like URLs', () => {
   it('reads sqlite:PATH, sqlite:///abs/path and a plain path as a SQLite file', () => {

@@ -1,6 +1,6 @@
-import { systemClock } from '../../core/clock.js';
+import { systemClock } from '../core/clock.js';
 import pg from 'pg';
-import { AppError, ErrorCodes } from '../../core/errors.js';
+import { AppError, ErrorCodes } from '../core/errors.js';
 
 /**
  * One PostgreSQL connection as the stores use it: BIGINT columns read as numbers (epoch ms

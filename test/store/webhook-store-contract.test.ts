@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
-import { PostgresWebhookStore } from '../../../src/cloud/store/postgres-webhooks.js';
-import { sqliteWebhookStore } from '../../../src/cloud/store/sqlite-async.js';
-import { postgresPerFile } from '../../support/postgres-per-file.js';
+import { PostgresWebhookStore } from '../../src/store/postgres-webhooks.js';
+import { sqliteWebhookStore } from '../../src/store/sqlite-async.js';
+import { postgresPerFile } from '../support/postgres-per-file.js';
 import { describeWebhookStoreContract } from './webhook-store-contract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'occusim-hooks-contract-'));

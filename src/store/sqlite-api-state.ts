@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { AppError, ErrorCodes } from '../../core/errors.js';
+import { AppError, ErrorCodes } from '../core/errors.js';
 import {
   CLIENT_COLUMNS,
   clientRowOf,
