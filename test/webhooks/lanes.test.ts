@@ -3,16 +3,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { catalogueFromScenario } from '../../src/assets/from-scenario.js';
-import { eventId } from '../../src/cloud/events.js';
+import { EventMetadata, eventId } from '../../src/cloud/events.js';
 import { sqliteStore, sqliteWebhookStore } from '../../src/cloud/store/sqlite-async.js';
 import { SqliteStore } from '../../src/cloud/store/sqlite-store.js';
-import { systemClock } from '../../src/core/clock.js';
+import { systemClock, VirtualClock } from '../../src/core/clock.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
 import type { OrganisationModel, ScenarioModel } from '../../src/scenario/model.js';
 import { runScenario } from '../../src/run/run-scenario.js';
 import { DEFAULT_LANE_BUDGET_MS, Lanes, roundAllowanceMs, type Pass } from '../../src/webhooks/lanes.js';
 import { startWebhooks, type PlatformWebhooks } from '../../src/webhooks/platform-hooks.js';
-import { DEFAULT_DRAIN_MS } from '../../src/webhooks/engine.js';
+import { DEFAULT_DRAIN_MS, WebhookEngine } from '../../src/webhooks/engine.js';
+import { AddressPolicy } from '../../src/webhooks/address-policy.js';
+import { Sender } from '../../src/webhooks/sender.js';
+import { WebhookService } from '../../src/webhooks/service.js';
+import { ROOM_A, T0, tinyModel } from '../cloud/fixture.js';
+import { startTestReceiver } from './receiver-fixture.js';
 import { formatSummary } from '../../src/cli/summary.js';
 import { startFaultyEndpoint, startHealthyEndpoint, type Fault } from './endpoint-faults.js';
 
@@ -267,7 +272,10 @@ describe('delivery lanes: one subscription delays only itself', () => {
         allow: ['127.0.0.1/8'],
         // Created first: a walk in creation order meets the backlog before the others.
         declared: [
-          { orgId: a.id, input: { name: 'a-backlog', eventTypes: ['FLOOR_OCCUPANCY'], url: slow.url, httpTimeoutS: 3 } },
+          {
+            orgId: a.id,
+            input: { name: 'a-backlog', eventTypes: ['FLOOR_OCCUPANCY'], url: slow.url, httpTimeoutS: 3 },
+          },
           { orgId: a.id, input: { name: 'a-live', eventTypes: ['ROOM_OCCUPANCY'], url: slow.url, httpTimeoutS: 3 } },
           { orgId: b.id, input: { name: 'b', eventTypes: ['ROOM_OCCUPANCY'], url: good.url, httpTimeoutS: 3 } },
         ],
@@ -279,7 +287,14 @@ describe('delivery lanes: one subscription delays only itself', () => {
     // the store's order (due instant, event timestamp, event id) is the oldest minute first.
     const backlog = Array.from({ length: BACKLOG }, (_, k) => {
       const at = t0 - (1_000 + k) * 60_000;
-      const row = { type: 'FLOOR_OCCUPANCY', spaceId: floorA, minuteMs: at, value: k % 5, revision: 0, emittedAtMs: at };
+      const row = {
+        type: 'FLOOR_OCCUPANCY',
+        spaceId: floorA,
+        minuteMs: at,
+        value: k % 5,
+        revision: 0,
+        emittedAtMs: at,
+      };
       return { eventId: eventId(row.type, floorA, at, 0), ...row };
     });
     outbox.writeEvents(backlog);
@@ -317,13 +332,15 @@ describe('delivery lanes: one subscription delays only itself', () => {
       (arrivedOf(writtenB.keys(), good.arrivedAt) < writtenB.size ||
         arrivedOf(writtenA.keys(), slow.arrivedAt) < writtenA.size) &&
       performance.now() < deadline;
-
     )
       await new Promise((r) => setTimeout(r, 20));
     const live = { b: latenciesOf(writtenB, good.arrivedAt), aLive: latenciesOf(writtenA, slow.arrivedAt) };
     const backlogSoFar = arrivedOf(backlogInOrder, slow.arrivedAt);
     // The backlog goes on at its endpoint's pace (160 a second): all of it, then its order.
-    for (const deadline = performance.now() + 40_000; arrivedOf(backlogInOrder, slow.arrivedAt) < BACKLOG && performance.now() < deadline;)
+    for (
+      const deadline = performance.now() + 40_000;
+      arrivedOf(backlogInOrder, slow.arrivedAt) < BACKLOG && performance.now() < deadline;
+    )
       await new Promise((r) => setTimeout(r, 50));
     const wanted = new Set(backlogInOrder);
     const arrivalOrder = [...slow.arrivedAt.keys()].filter((id) => wanted.has(id));
@@ -442,6 +459,68 @@ describe('delivery lanes in a run', () => {
     expect(resumed.hooks[0]?.pending).toBe(0);
     expect(again.arrivedAt.size).toBeGreaterThanOrEqual(first?.pending ?? 0);
   }, 120_000);
+});
+
+describe('the end of a run (engine settle)', () => {
+  it('drains a lane that was slow and is back within its budget past the drain bound: a budget never drops work', async () => {
+    const BACKLOG = 3_000;
+    const receiver = await startTestReceiver();
+    closers.push(() => receiver.close());
+    // The first round's 16 answers take 400 ms each (8 in flight: 800 ms, over the 400 ms budget
+    // at once); every later one 5 ms, a round of 16 well within its allowance.
+    let answered = 0;
+    receiver.respond = () => ({ status: 204, delayMs: ++answered <= 16 ? 400 : 5 });
+    const clock = new VirtualClock(T0);
+    const events = new SqliteStore(':memory:');
+    const store = sqliteWebhookStore(':memory:');
+    const policy = new AddressPolicy(['127.0.0.1/8']);
+    const service = await WebhookService.open(store, policy, () => 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw');
+    const sender = new Sender({ policy, concurrency: 8 });
+    const outbox = sqliteStore(events);
+    const engine = await WebhookEngine.open({
+      service,
+      store,
+      outbox: (after) => outbox.events(after),
+      metadata: new EventMetadata(catalogueFromScenario(tinyModel())),
+      clock,
+      seed: 1,
+      sender,
+      batch: 16,
+      laneBudgetMs: 400,
+      drainMs: 300,
+    });
+    closers.push(async () => {
+      await sender.close();
+      await store.close();
+      events.close();
+    });
+    await service.create('org_1', [{ name: 'rooms', eventTypes: ['ROOM_OCCUPANCY_1MIN'], url: receiver.url }]);
+    events.writeEvents(
+      Array.from({ length: BACKLOG }, (_, k) => ({
+        eventId: eventId('ROOM_OCCUPANCY_1M', ROOM_A, T0 + k * 60_000, 0),
+        type: 'ROOM_OCCUPANCY_1M',
+        spaceId: ROOM_A,
+        minuteMs: T0 + k * 60_000,
+        value: k % 4,
+        revision: 0,
+        emittedAtMs: T0 + (k + 1) * 60_000,
+      })),
+    );
+    clock.advanceTo(T0 + (BACKLOG + 1) * 60_000);
+    // Waited for until its first round passes the budget; it goes on on its own.
+    await engine.advance();
+    // At once (the lane still slow): the end of the run. The lane recovers during the 300 ms
+    // bound, with ~2,950 deliveries to go: before, it was halted at the bound, the rest pending.
+    const t0 = performance.now();
+    await engine.settle(clock.now());
+    const settleMs = performance.now() - t0;
+    const [sub] = (await engine.stats()).subscriptions;
+    console.log(
+      `settle with a lane back within its budget: ${settleMs.toFixed(0)} ms (drain bound 300 ms); delivered ${sub?.delivered}, pending ${sub?.pending}`,
+    );
+    expect(sub).toMatchObject({ delivered: BACKLOG, pending: 0, deadLettered: 0 });
+    expect(new Set(receiver.received.map((r) => String(r.headers['webhook-id']))).size).toBe(BACKLOG);
+  }, 60_000);
 });
 
 describe('a lane (unit)', () => {
