@@ -138,7 +138,7 @@ export const OPTIONS = {
   webhookConcurrency: () =>
     new Option(
       '--webhook-concurrency <n>',
-      `webhook requests in flight per endpoint, ${MIN_WEBHOOK_CONCURRENCY}..${MAX_WEBHOOK_CONCURRENCY} (default ${DEFAULT_WEBHOOK_CONCURRENCY}; a scenario's webhooks[].concurrency wins; docs/webhooks.md)`,
+      `webhook requests in flight per subscription, ${MIN_WEBHOOK_CONCURRENCY}..${MAX_WEBHOOK_CONCURRENCY} (default ${DEFAULT_WEBHOOK_CONCURRENCY}; a scenario's webhooks[].concurrency wins; docs/webhooks.md)`,
     ),
   webhookFaults: () =>
     new Option(

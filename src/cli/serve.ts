@@ -46,7 +46,7 @@ export interface ServeOptions {
   host: string;
   /** CIDR blocks webhooks may reach although loopback or private (`--webhook-allow`). */
   webhookAllow: string[];
-  /** Webhook requests in flight per endpoint (`--webhook-concurrency`); undefined: the default. */
+  /** Webhook requests in flight per subscription (`--webhook-concurrency`); undefined: the default. */
   webhookConcurrency?: number;
   /** What `webhook-timestamp` carries (`--webhook-timestamps`); undefined: the default (wall). */
   webhookTimestamps?: WebhookTimestamps;

@@ -1,7 +1,8 @@
 /**
- * The per-endpoint concurrency limit: requests in flight to one endpoint, pipelined on one
- * keep-alive HTTP/1.1 connection (webhooks/sender.ts). One connection keeps the order in which
- * bodies reach a receiver the order they were sent; the limit is how deep that pipeline goes.
+ * The per-subscription concurrency limit: requests of one subscription in flight to its
+ * endpoint, pipelined on its own keep-alive HTTP/1.1 connection (webhooks/sender.ts). One
+ * connection keeps the order in which its bodies reach a receiver the order they were sent;
+ * the limit is how deep that pipeline goes.
  * Set per subscription by a scenario's `webhooks[].concurrency`, the default by
  * `occusim run/serve --webhook-concurrency N`. Bounded: a receiver holds this many requests of
  * ours at once, and undici keeps a request object per slot.

@@ -24,10 +24,10 @@ import type { AnswerTimes } from './answer-times.js';
  *    delivery per matching subscription, enqueued with the cursor's move in one transaction;
  *    DETECTIONS and TRAFFIC deliveries are built for the pipeline (`sensorDeliveries`), which
  *    enqueues them in the transaction that stores the batch carrying them;
- * 2. delivery: every lane (an organisation's endpoint, lanes.ts) is asked for a pass up to
- *    `now` and runs it concurrently with the others: its subscriptions one after another in
- *    creation order, each one's due deliveries in the store's order (due instant, event
- *    timestamp, event id), signed with the wall clock at the attempt as `webhook-timestamp`
+ * 2. delivery: every lane (one subscription on its own connection, lanes.ts) is asked for a
+ *    pass up to `now` and runs it concurrently with the others: the subscription's due
+ *    deliveries in the store's order (due instant, event timestamp, event id), signed with the
+ *    wall clock at the attempt as `webhook-timestamp`
  *    (`timestampClock`; without it the platform time); outcomes are written in one transaction
  *    per round; failures wait (jittered backoff from the subscription's seeded stream) on the
  *    platform clock.
@@ -57,7 +57,7 @@ export interface EngineOptions {
   retry?: RetryPolicy;
   /** An endpoint failing for this long (platform time) is disabled; its outbox waits for updateWebhooks. Default 12 h. */
   disableAfterMs?: number;
-  /** Deliveries per endpoint per round (default 256). */
+  /** Deliveries per subscription per round (default 256). */
   batch?: number;
   /** Occupancy events per fan-out transaction (default 4096). */
   fanOutEvents?: number;
@@ -81,7 +81,7 @@ export interface EngineOptions {
   loopActiveMs?: () => number;
   /** The endpoints' answer times, as the sender measures them (perf only). */
   answerTimes?: AnswerTimes;
-  /** Requests in flight per endpoint (perf only: what the answer times can carry). */
+  /** Requests in flight per subscription (perf only: what the answer times can carry). */
   inFlight?: number;
 }
 
@@ -141,7 +141,7 @@ export interface DeliveryLoad {
   answered: number;
   responseP50Ms: number;
   responseP99Ms: number;
-  /** Requests in flight per endpoint (the platform's default pipelining depth). */
+  /** Requests in flight per subscription (the platform's default pipelining depth). */
   inFlight: number;
 }
 
@@ -301,9 +301,11 @@ export class WebhookEngine {
    * to `untilMs` (simulated time beyond the platform's clock, which stays where the run ended;
    * each attempt is signed with its own instant). Disabled endpoints keep their outbox. Lanes
    * running on their own (over their budget: a hanging endpoint, a slow one's backlog) are left
-   * out of that walk and waited for up to `drainMs` of wall time in all; then they start no
-   * other round, and what they have not delivered stays pending in the store (the summary says
-   * how much per subscription; `--resume` or `serve` on the store delivers it).
+   * out of that walk and waited for up to `drainMs` of wall time in all, and past it while they
+   * are back within their budget (a budget is about isolation, not about dropping work); then
+   * the slow ones start no other round, and what they have not delivered stays pending in the
+   * store (the summary says how much per subscription; `--resume` or `serve` on the store
+   * delivers it).
    */
   settle(untilMs: number): Promise<void> {
     return this.#serial(async () => {
@@ -322,7 +324,12 @@ export class WebhookEngine {
             await this.#deliverDue(t, true);
           }
           // A lane that ends within the bound joins the walk (its retries go at their instants).
-          if (!this.#lanes.anyBusy() || !(await this.#lanes.oneEnds(drain.elapsed))) break;
+          if (!this.#lanes.anyBusy()) break;
+          if (await this.#lanes.oneEnds(drain.elapsed)) continue;
+          // The bound is for slow lanes: one back within its allowance (a recovered endpoint
+          // with a backlog) is waited for as an advance waits for it — until it ends, or its
+          // debt passes the budget again — then joins the walk. Only slow lanes are cut.
+          if (!(await this.#lanes.wait(this.#lanes.running()))) break;
         }
       } finally {
         drain.cancel();
@@ -378,16 +385,19 @@ export class WebhookEngine {
     const keys = new Set<string>();
     for (const s of service.all()) if (s.status === 'ENABLED') keys.add(sender.laneOf(s));
     this.#lanes.forget(keys);
+    sender.retire(keys);
     for (const key of keys)
       this.#lanes.request(key, nowMs, (horizonMs, control) => this.#pass(key, horizonMs, control));
     if (wait) await this.#lanes.wait(keys);
   }
 
   /**
-   * One pass of a lane: its subscriptions one after another in creation order, each one's due
-   * deliveries drained before the next's: the sequence of requests reaching an endpoint that
-   * several subscriptions of an organisation share is then the same in every run, not only
-   * each subscription's own.
+   * One pass of a lane: its subscription's due deliveries, drained. A lane is one subscription
+   * (sender.ts `laneOf`), so no subscription waits for another's backlog, not even one of its
+   * organisation's at the same endpoint (issue 33 item 2): each subscription's own sequence of
+   * requests is what repeats across runs, not their interleaving at a shared receiver. The
+   * walk is by id because a lane's key changes with its subscription's URL, limit or timeout:
+   * the pass of the old key may still be draining it (`#draining`: one pass at a time).
    */
   async #pass(key: string, nowMs: number, control: PassControl): Promise<void> {
     const stopping = (): boolean => control.halted() || this.#closing;

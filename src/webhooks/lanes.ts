@@ -1,15 +1,17 @@
 import type { WallTime } from '../core/clock.js';
 
 /**
- * Delivery lanes: each endpoint's deliveries run on a loop of their own, concurrently with every
- * other lane, so one slow, hanging or resetting endpoint delays only itself (issue 33 item 2:
- * with one tenant's endpoint hanging, another tenant's receiver got nothing for 100 s; and an
- * endpoint answering each request in 100 ms, 16 in flight, with a large backlog held every
- * subscription after it for the whole drain, because lanes were walked one after another).
+ * Delivery lanes: each subscription's deliveries run on a loop of their own, concurrently with
+ * every other lane, so one slow, hanging or resetting endpoint delays only itself (issue 33
+ * item 2: with one tenant's endpoint hanging, another tenant's receiver got nothing for 100 s;
+ * and an endpoint answering each request in 100 ms, 16 in flight, with a large backlog held
+ * every subscription walked after it for the whole drain — first every other organisation's,
+ * then, with a lane per organisation's endpoint, its own organisation's other subscriptions to
+ * that endpoint).
  *
- * A lane is one organisation's endpoint (its connection: sender.ts `laneOf`); the engine asks it
- * for a pass up to a horizon (`request`: deliver what is due at that platform instant) and the
- * lane's loop runs passes until no newer request is waiting. Each lane has:
+ * A lane is one subscription (its own connection: sender.ts `laneOf`); the engine asks it for a
+ * pass up to a horizon (`request`: deliver what is due at that platform instant) and the lane's
+ * loop runs passes until no newer request is waiting. Each lane has:
  * - its own bounded queue: the durable outbox, read two rounds at a time by its pass;
  * - its own concurrency: its connection's pipeline depth (webhooks/concurrency.ts);
  * - its own time budget. `wait` (an `advance` at `--speed max`, where waiting is what keeps
@@ -121,15 +123,17 @@ export class Lanes {
   /**
    * Waits for the loops of `keys` (all at once), each until it ends or overruns its budget; a
    * suspect lane is not waited for. A waited loop's failure rejects the wait (the store failed:
-   * the caller's advance reports it); an unwaited one's is dropped (the next pass meets the same store).
+   * the caller's advance reports it); an unwaited one's is dropped (the next pass meets the same
+   * store). True when it waited for at least one.
    */
-  async wait(keys: Iterable<string>): Promise<void> {
+  async wait(keys: Iterable<string>): Promise<boolean> {
     const waits: Array<Promise<void>> = [];
     for (const key of keys) {
       const l = this.#lanes.get(key);
       if (l?.outcome && l.overran && !l.suspect) waits.push(Promise.race([l.outcome, l.overran]));
     }
     await Promise.all(waits);
+    return waits.length > 0;
   }
 
   #start(l: Lane): void {

@@ -70,7 +70,7 @@ export interface PlatformWebhookOptions {
   down?: ReadonlyArray<{ fromMs: number; toMs: number; webhook: string | null; src: string }>;
   /** `stats()` also gives each subscription's expected consumer state (`run --consumer-expect`; webhooks/expected-state.ts). */
   consumerExpect?: boolean;
-  /** Requests in flight per endpoint unless its declaration says otherwise (`--webhook-concurrency`, default 16; webhooks/concurrency.ts). */
+  /** Requests in flight per subscription unless its declaration says otherwise (`--webhook-concurrency`, default 16; webhooks/concurrency.ts). */
   concurrency?: number;
   retry?: RetryPolicy;
   disableAfterMs?: number;

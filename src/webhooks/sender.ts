@@ -10,15 +10,18 @@ import type { Outcome } from './retry.js';
 import type { Subscription } from './subscription.js';
 
 /**
- * The HTTP adapter of delivery: one undici `Client` per organisation, destination origin,
+ * The HTTP adapter of delivery: one undici `Client` per subscription, destination origin,
  * concurrency limit (webhooks/concurrency.ts) and `http_timeout` — a delivery lane (lanes.ts,
- * `laneOf`) — kept alive and pipelined (HTTP/1.1) as deep as the limit. Two organisations never
- * share a connection: one's backlog never sits in the pipeline ahead of the other's requests; each attempt is one dispatch (attempt-handler.ts: never re-sent by undici, bounded
- * by `http_timeout` from dispatch to the last byte, its answer read up to 64 KiB).
- * One connection per endpoint keeps the order in which bodies reach the receiver the order they were sent (a pipelined
- * connection answers in order), which is what makes `--speed max` deliveries byte-identical
- * across runs. Every connection resolves its host through `guardedLookup`, so a DNS name that
- * resolves to a refused address is refused at connection time; redirects are never followed.
+ * `laneOf`) — kept alive and pipelined (HTTP/1.1) as deep as the limit. No two subscriptions
+ * share a connection, not even two of one organisation to one origin: a pipelined connection
+ * answers in order, so a request queued behind another subscription's backlog at a slow
+ * endpoint would wait for all of it (issue 33 item 2). Each attempt is one dispatch
+ * (attempt-handler.ts: never re-sent by undici, bounded by `http_timeout` from dispatch to the
+ * last byte, its answer read up to 64 KiB). One connection per subscription keeps the order in
+ * which its bodies reach the receiver the order they were sent, which is what makes each
+ * subscription's `--speed max` deliveries byte-identical across runs. Every connection resolves
+ * its host through `guardedLookup`, so a DNS name that resolves to a refused address is refused
+ * at connection time; redirects are never followed.
  */
 export interface SendRequest {
   subscription: Subscription;
@@ -79,10 +82,9 @@ export class Sender {
   }
 
   /**
-   * The lane of a subscription: its organisation's connection to its origin, pipelined as deep as
-   * its limit, with its timeout. One organisation's subscriptions to one origin share it when
-   * their limits and timeouts agree (a limit is the connection's depth, the connect timeout is
-   * the http_timeout: two of either are two connections); the engine runs one delivery loop per lane.
+   * The lane of a subscription: its own connection to its origin, pipelined as deep as its
+   * limit, with its timeout (a new URL, limit or timeout is a new connection); the engine runs
+   * one delivery loop per lane.
    */
   laneOf(s: Subscription): string {
     let lane = this.#laneOf.get(s);
@@ -90,7 +92,7 @@ export class Sender {
       const depth = this.#o.concurrencyOf?.(s.id) ?? this.#o.concurrency;
       this.#laneOf.set(
         s,
-        (lane = `${s.orgId} ${this.#target(s.endpoint.url).origin} ${depth}/${s.endpoint.httpTimeoutMs}`),
+        (lane = `${s.orgId} ${s.id} ${this.#target(s.endpoint.url).origin} ${depth}/${s.endpoint.httpTimeoutMs}`),
       );
     }
     return lane;
@@ -180,6 +182,22 @@ export class Sender {
       if (!c) continue;
       byLane.delete(lane);
       await c.destroy();
+    }
+  }
+
+  /**
+   * Closes the connections of lanes not in `live` (a deleted, disabled or changed subscription):
+   * one connection per subscription would otherwise pile up over a served platform's changes.
+   * Graceful: requests still in flight on them end as usual.
+   */
+  retire(live: ReadonlySet<string>): void {
+    for (const [origin, byLane] of this.#clients) {
+      for (const [lane, c] of byLane) {
+        if (live.has(lane)) continue;
+        byLane.delete(lane);
+        c.close().catch(() => undefined);
+      }
+      if (byLane.size === 0) this.#clients.delete(origin);
     }
   }
 

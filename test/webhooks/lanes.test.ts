@@ -3,16 +3,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { catalogueFromScenario } from '../../src/assets/from-scenario.js';
-import { eventId } from '../../src/cloud/events.js';
+import { EventMetadata, eventId } from '../../src/cloud/events.js';
 import { sqliteStore, sqliteWebhookStore } from '../../src/store/sqlite-async.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
-import { systemClock } from '../../src/core/clock.js';
+import { systemClock, VirtualClock } from '../../src/core/clock.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
 import type { OrganisationModel, ScenarioModel } from '../../src/scenario/model.js';
 import { runScenario } from '../../src/run/run-scenario.js';
 import { DEFAULT_LANE_BUDGET_MS, Lanes, roundAllowanceMs, type Pass } from '../../src/webhooks/lanes.js';
 import { startWebhooks, type PlatformWebhooks } from '../../src/webhooks/platform-hooks.js';
-import { DEFAULT_DRAIN_MS } from '../../src/webhooks/engine.js';
+import { DEFAULT_DRAIN_MS, WebhookEngine } from '../../src/webhooks/engine.js';
+import { AddressPolicy } from '../../src/webhooks/address-policy.js';
+import { Sender } from '../../src/webhooks/sender.js';
+import { WebhookService } from '../../src/webhooks/service.js';
+import { ROOM_A, T0, tinyModel } from '../cloud/fixture.js';
+import { startTestReceiver } from './receiver-fixture.js';
 import { formatSummary } from '../../src/cli/summary.js';
 import { startFaultyEndpoint, startHealthyEndpoint, type Fault } from './endpoint-faults.js';
 
@@ -23,7 +28,8 @@ import { startFaultyEndpoint, startHealthyEndpoint, type Fault } from './endpoin
  * second, or answers 1 MiB; organisation B's answers at once. Occupancy events of both arrive
  * every 100 ms for 8 s; B's delivery latency (outbox write → arrival) is measured against a
  * run where A is healthy too. Before lanes, a hanging A held B for A's http_timeout at every
- * round (B got nothing for 100 s with http_timeout 60).
+ * round (B got nothing for 100 s with http_timeout 60). A lane is one subscription: the last
+ * case puts a slow backlog and another subscription of A on one endpoint.
  */
 const closers: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -226,6 +232,146 @@ describe('delivery lanes: one endpoint delays only itself', () => {
   }, 60_000);
 });
 
+/** Latencies (wall ms) from each written id's instant to its arrival at `arrivedAt`, and how many arrived. */
+function latenciesOf(written: ReadonlyMap<string, number>, arrivedAt: ReadonlyMap<string, number>) {
+  const l = [...written].flatMap(([id, w]) => {
+    const got = arrivedAt.get(id);
+    return got === undefined ? [] : [got - w];
+  });
+  return { p50: percentile(l, 50), p99: percentile(l, 99), max: l.length > 0 ? Math.max(...l) : Infinity, n: l.length };
+}
+
+describe('delivery lanes: one subscription delays only itself', () => {
+  // The gap a lane per organisation's endpoint left: A's endpoint answers every request after
+  // 100 ms (16 in flight: 160 a second, each round of 256 back in 1.6 s), one of A's
+  // subscriptions there has 3,000 deliveries waiting, and A has another subscription to the
+  // same endpoint. Both of A's shared a lane, walked in creation order: the second waited for
+  // the first's whole drain (~19 s). Now each subscription is its own lane on its own connection.
+  it("a backlog at a slow endpoint (100 ms an answer) delays neither another tenant nor the tenant's other subscription there; the backlog arrives whole and in order", async () => {
+    const BACKLOG = 3_000;
+    const { model, a, b, roomOf } = twoTenants();
+    const [roomA, roomB] = [roomOf(a), roomOf(b)];
+    const floorA = model.rooms.find((r) => r.id === roomA)?.floorId ?? '';
+    const dir = mkdtempSync(join(tmpdir(), 'occusim-lanes-'));
+    closers.push(() => rmSync(dir, { recursive: true, force: true }));
+    const dbPath = join(dir, 'store.sqlite');
+    const outbox = new SqliteStore(dbPath);
+    closers.push(() => outbox.close());
+    const slow = await startHealthyEndpoint(100);
+    const good = await startHealthyEndpoint();
+    closers.push(
+      () => good.close(),
+      () => slow.close(),
+    );
+    const hooks = await startWebhooks(
+      { webhooks: sqliteWebhookStore(dbPath), events: sqliteStore(dbPath) },
+      catalogueFromScenario(model),
+      systemClock,
+      {
+        seed: 1,
+        allow: ['127.0.0.1/8'],
+        // Created first: a walk in creation order meets the backlog before the others.
+        declared: [
+          {
+            orgId: a.id,
+            input: { name: 'a-backlog', eventTypes: ['FLOOR_OCCUPANCY'], url: slow.url, httpTimeoutS: 3 },
+          },
+          { orgId: a.id, input: { name: 'a-live', eventTypes: ['ROOM_OCCUPANCY'], url: slow.url, httpTimeoutS: 3 } },
+          { orgId: b.id, input: { name: 'b', eventTypes: ['ROOM_OCCUPANCY'], url: good.url, httpTimeoutS: 3 } },
+        ],
+      },
+    );
+    closers.push(() => hooks.close());
+    const t0 = Math.floor(systemClock.now() / 60_000) * 60_000;
+    // The backlog: minutes long past (a receiver back after an outage, a replay), due at once;
+    // the store's order (due instant, event timestamp, event id) is the oldest minute first.
+    const backlog = Array.from({ length: BACKLOG }, (_, k) => {
+      const at = t0 - (1_000 + k) * 60_000;
+      const row = {
+        type: 'FLOOR_OCCUPANCY',
+        spaceId: floorA,
+        minuteMs: at,
+        value: k % 5,
+        revision: 0,
+        emittedAtMs: at,
+      };
+      return { eventId: eventId(row.type, floorA, at, 0), ...row };
+    });
+    outbox.writeEvents(backlog);
+    const backlogInOrder = [...backlog].sort((x, y) => x.minuteMs - y.minuteMs).map((r) => r.eventId);
+    // As a run at --speed max: an advance at a time, each waiting for the lanes within their budget.
+    let advancing = false;
+    const ticker = setInterval(() => {
+      if (advancing) return;
+      advancing = true;
+      void hooks.advance().finally(() => (advancing = false));
+    }, 50);
+    closers.push(() => clearInterval(ticker));
+    const writtenA = new Map<string, number>();
+    const writtenB = new Map<string, number>();
+    for (let i = 0; i < 80; i++) {
+      const at = t0 - i * 60_000;
+      const rows = [roomA, roomB].map((spaceId) => ({
+        eventId: eventId('ROOM_OCCUPANCY', spaceId, at, 0),
+        type: 'ROOM_OCCUPANCY',
+        spaceId,
+        minuteMs: at,
+        value: i % 5,
+        revision: 0,
+        emittedAtMs: at,
+      }));
+      outbox.writeEvents(rows);
+      writtenA.set(rows[0]?.eventId as string, performance.now());
+      writtenB.set(rows[1]?.eventId as string, performance.now());
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const arrivedOf = (ids: Iterable<string>, at: ReadonlyMap<string, number>): number =>
+      [...ids].filter((id) => at.has(id)).length;
+    for (
+      const deadline = performance.now() + 3_000;
+      (arrivedOf(writtenB.keys(), good.arrivedAt) < writtenB.size ||
+        arrivedOf(writtenA.keys(), slow.arrivedAt) < writtenA.size) &&
+      performance.now() < deadline;
+    )
+      await new Promise((r) => setTimeout(r, 20));
+    const live = { b: latenciesOf(writtenB, good.arrivedAt), aLive: latenciesOf(writtenA, slow.arrivedAt) };
+    const backlogSoFar = arrivedOf(backlogInOrder, slow.arrivedAt);
+    // The backlog goes on at its endpoint's pace (160 a second): all of it, then its order.
+    for (
+      const deadline = performance.now() + 40_000;
+      arrivedOf(backlogInOrder, slow.arrivedAt) < BACKLOG && performance.now() < deadline;
+    )
+      await new Promise((r) => setTimeout(r, 50));
+    const wanted = new Set(backlogInOrder);
+    const arrivalOrder = [...slow.arrivedAt.keys()].filter((id) => wanted.has(id));
+    const engine = (await hooks.stats()).endpoints;
+    const enqueueTo2xx = engine
+      .map((e) => `${e.name} p50 ${e.latencyP50Ms.toFixed(0)} ms / p99 ${e.latencyP99Ms.toFixed(0)} ms`)
+      .join('; ');
+    const fmtL = (l: ReturnType<typeof latenciesOf>, of: number): string =>
+      `${l.n}/${of}, p50 ${l.p50.toFixed(0)} ms, p99 ${l.p99.toFixed(0)} ms, max ${l.max.toFixed(0)} ms`;
+    console.log(
+      `lanes per subscription, A's endpoint 100 ms an answer with a backlog of ${BACKLOG} (advance awaiting lanes, as a run): ` +
+        `outbox write → arrival: B ${fmtL(live.b, writtenB.size)}; A's other subscription at that endpoint ${fmtL(live.aLive, writtenA.size)}; ` +
+        `the backlog had ${backlogSoFar} meanwhile, ${arrivalOrder.length} in all; engine enqueue → 2xx: ${enqueueTo2xx}`,
+    );
+    // Everything of B and of A's other subscription, within A's budget once (the first advance
+    // waits for the backlog's lane until its debt passes the budget: two of its 1.6 s rounds)
+    // and margins for a loaded machine; without the lane per subscription, A's other
+    // subscription got nothing until the backlog's ~19 s drain ended.
+    const bound = DEFAULT_LANE_BUDGET_MS + 3_000;
+    expect(live.b.n).toBe(writtenB.size);
+    expect(live.b.max).toBeLessThan(bound);
+    expect(live.b.p50).toBeLessThan(500);
+    expect(live.aLive.n).toBe(writtenA.size);
+    expect(live.aLive.max).toBeLessThan(bound);
+    expect(live.aLive.p50).toBeLessThan(1_000);
+    // The backlog delivered meanwhile, whole, in the store's order (one connection, in turn).
+    expect(backlogSoFar).toBeGreaterThan(300);
+    expect(arrivalOrder).toEqual(backlogInOrder);
+  }, 90_000);
+});
+
 /** A 10-minute run of `model`: subscription 'first' (`firstTypes`) to `firstEndpoint`, 'second' (FLOOR_OCCUPANCY_1M) to a healthy one. */
 async function runWithFirst(
   model: ScenarioModel,
@@ -313,6 +459,68 @@ describe('delivery lanes in a run', () => {
     expect(resumed.hooks[0]?.pending).toBe(0);
     expect(again.arrivedAt.size).toBeGreaterThanOrEqual(first?.pending ?? 0);
   }, 120_000);
+});
+
+describe('the end of a run (engine settle)', () => {
+  it('drains a lane that was slow and is back within its budget past the drain bound: a budget never drops work', async () => {
+    const BACKLOG = 3_000;
+    const receiver = await startTestReceiver();
+    closers.push(() => receiver.close());
+    // The first round's 16 answers take 400 ms each (8 in flight: 800 ms, over the 400 ms budget
+    // at once); every later one 5 ms, a round of 16 well within its allowance.
+    let answered = 0;
+    receiver.respond = () => ({ status: 204, delayMs: ++answered <= 16 ? 400 : 5 });
+    const clock = new VirtualClock(T0);
+    const events = new SqliteStore(':memory:');
+    const store = sqliteWebhookStore(':memory:');
+    const policy = new AddressPolicy(['127.0.0.1/8']);
+    const service = await WebhookService.open(store, policy, () => 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw');
+    const sender = new Sender({ policy, concurrency: 8 });
+    const outbox = sqliteStore(events);
+    const engine = await WebhookEngine.open({
+      service,
+      store,
+      outbox: (after) => outbox.events(after),
+      metadata: new EventMetadata(catalogueFromScenario(tinyModel())),
+      clock,
+      seed: 1,
+      sender,
+      batch: 16,
+      laneBudgetMs: 400,
+      drainMs: 300,
+    });
+    closers.push(async () => {
+      await sender.close();
+      await store.close();
+      events.close();
+    });
+    await service.create('org_1', [{ name: 'rooms', eventTypes: ['ROOM_OCCUPANCY_1MIN'], url: receiver.url }]);
+    events.writeEvents(
+      Array.from({ length: BACKLOG }, (_, k) => ({
+        eventId: eventId('ROOM_OCCUPANCY_1M', ROOM_A, T0 + k * 60_000, 0),
+        type: 'ROOM_OCCUPANCY_1M',
+        spaceId: ROOM_A,
+        minuteMs: T0 + k * 60_000,
+        value: k % 4,
+        revision: 0,
+        emittedAtMs: T0 + (k + 1) * 60_000,
+      })),
+    );
+    clock.advanceTo(T0 + (BACKLOG + 1) * 60_000);
+    // Waited for until its first round passes the budget; it goes on on its own.
+    await engine.advance();
+    // At once (the lane still slow): the end of the run. The lane recovers during the 300 ms
+    // bound, with ~2,950 deliveries to go: before, it was halted at the bound, the rest pending.
+    const t0 = performance.now();
+    await engine.settle(clock.now());
+    const settleMs = performance.now() - t0;
+    const [sub] = (await engine.stats()).subscriptions;
+    console.log(
+      `settle with a lane back within its budget: ${settleMs.toFixed(0)} ms (drain bound 300 ms); delivered ${sub?.delivered}, pending ${sub?.pending}`,
+    );
+    expect(sub).toMatchObject({ delivered: BACKLOG, pending: 0, deadLettered: 0 });
+    expect(new Set(receiver.received.map((r) => String(r.headers['webhook-id']))).size).toBe(BACKLOG);
+  }, 60_000);
 });
 
 describe('a lane (unit)', () => {
