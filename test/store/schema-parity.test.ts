@@ -25,7 +25,8 @@ const ONLY_POSTGRES: Record<string, string> = {
 };
 
 const ONLY_SQLITE: Record<string, string> = {
-  detections: 'a row per packet before SQLite migration 3 (payloads since); kept for stores written then, pruned by retention',
+  detections:
+    'a row per packet before SQLite migration 3 (payloads since); kept for stores written then, pruned by retention',
   traffic_samples: 'as detections: per-packet rows of SQLite stores from before migration 3',
 };
 
@@ -195,7 +196,9 @@ function differences(table: string, lite: Table, post: Table): string[] {
     if (l.get(name) !== p.get(name) && !(`${table}.${name}` in ONLY_POSTGRES_COLUMNS && !l.has(name)))
       out.push(`${table}.${name}: SQLite ${l.get(name) ?? 'absent'}, PostgreSQL ${p.get(name) ?? 'absent'}`);
   if (lite.primaryKey.join() !== post.primaryKey.join())
-    out.push(`${table} primary key: SQLite (${lite.primaryKey.join(', ')}), PostgreSQL (${post.primaryKey.join(', ')})`);
+    out.push(
+      `${table} primary key: SQLite (${lite.primaryKey.join(', ')}), PostgreSQL (${post.primaryKey.join(', ')})`,
+    );
   if (lite.uniqueKeys.join(' ') !== post.uniqueKeys.join(' '))
     out.push(`${table} unique keys: SQLite [${lite.uniqueKeys.join(' ')}], PostgreSQL [${post.uniqueKeys.join(' ')}]`);
   return out;
