@@ -11,7 +11,7 @@ import { SqliteApiState } from '../cloud/store/sqlite-api-state.js';
 import type { Store } from '../cloud/store/port.js';
 import { startBroker, type EmbeddedBroker } from '../broker/aedes-broker.js';
 import { externalBroker, restartAndWaitForClients } from '../broker/external.js';
-import { startCloud, type Cloud } from '../cloud/cloud.js';
+import { startCloud, type Cloud, type CloudOptions } from '../cloud/cloud.js';
 import { systemClock, VirtualClock, type Clock } from '../core/clock.js';
 import { AppError, ErrorCodes } from '../core/errors.js';
 import { cloudReads, type PlatformReads } from './reads.js';
@@ -26,6 +26,9 @@ import { PostgresLeases } from '../cloud/store/postgres-leases.js';
 import { PostgresStore } from '../cloud/store/postgres-store.js';
 import type { IngestPipelines, PipelineOptions } from '../cloud/pipeline.js';
 import { followShardClocks, ShardClocks } from '../broker/shard-clock.js';
+import { IngestGenerations } from './ingest-kills.js';
+import { PlatformFaults, type PlatformFaultTimes } from './platform-faults.js';
+import { RestartableStore } from './store-restarts.js';
 import {
   startWebhooks,
   type PlatformWebhookOptions,
@@ -113,6 +116,8 @@ export interface PlatformOptions {
   leaseMs?: number;
   /** Ownership changes (partition acquired, lost, finished), one line each. */
   onLeaseLog?: (line: string) => void;
+  /** A run's `store_restart` and `ingest_kill` faults, on the driven clock (platform-faults.ts). */
+  faults?: PlatformFaultTimes;
 }
 
 export interface Platform {
@@ -180,6 +185,7 @@ export function platformOptionsOf(init: PlatformThreadInit): PlatformOptions {
     ...(init.ownHivesOnly === true ? { ownHivesOnly: true } : {}),
     api: init.api,
     webhooks: init.webhooks ?? null,
+    ...(init.faults ? { faults: init.faults } : {}),
   };
 }
 
@@ -228,7 +234,8 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
         })
       : null;
     if (hooks) closers.push(() => hooks.close());
-    const store = await openStore(location);
+    const restartable = opts.faults ? restartableStore(opts, location, await openStore(location)) : null;
+    const store = restartable?.store ?? (await openStore(location));
     if (opts.shardClocks !== undefined) await refuseFinishedShardRun(store, opts.partition, describeStore(dbPath));
     // Several ingest processes on one PostgreSQL store: floor partitions are held by lease, with failover.
     let leased: LeasedPipelines | null = null;
@@ -252,7 +259,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     // The live view (served runs only) draws each sensor's latest detections: the hub exists
     // once the API has started, after the cloud; what arrives before has no page to go to.
     let liveHub: LiveHub | null = null;
-    const cloud = await startCloud({
+    const cloudOptions: CloudOptions = {
       brokerUrl: broker.url,
       username: cloudLogin.username,
       password: cloudLogin.password,
@@ -272,7 +279,18 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       ...(opts.api
         ? { onSensorEvent: (e) => liveHub?.detections(e), sensorEventsWanted: () => liveHub?.watched === true }
         : {}),
-    });
+      ...(restartable ? { storeAvailable: () => restartable.available } : {}),
+    };
+    const first = await startCloud(cloudOptions);
+    // A killed ingest's successor: a new connection to the store and to the broker, the run's tally carried on.
+    const generations = restartable
+      ? new IngestGenerations(first, async (tally) => {
+          await restartable.reconnect();
+          return startCloud({ ...cloudOptions, clientId: `${CLOUD_USER}-${randomBytes(6).toString('hex')}`, tally });
+        })
+      : null;
+    const cloud = generations?.cloud ?? first;
+    const faults = restartable && generations ? new PlatformFaults(opts.faults as PlatformFaultTimes, restartable, generations) : null;
     closers.push(() => cloud.close());
     const served = opts.api
       ? await startApi(
@@ -290,14 +308,22 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     if (ticker) closers.push(() => clearInterval(ticker));
     const advanceTo = async (t: number, next?: number): Promise<void> => {
       moveTo(t);
+      if (faults) {
+        await faults.reached(t);
+        await faults.beforeAdvance();
+      }
       await cloud.advance(t);
       // A minute finalised shows on /live now, not at the simulator's next instant.
       liveHub?.refresh();
       // Deliveries due at t complete before the clock moves on (determinism at --speed max).
       if (hooks) await hooks.advance();
-      if (next !== undefined) moveTo(next);
+      if (next !== undefined) {
+        moveTo(next);
+        await faults?.reached(next);
+      }
     };
     const finish = async (): Promise<void> => {
+      await faults?.beforeEnd();
       await cloud.finish();
       liveHub?.refresh();
       if (hooks) await hooks.settle();
@@ -323,13 +349,16 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       // As it may be printed (run summary, report): a PostgreSQL URL without its password.
       dbPath: describeStore(dbPath),
       inOwnThread: false,
-      reads: cloudReads(cloud, hooks ? () => hooks.stats() : null),
-      setTime: (t) => {
+      reads: cloudReads(cloud, hooks ? () => hooks.stats() : null, faults ? () => faults.counts() : null),
+      setTime: async (t) => {
         moveTo(t);
-        return Promise.resolve();
+        await faults?.reached(t);
       },
       advanceTo,
-      stoppedAt: (t) => markDrainFrom(store, t),
+      stoppedAt: async (t) => {
+        await faults?.beforeEnd();
+        await markDrainFrom(store, t);
+      },
       finish,
       webhooks: hooks,
       ...(served ? { publishLive: (t: LiveTruth) => served.live.publish(t) } : {}),
@@ -340,6 +369,24 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     await close();
     throw err;
   }
+}
+
+/**
+ * The ingest's store connection under a run's `store_restart`/`ingest_kill` faults
+ * (store-restarts.ts). Refused where they cannot apply: a SQLite store in memory is gone once
+ * closed, and several ingest processes (`serve --shards`, partition leases) are killed for
+ * real, outside the schedule (test/run/distributed-faults.slow.test.ts).
+ */
+function restartableStore(opts: PlatformOptions, location: StoreLocation, opened: Store): RestartableStore {
+  const refuse = (why: string): never => {
+    void opened.close();
+    throw new AppError(ErrorCodes.USAGE, `store_restart and ingest_kill faults ${why}`);
+  };
+  if (location.kind === 'sqlite' && location.path === ':memory:')
+    refuse('need a store that outlives its connection: a SQLite store in memory (:memory:) is gone once closed');
+  if (opts.shardClocks !== undefined || opts.shareGroup !== undefined || opts.partition !== undefined)
+    refuse('apply to a run’s own ingest, not to ingest processes serving shards (kill those processes instead)');
+  return new RestartableStore(opened, () => openStore(location));
 }
 
 /**

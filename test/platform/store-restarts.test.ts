@@ -1,0 +1,59 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runScenario, type RunReport } from '../../src/run/run-scenario.js';
+import { loadScenarioFile } from '../../src/scenario/load.js';
+import { schedule } from '../support/schedule.js';
+import { storedRunText } from '../support/stored-series.js';
+
+/**
+ * The `store_restart` fault (src/platform/store-restarts.ts, platform-faults.ts): the ingest's
+ * store connection closed at `at` and opened again at `at + duration`; batches meanwhile are
+ * not acked (the hives send them again), heartbeats wait, minutes are finalised once it is back.
+ * Quickstart slices of 8 simulated minutes against the fault-free run.
+ */
+const QUICKSTART = 'scenarios/quickstart.yaml';
+const DURATION_MS = 8 * 60_000;
+const loaded = loadScenarioFile(QUICKSTART);
+if (!loaded.ok) throw new Error('quickstart does not load');
+const model = loaded.model;
+const dir = mkdtempSync(join(tmpdir(), 'occusim-store-restart-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const stored = (db: string): unknown => {
+  const { presence, traffic } = JSON.parse(storedRunText(db, model)) as { presence: unknown; traffic: unknown };
+  return { presence, traffic };
+};
+
+async function run(name: string, faults: string): Promise<[RunReport, string]> {
+  const dbPath = join(dir, `${name}.sqlite`);
+  return [await runScenario(QUICKSTART, { durationMs: DURATION_MS, dbPath, faults: schedule(faults) }), dbPath];
+}
+
+describe('store_restart fault', () => {
+  it('takes the store away for 45 s and brings it back: nothing acked meanwhile, the stored series and the ledger are the fault-free run’s', async () => {
+    const [[restarted, restartedDb], [clean, cleanDb]] = [await run('restarted', 'store_restart@2m+45s'), await run('clean', '')];
+    expect(restarted.result.delivery?.storeRestarts).toBe(1);
+    const m = restarted.result.messages;
+    expect(m.lost).toBe(0);
+    expect(m.packetsDelivered).toBe(clean.result.messages.packetsDelivered);
+    expect(m.batchesProcessed).toBe(clean.result.messages.batchesProcessed);
+    // The four flushes inside the window were answered without an ack covering them: sent again.
+    expect(restarted.result.delivery?.overall.retransmitted).toBeGreaterThan(clean.result.delivery?.overall.retransmitted ?? 0);
+    expect(stored(restartedDb)).toEqual(stored(cleanDb));
+    expect(restarted.result.presence).toEqual(clean.result.presence);
+    expect(restarted.result.traffic).toEqual(clean.result.traffic);
+  }, 120_000);
+
+  it('restarts the store between two flushes when the outage is shorter than a batch interval (the 5 s default), and counts each restart', async () => {
+    const [[restarted, restartedDb], [, cleanDb]] = [
+      await run('between', 'store_restart@1m1s; store_restart@3m+2s; store_restart@3m1s+30s'),
+      await run('clean-2', ''),
+    ];
+    // The last two overlap: one outage.
+    expect(restarted.result.delivery?.storeRestarts).toBe(2);
+    expect(restarted.result.messages.lost).toBe(0);
+    expect(stored(restartedDb)).toEqual(stored(cleanDb));
+  }, 120_000);
+});
