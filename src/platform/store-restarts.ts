@@ -4,9 +4,10 @@ import { AppError, ErrorCodes } from '../core/errors.js';
 /**
  * The ingest's connection to the store, as the `store_restart` fault takes it away
  * (docs/scenario-format.md, "Network and faults"): at the fault's start the connection is
- * closed for real (SQLite: the file closed; PostgreSQL: the session ended, as a fast shutdown
- * ends its clients' backends) and at its end a new one is opened, as an ingest reconnects once
- * the server is back. Meanwhile the pipeline asks `available` before touching the store: it
+ * closed for real (SQLite: the file closed; PostgreSQL: the session closed, so its backend ends;
+ * the server itself keeps running) and at its end a new one is opened, as an ingest reconnects
+ * once the server is back. The run's clock cannot wait for the store (the flush it would wait
+ * in is what moves the clock to the end of the outage), so the retry is the hive's. Meanwhile the pipeline asks `available` before touching the store: it
  * answers batches with the progress it had acked (the hives send them again after their ack
  * timeout), holds heartbeats and finalises nothing (cloud/pipeline.ts). A call that reaches
  * the store regardless is refused (STORE_FAILED), never silently dropped.

@@ -125,9 +125,9 @@ function resolveFault(ctx: FaultCtx, f: FaultFile, path: Array<string | number>,
 /** How long a `store_restart` keeps the store away when the fault says nothing: a fast restart of a database server. */
 export const DEFAULT_STORE_RESTART_MS = 5_000;
 /**
- * Longest `store_restart`: the look-back (5 minutes). What the ingest could not store meanwhile
- * is sent again by the hives after their ack timeout, and still reaches minutes not yet
- * finalised, so the stored series are the fault-free run's; a longer outage is a different fault.
+ * Longest `store_restart`: the look-back (5 minutes). A restart, not an outage of the platform:
+ * what the ingest could not store meanwhile comes again after the hives' ack timeout, mostly to
+ * minutes not yet finalised (later data reopens its minute: loss-free either way, docs/occupancy.md).
  */
 export const MAX_STORE_RESTART_MS = 5 * 60_000;
 
