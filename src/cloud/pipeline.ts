@@ -119,7 +119,7 @@ export interface IngestTally {
   readonly earlier: RecomputeCounters;
 }
 
-export function newIngestTally(): IngestTally {
+function newIngestTally(): IngestTally {
   return {
     counters: {
       batchesReceived: 0,

@@ -123,13 +123,13 @@ function resolveFault(ctx: FaultCtx, f: FaultFile, path: Array<string | number>,
 }
 
 /** How long a `store_restart` keeps the store away when the fault says nothing: a fast restart of a database server. */
-export const DEFAULT_STORE_RESTART_MS = 5_000;
+const DEFAULT_STORE_RESTART_MS = 5_000;
 /**
  * Longest `store_restart`: the look-back (5 minutes). A restart, not an outage of the platform:
  * what the ingest could not store meanwhile comes again after the hives' ack timeout, mostly to
  * minutes not yet finalised (later data reopens its minute: loss-free either way, docs/occupancy.md).
  */
-export const MAX_STORE_RESTART_MS = 5 * 60_000;
+const MAX_STORE_RESTART_MS = 5 * 60_000;
 
 /** Why each fault on the platform itself needs no duration (absent: it takes one). */
 const INSTANT_BECAUSE: Partial<Record<FaultFile['kind'], string>> = {

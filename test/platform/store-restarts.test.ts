@@ -6,6 +6,7 @@ import { runScenario, type RunReport } from '../../src/run/run-scenario.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
 import { schedule } from '../support/schedule.js';
 import { storedRunText } from '../support/stored-series.js';
+import { postgresPerFile } from '../support/postgres-per-file.js';
 
 /**
  * The `store_restart` fault (src/platform/store-restarts.ts, platform-faults.ts): the ingest's
@@ -20,6 +21,7 @@ if (!loaded.ok) throw new Error('quickstart does not load');
 const model = loaded.model;
 const dir = mkdtempSync(join(tmpdir(), 'occusim-store-restart-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const postgres = postgresPerFile();
 
 const stored = (db: string): unknown => {
   const { presence, traffic } = JSON.parse(storedRunText(db, model)) as { presence: unknown; traffic: unknown };
@@ -56,4 +58,24 @@ describe('store_restart fault', () => {
     expect(restarted.result.messages.lost).toBe(0);
     expect(stored(restartedDb)).toEqual(stored(cleanDb));
   }, 120_000);
+
+  it.skipIf(postgres.skip !== null)(
+    'on a PostgreSQL store too, with an ingest kill after it: the ingest reconnects, its successor resumes, and the results are the fault-free run’s',
+    async () => {
+      const [faultyDb, cleanDb] = [await postgres.createDatabase(), await postgres.createDatabase()];
+      const options = { durationMs: DURATION_MS, keepStore: false };
+      const faulty = await runScenario(QUICKSTART, {
+        ...options,
+        dbPath: faultyDb,
+        faults: schedule('store_restart@2m+30s; ingest_kill@4m5s'),
+      });
+      const clean = await runScenario(QUICKSTART, { ...options, dbPath: cleanDb, faults: [] });
+      expect([faulty.result.delivery?.storeRestarts, faulty.result.delivery?.ingestKills]).toEqual([1, 1]);
+      expect(faulty.result.messages.lost).toBe(0);
+      expect(faulty.result.messages.packetsDelivered).toBe(clean.result.messages.packetsDelivered);
+      expect(faulty.result.presence).toEqual(clean.result.presence);
+      expect(faulty.result.traffic).toEqual(clean.result.traffic);
+    },
+    120_000,
+  );
 });
