@@ -266,7 +266,10 @@ export async function startCloud(opts: CloudOptions): Promise<Cloud> {
     },
     dying() {
       if (!pipeline.dying)
-        throw new AppError(ErrorCodes.USAGE, 'ingest_kill: an ingest process with partition leases cannot be killed this way');
+        throw new AppError(
+          ErrorCodes.USAGE,
+          'ingest_kill: an ingest process with partition leases cannot be killed this way',
+        );
       pipeline.dying();
     },
     async kill() {

@@ -722,7 +722,11 @@ export class CloudPipeline {
     this.#counters.duplicateBatches++;
     if (seq >= 1 && seq <= ackedAtStart && this.#firstCountBefore(serial, seq, ackedAtStart))
       this.#counters.packetsStoredBefore += packetCount;
-    return this.#answer({ hiveSerial: serial, ackedSeq: await this.#nextAckedSeq(serial, seq), ackedAtMs: receivedAtMs });
+    return this.#answer({
+      hiveSerial: serial,
+      ackedSeq: await this.#nextAckedSeq(serial, seq),
+      ackedAtMs: receivedAtMs,
+    });
   }
 
   /** True the first time a resumed run's `seq` ≤ the hive's progress at start comes: one bit a seq, a set past MAX_BITSET_SEQ. */

@@ -71,7 +71,11 @@ export function drawSchedule(
     else if (kind === 'platform_restart' || kind === 'ingest_kill') out.push({ kind, at: `${Math.max(1, atS)}s` });
     // Up to the longest store_restart (5 minutes, the look-back).
     else if (kind === 'store_restart')
-      out.push({ kind, at: `${Math.max(1, atS)}s`, duration: `${rng.int(1, Math.max(1, Math.min(300, Math.floor(seconds / 3))))}s` });
+      out.push({
+        kind,
+        at: `${Math.max(1, atS)}s`,
+        duration: `${rng.int(1, Math.max(1, Math.min(300, Math.floor(seconds / 3))))}s`,
+      });
     else if (kind === 'hive_outage' || kind === 'hive_reboot' || kind === 'duplicate_batch')
       out.push({ kind, at, duration, hive: rng.pick(targets.hives) });
     else if (kind === 'clock_skew') {

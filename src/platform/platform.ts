@@ -290,7 +290,10 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
         })
       : null;
     const cloud = generations?.cloud ?? first;
-    const faults = restartable && generations ? new PlatformFaults(opts.faults as PlatformFaultTimes, restartable, generations) : null;
+    const faults =
+      restartable && generations
+        ? new PlatformFaults(opts.faults as PlatformFaultTimes, restartable, generations)
+        : null;
     closers.push(() => cloud.close());
     const served = opts.api
       ? await startApi(

@@ -68,7 +68,9 @@ export class RestartableStore {
       return Promise.reject(
         new AppError(
           ErrorCodes.STORE_FAILED,
-          this.#away ? `the store is away (store_restart): ${name} refused` : `the store connection is closed: ${name} refused`,
+          this.#away
+            ? `the store is away (store_restart): ${name} refused`
+            : `the store connection is closed: ${name} refused`,
         ),
       );
     return (inner[name as keyof Store] as (...a: unknown[]) => Promise<unknown>).apply(inner, args);

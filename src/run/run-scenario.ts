@@ -350,7 +350,10 @@ function faultsOf(model: ScenarioModel): { faults?: PlatformFaultTimes } {
 /** The faults the platform applied, as the delivery report counts them (none: nothing). */
 function faultCounts(c: PlatformFaultCounts | undefined): { storeRestarts?: number; ingestKills?: number } {
   if (!c) return {};
-  return { ...(c.storeRestarts > 0 ? { storeRestarts: c.storeRestarts } : {}), ...(c.ingestKills > 0 ? { ingestKills: c.ingestKills } : {}) };
+  return {
+    ...(c.storeRestarts > 0 ? { storeRestarts: c.storeRestarts } : {}),
+    ...(c.ingestKills > 0 ? { ingestKills: c.ingestKills } : {}),
+  };
 }
 
 /** Hive threads of a run (RunOptions.hiveThreads); a capture's message order must not depend on thread timing. */

@@ -86,7 +86,7 @@ function resolveFault(ctx: FaultCtx, f: FaultFile, path: Array<string | number>,
   }
   const base = { atMs, durationMs: dur(f.duration, 0), src: ctx.pointerOf(path) };
   if (f.kind === 'platform_restart' || f.kind === 'ingest_kill' || f.kind === 'store_restart')
-    return platformFault(ctx, f, path, startMs, base);
+    return platformFault(ctx, f, f.kind, path, startMs, base);
   if (f.kind !== 'broker_restart' && base.durationMs <= 0) {
     error(ctx, [...path, 'duration'], `fault ${f.kind} needs a duration > 0`);
     return null;
@@ -144,30 +144,31 @@ const INSTANT_BECAUSE: Partial<Record<FaultFile['kind'], string>> = {
  */
 function platformFault(
   ctx: FaultCtx,
-  f: FaultFile & { kind: 'platform_restart' | 'ingest_kill' | 'store_restart' },
+  f: FaultFile,
+  kind: 'platform_restart' | 'ingest_kill' | 'store_restart',
   path: Array<string | number>,
   startMs: number,
   base: { atMs: number; durationMs: number; src: string },
 ): FaultModel | null {
-  const instant = INSTANT_BECAUSE[f.kind];
+  const instant = INSTANT_BECAUSE[kind];
   if (instant !== undefined && f.duration !== undefined) {
-    error(ctx, [...path, 'duration'], `${f.kind} has no duration: ${instant}`);
+    error(ctx, [...path, 'duration'], `${kind} has no duration: ${instant}`);
     return null;
   }
   const target = (['hive', 'sensors', 'webhook', 'loss', 'offset'] as const).find((k) => f[k] !== undefined);
   if (target !== undefined) {
-    error(ctx, [...path, target], `${f.kind} takes no \`${target}\`: it hits the run's own platform`);
+    error(ctx, [...path, target], `${kind} takes no \`${target}\`: it hits the run's own platform`);
     return null;
   }
   if (base.atMs <= startMs) {
     error(
       ctx,
       [...path, 'at'],
-      `${f.kind} must come after the start (at > 0s): a platform not yet started has nothing to ${f.kind === 'ingest_kill' ? 'kill' : 'restart'}`,
+      `${kind} must come after the start (at > 0s): a platform not yet started has nothing to ${kind === 'ingest_kill' ? 'kill' : 'restart'}`,
     );
     return null;
   }
-  if (f.kind !== 'store_restart') return { ...base, kind: f.kind };
+  if (kind !== 'store_restart') return { ...base, kind };
   const durationMs = f.duration === undefined ? DEFAULT_STORE_RESTART_MS : base.durationMs;
   if (durationMs <= 0 || durationMs > MAX_STORE_RESTART_MS) {
     error(
@@ -177,7 +178,7 @@ function platformFault(
     );
     return null;
   }
-  return { ...base, durationMs, kind: f.kind };
+  return { ...base, durationMs, kind };
 }
 
 /** Bound of a clock_skew offset: a hive off by more than a day is a misconfigured one, not a skewed clock. */

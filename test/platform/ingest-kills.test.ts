@@ -30,7 +30,11 @@ const stored = (db: string): Stored => {
   return { presence, traffic };
 };
 
-async function run(name: string, faults: string, extra: { platformThread?: boolean } = {}): Promise<[RunReport, string]> {
+async function run(
+  name: string,
+  faults: string,
+  extra: { platformThread?: boolean } = {},
+): Promise<[RunReport, string]> {
   const dbPath = join(dir, `${name}.sqlite`);
   const report = await runScenario(QUICKSTART, { durationMs: DURATION_MS, dbPath, faults: schedule(faults), ...extra });
   return [report, dbPath];

@@ -35,14 +35,19 @@ async function run(name: string, faults: string): Promise<[RunReport, string]> {
 
 describe('store_restart fault', () => {
   it('takes the store away for 45 s and brings it back: nothing acked meanwhile, the stored series and the ledger are the fault-free run’s', async () => {
-    const [[restarted, restartedDb], [clean, cleanDb]] = [await run('restarted', 'store_restart@2m+45s'), await run('clean', '')];
+    const [[restarted, restartedDb], [clean, cleanDb]] = [
+      await run('restarted', 'store_restart@2m+45s'),
+      await run('clean', ''),
+    ];
     expect(restarted.result.delivery?.storeRestarts).toBe(1);
     const m = restarted.result.messages;
     expect(m.lost).toBe(0);
     expect(m.packetsDelivered).toBe(clean.result.messages.packetsDelivered);
     expect(m.batchesProcessed).toBe(clean.result.messages.batchesProcessed);
     // The four flushes inside the window were answered without an ack covering them: sent again.
-    expect(restarted.result.delivery?.overall.retransmitted).toBeGreaterThan(clean.result.delivery?.overall.retransmitted ?? 0);
+    expect(restarted.result.delivery?.overall.retransmitted).toBeGreaterThan(
+      clean.result.delivery?.overall.retransmitted ?? 0,
+    );
     expect(stored(restartedDb)).toEqual(stored(cleanDb));
     expect(restarted.result.presence).toEqual(clean.result.presence);
     expect(restarted.result.traffic).toEqual(clean.result.traffic);

@@ -118,7 +118,10 @@ describe('fault schedules as one line of text', () => {
       }),
       fc.record({ kind: fc.constant('platform_restart' as const), at: dur }),
       fc.record({ kind: fc.constant('ingest_kill' as const), at: dur }),
-      fc.record({ kind: fc.constant('store_restart' as const), at: dur, duration: dur }, { requiredKeys: ['kind', 'at'] }),
+      fc.record(
+        { kind: fc.constant('store_restart' as const), at: dur, duration: dur },
+        { requiredKeys: ['kind', 'at'] },
+      ),
       fc.record(
         { kind: fc.constant('webhook_down' as const), at: dur, duration: dur },
         { requiredKeys: ['kind', 'at', 'duration'] },
