@@ -455,7 +455,11 @@ export class CloudPipeline {
       this.#hold(`dead ${this.#counters.batchesReceived}`, () => this.#deadLetter(v.deadLetter));
       return null;
     }
-    const known = this.#lastAcked.get(v.serial) ?? this.#ackedAtStart.get(v.serial) ?? 0;
+    const atStart = this.#ackedAtStart.get(v.serial);
+    const known = Math.max(this.#lastAcked.get(v.serial) ?? 0, atStart ?? 0);
+    // At or below an acked progress the batch is stored: a duplicate, counted as one (`#duplicate`),
+    // since the ack releases it from the hive's buffer without its ever being read again.
+    if (v.seq <= known) this.#countDuplicate(v.serial, v.seq, v.packetCount, atStart ?? 0);
     return this.#answer({ hiveSerial: v.serial, ackedSeq: known, ackedAtMs: clockAtMs });
   }
 
@@ -719,14 +723,18 @@ export class CloudPipeline {
     ackedAtStart: number,
     receivedAtMs: number,
   ): Promise<UplinkAck> {
-    this.#counters.duplicateBatches++;
-    if (seq >= 1 && seq <= ackedAtStart && this.#firstCountBefore(serial, seq, ackedAtStart))
-      this.#counters.packetsStoredBefore += packetCount;
+    this.#countDuplicate(serial, seq, packetCount, ackedAtStart);
     return this.#answer({
       hiveSerial: serial,
       ackedSeq: await this.#nextAckedSeq(serial, seq),
       ackedAtMs: receivedAtMs,
     });
+  }
+
+  #countDuplicate(serial: string, seq: number, packetCount: number, ackedAtStart: number): void {
+    this.#counters.duplicateBatches++;
+    if (seq >= 1 && seq <= ackedAtStart && this.#firstCountBefore(serial, seq, ackedAtStart))
+      this.#counters.packetsStoredBefore += packetCount;
   }
 
   /** True the first time a resumed run's `seq` ≤ the hive's progress at start comes: one bit a seq, a set past MAX_BITSET_SEQ. */

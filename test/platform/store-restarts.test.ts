@@ -64,6 +64,20 @@ describe('store_restart fault', () => {
     expect(stored(restartedDb)).toEqual(stored(cleanDb));
   }, 120_000);
 
+  // Found by `occusim explore quickstart --seed 20261128 --duration 10m` (kinds store_restart,
+  // platform_restart, …): the resumed run's batch answered while the store was away was released
+  // by an ack covering what the first leg stored, and never counted as stored before (504 lost).
+  it('store_restart@75s+9s; platform_restart@466s: a batch acked while the store is away, stored before, is counted once', async () => {
+    const faults = 'store_restart@75s+9s; platform_restart@466s';
+    const [faulty, clean] = await Promise.all([
+      runScenario(QUICKSTART, { durationMs: 600_000, faults: schedule(faults), keepStore: false }),
+      runScenario(QUICKSTART, { durationMs: 600_000, faults: [], keepStore: false }),
+    ]);
+    expect(faulty.result.messages.lost).toBe(0);
+    expect(faulty.result.messages.packetsDelivered).toBe(clean.result.messages.packetsDelivered);
+    expect(faulty.result.presence).toEqual(clean.result.presence);
+  }, 120_000);
+
   it.skipIf(postgres.skip !== null)(
     'on a PostgreSQL store too, with an ingest kill after it: the ingest reconnects, its successor resumes, and the results are the fault-free run’s',
     async () => {
