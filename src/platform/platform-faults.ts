@@ -31,8 +31,9 @@ export interface PlatformFaultCounts {
  *   restarted. Before the run finishes it is back, whatever the window.
  * - `ingest_kill@T`: the kill falls in the first flush at or after T. That flush's batches reach
  *   the doomed process, which stores them and dies before acking any (`Cloud.dying`): it is killed
- *   once the flush is over, before it finalises anything (`IngestGenerations.kill`). The hives send
- *   those batches again after their ack timeout; the successor counts them as duplicates. A kill
+ *   once the flush is over, before it finalises anything (`IngestGenerations.kill`). The hives keep
+ *   those batches until the successor's (cumulative) ack covers them, or send them again after
+ *   their ack timeout, and the successor counts them as duplicates. A kill
  *   due while the store is away waits until it is back (the successor must read its state).
  */
 export class PlatformFaults {
