@@ -665,7 +665,7 @@ export class CloudPipeline {
   /**
    * The ingest_kill fault (platform/ingest-kills.ts): from now on every batch is stored as ever
    * but answered with its hive's progress as acked before the first of them (the acks a process
-   * killed before sending them never sent), so the hives send them again after their ack timeout.
+   * killed before sending them never sent): the hives keep them until an ack covers them.
    */
   dying(): void {
     this.#frozenAcks ??= new Map();
