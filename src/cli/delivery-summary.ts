@@ -12,7 +12,9 @@ export function formatDelivery(d: DeliveryReport): string[] {
       (o.offlineSuppressed > 0 ? `; ${o.offlineSuppressed} not produced (sensor offline)` : '') +
       (o.notYetOnline > 0 ? `; ${o.notYetOnline} not produced (hive not online yet, ramp)` : ''),
     `  mesh: ${(o.meshDeliveryRatio * 100).toFixed(3)}% of frames delivered after retries (${(o.meshAttemptSuccess * 100).toFixed(1)}% per attempt), hops {${hops}}, ${o.meshDuplicates} duplicates removed, ${o.meshRejoins} rejoins` +
-      (d.brokerRestarts ? `; ${d.brokerRestarts} broker restart(s)` : ''),
+      (d.brokerRestarts ? `; ${d.brokerRestarts} broker restart(s)` : '') +
+      (d.storeRestarts ? `; ${d.storeRestarts} store restart(s)` : '') +
+      (d.ingestKills ? `; ${d.ingestKills} ingest kill(s)` : ''),
     `  sensor → broker latency (sim): p50 ${sec(o.latencyMs.p50)}, p99 ${sec(o.latencyMs.p99)}, max ${sec(o.latencyMs.max)}; ${o.heartbeats} heartbeats`,
     `  battery: min ${(d.battery.minLevel * 100).toFixed(2)}%, shortest runtime ${d.battery.minRuntimeDays} days, change by ${d.battery.earliestChangeBy ?? 'n/a'}`,
   ];

@@ -9,6 +9,7 @@ import {
   type CloudCounters,
   type FloorPartition,
   type IngestPipelines,
+  type IngestTally,
   type PipelineOptions,
 } from './pipeline.js';
 import type { CalibrationPoint } from './calibration.js';
@@ -59,6 +60,10 @@ export interface CloudOptions {
   pipelines?: (base: PipelineOptions) => Promise<IngestPipelines>;
   /** Batches count as received at their send instant (`PipelineOptions.receivedAtSent`: ingest processes following shard clocks). */
   receivedAtSent?: boolean;
+  /** The run's tally so far (`PipelineOptions.tally`): the successor of a killed ingest. */
+  tally?: IngestTally;
+  /** Whether the store is there (`PipelineOptions.storeAvailable`: the store_restart fault). */
+  storeAvailable?: () => boolean;
 }
 
 export interface PresenceMinute {
@@ -108,6 +113,14 @@ export interface Cloud {
    */
   eventEnvelopes(afterId: number, limit: number): Promise<Array<{ id: number; envelope: EventEnvelope }>>;
   close(): Promise<void>;
+  /** The ingest_kill fault: batches from now on are stored and never acked (`CloudPipeline.dying`). */
+  dying(): void;
+  /**
+   * The ingest_kill fault: gone at once, as SIGKILL leaves a process: its broker connection cut
+   * without a goodbye, its open minutes, caches and queued work dropped, its store connection
+   * closed; nothing flushed or finalised. Resolves to the run's tally, for the successor.
+   */
+  kill(): Promise<IngestTally>;
 }
 
 export const DEFAULT_LOOKBACK_MS = 5 * MINUTE_MS;
@@ -179,6 +192,8 @@ export async function startCloud(opts: CloudOptions): Promise<Cloud> {
     ...(opts.sensorDeliveries ? { sensorDeliveries: opts.sensorDeliveries } : {}),
     ...(opts.partition ? { partition: opts.partition } : {}),
     ...(opts.receivedAtSent === true ? { receivedAtSent: true } : {}),
+    ...(opts.tally ? { tally: opts.tally } : {}),
+    ...(opts.storeAvailable ? { storeAvailable: opts.storeAvailable } : {}),
   };
   const pipeline: IngestPipelines = opts.pipelines ? await opts.pipelines(base) : new CloudPipeline(base);
   // A failure inside the MQTT callback (e.g. the disk is full) cannot be thrown to anyone
@@ -248,6 +263,23 @@ export async function startCloud(opts: CloudOptions): Promise<Cloud> {
     sensorStatus: (sensorId) => store.sensorStatus(sensorId),
     async eventEnvelopes(afterId, limit) {
       return (await store.events(afterId)).slice(0, limit).map((e) => ({ id: e.id, envelope: metadata.envelope(e) }));
+    },
+    dying() {
+      if (!pipeline.dying)
+        throw new AppError(
+          ErrorCodes.USAGE,
+          'ingest_kill: an ingest process with partition leases cannot be killed this way',
+        );
+      pipeline.dying();
+    },
+    async kill() {
+      if (!pipeline.retire) throw new AppError(ErrorCodes.USAGE, 'ingest_kill: this ingest cannot be killed');
+      closed = true;
+      await ingest.kill();
+      // Taken before anything else can run: the pipeline is not used again (its queued work is dropped with it).
+      const tally = pipeline.retire();
+      await store.close();
+      return tally;
     },
     async close() {
       if (closed) return;

@@ -33,6 +33,8 @@ export interface MqttIngestOptions {
 
 export interface MqttIngest {
   close(): Promise<void>;
+  /** Cut off at once, as a killed process is: no DISCONNECT, no ack still queued goes out. */
+  kill(): Promise<void>;
 }
 
 async function connect(o: MqttIngestOptions): Promise<MqttClient> {
@@ -101,6 +103,12 @@ export async function startMqttIngest(o: MqttIngestOptions): Promise<MqttIngest>
       if (closing) return;
       closing = true;
       await client.endAsync();
+    },
+    async kill() {
+      closing = true;
+      client.removeAllListeners('message');
+      // Forced: the socket is destroyed without a DISCONNECT (the broker sees a dropped client).
+      await client.endAsync(true);
     },
   };
 }

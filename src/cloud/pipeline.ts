@@ -90,7 +90,55 @@ export interface PipelineOptions {
    * (shards run at their own pace: the fastest may be minutes ahead of the slowest).
    */
   receivedAtSent?: boolean;
+  /**
+   * The run's tallies so far (`IngestTally`): a successor of a killed ingest (the ingest_kill
+   * fault, platform/ingest-kills.ts) carries them on. Absent: a new tally.
+   */
+  tally?: IngestTally;
+  /**
+   * False while the store is away (the store_restart fault, platform/store-restarts.ts): a batch
+   * is answered with the acked progress as it stands (the hive sends it again after its ack
+   * timeout, docs/protocol.md §6), heartbeats are held until the store is back, and minutes are
+   * finalised once it is. Absent: always there.
+   */
+  storeAvailable?: () => boolean;
 }
+
+/**
+ * What the run counts of its ingest, as opposed to what the ingest process remembers: the
+ * counters, latencies and each hive's progress when the run first heard from it (what was stored
+ * before the run, counted once however often it comes again). A killed ingest loses its memory
+ * (open minutes, caches, late budgets) but not the run's accounting, as a fleet's ledger
+ * survives a process in its hives' acks (docs/scale-out.md, report merge).
+ */
+export interface IngestTally {
+  readonly counters: Omit<CloudCounters, keyof RecomputeCounters>;
+  readonly latencies: ValueCounts;
+  readonly ackedAtStart: Map<string, number>;
+  readonly countedBefore: Map<string, Uint8Array | Set<number>>;
+  /** The recompute counters of the ingest processes before this one. */
+  readonly earlier: RecomputeCounters;
+}
+
+function newIngestTally(): IngestTally {
+  return {
+    counters: {
+      batchesReceived: 0,
+      batchesProcessed: 0,
+      duplicateBatches: 0,
+      packetsProcessed: 0,
+      packetsStoredBefore: 0,
+      deadLettered: 0,
+    },
+    latencies: new ValueCounts(),
+    ackedAtStart: new Map(),
+    countedBefore: new Map(),
+    earlier: { eventsEmitted: 0, lateInWindow: 0, lateBeyondWindow: 0 },
+  };
+}
+
+/** Writes held while the store is away: one heartbeat per topic (the latest replaces the stored status anyway) and dead letters. */
+const MAX_HELD_WRITES = 100_000;
 
 /** How far ahead of the process's clock a batch's send instant is believed (`receivedAtSent`): a hive's claim is bounded. */
 const SENT_AHEAD_MAX_MS = 60 * MINUTE_MS;
@@ -109,6 +157,10 @@ export interface IngestPipelines {
   counters(): CloudCounters;
   latenciesMs(): ValueCounts;
   close?(): Promise<void>;
+  /** The ingest_kill fault (`CloudPipeline.dying`); absent: these pipelines cannot be killed (partition leases). */
+  dying?(): void;
+  /** The run's tally for a killed ingest's successor (`CloudPipeline.retire`). */
+  retire?(): IngestTally;
 }
 
 /** Which ingest process aggregates a floor (platform/ingest-partition.ts). */
@@ -162,23 +214,24 @@ export class CloudPipeline {
   /** The catalogue version the ingest tables were built from. */
   #builtFrom: number;
   readonly #traffic = new TrafficAggregator();
-  readonly #latencies = new ValueCounts();
-  readonly #counters = {
-    batchesReceived: 0,
-    batchesProcessed: 0,
-    duplicateBatches: 0,
-    packetsProcessed: 0,
-    packetsStoredBefore: 0,
-    deadLettered: 0,
-  };
-  /** Each hive's acked progress in the store when this pipeline first heard from it. */
-  readonly #ackedAtStart = new Map<string, number>();
+  /** The run's counters, latencies and stored-before progress (`IngestTally`). */
+  readonly #tally: IngestTally;
+  readonly #latencies: ValueCounts;
+  readonly #counters: IngestTally['counters'];
+  /** Each hive's acked progress in the store when the run first heard from it. */
+  readonly #ackedAtStart: Map<string, number>;
   /**
    * Per hive, the seqs up to its acked progress at start already counted as stored before (one
    * bit a seq): a resumed run's batch arriving twice (a redelivery, a retransmission) is one
    * batch the earlier run stored, not two.
    */
-  readonly #countedBefore = new Map<string, Uint8Array | Set<number>>();
+  readonly #countedBefore: Map<string, Uint8Array | Set<number>>;
+  /** Dying (ingest_kill): each hive's progress as acked before, which every ack now repeats. */
+  #frozenAcks: Map<string, number> | null = null;
+  /** Writes that came while the store was away (heartbeats by topic, dead letters), made once it is back. */
+  readonly #held = new Map<string, () => Promise<void>>();
+  /** The last acked progress this process sent each hive: what it answers while the store is away. */
+  readonly #lastAcked = new Map<string, number>();
   readonly #recompute: Recompute;
   /** A partitioned pipeline's last minute pulled from the store (see `partition`). */
   #pulledMinute = -Infinity;
@@ -203,6 +256,11 @@ export class CloudPipeline {
   /** Resumes from the store: payloads of minutes not yet finalised are re-read (crash recovery) before the first operation. */
   constructor(opts: PipelineOptions) {
     this.#o = opts;
+    this.#tally = opts.tally ?? newIngestTally();
+    this.#counters = this.#tally.counters;
+    this.#latencies = this.#tally.latencies;
+    this.#ackedAtStart = this.#tally.ackedAtStart;
+    this.#countedBefore = this.#tally.countedBefore;
     this.#builtFrom = opts.catalogue.ingestVersion;
     this.#registry = buildRegistry(opts.catalogue.snapshot());
     this.#reader = new UplinkReader(this.#registry);
@@ -319,9 +377,12 @@ export class CloudPipeline {
 
   async #handleMessage(topic: string, payload: Uint8Array, clockAtMs: number): Promise<UplinkAck | null> {
     const { store } = this.#o;
+    if (!(await this.#storeThere())) return this.#answerAway(topic, payload, clockAtMs);
     await this.#followCatalogue();
     this.#counters.batchesReceived++;
     const v = this.#read(this.#reader, topic, payload, clockAtMs);
+    if (v.ok && this.#frozenAcks && !this.#frozenAcks.has(v.serial))
+      this.#frozenAcks.set(v.serial, await store.ackedSeq(v.serial));
     if (!v.ok) {
       await store.writeDeadLetter(v.deadLetter);
       this.#counters.deadLettered++;
@@ -371,7 +432,58 @@ export class CloudPipeline {
       await this.#markReopenedMinutes(v.serial);
     }
     if (listen && this.#o.onSensorEvent) for (const e of events) this.#o.onSensorEvent(e);
-    return { hiveSerial: v.serial, ackedSeq, ackedAtMs: receivedAtMs };
+    return this.#answer({ hiveSerial: v.serial, ackedSeq, ackedAtMs: receivedAtMs });
+  }
+
+  /** The ack as sent: a dying process's repeats the progress acked before (`dying`). */
+  #answer(ack: UplinkAck): UplinkAck {
+    const frozen = this.#frozenAcks?.get(ack.hiveSerial);
+    const sent = frozen === undefined ? ack : { ...ack, ackedSeq: frozen };
+    this.#lastAcked.set(sent.hiveSerial, sent.ackedSeq);
+    return sent;
+  }
+
+  /**
+   * A batch while the store is away (store_restart): nothing can be stored, so the ack repeats
+   * the hive's progress as this process last acked it (or as the run found it): not this batch,
+   * which the hive sends again after its ack timeout (docs/protocol.md §6: acks only after a
+   * durable write). A message that is no valid batch gets no ack, as ever; its dead letter waits.
+   */
+  #answerAway(topic: string, payload: Uint8Array, clockAtMs: number): UplinkAck | null {
+    this.#counters.batchesReceived++;
+    const v = this.#read(this.#reader, topic, payload, clockAtMs);
+    if (!v.ok) {
+      this.#hold(`dead ${this.#counters.batchesReceived}`, () => this.#deadLetter(v.deadLetter));
+      return null;
+    }
+    const atStart = this.#ackedAtStart.get(v.serial);
+    const known = Math.max(this.#lastAcked.get(v.serial) ?? 0, atStart ?? 0);
+    // At or below an acked progress the batch is stored: a duplicate, counted as one (`#duplicate`),
+    // since the ack releases it from the hive's buffer without its ever being read again.
+    if (v.seq <= known) this.#countDuplicate(v.serial, v.seq, v.packetCount, atStart ?? 0);
+    return this.#answer({ hiveSerial: v.serial, ackedSeq: known, ackedAtMs: clockAtMs });
+  }
+
+  async #deadLetter(d: DeadLetter): Promise<void> {
+    await this.#o.store.writeDeadLetter(d);
+    this.#counters.deadLettered++;
+  }
+
+  /** Holds a write for when the store is back (bounded: past the bound the oldest is dropped). */
+  #hold(key: string, write: () => Promise<void>): void {
+    this.#held.delete(key);
+    this.#held.set(key, write);
+    if (this.#held.size > MAX_HELD_WRITES) this.#held.delete(this.#held.keys().next().value as string);
+  }
+
+  /** Whether the store is there; when it is back, the writes held meanwhile go first, in arrival order. */
+  async #storeThere(): Promise<boolean> {
+    if (this.#o.storeAvailable?.() === false) return false;
+    if (this.#held.size === 0) return true;
+    const held = [...this.#held.values()];
+    this.#held.clear();
+    for (const write of held) await write();
+    return true;
   }
 
   /**
@@ -425,23 +537,26 @@ export class CloudPipeline {
   handleHeartbeat(topic: string, payload: Uint8Array): Promise<void> {
     const receivedAtMs = this.#o.clock.now();
     return this.#serial(async () => {
-      const { store } = this.#o;
-      await this.#followCatalogue();
-      const v = inspectHeartbeat(this.#registry, { topic, payload, receivedAtMs });
-      if (v.kind === 'rejected') {
-        await store.writeDeadLetter(v.deadLetter);
-        this.#counters.deadLettered++;
-        return;
-      }
-      await store.writeHeartbeat(v.status, v.sensors);
-      for (const d of v.deadLetters) await store.writeDeadLetter(d);
-      this.#counters.deadLettered += v.deadLetters.length;
+      if (await this.#storeThere()) return this.#heartbeat(topic, payload, receivedAtMs);
+      this.#hold(`heartbeat ${topic}`, () => this.#heartbeat(topic, payload, receivedAtMs));
     });
+  }
+
+  async #heartbeat(topic: string, payload: Uint8Array, receivedAtMs: number): Promise<void> {
+    const { store } = this.#o;
+    await this.#followCatalogue();
+    const v = inspectHeartbeat(this.#registry, { topic, payload, receivedAtMs });
+    if (v.kind === 'rejected') return this.#deadLetter(v.deadLetter);
+    await store.writeHeartbeat(v.status, v.sensors);
+    for (const d of v.deadLetters) await store.writeDeadLetter(d);
+    this.#counters.deadLettered += v.deadLetters.length;
   }
 
   /** At each new minute, recomputes the look-back window (events); finalises minutes leaving it. */
   advance(nowMs: number): Promise<void> {
     return this.#serial(async () => {
+      // The store is away (store_restart): the minutes due now are finalised at the first advance once it is back.
+      if (!(await this.#storeThere())) return;
       await this.#followCatalogue();
       if (this.#o.aggregates === false) return;
       // The recompute does its work at each new minute: what other processes stored for our floors comes in first.
@@ -539,7 +654,31 @@ export class CloudPipeline {
   }
 
   counters(): CloudCounters {
-    return { ...this.#counters, ...this.#recompute.counters };
+    const [earlier, own] = [this.#tally.earlier, this.#recompute.counters];
+    return {
+      ...this.#counters,
+      eventsEmitted: earlier.eventsEmitted + own.eventsEmitted,
+      lateInWindow: earlier.lateInWindow + own.lateInWindow,
+      lateBeyondWindow: earlier.lateBeyondWindow + own.lateBeyondWindow,
+    };
+  }
+
+  /**
+   * The ingest_kill fault (platform/ingest-kills.ts): from now on every batch is stored as ever
+   * but answered with its hive's progress as acked before the first of them (the acks a process
+   * killed before sending them never sent): the hives keep them until an ack covers them.
+   */
+  dying(): void {
+    this.#frozenAcks ??= new Map();
+  }
+
+  /** The run's tally, this process's recompute counters added: for the successor of a killed ingest. Use this pipeline no more. */
+  retire(): IngestTally {
+    const c = this.counters();
+    return {
+      ...this.#tally,
+      earlier: { eventsEmitted: c.eventsEmitted, lateInWindow: c.lateInWindow, lateBeyondWindow: c.lateBeyondWindow },
+    };
   }
 
   latenciesMs(): ValueCounts {
@@ -585,10 +724,18 @@ export class CloudPipeline {
     ackedAtStart: number,
     receivedAtMs: number,
   ): Promise<UplinkAck> {
+    this.#countDuplicate(serial, seq, packetCount, ackedAtStart);
+    return this.#answer({
+      hiveSerial: serial,
+      ackedSeq: await this.#nextAckedSeq(serial, seq),
+      ackedAtMs: receivedAtMs,
+    });
+  }
+
+  #countDuplicate(serial: string, seq: number, packetCount: number, ackedAtStart: number): void {
     this.#counters.duplicateBatches++;
     if (seq >= 1 && seq <= ackedAtStart && this.#firstCountBefore(serial, seq, ackedAtStart))
       this.#counters.packetsStoredBefore += packetCount;
-    return { hiveSerial: serial, ackedSeq: await this.#nextAckedSeq(serial, seq), ackedAtMs: receivedAtMs };
   }
 
   /** True the first time a resumed run's `seq` ≤ the hive's progress at start comes: one bit a seq, a set past MAX_BITSET_SEQ. */

@@ -18,6 +18,8 @@ export const EXPLORE_FAULT_KINDS = [
   'battery_drain',
   'platform_restart',
   'webhook_down',
+  'store_restart',
+  'ingest_kill',
 ] as const;
 export type ExploreFaultKind = (typeof EXPLORE_FAULT_KINDS)[number];
 
@@ -29,6 +31,8 @@ export type ExploreFaultKind = (typeof EXPLORE_FAULT_KINDS)[number];
  * tolerance, which `occusim check` reports, loses nothing). A platform restart resumes the run
  * from its store (src/run/platform-restarts.ts), which ends where the uninterrupted run ends.
  * A webhook endpoint down delays deliveries only: nothing the platform stores depends on them.
+ * A store restart and an ingest kill leave batches unacked, which the hives send again
+ * (src/platform/platform-faults.ts); the killed ingest's successor resumes from the store.
  */
 export const LOSS_FREE_KINDS: ReadonlySet<string> = new Set([
   'hive_outage',
@@ -37,6 +41,8 @@ export const LOSS_FREE_KINDS: ReadonlySet<string> = new Set([
   'clock_skew',
   'platform_restart',
   'webhook_down',
+  'store_restart',
+  'ingest_kill',
 ]);
 
 export interface DrawTargets {
@@ -62,7 +68,14 @@ export function drawSchedule(
     const duration = `${rng.int(1, Math.max(1, Math.floor(seconds / 3)))}s`;
     if (kind === 'broker_restart') out.push({ kind, at });
     // A restart at the very start has nothing to restart (refused): one second in at the earliest.
-    else if (kind === 'platform_restart') out.push({ kind, at: `${Math.max(1, atS)}s` });
+    else if (kind === 'platform_restart' || kind === 'ingest_kill') out.push({ kind, at: `${Math.max(1, atS)}s` });
+    // Up to the longest store_restart (5 minutes, the look-back).
+    else if (kind === 'store_restart')
+      out.push({
+        kind,
+        at: `${Math.max(1, atS)}s`,
+        duration: `${rng.int(1, Math.max(1, Math.min(300, Math.floor(seconds / 3))))}s`,
+      });
     else if (kind === 'hive_outage' || kind === 'hive_reboot' || kind === 'duplicate_batch')
       out.push({ kind, at, duration, hive: rng.pick(targets.hives) });
     else if (kind === 'clock_skew') {

@@ -58,6 +58,8 @@ interface Buffered {
   sensedAtMs: Float64Array;
   bytes: number;
   sends: number;
+  /** A send of it reached the broker (one sent into an undetected outage did not). */
+  reached: boolean;
   lastSentAtMs: number;
   lastArrivalMs: number;
 }
@@ -176,12 +178,14 @@ export class HiveNode {
   acked(ackedSeq: number): void {
     // A resumed run's hive starts again at seq 1 while the cloud's store already holds more:
     // batches cut since at or below the acked progress are stored, so they leave the buffer too,
-    // once sent: the cloud then counts each as a duplicate, stored before (the run's ledger
-    // balances). One the bandwidth budget held back is not dropped unsent. In a run that did not
-    // resume, an acked batch was always sent.
+    // once a send of them reached the cloud: the cloud then counts each as a duplicate, stored
+    // before (the run's ledger balances). One the bandwidth budget held back is not dropped
+    // unsent, nor one whose only send was lost in an outage the hive had not noticed yet (found by
+    // explore: hive_reboot@13s+9s:hive=Hive 1; platform_restart@64s). In a run that did not
+    // resume, an acked batch always reached the cloud.
     if (ackedSeq > this.#ackedSeq) this.#ackedSeq = ackedSeq;
     ackedSeq = this.#ackedSeq;
-    while (this.#buffer.length > 0 && this.#buffer[0]!.seq <= ackedSeq && this.#buffer[0]!.sends > 0) {
+    while (this.#buffer.length > 0 && this.#buffer[0]!.seq <= ackedSeq && this.#buffer[0]!.reached) {
       const b = this.#buffer.shift()!;
       this.#bufferedBytes -= b.bytes;
       this.counters.ackedBatches++;
@@ -251,6 +255,7 @@ export class HiveNode {
         sensedAtMs: q.sensedAtMs(from, to),
         bytes: 0,
         sends: 0,
+        reached: false,
         lastSentAtMs: -Infinity,
         lastArrivalMs: t,
       };
@@ -291,6 +296,7 @@ export class HiveNode {
 
   #send(b: Buffered, t: number, lost: boolean): Transmission {
     b.sends++;
+    if (!lost) b.reached = true;
     b.lastSentAtMs = t;
     b.lastArrivalMs = t + sampleLatencyMs(this.#o.profile, this.#latencyRng);
     const stamp = this.clockAt(t);

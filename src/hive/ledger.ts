@@ -61,6 +61,10 @@ export interface DeliveryReport {
   };
   /** Broker restarts simulated (scenario faults). */
   brokerRestarts?: number;
+  /** Restarts of the ingest's store (`store_restart` faults the platform applied). */
+  storeRestarts?: number;
+  /** Ingest processes killed and succeeded (`ingest_kill` faults the platform applied). */
+  ingestKills?: number;
   /**
    * With a ramp (scenario/ramp.ts): per step, the hives it brought online, the hives online from
    * then on, and of the step's hives those that logged in and sent (a heartbeat or a batch).

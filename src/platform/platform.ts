@@ -9,7 +9,7 @@ import { storeSeries } from '../api/reporting/store-series.js';
 import type { Store } from '../store/port.js';
 import { startBroker, type EmbeddedBroker } from '../broker/aedes-broker.js';
 import { externalBroker, restartAndWaitForClients } from '../broker/external.js';
-import { startCloud, type Cloud } from '../cloud/cloud.js';
+import { startCloud, type Cloud, type CloudOptions } from '../cloud/cloud.js';
 import { systemClock, VirtualClock, type Clock } from '../core/clock.js';
 import { AppError, ErrorCodes } from '../core/errors.js';
 import { startSteps, type StartStep, type StopPart } from '../core/start-steps.js';
@@ -23,6 +23,9 @@ import { floorPartition, type IngestPartition } from './ingest-partition.js';
 import { DEFAULT_LEASE_MS, LeasedPipelines, type LeaseStatus } from './partition-leases.js';
 import type { IngestPipelines, PipelineOptions } from '../cloud/pipeline.js';
 import { followShardClocks, ShardClocks } from '../broker/shard-clock.js';
+import { IngestGenerations } from './ingest-kills.js';
+import { PlatformFaults, type PlatformFaultTimes } from './platform-faults.js';
+import { RestartableStore } from './store-restarts.js';
 import {
   startWebhooks,
   type PlatformWebhookOptions,
@@ -110,6 +113,8 @@ export interface PlatformOptions {
   leaseMs?: number;
   /** Ownership changes (partition acquired, lost, finished), one line each. */
   onLeaseLog?: (line: string) => void;
+  /** A run's `store_restart` and `ingest_kill` faults, on the driven clock (platform-faults.ts). */
+  faults?: PlatformFaultTimes;
 }
 
 export interface Platform {
@@ -177,6 +182,7 @@ export function platformOptionsOf(init: PlatformThreadInit): PlatformOptions {
     ...(init.ownHivesOnly === true ? { ownHivesOnly: true } : {}),
     api: init.api,
     webhooks: init.webhooks ?? null,
+    ...(init.faults ? { faults: init.faults } : {}),
   };
 }
 
@@ -191,7 +197,11 @@ interface PlatformParts {
   broker: EmbeddedBroker;
   hooks: PlatformWebhooks | null;
   store: Store;
+  /** The ingest's store connection under a run's store_restart/ingest_kill faults (absent without them). */
+  restartable: RestartableStore | null;
   leased: LeasedPipelines | null;
+  /** A run's store_restart and ingest_kill faults, applied as the clock reaches them. */
+  faults: PlatformFaults | null;
   cloud: Cloud;
   served: { server: ApiServer; live: LiveHub } | null;
   /** The live view's hub once the API has started; what the cloud sees before has no page to go to. */
@@ -258,7 +268,9 @@ const PLATFORM_STEPS: readonly StartStep<PlatformParts>[] = [
     // The cloud closes it (cloud.ts); a start that fails before the cloud leaves it to the process.
     name: 'store',
     start: async (p) => {
-      p.store = await openStore(p.location);
+      const opened = await openStore(p.location);
+      p.restartable = p.opts.faults ? restartableStore(p.opts, p.location, opened) : null;
+      p.store = p.restartable?.store ?? opened;
       if (p.opts.shardClocks !== undefined)
         await refuseFinishedShardRun(p.store, p.opts.partition, describeStore(p.dbPath));
     },
@@ -328,7 +340,8 @@ async function startCloudStep(p: PlatformParts): Promise<StopPart> {
           return leased;
         }
       : undefined;
-  const cloud = await startCloud({
+  const restartable = p.restartable;
+  const cloudOptions: CloudOptions = {
     brokerUrl: p.broker.url,
     username: p.cloudLogin.username,
     password: p.cloudLogin.password,
@@ -348,26 +361,46 @@ async function startCloudStep(p: PlatformParts): Promise<StopPart> {
     ...(opts.api
       ? { onSensorEvent: (e) => p.liveHub?.detections(e), sensorEventsWanted: () => p.liveHub?.watched === true }
       : {}),
-  });
+    ...(restartable ? { storeAvailable: () => restartable.available } : {}),
+  };
+  const first = await startCloud(cloudOptions);
+  // A killed ingest's successor: a new connection to the store and to the broker, the run's tally carried on.
+  const generations = restartable
+    ? new IngestGenerations(first, async (tally) => {
+        await restartable.reconnect();
+        return startCloud({ ...cloudOptions, clientId: `${CLOUD_USER}-${randomBytes(6).toString('hex')}`, tally });
+      })
+    : null;
+  const cloud = generations?.cloud ?? first;
   p.cloud = cloud;
+  p.faults =
+    restartable && generations ? new PlatformFaults(opts.faults as PlatformFaultTimes, restartable, generations) : null;
   return () => cloud.close();
 }
 
 /** How the platform's clock is moved on: by its driver (`advanceTo`, `finish`) or by its shards. */
 function drive(p: PlatformParts): Pick<Platform, 'advanceTo' | 'finish'> {
-  const { cloud, hooks } = p;
+  const { cloud, hooks, faults } = p;
   const driven = p.opts.clock === undefined ? (p.clock as VirtualClock) : null;
   return {
     advanceTo: async (t, next) => {
       moveTo(driven, t);
+      if (faults) {
+        await faults.reached(t);
+        await faults.beforeAdvance();
+      }
       await cloud.advance(t);
       // A minute finalised shows on /live now, not at the simulator's next instant.
       p.liveHub?.refresh();
       // Deliveries due at t complete before the clock moves on (determinism at --speed max).
       if (hooks) await hooks.advance();
-      if (next !== undefined) moveTo(driven, next);
+      if (next !== undefined) {
+        moveTo(driven, next);
+        await faults?.reached(next);
+      }
     },
     finish: async () => {
+      await faults?.beforeEnd();
       await cloud.finish();
       p.liveHub?.refresh();
       if (hooks) await hooks.settle();
@@ -388,13 +421,15 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     dbPath,
     location: opts.dbPath === null ? null : parseStoreLocation(dbPath),
     hooks: null,
+    restartable: null,
     leased: null,
+    faults: null,
     served: null,
     liveHub: null,
     shardsFinished: undefined,
   } as unknown as PlatformParts;
   const started = await startSteps(PLATFORM_STEPS, parts);
-  const { broker, cloud, hooks, store, served, leased, shardsFinished } = parts;
+  const { broker, cloud, hooks, store, served, leased, shardsFinished, faults } = parts;
   const driven = opts.clock === undefined ? (parts.clock as VirtualClock) : null;
   const { advanceTo, finish } = drive(parts);
   return {
@@ -405,19 +440,40 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     // As it may be printed (run summary, report): a PostgreSQL URL without its password.
     dbPath: describeStore(parts.dbPath),
     inOwnThread: false,
-    reads: cloudReads(cloud, hooks ? () => hooks.stats() : null),
-    setTime: (t) => {
+    reads: cloudReads(cloud, hooks ? () => hooks.stats() : null, faults ? () => faults.counts() : null),
+    setTime: async (t) => {
       moveTo(driven, t);
-      return Promise.resolve();
+      await faults?.reached(t);
     },
     advanceTo,
-    stoppedAt: (t) => markDrainFrom(store, t),
+    stoppedAt: async (t) => {
+      await faults?.beforeEnd();
+      await markDrainFrom(store, t);
+    },
     finish,
     webhooks: hooks,
     ...(served ? { publishLive: (t: LiveTruth) => served.live.publish(t) } : {}),
     restartBroker: broker.restart ? (filters) => restartAndWaitForClients(broker, filters) : null,
     close: () => started.stop(),
   };
+}
+
+/**
+ * The ingest's store connection under a run's `store_restart`/`ingest_kill` faults
+ * (store-restarts.ts). Refused where they cannot apply: a SQLite store in memory is gone once
+ * closed, and several ingest processes (`serve --shards`, partition leases) are killed for
+ * real, outside the schedule (test/run/distributed-faults.slow.test.ts).
+ */
+function restartableStore(opts: PlatformOptions, location: StoreLocation, opened: Store): RestartableStore {
+  const refuse = (why: string): never => {
+    void opened.close();
+    throw new AppError(ErrorCodes.USAGE, `store_restart and ingest_kill faults ${why}`);
+  };
+  if (location.kind === 'sqlite' && location.path === ':memory:')
+    refuse('need a store that outlives its connection: a SQLite store in memory (:memory:) is gone once closed');
+  if (opts.shardClocks !== undefined || opts.shareGroup !== undefined || opts.partition !== undefined)
+    refuse('apply to a run’s own ingest, not to ingest processes serving shards (kill those processes instead)');
+  return new RestartableStore(opened, () => openStore(location));
 }
 
 /**

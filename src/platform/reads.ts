@@ -2,6 +2,7 @@ import type { Cloud, CloudCounters, PresenceMinute, TrafficMinute } from '../clo
 import type { EventEnvelope } from '../cloud/events.js';
 import type { OccupancyPoint, TrafficSpace } from '../cloud/traffic-occupancy.js';
 import type { WebhookStats } from '../webhooks/platform-hooks.js';
+import type { PlatformFaultCounts } from './platform-faults.js';
 /** What the run's report carries of webhooks (the run reaches webhooks only through the platform). */
 export type { StateRow as ConsumerStateRow } from '../webhooks/consumer-state.js';
 export type { FaultCounts } from '../webhooks/faults.js';
@@ -30,6 +31,8 @@ export interface ReportData {
   traffic: Record<string, TrafficMinute[]>;
   trafficSpaces: TrafficSpace[];
   trafficOccupancy: Record<string, { raw: OccupancyPoint[]; calibrated: OccupancyPoint[] }>;
+  /** The store restarts and ingest kills the platform applied (a run's schedule); absent when it had none. */
+  platformFaults?: PlatformFaultCounts;
 }
 
 export interface DeadLetterView {
@@ -82,14 +85,21 @@ export async function reportData(cloud: ReportReads, req: ReportRequest): Promis
 }
 
 /** The platform's reads over an in-thread cloud. */
-export function cloudReads(cloud: Cloud, webhookStats: (() => Promise<WebhookStats>) | null = null): PlatformReads {
+export function cloudReads(
+  cloud: Cloud,
+  webhookStats: (() => Promise<WebhookStats>) | null = null,
+  faultCounts: (() => PlatformFaultCounts) | null = null,
+): PlatformReads {
   return {
     counters: () => Promise.resolve(cloud.counters()),
     presenceMinutes: (id) => cloud.presenceMinutes(id),
     trafficMinutes: (id) => cloud.trafficMinutes(id),
     deadLetters: () => cloud.deadLetters(),
     eventEnvelopes: (afterId, limit) => cloud.eventEnvelopes(afterId, limit),
-    report: (req) => reportData(cloud, req),
+    report: async (req) => ({
+      ...(await reportData(cloud, req)),
+      ...(faultCounts ? { platformFaults: faultCounts() } : {}),
+    }),
     webhookStats: () => (webhookStats ? webhookStats() : Promise.resolve(null)),
   };
 }

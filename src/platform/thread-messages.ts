@@ -4,6 +4,7 @@ import type { OrganisationAssets } from '../assets/model.js';
 import type { ReportRequest } from './reads.js';
 import type { StorePolicy } from '../store/guard.js';
 import type { PlatformWebhookOptions } from '../webhooks/platform-hooks.js';
+import type { PlatformFaultTimes } from './platform-faults.js';
 
 /**
  * What crosses the boundary between a simulator and a platform in its own worker thread
@@ -30,6 +31,8 @@ export interface PlatformThreadInit {
   api: ServedApi | null;
   /** Webhook delivery in the platform's thread (plain data: no wall-time function crosses). */
   webhooks?: Omit<PlatformWebhookOptions, 'wallTime'> | null;
+  /** The run's store_restart and ingest_kill faults (`PlatformOptions.faults`). */
+  faults?: PlatformFaultTimes;
 }
 
 export interface PlatformThreadReady {

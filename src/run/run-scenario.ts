@@ -41,6 +41,7 @@ import type { RunReport, StartupBreakdown } from './run-report.js';
 import { countersFromAcks, shardModel } from './shard.js';
 import { platformRestartsOf, runWithPlatformRestarts } from './platform-restarts.js';
 import { startShardClockPlatform } from '../platform/shard-clock-platform.js';
+import type { PlatformFaultCounts, PlatformFaultTimes } from '../platform/platform-faults.js';
 
 export type { RunPerf, RunReport } from './run-report.js';
 
@@ -79,6 +80,13 @@ export async function runScenario(
       '--resume with --external-ingest is not supported: run the whole sharded run again into a new database (serve --shards on an empty store)',
     );
   }
+  // The ingest and its store are the ingest processes' (serve): kill or restart those instead.
+  const onPlatform = platformFaultTimes(whole);
+  if (onPlatform && options.externalIngest === true)
+    throw new AppError(
+      ErrorCodes.USAGE,
+      'store_restart and ingest_kill need the run’s own ingest: not with --external-ingest (kill or restart the ingest processes and their store instead)',
+    );
   const model = sharded?.model ?? whole;
   const load = phases.end();
   const loadMs = load.wallMs;
@@ -203,7 +211,7 @@ export async function runScenario(
     const deliveryReport = await delivery.report();
     if (options.externalIngest === true) data.counters = { ...data.counters, ...countersFromAcks(deliveryReport) };
     const result = buildResult(model, truth, reportSource(data), loop, edge.accuracy?.());
-    result.delivery = deliveryReport;
+    result.delivery = { ...deliveryReport, ...faultCounts(data.platformFaults) };
     const hooks = await platform.reads.webhookStats();
     if (hooks) result.webhooks = hooks.subscriptions;
     const endpoints = hooks ? endpointFigures(hooks) : null;
@@ -316,11 +324,36 @@ function startRunPlatform(
     ...(options.shard ? { ownHivesOnly: true } : {}),
     api: options.api ?? null,
     webhooks: webhookOptions(model, options),
+    ...faultsOf(model),
   };
   const thread = options.platformThread ?? 'auto';
   if ((thread === true || (thread === 'auto' && model.sensors.length >= AUTO_THREAD_SENSORS)) && !recorder)
     return startPlatformThread(init);
   return startPlatform({ ...platformOptionsOf(init), onPublish: recorder?.onPublish });
+}
+
+/** The schedule's faults on the platform itself (platform-faults.ts), or null when it has none. */
+function platformFaultTimes(model: ScenarioModel): PlatformFaultTimes | null {
+  const faults = model.faults ?? [];
+  const storeAway = faults.flatMap((f) =>
+    f.kind === 'store_restart' ? [{ fromMs: f.atMs, toMs: f.atMs + f.durationMs }] : [],
+  );
+  const ingestKills = faults.flatMap((f) => (f.kind === 'ingest_kill' ? [f.atMs] : []));
+  return storeAway.length + ingestKills.length > 0 ? { storeAway, ingestKills } : null;
+}
+
+function faultsOf(model: ScenarioModel): { faults?: PlatformFaultTimes } {
+  const faults = platformFaultTimes(model);
+  return faults ? { faults } : {};
+}
+
+/** The faults the platform applied, as the delivery report counts them (none: nothing). */
+function faultCounts(c: PlatformFaultCounts | undefined): { storeRestarts?: number; ingestKills?: number } {
+  if (!c) return {};
+  return {
+    ...(c.storeRestarts > 0 ? { storeRestarts: c.storeRestarts } : {}),
+    ...(c.ingestKills > 0 ? { ingestKills: c.ingestKills } : {}),
+  };
 }
 
 /** Hive threads of a run (RunOptions.hiveThreads); a capture's message order must not depend on thread timing. */

@@ -408,5 +408,9 @@ export type FaultModel =
   /** The run stops at `atMs` and is resumed from its store (src/run/platform-restarts.ts); `durationMs` 0. */
   | (FaultBase & { kind: 'platform_restart' })
   /** The endpoint of the webhook named `webhook` (every webhook's when null) refuses connections over the window. */
-  | (FaultBase & { kind: 'webhook_down'; webhook: string | null });
+  | (FaultBase & { kind: 'webhook_down'; webhook: string | null })
+  /** The ingest's store goes away at `atMs` and is back at `atMs + durationMs` (src/platform/store-restarts.ts). */
+  | (FaultBase & { kind: 'store_restart' })
+  /** The run's ingest is killed at `atMs` and a successor resumes from the store (src/platform/ingest-kills.ts); `durationMs` 0. */
+  | (FaultBase & { kind: 'ingest_kill' });
 export type FaultKind = FaultModel['kind'];

@@ -57,12 +57,14 @@ export const faultSchema = z
       'battery_drain',
       'platform_restart',
       'webhook_down',
+      'store_restart',
+      'ingest_kill',
     ]),
     at: duration.describe('Start, as an offset from the scenario start'),
     duration: duration
       .optional()
       .describe(
-        'Length (not for broker_restart, platform_restart or sensor_death; battery_drain: until the battery is empty)',
+        'Length (not for broker_restart, platform_restart, ingest_kill or sensor_death; battery_drain: until the battery is empty; store_restart: how long the store is away, default 5s, at most 5m)',
       ),
     sensors: z
       .array(name)

@@ -85,25 +85,8 @@ function resolveFault(ctx: FaultCtx, f: FaultFile, path: Array<string | number>,
       : { atMs, durationMs: FOREVER_MS - atMs, src: ctx.pointerOf(path), kind: f.kind, sensorIds };
   }
   const base = { atMs, durationMs: dur(f.duration, 0), src: ctx.pointerOf(path) };
-  if (f.kind === 'platform_restart') {
-    if (f.duration !== undefined) {
-      error(
-        ctx,
-        [...path, 'duration'],
-        'platform_restart has no duration: the run stops at `at` and is resumed from its store at once',
-      );
-      return null;
-    }
-    if (atMs <= startMs) {
-      error(
-        ctx,
-        [...path, 'at'],
-        'platform_restart must come after the start (at > 0s): a run not yet started has nothing to restart',
-      );
-      return null;
-    }
-    return { ...base, kind: f.kind };
-  }
+  if (f.kind === 'platform_restart' || f.kind === 'ingest_kill' || f.kind === 'store_restart')
+    return platformFault(ctx, f, f.kind, path, startMs, base);
   if (f.kind !== 'broker_restart' && base.durationMs <= 0) {
     error(ctx, [...path, 'duration'], `fault ${f.kind} needs a duration > 0`);
     return null;
@@ -137,6 +120,65 @@ function resolveFault(ctx: FaultCtx, f: FaultFile, path: Array<string | number>,
       return { ...base, kind: f.kind, sensorIds, loss: f.loss };
     }
   }
+}
+
+/** How long a `store_restart` keeps the store away when the fault says nothing: a fast restart of a database server. */
+const DEFAULT_STORE_RESTART_MS = 5_000;
+/**
+ * Longest `store_restart`: the look-back (5 minutes). A restart, not an outage of the platform:
+ * what the ingest could not store meanwhile comes again after the hives' ack timeout, mostly to
+ * minutes not yet finalised (later data reopens its minute: loss-free either way, docs/occupancy.md).
+ */
+const MAX_STORE_RESTART_MS = 5 * 60_000;
+
+/** Why each fault on the platform itself needs no duration (absent: it takes one). */
+const INSTANT_BECAUSE: Partial<Record<FaultFile['kind'], string>> = {
+  platform_restart: 'the run stops at `at` and is resumed from its store at once',
+  ingest_kill: 'the killed ingest is replaced at once by one that resumes from the store',
+};
+
+/**
+ * Faults on the platform (platform_restart, ingest_kill, store_restart): after the start (a
+ * platform not yet up has nothing to restart or kill), with no target (they hit the run's one
+ * platform), and timed as their kind says.
+ */
+function platformFault(
+  ctx: FaultCtx,
+  f: FaultFile,
+  kind: 'platform_restart' | 'ingest_kill' | 'store_restart',
+  path: Array<string | number>,
+  startMs: number,
+  base: { atMs: number; durationMs: number; src: string },
+): FaultModel | null {
+  const instant = INSTANT_BECAUSE[kind];
+  if (instant !== undefined && f.duration !== undefined) {
+    error(ctx, [...path, 'duration'], `${kind} has no duration: ${instant}`);
+    return null;
+  }
+  const target = (['hive', 'sensors', 'webhook', 'loss', 'offset'] as const).find((k) => f[k] !== undefined);
+  if (target !== undefined) {
+    error(ctx, [...path, target], `${kind} takes no \`${target}\`: it hits the run's own platform`);
+    return null;
+  }
+  if (base.atMs <= startMs) {
+    error(
+      ctx,
+      [...path, 'at'],
+      `${kind} must come after the start (at > 0s): a platform not yet started has nothing to ${kind === 'ingest_kill' ? 'kill' : 'restart'}`,
+    );
+    return null;
+  }
+  if (kind !== 'store_restart') return { ...base, kind };
+  const durationMs = f.duration === undefined ? DEFAULT_STORE_RESTART_MS : base.durationMs;
+  if (durationMs <= 0 || durationMs > MAX_STORE_RESTART_MS) {
+    error(
+      ctx,
+      [...path, 'duration'],
+      `store_restart keeps the store away for more than 0s and at most 5m (the look-back), got \`${f.duration}\``,
+    );
+    return null;
+  }
+  return { ...base, durationMs, kind };
 }
 
 /** Bound of a clock_skew offset: a hive off by more than a day is a misconfigured one, not a skewed clock. */

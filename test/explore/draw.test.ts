@@ -40,4 +40,19 @@ describe('explore schedule drawing', () => {
     expect(offsets.some((ms) => ms > 2_000)).toBe(true);
     expect(LOSS_FREE_KINDS.has('clock_skew')).toBe(true);
   });
+
+  it(`draws store restarts of at most 5 minutes and ingest kills without a duration, both after the start and loss-free, even over a long run (seed ${SEED})`, () => {
+    const drawn = Array.from({ length: 200 }, (_, i) =>
+      drawSchedule(rngFor(SEED, `platform/${i}`), targets, 3 * 3_600_000, ['store_restart', 'ingest_kill'], 3),
+    ).flat();
+    const restarts = drawn.filter((f) => f.kind === 'store_restart');
+    const kills = drawn.filter((f) => f.kind === 'ingest_kill');
+    expect(restarts.length).toBeGreaterThan(0);
+    expect(kills.length).toBeGreaterThan(0);
+    expect(restarts.every((f) => parseDuration(f.duration!)! > 0 && parseDuration(f.duration!)! <= 300_000)).toBe(true);
+    expect(kills.every((f) => f.duration === undefined)).toBe(true);
+    expect(drawn.every((f) => parseDuration(f.at)! >= 1000)).toBe(true);
+    expect(faultsOnModel(model, drawn).ok).toBe(true);
+    expect(LOSS_FREE_KINDS.has('store_restart') && LOSS_FREE_KINDS.has('ingest_kill')).toBe(true);
+  });
 });

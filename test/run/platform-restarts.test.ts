@@ -75,6 +75,25 @@ describe('platform_restart fault', () => {
     expect(restarted.result.messages.packetsSent).toBe(clean.result.messages.packetsSent);
   }, 120_000);
 
+  // Found by the bounded explore (test/explore/bounded-search.slow.test.ts, seed 20261128) once it
+  // drew store_restart and ingest_kill too: the resumed run's hive sent batch 2 into its reboot
+  // (lost on the way), then dropped it on an ack covering what the first leg stored, so the cloud
+  // never counted it as stored before (30 packets lost from the ledger, none from the store).
+  it('hive_reboot@13s+9s:hive=Hive 1; platform_restart@64s: a batch whose only send was lost is sent again, not dropped on an ack covering it', async () => {
+    const faults = 'hive_reboot@13s+9s:hive=Hive 1; platform_restart@64s';
+    const [restarted, clean] = await Promise.all([
+      runScenario(QUICKSTART, { durationMs: 600_000, faults: schedule(faults), keepStore: false }),
+      runScenario(QUICKSTART, {
+        durationMs: 600_000,
+        faults: schedule('hive_reboot@13s+9s:hive=Hive 1'),
+        keepStore: false,
+      }),
+    ]);
+    expect(restarted.result.messages.lost).toBe(0);
+    expect(restarted.result.messages.packetsDelivered).toBe(clean.result.messages.packetsDelivered);
+    expect(restarted.result.presence).toEqual(clean.result.presence);
+  }, 120_000);
+
   it('is refused with a duration, at the start, or with --record, naming the fault', async () => {
     await expect(
       runScenario(QUICKSTART, { durationMs: 60_000, faults: schedule('platform_restart@30s+1m'), keepStore: false }),

@@ -117,6 +117,11 @@ describe('fault schedules as one line of text', () => {
         sensors: fc.array(name, { minLength: 1, maxLength: 3 }),
       }),
       fc.record({ kind: fc.constant('platform_restart' as const), at: dur }),
+      fc.record({ kind: fc.constant('ingest_kill' as const), at: dur }),
+      fc.record(
+        { kind: fc.constant('store_restart' as const), at: dur, duration: dur },
+        { requiredKeys: ['kind', 'at'] },
+      ),
       fc.record(
         { kind: fc.constant('webhook_down' as const), at: dur, duration: dur },
         { requiredKeys: ['kind', 'at', 'duration'] },
@@ -180,6 +185,51 @@ describe('fault schedules as one line of text', () => {
       'fault 1.offset: clock_skew offset must be non-zero and at most 1d either way, got `+1d1s`',
     ]);
     expect(refused('clock_skew@1m+1m:hive=Nope,offset=5s')).toEqual(['fault 1.hive: unknown hive `Nope`']);
+  });
+
+  it('reads a store restart (5 s when it says nothing) and an ingest kill; a duration, a target, the start or too long an outage is refused at its place', () => {
+    const r = parseFaultSchedule('store_restart@2m+30s; store_restart@4m; ingest_kill@3m');
+    expect(r).toEqual({
+      ok: true,
+      faults: [
+        { kind: 'store_restart', at: '2m', duration: '30s' },
+        { kind: 'store_restart', at: '4m' },
+        { kind: 'ingest_kill', at: '3m' },
+      ],
+    });
+    if (!r.ok) return;
+    const ok = loadScenarioFile('scenarios/quickstart.yaml', { faults: r.faults });
+    expect(ok.ok && ok.model.faults?.map((f) => [f.kind, f.atMs - ok.model.startMs, f.durationMs])).toEqual([
+      ['store_restart', 120_000, 30_000],
+      ['ingest_kill', 180_000, 0],
+      ['store_restart', 240_000, 5_000],
+    ]);
+    const refused = (schedule: string): string[] => {
+      const p = parseFaultSchedule(schedule);
+      if (!p.ok) return [`column ${p.col}: ${p.message}`];
+      const l = loadScenarioFile('scenarios/quickstart.yaml', { faults: p.faults });
+      return l.ok ? [] : l.diagnostics.map((d) => `${d.path}: ${d.message}`);
+    };
+    expect(refused('ingest_kill@3m+1m')).toEqual([
+      'fault 1.duration: ingest_kill has no duration: the killed ingest is replaced at once by one that resumes from the store',
+    ]);
+    expect(refused('broker_restart@1m; ingest_kill@0s')).toEqual([
+      'fault 2.at: ingest_kill must come after the start (at > 0s): a platform not yet started has nothing to kill',
+    ]);
+    expect(refused('store_restart@0s+10s')).toEqual([
+      'fault 1.at: store_restart must come after the start (at > 0s): a platform not yet started has nothing to restart',
+    ]);
+    expect(refused('store_restart@1m+5m1s')).toEqual([
+      'fault 1.duration: store_restart keeps the store away for more than 0s and at most 5m (the look-back), got `5m1s`',
+    ]);
+    expect(refused('store_restart@1m+0s')).toEqual([
+      'fault 1.duration: store_restart keeps the store away for more than 0s and at most 5m (the look-back), got `0s`',
+    ]);
+    expect(refused('ingest_kill@1m:hive=Hive 1')).toEqual([
+      "fault 1.hive: ingest_kill takes no `hive`: it hits the run's own platform",
+    ]);
+    expect(refused('store_restart@1m+10s; ingest_kill@soon')).toEqual(['column 23: fault 2.at: bad duration']);
+    expect(refused('store_restart@1m+;')).toEqual(['column 18: expected a duration such as 5m, found ";"']);
   });
 
   it('reads a sensor death as offline from `at` to the end; a duration or a missing target is refused at its place', () => {

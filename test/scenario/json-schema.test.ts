@@ -21,6 +21,17 @@ describe('the JSON Schema of `occusim schema`', () => {
     expect(ok ? [] : validate.errors?.slice(0, 5)).toEqual([]);
   });
 
+  it('takes the faults on the platform itself (store_restart, ingest_kill) as the loader does', () => {
+    const doc = parse(readFileSync(new URL('quickstart.yaml', dir), 'utf8')) as Record<string, unknown>;
+    const faults = [
+      { kind: 'store_restart', at: '1m', duration: '30s' },
+      { kind: 'store_restart', at: '2m' },
+      { kind: 'ingest_kill', at: '3m' },
+    ];
+    expect(validate({ ...doc, faults })).toBe(true);
+    expect(validate({ ...doc, faults: [{ kind: 'ingest_crash', at: '3m' }] })).toBe(false);
+  });
+
   it('still refuses what the loader refuses (an unknown field)', () => {
     const doc = parse(readFileSync(new URL('quickstart.yaml', dir), 'utf8')) as Record<string, unknown>;
     expect(validate({ ...doc, colour: 'red' })).toBe(false);
