@@ -34,6 +34,7 @@ export { startPlatform, type Platform, type PlatformOptions } from './platform/p
 export { startPlatformThread } from './platform/thread.js';
 export type { PlatformReads, ReportRequest, ReportData } from './platform/reads.js';
 export type { StorePolicy } from './store/guard.js';
+export { parseStoreLocation, type StoreLocation } from './store/location.js';
 export { AssetCatalogue, type CatalogueChange } from './assets/catalogue.js';
 export { assetsFromScenario, catalogueFromScenario, organisationsFromScenario } from './assets/from-scenario.js';
 export type {

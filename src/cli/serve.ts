@@ -14,6 +14,7 @@ import type { PlatformReady } from '../run/options.js';
 import { declaredWebhooks } from '../run/run-scenario.js';
 import type { Flags, Io } from './io.js';
 import { storeFlag } from './store-flag.js';
+import type { StoreLocation } from '../store/location.js';
 import { formatHiveCredentials } from './credentials.js';
 import {
   allowedHostsOf,
@@ -38,7 +39,8 @@ import { SIMULATED_TIMESTAMPS_WARNING, type WebhookTimestamps } from '../webhook
  * credentials. A served store is kept across restarts (`--db`): serving it again resumes it.
  */
 export interface ServeOptions {
-  dbPath: string | null;
+  /** `--store`/`--db`, parsed once (cli/store-flag.ts); null: a temporary SQLite file. */
+  store: StoreLocation | null;
   port: number;
   mqttPort: number;
   audience: string;
@@ -102,7 +104,7 @@ export function serveOptions(flags: Flags): ServeOptions {
     ...(webhookTimestamps !== undefined ? { webhookTimestamps } : {}),
     ...(metricsToken !== undefined ? { metricsToken } : {}),
     allowedHosts: allowedHostsOf(flags),
-    dbPath: storeFlag(flags),
+    store: storeFlag(flags),
     port: apiPortOf(flags),
     mqttPort: mqttPortOf(flags),
     host: hostOf(flags),
@@ -240,7 +242,7 @@ export async function serveModel(
     ...(scale?.leaseMs !== undefined ? { leaseMs: scale.leaseMs } : {}),
     onLeaseLog: (line) => void io.stdout.write(`${line}\n`),
     tickMs: model.tickMs,
-    dbPath: opts.dbPath,
+    store: opts.store,
     storePolicy: 'resume',
     runKey: `serve|${model.name}|${model.seed}`,
     mqttPort: opts.mqttPort,

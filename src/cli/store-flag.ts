@@ -4,17 +4,14 @@ import { parseStoreLocation, type StoreLocation } from '../store/location.js';
 import type { Flags } from './io.js';
 
 /**
- * `--store sqlite:FILE`, `--store postgres://…` or `--db FILE` (an alias of `--store sqlite:FILE`):
- * the store's file path or PostgreSQL URL (the platform's `dbPath` names either), or null for a temporary file.
+ * `--store sqlite:FILE`, `--store postgres://…` or `--db FILE` (an alias of `--store sqlite:FILE`),
+ * parsed once into the location every part takes; null for a temporary file.
  */
-export function storeFlag(flags: Flags): string | null {
+export function storeFlag(flags: Flags): StoreLocation | null {
   if (typeof flags.store === 'string' && typeof flags.db === 'string')
     throw new AppError(ErrorCodes.USAGE, '--store and --db name the same thing: give one');
-  if (typeof flags.store === 'string') {
-    const location = parseStoreLocation(flags.store);
-    return location.kind === 'sqlite' ? location.path : location.url;
-  }
-  return typeof flags.db === 'string' ? flags.db : null;
+  if (typeof flags.store === 'string') return parseStoreLocation(flags.store);
+  return typeof flags.db === 'string' ? parseStoreLocation(flags.db) : null;
 }
 
 /**
@@ -23,13 +20,12 @@ export function storeFlag(flags: Flags): string | null {
  * exist (a mistyped path is not created as an empty store).
  */
 export function existingStore(flags: Flags, command: string): StoreLocation {
-  const named = storeFlag(flags);
-  if (named === null)
+  const location = storeFlag(flags);
+  if (location === null)
     throw new AppError(
       ErrorCodes.USAGE,
       `${command} needs --store sqlite:FILE|postgres://… (or --db FILE): the store \`occusim run\` or \`occusim serve\` wrote`,
     );
-  const location = parseStoreLocation(named);
   if (location.kind === 'sqlite' && !existsSync(location.path))
     throw new AppError(ErrorCodes.USAGE, `no store at ${location.path}`);
   return location;

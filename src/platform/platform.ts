@@ -15,7 +15,7 @@ import { AppError, ErrorCodes } from '../core/errors.js';
 import { startSteps, type StartStep, type StopPart } from '../core/start-steps.js';
 import { cloudReads, type PlatformReads } from './reads.js';
 import { guardStore, markDrainFrom, type StorePolicy } from '../store/guard.js';
-import { describeStore, parseStoreLocation, type StoreLocation } from '../store/location.js';
+import { describeLocation, type StoreLocation } from '../store/location.js';
 import { guardedStore, leasedStore, openApiState, openStore, openWebhookStore } from '../store/open.js';
 import { AssetCatalogue } from '../assets/catalogue.js';
 import type { PlatformThreadInit } from './thread-messages.js';
@@ -55,10 +55,10 @@ export interface PlatformOptions {
   /** Sampling grid of the sensors (every sensing instant is a multiple of it), ms. */
   tickMs: number;
   /**
-   * Where the store lives: a SQLite file path, or a `postgres://` URL (store/location.ts);
-   * null: a new SQLite file in a temporary directory.
+   * Where the store lives, parsed once by the entry point (store/location.ts: a SQLite file or
+   * a PostgreSQL database); null: a new SQLite file in a temporary directory.
    */
-  dbPath: string | null;
+  store: StoreLocation | null;
   /** With `dbPath` null: delete the temporary store when the platform closes (the CLI without --keep). */
   removeTemporaryStore?: boolean;
   /** What to do with a store that already holds a run (default `new`: refuse it). */
@@ -171,7 +171,7 @@ export function platformOptionsOf(init: PlatformThreadInit): PlatformOptions {
     catalogue: new AssetCatalogue(init.organisations),
     startMs: init.startMs,
     tickMs: init.tickMs,
-    dbPath: init.dbPath,
+    store: init.store,
     removeTemporaryStore: init.removeTemporaryStore,
     storePolicy: init.storePolicy,
     runKey: init.runKey,
@@ -190,8 +190,7 @@ export function platformOptionsOf(init: PlatformThreadInit): PlatformOptions {
 interface PlatformParts {
   readonly opts: PlatformOptions;
   readonly clock: Clock;
-  /** The store's location as given (`dbPath`), or the temporary SQLite file. */
-  dbPath: string;
+  /** The store's location as given, or the temporary SQLite file's. */
   location: StoreLocation;
   cloudLogin: { username: string; password: string };
   broker: EmbeddedBroker;
@@ -218,10 +217,9 @@ const PLATFORM_STEPS: readonly StartStep<PlatformParts>[] = [
   {
     name: 'temporary store',
     start: (p) => {
-      if (p.opts.dbPath !== null) return;
+      if (p.opts.store !== null) return;
       const dir = mkdtempSync(join(tmpdir(), 'occusim-'));
-      p.dbPath = join(dir, 'occusim.sqlite');
-      p.location = parseStoreLocation(p.dbPath);
+      p.location = { kind: 'sqlite', path: join(dir, 'occusim.sqlite') };
       // First in, last out: the temporary store goes once everything that writes it has closed.
       if (p.opts.removeTemporaryStore === true) return () => rmSync(dir, { recursive: true, force: true });
     },
@@ -272,7 +270,7 @@ const PLATFORM_STEPS: readonly StartStep<PlatformParts>[] = [
       p.restartable = p.opts.faults ? restartableStore(p.opts, p.location, opened) : null;
       p.store = p.restartable?.store ?? opened;
       if (p.opts.shardClocks !== undefined)
-        await refuseFinishedShardRun(p.store, p.opts.partition, describeStore(p.dbPath));
+        await refuseFinishedShardRun(p.store, p.opts.partition, describeLocation(p.location));
     },
   },
   { name: 'cloud', start: startCloudStep },
@@ -414,12 +412,10 @@ function moveTo(driven: VirtualClock | null, t: number): void {
 }
 
 export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
-  const dbPath = opts.dbPath ?? '';
   const parts = {
     opts,
     clock: opts.clock ?? new VirtualClock(opts.startMs ?? 0),
-    dbPath,
-    location: opts.dbPath === null ? null : parseStoreLocation(dbPath),
+    location: opts.store,
     hooks: null,
     restartable: null,
     leased: null,
@@ -438,7 +434,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     brokerUrl: broker.url,
     apiUrl: served?.server.url ?? null,
     // As it may be printed (run summary, report): a PostgreSQL URL without its password.
-    dbPath: describeStore(parts.dbPath),
+    dbPath: describeLocation(parts.location),
     inOwnThread: false,
     reads: cloudReads(cloud, hooks ? () => hooks.stats() : null, faults ? () => faults.counts() : null),
     setTime: async (t) => {

@@ -3,7 +3,7 @@ import { startShardClockPublisher } from '../broker/shard-clock.js';
 import type { CloudCounters } from '../cloud/cloud.js';
 import type { Platform } from './platform.js';
 import type { PlatformReads, ReportData } from './reads.js';
-import { describeStore } from '../store/location.js';
+import { describeLocation, type StoreLocation } from '../store/location.js';
 
 /**
  * A simulator shard's stand-in for a platform when `occusim serve --shards n` processes ingest
@@ -18,8 +18,8 @@ import { describeStore } from '../store/location.js';
 export interface ShardClockPlatformOptions {
   brokerUrl: string;
   shard: { index: number; count: number };
-  /** The shared store the ingest processes write, as it may be printed; null when not given. */
-  dbPath: string | null;
+  /** The shared store the ingest processes write; null when not given. */
+  store: StoreLocation | null;
 }
 
 const NO_COUNTERS: CloudCounters = {
@@ -64,7 +64,7 @@ export async function startShardClockPlatform(o: ShardClockPlatformOptions): Pro
   return {
     brokerUrl: o.brokerUrl,
     apiUrl: null,
-    dbPath: o.dbPath === null ? '(the ingest processes’ store)' : describeStore(o.dbPath),
+    dbPath: o.store === null ? '(the ingest processes’ store)' : describeLocation(o.store),
     inOwnThread: false,
     reads: emptyReads(),
     // The ingest processes' clocks move on the channel only: a message's reception time is theirs.

@@ -5,6 +5,7 @@ import type { ReportRequest } from './reads.js';
 import type { StorePolicy } from '../store/guard.js';
 import type { PlatformWebhookOptions } from '../webhooks/platform-hooks.js';
 import type { PlatformFaultTimes } from './platform-faults.js';
+import type { StoreLocation } from '../store/location.js';
 
 /**
  * What crosses the boundary between a simulator and a platform in its own worker thread
@@ -16,7 +17,8 @@ export interface PlatformThreadInit {
   organisations: OrganisationAssets[];
   startMs: number;
   tickMs: number;
-  dbPath: string | null;
+  /** The store's location, parsed once by the entry point (plain data); null: a temporary SQLite file. */
+  store: StoreLocation | null;
   removeTemporaryStore: boolean;
   storePolicy: StorePolicy;
   runKey: string;

@@ -12,6 +12,7 @@ import type { ConsumerStateRow } from '../platform/reads.js';
 import type { RunResult } from './report.js';
 import type { Verdict } from './expectations.js';
 import type { ShardSpec } from './shard.js';
+import { parseStoreLocation, type StoreLocation } from '../store/location.js';
 
 /** Options of `runScenario` (and of `occusim run`, which maps its flags onto these). */
 export interface RunOptions {
@@ -36,8 +37,11 @@ export interface RunOptions {
   fidelity?: Fidelity;
   /** Worker threads for frame fidelity (0: in the main thread); default min(4, cores). Results do not depend on it. */
   workers?: number;
-  /** SQLite file of the cloud store; default a new file in a temporary directory. */
-  dbPath?: string;
+  /**
+   * The store: a SQLite file path, `sqlite:PATH`, a `postgres://` URL, or a location already
+   * parsed (store/location.ts); default a new SQLite file in a temporary directory.
+   */
+  dbPath?: string | StoreLocation;
   /** Port of the embedded MQTT broker; default 0 (a free port). */
   mqttPort?: number;
   /** Interface the embedded broker binds; default 127.0.0.1 (`0.0.0.0` for devices on the network). */
@@ -131,7 +135,8 @@ export interface PlatformReady {
 
 export interface ResolvedRunOptions {
   speed: 'max' | number;
-  dbPath: string | null;
+  /** The store, parsed once here; null: a temporary SQLite file. */
+  store: StoreLocation | null;
   mqttPort: number;
   onProgress: ((doneMs: number, totalMs: number, packetsSent: number) => void) | null;
 }
@@ -145,5 +150,7 @@ export function resolveRunOptions(opts: RunOptions): ResolvedRunOptions {
   if (!Number.isInteger(mqttPort) || mqttPort < 0 || mqttPort > 65535) {
     throw new AppError(ErrorCodes.USAGE, `mqtt port must be an integer in 0..65535, got ${mqttPort}`);
   }
-  return { speed, dbPath: opts.dbPath ?? null, mqttPort, onProgress: opts.onProgress ?? null };
+  const store =
+    opts.dbPath === undefined ? null : typeof opts.dbPath === 'string' ? parseStoreLocation(opts.dbPath) : opts.dbPath;
+  return { speed, store, mqttPort, onProgress: opts.onProgress ?? null };
 }

@@ -274,7 +274,7 @@ export async function runScenario(
           : {}),
       },
       db: platform.dbPath,
-      dbKept: !(options.keepStore === false && opts.dbPath === null),
+      dbKept: !(options.keepStore === false && opts.store === null),
     };
     if (verdicts) report.expectations = verdicts;
     await options.beforeClose?.(report);
@@ -306,12 +306,12 @@ function startRunPlatform(
   recorder: ReturnType<typeof recorderFor>,
 ): Promise<Platform> {
   if (options.externalIngest === true && options.shard && options.brokerUrl !== undefined)
-    return startShardClockPlatform({ brokerUrl: options.brokerUrl, shard: options.shard, dbPath: opts.dbPath });
+    return startShardClockPlatform({ brokerUrl: options.brokerUrl, shard: options.shard, store: opts.store });
   const init: PlatformThreadInit = {
     organisations: organisationsFromScenario(model),
     startMs: model.startMs,
     tickMs: model.tickMs,
-    dbPath: opts.dbPath,
+    store: opts.store,
     removeTemporaryStore: options.keepStore === false,
     storePolicy: options.storePolicy ?? 'new',
     // A shard's store holds its slice only: resumed by another slice (or unsharded) it would mix runs.

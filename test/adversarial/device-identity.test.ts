@@ -131,7 +131,7 @@ describe('device identities belong to one organisation', () => {
       catalogue: catalogueFromScenario(model),
       clock,
       tickMs: model.tickMs,
-      dbPath: join(dir, 'store.sqlite'),
+      store: { kind: 'sqlite', path: join(dir, 'store.sqlite') },
       mqttPort: 0,
       api: { port: 0, audience: AUDIENCE },
       storePolicy: restarts++ === 0 ? 'new' : 'resume',

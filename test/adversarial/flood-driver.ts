@@ -33,7 +33,7 @@ async function main(): Promise<void> {
     catalogue: catalogueFromScenario(model),
     clock,
     tickMs: model.tickMs,
-    dbPath: join(dir, 'store.sqlite'),
+    store: { kind: 'sqlite', path: join(dir, 'store.sqlite') },
     mqttPort: 0,
     api: { port: 0, audience: 'https://api.occusim.local' },
     advanceEveryMs: 1000,

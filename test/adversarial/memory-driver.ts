@@ -75,7 +75,7 @@ async function main(): Promise<void> {
     catalogue: catalogueFromScenario(model),
     clock,
     tickMs: model.tickMs,
-    dbPath: join(dir, 'store.sqlite'),
+    store: { kind: 'sqlite', path: join(dir, 'store.sqlite') },
     mqttPort: 0,
     api: { port: 0, audience: AUDIENCE },
     advanceEveryMs: 20,

@@ -49,7 +49,7 @@ beforeAll(async () => {
     catalogue: catalogueFromScenario(model),
     clock: new VirtualClock(NOW),
     tickMs: model.tickMs,
-    dbPath: join(dir, 'store.sqlite'),
+    store: { kind: 'sqlite', path: join(dir, 'store.sqlite') },
     mqttPort: 0,
     onPublish: (topic) => {
       if (topic === uplinkTopic(HIVE_SERIAL)) accepted.uplink++;

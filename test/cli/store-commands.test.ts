@@ -15,6 +15,7 @@ import { verify } from '../../src/webhooks/signing.js';
 import { startTestReceiver } from '../webhooks/receiver-fixture.js';
 import { postgresPerFile } from '../support/postgres-per-file.js';
 import { cli } from './fixtures/run-cli.js';
+import { parseStoreLocation } from '../../src/store/location.js';
 
 /**
  * `occusim deadletters` and `occusim webhooks deadletters|replay` on any store (`--store
@@ -153,7 +154,7 @@ for (const kind of KINDS) {
         catalogue: catalogueFromScenario(model),
         clock: systemClock,
         tickMs: model.tickMs,
-        dbPath: at.dbPath,
+        store: parseStoreLocation(at.dbPath),
         mqttPort: 0,
         advanceEveryMs: 50,
         webhooks: {

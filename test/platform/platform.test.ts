@@ -90,7 +90,7 @@ describe('the platform served on its own, reached over MQTT and HTTP only', () =
       catalogue: catalogueFromScenario(model),
       clock,
       tickMs: model.tickMs,
-      dbPath: join(dir, 'store.sqlite'),
+      store: { kind: 'sqlite', path: join(dir, 'store.sqlite') },
       mqttPort: 0,
       api: { port: 0, audience: AUDIENCE },
     });
@@ -209,7 +209,7 @@ describe('a platform on its own clock (occusim serve)', () => {
       catalogue: catalogueFromScenario(model),
       clock,
       tickMs: model.tickMs,
-      dbPath: join(dir, 's.sqlite'),
+      store: { kind: 'sqlite', path: join(dir, 's.sqlite') },
       mqttPort: 0,
       advanceEveryMs: 50,
     });

@@ -107,7 +107,7 @@ describe.skipIf(skip !== null)('webhooks on a PostgreSQL store', () => {
       catalogue: catalogueFromScenario(model),
       clock: systemClock,
       tickMs: model.tickMs,
-      dbPath: url,
+      store: { kind: 'postgres', url },
       mqttPort: 0,
       api: { port: 0, audience: AUDIENCE },
       advanceEveryMs: 50,

@@ -34,7 +34,7 @@ beforeAll(async () => {
     catalogue: catalogueFromScenario(model),
     clock: systemClock,
     tickMs: model.tickMs,
-    dbPath: join(dir, 'store.sqlite'),
+    store: { kind: 'sqlite', path: join(dir, 'store.sqlite') },
     mqttPort: 0,
     api: { port: 0, audience: AUDIENCE },
     advanceEveryMs: 50,
