@@ -1,11 +1,10 @@
 /**
  * Start-up as a list of named steps (aedes' `connectActions` is the model): each step starts
  * one part and returns how to stop it; the list runs in order, and on a failure the parts
- * already started stop in reverse before the error goes on. What each step took is measured
- * from the list itself, so a start-up breakdown cannot forget a step or count one twice.
+ * already started stop in reverse before the error goes on.
  *
  * The context `C` is what the steps share: a step reads what earlier steps put there and adds
- * its own part. Wall time is read through `now` (injected: domain code reads no clock).
+ * its own part.
  */
 export type StopPart = () => Promise<void> | void;
 
@@ -15,25 +14,13 @@ export interface StartStep<C> {
   start(ctx: C): Promise<StopPart | void> | StopPart | void;
 }
 
-export interface StepTime {
-  readonly name: string;
-  readonly ms: number;
-}
-
 export interface Started {
   /** Every started part's stop, last started first; each runs once, later calls do nothing. */
   stop(): Promise<void>;
-  /** Each step's start, in order. */
-  readonly times: readonly StepTime[];
 }
 
-export async function startSteps<C>(
-  steps: readonly StartStep<C>[],
-  ctx: C,
-  now: () => number = () => 0,
-): Promise<Started> {
+export async function startSteps<C>(steps: readonly StartStep<C>[], ctx: C): Promise<Started> {
   const stops: StopPart[] = [];
-  const times: StepTime[] = [];
   const stop = async (): Promise<void> => {
     const errors: unknown[] = [];
     for (const s of stops.splice(0).reverse()) {
@@ -47,7 +34,6 @@ export async function startSteps<C>(
     if (errors.length > 1) throw new AggregateError(errors, `${errors.length} parts failed to stop`);
   };
   for (const step of steps) {
-    const t0 = now();
     try {
       const s = await step.start(ctx);
       if (s) stops.push(s);
@@ -56,7 +42,6 @@ export async function startSteps<C>(
       await stop().catch(() => undefined);
       throw err;
     }
-    times.push({ name: step.name, ms: now() - t0 });
   }
-  return { stop, times };
+  return { stop };
 }

@@ -15,7 +15,7 @@ import { AppError, ErrorCodes } from '../core/errors.js';
 import { startSteps, type StartStep, type StopPart } from '../core/start-steps.js';
 import { cloudReads, type PlatformReads } from './reads.js';
 import { guardStore, markDrainFrom, type StorePolicy } from '../store/guard.js';
-import { describeLocation, type StoreLocation } from '../store/location.js';
+import { describeLocation, inMemory, type StoreLocation } from '../store/location.js';
 import { guardedStore, leasedStore, openApiState, openStore, openWebhookStore } from '../store/open.js';
 import { AssetCatalogue } from '../assets/catalogue.js';
 import type { PlatformThreadInit } from './thread-messages.js';
@@ -465,7 +465,7 @@ function restartableStore(opts: PlatformOptions, location: StoreLocation, opened
     void opened.close();
     throw new AppError(ErrorCodes.USAGE, `store_restart and ingest_kill faults ${why}`);
   };
-  if (location.kind === 'sqlite' && location.path === ':memory:')
+  if (inMemory(location))
     refuse('need a store that outlives its connection: a SQLite store in memory (:memory:) is gone once closed');
   if (opts.shardClocks !== undefined || opts.shareGroup !== undefined || opts.partition !== undefined)
     refuse('apply to a run’s own ingest, not to ingest processes serving shards (kill those processes instead)');

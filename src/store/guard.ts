@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, rmSync } from 'node:fs';
 import type { Store } from './port.js';
 import { AppError, ErrorCodes } from '../core/errors.js';
-import { describeLocation, type StoreLocation } from './location.js';
+import { describeLocation, inMemory, type StoreLocation } from './location.js';
 
 /**
  * A store that already holds a run is never silently mixed with another: running the same
@@ -51,7 +51,7 @@ export async function guardStore(
   runEndMs: number | null = null,
 ): Promise<void> {
   const { location } = target;
-  if (location.kind === 'sqlite' && location.path === ':memory:') return;
+  if (inMemory(location)) return;
   const name = describeLocation(location);
   if (policy === 'fresh') await target.clear();
   else if (location.kind === 'sqlite' && !existsSync(location.path)) policy = 'fresh';

@@ -47,7 +47,15 @@ export function describeStore(text: string): string {
   return isPostgres(text) ? text.replace(/\/\/([^:@/]*)(:[^@/]*)?@/, '//$1@') : text;
 }
 
+/** The file path or URL a location names, as an adapter opens it. */
+export const locationText = (location: StoreLocation): string =>
+  location.kind === 'sqlite' ? location.path : location.url;
+
 /** A parsed location as it may be printed (a PostgreSQL URL without its password). */
 export function describeLocation(location: StoreLocation): string {
-  return location.kind === 'sqlite' ? location.path : describeStore(location.url);
+  return describeStore(locationText(location));
 }
+
+/** A SQLite store in memory: nothing outlives its connection (no run to guard, none to reopen). */
+export const inMemory = (location: StoreLocation): boolean =>
+  location.kind === 'sqlite' && location.path === ':memory:';

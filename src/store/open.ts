@@ -10,7 +10,7 @@ import { SqliteApiState } from './sqlite-api-state.js';
 import { sqliteStore, sqliteWebhookStore } from './sqlite-async.js';
 import type { AsyncWebhookStore } from './webhook-port.js';
 import { removeSqliteFiles, type GuardedStore } from './guard.js';
-import type { StoreLocation } from './location.js';
+import { locationText as where, type StoreLocation } from './location.js';
 
 /**
  * The one place that turns a store location into adapters: the rest of the product holds the
@@ -45,8 +45,6 @@ const ADAPTERS = {
     },
   },
 } as const;
-
-const where = (location: StoreLocation): string => (location.kind === 'sqlite' ? location.path : location.url);
 
 /** The occupancy store at `location` (series, batches, dead letters, pipeline state). */
 export function openStore(location: StoreLocation): Promise<Store> {
