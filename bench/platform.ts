@@ -104,5 +104,6 @@ function startupLine(r: Run): string {
   const s = r.startup;
   if (!s) return total;
   const phase = (name: string, p: PhaseTime): string => `${name} ${sec(p.wallMs)} (${sec(p.cpuMs)} CPU)`;
-  return `${total} = ${phase('load', s.load)} + ${phase('simulator', s.simulator)} + ${phase('platform', s.platform)} + ${phase('hives', s.hives)} + ${phase('wiring', s.wiring)}; platform up at ${sec(s.platformUpMs)}`;
+  const steps = s.steps.map((step) => phase(step.name, step));
+  return `${total} = ${[phase('load', s.load), ...steps].join(' + ')}; platform up at ${sec(s.platformUpMs)}`;
 }

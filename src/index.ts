@@ -30,7 +30,13 @@ export type * from './scenario/model.js';
 export { AppError, ErrorCodes, type ErrorCode } from './core/errors.js';
 export { VirtualClock, ScaledWallClock, type Clock } from './core/clock.js';
 export { rngFor, type Rng } from './core/rng.js';
-export { startPlatform, type Platform, type PlatformOptions } from './platform/platform.js';
+export { startPlatform, type Platform } from './platform/platform.js';
+export {
+  platformConfig,
+  type PlatformConfig,
+  type PlatformConfigInput,
+  type PlatformLocals,
+} from './platform/config.js';
 export { startPlatformThread } from './platform/thread.js';
 export type { PlatformReads, ReportRequest, ReportData } from './platform/reads.js';
 export type { StorePolicy } from './store/guard.js';

@@ -1,4 +1,3 @@
-import { AppError, ErrorCodes } from '../core/errors.js';
 import { parseHiveTopic, type HiveTopicKind } from '../core/topics.js';
 import type { ScenarioModel } from '../scenario/model.js';
 import { captureHeader, CaptureWriter } from './format.js';
@@ -62,18 +61,6 @@ export function startRecording(path: string, model: ScenarioModel): Recorder {
       writer.close();
     },
   };
-}
-
-/** The recorder `runScenario` needs for its options, or null (recording taps the embedded broker only). */
-export function recorderFor(options: { record?: string; brokerUrl?: string }, model: ScenarioModel): Recorder | null {
-  if (options.record === undefined) return null;
-  if (options.brokerUrl !== undefined) {
-    throw new AppError(
-      ErrorCodes.USAGE,
-      '--record taps the embedded broker: it cannot be combined with --broker (record with the embedded broker, then replay to yours)',
-    );
-  }
-  return startRecording(options.record, model);
 }
 
 /**

@@ -1,6 +1,5 @@
 import { DEFAULT_AUDIENCE } from '../api/server.js';
 import { organisationsFromScenario } from '../assets/from-scenario.js';
-import { AssetCatalogue } from '../assets/catalogue.js';
 import { systemClock } from '../core/clock.js';
 import { AppError, ErrorCodes } from '../core/errors.js';
 import { MINUTE_MS } from '../core/time.js';
@@ -11,7 +10,8 @@ import { formatDiagnostic } from '../scenario/diagnostics.js';
 import { loadScenarioFile } from '../scenario/load.js';
 import type { ScenarioModel } from '../scenario/model.js';
 import type { PlatformReady } from '../run/options.js';
-import { declaredWebhooks } from '../run/run-scenario.js';
+import { declaredWebhooks } from '../run/run-platform.js';
+import { platformConfig, type PlatformConfig } from '../platform/config.js';
 import type { Flags, Io } from './io.js';
 import { storeFlag } from './store-flag.js';
 import type { StoreLocation } from '../store/location.js';
@@ -219,34 +219,23 @@ export async function serveCommand(flags: Flags, io: Io, signal?: AbortSignal): 
   return serveModel(loaded.model, opts, io, stop, exitNow);
 }
 
-/** Time for the last lines to reach stdout and stderr before a start-up cut short ends the process. */
-const EXIT_GRACE_MS = 100;
-
-export async function serveModel(
-  model: ScenarioModel,
-  opts: ServeOptions,
-  io: Io,
-  signal: AbortSignal,
-  onStartAborted?: () => void,
-): Promise<number> {
+/** The served platform, built once from the scenario and the command's flags. */
+function servePlatformConfig(model: ScenarioModel, opts: ServeOptions): PlatformConfig {
   const scale = opts.scaleOut;
-  const starting = startPlatform({
-    catalogue: new AssetCatalogue(organisationsFromScenario(model)),
-    // Driven by shards: a virtual clock from the scenario's start that only their clock channel moves.
+  return platformConfig({
+    organisations: organisationsFromScenario(model),
     ...(scale?.shards !== undefined
       ? { startMs: model.startMs, shardClocks: scale.shards }
-      : { clock: systemClock, advanceEveryMs: Math.min(OWN_CLOCK_ADVANCE_MS, MINUTE_MS) }),
+      : { advanceEveryMs: Math.min(OWN_CLOCK_ADVANCE_MS, MINUTE_MS) }),
     ...(scale ? { brokerUrl: scale.brokerUrl } : {}),
     ...(scale?.shareGroup !== undefined ? { shareGroup: scale.shareGroup } : {}),
     ...(scale?.partition ? { partition: scale.partition } : {}),
     ...(scale?.leaseMs !== undefined ? { leaseMs: scale.leaseMs } : {}),
-    onLeaseLog: (line) => void io.stdout.write(`${line}\n`),
     tickMs: model.tickMs,
     store: opts.store,
     storePolicy: 'resume',
     runKey: `serve|${model.name}|${model.seed}`,
-    mqttPort: opts.mqttPort,
-    mqttHost: opts.host,
+    mqtt: { port: opts.mqttPort, host: opts.host },
     api: servedApi(opts),
     // Always on: subscriptions created through GraphQL are delivered on the wall clock.
     webhooks: {
@@ -258,6 +247,25 @@ export async function serveModel(
       ...(opts.webhookFaults !== undefined ? { faults: opts.webhookFaults } : {}),
       ...(opts.webhookStorm !== undefined ? { storm: opts.webhookStorm } : {}),
     },
+  });
+}
+
+/** Time for the last lines to reach stdout and stderr before a start-up cut short ends the process. */
+const EXIT_GRACE_MS = 100;
+
+export async function serveModel(
+  model: ScenarioModel,
+  opts: ServeOptions,
+  io: Io,
+  signal: AbortSignal,
+  onStartAborted?: () => void,
+): Promise<number> {
+  const scale = opts.scaleOut;
+  const own = scale?.shards === undefined;
+  const starting = startPlatform(servePlatformConfig(model, opts), {
+    // Driven by shards: a virtual clock from the scenario's start that only their clock channel moves.
+    ...(own ? { clock: systemClock } : {}),
+    onLeaseLog: (line) => void io.stdout.write(`${line}\n`),
   });
   // SIGTERM during start-up ends the process now (issue 33 item 8: a process outlived SIGTERM
   // by 28 minutes while it started): what started closes once its start completes, and the

@@ -173,9 +173,13 @@ function formatStartup(wallMs: number, cpuMs: number, s: StartupBreakdown): stri
   const sec = (x: number): string => `${(x / 1000).toFixed(1)} s`;
   const cpu = (x: { wallMs: number; cpuMs: number }): string =>
     `${Math.round((x.cpuMs * 100) / Math.max(1, x.wallMs))} %`;
+  // The steps of the run's start-up as it lists them (run/run-start.ts); those under 50 ms are left out.
+  const steps = s.steps
+    .filter((x) => x.wallMs >= 50)
+    .map((x) => `${x.name} ${sec(x.wallMs)}${x.cpuMs > x.wallMs * 1.2 ? ` (CPU ${cpu(x)})` : ''}`);
   return (
-    `Start-up ${sec(wallMs)} (CPU ${cpu({ wallMs, cpuMs })}): load ${sec(s.load.wallMs)}, simulator ${sec(s.simulator.wallMs)} (CPU ${cpu(s.simulator)}), ` +
-    `waiting for the platform ${sec(s.platform.wallMs)} (up at ${sec(s.platformUpMs)}), hives ${sec(s.hives.wallMs)}, wiring ${sec(s.wiring.wallMs)}`
+    `Start-up ${sec(wallMs)} (CPU ${cpu({ wallMs, cpuMs })}): load ${sec(s.load.wallMs)}` +
+    `${steps.length > 0 ? `, ${steps.join(', ')}` : ''}; the platform up at ${sec(s.platformUpMs)}`
   );
 }
 

@@ -19,7 +19,19 @@ export interface Started {
   stop(): Promise<void>;
 }
 
-export async function startSteps<C>(steps: readonly StartStep<C>[], ctx: C): Promise<Started> {
+export interface StepsOptions {
+  /**
+   * Called as each step has started, in order: a caller timing its start-up (the run's
+   * `perf.startup`) closes a phase per step here, so the breakdown is the step list itself.
+   */
+  onStarted?: (name: string) => void;
+}
+
+export async function startSteps<C>(
+  steps: readonly StartStep<C>[],
+  ctx: C,
+  options: StepsOptions = {},
+): Promise<Started> {
   const stops: StopPart[] = [];
   const stop = async (): Promise<void> => {
     const errors: unknown[] = [];
@@ -42,6 +54,7 @@ export async function startSteps<C>(steps: readonly StartStep<C>[], ctx: C): Pro
       await stop().catch(() => undefined);
       throw err;
     }
+    options.onStarted?.(step.name);
   }
   return { stop };
 }

@@ -14,24 +14,19 @@ import { systemClock, VirtualClock, type Clock } from '../core/clock.js';
 import { AppError, ErrorCodes } from '../core/errors.js';
 import { startSteps, type StartStep, type StopPart } from '../core/start-steps.js';
 import { cloudReads, type PlatformReads } from './reads.js';
-import { guardStore, markDrainFrom, type StorePolicy } from '../store/guard.js';
+import { guardStore, markDrainFrom } from '../store/guard.js';
 import { describeLocation, inMemory, type StoreLocation } from '../store/location.js';
 import { guardedStore, leasedStore, openApiState, openStore, openWebhookStore } from '../store/open.js';
 import { AssetCatalogue } from '../assets/catalogue.js';
-import type { PlatformThreadInit } from './thread-messages.js';
+import type { PlatformConfig, PlatformLocals } from './config.js';
 import { floorPartition, type IngestPartition } from './ingest-partition.js';
-import { DEFAULT_LEASE_MS, LeasedPipelines, type LeaseStatus } from './partition-leases.js';
+import { LeasedPipelines, type LeaseStatus } from './partition-leases.js';
 import type { IngestPipelines, PipelineOptions } from '../cloud/pipeline.js';
 import { followShardClocks, ShardClocks } from '../broker/shard-clock.js';
 import { IngestGenerations } from './ingest-kills.js';
 import { PlatformFaults, type PlatformFaultTimes } from './platform-faults.js';
 import { RestartableStore } from './store-restarts.js';
-import {
-  startWebhooks,
-  type PlatformWebhookOptions,
-  type PlatformWebhooks,
-  type WebhookStores,
-} from '../webhooks/platform-hooks.js';
+import { startWebhooks, type PlatformWebhooks, type WebhookStores } from '../webhooks/platform-hooks.js';
 
 export type { PlatformWebhookOptions } from '../webhooks/platform-hooks.js';
 export type { LiveTruth } from '../api/live/hub.js';
@@ -44,79 +39,6 @@ export type { ServedApi } from '../api/server.js';
  * awaitable `advanceTo` (the run loop at `--speed max`), or the platform follows its own wall
  * clock (`occusim serve`). `read` is the narrow read side the run report uses.
  */
-export interface PlatformOptions {
-  catalogue: AssetCatalogue;
-  /**
-   * The platform's clock: a clock that runs on its own (the wall clock of `occusim serve`), or
-   * absent: a virtual clock from `startMs` that only `setTime`/`advanceTo` move (a run drives it).
-   */
-  clock?: Clock;
-  startMs?: number;
-  /** Sampling grid of the sensors (every sensing instant is a multiple of it), ms. */
-  tickMs: number;
-  /**
-   * Where the store lives, parsed once by the entry point (store/location.ts: a SQLite file or
-   * a PostgreSQL database); null: a new SQLite file in a temporary directory.
-   */
-  store: StoreLocation | null;
-  /** With `dbPath` null: delete the temporary store when the platform closes (the CLI without --keep). */
-  removeTemporaryStore?: boolean;
-  /** What to do with a store that already holds a run (default `new`: refuse it). */
-  storePolicy?: StorePolicy;
-  /** Identifies the run in the store (scenario name and seed): `resume` continues only the same run. */
-  runKey?: string;
-  /**
-   * The simulated end of a run that sends everything again from its start when resumed: a
-   * resumed run's store forgets the previous run's end-of-run drain (store/guard.ts).
-   */
-  runEndMs?: number;
-  /** Embedded broker port (0: a free one) and interface; ignored with `brokerUrl`. */
-  mqttPort: number;
-  mqttHost?: string;
-  /** An external MQTT broker instead of the embedded one. */
-  brokerUrl?: string | undefined;
-  /** Ingest only the catalogue's hives' topics: a simulator shard's platform on a broker the other shards share. */
-  ownHivesOnly?: boolean;
-  /** The cloud's own login on an external broker (the embedded one gets a fresh random secret per start). */
-  cloudCredentials?: { username: string; password: string };
-  /**
-   * Sees every message the embedded broker accepts, with the platform's time then (capture
-   * recording). The platform's clock, not the simulator's: at `--speed max` the simulator's
-   * runs ahead of the deliveries by a thread-timing-dependent amount, while the platform's
-   * reads the delivery's instant (what the store records as received), so a capture is the
-   * same bytes run after run.
-   */
-  onPublish?: ((topic: string, payload: Buffer, atMs: number) => void) | undefined;
-  /** Serve the HTTP API over the store (absent: no API). */
-  api?: ServedApi | null;
-  /**
-   * A platform whose clock runs on its own (the wall clock of `occusim serve`) finalises its
-   * minutes every this many ms; absent when the owner of the clock calls `advanceTo`.
-   */
-  advanceEveryMs?: number | null;
-  /** Webhook delivery (docs/webhooks.md); absent: none. */
-  webhooks?: PlatformWebhookOptions | null;
-  /** One of several ingest processes (docs/scale-out.md): their MQTT shared-subscription group. */
-  shareGroup?: string;
-  /** One of several ingest processes: the floors it aggregates (ingest-partition.ts). */
-  partition?: IngestPartition;
-  /**
-   * Driven by this many simulator shards over the broker's clock channel (broker/shard-clock.ts)
-   * instead of `advanceTo`: the clock follows the slowest shard; `shardsFinished` resolves once
-   * every shard said done and the platform finished.
-   */
-  shardClocks?: number;
-  /**
-   * With `partition` on a PostgreSQL store: the partition lease's duration, wall ms (default
-   * 10 s). A process silent for longer loses its partitions to another (docs/scale-out.md, Failover).
-   */
-  leaseMs?: number;
-  /** Ownership changes (partition acquired, lost, finished), one line each. */
-  onLeaseLog?: (line: string) => void;
-  /** A run's `store_restart` and `ingest_kill` faults, on the driven clock (platform-faults.ts). */
-  faults?: PlatformFaultTimes;
-}
-
 export interface Platform {
   readonly brokerUrl: string;
   readonly apiUrl: string | null;
@@ -165,30 +87,11 @@ export interface Platform {
 /** The cloud's login on the embedded broker: a service account no scenario can name. */
 export const CLOUD_USER = 'occusim-cloud';
 
-/** A driven platform's options from what a worker thread is started with (the same options in either thread). */
-export function platformOptionsOf(init: PlatformThreadInit): PlatformOptions {
-  return {
-    catalogue: new AssetCatalogue(init.organisations),
-    startMs: init.startMs,
-    tickMs: init.tickMs,
-    store: init.store,
-    removeTemporaryStore: init.removeTemporaryStore,
-    storePolicy: init.storePolicy,
-    runKey: init.runKey,
-    ...(init.runEndMs !== undefined ? { runEndMs: init.runEndMs } : {}),
-    mqttPort: init.mqttPort,
-    ...(init.mqttHost !== undefined ? { mqttHost: init.mqttHost } : {}),
-    ...(init.brokerUrl !== null ? { brokerUrl: init.brokerUrl } : {}),
-    ...(init.ownHivesOnly === true ? { ownHivesOnly: true } : {}),
-    api: init.api,
-    webhooks: init.webhooks ?? null,
-    ...(init.faults ? { faults: init.faults } : {}),
-  };
-}
-
 /** What the start-up steps of a platform share: each reads what the steps before it started. */
 interface PlatformParts {
-  readonly opts: PlatformOptions;
+  readonly config: PlatformConfig;
+  readonly locals: PlatformLocals;
+  readonly catalogue: AssetCatalogue;
   readonly clock: Clock;
   /** The store's location as given, or the temporary SQLite file's. */
   location: StoreLocation;
@@ -217,34 +120,36 @@ const PLATFORM_STEPS: readonly StartStep<PlatformParts>[] = [
   {
     name: 'temporary store',
     start: (p) => {
-      if (p.opts.store !== null) return;
+      if (p.config.store !== null) return;
       const dir = mkdtempSync(join(tmpdir(), 'occusim-'));
       p.location = { kind: 'sqlite', path: join(dir, 'occusim.sqlite') };
       // First in, last out: the temporary store goes once everything that writes it has closed.
-      if (p.opts.removeTemporaryStore === true) return () => rmSync(dir, { recursive: true, force: true });
+      if (p.config.removeTemporaryStore) return () => rmSync(dir, { recursive: true, force: true });
     },
   },
   {
     name: 'store guard',
-    start: (p) =>
-      guardStore(guardedStore(p.location), p.opts.storePolicy ?? 'new', p.opts.runKey ?? '', p.opts.runEndMs ?? null),
+    start: (p) => guardStore(guardedStore(p.location), p.config.storePolicy, p.config.runKey, p.config.runEndMs),
   },
   {
     name: 'broker',
     start: async (p) => {
-      const { opts } = p;
+      const { config, locals } = p;
       // A fresh secret and client id per start: nothing in a scenario file lets a hive log in as
       // the cloud, read other hives' uplinks or push the cloud's connection off the broker.
-      p.cloudLogin = opts.cloudCredentials ?? { username: CLOUD_USER, password: randomBytes(24).toString('base64url') };
+      p.cloudLogin = config.cloudCredentials ?? {
+        username: CLOUD_USER,
+        password: randomBytes(24).toString('base64url'),
+      };
       p.broker =
-        opts.brokerUrl !== undefined
-          ? externalBroker(opts.brokerUrl)
+        config.brokerUrl !== null
+          ? externalBroker(config.brokerUrl)
           : await startBroker({
-              port: opts.mqttPort,
-              ...(opts.mqttHost !== undefined ? { host: opts.mqttHost } : {}),
-              hives: opts.catalogue.all('hive').map((h) => ({ serial: h.serial, password: h.password })),
+              port: config.mqtt.port,
+              ...(config.mqtt.host !== null ? { host: config.mqtt.host } : {}),
+              hives: p.catalogue.all('hive').map((h) => ({ serial: h.serial, password: h.password })),
               services: [{ username: p.cloudLogin.username, password: p.cloudLogin.password, role: 'cloud' }],
-              ...(opts.onPublish ? { onPublish: stampedWith(opts.onPublish, p.clock) } : {}),
+              ...(locals.onPublish ? { onPublish: stampedWith(locals.onPublish, p.clock) } : {}),
             });
       return () => p.broker.close();
     },
@@ -252,11 +157,11 @@ const PLATFORM_STEPS: readonly StartStep<PlatformParts>[] = [
   {
     name: 'webhooks',
     start: async (p) => {
-      if (!p.opts.webhooks) return;
+      if (!p.config.webhooks) return;
       // A platform moving its own clock (serve) waits for no delivery lane: nothing there is to be repeated.
-      const hooks = await startWebhooks(await webhookStores(p.location), p.opts.catalogue, p.clock, {
-        ...p.opts.webhooks,
-        ...(p.opts.advanceEveryMs ? { followsWallClock: true } : {}),
+      const hooks = await startWebhooks(await webhookStores(p.location), p.catalogue, p.clock, {
+        ...p.config.webhooks,
+        ...(p.config.advanceEveryMs !== null ? { followsWallClock: true } : {}),
       });
       p.hooks = hooks;
       return () => hooks.close();
@@ -267,20 +172,19 @@ const PLATFORM_STEPS: readonly StartStep<PlatformParts>[] = [
     name: 'store',
     start: async (p) => {
       const opened = await openStore(p.location);
-      p.restartable = p.opts.faults ? restartableStore(p.opts, p.location, opened) : null;
+      p.restartable = p.config.faults ? restartableStore(p.config, p.location, opened) : null;
       p.store = p.restartable?.store ?? opened;
-      if (p.opts.shardClocks !== undefined)
-        await refuseFinishedShardRun(p.store, p.opts.partition, describeLocation(p.location));
+      if (p.config.shardClocks !== null)
+        await refuseFinishedShardRun(p.store, p.config.partition, describeLocation(p.location));
     },
   },
   { name: 'cloud', start: startCloudStep },
   {
     name: 'api',
     start: async (p) => {
-      if (!p.opts.api) return;
+      if (!p.config.api) return;
       const stops: Array<() => Promise<void> | void> = [];
-      const leased = p.leased;
-      p.served = await startApi(p.opts, p.location, stops, p.hooks, p.cloud, leased ? () => leased.status() : null);
+      p.served = await startApi(p, p.config.api, stops);
       p.liveHub = p.served.live;
       return async () => {
         for (const stop of stops.splice(0).reverse()) await stop();
@@ -290,22 +194,22 @@ const PLATFORM_STEPS: readonly StartStep<PlatformParts>[] = [
   {
     name: 'own clock',
     start: (p) => {
-      if (!p.opts.advanceEveryMs) return;
-      const ticker = followOwnClock(p.cloud, p.clock, p.opts.advanceEveryMs, p.hooks);
+      if (p.config.advanceEveryMs === null) return;
+      const ticker = followOwnClock(p.cloud, p.clock, p.config.advanceEveryMs, p.hooks);
       return () => clearInterval(ticker);
     },
   },
   {
     name: 'shard clocks',
     start: async (p) => {
-      if (p.opts.shardClocks === undefined) return;
+      if (p.config.shardClocks === null) return;
       const stops: Array<() => Promise<void> | void> = [];
       const { advanceTo, finish } = drive(p);
       // With leases each partition's owner marks it done (a partition taken over later is marked by its new owner).
       const following = await followShards(
         p.broker.url,
-        p.opts.shardClocks,
-        { advanceTo, finish: p.leased ? finish : shardRunFinish(p.store, p.opts.partition, finish) },
+        p.config.shardClocks,
+        { advanceTo, finish: p.leased ? finish : shardRunFinish(p.store, p.config.partition, finish) },
         stops,
       );
       p.shardsFinished = following.finished;
@@ -318,20 +222,20 @@ const PLATFORM_STEPS: readonly StartStep<PlatformParts>[] = [
 
 /** The cloud: ingest and pipeline, with floor partitions held by lease when several ingest processes share a PostgreSQL store. */
 async function startCloudStep(p: PlatformParts): Promise<StopPart> {
-  const { opts, store, hooks } = p;
+  const { config, store, hooks } = p;
   const shared = leasedStore(p.location);
   const pipelines =
-    opts.partition && opts.shareGroup !== undefined && shared !== null
+    config.partition && config.shareGroup !== null && shared !== null
       ? async (base: PipelineOptions): Promise<IngestPipelines> => {
           const leased = new LeasedPipelines({
             base,
             store,
-            partition: opts.partition as IngestPartition,
+            partition: config.partition as IngestPartition,
             leases: await shared.openLeases(),
             openFenced: (fence) => shared.openFenced(fence),
-            leaseMs: opts.leaseMs ?? DEFAULT_LEASE_MS,
+            leaseMs: config.leaseMs,
             onPartitionFinished: (label, fenced) => fenced.setState(`shards_done ${label}`, 1),
-            ...(opts.onLeaseLog ? { log: opts.onLeaseLog } : {}),
+            ...(p.locals.onLeaseLog ? { log: p.locals.onLeaseLog } : {}),
           });
           p.leased = leased;
           await leased.start();
@@ -344,19 +248,19 @@ async function startCloudStep(p: PlatformParts): Promise<StopPart> {
     username: p.cloudLogin.username,
     password: p.cloudLogin.password,
     clientId: `${CLOUD_USER}-${randomBytes(6).toString('hex')}`,
-    catalogue: opts.catalogue,
-    tickMs: opts.tickMs,
+    catalogue: p.catalogue,
+    tickMs: config.tickMs,
     clock: p.clock,
     store,
-    ...(opts.ownHivesOnly === true ? { ownHivesOnly: true } : {}),
-    ...(opts.shareGroup !== undefined ? { shareGroup: opts.shareGroup } : {}),
-    ...(opts.partition ? { partition: floorPartition(opts.partition) } : {}),
+    ...(config.ownHivesOnly ? { ownHivesOnly: true } : {}),
+    ...(config.shareGroup !== null ? { shareGroup: config.shareGroup } : {}),
+    ...(config.partition ? { partition: floorPartition(config.partition) } : {}),
     ...(pipelines ? { pipelines } : {}),
     // Following shards: a batch's received instant is its send instant, as one process stamps it (report merge's latency).
-    ...(opts.shardClocks !== undefined ? { receivedAtSent: true } : {}),
+    ...(config.shardClocks !== null ? { receivedAtSent: true } : {}),
     ...(hooks ? { sensorDeliveries: (events, receivedAtMs) => hooks.sensorDeliveries(events, receivedAtMs) } : {}),
     // Built only while a browser watches /live: a served fleet pays nothing for an unwatched page.
-    ...(opts.api
+    ...(config.api
       ? { onSensorEvent: (e) => p.liveHub?.detections(e), sensorEventsWanted: () => p.liveHub?.watched === true }
       : {}),
     ...(restartable ? { storeAvailable: () => restartable.available } : {}),
@@ -372,14 +276,16 @@ async function startCloudStep(p: PlatformParts): Promise<StopPart> {
   const cloud = generations?.cloud ?? first;
   p.cloud = cloud;
   p.faults =
-    restartable && generations ? new PlatformFaults(opts.faults as PlatformFaultTimes, restartable, generations) : null;
+    restartable && generations
+      ? new PlatformFaults(config.faults as PlatformFaultTimes, restartable, generations)
+      : null;
   return () => cloud.close();
 }
 
 /** How the platform's clock is moved on: by its driver (`advanceTo`, `finish`) or by its shards. */
 function drive(p: PlatformParts): Pick<Platform, 'advanceTo' | 'finish'> {
   const { cloud, hooks, faults } = p;
-  const driven = p.opts.clock === undefined ? (p.clock as VirtualClock) : null;
+  const driven = p.locals.clock === undefined ? (p.clock as VirtualClock) : null;
   return {
     advanceTo: async (t, next) => {
       moveTo(driven, t);
@@ -411,11 +317,13 @@ function moveTo(driven: VirtualClock | null, t: number): void {
   if (driven && t > driven.now()) driven.advanceTo(t);
 }
 
-export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
+export async function startPlatform(config: PlatformConfig, locals: PlatformLocals = {}): Promise<Platform> {
   const parts = {
-    opts,
-    clock: opts.clock ?? new VirtualClock(opts.startMs ?? 0),
-    location: opts.store,
+    config,
+    locals,
+    catalogue: new AssetCatalogue(config.organisations),
+    clock: locals.clock ?? new VirtualClock(config.startMs),
+    location: config.store,
     hooks: null,
     restartable: null,
     leased: null,
@@ -426,7 +334,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
   } as unknown as PlatformParts;
   const started = await startSteps(PLATFORM_STEPS, parts);
   const { broker, cloud, hooks, store, served, leased, shardsFinished, faults } = parts;
-  const driven = opts.clock === undefined ? (parts.clock as VirtualClock) : null;
+  const driven = locals.clock === undefined ? (parts.clock as VirtualClock) : null;
   const { advanceTo, finish } = drive(parts);
   return {
     ...(shardsFinished ? { shardsFinished } : {}),
@@ -460,14 +368,14 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
  * closed, and several ingest processes (`serve --shards`, partition leases) are killed for
  * real, outside the schedule (test/run/distributed-faults.slow.test.ts).
  */
-function restartableStore(opts: PlatformOptions, location: StoreLocation, opened: Store): RestartableStore {
+function restartableStore(config: PlatformConfig, location: StoreLocation, opened: Store): RestartableStore {
   const refuse = (why: string): never => {
     void opened.close();
     throw new AppError(ErrorCodes.USAGE, `store_restart and ingest_kill faults ${why}`);
   };
   if (inMemory(location))
     refuse('need a store that outlives its connection: a SQLite store in memory (:memory:) is gone once closed');
-  if (opts.shardClocks !== undefined || opts.shareGroup !== undefined || opts.partition !== undefined)
+  if (config.shardClocks !== null || config.shareGroup !== null || config.partition !== null)
     refuse('apply to a run’s own ingest, not to ingest processes serving shards (kill those processes instead)');
   return new RestartableStore(opened, () => openStore(location));
 }
@@ -479,22 +387,21 @@ function restartableStore(opts: PlatformOptions, location: StoreLocation, opened
  * writes, and never block the event loop), the API's state (clients, mutations) in the same store.
  */
 async function startApi(
-  opts: PlatformOptions,
-  location: StoreLocation,
+  p: PlatformParts,
+  api: ServedApi,
   closers: Array<() => Promise<void> | void>,
-  hooks: PlatformWebhooks | null,
-  cloud: Cloud,
-  leases: (() => LeaseStatus) | null,
 ): Promise<{ server: ApiServer; live: LiveHub }> {
-  const api = opts.api as NonNullable<PlatformOptions['api']>;
-  const store: Store = await openStore(location);
+  const { catalogue, cloud, hooks } = p;
+  const leased = p.leased;
+  const leases = leased ? () => leased.status() : null;
+  const store: Store = await openStore(p.location);
   closers.push(() => store.close());
-  const state = await openApiState(location);
+  const state = await openApiState(p.location);
   closers.push(() => state.close());
-  const series = storeSeries(store, opts.catalogue);
+  const series = storeSeries(store, catalogue);
   // The live view's sends are paced on the wall clock: it faces a browser.
   const live = new LiveHub({
-    assets: opts.catalogue,
+    assets: catalogue,
     status: store,
     now: () => systemClock.now(),
     measured: {
@@ -506,7 +413,7 @@ async function startApi(
   });
   closers.push(() => live.close());
   const server = await startApiServer({
-    catalogue: opts.catalogue,
+    catalogue,
     port: api.port,
     ...(api.host !== undefined ? { host: api.host } : {}),
     audience: api.audience,
@@ -619,7 +526,7 @@ async function followShards(
 }
 
 /** State key set by an ingest process that followed its shards to the end (one per partition). */
-const shardsDoneKey = (p: IngestPartition | undefined): string => `shards_done${p ? ` ${p.index}/${p.count}` : ''}`;
+const shardsDoneKey = (p: IngestPartition | null): string => `shards_done${p ? ` ${p.index}/${p.count}` : ''}`;
 
 /**
  * `serve --shards n` on a store whose sharded run this partition already finished: new shards
@@ -628,11 +535,7 @@ const shardsDoneKey = (p: IngestPartition | undefined): string => `shards_done${
  * duplicates. Refused, not diverging silently (docs/scale-out.md, Resuming). A process that
  * stopped before the end (a crash) starts again and reloads its open minutes.
  */
-async function refuseFinishedShardRun(
-  store: Store,
-  partition: IngestPartition | undefined,
-  name: string,
-): Promise<void> {
+async function refuseFinishedShardRun(store: Store, partition: IngestPartition | null, name: string): Promise<void> {
   if ((await store.getState(shardsDoneKey(partition))) === undefined) return;
   await store.close();
   throw new AppError(
@@ -644,7 +547,7 @@ async function refuseFinishedShardRun(
 /** The ingest side's end of a sharded run, then its mark in the store. */
 function shardRunFinish(
   store: Store,
-  partition: IngestPartition | undefined,
+  partition: IngestPartition | null,
   finish: () => Promise<void>,
 ): () => Promise<void> {
   return async () => {

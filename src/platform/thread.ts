@@ -2,7 +2,8 @@ import { ErrorCodes } from '../core/errors.js';
 import { startModuleWorker, workerCalls } from '../core/worker-calls.js';
 import type { LiveTruth, Platform } from './platform.js';
 import type { PlatformReads } from './reads.js';
-import type { PlatformLivePost, PlatformRequest, PlatformThreadInit, PlatformThreadReady } from './thread-messages.js';
+import type { PlatformLivePost, PlatformRequest, PlatformThreadReady } from './thread-messages.js';
+import type { PlatformConfig } from './config.js';
 
 /**
  * The platform in its own worker thread, behind the same `Platform` interface as the
@@ -14,8 +15,8 @@ import type { PlatformLivePost, PlatformRequest, PlatformThreadInit, PlatformThr
  */
 type Request = PlatformRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
 
-export async function startPlatformThread(init: PlatformThreadInit): Promise<Platform> {
-  const worker = startModuleWorker(import.meta.url, 'worker', init);
+export async function startPlatformThread(config: PlatformConfig): Promise<Platform> {
+  const worker = startModuleWorker(import.meta.url, 'worker', config);
   const { calls, ready: info } = await workerCalls<Request, PlatformThreadReady>(worker, {
     what: 'platform thread',
     fallback: ErrorCodes.CLOUD_FAILED,
@@ -31,7 +32,7 @@ export async function startPlatformThread(init: PlatformThreadInit): Promise<Pla
     report: (request) => call({ op: 'report', request }),
   };
   let closed = false;
-  let knownTime = init.startMs;
+  let knownTime = config.startMs;
   return {
     brokerUrl: info.brokerUrl,
     apiUrl: info.apiUrl,

@@ -1,12 +1,12 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { isAppError } from '../core/errors.js';
-import { platformOptionsOf, startPlatform, type Platform } from './platform.js';
+import { startPlatform, type Platform } from './platform.js';
+import type { PlatformConfig } from './config.js';
 import type {
   PlatformLivePost,
   PlatformRequest,
   PlatformResponse,
   PlatformThreadFailed,
-  PlatformThreadInit,
   PlatformThreadReady,
 } from './thread-messages.js';
 
@@ -17,7 +17,8 @@ import type {
  */
 const port = parentPort;
 if (!port) throw new Error('platform worker must run in a worker thread');
-const init = workerData as PlatformThreadInit;
+// Frozen again: structured cloning hands the thread a plain copy.
+const config = Object.freeze(workerData as PlatformConfig);
 
 function failure(err: unknown): { code: string | null; message: string } {
   return { code: isAppError(err) ? err.code : null, message: err instanceof Error ? err.message : String(err) };
@@ -58,7 +59,7 @@ async function handle(platform: Platform, r: PlatformRequest): Promise<unknown> 
 async function main(channel: NonNullable<typeof port>): Promise<void> {
   let platform: Platform;
   try {
-    platform = await startPlatform(platformOptionsOf(init));
+    platform = await startPlatform(config);
   } catch (err) {
     channel.postMessage({ kind: 'failed', ...failure(err) } satisfies PlatformThreadFailed);
     return;

@@ -1,4 +1,3 @@
-import { AppError, ErrorCodes } from '../core/errors.js';
 import type { RampStep } from '../scenario/ramp.js';
 import type { Fidelity, ScenarioModel } from '../scenario/model.js';
 import type { FaultFile } from '../scenario/network-schema.js';
@@ -12,7 +11,7 @@ import type { ConsumerStateRow } from '../platform/reads.js';
 import type { RunResult } from './report.js';
 import type { Verdict } from './expectations.js';
 import type { ShardSpec } from './shard.js';
-import { parseStoreLocation, type StoreLocation } from '../store/location.js';
+import type { StoreLocation } from '../store/location.js';
 
 /** Options of `runScenario` (and of `occusim run`, which maps its flags onto these). */
 export interface RunOptions {
@@ -131,26 +130,4 @@ export interface PlatformReady {
   brokerUrl: string;
   /** The HTTP API's address when the run serves it. */
   apiUrl: string | null;
-}
-
-export interface ResolvedRunOptions {
-  speed: 'max' | number;
-  /** The store, parsed once here; null: a temporary SQLite file. */
-  store: StoreLocation | null;
-  mqttPort: number;
-  onProgress: ((doneMs: number, totalMs: number, packetsSent: number) => void) | null;
-}
-
-export function resolveRunOptions(opts: RunOptions): ResolvedRunOptions {
-  const speed = opts.speed ?? 'max';
-  if (speed !== 'max' && !(typeof speed === 'number' && speed > 0 && Number.isFinite(speed))) {
-    throw new AppError(ErrorCodes.USAGE, `speed must be 'max' or a positive number, got ${String(speed)}`);
-  }
-  const mqttPort = opts.mqttPort ?? 0;
-  if (!Number.isInteger(mqttPort) || mqttPort < 0 || mqttPort > 65535) {
-    throw new AppError(ErrorCodes.USAGE, `mqtt port must be an integer in 0..65535, got ${mqttPort}`);
-  }
-  const store =
-    opts.dbPath === undefined ? null : typeof opts.dbPath === 'string' ? parseStoreLocation(opts.dbPath) : opts.dbPath;
-  return { speed, store, mqttPort, onProgress: opts.onProgress ?? null };
 }

@@ -18,15 +18,14 @@ import type { PhaseTime } from './perf.js';
 export interface StartupBreakdown {
   /** Reading, validating and expanding the scenario (the run's thread alone). */
   load: PhaseTime;
-  /** The simulator's edge stage, world and truth recorder, built while the platform and the hive threads start. */
-  simulator: PhaseTime;
-  /** Waiting for the platform after that: its catalogue, store, broker and ingest tables. */
-  platform: PhaseTime;
-  /** Hive logins to the broker, and meshes of hives in the run's thread (hive threads built theirs while the platform started). */
-  hives: PhaseTime;
-  /** The rest up to the first tick: delivery, live view, the caller's `onPlatform`. */
-  wiring: PhaseTime;
-  /** Wall ms from the run's start until the platform was up (its thread started after `load`). */
+  /**
+   * The run's start-up steps, in order, each timed from the end of the one before
+   * (run/run-start.ts, RUN_STEPS): `recorder`, `platform start`, `hive threads` (their own
+   * threads build alongside), `edge`, `world`, `platform up` (waiting for the platform: its
+   * catalogue, store, broker and ingest tables), `hives` (logins and meshes), `wiring`.
+   */
+  steps: Array<PhaseTime & { name: string }>;
+  /** Wall ms from the run's start until the platform was up (it started after `load`). */
   platformUpMs: number;
 }
 

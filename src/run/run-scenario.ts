@@ -1,47 +1,33 @@
 import { VirtualClock } from '../core/clock.js';
 import { AppError, ErrorCodes } from '../core/errors.js';
+import { startSteps } from '../core/start-steps.js';
 import { round } from '../core/stats.js';
-import { createEdgeStage } from '../edge/sensors.js';
-import { availableParallelism } from 'node:os';
-import {
-  brokerRestartHook,
-  createDelivery,
-  localHiveGroups,
-  meshEndpoints,
-  type HiveGroups,
-} from '../hive/mesh-delivery.js';
-import { spawnHiveThreads, type HiveThreadsStarting } from '../hive/hive-threads.js';
 import { formatDiagnostic } from '../scenario/diagnostics.js';
 import { loadScenarioFile, loadScenarioObject, type LoadOverrides, type LoadResult } from '../scenario/load.js';
 import type { ScenarioModel } from '../scenario/model.js';
 import { retimeModel } from '../scenario/retime.js';
 import { faultsOnModel } from '../scenario/resolve-network.js';
-import { createTruthRecorder } from '../sim/truth.js';
-import { createWorld } from '../sim/world.js';
-import { simulate } from './loop.js';
-import { resolveRunOptions, type ResolvedRunOptions, type RunOptions } from './options.js';
+import { rampSchedule } from '../scenario/ramp.js';
+import { ackTimeoutForFleet } from '../hive/mqtt-hive.js';
+import { simulate, type LoopStats } from './loop.js';
+import type { RunOptions } from './options.js';
+import { simulatorConfig, type SimulatorConfig } from './config.js';
 import { LagMonitor } from './lag.js';
 import { endpointFigures } from './webhook-endpoints.js';
 import { webhookKeepUp } from './webhook-keep-up.js';
-import { peakRssMb, phaseTimer, startStopwatch } from './perf.js';
-import { organisationsFromScenario } from '../assets/from-scenario.js';
-import { ackTimeoutForFleet, connectHive, type HiveLink } from '../hive/mqtt-hive.js';
-import { DeferredHiveLink } from '../hive/deferred-link.js';
-import { onlineTimesOf, rampSchedule } from '../scenario/ramp.js';
-import { platformOptionsOf, startPlatform, type Platform, type PlatformWebhookOptions } from '../platform/platform.js';
-import { startPlatformThread } from '../platform/thread.js';
-import type { PlatformThreadInit } from '../platform/thread-messages.js';
-import { recorderFor } from '../capture/recorder.js';
-import { buildResult } from './report.js';
-import { liveTruthAt, liveTruthStepper } from './live-truth.js';
-import { evaluateExpectations } from './expectations.js';
-import { MAX_EXPECTATIONS, parseExpectation, type Expectation } from '../scenario/expectations.js';
+import { peakRssMb, phaseTimer, startStopwatch, type Stopwatch } from './perf.js';
+import { buildResult, type RunResult } from './report.js';
+import { liveTruthAt } from './live-truth.js';
+import { evaluateExpectations, type Verdict } from './expectations.js';
 import { reportRequest, reportSource } from './report-source.js';
-import type { RunReport, StartupBreakdown } from './run-report.js';
+import type { RunPerf, RunReport, StartupBreakdown } from './run-report.js';
 import { countersFromAcks, shardModel } from './shard.js';
 import { platformRestartsOf, runWithPlatformRestarts } from './platform-restarts.js';
-import { startShardClockPlatform } from '../platform/shard-clock-platform.js';
-import type { PlatformFaultCounts, PlatformFaultTimes } from '../platform/platform-faults.js';
+import type { PlatformFaultCounts } from '../platform/platform-faults.js';
+import type { ReportData } from '../platform/reads.js';
+import type { WebhookStats } from '../webhooks/platform-hooks.js';
+import { hiveThreadsFor, RUN_STEPS, type RunParts } from './run-start.js';
+import { platformFaultTimes } from './run-platform.js';
 
 export type { RunPerf, RunReport } from './run-report.js';
 
@@ -58,293 +44,210 @@ export async function runScenario(
   scenario: string | ScenarioModel | object,
   options: RunOptions = {},
 ): Promise<RunReport> {
-  const opts = resolveRunOptions(options);
-  const extraExpectations = parseExpectations(options.expect ?? []);
+  const config = simulatorConfig(options);
   const wall = startStopwatch();
   const phases = phaseTimer(wall);
   const whole = loadModel(scenario, options);
   const restarts = platformRestartsOf(whole);
   if (restarts.length > 0) return runWithPlatformRestarts(whole, options, restarts, runScenario);
   // A shard simulates its hives and their sensors (`model`); the world and its truth stay whole.
-  const sharded = options.shard ? shardModel(whole, options.shard) : null;
-  if (sharded && options.brokerUrl === undefined)
-    throw new AppError(
-      ErrorCodes.USAGE,
-      `--shard ${options.shard?.index}/${options.shard?.count} needs --broker mqtt://…: the broker every shard publishes to`,
-    );
-  // The shared store is the ingest processes': the shard cannot forget its previous end's drain
-  // there, so a longer resumed run would store less than an uninterrupted one (docs/scale-out.md).
-  if (options.externalIngest === true && options.storePolicy === 'resume') {
-    throw new AppError(
-      ErrorCodes.USAGE,
-      '--resume with --external-ingest is not supported: run the whole sharded run again into a new database (serve --shards on an empty store)',
-    );
-  }
+  const sharded = config.shard ? shardModel(whole, config.shard) : null;
   // The ingest and its store are the ingest processes' (serve): kill or restart those instead.
-  const onPlatform = platformFaultTimes(whole);
-  if (onPlatform && options.externalIngest === true)
+  if (config.externalIngest && platformFaultTimes(whole))
     throw new AppError(
       ErrorCodes.USAGE,
       'store_restart and ingest_kill need the run’s own ingest: not with --external-ingest (kill or restart the ingest processes and their store instead)',
     );
-  const model = sharded?.model ?? whole;
-  const load = phases.end();
-  const loadMs = load.wallMs;
-  const threads = hiveThreadsFor(model, options, options.record !== undefined);
-  const clock = new VirtualClock(model.startMs);
-  const recorder = recorderFor(options, model);
-  const ackTimeoutMs = ackTimeoutForFleet((model.sensors.length * model.batchIntervalMs) / 1000);
-  // The platform's thread and the hive threads start now and build their parts (catalogue,
-  // store, broker, ingest tables; meshes) while this thread builds the simulator's; each is
-  // awaited only once that is done. An in-thread platform starts when this thread next waits.
-  // Async, so that a throw is a rejection too: `finally` below closes whatever did start.
-  const starting = (async () => startRunPlatform(model, opts, options, recorder))();
-  let platformUpMs = 0;
-  // Awaited below (or closed in `finally`); a failure meanwhile is not an unhandled rejection.
-  void starting.then(
-    () => (platformUpMs = wall.elapsedMs()),
-    () => undefined,
-  );
-  let hivesStarting: HiveThreadsStarting | null = null;
-  let platform: Platform | null = null;
-  let hiveGroups: HiveGroups | null = null;
-  let edge: ReturnType<typeof createEdgeStage> | null = null;
-  const links = new Map<string, HiveLink>();
+  const parts = newParts(whole, sharded?.model ?? whole, config, options, wall);
+  const startup: StartupBreakdown = { load: phases.end(), steps: [], platformUpMs: 0 };
+  // perf.startup is the step list itself: each step's wall and CPU time under its name.
+  const onStarted = (name: string): void => void startup.steps.push({ name, ...phases.end() });
+  const started = await startSteps(RUN_STEPS, parts, { onStarted });
   try {
-    if (threads > 0) hivesStarting = spawnHiveThreads(model, { threads, ackTimeoutMs });
-    edge = createEdgeStage(model, options.workers === undefined ? {} : { workers: options.workers });
-    const world = createWorld(whole);
-    const truth = createTruthRecorder(whole);
-    const simulator = phases.end();
-    platform = await starting;
-    const platformWait = phases.end();
-    // The simulator's side: each hive logs in over MQTT like a device would.
-    if (hivesStarting) hiveGroups = await hivesStarting.connect(platform.brokerUrl);
-    else {
-      const brokerUrl = platform.brokerUrl;
-      const onlineAt = onlineTimesOf(model);
-      for (const h of model.hives) {
-        const login = () => connectHive({ brokerUrl, serial: h.serial, password: h.password, ackTimeoutMs });
-        // A hive a ramp brings online later logs in then (hive-group.ts), not now.
-        links.set(
-          h.id,
-          (onlineAt.get(h.id) ?? Number.POSITIVE_INFINITY) > model.startMs
-            ? new DeferredHiveLink(login)
-            : await login(),
-        );
-      }
-    }
-    const groups =
-      hiveGroups ??
-      localHiveGroups(model, meshEndpoints(model, new Map([...links].map(([id, link]) => [id, { link }] as const))));
-    const hives = phases.end();
-    await options.onPlatform?.({
-      model,
-      dbPath: platform.dbPath,
-      brokerUrl: platform.brokerUrl,
-      apiUrl: platform.apiUrl,
-    });
-    const started = platform;
-    const delivery = createDelivery(model, groups, clock, {
-      ...brokerRestartHook(model, started.restartBroker),
-      beforeFlush: (t) => started.setTime(t),
-    });
-    const live = platform.publishLive ? liveTruthStepper(model, platform.publishLive) : null;
-    let lastStepMs = model.startMs;
-    const onStep = live
-      ? (t: number, w: typeof world): void => {
-          lastStepMs = t;
-          live(t, w);
-        }
-      : null;
-    const startup: StartupBreakdown = {
-      load,
-      simulator,
-      platform: platformWait,
-      hives,
-      wiring: phases.end(),
-      platformUpMs: Math.round(platformUpMs),
-    };
-    const startupMs = wall.elapsedMs();
-    const startupCpuMs = wall.cpuMs();
-    const lag = opts.speed === 'max' ? null : new LagMonitor(opts.speed);
-    options.onSimulationStart?.();
-    const loop = await simulate({
-      model,
-      clock,
-      world,
-      truth,
-      edge,
-      delivery,
-      platform,
-      speed: opts.speed,
-      onProgress: opts.onProgress,
-      onStep,
-      signal: options.signal ?? null,
-      lag,
-      onWarning: options.onWarning ?? null,
-    });
-    // Stopped early: what the platform receives after the last whole batch interval (the stop's
-    // off-grid flush, then the drain) is not what a longer run sends; not the planned end.
-    if (loop.interrupted)
-      await platform.stoppedAt(
-        model.startMs + Math.floor((loop.ticks * model.tickMs) / model.batchIntervalMs) * model.batchIntervalMs,
-      );
-    await delivery.drain();
-    const loopMs = wall.elapsedMs() - startupMs;
-    const loopCpuMs = wall.cpuMs() - startupCpuMs;
-    loop.batchesSent = delivery.stats().batchesPublished;
-    await platform.finish();
-    // The live view's last state, with every minute finalised: what a finished run shows.
-    if (platform.publishLive)
-      platform.publishLive({
-        ...liveTruthAt(
-          lastStepMs,
-          world,
-          model.floors.map((f) => f.id),
-          (v) => Math.round(v * 100) / 100,
-        ),
-        final: true,
-      });
-    const data = await platform.reads.report(reportRequest(model));
-    // Ingested elsewhere: an ack means stored, so the hives' acks are this shard's ledger.
-    const deliveryReport = await delivery.report();
-    if (options.externalIngest === true) data.counters = { ...data.counters, ...countersFromAcks(deliveryReport) };
-    const result = buildResult(model, truth, reportSource(data), loop, edge.accuracy?.());
-    result.delivery = { ...deliveryReport, ...faultCounts(data.platformFaults) };
-    const hooks = await platform.reads.webhookStats();
-    if (hooks) result.webhooks = hooks.subscriptions;
-    const endpoints = hooks ? endpointFigures(hooks) : null;
-    const expectations = [...(model.expect ?? []), ...extraExpectations];
-    const verdicts =
-      expectations.length > 0
-        ? evaluateExpectations(
-            expectations,
-            result,
-            hooks && endpoints
-              ? {
-                  webhookLatencyMs: { p50: round(hooks.latencyP50Ms, 2), p99: round(hooks.latencyP99Ms, 2) },
-                  webhookEndpoints: endpoints,
-                }
-              : {},
-          )
-        : null;
-    // --truth / --html: what the report was computed from, read-only (results do not depend on it).
-    await options.onArtefacts?.({
-      model,
-      truth,
-      data,
-      result,
-      verdicts,
-      ...(hooks?.consumer ? { consumer: hooks.consumer } : {}),
-    });
-    const wallMs = wall.elapsedMs();
-    const simSeconds = wallMs / 1000;
-    const report: RunReport = {
-      scenario: model.name,
-      seed: model.seed,
-      ...(sharded ? { shard: sharded.info } : {}),
-      result,
-      perf: {
-        wallMs: Math.round(wallMs),
-        loadMs: Math.round(loadMs),
-        startupMs: Math.round(startupMs),
-        loopMs: Math.round(loopMs),
-        startupCpuMs: Math.round(startupCpuMs),
-        loopCpuMs: Math.round(loopCpuMs),
-        startup,
-        simulatedMs: model.durationMs,
-        speedup: round(model.durationMs / Math.max(1, wallMs), 1),
-        ticks: loop.ticks,
-        sensorSecondsPerWallSecond: Math.round(loop.sensorSeconds / simSeconds),
-        packetsPerWallSecond: Math.round(loop.packetsSent / simSeconds),
-        peakRssMb: peakRssMb(),
-        cpuPercent: wall.cpuPercent(),
-        platformThread: platform.inOwnThread,
-        hiveThreads: hiveGroups ? threads : 0,
-        interrupted: loop.interrupted,
-        ...(lag ? { realTime: lag.summary() } : {}),
-        ...(hooks
-          ? {
-              webhookLatencyMs: { p50: round(hooks.latencyP50Ms, 2), p99: round(hooks.latencyP99Ms, 2) },
-              ...(endpoints ? { webhooks: endpoints } : {}),
-              webhookKeepUp: webhookKeepUp(hooks, model.durationMs, opts.speed),
-              webhookTimestamps: hooks.timestamps,
-            }
-          : {}),
-      },
-      db: platform.dbPath,
-      dbKept: !(options.keepStore === false && opts.store === null),
-    };
-    if (verdicts) report.expectations = verdicts;
+    startup.platformUpMs = Math.round(parts.platformUpMs);
+    const report = await runAndReport(parts, startup, sharded?.info);
     await options.beforeClose?.(report);
     return report;
   } finally {
-    await edge?.close();
-    await hiveGroups?.close();
-    if (!hiveGroups) await hivesStarting?.abandon();
-    for (const link of links.values()) await link.close();
-    // A platform that came up after the simulator's build failed is closed all the same.
-    const up = platform ?? (await starting.catch(() => null));
-    await up?.close();
-    recorder?.close();
+    await started.stop();
   }
 }
 
-/**
- * The run's platform: in its own worker thread by default (the simulator keeps this thread),
- * in this thread when asked (`platformThread: false`) or when a capture records what the
- * embedded broker accepts (the recorder's callback cannot cross threads). Same results either way.
- */
-/** From this many sensors on, `platformThread: 'auto'` runs the platform in its own thread. */
-export const AUTO_THREAD_SENSORS = 1000;
-
-function startRunPlatform(
+/** The run's parts before its steps start them: each step fills in its own (run-start.ts). */
+function newParts(
+  whole: ScenarioModel,
   model: ScenarioModel,
-  opts: ResolvedRunOptions,
+  config: SimulatorConfig,
   options: RunOptions,
-  recorder: ReturnType<typeof recorderFor>,
-): Promise<Platform> {
-  if (options.externalIngest === true && options.shard && options.brokerUrl !== undefined)
-    return startShardClockPlatform({ brokerUrl: options.brokerUrl, shard: options.shard, store: opts.store });
-  const init: PlatformThreadInit = {
-    organisations: organisationsFromScenario(model),
-    startMs: model.startMs,
-    tickMs: model.tickMs,
-    store: opts.store,
-    removeTemporaryStore: options.keepStore === false,
-    storePolicy: options.storePolicy ?? 'new',
-    // A shard's store holds its slice only: resumed by another slice (or unsharded) it would mix runs.
-    runKey: `${model.name}|${model.seed}|${model.startMs}${options.shard ? `|shard ${options.shard.index}/${options.shard.count}` : ''}`,
-    // A resumed run sends every batch again from its start: its store forgets the previous end's drain.
-    runEndMs: model.startMs + model.durationMs,
-    mqttPort: opts.mqttPort,
-    ...(options.mqttHost !== undefined ? { mqttHost: options.mqttHost } : {}),
-    brokerUrl: options.brokerUrl ?? null,
-    ...(options.shard ? { ownHivesOnly: true } : {}),
-    api: options.api ?? null,
-    webhooks: webhookOptions(model, options),
-    ...faultsOf(model),
+  wall: Stopwatch,
+): RunParts {
+  const partial: Partial<RunParts> = {
+    whole,
+    model,
+    config,
+    options,
+    wall,
+    clock: new VirtualClock(model.startMs),
+    ackTimeoutMs: ackTimeoutForFleet((model.sensors.length * model.batchIntervalMs) / 1000),
+    threads: hiveThreadsFor(model, config),
+    recorder: null,
+    platformUpMs: 0,
+    hivesStarting: null,
+    threadGroups: null,
+    links: new Map(),
+    onStep: null,
+    lastStepMs: model.startMs,
   };
-  const thread = options.platformThread ?? 'auto';
-  if ((thread === true || (thread === 'auto' && model.sensors.length >= AUTO_THREAD_SENSORS)) && !recorder)
-    return startPlatformThread(init);
-  return startPlatform({ ...platformOptionsOf(init), onPublish: recorder?.onPublish });
+  return partial as RunParts;
 }
 
-/** The schedule's faults on the platform itself (platform-faults.ts), or null when it has none. */
-function platformFaultTimes(model: ScenarioModel): PlatformFaultTimes | null {
-  const faults = model.faults ?? [];
-  const storeAway = faults.flatMap((f) =>
-    f.kind === 'store_restart' ? [{ fromMs: f.atMs, toMs: f.atMs + f.durationMs }] : [],
+/** The simulation from the first tick to the drain, then the report. */
+async function runAndReport(
+  p: RunParts,
+  startup: StartupBreakdown,
+  shard: RunReport['shard'] | undefined,
+): Promise<RunReport> {
+  const { wall, config, model } = p;
+  const startupMs = wall.elapsedMs();
+  const startupCpuMs = wall.cpuMs();
+  const lag = config.speed === 'max' ? null : new LagMonitor(config.speed);
+  const loop = await runLoop(p, lag);
+  const loopMs = wall.elapsedMs() - startupMs;
+  const loopCpuMs = wall.cpuMs() - startupCpuMs;
+  const ended = await endOfRun(p, loop);
+  const wallMs = wall.elapsedMs();
+  const report: RunReport = {
+    scenario: model.name,
+    seed: model.seed,
+    ...(shard ? { shard } : {}),
+    result: ended.result,
+    perf: {
+      wallMs: Math.round(wallMs),
+      loadMs: startup.load.wallMs,
+      startupMs: Math.round(startupMs),
+      loopMs: Math.round(loopMs),
+      startupCpuMs: Math.round(startupCpuMs),
+      loopCpuMs: Math.round(loopCpuMs),
+      startup,
+      simulatedMs: model.durationMs,
+      speedup: round(model.durationMs / Math.max(1, wallMs), 1),
+      ticks: loop.ticks,
+      sensorSecondsPerWallSecond: Math.round(loop.sensorSeconds / (wallMs / 1000)),
+      packetsPerWallSecond: Math.round(loop.packetsSent / (wallMs / 1000)),
+      peakRssMb: peakRssMb(),
+      cpuPercent: wall.cpuPercent(),
+      platformThread: p.platform.inOwnThread,
+      hiveThreads: p.threadGroups ? p.threads : 0,
+      interrupted: loop.interrupted,
+      ...(lag ? { realTime: lag.summary() } : {}),
+      ...ended.webhookPerf,
+    },
+    db: p.platform.dbPath,
+    dbKept: config.keepStore || config.store !== null,
+  };
+  if (ended.verdicts) report.expectations = ended.verdicts;
+  return report;
+}
+
+/** The loop over simulated time, and the drain of what is still on its way. */
+async function runLoop(p: RunParts, lag: LagMonitor | null): Promise<LoopStats> {
+  const { model, platform, delivery, options } = p;
+  options.onSimulationStart?.();
+  const loop = await simulate({
+    model,
+    clock: p.clock,
+    world: p.world,
+    truth: p.truth,
+    edge: p.edge,
+    delivery,
+    platform,
+    speed: p.config.speed,
+    onProgress: options.onProgress ?? null,
+    onStep: p.onStep,
+    signal: options.signal ?? null,
+    lag,
+    onWarning: options.onWarning ?? null,
+  });
+  // Stopped early: what the platform receives after the last whole batch interval (the stop's
+  // off-grid flush, then the drain) is not what a longer run sends; not the planned end.
+  if (loop.interrupted)
+    await platform.stoppedAt(
+      model.startMs + Math.floor((loop.ticks * model.tickMs) / model.batchIntervalMs) * model.batchIntervalMs,
+    );
+  await delivery.drain();
+  loop.batchesSent = delivery.stats().batchesPublished;
+  return loop;
+}
+
+interface Ended {
+  result: RunResult;
+  verdicts: Verdict[] | null;
+  webhookPerf: Partial<RunPerf>;
+}
+
+/** Every minute finalised, the platform's answer read back and judged against the truth. */
+async function endOfRun(p: RunParts, loop: LoopStats): Promise<Ended> {
+  const { model, platform } = p;
+  await platform.finish();
+  // The live view's last state, with every minute finalised: what a finished run shows.
+  if (platform.publishLive) {
+    const floors = model.floors.map((f) => f.id);
+    const truth = liveTruthAt(p.lastStepMs, p.world, floors, (v) => Math.round(v * 100) / 100);
+    platform.publishLive({ ...truth, final: true });
+  }
+  const data = await platform.reads.report(reportRequest(model));
+  // Ingested elsewhere: an ack means stored, so the hives' acks are this shard's ledger.
+  const deliveryReport = await p.delivery.report();
+  if (p.config.externalIngest) data.counters = { ...data.counters, ...countersFromAcks(deliveryReport) };
+  const result = buildResult(model, p.truth, reportSource(data), loop, p.edge.accuracy?.());
+  result.delivery = { ...deliveryReport, ...faultCounts(data.platformFaults) };
+  const hooks = await platform.reads.webhookStats();
+  if (hooks) result.webhooks = hooks.subscriptions;
+  const verdicts = judge(p, result, hooks);
+  await artefacts(p, data, result, verdicts, hooks);
+  return { result, verdicts, webhookPerf: hooks ? webhookPerf(p, hooks) : {} };
+}
+
+/** Wall-time figures of webhook delivery (perf): enqueue → 2xx, per endpoint, keeping up. */
+function webhookPerf(p: RunParts, hooks: WebhookStats): Partial<RunPerf> {
+  const endpoints = endpointFigures(hooks);
+  return {
+    webhookLatencyMs: { p50: round(hooks.latencyP50Ms, 2), p99: round(hooks.latencyP99Ms, 2) },
+    ...(endpoints ? { webhooks: endpoints } : {}),
+    webhookKeepUp: webhookKeepUp(hooks, p.model.durationMs, p.config.speed),
+    webhookTimestamps: hooks.timestamps,
+  };
+}
+
+/** The scenario's `expect:` and the caller's thresholds against the result; null without any. */
+function judge(p: RunParts, result: RunResult, hooks: WebhookStats | null): Verdict[] | null {
+  const expectations = [...(p.model.expect ?? []), ...p.config.expectations];
+  if (expectations.length === 0) return null;
+  const endpoints = hooks ? endpointFigures(hooks) : null;
+  const webhookLatencyMs = hooks ? { p50: round(hooks.latencyP50Ms, 2), p99: round(hooks.latencyP99Ms, 2) } : null;
+  return evaluateExpectations(
+    expectations,
+    result,
+    webhookLatencyMs && endpoints ? { webhookLatencyMs, webhookEndpoints: endpoints } : {},
   );
-  const ingestKills = faults.flatMap((f) => (f.kind === 'ingest_kill' ? [f.atMs] : []));
-  return storeAway.length + ingestKills.length > 0 ? { storeAway, ingestKills } : null;
 }
 
-function faultsOf(model: ScenarioModel): { faults?: PlatformFaultTimes } {
-  const faults = platformFaultTimes(model);
-  return faults ? { faults } : {};
+/** --truth / --html: what the report was computed from, read-only (results do not depend on it). */
+async function artefacts(
+  p: RunParts,
+  data: ReportData,
+  result: RunResult,
+  verdicts: Verdict[] | null,
+  hooks: WebhookStats | null,
+): Promise<void> {
+  await p.options.onArtefacts?.({
+    model: p.model,
+    truth: p.truth,
+    data,
+    result,
+    verdicts,
+    ...(hooks?.consumer ? { consumer: hooks.consumer } : {}),
+  });
 }
 
 /** The faults the platform applied, as the delivery report counts them (none: nothing). */
@@ -354,74 +257,6 @@ function faultCounts(c: PlatformFaultCounts | undefined): { storeRestarts?: numb
     ...(c.storeRestarts > 0 ? { storeRestarts: c.storeRestarts } : {}),
     ...(c.ingestKills > 0 ? { ingestKills: c.ingestKills } : {}),
   };
-}
-
-/** Hive threads of a run (RunOptions.hiveThreads); a capture's message order must not depend on thread timing. */
-function hiveThreadsFor(model: ScenarioModel, options: RunOptions, recording: boolean): number {
-  const asked = options.hiveThreads ?? 'auto';
-  if (asked !== 'auto') {
-    if (!Number.isInteger(asked) || asked < 0 || asked > MAX_HIVE_THREADS)
-      throw new AppError(
-        ErrorCodes.USAGE,
-        `hive threads must be an integer in 0..${MAX_HIVE_THREADS} or 'auto', got ${String(asked)}`,
-      );
-    return Math.min(asked, model.hives.length);
-  }
-  if (recording || model.sensors.length < AUTO_THREAD_SENSORS) return 0;
-  return Math.min(model.hives.length, Math.max(1, Math.min(4, availableParallelism() - 1)));
-}
-
-/** Most hive threads a run starts. */
-export const MAX_HIVE_THREADS = 64;
-
-/** The scenario's `webhooks:` entries as the platform creates them, each named by its place in the file. */
-export function declaredWebhooks(model: ScenarioModel): NonNullable<PlatformWebhookOptions['declared']> {
-  return (model.webhooks ?? []).map((w, i) => ({
-    orgId: model.org.id,
-    src: `${model.file} webhooks[${i}]`,
-    input: {
-      name: w.name,
-      eventTypes: w.eventTypes,
-      url: w.url,
-      filters: w.filters,
-      secret: w.secret,
-      sendOnValueChange: w.sendOnValueChange,
-      httpTimeoutS: w.httpTimeoutS,
-    },
-    ...(w.concurrency !== undefined ? { concurrency: w.concurrency } : {}),
-    ...(w.faults !== undefined ? { faults: w.faults } : {}),
-    ...(w.storm !== undefined ? { storm: w.storm } : {}),
-  }));
-}
-
-/**
- * The scenario's `webhooks:` and the caller's webhook options together; the retry jitter and
- * derived secrets follow the run's seed unless the caller pins them. Null: no webhooks.
- */
-function webhookOptions(model: ScenarioModel, options: RunOptions): Omit<PlatformWebhookOptions, 'wallTime'> | null {
-  const declared = declaredWebhooks(model);
-  if (!options.webhooks && declared.length === 0) return null;
-  const down = (model.faults ?? []).flatMap((f) =>
-    f.kind === 'webhook_down' ? [{ fromMs: f.atMs, toMs: f.atMs + f.durationMs, webhook: f.webhook, src: f.src }] : [],
-  );
-  return {
-    seed: model.seed,
-    ...options.webhooks,
-    ...(down.length > 0 ? { down } : {}),
-    allow: [...(model.webhookAllow ?? []), ...(options.webhooks?.allow ?? [])],
-    declared: [...declared, ...(options.webhooks?.declared ?? [])],
-  };
-}
-
-/** `RunOptions.expect` as thresholds; a bad one is the caller's mistake (USAGE), found before the run. */
-function parseExpectations(texts: readonly string[]): Expectation[] {
-  if (texts.length > MAX_EXPECTATIONS)
-    throw new AppError(ErrorCodes.USAGE, `at most ${MAX_EXPECTATIONS} thresholds, got ${texts.length}`);
-  return texts.map((text) => {
-    const r = parseExpectation(text);
-    if (!r.ok) throw new AppError(ErrorCodes.USAGE, `--expect: ${r.message}`);
-    return r.expectation;
-  });
 }
 
 function loadModel(scenario: string | ScenarioModel | object, options: RunOptions): ScenarioModel {

@@ -1,9 +1,11 @@
+import { catalogueFromScenario } from '../../src/assets/from-scenario.js';
+import { platformConfig } from '../../src/platform/config.js';
+import { organisationsFromScenario } from '../../src/assets/from-scenario.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectAsync, type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalogueFromScenario } from '../../src/assets/from-scenario.js';
 import { SqliteApiState } from '../../src/store/sqlite-api-state.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { ackTopic, uplinkTopic } from '../../src/core/topics.js';
@@ -127,15 +129,16 @@ describe('device identities belong to one organisation', () => {
   let restarts = 0;
 
   const start = async (): Promise<void> => {
-    platform = await startPlatform({
-      catalogue: catalogueFromScenario(model),
-      clock,
-      tickMs: model.tickMs,
-      store: { kind: 'sqlite', path: join(dir, 'store.sqlite') },
-      mqttPort: 0,
-      api: { port: 0, audience: AUDIENCE },
-      storePolicy: restarts++ === 0 ? 'new' : 'resume',
-    });
+    platform = await startPlatform(
+      platformConfig({
+        organisations: organisationsFromScenario(model),
+        tickMs: model.tickMs,
+        store: { kind: 'sqlite', path: join(dir, 'store.sqlite') },
+        api: { port: 0, audience: AUDIENCE },
+        storePolicy: restarts++ === 0 ? 'new' : 'resume',
+      }),
+      { clock },
+    );
     tokenA = await login(platform.apiUrl!, model, 0);
     tokenB = await login(platform.apiUrl!, model, 1);
   };

@@ -1,3 +1,5 @@
+import { platformConfig } from '../../src/platform/config.js';
+import { organisationsFromScenario } from '../../src/assets/from-scenario.js';
 /**
  * A served platform (broker, ingest, API) in a process of its own for past-minute-flood.test.ts,
  * so its RSS is this workload's alone and the API is probed from outside its event loop. Its
@@ -8,7 +10,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { catalogueFromScenario } from '../../src/assets/from-scenario.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { startPlatform } from '../../src/platform/platform.js';
 import { T0, tinyModel } from '../cloud/fixture.js';
@@ -29,15 +30,16 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'occusim-flood-'));
   const clock = new VirtualClock(T0 + 2 * 3_600_000);
   const model = tinyModel();
-  const platform = await startPlatform({
-    catalogue: catalogueFromScenario(model),
-    clock,
-    tickMs: model.tickMs,
-    store: { kind: 'sqlite', path: join(dir, 'store.sqlite') },
-    mqttPort: 0,
-    api: { port: 0, audience: 'https://api.occusim.local' },
-    advanceEveryMs: 1000,
-  });
+  const platform = await startPlatform(
+    platformConfig({
+      organisations: organisationsFromScenario(model),
+      tickMs: model.tickMs,
+      store: { kind: 'sqlite', path: join(dir, 'store.sqlite') },
+      api: { port: 0, audience: 'https://api.occusim.local' },
+      advanceEveryMs: 1000,
+    }),
+    { clock },
+  );
   // A first API answer and a first finalisation (the minutes before now − look-back) before the baseline.
   await fetch(`${platform.apiUrl}/api/openapi.json`).then((r) => r.arrayBuffer());
   await new Promise((r) => setTimeout(r, 1200));

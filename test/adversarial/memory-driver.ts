@@ -1,3 +1,5 @@
+import { platformConfig } from '../../src/platform/config.js';
+import { organisationsFromScenario } from '../../src/assets/from-scenario.js';
 /**
  * Drives a platform (broker, ingest, API) with the hostile inputs of issue 16 in a process of
  * its own, started by memory-bound.test.ts with --expose-gc so RSS is this workload's alone,
@@ -8,7 +10,6 @@ import { connect as tcpConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectAsync } from 'mqtt';
-import { catalogueFromScenario } from '../../src/assets/from-scenario.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { uplinkTopic } from '../../src/core/topics.js';
 import { startPlatform } from '../../src/platform/platform.js';
@@ -71,15 +72,16 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'occusim-memory-'));
   const clock = new VirtualClock(T0 + 60_000);
   const model = { ...tinyModel(), clients: [CLIENT] };
-  const platform = await startPlatform({
-    catalogue: catalogueFromScenario(model),
-    clock,
-    tickMs: model.tickMs,
-    store: { kind: 'sqlite', path: join(dir, 'store.sqlite') },
-    mqttPort: 0,
-    api: { port: 0, audience: AUDIENCE },
-    advanceEveryMs: 20,
-  });
+  const platform = await startPlatform(
+    platformConfig({
+      organisations: organisationsFromScenario(model),
+      tickMs: model.tickMs,
+      store: { kind: 'sqlite', path: join(dir, 'store.sqlite') },
+      api: { port: 0, audience: AUDIENCE },
+      advanceEveryMs: 20,
+    }),
+    { clock },
+  );
   const port = Number(new URL(platform.brokerUrl).port);
   const api = platform.apiUrl as string;
   const login = await fetch(`${api}/api/v2/clients/login`, {

@@ -1,3 +1,5 @@
+import { platformConfig } from '../../src/platform/config.js';
+import { organisationsFromScenario } from '../../src/assets/from-scenario.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect as tcpConnect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -5,7 +7,6 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { connectAsync, type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalogueFromScenario } from '../../src/assets/from-scenario.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { ackTopic, heartbeatTopic, uplinkTopic } from '../../src/core/topics.js';
 import { startPlatform, type Platform } from '../../src/platform/platform.js';
@@ -45,18 +46,21 @@ const accepted = { uplink: 0, heartbeat: 0, other: 0 };
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'occusim-mqtt-fuzz-'));
   const model = tinyModel();
-  platform = await startPlatform({
-    catalogue: catalogueFromScenario(model),
-    clock: new VirtualClock(NOW),
-    tickMs: model.tickMs,
-    store: { kind: 'sqlite', path: join(dir, 'store.sqlite') },
-    mqttPort: 0,
-    onPublish: (topic) => {
-      if (topic === uplinkTopic(HIVE_SERIAL)) accepted.uplink++;
-      else if (topic === heartbeatTopic(HIVE_SERIAL)) accepted.heartbeat++;
-      else accepted.other++;
+  platform = await startPlatform(
+    platformConfig({
+      organisations: organisationsFromScenario(model),
+      tickMs: model.tickMs,
+      store: { kind: 'sqlite', path: join(dir, 'store.sqlite') },
+    }),
+    {
+      clock: new VirtualClock(NOW),
+      onPublish: (topic) => {
+        if (topic === uplinkTopic(HIVE_SERIAL)) accepted.uplink++;
+        else if (topic === heartbeatTopic(HIVE_SERIAL)) accepted.heartbeat++;
+        else accepted.other++;
+      },
     },
-  });
+  );
   port = Number(new URL(platform.brokerUrl).port);
 });
 

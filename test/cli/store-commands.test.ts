@@ -1,8 +1,9 @@
+import { platformConfig } from '../../src/platform/config.js';
+import { organisationsFromScenario } from '../../src/assets/from-scenario.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { catalogueFromScenario } from '../../src/assets/from-scenario.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
 import { sqliteStore, sqliteWebhookStore } from '../../src/store/sqlite-async.js';
 import type { Store } from '../../src/store/port.js';
@@ -150,24 +151,25 @@ for (const kind of KINDS) {
     it('a replay onto the store a served platform uses is delivered by that platform, once, signed', async () => {
       const at = await kind.create();
       const receiver = await startTestReceiver();
-      const platform = await startPlatform({
-        catalogue: catalogueFromScenario(model),
-        clock: systemClock,
-        tickMs: model.tickMs,
-        store: parseStoreLocation(at.dbPath),
-        mqttPort: 0,
-        advanceEveryMs: 50,
-        webhooks: {
-          seed: 1,
-          allow: ['127.0.0.1/8'],
-          declared: [
-            {
-              orgId: model.org.id,
-              input: { name: 'traffic', eventTypes: ['TRAFFIC'], url: receiver.url, secret: SECRET },
-            },
-          ],
-        },
-      });
+      const platform = await startPlatform(
+        platformConfig({
+          organisations: organisationsFromScenario(model),
+          tickMs: model.tickMs,
+          store: parseStoreLocation(at.dbPath),
+          advanceEveryMs: 50,
+          webhooks: {
+            seed: 1,
+            allow: ['127.0.0.1/8'],
+            declared: [
+              {
+                orgId: model.org.id,
+                input: { name: 'traffic', eventTypes: ['TRAFFIC'], url: receiver.url, secret: SECRET },
+              },
+            ],
+          },
+        }),
+        { clock: systemClock },
+      );
       try {
         const id = platform.webhooks?.service.all()[0]?.id as string;
         // A dead letter in the served store (as an endpoint that refused it would leave it), of

@@ -1,9 +1,10 @@
+import { platformConfig } from '../../src/platform/config.js';
+import { organisationsFromScenario } from '../../src/assets/from-scenario.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectAsync, type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalogueFromScenario } from '../../src/assets/from-scenario.js';
 import { ScaledWallClock, VirtualClock } from '../../src/core/clock.js';
 import { secretFor } from '../../src/core/ids.js';
 import { ackTopic, uplinkTopic } from '../../src/core/topics.js';
@@ -86,14 +87,15 @@ describe('the platform served on its own, reached over MQTT and HTTP only', () =
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'occusim-platform-'));
     const model = modelWithClient();
-    platform = await startPlatform({
-      catalogue: catalogueFromScenario(model),
-      clock,
-      tickMs: model.tickMs,
-      store: { kind: 'sqlite', path: join(dir, 'store.sqlite') },
-      mqttPort: 0,
-      api: { port: 0, audience: AUDIENCE },
-    });
+    platform = await startPlatform(
+      platformConfig({
+        organisations: organisationsFromScenario(model),
+        tickMs: model.tickMs,
+        store: { kind: 'sqlite', path: join(dir, 'store.sqlite') },
+        api: { port: 0, audience: AUDIENCE },
+      }),
+      { clock },
+    );
     hive = await connectTestHive(platform.brokerUrl);
     const login = await fetch(`${platform.apiUrl}/api/v2/clients/login`, {
       method: 'POST',
@@ -205,14 +207,15 @@ describe('a platform on its own clock (occusim serve)', () => {
     // Ten simulated minutes per wall second, so the test sees minutes finalise in a moment.
     const clock = new ScaledWallClock(T0, 600);
     const model = tinyModel();
-    const platform = await startPlatform({
-      catalogue: catalogueFromScenario(model),
-      clock,
-      tickMs: model.tickMs,
-      store: { kind: 'sqlite', path: join(dir, 's.sqlite') },
-      mqttPort: 0,
-      advanceEveryMs: 50,
-    });
+    const platform = await startPlatform(
+      platformConfig({
+        organisations: organisationsFromScenario(model),
+        tickMs: model.tickMs,
+        store: { kind: 'sqlite', path: join(dir, 's.sqlite') },
+        advanceEveryMs: 50,
+      }),
+      { clock },
+    );
     const hive = await connectTestHive(platform.brokerUrl);
     try {
       const sensedAt = Math.floor(clock.now() / 1000) * 1000;

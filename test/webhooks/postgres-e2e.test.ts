@@ -1,9 +1,10 @@
+import { platformConfig } from '../../src/platform/config.js';
+import { organisationsFromScenario } from '../../src/assets/from-scenario.js';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { catalogueFromScenario } from '../../src/assets/from-scenario.js';
 import { eventId } from '../../src/cloud/events.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
 import { PostgresWebhookStore } from '../../src/store/postgres-webhooks.js';
@@ -103,16 +104,17 @@ describe.skipIf(skip !== null)('webhooks on a PostgreSQL store', () => {
     const model = quickstart();
     const AUDIENCE = 'https://api.occusim.test';
     const receiver = await startTestReceiver();
-    const platform = await startPlatform({
-      catalogue: catalogueFromScenario(model),
-      clock: systemClock,
-      tickMs: model.tickMs,
-      store: { kind: 'postgres', url },
-      mqttPort: 0,
-      api: { port: 0, audience: AUDIENCE },
-      advanceEveryMs: 50,
-      webhooks: { seed: 1, allow: ['127.0.0.1/8'] },
-    });
+    const platform = await startPlatform(
+      platformConfig({
+        organisations: organisationsFromScenario(model),
+        tickMs: model.tickMs,
+        store: { kind: 'postgres', url },
+        api: { port: 0, audience: AUDIENCE },
+        advanceEveryMs: 50,
+        webhooks: { seed: 1, allow: ['127.0.0.1/8'] },
+      }),
+      { clock: systemClock },
+    );
     const locker = new pg.Client({ connectionString: url });
     await locker.connect();
     try {

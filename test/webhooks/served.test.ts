@@ -1,8 +1,9 @@
+import { platformConfig } from '../../src/platform/config.js';
+import { organisationsFromScenario } from '../../src/assets/from-scenario.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalogueFromScenario } from '../../src/assets/from-scenario.js';
 import { eventId } from '../../src/cloud/events.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { systemClock } from '../../src/core/clock.js';
@@ -30,16 +31,17 @@ beforeAll(async () => {
   if (!r.ok) throw new Error('quickstart does not load');
   model = r.model;
   receiver = await startTestReceiver();
-  platform = await startPlatform({
-    catalogue: catalogueFromScenario(model),
-    clock: systemClock,
-    tickMs: model.tickMs,
-    store: { kind: 'sqlite', path: join(dir, 'store.sqlite') },
-    mqttPort: 0,
-    api: { port: 0, audience: AUDIENCE },
-    advanceEveryMs: 50,
-    webhooks: { seed: 1, allow: ['127.0.0.1/8'] },
-  });
+  platform = await startPlatform(
+    platformConfig({
+      organisations: organisationsFromScenario(model),
+      tickMs: model.tickMs,
+      store: { kind: 'sqlite', path: join(dir, 'store.sqlite') },
+      api: { port: 0, audience: AUDIENCE },
+      advanceEveryMs: 50,
+      webhooks: { seed: 1, allow: ['127.0.0.1/8'] },
+    }),
+    { clock: systemClock },
+  );
   const client = model.clients[0] as ScenarioModel['clients'][number];
   const login = await fetch(`${platform.apiUrl}/api/v2/clients/login`, {
     method: 'POST',
