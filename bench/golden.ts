@@ -132,7 +132,15 @@ async function fingerprintRun(
         timestamps: 'simulated',
         declared: HOOK_TYPES.map((t) => ({
           orgId: model.org.id,
-          input: { name: t.toLowerCase(), eventTypes: [t], url: receiver.url(t.toLowerCase()), secret: SECRET },
+          input: {
+            name: t.toLowerCase(),
+            eventTypes: [t],
+            url: receiver.url(t.toLowerCase()),
+            secret: SECRET,
+            // The longest timeout allowed: a retry after a timeout on a loaded machine would
+            // change what the receiver sees (a wall-clock timeout is what a run cannot repeat).
+            httpTimeoutS: 60,
+          },
         })),
       },
     });
