@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- golden [--write]`: fingerprints (sha256) of what a run's users read —
+ * `npm run bench -- golden [--write] [--dump DIR]`: fingerprints (sha256) of what a run's users read —
  * the report's deterministic part, the stored series and event outbox, each webhook
  * subscription's requests, the `--record` capture's bytes — for quickstart and office-day at
  * `--speed max` with their seeds, compared with test/golden/fingerprints.json (issue 31: the
@@ -38,7 +38,7 @@ const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 export type Fingerprints = Record<string, string | number>;
 
 export interface GoldenFile {
-  /** The commit the fingerprints were made at (`git rev-parse HEAD`; "+dirty" with uncommitted changes). */
+  /** The commit the fingerprints were made at (`git rev-parse HEAD`; "+dirty" with uncommitted changes under src/). */
   commit: string;
   runs: Record<string, Fingerprints>;
 }
