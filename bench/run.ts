@@ -10,6 +10,7 @@ import { runCodecBench } from './codec.js';
 import { runEdgeBench } from './edge.js';
 import { runExploreBench } from './explore.js';
 import { runFoundationBench } from './foundation.js';
+import { runGoldenBench } from './golden.js';
 import { runMcpBench } from './mcp.js';
 import { runDeliveryBench } from './delivery.js';
 import { runDistributedBench } from './distributed.js';
@@ -38,6 +39,8 @@ if (only === 'webhook-receiver') await runWebhookReceiverBench(root, process.arg
 // Needs mosquitto and PostgreSQL: run on its own only.
 if (only === 'distributed') await runDistributedBench(root, process.argv[3]);
 if (only === 'distributed-scale') await runDistributedScaleBench(root, process.argv.slice(3));
+// A check, not a measurement: run on its own (exits 1 when a result changed).
+if (only === 'golden') await runGoldenBench(root, process.argv.slice(3));
 if (only === 'capacity') await runCapacityBench(root, process.argv.slice(3));
 if (only === undefined || only === 'explore') await runExploreBench(root, process.argv[3]);
 if (only === undefined || only === 'scale')
