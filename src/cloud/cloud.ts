@@ -3,7 +3,8 @@ import type { ValueCounts } from '../core/value-counts.js';
 import { AppError, ErrorCodes } from '../core/errors.js';
 import { MINUTE_MS } from '../core/time.js';
 import type { AssetCatalogue } from '../assets/catalogue.js';
-import { startMqttIngest, type MqttIngest } from './mqtt-ingest.js';
+import { startMqttIngest, type MqttIngest, type MqttIngestOptions } from './mqtt-ingest.js';
+import { startSteps, type StartStep } from '../core/start-steps.js';
 import {
   CloudPipeline,
   type CloudCounters,
@@ -170,22 +171,54 @@ export function storedReads(
   };
 }
 
-/**
- * Writes the catalogue's assets to the store, connects to the broker (client id
- * `occusim-cloud`) and resolves once subscribed to every hive's uplink topic (QoS 1).
- */
-export async function startCloud(opts: CloudOptions): Promise<Cloud> {
-  const { catalogue, store } = opts;
-  await store.writeAssets(assetRows(catalogue));
-  const zoneOf = (id: string): string => catalogue.timezoneOf(id);
-  const metadata = new EventMetadata(catalogue);
-  const base: PipelineOptions = {
+/** What the cloud's start-up steps share: each reads what the steps before it started. */
+interface CloudParts {
+  readonly opts: CloudOptions;
+  pipeline: IngestPipelines;
+  ingest: MqttIngest;
+  /**
+   * A failure inside the MQTT callback (e.g. the disk is full) cannot be thrown to anyone
+   * there; it is kept and raised by the runner's next call.
+   */
+  failure: { err: unknown } | null;
+}
+
+/** The cloud's start-up, in order (core/start-steps.ts); stopped in reverse on a failure and on close. */
+const CLOUD_STEPS: readonly StartStep<CloudParts>[] = [
+  { name: 'assets', start: ({ opts }) => opts.store.writeAssets(assetRows(opts.catalogue)) },
+  {
+    name: 'pipeline',
+    start: async (c) => {
+      const base = pipelineOptions(c.opts);
+      const pipeline: IngestPipelines = c.opts.pipelines ? await c.opts.pipelines(base) : new CloudPipeline(base);
+      c.pipeline = pipeline;
+      return async () => {
+        // Writes already under way finish before the store closes.
+        await pipeline.idle();
+        await pipeline.close?.();
+        await c.opts.store.close();
+      };
+    },
+  },
+  {
+    name: 'ingest',
+    start: async (c) => {
+      const ingest = await startMqttIngest(ingestOptions(c));
+      c.ingest = ingest;
+      return () => ingest.close();
+    },
+  },
+];
+
+function pipelineOptions(opts: CloudOptions): PipelineOptions {
+  const { catalogue } = opts;
+  return {
     catalogue,
     tickMs: opts.tickMs,
-    store,
+    store: opts.store,
     clock: opts.clock,
     lookbackMs: opts.lookbackMs ?? DEFAULT_LOOKBACK_MS,
-    zoneOf,
+    zoneOf: (id) => catalogue.timezoneOf(id),
     ...(opts.onEvent ? { onEvent: opts.onEvent } : {}),
     ...(opts.onSensorEvent ? { onSensorEvent: opts.onSensorEvent } : {}),
     ...(opts.sensorEventsWanted ? { sensorEventsWanted: opts.sensorEventsWanted } : {}),
@@ -195,44 +228,49 @@ export async function startCloud(opts: CloudOptions): Promise<Cloud> {
     ...(opts.tally ? { tally: opts.tally } : {}),
     ...(opts.storeAvailable ? { storeAvailable: opts.storeAvailable } : {}),
   };
-  const pipeline: IngestPipelines = opts.pipelines ? await opts.pipelines(base) : new CloudPipeline(base);
-  // A failure inside the MQTT callback (e.g. the disk is full) cannot be thrown to anyone
-  // there; it is kept and raised by the runner's next call.
-  let failure: unknown = undefined;
-  let ingest: MqttIngest;
-  try {
-    ingest = await startMqttIngest({
-      brokerUrl: opts.brokerUrl,
-      username: opts.username,
-      password: opts.password,
-      clientId: opts.clientId ?? 'occusim-cloud',
-      ...(opts.shareGroup !== undefined ? { shareGroup: opts.shareGroup } : {}),
-      ...(opts.ownHivesOnly === true ? { hiveSerials: catalogue.all('hive').map((h) => h.serial) } : {}),
-      onMessage(topic, payload) {
-        if (failure !== undefined) return Promise.resolve(null);
-        return pipeline.handleMessage(topic, payload).catch((err: unknown) => {
-          failure ??= err;
-          return null;
-        });
-      },
-      onHeartbeat(topic, payload) {
-        if (failure !== undefined) return;
-        pipeline.handleHeartbeat(topic, payload).catch((err: unknown) => {
-          failure ??= err;
-        });
-      },
-    });
-  } catch (err) {
-    await pipeline.close?.();
-    await store.close();
-    throw err;
-  }
+}
+
+/** The cloud's MQTT client: every message to the pipeline, a failure kept for the next call. */
+function ingestOptions(c: CloudParts): MqttIngestOptions {
+  const { opts, pipeline } = c;
+  const keep = (err: unknown): void => void (c.failure ??= { err });
+  return {
+    brokerUrl: opts.brokerUrl,
+    username: opts.username,
+    password: opts.password,
+    clientId: opts.clientId ?? 'occusim-cloud',
+    ...(opts.shareGroup !== undefined ? { shareGroup: opts.shareGroup } : {}),
+    ...(opts.ownHivesOnly === true ? { hiveSerials: opts.catalogue.all('hive').map((h) => h.serial) } : {}),
+    onMessage(topic, payload) {
+      if (c.failure) return Promise.resolve(null);
+      return pipeline.handleMessage(topic, payload).catch((err: unknown) => {
+        keep(err);
+        return null;
+      });
+    },
+    onHeartbeat(topic, payload) {
+      if (c.failure) return;
+      pipeline.handleHeartbeat(topic, payload).catch(keep);
+    },
+  };
+}
+
+/**
+ * Writes the catalogue's assets to the store, connects to the broker (client id
+ * `occusim-cloud`) and resolves once subscribed to every hive's uplink topic (QoS 1).
+ */
+export async function startCloud(opts: CloudOptions): Promise<Cloud> {
+  const c = { opts, failure: null } as CloudParts;
+  const started = await startSteps(CLOUD_STEPS, c);
+  const { pipeline, ingest } = c;
+  const { catalogue, store } = opts;
   const check = (): void => {
-    if (failure !== undefined)
-      throw new AppError(ErrorCodes.CLOUD_FAILED, `cloud ingest failed: ${(failure as Error).message}`, {
-        cause: failure,
+    if (c.failure)
+      throw new AppError(ErrorCodes.CLOUD_FAILED, `cloud ingest failed: ${(c.failure.err as Error).message}`, {
+        cause: c.failure.err,
       });
   };
+  const metadata = new EventMetadata(catalogue);
   let closed = false;
   return {
     async advance(nowMs) {
@@ -284,11 +322,7 @@ export async function startCloud(opts: CloudOptions): Promise<Cloud> {
     async close() {
       if (closed) return;
       closed = true;
-      await ingest.close();
-      // Writes already under way finish before the store closes.
-      await pipeline.idle();
-      await pipeline.close?.();
-      await store.close();
+      await started.stop();
     },
   };
 }
