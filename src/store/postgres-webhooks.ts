@@ -1,5 +1,6 @@
-import { PostgresSession } from './postgres-session.js';
+import type { PostgresSession } from './postgres-session.js';
 import { PostgresStore } from './postgres-store.js';
+import { columnsOf, deliveryColumns } from './postgres-writes.js';
 import {
   toDelivery,
   type AsyncWebhookStore,
@@ -53,8 +54,7 @@ export class PostgresWebhookStore implements AsyncWebhookStore {
   }
 
   static async open(url: string): Promise<PostgresWebhookStore> {
-    await (await PostgresStore.open(url)).close();
-    return new PostgresWebhookStore(await PostgresSession.connect(url));
+    return new PostgresWebhookStore(await PostgresStore.migratedSession(url));
   }
 
   async subscriptions(): Promise<StoredSubscription[]> {
@@ -97,27 +97,11 @@ export class PostgresWebhookStore implements AsyncWebhookStore {
   ): Promise<void> {
     const statements: Array<[string, unknown[]]> = [];
     if (deliveries.length > 0) {
-      const ds = deliveries;
-      statements.push([
-        ENQUEUE_SQL,
-        [
-          ds.map((d) => d.subscriptionId),
-          ds.map((d) => d.eventId),
-          ds.map((d) => d.eventType),
-          ds.map((d) => d.eventTimestampMs),
-          ds.map((d) => d.body),
-          ds.map((d) => d.enqueuedAtMs),
-          ds.map((d) => d.nextAttemptMs),
-        ],
-      ]);
+      statements.push([ENQUEUE_SQL, deliveryColumns(deliveries)]);
     }
     if (cursor) statements.push([SET_STATE_SQL, [cursor.key, cursor.value]]);
     if (lastValues && lastValues.length > 0) {
-      const vs = lastValues;
-      statements.push([
-        PUT_LAST_VALUES_SQL,
-        [vs.map((v) => v.subscriptionId), vs.map((v) => v.subject), vs.map((v) => v.value)],
-      ]);
+      statements.push([PUT_LAST_VALUES_SQL, columnsOf(lastValues, ['subscriptionId', 'subject', 'value'])]);
     }
     await this.#db.transaction(statements);
   }

@@ -1,4 +1,5 @@
 import type { OccupancyEvent } from './port.js';
+import type { PresenceMinuteRow, TrafficMinuteRow } from './rows.js';
 import type { DeliveryInsert } from './webhook-port.js';
 
 /**
@@ -98,28 +99,46 @@ export function lastByKey<T>(rows: readonly T[], key: (r: T) => string): T[] {
   return [...last.values()];
 }
 
-/** A batch's webhook deliveries as the columns $17–$23 of BATCH_SQL. */
-export function deliveryColumns(ds: readonly DeliveryInsert[]): unknown[] {
-  return [
-    ds.map((d) => d.subscriptionId),
-    ds.map((d) => d.eventId),
-    ds.map((d) => d.eventType),
-    ds.map((d) => d.eventTimestampMs),
-    ds.map((d) => d.body),
-    ds.map((d) => d.enqueuedAtMs),
-    ds.map((d) => d.nextAttemptMs),
-  ];
+/** The rows as one array per key, in the order of `keys`: the columns `unnest` expands. */
+export function columnsOf<T>(rows: readonly T[], keys: ReadonlyArray<keyof T>): unknown[][] {
+  return keys.map((k) => rows.map((r) => r[k]));
+}
+
+/**
+ * Webhook deliveries as the columns of a delivery insert ($17–$23 of BATCH_SQL, $1–$7 of
+ * postgres-webhooks.ts's ENQUEUE_SQL).
+ */
+export function deliveryColumns(ds: readonly DeliveryInsert[]): unknown[][] {
+  return columnsOf(ds, [
+    'subscriptionId',
+    'eventId',
+    'eventType',
+    'eventTimestampMs',
+    'body',
+    'enqueuedAtMs',
+    'nextAttemptMs',
+  ]);
 }
 
 /** Outbox events as the columns of EVENTS_SQL. */
-export function eventColumns(events: readonly OccupancyEvent[]): unknown[] {
-  return [
-    events.map((e) => e.eventId),
-    events.map((e) => e.type),
-    events.map((e) => e.spaceId),
-    events.map((e) => e.minuteMs),
-    events.map((e) => e.value),
-    events.map((e) => e.revision),
-    events.map((e) => e.emittedAtMs),
-  ];
+export function eventColumns(events: readonly OccupancyEvent[]): unknown[][] {
+  return columnsOf(events, ['eventId', 'type', 'spaceId', 'minuteMs', 'value', 'revision', 'emittedAtMs']);
+}
+
+/** A statement and its parameters, as `PostgresSession.transaction` and `fenced` take them. */
+export type Statement = [string, unknown[]];
+
+// One statement may not touch a row twice: a later row for the same minute wins, as in SQLite.
+/** Presence minutes as PRESENCE_MINUTES_SQL (none for no rows). */
+export function presenceMinutesStatements(rows: readonly PresenceMinuteRow[]): Statement[] {
+  const last = lastByKey(rows, (r) => `${r.spaceId}\u0000${r.minuteMs}`);
+  return last.length === 0
+    ? []
+    : [[PRESENCE_MINUTES_SQL, columnsOf(last, ['spaceId', 'minuteMs', 'value', 'samples'])]];
+}
+
+/** Traffic minutes as TRAFFIC_MINUTES_SQL (none for no rows). */
+export function trafficMinutesStatements(rows: readonly TrafficMinuteRow[]): Statement[] {
+  const last = lastByKey(rows, (r) => `${r.sensorId}\u0000${r.minuteMs}`);
+  return last.length === 0 ? [] : [[TRAFFIC_MINUTES_SQL, columnsOf(last, ['sensorId', 'minuteMs', 'in', 'out'])]];
 }

@@ -96,12 +96,8 @@ export const availableRooms = defineTool({
   output,
   aliases,
   async run(args, ctx, call) {
-    const catalog = await ctx.catalog.spaces(call);
-    const scope = args.scope_id
-      ? ((await ctx.catalog.resolve([args.scope_id], ['site', 'building', 'floor'], false, call)).assets[0] as Asset)
-      : null;
-    const all = scope ? [...catalog.descendants(scope.id)] : [...catalog.assets.values()];
-    const candidates = all.filter((r) => {
+    const { assets } = await ctx.catalog.inScope(args.scope_id, false, call);
+    const candidates = assets.filter((r) => {
       if (r.kind !== 'room' || !tagged(r, args.tags, args.tag_match)) return false;
       const cap = r.capacity?.max ?? null;
       if (args.min_capacity !== undefined && (cap === null || cap < args.min_capacity)) return false;
