@@ -2,7 +2,7 @@ import type { AssetCatalogue } from '../../assets/catalogue.js';
 import { applyFunction, r4 } from './aggregate.js';
 import { columnsOf, type MinuteColumns } from './columns.js';
 import { labelledWindows, passes, readOccupancy, type LabelledWindow } from './report.js';
-import type { Measurement, ReportingQuery, WindowFunction } from './request.js';
+import { isTrafficOccupancy, type Measurement, type ReportingQuery, type WindowFunction } from './request.js';
 import type { MinuteTraffic, SeriesPort } from './series.js';
 import { resolveTargets, type Target } from './targets.js';
 
@@ -66,10 +66,7 @@ async function readColumns(
   from: number,
   to: number,
 ): Promise<MinuteColumns> {
-  const direct =
-    m !== 'traffic_floor_occupancy' &&
-    m !== 'traffic_room_occupancy' &&
-    !(q.fn === 'max' && q.every !== '1m' && series.presenceRollupMax);
+  const direct = !isTrafficOccupancy(m) && !(q.fn === 'max' && q.every !== '1m' && series.presenceRollupMax);
   if (direct && series.presenceColumns) return series.presenceColumns(id, from, to);
   return columnsOf(await readOccupancy(series, q, m, id, from, to));
 }

@@ -1,6 +1,6 @@
 import type { AssetCatalogue } from '../../assets/catalogue.js';
 import { applyFunction, r4 } from './aggregate.js';
-import type { Measurement, ReportingQuery } from './request.js';
+import { isTrafficOccupancy, type Measurement, type ReportingQuery } from './request.js';
 import type { MinuteTraffic, MinuteValue, SeriesPort } from './series.js';
 import { resolveTargets, type Target } from './targets.js';
 import { localParts, offsetText, rfc3339, windowsBetween, type Window } from './windows.js';
@@ -66,8 +66,7 @@ export async function readOccupancy(
   from: number,
   to: number,
 ): Promise<readonly MinuteValue[]> {
-  if (m === 'traffic_floor_occupancy' || m === 'traffic_room_occupancy')
-    return series.trafficOccupancyMinutes(id, from, to, q.calibrated, q.calibrationPoints);
+  if (isTrafficOccupancy(m)) return series.trafficOccupancyMinutes(id, from, to, q.calibrated, q.calibrationPoints);
   // max over a coarse window is the store's rollup of that window: read one row per window
   // (and windows older than the minutes' retention exist only there).
   if (q.fn === 'max' && q.every !== '1m' && series.presenceRollupMax) {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Asset } from '../catalog.js';
 import { invalid } from '../errors.js';
 import { table } from '../render.js';
-import { defineTool, maxResults, pathOf, type AliasGroup } from '../tool.js';
+import { defineTool, maxResults, pathOf, scopeId, type AliasGroup } from '../tool.js';
 
 /**
  * service_available_rooms (platform-reference §5): rooms whose current occupancy is exactly 0,
@@ -11,12 +11,7 @@ import { defineTool, maxResults, pathOf, type AliasGroup } from '../tool.js';
  */
 const input = z
   .object({
-    scope_id: z
-      .string()
-      .min(3)
-      .max(100)
-      .optional()
-      .describe('a site, building or floor id (default: the whole organisation)'),
+    scope_id: scopeId(),
     min_capacity: z
       .number()
       .int()

@@ -4,7 +4,7 @@ import { median } from '../occupancy.js';
 import { table } from '../render.js';
 import { kindByPrefix } from '../aliases.js';
 import { invalid } from '../errors.js';
-import { defineTool, maxResults, type AliasGroup } from '../tool.js';
+import { defineTool, maxResults, scopeId, type AliasGroup } from '../tool.js';
 
 /**
  * service_hardware_snapshot: online/offline hives and sensors and battery status, for the
@@ -22,12 +22,7 @@ type Battery = (typeof BATTERY)[number];
 
 const input = z
   .object({
-    scope_id: z
-      .string()
-      .min(3)
-      .max(100)
-      .optional()
-      .describe('a site, building or floor id (default: the whole organisation)'),
+    scope_id: scopeId(),
     list: z
       .enum(['problems', 'all', 'none'])
       .default('problems')
