@@ -76,6 +76,17 @@ export async function readOccupancy(
   return series.presenceMinutes(id, from, to);
 }
 
+/** A window's in or out count: `q.fn` over its minutes, the fill value for a window without any. @internal */
+export function trafficWindowValue(q: ReportingQuery, minutes: readonly MinuteTraffic[], side: 'in' | 'out'): number {
+  if (minutes.length === 0) return q.fill.value ?? 0;
+  return r4(
+    applyFunction(
+      q.fn,
+      minutes.map((m) => m[side]),
+    ),
+  );
+}
+
 function keepWindow(q: ReportingQuery, w: Window): boolean {
   if (q.timeRanges.length === 0 && q.excludeDays.length === 0) return true;
   const { minute, weekday } = localParts(w.startMs, q.timezone);
@@ -147,23 +158,8 @@ function trafficPoints(
   windows.forEach((w, k) => {
     const b = buckets[k] as MinuteTraffic[];
     if (b.length === 0 && !q.createEmpty) return;
-    const fn = q.fn;
-    const vin = b.length
-      ? r4(
-          applyFunction(
-            fn,
-            b.map((r) => r.in),
-          ),
-        )
-      : (q.fill.value ?? 0);
-    const vout = b.length
-      ? r4(
-          applyFunction(
-            fn,
-            b.map((r) => r.out),
-          ),
-        )
-      : (q.fill.value ?? 0);
+    const vin = trafficWindowValue(q, b, 'in');
+    const vout = trafficWindowValue(q, b, 'out');
     inCsum += vin;
     outCsum += vout;
     const cum = {
