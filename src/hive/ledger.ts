@@ -111,12 +111,15 @@ const SUMMED = [
   'heartbeats',
 ] as const;
 
+/** The ledger's counts, each summed over hives (a run's overall delivery, a merge of shards'). */
+export type LedgerCounts = Record<(typeof SUMMED)[number], number>;
+
+export function sumLedgerCounts(hives: readonly HiveLedger[]): LedgerCounts {
+  return Object.fromEntries(SUMMED.map((k) => [k, hives.reduce((a, h) => a + h[k], 0)])) as LedgerCounts;
+}
+
 export function sumLedgers(hives: readonly HiveLedger[], latencies: ValueCounts): Omit<HiveLedger, 'hive'> {
-  const out = Object.fromEntries(SUMMED.map((k) => [k, hives.reduce((a, h) => a + h[k], 0)])) as Record<
-    (typeof SUMMED)[number],
-    number
-  >;
-  return { ...out, latencyMs: latencySummary(latencies) };
+  return { ...sumLedgerCounts(hives), latencyMs: latencySummary(latencies) };
 }
 
 /** A battery as read at the report's instant. */

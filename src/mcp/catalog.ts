@@ -16,6 +16,17 @@ export type SpaceKind = 'site' | 'building' | 'floor' | 'room' | 'zone';
 export type DeviceKind = 'hive' | 'sensor';
 export type AssetKind = SpaceKind | DeviceKind;
 
+/** Each kind's plural: the GraphQL list field that reads it, and its segment of a resource URI. */
+export const ASSET_LISTS = {
+  site: 'sites',
+  building: 'buildings',
+  floor: 'floors',
+  room: 'rooms',
+  zone: 'zones',
+  hive: 'hives',
+  sensor: 'sensors',
+} as const satisfies Record<AssetKind, string>;
+
 export interface Ref {
   id: string;
   name: string;
@@ -257,5 +268,21 @@ export class CatalogCache {
       catalog = await load();
     }
     return { catalog, assets: catalog.getAll(ids, kinds) };
+  }
+
+  /**
+   * What a tool's optional `scope_id` covers: the scope (a site, building or floor) and every
+   * asset below it, or without one the whole organisation (scope null).
+   */
+  async inScope(
+    scopeId: string | undefined,
+    devices: boolean,
+    call: Call = NO_CALL,
+  ): Promise<{ scope: Asset | null; assets: Asset[] }> {
+    const catalog = devices ? await this.withDevices(call) : await this.spaces(call);
+    const scope = scopeId
+      ? ((await this.resolve([scopeId], ['site', 'building', 'floor'], devices, call)).assets[0] as Asset)
+      : null;
+    return { scope, assets: scope ? [...catalog.descendants(scope.id)] : [...catalog.assets.values()] };
   }
 }

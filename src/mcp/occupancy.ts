@@ -2,7 +2,7 @@ import type { Clock } from '../core/clock.js';
 import { MINUTE_MS, floorToMinute, isoUtc } from '../core/time.js';
 import { Cached, type CallScope } from './cache.js';
 import { NO_CALL, cancelled, type Call } from './call.js';
-import type { Asset } from './catalog.js';
+import type { Asset, CatalogCache } from './catalog.js';
 import type { Platform } from './platform.js';
 
 /**
@@ -56,6 +56,16 @@ const POINT_ID = { floor: 'space_id', room: 'room_id', zone: 'zone_id' } as cons
 type SpaceAsset = Asset & { kind: 'floor' | 'room' | 'zone' };
 export const isOccupancySpace = (a: Asset): a is SpaceAsset =>
   a.kind === 'floor' || a.kind === 'room' || a.kind === 'zone';
+
+/** The floors, rooms and zones `ids` name, as the occupancy tools take them (NOT_FOUND for an id of another kind). */
+export async function occupancySpaces(
+  catalog: CatalogCache,
+  ids: readonly string[],
+  call: Call,
+): Promise<SpaceAsset[]> {
+  const { assets } = await catalog.resolve(ids, ['floor', 'room', 'zone'], false, call);
+  return assets.filter(isOccupancySpace);
+}
 
 export function median(values: readonly number[]): number | null {
   if (values.length === 0) return null;

@@ -1,6 +1,6 @@
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { Asset, AssetKind } from './catalog.js';
+import { ASSET_LISTS, type Asset, type AssetKind } from './catalog.js';
 import { isToolError } from './errors.js';
 import { isOccupancySpace } from './occupancy.js';
 import { planSvg, type Plan } from './plan-svg.js';
@@ -21,15 +21,7 @@ export const SCHEME = 'occusim://';
 export const RESOURCE_NOT_FOUND = -32002;
 export const PAGE_SIZE = 500;
 
-const PLURAL = {
-  site: 'sites',
-  building: 'buildings',
-  floor: 'floors',
-  room: 'rooms',
-  zone: 'zones',
-  hive: 'hives',
-  sensor: 'sensors',
-} as const satisfies Record<AssetKind, string>;
+const PLURAL = ASSET_LISTS;
 const KIND_OF = Object.fromEntries(Object.entries(PLURAL).map(([k, p]) => [p, k])) as Record<string, AssetKind>;
 
 type Facet = 'record' | 'plan.json' | 'plan.svg' | 'occupancy';

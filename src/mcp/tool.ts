@@ -90,6 +90,10 @@ export const idList = (what: string) =>
     .refine((ids) => new Set(ids).size === ids.length, { message: 'ids must be unique' })
     .describe(`1–50 unique ${what} ids`);
 
+/** A tool's optional scope (`CatalogCache.inScope`). */
+export const scopeId = () =>
+  z.string().min(3).max(100).optional().describe('a site, building or floor id (default: the whole organisation)');
+
 export const maxResults = (fallback: number, max = 100) =>
   z
     .number()

@@ -1,6 +1,6 @@
 import { AppError, ErrorCodes } from '../core/errors.js';
 import { round } from '../core/stats.js';
-import type { HiveLedger } from '../hive/ledger.js';
+import { sumLedgerCounts, type HiveLedger, type LedgerCounts } from '../hive/ledger.js';
 import type { RunResult, SpaceAccuracy, TrafficAccuracy } from './report.js';
 import type { RunReport } from './run-report.js';
 import type { StoreAccuracy } from './store-accuracy.js';
@@ -32,7 +32,7 @@ export interface MergedReport {
   /** `max` from the shards; the percentiles from the store (`--store`, store-accuracy.ts), absent without it. */
   latencyMs: { max: number; p50?: number; p90?: number; p99?: number };
   /** Per-hive delivery rows (each hive on one shard), and their summed counts. */
-  delivery: { hives: HiveLedger[]; overall: Record<(typeof SUMMED)[number], number> } | null;
+  delivery: { hives: HiveLedger[]; overall: LedgerCounts } | null;
   /**
    * Where `presence` and `traffic` come from: the shards' own platforms ('shards'), or the store
    * the ingest processes shared (`report merge --store`, every space and counter of the run).
@@ -44,25 +44,6 @@ export interface MergedReport {
 
 /** Most shard reports one merge reads (a report is a few MB at most). */
 export const MAX_MERGED_REPORTS = 1024;
-
-const SUMMED = [
-  'generated',
-  'offlineSuppressed',
-  'notYetOnline',
-  'meshDelivered',
-  'meshDropped',
-  'meshQueueOverflow',
-  'bufferOverflow',
-  'batches',
-  'transmissions',
-  'retransmitted',
-  'lostInFlight',
-  'duplicated',
-  'acked',
-  'undelivered',
-  'lost',
-  'heartbeats',
-] as const;
 
 /**
  * Each entry starts with the figure it names; `withStoreAccuracy` removes the entries the store
@@ -243,11 +224,7 @@ function mergePresence(reports: readonly RunReport[]): MergedReport['presence'] 
 function mergeDelivery(reports: readonly RunReport[]): MergedReport['delivery'] {
   if (reports.some((r) => r.result.delivery === undefined)) return null;
   const hives = reports.flatMap((r) => r.result.delivery?.hives ?? []);
-  const overall = Object.fromEntries(SUMMED.map((k) => [k, hives.reduce((a, h) => a + h[k], 0)])) as Record<
-    (typeof SUMMED)[number],
-    number
-  >;
-  return { hives, overall };
+  return { hives, overall: sumLedgerCounts(hives) };
 }
 
 /** The ledger and what merged, as a few lines for a terminal. */

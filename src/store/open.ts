@@ -2,7 +2,7 @@ import type { Store } from './port.js';
 import type { ApiStatePort } from './api-state-port.js';
 import { PostgresApiState } from './postgres-api-state.js';
 import { PostgresLeases } from './postgres-leases.js';
-import { PostgresSession, type Fence } from './postgres-session.js';
+import type { Fence } from './postgres-session.js';
 import { POSTGRES_TABLES } from './postgres-schema.js';
 import { PostgresStore } from './postgres-store.js';
 import { PostgresWebhookStore } from './postgres-webhooks.js';
@@ -35,8 +35,7 @@ const ADAPTERS = {
     }),
     clear: async (url: string): Promise<void> => {
       // Opening creates the schema on a new database; then its rows go.
-      await (await PostgresStore.open(url)).close();
-      const db = await PostgresSession.connect(url);
+      const db = await PostgresStore.migratedSession(url);
       try {
         await db.query(`TRUNCATE ${POSTGRES_TABLES.join(', ')} RESTART IDENTITY`);
       } finally {

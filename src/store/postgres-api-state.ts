@@ -1,5 +1,5 @@
 import { PostgresStore } from './postgres-store.js';
-import { PostgresSession } from './postgres-session.js';
+import type { PostgresSession } from './postgres-session.js';
 import {
   CLIENT_COLUMNS,
   clientRowOf,
@@ -24,8 +24,7 @@ export class PostgresApiState implements ApiStatePort {
 
   /** Connects to the store at `url`, creating its schema when the database is new. */
   static async open(url: string): Promise<PostgresApiState> {
-    await (await PostgresStore.open(url)).close();
-    return new PostgresApiState(await PostgresSession.connect(url));
+    return new PostgresApiState(await PostgresStore.migratedSession(url));
   }
 
   async clientRows(): Promise<ClientRow[]> {

@@ -19,18 +19,19 @@ import type {
   TrafficSeriesPoint,
 } from './port.js';
 import { POSTGRES_MIGRATIONS } from './postgres-schema.js';
-import { hiveStatusOf, sensorStatusOf, type HiveStatusTableRow } from './sqlite-status.js';
+import { hiveStatusOf, hiveStatusValues, sensorStatusOf, type HiveStatusTableRow } from './sqlite-status.js';
 import { PostgresSession, redactUrl, type SessionOptions } from './postgres-session.js';
 import {
   BATCH_SQL,
   EVENTS_SQL,
-  PRESENCE_MINUTES_SQL,
   ROLLUP_SQL,
-  TRAFFIC_MINUTES_SQL,
   TRAFFIC_ROLLUP_SQL,
+  columnsOf,
   deliveryColumns,
   eventColumns,
   lastByKey,
+  presenceMinutesStatements,
+  trafficMinutesStatements,
 } from './postgres-writes.js';
 
 /**
@@ -69,6 +70,15 @@ export class PostgresStore implements Store {
     return new PostgresStore(db);
   }
 
+  /**
+   * A session of its own on the store at `url`, the schema created first when the database is
+   * new: what the webhook store, the API state and clearing a store work through.
+   */
+  static async migratedSession(url: string): Promise<PostgresSession> {
+    await (await PostgresStore.open(url)).close();
+    return PostgresSession.connect(url);
+  }
+
   async hasBatch(hiveSerial: string, seq: number): Promise<boolean> {
     return (
       (await this.#db.rows('SELECT 1 FROM batches WHERE hive_serial = $1 AND seq = $2', [hiveSerial, seq])).length > 0
@@ -96,42 +106,16 @@ export class PostgresStore implements Store {
       w.raw ? Buffer.from(w.raw.payload.buffer, w.raw.payload.byteOffset, w.raw.payload.byteLength) : null,
       w.raw?.minSensedMs ?? null,
       w.raw?.maxSensedMs ?? null,
-      dl.map((d) => d.receivedAtMs),
-      dl.map((d) => d.topic),
-      dl.map((d) => d.reason),
-      dl.map((d) => d.message),
+      ...columnsOf(dl, ['receivedAtMs', 'topic', 'reason', 'message']),
       dl.map((d) => Buffer.from(d.payload)),
-      seen.map((s) => s.sensorId),
-      seen.map((s) => s.lastSeenMs),
+      ...columnsOf(seen, ['sensorId', 'lastSeenMs']),
       ...deliveryColumns(w.deliveries ?? []),
     ]);
     return r.rowCount === 1;
   }
 
   async writeMinutes(w: MinutesWrite): Promise<void> {
-    const presence = lastByKey(w.presence, (r) => `${r.spaceId}\u0000${r.minuteMs}`);
-    const traffic = lastByKey(w.traffic, (r) => `${r.sensorId}\u0000${r.minuteMs}`);
-    const statements: Array<[string, unknown[]]> = [];
-    if (presence.length > 0)
-      statements.push([
-        PRESENCE_MINUTES_SQL,
-        [
-          presence.map((r) => r.spaceId),
-          presence.map((r) => r.minuteMs),
-          presence.map((r) => r.value),
-          presence.map((r) => r.samples),
-        ],
-      ]);
-    if (traffic.length > 0)
-      statements.push([
-        TRAFFIC_MINUTES_SQL,
-        [
-          traffic.map((r) => r.sensorId),
-          traffic.map((r) => r.minuteMs),
-          traffic.map((r) => r.in),
-          traffic.map((r) => r.out),
-        ],
-      ]);
+    const statements = [...presenceMinutesStatements(w.presence), ...trafficMinutesStatements(w.traffic)];
     if (w.events.length > 0) statements.push([EVENTS_SQL, eventColumns(w.events)]);
     await this.#db.fenced(statements);
   }
@@ -162,26 +146,13 @@ export class PostgresStore implements Store {
   }
 
   async writePresenceMinutes(rows: readonly PresenceMinuteRow[]): Promise<void> {
-    // One statement may not touch a row twice: a later row for the same minute wins, as in SQLite.
-    const last = lastByKey(rows, (r) => `${r.spaceId}\u0000${r.minuteMs}`);
-    if (last.length === 0) return;
-    await this.#db.fenced([
-      [
-        PRESENCE_MINUTES_SQL,
-        [last.map((r) => r.spaceId), last.map((r) => r.minuteMs), last.map((r) => r.value), last.map((r) => r.samples)],
-      ],
-    ]);
+    const statements = presenceMinutesStatements(rows);
+    if (statements.length > 0) await this.#db.fenced(statements);
   }
 
   async writeTrafficMinutes(rows: readonly TrafficMinuteRow[]): Promise<void> {
-    const last = lastByKey(rows, (r) => `${r.sensorId}\u0000${r.minuteMs}`);
-    if (last.length === 0) return;
-    await this.#db.fenced([
-      [
-        TRAFFIC_MINUTES_SQL,
-        [last.map((r) => r.sensorId), last.map((r) => r.minuteMs), last.map((r) => r.in), last.map((r) => r.out)],
-      ],
-    ]);
+    const statements = trafficMinutesStatements(rows);
+    if (statements.length > 0) await this.#db.fenced(statements);
   }
 
   async presenceMinutes(spaceId: string): Promise<PresenceMinuteRow[]> {
@@ -223,13 +194,7 @@ export class PostgresStore implements Store {
     await this.#db.query(
       `INSERT INTO assets (id, kind, parent_id, name, timezone) SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[])
        ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, parent_id = excluded.parent_id, name = excluded.name, timezone = excluded.timezone`,
-      [
-        last.map((a) => a.id),
-        last.map((a) => a.kind),
-        last.map((a) => a.parentId),
-        last.map((a) => a.name),
-        last.map((a) => a.timezone),
-      ],
+      columnsOf(last, ['id', 'kind', 'parentId', 'name', 'timezone']),
     );
   }
 
@@ -294,12 +259,7 @@ export class PostgresStore implements Store {
   async refreshRollups(buckets: readonly RollupBucket[]): Promise<void> {
     const presence = buckets.filter((b) => b.kind !== 'traffic');
     const traffic = buckets.filter((b) => b.kind === 'traffic');
-    const args = (bs: readonly RollupBucket[]): unknown[] => [
-      bs.map((b) => b.spaceId),
-      bs.map((b) => b.level),
-      bs.map((b) => b.startMs),
-      bs.map((b) => b.endMs),
-    ];
+    const args = (bs: readonly RollupBucket[]): unknown[] => columnsOf(bs, ['spaceId', 'level', 'startMs', 'endMs']);
     const statements: Array<[string, unknown[]]> = [];
     if (presence.length > 0) statements.push([ROLLUP_SQL, args(presence)]);
     if (traffic.length > 0) statements.push([TRAFFIC_ROLLUP_SQL, args(traffic)]);
@@ -353,34 +313,13 @@ export class PostgresStore implements Store {
   }
 
   async writeHeartbeat(h: HiveStatus, sensors: readonly SensorHealthWrite[]): Promise<void> {
-    const {
-      hiveId,
-      hiveSerial,
-      lastHeartbeatMs,
-      sentAtMs,
-      state,
-      firmwareVersion,
-      protocolMinor,
-      uptimeMs,
-      ...details
-    } = h;
     const statements: Array<[string, unknown[]]> = [
       [
         `INSERT INTO hive_status (hive_id, hive_serial, last_heartbeat_ms, sent_at_ms, state, firmware_version, protocol_minor, uptime_ms, details)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
          ON CONFLICT (hive_id) DO UPDATE SET hive_serial = excluded.hive_serial, last_heartbeat_ms = excluded.last_heartbeat_ms, sent_at_ms = excluded.sent_at_ms,
            state = excluded.state, firmware_version = excluded.firmware_version, protocol_minor = excluded.protocol_minor, uptime_ms = excluded.uptime_ms, details = excluded.details`,
-        [
-          hiveId,
-          hiveSerial,
-          lastHeartbeatMs,
-          sentAtMs,
-          state,
-          firmwareVersion,
-          protocolMinor,
-          uptimeMs,
-          JSON.stringify(details),
-        ],
+        hiveStatusValues(h),
       ],
     ];
     const health = lastByKey(sensors, (s) => s.sensorId);
@@ -405,7 +344,7 @@ export class PostgresStore implements Store {
          ON CONFLICT (hive_serial, sensor_id) DO UPDATE SET last_seen_ms = GREATEST(sensor_status.last_seen_ms, excluded.last_seen_ms), health_at_ms = excluded.health_at_ms,
            battery_level = excluded.battery_level, battery_runtime_s = excluded.battery_runtime_s, rssi_dbm = excluded.rssi_dbm, link_pdr = excluded.link_pdr,
            uptime_ms = excluded.uptime_ms, parent = excluded.parent, hops = excluded.hops, queue_overflows = excluded.queue_overflows`,
-        [...cols.map((c) => health.map((s) => s[c])), hiveSerial],
+        [...columnsOf(health, cols), h.hiveSerial],
       ]);
     }
     await this.#db.transaction(statements);

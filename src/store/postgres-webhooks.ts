@@ -1,5 +1,6 @@
-import { PostgresSession } from './postgres-session.js';
+import type { PostgresSession } from './postgres-session.js';
 import { PostgresStore } from './postgres-store.js';
+import { columnsOf, deliveryColumns, deliveryInsertCtes } from './postgres-writes.js';
 import {
   toDelivery,
   type AsyncWebhookStore,
@@ -22,19 +23,8 @@ import {
  */
 
 const DUE_ORDER = 'ORDER BY next_attempt_ms, event_ts_ms, event_id COLLATE "C"';
-// The deliveries (a repeat skipped), then the bodies of the rows inserted: the first of the
-// call's rows for each (a repeat within the call keeps its first body, as SQLite's insert does).
-const ENQUEUE_SQL = `
-WITH x AS (
-  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::bigint[], $7::bigint[]) WITH ORDINALITY AS x(s, e, t, ts, b, q, n, o)
-), d AS (
-  INSERT INTO webhook_deliveries (subscription_id, event_id, event_type, event_ts_ms, enqueued_at_ms, next_attempt_ms, attempts, state)
-  SELECT s, e, t, ts, q, n, 0, 'pending' FROM x ORDER BY o
-  ON CONFLICT (subscription_id, event_ts_ms, event_id) DO NOTHING
-  RETURNING id, subscription_id, event_ts_ms, event_id
-)
-INSERT INTO webhook_delivery_bodies (id, body)
-SELECT DISTINCT ON (d.id) d.id, x.b FROM d JOIN x ON x.s = d.subscription_id AND x.ts = d.event_ts_ms AND x.e = d.event_id ORDER BY d.id, x.o`;
+// Data-modifying CTEs run to completion whether or not the statement reads them.
+const ENQUEUE_SQL = `WITH ${deliveryInsertCtes(1, '')}\nSELECT 1`;
 /** A delivery row with its body, as `DeliveryRow`. */
 const WITH_BODY = 'd.*, b.body FROM webhook_deliveries d JOIN webhook_delivery_bodies b ON b.id = d.id';
 // One row per (subscription, subject) in a call: the gate records each subject's last value only.
@@ -53,8 +43,7 @@ export class PostgresWebhookStore implements AsyncWebhookStore {
   }
 
   static async open(url: string): Promise<PostgresWebhookStore> {
-    await (await PostgresStore.open(url)).close();
-    return new PostgresWebhookStore(await PostgresSession.connect(url));
+    return new PostgresWebhookStore(await PostgresStore.migratedSession(url));
   }
 
   async subscriptions(): Promise<StoredSubscription[]> {
@@ -97,27 +86,11 @@ export class PostgresWebhookStore implements AsyncWebhookStore {
   ): Promise<void> {
     const statements: Array<[string, unknown[]]> = [];
     if (deliveries.length > 0) {
-      const ds = deliveries;
-      statements.push([
-        ENQUEUE_SQL,
-        [
-          ds.map((d) => d.subscriptionId),
-          ds.map((d) => d.eventId),
-          ds.map((d) => d.eventType),
-          ds.map((d) => d.eventTimestampMs),
-          ds.map((d) => d.body),
-          ds.map((d) => d.enqueuedAtMs),
-          ds.map((d) => d.nextAttemptMs),
-        ],
-      ]);
+      statements.push([ENQUEUE_SQL, deliveryColumns(deliveries)]);
     }
     if (cursor) statements.push([SET_STATE_SQL, [cursor.key, cursor.value]]);
     if (lastValues && lastValues.length > 0) {
-      const vs = lastValues;
-      statements.push([
-        PUT_LAST_VALUES_SQL,
-        [vs.map((v) => v.subscriptionId), vs.map((v) => v.subject), vs.map((v) => v.value)],
-      ]);
+      statements.push([PUT_LAST_VALUES_SQL, columnsOf(lastValues, ['subscriptionId', 'subject', 'value'])]);
     }
     await this.#db.transaction(statements);
   }

@@ -1,4 +1,5 @@
 import type { OccupancyEvent } from './port.js';
+import type { PresenceMinuteRow, TrafficMinuteRow } from './rows.js';
 import type { DeliveryInsert } from './webhook-port.js';
 
 /**
@@ -6,6 +7,28 @@ import type { DeliveryInsert } from './webhook-port.js';
  * `unnest` (WITH ORDINALITY where the insertion order gives ids), so a write of any size is
  * one statement and one round trip.
  */
+
+/**
+ * The CTEs `delivery_rows`, `deliveries` and `delivery_bodies`: webhook deliveries from seven
+ * array parameters from `$first` on (deliveryColumns' order), inserted where `guard` holds.
+ * A repeated (subscription, event) is skipped; the body of each inserted delivery, same id, is
+ * the first of the call's rows for it (a repeat within the call keeps its first body, as
+ * SQLite's insert does). BATCH_SQL and postgres-webhooks.ts's ENQUEUE_SQL both insert so.
+ */
+export function deliveryInsertCtes(first: number, guard: string): string {
+  const [s, e, t, ts, b, q, n] = [0, 1, 2, 3, 4, 5, 6].map((i) => `$${first + i}`);
+  return `delivery_rows AS (
+  SELECT * FROM unnest(${s}::text[], ${e}::text[], ${t}::text[], ${ts}::bigint[], ${b}::text[], ${q}::bigint[], ${n}::bigint[]) WITH ORDINALITY AS x(s, e, t, ts, b, q, n, o)
+), deliveries AS (
+  INSERT INTO webhook_deliveries (subscription_id, event_id, event_type, event_ts_ms, enqueued_at_ms, next_attempt_ms, attempts, state)
+  SELECT s, e, t, ts, q, n, 0, 'pending' FROM delivery_rows ${guard} ORDER BY o
+  ON CONFLICT (subscription_id, event_ts_ms, event_id) DO NOTHING
+  RETURNING id, subscription_id, event_ts_ms, event_id
+), delivery_bodies AS (
+  INSERT INTO webhook_delivery_bodies (id, body)
+  SELECT DISTINCT ON (d.id) d.id, x.b FROM deliveries d JOIN delivery_rows x ON x.s = d.subscription_id AND x.ts = d.event_ts_ms AND x.e = d.event_id ORDER BY d.id, x.o
+)`;
+}
 
 /**
  * One accepted uplink batch, atomically (one statement: its data-modifying parts commit
@@ -40,18 +63,7 @@ WITH batch AS (
   INSERT INTO sensor_status (hive_serial, sensor_id, last_seen_ms) SELECT $1, s, t FROM unnest($15::text[], $16::bigint[]) AS x(s, t) WHERE EXISTS (SELECT 1 FROM batch)
   ORDER BY s COLLATE "C"
   ON CONFLICT (hive_serial, sensor_id) DO UPDATE SET last_seen_ms = GREATEST(sensor_status.last_seen_ms, excluded.last_seen_ms)
-), delivery_rows AS (
-  SELECT * FROM unnest($17::text[], $18::text[], $19::text[], $20::bigint[], $21::text[], $22::bigint[], $23::bigint[]) WITH ORDINALITY AS x(s, e, t, ts, b, q, n, o)
-), deliveries AS (
-  INSERT INTO webhook_deliveries (subscription_id, event_id, event_type, event_ts_ms, enqueued_at_ms, next_attempt_ms, attempts, state)
-  SELECT s, e, t, ts, q, n, 0, 'pending' FROM delivery_rows WHERE EXISTS (SELECT 1 FROM batch) ORDER BY o
-  ON CONFLICT (subscription_id, event_ts_ms, event_id) DO NOTHING
-  RETURNING id, subscription_id, event_ts_ms, event_id
-), delivery_bodies AS (
-  -- Each inserted delivery's body, same id (postgres-webhooks.ts's ENQUEUE_SQL does the same).
-  INSERT INTO webhook_delivery_bodies (id, body)
-  SELECT DISTINCT ON (d.id) d.id, x.b FROM deliveries d JOIN delivery_rows x ON x.s = d.subscription_id AND x.ts = d.event_ts_ms AND x.e = d.event_id ORDER BY d.id, x.o
-)
+), ${deliveryInsertCtes(17, 'WHERE EXISTS (SELECT 1 FROM batch)')}
 INSERT INTO hive_progress (hive_serial, acked_seq) SELECT $1, $6::bigint WHERE EXISTS (SELECT 1 FROM batch)
 ON CONFLICT (hive_serial) DO UPDATE SET acked_seq = GREATEST(hive_progress.acked_seq, excluded.acked_seq)
 RETURNING 1`;
@@ -98,28 +110,46 @@ export function lastByKey<T>(rows: readonly T[], key: (r: T) => string): T[] {
   return [...last.values()];
 }
 
-/** A batch's webhook deliveries as the columns $17–$23 of BATCH_SQL. */
-export function deliveryColumns(ds: readonly DeliveryInsert[]): unknown[] {
-  return [
-    ds.map((d) => d.subscriptionId),
-    ds.map((d) => d.eventId),
-    ds.map((d) => d.eventType),
-    ds.map((d) => d.eventTimestampMs),
-    ds.map((d) => d.body),
-    ds.map((d) => d.enqueuedAtMs),
-    ds.map((d) => d.nextAttemptMs),
-  ];
+/** The rows as one array per key, in the order of `keys`: the columns `unnest` expands. */
+export function columnsOf<T>(rows: readonly T[], keys: ReadonlyArray<keyof T>): unknown[][] {
+  return keys.map((k) => rows.map((r) => r[k]));
+}
+
+/**
+ * Webhook deliveries as the columns of a delivery insert ($17–$23 of BATCH_SQL, $1–$7 of
+ * postgres-webhooks.ts's ENQUEUE_SQL).
+ */
+export function deliveryColumns(ds: readonly DeliveryInsert[]): unknown[][] {
+  return columnsOf(ds, [
+    'subscriptionId',
+    'eventId',
+    'eventType',
+    'eventTimestampMs',
+    'body',
+    'enqueuedAtMs',
+    'nextAttemptMs',
+  ]);
 }
 
 /** Outbox events as the columns of EVENTS_SQL. */
-export function eventColumns(events: readonly OccupancyEvent[]): unknown[] {
-  return [
-    events.map((e) => e.eventId),
-    events.map((e) => e.type),
-    events.map((e) => e.spaceId),
-    events.map((e) => e.minuteMs),
-    events.map((e) => e.value),
-    events.map((e) => e.revision),
-    events.map((e) => e.emittedAtMs),
-  ];
+export function eventColumns(events: readonly OccupancyEvent[]): unknown[][] {
+  return columnsOf(events, ['eventId', 'type', 'spaceId', 'minuteMs', 'value', 'revision', 'emittedAtMs']);
+}
+
+/** A statement and its parameters, as `PostgresSession.transaction` and `fenced` take them. */
+export type Statement = [string, unknown[]];
+
+// One statement may not touch a row twice: a later row for the same minute wins, as in SQLite.
+/** Presence minutes as PRESENCE_MINUTES_SQL (none for no rows). */
+export function presenceMinutesStatements(rows: readonly PresenceMinuteRow[]): Statement[] {
+  const last = lastByKey(rows, (r) => `${r.spaceId}\u0000${r.minuteMs}`);
+  return last.length === 0
+    ? []
+    : [[PRESENCE_MINUTES_SQL, columnsOf(last, ['spaceId', 'minuteMs', 'value', 'samples'])]];
+}
+
+/** Traffic minutes as TRAFFIC_MINUTES_SQL (none for no rows). */
+export function trafficMinutesStatements(rows: readonly TrafficMinuteRow[]): Statement[] {
+  const last = lastByKey(rows, (r) => `${r.sensorId}\u0000${r.minuteMs}`);
+  return last.length === 0 ? [] : [[TRAFFIC_MINUTES_SQL, columnsOf(last, ['sensorId', 'minuteMs', 'in', 'out'])]];
 }

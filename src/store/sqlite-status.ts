@@ -37,20 +37,7 @@ export function prepareStatus(db: Database.Database) {
       `INSERT OR REPLACE INTO hive_status (hive_id, hive_serial, last_heartbeat_ms, sent_at_ms, state, firmware_version, protocol_minor, uptime_ms, details)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
-    hive: db.prepare<
-      [string],
-      {
-        hive_id: string;
-        hive_serial: string;
-        last_heartbeat_ms: number;
-        sent_at_ms: number;
-        state: string;
-        firmware_version: string;
-        protocol_minor: number;
-        uptime_ms: number;
-        details: string;
-      }
-    >('SELECT * FROM hive_status WHERE hive_id = ?'),
+    hive: db.prepare<[string], HiveStatusTableRow>('SELECT * FROM hive_status WHERE hive_id = ?'),
     // Health replaces the health fields; last seen only moves forward. Rows are keyed by the
     // reporting hive (migration 8), so a heartbeat's rows are neighbours.
     health: db.prepare(healthSql(1)),
@@ -153,19 +140,8 @@ export function payloadRows(q: Q, fromMs: number, toMs: number): StoredPayload[]
 
 /** @internal */
 export function writeHeartbeatRows(q: Q, h: HiveStatus, sensors: readonly SensorHealthWrite[]): void {
-  const { hiveId, hiveSerial, lastHeartbeatMs, sentAtMs, state, firmwareVersion, protocolMinor, uptimeMs, ...details } =
-    h;
-  q.upsertHive.run(
-    hiveId,
-    hiveSerial,
-    lastHeartbeatMs,
-    sentAtMs,
-    state,
-    firmwareVersion,
-    protocolMinor,
-    uptimeMs,
-    JSON.stringify(details),
-  );
+  const hiveSerial = h.hiveSerial;
+  q.upsertHive.run(hiveStatusValues(h));
   // SEEN_ROWS rows per statement, as the last-seen updates (a repeated sensor applies in order).
   const put = (args: Array<string | number | null>, at: number, s: SensorHealthWrite): void => {
     args[at] = hiveSerial;
@@ -214,6 +190,28 @@ export interface HiveStatusTableRow {
   protocol_minor: number;
   uptime_ms: number;
   details: string;
+}
+
+/**
+ * A HiveStatus as the values of a `hive_status` row, in its column order (hive_id … details):
+ * the inverse of `hiveStatusOf`, what both adapters write.
+ */
+export function hiveStatusValues(
+  h: HiveStatus,
+): [string, string, number, number, string, string, number, number, string] {
+  const { hiveId, hiveSerial, lastHeartbeatMs, sentAtMs, state, firmwareVersion, protocolMinor, uptimeMs, ...details } =
+    h;
+  return [
+    hiveId,
+    hiveSerial,
+    lastHeartbeatMs,
+    sentAtMs,
+    state,
+    firmwareVersion,
+    protocolMinor,
+    uptimeMs,
+    JSON.stringify(details),
+  ];
 }
 
 export function hiveStatusOf(hiveId: string, r: HiveStatusTableRow): HiveStatus {

@@ -135,8 +135,8 @@ function measure(set: SelectionSetNode, parent: GraphQLCompositeType | null, w: 
   const total: Measure = { ...EMPTY };
   for (const sel of set.selections) {
     let m: Measure;
-    if (sel.kind === Kind.FIELD && INTROSPECTION_FIELDS.has(sel.name.value)) {
-      const intro = fieldMeasure(
+    if (sel.kind === Kind.FIELD) {
+      const field = fieldMeasure(
         sel.name.value,
         sel.arguments ?? [],
         sel.selectionSet,
@@ -145,21 +145,13 @@ function measure(set: SelectionSetNode, parent: GraphQLCompositeType | null, w: 
         w,
         bound,
       );
-      w.introspection.depth = Math.max(w.introspection.depth, intro.depth);
-      w.introspection.cost += intro.cost;
-      // Aliases and the answer's size count toward the operation's limits as always.
-      m = { depth: 0, aliases: intro.aliases, cost: 0, values: intro.values };
-    } else if (sel.kind === Kind.FIELD)
-      m = fieldMeasure(
-        sel.name.value,
-        sel.arguments ?? [],
-        sel.selectionSet,
-        sel.alias !== undefined,
-        parent,
-        w,
-        bound,
-      );
-    else if (sel.kind === Kind.INLINE_FRAGMENT)
+      if (INTROSPECTION_FIELDS.has(sel.name.value)) {
+        w.introspection.depth = Math.max(w.introspection.depth, field.depth);
+        w.introspection.cost += field.cost;
+        // Aliases and the answer's size count toward the operation's limits as always.
+        m = { depth: 0, aliases: field.aliases, cost: 0, values: field.values };
+      } else m = field;
+    } else if (sel.kind === Kind.INLINE_FRAGMENT)
       m = measure(sel.selectionSet, typeNamed(w.schema, sel.typeCondition?.name.value) ?? parent, w, bound);
     else m = fragmentMeasure(sel.name.value, w);
     total.depth = Math.max(total.depth, m.depth);

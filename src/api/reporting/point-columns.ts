@@ -1,8 +1,8 @@
 import type { AssetCatalogue } from '../../assets/catalogue.js';
 import { applyFunction, r4 } from './aggregate.js';
 import { columnsOf, type MinuteColumns } from './columns.js';
-import { labelledWindows, passes, readOccupancy, type LabelledWindow } from './report.js';
-import type { Measurement, ReportingQuery, WindowFunction } from './request.js';
+import { labelledWindows, passes, readOccupancy, trafficWindowValue, type LabelledWindow } from './report.js';
+import { isTrafficOccupancy, type Measurement, type ReportingQuery, type WindowFunction } from './request.js';
 import type { MinuteTraffic, SeriesPort } from './series.js';
 import { resolveTargets, type Target } from './targets.js';
 
@@ -66,10 +66,7 @@ async function readColumns(
   from: number,
   to: number,
 ): Promise<MinuteColumns> {
-  const direct =
-    m !== 'traffic_floor_occupancy' &&
-    m !== 'traffic_room_occupancy' &&
-    !(q.fn === 'max' && q.every !== '1m' && series.presenceRollupMax);
+  const direct = !isTrafficOccupancy(m) && !(q.fn === 'max' && q.every !== '1m' && series.presenceRollupMax);
   if (direct && series.presenceColumns) return series.presenceColumns(id, from, to);
   return columnsOf(await readOccupancy(series, q, m, id, from, to));
 }
@@ -157,22 +154,8 @@ function trafficRun(
     const b: MinuteTraffic[] = [];
     while (r < rows.length && (rows[r] as MinuteTraffic).minuteMs < w.stopMs) b.push(rows[r++] as MinuteTraffic);
     if (b.length === 0 && !q.createEmpty) continue;
-    const vin = b.length
-      ? r4(
-          applyFunction(
-            q.fn,
-            b.map((x) => x.in),
-          ),
-        )
-      : (q.fill.value ?? 0);
-    const vout = b.length
-      ? r4(
-          applyFunction(
-            q.fn,
-            b.map((x) => x.out),
-          ),
-        )
-      : (q.fill.value ?? 0);
+    const vin = trafficWindowValue(q, b, 'in');
+    const vout = trafficWindowValue(q, b, 'out');
     inCsum += vin;
     outCsum += vout;
     const c = [r4(inCsum), r4(outCsum), r4(vin - vout), r4(inCsum - outCsum)];

@@ -1,6 +1,6 @@
 import type { AssetCatalogue } from '../../assets/catalogue.js';
 import { applyFunction, r4 } from './aggregate.js';
-import type { Measurement, ReportingQuery } from './request.js';
+import { isTrafficOccupancy, type Measurement, type ReportingQuery } from './request.js';
 import type { MinuteTraffic, MinuteValue, SeriesPort } from './series.js';
 import { resolveTargets, type Target } from './targets.js';
 import { localParts, offsetText, rfc3339, windowsBetween, type Window } from './windows.js';
@@ -66,8 +66,7 @@ export async function readOccupancy(
   from: number,
   to: number,
 ): Promise<readonly MinuteValue[]> {
-  if (m === 'traffic_floor_occupancy' || m === 'traffic_room_occupancy')
-    return series.trafficOccupancyMinutes(id, from, to, q.calibrated, q.calibrationPoints);
+  if (isTrafficOccupancy(m)) return series.trafficOccupancyMinutes(id, from, to, q.calibrated, q.calibrationPoints);
   // max over a coarse window is the store's rollup of that window: read one row per window
   // (and windows older than the minutes' retention exist only there).
   if (q.fn === 'max' && q.every !== '1m' && series.presenceRollupMax) {
@@ -75,6 +74,17 @@ export async function readOccupancy(
     if (rows !== null) return rows;
   }
   return series.presenceMinutes(id, from, to);
+}
+
+/** A window's in or out count: `q.fn` over its minutes, the fill value for a window without any. @internal */
+export function trafficWindowValue(q: ReportingQuery, minutes: readonly MinuteTraffic[], side: 'in' | 'out'): number {
+  if (minutes.length === 0) return q.fill.value ?? 0;
+  return r4(
+    applyFunction(
+      q.fn,
+      minutes.map((m) => m[side]),
+    ),
+  );
 }
 
 function keepWindow(q: ReportingQuery, w: Window): boolean {
@@ -148,23 +158,8 @@ function trafficPoints(
   windows.forEach((w, k) => {
     const b = buckets[k] as MinuteTraffic[];
     if (b.length === 0 && !q.createEmpty) return;
-    const fn = q.fn;
-    const vin = b.length
-      ? r4(
-          applyFunction(
-            fn,
-            b.map((r) => r.in),
-          ),
-        )
-      : (q.fill.value ?? 0);
-    const vout = b.length
-      ? r4(
-          applyFunction(
-            fn,
-            b.map((r) => r.out),
-          ),
-        )
-      : (q.fill.value ?? 0);
+    const vin = trafficWindowValue(q, b, 'in');
+    const vout = trafficWindowValue(q, b, 'out');
     inCsum += vin;
     outCsum += vout;
     const cum = {

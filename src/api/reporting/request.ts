@@ -43,6 +43,10 @@ export const MEASUREMENTS = [
 ] as const;
 export type Measurement = (typeof MEASUREMENTS)[number];
 
+/** The occupancies counted from door lines (calibration applies to these only). */
+export const isTrafficOccupancy = (m: Measurement): m is 'traffic_floor_occupancy' | 'traffic_room_occupancy' =>
+  m === 'traffic_floor_occupancy' || m === 'traffic_room_occupancy';
+
 export const ID_FILTERS = ['spaces', 'rooms', 'zones', 'buildings', 'sensors', 'hives', 'tags'] as const;
 export type IdFilter = (typeof ID_FILTERS)[number];
 
@@ -231,11 +235,7 @@ export function parseReportingRequest(body: unknown, nowMs: number | null = null
   const ids: ReportingQuery['ids'] = {};
   for (const key of ID_FILTERS) if (f[key] !== undefined) ids[key] = idList(f[key], `filter.${key}`);
   const calibrated = parseCalibrated(f.calibrated);
-  if (
-    f.calibrated !== undefined &&
-    f.calibrated !== false &&
-    !measurements.every((m) => m === 'traffic_floor_occupancy' || m === 'traffic_room_occupancy')
-  ) {
+  if (f.calibrated !== undefined && f.calibrated !== false && !measurements.every(isTrafficOccupancy)) {
     throw invalidRequest('filter.calibrated applies only to traffic_floor_occupancy and traffic_room_occupancy');
   }
   // Both spellings, in the body or in the filter (published clients send either).

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Asset } from '../catalog.js';
 import { invalid } from '../errors.js';
 import { table } from '../render.js';
-import { defineTool, maxResults, pathOf, type AliasGroup } from '../tool.js';
+import { defineTool, maxResults, pathOf, scopeId, type AliasGroup } from '../tool.js';
 
 /**
  * service_available_rooms (platform-reference §5): rooms whose current occupancy is exactly 0,
@@ -11,12 +11,7 @@ import { defineTool, maxResults, pathOf, type AliasGroup } from '../tool.js';
  */
 const input = z
   .object({
-    scope_id: z
-      .string()
-      .min(3)
-      .max(100)
-      .optional()
-      .describe('a site, building or floor id (default: the whole organisation)'),
+    scope_id: scopeId(),
     min_capacity: z
       .number()
       .int()
@@ -96,12 +91,8 @@ export const availableRooms = defineTool({
   output,
   aliases,
   async run(args, ctx, call) {
-    const catalog = await ctx.catalog.spaces(call);
-    const scope = args.scope_id
-      ? ((await ctx.catalog.resolve([args.scope_id], ['site', 'building', 'floor'], false, call)).assets[0] as Asset)
-      : null;
-    const all = scope ? [...catalog.descendants(scope.id)] : [...catalog.assets.values()];
-    const candidates = all.filter((r) => {
+    const { assets } = await ctx.catalog.inScope(args.scope_id, false, call);
+    const candidates = assets.filter((r) => {
       if (r.kind !== 'room' || !tagged(r, args.tags, args.tag_match)) return false;
       const cap = r.capacity?.max ?? null;
       if (args.min_capacity !== undefined && (cap === null || cap < args.min_capacity)) return false;

@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import { z } from 'zod';
 import type { Asset } from '../catalog.js';
-import { isOccupancySpace, type Source } from '../occupancy.js';
+import { occupancySpaces, type Source } from '../occupancy.js';
 import type { Call } from '../call.js';
 import type { Platform } from '../platform.js';
 import { fmt, table } from '../render.js';
@@ -102,8 +102,7 @@ export const spaceBusyness = defineTool({
   output,
   aliases,
   async run(args, ctx, call) {
-    const { assets } = await ctx.catalog.resolve(args.ids, ['floor', 'room', 'zone'], false, call);
-    const spaces = assets.filter(isOccupancySpace);
+    const spaces = await occupancySpaces(ctx.catalog, args.ids, call);
     const { asOf, results } = await ctx.occupancy.current(spaces, 'auto', call);
     // The hour of the newest minute the snapshot used (as_of is the exclusive end of its window).
     const present = Date.parse(asOf) - 60_000;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isOccupancySpace } from '../occupancy.js';
+import { occupancySpaces } from '../occupancy.js';
 import { fmt, table } from '../render.js';
 import { assetIdsAlias, defineTool, idList, occupiedSpace, pathOf } from '../tool.js';
 
@@ -36,8 +36,7 @@ export const getCurrentOccupancy = defineTool({
   output,
   aliases,
   async run(args, ctx, call) {
-    const { assets } = await ctx.catalog.resolve(args.ids, ['floor', 'room', 'zone'], false, call);
-    const spaces = assets.filter(isOccupancySpace);
+    const spaces = await occupancySpaces(ctx.catalog, args.ids, call);
     const { asOf, results } = await ctx.occupancy.current(spaces, args.source, call);
     return {
       as_of: asOf,

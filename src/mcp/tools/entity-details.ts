@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ASSET_LISTS } from '../catalog.js';
 import { invalid, notFound } from '../errors.js';
 import { defineTool, idList, type AliasGroup } from '../tool.js';
 
@@ -92,15 +93,6 @@ const PREFIX: ReadonlyArray<[string, Kind]> = [
   ['hive_', 'hive'],
   ['sensor_', 'sensor'],
 ];
-const LIST = {
-  site: 'sites',
-  building: 'buildings',
-  floor: 'floors',
-  room: 'rooms',
-  zone: 'zones',
-  hive: 'hives',
-  sensor: 'sensors',
-} as const;
 
 const input = z
   .object({
@@ -189,14 +181,14 @@ export const fetchEntityDetails = defineTool({
       const selection = args.fields.map((f) => SUB[f] ?? f).join(' ');
       // Sites and buildings have no ids argument: the organisation has few, read them all.
       const withIds = kind !== 'site' && kind !== 'building';
-      const doc = `query McpEntities${withIds ? '($ids: [ID!])' : ''} { ${LIST[kind]}${withIds ? '(ids: $ids)' : ''} { data { id ${selection} } } }`;
+      const doc = `query McpEntities${withIds ? '($ids: [ID!])' : ''} { ${ASSET_LISTS[kind]}${withIds ? '(ids: $ids)' : ''} { data { id ${selection} } } }`;
       const data = await ctx.platform.query<Record<string, { data: Array<Record<string, unknown> & { id: string }> }>>(
         doc,
         withIds ? { ids } : {},
         call,
       );
-      call.progress.step(`${LIST[kind]} read`);
-      for (const row of data[LIST[kind]]?.data ?? []) {
+      call.progress.step(`${ASSET_LISTS[kind]} read`);
+      for (const row of data[ASSET_LISTS[kind]]?.data ?? []) {
         if (!ids.includes(row.id)) continue;
         const { id, ...rest } = row;
         found.set(id, { id, type: kind, fields: Object.fromEntries(args.fields.map((f) => [f, rest[f] ?? null])) });

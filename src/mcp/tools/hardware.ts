@@ -1,11 +1,10 @@
 import { z } from 'zod';
 import { DAY_MS, isoUtc } from '../../core/time.js';
-import type { Asset } from '../catalog.js';
 import { median } from '../occupancy.js';
 import { table } from '../render.js';
 import { kindByPrefix } from '../aliases.js';
 import { invalid } from '../errors.js';
-import { defineTool, maxResults, type AliasGroup } from '../tool.js';
+import { defineTool, maxResults, scopeId, type AliasGroup } from '../tool.js';
 
 /**
  * service_hardware_snapshot: online/offline hives and sensors and battery status, for the
@@ -23,12 +22,7 @@ type Battery = (typeof BATTERY)[number];
 
 const input = z
   .object({
-    scope_id: z
-      .string()
-      .min(3)
-      .max(100)
-      .optional()
-      .describe('a site, building or floor id (default: the whole organisation)'),
+    scope_id: scopeId(),
     list: z
       .enum(['problems', 'all', 'none'])
       .default('problems')
@@ -161,18 +155,14 @@ export const hardwareSnapshot = defineTool({
   output,
   aliases,
   async run(args, ctx, call) {
-    const catalog = await ctx.catalog.withDevices(call);
-    const scope = args.scope_id
-      ? ((await ctx.catalog.resolve([args.scope_id], ['site', 'building', 'floor'], true, call)).assets[0] as Asset)
-      : null;
+    const { scope, assets } = await ctx.catalog.inScope(args.scope_id, true, call);
     const present = await ctx.occupancy.present(call);
-    const inside = scope ? [...catalog.descendants(scope.id)] : [...catalog.assets.values()];
     const hives = { total: 0, online: 0, offline: 0, not_streaming: 0 };
     const sensors = { total: 0, online: 0, offline: 0, not_streaming: 0, presence: 0, traffic: 0 };
     const battery = Object.fromEntries(BATTERY.map((b) => [b, 0])) as Record<Battery, number>;
     const listed: Array<z.infer<typeof device> & { rank: number }> = [];
     const percents: number[] = [];
-    for (const a of inside) {
+    for (const a of assets) {
       if (a.kind !== 'hive' && a.kind !== 'sensor') continue;
       const online = flag(a.kind === 'hive' ? a.fields.isOnline : a.fields.is_online);
       const streaming = flag(a.kind === 'hive' ? a.fields.isStreaming : a.fields.is_streaming);

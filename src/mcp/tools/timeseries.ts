@@ -7,7 +7,7 @@ import {
   FILTER_KEY,
   PRESENCE_MEASUREMENT,
   TRAFFIC_MEASUREMENT,
-  isOccupancySpace,
+  occupancySpaces,
   pointId,
   type ReportPoint,
 } from '../occupancy.js';
@@ -109,8 +109,7 @@ export const getOccupancyTimeseries = defineTool({
   output,
   aliases,
   async run(args, ctx, call) {
-    const { assets } = await ctx.catalog.resolve(args.ids, ['floor', 'room', 'zone'], false, call);
-    const spaces = assets.filter(isOccupancySpace);
+    const spaces = await occupancySpaces(ctx.catalog, args.ids, call);
     if (args.source === 'traffic' && spaces.some((s) => s.kind === 'zone'))
       throw invalid('traffic-based occupancy exists for floors and rooms only, not zones');
     const present = await ctx.occupancy.present(call);
