@@ -7,6 +7,7 @@ import type { PlatformFaultCounts } from './platform-faults.js';
 export type { StateRow as ConsumerStateRow } from '../webhooks/consumer-state.js';
 export type { FaultCounts } from '../webhooks/faults.js';
 export type { StormCounts } from '../webhooks/storm.js';
+export type { WebhookStats } from '../webhooks/platform-hooks.js';
 
 /**
  * The platform's read side as the simulator's report sees it: asynchronous, plain data, so

@@ -1,9 +1,8 @@
 import { AppError, ErrorCodes } from '../core/errors.js';
 import { MAX_EXPECTATIONS, parseExpectation, type Expectation } from '../scenario/expectations.js';
-import type { ServedApi } from '../api/server.js';
 import type { StorePolicy } from '../store/guard.js';
 import { parseStoreLocation, type StoreLocation } from '../store/location.js';
-import type { PlatformWebhookOptions } from '../webhooks/platform-hooks.js';
+import type { PlatformWebhookOptions, ServedApi } from '../platform/platform.js';
 import type { RunOptions } from './options.js';
 import type { ShardSpec } from './shard.js';
 

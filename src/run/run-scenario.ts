@@ -24,8 +24,7 @@ import type { RunPerf, RunReport, StartupBreakdown } from './run-report.js';
 import { countersFromAcks, shardModel } from './shard.js';
 import { platformRestartsOf, runWithPlatformRestarts } from './platform-restarts.js';
 import type { PlatformFaultCounts } from '../platform/platform-faults.js';
-import type { ReportData } from '../platform/reads.js';
-import type { WebhookStats } from '../webhooks/platform-hooks.js';
+import type { ReportData, WebhookStats } from '../platform/reads.js';
 import { hiveThreadsFor, RUN_STEPS, type RunParts } from './run-start.js';
 import { platformFaultTimes } from './run-platform.js';
 
