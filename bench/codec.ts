@@ -67,7 +67,14 @@ export function runCodecBench(): Promise<void> {
   const count = (): void => {
     sink++;
   };
-  const counting: UplinkVisitor = { header: count, presenceBody: count, point: count, presence: count, traffic: count };
+  const counting: UplinkVisitor = {
+    header: count,
+    presenceBody: count,
+    point: count,
+    presence: count,
+    bodiless: count,
+    traffic: count,
+  };
   const scanCounting: ScanVisitor = { header: count, presenceStart: count, point: count, presenceEnd: count, traffic: count };
   const scanner = new WireScanner();
   const rows: Array<[string, string, () => void, string, () => void]> = [

@@ -2,7 +2,7 @@ import { AppError, ErrorCodes } from '../core/errors.js';
 import { parseHiveTopic, type HiveTopicKind } from '../core/topics.js';
 import type { ScenarioModel } from '../scenario/model.js';
 import { captureHeader, CaptureWriter } from './format.js';
-import { rawDecode, type RawAckFields, type RawHeartbeatFields, type RawUplinkFields } from './rules.js';
+import { rawDecode, rawUplink, type RawAckFields, type RawHeartbeatFields } from './rules.js';
 
 /**
  * Records every message the embedded broker accepts, each stamped with `capturedAt`'s simulated
@@ -87,7 +87,7 @@ export function recorderFor(options: { record?: string; brokerUrl?: string }, mo
 function capturedAt(kind: HiveTopicKind | undefined, payload: Uint8Array, acceptedAtMs: number): number {
   const sent =
     kind === 'uplink'
-      ? rawDecode<RawUplinkFields>('HiveUplink', payload)
+      ? rawUplink(payload)
       : kind === 'heartbeat'
         ? rawDecode<RawHeartbeatFields>('HiveHeartbeat', payload)
         : kind === 'ack'

@@ -31,6 +31,8 @@ export interface UplinkVisitor {
   point(x: number, y: number): void;
   /** A packet ends with a presence body (its points are those since the last `presenceBody`). */
   presence(macStart: number, macEnd: number, sensedAtMs: number): void;
+  /** A packet ends without a body (`readUplink` then refuses the batch; the conformance checker reports it). */
+  bodiless(macStart: number, macEnd: number, sensedAtMs: number): void;
   /** A packet ends with a traffic body (points of an earlier presence body in it are dropped). */
   traffic(
     macStart: number,
@@ -98,7 +100,7 @@ function stringSpan(r: Reader): number {
  * Its own UTF-8 reader reads a cut sequence's missing bytes as zeros only from a view that ends
  * there (past `end` of the whole buffer it would read the next field's bytes): hence the view.
  */
-function spanText(bytes: Uint8Array, start: number, end: number): string {
+export function spanText(bytes: Uint8Array, start: number, end: number): string {
   if (end <= start) return '';
   if (Buffer.isBuffer(bytes)) return bytes.toString('utf8', start, end);
   return protobuf.util.utf8.read(bytes.subarray(start, end), 0, end - start);
@@ -262,14 +264,16 @@ function readPacket(r: Reader, visit: UplinkVisitor): boolean {
   // Both oneof members on the wire: reflection's toObject reports the later-declared one.
   if (traffic) visit.traffic(macStart, macEnd, sensedAtMs, intervalMs, inCount, outCount);
   else if (presence) visit.presence(macStart, macEnd, sensedAtMs);
+  else visit.bodiless(macStart, macEnd, sensedAtMs);
   return traffic || presence;
 }
 
 /**
- * Walks HiveUplink bytes into `visit`; throws DECODE_FAILED (an `AppError`, the reason in
- * its message) on exactly what the reflection decoder refuses, and on a packet without a body.
+ * Walks HiveUplink bytes into `visit`, its header last; throws DECODE_FAILED (an `AppError`,
+ * the reason in its message) on exactly what protobufjs reflection refuses. Returns the index of
+ * the first packet without a body, or -1: the wire allows one, the protocol does not.
  */
-export function readUplink(bytes: Uint8Array, visit: UplinkVisitor): void {
+export function walkUplink(bytes: Uint8Array, visit: UplinkVisitor): number {
   let serialStart = 0;
   let serialEnd = 0;
   let seq = 0;
@@ -308,9 +312,15 @@ export function readUplink(bytes: Uint8Array, visit: UplinkVisitor): void {
   } catch (err) {
     throw new AppError(ErrorCodes.DECODE_FAILED, `HiveUplink: ${(err as Error).message}`, { cause: err });
   }
+  visit.header(serialStart, serialEnd, seq, sentAtMs, protocolMinor);
+  return bodiless;
+}
+
+/** `walkUplink`, and a packet without a body refuses the batch too (DECODE_FAILED, the first one named). */
+export function readUplink(bytes: Uint8Array, visit: UplinkVisitor): void {
+  const bodiless = walkUplink(bytes, visit);
   if (bodiless >= 0)
     throw new AppError(ErrorCodes.DECODE_FAILED, `packets[${String(bodiless)}]: no presence or traffic body`);
-  visit.header(serialStart, serialEnd, seq, sentAtMs, protocolMinor);
 }
 
 /** The visitor that builds the batch as objects (`decodeUplink`). */
@@ -339,6 +349,10 @@ class BatchBuilder implements UplinkVisitor {
     const sensorMac = spanText(this.bytes, macStart, macEnd);
     this.packets.push({ kind: 'presence', sensorMac, sensedAtMs, detections: this.#points });
     this.#points = [];
+  }
+
+  bodiless(): void {
+    // The batch is refused once walked (readUplink).
   }
 
   traffic(macStart: number, macEnd: number, sensedAtMs: number, intervalMs: number, inCount: number, outCount: number): void {

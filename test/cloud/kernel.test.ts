@@ -82,7 +82,14 @@ describe('fast pipeline kernel', () => {
   });
 
   it('throws DECODE_FAILED on truncated or garbage bytes instead of reading past them', () => {
-    const visitor: UplinkVisitor = { header() {}, presenceBody() {}, point() {}, presence() {}, traffic() {} };
+    const visitor: UplinkVisitor = {
+      header() {},
+      presenceBody() {},
+      point() {},
+      presence() {},
+      bodiless() {},
+      traffic() {},
+    };
     const good = encodeUplink({
       hiveSerial: HIVE_SERIAL,
       seq: 1,
@@ -109,6 +116,7 @@ describe('fast pipeline kernel', () => {
       presenceBody() {},
       point: (x, y) => void points.push([x, y]),
       presence() {},
+      bodiless() {},
       traffic() {},
     };
     const packet = {

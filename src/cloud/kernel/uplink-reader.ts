@@ -145,6 +145,10 @@ export class UplinkReader implements UplinkVisitor {
     this.#open(this.#sensorOf(macS, macE, 1), t, PacketKind.Presence);
   }
 
+  bodiless(): void {
+    // The batch is refused once walked: the slow path dead-letters it with the reason.
+  }
+
   traffic(macS: number, macE: number, t: number, _intervalMs: number, inCount: number, outCount: number): void {
     this.detections = this.#pointsFrom;
     const i = this.#open(this.#sensorOf(macS, macE, 0), t, PacketKind.Traffic);

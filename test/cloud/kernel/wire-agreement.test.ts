@@ -129,6 +129,7 @@ function walkedBy(bytes: Uint8Array): { walk: Walked; visitor: UplinkVisitor; sc
       walk.packets.push(['presence', hex(s, e), t, points]);
       points = [];
     },
+    bodiless: (s, e, t) => void walk.packets.push(['bodiless', hex(s, e), t]),
     traffic: (s, e, t, interval, i, o) => {
       walk.packets.push(['traffic', hex(s, e), t, interval, i, o]);
       points = [];
