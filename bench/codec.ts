@@ -75,7 +75,13 @@ export function runCodecBench(): Promise<void> {
     bodiless: count,
     traffic: count,
   };
-  const scanCounting: ScanVisitor = { header: count, presenceStart: count, point: count, presenceEnd: count, traffic: count };
+  const scanCounting: ScanVisitor = {
+    header: count,
+    presenceStart: count,
+    point: count,
+    presenceEnd: count,
+    traffic: count,
+  };
   const scanner = new WireScanner();
   const rows: Array<[string, string, () => void, string, () => void]> = [
     [

@@ -116,7 +116,14 @@ class RawUplinkBuilder implements UplinkVisitor {
     this.#packet(macStart, macEnd, sensedAtMs, null);
   }
 
-  traffic(macStart: number, macEnd: number, sensedAtMs: number, intervalMs: number, inCount: number, outCount: number): void {
+  traffic(
+    macStart: number,
+    macEnd: number,
+    sensedAtMs: number,
+    intervalMs: number,
+    inCount: number,
+    outCount: number,
+  ): void {
     this.#packet(macStart, macEnd, sensedAtMs, { intervalMs, in: inCount, out: outCount });
   }
 

@@ -355,7 +355,14 @@ class BatchBuilder implements UplinkVisitor {
     // The batch is refused once walked (readUplink).
   }
 
-  traffic(macStart: number, macEnd: number, sensedAtMs: number, intervalMs: number, inCount: number, outCount: number): void {
+  traffic(
+    macStart: number,
+    macEnd: number,
+    sensedAtMs: number,
+    intervalMs: number,
+    inCount: number,
+    outCount: number,
+  ): void {
     const sensorMac = spanText(this.bytes, macStart, macEnd);
     this.packets.push({ kind: 'traffic', sensorMac, sensedAtMs, intervalMs, in: inCount, out: outCount });
     this.#points = [];

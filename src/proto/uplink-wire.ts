@@ -448,4 +448,3 @@ export function encodeUplinkFrom(
   if (w.pos !== size) throw new Error(`uplink-wire: sized ${String(size)} bytes, wrote ${String(w.pos)}`);
   return w.buf;
 }
-

@@ -39,7 +39,14 @@ const packet: fc.Arbitrary<WirePacket> = fc.oneof(
     sensedAtMs: count,
     detections: fc.array(fc.tuple(coord, coord), { maxLength: 3 }),
   }),
-  fc.record({ kind: fc.constant('traffic' as const), sensorMac: text, sensedAtMs: count, intervalMs: count, in: count, out: count }),
+  fc.record({
+    kind: fc.constant('traffic' as const),
+    sensorMac: text,
+    sensedAtMs: count,
+    intervalMs: count,
+    in: count,
+    out: count,
+  }),
 );
 const batch: fc.Arbitrary<UplinkBatch> = fc.record({
   hiveSerial: text,

@@ -10,7 +10,6 @@ import type { UplinkBatch, WirePacket } from '../../src/proto/messages.js';
  */
 const TWO_32 = 4294967296;
 
-
 type Reader = protobuf.Reader;
 
 function outOfRange(r: Reader, n = 1): RangeError {

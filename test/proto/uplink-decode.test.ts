@@ -24,7 +24,9 @@ function verdict(decode: (b: Uint8Array) => UplinkBatch, bytes: Uint8Array): Ver
   try {
     return { ok: decode(bytes) };
   } catch (err) {
-    return { err: isAppError(err, 'DECODE_FAILED') ? `DECODE_FAILED ${err.message}` : `not an AppError: ${String(err)}` };
+    return {
+      err: isAppError(err, 'DECODE_FAILED') ? `DECODE_FAILED ${err.message}` : `not an AppError: ${String(err)}`,
+    };
   }
 }
 
