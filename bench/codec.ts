@@ -1,12 +1,19 @@
 /**
  * Codec section: CPU time per packet to encode and decode a realistic HiveUplink (2,000
  * presence packets with 0–3 detections each), the reflection codec against the hand-written
- * one (src/proto/uplink-wire.ts), measured side by side in one process. CPU time
- * (process.cpuUsage) rather than wall time: the machine is shared.
+ * encoder (src/proto/uplink-wire.ts) and the one decoder (src/proto/uplink-decode.ts), and
+ * that decoder against the two it replaced (#31 item 6, now oracles in test/oracles/): the
+ * previous hand-written decoder into objects, and the cloud hot path's previous scanner
+ * against the walk the hot path now reads (a visitor that only counts, on both sides).
+ * Measured side by side in one process; CPU time (process.cpuUsage) rather than wall time:
+ * the machine is shared.
  */
 import { loadavg } from 'node:os';
 import { decodeUplink, encodeUplink } from '../src/proto/codec.js';
+import { readUplink, type UplinkVisitor } from '../src/proto/uplink-decode.js';
 import { decodeUplinkReflect, encodeUplinkReflect } from '../test/oracles/uplink-reflect.js';
+import { decodeUplinkWireOracle } from '../test/oracles/uplink-wire-decode.js';
+import { WireScanner, type ScanVisitor } from '../test/oracles/wire-scan.js';
 import type { UplinkBatch, WirePacket } from '../src/proto/messages.js';
 
 const PACKETS = 2_000;
@@ -57,31 +64,72 @@ export function runCodecBench(): Promise<void> {
       .join(' ')}`,
   );
   let sink = 0;
-  const rows: Array<[string, () => void, () => void]> = [
+  const count = (): void => {
+    sink++;
+  };
+  const counting: UplinkVisitor = {
+    header: count,
+    presenceBody: count,
+    point: count,
+    presence: count,
+    bodiless: count,
+    traffic: count,
+  };
+  const scanCounting: ScanVisitor = {
+    header: count,
+    presenceStart: count,
+    point: count,
+    presenceEnd: count,
+    traffic: count,
+  };
+  const scanner = new WireScanner();
+  const rows: Array<[string, string, () => void, string, () => void]> = [
     [
       'encode',
+      'reflection',
       () => {
         sink += encodeUplinkReflect(batch).length;
       },
+      'hand-written',
       () => {
         sink += encodeUplink(batch).length;
       },
     ],
     [
       'decode',
+      'reflection',
       () => {
         sink += decodeUplinkReflect(bytes).packets.length;
       },
+      'one decoder',
       () => {
         sink += decodeUplink(bytes).packets.length;
       },
     ],
+    [
+      'decode',
+      'previous hand-written',
+      () => {
+        sink += decodeUplinkWireOracle(bytes).packets.length;
+      },
+      'one decoder',
+      () => {
+        sink += decodeUplink(bytes).packets.length;
+      },
+    ],
+    [
+      'hot walk',
+      'previous scanner',
+      () => scanner.scan(bytes, scanCounting),
+      'readUplink',
+      () => readUplink(bytes, counting),
+    ],
   ];
-  for (const [name, reflect, wire] of rows) {
-    const before = cpuPerPacket(reflect);
-    const after = cpuPerPacket(wire);
+  for (const [name, baseLabel, base, liveLabel, live] of rows) {
+    const before = cpuPerPacket(base);
+    const after = cpuPerPacket(live);
     console.log(
-      `  ${name.padEnd(7)} reflection ${before.toFixed(3)} µs   hand-written ${after.toFixed(3)} µs   ×${(before / after).toFixed(1)}`,
+      `  ${name.padEnd(8)} ${baseLabel} ${before.toFixed(3)} µs   ${liveLabel} ${after.toFixed(3)} µs   ×${(before / after).toFixed(2)}`,
     );
   }
   if (sink < 0) console.log(sink);

@@ -10,6 +10,7 @@ import type { CaptureHeader, CapturedMessage } from './format.js';
 import {
   packetsKey,
   rawDecode,
+  rawUplink,
   type RawAckFields,
   type RawHeartbeatFields,
   type RawUplinkFields,
@@ -106,7 +107,7 @@ export function createChecker(header: Pick<CaptureHeader, 'hives'>, opts: Checke
     counts.uplinks++;
     if (m.payload.length > MAX_PAYLOAD_BYTES)
       v('payload', 'limits', `payload of ${m.payload.length} bytes exceeds ${MAX_PAYLOAD_BYTES}`);
-    const b = rawDecode<RawUplinkFields>('HiveUplink', m.payload);
+    const b = rawUplink(m.payload);
     if (typeof b === 'string') return v('payload', 'decode', b);
     if (b.hiveSerial === '') v('hive_serial', 'required', 'hive_serial is missing');
     else if (b.hiveSerial !== serial)

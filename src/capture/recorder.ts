@@ -1,7 +1,7 @@
 import { parseHiveTopic, type HiveTopicKind } from '../core/topics.js';
 import type { ScenarioModel } from '../scenario/model.js';
 import { captureHeader, CaptureWriter } from './format.js';
-import { rawDecode, type RawAckFields, type RawHeartbeatFields, type RawUplinkFields } from './rules.js';
+import { rawDecode, rawUplink, type RawAckFields, type RawHeartbeatFields } from './rules.js';
 
 /**
  * Records every message the embedded broker accepts, each stamped with `capturedAt`'s simulated
@@ -74,7 +74,7 @@ export function startRecording(path: string, model: ScenarioModel): Recorder {
 function capturedAt(kind: HiveTopicKind | undefined, payload: Uint8Array, acceptedAtMs: number): number {
   const sent =
     kind === 'uplink'
-      ? rawDecode<RawUplinkFields>('HiveUplink', payload)
+      ? rawUplink(payload)
       : kind === 'heartbeat'
         ? rawDecode<RawHeartbeatFields>('HiveHeartbeat', payload)
         : kind === 'ack'

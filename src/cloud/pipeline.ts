@@ -705,7 +705,8 @@ export class CloudPipeline {
       };
     const v = inspectUplink(this.#registry, { topic, payload, receivedAtMs });
     if (v.kind === 'rejected') return { ok: false, deadLetter: v.deadLetter };
-    // Bytes the scanner refused but protobufjs decoded: take the decoded packets.
+    // The reader's byte checks refused the header but the decoded text passed (a serial whose
+    // UTF-8 decodes to the topic's from other bytes): take the decoded packets.
     if (status === ReadStatus.Message) reader.fill(hive, v.packets);
     return {
       ok: true,

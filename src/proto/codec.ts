@@ -2,7 +2,8 @@ import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
 import { AppError, ErrorCodes } from '../core/errors.js';
 import { healthFromRaw, healthToRaw, stateFromRaw, stateToRaw, type RawHealth } from './health.js';
-import { decodeUplinkWire, encodeUplinkWire } from './uplink-wire.js';
+import { decodeUplinkBytes } from './uplink-decode.js';
+import { encodeUplinkWire } from './uplink-wire.js';
 import type { HiveHeartbeat, MeshFrame, UplinkAck, UplinkBatch, WirePacket } from './messages.js';
 
 /**
@@ -95,15 +96,16 @@ export function decodeRaw<T>(type: protobuf.Type, bytes: Uint8Array): T {
 }
 
 /**
- * HiveUplink is the hot message: the hand-written codec (uplink-wire.ts), the one live path,
- * byte- and verdict-identical to reflection (the oracle in test/oracles/uplink-reflect.ts).
+ * HiveUplink is the hot message: the hand-written encoder (uplink-wire.ts) and the one decoder
+ * (uplink-decode.ts, whose walk the cloud's hot path reads too), byte- and verdict-identical
+ * to reflection (the oracle in test/oracles/uplink-reflect.ts).
  */
 export function encodeUplink(batch: UplinkBatch): Uint8Array {
   return encodeUplinkWire(batch);
 }
 
 export function decodeUplink(bytes: Uint8Array): UplinkBatch {
-  return decodeUplinkWire(bytes);
+  return decodeUplinkBytes(bytes);
 }
 
 export function encodeAck(ack: UplinkAck): Uint8Array {

@@ -3,13 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { StorelessPipeline } from '../oracles/storeless-pipeline.js';
 import { inspectUplink } from '../../src/cloud/ingest.js';
 import { MacTable } from '../../src/cloud/kernel/mac-table.js';
-import { WireScanner, type ScanVisitor } from '../../src/cloud/kernel/wire-scan.js';
 import { AppError } from '../../src/core/errors.js';
 import { PresenceAggregator } from '../oracles/presence-reference.js';
 import { buildRegistry } from '../../src/cloud/registry.js';
 import type { Vec2 } from '../../src/core/geometry.js';
 import { uplinkTopic } from '../../src/core/topics.js';
 import { encodeUplink } from '../../src/proto/codec.js';
+import { readUplink, type UplinkVisitor } from '../../src/proto/uplink-decode.js';
 import type { UplinkBatch, WirePacket } from '../../src/proto/messages.js';
 import { HIVE_SERIAL, presenceAt, SENSOR_PA, SENSOR_PB, SENSOR_T, T0, tinyModel, trafficAt } from './fixture.js';
 
@@ -82,34 +82,41 @@ describe('fast pipeline kernel', () => {
   });
 
   it('throws DECODE_FAILED on truncated or garbage bytes instead of reading past them', () => {
-    const visitor: ScanVisitor = { header() {}, presenceStart() {}, point() {}, presenceEnd() {}, traffic() {} };
+    const visitor: UplinkVisitor = {
+      header() {},
+      presenceBody() {},
+      point() {},
+      presence() {},
+      bodiless() {},
+      traffic() {},
+    };
     const good = encodeUplink({
       hiveSerial: HIVE_SERIAL,
       seq: 1,
       sentAtMs: T0,
       packets: [presenceAt(SENSOR_PA, T0, [[5, 5]])],
     });
-    const scanner = new WireScanner();
     for (let cut = 1; cut < good.length; cut++) {
       try {
-        scanner.scan(good.subarray(0, cut), visitor);
+        readUplink(good.subarray(0, cut), visitor);
       } catch (err) {
         expect(err).toBeInstanceOf(AppError);
         expect((err as AppError).code).toBe('DECODE_FAILED');
       }
     }
     expect(() =>
-      scanner.scan(Uint8Array.from([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]), visitor),
+      readUplink(Uint8Array.from([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]), visitor),
     ).toThrow(AppError);
   });
 
   it('reads detections whose zero coordinates the encoder left out as well as the usual layout', () => {
     const points: Array<[number, number]> = [];
-    const visitor: ScanVisitor = {
+    const visitor: UplinkVisitor = {
       header() {},
-      presenceStart() {},
+      presenceBody() {},
       point: (x, y) => void points.push([x, y]),
-      presenceEnd() {},
+      presence() {},
+      bodiless() {},
       traffic() {},
     };
     const packet = {
@@ -123,7 +130,7 @@ describe('fast pipeline kernel', () => {
         [0, 0],
       ] as Array<[number, number]>,
     };
-    new WireScanner().scan(encodeUplink({ hiveSerial: HIVE_SERIAL, seq: 1, sentAtMs: T0, packets: [packet] }), visitor);
+    readUplink(encodeUplink({ hiveSerial: HIVE_SERIAL, seq: 1, sentAtMs: T0, packets: [packet] }), visitor);
     expect(points).toEqual(packet.detections);
   });
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkCapture } from '../../src/capture/check.js';
 import { readCapture } from '../../src/capture/format.js';
-import { rawDecode, type RawUplinkFields } from '../../src/capture/rules.js';
+import { rawUplink } from '../../src/capture/rules.js';
 import { runScenario } from '../../src/run/run-scenario.js';
 import { parseFaultSchedule } from '../../src/scenario/fault-schedule.js';
 
@@ -16,7 +16,7 @@ function sentAt(path: string): Map<string, number> {
   const out = new Map<string, number>();
   for (const m of readCapture(path).messages) {
     if (!m.topic.endsWith('/uplink')) continue;
-    const b = rawDecode<RawUplinkFields>('HiveUplink', m.payload);
+    const b = rawUplink(m.payload);
     if (typeof b === 'string') throw new Error(b);
     const key = `${b.hiveSerial}|${b.seq}`;
     if (!out.has(key)) out.set(key, b.sentAtMs);

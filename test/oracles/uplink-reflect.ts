@@ -2,9 +2,10 @@ import { decodeRaw, packetFromRaw, packetToRaw, protoRoot, type RawPacket } from
 import type { UplinkBatch } from '../../src/proto/messages.js';
 
 /**
- * HiveUplink by protobufjs reflection from the .proto file: the oracle the hand-written live
- * codec (src/proto/uplink-wire.ts) is tested byte for byte and verdict for verdict against
- * (test/proto/uplink-wire.test.ts), and benchmarked against (bench/codec.ts).
+ * HiveUplink by protobufjs reflection from the .proto file: the oracle the live encoder
+ * (src/proto/uplink-wire.ts) and the one decoder (src/proto/uplink-decode.ts) are tested byte
+ * for byte and verdict for verdict against (test/proto/uplink-wire.test.ts), and benchmarked
+ * against (bench/codec.ts).
  */
 const HiveUplinkT = protoRoot.lookupType('occusim.v1.HiveUplink');
 

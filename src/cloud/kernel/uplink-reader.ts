@@ -4,11 +4,12 @@ import type { WirePacket } from '../../proto/messages.js';
 import type { AssetRegistry } from '../registry.js';
 import { MacTable } from './mac-table.js';
 import { isAppError, ErrorCodes } from '../../core/errors.js';
-import { WireScanner, type ScanVisitor } from './wire-scan.js';
+import { readUplink, type UplinkVisitor } from '../../proto/uplink-decode.js';
 
 /**
  * Decode + validate of one `HiveUplink` for the hot path (the live cloud and the benchmark
- * share it): one pass of the wire scanner, MAC → sensor index through the interned table,
+ * share it): one walk of the uplink decoder (`proto/uplink-decode.ts`, the one the slow path
+ * reads objects from too), MAC → sensor index through the interned table,
  * and the registry checks of docs/occupancy.md (known sensor, on this hive, packet kind =
  * sensor mode), into reusable typed arrays — no object per packet. Sensor indices follow
  * the sorted sensor ids (the presence kernel's order).
@@ -23,7 +24,7 @@ export type PacketKind = (typeof PacketKind)[keyof typeof PacketKind];
 export const ReadStatus = { Clean: 0, SomePackets: 1, Message: 2 } as const;
 export type ReadStatus = (typeof ReadStatus)[keyof typeof ReadStatus];
 
-export class UplinkReader implements ScanVisitor {
+export class UplinkReader implements UplinkVisitor {
   /** Sensor ids, sorted: index i of every per-packet array refers to sensorIds[i]. */
   readonly sensorIds: readonly string[];
   // Per packet of the message last read (valid for [0, count)).
@@ -45,7 +46,6 @@ export class UplinkReader implements ScanVisitor {
   sentAtMs = 0;
   minSensedMs = Infinity;
   maxSensedMs = -Infinity;
-  readonly #scanner = new WireScanner();
   readonly #macs: MacTable;
   readonly #hiveIdx: Map<string, number>;
   readonly #hiveSerialBytes: Uint8Array[];
@@ -54,6 +54,8 @@ export class UplinkReader implements ScanVisitor {
   #bytes: Uint8Array = new Uint8Array(0);
   #view: DataView = new DataView(new ArrayBuffer(0));
   #headerOk = false;
+  /** Detections of the packet being read start here (a later body of it drops earlier points). */
+  #pointsFrom = 0;
 
   constructor(registry: AssetRegistry) {
     const model = registry.assets;
@@ -88,7 +90,7 @@ export class UplinkReader implements ScanVisitor {
     this.#bytes = payload;
     this.#view = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
     try {
-      this.#scanner.scan(payload, this);
+      readUplink(payload, this);
     } catch (err) {
       if (!isAppError(err, ErrorCodes.DECODE_FAILED)) throw err;
       return ReadStatus.Message;
@@ -102,21 +104,20 @@ export class UplinkReader implements ScanVisitor {
     this.#reset(hive);
     const index = new Map(this.sensorIds.map((id, i) => [id, i] as const));
     for (const { sensorId, packet } of packets) {
+      if (packet.kind === 'presence') for (const [x, y] of packet.detections) this.point(x, y);
       const i = this.#open(
         index.get(sensorId) ?? -1,
         packet.sensedAtMs,
         packet.kind === 'presence' ? PacketKind.Presence : PacketKind.Traffic,
       );
-      if (packet.kind === 'presence') for (const [x, y] of packet.detections) this.point(x, y);
-      else {
+      if (packet.kind === 'traffic') {
         this.inCount[i] = packet.in;
         this.outCount[i] = packet.out;
       }
-      this.presenceEnd();
     }
   }
 
-  header(seq: number, sentAtMs: number, s: number, e: number): void {
+  header(s: number, e: number, seq: number, sentAtMs: number): void {
     this.seq = seq;
     this.sentAtMs = sentAtMs;
     const want = this.#hiveSerialBytes[this.hive] as Uint8Array;
@@ -126,8 +127,8 @@ export class UplinkReader implements ScanVisitor {
     this.#headerOk = same && Number.isSafeInteger(seq) && seq >= 1;
   }
 
-  presenceStart(macS: number, macE: number, t: number): void {
-    this.#open(this.#sensorOf(macS, macE, 1), t, PacketKind.Presence);
+  presenceBody(): void {
+    this.detections = this.#pointsFrom;
   }
 
   point(x: number, y: number): void {
@@ -140,15 +141,19 @@ export class UplinkReader implements ScanVisitor {
     this.ys[d] = y;
   }
 
-  presenceEnd(): void {
-    this.detStart[this.count] = this.detections;
+  presence(macS: number, macE: number, t: number): void {
+    this.#open(this.#sensorOf(macS, macE, 1), t, PacketKind.Presence);
+  }
+
+  bodiless(): void {
+    // The batch is refused once walked: the slow path dead-letters it with the reason.
   }
 
   traffic(macS: number, macE: number, t: number, _intervalMs: number, inCount: number, outCount: number): void {
+    this.detections = this.#pointsFrom;
     const i = this.#open(this.#sensorOf(macS, macE, 0), t, PacketKind.Traffic);
     this.inCount[i] = inCount;
     this.outCount[i] = outCount;
-    this.detStart[this.count] = this.detections;
   }
 
   #reset(hive: number): void {
@@ -157,19 +162,22 @@ export class UplinkReader implements ScanVisitor {
     this.detections = 0;
     this.rejected = 0;
     this.detStart[0] = 0;
+    this.#pointsFrom = 0;
     this.minSensedMs = Infinity;
     this.maxSensedMs = -Infinity;
     this.#headerOk = false;
   }
 
+  /** Packet `count`, its detections those heard since the last packet ([#pointsFrom, detections)). */
   #open(sensor: number, t: number, kind: PacketKind): number {
     const i = this.count++;
     if (this.count === this.sensor.length) this.#growPackets();
     this.sensor[i] = sensor;
     this.kind[i] = kind;
     this.sensedAt[i] = t;
-    this.detStart[i] = this.detections;
+    this.detStart[i] = this.#pointsFrom;
     this.detStart[i + 1] = this.detections;
+    this.#pointsFrom = this.detections;
     if (sensor < 0) this.rejected++;
     if (t < this.minSensedMs) this.minSensedMs = t;
     if (t > this.maxSensedMs) this.maxSensedMs = t;

@@ -4,15 +4,20 @@ import { PacketKind, ReadStatus, UplinkReader } from '../../../src/cloud/kernel/
 import { buildRegistry } from '../../../src/cloud/registry.js';
 import type { Vec2 } from '../../../src/core/geometry.js';
 import { decodeUplink, encodeUplink } from '../../../src/proto/codec.js';
+import { readUplink, type UplinkVisitor } from '../../../src/proto/uplink-decode.js';
+import { WireScanner, type ScanVisitor } from '../../oracles/wire-scan.js';
 import type { UplinkBatch, WirePacket } from '../../../src/proto/messages.js';
 import { HIVE_SERIAL, presenceAt, SENSOR_PA, SENSOR_PB, SENSOR_T, T0, tinyModel, trafficAt } from '../fixture.js';
 
 /**
- * The hot path (wire scanner + uplink reader) acks and stores what it reads as Clean
- * without ever calling protobufjs; the slow path and every other reader use `decodeUplink`.
- * They must agree: whatever the reader calls Clean, the decoder accepts and reads as the
- * same header and packets. 10,000 mutated uplinks (bit flips, set, inserted, deleted and
- * duplicated bytes, truncations) from a fixed seed; a failure prints the counterexample.
+ * The hot path (the uplink reader over the one decoder's walk, `readUplink`) acks and stores
+ * what it reads as Clean without building the batch; the slow path and every other reader use
+ * `decodeUplink`, the same walk into objects. They must agree: whatever the reader calls Clean,
+ * the decoder accepts and reads as the same header and packets; whatever the decoder refuses,
+ * the reader leaves to the slow path (which dead-letters it). And the walk reads what the
+ * hot path's previous scanner (test/oracles/wire-scan.ts) read wherever that one read anything.
+ * 10,000 mutated uplinks (bit flips, set, inserted, deleted and duplicated bytes,
+ * truncations) from a fixed seed; a failure prints the counterexample.
  */
 const SEED = 20_261_124;
 
@@ -106,6 +111,43 @@ function decoderView(b: UplinkBatch): View {
   return { seq: b.seq, sentAtMs: b.sentAtMs, packets };
 }
 
+/** What a walk told its visitor, byte spans as hex: the same record for the walk and the old scanner. */
+interface Walked {
+  header: unknown[];
+  packets: unknown[];
+}
+
+function walkedBy(bytes: Uint8Array): { walk: Walked; visitor: UplinkVisitor; scanVisitor: ScanVisitor } {
+  const walk: Walked = { header: [], packets: [] };
+  const hex = (s: number, e: number): string => Buffer.from(bytes.subarray(s, e)).toString('hex');
+  let points: number[][] = [];
+  const visitor: UplinkVisitor = {
+    header: (s, e, seq, sent) => void (walk.header = [hex(s, e), seq, sent]),
+    presenceBody: () => void (points = []),
+    point: (x, y) => void points.push([x, y]),
+    presence: (s, e, t) => {
+      walk.packets.push(['presence', hex(s, e), t, points]);
+      points = [];
+    },
+    bodiless: (s, e, t) => void walk.packets.push(['bodiless', hex(s, e), t]),
+    traffic: (s, e, t, interval, i, o) => {
+      walk.packets.push(['traffic', hex(s, e), t, interval, i, o]);
+      points = [];
+    },
+  };
+  const scanVisitor: ScanVisitor = {
+    header: (seq, sent, s, e) => void (walk.header = [hex(s, e), seq, sent]),
+    presenceStart: (s, e, t) => {
+      points = [];
+      walk.packets.push(['presence', hex(s, e), t, points]);
+    },
+    point: (x, y) => void points.push([x, y]),
+    presenceEnd: () => undefined,
+    traffic: (s, e, t, interval, i, o) => void walk.packets.push(['traffic', hex(s, e), t, interval, i, o]),
+  };
+  return { walk, visitor, scanVisitor };
+}
+
 describe('wire scanner and decoder agree', () => {
   it(`reads every uplink the fast path calls Clean exactly as decodeUplink does, over 10,000 mutated uplinks (fast-check seed ${SEED})`, () => {
     const reader = new UplinkReader(registry);
@@ -128,6 +170,49 @@ describe('wire scanner and decoder agree', () => {
       }),
       { seed: SEED, numRuns: 10_000 },
     );
+  });
+
+  it(`reads what the previous scanner read, and leaves what the decoder refuses to the slow path, over 10,000 mutated uplinks (fast-check seed ${SEED})`, () => {
+    const reader = new UplinkReader(registry);
+    const hive = reader.hiveOfTopic(`occusim/v1/hives/${HIVE_SERIAL}/uplink`);
+    const scanner = new WireScanner();
+    let scanned = 0;
+    let refused = 0;
+    fc.assert(
+      fc.property(batch, fc.array(mutation, { minLength: 1, maxLength: 3 }), (b, ms) => {
+        const bytes = Buffer.from(mutate(encodeUplink(b), ms));
+        let decoded = true;
+        try {
+          decodeUplink(bytes);
+        } catch {
+          decoded = false;
+        }
+        const status = reader.read(hive, bytes);
+        const live = walkedBy(bytes);
+        const old = walkedBy(bytes);
+        let oldRead = true;
+        try {
+          scanner.scan(bytes, old.scanVisitor);
+        } catch {
+          oldRead = false;
+        }
+        if (!decoded) {
+          refused++;
+          expect(status).toBe(ReadStatus.Message);
+          expect(oldRead).toBe(false);
+          expect(() => readUplink(bytes, live.visitor)).toThrow();
+          return;
+        }
+        if (!oldRead) return;
+        scanned++;
+        readUplink(bytes, live.visitor);
+        expect(live.walk).toEqual(old.walk);
+      }),
+      { seed: SEED, numRuns: 10_000 },
+    );
+    // Both sides of the property were exercised.
+    expect(scanned).toBeGreaterThan(1000);
+    expect(refused).toBeGreaterThan(1000);
   });
 
   it('leaves a batch over the 500-packet limit to the slow path, which refuses it', () => {

@@ -1,18 +1,16 @@
-import { AppError, ErrorCodes } from '../../core/errors.js';
+import { AppError, ErrorCodes } from '../../src/core/errors.js';
 
 /**
- * A zero-allocation scanner of `HiveUplink` (proto/occusim/v1/uplink.proto) for the hot
- * path: it walks the protobuf wire format once and hands each packet to a visitor with the
- * sensor resolved to an index, without building objects or strings per packet. Field
- * numbers and wire types are those of the .proto.
+ * The cloud hot path's previous decoder (src/cloud/kernel/wire-scan.ts until #31 item 6),
+ * kept as an oracle: the one decoder's walk (src/proto/uplink-decode.ts) must read what this
+ * one read wherever it read anything (test/cloud/kernel/wire-agreement.test.ts).
  *
- * It reads only what an encoder of this .proto writes, and throws DECODE_FAILED (an `AppError`) on anything
- * else, so that the cloud's slow path (`decodeUplink`, protobufjs) decides it: unknown
- * fields, a known field with another wire type (protobufjs reads it by its declared type,
- * a skip-by-wire-type reader does not: 58 of 10,000 mutated uplinks were acked with other
- * values than the decoder's), a second oneof body (protobufjs picks by field order, not wire
- * order), uint32 values over 32 bits (protobufjs truncates) and integers over 2^53.
- * Malformed input throws DECODE_FAILED (an `AppError`) too (never reads past the buffer).
+ * A zero-allocation scanner of `HiveUplink` (proto/occusim/v1/uplink.proto): it walks the
+ * protobuf wire format once and hands each packet to a visitor, without building objects or
+ * strings per packet. It reads only what an encoder of this .proto writes and throws
+ * DECODE_FAILED on anything else (the live cloud then left the message to its slow path,
+ * `decodeUplink`): unknown fields, a known field with another wire type, a second oneof body,
+ * uint32 values over 32 bits and integers over 2^53. Malformed input throws DECODE_FAILED too.
  */
 
 export interface ScanVisitor {
