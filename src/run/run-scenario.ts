@@ -3,14 +3,8 @@ import { AppError, ErrorCodes } from '../core/errors.js';
 import { round } from '../core/stats.js';
 import { createEdgeStage } from '../edge/sensors.js';
 import { availableParallelism } from 'node:os';
-import {
-  brokerRestartHook,
-  createDelivery,
-  localHiveGroups,
-  meshEndpoints,
-  type HiveGroups,
-} from '../hive/mesh-delivery.js';
-import { spawnHiveThreads, type HiveThreadsStarting } from '../hive/hive-threads.js';
+import { brokerRestartHook, createDelivery } from '../hive/mesh-delivery.js';
+import { startRunHives, type RunHives } from '../hive/hive-startup.js';
 import { formatDiagnostic } from '../scenario/diagnostics.js';
 import { loadScenarioFile, loadScenarioObject, type LoadOverrides, type LoadResult } from '../scenario/load.js';
 import type { ScenarioModel } from '../scenario/model.js';
@@ -25,9 +19,8 @@ import { endpointFigures } from './webhook-endpoints.js';
 import { webhookKeepUp } from './webhook-keep-up.js';
 import { peakRssMb, phaseTimer, startStopwatch } from './perf.js';
 import { organisationsFromScenario } from '../assets/from-scenario.js';
-import { ackTimeoutForFleet, connectHive, type HiveLink } from '../hive/mqtt-hive.js';
-import { DeferredHiveLink } from '../hive/deferred-link.js';
-import { onlineTimesOf, rampSchedule } from '../scenario/ramp.js';
+import { ackTimeoutForFleet } from '../hive/mqtt-hive.js';
+import { rampSchedule } from '../scenario/ramp.js';
 import { platformOptionsOf, startPlatform, type Platform, type PlatformWebhookOptions } from '../platform/platform.js';
 import { startPlatformThread } from '../platform/thread.js';
 import type { PlatformThreadInit } from '../platform/thread-messages.js';
@@ -105,13 +98,11 @@ export async function runScenario(
     () => (platformUpMs = wall.elapsedMs()),
     () => undefined,
   );
-  let hivesStarting: HiveThreadsStarting | null = null;
+  let runHives: RunHives | null = null;
   let platform: Platform | null = null;
-  let hiveGroups: HiveGroups | null = null;
   let edge: ReturnType<typeof createEdgeStage> | null = null;
-  const links = new Map<string, HiveLink>();
   try {
-    if (threads > 0) hivesStarting = spawnHiveThreads(model, { threads, ackTimeoutMs });
+    runHives = startRunHives(model, { threads, ackTimeoutMs });
     edge = createEdgeStage(model, options.workers === undefined ? {} : { workers: options.workers });
     const world = createWorld(whole);
     const truth = createTruthRecorder(whole);
@@ -119,24 +110,7 @@ export async function runScenario(
     platform = await starting;
     const platformWait = phases.end();
     // The simulator's side: each hive logs in over MQTT like a device would.
-    if (hivesStarting) hiveGroups = await hivesStarting.connect(platform.brokerUrl);
-    else {
-      const brokerUrl = platform.brokerUrl;
-      const onlineAt = onlineTimesOf(model);
-      for (const h of model.hives) {
-        const login = () => connectHive({ brokerUrl, serial: h.serial, password: h.password, ackTimeoutMs });
-        // A hive a ramp brings online later logs in then (hive-group.ts), not now.
-        links.set(
-          h.id,
-          (onlineAt.get(h.id) ?? Number.POSITIVE_INFINITY) > model.startMs
-            ? new DeferredHiveLink(login)
-            : await login(),
-        );
-      }
-    }
-    const groups =
-      hiveGroups ??
-      localHiveGroups(model, meshEndpoints(model, new Map([...links].map(([id, link]) => [id, { link }] as const))));
+    const groups = await runHives.connect(platform.brokerUrl);
     const hives = phases.end();
     await options.onPlatform?.({
       model,
@@ -261,7 +235,7 @@ export async function runScenario(
         peakRssMb: peakRssMb(),
         cpuPercent: wall.cpuPercent(),
         platformThread: platform.inOwnThread,
-        hiveThreads: hiveGroups ? threads : 0,
+        hiveThreads: threads,
         interrupted: loop.interrupted,
         ...(lag ? { realTime: lag.summary() } : {}),
         ...(hooks
@@ -281,9 +255,7 @@ export async function runScenario(
     return report;
   } finally {
     await edge?.close();
-    await hiveGroups?.close();
-    if (!hiveGroups) await hivesStarting?.abandon();
-    for (const link of links.values()) await link.close();
+    await runHives?.close();
     // A platform that came up after the simulator's build failed is closed all the same.
     const up = platform ?? (await starting.catch(() => null));
     await up?.close();
