@@ -1,5 +1,5 @@
 import type { HiveHeartbeat, UplinkBatch } from '../proto/messages.js';
-import type { HiveLink, HiveLinkStats, UplinkHeader } from './mqtt-hive.js';
+import { connectHive, type HiveLink, type HiveLinkStats, type UplinkHeader } from './mqtt-hive.js';
 
 /**
  * The link of a hive a ramp brings online later (scenario/ramp.ts): not connected at the start,
@@ -53,4 +53,36 @@ export class DeferredHiveLink implements HiveLink {
     await this.connect();
     return this.#connected as HiveLink;
   }
+}
+
+/**
+ * A hive's link to the broker: logged in now, or, for a hive a ramp brings online after the
+ * start, a `DeferredHiveLink` that logs in then (hive-group.ts).
+ */
+export function hiveLink(
+  hive: { readonly serial: string; readonly password: string },
+  broker: { readonly brokerUrl: string; readonly ackTimeoutMs: number },
+  loginNow: boolean,
+): Promise<HiveLink> {
+  const login = (): Promise<HiveLink> =>
+    connectHive({
+      brokerUrl: broker.brokerUrl,
+      serial: hive.serial,
+      password: hive.password,
+      ackTimeoutMs: broker.ackTimeoutMs,
+    });
+  return loginNow ? login() : Promise.resolve(new DeferredHiveLink(login));
+}
+
+/** Closes every link, each once even when another fails; the first failure is the one reported. */
+export async function closeLinks(links: Iterable<HiveLink>): Promise<void> {
+  let failed: { err: unknown } | null = null;
+  for (const link of links) {
+    try {
+      await link.close();
+    } catch (err) {
+      failed ??= { err };
+    }
+  }
+  if (failed) throw failed.err;
 }

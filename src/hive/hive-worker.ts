@@ -2,7 +2,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { systemWallTime } from '../core/clock.js';
 import { isAppError } from '../core/errors.js';
 import { FaultTimeline } from '../mesh/faults.js';
-import { createHiveGroup, type HiveGroup, type MeshHiveEndpoint } from './hive-group.js';
+import { createHiveGroup, type HiveGroup } from './hive-group.js';
+import type { MeshHiveEndpoint } from './hive-rig.js';
 import type {
   HiveThreadConnect,
   HiveThreadInit,
@@ -12,8 +13,9 @@ import type {
   HiveThreadReturned,
   HiveThreadStarted,
 } from './hive-thread-messages.js';
-import { connectHive, type HiveLink } from './mqtt-hive.js';
-import { DeferredHiveLink } from './deferred-link.js';
+import type { HiveLink } from './mqtt-hive.js';
+import { closeLinks, hiveLink } from './deferred-link.js';
+import { startSteps, type StartStep, type Started } from '../core/start-steps.js';
 import { onlineTimesOf } from '../scenario/ramp.js';
 
 /**
@@ -34,50 +36,82 @@ function failure(err: unknown): { code: string | null; message: string } {
 /** Hive logins in flight at once: the broker answers each CONNECT in a round trip, one at a time would take 600 of them in a row. */
 const CONNECTS_IN_FLIGHT = 16;
 
-async function connect(channel: NonNullable<typeof port>, links: HiveLink[]): Promise<HiveGroup> {
-  const { model } = init;
-  const byId = new Map(model.hives.map((h) => [h.id, h]));
+type Channel = NonNullable<typeof port>;
+type HiveModel = HiveThreadInit['model']['hives'][number];
+
+/** What the thread's start-up steps share. */
+interface ThreadParts {
+  readonly channel: Channel;
+  /** The thread's hives, in scenario order, and their endpoints (each gets its link once logged in). */
+  readonly hives: readonly HiveModel[];
+  readonly endpoints: Array<{ -readonly [K in keyof MeshHiveEndpoint]: MeshHiveEndpoint[K] }>;
+  readonly links: HiveLink[];
+  group: HiveGroup;
+  brokerUrl: string;
+}
+
+/**
+ * The thread's start-up, in order (core/start-steps.ts). The meshes first: they need no
+ * broker, so a thread started while the platform is still starting builds them meanwhile.
+ * Each endpoint gets its link once logged in, before the ready message, so no flush can reach
+ * an endpoint without one.
+ */
+const THREAD_STEPS: readonly StartStep<ThreadParts>[] = [
+  {
+    name: 'meshes',
+    start: (p) => {
+      p.group = createHiveGroup(init.model, p.endpoints, new FaultTimeline(init.model.faults));
+    },
+  },
+  {
+    name: 'broker',
+    start: async (p) => {
+      p.brokerUrl = (await connectMessage(p.channel)).brokerUrl;
+    },
+  },
+  // First in, last out: every link a login opened closes, also when a later login fails.
+  { name: 'hive links', start: (p) => () => closeLinks(p.links) },
+  { name: 'hive logins', start: logins },
+];
+
+function threadParts(channel: Channel): ThreadParts {
+  const byId = new Map(init.model.hives.map((h) => [h.id, h]));
   const hives = init.hiveIds.map((id) => {
     const h = byId.get(id);
     if (!h) throw new Error(`hive thread: no hive ${id} in the scenario`);
     return h;
   });
-  // The meshes first: they need no broker, so a thread started while the platform is still
-  // starting builds them meanwhile. Each endpoint gets its link once logged in, before the
-  // ready message, so no flush can reach an endpoint without one.
-  const endpoints: Array<{ -readonly [K in keyof MeshHiveEndpoint]: MeshHiveEndpoint[K] }> = hives.map((h) => ({
+  const endpoints = hives.map((h) => ({
     id: h.id,
     serial: h.serial,
     firmwareVersion: h.firmwareVersion,
     link: notLoggedIn,
   }));
-  const group = createHiveGroup(model, endpoints, new FaultTimeline(model.faults));
-  const { brokerUrl } = await connectMessage(channel);
-  let next = 0;
+  return { channel, hives, endpoints, links: [], brokerUrl: '' } as unknown as ThreadParts;
+}
+
+/** Every hive of the thread logs in, `CONNECTS_IN_FLIGHT` at a time. */
+async function logins(p: ThreadParts): Promise<void> {
+  const { model } = init;
+  const broker = { brokerUrl: p.brokerUrl, ackTimeoutMs: init.ackTimeoutMs };
   // Over every hive of the model: the ramp's seeded choice does not depend on the thread layout.
   const onlineAt = onlineTimesOf(model);
+  let next = 0;
   const login = async (): Promise<void> => {
-    for (let i = next++; i < hives.length; i = next++) {
-      const h = hives[i] as (typeof hives)[number];
-      const connect = () =>
-        connectHive({ brokerUrl, serial: h.serial, password: h.password, ackTimeoutMs: init.ackTimeoutMs });
-      // A hive a ramp brings online later logs in then (hive-group.ts), not now.
-      const link =
-        (onlineAt.get(h.id) ?? Number.POSITIVE_INFINITY) > model.startMs
-          ? new DeferredHiveLink(connect)
-          : await connect();
-      links.push(link);
-      (endpoints[i] as (typeof endpoints)[number]).link = link;
+    for (let i = next++; i < p.hives.length; i = next++) {
+      const h = p.hives[i] as HiveModel;
+      const link = await hiveLink(h, broker, (onlineAt.get(h.id) ?? Number.POSITIVE_INFINITY) <= model.startMs);
+      p.links.push(link);
+      (p.endpoints[i] as ThreadParts['endpoints'][number]).link = link;
     }
   };
-  const logins = await Promise.allSettled(Array.from({ length: Math.min(CONNECTS_IN_FLIGHT, hives.length) }, login));
-  const failed = logins.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  const done = await Promise.allSettled(Array.from({ length: Math.min(CONNECTS_IN_FLIGHT, p.hives.length) }, login));
+  const failed = done.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) throw failed.reason;
-  return group;
 }
 
 /** The run's `HiveThreadConnect`: the first message a thread receives. */
-function connectMessage(channel: NonNullable<typeof port>): Promise<HiveThreadConnect> {
+function connectMessage(channel: Channel): Promise<HiveThreadConnect> {
   return new Promise((resolve) => channel.once('message', (m: HiveThreadConnect) => resolve(m)));
 }
 
@@ -92,7 +126,7 @@ const notLoggedIn: HiveLink = {
 
 async function handle(
   group: HiveGroup,
-  links: readonly HiveLink[],
+  started: Started,
   r: HiveThreadRequest,
   handed: () => void,
 ): Promise<Extract<HiveThreadResponse, { kind: 'result' }>['value']> {
@@ -113,7 +147,7 @@ async function handle(
     case 'report':
       return group.report(r.nowMs);
     case 'close':
-      for (const link of links) await link.close();
+      await started.stop();
       return null;
   }
 }
@@ -133,34 +167,33 @@ async function submitInSlices(group: HiveGroup, packets: Float64Array, release: 
   } while (at < packets.length);
 }
 
-async function main(channel: NonNullable<typeof port>): Promise<void> {
-  const links: HiveLink[] = [];
+async function main(channel: Channel): Promise<void> {
   let group: HiveGroup;
+  let started: Started;
   try {
-    group = await connect(channel, links);
+    const parts = threadParts(channel);
+    started = await startSteps(THREAD_STEPS, parts);
+    group = parts.group;
   } catch (err) {
-    for (const link of links) await link.close().catch(() => undefined);
     channel.postMessage({ kind: 'failed', ...failure(err) } satisfies HiveThreadStarted);
     return;
   }
   channel.postMessage({ kind: 'ready' } satisfies HiveThreadStarted);
-  // Requests one at a time, in order. Submitted packets enter the meshes once the flush
-  // received before them has cut its batches (HiveGroups in mesh-delivery.ts), while it may
-  // still wait for acks; a flush starts once the submits received before it are in.
+  answer(channel, group, started);
+}
+
+/**
+ * Requests one at a time, in order. Submitted packets enter the meshes once the flush received
+ * before them has cut its batches (HiveGroups in mesh-delivery.ts), while it may still wait for
+ * acks; a flush starts once the submits received before it are in.
+ */
+function answer(channel: Channel, group: HiveGroup, started: Started): void {
   let chain = Promise.resolve();
   let flushHanded = Promise.resolve();
   let submitted: Promise<void> = Promise.resolve();
   channel.on('message', (r: HiveThreadRequest | HiveThreadPost) => {
     if (r.op === 'submit') {
-      const after = Promise.all([submitted, flushHanded]);
-      const packets = r.packets;
-      // Handed back once its last packet has left the meshes; transferring detaches it here, so nothing can read it after.
-      const release = (): void =>
-        channel.postMessage({ kind: 'returned', packets } satisfies HiveThreadReturned, [
-          packets.buffer as ArrayBuffer,
-        ]);
-      submitted = after.then(() => submitInSlices(group, packets, release));
-      submitted.catch(() => undefined);
+      submitted = submitAfter(Promise.all([submitted, flushHanded]), channel, group, r.packets);
       return;
     }
     let handed = (): void => undefined;
@@ -173,7 +206,7 @@ async function main(channel: NonNullable<typeof port>): Promise<void> {
         await before;
         if (TRACE && r.op === 'flush')
           process.stderr.write(`hive-trace at=${r.atMs} meshes=${(systemWallTime() - w0).toFixed(0)}\n`);
-        reply = { kind: 'result', id: r.id, value: await handle(group, links, r, handed) };
+        reply = { kind: 'result', id: r.id, value: await handle(group, started, r, handed) };
       } catch (err) {
         reply = { kind: 'error', id: r.id, ...failure(err) };
       } finally {
@@ -183,6 +216,22 @@ async function main(channel: NonNullable<typeof port>): Promise<void> {
       if (r.op === 'close') channel.close();
     });
   });
+}
+
+/** A submit's packets enter the meshes once `after` has resolved. */
+function submitAfter(
+  after: Promise<unknown>,
+  channel: Channel,
+  group: HiveGroup,
+  packets: Float64Array,
+): Promise<void> {
+  // Handed back once its last packet has left the meshes; transferring detaches it here, so nothing can read it after.
+  const release = (): void =>
+    channel.postMessage({ kind: 'returned', packets } satisfies HiveThreadReturned, [packets.buffer as ArrayBuffer]);
+  const submitted = after.then(() => submitInSlices(group, packets, release));
+  // Surfaces at the next flush, which awaits it; never an unhandled rejection meanwhile.
+  submitted.catch(() => undefined);
+  return submitted;
 }
 
 void main(port);

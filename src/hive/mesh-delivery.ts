@@ -6,13 +6,10 @@ import { FaultTimeline } from '../mesh/faults.js';
 import type { ScenarioModel } from '../scenario/model.js';
 import type { DeliveryStage, DeliveryStats } from './delivery.js';
 import { combineDeliveryReports, type HiveGroupReport } from './delivery-report.js';
-import { createHiveGroup, type GroupFlush, type MeshHiveEndpoint } from './hive-group.js';
+import type { GroupFlush } from './hive-group.js';
 import type { DeliveryReport, HiveLedger, RampStepReport } from './ledger.js';
 import { onlineTimesOf, rampProgress } from '../scenario/ramp.js';
 import { formatDuration } from '../core/time.js';
-import type { HiveLink } from './mqtt-hive.js';
-
-export type { MeshHiveEndpoint } from './hive-group.js';
 
 /**
  * Delivery through the simulated mesh and hives (docs/protocol.md): sensors → TSCH mesh
@@ -55,17 +52,6 @@ export interface MeshDeliveryHooks {
   restartBroker?: () => Promise<void>;
   /** Before each flush at `atMs`: the platform's clock is moved there, so what it receives is received at `atMs`. */
   beforeFlush?: (atMs: number) => Promise<void>;
-}
-
-/** One group of the given hives in this thread. */
-export function localHiveGroups(model: ScenarioModel, hives: readonly MeshHiveEndpoint[]): HiveGroups {
-  const group = createHiveGroup(model, hives, new FaultTimeline(model.faults));
-  return {
-    submit: (packets) => group.submit(packets),
-    flush: (atMs) => group.flush(atMs),
-    report: (nowMs) => Promise.resolve([group.report(nowMs)]),
-    close: () => Promise.resolve(),
-  };
 }
 
 export function createDelivery(
@@ -154,17 +140,6 @@ export function brokerRestartHook(
 ): MeshDeliveryHooks {
   const filters = [allHivesFilter('uplink'), ...model.hives.map((h) => ackTopic(h.serial))];
   return restartBroker ? { restartBroker: () => restartBroker(filters) } : {};
-}
-
-/** The platform's hive links as the stage needs them, in scenario order. */
-export function meshEndpoints(
-  model: ScenarioModel,
-  links: ReadonlyMap<string, { readonly link: HiveLink }>,
-): MeshHiveEndpoint[] {
-  return model.hives.flatMap((h) => {
-    const e = links.get(h.id);
-    return e ? [{ id: h.id, serial: h.serial, firmwareVersion: h.firmwareVersion, link: e.link }] : [];
-  });
 }
 
 /** Per ramp step, from the seeded schedule and, for `connected`, the hives' own ledgers (scenario/ramp.ts). */

@@ -91,9 +91,6 @@ function newParts(
     threads: hiveThreadsFor(model, config),
     recorder: null,
     platformUpMs: 0,
-    hivesStarting: null,
-    threadGroups: null,
-    links: new Map(),
     onStep: null,
     lastStepMs: model.startMs,
   };
@@ -136,7 +133,7 @@ async function runAndReport(
       peakRssMb: peakRssMb(),
       cpuPercent: wall.cpuPercent(),
       platformThread: p.platform.inOwnThread,
-      hiveThreads: p.threadGroups ? p.threads : 0,
+      hiveThreads: p.threads,
       interrupted: loop.interrupted,
       ...(lag ? { realTime: lag.summary() } : {}),
       ...ended.webhookPerf,

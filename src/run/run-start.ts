@@ -3,19 +3,9 @@ import type { VirtualClock } from '../core/clock.js';
 import type { StartStep } from '../core/start-steps.js';
 import { createEdgeStage } from '../edge/sensors.js';
 import type { EdgeStage } from '../edge/stage.js';
-import {
-  brokerRestartHook,
-  createDelivery,
-  localHiveGroups,
-  meshEndpoints,
-  type HiveGroups,
-  type MeshDeliveryStage,
-} from '../hive/mesh-delivery.js';
-import { spawnHiveThreads, type HiveThreadsStarting } from '../hive/hive-threads.js';
-import { connectHive, type HiveLink } from '../hive/mqtt-hive.js';
-import { DeferredHiveLink } from '../hive/deferred-link.js';
+import { brokerRestartHook, createDelivery, type HiveGroups, type MeshDeliveryStage } from '../hive/mesh-delivery.js';
+import { startRunHives, type RunHives } from '../hive/hive-startup.js';
 import type { ScenarioModel } from '../scenario/model.js';
-import { onlineTimesOf } from '../scenario/ramp.js';
 import { createTruthRecorder, type TruthRecorder } from '../sim/truth.js';
 import type { World } from '../sim/types.js';
 import { createWorld } from '../sim/world.js';
@@ -51,15 +41,12 @@ export interface RunParts {
   starting: Promise<Platform>;
   /** Wall ms from the run's start until the platform was up. */
   platformUpMs: number;
-  hivesStarting: HiveThreadsStarting | null;
+  /** The hives: their threads spawned at once, logged in once the platform is up (hive/hive-startup.ts). */
+  hives: RunHives;
   edge: EdgeStage;
   world: World;
   truth: TruthRecorder;
   platform: Platform;
-  /** The hive threads' groups once connected (null: hives in the run's thread, or not yet connected). */
-  threadGroups: HiveGroups | null;
-  /** Hives in the run's thread: their MQTT links. */
-  links: Map<string, HiveLink>;
   groups: HiveGroups;
   delivery: MeshDeliveryStage;
   /** Sees the world after each tick for the live view (null: the platform serves no `/live`). */
@@ -102,13 +89,13 @@ export const RUN_STEPS: readonly StartStep<RunParts>[] = [
     },
   },
   {
+    // Spawned now: each thread builds its meshes while the platform starts. Its stop also ends
+    // threads never connected, and closes every hive link `hives` opened.
     name: 'hive threads',
     start: (p) => {
-      if (p.threads === 0) return;
-      const starting = spawnHiveThreads(p.model, { threads: p.threads, ackTimeoutMs: p.ackTimeoutMs });
-      p.hivesStarting = starting;
-      // Connected threads are closed with their groups (`hives`); these never were.
-      return () => (p.threadGroups ? undefined : starting.abandon());
+      const hives = startRunHives(p.model, { threads: p.threads, ackTimeoutMs: p.ackTimeoutMs });
+      p.hives = hives;
+      return () => hives.close();
     },
   },
   {
@@ -132,44 +119,15 @@ export const RUN_STEPS: readonly StartStep<RunParts>[] = [
       p.platform = await p.starting;
     },
   },
-  { name: 'hives', start: connectHives },
+  {
+    // The simulator's side: each hive logs in over MQTT like a device would.
+    name: 'hives',
+    start: async (p) => {
+      p.groups = await p.hives.connect(p.platform.brokerUrl);
+    },
+  },
   { name: 'wiring', start: wire },
 ];
-
-/** The simulator's side: each hive logs in over MQTT like a device would. */
-async function connectHives(p: RunParts): Promise<() => Promise<void>> {
-  const close = async (): Promise<void> => {
-    await p.threadGroups?.close();
-    for (const link of p.links.values()) await link.close();
-  };
-  try {
-    if (p.hivesStarting) p.threadGroups = await p.hivesStarting.connect(p.platform.brokerUrl);
-    else await connectLocalHives(p);
-  } catch (err) {
-    // The links that did log in before the failure are closed here: this step's stop never registers.
-    await close().catch(() => undefined);
-    throw err;
-  }
-  p.groups =
-    p.threadGroups ??
-    localHiveGroups(
-      p.model,
-      meshEndpoints(p.model, new Map([...p.links].map(([id, link]) => [id, { link }] as const))),
-    );
-  return close;
-}
-
-async function connectLocalHives(p: RunParts): Promise<void> {
-  const brokerUrl = p.platform.brokerUrl;
-  const onlineAt = onlineTimesOf(p.model);
-  for (const h of p.model.hives) {
-    const login = () =>
-      connectHive({ brokerUrl, serial: h.serial, password: h.password, ackTimeoutMs: p.ackTimeoutMs });
-    // A hive a ramp brings online later logs in then (hive-group.ts), not now.
-    const later = (onlineAt.get(h.id) ?? Number.POSITIVE_INFINITY) > p.model.startMs;
-    p.links.set(h.id, later ? new DeferredHiveLink(login) : await login());
-  }
-}
 
 /** The rest up to the first tick: the caller's `onPlatform`, delivery, the live view. */
 async function wire(p: RunParts): Promise<void> {

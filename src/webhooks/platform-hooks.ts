@@ -6,6 +6,7 @@ import type { AsyncWebhookStore, DeliveryInsert } from '../store/webhook-port.js
 import { systemWallTime, type Clock, type WallTime } from '../core/clock.js';
 import { rngFor } from '../core/rng.js';
 import { AppError, ErrorCodes } from '../core/errors.js';
+import { startSteps, type StartStep, type StopPart } from '../core/start-steps.js';
 import { AddressPolicy } from './address-policy.js';
 import { isWebhookError } from './errors.js';
 import { WebhookEngine, type EngineStats, type SubscriptionStats } from './engine.js';
@@ -113,6 +114,84 @@ export interface WebhookStats extends EngineStats {
   consumer?: StateRow[];
 }
 
+/** The declared webhooks' concurrency limits, faults and storms, by subscription id. */
+type Declared = Awaited<ReturnType<typeof declare>>;
+
+/** What the webhook start-up steps share: each reads what the steps before it set. */
+interface HookParts {
+  readonly stores: WebhookStores;
+  readonly catalogue: AssetCatalogue;
+  readonly clock: Clock;
+  readonly o: PlatformWebhookOptions;
+  policy: AddressPolicy;
+  service: WebhookService;
+  concurrency: number;
+  declared: Declared;
+  metadata: EventMetadata;
+  storms: EventStorms | null;
+  answerTimes: AnswerTimes;
+  injector: FaultInjector | null;
+  sender: Sender;
+  engine: WebhookEngine;
+}
+
+/**
+ * Webhook delivery's start-up, in order (core/start-steps.ts); a failure stops what started,
+ * last first. The stores come first and close last: the platform opened them, this part owns
+ * them from the start on.
+ */
+const WEBHOOK_STEPS: readonly StartStep<HookParts>[] = [
+  {
+    name: 'stores',
+    start:
+      ({ stores }) =>
+      async () => {
+        try {
+          await stores.webhooks.close();
+        } finally {
+          await stores.events.close();
+        }
+      },
+  },
+  {
+    name: 'address policy',
+    start: (p) => {
+      p.policy = addressPolicy(p.o.allow ?? []);
+    },
+  },
+  {
+    name: 'subscriptions',
+    start: async (p) => {
+      // Declared webhooks without a secret get one derived from the seed: the same run signs the same way.
+      const secrets = rngFor(p.o.seed, 'webhook-secrets');
+      p.service = await WebhookService.open(p.stores.webhooks, p.policy, () =>
+        secretFromKey(Uint8Array.from({ length: 32 }, () => secrets.int(0, 255))),
+      );
+    },
+  },
+  {
+    name: 'options',
+    start: (p) => {
+      p.concurrency = checkedConcurrency(p.o);
+    },
+  },
+  {
+    name: 'declared webhooks',
+    start: async (p) => {
+      p.declared = await declare(p.service, p.stores.webhooks, p.clock, p.o.declared ?? []);
+      p.metadata = new EventMetadata(p.catalogue);
+    },
+  },
+  {
+    name: 'storms',
+    start: (p) => {
+      p.storms = startStorms(p);
+    },
+  },
+  { name: 'sender', start: startSender },
+  { name: 'engine', start: startEngine },
+];
+
 /**
  * Starts webhook delivery over `stores` (the platform opened them; closed by `close`, or here
  * when the start fails): subscriptions loaded, the declared ones created or brought up to date.
@@ -123,115 +202,9 @@ export async function startWebhooks(
   clock: Clock,
   o: PlatformWebhookOptions,
 ): Promise<PlatformWebhooks> {
-  try {
-    return await start(stores, catalogue, clock, o);
-  } catch (err) {
-    await Promise.allSettled([stores.webhooks.close(), stores.events.close()]);
-    throw err;
-  }
-}
-
-async function start(
-  stores: WebhookStores,
-  catalogue: AssetCatalogue,
-  clock: Clock,
-  o: PlatformWebhookOptions,
-): Promise<PlatformWebhooks> {
-  let policy: AddressPolicy;
-  try {
-    policy = new AddressPolicy(o.allow ?? []);
-  } catch (err) {
-    throw isWebhookError(err) ? new AppError(ErrorCodes.USAGE, err.message, { cause: err }) : err;
-  }
-  const { webhooks: store, events } = stores;
-  // Declared webhooks without a secret get one derived from the seed: the same run signs the same way.
-  const secrets = rngFor(o.seed, 'webhook-secrets');
-  const service = await WebhookService.open(store, policy, () =>
-    secretFromKey(Uint8Array.from({ length: 32 }, () => secrets.int(0, 255))),
-  );
-  const concurrency = o.concurrency ?? DEFAULT_WEBHOOK_CONCURRENCY;
-  const problem = concurrencyProblem(concurrency);
-  if (problem !== null) throw new AppError(ErrorCodes.USAGE, `webhook concurrency: ${problem}`);
-  if (o.timestamps !== undefined && webhookTimestampsOf(o.timestamps) === null)
-    throw new AppError(
-      ErrorCodes.USAGE,
-      `webhook timestamps must be ${WEBHOOK_TIMESTAMPS.join(' or ')}, got ${JSON.stringify(o.timestamps)}`,
-    );
-  const flagStorm = o.storm === undefined ? null : stormProblem(o.storm);
-  if (flagStorm !== null) throw new AppError(ErrorCodes.USAGE, `webhook storm: ${flagStorm}`);
-  const { limits, faults, storms: declaredStorms } = await declare(service, store, clock, o.declared ?? []);
-  const metadata = new EventMetadata(catalogue);
-  const withStorms = declaredStorms.size > 0 || o.storm !== undefined;
-  const storms = withStorms
-    ? new EventStorms({
-        seed: o.seed,
-        catalogue,
-        metadata,
-        stormOf: (s) => declaredStorms.get(s.id)?.storm ?? o.storm ?? null,
-      })
-    : null;
-  if (storms) {
-    // A declared storm must have something to be about: refused at start, at its place in the file.
-    for (const [id, { storm, path }] of declaredStorms) {
-      const s = service.all().find((x) => x.id === id);
-      const none = s ? storms.subjectless(s, storm) : [];
-      if (none.length > 0)
-        throw new AppError(
-          ErrorCodes.SCENARIO_INVALID,
-          `${path}.storm.types: the organisation has nothing ${s?.filters && Object.keys(s.filters).length > 0 ? 'the filters let through ' : ''}to send ${none.join(', ')} about`,
-        );
-    }
-    storms.begin(service.all(), clock.now());
-  }
-  // Perf only: how long endpoints take to answer, what limits delivery (run/delivery-limit.ts).
-  const answerTimes = new AnswerTimes(o.wallTime ?? systemWallTime);
-  const senderOptions = { policy, concurrency, concurrencyOf: (id: string) => limits.get(id), answerTimes };
-  const down = o.down ?? [];
-  for (const d of down)
-    if (d.webhook !== null && !service.all().some((s) => s.name === d.webhook))
-      throw new AppError(
-        ErrorCodes.SCENARIO_INVALID,
-        `fault webhook_down${d.src ? ` (${d.src})` : ''}: no webhook named ${JSON.stringify(d.webhook)} (the run's webhooks: ${
-          service
-            .all()
-            .map((s) => JSON.stringify(s.name))
-            .join(', ') || 'none'
-        })`,
-      );
-  const withFaults = faults.size > 0 || o.faults !== undefined || down.length > 0;
-  const injector = withFaults
-    ? new FaultInjector({
-        ...senderOptions,
-        seed: o.seed,
-        faultsOf: (s) => faults.get(s.id) ?? o.faults ?? null,
-        downAt: (s, t) => down.some((d) => t >= d.fromMs && t < d.toMs && (d.webhook === null || d.webhook === s.name)),
-      })
-    : null;
-  const sender = injector ?? new Sender(senderOptions);
-  const engine = await WebhookEngine.open({
-    service,
-    store,
-    outbox: (after) => events.events(after),
-    metadata,
-    ...(storms ? { storms } : {}),
-    // The delivering thread's event-loop busy share (perf: what limits delivery).
-    loopActiveMs: () => performance.eventLoopUtilization().active,
-    answerTimes,
-    inFlight: concurrency,
-    clock,
-    seed: o.seed,
-    sender,
-    ...(o.retry ? { retry: o.retry } : {}),
-    ...(o.disableAfterMs !== undefined ? { disableAfterMs: o.disableAfterMs } : {}),
-    ...(o.drainMs !== undefined ? { drainMs: o.drainMs } : {}),
-    ...(o.followsWallClock === true ? { awaitLanes: false } : {}),
-    // Wall time for the enqueue → 2xx latency of perf only; results never read it.
-    wallTime: o.wallTime ?? systemWallTime,
-    // Standard verifiers check webhook-timestamp against their own clock (5 minutes' tolerance).
-    ...((o.timestamps ?? DEFAULT_WEBHOOK_TIMESTAMPS) === 'wall'
-      ? { timestampClock: o.wallTime ?? systemWallTime }
-      : {}),
-  });
+  const p = { stores, catalogue, clock, o, storms: null, injector: null } as unknown as HookParts;
+  const started = await startSteps(WEBHOOK_STEPS, p);
+  const { service, engine, storms, injector } = p;
   return {
     service,
     engine,
@@ -248,21 +221,134 @@ async function start(
       return {
         ...e,
         subscriptions,
-        ...(o.consumerExpect === true ? { consumer: await expectedState(store, service.all()) } : {}),
+        ...(o.consumerExpect === true ? { consumer: await expectedState(stores.webhooks, service.all()) } : {}),
       };
     },
-    async close() {
-      // What the outbox holds is enqueued (durable); nothing more is sent: a run's summary has
-      // counted what is pending, and it stays so for the next platform on the store.
-      await engine.fanOut().catch(() => undefined);
-      // Lanes still sending (an endpoint that does not answer) stop with the connections: the
-      // attempts in flight end as failures, recorded before the store closes.
-      engine.stop();
-      await sender.close();
-      await engine.closed(CLOSE_GRACE_MS);
-      await store.close();
-      await events.close();
-    },
+    close: () => started.stop(),
+  };
+}
+
+function addressPolicy(allow: readonly string[]): AddressPolicy {
+  try {
+    return new AddressPolicy(allow);
+  } catch (err) {
+    throw isWebhookError(err) ? new AppError(ErrorCodes.USAGE, err.message, { cause: err }) : err;
+  }
+}
+
+/** The options checked once the subscriptions are loaded; returns the default concurrency. */
+function checkedConcurrency(o: PlatformWebhookOptions): number {
+  const concurrency = o.concurrency ?? DEFAULT_WEBHOOK_CONCURRENCY;
+  const problem = concurrencyProblem(concurrency);
+  if (problem !== null) throw new AppError(ErrorCodes.USAGE, `webhook concurrency: ${problem}`);
+  if (o.timestamps !== undefined && webhookTimestampsOf(o.timestamps) === null)
+    throw new AppError(
+      ErrorCodes.USAGE,
+      `webhook timestamps must be ${WEBHOOK_TIMESTAMPS.join(' or ')}, got ${JSON.stringify(o.timestamps)}`,
+    );
+  const flagStorm = o.storm === undefined ? null : stormProblem(o.storm);
+  if (flagStorm !== null) throw new AppError(ErrorCodes.USAGE, `webhook storm: ${flagStorm}`);
+  return concurrency;
+}
+
+/** Storm mode when a webhook declares one or `--webhook-storm` gives one; null otherwise. */
+function startStorms(p: HookParts): EventStorms | null {
+  const { o, service, clock } = p;
+  const declaredStorms = p.declared.storms;
+  if (declaredStorms.size === 0 && o.storm === undefined) return null;
+  const storms = new EventStorms({
+    seed: o.seed,
+    catalogue: p.catalogue,
+    metadata: p.metadata,
+    stormOf: (s) => declaredStorms.get(s.id)?.storm ?? o.storm ?? null,
+  });
+  // A declared storm must have something to be about: refused at start, at its place in the file.
+  for (const [id, { storm, path }] of declaredStorms) {
+    const s = service.all().find((x) => x.id === id);
+    const none = s ? storms.subjectless(s, storm) : [];
+    if (none.length > 0)
+      throw new AppError(
+        ErrorCodes.SCENARIO_INVALID,
+        `${path}.storm.types: the organisation has nothing ${s?.filters && Object.keys(s.filters).length > 0 ? 'the filters let through ' : ''}to send ${none.join(', ')} about`,
+      );
+  }
+  storms.begin(service.all(), clock.now());
+  return storms;
+}
+
+/** The sender, through the fault injector when a webhook has faults or a `webhook_down` applies. */
+function startSender(p: HookParts): void {
+  const { o, service } = p;
+  const { limits, faults } = p.declared;
+  // Perf only: how long endpoints take to answer, what limits delivery (run/delivery-limit.ts).
+  p.answerTimes = new AnswerTimes(o.wallTime ?? systemWallTime);
+  const senderOptions = {
+    policy: p.policy,
+    concurrency: p.concurrency,
+    concurrencyOf: (id: string) => limits.get(id),
+    answerTimes: p.answerTimes,
+  };
+  const down = o.down ?? [];
+  for (const d of down)
+    if (d.webhook !== null && !service.all().some((s) => s.name === d.webhook))
+      throw new AppError(
+        ErrorCodes.SCENARIO_INVALID,
+        `fault webhook_down${d.src ? ` (${d.src})` : ''}: no webhook named ${JSON.stringify(d.webhook)} (the run's webhooks: ${
+          service
+            .all()
+            .map((s) => JSON.stringify(s.name))
+            .join(', ') || 'none'
+        })`,
+      );
+  p.injector =
+    faults.size > 0 || o.faults !== undefined || down.length > 0
+      ? new FaultInjector({
+          ...senderOptions,
+          seed: o.seed,
+          faultsOf: (s) => faults.get(s.id) ?? o.faults ?? null,
+          downAt: (s, t) =>
+            down.some((d) => t >= d.fromMs && t < d.toMs && (d.webhook === null || d.webhook === s.name)),
+        })
+      : null;
+  p.sender = p.injector ?? new Sender(senderOptions);
+}
+
+/** The engine over the outbox; its stop ends the sender it was given too. */
+async function startEngine(p: HookParts): Promise<StopPart> {
+  const { o, storms, sender } = p;
+  const wallTime = o.wallTime ?? systemWallTime;
+  const engine = await WebhookEngine.open({
+    service: p.service,
+    store: p.stores.webhooks,
+    outbox: (after) => p.stores.events.events(after),
+    metadata: p.metadata,
+    ...(storms ? { storms } : {}),
+    // The delivering thread's event-loop busy share (perf: what limits delivery).
+    loopActiveMs: () => performance.eventLoopUtilization().active,
+    answerTimes: p.answerTimes,
+    inFlight: p.concurrency,
+    clock: p.clock,
+    seed: o.seed,
+    sender,
+    ...(o.retry ? { retry: o.retry } : {}),
+    ...(o.disableAfterMs !== undefined ? { disableAfterMs: o.disableAfterMs } : {}),
+    ...(o.drainMs !== undefined ? { drainMs: o.drainMs } : {}),
+    ...(o.followsWallClock === true ? { awaitLanes: false } : {}),
+    // Wall time for the enqueue → 2xx latency of perf only; results never read it.
+    wallTime,
+    // Standard verifiers check webhook-timestamp against their own clock (5 minutes' tolerance).
+    ...((o.timestamps ?? DEFAULT_WEBHOOK_TIMESTAMPS) === 'wall' ? { timestampClock: wallTime } : {}),
+  });
+  p.engine = engine;
+  return async () => {
+    // What the outbox holds is enqueued (durable); nothing more is sent: a run's summary has
+    // counted what is pending, and it stays so for the next platform on the store.
+    await engine.fanOut().catch(() => undefined);
+    // Lanes still sending (an endpoint that does not answer) stop with the connections: the
+    // attempts in flight end as failures, recorded before the store closes.
+    engine.stop();
+    await sender.close();
+    await engine.closed(CLOSE_GRACE_MS);
   };
 }
 

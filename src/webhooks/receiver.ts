@@ -244,104 +244,34 @@ export function failsOn(rate: number, seed: number | string, id: string, attempt
   return h.readUInt32BE(0) / 2 ** 32 < rate;
 }
 
+/** What the receiver's request handling shares: its options, figures and dedupe memory. */
+interface Inbox {
+  readonly o: ReceiverOptions;
+  readonly stats: ReceiverStats;
+  readonly dedupeIds: number;
+  readonly seen: Map<string, true>;
+  readonly attempts: Map<string, number>;
+  readonly out: LinesPerInterval | null;
+  readonly verifying: boolean;
+  readonly failRate: number;
+  readonly state: ConsumerState | null;
+}
+
 export async function startReceiver(o: ReceiverOptions): Promise<Receiver> {
-  const stats: ReceiverStats = { requests: 0, byType: {}, unique: 0, duplicates: 0, badSignatures: 0, failed: 0 };
   const dedupeIds = o.dedupeIds ?? DEDUPE_IDS;
-  const seen = new Map<string, true>();
-  const attempts = new Map<string, number>();
-  const out = o.out ? new LinesPerInterval(createWriteStream(o.out, { flags: 'a' })) : null;
-  const header = (req: IncomingMessage, name: string): string | undefined => {
-    const v = req.headers[name];
-    return Array.isArray(v) ? v[0] : v;
+  const inbox: Inbox = {
+    o,
+    stats: { requests: 0, byType: {}, unique: 0, duplicates: 0, badSignatures: 0, failed: 0 },
+    dedupeIds,
+    seen: new Map(),
+    attempts: new Map(),
+    out: o.out ? new LinesPerInterval(createWriteStream(o.out, { flags: 'a' })) : null,
+    verifying: o.secrets.length > 0,
+    failRate: o.failRate ?? 0,
+    state: o.apply ? new ConsumerState(o.apply, dedupeIds) : null,
   };
-  const verifying = o.secrets.length > 0;
-  const failRate = o.failRate ?? 0;
-  const state = o.apply ? new ConsumerState(o.apply, dedupeIds) : null;
-  const answer = (req: IncomingMessage, body: Buffer): number => {
-    stats.requests++;
-    // A platform delivery carries `webhook-id`; a plain POST (another sender, the bench's
-    // baseline) is deduped by its envelope's `id`, and a body with neither is always new.
-    const headerId = header(req, 'webhook-id');
-    const id = headerId ?? envelopeId(body);
-    if (verifying) {
-      const h = {
-        'webhook-id': headerId,
-        'webhook-timestamp': header(req, 'webhook-timestamp'),
-        'webhook-signature': header(req, 'webhook-signature'),
-      };
-      const nowS = o.toleranceS === undefined ? Number(h['webhook-timestamp'] ?? 0) : (o.nowS?.() ?? 0);
-      if (!verify(o.secrets, h, body, nowS, o.toleranceS ?? Infinity).ok) {
-        stats.badSignatures++;
-        return 401;
-      }
-    }
-    // Attempts are counted only to fail them on purpose: without --fail-rate no map grows per id.
-    if (failRate > 0) {
-      const attempt = (attempts.get(id ?? '') ?? 0) + 1;
-      remember(attempts, id ?? '', attempt, dedupeIds);
-      if (failsOn(failRate, o.seed ?? 0, id ?? '', attempt)) {
-        stats.failed++;
-        return 500;
-      }
-    }
-    // Before the receiver's own dedupe: a naive consumer sees every copy; the state dedupes as its mode says.
-    if (state) applyTo(state, headerId ?? id, header(req, SEQUENCE_HEADER), body);
-    if (id !== null) {
-      if (seen.has(id)) {
-        stats.duplicates++;
-        return 200;
-      }
-      remember(seen, id, true, dedupeIds);
-    }
-    stats.unique++;
-    const type = envelopeType(body) ?? parsedType(body);
-    stats.byType[type] = (stats.byType[type] ?? 0) + 1;
-    out?.add(body);
-    return 200;
-  };
-  // An empty answer with `Content-Length: 0`: `writeHead(status).end()` fixes the headers before
-  // the length is known and answers with a chunked empty body (one more chunk to frame and send).
-  const send = (res: ServerResponse, status: number): void => {
-    res.statusCode = status;
-    res.end();
-  };
-  const reply = (res: ServerResponse, status: number): void => {
-    if (o.latencyMs) setTimeout(send, o.latencyMs, res, status);
-    else send(res, status);
-  };
-  const server: Server = createServer((req, res) => {
-    if (req.method === 'GET') {
-      if (state && (req.url === '/state' || req.url?.startsWith('/state?'))) {
-        res.writeHead(200, { 'content-type': 'application/x-ndjson' });
-        res.end(stateNdjson(state.rows()));
-      } else send(res, 404);
-      req.resume();
-      return;
-    }
-    // The body in the chunk it came in (a delivery is one chunk): no array copy for one chunk.
-    let first: Buffer | null = null;
-    let more: Buffer[] | null = null;
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_BODY_BYTES) return; // answered 413 at the end; nothing more is held
-      if (first === null) first = c;
-      else (more ??= [first]).push(c);
-    });
-    req.on('end', () => {
-      if (size > MAX_BODY_BYTES) return reply(res, 413);
-      let status: number;
-      try {
-        status = answer(req, more ? Buffer.concat(more) : (first ?? Buffer.alloc(0)));
-      } catch {
-        status = 400; // a request nothing above expected: answered, never a crash of the receiver
-      }
-      reply(res, status);
-    });
-    req.on('error', () => {
-      if (!res.headersSent) send(res, 400);
-    });
-  });
+  const { stats, out, state } = inbox;
+  const server: Server = createServer((req, res) => handle(inbox, req, res));
   // A pipelined turn's answers in one write, not one write (and one wake-up of the client) each.
   server.on('connection', answersPerTurn);
   server.keepAliveTimeout = 60_000;
@@ -363,4 +293,104 @@ export async function startReceiver(o: ReceiverOptions): Promise<Receiver> {
       if (state && o.stateOut) await writeFile(o.stateOut, stateNdjson(state.rows()));
     },
   };
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** One request: GET /state, or a delivery answered once its whole body is in. */
+function handle(r: Inbox, req: IncomingMessage, res: ServerResponse): void {
+  if (req.method === 'GET') {
+    if (r.state && (req.url === '/state' || req.url?.startsWith('/state?'))) {
+      res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+      res.end(stateNdjson(r.state.rows()));
+    } else send(res, 404);
+    req.resume();
+    return;
+  }
+  // The body in the chunk it came in (a delivery is one chunk): no array copy for one chunk.
+  let first: Buffer | null = null;
+  let more: Buffer[] | null = null;
+  let size = 0;
+  req.on('data', (c: Buffer) => {
+    size += c.length;
+    if (size > MAX_BODY_BYTES) return; // answered 413 at the end; nothing more is held
+    if (first === null) first = c;
+    else (more ??= [first]).push(c);
+  });
+  req.on('end', () => {
+    if (size > MAX_BODY_BYTES) return reply(r.o, res, 413);
+    let status: number;
+    try {
+      status = answer(r, req, more ? Buffer.concat(more) : (first ?? Buffer.alloc(0)));
+    } catch {
+      status = 400; // a request nothing above expected: answered, never a crash of the receiver
+    }
+    reply(r.o, res, status);
+  });
+  req.on('error', () => {
+    if (!res.headersSent) send(res, 400);
+  });
+}
+
+/** A delivery's status: 401 for a bad signature, 500 when failed on purpose, else 200 (counted as new or duplicate). */
+function answer(r: Inbox, req: IncomingMessage, body: Buffer): number {
+  const { stats } = r;
+  stats.requests++;
+  // A platform delivery carries `webhook-id`; a plain POST (another sender, the bench's
+  // baseline) is deduped by its envelope's `id`, and a body with neither is always new.
+  const headerId = header(req, 'webhook-id');
+  const id = headerId ?? envelopeId(body);
+  if (r.verifying && !signedWell(r.o, req, headerId, body)) {
+    stats.badSignatures++;
+    return 401;
+  }
+  // Attempts are counted only to fail them on purpose: without --fail-rate no map grows per id.
+  if (r.failRate > 0) {
+    const attempt = (r.attempts.get(id ?? '') ?? 0) + 1;
+    remember(r.attempts, id ?? '', attempt, r.dedupeIds);
+    if (failsOn(r.failRate, r.o.seed ?? 0, id ?? '', attempt)) {
+      stats.failed++;
+      return 500;
+    }
+  }
+  // Before the receiver's own dedupe: a naive consumer sees every copy; the state dedupes as its mode says.
+  if (r.state) applyTo(r.state, headerId ?? id, header(req, SEQUENCE_HEADER), body);
+  if (id !== null) {
+    if (r.seen.has(id)) {
+      stats.duplicates++;
+      return 200;
+    }
+    remember(r.seen, id, true, r.dedupeIds);
+  }
+  stats.unique++;
+  const type = envelopeType(body) ?? parsedType(body);
+  stats.byType[type] = (stats.byType[type] ?? 0) + 1;
+  r.out?.add(body);
+  return 200;
+}
+
+/** The Standard Webhooks signature verifies with one of the receiver's secrets. */
+function signedWell(o: ReceiverOptions, req: IncomingMessage, headerId: string | undefined, body: Buffer): boolean {
+  const h = {
+    'webhook-id': headerId,
+    'webhook-timestamp': header(req, 'webhook-timestamp'),
+    'webhook-signature': header(req, 'webhook-signature'),
+  };
+  const nowS = o.toleranceS === undefined ? Number(h['webhook-timestamp'] ?? 0) : (o.nowS?.() ?? 0);
+  return verify(o.secrets, h, body, nowS, o.toleranceS ?? Infinity).ok;
+}
+
+// An empty answer with `Content-Length: 0`: `writeHead(status).end()` fixes the headers before
+// the length is known and answers with a chunked empty body (one more chunk to frame and send).
+function send(res: ServerResponse, status: number): void {
+  res.statusCode = status;
+  res.end();
+}
+
+function reply(o: ReceiverOptions, res: ServerResponse, status: number): void {
+  if (o.latencyMs) setTimeout(send, o.latencyMs, res, status);
+  else send(res, status);
 }
