@@ -12,6 +12,7 @@ import { checkOutputFiles } from './preflight.js';
 import {
   hostOf,
   mqttPortOf,
+  platformSettingsOf,
   webhookConcurrencyOf,
   webhookFaultsFlag,
   webhookStormFlag,
@@ -178,6 +179,7 @@ function runOptionsFromFlags(flags: Flags): RunOptions {
   if (flags.resume === true) opts.storePolicy = 'resume';
   if (flags.fresh === true) opts.storePolicy = 'fresh';
   opts.mqttPort = mqttPortOf(flags);
+  opts.platform = platformSettingsOf(flags);
   if (typeof flags.host === 'string') opts.mqttHost = hostOf(flags);
   if (Array.isArray(flags.expect)) opts.expect = flags.expect;
   if (typeof flags.broker === 'string') opts.brokerUrl = flags.broker;

@@ -15,6 +15,8 @@ import {
   type WebhookTimestamps,
 } from '../webhooks/timestamps.js';
 import type { Flags } from './io.js';
+import { parseDuration } from '../core/time.js';
+import type { PlatformSettings } from '../platform/config.js';
 import { parseWebhookFaults, type WebhookFaults } from '../webhooks/faults.js';
 import { parseWebhookStorm, type WebhookStorm } from '../webhooks/storm.js';
 
@@ -130,6 +132,11 @@ export const OPTIONS = {
     ),
   audience: () =>
     new Option('--audience <a>', 'API identifier accepted in client logins (default https://api.occusim.local)'),
+  lookback: () =>
+    new Option(
+      '--lookback <d>',
+      'how late data may still change a minute: whole minutes, 1m..24h (default 5m, the spec\u2019s recompute window; docs/occupancy.md)',
+    ),
   webhookAllow: () =>
     new Option(
       '--webhook-allow <cidrs>',
@@ -209,6 +216,7 @@ export const RUN_OPTIONS: readonly OptionName[] = [
   'hiveThreads',
   'mqttPort',
   'host',
+  'lookback',
   'broker',
   'record',
   'quiet',
@@ -246,6 +254,24 @@ export function webhookConcurrencyOf(flags: Flags): number | undefined {
       `--webhook-concurrency must be an integer in ${MIN_WEBHOOK_CONCURRENCY}..${MAX_WEBHOOK_CONCURRENCY}, got ${JSON.stringify(v)}`,
     );
   return n;
+}
+
+/**
+ * The platform's settings from their flags, for a run and for `serve` alike; each is validated
+ * by the platform's config (platform/config.ts), which names the value.
+ */
+export function platformSettingsOf(flags: Flags): PlatformSettings {
+  const settings: { -readonly [K in keyof PlatformSettings]: PlatformSettings[K] } = {};
+  if (typeof flags.lookback === 'string') {
+    const ms = parseDuration(flags.lookback);
+    if (ms === null)
+      throw new AppError(
+        ErrorCodes.USAGE,
+        `--lookback must be a duration such as 5m or 1h, got ${JSON.stringify(flags.lookback)}`,
+      );
+    settings.lookbackMs = ms;
+  }
+  return settings;
 }
 
 /** `--metrics-token`: undefined when not given; refused when too short, too long or not a bearer token. */

@@ -11,7 +11,7 @@ import { loadScenarioFile } from '../scenario/load.js';
 import type { ScenarioModel } from '../scenario/model.js';
 import type { PlatformReady } from '../run/options.js';
 import { declaredWebhooks } from '../run/run-platform.js';
-import { platformConfig, type PlatformConfig } from '../platform/config.js';
+import { platformConfig, type PlatformConfig, type PlatformSettings } from '../platform/config.js';
 import type { Flags, Io } from './io.js';
 import { storeFlag } from './store-flag.js';
 import type { StoreLocation } from '../store/location.js';
@@ -22,6 +22,7 @@ import {
   hostOf,
   metricsTokenOf,
   mqttPortOf,
+  platformSettingsOf,
   webhookConcurrencyOf,
   webhookFaultsFlag,
   webhookStormFlag,
@@ -58,6 +59,8 @@ export interface ServeOptions {
   webhookStorm?: WebhookStorm;
   /** The GraphQL IDE page (`--no-graphiql` turns it off). */
   graphiql: boolean;
+  /** The platform's settings from their flags (`--lookback`, …; cli/options.ts). */
+  platform: PlatformSettings;
   /** `--metrics-token`: the operator's scraper sees /metrics per tenant with it. */
   metricsToken?: string;
   /** `--allowed-host`: names the API answers besides its address and loopback. */
@@ -114,6 +117,7 @@ export function serveOptions(flags: Flags): ServeOptions {
     // Commander keeps a negated option under its long name: true unless --no-graphiql was given.
     graphiql: flags['no-graphiql'] !== false,
     scaleOut: scaleOutOf(flags),
+    platform: platformSettingsOf(flags),
   };
 }
 
@@ -223,6 +227,7 @@ export async function serveCommand(flags: Flags, io: Io, signal?: AbortSignal): 
 function servePlatformConfig(model: ScenarioModel, opts: ServeOptions): PlatformConfig {
   const scale = opts.scaleOut;
   return platformConfig({
+    ...opts.platform,
     organisations: organisationsFromScenario(model),
     ...(scale?.shards !== undefined
       ? { startMs: model.startMs, shardClocks: scale.shards }

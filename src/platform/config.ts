@@ -2,6 +2,8 @@ import type { ServedApi } from '../api/server.js';
 import type { OrganisationAssets } from '../assets/model.js';
 import type { Clock } from '../core/clock.js';
 import { AppError, ErrorCodes } from '../core/errors.js';
+import { MINUTE_MS } from '../core/time.js';
+import { DEFAULT_LOOKBACK_MS } from '../cloud/cloud.js';
 import type { StorePolicy } from '../store/guard.js';
 import type { StoreLocation } from '../store/location.js';
 import type { PlatformWebhookOptions } from '../webhooks/platform-hooks.js';
@@ -66,7 +68,19 @@ export interface PlatformConfig {
   readonly leaseMs: number;
   /** A run's `store_restart` and `ingest_kill` faults, on the driven clock (platform-faults.ts); null: none. */
   readonly faults: PlatformFaultTimes | null;
+  /**
+   * How late data may still change a minute, ms: a minute is finalised (computed, stored, its
+   * events sent) once its end is this far behind the clock (`--lookback`; docs/occupancy.md).
+   */
+  readonly lookbackMs: number;
 }
+
+/**
+ * The platform's settings a user sets the same way for a run and for `occusim serve` (the CLI's
+ * flags, `RunOptions.platform`): they pass through both unchanged into `platformConfig`, so a
+ * new one is written here, where it is used, and as its flag (cli/options.ts `platformSettingsOf`).
+ */
+export type PlatformSettings = Partial<Pick<PlatformConfig, 'lookbackMs'>>;
 
 /** What a platform's start takes besides its config, and cannot cross a thread: its clock and callbacks. */
 export interface PlatformLocals {
@@ -119,6 +133,7 @@ export function platformConfig(input: PlatformConfigInput): PlatformConfig {
     shardClocks: input.shardClocks == null ? null : shardClocks(input.shardClocks),
     leaseMs: positive('lease', input.leaseMs ?? DEFAULT_LEASE_MS),
     faults: input.faults ?? null,
+    lookbackMs: lookback(input.lookbackMs ?? DEFAULT_LOOKBACK_MS),
   };
   return Object.freeze(config);
 }
@@ -126,6 +141,15 @@ export function platformConfig(input: PlatformConfigInput): PlatformConfig {
 function positive(what: string, ms: number): number {
   if (!(Number.isFinite(ms) && ms > 0))
     throw new AppError(ErrorCodes.USAGE, `${what} must be a positive number of ms, got ${ms}`);
+  return ms;
+}
+
+/** A day: open minutes are held in memory until finalised, so the window is bounded. */
+export const MAX_LOOKBACK_MS = 24 * 60 * MINUTE_MS;
+
+function lookback(ms: number): number {
+  if (!(Number.isInteger(ms) && ms >= MINUTE_MS && ms <= MAX_LOOKBACK_MS && ms % MINUTE_MS === 0))
+    throw new AppError(ErrorCodes.USAGE, `lookback must be whole minutes from 1m to 24h, got ${ms} ms`);
   return ms;
 }
 

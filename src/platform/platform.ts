@@ -250,6 +250,7 @@ async function startCloudStep(p: PlatformParts): Promise<StopPart> {
     clientId: `${CLOUD_USER}-${randomBytes(6).toString('hex')}`,
     catalogue: p.catalogue,
     tickMs: config.tickMs,
+    lookbackMs: config.lookbackMs,
     clock: p.clock,
     store,
     ...(config.ownHivesOnly ? { ownHivesOnly: true } : {}),

@@ -3,6 +3,7 @@ import { MAX_EXPECTATIONS, parseExpectation, type Expectation } from '../scenari
 import type { StorePolicy } from '../store/guard.js';
 import { parseStoreLocation, type StoreLocation } from '../store/location.js';
 import type { PlatformWebhookOptions, ServedApi } from '../platform/platform.js';
+import type { PlatformSettings } from '../platform/config.js';
 import type { RunOptions } from './options.js';
 import type { ShardSpec } from './shard.js';
 
@@ -34,6 +35,8 @@ export interface SimulatorConfig {
   readonly hiveThreads: number | 'auto';
   readonly api: ServedApi | null;
   readonly webhooks: Partial<Omit<PlatformWebhookOptions, 'wallTime'>> | null;
+  /** The platform's settings, validated by the platform's own config (platform/config.ts). */
+  readonly platform: PlatformSettings;
   /** `RunOptions.expect`, parsed: judged at the end besides the scenario's `expect:`. */
   readonly expectations: readonly Expectation[];
 }
@@ -62,6 +65,7 @@ export function simulatorConfig(opts: RunOptions): SimulatorConfig {
     hiveThreads: hiveThreadsOf(opts.hiveThreads),
     api: opts.api ?? null,
     webhooks: opts.webhooks ?? null,
+    platform: Object.freeze({ ...opts.platform }),
     expectations: Object.freeze(expectationsOf(opts.expect ?? [])),
   });
 }

@@ -12,6 +12,7 @@ import type { RunResult } from './report.js';
 import type { Verdict } from './expectations.js';
 import type { ShardSpec } from './shard.js';
 import type { StoreLocation } from '../store/location.js';
+import type { PlatformSettings } from '../platform/config.js';
 
 /** Options of `runScenario` (and of `occusim run`, which maps its flags onto these). */
 export interface RunOptions {
@@ -106,6 +107,8 @@ export interface RunOptions {
   api?: ServedApi;
   /** Thresholds judged against the result at the end, besides the scenario's `expect:` (e.g. `rooms.mae<0.5`; docs/cli.md). */
   expect?: readonly string[];
+  /** The platform's settings (`--lookback`, …), passed to it unchanged (platform/config.ts). */
+  platform?: PlatformSettings;
   /** Webhook delivery from the run's platform (docs/webhooks.md), in whichever thread it runs. */
   webhooks?: Partial<Omit<PlatformWebhookOptions, 'wallTime'>>;
 }

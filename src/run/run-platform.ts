@@ -9,6 +9,7 @@ import type { SimulatorConfig } from './config.js';
 export function runPlatformConfig(model: ScenarioModel, config: SimulatorConfig): PlatformConfig {
   const shard = config.shard;
   return platformConfig({
+    ...config.platform,
     organisations: organisationsFromScenario(model),
     startMs: model.startMs,
     tickMs: model.tickMs,
