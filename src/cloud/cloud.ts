@@ -4,7 +4,7 @@ import { AppError, ErrorCodes } from '../core/errors.js';
 import { MINUTE_MS } from '../core/time.js';
 import type { AssetCatalogue } from '../assets/catalogue.js';
 import { startMqttIngest, type MqttIngest, type MqttIngestOptions } from './mqtt-ingest.js';
-import { startSteps, type StartStep } from '../core/start-steps.js';
+import { startSteps, type StartStep, type Started } from '../core/start-steps.js';
 import {
   CloudPipeline,
   type CloudCounters,
@@ -261,8 +261,12 @@ function ingestOptions(c: CloudParts): MqttIngestOptions {
  */
 export async function startCloud(opts: CloudOptions): Promise<Cloud> {
   const c = { opts, failure: null } as CloudParts;
-  const started = await startSteps(CLOUD_STEPS, c);
-  const { pipeline, ingest } = c;
+  return cloudOver(c, await startSteps(CLOUD_STEPS, c));
+}
+
+/** The started parts as the `Cloud` its callers see; `close` is the steps' stop. */
+function cloudOver(c: CloudParts, started: Started): Cloud {
+  const { pipeline, ingest, opts } = c;
   const { catalogue, store } = opts;
   const check = (): void => {
     if (c.failure)

@@ -48,8 +48,12 @@ export interface HiveGroups {
 const MAX_DRAIN_MS = 6 * 3_600_000;
 
 export interface MeshDeliveryHooks {
-  /** Restarts the broker and resolves once every client is back (the broker_restart fault). */
-  restartBroker?: () => Promise<void>;
+  /**
+   * Restarts the broker and resolves once every client is back (the broker_restart fault): the
+   * cloud and the hives logged in by the last flush, at `lastFlushMs` (a ramp's later hives log in
+   * at their first flush online, after the restart).
+   */
+  restartBroker?: (lastFlushMs: number) => Promise<void>;
   /** Before each flush at `atMs`: the platform's clock is moved there, so what it receives is received at `atMs`. */
   beforeFlush?: (atMs: number) => Promise<void>;
 }
@@ -88,7 +92,7 @@ export function createDelivery(
     for (const _ of faults.brokerRestartsIn(lastFlushMs, atMs)) {
       if (!hooks.restartBroker)
         throw new AppError(ErrorCodes.NOT_IMPLEMENTED, 'broker_restart faults need the embedded broker (not --broker)');
-      await hooks.restartBroker();
+      await hooks.restartBroker(lastFlushMs);
       brokerRestarts++;
     }
     await before;
@@ -132,14 +136,19 @@ export function createDelivery(
 
 /**
  * The broker-restart fault through the platform's interface: restart, then wait until the
- * cloud's uplink subscription and every hive's ack subscription are back.
+ * cloud's uplink subscription and the ack subscription of every hive logged in by then are back.
  */
 export function brokerRestartHook(
   model: ScenarioModel,
   restartBroker: ((waitForFilters: readonly string[]) => Promise<void>) | null,
 ): MeshDeliveryHooks {
-  const filters = [allHivesFilter('uplink'), ...model.hives.map((h) => ackTopic(h.serial))];
-  return restartBroker ? { restartBroker: () => restartBroker(filters) } : {};
+  if (!restartBroker) return {};
+  const onlineAt = onlineTimesOf(model);
+  // A hive is logged in from its first flush online on (hive-group.ts): waiting for one that is
+  // not yet would wait for a subscription that never comes (a ramp with a broker restart).
+  const loggedInBy = (t: number): string[] =>
+    model.hives.filter((h) => (onlineAt.get(h.id) ?? model.startMs) <= t).map((h) => ackTopic(h.serial));
+  return { restartBroker: (lastFlushMs) => restartBroker([allHivesFilter('uplink'), ...loggedInBy(lastFlushMs)]) };
 }
 
 /** Per ramp step, from the seeded schedule and, for `connected`, the hives' own ledgers (scenario/ramp.ts). */

@@ -220,30 +220,32 @@ const PLATFORM_STEPS: readonly StartStep<PlatformParts>[] = [
   },
 ];
 
-/** The cloud: ingest and pipeline, with floor partitions held by lease when several ingest processes share a PostgreSQL store. */
+/** The cloud: ingest and pipeline; a run's ingest_kill faults start a successor on the same store. */
 async function startCloudStep(p: PlatformParts): Promise<StopPart> {
-  const { config, store, hooks } = p;
-  const shared = leasedStore(p.location);
-  const pipelines =
-    config.partition && config.shareGroup !== null && shared !== null
-      ? async (base: PipelineOptions): Promise<IngestPipelines> => {
-          const leased = new LeasedPipelines({
-            base,
-            store,
-            partition: config.partition as IngestPartition,
-            leases: await shared.openLeases(),
-            openFenced: (fence) => shared.openFenced(fence),
-            leaseMs: config.leaseMs,
-            onPartitionFinished: (label, fenced) => fenced.setState(`shards_done ${label}`, 1),
-            ...(p.locals.onLeaseLog ? { log: p.locals.onLeaseLog } : {}),
-          });
-          p.leased = leased;
-          await leased.start();
-          return leased;
-        }
-      : undefined;
+  const cloudOptions = cloudOptionsOf(p);
+  const first = await startCloud(cloudOptions);
   const restartable = p.restartable;
-  const cloudOptions: CloudOptions = {
+  // A killed ingest's successor: a new connection to the store and to the broker, the run's tally carried on.
+  const generations = restartable
+    ? new IngestGenerations(first, async (tally) => {
+        await restartable.reconnect();
+        return startCloud({ ...cloudOptions, clientId: `${CLOUD_USER}-${randomBytes(6).toString('hex')}`, tally });
+      })
+    : null;
+  const cloud = generations?.cloud ?? first;
+  p.cloud = cloud;
+  p.faults =
+    restartable && generations
+      ? new PlatformFaults(p.config.faults as PlatformFaultTimes, restartable, generations)
+      : null;
+  return () => cloud.close();
+}
+
+/** The cloud's slice of the platform: its broker login, catalogue, clock and store, and what it feeds. */
+function cloudOptionsOf(p: PlatformParts): CloudOptions {
+  const { config, hooks, restartable } = p;
+  const pipelines = leasedPipelinesOf(p);
+  return {
     brokerUrl: p.broker.url,
     username: p.cloudLogin.username,
     password: p.cloudLogin.password,
@@ -252,7 +254,7 @@ async function startCloudStep(p: PlatformParts): Promise<StopPart> {
     tickMs: config.tickMs,
     lookbackMs: config.lookbackMs,
     clock: p.clock,
-    store,
+    store: p.store,
     ...(config.ownHivesOnly ? { ownHivesOnly: true } : {}),
     ...(config.shareGroup !== null ? { shareGroup: config.shareGroup } : {}),
     ...(config.partition ? { partition: floorPartition(config.partition) } : {}),
@@ -266,21 +268,29 @@ async function startCloudStep(p: PlatformParts): Promise<StopPart> {
       : {}),
     ...(restartable ? { storeAvailable: () => restartable.available } : {}),
   };
-  const first = await startCloud(cloudOptions);
-  // A killed ingest's successor: a new connection to the store and to the broker, the run's tally carried on.
-  const generations = restartable
-    ? new IngestGenerations(first, async (tally) => {
-        await restartable.reconnect();
-        return startCloud({ ...cloudOptions, clientId: `${CLOUD_USER}-${randomBytes(6).toString('hex')}`, tally });
-      })
-    : null;
-  const cloud = generations?.cloud ?? first;
-  p.cloud = cloud;
-  p.faults =
-    restartable && generations
-      ? new PlatformFaults(config.faults as PlatformFaultTimes, restartable, generations)
-      : null;
-  return () => cloud.close();
+}
+
+/** Floor partitions held by lease when several ingest processes share a PostgreSQL store; undefined otherwise. */
+function leasedPipelinesOf(p: PlatformParts): CloudOptions['pipelines'] {
+  const { config, store } = p;
+  const shared = leasedStore(p.location);
+  const partition = config.partition;
+  if (!partition || config.shareGroup === null || shared === null) return undefined;
+  return async (base: PipelineOptions): Promise<IngestPipelines> => {
+    const leased = new LeasedPipelines({
+      base,
+      store,
+      partition,
+      leases: await shared.openLeases(),
+      openFenced: (fence) => shared.openFenced(fence),
+      leaseMs: config.leaseMs,
+      onPartitionFinished: (label, fenced) => fenced.setState(`shards_done ${label}`, 1),
+      ...(p.locals.onLeaseLog ? { log: p.locals.onLeaseLog } : {}),
+    });
+    p.leased = leased;
+    await leased.start();
+    return leased;
+  };
 }
 
 /** How the platform's clock is moved on: by its driver (`advanceTo`, `finish`) or by its shards. */
