@@ -55,7 +55,7 @@ export interface ApiDeps {
   extensions?: readonly ApiExtension[];
   /** Webhook subscriptions behind createWebhooks & co. (absent: those answer WEBHOOKS_DISABLED). */
   webhooks?: WebhookService;
-  /** Serve the GraphQL IDE at /api/graphiql (default off: the served API turns it on). */
+  /** Serve the GraphQL IDE at /api/graphiql (default on: a served API is meant to be explored; false: none). */
   graphiql?: boolean;
   /** The live view's state (`/live`, a served run in the platform's thread); absent: no /live. */
   live?: LiveHub;
@@ -83,7 +83,22 @@ declare module 'fastify' {
 
 const GRAPHQL_PATH = '/api/v3/graphql';
 
+/**
+ * The API's fastify app, assembled in order: the app and its guards, the REST routes and pages,
+ * then GraphQL. A foreign Host or Origin is refused before any of them.
+ */
 export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
+  const app = newApp(deps);
+  // First of all hooks: a foreign Host or Origin (DNS rebinding, cross-site) reaches no route.
+  const hosts = deps.hosts ?? LOOPBACK_ONLY;
+  registerHostGuard(app, hosts);
+  await registerRest(app, deps, hosts);
+  await registerGraphql(app, deps);
+  if (deps.state) persistMutations(app, deps.assets, deps.state);
+  return app;
+}
+
+function newApp(deps: ApiDeps): FastifyInstance {
   // Ajv checks, never rewrites: no type coercion, no defaults, nothing removed (route-schemas.ts).
   const app = Fastify({
     logger: deps.logger ?? false,
@@ -95,10 +110,11 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   app.setNotFoundHandler((req, reply) =>
     reply.code(404).send({ code: 'NOT_FOUND', message: `no route ${req.method} ${req.url}` }),
   );
-  // First of all hooks: a foreign Host or Origin (DNS rebinding, cross-site) reaches no route.
-  const hosts = deps.hosts ?? LOOPBACK_ONLY;
-  registerHostGuard(app, hosts);
+  return app;
+}
 
+/** Login, client management, the pages (docs, GraphiQL, /live), /metrics, extensions, reporting and stats. */
+async function registerRest(app: FastifyInstance, deps: ApiDeps, hosts: HostPolicy): Promise<void> {
   await registerOpenApiCollector(app);
   const limiter = new FailureLimiter({ maxFailures: 5, windowMs: 60_000, clock: deps.clock });
   registerLoginRoutes(app, {
@@ -110,7 +126,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   registerClientRoutes(app, { accounts: deps.accounts, tokens: deps.tokens });
   await registerOpenApiPages(app);
   if (deps.metrics) registerMetrics(app, deps.metrics, deps.metricsToken ?? null);
-  if (deps.graphiql === true) registerGraphiql(app, GRAPHQL_PATH);
+  if (deps.graphiql !== false) registerGraphiql(app, GRAPHQL_PATH);
   if (deps.live)
     registerLive(app, {
       hub: deps.live,
@@ -120,16 +136,14 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     });
   for (const extend of deps.extensions ?? []) await extend(app, { tokens: deps.tokens, clock: deps.clock, hosts });
   if (deps.series) {
-    registerReportingRoutes(app, {
-      assets: deps.assets,
-      tokens: deps.tokens,
-      series: deps.series,
-      nowMs: platformNow(deps.assets, deps.clock, deps.status),
-    });
-    registerStatsRoutes(app, { assets: deps.assets, tokens: deps.tokens, series: deps.series });
+    const { assets, tokens, series } = deps;
+    registerReportingRoutes(app, { assets, tokens, series, nowMs: platformNow(assets, deps.clock, deps.status) });
+    registerStatsRoutes(app, { assets, tokens, series });
   }
+}
 
-  // GraphQL is authenticated before mercurius parses anything: an anonymous request is a 401.
+/** GraphQL over mercurius, authenticated before it parses anything: an anonymous request is a 401. */
+async function registerGraphql(app: FastifyInstance, deps: ApiDeps): Promise<void> {
   app.addHook('preHandler', async (req) => {
     if (req.url.split('?')[0] !== GRAPHQL_PATH) return;
     req.principal = await authenticate(req, deps.tokens);
@@ -148,19 +162,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     // Compile a query to JS after its first run: large topology queries resolve ~2× faster.
     jit: 1,
     validationRules: rules,
-    context: (req): GqlContext => {
-      // mercurius also builds the context for a request refused before authentication (its
-      // error path), so the principal may be absent: the refusal must not turn into a 500.
-      const principal = req.principal as Principal | undefined;
-      const status =
-        deps.status && principal ? { status: new RequestStatus(deps.status, deps.assets, principal.orgId) } : {};
-      return {
-        principal: principal as Principal,
-        assets: deps.assets,
-        ...status,
-        ...(deps.webhooks ? { webhooks: deps.webhooks } : {}),
-      };
-    },
+    context: (req): GqlContext => graphqlContext(deps, req.principal as Principal | undefined),
     errorFormatter: (execution) => formatGraphqlErrors(execution.data ?? null, execution.errors ?? []),
     // Errors raised outside execution (authentication in the hook, validation): an error with
     // an HTTP status (core/error-codes.ts) keeps it; everything else is answered as a GraphQL error.
@@ -175,8 +177,21 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   });
   app.graphql.addHook('preValidation', async (schema, document) => unifyIdStringVariables(schema, document));
   registerAnswerBudget(app, (deps.limits ?? DEFAULT_LIMITS).maxAnswerBytes);
-  if (deps.state) persistMutations(app, deps.assets, deps.state);
-  return app;
+}
+
+/**
+ * A GraphQL request's context. mercurius also builds it for a request refused before
+ * authentication (its error path), so the principal may be absent: the refusal must not turn into a 500.
+ */
+function graphqlContext(deps: ApiDeps, principal: Principal | undefined): GqlContext {
+  const status =
+    deps.status && principal ? { status: new RequestStatus(deps.status, deps.assets, principal.orgId) } : {};
+  return {
+    principal: principal as Principal,
+    assets: deps.assets,
+    ...status,
+    ...(deps.webhooks ? { webhooks: deps.webhooks } : {}),
+  };
 }
 
 /**

@@ -124,7 +124,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
     tokens,
     clock,
     introspection: opts.introspection ?? true,
-    graphiql: opts.graphiql ?? true,
+    ...(opts.graphiql !== undefined ? { graphiql: opts.graphiql } : {}),
     limits: { ...DEFAULT_LIMITS, listSize: catalogueListSizes(assets) },
     ...(opts.series ? { series: opts.series } : {}),
     ...(opts.state ? { state: opts.state } : {}),
