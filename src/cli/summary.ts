@@ -179,7 +179,7 @@ function formatStartup(wallMs: number, cpuMs: number, s: StartupBreakdown): stri
     .map((x) => `${x.name} ${sec(x.wallMs)}${x.cpuMs > x.wallMs * 1.2 ? ` (CPU ${cpu(x)})` : ''}`);
   return (
     `Start-up ${sec(wallMs)} (CPU ${cpu({ wallMs, cpuMs })}): load ${sec(s.load.wallMs)}` +
-    `${steps.length > 0 ? `, ${steps.join(', ')}` : ''}; the platform up at ${sec(s.platformUpMs)}`
+    `${steps.length > 0 ? `, ${steps.join(', ')}` : ''}; platform ready at ${sec(s.platformUpMs)} from the start`
   );
 }
 
