@@ -3,7 +3,7 @@ import { organisationsFromScenario } from '../assets/from-scenario.js';
 import { systemClock } from '../core/clock.js';
 import { AppError, ErrorCodes } from '../core/errors.js';
 import { MINUTE_MS } from '../core/time.js';
-import { startPlatform, type ServedApi } from '../platform/platform.js';
+import { startPlatform, type Platform, type ServedApi } from '../platform/platform.js';
 import { parsePartition, type IngestPartition } from '../platform/ingest-partition.js';
 import { parseLeaseMs } from '../platform/partition-leases.js';
 import { formatDiagnostic } from '../scenario/diagnostics.js';
@@ -292,22 +292,31 @@ export async function serveModel(
       opts.audience,
     );
     if (opts.webhookTimestamps === 'simulated') io.stdout.write(`${SIMULATED_TIMESTAMPS_WARNING}\n`);
-    if (platform.shardsFinished) {
-      io.stdout.write(
-        `ingest ${scale?.partition ? `partition ${scale.partition.index}/${scale.partition.count}` : 'process'} following ${scale?.shards} shard clock(s)\n`,
-      );
-      // A refused clock message or a failed round ends the process (exit 1 through the CLI's error mapping).
-      await Promise.race([platform.shardsFinished, untilAborted(signal)]);
-      const c = await platform.reads.counters();
-      io.stdout.write(
-        `shards done; every minute finalised: ${JSON.stringify({ batchesProcessed: c.batchesProcessed, duplicateBatches: c.duplicateBatches, packetsProcessed: c.packetsProcessed, deadLettered: c.deadLettered })}\n`,
-      );
-    }
+    if (platform.shardsFinished) await followShardsToTheEnd(platform, platform.shardsFinished, scale, io, signal);
     await untilAborted(signal);
   } finally {
     await platform.close();
   }
   return 0;
+}
+
+/** An ingest process following simulator shards: until every shard said done and every minute is final. */
+async function followShardsToTheEnd(
+  platform: Platform,
+  finished: Promise<void>,
+  scale: ScaleOut | null,
+  io: Io,
+  signal: AbortSignal,
+): Promise<void> {
+  const who = scale?.partition ? `partition ${scale.partition.index}/${scale.partition.count}` : 'process';
+  io.stdout.write(`ingest ${who} following ${scale?.shards} shard clock(s)\n`);
+  // A refused clock message or a failed round ends the process (exit 1 through the CLI's error mapping).
+  await Promise.race([finished, untilAborted(signal)]);
+  const c = await platform.reads.counters();
+  const { batchesProcessed, duplicateBatches, packetsProcessed, deadLettered } = c;
+  io.stdout.write(
+    `shards done; every minute finalised: ${JSON.stringify({ batchesProcessed, duplicateBatches, packetsProcessed, deadLettered })}\n`,
+  );
 }
 
 /** One line per listener, then the scenario's seeded credentials (`run --serve`, `serve`). */

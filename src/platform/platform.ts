@@ -12,7 +12,7 @@ import { externalBroker, restartAndWaitForClients } from '../broker/external.js'
 import { startCloud, type Cloud, type CloudOptions } from '../cloud/cloud.js';
 import { systemClock, VirtualClock, type Clock } from '../core/clock.js';
 import { AppError, ErrorCodes } from '../core/errors.js';
-import { startSteps, type StartStep, type StopPart } from '../core/start-steps.js';
+import { startSteps, type StartStep, type Started, type StopPart } from '../core/start-steps.js';
 import { cloudReads, type PlatformReads } from './reads.js';
 import { guardStore, markDrainFrom } from '../store/guard.js';
 import { describeLocation, inMemory, type StoreLocation } from '../store/location.js';
@@ -343,9 +343,13 @@ export async function startPlatform(config: PlatformConfig, locals: PlatformLoca
     liveHub: null,
     shardsFinished: undefined,
   } as unknown as PlatformParts;
-  const started = await startSteps(PLATFORM_STEPS, parts);
+  return platformOver(parts, await startSteps(PLATFORM_STEPS, parts));
+}
+
+/** The started parts as the `Platform` its callers see; `close` is the steps' stop. */
+function platformOver(parts: PlatformParts, started: Started): Platform {
   const { broker, cloud, hooks, store, served, leased, shardsFinished, faults } = parts;
-  const driven = locals.clock === undefined ? (parts.clock as VirtualClock) : null;
+  const driven = parts.locals.clock === undefined ? (parts.clock as VirtualClock) : null;
   const { advanceTo, finish } = drive(parts);
   return {
     ...(shardsFinished ? { shardsFinished } : {}),

@@ -15,7 +15,7 @@ import { simulatorConfig, type SimulatorConfig } from './config.js';
 import { LagMonitor } from './lag.js';
 import { endpointFigures } from './webhook-endpoints.js';
 import { webhookKeepUp } from './webhook-keep-up.js';
-import { peakRssMb, phaseTimer, startStopwatch, type Stopwatch } from './perf.js';
+import { peakRssMb, phaseTimer, startStopwatch, type PhaseTime, type Stopwatch } from './perf.js';
 import { buildResult, type RunResult } from './report.js';
 import { liveTruthAt } from './live-truth.js';
 import { evaluateExpectations, type Verdict } from './expectations.js';
@@ -104,37 +104,18 @@ async function runAndReport(
   shard: RunReport['shard'] | undefined,
 ): Promise<RunReport> {
   const { wall, config, model } = p;
-  const startupMs = wall.elapsedMs();
-  const startupCpuMs = wall.cpuMs();
+  const atStart = { wallMs: wall.elapsedMs(), cpuMs: wall.cpuMs() };
   const lag = config.speed === 'max' ? null : new LagMonitor(config.speed);
   const loop = await runLoop(p, lag);
-  const loopMs = wall.elapsedMs() - startupMs;
-  const loopCpuMs = wall.cpuMs() - startupCpuMs;
+  const loopTime = { wallMs: wall.elapsedMs() - atStart.wallMs, cpuMs: wall.cpuMs() - atStart.cpuMs };
   const ended = await endOfRun(p, loop);
-  const wallMs = wall.elapsedMs();
   const report: RunReport = {
     scenario: model.name,
     seed: model.seed,
     ...(shard ? { shard } : {}),
     result: ended.result,
     perf: {
-      wallMs: Math.round(wallMs),
-      loadMs: startup.load.wallMs,
-      startupMs: Math.round(startupMs),
-      loopMs: Math.round(loopMs),
-      startupCpuMs: Math.round(startupCpuMs),
-      loopCpuMs: Math.round(loopCpuMs),
-      startup,
-      simulatedMs: model.durationMs,
-      speedup: round(model.durationMs / Math.max(1, wallMs), 1),
-      ticks: loop.ticks,
-      sensorSecondsPerWallSecond: Math.round(loop.sensorSeconds / (wallMs / 1000)),
-      packetsPerWallSecond: Math.round(loop.packetsSent / (wallMs / 1000)),
-      peakRssMb: peakRssMb(),
-      cpuPercent: wall.cpuPercent(),
-      platformThread: p.platform.inOwnThread,
-      hiveThreads: p.threads,
-      interrupted: loop.interrupted,
+      ...perfOf(p, loop, startup, atStart, loopTime),
       ...(lag ? { realTime: lag.summary() } : {}),
       ...ended.webhookPerf,
     },
@@ -143,6 +124,37 @@ async function runAndReport(
   };
   if (ended.verdicts) report.expectations = ended.verdicts;
   return report;
+}
+
+/** The run's wall-clock figures (`perf`): they differ run to run and are kept apart from `result`. */
+function perfOf(
+  p: RunParts,
+  loop: LoopStats,
+  startup: StartupBreakdown,
+  atStart: PhaseTime,
+  loopTime: PhaseTime,
+): RunPerf {
+  const { wall, model } = p;
+  const wallMs = wall.elapsedMs();
+  return {
+    wallMs: Math.round(wallMs),
+    loadMs: startup.load.wallMs,
+    startupMs: Math.round(atStart.wallMs),
+    loopMs: Math.round(loopTime.wallMs),
+    startupCpuMs: Math.round(atStart.cpuMs),
+    loopCpuMs: Math.round(loopTime.cpuMs),
+    startup,
+    simulatedMs: model.durationMs,
+    speedup: round(model.durationMs / Math.max(1, wallMs), 1),
+    ticks: loop.ticks,
+    sensorSecondsPerWallSecond: Math.round(loop.sensorSeconds / (wallMs / 1000)),
+    packetsPerWallSecond: Math.round(loop.packetsSent / (wallMs / 1000)),
+    peakRssMb: peakRssMb(),
+    cpuPercent: wall.cpuPercent(),
+    platformThread: p.platform.inOwnThread,
+    hiveThreads: p.threads,
+    interrupted: loop.interrupted,
+  };
 }
 
 /** The loop over simulated time, and the drain of what is still on its way. */
