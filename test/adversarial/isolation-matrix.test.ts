@@ -344,6 +344,12 @@ const routes: Family = async (me, o) => {
       text: await rest('GET', '/api/docs/static/theme/occusim-login.js', null),
     },
     { covers: 'GET /api/docs/*', text: await rest('GET', '/api/docs/static/swagger-ui.css', null) },
+    // The GraphQL IDE (on by default, as the served API has it): public and organisation-free too.
+    { covers: 'GET /api/graphiql', text: await rest('GET', '/api/graphiql', null) },
+    {
+      covers: 'GET /api/graphiql/assets/:file',
+      text: await rest('GET', '/api/graphiql/assets/graphiql.js', null),
+    },
     { covers: 'GET /.well-known/jwks.json', text: await rest('GET', '/.well-known/jwks.json', null) },
     { covers: 'GET /mcp', text: await rest('GET', '/mcp', me.token) },
     { covers: 'DELETE /mcp', text: (await rest('DELETE', '/mcp', me.token)).replace(/mcp-session-id[^,]*/gi, '') },
