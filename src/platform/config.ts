@@ -121,7 +121,7 @@ export function platformConfig(input: PlatformConfigInput): PlatformConfig {
     storePolicy: input.storePolicy ?? 'new',
     runKey: input.runKey ?? '',
     runEndMs: input.runEndMs ?? null,
-    mqtt: Object.freeze({ port: port(input.mqtt?.port ?? 0), host: input.mqtt?.host ?? null }),
+    mqtt: Object.freeze({ port: mqttPort(input.mqtt?.port ?? 0), host: input.mqtt?.host ?? null }),
     brokerUrl: input.brokerUrl ?? null,
     ownHivesOnly: input.ownHivesOnly ?? false,
     cloudCredentials: input.cloudCredentials ?? null,
@@ -153,7 +153,8 @@ function lookback(ms: number): number {
   return ms;
 }
 
-function port(p: number): number {
+/** A broker port, 0..65535 (0: a free one); anything else is the caller's mistake. */
+export function mqttPort(p: number): number {
   if (!Number.isInteger(p) || p < 0 || p > 65535)
     throw new AppError(ErrorCodes.USAGE, `mqtt port must be an integer in 0..65535, got ${p}`);
   return p;

@@ -3,7 +3,7 @@ import { MAX_EXPECTATIONS, parseExpectation, type Expectation } from '../scenari
 import type { StorePolicy } from '../store/guard.js';
 import { parseStoreLocation, type StoreLocation } from '../store/location.js';
 import type { PlatformWebhookOptions, ServedApi } from '../platform/platform.js';
-import type { PlatformSettings } from '../platform/config.js';
+import { mqttPort, type PlatformSettings } from '../platform/config.js';
 import type { RunOptions } from './options.js';
 import type { ShardSpec } from './shard.js';
 
@@ -56,7 +56,7 @@ export function simulatorConfig(opts: RunOptions): SimulatorConfig {
           : opts.dbPath,
     keepStore: opts.keepStore ?? true,
     storePolicy: opts.storePolicy ?? 'new',
-    mqtt: Object.freeze({ port: mqttPortOf(opts.mqttPort), host: opts.mqttHost ?? null }),
+    mqtt: Object.freeze({ port: mqttPort(opts.mqttPort ?? 0), host: opts.mqttHost ?? null }),
     brokerUrl: opts.brokerUrl ?? null,
     ...shardingOf(opts),
     record: recordOf(opts),
@@ -75,13 +75,6 @@ function speedOf(speed: RunOptions['speed']): 'max' | number {
   if (s !== 'max' && !(typeof s === 'number' && s > 0 && Number.isFinite(s)))
     throw new AppError(ErrorCodes.USAGE, `speed must be 'max' or a positive number, got ${String(s)}`);
   return s;
-}
-
-function mqttPortOf(port: number | undefined): number {
-  const p = port ?? 0;
-  if (!Number.isInteger(p) || p < 0 || p > 65535)
-    throw new AppError(ErrorCodes.USAGE, `mqtt port must be an integer in 0..65535, got ${p}`);
-  return p;
 }
 
 function hiveThreadsOf(asked: RunOptions['hiveThreads']): number | 'auto' {

@@ -211,9 +211,11 @@ async function endOfRun(p: RunParts, loop: LoopStats): Promise<Ended> {
   result.delivery = { ...deliveryReport, ...faultCounts(data.platformFaults) };
   const hooks = await platform.reads.webhookStats();
   if (hooks) result.webhooks = hooks.subscriptions;
-  const verdicts = judge(p, result, hooks);
+  // Computed once: the thresholds judge the same figures the report's perf shows.
+  const perf = hooks ? webhookPerf(p, hooks) : {};
+  const verdicts = judge(p, result, perf);
   await artefacts(p, data, result, verdicts, hooks);
-  return { result, verdicts, webhookPerf: hooks ? webhookPerf(p, hooks) : {} };
+  return { result, verdicts, webhookPerf: perf };
 }
 
 /** Wall-time figures of webhook delivery (perf): enqueue → 2xx, per endpoint, keeping up. */
@@ -228,15 +230,14 @@ function webhookPerf(p: RunParts, hooks: WebhookStats): Partial<RunPerf> {
 }
 
 /** The scenario's `expect:` and the caller's thresholds against the result; null without any. */
-function judge(p: RunParts, result: RunResult, hooks: WebhookStats | null): Verdict[] | null {
+function judge(p: RunParts, result: RunResult, perf: Partial<RunPerf>): Verdict[] | null {
   const expectations = [...(p.model.expect ?? []), ...p.config.expectations];
   if (expectations.length === 0) return null;
-  const endpoints = hooks ? endpointFigures(hooks) : null;
-  const webhookLatencyMs = hooks ? { p50: round(hooks.latencyP50Ms, 2), p99: round(hooks.latencyP99Ms, 2) } : null;
+  const { webhookLatencyMs, webhooks } = perf;
   return evaluateExpectations(
     expectations,
     result,
-    webhookLatencyMs && endpoints ? { webhookLatencyMs, webhookEndpoints: endpoints } : {},
+    webhookLatencyMs && webhooks ? { webhookLatencyMs, webhookEndpoints: webhooks } : {},
   );
 }
 
